@@ -1,0 +1,267 @@
+"""TensorFlow's data types: names, DataType enum numbers, NumPy equivalents.
+
+The enum numbers are those of TensorFlow's ``types.proto`` (``DT_FLOAT = 1``,
+...); a ``_ref`` type is its base type plus 100, as in TensorFlow.
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+
+import numpy as np
+
+builtins_bool = _builtins.bool
+
+try:  # bfloat16 has no NumPy type of its own; ml_dtypes provides one if present.
+    import ml_dtypes as _ml_dtypes
+
+    _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    _BFLOAT16_NP = None
+
+
+class DType:
+    """A TensorFlow element type (``tf.float32``, ``tf.int64_ref``, ...)."""
+
+    __slots__ = ("_name", "_enum", "_np")
+
+    def __init__(self, name: str, enum: int, np_dtype):
+        self._name = name
+        self._enum = enum
+        self._np = np_dtype
+
+    # -- identity -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def as_datatype_enum(self) -> int:
+        return self._enum
+
+    @property
+    def as_numpy_dtype(self):
+        """The NumPy scalar type (``np.float32``); ``object`` for strings."""
+        return self.base_dtype._np.type if self.base_dtype._np is not None else None
+
+    @property
+    def np(self) -> np.dtype:
+        """The NumPy dtype object used for arrays of this type."""
+        return self.base_dtype._np
+
+    # -- ref types ------------------------------------------------------------
+    @property
+    def is_ref_dtype(self) -> bool:
+        return self._enum > 100
+
+    @property
+    def base_dtype(self) -> "DType":
+        return _BY_ENUM[self._enum - 100] if self._enum > 100 else self
+
+    @property
+    def real_dtype(self) -> "DType":
+        b = self.base_dtype
+        return {complex64: float32, complex128: float64}.get(b, b)
+
+    @property
+    def _as_ref(self) -> "DType":
+        return self if self.is_ref_dtype else _BY_ENUM[self._enum + 100]
+
+    # -- classification -------------------------------------------------------
+    @property
+    def is_floating(self) -> bool:
+        return self.base_dtype in (float16, float32, float64, bfloat16)
+
+    @property
+    def is_complex(self) -> bool:
+        return self.base_dtype in (complex64, complex128)
+
+    @property
+    def is_integer(self) -> bool:
+        return self.base_dtype in _INTEGERS
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.base_dtype in (uint8, uint16, uint32, uint64)
+
+    @property
+    def is_bool(self) -> bool:
+        return self.base_dtype == bool
+
+    @property
+    def is_numpy_compatible(self) -> bool:
+        return self.base_dtype._np is not None
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def min(self):
+        b = self.base_dtype
+        if b.is_floating:
+            return float(np.finfo(b.np).min)
+        if b.is_integer:
+            return int(np.iinfo(b.np).min)
+        if b.is_bool:
+            return False
+        raise TypeError(f"Cannot find minimum value of {b.name}.")
+
+    @property
+    def max(self):
+        b = self.base_dtype
+        if b.is_floating:
+            return float(np.finfo(b.np).max)
+        if b.is_integer:
+            return int(np.iinfo(b.np).max)
+        if b.is_bool:
+            return True
+        raise TypeError(f"Cannot find maximum value of {b.name}.")
+
+    @property
+    def size(self) -> int:
+        return 1 if self.base_dtype._np is None else self.base_dtype._np.itemsize
+
+    def is_compatible_with(self, other) -> bool:
+        other = as_dtype(other)
+        return self._enum in (other._enum, other.base_dtype._enum)
+
+    # -- protocol -------------------------------------------------------------
+    def __eq__(self, other):
+        if other is None:
+            return False
+        if isinstance(other, DType):
+            return self._enum == other._enum
+        try:
+            return self._enum == as_dtype(other)._enum
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return self._enum
+
+    def __repr__(self):
+        return f"tf.{self._name}"
+
+    def __reduce__(self):
+        return as_dtype, (self._name,)
+
+
+_SPECS = [
+    ("float32", 1, np.dtype(np.float32)),
+    ("float64", 2, np.dtype(np.float64)),
+    ("int32", 3, np.dtype(np.int32)),
+    ("uint8", 4, np.dtype(np.uint8)),
+    ("int16", 5, np.dtype(np.int16)),
+    ("int8", 6, np.dtype(np.int8)),
+    ("string", 7, np.dtype(object)),
+    ("complex64", 8, np.dtype(np.complex64)),
+    ("int64", 9, np.dtype(np.int64)),
+    ("bool", 10, np.dtype(np.bool_)),
+    ("qint8", 11, None),
+    ("quint8", 12, None),
+    ("qint32", 13, None),
+    ("bfloat16", 14, _BFLOAT16_NP),
+    ("qint16", 15, None),
+    ("quint16", 16, None),
+    ("uint16", 17, np.dtype(np.uint16)),
+    ("complex128", 18, np.dtype(np.complex128)),
+    ("float16", 19, np.dtype(np.float16)),
+    ("resource", 20, None),
+    ("variant", 21, None),
+    ("uint32", 22, np.dtype(np.uint32)),
+    ("uint64", 23, np.dtype(np.uint64)),
+]
+
+_BY_ENUM: dict[int, DType] = {}
+_BY_NAME: dict[str, DType] = {}
+for _name, _enum, _np in _SPECS:
+    for _n, _e in ((_name, _enum), (_name + "_ref", _enum + 100)):
+        _d = DType(_n, _e, _np)
+        _BY_ENUM[_e] = _d
+        _BY_NAME[_n] = _d
+        globals()[_n] = _d
+
+# Spelled out for readers and linters (the loop above defines them).
+float16 = _BY_NAME["float16"]
+half = float16
+float32 = _BY_NAME["float32"]
+float64 = _BY_NAME["float64"]
+double = float64
+bfloat16 = _BY_NAME["bfloat16"]
+int8 = _BY_NAME["int8"]
+int16 = _BY_NAME["int16"]
+int32 = _BY_NAME["int32"]
+int64 = _BY_NAME["int64"]
+uint8 = _BY_NAME["uint8"]
+uint16 = _BY_NAME["uint16"]
+uint32 = _BY_NAME["uint32"]
+uint64 = _BY_NAME["uint64"]
+bool = _BY_NAME["bool"]  # noqa: A001 - TF's name
+string = _BY_NAME["string"]
+complex64 = _BY_NAME["complex64"]
+complex128 = _BY_NAME["complex128"]
+resource = _BY_NAME["resource"]
+variant = _BY_NAME["variant"]
+qint8, quint8, qint16, quint16, qint32 = (_BY_NAME[n] for n in ("qint8", "quint8", "qint16", "quint16", "qint32"))
+
+_INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+FLOATS = (float16, bfloat16, float32, float64)
+COMPLEX = (complex64, complex128)
+INTEGERS = _INTEGERS
+REALS = FLOATS + _INTEGERS
+NUMBERS = REALS + COMPLEX
+
+_NP_TO_DTYPE = {}
+for _d in list(_BY_ENUM.values()):
+    if not _d.is_ref_dtype and _d._np is not None and _d._np != np.dtype(object):
+        _NP_TO_DTYPE.setdefault(_d._np, _d)
+
+
+def as_dtype(type_value) -> DType:
+    """Converts a DType, name, enum number, NumPy type or Python type to a DType."""
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        name = {"float": "float32", "double": "float64", "half": "float16"}.get(type_value, type_value)
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+    elif isinstance(type_value, (int, np.integer)) and not isinstance(type_value, (builtins_bool, np.bool_)):
+        if int(type_value) in _BY_ENUM:
+            return _BY_ENUM[int(type_value)]
+    elif type_value is builtins_bool:
+        return _BY_NAME["bool"]
+    elif type_value is int:
+        return int32
+    elif type_value is float:
+        return float32
+    elif type_value in (str, bytes, object):
+        return string
+    elif type_value is complex:
+        return complex128
+    else:
+        try:
+            npd = np.dtype(type_value)
+        except TypeError:
+            npd = None
+        if npd is not None:
+            if npd in _NP_TO_DTYPE:
+                return _NP_TO_DTYPE[npd]
+            if npd.kind in "OSU":
+                return string
+    raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
+
+
+
+def from_numpy(array) -> DType:
+    """The DType of a NumPy array (strings and bytes map to ``string``)."""
+    return as_dtype(np.asarray(array).dtype)
+
+
+__all__ = [
+    "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "bfloat16",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bool", "string", "complex64", "complex128", "resource", "variant",
+]

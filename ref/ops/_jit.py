@@ -1,0 +1,77 @@
+"""Lazy Numba compilation: ``import ref`` must not pay for ``import numba``.
+
+``@njit`` (and ``@njit(parallel=True)``) wrap a function in a :class:`LazyKernel`;
+the first call imports Numba, compiles with ``cache=True`` and
+``error_model="numpy"`` (no divide-by-zero branch: TF's kernels give inf/nan
+there too) and never ``fastmath`` (TF's arithmetic, in TF's order). Other lazy
+kernels a function calls (scalar helpers written once with ``inline="always"``)
+are compiled first and substituted, so helpers compose.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import types
+
+_LOCK = threading.RLock()
+DISABLE = os.environ.get("REF_DISABLE_JIT") == "1"
+
+
+class LazyKernel:
+    """A function compiled by Numba on first call (or run as Python with REF_DISABLE_JIT=1)."""
+
+    def __init__(self, fn, options):
+        self.py_func = fn
+        self.options = {"cache": True, "error_model": "numpy", **options}
+        self._dispatcher = None
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+
+    def compiled(self):
+        """The Numba dispatcher (compiling on first use)."""
+        if self._dispatcher is None:
+            with _LOCK:
+                if self._dispatcher is None:
+                    self._dispatcher = self._build()
+        return self._dispatcher
+
+    def _build(self):
+        fn = self.py_func
+        if DISABLE:
+            return fn
+        import numba
+
+        glb = dict(fn.__globals__)
+        for name in fn.__code__.co_names:
+            val = glb.get(name)
+            if isinstance(val, LazyKernel):
+                glb[name] = val.compiled()
+        new = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+        new.__qualname__ = fn.__qualname__
+        new.__module__ = fn.__module__
+        new.__doc__ = fn.__doc__
+        return numba.njit(**self.options)(new)
+
+    def __call__(self, *args, **kwargs):
+        d = self._dispatcher
+        if d is None:
+            d = self.compiled()
+        return d(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<lazy numba kernel {self.__qualname__}>"
+
+
+def njit(fn=None, **options):
+    """``numba.njit`` compiled lazily; use as ``@njit`` or ``@njit(parallel=True)``."""
+    if fn is None:
+        return lambda f: LazyKernel(f, options)
+    return LazyKernel(fn, options)
+
+
+def prange(*args):
+    """``numba.prange`` inside jitted code; plain ``range`` when run as Python."""
+    return range(*args)

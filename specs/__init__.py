@@ -1,0 +1,1 @@
+"""Spec cards: one per documented formula or behaviour (see card.py)."""
