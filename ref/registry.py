@@ -78,6 +78,7 @@ class OpDef:
     allow_uninitialized: tuple
     ctx: bool
     creates_ref: bool
+    raw_inputs: tuple = ()
 
     def infer(self, ins: dict, attrs: dict) -> list:
         """Output (dtype, TensorShape) pairs for the given input Specs and attrs."""
@@ -92,14 +93,15 @@ _REGISTRY: dict[str, OpDef] = {}
 
 def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=None, allowed=None,
                 list_inputs=None, shape=None, stateful=False, refs=(), ref_outputs=None,
-                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None):
+                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None, raw_inputs=()):
     """Declares op ``name`` with the decorated function as its CPU kernel.
 
     ``list_inputs`` maps a list input to the attr holding its length (``"N"``)
     or to None. ``type_attrs`` maps a type attr (``"T"``) to the inputs whose
     dtype it is (they must agree); ``allowed`` restricts a type attr's dtypes.
     ``ref_outputs`` maps an output to the ref input it aliases (``Assign``'s
-    ``output_ref`` is its ``ref``).
+    ``output_ref`` is its ``ref``). ``raw_inputs`` are handed over without
+    dereferencing variables (control flow passes refs into its bodies).
     """
 
     def deco(kernel):
@@ -109,7 +111,7 @@ def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=Non
             allowed=dict(allowed or {}), list_inputs=dict(list_inputs or {}), shape=shape,
             kernel=kernel, gpu_kernel=gpu, stateful=bool(stateful or refs), refs=tuple(refs),
             ref_outputs=dict(ref_outputs or {}), allow_uninitialized=tuple(allow_uninitialized),
-            ctx=ctx, creates_ref=creates_ref)
+            ctx=ctx, creates_ref=creates_ref, raw_inputs=tuple(raw_inputs))
         return kernel
 
     return deco

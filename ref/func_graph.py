@@ -1,0 +1,59 @@
+"""Function graphs: the bodies of ``while_loop`` and the branches of ``cond``.
+
+A ``FuncGraph`` is a Graph built inside another. Its arguments are
+placeholders (``inputs``); a tensor of an enclosing graph used inside it is
+*captured*: a placeholder stands in for it and the outer tensor becomes an
+extra input of the control-flow op, so the op's dependencies stay explicit and
+the enclosing graph stays a DAG. The Session runs a FuncGraph by feeding its
+inputs and fetching its ``outputs``.
+"""
+from __future__ import annotations
+
+from ref import dtypes
+from ref.graph import Graph, Tensor, apply_op
+from ref.shapes import TensorShape
+
+
+class FuncGraph(Graph):
+    """A graph for a function body, with captured outer tensors."""
+
+    def __init__(self, name, outer_graph):
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self._building_function = True
+        self.inputs = []        # argument placeholders, then capture placeholders
+        self.outputs = []
+        self.targets = []       # ops run for their effects (control outputs)
+        self.captures = []      # (outer tensor, inner placeholder)
+        self._capture_map = {}
+        self.seed = outer_graph.seed
+        self._collections = outer_graph._collections  # variables created inside are the outer graph's
+
+    def add_argument(self, dtype, shape, name):
+        with self.as_default():
+            t = apply_op("Placeholder", dtype=dtypes.as_dtype(dtype), shape=TensorShape(shape), name=name)
+        self.inputs.append(t)
+        return t
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        """The placeholder standing for outer ``tensor`` inside this graph."""
+        if tensor.graph is self:
+            return tensor
+        outer = tensor
+        if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
+            outer = self.outer_graph.capture(tensor)
+        key = id(outer)
+        if key in self._capture_map:
+            return self._capture_map[key][1]
+        with self.as_default(), self.name_scope(None):
+            ph = apply_op("Placeholder", dtype=outer.dtype, shape=outer.shape,
+                          name=outer.op.name.replace("/", "_") + "_capture")
+        self._capture_map[key] = (outer, ph)
+        self.captures.append((outer, ph))
+        self.inputs.append(ph)
+        return ph
+
+    @property
+    def external_captures(self):
+        return [c[0] for c in self.captures]

@@ -1,0 +1,71 @@
+"""Nested structures (lists, tuples, namedtuples, dicts) flattened and rebuilt,
+as ``tf.nest`` does for while_loop/cond loop variables and Session fetches."""
+from __future__ import annotations
+
+import collections.abc
+
+
+def is_nested(s) -> bool:
+    return isinstance(s, (list, tuple, collections.abc.Mapping))
+
+
+def _children(s):
+    if isinstance(s, collections.abc.Mapping):
+        return [s[k] for k in sorted(s)]
+    return list(s)
+
+
+def flatten(structure) -> list:
+    """Leaves in order (dict values sorted by key, as TF)."""
+    if not is_nested(structure):
+        return [structure]
+    out = []
+    for c in _children(structure):
+        out.extend(flatten(c))
+    return out
+
+
+def _rebuild(s, children):
+    if isinstance(s, collections.abc.Mapping):
+        keys = sorted(s)
+        d = dict(zip(keys, children))
+        return type(s)((k, d[k]) for k in s) if type(s) is not dict else {k: d[k] for k in s}
+    if isinstance(s, tuple) and hasattr(s, "_fields"):
+        return type(s)(*children)
+    return type(s)(children)
+
+
+def pack_sequence_as(structure, flat_sequence):
+    """Rebuilds ``structure`` with the leaves of ``flat_sequence``."""
+    flat = list(flat_sequence)
+    n = len(flatten(structure))
+    if len(flat) != n:
+        raise ValueError(f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
+                         f"{len(flat)} elements.")
+    it = iter(flat)
+
+    def build(s):
+        if not is_nested(s):
+            return next(it)
+        return _rebuild(s, [build(c) for c in _children(s)])
+
+    return build(structure)
+
+
+def map_structure(fn, *structures):
+    assert_same_structure(*structures) if len(structures) > 1 else None
+    flats = [flatten(s) for s in structures]
+    return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+
+
+def assert_same_structure(a, *others):
+    def shape(s):
+        if not is_nested(s):
+            return None
+        kind = "dict" if isinstance(s, collections.abc.Mapping) else "seq"
+        return (kind, len(s), tuple(shape(c) for c in _children(s)))
+
+    for b in others:
+        if shape(a) != shape(b):
+            raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                             f"{a}\n\nSecond structure: {b}")

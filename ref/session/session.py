@@ -1,0 +1,332 @@
+"""``Session``: runs graphs; owns variable values, random generators, resources.
+
+``run(fetches, feed_dict)`` flattens any nesting of lists, tuples, dicts and
+namedtuples of Tensors, Operations, names and IndexedSlices; looks up (or
+builds and caches) the plan for this signature; checks and binds the feeds;
+runs the interpreter (:mod:`ref.session.interpreter`); and rebuilds the
+structure with the values.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+
+import numpy as np
+
+from ref import dtypes, errors
+from ref.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor,
+                       get_default_graph)
+from ref.session.interpreter import Plan, StateStore, execute
+
+_session_tls = threading.local()
+
+
+def _session_stack():
+    if not hasattr(_session_tls, "stack"):
+        _session_tls.stack = []
+    return _session_tls.stack
+
+
+def get_default_session():
+    """The innermost session entered with ``as_default()`` on this thread, or None."""
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+# -- fetch structures ---------------------------------------------------------
+
+class _FetchMapper:
+    """Flattens a fetch structure into graph elements and rebuilds it with values."""
+
+    def __init__(self, graph, fetches):
+        self.graph = graph
+        self.elements = []  # unique Tensors / Operations
+        self._index = {}
+        self.structure = self._flatten(fetches)
+
+    def _add(self, element):
+        key = id(element)
+        if key not in self._index:
+            self._index[key] = len(self.elements)
+            self.elements.append(element)
+        return self._index[key]
+
+    def _flatten(self, f):
+        if f is None:
+            raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        if isinstance(f, (list, tuple)) and not isinstance(f, IndexedSlicesValue):
+            return (type(f), [self._flatten(x) for x in f])
+        if isinstance(f, collections.abc.Mapping):
+            return (type(f), [(k, self._flatten(v)) for k, v in f.items()])
+        if isinstance(f, IndexedSlices):
+            parts = [self._flatten(f.values), self._flatten(f.indices),
+                     None if f.dense_shape is None else self._flatten(f.dense_shape)]
+            return ("slices", parts)
+        if hasattr(f, "_as_graph_element") and not isinstance(f, (Tensor, Operation)):
+            f = f._as_graph_element()
+        try:
+            el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string or "
+                            f"Tensor. ({e})") from None
+        except (ValueError, KeyError) as e:
+            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
+        return ("leaf", self._add(el))
+
+    def build(self, values):
+        return self._build(self.structure, values)
+
+    def _build(self, s, values):
+        kind, payload = s
+        if kind == "leaf":
+            return values[payload]
+        if kind == "slices":
+            parts = [None if p is None else self._build(p, values) for p in payload]
+            return IndexedSlicesValue(*parts)
+        if isinstance(kind, type) and issubclass(kind, collections.abc.Mapping):
+            items = [(k, self._build(v, values)) for k, v in payload]
+            try:
+                return kind(items)
+            except TypeError:
+                return dict(items)
+        built = [self._build(x, values) for x in payload]
+        if kind is list:
+            return built
+        if kind is tuple:
+            return tuple(built)
+        if hasattr(kind, "_fields"):  # namedtuple
+            return kind(*built)
+        return kind(built)
+
+
+class _DeviceAttributes(collections.namedtuple(
+        "_DeviceAttributes", ["name", "device_type", "memory_limit_bytes", "incarnation"])):
+    pass
+
+
+class BaseSession:
+    """The shared implementation of Session and InteractiveSession."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = get_default_graph()
+        if not isinstance(graph, Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        self._graph = graph
+        self._target = target
+        self._config = config
+        self._closed = False
+        self._store = StateStore()
+        self._rngs = {}
+        self._resources = {}
+        self._plans = {}
+        self._plans_lock = threading.Lock()
+        self._default_ctx = []
+
+    # -- properties -----------------------------------------------------------
+    graph = property(lambda self: self._graph)
+    sess_str = property(lambda self: self._target)
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    def list_devices(self):
+        return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 268435456, 0)]
+
+    # -- lifecycle --------------------------------------------------------------
+    def close(self):
+        """Frees the session's state; later ``run`` calls raise RuntimeError."""
+        if not self._closed:
+            self._closed = True
+            for res in list(self._resources.values()):
+                closer = getattr(res, "close", None) or getattr(res, "cancel", None)
+                if closer is not None:
+                    try:
+                        closer()
+                    except Exception:
+                        pass
+
+    def as_default(self):
+        return _as_default(self)
+
+    def __enter__(self):
+        gctx = self._graph.as_default()
+        sctx = self.as_default()
+        gctx.__enter__()
+        sctx.__enter__()
+        self._default_ctx.append((gctx, sctx))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        gctx, sctx = self._default_ctx.pop()
+        sctx.__exit__(exc_type, exc, tb)
+        gctx.__exit__(exc_type, exc, tb)
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- running ----------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed for ``fetches`` and returns their values, shaped like ``fetches``."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        mapper = _FetchMapper(self._graph, fetches)
+        feeds = self._prepare_feeds(feed_dict)
+        values = self._run_elements(mapper.elements, feeds)
+        return mapper.build(values)
+
+    def _run_elements(self, elements, feeds):
+        tensors = [e for e in elements if isinstance(e, Tensor)]
+        targets = [e for e in elements if isinstance(e, Operation)]
+        key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = Plan(tensors, targets, list(feeds))
+            with self._plans_lock:
+                self._plans[key] = plan
+        results = execute(plan, feeds, self, tensors)
+        by_tensor = dict(zip(tensors, results))
+        out = []
+        for e in elements:
+            if isinstance(e, Operation):
+                out.append(None)
+            else:
+                out.append(_to_fetch_value(by_tensor[e], e))
+        return out
+
+    def _prepare_feeds(self, feed_dict):
+        feeds = {}
+        if not feed_dict:
+            return feeds
+        for key, value in feed_dict.items():
+            if isinstance(key, IndexedSlices):
+                parts = [key.values, key.indices] + ([key.dense_shape] if key.dense_shape is not None else [])
+                vals = list(value)
+                for k, v in zip(parts, vals):
+                    self._feed_one(feeds, k, v)
+                continue
+            self._feed_one(feeds, key, value)
+        return feeds
+
+    def _feed_one(self, feeds, key, value):
+        if hasattr(key, "_as_graph_element") and not isinstance(key, (Tensor, Operation)):
+            key = key._as_graph_element()
+        try:
+            t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (TypeError, ValueError, KeyError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        if isinstance(value, Tensor):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+        dt = t.dtype.base_dtype
+        if dt == dtypes.string:
+            arr = np.asarray(value, dtype=object)
+        else:
+            raw = np.asarray(value)
+            if raw.dtype.kind in "OSU" and dt != dtypes.string:
+                raise ValueError(f"Cannot feed value of type {raw.dtype} for Tensor '{t.name}' of dtype "
+                                 f"{dt.name}")
+            arr = raw if raw.dtype == dt.np else raw.astype(dt.np)
+            if raw.dtype.kind == "f" and dt.is_integer and not np.array_equal(arr, raw):
+                raise TypeError(f"Cannot feed value {value!r} of type {raw.dtype} for Tensor '{t.name}' "
+                                f"of dtype {dt.name}")
+        if not t.shape.is_compatible_with(arr.shape):
+            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which has "
+                             f"shape '{t.shape}'")
+        feeds[t] = arr
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed, planned once."""
+        mapper = _FetchMapper(self._graph, fetches)
+        feed_tensors = [self._graph.as_graph_element(f._as_graph_element() if hasattr(f, "_as_graph_element")
+                                                     and not isinstance(f, Tensor) else f,
+                                                     allow_tensor=True, allow_operation=False)
+                        for f in (feed_list or [])]
+
+        def callable_(*args, **kwargs):
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(args) != len(feed_tensors):
+                raise ValueError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
+            feeds = {}
+            for t, v in zip(feed_tensors, args):
+                self._feed_one(feeds, t, v)
+            return mapper.build(self._run_elements(mapper.elements, feeds))
+
+        return callable_
+
+    def partial_run_setup(self, fetches, feeds=None):
+        raise errors.UnimplementedError(None, None, "partial_run is not supported by ref's Session")
+
+    def _run_function(self, func, inputs):
+        """Runs a function graph (``ref.ops.control`` bodies) sharing this session's state."""
+        feeds = dict(zip(func.inputs, inputs))
+        key = ("fn", id(func))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = Plan(func.outputs, func.targets, func.inputs)
+            with self._plans_lock:
+                self._plans[key] = plan
+        return execute(plan, feeds, self, func.outputs)
+
+
+def _to_fetch_value(value, element):
+    if isinstance(value, np.ndarray):
+        if not value.flags.writeable:
+            value = value.copy()
+        return value
+    if isinstance(value, (bytes, str)):
+        return value
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    return arr
+
+
+@contextlib.contextmanager
+def _as_default(session):
+    stack = _session_stack()
+    stack.append(session)
+    try:
+        yield session
+    finally:
+        stack.pop()
+
+
+class Session(BaseSession):
+    """A class for running TensorFlow operations (``tf.Session``)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Resets resource containers on ``target`` (no shared state in ref's in-process sessions)."""
+
+
+class InteractiveSession(BaseSession):
+    """A Session that installs itself as the default on construction (for shells)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+        self._sess_ctx = self.as_default()
+        self._sess_ctx.__enter__()
+        self._explicitly_closed = False
+
+    def close(self):
+        super().close()
+        if not self._explicitly_closed:
+            self._explicitly_closed = True
+            try:
+                self._sess_ctx.__exit__(None, None, None)
+                self._graph_ctx.__exit__(None, None, None)
+            except (IndexError, AssertionError, RuntimeError):
+                pass
