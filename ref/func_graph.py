@@ -57,3 +57,30 @@ class FuncGraph(Graph):
     @property
     def external_captures(self):
         return [c[0] for c in self.captures]
+
+
+def copy_ops(src: FuncGraph, mapping: dict) -> dict:
+    """Rebuilds the ops of ``src`` in the default graph, with ``src``'s input
+    placeholders replaced per ``mapping`` (src tensor -> tensor); returns the
+    full src-tensor -> new-tensor map (used to differentiate a body by
+    re-tracing it inside a gradient function)."""
+    from ref.graph import Operation, apply_op
+
+    tmap = dict(mapping)
+    for op in src.get_operations():
+        if all(t in tmap for t in op._outputs):
+            continue
+        named = op.named_inputs()
+        kwargs = {}
+        for in_name, v in named.items():
+            kwargs[in_name] = [tmap[t] for t in v] if isinstance(v, list) else tmap[v]
+        for k in op._opdef.attrs:
+            if k in op._attrs:
+                kwargs[k] = op._attrs[k]
+        res = apply_op(op.type, name=op.name.split("/")[-1], **kwargs)
+        if isinstance(res, Operation):
+            continue
+        outs = [res] if not isinstance(res, (list, tuple)) else list(res)
+        for old, new in zip(op._outputs, outs):
+            tmap[old] = new
+    return tmap

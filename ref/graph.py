@@ -700,6 +700,7 @@ class Graph:
         with self._lock:
             if name and name.endswith("/"):
                 name = name[:-1]
+                self._names_in_use[name.lower()] = max(1, self._names_in_use.get(name.lower(), 0))
             else:
                 name = self.unique_name(name or op_type)
             if name in self._ops_by_name:
@@ -724,6 +725,12 @@ class Graph:
                 self._consumers.setdefault(t, []).append(op)
             self._version += 1
             return op
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as a GraphDef proto (TF's field numbers)."""
+        from ref.graph_io import as_graph_def
+
+        return as_graph_def(self, from_version, add_shapes)
 
     def __contains__(self, name):
         return name in self._ops_by_name

@@ -15,6 +15,17 @@ import types
 
 _LOCK = threading.RLock()
 DISABLE = os.environ.get("REF_DISABLE_JIT") == "1"
+PARALLEL_MIN = int(os.environ.get("REF_PARALLEL_MIN", 1 << 18))
+"""Element count from which :func:`njit_sized` kernels use their parallel compilation."""
+_LAYER_CHOSEN = False
+
+
+def _choose_threading_layer(numba):
+    global _LAYER_CHOSEN
+    if not _LAYER_CHOSEN:
+        _LAYER_CHOSEN = True
+        if "NUMBA_THREADING_LAYER" not in os.environ:
+            numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
 
 
 class LazyKernel:
@@ -44,11 +55,15 @@ class LazyKernel:
             return fn
         import numba
 
+        if self.options.get("parallel"):
+            _choose_threading_layer(numba)
         glb = dict(fn.__globals__)
         for name in fn.__code__.co_names:
             val = glb.get(name)
             if isinstance(val, LazyKernel):
                 glb[name] = val.compiled()
+            elif val is prange:
+                glb[name] = numba.prange
         new = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
         new.__qualname__ = fn.__qualname__
         new.__module__ = fn.__module__
@@ -75,3 +90,27 @@ def njit(fn=None, **options):
 def prange(*args):
     """``numba.prange`` inside jitted code; plain ``range`` when run as Python."""
     return range(*args)
+
+
+class SizedKernel:
+    """One loop compiled twice: serial below ``PARALLEL_MIN`` elements of its
+    first argument, ``parallel=True`` from there on (see the module docstring)."""
+
+    def __init__(self, fn, options):
+        self.py_func = fn
+        self.serial = LazyKernel(fn, options)
+        self.parallel = LazyKernel(fn, {**options, "parallel": True})
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args):
+        kernel = self.parallel if args[0].size >= PARALLEL_MIN and not DISABLE else self.serial
+        return kernel(*args)
+
+
+def njit_sized(fn=None, **options):
+    """Like :func:`njit`, for an element-wise loop written with :func:`prange`:
+    serial for small arrays, parallel for large ones."""
+    if fn is None:
+        return lambda f: SizedKernel(f, options)
+    return SizedKernel(fn, options)

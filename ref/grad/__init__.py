@@ -1,0 +1,12 @@
+"""Symbolic differentiation: ``gradients()`` and the rules, by op family.
+
+``ref/grad/math_grad.py``, ``nn_grad.py``, ``array_grad.py``, ``state_grad.py``
+and ``control_grad.py`` mirror ``ref/ops``; importing this package registers
+every rule.
+"""
+from ref.grad import array_grad, control_grad, math_grad, nn_grad  # noqa: F401  (registers rules)
+from ref.grad.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians, stop_gradient
+from ref.grad.registry import NoGradient, NotDifferentiable, RegisterGradient, get_rule
+
+__all__ = ["gradients", "hessians", "stop_gradient", "AggregationMethod", "UnconnectedGradients",
+           "RegisterGradient", "NotDifferentiable", "NoGradient", "get_rule"]

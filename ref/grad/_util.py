@@ -1,0 +1,73 @@
+"""Helpers shared by the gradient rules: ``unbroadcast`` and reduced shapes."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.graph import constant_value
+
+
+def _ops():
+    from ref.api import array_ops, math_ops
+
+    return array_ops, math_ops
+
+
+def unbroadcast(grad, x):
+    """Sums ``grad`` over the dimensions along which ``x`` was broadcast, and
+    reshapes it to ``x``'s shape -- the one helper every broadcasting op uses
+    (TF's BroadcastGradientArgs + reduce_sum + reshape)."""
+    array_ops, math_ops = _ops()
+    xs, gs = x.shape, grad.shape
+    if xs.is_fully_defined() and gs.is_fully_defined():
+        if xs.as_list() == gs.as_list():
+            return grad
+        xl, gl = xs.as_list(), gs.as_list()
+        lead = len(gl) - len(xl)
+        axes = list(range(lead)) + [lead + i for i, d in enumerate(xl) if d == 1 and gl[lead + i] != 1]
+        summed = math_ops.reduce_sum(grad, axes) if axes else grad
+        return array_ops.reshape(summed, xl)
+    sx = array_ops.shape(x)
+    sg = array_ops.shape(grad)
+    rx, _ = _broadcast_gradient_args(sx, sg)
+    return array_ops.reshape(math_ops.reduce_sum(grad, rx), sx)
+
+
+def _broadcast_gradient_args(s0, s1):
+    from ref.graph import apply_op
+
+    return apply_op("BroadcastGradientArgs", s0=s0, s1=s1)
+
+
+def binary_grads(op, gx, gy):
+    """Unbroadcast a binary op's two raw gradients to its inputs' shapes."""
+    x, y = op.inputs
+    return unbroadcast(gx, x), unbroadcast(gy, y)
+
+
+def reduction_axes(op):
+    """The reduction axes of a Sum/Mean/Max/Min/Prod op as a Python list, or None."""
+    x = op.inputs[0]
+    axes = constant_value(op.inputs[1])
+    if axes is None or x.shape.ndims is None:
+        return None
+    rank = x.shape.ndims
+    return sorted({int(a) % rank for a in np.asarray(axes).reshape(-1)}) if rank else []
+
+
+def kept_dims_shape(op):
+    """Shape of the reduction's output with the reduced dims kept as 1 (a tensor)."""
+    array_ops, math_ops = _ops()
+    x = op.inputs[0]
+    axes = reduction_axes(op)
+    if axes is not None:
+        dims = x.shape.as_list()
+        if all(d is not None for d in dims):
+            return np.array([1 if i in axes else d for i, d in enumerate(dims)], np.int32)
+        sx = array_ops.shape(x)
+        return array_ops.stack([1 if i in axes else sx[i] for i in range(len(dims))])
+    # Dynamic axes: TF's reduced_shape via dynamic_stitch.
+    sx = array_ops.shape(x)
+    rank = array_ops.size(sx)
+    axes_t = math_ops.floormod(math_ops.add(op.inputs[1], rank), rank)
+    return array_ops.dynamic_stitch([math_ops.range(rank), axes_t],
+                                    [sx, array_ops.fill(array_ops.shape(axes_t), 1)])

@@ -1,0 +1,314 @@
+"""Gradient rules for ``ref/ops/array.py`` and the core ops (TF's array_grad.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.graph import IndexedSlices, apply_op, constant_value
+from ref.grad.registry import NotDifferentiable, RegisterGradient
+
+for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
+           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "ListDiff", "Empty",
+           "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
+           "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
+           "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+           "CountUpTo", "DynamicPartition"):
+    NotDifferentiable(_t)
+
+
+def _m():
+    from ref.api import math_ops
+
+    return math_ops
+
+
+def _a():
+    from ref.api import array_ops
+
+    return array_ops
+
+
+@RegisterGradient("Identity")
+def _identity_grad(op, grad):
+    return grad
+
+
+RegisterGradient("PlaceholderWithDefault")(_identity_grad)
+RegisterGradient("EnsureShape")(lambda op, grad: grad)
+RegisterGradient("CheckNumerics")(lambda op, grad: _a().check_numerics(
+    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. " + op.get_attr("message")))
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return list(grads)
+
+
+@RegisterGradient("PreventGradient")
+def _prevent_gradient_grad(op, grad):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+
+
+@RegisterGradient("Reshape")
+def _reshape_grad(op, grad):
+    return _reshape_like(grad, op.inputs[0]), None
+
+
+def _reshape_like(grad, x):
+    a = _a()
+    if isinstance(grad, IndexedSlices):
+        grad = _dense(grad)
+    if x.shape.is_fully_defined():
+        return a.reshape(grad, x.shape.as_list())
+    return a.reshape(grad, a.shape(x))
+
+
+def _dense(g):
+    from ref.graph import convert_to_tensor
+
+    return convert_to_tensor(g)
+
+
+@RegisterGradient("ExpandDims")
+def _expand_dims_grad(op, grad):
+    return _reshape_like(grad, op.inputs[0]), None
+
+
+@RegisterGradient("Squeeze")
+def _squeeze_grad(op, grad):
+    return _reshape_like(grad, op.inputs[0])
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    perm = op.inputs[1]
+    c = constant_value(perm)
+    if c is not None:
+        return _a().transpose(grad, np.argsort(c).astype(c.dtype)), None
+    return _a().transpose(grad, _a().invert_permutation(perm)), None
+
+
+@RegisterGradient("ConjugateTranspose")
+def _conjugate_transpose_grad(op, grad):
+    perm = op.inputs[1]
+    return _a().transpose(grad, _a().invert_permutation(perm), conjugate=True), None
+
+
+def _sizes_along(values, axis):
+    a = _a()
+    sizes = []
+    for v in values:
+        d = v.shape[axis] if v.shape.ndims is not None else None
+        sizes.append(d if d is not None else a.shape(v)[axis])
+    return sizes
+
+
+@RegisterGradient("ConcatV2")
+def _concat_grad(op, grad):
+    values, axis_t = op.inputs[:-1], op.inputs[-1]
+    axis = constant_value(axis_t)
+    if axis is None:
+        raise ValueError(f"Concat gradient of '{op.name}' needs a statically known axis")
+    rank = values[0].shape.ndims
+    axis = int(axis) % rank if rank else int(axis)
+    sizes = _sizes_along(values, axis)
+    if all(isinstance(s, int) for s in sizes):
+        parts = _a().split(grad, sizes, axis)
+    else:
+        parts = _a().split(grad, _a().stack(sizes), axis, num=len(values))
+    return list(parts) + [None]
+
+
+@RegisterGradient("Concat")
+def _concat_v1_grad(op, grad):
+    axis_t, values = op.inputs[0], op.inputs[1:]
+    axis = int(constant_value(axis_t))
+    rank = values[0].shape.ndims
+    axis = axis % rank if rank else axis
+    return [None] + list(_a().split(grad, _sizes_along(values, axis), axis))
+
+
+def _fill_none(grads, outputs):
+    return [g if g is not None else _a().zeros_like(t) for g, t in zip(grads, outputs)]
+
+
+@RegisterGradient("Split")
+def _split_grad(op, *grads):
+    return None, _a().concat(_fill_none(grads, op.outputs), op.inputs[0])
+
+
+@RegisterGradient("SplitV")
+def _split_v_grad(op, *grads):
+    return _a().concat(_fill_none(grads, op.outputs), op.inputs[2]), None, None
+
+
+@RegisterGradient("Pack")
+def _pack_grad(op, grad):
+    return list(_a().unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis")))
+
+
+@RegisterGradient("Unpack")
+def _unpack_grad(op, *grads):
+    return _a().stack(_fill_none(grads, op.outputs), axis=op.get_attr("axis"))
+
+
+@RegisterGradient("Slice")
+def _slice_grad(op, grad):
+    a, m = _a(), _m()
+    x, begin, size = op.inputs
+    y = op.outputs[0]
+    rank = x.shape.ndims
+    x_shape = a.shape(x)
+    y_shape = a.shape(y)
+    before = a.reshape(begin, [rank, 1])
+    after = a.reshape(m.subtract(m.subtract(x_shape, y_shape), begin), [rank, 1])
+    paddings = a.concat([before, after], 1)
+    return a.pad(grad, paddings), None, None
+
+
+@RegisterGradient("StridedSlice")
+def _strided_slice_grad(op, grad):
+    x = op.inputs[0]
+    shape = x.shape.as_list() if x.shape.is_fully_defined() else _a().shape(x, out_type=op.inputs[1].dtype)
+    if isinstance(shape, list):
+        shape = np.array(shape, dtype=op.inputs[1].dtype.base_dtype.np)
+    return (apply_op("StridedSliceGrad", shape=shape, begin=op.inputs[1], end=op.inputs[2],
+                     strides=op.inputs[3], dy=grad,
+                     **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                                    "shrink_axis_mask")}),
+            None, None, None)
+
+
+@RegisterGradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, grad):
+    return (None, None, None, None,
+            apply_op("StridedSlice", input=grad, begin=op.inputs[1], end=op.inputs[2], strides=op.inputs[3],
+                     **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                                    "shrink_axis_mask")}))
+
+
+@RegisterGradient("GatherV2")
+def _gather_v2_grad(op, grad):
+    """Sparse: IndexedSlices(grad rows, indices, shape(params)) for axis 0."""
+    a, m = _a(), _m()
+    params, indices, axis_t = op.inputs
+    axis = constant_value(axis_t)
+    batch_dims = op.get_attr("batch_dims")
+    if axis is not None and int(axis) == 0 and batch_dims == 0:
+        params_shape = a.shape(params, out_type="int64") if not params.shape.is_fully_defined() else \
+            np.array(params.shape.as_list(), np.int64)
+        params_shape_t = params_shape
+        if isinstance(params_shape, np.ndarray):
+            from ref.graph import constant
+
+            params_shape_t = constant(params_shape)
+        inner = params.shape[1:]
+        if inner.is_fully_defined():
+            values_shape = [-1] + inner.as_list()
+        else:
+            values_shape = a.concat([[-1], a.shape(params)[1:]], 0)
+        values = a.reshape(grad, values_shape)
+        flat_indices = a.reshape(indices, [-1])
+        return IndexedSlices(values, flat_indices, params_shape_t), None, None
+    # General axis: move the gathered axis to the front, segment-sum, move it back.
+    ax = int(axis) % params.shape.ndims
+    rank = params.shape.ndims
+    idx_rank = indices.shape.ndims
+    # grad has shape params[:ax] + indices.shape + params[ax+1:]
+    outer = list(range(ax))
+    idx_dims = list(range(ax, ax + idx_rank))
+    inner = list(range(ax + idx_rank, rank - 1 + idx_rank))
+    g = a.transpose(grad, idx_dims + outer + inner)
+    g = a.reshape(g, a.concat([[-1], a.shape(g)[idx_rank:]], 0))
+    summed = m.unsorted_segment_sum(g, a.reshape(indices, [-1]), a.shape(params)[ax])
+    back = list(range(1, ax + 1)) + [0] + list(range(ax + 1, rank))
+    return a.transpose(summed, back), None, None
+
+
+@RegisterGradient("Gather")
+def _gather_grad(op, grad):
+    a = _a()
+    params, indices = op.inputs
+    from ref.graph import constant
+
+    shape = constant(np.array(params.shape.as_list(), np.int64)) if params.shape.is_fully_defined() \
+        else a.shape(params, out_type="int64")
+    values = a.reshape(grad, a.concat([[-1], a.shape(params)[1:]], 0))
+    return IndexedSlices(values, a.reshape(indices, [-1]), shape), None
+
+
+@RegisterGradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    params, indices = op.inputs
+    a = _a()
+    return a.scatter_nd(indices, grad, a.shape(params, out_type=indices.dtype)), None
+
+
+@RegisterGradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    indices = op.inputs[0]
+    return None, _a().gather_nd(grad, indices), None
+
+
+@RegisterGradient("Tile")
+def _tile_grad(op, grad):
+    a, m = _a(), _m()
+    x, multiples = op.inputs
+    mult = constant_value(multiples)
+    if x.shape.is_fully_defined() and mult is not None:
+        in_shape = x.shape.as_list()
+        split = []
+        for mlt, d in zip(mult.tolist(), in_shape):
+            split += [int(mlt), d]
+        g = a.reshape(grad, split)
+        return m.reduce_sum(g, list(range(0, len(split), 2))), None
+    split_shape = a.reshape(a.transpose(a.stack([multiples, a.shape(x, out_type=multiples.dtype)])), [-1])
+    axes = m.range(0, a.size(split_shape), 2)
+    return m.reduce_sum(a.reshape(grad, split_shape), axes), None
+
+
+@RegisterGradient("Pad")
+def _pad_grad(op, grad):
+    a = _a()
+    x, paddings = op.inputs
+    begin = a.reshape(a.slice(paddings, [0, 0], [-1, 1]), [-1])
+    size = a.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list()
+    return a.slice(grad, begin, size), None
+
+
+@RegisterGradient("PadV2")
+def _pad_v2_grad(op, grad):
+    return _pad_grad(op, grad)[0], None, None
+
+
+@RegisterGradient("Fill")
+def _fill_grad(op, grad):
+    return None, _m().reduce_sum(grad)
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    from ref.grad._util import unbroadcast
+
+    return unbroadcast(grad, op.inputs[0]), None
+
+
+@RegisterGradient("UnsortedSegmentSum")
+def _unsorted_segment_sum_grad(op, grad):
+    return _a().gather(grad, op.inputs[1]), None, None
+
+
+@RegisterGradient("SegmentSum")
+def _segment_sum_grad(op, grad):
+    return _a().gather(grad, op.inputs[1]), None
+
+
+@RegisterGradient("DynamicStitch")
+def _dynamic_stitch_grad(op, grad):
+    n = op.get_attr("N")
+    indices = op.inputs[:n]
+    return [None] * n + [_a().gather(grad, i) for i in indices]
+
+
+@RegisterGradient("ReverseV2")
+def _reverse_v2_grad(op, grad):
+    return _a().reverse(grad, op.inputs[1]), None

@@ -1,0 +1,190 @@
+"""Gradient rules for ``ref/ops/nn.py`` (TF's nn_grad.py formulas)."""
+from __future__ import annotations
+
+from ref.graph import apply_op
+from ref.grad.registry import NotDifferentiable, RegisterGradient
+
+NotDifferentiable("InTopKV2")
+
+
+def _m():
+    from ref.api import math_ops
+
+    return math_ops
+
+
+def _a():
+    from ref.api import array_ops
+
+    return array_ops
+
+
+@RegisterGradient("Relu")
+def _relu_grad(op, grad):
+    return apply_op("ReluGrad", gradients=grad, features=op.outputs[0])
+
+
+@RegisterGradient("Relu6")
+def _relu6_grad(op, grad):
+    return apply_op("Relu6Grad", gradients=grad, features=op.inputs[0])
+
+
+@RegisterGradient("Elu")
+def _elu_grad(op, grad):
+    return apply_op("EluGrad", gradients=grad, outputs=op.outputs[0])
+
+
+@RegisterGradient("Selu")
+def _selu_grad(op, grad):
+    return apply_op("SeluGrad", gradients=grad, outputs=op.outputs[0])
+
+
+@RegisterGradient("Softplus")
+def _softplus_grad(op, grad):
+    return apply_op("SoftplusGrad", gradients=grad, features=op.inputs[0])
+
+
+@RegisterGradient("Softsign")
+def _softsign_grad(op, grad):
+    return apply_op("SoftsignGrad", gradients=grad, features=op.inputs[0])
+
+
+@RegisterGradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    return apply_op("LeakyReluGrad", gradients=grad, features=op.inputs[0], alpha=op.get_attr("alpha"))
+
+
+@RegisterGradient("ReluGrad")
+def _relu_grad_grad(op, grad):
+    x = op.inputs[1]
+    return apply_op("ReluGrad", gradients=grad, features=x), _a().zeros_like(x)
+
+
+@RegisterGradient("Relu6Grad")
+def _relu6_grad_grad(op, grad):
+    x = op.inputs[1]
+    return apply_op("Relu6Grad", gradients=grad, features=x), _a().zeros_like(x)
+
+
+@RegisterGradient("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grad):
+    x = op.inputs[1]
+    return apply_op("LeakyReluGrad", gradients=grad, features=x, alpha=op.get_attr("alpha")), _a().zeros_like(x)
+
+
+@RegisterGradient("EluGrad")
+def _elu_grad_grad(op, grad):
+    elu_x = op.inputs[1]
+    m, a = _m(), _a()
+    return (apply_op("EluGrad", gradients=grad, outputs=elu_x),
+            a.where_v2(m.less(elu_x, m.cast(0, elu_x.dtype)), m.multiply(grad, op.inputs[0]), a.zeros_like(elu_x)))
+
+
+@RegisterGradient("SeluGrad")
+def _selu_grad_grad(op, grad):
+    selu_x = op.inputs[1]
+    m, a = _m(), _a()
+    return (apply_op("SeluGrad", gradients=grad, outputs=selu_x),
+            a.where_v2(m.less(selu_x, m.cast(0, selu_x.dtype)), m.multiply(grad, op.inputs[0]),
+                       a.zeros_like(selu_x)))
+
+
+@RegisterGradient("SoftplusGrad")
+def _softplus_grad_grad(op, grad):
+    dy, x = op.inputs
+    m = _m()
+    ddy = apply_op("SoftplusGrad", gradients=grad, features=x)
+    d2x = m.realdiv(m.multiply(grad, dy), m.add(m.add(m.exp(m.negative(x)), m.cast(2.0, x.dtype)), m.exp(x)))
+    return ddy, d2x
+
+
+@RegisterGradient("Softmax")
+def _softmax_grad(op, grad):
+    m = _m()
+    y = op.outputs[0]
+    s = m.reduce_sum(m.multiply(grad, y), -1, keepdims=True)
+    return m.multiply(m.subtract(grad, s), y)
+
+
+@RegisterGradient("LogSoftmax")
+def _log_softmax_grad(op, grad):
+    m = _m()
+    softmax = m.exp(op.outputs[0])
+    return m.subtract(grad, m.multiply(m.reduce_sum(grad, -1, keepdims=True), softmax))
+
+
+def _broadcast_mul(vec, mat):
+    """vec[:, None] * mat."""
+    return _m().multiply(_a().expand_dims(vec, -1), mat)
+
+
+@RegisterGradient("SoftmaxCrossEntropyWithLogits")
+def _softmax_cross_entropy_grad(op, grad_loss, grad_grad):
+    m, a = _m(), _a()
+    softmax_grad = op.outputs[1]
+    grad = _broadcast_mul(grad_loss, softmax_grad)
+    logits = op.inputs[0]
+    if grad_grad is not None and not _is_zeros(grad_grad):
+        softmax = _nn().softmax(logits)
+        grad = m.add(grad, m.multiply(m.subtract(grad_grad, a.squeeze(
+            m.matmul(a.expand_dims(grad_grad, 1), a.expand_dims(softmax, 2)), axis=1)), softmax))
+    return grad, _broadcast_mul(grad_loss, m.negative(_nn().log_softmax(logits)))
+
+
+@RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_cross_entropy_grad(op, grad_loss, grad_grad):
+    m, a = _m(), _a()
+    softmax_grad = op.outputs[1]
+    grad = _broadcast_mul(grad_loss, softmax_grad)
+    logits = op.inputs[0]
+    if grad_grad is not None and not _is_zeros(grad_grad):
+        softmax = _nn().softmax(logits)
+        grad = m.add(grad, m.multiply(m.subtract(grad_grad, a.squeeze(
+            m.matmul(a.expand_dims(grad_grad, 1), a.expand_dims(softmax, 2)), axis=1)), softmax))
+    return grad, None
+
+
+def _is_zeros(t):
+    return t.op.type in ("ZerosLike",) or (t.op.type == "Fill" and False)
+
+
+def _nn():
+    from ref.api import nn_ops
+
+    return nn_ops
+
+
+@RegisterGradient("BiasAdd")
+def _bias_add_grad(op, grad):
+    fmt = op.get_attr("data_format")
+    return grad, apply_op("BiasAddGrad", out_backprop=grad, data_format=fmt)
+
+
+@RegisterGradient("BiasAddV1")
+def _bias_add_v1_grad(op, grad):
+    m = _m()
+    rank = op.inputs[0].shape.ndims
+    return grad, m.reduce_sum(grad, list(range(rank - 1)))
+
+
+@RegisterGradient("BiasAddGrad")
+def _bias_add_grad_grad(op, received_grad):
+    """Broadcasts the bias gradient's gradient back over the input (TF's form)."""
+    a = _a()
+    fmt = op.get_attr("data_format")
+    x = op.inputs[0]
+    shape = a.shape(x)
+    rank = x.shape.ndims
+    bias_shape = a.shape(received_grad)
+    if fmt in ("NCHW", b"NCHW") and rank and rank > 2:
+        expanded = a.concat([a.ones_like(shape[:1]), bias_shape, a.ones_like(shape[2:])], 0)
+        tile_mults = a.concat([shape[:1], [1], shape[2:]], 0)
+    else:
+        expanded = a.concat([a.ones_like(shape[:-1]), bias_shape], 0)
+        tile_mults = a.concat([shape[:-1], [1]], 0)
+    return a.tile(a.reshape(received_grad, expanded), tile_mults)
+
+
+@RegisterGradient("L2Loss")
+def _l2_loss_grad(op, grad):
+    return _m().multiply(op.inputs[0], grad)

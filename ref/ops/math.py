@@ -1,0 +1,967 @@
+"""Math ops: element-wise arithmetic, comparisons, reductions, matmul, casts,
+scans -- TensorFlow's ``math_ops`` kernels on NumPy values.
+
+Dtypes are TF's: a float32 input gives a float32 output (NumPy never promotes:
+every input of a type attr has one dtype, and scalars take it). Broadcasting is
+NumPy's, which is TF's (``ref.registry.broadcast_shapes``).
+
+Where TF's arithmetic is plain IEEE (``+ - * /``, ``sqrt``, comparisons,
+``floor``, casts, ``AddN``'s summation order, ``Range``'s ``start + i*delta``)
+the kernels give TF's bits. TF's float32 transcendental functions (``Exp``,
+``Log``, ``Tanh``, ``Sigmoid``, ``Erf``, ``Rsqrt``...) are Eigen's vectorised
+approximations and TF's float reductions (``Sum``, ``Mean``, ``MatMul``) sum
+in Eigen's blocked order; those kernels use NumPy's (deterministic, pairwise)
+arithmetic and ``tests/ops/tf_budgets.py`` records how many ULPs they are
+from ``tf.raw_ops`` (measured on tensorflow-cpu 2.21).
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+import math
+
+import numpy as np
+
+from ref import dtypes
+from ref.ops._jit import njit
+from ref.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
+from ref.shapes import TensorShape, unknown_shape
+
+_F = dtypes.FLOATS
+_FC = dtypes.FLOATS + dtypes.COMPLEX
+_SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+_REAL = dtypes.REALS
+_NUM = dtypes.NUMBERS
+_SIGNED_NUM = _F + _SIGNED + dtypes.COMPLEX  # TF's "signed number" list (Neg, Sign, Square...)
+_INDEX = (dtypes.int32, dtypes.int64)
+_BOOL = (dtypes.bool,)
+
+
+def _bool_rule(*names):
+    return broadcast_rule(*names, dtype=dtypes.bool)
+
+
+def _binary(name, allowed=_NUM, outputs=("z",)):
+    return register_op(name, inputs=("x", "y"), outputs=outputs, type_attrs={"T": ("x", "y")},
+                       allowed={"T": allowed}, shape=broadcast_rule("x", "y"))
+
+
+def _unary(name, allowed, inp="x", out="y"):
+    return register_op(name, inputs=(inp,), outputs=(out,), type_attrs={"T": inp}, allowed={"T": allowed},
+                       shape=unary_shape)
+
+
+def _is_int(a) -> bool:
+    return np.asarray(a).dtype.kind in "iu"
+
+
+def _check_int_divisor(y):
+    if _is_int(y) and np.any(np.asarray(y) == 0):
+        raise invalid_argument("Integer division by zero")
+
+
+# ---------------------------------------------------------------------------
+# Binary arithmetic
+# ---------------------------------------------------------------------------
+
+@_binary("AddV2")
+def add_v2(x, y):
+    """z = x + y."""
+    return np.add(x, y)
+
+
+@_binary("Add", allowed=_NUM + (dtypes.string,))
+def add(x, y):
+    """z = x + y (also concatenates strings, as TF's old ``Add``)."""
+    return np.add(x, y)
+
+
+@_binary("Sub")
+def sub(x, y):
+    """z = x - y."""
+    return np.subtract(x, y)
+
+
+@_binary("Mul")
+def mul(x, y):
+    """z = x * y."""
+    return np.multiply(x, y)
+
+
+@_binary("RealDiv", allowed=_FC)
+def real_div(x, y):
+    """z = x / y (floating point: inf/nan on division by zero)."""
+    return np.true_divide(x, y)
+
+
+def _trunc_div_int(x, y):
+    """C++ integer division: the quotient rounded toward zero (exact: ``x - fmod(x, y)`` is a multiple of y)."""
+    return np.floor_divide(np.subtract(x, np.fmod(x, y)), y)
+
+
+@_binary("Div")
+def div(x, y):
+    """z = x / y: C++ truncating division for integers (InvalidArgumentError on
+    zero), true division for floats."""
+    if _is_int(x):
+        _check_int_divisor(y)
+        return _trunc_div_int(x, y)
+    return np.true_divide(x, y)
+
+
+@_binary("DivNoNan", allowed=_FC)
+def div_no_nan(x, y):
+    """z = 0 where y == 0, else x / y."""
+    x, y = np.asarray(x), np.asarray(y)
+    safe = np.where(y == 0, np.ones((), y.dtype), y)
+    return np.where(y == 0, np.zeros((), x.dtype), np.true_divide(x, safe))
+
+
+@_binary("FloorDiv")
+def floor_div(x, y):
+    """z = floor(x / y): integer floor division, or ``floor(x / y)`` computed in
+    floating point (TF's ``google_floor_div_real``, not Python's divmod)."""
+    if _is_int(x):
+        _check_int_divisor(y)
+        return np.floor_divide(x, y)
+    return np.floor(np.true_divide(x, y))
+
+
+@_binary("FloorMod", allowed=_REAL)
+def floor_mod(x, y):
+    """z = x - floor(x / y) * y, the sign of y: ``r = fmod(x, y)``; ``r + y``
+    where r != 0 and its sign differs from y's (TF's ``google_floor_fmod``)."""
+    if _is_int(x):
+        _check_int_divisor(y)
+        return np.mod(x, y)
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((np.asarray(y) < 0) != (r < 0)), r + y, r)
+
+
+@_binary("TruncateDiv", allowed=_REAL)
+def truncate_div(x, y):
+    """z = x / y rounded toward zero (C semantics)."""
+    if _is_int(x):
+        _check_int_divisor(y)
+        return _trunc_div_int(x, y)
+    return np.trunc(np.true_divide(x, y))
+
+
+@_binary("Maximum", allowed=_REAL)
+def maximum(x, y):
+    """z = max(x, y), NaN propagating."""
+    return np.maximum(x, y)
+
+
+@_binary("Minimum", allowed=_REAL)
+def minimum(x, y):
+    """z = min(x, y), NaN propagating."""
+    return np.minimum(x, y)
+
+
+@_binary("Pow")
+def pow(x, y):  # noqa: A001 - TF's name
+    """z = x ** y; integers to negative integer powers are an error, as in TF."""
+    if _is_int(y) and np.any(np.asarray(y) < 0):
+        raise invalid_argument("Integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+@_binary("SquaredDifference", allowed=_F + (dtypes.int32, dtypes.int64) + dtypes.COMPLEX)
+def squared_difference(x, y):
+    """z = (x - y) * conj(x - y)."""
+    d = np.subtract(x, y)
+    return np.multiply(d, np.conj(d)) if np.iscomplexobj(d) else np.multiply(d, d)
+
+
+# ---------------------------------------------------------------------------
+# Unary arithmetic
+# ---------------------------------------------------------------------------
+
+@_unary("Square", _SIGNED_NUM)
+def square(x):
+    """y = x * x."""
+    return np.multiply(x, x)
+
+
+@_unary("Sqrt", _FC)
+def sqrt(x):
+    """y = sqrt(x) (NaN for x < 0)."""
+    return np.sqrt(x)
+
+
+@_unary("Rsqrt", _FC)
+def rsqrt(x):
+    """y = 1 / sqrt(x)."""
+    x = np.asarray(x)
+    return np.true_divide(np.ones((), x.dtype), np.sqrt(x))
+
+
+@_unary("Exp", _FC)
+def exp(x):
+    """y = e ** x."""
+    return np.exp(x)
+
+
+@_unary("Expm1", _FC)
+def expm1(x):
+    """y = e ** x - 1, accurate near 0."""
+    return np.expm1(x)
+
+
+@_unary("Log", _FC)
+def log(x):
+    """y = ln(x)."""
+    return np.log(x)
+
+
+@_unary("Log1p", _FC)
+def log1p(x):
+    """y = ln(1 + x), accurate near 0."""
+    return np.log1p(x)
+
+
+@_unary("Neg", _SIGNED_NUM)
+def neg(x):
+    """y = -x."""
+    return np.negative(x)
+
+
+@_unary("Abs", _F + _SIGNED)
+def abs(x):  # noqa: A001 - TF's name
+    """y = |x|."""
+    return np.absolute(x)
+
+
+@_unary("Sign", _SIGNED_NUM)
+def sign(x):
+    """y = -1, 0 or 1 (NaN for NaN); x / |x| for complex x (0 at 0)."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        mag = np.absolute(x)
+        return np.where(mag == 0, np.zeros((), x.dtype), np.true_divide(x, np.where(mag == 0, 1, mag).astype(x.dtype)))
+    return np.sign(x)
+
+
+@_unary("Reciprocal", _FC)
+def reciprocal(x):
+    """y = 1 / x."""
+    x = np.asarray(x)
+    return np.true_divide(np.ones((), x.dtype), x)
+
+
+@_unary("Inv", _FC)
+def inv(x):
+    """y = 1 / x (the old name of Reciprocal)."""
+    return reciprocal(x)
+
+
+@_unary("Floor", _F)
+def floor(x):
+    """y = the largest integer <= x."""
+    return np.floor(x)
+
+
+@_unary("Ceil", _F)
+def ceil(x):
+    """y = the smallest integer >= x."""
+    return np.ceil(x)
+
+
+@_unary("Round", _F + _SIGNED)
+def round(x):  # noqa: A001 - TF's name
+    """y = x rounded to the nearest integer, halves to even (banker's rounding).
+    Integers are returned unchanged (tensorflow-cpu 2.21's integer kernel
+    returns zeros, a TF bug this kernel does not copy)."""
+    x = np.asarray(x)
+    return x.copy() if x.dtype.kind in "iu" else np.round(x)
+
+
+@_unary("Rint", _F)
+def rint(x):
+    """y = the integer closest to x, halves to even."""
+    return np.rint(x)
+
+
+@_unary("Sin", _FC)
+def sin(x):
+    """y = sin(x)."""
+    return np.sin(x)
+
+
+@_unary("Cos", _FC)
+def cos(x):
+    """y = cos(x)."""
+    return np.cos(x)
+
+
+@_unary("Tan", _FC)
+def tan(x):
+    """y = tan(x)."""
+    return np.tan(x)
+
+
+@_unary("Tanh", _FC)
+def tanh(x):
+    """y = tanh(x)."""
+    return np.tanh(x)
+
+
+@_unary("Sigmoid", _FC)
+def sigmoid(x):
+    """y = 1 / (1 + exp(-x)), computed in x's dtype."""
+    x = np.asarray(x)
+    one = np.ones((), x.dtype)
+    with np.errstate(over="ignore"):
+        return np.true_divide(one, np.add(one, np.exp(np.negative(x))))
+
+
+@njit
+def _erf_loop(x, out):
+    for i in _builtins.range(x.size):
+        out[i] = math.erf(x[i])
+    return out
+
+
+@_unary("Erf", _F)
+def erf(x):
+    """y = 2/sqrt(pi) * integral_0^x exp(-t**2) dt (C's ``erf`` in double, rounded to x's dtype)."""
+    x = np.asarray(x)
+    flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    return _erf_loop(flat, np.empty_like(flat)).astype(x.dtype).reshape(x.shape)
+
+
+def _float_pred(name):
+    return register_op(name, inputs=("x",), outputs=("y",), type_attrs={"T": "x"}, allowed={"T": _F},
+                       shape=lambda ins, attrs: [(dtypes.bool, ins["x"].shape)])
+
+
+@_float_pred("IsFinite")
+def is_finite(x):
+    """y = x is neither inf nor NaN."""
+    return np.isfinite(x)
+
+
+@_float_pred("IsNan")
+def is_nan(x):
+    """y = x is NaN."""
+    return np.isnan(x)
+
+
+@_float_pred("IsInf")
+def is_inf(x):
+    """y = x is +inf or -inf."""
+    return np.isinf(x)
+
+
+# ---------------------------------------------------------------------------
+# Comparisons and logic
+# ---------------------------------------------------------------------------
+
+def _compare(name, allowed=_REAL):
+    return register_op(name, inputs=("x", "y"), outputs=("z",), type_attrs={"T": ("x", "y")},
+                       allowed={"T": allowed}, shape=_bool_rule("x", "y"))
+
+
+@_compare("Less")
+def less(x, y):
+    """z = x < y."""
+    return np.less(x, y)
+
+
+@_compare("LessEqual")
+def less_equal(x, y):
+    """z = x <= y."""
+    return np.less_equal(x, y)
+
+
+@_compare("Greater")
+def greater(x, y):
+    """z = x > y."""
+    return np.greater(x, y)
+
+
+@_compare("GreaterEqual")
+def greater_equal(x, y):
+    """z = x >= y."""
+    return np.greater_equal(x, y)
+
+
+def _equality_shape(ins, attrs):
+    x, y = ins["x"].shape, ins["y"].shape
+    if attrs.get("incompatible_shape_error", True):
+        return [(dtypes.bool, broadcast_shapes(x, y, attrs.get("_op_name", "op")))]
+    try:
+        return [(dtypes.bool, broadcast_shapes(x, y))]
+    except ValueError:
+        return [(dtypes.bool, TensorShape([]))]
+
+
+def _equality(name):
+    return register_op(name, inputs=("x", "y"), outputs=("z",), attrs={"incompatible_shape_error": True},
+                       type_attrs={"T": ("x", "y")}, shape=_equality_shape)
+
+
+def _broadcastable(x, y) -> bool:
+    try:
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        return False
+    return True
+
+
+@_equality("Equal")
+def equal(x, y, incompatible_shape_error=True):
+    """z = x == y; with ``incompatible_shape_error=False`` shapes that cannot
+    broadcast give a scalar False instead of an error."""
+    if not _broadcastable(x, y):
+        if incompatible_shape_error:
+            raise invalid_argument(f"Incompatible shapes: {list(np.shape(x))} vs. {list(np.shape(y))}")
+        return np.array(False)
+    return np.equal(x, y)
+
+
+@_equality("NotEqual")
+def not_equal(x, y, incompatible_shape_error=True):
+    """z = x != y; shapes that cannot broadcast give a scalar True when
+    ``incompatible_shape_error=False``."""
+    if not _broadcastable(x, y):
+        if incompatible_shape_error:
+            raise invalid_argument(f"Incompatible shapes: {list(np.shape(x))} vs. {list(np.shape(y))}")
+        return np.array(True)
+    return np.not_equal(x, y)
+
+
+@register_op("LogicalAnd", inputs=("x", "y"), outputs=("z",), shape=_bool_rule("x", "y"))
+def logical_and(x, y):
+    """z = x AND y."""
+    return np.logical_and(x, y)
+
+
+@register_op("LogicalOr", inputs=("x", "y"), outputs=("z",), shape=_bool_rule("x", "y"))
+def logical_or(x, y):
+    """z = x OR y."""
+    return np.logical_or(x, y)
+
+
+@register_op("LogicalNot", inputs=("x",), outputs=("y",), shape=unary_shape)
+def logical_not(x):
+    """y = NOT x."""
+    return np.logical_not(x)
+
+
+# ---------------------------------------------------------------------------
+# Matrix products
+# ---------------------------------------------------------------------------
+
+def _dims_str(shape) -> str:
+    return "?" if shape.ndims is None else "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _inner_mismatch(a, b, da, db, op_name):
+    raise ValueError(f"Dimensions must be equal, but are {da} and {db} for '{op_name}' "
+                     f"with input shapes: {_dims_str(a)}, {_dims_str(b)}.")
+
+
+def _matmul_shape(ins, attrs):
+    a, b = ins["a"].shape, ins["b"].shape
+    for s, n in ((a, "a"), (b, "b")):
+        if s.ndims is not None and s.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {s.ndims} for '{attrs.get('_op_name')}' "
+                             f"(input '{n}') with input shapes: {_dims_str(a)}, {_dims_str(b)}.")
+    la = a.as_list() if a.ndims is not None else [None, None]
+    lb = b.as_list() if b.ndims is not None else [None, None]
+    if attrs.get("transpose_a"):
+        la = la[::-1]
+    if attrs.get("transpose_b"):
+        lb = lb[::-1]
+    if la[1] is not None and lb[0] is not None and la[1] != lb[0]:
+        _inner_mismatch(a, b, la[1], lb[0], attrs.get("_op_name"))
+    return [(ins["a"].dtype, TensorShape([la[0], lb[1]]))]
+
+
+_MATMUL_T = _F + (dtypes.int32, dtypes.int64) + dtypes.COMPLEX
+
+
+@register_op("MatMul", inputs=("a", "b"), outputs=("product",),
+             attrs={"transpose_a": False, "transpose_b": False},
+             type_attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_T}, shape=_matmul_shape)
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    """product = op(a) @ op(b), op = transpose when asked (no conjugation)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape[1 - transpose_a] != b.shape[transpose_b]:
+        raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
+    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def _batch_matmul_shape(ins, attrs):
+    x, y = ins["x"].shape, ins["y"].shape
+    name = attrs.get("_op_name")
+    if x.ndims is None or y.ndims is None:
+        return [(ins["x"].dtype, unknown_shape())]
+    for s in (x, y):
+        if s.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for '{name}' "
+                             f"with input shapes: {_dims_str(x)}, {_dims_str(y)}.")
+    lx, ly = x.as_list(), y.as_list()
+    rx, cx = (lx[-1], lx[-2]) if attrs.get("adj_x") else (lx[-2], lx[-1])
+    ry, cy = (ly[-1], ly[-2]) if attrs.get("adj_y") else (ly[-2], ly[-1])
+    if cx is not None and ry is not None and cx != ry:
+        _inner_mismatch(x, y, cx, ry, name)
+    batch = broadcast_shapes(TensorShape(lx[:-2]), TensorShape(ly[:-2]), name)
+    return [(ins["x"].dtype, TensorShape(batch.as_list() + [rx, cy]))]
+
+
+def _adjoint(m):
+    m = np.swapaxes(m, -1, -2)
+    return np.conj(m) if m.dtype.kind == "c" else m
+
+
+@register_op("BatchMatMulV2", inputs=("x", "y"), outputs=("output",), attrs={"adj_x": False, "adj_y": False},
+             type_attrs={"T": ("x", "y")}, allowed={"T": _MATMUL_T}, shape=_batch_matmul_shape)
+def batch_matmul_v2(x, y, adj_x=False, adj_y=False):
+    """output[..., :, :] = op(x[..., :, :]) @ op(y[..., :, :]), batch dims
+    broadcasting; op = adjoint (conjugate transpose) when asked."""
+    x, y = np.asarray(x), np.asarray(y)
+    x = _adjoint(x) if adj_x else x
+    y = _adjoint(y) if adj_y else y
+    if x.shape[-1] != y.shape[-2]:
+        raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: {list(y.shape)}")
+    return np.matmul(x, y)
+
+
+# ---------------------------------------------------------------------------
+# Reductions: input, axis, keep_dims
+# ---------------------------------------------------------------------------
+
+def _reduction_axes(ndim, axis):
+    """Canonical, sorted reduction axes; InvalidArgumentError for an axis out of range."""
+    out = []
+    for a in np.asarray(axis).reshape(-1).tolist():
+        if not -ndim <= a < _builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise invalid_argument(f"Invalid reduction dimension ({a} for input with {ndim} dimension(s)")
+        if ndim:
+            out.append(a % ndim)
+    return tuple(sorted(set(out)))
+
+
+def _reduction_shape(ins, attrs, dtype=None):
+    inp, axis = ins["input"], ins["axis"]
+    dtype = dtype or inp.dtype
+    keep = attrs.get("keep_dims", False)
+    if inp.shape.ndims is None:
+        return [(dtype, unknown_shape())]
+    ndim = inp.shape.ndims
+    if axis.value is None:
+        if keep:
+            return [(dtype, unknown_shape(ndim))]
+        if axis.shape.ndims == 0:
+            return [(dtype, unknown_shape(_builtins.max(ndim - 1, 0)))]
+        return [(dtype, unknown_shape())]
+    axes = set()
+    for a in np.asarray(axis.value).reshape(-1).tolist():
+        if not -ndim <= a < _builtins.max(ndim, 1):
+            raise ValueError(f"Invalid reduction dimension {a} for input with {ndim} dimensions. "
+                             f"for '{attrs.get('_op_name')}' with input shapes: {_dims_str(inp.shape)}, "
+                             f"{_dims_str(axis.shape)}")
+        axes.add(a % ndim if ndim else 0)
+    dims = inp.shape.as_list()
+    if keep:
+        return [(dtype, TensorShape([1 if i in axes else d for i, d in enumerate(dims)]))]
+    return [(dtype, TensorShape([d for i, d in enumerate(dims) if i not in axes]))]
+
+
+def _reduction(name, allowed):
+    return register_op(name, inputs=("input", "axis"), attrs={"keep_dims": False},
+                       type_attrs={"T": "input", "Tidx": "axis"}, allowed={"T": allowed, "Tidx": _INDEX},
+                       shape=_reduction_shape)
+
+
+def _reduce(ufunc, input, axis, keep_dims, **kw):
+    x = np.asarray(input)
+    axes = _reduction_axes(x.ndim, axis)
+    return np.asarray(ufunc.reduce(x, axis=axes, keepdims=bool(keep_dims), **kw))
+
+
+@_reduction("Sum", _NUM)
+def sum(input, axis, keep_dims=False):  # noqa: A001 - TF's name
+    """output = the sum of ``input`` over ``axis`` (NumPy's pairwise order, in input's dtype)."""
+    return _reduce(np.add, input, axis, keep_dims, dtype=np.asarray(input).dtype)
+
+
+@_reduction("Prod", _NUM)
+def prod(input, axis, keep_dims=False):
+    """output = the product of ``input`` over ``axis``."""
+    return _reduce(np.multiply, input, axis, keep_dims, dtype=np.asarray(input).dtype)
+
+
+@_reduction("Mean", _NUM)
+def mean(input, axis, keep_dims=False):
+    """output = sum / count over ``axis``; integer inputs divide as C++ does
+    (truncating), so ``Mean([-7, 0, 0]) == -2``."""
+    x = np.asarray(input)
+    axes = _reduction_axes(x.ndim, axis)
+    total = np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    if x.dtype.kind in "iu":
+        if count == 0:
+            raise invalid_argument("Integer division by zero")
+        return np.asarray(_trunc_div_int(total, np.asarray(count, x.dtype)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.true_divide(total, np.asarray(count, x.dtype)))
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+
+
+@_reduction("Max", _REAL)
+def max(input, axis, keep_dims=False):  # noqa: A001 - TF's name
+    """output = the maximum over ``axis`` (NaN propagates; -inf/lowest for an empty reduction)."""
+    x = np.asarray(input)
+    return _reduce(np.maximum, x, axis, keep_dims, initial=_lowest(x.dtype)).astype(x.dtype)
+
+
+@_reduction("Min", _REAL)
+def min(input, axis, keep_dims=False):  # noqa: A001 - TF's name
+    """output = the minimum over ``axis`` (NaN propagates; inf/highest for an empty reduction)."""
+    x = np.asarray(input)
+    return _reduce(np.minimum, x, axis, keep_dims, initial=_highest(x.dtype)).astype(x.dtype)
+
+
+def _bool_reduction(name):
+    return register_op(name, inputs=("input", "axis"), attrs={"keep_dims": False},
+                       type_attrs={"Tidx": "axis"}, allowed={"Tidx": _INDEX}, shape=_reduction_shape)
+
+
+@_bool_reduction("All")
+def all(input, axis, keep_dims=False):  # noqa: A001 - TF's name
+    """output = logical AND over ``axis`` (True for an empty reduction)."""
+    return _reduce(np.logical_and, np.asarray(input, bool), axis, keep_dims)
+
+
+@_bool_reduction("Any")
+def any(input, axis, keep_dims=False):  # noqa: A001 - TF's name
+    """output = logical OR over ``axis`` (False for an empty reduction)."""
+    return _reduce(np.logical_or, np.asarray(input, bool), axis, keep_dims)
+
+
+def _arg_shape(ins, attrs):
+    inp, dim = ins["input"], ins["dimension"]
+    out_type = attrs["output_type"]
+    if inp.shape.ndims is None:
+        return [(out_type, unknown_shape())]
+    if dim.value is None:
+        return [(out_type, unknown_shape(_builtins.max(inp.shape.ndims - 1, 0)))]
+    d, n = int(dim.value), inp.shape.ndims
+    if not -n <= d < n:
+        raise ValueError(f"Expected dimension in the range [{-n}, {n}), but got {d} for "
+                         f"'{attrs.get('_op_name')}' with input shapes: {_dims_str(inp.shape)}, [].")
+    dims = inp.shape.as_list()
+    del dims[d % n]
+    return [(out_type, TensorShape(dims))]
+
+
+def _arg(x, dimension, output_type, pick):
+    x = np.asarray(x)
+    d = int(dimension)
+    if not -x.ndim <= d < x.ndim:
+        raise invalid_argument(f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {d}")
+    if x.shape[d] == 0:
+        raise invalid_argument(f"Reduction axis {d} is empty in shape {list(x.shape)}")
+    if x.dtype.kind == "f":
+        # TF's comparison loop never picks a NaN: treat NaNs as the worst value.
+        x = np.where(np.isnan(x), np.asarray(-np.inf if pick is np.argmax else np.inf, x.dtype), x)
+    return pick(x, axis=d).astype(dtypes.as_dtype(output_type).np)
+
+
+def _argop(name):
+    return register_op(name, inputs=("input", "dimension"), attrs={"output_type": dtypes.int64},
+                       type_attrs={"T": "input", "Tidx": "dimension"},
+                       allowed={"T": _REAL + (dtypes.bool,), "Tidx": _INDEX, "output_type": _INDEX},
+                       shape=_arg_shape)
+
+
+@_argop("ArgMax")
+def arg_max(input, dimension, output_type=dtypes.int64):
+    """output = the index of the largest value along ``dimension`` (the first of ties)."""
+    return _arg(input, dimension, output_type, np.argmax)
+
+
+@_argop("ArgMin")
+def arg_min(input, dimension, output_type=dtypes.int64):
+    """output = the index of the smallest value along ``dimension`` (the first of ties)."""
+    return _arg(input, dimension, output_type, np.argmin)
+
+
+def _add_n_shape(ins, attrs):
+    specs = ins["inputs"]
+    shape = specs[0].shape
+    for s in specs[1:]:
+        if not shape.is_compatible_with(s.shape):
+            raise ValueError(f"Shapes must be equal rank, but are {shape.ndims} and {s.shape.ndims} for "
+                             f"'{attrs.get('_op_name')}' with input shapes: "
+                             + ", ".join(_dims_str(t.shape) for t in specs) + "."
+                             if shape.ndims != s.shape.ndims else
+                             f"Dimensions must be equal: {_dims_str(shape)} vs {_dims_str(s.shape)} for "
+                             f"'{attrs.get('_op_name')}'.")
+        shape = shape.merge_with(s.shape)
+    return [(specs[0].dtype, shape)]
+
+
+@register_op("AddN", inputs=("inputs",), outputs=("sum",), list_inputs={"inputs": "N"},
+             type_attrs={"T": "inputs"}, allowed={"T": _NUM}, shape=_add_n_shape)
+def add_n(inputs):
+    """sum = inputs[0] + ... + inputs[N-1], in TF's order: the first ``N % 8``
+    inputs (8 or 9 when that is 0 or 1) left to right, then each further group
+    of eight summed left to right and added to the running total."""
+    xs = [np.asarray(x) for x in inputs]
+    for x in xs[1:]:
+        if x.shape != xs[0].shape:
+            raise invalid_argument(f"Inputs to operation AddN must have the same size and shape.  "
+                                   f"Input 0: {list(xs[0].shape)} != input: {list(x.shape)}")
+    n = len(xs)
+    first = n % 8 if n % 8 > 1 else n % 8 + 8
+    first = n if n < first else first
+    out = xs[0].copy()
+    for x in xs[1:first]:
+        out = out + x
+    for start in _builtins.range(first, n, 8):
+        group = xs[start]
+        for x in xs[start + 1:start + 8]:
+            group = group + x
+        out = out + group
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Casts, clipping, selection
+# ---------------------------------------------------------------------------
+
+def _truncate_toward_zero(src, rounded):
+    """``rounded`` moved one ULP toward zero wherever rounding moved away from ``src``."""
+    away = np.isfinite(rounded) & (np.absolute(rounded.astype(src.dtype)) > np.absolute(src))
+    return np.where(away, np.nextafter(rounded, np.zeros((), rounded.dtype)), rounded)
+
+
+@register_op("Cast", inputs=("x",), outputs=("y",), attrs={"DstT": REQUIRED, "Truncate": False},
+             type_attrs={"SrcT": "x"}, shape=lambda ins, attrs: [(attrs["DstT"], ins["x"].shape)])
+def cast(x, DstT, Truncate=False, SrcT=None):
+    """y = x converted to ``DstT``: floats to ints truncate toward zero, complex
+    to real keeps the real part, anything to bool is ``x != 0``; with
+    ``Truncate`` a narrowing float cast drops mantissa bits instead of rounding."""
+    x = np.asarray(x)
+    dst = dtypes.as_dtype(DstT).np
+    if dst == np.bool_:
+        return np.not_equal(x, 0) if x.dtype != np.bool_ else x.copy()
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = x.astype(dst)
+    if Truncate and x.dtype.kind == "f" and dst.kind == "f" and dst.itemsize < x.dtype.itemsize:
+        y = _truncate_toward_zero(x, y)
+    return y
+
+
+def _clip_shape(ins, attrs):
+    t = ins["t"]
+    for n in ("clip_value_min", "clip_value_max"):
+        s = ins[n].shape
+        if s.ndims not in (None, 0) and not s.is_compatible_with(t.shape):
+            raise ValueError(f"Shapes must be equal rank, but are {s.ndims} and {t.shape.ndims} for "
+                             f"'{attrs.get('_op_name')}' with input shapes: {_dims_str(t.shape)}, "
+                             f"{_dims_str(ins['clip_value_min'].shape)}, {_dims_str(ins['clip_value_max'].shape)}.")
+    return [(t.dtype, t.shape)]
+
+
+@register_op("ClipByValue", inputs=("t", "clip_value_min", "clip_value_max"),
+             type_attrs={"T": ("t", "clip_value_min", "clip_value_max")}, allowed={"T": _REAL},
+             shape=_clip_shape)
+def clip_by_value(t, clip_value_min, clip_value_max):
+    """output = max(min(t, clip_value_max), clip_value_min): the bounds are
+    scalars or t's shape; NaN stays NaN; min > max gives min."""
+    t = np.asarray(t)
+    for name, v in (("clip_value_min", clip_value_min), ("clip_value_max", clip_value_max)):
+        if np.ndim(v) != 0 and np.shape(v) != t.shape:
+            raise invalid_argument(f"{name} and t must have the same shape or {name} must be a scalar. "
+                                   f"t shape: {list(t.shape)}, {name} shape: {list(np.shape(v))}")
+    return np.maximum(np.minimum(t, clip_value_max), clip_value_min)
+
+
+def _select_shape(ins, attrs):
+    c, x, y = ins["condition"].shape, ins["x"].shape, ins["y"].shape
+    name = attrs.get("_op_name")
+    if not x.is_compatible_with(y):
+        raise ValueError(f"Dimensions must be equal, but are {_dims_str(x)} and {_dims_str(y)} for '{name}'.")
+    xy = x.merge_with(y)
+    if c.ndims is not None and xy.ndims is not None and c.ndims not in (0, xy.ndims):
+        if not (c.ndims == 1 and xy.ndims > 1):
+            raise ValueError(f"Shape must be rank 0, 1 or {xy.ndims} but is rank {c.ndims} for '{name}' "
+                             f"with input shapes: {_dims_str(c)}, {_dims_str(x)}, {_dims_str(y)}.")
+    return [(ins["x"].dtype, xy)]
+
+
+@register_op("Select", inputs=("condition", "x", "y"), type_attrs={"T": ("x", "y")},
+             shape=_select_shape)
+def select(condition, x, y):
+    """output = x where condition else y. ``x`` and ``y`` have one shape;
+    ``condition`` has that shape, is a scalar, or is a vector choosing whole
+    rows (the first dimension) when ``x`` has rank > 1."""
+    c, t, e = np.asarray(condition), np.asarray(x), np.asarray(y)
+    if t.shape != e.shape:
+        raise invalid_argument(f"'then' and 'else' must have the same size.  but received: "
+                               f"{list(t.shape)} vs. {list(e.shape)}")
+    if c.ndim == 1 and t.ndim > 1:
+        if c.shape[0] != t.shape[0]:
+            raise invalid_argument(f"Number of batches of 'then' must match size of 'cond', but saw: "
+                                   f"{t.shape[0]} vs. {c.shape[0]}")
+        c = c.reshape(c.shape + (1,) * (t.ndim - 1))
+    elif c.ndim != 0 and c.shape != t.shape:
+        raise invalid_argument(f"'cond' and 'then' must have the same size.  but received: "
+                               f"{list(c.shape)} vs. {list(t.shape)}")
+    return np.where(c, t, e)
+
+
+def _select_v2_shape(ins, attrs):
+    name = attrs.get("_op_name")
+    s = broadcast_shapes(ins["t"].shape, ins["e"].shape, name)
+    return [(ins["t"].dtype, broadcast_shapes(ins["condition"].shape, s, name))]
+
+
+@register_op("SelectV2", inputs=("condition", "t", "e"), type_attrs={"T": ("t", "e")},
+             shape=_select_v2_shape)
+def select_v2(condition, t, e):
+    """output = t where condition else e, all three broadcasting."""
+    try:
+        return np.where(condition, t, e)
+    except ValueError:
+        raise invalid_argument(f"condition, then and else must be broadcastable: {list(np.shape(condition))}, "
+                               f"{list(np.shape(t))}, {list(np.shape(e))}") from None
+
+
+# ---------------------------------------------------------------------------
+# Scans and sequences
+# ---------------------------------------------------------------------------
+
+def _scan(ufunc, x, axis, exclusive, reverse):
+    x = np.asarray(x)
+    a = int(axis)
+    if not -x.ndim <= a < x.ndim:
+        raise invalid_argument(f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {a}")
+    if reverse:
+        x = np.flip(x, a)
+    out = ufunc.accumulate(x, axis=a, dtype=x.dtype)
+    if exclusive:
+        identity = np.full_like(np.take(x, [0], axis=a), ufunc.identity)
+        out = np.concatenate([identity, np.delete(out, -1, axis=a)], axis=a) if x.shape[a] else out
+    return np.flip(out, a) if reverse else out
+
+
+def _scan_op(name):
+    return register_op(name, inputs=("x", "axis"), outputs=("out",), attrs={"exclusive": False, "reverse": False},
+                       type_attrs={"T": "x", "Tidx": "axis"}, allowed={"T": _NUM, "Tidx": _INDEX},
+                       shape=lambda ins, attrs: [(ins["x"].dtype, ins["x"].shape)])
+
+
+@_scan_op("Cumsum")
+def cumsum(x, axis, exclusive=False, reverse=False):
+    """out[i] = x[0] + ... + x[i] along ``axis`` (sequential order); ``exclusive``
+    leaves out x[i], ``reverse`` scans from the end."""
+    return _scan(np.add, x, axis, exclusive, reverse)
+
+
+@_scan_op("Cumprod")
+def cumprod(x, axis, exclusive=False, reverse=False):
+    """out[i] = x[0] * ... * x[i] along ``axis``; ``exclusive`` and ``reverse`` as Cumsum."""
+    return _scan(np.multiply, x, axis, exclusive, reverse)
+
+
+def _range_size(start, limit, delta):
+    if delta == 0:
+        raise ValueError(f"Requires delta != 0: {delta}")
+    if delta > 0 and start > limit:
+        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"Requires start >= limit when delta < 0: {start}/{limit}")
+    if isinstance(start, (int, np.integer)) and isinstance(delta, (int, np.integer)):
+        return (_builtins.abs(limit - start) + _builtins.abs(delta) - 1) // _builtins.abs(delta)
+    return int(math.ceil(_builtins.abs((limit - start) / delta)))
+
+
+def _range_shape(ins, attrs):
+    vals = [ins[n].value for n in ("start", "limit", "delta")]
+    dtype = ins["start"].dtype
+    if _builtins.any(v is None for v in vals):
+        return [(dtype, TensorShape([None]))]
+    start, limit, delta = (np.asarray(v).reshape(()).item() for v in vals)
+    return [(dtype, TensorShape([_range_size(start, limit, delta)]))]
+
+
+@register_op("Range", inputs=("start", "limit", "delta"), type_attrs={"Tidx": ("start", "limit", "delta")},
+             allowed={"Tidx": _F + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)},
+             shape=_range_shape)
+def range(start, limit, delta):  # noqa: A001 - TF's name
+    """output[i] = start + i * delta for i < ceil((limit - start) / delta)."""
+    dt = np.asarray(start).dtype
+    s, l, d = (np.asarray(v).reshape(()).item() for v in (start, limit, delta))
+    try:
+        n = _range_size(s, l, d)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    return (np.asarray(s, dt) + np.arange(n, dtype=dt) * np.asarray(d, dt)).astype(dt)
+
+
+# ---------------------------------------------------------------------------
+# Gradient kernels TF has as ops: (y, dy) -> dx
+# ---------------------------------------------------------------------------
+
+def _grad_op(name):
+    return register_op(name, inputs=("y", "dy"), outputs=("z",), type_attrs={"T": ("y", "dy")},
+                       allowed={"T": _FC}, shape=broadcast_rule("y", "dy"))
+
+
+def _c(value, like):
+    return np.asarray(value, dtype=np.asarray(like).dtype)
+
+
+@_grad_op("SigmoidGrad")
+def sigmoid_grad(y, dy):
+    """z = dy * y * (1 - y), with y = sigmoid(x)."""
+    return np.multiply(np.multiply(dy, y), np.subtract(_c(1, y), y))
+
+
+@_grad_op("TanhGrad")
+def tanh_grad(y, dy):
+    """z = dy * (1 - y * y), with y = tanh(x)."""
+    return np.multiply(dy, np.subtract(_c(1, y), np.multiply(y, y)))
+
+
+@_grad_op("SqrtGrad")
+def sqrt_grad(y, dy):
+    """z = 0.5 * dy / y, with y = sqrt(x)."""
+    return np.true_divide(np.multiply(_c(0.5, y), dy), np.conj(y))
+
+
+@_grad_op("RsqrtGrad")
+def rsqrt_grad(y, dy):
+    """z = -0.5 * dy * y**3 (as ``(-0.5 * dy) * ((y * y) * y)``), with y = rsqrt(x)."""
+    yc = np.conj(y)
+    return np.multiply(np.multiply(_c(-0.5, y), dy), np.multiply(np.multiply(yc, yc), yc))
+
+
+@_grad_op("ReciprocalGrad")
+def reciprocal_grad(y, dy):
+    """z = -dy * y * y, with y = 1/x."""
+    yc = np.conj(y)
+    return np.multiply(np.multiply(np.negative(dy), yc), yc)
+
+
+@_grad_op("InvGrad")
+def inv_grad(y, dy):
+    """z = -dy * y * y (the old name of ReciprocalGrad)."""
+    return reciprocal_grad(y, dy)

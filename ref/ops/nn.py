@@ -1,0 +1,480 @@
+"""Neural-network ops: activations, softmax and cross-entropy, bias add,
+L2 loss, in-top-k, and the gradient kernels TF has as ops.
+
+Each kernel writes TF's functor (``relu_op_functor.h``, ``softplus_op.h``,
+``softmax_op_functor.h``, ``xent_op.h``, ``sparse_xent_op.h``) in the same
+operation order, so rational arithmetic rounds as TF's does. Softmax and the
+cross-entropies are row loops compiled by Numba: per row, ``m = max(x)``,
+``e = exp(x - m)``, ``s = sum(e)`` (left to right), then TF's combination.
+TF's float32 ``exp``/``log`` are Eigen approximations and Eigen sums rows in
+packets, so those outputs sit a few ULPs from ``tf.raw_ops`` (budgets in
+``tests/ops/tf_budgets.py``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ref import dtypes
+from ref.ops._jit import njit
+from ref.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
+from ref.shapes import TensorShape, unknown_shape
+
+_F = dtypes.FLOATS
+_REAL = dtypes.REALS
+_INDEX = (dtypes.int32, dtypes.int64)
+
+SELU_SCALE = 1.0507009873554804934193349852946
+SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # scale * alpha, as TF folds it
+
+
+def _c(value, like):
+    """A 0-d constant in ``like``'s dtype (never a float64 Python scalar)."""
+    return np.asarray(value, dtype=np.asarray(like).dtype)
+
+
+def _activation(name, allowed=_F, attrs=None):
+    return register_op(name, inputs=("features",), outputs=("activations",), attrs=attrs,
+                       type_attrs={"T": "features"}, allowed={"T": allowed}, shape=unary_shape)
+
+
+def _activation_grad(name, second="features", allowed=_F, attrs=None):
+    return register_op(name, inputs=("gradients", second), outputs=("backprops",), attrs=attrs,
+                       type_attrs={"T": ("gradients", second)}, allowed={"T": allowed},
+                       shape=_same_shape("gradients", second))
+
+
+def _same_shape(a, b):
+    def rule(ins, attrs):
+        sa, sb = ins[a].shape, ins[b].shape
+        if not sa.is_compatible_with(sb):
+            raise ValueError(f"Shapes {sa} and {sb} are incompatible for '{attrs.get('_op_name')}': "
+                             f"{a} and {b} must have the same shape")
+        return [(ins[a].dtype, sa.merge_with(sb))]
+
+    return rule
+
+
+def _check_same(a, b, what):
+    if np.shape(a) != np.shape(b):
+        raise invalid_argument(f"{what}: gradients and features must be the same shape: "
+                               f"{list(np.shape(a))} vs {list(np.shape(b))}")
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+@_activation("Relu", allowed=_REAL)
+def relu(features):
+    """activations = max(features, 0)."""
+    return np.maximum(features, _c(0, features))
+
+
+@_activation("Relu6", allowed=_REAL)
+def relu6(features):
+    """activations = min(max(features, 0), 6)."""
+    return np.minimum(np.maximum(features, _c(0, features)), _c(6, features))
+
+
+@_activation("Elu")
+def elu(features):
+    """activations = exp(x) - 1 where x < 0, else x. TF computes ``exp(x) - 1``
+    (not ``expm1``), so ``Elu(-1e-30) == 0`` in float32."""
+    x = np.asarray(features)
+    with np.errstate(over="ignore"):
+        return np.where(x < 0, np.subtract(np.exp(x), _c(1, x)), x)
+
+
+@_activation("Selu")
+def selu(features):
+    """activations = scale_alpha * (exp(x) - 1) where x < 0, else scale * x
+    (scale = 1.0507009873554805, scale_alpha = scale * 1.6732632423543772)."""
+    x = np.asarray(features)
+    with np.errstate(over="ignore"):
+        neg = np.multiply(_c(SELU_SCALE_ALPHA, x), np.subtract(np.exp(x), _c(1, x)))
+    return np.where(x < 0, neg, np.multiply(x, _c(SELU_SCALE, x)))
+
+
+@_activation("Softplus")
+def softplus(features):
+    """activations = log1p(exp(x)), TF's thresholded form: with
+    ``t = log(eps) + 2`` it is x where x > -t, exp(x) where x < t."""
+    x = np.asarray(features)
+    threshold = _c(math.log(np.finfo(x.dtype).eps) + 2, x)
+    with np.errstate(over="ignore"):
+        e = np.exp(x)
+        mid = np.log1p(e)
+    return np.where(x > -threshold, x, np.where(x < threshold, e, mid))
+
+
+@_activation("Softsign")
+def softsign(features):
+    """activations = x / (|x| + 1)."""
+    x = np.asarray(features)
+    return np.true_divide(x, np.add(np.absolute(x), _c(1, x)))
+
+
+@_activation("LeakyRelu", attrs={"alpha": 0.2})
+def leaky_relu(features, alpha=0.2):
+    """activations = x where x > 0, else alpha * x."""
+    x = np.asarray(features)
+    return np.where(x > 0, x, np.multiply(x, _c(np.float32(alpha), x)))  # a float attr is float32 in TF
+
+
+# ---------------------------------------------------------------------------
+# Activation gradients
+# ---------------------------------------------------------------------------
+
+@_activation_grad("ReluGrad", allowed=_REAL)
+def relu_grad(gradients, features):
+    """backprops = gradients * (features > 0)."""
+    _check_same(gradients, features, "ReluGrad")
+    g = np.asarray(gradients)
+    return np.multiply(g, np.greater(features, 0).astype(g.dtype))
+
+
+@_activation_grad("Relu6Grad", allowed=_REAL)
+def relu6_grad(gradients, features):
+    """backprops = gradients * (0 < features < 6)."""
+    _check_same(gradients, features, "Relu6Grad")
+    g = np.asarray(gradients)
+    inside = np.greater(features, 0) & np.less(features, 6)
+    return np.multiply(g, inside.astype(g.dtype))
+
+
+@_activation_grad("EluGrad", second="outputs")
+def elu_grad(gradients, outputs):
+    """backprops = (outputs + 1) * gradients where outputs < 0, else gradients."""
+    _check_same(gradients, outputs, "EluGrad")
+    y = np.asarray(outputs)
+    return np.where(y < 0, np.multiply(np.add(y, _c(1, y)), gradients), gradients)
+
+
+@_activation_grad("SeluGrad", second="outputs")
+def selu_grad(gradients, outputs):
+    """backprops = gradients * (outputs + scale_alpha) where outputs < 0, else gradients * scale."""
+    _check_same(gradients, outputs, "SeluGrad")
+    y = np.asarray(outputs)
+    return np.where(y < 0, np.multiply(gradients, np.add(y, _c(SELU_SCALE_ALPHA, y))),
+                    np.multiply(gradients, _c(SELU_SCALE, y)))
+
+
+@_activation_grad("SoftplusGrad")
+def softplus_grad(gradients, features):
+    """backprops = gradients / (exp(-features) + 1)."""
+    _check_same(gradients, features, "SoftplusGrad")
+    x = np.asarray(features)
+    with np.errstate(over="ignore"):
+        return np.true_divide(gradients, np.add(np.exp(np.negative(x)), _c(1, x)))
+
+
+@_activation_grad("SoftsignGrad")
+def softsign_grad(gradients, features):
+    """backprops = gradients / (|features| + 1) ** 2."""
+    _check_same(gradients, features, "SoftsignGrad")
+    x = np.asarray(features)
+    d = np.add(np.absolute(x), _c(1, x))
+    return np.true_divide(gradients, np.multiply(d, d))
+
+
+@_activation_grad("LeakyReluGrad", attrs={"alpha": 0.2})
+def leaky_relu_grad(gradients, features, alpha=0.2):
+    """backprops = gradients where features > 0, else gradients * alpha."""
+    _check_same(gradients, features, "LeakyReluGrad")
+    g = np.asarray(gradients)
+    return np.where(np.greater(features, 0), g, np.multiply(g, _c(np.float32(alpha), g)))
+
+
+# ---------------------------------------------------------------------------
+# Softmax and cross-entropy: row loops
+# ---------------------------------------------------------------------------
+
+@njit(inline="always")
+def _row_max_sum(x, i, zero):
+    """(m, s) for row i: m = max_j x[i, j], s = sum_j exp(x[i, j] - m), left to right."""
+    m = x[i, 0]
+    for j in range(1, x.shape[1]):
+        if x[i, j] > m:
+            m = x[i, j]
+    s = zero
+    for j in range(x.shape[1]):
+        s += math.exp(x[i, j] - m)
+    return m, s
+
+
+@njit
+def _softmax_rows(x, out, zero, log):
+    one = zero + 1
+    for i in range(x.shape[0]):
+        m, s = _row_max_sum(x, i, zero)
+        if log:
+            ls = math.log(s)
+            for j in range(x.shape[1]):
+                out[i, j] = (x[i, j] - m) - ls
+        else:
+            r = one / s
+            for j in range(x.shape[1]):
+                out[i, j] = math.exp(x[i, j] - m) * r
+    return out
+
+
+@njit
+def _xent_rows(x, labels, loss, backprop, zero):
+    for i in range(x.shape[0]):
+        m, s = _row_max_sum(x, i, zero)
+        ls = math.log(s)
+        acc = zero
+        for j in range(x.shape[1]):
+            shifted = x[i, j] - m
+            acc += labels[i, j] * (ls - shifted)
+            backprop[i, j] = math.exp(shifted) / s - labels[i, j]
+        loss[i] = acc
+    return loss, backprop
+
+
+@njit
+def _sparse_xent_rows(x, labels, loss, backprop, zero):
+    one = zero + 1
+    for i in range(x.shape[0]):
+        m, s = _row_max_sum(x, i, zero)
+        ls = math.log(s)
+        for j in range(x.shape[1]):
+            shifted = x[i, j] - m
+            p = math.exp(shifted) / s
+            if j == labels[i]:
+                loss[i] = ls - shifted
+                p = p - one
+            backprop[i, j] = p
+    return loss, backprop
+
+
+def _compute_dtype(x):
+    """Numba computes float16 rows in float32 (rounded back at the end)."""
+    return np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+
+
+def _softmax(logits, log):
+    x = np.asarray(logits)
+    if x.ndim < 1:
+        raise invalid_argument(f"logits must have >= 1 dimension, got {list(x.shape)}")
+    ct = _compute_dtype(x)
+    if x.size == 0:
+        return x.copy()
+    rows = np.ascontiguousarray(x.reshape(-1, x.shape[-1]), dtype=ct)
+    out = _softmax_rows(rows, np.empty_like(rows), ct.type(0), log)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+def _softmax_shape(ins, attrs):
+    s = ins["logits"].shape
+    if s.ndims == 0:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs.get('_op_name')}' "
+                         f"with input shapes: [].")
+    return [(ins["logits"].dtype, s)]
+
+
+@register_op("Softmax", inputs=("logits",), outputs=("softmax",), type_attrs={"T": "logits"},
+             allowed={"T": _F}, shape=_softmax_shape)
+def softmax(logits):
+    """softmax = exp(x - m) * (1 / sum(exp(x - m))) along the last axis, m = max(x)."""
+    return _softmax(logits, log=False)
+
+
+@register_op("LogSoftmax", inputs=("logits",), outputs=("logsoftmax",), type_attrs={"T": "logits"},
+             allowed={"T": _F}, shape=_softmax_shape)
+def log_softmax(logits):
+    """logsoftmax = (x - m) - log(sum(exp(x - m))) along the last axis, m = max(x)."""
+    return _softmax(logits, log=True)
+
+
+def _xent_shape(ins, attrs):
+    f, l = ins["features"].shape, ins["labels"].shape
+    name = attrs.get("_op_name")
+    for s, n in ((f, "features"), (l, "labels")):
+        if s.ndims is not None and s.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {s.ndims} for '{name}' ({n}) "
+                             f"with input shapes: {f}, {l}.")
+    both = broadcast_shapes(f, l, name) if f.ndims is not None and l.ndims is not None else unknown_shape(2)
+    dt = ins["features"].dtype
+    return [(dt, TensorShape([both[0]])), (dt, both)]
+
+
+@register_op("SoftmaxCrossEntropyWithLogits", inputs=("features", "labels"), outputs=("loss", "backprop"),
+             type_attrs={"T": ("features", "labels")}, allowed={"T": _F}, shape=_xent_shape)
+def softmax_cross_entropy_with_logits(features, labels):
+    """Per row, with m = max(x), s = sum(exp(x - m)):
+    loss = sum(labels * (log(s) - (x - m))), backprop = exp(x - m) / s - labels
+    (TF's ``xent_op.h``; labels broadcast against features)."""
+    x, y = np.asarray(features), np.asarray(labels)
+    if x.ndim != 2 or y.ndim != 2:
+        raise invalid_argument(f"logits and labels must be 2-D, got {list(x.shape)} and {list(y.shape)}")
+    try:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise invalid_argument(f"logits and labels must be broadcastable: logits_size={list(x.shape)} "
+                               f"labels_size={list(y.shape)}") from None
+    ct = _compute_dtype(x)
+    xs = np.ascontiguousarray(np.broadcast_to(x, shape), dtype=ct)
+    ys = np.ascontiguousarray(np.broadcast_to(y, shape), dtype=ct)
+    loss, backprop = np.empty(shape[0], ct), np.empty(shape, ct)
+    if shape[1] == 0:
+        return np.full(shape[0], np.nan if shape[0] else 0, x.dtype), backprop.astype(x.dtype)
+    _xent_rows(xs, ys, loss, backprop, ct.type(0))
+    return loss.astype(x.dtype, copy=False), backprop.astype(x.dtype, copy=False)
+
+
+def _sparse_xent_shape(ins, attrs):
+    f, l = ins["features"].shape, ins["labels"].shape
+    name = attrs.get("_op_name")
+    if f.ndims is not None and f.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {f.ndims} for '{name}' with input shapes: {f}, {l}.")
+    if l.ndims is not None and l.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {l.ndims} for '{name}' with input shapes: {f}, {l}.")
+    batch = f[0] if f.ndims is not None else None
+    if l.ndims is not None and f.ndims is not None and not f[:1].is_compatible_with(l):
+        raise ValueError(f"Dimensions must be equal, but are {f[0]} and {l[0]} for '{name}' "
+                         f"with input shapes: {f}, {l}.")
+    if batch is None and l.ndims is not None:
+        batch = l[0]
+    dt = ins["features"].dtype
+    return [(dt, TensorShape([batch])), (dt, f if f.ndims is not None else unknown_shape(2))]
+
+
+@register_op("SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels"), outputs=("loss", "backprop"),
+             type_attrs={"T": "features", "Tlabels": "labels"}, allowed={"T": _F, "Tlabels": _INDEX},
+             shape=_sparse_xent_shape)
+def sparse_softmax_cross_entropy_with_logits(features, labels):
+    """Per row, with m = max(x), s = sum(exp(x - m)) and k = labels[i]:
+    loss = log(s) - (x[k] - m), backprop = exp(x - m) / s - onehot(k).
+    A label outside [0, num_classes) is InvalidArgumentError."""
+    x, k = np.asarray(features), np.asarray(labels)
+    if x.ndim != 2 or k.ndim != 1 or k.shape[0] != x.shape[0]:
+        raise invalid_argument(f"logits and labels must have the same first dimension, got logits shape "
+                               f"{list(x.shape)} and labels shape {list(k.shape)}")
+    classes = x.shape[1]
+    bad = (k < 0) | (k >= classes)
+    if np.any(bad):
+        raise invalid_argument(f"Received a label value of {int(k[bad][0])} which is outside the valid range of "
+                               f"[0, {classes}).  Label values: {' '.join(str(int(v)) for v in k)}")
+    ct = _compute_dtype(x)
+    xs = np.ascontiguousarray(x, dtype=ct)
+    loss, backprop = np.empty(x.shape[0], ct), np.empty(x.shape, ct)
+    if x.size:
+        _sparse_xent_rows(xs, np.ascontiguousarray(k, dtype=np.int64), loss, backprop, ct.type(0))
+    return loss.astype(x.dtype, copy=False), backprop.astype(x.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------
+# Bias add, L2 loss, in-top-k
+# ---------------------------------------------------------------------------
+
+def _channel_axis(ndim, data_format):
+    if data_format in (b"NCHW", "NCHW") and ndim >= 3:
+        return 1
+    return ndim - 1
+
+
+def _bias_add_shape(ins, attrs):
+    v, b = ins["value"].shape, ins["bias"].shape
+    name = attrs.get("_op_name")
+    fmt = attrs.get("data_format", "NHWC")
+    if v.ndims is not None and v.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {v.ndims} for '{name}' "
+                         f"with input shapes: {v}, {b}.")
+    if b.ndims is not None and b.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {b.ndims} for '{name}' with input shapes: {v}, {b}.")
+    if v.ndims is None or b.ndims is None:
+        return [(ins["value"].dtype, v)]
+    c = _channel_axis(v.ndims, fmt)
+    if v[c] is not None and b[0] is not None and v[c] != b[0]:
+        raise ValueError(f"Dimensions must be equal, but are {v[c]} and {b[0]} for '{name}' "
+                         f"with input shapes: {v}, {b}.")
+    dims = v.as_list()
+    dims[c] = dims[c] if dims[c] is not None else b[0]
+    return [(ins["value"].dtype, TensorShape(dims))]
+
+
+def _bias_add(value, bias, data_format):
+    v, b = np.asarray(value), np.asarray(bias)
+    if v.ndim < 2:
+        raise invalid_argument(f"Input tensor must be at least 2D: {list(v.shape)}")
+    if b.ndim != 1:
+        raise invalid_argument(f"Biases must be 1D: {list(b.shape)}")
+    c = _channel_axis(v.ndim, data_format)
+    if v.shape[c] != b.shape[0]:
+        raise invalid_argument(f"Must provide as many biases as the channel dimension of the input tensor: "
+                               f"{list(b.shape)} vs. {list(v.shape)}")
+    return np.add(v, b.reshape((-1,) + (1,) * (v.ndim - 1 - c)))
+
+
+@register_op("BiasAdd", inputs=("value", "bias"), attrs={"data_format": "NHWC"},
+             type_attrs={"T": ("value", "bias")}, allowed={"T": dtypes.NUMBERS}, shape=_bias_add_shape)
+def bias_add(value, bias, data_format="NHWC"):
+    """output = value + bias along the channel axis (last for NHWC, 1 for NCHW)."""
+    return _bias_add(value, bias, data_format)
+
+
+@register_op("BiasAddV1", inputs=("value", "bias"), type_attrs={"T": ("value", "bias")},
+             allowed={"T": dtypes.NUMBERS}, shape=_bias_add_shape)
+def bias_add_v1(value, bias):
+    """output = value + bias along the last axis."""
+    return _bias_add(value, bias, "NHWC")
+
+
+def _bias_add_grad_shape(ins, attrs):
+    s = ins["out_backprop"].shape
+    if s.ndims is None:
+        return [(ins["out_backprop"].dtype, TensorShape([None]))]
+    return [(ins["out_backprop"].dtype, TensorShape([s[_channel_axis(s.ndims, attrs.get("data_format"))]]))]
+
+
+@register_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
+             type_attrs={"T": "out_backprop"}, allowed={"T": dtypes.NUMBERS}, shape=_bias_add_grad_shape)
+def bias_add_grad(out_backprop, data_format="NHWC"):
+    """output[c] = sum of out_backprop over every axis but the channel axis."""
+    g = np.asarray(out_backprop)
+    if g.ndim < 2:
+        raise invalid_argument(f"Input tensor must be at least 2D: {list(g.shape)}")
+    c = _channel_axis(g.ndim, data_format)
+    axes = tuple(a for a in range(g.ndim) if a != c)
+    return np.add.reduce(g, axis=axes, dtype=g.dtype)
+
+
+@register_op("L2Loss", inputs=("t",), type_attrs={"T": "t"}, allowed={"T": _F},
+             shape=lambda ins, attrs: [(ins["t"].dtype, TensorShape([]))])
+def l2_loss(t):
+    """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2)."""
+    x = np.asarray(t)
+    return np.asarray(np.add.reduce(np.multiply(np.multiply(x, x), _c(0.5, x)), axis=None, dtype=x.dtype))
+
+
+def _in_top_k_shape(ins, attrs):
+    p, t = ins["predictions"].shape, ins["targets"].shape
+    name = attrs.get("_op_name")
+    if p.ndims is not None and p.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {p.ndims} for '{name}' with input shapes: {p}, {t}.")
+    if t.ndims is not None and t.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {t.ndims} for '{name}' with input shapes: {p}, {t}.")
+    batch = p[0] if p.ndims is not None else (t[0] if t.ndims is not None else None)
+    return [(dtypes.bool, TensorShape([batch]))]
+
+
+@register_op("InTopKV2", inputs=("predictions", "targets", "k"), outputs=("precision",),
+             type_attrs={"T": ("targets", "k")}, allowed={"T": _INDEX}, shape=_in_top_k_shape)
+def in_top_k_v2(predictions, targets, k):
+    """precision[i] = fewer than k classes score strictly higher than
+    predictions[i, targets[i]]; False for an out-of-range target or a
+    non-finite target score."""
+    p, t = np.asarray(predictions), np.asarray(targets)
+    k = int(np.asarray(k))
+    if p.ndim != 2 or t.ndim != 1 or p.shape[0] != t.shape[0]:
+        raise invalid_argument(f"First dimension of predictions {p.shape[0] if p.ndim else 0} must match "
+                               f"length of targets {t.shape[0] if t.ndim else 0}")
+    classes = p.shape[1]
+    valid = (t >= 0) & (t < classes)
+    rows = np.arange(p.shape[0])
+    target_score = p[rows, np.where(valid, t, 0)] if classes else np.zeros(p.shape[0], p.dtype)
+    higher = np.sum(p > target_score[:, None], axis=1)
+    return valid & np.isfinite(target_score) & (higher < k)

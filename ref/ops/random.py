@@ -1,0 +1,181 @@
+"""Random ops: normal, truncated normal, uniform, uniform integers, shuffle,
+multinomial and gamma samples.
+
+Every kernel is declared with ``ctx=True`` and draws from ``ctx.rng``, a NumPy
+``Generator``. Inside a Session it is kept per op and seeded from the op's
+``(seed, seed2)`` attrs (``ref.ops.context.seeded_generator``), so that, as in
+TensorFlow:
+
+* the same seeds give the same sequence of values in every new Session;
+* successive runs of one op in one Session give different values (the
+  generator advances);
+* ``seed == seed2 == 0`` means "not seeded": fresh entropy each Session.
+
+The values are NOT TensorFlow's: TF draws from Philox-4x32-10 streams with its
+own transformations (Box-Muller for normals, 23-bit mantissa fill for
+uniforms); ``ref`` uses NumPy's PCG64 generator. The distributions are the
+same, the bits are not -- compare statistics (mean, std, bounds), never values.
+A pure ``ref.raw_ops`` call gets a fresh generator seeded from its seeds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref import dtypes
+from ref.registry import REQUIRED, invalid_argument, register_op
+from ref.shapes import TensorShape, unknown_shape
+
+_INDEX = (dtypes.int32, dtypes.int64)
+_FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+_SEEDS = {"seed": 0, "seed2": 0}
+
+
+def _shape_of(spec) -> TensorShape:
+    """Static output shape given by a 1-D shape input."""
+    if spec.value is not None:
+        return TensorShape([int(d) for d in np.asarray(spec.value).reshape(-1)])
+    return unknown_shape(spec.shape[0] if spec.shape.ndims == 1 else None)
+
+
+def _dims(shape):
+    dims = [int(d) for d in np.asarray(shape).reshape(-1)]
+    if np.ndim(shape) != 1:
+        raise invalid_argument(f"shape must be a vector of {{int32,int64}}, got shape {list(np.shape(shape))}")
+    for d in dims:
+        if d < 0:
+            raise invalid_argument(f"Dimension {d} must be >= 0")
+    return dims
+
+
+def _as_float(samples, dtype):
+    """float64 samples rounded to ``dtype`` (float32 and float64 are drawn directly)."""
+    return np.asarray(samples).astype(dtypes.as_dtype(dtype).np)
+
+
+def _float_op_shape(ins, attrs):
+    return [(attrs["dtype"], _shape_of(ins["shape"]))]
+
+
+@register_op("RandomStandardNormal", inputs=("shape",), attrs={"dtype": REQUIRED, **_SEEDS},
+             type_attrs={"T": "shape"}, allowed={"T": _INDEX, "dtype": _FLOATS}, shape=_float_op_shape,
+             stateful=True, ctx=True)
+def random_standard_normal(shape, dtype, seed=0, seed2=0, ctx=None):
+    """Samples of N(0, 1) in ``dtype``."""
+    dims, dt = _dims(shape), dtypes.as_dtype(dtype)
+    if dt in (dtypes.float32, dtypes.float64):
+        return ctx.rng.standard_normal(dims, dtype=dt.np)
+    return _as_float(ctx.rng.standard_normal(dims, dtype=np.float32), dt)
+
+
+@register_op("TruncatedNormal", inputs=("shape",), attrs={"dtype": REQUIRED, **_SEEDS},
+             type_attrs={"T": "shape"}, allowed={"T": _INDEX, "dtype": _FLOATS}, shape=_float_op_shape,
+             stateful=True, ctx=True)
+def truncated_normal(shape, dtype, seed=0, seed2=0, ctx=None):
+    """Samples of N(0, 1) conditioned on ``|x| <= 2``: values more than two
+    standard deviations from the mean are dropped and re-drawn."""
+    dims = _dims(shape)
+    n = int(np.prod(dims, dtype=np.int64))
+    out = np.empty(n, np.float64)
+    filled = 0
+    while filled < n:
+        draw = ctx.rng.standard_normal(max(n - filled, 16) * 2)
+        keep = draw[np.abs(draw) <= 2.0][:n - filled]
+        out[filled:filled + keep.size] = keep
+        filled += keep.size
+    return _as_float(out.reshape(dims), dtype)
+
+
+@register_op("RandomUniform", inputs=("shape",), attrs={"dtype": REQUIRED, **_SEEDS},
+             type_attrs={"T": "shape"}, allowed={"T": _INDEX, "dtype": _FLOATS}, shape=_float_op_shape,
+             stateful=True, ctx=True)
+def random_uniform(shape, dtype, seed=0, seed2=0, ctx=None):
+    """Samples of U[0, 1) in ``dtype``."""
+    dims, dt = _dims(shape), dtypes.as_dtype(dtype)
+    if dt in (dtypes.float32, dtypes.float64):
+        return ctx.rng.random(dims, dtype=dt.np)
+    # Rounding a float32 just below 1 to a narrower type could give 1: clamp below it.
+    x = _as_float(ctx.rng.random(dims, dtype=np.float32), dt)
+    return np.minimum(x, np.nextafter(np.asarray(1, dt.np), np.asarray(0, dt.np)))
+
+
+@register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"), attrs=dict(_SEEDS),
+             type_attrs={"T": "shape", "Tout": ("minval", "maxval")}, allowed={"T": _INDEX, "Tout": _INDEX},
+             shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))], stateful=True, ctx=True)
+def random_uniform_int(shape, minval, maxval, seed=0, seed2=0, ctx=None):
+    """Integers uniform in ``[minval, maxval)`` (scalars; ``minval < maxval``)."""
+    dims = _dims(shape)
+    lo, hi = np.asarray(minval), np.asarray(maxval)
+    if lo.ndim or hi.ndim:
+        raise invalid_argument(f"minval must be 0-D, got shape {list(lo.shape)}" if lo.ndim else
+                               f"maxval must be 0-D, got shape {list(hi.shape)}")
+    if int(np.prod(dims, dtype=np.int64)) and not lo < hi:
+        raise invalid_argument(f"Need minval < maxval: {int(lo)} >= {int(hi)}")
+    if not int(np.prod(dims, dtype=np.int64)):
+        return np.zeros(dims, lo.dtype)
+    return ctx.rng.integers(int(lo), int(hi), size=dims, dtype=lo.dtype)
+
+
+@register_op("RandomShuffle", inputs=("value",), attrs=dict(_SEEDS), type_attrs={"T": "value"},
+             shape=lambda ins, attrs: [(ins["value"].dtype, ins["value"].shape)], stateful=True, ctx=True)
+def random_shuffle(value, seed=0, seed2=0, ctx=None):
+    """``value`` with its slices along the first dimension in a random order."""
+    x = np.asarray(value)
+    if x.ndim == 0 or x.shape[0] <= 1:
+        return np.array(x)
+    return x[ctx.rng.permutation(x.shape[0])]
+
+
+def _multinomial_shape(ins, attrs):
+    logits = ins["logits"].shape
+    n = ins["num_samples"].value
+    if logits.ndims is not None and logits.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims} for '{attrs['_op_name']}' "
+                         f"(op: 'Multinomial') with input shapes: {logits}, [].")
+    batch = logits[0] if logits.ndims == 2 else None
+    return [(attrs["output_dtype"], TensorShape([batch, None if n is None else int(n)]))]
+
+
+@register_op("Multinomial", inputs=("logits", "num_samples"), attrs={**_SEEDS, "output_dtype": dtypes.int64},
+             type_attrs={"T": "logits"}, allowed={"T": dtypes.REALS, "output_dtype": _INDEX},
+             shape=_multinomial_shape, stateful=True, ctx=True)
+def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64, ctx=None):
+    """``num_samples`` class indices per row of ``logits`` ([batch, classes]),
+    drawn with probabilities ``softmax(logits[b])`` (computed in float64;
+    ``-inf`` logits are never drawn; an all ``-inf`` row gives ``num_classes``,
+    as TF's CPU kernel)."""
+    logits = np.asarray(logits)
+    n = int(np.asarray(num_samples))
+    if logits.ndim != 2:
+        raise invalid_argument(f"logits should be a matrix, got shape {list(logits.shape)}")
+    if n < 0:
+        raise invalid_argument(f"num_samples should be nonnegative, got {n}")
+    batch, classes = logits.shape
+    if classes == 0 and batch and n:
+        raise invalid_argument("num_classes should be positive, got 0")
+    out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
+    z = logits.astype(np.float64)
+    for b in range(batch if n else 0):
+        row = z[b]
+        finite = np.isfinite(row)
+        p = np.where(finite, np.exp(row - (row[finite].max() if finite.any() else 0.0)), 0.0)
+        if not p.sum() > 0:  # TF: a row of -inf logits gives the out-of-range class num_classes
+            out[b] = classes
+            continue
+        out[b] = ctx.rng.choice(classes, size=n, p=p / p.sum())
+    return out
+
+
+def _gamma_shape(ins, attrs):
+    return [(ins["alpha"].dtype, _shape_of(ins["shape"]).concatenate(ins["alpha"].shape))]
+
+
+@register_op("RandomGamma", inputs=("shape", "alpha"), attrs=dict(_SEEDS),
+             type_attrs={"S": "shape", "T": "alpha"},
+             allowed={"S": _INDEX, "T": (dtypes.float16, dtypes.float32, dtypes.float64)},
+             shape=_gamma_shape, stateful=True, ctx=True)
+def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
+    """Samples of Gamma(``alpha``, 1), shape ``shape + alpha.shape``."""
+    dims = _dims(shape)
+    alpha = np.asarray(alpha)
+    out = ctx.rng.standard_gamma(np.broadcast_to(alpha.astype(np.float64), dims + list(alpha.shape)))
+    return out.astype(alpha.dtype)

@@ -1,0 +1,454 @@
+"""State ops: variables (``VariableV2`` refs and ``VarHandleOp`` resources), the
+assignments and sparse (scatter) updates on them, and their predicates.
+
+Kernels are pure (see :mod:`ref.registry`): an op with ``refs`` receives the
+current value of its variable and returns the NEW value first, then any other
+outputs; the Session commits it. So ``ref.raw_ops.ScatterAdd(ref=, indices=,
+updates=)`` simply returns the updated array.
+
+Duplicate indices (seed 003, "Sparse Variable Updates": "Duplicate entries are
+handled correctly: if multiple indices reference the same location, their
+contributions add") are applied one after another, in index order, as TF's CPU
+kernels do -- so the result is deterministic, also for ``ScatterUpdate``
+(the last duplicate wins) and for the non-commutative float sums.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref import dtypes, errors
+from ref.registry import REQUIRED, invalid_argument, register_op
+from ref.shapes import TensorShape, as_shape, unknown_shape
+
+_INDEX = (dtypes.int32, dtypes.int64)
+
+
+def _shape_str(shape) -> str:
+    shape = as_shape(shape)
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+# ---------------------------------------------------------------------------
+# Variables
+# ---------------------------------------------------------------------------
+
+def _variable_shape(ins, attrs):
+    shape = attrs.get("shape")
+    shape = unknown_shape() if shape is None else as_shape(shape)
+    return [(dtypes.as_dtype(attrs["dtype"])._as_ref, shape)]
+
+
+@register_op("VariableV2", inputs=(), outputs=("ref",),
+             attrs={"shape": REQUIRED, "dtype": REQUIRED, "container": "", "shared_name": ""},
+             shape=_variable_shape, stateful=True, creates_ref=True)
+def variable_v2(shape, dtype, container="", shared_name=""):
+    """A mutable tensor of ``dtype``/``shape`` whose value persists across
+    ``Session.run`` calls. Its output is a reference (``float32_ref``) keyed by
+    ``shared_name`` or the op name; the value lives in the Session."""
+    raise errors.FailedPreconditionError(
+        None, None, "VariableV2 holds state: it has a value only inside a Session (use the ops that read it)")
+
+
+@register_op("VarHandleOp", inputs=(), outputs=("resource",),
+             attrs={"container": "", "shared_name": "", "debug_name": "", "dtype": REQUIRED,
+                    "shape": REQUIRED, "allowed_devices": ()},
+             shape=lambda ins, attrs: [(dtypes.resource, TensorShape([]))], stateful=True, creates_ref=True)
+def var_handle_op(dtype, shape, container="", shared_name="", debug_name="", allowed_devices=()):
+    """A handle (``resource`` scalar) to a resource variable's value in the Session."""
+    raise errors.FailedPreconditionError(
+        None, None, "VarHandleOp holds state: it has a value only inside a Session (use ReadVariableOp)")
+
+
+def _check_same_shape(ref, value):
+    if ref is not None and np.shape(ref) != np.shape(value):
+        raise invalid_argument(f"Assign requires shapes of both tensors to match. lhs shape= "
+                               f"{_shape_str(np.shape(ref))} rhs shape= {_shape_str(np.shape(value))}")
+
+
+def _merge_shapes(a, b, op_name, op_type):
+    """``a`` merged with ``b``; ValueError naming both shapes (TF's shape-fn wording)."""
+    a, b = as_shape(a), as_shape(b)
+    if a.ndims is not None and b.ndims is not None:
+        if a.ndims != b.ndims:
+            raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims} for '{op_name}' "
+                             f"(op: '{op_type}') with input shapes: {_shape_str(a)}, {_shape_str(b)}.")
+        for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
+            if x is not None and y is not None and x != y:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                                 f"{_shape_str(a)} and {_shape_str(b)}. for '{op_name}' (op: '{op_type}') "
+                                 f"with input shapes: {_shape_str(a)}, {_shape_str(b)}.")
+    return a.merge_with(b)
+
+
+def _assign_shape(ins, attrs):
+    ref, value = ins["ref"], ins["value"]
+    if attrs.get("validate_shape", True):
+        return [(ref.dtype, _merge_shapes(ref.shape, value.shape, attrs["_op_name"], "Assign"))]
+    return [(ref.dtype, value.shape)]
+
+
+@register_op("Assign", inputs=("ref", "value"), outputs=("output_ref",),
+             attrs={"validate_shape": True, "use_locking": True}, type_attrs={"T": ("ref", "value")},
+             shape=_assign_shape, refs=("ref",), ref_outputs={"output_ref": "ref"}, allow_uninitialized=("ref",))
+def assign(ref, value, validate_shape=True, use_locking=True):
+    """ref = value. With ``validate_shape`` the shapes must match (an uninitialized
+    ref takes any value); without it the variable takes ``value``'s shape."""
+    if validate_shape:
+        _check_same_shape(ref, value)
+    return np.array(value, copy=True)
+
+
+def _same_shape_rule(op_type):
+    def rule(ins, attrs):
+        ref = ins["ref"]
+        return [(ref.dtype, _merge_shapes(ref.shape, ins["value"].shape, attrs["_op_name"], op_type))]
+
+    return rule
+
+
+def _elementwise_update(ref, value, fn, op_type):
+    if np.shape(ref) != np.shape(value):
+        raise invalid_argument(f"{op_type} requires shapes of both tensors to match. lhs shape= "
+                               f"{_shape_str(np.shape(ref))} rhs shape= {_shape_str(np.shape(value))}")
+    return fn(ref, value).astype(ref.dtype, copy=False)
+
+
+@register_op("AssignAdd", inputs=("ref", "value"), outputs=("output_ref",), attrs={"use_locking": False},
+             type_attrs={"T": ("ref", "value")}, shape=_same_shape_rule("AssignAdd"), refs=("ref",),
+             ref_outputs={"output_ref": "ref"})
+def assign_add(ref, value, use_locking=False):
+    """ref = ref + value."""
+    return _elementwise_update(ref, value, np.add, "AssignAdd")
+
+
+@register_op("AssignSub", inputs=("ref", "value"), outputs=("output_ref",), attrs={"use_locking": False},
+             type_attrs={"T": ("ref", "value")}, shape=_same_shape_rule("AssignSub"), refs=("ref",),
+             ref_outputs={"output_ref": "ref"})
+def assign_sub(ref, value, use_locking=False):
+    """ref = ref - value."""
+    return _elementwise_update(ref, value, np.subtract, "AssignSub")
+
+
+def _is_initialized_shape(ins, attrs):
+    return [(dtypes.bool, TensorShape([]))]
+
+
+@register_op("IsVariableInitialized", inputs=("ref",), outputs=("is_initialized",),
+             type_attrs={"dtype": "ref"}, shape=_is_initialized_shape, refs=("ref",),
+             allow_uninitialized=("ref",))
+def is_variable_initialized(ref):
+    """True iff the variable holds a value (it is never changed)."""
+    return None, np.bool_(ref is not None)
+
+
+@register_op("CountUpTo", inputs=("ref",), outputs=("output",), attrs={"limit": REQUIRED},
+             type_attrs={"T": "ref"}, allowed={"T": (dtypes.int32, dtypes.int64)},
+             shape=lambda ins, attrs: [(ins["ref"].dtype, ins["ref"].shape)], refs=("ref",))
+def count_up_to(ref, limit):
+    """output = ref; ref = ref + 1 -- OutOfRangeError "Reached limit of N" once
+    ``ref >= limit`` (TF's CountUpToOp)."""
+    if ref >= limit:
+        raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+    return np.asarray(ref + 1, dtype=ref.dtype), np.array(ref, copy=True)
+
+
+@register_op("ResourceCountUpTo", inputs=("resource",), outputs=("output",), attrs={"limit": REQUIRED, "T": REQUIRED},
+             shape=lambda ins, attrs: [(attrs["T"], TensorShape([]))], refs=("resource",))
+def resource_count_up_to(resource, limit, T):
+    """CountUpTo on a resource variable: output = resource; resource += 1 below ``limit``."""
+    return count_up_to(resource, limit)
+
+
+# ---------------------------------------------------------------------------
+# Scatter updates along the first dimension
+# ---------------------------------------------------------------------------
+
+def _scatter_shape(op_type):
+    def rule(ins, attrs):
+        ref, indices, updates = ins["ref"], ins["indices"], ins["updates"]
+        rs, ix, us = ref.shape, indices.shape, updates.shape
+        if rs.ndims is not None and ix.ndims is not None and us.ndims is not None and us.ndims != 0:
+            if rs.ndims == 0:
+                raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs['_op_name']}' "
+                                 f"(op: '{op_type}') with input shapes: [], {_shape_str(ix)}, {_shape_str(us)}.")
+            want = ix.concatenate(rs[1:])
+            if not us.is_compatible_with(want):
+                raise ValueError(f"Shapes must be equal rank, but are {us.ndims} and {want.ndims} for "
+                                 f"'{attrs['_op_name']}' (op: '{op_type}') with input shapes: {_shape_str(rs)}, "
+                                 f"{_shape_str(ix)}, {_shape_str(us)}." if us.ndims != want.ndims else
+                                 f"Shapes {_shape_str(us)} and {_shape_str(want)} are incompatible: updates.shape "
+                                 f"must be indices.shape + ref.shape[1:] for '{attrs['_op_name']}' (op: "
+                                 f"'{op_type}') with input shapes: {_shape_str(rs)}, {_shape_str(ix)}, "
+                                 f"{_shape_str(us)}.")
+        return [(ref.dtype, rs)]
+
+    return rule
+
+
+def _truncating_divide(a, b):
+    """TF's integer division truncates toward zero (C++ ``/``)."""
+    if np.issubdtype(np.asarray(a).dtype, np.integer):
+        q = np.abs(a) // np.abs(b)
+        return np.where((a < 0) ^ (b < 0), -q, q).astype(np.asarray(a).dtype)
+    return np.true_divide(a, b)
+
+
+# name -> how one row of ``ref`` combines with one row of updates
+_SCATTER = {
+    "Update": lambda old, u: u,
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Div": _truncating_divide,
+    "Min": np.minimum,
+    "Max": np.maximum,
+}
+
+
+def _scatter(ref, indices, updates, how, op_type):
+    """ref[indices[i], ...] (how)= updates[i, ...] for each i in order."""
+    ref = np.asarray(ref)
+    indices = np.asarray(indices)
+    updates = np.asarray(updates, dtype=ref.dtype)
+    if ref.ndim == 0:
+        raise invalid_argument(f"{op_type}: ref must be at least 1-D, got shape []")
+    want = indices.shape + ref.shape[1:]
+    if updates.shape != want and updates.shape != ():
+        raise invalid_argument(
+            f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
+            f"updates.shape {_shape_str(updates.shape)}, indices.shape {_shape_str(indices.shape)}, "
+            f"params.shape {_shape_str(ref.shape)}")
+    flat_idx = indices.reshape(-1).astype(np.int64)
+    n = ref.shape[0]
+    bad = np.flatnonzero((flat_idx < 0) | (flat_idx >= n))
+    if bad.size:
+        i = int(bad[0])
+        raise invalid_argument(f"indices[{i}] = {int(flat_idx[i])} is not in [0, {n})")
+    rows = np.broadcast_to(updates, want).reshape((flat_idx.size,) + ref.shape[1:])
+    out = ref.copy()
+    if how == "Update":
+        # sequential assignment == the last occurrence of each index wins
+        uniq, first_from_end = np.unique(flat_idx[::-1], return_index=True)
+        out[uniq] = rows[flat_idx.size - 1 - first_from_end]
+    elif how == "Div" and np.issubdtype(out.dtype, np.integer):
+        for i, ix in enumerate(flat_idx):
+            out[ix] = _truncating_divide(out[ix], rows[i])
+    else:
+        # ufunc.at is unbuffered: duplicates apply one after another, in index order
+        _SCATTER_UFUNC[how].at(out, flat_idx, rows)
+    return out
+
+
+_SCATTER_UFUNC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide,
+                  "Min": np.minimum, "Max": np.maximum}
+
+
+def _declare_scatter(how, locking_default):
+    op_type = f"Scatter{how}"
+
+    def kernel(ref, indices, updates, use_locking=locking_default):
+        return _scatter(ref, indices, updates, how, op_type)
+
+    kernel.__name__ = f"scatter_{how.lower()}"
+    sym = {"Update": "=", "Add": "+=", "Sub": "-=", "Mul": "*=", "Div": "/=",
+           "Min": "= min(ref[indices[i], ...], updates[i, ...])",
+           "Max": "= max(ref[indices[i], ...], updates[i, ...])"}[how]
+    kernel.__doc__ = (f"ref[indices[i], ...] {sym}" + ("" if how in ("Min", "Max") else " updates[i, ...]")
+                      + " for each i, in index order (duplicates apply one after another); "
+                      "updates.shape = indices.shape + ref.shape[1:]. Returns the new ref.")
+    register_op(op_type, inputs=("ref", "indices", "updates"), outputs=("output_ref",),
+                attrs={"use_locking": locking_default},
+                type_attrs={"T": ("ref", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+                shape=_scatter_shape(op_type), refs=("ref",), ref_outputs={"output_ref": "ref"})(kernel)
+
+    def resource_kernel(resource, indices, updates):
+        return _scatter(resource, indices, updates, how, f"ResourceScatter{how}")
+
+    resource_kernel.__name__ = f"resource_scatter_{how.lower()}"
+    resource_kernel.__doc__ = kernel.__doc__.replace("ref", "resource")
+    register_op(f"ResourceScatter{how}", inputs=("resource", "indices", "updates"), outputs=(),
+                type_attrs={"dtype": "updates", "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+                shape=lambda ins, attrs: [], refs=("resource",))(resource_kernel)
+    return kernel
+
+
+scatter_update = _declare_scatter("Update", True)
+scatter_add = _declare_scatter("Add", False)
+scatter_sub = _declare_scatter("Sub", False)
+scatter_mul = _declare_scatter("Mul", False)
+scatter_div = _declare_scatter("Div", False)
+scatter_min = _declare_scatter("Min", False)
+scatter_max = _declare_scatter("Max", False)
+
+
+# ---------------------------------------------------------------------------
+# N-d scatter updates
+# ---------------------------------------------------------------------------
+
+def _scatter_nd(ref, indices, updates, how, op_type):
+    """ref[indices[i]] (how)= updates[i] where indices[i] is a K-vector into ref."""
+    ref = np.asarray(ref)
+    indices = np.asarray(indices)
+    updates = np.asarray(updates, dtype=ref.dtype)
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim < 1 or k > ref.ndim:
+        raise invalid_argument(f"Dimensions [0,{indices.ndim}) of indices[shape={_shape_str(indices.shape)}] "
+                               f"must index into ref[shape={_shape_str(ref.shape)}]")
+    want = indices.shape[:-1] + ref.shape[k:]
+    if updates.shape != want:
+        raise invalid_argument(f"Dimensions of updates must match indices.shape[:-1] + ref.shape[K:]: "
+                               f"updates.shape = {_shape_str(updates.shape)}, indices.shape = "
+                               f"{_shape_str(indices.shape)}, ref.shape = {_shape_str(ref.shape)}")
+    flat = indices.reshape(-1, k)
+    rows = updates.reshape((flat.shape[0],) + ref.shape[k:])
+    out = ref.copy()
+    combine = _SCATTER[how]
+    for i, ix in enumerate(flat):
+        if np.any(ix < 0) or np.any(ix >= np.asarray(ref.shape[:k])):
+            raise invalid_argument(f"indices[{i}] = [{', '.join(str(int(j)) for j in ix)}] does not index "
+                                   f"into shape {_shape_str(ref.shape)}")
+        pos = tuple(int(j) for j in ix)
+        out[pos] = combine(out[pos], rows[i])
+    return out
+
+
+def _declare_scatter_nd(how, locking_default):
+    op_type = f"ScatterNd{how}"
+
+    def kernel(ref, indices, updates, use_locking=locking_default, bad_indices_policy=""):
+        return _scatter_nd(ref, indices, updates, how, op_type)
+
+    kernel.__name__ = f"scatter_nd_{how.lower()}"
+    sym = {"Update": "=", "Add": "+=", "Sub": "-="}[how]
+    kernel.__doc__ = (f"ref[indices[i]] {sym} updates[i] for each i in order, where indices[i] is a vector of "
+                      "K coordinates; updates.shape = indices.shape[:-1] + ref.shape[K:]. Returns the new ref.")
+    register_op(op_type, inputs=("ref", "indices", "updates"), outputs=("output_ref",),
+                attrs={"use_locking": locking_default, "bad_indices_policy": ""},
+                type_attrs={"T": ("ref", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+                shape=lambda ins, attrs: [(ins["ref"].dtype, ins["ref"].shape)], refs=("ref",),
+                ref_outputs={"output_ref": "ref"})(kernel)
+
+    def resource_kernel(ref, indices, updates, use_locking=True, bad_indices_policy=""):
+        return _scatter_nd(ref, indices, updates, how, f"ResourceScatterNd{how}")
+
+    resource_kernel.__name__ = f"resource_scatter_nd_{how.lower()}"
+    resource_kernel.__doc__ = kernel.__doc__
+    register_op(f"ResourceScatterNd{how}", inputs=("ref", "indices", "updates"), outputs=(),
+                attrs={"use_locking": True, "bad_indices_policy": ""},
+                type_attrs={"T": "updates", "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+                shape=lambda ins, attrs: [], refs=("ref",))(resource_kernel)
+    return kernel
+
+
+scatter_nd_update = _declare_scatter_nd("Update", True)
+scatter_nd_add = _declare_scatter_nd("Add", False)
+scatter_nd_sub = _declare_scatter_nd("Sub", False)
+
+
+# ---------------------------------------------------------------------------
+# Resource-variable reads and writes
+# ---------------------------------------------------------------------------
+
+@register_op("ReadVariableOp", inputs=("resource",), outputs=("value",), attrs={"dtype": REQUIRED},
+             shape=lambda ins, attrs: [(attrs["dtype"], unknown_shape())], stateful=True)
+def read_variable_op(resource, dtype):
+    """The variable's current value (the Session hands the kernel the stored value)."""
+    return resource
+
+
+def _resource_write(op_type, fn, validate):
+    def kernel(resource, value, dtype=None, validate_shape=False):
+        value = np.asarray(value)
+        if resource is None:
+            return np.array(value, copy=True)
+        if validate or validate_shape:
+            if np.shape(resource) != value.shape:
+                raise invalid_argument(f"Cannot update variable with shape {_shape_str(np.shape(resource))} "
+                                       f"using a Tensor with shape {_shape_str(value.shape)}, shapes must be "
+                                       "equal.")
+        return np.asarray(fn(resource, value), dtype=value.dtype)
+
+    return kernel
+
+
+def _write_kernel(op_type, doc, fn, validate, allow_uninit, extra_attrs):
+    kernel = _resource_write(op_type, fn, validate)
+    kernel.__name__ = op_type
+    kernel.__doc__ = doc
+    register_op(op_type, inputs=("resource", "value"), outputs=(), attrs=extra_attrs,
+                type_attrs={"dtype": "value"}, shape=lambda ins, attrs: [], refs=("resource",),
+                allow_uninitialized=("resource",) if allow_uninit else ())(kernel)
+    return kernel
+
+
+assign_variable_op = _write_kernel("AssignVariableOp", "resource = value (validate_shape: shapes must match).",
+                                   lambda old, v: np.array(v, copy=True), False, True,
+                                   {"validate_shape": False})
+assign_add_variable_op = _write_kernel("AssignAddVariableOp", "resource = resource + value.",
+                                       np.add, True, False, {})
+assign_sub_variable_op = _write_kernel("AssignSubVariableOp", "resource = resource - value.",
+                                       np.subtract, True, False, {})
+
+
+@register_op("VarIsInitializedOp", inputs=("resource",), outputs=("is_initialized",),
+             shape=_is_initialized_shape, refs=("resource",), allow_uninitialized=("resource",))
+def var_is_initialized_op(resource):
+    """True iff the resource variable holds a value."""
+    return None, np.bool_(resource is not None)
+
+
+def _gather(params, indices, batch_dims):
+    if batch_dims == 0:
+        n = params.shape[0]
+        flat = indices.reshape(-1)
+        bad = np.flatnonzero((flat < 0) | (flat >= n))
+        if bad.size:
+            i = int(bad[0])
+            raise invalid_argument(f"indices[{i}] = {int(flat[i])} is not in [0, {n})")
+        return np.take(params, indices, axis=0)
+    return np.stack([_gather(p, i, batch_dims - 1) for p, i in zip(params, indices)])
+
+
+@register_op("ResourceGather", inputs=("resource", "indices"), outputs=("output",),
+             attrs={"batch_dims": 0, "validate_indices": True, "dtype": REQUIRED},
+             type_attrs={"Tindices": "indices"}, allowed={"Tindices": _INDEX},
+             shape=lambda ins, attrs: [(attrs["dtype"], unknown_shape())], stateful=True)
+def resource_gather(resource, indices, dtype, batch_dims=0, validate_indices=True):
+    """output = resource[indices, ...] (rows of the variable; leading ``batch_dims`` shared)."""
+    return _gather(np.asarray(resource), np.asarray(indices), batch_dims)
+
+
+@register_op("ResourceGatherNd", inputs=("resource", "indices"), outputs=("output",),
+             attrs={"dtype": REQUIRED}, type_attrs={"Tindices": "indices"}, allowed={"Tindices": _INDEX},
+             shape=lambda ins, attrs: [(attrs["dtype"], unknown_shape())], stateful=True)
+def resource_gather_nd(resource, indices, dtype):
+    """output[i] = resource[indices[i]] with indices[i] a vector of K coordinates."""
+    params, indices = np.asarray(resource), np.asarray(indices)
+    k = indices.shape[-1]
+    flat = indices.reshape(-1, k)
+    for i, ix in enumerate(flat):
+        if np.any(ix < 0) or np.any(ix >= np.asarray(params.shape[:k])):
+            raise invalid_argument(f"indices[{i}] = [{', '.join(str(int(j)) for j in ix)}] does not index "
+                                   f"into param shape {_shape_str(params.shape)}")
+    out = np.stack([params[tuple(int(j) for j in ix)] for ix in flat]) if len(flat) else \
+        np.zeros((0,) + params.shape[k:], params.dtype)
+    return out.reshape(indices.shape[:-1] + params.shape[k:])
+
+
+@register_op("DestroyResourceOp", inputs=("resource",), outputs=(), attrs={"ignore_lookup_error": True},
+             shape=lambda ins, attrs: [], stateful=True, ctx=True, raw_inputs=("resource",))
+def destroy_resource_op(resource, ignore_lookup_error=True, ctx=None):
+    """Deletes the resource variable's value from the Session (later reads fail)."""
+    key = getattr(resource, "key", None)
+    session = getattr(ctx, "session", None)
+    if key is None or session is None:
+        return ()
+    store = session._store
+    with store.lock:
+        if key in store.values:
+            del store.values[key]
+        elif not ignore_lookup_error:
+            raise errors.NotFoundError(None, None, f"Resource {key} does not exist.")
+    return ()

@@ -1,0 +1,117 @@
+"""``tf.test`` helpers: the gradient checker (``compute_gradient``,
+``compute_gradient_error``) comparing theoretical and numeric Jacobians.
+
+As in TensorFlow: the theoretical Jacobian comes from ``gradients`` with a
+one-hot ``grad_ys`` per output element; the numeric one from central
+differences ``(y(x + delta) - y(x - delta)) / (2 delta)``. Jacobians are laid
+out ``[x_size, y_size]``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref import dtypes
+from ref.graph import IndexedSlices, convert_to_tensor
+
+
+def _session():
+    from ref.session import get_default_session
+
+    s = get_default_session()
+    if s is None:
+        raise ValueError("compute_gradient needs a default session (use `with tf.Session():`)")
+    return s
+
+
+def _dense(v, shape):
+    if hasattr(v, "indices") and hasattr(v, "values"):  # IndexedSlicesValue
+        out = np.zeros(shape, dtype=v.values.dtype)
+        np.add.at(out, np.asarray(v.indices), v.values)
+        return out
+    return np.asarray(v).reshape(shape)
+
+
+def _jacobians(x, x_shape, y, y_shape, x_value, delta, feeds):
+    from ref.api.control_flow_ops import placeholder
+    from ref.grad import gradients
+
+    sess = _session()
+    x_size = int(np.prod(x_shape))
+    y_size = int(np.prod(y_shape))
+    real = x.dtype.base_dtype.real_dtype.np
+    dy = placeholder(y.dtype.base_dtype, list(y_shape))
+    (g,) = gradients(y, [x], grad_ys=[dy])
+    theoretical = np.zeros((x_size, y_size), dtype=real)
+    if g is not None:
+        for j in range(y_size):
+            onehot = np.zeros(y_size, dtype=y.dtype.base_dtype.np)
+            onehot[j] = 1
+            gv = sess.run(g, {**feeds, x: x_value, dy: onehot.reshape(y_shape)})
+            theoretical[:, j] = _dense(gv, x_shape).reshape(-1)
+    numeric = np.zeros((x_size, y_size), dtype=real)
+    flat = x_value.reshape(-1)
+    for i in range(x_size):
+        plus, minus = flat.copy(), flat.copy()
+        plus[i] += delta
+        minus[i] -= delta
+        yp = np.asarray(sess.run(y, {**feeds, x: plus.reshape(x_shape)}), dtype=np.float64)
+        ym = np.asarray(sess.run(y, {**feeds, x: minus.reshape(x_shape)}), dtype=np.float64)
+        numeric[i, :] = ((yp - ym) / (2 * delta)).reshape(-1)
+    return theoretical, numeric
+
+
+def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init_targets=None,
+                     extra_feed_dict=None):
+    """(theoretical, numeric) Jacobians of ``y`` w.r.t. ``x`` (lists of pairs for a list ``x``)."""
+    if init_targets is not None:
+        _session().run(init_targets)
+    feeds = dict(extra_feed_dict or {})
+    if isinstance(x, (list, tuple)):
+        inits = x_init_value or [None] * len(x)
+        out = []
+        for xi, si, vi in zip(x, x_shape, inits):
+            others = {}
+            for xj, sj, vj in zip(x, x_shape, inits):
+                if xj is not xi:
+                    others[xj] = vj if vj is not None else _random(xj, sj)
+            out.append(_jacobians(xi, si, y, y_shape, _init(xi, si, vi), delta, {**feeds, **others}))
+        return out
+    return _jacobians(x, x_shape, y, y_shape, _init(x, x_shape, x_init_value), delta, feeds)
+
+
+def _random(x, shape):
+    return np.random.RandomState(1).random_sample(shape).astype(x.dtype.base_dtype.np)
+
+
+def _init(x, shape, value):
+    if value is None:
+        return _random(x, shape)
+    value = np.asarray(value, dtype=x.dtype.base_dtype.np)
+    if value.shape != tuple(shape):
+        raise ValueError(f"x_init_value has shape {value.shape}, expected {tuple(shape)}")
+    return value
+
+
+def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init_targets=None,
+                           extra_feed_dict=None):
+    """max |theoretical - numeric| over the Jacobian entries (all pairs for a list ``x``)."""
+    grads = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
+    if isinstance(grads, tuple):
+        grads = [grads]
+    error = 0.0
+    for t, n in grads:
+        if t.size or n.size:
+            error = max(error, float(np.max(np.abs(t - n))))
+    return error
+
+
+def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
+    """True when Numba sees a CUDA GPU (GPU kernels then run there)."""
+    try:
+        from numba import cuda
+    except ImportError:
+        return False
+    try:
+        return bool(cuda.is_available())
+    except Exception:
+        return False

@@ -1,0 +1,54 @@
+"""Adagrad Dual Averaging (ApplyAdagradDA, SparseApplyAdagradDA)."""
+import numpy as np
+
+from specs.card import SpecCard
+from specs.gradient_descent import rows_in_order
+
+SEED = "002_05f9b9b98e89c771.txt"
+SECTION = "tf.compat.v1.train.AdagradDAOptimizer"
+QUOTE = ("Adagrad Dual Averaging algorithm for sparse linear models. Inherits From: Optimizer "
+         "tf.compat.v1.train.AdagradDAOptimizer( learning_rate, global_step, "
+         "initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0, "
+         "l2_regularization_strength=0.0, use_locking=False, name='AdagradDA' )")
+
+
+def oracle(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step,
+           use_locking=False):
+    """Dual averaging's closed form (Duchi et al. 2011, Section 3; Xiao 2010) with
+    g = sum of gradients, gg = sum of squares, t = global_step:
+    w = sign(-g) * lr * max(|g| - l1 t, 0) / (l2 t lr + sqrt(gg))."""
+    g = gradient_accumulator + grad
+    gg = gradient_squared_accumulator + grad * grad
+    t = float(global_step)
+    w = np.sign(-g) * lr * np.maximum(np.abs(g) - l1 * t, 0.0) / (l2 * t * lr + np.sqrt(gg))
+    return w, g, gg
+
+
+def sparse_oracle(var, gradient_accumulator, gradient_squared_accumulator, grad, indices, lr, l1, l2,
+                  global_step, use_locking=False):
+    return rows_in_order(oracle, ("var", "gradient_accumulator", "gradient_squared_accumulator"),
+                         dict(var=var, gradient_accumulator=gradient_accumulator,
+                              gradient_squared_accumulator=gradient_squared_accumulator, grad=grad,
+                              indices=indices, lr=lr, l1=l1, l2=l2, global_step=global_step))
+
+
+# |g| - l1*t and the sum of gradients are kept clear of cancellation (g >= 1 > l1*t).
+_CONSTRAINTS = ("1e-6 <= lr <= 1e3", "0 <= l1 <= 1e-6", "0 <= l2 <= 1e3", "1 <= global_step <= 100000",
+                "1 <= gradient_accumulator <= 1e6", "1e-3 <= gradient_squared_accumulator <= 1e12",
+                "0 <= grad <= 1e3")
+_NOTES = ("The closed form is TF's own comment in training_ops.cc (the seed describes the 'closed form "
+          "update rule'). The dense kernel casts global_step to float32 even for float64 (so t above 2^24 "
+          "is rounded; the constraints keep t exact); the sparse kernel divides numerator and denominator "
+          "by t*lr, and its single-element-row branch computes in C++ double. The property test keeps |g| "
+          "clear of l1 t and the gradients of one sign: cancellation there is unbounded in relative "
+          "terms (TF comparisons in tests/optimizers/test_kernels_group1.py cover it exactly). Budget 8: "
+          "the var is computed afresh, so its error is relative to itself; duplicate indices accumulate.")
+
+CARDS = [
+    SpecCard(name="ApplyAdagradDA", seed=SEED, section=SECTION, quote=QUOTE, target="raw_ops.ApplyAdagradDA",
+             defaults={"use_locking": False}, kernel="ApplyAdagradDA", oracle=oracle, ulp=8, ulp64=8,
+             constraints=_CONSTRAINTS, notes=_NOTES),
+    SpecCard(name="SparseApplyAdagradDA", seed=SEED, section=SECTION, quote=QUOTE,
+             target="raw_ops.SparseApplyAdagradDA", defaults={"use_locking": False}, kernel="SparseApplyAdagradDA",
+             oracle=sparse_oracle, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES),
+]

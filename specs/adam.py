@@ -1,0 +1,47 @@
+"""Adam's update rule (ApplyAdam)."""
+import numpy as np
+
+from specs.card import SpecCard
+
+
+def oracle(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking=False,
+           use_nesterov=False):
+    """The seed's formula, with beta1^t = beta1_power and beta2^t = beta2_power."""
+    lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m_t = beta1 * m + (1 - beta1) * grad
+    v_t = beta2 * v + (1 - beta2) * grad * grad
+    if use_nesterov:  # not in the seed: TF's Nesterov variant (Dozat, 2016) of the same step
+        step = (beta1 * m_t + (1 - beta1) * grad)
+    else:
+        step = m_t
+    return var - lr_t * step / (np.sqrt(v_t) + epsilon), m_t, v_t
+
+
+CARD = SpecCard(
+    name="ApplyAdam",
+    seed="001_05ea92376fdb369e.txt",
+    section="class tf.train.AdamOptimizer / tf.train.AdamOptimizer.__init__",
+    quote="""t <- t + 1
+lr_t <- learning_rate * sqrt(1 - beta2^t) / (1 - beta1^t)
+
+m_t <- beta1 * m_{t-1} + (1 - beta1) * g
+v_t <- beta2 * v_{t-1} + (1 - beta2) * g * g
+variable <- variable - lr_t * m_t / (sqrt(v_t) + epsilon)""",
+    target="raw_ops.ApplyAdam",
+    defaults={"use_locking": False, "use_nesterov": False},
+    kernel="ApplyAdam",
+    oracle=oracle,
+    ulp=8,
+    ulp64=8,
+    constraints=("0.5 <= beta1 < 1", "0.5 <= beta2 < 1", "0 <= beta1_power < 0.9999", "0 <= beta2_power < 0.9999",
+                 "1e-6 <= lr <= 1e3", "1e-8 <= epsilon <= 1", "0 <= v <= 1e12", "-1e12 <= grad <= 1e12",
+                 "-1e12 <= m <= 1e12",
+                 "assume: np.abs(beta1 * m + (1 - beta1) * grad) >= "
+                 "1e-3 * np.maximum(np.abs(m), np.abs(grad))"),
+    notes="TF computes m += (g - m)(1 - beta1) and v += (g^2 - v)(1 - beta2) (rounding differently from "
+          "the quoted beta1*m + (1 - beta1)*g) and alpha = lr*sqrt(1 - beta2_power)/(1 - beta1_power) "
+          "once; epsilon is the paper's 'epsilon hat' (added to the uncorrected sqrt(v_t)), exactly as "
+          "quoted. Budget: a handful of roundings, each at most 1 ULP at the update's scale. "
+          "TF's m + (g - m)(1 - beta1) cancels where beta1*m ~ -(1 - beta1)*g, so the property "
+          "test assumes m_t is not a cancellation (TF-bit-exactness is tested separately).",
+)

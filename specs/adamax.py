@@ -1,0 +1,32 @@
+"""AdaMax's update rule (ApplyAdaMax)."""
+import numpy as np
+
+from specs.card import SpecCard
+
+
+def oracle(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad, use_locking=False):
+    """Kingma & Ba (2015), Section 7.1, with TF's epsilon added to u_t."""
+    m_t = beta1 * m + (1 - beta1) * grad
+    u_t = np.maximum(beta2 * v, np.abs(grad))
+    return var - (lr / (1 - beta1_power)) * m_t / (u_t + epsilon), m_t, u_t
+
+
+CARD = SpecCard(
+    name="ApplyAdaMax",
+    seed="",
+    section="",
+    quote="",
+    target="raw_ops.ApplyAdaMax",
+    defaults={"use_locking": False},
+    kernel="ApplyAdaMax",
+    oracle=oracle,
+    ulp=6,
+    ulp64=6,
+    constraints=("0.5 <= beta1 < 1", "0.5 <= beta2 < 1", "0 <= beta1_power < 0.9999", "1e-6 <= lr <= 1e3",
+                 "1e-8 <= epsilon <= 1", "0 <= v",
+                 "assume: np.abs(beta1 * m + (1 - beta1) * grad) >= "
+                 "1e-3 * np.maximum(np.abs(m), np.abs(grad))"),
+    notes="Not in the seeds: the formula is the paper's Section 7.1 (arXiv:1412.6980), "
+          "theta -= lr/(1 - beta1^t) * m_t/u_t with u_t = max(beta2*u, |g|); TF's kernel "
+          "(training_ops.cc ApplyAdaMaxNonCuda) adds epsilon to u_t and rearranges the m update.",
+)

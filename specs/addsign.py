@@ -1,0 +1,28 @@
+"""AddSign's update rule (ApplyAddSign)."""
+import numpy as np
+
+from specs.card import SpecCard
+
+
+def oracle(var, m, lr, alpha, sign_decay, beta, grad, use_locking=False):
+    """Bello et al. (2017), Section 5: (alpha + sign_decay * sign(g) * sign(m)) * g."""
+    m_t = beta * m + (1 - beta) * grad
+    return var - lr * (alpha + sign_decay * np.sign(grad) * np.sign(m_t)) * grad, m_t
+
+
+CARD = SpecCard(
+    name="ApplyAddSign",
+    seed="",
+    section="",
+    quote="",
+    target="raw_ops.ApplyAddSign",
+    defaults={"use_locking": False},
+    kernel="ApplyAddSign",
+    oracle=oracle,
+    ulp=4,
+    ulp64=4,
+    constraints=("0 <= beta <= 1", "1e-6 <= lr <= 1e3", "0 <= alpha <= 10", "0 <= sign_decay <= 1"),
+    notes="Not in the seeds: the rule is Bello et al. 2017 ('Neural Optimizer Search with "
+          "Reinforcement Learning', AddSign); TF's kernel (training_ops.cc ApplyAddSign) does the "
+          "same arithmetic. sign(m_t) is taken of the rounded m_t, as TF does.",
+)

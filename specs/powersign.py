@@ -1,0 +1,28 @@
+"""PowerSign's update rule (ApplyPowerSign)."""
+import numpy as np
+
+from specs.card import SpecCard
+
+
+def oracle(var, m, lr, logbase, sign_decay, beta, grad, use_locking=False):
+    """Bello et al. (2017), Section 5: exp(logbase * sign_decay * sign(g) * sign(m)) * g."""
+    m_t = beta * m + (1 - beta) * grad
+    return var - lr * np.exp(logbase * sign_decay * np.sign(grad) * np.sign(m_t)) * grad, m_t
+
+
+CARD = SpecCard(
+    name="ApplyPowerSign",
+    seed="",
+    section="",
+    quote="",
+    target="raw_ops.ApplyPowerSign",
+    defaults={"use_locking": False},
+    kernel="ApplyPowerSign",
+    oracle=oracle,
+    ulp=4,
+    ulp64=4,
+    constraints=("0 <= beta <= 1", "1e-6 <= lr <= 1e3", "0 <= logbase <= 2", "0 <= sign_decay <= 1"),
+    notes="Not in the seeds: the rule is Bello et al. 2017 ('Neural Optimizer Search with "
+          "Reinforcement Learning', PowerSign, base e^logbase); TF's kernel (training_ops.cc "
+          "ApplyPowerSign) does the same arithmetic, with Eigen's approximate float32 exp.",
+)

@@ -1,0 +1,28 @@
+"""The TF1 names these tests use, from ref's modules (``ref/__init__`` is assembled
+elsewhere) -- so one program text runs under ``ref`` and ``tf.compat.v1``."""
+import types
+
+import ref.ops.array  # noqa: F401
+import ref.ops.math  # noqa: F401
+from ref import graph as G
+from ref import init_ops, partitioned, training_util, variable_scope, variables
+from ref.api import control_flow_ops, state_ops
+from ref import errors as ref_errors
+from ref.session import Session
+
+
+def ref_namespace():
+    ns = types.SimpleNamespace()
+    for mod in (variables, variable_scope, init_ops, partitioned, state_ops):
+        for name in mod.__all__:
+            setattr(ns, name, getattr(mod, name))
+    ns.Graph, ns.Session, ns.GraphKeys = G.Graph, Session, G.GraphKeys
+    ns.constant, ns.name_scope, ns.get_collection = G.constant, G.name_scope, G.get_collection
+    ns.control_dependencies, ns.set_random_seed = G.control_dependencies, G.set_random_seed
+    ns.identity, ns.group, ns.placeholder = (control_flow_ops.identity, control_flow_ops.group,
+                                             control_flow_ops.placeholder)
+    ns.get_default_graph, ns.TensorShape = G.get_default_graph, G.TensorShape
+    ns.float32, ns.int32, ns.int64 = G.dtypes.float32, G.dtypes.int32, G.dtypes.int64
+    ns.train = types.SimpleNamespace(**{n: getattr(training_util, n) for n in training_util.__all__})
+    ns.errors = ref_errors
+    return ns
