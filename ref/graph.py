@@ -184,17 +184,21 @@ def _math():
     return math_ops
 
 
-def _binary(fname, reverse=False):
+def _binary(fname, scope_name, reverse=False):
+    """Tensor operator: TF names the op after the operator ("add", "mul", "truediv")."""
+
     def method(self, other):
         fn = getattr(_math(), fname)
-        try:
+        with name_scope(None, scope_name, [self, other]) as scope:
+            try:
+                other_t = convert_to_tensor(other, dtype_hint=self.dtype.base_dtype, name="x" if reverse else "y")
+            except TypeError:
+                if not isinstance(other, Tensor) and not hasattr(other, "_as_graph_element"):
+                    return NotImplemented
+                raise
             if reverse:
-                return fn(convert_to_tensor(other, dtype_hint=self.dtype), self)
-            return fn(self, convert_to_tensor(other, dtype_hint=self.dtype))
-        except TypeError:
-            if not isinstance(other, Tensor) and not hasattr(other, "_as_graph_element"):
-                return NotImplemented
-            raise
+                return fn(other_t, self, name=scope)
+            return fn(self, other_t, name=scope)
 
     method.__name__ = fname
     return method
@@ -203,10 +207,12 @@ def _binary(fname, reverse=False):
 for _op_name, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "truediv"),
                       ("floordiv", "floordiv"), ("mod", "floormod"), ("pow", "pow"), ("matmul", "matmul"),
                       ("and", "logical_and"), ("or", "logical_or"), ("xor", "logical_xor")]:
-    setattr(Tensor, f"__{_op_name}__", _binary(_fn))
-    setattr(Tensor, f"__r{_op_name}__", _binary(_fn, reverse=True))
+    _scope = {"floordiv": "floordiv", "mod": "mod"}.get(_op_name, _op_name)
+    setattr(Tensor, f"__{_op_name}__", _binary(_fn, _scope))
+    setattr(Tensor, f"__r{_op_name}__", _binary(_fn, _scope, reverse=True))
 for _op_name, _fn in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")]:
-    setattr(Tensor, f"__{_op_name}__", _binary(_fn))
+    setattr(Tensor, f"__{_op_name}__", _binary(_fn, {"lt": "Less", "le": "LessEqual", "gt": "Greater",
+                                                     "ge": "GreaterEqual"}[_op_name]))
 Tensor.__div__ = Tensor.__truediv__
 Tensor.__rdiv__ = Tensor.__rtruediv__
 Tensor.__neg__ = lambda self: _math().negative(self)
@@ -715,6 +721,8 @@ class Graph:
             attrs = dict(attrs)
             if coloc:
                 attrs["_class"] = [f"loc:@{c.name}" for c in coloc if c is not None]
+            if op_type in self._gradient_override_map:  # recorded at creation, as TF does
+                attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
             op_like = _OpLike(name, op_type, attrs)
             device = self._device_for(op_like)
             op = Operation(self, name, op_type, inputs, controls, attrs, device, output_specs, opdef,
@@ -781,6 +789,9 @@ def reset_default_graph():
 
 
 def _graph_of(values):
+    default = get_default_graph()
+    if default._building_function:  # inside a while/cond body: outer tensors get captured
+        return default
     for v in values or ():
         if isinstance(v, (Tensor, Operation)):
             return v.graph
@@ -887,7 +898,7 @@ def _python_to_numpy(value, dtype):
         if dtype == dtypes.string:
             return np.asarray(value, dtype=object)
         arr = np.asarray(value)
-        if arr.dtype.kind in "fc" and dtype.is_integer:
+        if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind == "b" and not dtype.is_bool:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
@@ -963,7 +974,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         else:
             # Only Python/NumPy values that convert losslessly take the preferred dtype.
             raw = np.asarray(value)
-            if raw.dtype.kind in "fc" and dtypes.as_dtype(preferred_dtype).is_integer:
+            if raw.dtype.kind in "fc" and raw.size and dtypes.as_dtype(preferred_dtype).is_integer:
                 arr = _python_to_numpy(value, None)
     else:
         arr = _python_to_numpy(value, dtype)
@@ -1102,13 +1113,22 @@ def apply_op(op_type, name=None, **kwargs):
                 break
         if attr not in group_dtype and attr in opdef.attrs and kwargs.get(attr) is not None:
             group_dtype[attr] = dtypes.as_dtype(kwargs[attr])
+        if attr not in group_dtype:
+            # Python values only: TF converts them with the attr's default (or first allowed) type.
+            default = opdef.attrs.get(attr)
+            if isinstance(default, dtypes.DType):
+                group_dtype[attr] = default
+            elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
+                group_dtype[attr] = opdef.allowed[attr][0]
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
     graph = get_default_graph()
     if not graph._building_function:
         graph = _graph_of([v for v in kwargs.values()] + [x for v in kwargs.values()
                                                          if isinstance(v, (list, tuple)) for x in v])
-    with graph.as_default():
+    # TF converts Python inputs inside the op's own name scope, naming each
+    # constant after its input ("Add/y"), and names the op after that scope.
+    with graph.as_default(), graph.name_scope(name or op_type) as op_scope:
         inputs, named, list_sizes = [], {}, {}
         for in_name in opdef.inputs:
             if in_name not in kwargs:
@@ -1190,7 +1210,7 @@ def apply_op(op_type, name=None, **kwargs):
             out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
                           named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
                          for i, (d, s) in enumerate(out_specs)]
-        op = graph.create_op(op_type, inputs, attrs, name or op_type, out_specs, opdef)
+        op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
     outs = op._outputs
     if not outs:
         return op
@@ -1213,7 +1233,7 @@ def _convert_input(value, hint, op_type, in_name, is_ref):
                             f"(e.g. a tf.Variable): {value.name} has dtype {value.dtype.name}")
         return _maybe_capture(value)
     try:
-        t = convert_to_tensor(value, dtype_hint=hint)
+        t = convert_to_tensor(value, dtype_hint=hint, name=in_name)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
     return _maybe_capture(t)

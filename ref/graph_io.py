@@ -239,12 +239,11 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None):
         return built_funcs[fname]
 
     def resolve(ref_name):
-        if ref_name in input_map:
-            return input_map[ref_name]
         op_name, _, idx = ref_name.partition(":")
         idx = int(idx or 0)
-        if idx == 0 and op_name in input_map:
-            return input_map[op_name]
+        for key in (f"{op_name}:{idx}",) + ((op_name,) if idx == 0 else ()):
+            if key in input_map:
+                return input_map[key]
         if placeholders_as is not None and op_name in placeholders_as:
             return placeholders_as[op_name]
         return created[op_name].outputs[idx]

@@ -34,7 +34,7 @@ from ref.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, co
 from ref.shapes import TensorShape, as_shape, unknown_shape
 
 __all__ = ["Variable", "VariableV1", "RefVariable", "ResourceVariable", "VariableAggregation",
-           "VariableSynchronization", "global_variables", "all_variables", "trainable_variables",
+           "VariableSynchronization", "get_variables", "global_variables", "all_variables", "trainable_variables",
            "local_variables", "model_variables", "moving_average_variables", "variables_initializer",
            "initialize_variables", "global_variables_initializer", "initialize_all_variables",
            "local_variables_initializer", "initialize_local_variables", "is_variable_initialized",
@@ -242,6 +242,7 @@ class Variable(metaclass=_VariableMeta):
         """The value, after running the initializer if the variable is not yet
         initialized (``cond(is_variable_initialized(v), v.read_value, lambda:
         v.initial_value)``): use it to initialize another variable from this one."""
+        import ref.ops.control  # noqa: F401  (the If op)
         from ref.api.control_flow_ops import cond
 
         with control_dependencies(None):
@@ -251,6 +252,79 @@ class Variable(metaclass=_VariableMeta):
         """Increments the variable until it reaches ``limit`` (then OutOfRangeError);
         outputs the value before the increment."""
         return apply_op("CountUpTo", ref=self._ref(), limit=int(limit))
+
+    # -- reads and updates (each subclass builds its own ops) ---------------------
+    dtype = property(lambda self: self._dtype_impl(), doc="The DType of this variable.")
+
+    def value(self):
+        """The variable's value as a Tensor (what ``convert_to_tensor(v)`` gives)."""
+        return self._value_impl()
+
+    def read_value(self):
+        """A fresh read of the variable's current value."""
+        return self._read_value_impl()
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Assigns ``value``; returns the new value (or the assign op if not ``read_value``)."""
+        return self._assign_impl("Assign", value, use_locking, name, read_value)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Adds ``delta``; returns the new value (or the op if not ``read_value``)."""
+        return self._assign_impl("AssignAdd", delta, use_locking, name, read_value)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtracts ``delta``; returns the new value (or the op if not ``read_value``)."""
+        return self._assign_impl("AssignSub", delta, use_locking, name, read_value)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] = values[i]: assigns ``IndexedSlices`` to this variable."""
+        return self._scatter("Update", sparse_delta, use_locking, name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] += values[i]."""
+        return self._scatter("Add", sparse_delta, use_locking, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] -= values[i]."""
+        return self._scatter("Sub", sparse_delta, use_locking, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] *= values[i]."""
+        return self._scatter("Mul", sparse_delta, use_locking, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] /= values[i]."""
+        return self._scatter("Div", sparse_delta, use_locking, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] = min(var[indices[i]], values[i])."""
+        return self._scatter("Min", sparse_delta, use_locking, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        """var[indices[i]] = max(var[indices[i]], values[i])."""
+        return self._scatter("Max", sparse_delta, use_locking, name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """var[indices[i]] = updates[i] with indices[i] a K-vector."""
+        return self._scatter_nd("Update", indices, updates, name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """var[indices[i]] += updates[i] with indices[i] a K-vector."""
+        return self._scatter_nd("Add", indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """var[indices[i]] -= updates[i] with indices[i] a K-vector."""
+        return self._scatter_nd("Sub", indices, updates, name)
+
+    def sparse_read(self, indices, name=None):
+        """Rows ``indices`` of the variable (a gather)."""
+        with name_scope("Gather" if name is None else name) as scope:
+            return self._gather(indices, scope)
+
+    def gather_nd(self, indices, name=None):
+        """``var[indices[i]]`` for K-vectors ``indices[i]``."""
+        with name_scope("GatherNd" if name is None else name) as scope:
+            return self._gather_nd(indices, scope)
 
     def _check_slices(self, sparse_delta):
         if not isinstance(sparse_delta, IndexedSlices):
@@ -470,7 +544,8 @@ class RefVariable(Variable):
                                                         import_scope=import_scope)
                                  if variable_def.HasField("save_slice_info_def") else None)
 
-    dtype = property(lambda self: self._variable.dtype, doc="The DType (a ``_ref`` type, as in TF1).")
+    def _dtype_impl(self):
+        return self._variable.dtype  # a ``_ref`` type, as in TF1
 
     def _ref(self):
         """The ref tensor (``v:0``); assign ops take it."""
@@ -482,28 +557,15 @@ class RefVariable(Variable):
     def _snapshot_for_proto(self):
         return self._snapshot
 
-    def value(self):
-        """The snapshot ``v/read``."""
-        return self._snapshot
+    def _value_impl(self):
+        return self._snapshot  # v/read
 
-    def read_value(self):
-        """A fresh read of the variable (``Identity`` named ``read``)."""
+    def _read_value_impl(self):
         return apply_op("Identity", input=self._variable, name="read")
 
-    def _update(self, op_type, value, use_locking, name, read_value, **attrs):
-        t = apply_op(op_type, ref=self._variable, value=value, use_locking=use_locking,
-                     name=name or op_type, **attrs)
+    def _assign_impl(self, op_type, value, use_locking, name, read_value):
+        t = apply_op(op_type, ref=self._variable, value=value, use_locking=use_locking, name=name or op_type)
         return t if read_value else t.op
-
-    def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Assigns ``value``; returns the variable's new value (or the op if not ``read_value``)."""
-        return self._update("Assign", value, use_locking, name, read_value)
-
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        return self._update("AssignAdd", delta, use_locking, name, read_value)
-
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        return self._update("AssignSub", delta, use_locking, name, read_value)
 
     def _scatter(self, how, sparse_delta, use_locking, name):
         self._check_slices(sparse_delta)
@@ -511,50 +573,16 @@ class RefVariable(Variable):
         return apply_op(op, ref=self._variable, indices=sparse_delta.indices, updates=sparse_delta.values,
                         use_locking=use_locking, name=name or op)
 
-    def scatter_update(self, sparse_delta, use_locking=False, name=None):
-        """var[indices[i]] = values[i]: assigns ``IndexedSlices`` to this variable."""
-        return self._scatter("Update", sparse_delta, use_locking, name)
-
-    def scatter_add(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Add", sparse_delta, use_locking, name)
-
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Sub", sparse_delta, use_locking, name)
-
-    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Mul", sparse_delta, use_locking, name)
-
-    def scatter_div(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Div", sparse_delta, use_locking, name)
-
-    def scatter_min(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Min", sparse_delta, use_locking, name)
-
-    def scatter_max(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("Max", sparse_delta, use_locking, name)
-
     def _scatter_nd(self, how, indices, updates, name):
         op = f"ScatterNd{how}"
         return apply_op(op, ref=self._variable, indices=indices, updates=updates, use_locking=True,
                         name=name or op)
 
-    def scatter_nd_update(self, indices, updates, name=None):
-        return self._scatter_nd("Update", indices, updates, name)
+    def _gather(self, indices, scope):
+        return apply_op("GatherV2", params=self._variable, indices=indices, axis=0, name=scope)
 
-    def scatter_nd_add(self, indices, updates, name=None):
-        return self._scatter_nd("Add", indices, updates, name)
-
-    def scatter_nd_sub(self, indices, updates, name=None):
-        return self._scatter_nd("Sub", indices, updates, name)
-
-    def sparse_read(self, indices, name=None):
-        """Rows ``indices`` of the variable (``gather``)."""
-        with name_scope("Gather" if name is None else name) as scope:
-            return apply_op("GatherV2", params=self._variable, indices=indices, axis=0, name=scope)
-
-    def gather_nd(self, indices, name=None):
-        with name_scope("GatherNd" if name is None else name) as scope:
-            return apply_op("GatherNd", params=self._variable, indices=indices, name=scope)
+    def _gather_nd(self, indices, scope):
+        return apply_op("GatherNd", params=self._variable, indices=indices, name=scope)
 
 
 class ResourceVariable(Variable):
@@ -625,9 +653,11 @@ class ResourceVariable(Variable):
                                                         import_scope=import_scope)
                                  if variable_def.HasField("save_slice_info_def") else None)
 
-    dtype = property(lambda self: self._dtype)
     handle = property(lambda self: self._handle, doc="The resource handle (``v:0``).")
     create = property(lambda self: self._initializer_op)
+
+    def _dtype_impl(self):
+        return self._dtype
 
     @property
     def shape(self) -> TensorShape:
@@ -650,19 +680,21 @@ class ResourceVariable(Variable):
         t.set_shape(self._shape)
         return t
 
-    def value(self):
-        """A new read of the variable (ordered by the current control dependencies)."""
+    def _value_impl(self):
+        # a new read, ordered by the current control dependencies
         if self._cached_value is not None:
             return self._cached_value
         with colocate_with(None, ignore_existing=True):
             return self._read_op()
 
-    def read_value(self):
+    def _read_value_impl(self):
         with name_scope("Read"):
             v = self._read_op()
         return apply_op("Identity", input=v)
 
-    def _update(self, op_type, value, name, read_value):
+    def _assign_impl(self, op_type, value, use_locking, name, read_value):
+        op_type = {"Assign": "AssignVariableOp", "AssignAdd": "AssignAddVariableOp",
+                   "AssignSub": "AssignSubVariableOp"}[op_type]
         value = convert_to_tensor(value, dtype=self._dtype)
         if op_type == "AssignVariableOp" and not self._shape.is_compatible_with(value.shape):
             raise ValueError(f"Cannot assign value to variable ' {self.name[:-2]}': Shape mismatch.The variable "
@@ -673,15 +705,6 @@ class ResourceVariable(Variable):
         with control_dependencies([op]):
             return self.read_value()
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._update("AssignVariableOp", value, name, read_value)
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("AssignAddVariableOp", delta, name, read_value)
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("AssignSubVariableOp", delta, name, read_value)
-
     def _scatter(self, how, sparse_delta, use_locking, name):
         self._check_slices(sparse_delta)
         op = f"ResourceScatter{how}"
@@ -690,14 +713,6 @@ class ResourceVariable(Variable):
         with control_dependencies([upd]):
             return self.read_value()
 
-    scatter_update = RefVariable.scatter_update
-    scatter_add = RefVariable.scatter_add
-    scatter_sub = RefVariable.scatter_sub
-    scatter_mul = RefVariable.scatter_mul
-    scatter_div = RefVariable.scatter_div
-    scatter_min = RefVariable.scatter_min
-    scatter_max = RefVariable.scatter_max
-
     def _scatter_nd(self, how, indices, updates, name):
         op = f"ResourceScatterNd{how}"
         upd = apply_op(op, ref=self._handle, indices=indices, updates=convert_to_tensor(updates, dtype=self._dtype),
@@ -705,22 +720,15 @@ class ResourceVariable(Variable):
         with control_dependencies([upd]):
             return self.read_value()
 
-    scatter_nd_update = RefVariable.scatter_nd_update
-    scatter_nd_add = RefVariable.scatter_nd_add
-    scatter_nd_sub = RefVariable.scatter_nd_sub
+    def _gather(self, indices, scope):
+        indices = convert_to_tensor(indices)
+        t = apply_op("ResourceGather", resource=self._handle, indices=indices, dtype=self._dtype, name=scope)
+        if self._shape.ndims is not None:
+            t.set_shape(indices.shape.concatenate(self._shape[1:]))
+        return t
 
-    def sparse_read(self, indices, name=None):
-        with name_scope("Gather" if name is None else name) as scope:
-            indices = convert_to_tensor(indices)
-            t = apply_op("ResourceGather", resource=self._handle, indices=indices, dtype=self._dtype, name=scope)
-            if self._shape.ndims is not None:
-                t.set_shape(indices.shape.concatenate(self._shape[1:]))
-            return t
-
-    def gather_nd(self, indices, name=None):
-        with name_scope("GatherNd" if name is None else name) as scope:
-            return apply_op("ResourceGatherNd", resource=self._handle, indices=indices, dtype=self._dtype,
-                            name=scope)
+    def _gather_nd(self, indices, scope):
+        return apply_op("ResourceGatherNd", resource=self._handle, indices=indices, dtype=self._dtype, name=scope)
 
     def is_initialized(self, name=None):
         return apply_op("VarIsInitializedOp", resource=self._handle, name=name or "VarIsInitializedOp")
@@ -751,6 +759,17 @@ def global_variables(scope=None):
 def all_variables():
     """Deprecated: ``global_variables()``."""
     return global_variables()
+
+
+def get_variables(scope=None, suffix=None, collection=GraphKeys.GLOBAL_VARIABLES):
+    """The variables of ``collection`` whose names match ``scope`` (``re.match``)
+    and end with ``suffix``."""
+    if isinstance(scope, Variable):
+        scope = scope.op.name
+    candidates = get_collection(collection, scope)
+    if suffix is None:
+        return candidates
+    return [v for v in candidates if v.op.name.endswith(suffix)]
 
 
 def trainable_variables(scope=None):

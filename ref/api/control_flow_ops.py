@@ -137,16 +137,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
         def body_fn(phs):
             out = body(*_as_args(structure, phs))
-            if not nest.is_nested(structure) or (isinstance(structure, (list, _tuple)) and len(structure) == 1
-                                                 and not nest.is_nested(out)):
-                out = [out] if not nest.is_nested(out) else out
-            return out
+            return out if nest.is_nested(out) else [out]
 
         cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
         with cond_g.as_default():
             pred = convert_to_tensor(pred)
-            if pred.dtype.base_dtype != dtypes.bool or (pred.shape.ndims not in (None, 0)):
-                raise TypeError(f"While loop condition must return a scalar bool, got {pred}")
+            if pred.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"While loop condition must return a bool, got {pred}")
+            if pred.shape.ndims not in (None, 0):
+                raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.ndims} for the while loop "
+                                 f"condition {pred.name}")
         cond_g.outputs = [pred]
         body_g, _, out = _build_body(scope + "body", body_fn, args, outer)
         out_flat = nest.flatten(out)
@@ -180,11 +180,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         output_specs=[(v.dtype.base_dtype, s) for v, s in zip(flat, invariants)],
                         name=scope)
         outs = list(outs)[:len(flat)]
-    if return_same_structure or nest.is_nested(loop_vars) and len(flat) != 1:
-        return nest.pack_sequence_as(loop_vars, outs)
-    if isinstance(loop_vars, (list, _tuple)) and len(loop_vars) == 1 and not return_same_structure:
+    # TF packs the exits like the body's result and unpacks a single exit value.
+    packed = nest.pack_sequence_as(out, outs)
+    if not return_same_structure and len(outs) == 1:
         return outs[0]
-    return nest.pack_sequence_as(loop_vars, outs)
+    return packed
 
 
 def _more_specific(shape, invariant):

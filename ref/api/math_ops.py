@@ -36,6 +36,13 @@ def _a():
     return array_ops
 
 
+def _bin(op_type, x, y, name):
+    """One binary op on x and y converted as TF converts them."""
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
+        x, y = _pair(x, y)
+    return apply_op(op_type, x=x, y=y, name=name)
+
+
 def _pair(x, y):
     """x and y as Tensors, Python values taking the other's dtype (TF's rule)."""
     if not isinstance(x, Tensor) and isinstance(y, Tensor):
@@ -60,12 +67,12 @@ def add(x, y, name=None):
 
 def subtract(x, y, name=None):
     """x - y element-wise (``Sub``)."""
-    return apply_op("Sub", x=x, y=y, name=name)
+    return _bin("Sub", x, y, name)
 
 
 def multiply(x, y, name=None):
     """x * y element-wise (``Mul``)."""
-    return apply_op("Mul", x=x, y=y, name=name)
+    return _bin("Mul", x, y, name)
 
 
 sub = subtract
@@ -74,7 +81,7 @@ mul = multiply
 
 def realdiv(x, y, name=None):
     """x / y for floating-point and complex tensors (``RealDiv``)."""
-    return apply_op("RealDiv", x=x, y=y, name=name)
+    return _bin("RealDiv", x, y, name)
 
 
 _TRUEDIV_TO = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32, dtypes.int16: dtypes.float32,
@@ -122,17 +129,17 @@ def div_no_nan(x, y, name=None):
 def floordiv(x, y, name=None):
     """floor(x / y) element-wise (``FloorDiv``)."""
     with name_scope(name, "floordiv", [x, y]) as scope:
-        return apply_op("FloorDiv", x=x, y=y, name=scope)
+        return _bin("FloorDiv", x, y, scope)
 
 
 def floor_div(x, y, name=None):
     """floor(x / y) element-wise (``FloorDiv``, gen_math_ops naming)."""
-    return apply_op("FloorDiv", x=x, y=y, name=name)
+    return _bin("FloorDiv", x, y, name)
 
 
 def floormod(x, y, name=None):
     """x - floor(x / y) * y: the remainder with the sign of y (``FloorMod``)."""
-    return apply_op("FloorMod", x=x, y=y, name=name)
+    return _bin("FloorMod", x, y, name)
 
 
 mod = floormod
@@ -140,28 +147,28 @@ mod = floormod
 
 def truncatediv(x, y, name=None):
     """x / y rounded toward zero (``TruncateDiv``)."""
-    return apply_op("TruncateDiv", x=x, y=y, name=name)
+    return _bin("TruncateDiv", x, y, name)
 
 
 def pow(x, y, name=None):  # noqa: A001 - TF's name
     """x ** y element-wise (``Pow``)."""
     with name_scope(name, "Pow", [x]) as scope:
-        return apply_op("Pow", x=x, y=y, name=scope)
+        return _bin("Pow", x, y, scope)
 
 
 def maximum(x, y, name=None):
     """max(x, y) element-wise (``Maximum``)."""
-    return apply_op("Maximum", x=x, y=y, name=name)
+    return _bin("Maximum", x, y, name)
 
 
 def minimum(x, y, name=None):
     """min(x, y) element-wise (``Minimum``)."""
-    return apply_op("Minimum", x=x, y=y, name=name)
+    return _bin("Minimum", x, y, name)
 
 
 def squared_difference(x, y, name=None):
     """(x - y) * (x - y) element-wise (``SquaredDifference``)."""
-    return apply_op("SquaredDifference", x=x, y=y, name=name)
+    return _bin("SquaredDifference", x, y, name)
 
 
 # ---------------------------------------------------------------------------
@@ -233,32 +240,32 @@ def sigmoid(x, name=None):
 
 def equal(x, y, name=None):
     """x == y element-wise (``Equal``)."""
-    return apply_op("Equal", x=x, y=y, name=name)
+    return _bin("Equal", x, y, name)
 
 
 def not_equal(x, y, name=None):
     """x != y element-wise (``NotEqual``)."""
-    return apply_op("NotEqual", x=x, y=y, name=name)
+    return _bin("NotEqual", x, y, name)
 
 
 def less(x, y, name=None):
     """x < y element-wise (``Less``)."""
-    return apply_op("Less", x=x, y=y, name=name)
+    return _bin("Less", x, y, name)
 
 
 def less_equal(x, y, name=None):
     """x <= y element-wise (``LessEqual``)."""
-    return apply_op("LessEqual", x=x, y=y, name=name)
+    return _bin("LessEqual", x, y, name)
 
 
 def greater(x, y, name=None):
     """x > y element-wise (``Greater``)."""
-    return apply_op("Greater", x=x, y=y, name=name)
+    return _bin("Greater", x, y, name)
 
 
 def greater_equal(x, y, name=None):
     """x >= y element-wise (``GreaterEqual``)."""
-    return apply_op("GreaterEqual", x=x, y=y, name=name)
+    return _bin("GreaterEqual", x, y, name)
 
 
 def _bools(x, y):
@@ -273,13 +280,13 @@ def _bools(x, y):
 def logical_and(x, y, name=None):
     """x AND y element-wise (``LogicalAnd``)."""
     x, y = _bools(x, y)
-    return apply_op("LogicalAnd", x=x, y=y, name=name)
+    return _bin("LogicalAnd", x, y, name)
 
 
 def logical_or(x, y, name=None):
     """x OR y element-wise (``LogicalOr``)."""
     x, y = _bools(x, y)
-    return apply_op("LogicalOr", x=x, y=y, name=name)
+    return _bin("LogicalOr", x, y, name)
 
 
 def logical_not(x, name=None):

@@ -15,7 +15,7 @@ from ref.graph import Tensor, apply_op, constant, control_dependencies, convert_
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
-           "batch_scatter_update", "count_up_to", "is_variable_initialized", "variable_op_v2"]
+           "batch_scatter_update", "count_up_to", "variable_op_v2"]
 
 
 def _is_ref(ref) -> bool:

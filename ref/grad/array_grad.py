@@ -219,7 +219,7 @@ def _gather_v2_grad(op, grad):
     inner = list(range(ax + idx_rank, rank - 1 + idx_rank))
     g = a.transpose(grad, idx_dims + outer + inner)
     g = a.reshape(g, a.concat([[-1], a.shape(g)[idx_rank:]], 0))
-    summed = m.unsorted_segment_sum(g, a.reshape(indices, [-1]), a.shape(params)[ax])
+    summed = a.unsorted_segment_sum(g, a.reshape(indices, [-1]), a.shape(params)[ax])
     back = list(range(1, ax + 1)) + [0] + list(range(ax + 1, rank))
     return a.transpose(summed, back), None, None
 
@@ -277,7 +277,11 @@ def _pad_grad(op, grad):
 
 @RegisterGradient("PadV2")
 def _pad_v2_grad(op, grad):
-    return _pad_grad(op, grad)[0], None, None
+    a = _a()
+    x, paddings, _ = op.inputs
+    begin = a.reshape(a.slice(paddings, [0, 0], [-1, 1]), [-1])
+    size = a.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list()
+    return a.slice(grad, begin, size), None, None
 
 
 @RegisterGradient("Fill")
@@ -312,3 +316,60 @@ def _dynamic_stitch_grad(op, grad):
 @RegisterGradient("ReverseV2")
 def _reverse_v2_grad(op, grad):
     return _a().reverse(grad, op.inputs[1]), None
+
+
+@RegisterGradient("Reverse")
+def _reverse_grad(op, grad):
+    return apply_op("Reverse", tensor=grad, dims=op.inputs[1]), None
+
+
+@RegisterGradient("MatrixDiag")
+def _matrix_diag_grad(op, grad):
+    return apply_op("MatrixDiagPart", input=grad)
+
+
+@RegisterGradient("MatrixDiagPart")
+def _matrix_diag_part_grad(op, grad):
+    return apply_op("MatrixDiag", diagonal=grad)
+
+
+def _segment_min_or_max_grad(op, grad):
+    """TF's form: the gradient goes to the selected entries, split equally among ties."""
+    a, m = _a(), _m()
+    data, ids, num = op.inputs
+    gathered_out = a.gather(op.outputs[0], ids)
+    is_selected = m.equal(data, gathered_out)
+    num_selected = a.unsorted_segment_sum(m.cast(is_selected, grad.dtype), ids, num)
+    weighted = m.realdiv(grad, num_selected)
+    gathered = a.gather(weighted, ids)
+    return a.where_v2(is_selected, gathered, a.zeros_like(gathered)), None, None
+
+
+RegisterGradient("UnsortedSegmentMax")(_segment_min_or_max_grad)
+RegisterGradient("UnsortedSegmentMin")(_segment_min_or_max_grad)
+
+
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    """MirrorPad is a gather along each padded axis; its gradient sums the
+    mirrored copies back (a segment sum per axis, static shapes)."""
+    a, m = _a(), _m()
+    x, paddings = op.inputs
+    pads = constant_value(paddings)
+    if pads is None or not x.shape.is_fully_defined():
+        raise ValueError(f"MirrorPad gradient of '{op.name}' needs static paddings and shape")
+    offset = 0 if op.get_attr("mode") in ("SYMMETRIC", b"SYMMETRIC") else 1
+    g = grad
+    rank = x.shape.ndims
+    for axis in range(rank):
+        before, after = (int(p) for p in pads[axis])
+        n = x.shape[axis]
+        if before == 0 and after == 0:
+            continue
+        idx = ([before - i - 1 + offset for i in range(before)] + list(range(n)) +
+               [n - 1 - i - offset for i in range(after)])
+        perm = [axis] + [i for i in range(rank) if i != axis]
+        moved = a.transpose(g, perm)
+        summed = a.unsorted_segment_sum(moved, np.array(idx, np.int32), n)
+        g = a.transpose(summed, np.argsort(perm).tolist())
+    return g, None

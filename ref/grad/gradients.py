@@ -129,7 +129,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             if not any(t.op in between or t in x_set for t in op._inputs):
                 continue
-            rule_type = graph._gradient_override_map.get(op.type, op.type)
+            rule_type = op._attrs.get("_gradient_op_type", op.type)
             if op.type in ("Placeholder", "Const", "VariableV2", "VarHandleOp"):
                 continue
             try:

@@ -404,3 +404,14 @@ def _clip_by_value_grad(op, grad):
 def _cumsum_grad(op, grad):
     axis = op.inputs[1]
     return _m().cumsum(grad, axis, exclusive=op.get_attr("exclusive"), reverse=not op.get_attr("reverse")), None
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    """TF's form: cumsum(cumprod(x) * grad, reversed) / x (inputs must be nonzero)."""
+    m = _m()
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    prod = m.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = m.cumsum(m.multiply(prod, grad), axis, exclusive=exclusive, reverse=not reverse)
+    return m.realdiv(out, x), None

@@ -178,7 +178,7 @@ def expand_dims(input, axis):
     """``input`` with a dimension of size 1 inserted at ``axis`` (in [-rank-1, rank])."""
     axis = np.asarray(axis)
     if axis.size != 1:
-        raise invalid_argument(f"'dim' must be a tensor with a single value")
+        raise invalid_argument("'dim' must be a tensor with a single value")
     a, r = int(axis.reshape(-1)[0]), np.ndim(input)
     if not -r - 1 <= a <= r:
         raise invalid_argument(f"Tried to expand dim index {a} for tensor with {r} dimensions.")
@@ -316,7 +316,7 @@ def invert_permutation(x):
     """``y[x[i]] = i``."""
     x = np.asarray(x)
     if x.ndim != 1:
-        raise invalid_argument(f"invert_permutation expects a 1D vector.")
+        raise invalid_argument("invert_permutation expects a 1D vector.")
     n = x.size
     y = np.full(n, -1, dtype=x.dtype)
     for i, d in enumerate(x.tolist()):
@@ -1424,7 +1424,7 @@ def segment_sum(data, segment_ids):
     ids = np.asarray(segment_ids)
     data = np.asarray(data)
     if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
-        raise invalid_argument(f"segment_ids should be the same size as dimension 0 of input.")
+        raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
     n = int(ids[-1]) + 1 if ids.size else 0
     if ids.size and (np.diff(ids) < 0).any():
         raise invalid_argument("segment ids are not increasing")
@@ -1526,7 +1526,7 @@ def unique(x, out_idx=dtypes.int32):
     occurrence; ``idx``: ``x[i] == y[idx[i]]``."""
     x = np.asarray(x)
     if x.ndim != 1:
-        raise invalid_argument(f"unique expects a 1D vector.")
+        raise invalid_argument("unique expects a 1D vector.")
     # NaN != NaN in TF's hash map, so every NaN is its own element.
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True, equal_nan=False)
     order = np.argsort(first, kind="stable")
@@ -1543,7 +1543,7 @@ def list_diff(x, y, out_idx=dtypes.int32):
     ``idx``: their positions in ``x``."""
     x, y = np.asarray(x), np.asarray(y)
     if x.ndim != 1 or y.ndim != 1:
-        raise invalid_argument(f"x should be a 1D vector.")
+        raise invalid_argument("x should be a 1D vector.")
     keep = ~np.isin(x, y)
     return x[keep], np.flatnonzero(keep).astype(dtypes.as_dtype(out_idx).np)
 

@@ -46,9 +46,10 @@ def placeholder_with_default(input, shape=None):
     return input
 
 
-@register_op("Identity", inputs=("input",), type_attrs={"T": "input"})
+@register_op("Identity", inputs=("input",), type_attrs={"T": "input"}, raw_inputs=("input",))
 def identity(input):
-    """Returns ``input`` (a snapshot of a variable's value when given a ref)."""
+    """Returns ``input``. Given a variable it forwards the reference, as TF's
+    Identity forwards the buffer: a consumer reads the value when it runs."""
     return input
 
 

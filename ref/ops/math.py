@@ -312,7 +312,9 @@ def sigmoid(x):
     x = np.asarray(x)
     one = np.ones((), x.dtype)
     with np.errstate(over="ignore"):
-        return np.true_divide(one, np.add(one, np.exp(np.negative(x))))
+        e = np.exp(np.negative(x))
+        np.add(e, one, out=e)
+        return np.true_divide(one, e, out=e)
 
 
 @njit

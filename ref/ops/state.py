@@ -452,3 +452,10 @@ def destroy_resource_op(resource, ignore_lookup_error=True, ctx=None):
         elif not ignore_lookup_error:
             raise errors.NotFoundError(None, None, f"Resource {key} does not exist.")
     return ()
+
+
+@register_op("VariableShape", inputs=("input",), attrs={"out_type": dtypes.int32},
+             shape=lambda ins, attrs: [(attrs["out_type"], TensorShape([None]))])
+def variable_shape(input, out_type=dtypes.int32):
+    """The shape of a resource variable's current value."""
+    return np.array(np.shape(input), dtype=dtypes.as_dtype(out_type).np)

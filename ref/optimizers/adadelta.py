@@ -89,3 +89,76 @@ declare("SparseApplyAdadelta", sparse_apply_adadelta,
         inputs=("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "indices"),
         refs=("var", "accum", "accum_update"), hypers=("lr", "rho", "epsilon"), attrs={"use_locking": False},
         allowed=_T, sparse=True)
+
+
+# -- the Optimizer class: tf.train.AdadeltaOptimizer ----------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class AdadeltaOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.AdadeltaOptimizer(learning_rate=0.001,
+    rho=0.95, epsilon=1e-08, use_locking=False, name='Adadelta')``. Slots
+    ``accum`` (``<var>/Adadelta``) and ``accum_update`` (``<var>/Adadelta_1``), zeros."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-08, use_locking=False, name="Adadelta"):
+        super().__init__(use_locking, name)
+        self._lr = learning_rate
+        self._rho = rho
+        self._epsilon = epsilon
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "accum", self._name)
+            self._zeros_slot(v, "accum_update", self._name)
+
+    def _prepare(self):
+        self._lr_t = convert_to_tensor(self._call_if_callable(self._lr), name="lr")
+        self._rho_t = convert_to_tensor(self._call_if_callable(self._rho), name="rho")
+        self._epsilon_t = convert_to_tensor(self._call_if_callable(self._epsilon), name="epsilon")
+
+    def _args(self, var, dtype):
+        return dict(var=var, accum=self.get_slot(var, "accum"), accum_update=self.get_slot(var, "accum_update"),
+                    lr=cast(self._lr_t, dtype), rho=cast(self._rho_t, dtype), epsilon=cast(self._epsilon_t, dtype),
+                    use_locking=self._use_locking)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyAdadelta", grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyAdadelta", grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyAdadelta", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyAdadelta", grad=grad, indices=indices, **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class AdadeltaState(NamedTuple):
+    """TF's slots ``accum`` and ``accum_update`` for every parameter."""
+    accum: object
+    accum_update: object
+
+
+def init(params, learning_rate=0.001, rho=0.95, epsilon=1e-08):
+    """Zero accumulators shaped like ``params``."""
+    zeros = lambda p: np.zeros_like(np.asarray(p))  # noqa: E731
+    return AdadeltaState(tree_map(zeros, params), tree_map(zeros, params))
+
+
+def step(params, grads, state, learning_rate=0.001, rho=0.95, epsilon=1e-08):
+    """``(new_params, new_state)``: one ``AdadeltaOptimizer`` step, bit for bit."""
+    def update(var, grad, accum, accum_update):
+        t = var.dtype
+        return apply_adadelta(var, accum, accum_update, hyper(learning_rate, t), hyper(rho, t),
+                              hyper(epsilon, t), grad)
+
+    new_params, accum, accum_update = apply_leaves(update, params, grads, state.accum, state.accum_update)
+    return new_params, AdadeltaState(accum, accum_update)

@@ -151,3 +151,84 @@ declare("SparseApplyAdagrad", sparse_apply_adagrad, inputs=("var", "accum", "lr"
 declare("SparseApplyAdagradV2", sparse_apply_adagrad_v2,
         inputs=("var", "accum", "lr", "epsilon", "grad", "indices"), refs=("var", "accum"),
         hypers=("lr", "epsilon"), attrs=_ATTRS, allowed=_T, sparse=True)
+
+
+# -- the Optimizer class: tf.train.AdagradOptimizer -----------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class AdagradOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.AdagradOptimizer(learning_rate,
+    initial_accumulator_value=0.1, use_locking=False, name='Adagrad')``;
+    ``initial_accumulator_value`` "must be positive" (ValueError otherwise).
+    Slot ``accumulator`` (``<var>/Adagrad``), filled with the initial value."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+        self._learning_rate_tensor = None
+
+    def _create_slots(self, var_list):
+        from ref.api import array_ops
+        from ref.init_ops import Constant
+
+        for v in var_list:
+            dtype = v.dtype.base_dtype
+            if v.get_shape().is_fully_defined():
+                init = Constant(self._initial_accumulator_value, dtype=dtype)
+            else:
+                def init(v=v, dtype=dtype):
+                    return cast(array_ops.fill(array_ops.shape(v), self._initial_accumulator_value), dtype)
+            self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
+                                                       name="learning_rate")
+
+    def _args(self, var, dtype):
+        return dict(var=var, accum=self.get_slot(var, "accumulator"), lr=cast(self._learning_rate_tensor, dtype),
+                    use_locking=self._use_locking)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyAdagrad", grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyAdagrad", grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyAdagrad", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyAdagrad", grad=grad, indices=indices, **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class AdagradState(NamedTuple):
+    """TF's slot ``accumulator`` for every parameter."""
+    accumulator: object
+
+
+def init(params, learning_rate=None, initial_accumulator_value=0.1):
+    """Accumulators filled with ``initial_accumulator_value`` (in each parameter's dtype)."""
+    if initial_accumulator_value <= 0.0:
+        raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+    return AdagradState(tree_map(lambda p: np.full(np.shape(p), initial_accumulator_value, np.asarray(p).dtype),
+                                 params))
+
+
+def step(params, grads, state, learning_rate, initial_accumulator_value=0.1):
+    """``(new_params, new_state)``: one ``AdagradOptimizer`` step, bit for bit."""
+    def update(var, grad, accum):
+        return apply_adagrad(var, accum, hyper(learning_rate, var.dtype), grad)
+
+    new_params, accum = apply_leaves(update, params, grads, state.accumulator)
+    return new_params, AdagradState(accum)

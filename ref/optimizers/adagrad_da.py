@@ -166,3 +166,112 @@ _declare("ApplyAdagradDA", apply_adagrad_da,
 _declare("SparseApplyAdagradDA", sparse_apply_adagrad_da,
          ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "indices", "lr", "l1", "l2",
           "global_step"), sparse=True)
+
+
+# -- the Optimizer class: tf.train.AdagradDAOptimizer ---------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, colocate_with, constant, convert_to_tensor, device  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class AdagradDAOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.AdagradDAOptimizer(learning_rate, global_step,
+    initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
+    l2_regularization_strength=0.0, use_locking=False, name='AdagradDA')``:
+    ``global_step`` (required) is the step counter; the kernels see
+    ``global_step + 1``, read before the update. Pass the same ``global_step`` to
+    ``minimize`` so that it advances. Slots ``gradient_accumulator``
+    (``<var>/AdagradDA``, zeros) and ``gradient_squared_accumulator``
+    (``<var>/AdagradDA_1``, the initial value)."""
+
+    def __init__(self, learning_rate, global_step, initial_gradient_squared_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False,
+                 name="AdagradDA"):
+        if initial_gradient_squared_accumulator_value <= 0.0:
+            raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
+                             % initial_gradient_squared_accumulator_value)
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_gradient_squared_accumulator_value = initial_gradient_squared_accumulator_value
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+        self._global_step = global_step
+        self._global_step_on_worker = None
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            with colocate_with(v.op):
+                g_val = constant(0.0, shape=v.get_shape(), dtype=v.dtype.base_dtype)
+                gg_val = constant(self._initial_gradient_squared_accumulator_value, shape=v.get_shape(),
+                                  dtype=v.dtype.base_dtype)
+            self._get_or_make_slot(v, g_val, "gradient_accumulator", self._name)
+            self._get_or_make_slot(v, gg_val, "gradient_squared_accumulator", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
+        with colocate_with(self._learning_rate_tensor.op):
+            step = apply_op("Identity", input=self._global_step)
+            self._global_step_on_worker = apply_op("AddV2", x=step, y=1)
+
+    def _args(self, var, dtype):
+        with device(var.device):
+            global_step = apply_op("Identity", input=self._global_step_on_worker)
+        return dict(var=var, gradient_accumulator=self.get_slot(var, "gradient_accumulator"),
+                    gradient_squared_accumulator=self.get_slot(var, "gradient_squared_accumulator"),
+                    lr=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_regularization_strength, dtype),
+                    l2=cast(self._l2_regularization_strength, dtype), global_step=global_step,
+                    use_locking=self._use_locking)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyAdagradDA", grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyAdagradDA", grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyAdagradDA", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyAdagradDA", grad=grad, indices=indices, **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class AdagradDAState(NamedTuple):
+    """TF's slots ``gradient_accumulator`` and ``gradient_squared_accumulator``,
+    and the global step (an int64 the graph path keeps in ``global_step``)."""
+    gradient_accumulator: object
+    gradient_squared_accumulator: object
+    global_step: object
+
+
+def init(params, learning_rate=None, initial_gradient_squared_accumulator_value=0.1,
+         l1_regularization_strength=0.0, l2_regularization_strength=0.0, global_step=0):
+    """Zero gradient sums, squared sums at the initial value, ``global_step``."""
+    if initial_gradient_squared_accumulator_value <= 0.0:
+        raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
+                         % initial_gradient_squared_accumulator_value)
+    return AdagradDAState(
+        tree_map(lambda p: np.zeros_like(np.asarray(p)), params),
+        tree_map(lambda p: np.full(np.shape(p), initial_gradient_squared_accumulator_value, np.asarray(p).dtype),
+                 params),
+        np.int64(global_step))
+
+
+def step(params, grads, state, learning_rate, initial_gradient_squared_accumulator_value=0.1,
+         l1_regularization_strength=0.0, l2_regularization_strength=0.0):
+    """``(new_params, new_state)``: one ``AdagradDAOptimizer`` step with
+    ``minimize(global_step=...)``, bit for bit (the kernel sees ``global_step + 1``)."""
+    t_step = np.int64(state.global_step) + np.int64(1)
+
+    def update(var, grad, ga, gga):
+        t = var.dtype
+        return apply_adagrad_da(var, ga, gga, grad, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
+                                hyper(l2_regularization_strength, t), t_step)
+
+    new_params, ga, gga = apply_leaves(update, params, grads, state.gradient_accumulator,
+                                       state.gradient_squared_accumulator)
+    return new_params, AdagradDAState(ga, gga, t_step)

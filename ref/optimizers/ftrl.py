@@ -198,3 +198,153 @@ for _name, _kernel, _sparse, _hypers in (
         ("SparseApplyFtrlV2", sparse_apply_ftrl_v2, True, ("lr", "l1", "l2", "l2_shrinkage", "lr_power"))):
     declare(_name, _kernel, inputs=(*_REFS, "grad", *(("indices",) if _sparse else ()), *_hypers),
             refs=_REFS, hypers=_hypers, attrs=dict(_ATTRS), allowed=dtypes.FLOATS, sparse=_sparse)
+
+
+# -- the Optimizer class: tf.train.FtrlOptimizer ---------------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+def _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
+                     l2_regularization_strength, l2_shrinkage_regularization_strength):
+    """TF's constructor checks and messages."""
+    if initial_accumulator_value < 0.0:
+        raise ValueError("initial_accumulator_value %f needs to be positive or zero" % initial_accumulator_value)
+    if learning_rate_power > 0.0:
+        raise ValueError("learning_rate_power %f needs to be negative or zero" % learning_rate_power)
+    if l1_regularization_strength < 0.0:
+        raise ValueError("l1_regularization_strength %f needs to be positive or zero" % l1_regularization_strength)
+    if l2_regularization_strength < 0.0:
+        raise ValueError("l2_regularization_strength %f needs to be positive or zero" % l2_regularization_strength)
+    if l2_shrinkage_regularization_strength < 0.0:
+        raise ValueError("l2_shrinkage_regularization_strength %f needs to be positive or zero"
+                         % l2_shrinkage_regularization_strength)
+
+
+class FtrlOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.FtrlOptimizer(learning_rate,
+    learning_rate_power=-0.5, initial_accumulator_value=0.1,
+    l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+    use_locking=False, name='Ftrl', accum_name=None, linear_name=None,
+    l2_shrinkage_regularization_strength=0.0, beta=None)``.
+
+    Slots ``accum`` (``<var>/<accum_name or name>``, the initial value) and
+    ``linear`` (``<var>/<linear_name or name>``, zeros). ``beta`` enters as
+    TF adds it: the kernels get ``l2 + beta / (2 * max(learning_rate, 1e-36))``
+    (computed in the learning rate's dtype). With a positive
+    ``l2_shrinkage_regularization_strength`` the ``*FtrlV2`` kernels run."""
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False, name="Ftrl",
+                 accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0, beta=None):
+        super().__init__(use_locking, name)
+        _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
+                         l2_regularization_strength, l2_shrinkage_regularization_strength)
+        self._learning_rate = learning_rate
+        self._learning_rate_power = learning_rate_power
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+        self._beta = 0.0 if beta is None else beta
+        self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self._accum_name = accum_name
+        self._linear_name = linear_name
+
+    def _create_slots(self, var_list):
+        from ref.api import array_ops
+
+        def accum_initializer(shape, dtype=dtypes.float32, partition_info=None):
+            return apply_op("Mul", x=array_ops.ones(shape, dtype=dtype), y=self._initial_accumulator_value)
+
+        for v in var_list:
+            self._get_or_make_slot_with_initializer(v, accum_initializer, v.shape, v.dtype, "accum",
+                                                    self._accum_name or self._name)
+            self._zeros_slot(v, "linear", self._linear_name or self._name)
+
+    def _prepare(self):
+        lr = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._learning_rate_tensor = lr
+        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
+        # l2 + beta / (2 * max(lr, 1e-36)), as TF builds it (Maximum, Mul, RealDiv, AddV2)
+        floor = apply_op("Maximum", x=self._learning_rate, y=1e-36)
+        two_lr = apply_op("Mul", x=convert_to_tensor(2.0, dtype=floor.dtype), y=floor)
+        ratio = apply_op("RealDiv", x=convert_to_tensor(self._beta, dtype_hint=floor.dtype), y=two_lr)
+        self._adjusted_l2_tensor = apply_op("AddV2", x=convert_to_tensor(self._l2_regularization_strength,
+                                                                         dtype_hint=ratio.dtype), y=ratio,
+                                            name="adjusted_l2_regularization_strength")
+        self._l2_shrinkage_tensor = convert_to_tensor(self._l2_shrinkage_regularization_strength,
+                                                      name="l2_shrinkage_regularization_strength")
+        self._learning_rate_power_tensor = convert_to_tensor(self._learning_rate_power, name="learning_rate_power")
+
+    def _args(self, var, dtype):
+        args = dict(var=var, accum=self.get_slot(var, "accum"), linear=self.get_slot(var, "linear"),
+                    lr=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_tensor, dtype),
+                    l2=cast(self._adjusted_l2_tensor, dtype), lr_power=cast(self._learning_rate_power_tensor, dtype),
+                    use_locking=self._use_locking)
+        if self._l2_shrinkage_regularization_strength > 0.0:
+            args["l2_shrinkage"] = cast(self._l2_shrinkage_tensor, dtype)
+        return args
+
+    def _op(self, prefix):
+        return prefix + ("FtrlV2" if self._l2_shrinkage_regularization_strength > 0.0 else "Ftrl")
+
+    def _apply_dense(self, grad, var):
+        return apply_op(self._op("Apply"), grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op(self._op("ResourceApply"), grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op(self._op("SparseApply"), grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op(self._op("ResourceSparseApply"), grad=grad, indices=indices, **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class FtrlState(NamedTuple):
+    """TF's slots ``accum`` and ``linear`` for every parameter."""
+    accum: object
+    linear: object
+
+
+def init(params, learning_rate=None, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+         l1_regularization_strength=0.0, l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
+         beta=None):
+    """``accum`` at ``initial_accumulator_value`` (``ones * value`` in the parameter's dtype), ``linear`` zeros."""
+    _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
+                     l2_regularization_strength, l2_shrinkage_regularization_strength)
+
+    def accum(p):
+        p = np.asarray(p)
+        return np.ones_like(p) * p.dtype.type(initial_accumulator_value)
+
+    return FtrlState(tree_map(accum, params), tree_map(lambda p: np.zeros_like(np.asarray(p)), params))
+
+
+def step(params, grads, state, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+         l1_regularization_strength=0.0, l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
+         beta=None):
+    """``(new_params, new_state)``: one ``FtrlOptimizer`` step, bit for bit."""
+    lr = hyper(learning_rate)
+    t0 = np.asarray(lr).dtype.type
+    floor = np.maximum(lr, t0(1e-36))
+    adjusted_l2 = t0(hyper(l2_regularization_strength, np.asarray(lr).dtype)
+                     + t0(hyper(0.0 if beta is None else beta, np.asarray(lr).dtype)) / (t0(2.0) * floor))
+    shrink = l2_shrinkage_regularization_strength > 0.0
+
+    def update(var, grad, accum, linear):
+        t = var.dtype
+        common = (hyper(lr, t), hyper(l1_regularization_strength, t), hyper(adjusted_l2, t))
+        if shrink:
+            return apply_ftrl_v2(var, accum, linear, grad, *common, hyper(l2_shrinkage_regularization_strength, t),
+                                 hyper(learning_rate_power, t))
+        return apply_ftrl(var, accum, linear, grad, *common, hyper(learning_rate_power, t))
+
+    new_params, accum, linear = apply_leaves(update, params, grads, state.accum, state.linear)
+    return new_params, FtrlState(accum, linear)

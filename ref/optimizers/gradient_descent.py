@@ -82,3 +82,66 @@ def declare_with_delta(name, kernel, inputs, hypers, allowed):
 
 declare_with_delta("ApplyGradientDescent", apply_gradient_descent, ("var", "alpha", "delta"), ("alpha",),
                    dtypes.FLOATS + dtypes.COMPLEX)
+
+
+# -- the Optimizer class: tf.train.GradientDescentOptimizer --------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import IndexedSlices, apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper  # noqa: E402
+
+
+class GradientDescentOptimizer(Optimizer):
+    """``variable -= learning_rate * gradient`` (seed 002
+    ``tf.compat.v1.train.GradientDescentOptimizer(learning_rate, use_locking=False,
+    name='GradientDescent')``). No slots. A sparse gradient is applied with
+    ``scatter_sub(var, indices, values * lr)`` -- duplicate indices one after
+    another, not summed first (TF's class does the same)."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._learning_rate_tensor = None
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
+                                                       name="learning_rate")
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyGradientDescent", var=var, alpha=cast(self._learning_rate_tensor, var.dtype),
+                        delta=grad, use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyGradientDescent", var=var, alpha=cast(self._learning_rate_tensor, grad.dtype),
+                        delta=grad, use_locking=self._use_locking)
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        values = apply_op("Mul", x=grad.values, y=cast(self._learning_rate_tensor, var.dtype))
+        return var.scatter_sub(IndexedSlices(values, grad.indices, grad.dense_shape), use_locking=self._use_locking)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        # TF: resource_scatter_add(handle, indices, -grad * self._learning_rate), the raw learning rate
+        lr = self._learning_rate_tensor if callable(self._learning_rate) else self._learning_rate
+        return apply_op("ResourceScatterAdd", resource=var.handle, indices=indices,
+                        updates=apply_op("Mul", x=apply_op("Neg", x=grad), y=lr))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class GradientDescentState(NamedTuple):
+    """Gradient descent keeps no state."""
+
+
+def init(params, learning_rate=None):
+    """The (empty) state for ``params`` (a dict or list of NumPy arrays)."""
+    return GradientDescentState()
+
+
+def step(params, grads, state, learning_rate):
+    """``(new_params, state)``: one ``GradientDescentOptimizer`` step, bit for bit."""
+    def update(var, grad):
+        return apply_gradient_descent(var, hyper(learning_rate, var.dtype), grad)
+
+    (new_params,) = apply_leaves(update, params, grads)
+    return new_params, state

@@ -146,3 +146,73 @@ for _name, _kernel, _sparse in (("ApplyMomentum", apply_momentum, False),
             inputs=("var", "accum", "lr", "grad", "indices", "momentum") if _sparse else
             ("var", "accum", "lr", "grad", "momentum"),
             refs=("var", "accum"), hypers=("lr", "momentum"), attrs=_ATTRS, allowed=_T, sparse=_sparse)
+
+
+# -- the Optimizer class: tf.train.MomentumOptimizer ---------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class MomentumOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.MomentumOptimizer(learning_rate, momentum,
+    use_locking=False, name='Momentum', use_nesterov=False)``: ``accumulation =
+    momentum * accumulation + gradient; variable -= learning_rate * accumulation``.
+    Slot ``momentum`` (variable ``<var>/Momentum``), zeros."""
+
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._momentum = momentum
+        self._use_nesterov = use_nesterov
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "momentum", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
+                                                       name="learning_rate")
+        self._momentum_tensor = convert_to_tensor(self._call_if_callable(self._momentum), name="momentum")
+
+    def _args(self, var, dtype):
+        return dict(var=var, accum=self.get_slot(var, "momentum"), lr=cast(self._learning_rate_tensor, dtype),
+                    momentum=cast(self._momentum_tensor, dtype), use_locking=self._use_locking,
+                    use_nesterov=self._use_nesterov)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyMomentum", grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyMomentum", grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyMomentum", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyMomentum", grad=grad, indices=indices, **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class MomentumState(NamedTuple):
+    """TF's slot ``momentum`` for every parameter."""
+    momentum: object
+
+
+def init(params, learning_rate=None, momentum=None, use_nesterov=False):
+    """Zero accumulators shaped like ``params`` (a dict or list of NumPy arrays)."""
+    return MomentumState(tree_map(lambda p: np.zeros_like(np.asarray(p)), params))
+
+
+def step(params, grads, state, learning_rate, momentum, use_nesterov=False):
+    """``(new_params, new_state)``: one ``MomentumOptimizer`` step, bit for bit."""
+    def update(var, grad, accum):
+        return apply_momentum(var, accum, hyper(learning_rate, var.dtype), grad, hyper(momentum, var.dtype),
+                              use_nesterov=use_nesterov)
+
+    new_params, accum = apply_leaves(update, params, grads, state.momentum)
+    return new_params, MomentumState(accum)

@@ -341,7 +341,10 @@ class Optimizer:
             dtype = t.dtype.base_dtype
             if dtype not in valid:
                 raise ValueError("Invalid type %r for %s, expected: %s." % (
-                    dtype, t.name, [v for v in sorted(valid, key=lambda d: d.name)]))
+                    dtype, t.name, [v for v in _VALID_ORDER if v in valid]))
+
+
+_VALID_ORDER = (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16)  # TF's message order
 
 
 def colocate_with_op(v):
@@ -360,6 +363,28 @@ def _increment(global_step, name):
 
 
 # -- the pure functional forms -----------------------------------------------------------
+
+def pick(structure, tree, i):
+    """Element ``i`` of each tuple leaf of ``tree`` (shaped like ``structure``)."""
+    if isinstance(structure, dict):
+        return {k: pick(structure[k], tree[k], i) for k in structure}
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(pick(s, t, i) for s, t in zip(structure, tree))
+    return tree[i]
+
+
+def apply_leaves(update, params, grads, *slot_trees):
+    """``(new_params, new_slot_tree, ...)``: ``update(var, grad, *slots) -> (var,
+    *slots)`` on every leaf; a None gradient leaves the variable and its slots as
+    they are (as ``apply_gradients`` skips it)."""
+    def one(p, g, *s):
+        if g is None:
+            return (p, *s)
+        return update(np.asarray(p), np.asarray(g), *s)
+
+    results = tree_map(one, params, grads, *slot_trees)
+    return tuple(pick(params, results, i) for i in range(1 + len(slot_trees)))
+
 
 def tree_map(fn, *trees):
     """``fn`` over matching leaves of dicts / lists / tuples of arrays (None leaves
@@ -389,7 +414,7 @@ def hyper(value, dtype=None):
     if callable(value):
         value = value()
     a = np.asarray(value)
-    if isinstance(value, (float, int)) and not isinstance(value, bool):
+    if isinstance(value, (float, int)) and not isinstance(value, (bool, np.generic)):
         a = a.astype(np.float32) if isinstance(value, float) else a.astype(np.int32)
     if dtype is not None:
         a = a.astype(np.dtype(dtype))

@@ -113,3 +113,87 @@ declare("ApplyProximalAdagrad", apply_proximal_adagrad, inputs=("var", "accum", 
 declare("SparseApplyProximalAdagrad", sparse_apply_proximal_adagrad,
         inputs=("var", "accum", "lr", "l1", "l2", "grad", "indices"), refs=("var", "accum"),
         hypers=("lr", "l1", "l2"), attrs={"use_locking": False}, allowed=_T, sparse=True)
+
+
+# -- the Optimizer class: tf.train.ProximalAdagradOptimizer ---------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, colocate_with, constant, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.ProximalAdagradOptimizer(learning_rate,
+    initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+    l2_regularization_strength=0.0, use_locking=False, name='ProximalAdagrad')``.
+    Slot ``accumulator`` (``<var>/ProximalAdagrad``). TF passes the
+    hyperparameter tensors uncast (a float64 variable then fails to build);
+    ``ref`` casts them to the variable's dtype like the other optimizers."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            with colocate_with(v.op):
+                val = constant(self._initial_accumulator_value, shape=v.get_shape(), dtype=v.dtype.base_dtype)
+            self._get_or_make_slot(v, val, "accumulator", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
+        self._l2_tensor = convert_to_tensor(self._l2_regularization_strength, name="l2_regularization_strength")
+
+    def _args(self, var, dtype):
+        return dict(var=var, accum=self.get_slot(var, "accumulator"), lr=cast(self._learning_rate_tensor, dtype),
+                    l1=cast(self._l1_tensor, dtype), l2=cast(self._l2_tensor, dtype), use_locking=self._use_locking)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyProximalAdagrad", grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyProximalAdagrad", grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyProximalAdagrad", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyProximalAdagrad", grad=grad, indices=indices,
+                        **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class ProximalAdagradState(NamedTuple):
+    """TF's slot ``accumulator`` for every parameter."""
+    accumulator: object
+
+
+def init(params, learning_rate=None, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+         l2_regularization_strength=0.0):
+    """Accumulators filled with ``initial_accumulator_value``."""
+    if initial_accumulator_value <= 0.0:
+        raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+    return ProximalAdagradState(tree_map(
+        lambda p: np.full(np.shape(p), initial_accumulator_value, np.asarray(p).dtype), params))
+
+
+def step(params, grads, state, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+         l2_regularization_strength=0.0):
+    """``(new_params, new_state)``: one ``ProximalAdagradOptimizer`` step, bit for bit."""
+    def update(var, grad, accum):
+        t = var.dtype
+        return apply_proximal_adagrad(var, accum, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
+                                      hyper(l2_regularization_strength, t), grad)
+
+    new_params, accum = apply_leaves(update, params, grads, state.accumulator)
+    return new_params, ProximalAdagradState(accum)

@@ -111,3 +111,70 @@ declare_with_delta("ApplyProximalGradientDescent", apply_proximal_gradient_desce
 declare("SparseApplyProximalGradientDescent", sparse_apply_proximal_gradient_descent,
         inputs=("var", "alpha", "l1", "l2", "grad", "indices"), refs=("var",), hypers=("alpha", "l1", "l2"),
         attrs={"use_locking": False}, allowed=_T, sparse=True)
+
+
+# -- the Optimizer class: tf.train.ProximalGradientDescentOptimizer -------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper  # noqa: E402
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.ProximalGradientDescentOptimizer(learning_rate,
+    l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+    use_locking=False, name='ProximalGradientDescent')``. No slots. (TF passes
+    the hyperparameters uncast; ``ref`` casts them to the variable's dtype.)"""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
+        self._l2_tensor = convert_to_tensor(self._l2_regularization_strength, name="l2_regularization_strength")
+
+    def _args(self, var, dtype):
+        return dict(var=var, alpha=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_tensor, dtype),
+                    l2=cast(self._l2_tensor, dtype), use_locking=self._use_locking)
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ApplyProximalGradientDescent", delta=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApplyProximalGradientDescent", delta=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApplyProximalGradientDescent", grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyProximalGradientDescent", grad=grad, indices=indices,
+                        **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class ProximalGradientDescentState(NamedTuple):
+    """Proximal gradient descent keeps no state."""
+
+
+def init(params, learning_rate=None, l1_regularization_strength=0.0, l2_regularization_strength=0.0):
+    """The (empty) state."""
+    return ProximalGradientDescentState()
+
+
+def step(params, grads, state, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0):
+    """``(new_params, state)``: one ``ProximalGradientDescentOptimizer`` step, bit for bit."""
+    def update(var, grad):
+        t = var.dtype
+        return apply_proximal_gradient_descent(var, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
+                                               hyper(l2_regularization_strength, t), grad)
+
+    (new_params,) = apply_leaves(update, params, grads)
+    return new_params, state

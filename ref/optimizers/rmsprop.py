@@ -165,3 +165,112 @@ declare("SparseApplyCenteredRMSProp", sparse_apply_centered_rms_prop,
         inputs=("var", "mg", "ms", "mom", *_HYPERS, "grad", "indices"),
         refs=("var", "mg", "ms", "mom"), hypers=_HYPERS, attrs={"use_locking": False}, allowed=_SPARSE_T,
         sparse=True)
+
+
+# -- the Optimizer class: tf.train.RMSPropOptimizer -----------------------------------
+
+from typing import NamedTuple  # noqa: E402
+
+from ref.graph import apply_op, convert_to_tensor  # noqa: E402
+from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+
+
+class RMSPropOptimizer(Optimizer):
+    """Seed 002 ``tf.compat.v1.train.RMSPropOptimizer(learning_rate, decay=0.9,
+    momentum=0.0, epsilon=1e-10, use_locking=False, centered=False, name='RMSProp')``.
+    Slots ``rms`` (``<var>/RMSProp``, initialized to ONES as TF does), ``mg``
+    (centered only, zeros) and ``momentum`` (zeros), named in that order
+    (``<var>/RMSProp_1``, ``<var>/RMSProp_2``)."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False, centered=False,
+                 name="RMSProp"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._decay = decay
+        self._momentum = momentum
+        self._epsilon = epsilon
+        self._centered = centered
+
+    def _create_slots(self, var_list):
+        from ref.api import array_ops
+        from ref.init_ops import Ones
+
+        for v in var_list:
+            if v.get_shape().is_fully_defined():
+                init_rms = Ones(dtype=v.dtype.base_dtype)
+            else:
+                init_rms = array_ops.ones_like(v)
+            self._get_or_make_slot_with_initializer(v, init_rms, v.get_shape(), v.dtype.base_dtype, "rms",
+                                                    self._name)
+            if self._centered:
+                self._zeros_slot(v, "mg", self._name)
+            self._zeros_slot(v, "momentum", self._name)
+
+    def _prepare(self):
+        c = self._call_if_callable
+        self._learning_rate_tensor = convert_to_tensor(c(self._learning_rate), name="learning_rate")
+        self._decay_tensor = convert_to_tensor(c(self._decay), name="decay")
+        self._momentum_tensor = convert_to_tensor(c(self._momentum), name="momentum")
+        self._epsilon_tensor = convert_to_tensor(c(self._epsilon), name="epsilon")
+
+    def _op(self, name):
+        return ("Centered" if self._centered else "") + name
+
+    def _args(self, var, dtype):
+        args = dict(var=var, ms=self.get_slot(var, "rms"), mom=self.get_slot(var, "momentum"),
+                    lr=cast(self._learning_rate_tensor, dtype), rho=cast(self._decay_tensor, dtype),
+                    momentum=cast(self._momentum_tensor, dtype), epsilon=cast(self._epsilon_tensor, dtype),
+                    use_locking=self._use_locking)
+        if self._centered:
+            args["mg"] = self.get_slot(var, "mg")
+        return args
+
+    def _apply_dense(self, grad, var):
+        return apply_op("Apply" + self._op("RMSProp"), grad=grad, **self._args(var, var.dtype)).op
+
+    def _resource_apply_dense(self, grad, var):
+        return apply_op("ResourceApply" + self._op("RMSProp"), grad=grad, **self._args(var, grad.dtype))
+
+    def _apply_sparse(self, grad, var):
+        return apply_op("SparseApply" + self._op("RMSProp"), grad=grad.values, indices=grad.indices,
+                        **self._args(var, var.dtype)).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApply" + self._op("RMSProp"), grad=grad, indices=indices,
+                        **self._args(var, grad.dtype))
+
+
+# -- the pure functional form -------------------------------------------------------------
+
+class RMSPropState(NamedTuple):
+    """TF's slots ``rms``, ``momentum`` and (centered only, else None) ``mg``."""
+    rms: object
+    momentum: object
+    mg: object = None
+
+
+def init(params, learning_rate=None, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False):
+    """``rms`` ones (as TF), ``momentum`` and ``mg`` zeros."""
+    zeros = lambda p: np.zeros_like(np.asarray(p))  # noqa: E731
+    return RMSPropState(tree_map(lambda p: np.ones_like(np.asarray(p)), params), tree_map(zeros, params),
+                        tree_map(zeros, params) if centered else None)
+
+
+def step(params, grads, state, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False):
+    """``(new_params, new_state)``: one ``RMSPropOptimizer`` step, bit for bit."""
+    def hypers(t):
+        return hyper(learning_rate, t), hyper(decay, t), hyper(momentum, t), hyper(epsilon, t)
+
+    if centered:
+        def update(var, grad, ms, mom, mg):
+            new_var, mg, ms, mom = apply_centered_rms_prop(var, mg, ms, mom, *hypers(var.dtype), grad)
+            return new_var, ms, mom, mg
+
+        new_params, ms, mom, mg = apply_leaves(update, params, grads, state.rms, state.momentum, state.mg)
+        return new_params, RMSPropState(ms, mom, mg)
+
+    def update(var, grad, ms, mom):
+        return apply_rms_prop(var, ms, mom, *hypers(var.dtype), grad)
+
+    new_params, ms, mom = apply_leaves(update, params, grads, state.rms, state.momentum)
+    return new_params, RMSPropState(ms, mom, None)

@@ -23,8 +23,8 @@ def _prog_while_max_iter(tf):
 
 def _prog_while_nested_structure(tf):
     init = {"a": tf.constant([1.0, 2.0]), "n": tf.constant(0)}
-    out = tf.while_loop(lambda d: d["n"] < 3, lambda d: {"a": d["a"] * 2.0, "n": d["n"] + 1}, [init])
-    return out["a"] if isinstance(out, dict) else out[0]["a"]
+    out = tf.while_loop(lambda d: d["n"] < 3, lambda d: [{"a": d["a"] * 2.0, "n": d["n"] + 1}], [init])
+    return out[0]["a"]
 
 
 def _prog_while_shape_invariant(tf):
@@ -114,9 +114,12 @@ def test_while_loop_updates_variable_in_body():
 @pytest.mark.parametrize("kwargs,err", [
     (dict(cond=1, body=lambda x: x, loop_vars=[1.0]), TypeError),
     (dict(cond=lambda x: x < 1, body=3, loop_vars=[1.0]), TypeError),
-    (dict(cond=lambda x: x < 5.0, body=lambda x: ref.concat([x, x], 0), loop_vars=[ref.constant([1.0])]),
+    (dict(cond=lambda x: ref.reduce_sum(x) < 5.0, body=lambda x: ref.concat([x, x], 0),
+          loop_vars=lambda: [ref.constant([1.0])]),
      ValueError),
-    (dict(cond=lambda x: x < 5, body=lambda x: ref.cast(x, ref.float32), loop_vars=[ref.constant(1)]), TypeError),
+    (dict(cond=lambda x: x < 5, body=lambda x: ref.cast(x, ref.float32), loop_vars=lambda: [ref.constant(1)]),
+     TypeError),
+    (dict(cond=lambda x: x, body=lambda x: x, loop_vars=lambda: [ref.constant([True])]), ValueError),
 ])
 def test_while_loop_errors(kwargs, err):
     with ref.Graph().as_default():

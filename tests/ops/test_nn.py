@@ -124,3 +124,112 @@ def test_every_nn_op_has_a_budget_and_a_tf_row():
     exercised = {r[1] for r in ROWS}
     assert [op for op in NN_OPS if op not in TF_BUDGETS] == []
     assert [op for op in NN_OPS if op not in exercised] == []
+
+
+# -- graph functions: ref.session.Session vs tensorflow.compat.v1 graphs -----
+
+def _nn_graph_cases():
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((4, 5)) * 2).astype(np.float32)
+    z = rng.uniform(0, 1, (4, 5)).astype(np.float32)
+    z3 = rng.uniform(0, 1, (2, 3, 5)).astype(np.float32)
+    x3 = (rng.standard_normal((2, 3, 5)) * 2).astype(np.float32)
+    lab = np.int32([0, 4, 2, 1])
+    return [
+        ("relu-family", lambda n, a, b: n.relu(a) + n.relu6(a) + n.elu(a) + n.selu(a) + n.softsign(a), x, z),
+        ("softplus", lambda n, a, b: n.softplus(a), x, z),
+        ("leaky_relu", lambda n, a, b: n.leaky_relu(a, alpha=0.1), x, z),
+        ("softmax", lambda n, a, b: n.softmax(a), x, z),
+        ("softmax-axis0", lambda n, a, b: n.softmax(a, axis=0), x, z),
+        ("log_softmax-dim", lambda n, a, b: n.log_softmax(a, dim=-1), x, z),
+        ("bias_add", lambda n, a, b: n.bias_add(a, [1.0, 2.0, 3.0, 4.0, 5.0]), x, z),
+        ("l2_loss", lambda n, a, b: n.l2_loss(a), x, z),
+        ("xent", lambda n, a, b: n.softmax_cross_entropy_with_logits(labels=b, logits=a), x, z),
+        ("xent-v2", lambda n, a, b: n.softmax_cross_entropy_with_logits_v2(labels=b, logits=a), x, z),
+        ("xent-v2-rank3", lambda n, a, b: n.softmax_cross_entropy_with_logits_v2(labels=b, logits=a), x3, z3),
+        ("sparse-xent", lambda n, a, b: n.sparse_softmax_cross_entropy_with_logits(labels=lab, logits=a), x, z),
+        ("sigmoid-xent", lambda n, a, b: n.sigmoid_cross_entropy_with_logits(labels=b, logits=a), x, z),
+        ("weighted-xent", lambda n, a, b: n.weighted_cross_entropy_with_logits(labels=b, logits=a, pos_weight=2.0),
+         x, z),
+        ("l2_normalize", lambda n, a, b: n.l2_normalize(a, axis=1), x, z),
+        ("moments-mean", lambda n, a, b: n.moments(a, [0])[0], x, z),
+        ("moments-variance-keep", lambda n, a, b: n.moments(a, [0, 1], keep_dims=True)[1], x, z),
+        ("in_top_k", lambda n, a, b: n.in_top_k(a, lab, 2), x, z),
+        ("zero_fraction", lambda n, a, b: n.zero_fraction(n.relu(a)), x, z),
+    ]
+
+
+NN_GRAPH_CASES = _nn_graph_cases()
+
+
+@pytest.mark.parametrize("rid,build,xv,zv", NN_GRAPH_CASES, ids=[r[0] for r in NN_GRAPH_CASES])
+def test_graph_vs_tf_compat_v1(rid, build, xv, zv):
+    tf = pytest.importorskip("tensorflow")
+    import ref.ops
+    from ref.api import nn_ops
+    from ref.api.control_flow_ops import placeholder
+    from ref.graph import Graph
+    from ref.session import Session
+    from tests.ops.tf_compare import flush_subnormals
+    from tests.ulp import ulp_distance
+
+    ref.ops.load_all()
+    with Graph().as_default():
+        a, b = placeholder("float32", xv.shape), placeholder("float32", zv.shape)
+        out = build(nn_ops, a, b)
+        with Session() as sess:
+            got = np.asarray(sess.run(out, {a: xv, b: zv}))
+    tg = tf.Graph()
+    with tg.as_default():
+        ta, tb = tf.compat.v1.placeholder(tf.float32, xv.shape), tf.compat.v1.placeholder(tf.float32, zv.shape)
+        tout = build(tf.compat.v1.nn, ta, tb)
+        assert out.shape.as_list() == tout.shape.as_list() and out.dtype.name == tout.dtype.name
+        with tf.compat.v1.Session(graph=tg) as sess:
+            want = np.asarray(sess.run(tout, {ta: xv, tb: zv}))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind == "f":
+        assert ulp_distance(flush_subnormals(got), flush_subnormals(want)).max() <= 64
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_dropout_keeps_and_scales():
+    import ref.ops
+    from ref.api import nn_ops
+    from ref.graph import Graph, constant
+    from ref.session import Session
+
+    ref.ops.load_all()
+    x = np.ones((200, 50), np.float32)
+    with Graph().as_default():
+        out = nn_ops.dropout(constant(x), keep_prob=0.8, seed=3)
+        with Session() as sess:
+            y = sess.run(out)
+    assert set(np.unique(y)) <= {np.float32(0), np.float32(1) / np.float32(0.8)}
+    assert 0.75 < np.mean(y != 0) < 0.85  # 10000 Bernoulli(0.8) draws
+
+
+NN_GRAPH_ERRORS = [
+    ("sparse-rank", lambda n, g: n.sparse_softmax_cross_entropy_with_logits(
+        labels=g.constant(np.zeros((2, 3), np.int32)), logits=g.constant(np.zeros((2, 3), np.float32))),
+     ValueError, "Rank mismatch"),
+    ("sigmoid-shapes", lambda n, g: n.sigmoid_cross_entropy_with_logits(
+        labels=g.constant(np.zeros((2, 3), np.float32)), logits=g.constant(np.zeros((2, 4), np.float32))),
+     ValueError, r"\(2, 4\) vs \(2, 3\)|\[2,4\] vs \[2,3\]|same shape"),
+    ("sentinel", lambda n, g: n.softmax_cross_entropy_with_logits(g.constant([1.0])), ValueError, "named arguments"),
+    ("bias-size", lambda n, g: n.bias_add(g.constant(np.zeros((2, 3), np.float32)), g.constant(np.zeros(4, np.float32))),
+     ValueError, "3 and 4"),
+    ("dropout-keep_prob", lambda n, g: n.dropout(g.constant([1.0]), keep_prob=1.5), ValueError, "keep_prob"),
+]
+
+
+@pytest.mark.parametrize("rid,build,exc,match", NN_GRAPH_ERRORS, ids=[r[0] for r in NN_GRAPH_ERRORS])
+def test_graph_construction_errors(rid, build, exc, match):
+    import ref.ops
+    from ref import graph
+    from ref.api import nn_ops
+
+    ref.ops.load_all()
+    with graph.Graph().as_default():
+        with pytest.raises(exc, match=match):
+            build(nn_ops, graph)

@@ -1,14 +1,20 @@
 """The TF1 names these tests use, from ref's modules (``ref/__init__`` is assembled
 elsewhere) -- so one program text runs under ``ref`` and ``tf.compat.v1``."""
+import importlib
 import types
 
 import ref.ops.array  # noqa: F401
 import ref.ops.math  # noqa: F401
 from ref import graph as G
-from ref import init_ops, partitioned, training_util, variable_scope, variables
 from ref.api import control_flow_ops, state_ops
 from ref import errors as ref_errors
 from ref.session import Session
+
+
+# (by module path: ``ref`` itself exports e.g. the ``variable_scope`` class)
+init_ops, partitioned, training_util, variable_scope, variables = (
+    importlib.import_module(f"ref.{m}") for m in ("init_ops", "partitioned", "training_util", "variable_scope",
+                                                   "variables"))
 
 
 def ref_namespace():

@@ -192,8 +192,8 @@ def make_template_program(tf):
         z2 = t2(tf.constant(2.0))
     now = tf.make_template("now", my_op, create_scope_now_=True, scalar_name="k")
     n1 = now(tf.constant(1.0))
-    return ([v.name for v in tf.global_variables()], z.name, w.name, z1.name, z2.name, n1.name,
-            scale_by_y.variable_scope.name)
+    scopes = [t.name.rsplit("/", 1)[0] for t in (z, w, z1, z2, n1)]  # the name scope each call opened
+    return [v.name for v in tf.global_variables()], scopes, scale_by_y.variable_scope.name
 
 
 def template_trainable_variable_error(tf):

@@ -23,13 +23,14 @@ def _math():
 # -- seed 003 examples -----------------------------------------------------------
 
 def test_seed003_class_example(rtf, g):
-    """w = Variable(...); y = matmul(w, ...); z = sigmoid(w + y); w.assign(w + 1.0); w.assign_add(1.0)."""
+    """w = Variable(...); y = matmul(w, ...); z = sigmoid(w + y); w.assign(w + 1.0); w.assign_add(...)
+    (the delta has w's shape: AssignAdd merges both shapes, as in TF)."""
     m = _math()
     w = rtf.Variable(np.array([[1., 2.], [3., 4.]], F32), name="w")
     y = m.matmul(w, rtf.constant(np.eye(2, dtype=F32)))
     z = m.sigmoid(w + y)
     a1 = w.assign(w + 1.0)
-    a2 = w.assign_add(1.0)
+    a2 = w.assign_add(np.ones((2, 2), F32))
     with rtf.Session() as sess:
         sess.run(w.initializer)
         wv = np.array([[1., 2.], [3., 4.]], F32)

@@ -1,0 +1,26 @@
+"""Gradient rules for variables and summaries (``ref/ops/state.py``, ``summary.py``)."""
+from __future__ import annotations
+
+from ref.graph import IndexedSlices, apply_op
+from ref.grad.registry import NotDifferentiable, RegisterGradient
+
+for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
+           "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp"):
+    NotDifferentiable(_t)
+
+
+@RegisterGradient("ReadVariableOp")
+def _read_variable_grad(op, grad):
+    """The gradient of a read flows to the variable's handle unchanged."""
+    return grad
+
+
+@RegisterGradient("ResourceGather")
+def _resource_gather_grad(op, grad):
+    """Sparse, as TF: IndexedSlices(grad rows, indices, the variable's shape)."""
+    from ref.api import array_ops
+
+    handle, indices = op.inputs
+    params_shape = apply_op("VariableShape", input=handle, out_type="int64")
+    values = array_ops.reshape(grad, array_ops.concat([[-1], params_shape[1:]], 0))
+    return IndexedSlices(values, array_ops.reshape(indices, [-1]), params_shape), None

@@ -1,0 +1,257 @@
+"""Checkpoint I/O ops: ``SaveV2``, ``RestoreV2``, ``MergeV2Checkpoints`` and
+the string helpers sharded savers build their file names with
+(``ShardedFilename``, ``StringJoin``).
+
+These are TF's io_ops as the Saver uses them (TF's save_restore_v2_ops.cc):
+
+* ``SaveV2(prefix, tensor_names, shape_and_slices, tensors)`` writes the V2
+  bundle ``prefix.index`` + ``prefix.data-00000-of-00001``. An empty
+  ``shape_and_slices[i]`` saves the whole tensor; ``"4 10 0,2:-"`` saves it as
+  that slice of a ``[4, 10]`` tensor named ``tensor_names[i]`` (a partition of
+  a partitioned variable). Each file is written under a temporary name and
+  renamed into place, data first, index last (ref/checkpoint/bundle.py), so a
+  crash never leaves a ``prefix.index`` pointing at missing data.
+* ``RestoreV2(prefix, tensor_names, shape_and_slices, dtypes)`` reads them back
+  (a V1 checkpoint when ``prefix.index`` does not exist, as TF falls back).
+  A missing tensor raises ``NotFoundError`` naming it; a corrupt file
+  ``DataLossError`` naming the file; a wrong dtype or slice shape
+  ``InvalidArgumentError``. Nothing is ever unpickled.
+* ``MergeV2Checkpoints(checkpoint_prefixes, destination_prefix)`` merges the
+  per-device bundles of a sharded save into one checkpoint.
+
+All are stateful (they touch the file system) and pure otherwise: the tensors
+to save come in as arrays, restored tensors go out as new arrays.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ref import dtypes, errors
+from ref.dtypes import as_dtype
+from ref.registry import REQUIRED, invalid_argument, register_op
+from ref.shapes import TensorShape, unknown_shape
+
+
+def _text(x) -> str:
+    """A string scalar (0-d object array, bytes or str) as str."""
+    if isinstance(x, np.ndarray):
+        if x.ndim != 0:
+            raise invalid_argument(f"Expected a scalar string, got shape {list(x.shape)}")
+        x = x.item()
+    return x.decode("utf-8", "surrogateescape") if isinstance(x, (bytes, np.bytes_)) else str(x)
+
+
+def _texts(x, what: str, n: int | None = None) -> list[str]:
+    arr = np.asarray(x, dtype=object)
+    if arr.ndim != 1:
+        raise invalid_argument(f"Input {what} must be a 1-D tensor, got shape {list(arr.shape)}")
+    out = [_text(v) for v in arr.tolist()]
+    if n is not None and len(out) != n:
+        raise invalid_argument(f"Expected {what} to have {n} elements, got {len(out)}")
+    return out
+
+
+def _parse_slice(spec: str, name: str):
+    from ref.checkpoint.slices import parse_shape_and_slice
+
+    try:
+        return parse_shape_and_slice(spec)
+    except ValueError as e:
+        raise invalid_argument(f"Failed to parse shape_and_slice spec {spec!r} for tensor {name}: {e}") from None
+
+
+# ---------------------------------------------------------------------------
+# SaveV2
+# ---------------------------------------------------------------------------
+
+def save_v2_tensors(prefix: str, names, specs, tensors, dtype_list=None, fsync=False) -> None:
+    """Writes ``tensors`` as the bundle ``prefix`` (the SaveV2 kernel body)."""
+    from ref.checkpoint.bundle import BundleWriter
+
+    writer = BundleWriter(prefix, fsync=fsync)
+    try:
+        for i, (name, spec, value) in enumerate(zip(names, specs, tensors)):
+            dt = dtype_list[i] if dtype_list else None
+            full_shape, sl = _parse_slice(spec, name)
+            if sl is None:
+                writer.add(name, value, dt)
+            else:
+                writer.add_slice(name, full_shape, sl, value, dt)
+    except BaseException:
+        writer.abandon()
+        raise
+    writer.finish()
+
+
+@register_op("SaveV2", inputs=("prefix", "tensor_names", "shape_and_slices", "tensors"), outputs=(),
+             list_inputs={"tensors": None}, attrs={"dtypes": None, "_fsync": False},
+             shape=lambda ins, attrs: [], stateful=True)
+def save_v2(prefix, tensor_names, shape_and_slices, tensors, dtypes=None, _fsync=False):
+    """Saves ``tensors[i]`` under ``tensor_names[i]`` (a slice of it when
+    ``shape_and_slices[i]`` is not empty) in the V2 checkpoint ``prefix``.
+    ``_fsync`` (ref's own, an underscore attr TF ignores) flushes every file to
+    stable storage before it is renamed into place."""
+    n = len(tensors)
+    names = _texts(tensor_names, "tensor_names", n)
+    specs = _texts(shape_and_slices, "shape_and_slices", n)
+    save_v2_tensors(_text(prefix), names, specs, tensors,
+                    [as_dtype(d) for d in dtypes] if dtypes else None, bool(_fsync))
+    return ()
+
+
+
+# ---------------------------------------------------------------------------
+# RestoreV2
+# ---------------------------------------------------------------------------
+
+def _restore_shape(ins, attrs):
+    dts = attrs["dtypes"]
+    value = ins["shape_and_slices"].value
+    specs = None
+    if value is not None:
+        arr = np.asarray(value, dtype=object).reshape(-1)
+        if len(arr) == len(dts):
+            specs = [_text(v) for v in arr.tolist()]
+    out = []
+    for i, d in enumerate(dts):
+        shape = unknown_shape()
+        if specs is not None and specs[i]:
+            try:
+                full, sl = _parse_slice(specs[i], f"#{i}")
+                shape = TensorShape(list(sl.shape(full)))
+            except errors.OpError as e:
+                raise ValueError(e.message) from None
+        out.append((dtypes.as_dtype(d), shape))
+    return out
+
+
+class _Source:
+    """A V2 bundle, or a V1 checkpoint when ``prefix.index`` does not exist."""
+
+    def __init__(self, prefix: str):
+        from ref.checkpoint.bundle import BundleReader, meta_filename
+        from ref.checkpoint.v1 import TensorSliceReader
+
+        self.prefix = prefix
+        if os.path.exists(meta_filename(prefix)):
+            self.v2, self.v1 = BundleReader(prefix), None
+        else:
+            try:
+                self.v2, self.v1 = None, TensorSliceReader(prefix)
+            except errors.OpError:
+                raise errors.NotFoundError(
+                    None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files "
+                                f"for {prefix}") from None
+
+    def dtype_and_shape(self, name):
+        if self.v2 is not None:
+            return self.v2.lookup_dtype_and_shape(name)
+        if not self.v1.has_tensor(name):
+            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        dtype, shape, _ = self.v1.tensors[name]
+        return dtype, tuple(shape)
+
+    def read(self, name, sl):
+        if self.v2 is not None:
+            return self.v2.lookup(name) if sl is None else self.v2.lookup_slice(name, sl)
+        return self.v1.get_tensor(name) if sl is None else self.v1.get_slice(name, sl)
+
+    def close(self):
+        if self.v2 is not None:
+            self.v2.close()
+
+
+def restore_v2_tensors(prefix: str, names, specs, dtype_list) -> list[np.ndarray]:
+    """Reads the named tensors (slices) of checkpoint ``prefix`` (the RestoreV2 kernel body)."""
+    src = _Source(prefix)
+    try:
+        out = []
+        for name, spec, want in zip(names, specs, dtype_list):
+            want = as_dtype(want).base_dtype
+            have, shape = src.dtype_and_shape(name)
+            if have != want:
+                raise invalid_argument(f"tensor_name = {name}; expected dtype {want.name} does not equal "
+                                       f"original dtype {have.name}")
+            full, sl = _parse_slice(spec, name)
+            if sl is not None and tuple(full) != tuple(shape):
+                raise invalid_argument(
+                    f"tensor_name = {name}; shape in shape_and_slice spec [{','.join(map(str, full))}] does not "
+                    f"match the shape stored in checkpoint: [{','.join(map(str, shape))}]")
+            out.append(src.read(name, sl))
+        return out
+    finally:
+        src.close()
+
+
+@register_op("RestoreV2", inputs=("prefix", "tensor_names", "shape_and_slices"), outputs=("*tensors",),
+             attrs={"dtypes": REQUIRED}, shape=_restore_shape, stateful=True)
+def restore_v2(prefix, tensor_names, shape_and_slices, dtypes):
+    """The tensors ``tensor_names`` (slices ``shape_and_slices``) of checkpoint
+    ``prefix``, with types ``dtypes``."""
+    n = len(dtypes)
+    names = _texts(tensor_names, "tensor_names", n)
+    specs = _texts(shape_and_slices, "shape_and_slices", n)
+    return restore_v2_tensors(_text(prefix), names, specs, dtypes)
+
+
+# ---------------------------------------------------------------------------
+# Sharded saves: file names and the merge
+# ---------------------------------------------------------------------------
+
+@register_op("MergeV2Checkpoints", inputs=("checkpoint_prefixes", "destination_prefix"), outputs=(),
+             attrs={"delete_old_dirs": True, "allow_missing_files": False}, shape=lambda ins, attrs: [],
+             stateful=True)
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
+                         allow_missing_files=False):
+    """Merges the bundles ``checkpoint_prefixes`` into ``destination_prefix``
+    (data files renamed, one merged index written last, input indexes deleted);
+    with ``delete_old_dirs`` the inputs' directories are removed when empty."""
+    from ref.checkpoint.bundle import meta_filename, merge_bundles
+
+    prefixes = _texts(checkpoint_prefixes, "checkpoint_prefixes")
+    if allow_missing_files:
+        prefixes = [p for p in prefixes if os.path.exists(meta_filename(p))]
+        if not prefixes:
+            raise invalid_argument("MergeV2Checkpoints: none of the checkpoint_prefixes exist")
+    dest = _text(destination_prefix)
+    merge_bundles(prefixes, dest)
+    if delete_old_dirs:
+        for d in sorted({os.path.dirname(os.path.abspath(p)) for p in prefixes}):
+            if d != os.path.dirname(os.path.abspath(dest)):
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    pass  # not empty, or already gone: TF ignores this too
+    return ()
+
+
+@register_op("ShardedFilename", inputs=("basename", "shard", "num_shards"), outputs=("filename",),
+             shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
+def sharded_filename(basename, shard, num_shards):
+    """``"%s-%05d-of-%05d" % (basename, shard, num_shards)``."""
+    return np.array("%s-%05d-of-%05d" % (_text(basename), int(shard), int(num_shards)), dtype=object)
+
+
+def _join_shape(ins, attrs):
+    shape = TensorShape([])
+    for s in ins["inputs"]:
+        if s.shape.ndims != 0:
+            shape = s.shape if shape.ndims == 0 else shape.merge_with(s.shape)
+    return [(dtypes.string, shape)]
+
+
+@register_op("StringJoin", inputs=("inputs",), outputs=("output",), list_inputs={"inputs": "N"},
+             attrs={"separator": ""}, shape=_join_shape)
+def string_join(inputs, separator=""):
+    """Joins the strings of ``inputs`` element-wise (scalars broadcast) with ``separator``."""
+    arrays = [np.asarray(x, dtype=object) for x in inputs]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    out = np.empty(shape, dtype=object)
+    parts = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
+    sep = _text(separator) if not isinstance(separator, str) else separator
+    flat = out.reshape(-1)
+    for i in range(flat.size):
+        flat[i] = sep.join(_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
+    return out
