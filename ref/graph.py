@@ -1197,7 +1197,7 @@ def apply_op(op_type, name=None, **kwargs):
             else:
                 specs[in_name] = registry.Spec(v.dtype.base_dtype, v.shape,
                                                None if in_name in opdef.refs else constant_value(v))
-        display = name or op_type
+        display = op_scope.rstrip("/")
         try:
             out_specs = opdef.infer(specs, {**attrs, "_op_name": display})
         except ValueError as e:

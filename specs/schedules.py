@@ -7,8 +7,8 @@ and tests/optimizers/test_schedules.py property-tests each pure form
 (``ref.optimizers.schedules.<name>_value``, same arguments as the graph
 function) against the oracle here. Oracles take the ``_value`` arguments and
 compute in float64 straight from the quote. Budgets (``ulp``, float32;
-``ulp64``) are in units in the last place of ``learning_rate`` -- the scale at
-which a schedule's error matters (cos(pi * x) near x = 1 and pow with a large
+``ulp64``) are in units in the last place of ``max(|learning_rate|, |result|)``
+-- the scale at which a schedule's error matters (cos(pi * x) near x = 1 and pow with a large
 exponent make relative error near zero meaningless).
 """
 import math

@@ -94,7 +94,10 @@ def _load_generator():
 def regenerated(tmp_path_factory):
     pytest.importorskip("grpc_tools")
     out = tmp_path_factory.mktemp("protos")
-    _load_generator().generate(out)
+    # In a fresh process: protoc's in-process compiler can crash once TensorFlow's
+    # own protobuf runtime is loaded in the same interpreter.
+    subprocess.run([sys.executable, str(ROOT / "tools" / "gen_protos.py"), "--out", str(out)], check=True,
+                   stdout=subprocess.DEVNULL)
     return out / "ref" / "protos"
 
 

@@ -301,7 +301,8 @@ def test_pure_form_agrees_with_the_card_oracle(fn, oracle, make, condition):
         want = oracle(float(lr), step, **_rounded(kw, dtype), **({} if noise is None else {
             "noise": float(np.asarray(noise, dtype))}))
         budget = card.ulp if dtype == np.float32 else card.ulp64
-        err = abs(float(got) - float(want)) / float(np.spacing(lr))
-        assert err <= budget, f"{fn}: {err} ULP of lr > {budget} (got {got!r}, oracle {want!r}, {kw})"
+        scale = np.spacing(np.maximum(abs(lr), abs(np.asarray(want, dtype))))
+        err = abs(float(got) - float(want)) / float(scale)
+        assert err <= budget, f"{fn}: {err} ULP > {budget} (got {got!r}, oracle {want!r}, {kw})"
 
     check()
