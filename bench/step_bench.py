@@ -118,7 +118,6 @@ def main():
         import tensorflow as tf_real
 
         tf1 = tf_real.compat.v1
-        tf1.disable_eager_execution()
         t_run, t_call, t_loss = time_framework(tf1, max(args.iters // 4, 200))
         rows.append(("tensorflow compat.v1", t_run, t_call, t_loss))
     except ImportError:

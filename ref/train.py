@@ -8,3 +8,14 @@ from ref.protos.checkpoint_state_pb2 import CheckpointState  # noqa: F401
 from ref.protos.saver_pb2 import SaverDef  # noqa: F401
 from ref.training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
                                get_or_create_global_step, global_step)
+from ref.optimizers.optimizer import Optimizer  # noqa: F401
+from ref.optimizers.gradient_descent import GradientDescentOptimizer  # noqa: F401
+from ref.optimizers.proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: F401
+from ref.optimizers.adagrad import AdagradOptimizer  # noqa: F401
+from ref.optimizers.proximal_adagrad import ProximalAdagradOptimizer  # noqa: F401
+from ref.optimizers.adagrad_da import AdagradDAOptimizer  # noqa: F401
+from ref.optimizers.adadelta import AdadeltaOptimizer  # noqa: F401
+from ref.optimizers.momentum import MomentumOptimizer  # noqa: F401
+from ref.optimizers.adam import AdamOptimizer  # noqa: F401
+from ref.optimizers.rmsprop import RMSPropOptimizer  # noqa: F401
+from ref.optimizers.ftrl import FtrlOptimizer  # noqa: F401

@@ -45,7 +45,7 @@ def ulp_distance(a, b) -> np.ndarray:
         raise TypeError(f"ulp_distance needs a float16/bfloat16/float32/float64 array, got {a.dtype}")
     b = np.asarray(b).astype(a.dtype)
     a, b = np.broadcast_arrays(a, b)
-    d = np.abs(_ordered(np.ascontiguousarray(a)) - _ordered(np.ascontiguousarray(b)))
+    d = np.abs(_ordered(np.array(a, order="C")) - _ordered(np.array(b, order="C")))
     nan_a = np.isnan(a.astype(np.float64))
     nan_b = np.isnan(b.astype(np.float64))
     d = np.where(nan_a & nan_b, 0, d)

@@ -486,11 +486,9 @@ class Saver:
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
-                 builder=None, defer_build=False, allow_empty=False, write_version=None,
+                 builder=None, defer_build=False, allow_empty=False, write_version=_state.V2,
                  pad_step_number=False, save_relative_paths=False, filename=None, *, fsync=False):
         saver_pb2 = _saver_pb2()
-        if write_version is None:
-            write_version = saver_pb2.SaverDef.V2
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either set "
                              "defer_build=False or var_list=None.")

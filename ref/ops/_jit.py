@@ -105,7 +105,29 @@ class SizedKernel:
 
     def __call__(self, *args):
         kernel = self.parallel if args[0].size >= PARALLEL_MIN and not DISABLE else self.serial
+        last = args[-1]
+        if isinstance(last, type) and not DISABLE:
+            # Numba types a class argument (the loops' element type T) slowly on
+            # every call; a wrapper with T frozen in as a constant avoids that.
+            return _bound(kernel, last, len(args) - 1)(*args[:-1])
         return kernel(*args)
+
+
+_BOUND = {}
+
+
+def _bound(kernel, T, nargs):
+    """``kernel(*args, T)`` compiled with ``T`` as a compile-time constant."""
+    key = (id(kernel), T, nargs)
+    fn = _BOUND.get(key)
+    if fn is None:
+        import numba
+
+        names = ", ".join(f"a{i}" for i in range(nargs))
+        ns = {"target": kernel.compiled(), "T": T}
+        exec(f"def bound({names}):\n    return target({names}, T)\n", ns)  # noqa: S102
+        fn = _BOUND.setdefault(key, numba.njit(error_model="numpy")(ns["bound"]))
+    return fn
 
 
 def njit_sized(fn=None, **options):

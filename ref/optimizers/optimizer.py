@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref import dtypes
-from ref.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, colocate_with,
+from ref.graph import (GraphKeys, IndexedSlices, Tensor, apply_op, colocate_with,
                        control_dependencies, convert_to_tensor, convert_to_tensor_or_indexed_slices,
                        get_collection, get_collection_ref, get_default_graph, name_scope)
 

@@ -1,17 +1,24 @@
 """The interpreter: run a pruned, ordered plan of ops over an environment.
 
-A :class:`Plan` is built once per (fetches, feeds, targets) and cached: the ops
-the fetches need, pruned at fed tensors, in creation order -- which is a
-topological order, since an op's inputs always exist before it -- with, for
-every tensor, the last step that reads it (so its value can be dropped early).
+A :class:`Plan` is built once per (fetches, feeds, targets) and cached:
 
-:func:`execute` walks the plan: gather inputs from the environment, call the
+* the ops the fetches need, pruned at fed tensors, in creation order -- which is
+  a topological order, since an op's inputs always exist before it;
+* every tensor gets a slot in a flat environment list;
+* what never changes is computed once into the environment's template:
+  ``Const`` values, the references variables produce, and pure ops whose inputs
+  are all constant (constant folding);
+* ``NoOp`` steps vanish (creation order already honours control dependencies)
+  and ``Identity`` becomes a move between slots;
+* each tensor's last reader is known, so its value is dropped right after.
+
+:func:`execute` walks the steps: gather inputs from the environment, call the
 kernel, bind the outputs. Variables are references (:class:`Ref`) into the
 session's :class:`StateStore`; an op reading a ref input gets the stored value,
-and a stateful op's new values are committed back. When no one else holds the
-stored arrays, a training kernel is handed them as ``out=`` buffers and
-updates in place, at memory bandwidth -- a caller of the pure kernel never sees
-that.
+a non-ref input fed by a ref is dereferenced when its consumer runs, and a
+stateful op's new values are committed back. When nothing else holds the
+stored arrays, a training kernel is handed them as ``out=`` buffers and updates
+in place, at memory bandwidth -- a caller of the pure kernel never sees that.
 """
 from __future__ import annotations
 
@@ -47,8 +54,7 @@ class StateStore:
             return self.values[key]
         except KeyError:
             raise errors.FailedPreconditionError(
-                None, op, f"Attempting to use uninitialized value {key}"
-                          + _where(op)) from None
+                None, op, f"Attempting to use uninitialized value {key}" + _where(op)) from None
 
 
 def _where(op) -> str:
@@ -59,8 +65,16 @@ def _where(op) -> str:
     return f"\n\t [[node {op.name}{at} ]]"
 
 
+_MOVE, _KERNEL, _STATEFUL, _PLACEHOLDER = range(4)
+
+
+def _is_pure(opdef) -> bool:
+    return (opdef.kernel is not None and not opdef.stateful and not opdef.ctx and not opdef.refs
+            and not opdef.creates_ref)
+
+
 class Plan:
-    """The ops to run for one (fetches, feeds, targets) signature, in order."""
+    """The steps to run for one (fetches, feeds, targets) signature."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
         fed = set(feed_tensors)
@@ -76,39 +90,127 @@ class Plan:
                     stack.append(t.op)
             stack.extend(c for c in op._control_inputs if c._id not in needed)
         self.ops = [needed[i] for i in sorted(needed)]
-        self.fed = fed
-        # last reader of each tensor (fetched tensors are kept to the end)
+
+        slot = {}
+
+        def slot_of(t):
+            if t not in slot:
+                slot[t] = len(slot)
+            return slot[t]
+
+        self.feed_slots = [(t, slot_of(t)) for t in feed_tensors]
+        template = {}
+        steps = []
+        for op in self.ops:
+            if all(t in fed for t in op._outputs) and op._outputs:
+                continue
+            opdef = op._opdef
+            outs = [slot_of(t) for t in op._outputs]
+            if op._type == "NoOp":
+                continue
+            if op._type == "Const":
+                template[outs[0]] = op._attrs["value"]
+                continue
+            if opdef.creates_ref:
+                template[outs[0]] = Ref(op._attrs.get("shared_name") or op.name)
+                continue
+            if op._type == "Placeholder":
+                steps.append(_Step(op, _PLACEHOLDER, slot_of, outs))
+                continue
+            if op._type == "Identity":
+                step = _Step(op, _MOVE, slot_of, outs)
+                src = step.args[0][1]
+                if src in template:  # identity of a constant (or of a variable's reference)
+                    template[outs[0]] = template[src]
+                else:
+                    steps.append(step)
+                continue
+            step = _Step(op, _STATEFUL if opdef.refs else _KERNEL, slot_of, outs)
+            if _is_pure(opdef) and step.inputs_constant(template):
+                folded = step.fold(template)
+                if folded is not None:
+                    template.update(folded)
+                    continue
+            steps.append(step)
+        self.fetch_slots = [slot_of(t) for t in fetch_tensors]
+        self.size = len(slot)
+        self.template = [template.get(i) for i in range(self.size)]
+        # drop each value after its last reader (fetched values are kept)
         last = {}
-        for i, op in enumerate(self.ops):
-            for t in op._inputs:
-                last[t] = i
-        for t in fetch_tensors:
-            last[t] = len(self.ops)
-        self.drop_after = [[] for _ in self.ops]
-        for t, i in last.items():
-            if i < len(self.ops) and t not in fed:
-                self.drop_after[i].append(t)
-        self.steps = [_Step(op) for op in self.ops]
+        for i, step in enumerate(steps):
+            for s in step.read_slots:
+                last[s] = i
+        keep = set(self.fetch_slots)
+        drops = [[] for _ in steps]
+        for s, i in last.items():
+            if s not in keep:
+                drops[i].append(s)
+        for step, d in zip(steps, drops):
+            step.drops = tuple(d)
+        self.steps = steps
 
 
 class _Step:
     """Everything about one op the evaluator needs, precomputed."""
 
-    __slots__ = ("op", "opdef", "kernel", "attrs", "inputs", "refs", "outputs", "donate", "ctx")
+    __slots__ = ("op", "kind", "kernel", "attrs", "args", "ref_args", "refs", "outputs", "multi", "donate",
+                 "ctx", "read_slots", "drops", "opdef", "ref_outputs")
 
-    def __init__(self, op):
+    def __init__(self, op, kind, slot_of, outs):
         opdef = op._opdef
         self.op = op
+        self.kind = kind
         self.opdef = opdef
         self.kernel = opdef.kernel
         self.attrs = {k: op._attrs[k] for k in opdef.attrs if k in op._attrs}
         named = op.named_inputs()
-        self.inputs = [(n, named[n], isinstance(named[n], list), n in opdef.refs,
-                        n in opdef.raw_inputs) for n in opdef.inputs]
+        # (name, slot or list of slots, is_list, deref)
+        self.args = []
+        self.ref_args = []
+        for n in opdef.inputs:
+            src = named[n]
+            if n in opdef.refs:
+                self.ref_args.append((n, slot_of(src)))
+                continue
+            deref = n not in opdef.raw_inputs
+            if isinstance(src, list):
+                self.args.append((n, tuple(slot_of(t) for t in src), True, deref))
+            else:
+                self.args.append((n, slot_of(src), False, deref))
+        self.read_slots = [s for _, s in self.ref_args]
+        for _, s, is_list, _ in self.args:
+            self.read_slots.extend(s if is_list else [s])
         self.refs = opdef.refs
-        self.outputs = op._outputs
+        self.outputs = tuple(outs)
+        self.multi = not (len(outs) == 1 and len(opdef.outputs) == 1 and not opdef.outputs[0].startswith("*"))
         self.ctx = opdef.ctx
         self.donate = bool(opdef.refs) and _accepts_out(opdef.kernel)
+        self.ref_outputs = [(i, opdef.refs.index(opdef.ref_outputs[name]))
+                            for i, name in enumerate(opdef.outputs) if name in opdef.ref_outputs]
+        self.drops = ()
+
+    def inputs_constant(self, template):
+        return all(s in template and not isinstance(template[s], Ref) for s in self.read_slots)
+
+    def fold(self, template):
+        """Outputs computed now from constant inputs, or None to leave it to run time."""
+        kwargs = dict(self.attrs)
+        for name, src, is_list, _ in self.args:
+            kwargs[name] = [template[s] for s in src] if is_list else template[src]
+        try:
+            result = self.kernel(**kwargs)
+        except Exception:  # report it when the op runs, with its name and line
+            return None
+        values = result if self.multi else (result,)
+        out = {}
+        for s, v in zip(self.outputs, values):
+            if hasattr(v, "setflags"):
+                try:
+                    v.setflags(write=False)
+                except ValueError:
+                    pass
+            out[s] = v
+        return out
 
 
 _ACCEPTS_OUT = {}
@@ -143,6 +245,10 @@ class RunContext:
         self.op = op
 
     @property
+    def op_name(self):
+        return self.op.name
+
+    @property
     def rng(self):
         rngs = self.session._rngs
         gen = rngs.get(self.op.name)
@@ -160,103 +266,103 @@ class RunContext:
         return self.session._run_function(func, inputs)
 
 
-def execute(plan: Plan, feeds: dict, session, fetch_tensors):
-    """Runs ``plan``; returns the values of ``fetch_tensors`` (refs dereferenced)."""
-    env = dict(feeds)
+def execute(plan: Plan, feeds: dict, session, fetch_tensors=None):
+    """Runs ``plan`` with ``feeds`` ({Tensor: value}); returns the fetched values
+    (variables dereferenced)."""
+    env = list(plan.template)
+    for t, s in plan.feed_slots:
+        env[s] = feeds[t]
     store = session._store
-    values = store.values
-    for i, step in enumerate(plan.steps):
-        op = step.op
-        opdef = step.opdef
-        if opdef.creates_ref:
-            env[step.outputs[0]] = Ref(op._attrs.get("shared_name") or op.name)
-            continue
-        if op._type == "Placeholder":
-            t = step.outputs[0]
+    for step in plan.steps:
+        kind = step.kind
+        if kind == _MOVE:
+            ((_, src, _, _),) = step.args
+            env[step.outputs[0]] = env[src]
+        elif kind == _PLACEHOLDER:
+            op = step.op
+            t = op._outputs[0]
             raise errors.InvalidArgumentError(
                 None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                           f"{op._attrs['dtype'].name}" + (f" and shape {_shape_str(t.shape)}"
                                                           if t.shape.ndims is not None else "") + _where(op))
-        kwargs = dict(step.attrs)
-        ref_keys = []
-        for name, src, is_list, is_ref, raw in step.inputs:
-            if is_ref:
-                r = env[src]
-                ref_keys.append(r.key)
-                continue
-            if is_list:
-                vals = []
-                for t in src:
-                    v = env[t]
-                    if v.__class__ is Ref and not raw:
-                        v = store.read(v.key, op)
-                    vals.append(v)
-                kwargs[name] = vals
-            else:
-                v = env[src]
-                if v.__class__ is Ref and not raw:
-                    v = store.read(v.key, op)
-                kwargs[name] = v
-        if step.ctx:
-            kwargs["ctx"] = RunContext(session, op)
-        try:
-            if ref_keys:
-                result = _run_stateful(step, kwargs, ref_keys, store, op)
-            else:
-                result = step.kernel(**kwargs)
-        except errors.OpError as e:
-            if e.op is not None:
-                raise
-            raise type(e)(None, op, e.message + _where(op)) from None
-        except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
-            raise errors.InvalidArgumentError(None, op, f"{e}" + _where(op)) from e
-        outs = step.outputs
-        if outs:
-            if len(outs) == 1 and not isinstance(result, (tuple, list)):
-                env[outs[0]] = result
-            else:
-                for t, v in zip(outs, result):
-                    env[t] = v
-        for t in plan.drop_after[i]:
-            env.pop(t, None)
+        else:
+            kwargs = dict(step.attrs)
+            for name, src, is_list, deref in step.args:
+                if is_list:
+                    vals = [env[s] for s in src]
+                    if deref:
+                        vals = [store.read(v.key, step.op) if v.__class__ is Ref else v for v in vals]
+                    kwargs[name] = vals
+                else:
+                    v = env[src]
+                    if deref and v.__class__ is Ref:
+                        v = store.read(v.key, step.op)
+                    kwargs[name] = v
+            if step.ctx:
+                kwargs["ctx"] = RunContext(session, step.op)
+            try:
+                if kind == _STATEFUL:
+                    result = _run_stateful(step, kwargs, [env[s].key for _, s in step.ref_args], store)
+                else:
+                    result = step.kernel(**kwargs)
+            except errors.OpError as e:
+                if e.op is not None:
+                    raise
+                raise type(e)(None, step.op, e.message + _where(step.op)) from None
+            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
+                raise errors.InvalidArgumentError(None, step.op, f"{e}" + _where(step.op)) from e
+            outs = step.outputs
+            if outs:
+                if step.multi:
+                    for s, v in zip(outs, result):
+                        env[s] = v
+                else:
+                    env[outs[0]] = result
+        for s in step.drops:
+            env[s] = None
     out = []
-    for t in fetch_tensors:
-        v = env[t]
+    for s, t in zip(plan.fetch_slots, fetch_tensors or [None] * len(plan.fetch_slots)):
+        v = env[s]
         if v.__class__ is Ref:
-            v = store.read(v.key, t.op)
+            v = store.read(v.key, t.op if t is not None else None)
         out.append(v)
     return out
 
 
-def _run_stateful(step, kwargs, ref_keys, store, op):
+def _run_stateful(step, kwargs, ref_keys, store):
     """Reads the refs, runs the kernel, commits new values; returns the op's outputs."""
     opdef = step.opdef
+    op = step.op
     with store.lock:
         values = store.values
+        if step.donate and all(_donatable(values, k) for k in ref_keys):
+            kwargs["out"] = tuple(values[k] for k in ref_keys)
         allow = opdef.allow_uninitialized
-        for name, key in zip(opdef.refs, ref_keys):
+        for (name, _), key in zip(step.ref_args, ref_keys):
             if key in values:
                 kwargs[name] = values[key]
             elif name in allow:
                 kwargs[name] = None
             else:
                 store.read(key, op)
-        if step.donate and all(_donatable(values, k) for k in ref_keys):
-            kwargs["out"] = tuple(values[k] for k in ref_keys)
         result = step.kernel(**kwargs)
         n = len(opdef.refs)
         new = result if isinstance(result, tuple) else (result,)
         for key, v in zip(ref_keys, new[:n]):
             if v is not None:
                 values[key] = v
+    if not step.outputs:
+        return ()
     rest = list(new[n:])
     outs = []
-    for out_name in opdef.outputs:
-        if out_name in opdef.ref_outputs:
-            outs.append(Ref(ref_keys[opdef.refs.index(opdef.ref_outputs[out_name])]))
+    aliased = dict(step.ref_outputs)
+    for i in range(len(opdef.outputs) if not opdef.outputs or not opdef.outputs[0].startswith("*")
+                   else len(step.outputs)):
+        if i in aliased:
+            outs.append(Ref(ref_keys[aliased[i]]))
         else:
             outs.append(rest.pop(0))
-    return outs[0] if len(outs) == 1 else tuple(outs)
+    return tuple(outs) if step.multi else outs[0]
 
 
 def _shape_str(shape):

@@ -122,6 +122,7 @@ class BaseSession:
         self._resources = {}
         self._plans = {}
         self._plans_lock = threading.Lock()
+        self._feed_info = {}
         self._default_ctx = []
 
     # -- properties -----------------------------------------------------------
@@ -215,6 +216,17 @@ class BaseSession:
         return feeds
 
     def _feed_one(self, feeds, key, value):
+        # Fast path: an ndarray of the right dtype and a compatible shape for a Tensor.
+        if key.__class__ is Tensor and value.__class__ is np.ndarray and key.graph is self._graph:
+            info = self._feed_info.get(key)
+            if info is None:
+                dims = None if key.shape.ndims is None else tuple(key.shape.as_list())
+                info = self._feed_info.setdefault(key, (key.dtype.base_dtype.np, dims))
+            np_dtype, dims = info
+            if value.dtype == np_dtype and value.dtype != object and (dims is None or (
+                    len(dims) == value.ndim and all(d is None or d == v for d, v in zip(dims, value.shape)))):
+                feeds[key] = value
+                return
         if hasattr(key, "_as_graph_element") and not isinstance(key, (Tensor, Operation)):
             key = key._as_graph_element()
         try:

@@ -17,7 +17,6 @@ def tensorflow_v1():
     import tensorflow as tf
 
     v1 = tf.compat.v1
-    v1.disable_eager_execution()
     return v1
 
 

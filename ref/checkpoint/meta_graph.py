@@ -1,0 +1,475 @@
+"""Meta graphs: ``export_meta_graph``, ``import_meta_graph``, ``write_graph``.
+
+Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.export_meta_graph``: "This
+function exports the graph, saver, and collection objects into MetaGraphDef
+protocol buffer with the intention of it being imported at a later time or
+location to restart training, run inference, or be a subgraph." and
+``import_meta_graph``: "adds all the nodes from the graph_def field to the
+current graph, recreates all the collections, and returns a saver constructed
+from the saver_def field."
+
+A ``MetaGraphDef`` holds the ``GraphDef`` (with ``_output_shapes``), the
+``SaverDef`` and one ``CollectionDef`` per string-keyed collection:
+
+* collections with a registered proto (:func:`register_proto_function`) --
+  the variable collections (``VariableDef``), ``savers`` (``SaverDef``), and
+  ``queue_runners`` (``QueueRunnerDef``) once a QueueRunner class registers
+  itself -- go to ``bytes_list`` as serialized protos;
+* otherwise the kind follows the first item: str/bytes -> ``bytes_list``, int
+  -> ``int64_list``, float -> ``float_list``, anything with a name (Tensor,
+  Operation) -> ``node_list``. A collection that cannot be serialized is left
+  out with a warning, as TF does.
+
+``tensorflow_version`` is left empty: TF parses it as a version number.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import re
+import warnings
+
+from ref.graph import GraphKeys, get_default_graph
+
+_UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
+SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2", "Restore",
+                        "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
+
+__all__ = ["export_meta_graph", "import_meta_graph", "write_graph", "read_meta_graph_file",
+           "register_proto_function", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
+           "import_scoped_meta_graph"]
+
+
+def _pb():
+    from ref.protos import meta_graph_pb2
+    return meta_graph_pb2
+
+
+# ---------------------------------------------------------------------------
+# Proto functions per collection (TF's ops.register_proto_function)
+# ---------------------------------------------------------------------------
+
+_PROTO_FUNCTIONS: dict[str, tuple] = {}
+
+
+def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):
+    """Registers how the items of ``collection_name`` become ``proto_type``
+    (``to_proto(item, export_scope=)``) and come back (``from_proto(proto, import_scope=)``)."""
+    _PROTO_FUNCTIONS[collection_name] = (proto_type, to_proto, from_proto)
+
+
+def _proto_functions(key):
+    if key not in _PROTO_FUNCTIONS:
+        _register_defaults()
+    return _PROTO_FUNCTIONS.get(key, (None, None, None))
+
+
+def _register_defaults():
+    from ref.checkpoint.saver import Saver
+    from ref.protos import saver_pb2, variable_pb2
+    from ref.variables import Variable
+
+    def variable_to_proto(v, export_scope=None):
+        return v.to_proto(export_scope=export_scope)
+
+    for key in GraphKeys._VARIABLE_COLLECTIONS:
+        _PROTO_FUNCTIONS.setdefault(key, (variable_pb2.VariableDef, variable_to_proto, Variable.from_proto))
+    _PROTO_FUNCTIONS.setdefault(GraphKeys.SAVERS, (saver_pb2.SaverDef, lambda s, export_scope=None:
+                                                   s.to_proto(export_scope=export_scope), Saver.from_proto))
+
+
+# ---------------------------------------------------------------------------
+# Names and scopes
+# ---------------------------------------------------------------------------
+
+def strip_name_scope(name, export_scope):
+    """``export_scope/x`` -> ``x`` (also ``^export_scope/x`` and ``loc:@export_scope/x``)."""
+    if not export_scope:
+        return name
+    export_scope = export_scope.rstrip("/")
+    return re.sub(r"([\^]|loc:@|^)" + re.escape(export_scope) + r"[\/]+(.*)", r"\1\2", name, count=1)
+
+
+def prepend_name_scope(name, import_scope):
+    """``x`` -> ``import_scope/x`` (also for ``^x`` and ``loc:@x``)."""
+    if not import_scope:
+        return name
+    import_scope = import_scope.rstrip("/")
+    return re.sub(r"([\^]|loc:@|^)(.*)", lambda m: m.group(1) + import_scope + "/" + m.group(2), name, count=1)
+
+
+def _should_include_node(node_or_name, export_scope, exclude_nodes):
+    if isinstance(node_or_name, str):
+        name = node_or_name
+    else:
+        try:
+            name = node_or_name.name
+        except AttributeError:
+            return True  # keep what we do not know how to filter
+    if exclude_nodes and name.split(":")[0] in exclude_nodes:
+        return False
+    return name.startswith(_UNBOUND_INPUT_PREFIX) or not export_scope or name.startswith(export_scope)
+
+
+def _op_name(tensor_name: str) -> str:
+    return tensor_name.lstrip("^").split(":")[0]
+
+
+def _scope_of(name: str) -> str:
+    return name.rsplit("/", 1)[0] if "/" in name else ""
+
+
+def _find_extraneous_saver_nodes(graph_def, saver_def):
+    """Names of the nodes under the scopes of save/restore ops other than ``saver_def``'s."""
+    keep = set()
+    if saver_def is not None:
+        keep = {_scope_of(_op_name(saver_def.save_tensor_name)) + "/",
+                _scope_of(_op_name(saver_def.restore_op_name)) + "/"}
+    saver_nodes = {n.name for n in graph_def.node if n.op in SAVE_AND_RESTORE_OPS}
+    scopes = {_scope_of(x) + "/" for x in saver_nodes if _scope_of(x) not in saver_nodes} - keep
+    return {n.name for n in graph_def.node if any(n.name.startswith(s) for s in scopes)}
+
+
+def _node_def(from_node_def, export_scope, unbound_inputs, clear_devices=False):
+    node_def = copy.deepcopy(from_node_def)
+    for i, v in enumerate(node_def.input):
+        if export_scope and not v.lstrip("^").startswith(export_scope):
+            node_def.input[i] = re.sub(r"([\^]|^)(.*)", lambda m: m.group(1) + _UNBOUND_INPUT_PREFIX + m.group(2),
+                                       v, count=1)
+            unbound_inputs.append(node_def.input[i])
+        else:
+            node_def.input[i] = strip_name_scope(v, export_scope)
+    node_def.name = strip_name_scope(from_node_def.name, export_scope)
+    if "_class" in from_node_def.attr:
+        keep = [s for s in from_node_def.attr["_class"].list.s
+                if not export_scope or s.decode().split("@")[1].startswith(export_scope)]
+        del node_def.attr["_class"].list.s[:]
+        node_def.attr["_class"].list.s.extend(strip_name_scope(s.decode(), export_scope).encode() for s in keep)
+    if clear_devices:
+        node_def.device = ""
+    return node_def
+
+
+# ---------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------
+
+def _get_kind_name(item) -> str:
+    if isinstance(item, (str, bytes)):
+        return "bytes_list"
+    if isinstance(item, int):
+        return "int64_list"
+    if isinstance(item, float):
+        return "float_list"
+    return "node_list"
+
+
+def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclude_nodes=None,
+                       override_contents=None):
+    """Adds collection ``key`` of ``graph`` to ``meta_graph_def`` (left out, with
+    a warning, when its items cannot be serialized)."""
+    if not isinstance(key, (str, bytes)):
+        warnings.warn(f"Only collections with string type keys will be serialized. This key has {type(key)}")
+        return
+    graph = graph or get_default_graph()
+    items = override_contents if override_contents else graph.get_collection(key)
+    items = [x for x in items if _should_include_node(x, export_scope, exclude_nodes)]
+    if not items:
+        return
+    col_def = meta_graph_def.collection_def[key]
+    proto_type, to_proto, _ = _proto_functions(key)
+    try:
+        if to_proto is not None:
+            for x in items:
+                proto = to_proto(x, export_scope=export_scope)
+                if proto is not None:
+                    if not isinstance(proto, proto_type):
+                        raise TypeError(f"{key} item converted to {type(proto).__name__}, not {proto_type.__name__}")
+                    col_def.bytes_list.value.append(proto.SerializeToString())
+            return
+        kind = _get_kind_name(items[0])
+        if kind == "node_list":
+            for x in items:
+                if not export_scope or x.name.startswith(export_scope):
+                    col_def.node_list.value.append(strip_name_scope(x.name, export_scope))
+        elif kind == "bytes_list":
+            col_def.bytes_list.value.extend(x.encode() if isinstance(x, str) else bytes(x) for x in items)
+        elif kind == "int64_list":
+            col_def.int64_list.value.extend(int(x) for x in items)
+        else:
+            col_def.float_list.value.extend(float(x) for x in items)
+    except Exception as e:  # TF: "Issue encountered when serializing" -- the collection is dropped
+        warnings.warn(f"Issue encountered when serializing: {key}.\n{e}")
+        del meta_graph_def.collection_def[key]
+
+
+def _strip_default_attrs(graph_def):
+    """Removes attrs whose value equals the registered default of their op."""
+    from ref import registry
+    from ref.graph_io import _attr_value, _scratch_library
+
+    lib = _scratch_library()
+    nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
+    for node in nodes:
+        try:
+            opdef = registry.get(node.op)
+        except LookupError:
+            continue
+        for name, default in opdef.attrs.items():
+            if name in node.attr and default is not registry.REQUIRED and default is not None:
+                try:
+                    want = _attr_value(default, lib, {})
+                except TypeError:
+                    continue
+                if want is not None and node.attr[name] == want:
+                    del node.attr[name]
+
+
+def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, collection_list=None, graph=None,
+                          export_scope=None, exclude_nodes=None, clear_extraneous_savers=False,
+                          strip_default_attrs=False):
+    """A MetaGraphDef of ``graph_def`` (default: ``graph``'s, with shapes), the
+    SaverDef and the collections ``collection_list`` (default: all)."""
+    pb = _pb()
+    graph = graph or get_default_graph()
+    mgd = pb.MetaGraphDef()
+    if meta_info_def is not None:
+        mgd.meta_info_def.MergeFrom(meta_info_def)
+    mgd.graph_def.MergeFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
+    if not len(mgd.meta_info_def.stripped_op_list.op):
+        for name in sorted({n.op for n in mgd.graph_def.node} |
+                           {n.op for f in mgd.graph_def.library.function for n in f.node_def}):
+            mgd.meta_info_def.stripped_op_list.op.add(name=name)
+    if strip_default_attrs:
+        _strip_default_attrs(mgd.graph_def)
+        mgd.meta_info_def.stripped_default_attrs = True
+    if saver_def:
+        mgd.saver_def.MergeFrom(saver_def)
+    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
+    for key in keys:
+        if clear_extraneous_savers and key == GraphKeys.SAVERS and saver_def:
+            from ref.checkpoint.saver import Saver
+            add_collection_def(mgd, key, graph, export_scope, exclude_nodes,
+                               override_contents=[Saver.from_proto(saver_def)])
+        else:
+            add_collection_def(mgd, key, graph, export_scope, exclude_nodes)
+    return mgd
+
+
+def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_scope=None, as_text=False,
+                             unbound_inputs_col_name="unbound_inputs", clear_devices=False, saver_def=None,
+                             clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False,
+                             meta_info_def=None, collection_list=None):
+    """``(MetaGraphDef, {name: variable})`` of ``graph`` (or ``graph_def``) below ``export_scope``."""
+    graph = graph or get_default_graph()
+    exclude_nodes = None
+    unbound_inputs = []
+    if export_scope or clear_extraneous_savers or clear_devices:
+        from ref.protos import graph_pb2
+        source = graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True)
+        new = graph_pb2.GraphDef()
+        new.versions.CopyFrom(source.versions)
+        new.library.CopyFrom(source.library)
+        if clear_extraneous_savers:
+            exclude_nodes = _find_extraneous_saver_nodes(source, saver_def)
+        for node in source.node:
+            if _should_include_node(node.name, export_scope, exclude_nodes):
+                new.node.add().CopyFrom(_node_def(node, export_scope, unbound_inputs, clear_devices))
+        graph_def = new
+        if unbound_inputs_col_name:
+            graph.clear_collection(unbound_inputs_col_name)
+            for k in unbound_inputs:
+                graph.add_to_collection(unbound_inputs_col_name, k)
+    var_list = {}
+    for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=export_scope):
+        if _should_include_node(v, export_scope, exclude_nodes):
+            var_list[strip_name_scope(v.name, export_scope)] = v
+    mgd = create_meta_graph_def(meta_info_def=meta_info_def, graph_def=graph_def, saver_def=saver_def,
+                                collection_list=collection_list, graph=graph, export_scope=export_scope,
+                                exclude_nodes=exclude_nodes, clear_extraneous_savers=clear_extraneous_savers,
+                                strip_default_attrs=strip_default_attrs)
+    if filename:
+        write_graph(mgd, os.path.dirname(filename), os.path.basename(filename), as_text=as_text)
+        if save_debug_info:
+            _write_debug_info(graph, filename)
+    return mgd, var_list
+
+
+def _write_debug_info(graph, filename):
+    """``<name>_debug<ext>``: a GraphDebugInfo with each op's creation site."""
+    from ref.protos import graph_debug_info_pb2
+    info = graph_debug_info_pb2.GraphDebugInfo()
+    files = {}
+    for op in graph.get_operations():
+        tb = op._traceback
+        if not tb:
+            continue
+        idx = files.setdefault(tb[0], len(files))
+        trace = info.traces[op.name]
+        trace.file_line_cols.add(file_index=idx, line=int(tb[1]), func=tb[2])
+    info.files.extend(sorted(files, key=files.get))
+    base, ext = os.path.splitext(os.path.basename(filename))
+    write_graph(info, os.path.dirname(filename), base + "_debug" + ext, as_text=False)
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False,
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """Returns the ``MetaGraphDef`` of ``graph`` (default graph), optionally
+    written to ``filename`` (binary, or text with ``as_text``).
+
+    ``kwargs`` may hold ``unbound_inputs_col_name`` (default
+    ``"unbound_inputs"``): the collection listing inputs from outside ``export_scope``.
+    """
+    unknown = set(kwargs) - {"unbound_inputs_col_name"}
+    if unknown:
+        raise TypeError(f"export_meta_graph() got unexpected keyword arguments {sorted(unknown)}")
+    mgd, _ = export_scoped_meta_graph(
+        filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope, as_text=as_text,
+        clear_devices=clear_devices, saver_def=saver_def, clear_extraneous_savers=clear_extraneous_savers,
+        strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info, meta_info_def=meta_info_def,
+        collection_list=collection_list, **kwargs)
+    return mgd
+
+
+# ---------------------------------------------------------------------------
+# Import
+# ---------------------------------------------------------------------------
+
+def read_meta_graph_file(filename):
+    """The MetaGraphDef in ``filename``, binary or text.
+
+    Raises:
+      IOError: if the file does not exist or parses as neither."""
+    from google.protobuf import message, text_format
+    mgd = _pb().MetaGraphDef()
+    if not os.path.exists(filename):
+        raise IOError(f"File does not exist. Received: {filename}.")
+    with open(filename, "rb") as f:
+        content = f.read()
+    try:
+        mgd.ParseFromString(content)
+        return mgd
+    except message.DecodeError:
+        pass
+    try:
+        text_format.Merge(content.decode("utf-8"), mgd)
+    except (text_format.ParseError, UnicodeDecodeError) as e:
+        raise IOError(f"Cannot parse file {filename}: {e}.") from None
+    return mgd
+
+
+def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None, import_scope=None,
+                             input_map=None, unbound_inputs_col_name="unbound_inputs",
+                             restore_collections_predicate=(lambda key: True), return_elements=None):
+    """Imports the graph and collections; returns ``({name: variable}, return_elements)``."""
+    from ref.graph_io import import_graph_def
+    from ref.protos import graph_pb2
+
+    mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
+        else meta_graph_or_file
+    graph = graph or get_default_graph()
+    if unbound_inputs_col_name:
+        col = mgd.collection_def.get(unbound_inputs_col_name)
+        if col is not None and col.node_list.value and not input_map:
+            raise ValueError("Graph contains unbound inputs: %s. Must provide these inputs through input_map."
+                             % ",".join(v for v in col.node_list.value if not input_map or v not in input_map))
+    with graph.as_default():
+        graph_def = mgd.graph_def
+        if clear_devices:
+            graph_def = graph_pb2.GraphDef()
+            graph_def.CopyFrom(mgd.graph_def)
+            for node in graph_def.node:
+                node.device = ""
+        scope = graph.unique_name(import_scope or "", mark_as_used=False) if import_scope else ""
+        returned = import_graph_def(graph_def, name=import_scope or "", input_map=input_map,
+                                    return_elements=return_elements)
+        ordered = []
+        if GraphKeys.TRAINABLE_VARIABLES in mgd.collection_def:
+            ordered.append((GraphKeys.TRAINABLE_VARIABLES, mgd.collection_def[GraphKeys.TRAINABLE_VARIABLES]))
+        ordered += [(k, v) for k, v in sorted(mgd.collection_def.items()) if k != GraphKeys.TRAINABLE_VARIABLES]
+        variables = {}
+        for key, col_def in ordered:
+            if key == unbound_inputs_col_name or not restore_collections_predicate(key):
+                continue
+            kind = col_def.WhichOneof("kind")
+            if kind is None:
+                continue
+            proto_type, _, from_proto = _proto_functions(key)
+            if key == GraphKeys.QUEUE_RUNNERS and from_proto is None:
+                continue  # no QueueRunner class has registered itself: nothing to rebuild them as
+            if from_proto is not None and kind == "bytes_list":
+                for value in col_def.bytes_list.value:
+                    if key in GraphKeys._VARIABLE_COLLECTIONS:
+                        item = variables.get(value)
+                        if item is None:
+                            proto = proto_type()
+                            proto.ParseFromString(value)
+                            item = variables[value] = from_proto(proto, import_scope=scope)
+                    else:
+                        proto = proto_type()
+                        proto.ParseFromString(value)
+                        item = from_proto(proto, import_scope=scope)
+                    graph.add_to_collection(key, item)
+            elif kind == "node_list":
+                for value in col_def.node_list.value:
+                    graph.add_to_collection(key, graph.as_graph_element(prepend_name_scope(value, scope)))
+            elif kind == "int64_list":
+                for value in col_def.int64_list.value:
+                    graph.add_to_collection(key, int(value))
+            elif kind == "float_list":
+                for value in col_def.float_list.value:
+                    graph.add_to_collection(key, float(value))
+            elif kind == "bytes_list":
+                for value in col_def.bytes_list.value:
+                    graph.add_to_collection(key, prepend_name_scope(value.decode("utf-8", "surrogateescape"), scope)
+                                            if scope else value)
+        var_list = {}
+        for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope or None):
+            var_list[strip_name_scope(v.name, scope)] = v
+    return var_list, returned
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Recreates a Graph saved in a MetaGraphDef proto (or file) in the default
+    graph; returns the Saver of its ``saver_def`` -- or, without one, a Saver of
+    all variables, or None when there are none.
+
+    ``kwargs``: ``input_map``, ``unbound_inputs_col_name``,
+    ``restore_collections_predicate`` (as TF's import_scoped_meta_graph)."""
+    from ref.checkpoint.saver import Saver, _all_saveable_objects
+
+    mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
+        else meta_graph_or_file
+    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
+    if mgd.HasField("saver_def"):
+        scope = import_scope
+        if imported:
+            key = next(iter(imported))
+            scope = imported[key].name[:-len(key)]
+        return Saver(saver_def=mgd.saver_def, name=scope)
+    if _all_saveable_objects(scope=import_scope):
+        return Saver()
+    return None
+
+
+# ---------------------------------------------------------------------------
+# write_graph
+# ---------------------------------------------------------------------------
+
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """Writes a graph proto (a Graph is written as its GraphDef) to
+    ``logdir/name``, text or binary, atomically; returns the path."""
+    from google.protobuf import text_format
+    from ref.checkpoint.state import atomic_write_string_to_file
+    from ref.graph import Graph
+
+    proto = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, Graph) else graph_or_graph_def
+    if logdir:
+        os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        atomic_write_string_to_file(path, text_format.MessageToString(proto))
+    else:
+        atomic_write_string_to_file(path, proto.SerializeToString(deterministic=True))
+    return path

@@ -1,0 +1,144 @@
+"""``python -m ref golden ...`` and ``python -m ref check ...``.
+
+    python -m ref golden adam --dtype float32 --steps 10 --seed 0 --out golden/
+    python -m ref golden Softmax --dtype float64 --out golden/
+    python -m ref golden momentum --hyper use_nesterov=true --schedule exponential_decay:decay_steps=5,decay_rate=0.5 \\
+        --clip-norm 1.0
+    python -m ref check golden/adam_float32_seed0.json --impl examples/numpy_adam.py:adam
+    python -m ref check golden/adam_float32_seed0.json --actual mine.npz
+
+``check`` exits 0 when every case is within its ULP budget, 1 when one is not
+(after printing the report and, for known formulas, the variant diagnosis),
+2 on usage errors.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+
+import numpy as np
+
+
+def _value(text):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _pairs(items):
+    out = {}
+    for item in items or []:
+        for part in item.split(","):
+            if part:
+                k, _, v = part.partition("=")
+                out[k.strip()] = _value(v.strip())
+    return out
+
+
+def _schedule(text, learning_rate):
+    """``NAME[:k=v,...]`` -> ``global_step -> lr`` from ref.optimizers.schedules (``<NAME>_value``)."""
+    from ref.optimizers import schedules
+
+    name, _, args = text.partition(":")
+    fn = getattr(schedules, f"{name}_value", None)
+    if fn is None:
+        raise SystemExit(f"unknown schedule {name!r}; one of: " + ", ".join(
+            n[:-6] for n in schedules.__all__ if n.endswith("_value")))
+    kw = _pairs([args])
+    base = kw.pop("learning_rate", learning_rate)
+    if name == "piecewise_constant":
+        raise SystemExit("piecewise_constant needs lists; use ref.golden.generate(..., schedule=...) from Python")
+    return functools.partial(fn, base, **kw), {"name": name, "learning_rate": base, **kw}
+
+
+def golden_main(argv) -> int:
+    p = argparse.ArgumentParser(prog="python -m ref golden",
+                                description="write golden vectors (.npz + .json manifest) for a kernel or optimizer")
+    p.add_argument("name", help="a ref.raw_ops kernel (ApplyAdam, Softmax, ...) or an optimizer (adam, ftrl, ...)")
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--steps", type=int, default=None, help="trajectory length (optimizers; default 10)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="golden")
+    p.add_argument("--hyper", action="append", help="optimizer hyperparameters: name=value[,name=value]")
+    p.add_argument("--attr", action="append", help="kernel attrs for every case: name=value[,...]")
+    p.add_argument("--schedule", help="learning-rate schedule in the loop: NAME[:k=v,...], e.g. "
+                                      "exponential_decay:decay_steps=5,decay_rate=0.5")
+    p.add_argument("--clip-norm", type=float, help="clip each gradient by global norm inside the loop")
+    a = p.parse_args(argv)
+    from ref.golden import generate, trajectory
+
+    spec = trajectory.lookup(a.name)
+    hyper = _pairs(a.hyper)
+    schedule = clip = None
+    loop = {"schedule": None, "clip": None}
+    if spec is not None:
+        lr = {**spec.hyper, **hyper}["learning_rate"]
+        if a.schedule:
+            schedule, loop["schedule"] = _schedule(a.schedule, lr)
+        if a.clip_norm is not None:
+            clip = trajectory.clip_by_global_norm(a.clip_norm)
+            loop["clip"] = {"name": "clip_by_global_norm", "clip_norm": a.clip_norm}
+    elif a.schedule or a.clip_norm is not None or hyper:
+        print("--schedule, --clip-norm and --hyper apply to optimizers", file=sys.stderr)
+        return 2
+    try:
+        g = generate(a.name, dtype=a.dtype, steps=a.steps, seed=a.seed, hyper=hyper or None,
+                     attrs=_pairs(a.attr) or None, schedule=schedule, clip=clip, loop_description=loop)
+    except (LookupError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    npz, js = g.save(a.out)
+    print(f"{g}: wrote {npz} and {js}")
+    if g.manifest.get("skipped"):
+        print(f"skipped {len(g.manifest['skipped'])} case(s) the kernel rejects: "
+              + "; ".join(s["label"] for s in g.manifest["skipped"]))
+    return 0
+
+
+def check_main(argv) -> int:
+    p = argparse.ArgumentParser(prog="python -m ref check",
+                                description="compare an implementation against golden vectors")
+    p.add_argument("golden", help="the golden .json / .npz (or their common path stem)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--actual", help="an .npz holding the golden's output keys (c0.out.var, ...)")
+    src.add_argument("--impl", help="module:function or path/file.py:function (see docs/golden.md: protocols)")
+    p.add_argument("--no-diagnosis", action="store_true", help="skip ranking the known formula variants")
+    p.add_argument("--json", help="also write the summary as JSON to this file")
+    a = p.parse_args(argv)
+    from ref.golden import compare, diagnose, load, run_impl
+    from ref.golden.impl import load_callable
+
+    try:
+        golden = load(a.golden)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if a.actual:
+        with np.load(a.actual, allow_pickle=False) as f:
+            actual = {k: f[k] for k in f.files}
+        source = a.actual
+    else:
+        actual = run_impl(golden, load_callable(a.impl))
+        source = a.impl
+    report = compare(golden, actual, source)
+    if not report.ok and not a.no_diagnosis:
+        report.diagnosis = diagnose(golden, actual)
+    print(report.format())
+    if a.json:
+        first = report.first_divergence
+        summary = {"ok": report.ok, "first_divergence": None if first is None else first._asdict(),
+                   "best_variant": None if report.diagnosis is None or report.diagnosis.best is None
+                   else report.diagnosis.best.name}
+        with open(a.json, "w") as f:
+            json.dump(summary, f, indent=1, default=lambda x: np.asarray(x).tolist())
+    return 0 if report.ok else 1
