@@ -26,9 +26,11 @@ version = release = ref.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
+    "sphinx.ext.napoleon",
+    "plaindocstrings",
     "sphinx.ext.viewcode",
     "refapi",
-    # "speccards",
+    "speccards",
 ]
 
 exclude_patterns = ["_build", "golden.md"]
@@ -43,6 +45,8 @@ autodoc_default_options = {"members": True, "ignore-module-all": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"      # signatures as written; several modules use `from __future__ import annotations`
 autodoc_inherit_docstrings = False
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False   # "Returns" headings in prose must not become sections
 
 # doctest: every page's `>>>` blocks and the docstrings autodoc includes.
 doctest_global_setup = """

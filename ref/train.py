@@ -19,3 +19,8 @@ from ref.optimizers.momentum import MomentumOptimizer  # noqa: F401
 from ref.optimizers.adam import AdamOptimizer  # noqa: F401
 from ref.optimizers.rmsprop import RMSPropOptimizer  # noqa: F401
 from ref.optimizers.ftrl import FtrlOptimizer  # noqa: F401
+from ref.optimizers.schedules import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401
+                                      inverse_time_decay, linear_cosine_decay, natural_exp_decay,
+                                      noisy_linear_cosine_decay, piecewise_constant, piecewise_constant_decay,
+                                      polynomial_decay)
+from ref.optimizers.moving_averages import ExponentialMovingAverage  # noqa: F401

@@ -37,7 +37,9 @@ variable <- variable - lr_t * m_t / (sqrt(v_t) + epsilon)""",
                  "1e-6 <= lr <= 1e3", "1e-8 <= epsilon <= 1", "0 <= v <= 1e12", "-1e12 <= grad <= 1e12",
                  "-1e12 <= m <= 1e12",
                  "assume: np.abs(beta1 * m + (1 - beta1) * grad) >= "
-                 "1e-3 * np.maximum(np.abs(m), np.abs(grad))"),
+                 "1e-3 * np.maximum(np.abs(m), np.abs(grad))",
+                 # g*g must not underflow to a subnormal in the kernel's dtype (TF flushes them)
+                 "assume: np.all((grad == 0) | (np.abs(grad) >= 1e-18))"),
     notes="TF computes m += (g - m)(1 - beta1) and v += (g^2 - v)(1 - beta2) (rounding differently from "
           "the quoted beta1*m + (1 - beta1)*g) and alpha = lr*sqrt(1 - beta2_power)/(1 - beta1_power) "
           "once; epsilon is the paper's 'epsilon hat' (added to the uncorrected sqrt(v_t)), exactly as "

@@ -526,17 +526,10 @@ def saturate_cast(value, dtype, name=None):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """max(min(t, clip_value_max), clip_value_min), as TF builds it (``Minimum``
-    then ``Maximum``); ValueError if the bounds would broadcast t to a new shape."""
-    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
-        values = convert_to_tensor(t, name="t")
-        t_min = minimum(values, clip_value_max)
-        if not values.shape.is_compatible_with(t_min.shape):
-            raise ValueError(f"Shapes {values.shape} and {t_min.shape} are incompatible")
-        t_max = maximum(t_min, clip_value_min, name=scope)
-        if not values.shape.is_compatible_with(t_max.shape):
-            raise ValueError(f"Shapes {values.shape} and {t_max.shape} are incompatible")
-        return t_max
+    """``tf.clip_by_value`` (see :mod:`ref.api.clip_ops`)."""
+    from ref.api.clip_ops import clip_by_value as _clip
+
+    return _clip(t, clip_value_min, clip_value_max, name=name)
 
 
 # ---------------------------------------------------------------------------

@@ -92,7 +92,10 @@ class SaveableObject:
 
 
 class ReferenceVariableSaveable(SaveableObject):
-    """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with ``Assign``."""
+    """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with
+    ``Assign``. A fully defined variable checks the restored shape with
+    ``EnsureShape`` first: TF's Assign knows an uninitialized variable's shape,
+    ref's Assign kernel does not."""
 
     def __init__(self, var, slice_spec, name):
         super().__init__(var, [SaveSpec(var, slice_spec, name, dtype=var.dtype.base_dtype)], name)
@@ -102,6 +105,8 @@ class ReferenceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
         validate = restored_shapes is None and self.op.shape.is_fully_defined()
+        if validate:
+            restored = apply_op("EnsureShape", input=restored, shape=self.op.shape)
         return apply_op("Assign", ref=self.op, value=restored, validate_shape=validate, use_locking=True,
                         name="Assign").op
 
@@ -295,12 +300,12 @@ class BaseSaverBuilder:
         if self._write_version != _saver_pb2().SaverDef.V2:
             raise ValueError("ref writes only the V2 checkpoint format (SaverDef.V2); V1 checkpoints can be "
                              "read (RestoreV2 and NewCheckpointReader fall back to V1) but not written")
-        with name_scope("SaveV2"):
+        with name_scope("SaveV2") as scope:
             names = _const(_string_list([s.name for s in specs]), "tensor_names")
             slices = _const(_string_list([s.slice_spec for s in specs]), "shape_and_slices")
-        return apply_op("SaveV2", prefix=filename_tensor, tensor_names=names, shape_and_slices=slices,
-                        tensors=[s.tensor for s in specs], dtypes=[s.dtype for s in specs],
-                        _fsync=self._fsync, name="SaveV2")
+            return apply_op("SaveV2", prefix=filename_tensor, tensor_names=names, shape_and_slices=slices,
+                            tensors=[s.tensor for s in specs], dtypes=[s.dtype for s in specs],
+                            _fsync=self._fsync, name=scope)
 
     def _AddSaveOps(self, filename_tensor, saveables):  # noqa: N802 - TF's name
         from ref.api.control_flow_ops import with_dependencies
@@ -336,11 +341,11 @@ class BaseSaverBuilder:
         return [self._restore_v2(filename_tensor, [s]) [0] for s in saveable.specs]
 
     def _restore_v2(self, filename_tensor, specs):
-        with name_scope("RestoreV2"):
+        with name_scope("RestoreV2") as scope:
             names = _const(_string_list([s.name for s in specs]), "tensor_names")
             slices = _const(_string_list([s.slice_spec for s in specs]), "shape_and_slices")
-        out = apply_op("RestoreV2", prefix=filename_tensor, tensor_names=names, shape_and_slices=slices,
-                       dtypes=[s.dtype for s in specs], name="RestoreV2")
+            out = apply_op("RestoreV2", prefix=filename_tensor, tensor_names=names, shape_and_slices=slices,
+                           dtypes=[s.dtype for s in specs], name=scope)
         return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def bulk_restore(self, filename_tensor, saveables, preferred_shard, restore_sequentially):

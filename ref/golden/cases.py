@@ -26,7 +26,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ref import dtypes as _dtypes
-from ref import registry
 
 
 class Case(NamedTuple):

@@ -45,7 +45,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ref import ulp as _ulp
 
 
 class Arith:

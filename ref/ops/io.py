@@ -127,6 +127,12 @@ def _restore_shape(ins, attrs):
     return out
 
 
+def _type_string(dtype) -> str:
+    """TF's DataTypeString: ``float``, ``double``, ``int64``..."""
+    from ref.protos import types_pb2
+    return types_pb2.DataType.Name(dtype.as_datatype_enum)[3:].lower()
+
+
 class _Source:
     """A V2 bundle, or a V1 checkpoint when ``prefix.index`` does not exist."""
 
@@ -172,8 +178,8 @@ def restore_v2_tensors(prefix: str, names, specs, dtype_list) -> list[np.ndarray
             want = as_dtype(want).base_dtype
             have, shape = src.dtype_and_shape(name)
             if have != want:
-                raise invalid_argument(f"tensor_name = {name}; expected dtype {want.name} does not equal "
-                                       f"original dtype {have.name}")
+                raise invalid_argument(f"tensor_name = {name}; expected dtype {_type_string(want)} does not "
+                                       f"equal original dtype {_type_string(have)}")
             full, sl = _parse_slice(spec, name)
             if sl is not None and tuple(full) != tuple(shape):
                 raise invalid_argument(

@@ -34,7 +34,6 @@ def _tf_session(tf, graph):
 @pytest.fixture(scope="module")
 def tf1():
     tf = pytest.importorskip("tensorflow")
-    tf.compat.v1.disable_eager_execution()
     return tf.compat.v1
 
 

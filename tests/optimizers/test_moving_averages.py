@@ -27,7 +27,6 @@ DELTA = np.array([0.3, 0.1, -0.7])
 def tf1():
     tf = pytest.importorskip("tensorflow")
     v1 = tf.compat.v1
-    v1.disable_eager_execution()
     # resource variables: with ref variables TF 2.21's cond_v2 reads the variable in the
     # shadow's initializer before checking that it is initialized
     return v1

@@ -83,7 +83,6 @@ def _tf_graph(tf, fn, kw, steps):
 @pytest.fixture(scope="module")
 def tf1():
     tf = pytest.importorskip("tensorflow")
-    tf.compat.v1.disable_eager_execution()
     return tf.compat.v1
 
 
