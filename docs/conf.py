@@ -28,9 +28,9 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "plaindocstrings",
-    "sphinx.ext.viewcode",
     "refapi",
     "speccards",
+    "mdinclude",
 ]
 
 exclude_patterns = ["_build", "golden.md"]

@@ -77,7 +77,7 @@ def build(tf, optimizer_name, hidden=64, classes=3):
     tf.summary.scalar("learning_rate", lr)
     tf.summary.scalar("gradient_norm", norm)
     tf.summary.scalar("accuracy", accuracy)
-    tf.summary.histogram("layer1/weights", w1)
+    tf.summary.histogram("layer1_weights", w1)
     return dict(x=x, y=y, loss=loss, accuracy=accuracy, train_op=train_op, global_step=global_step,
                 summaries=tf.summary.merge_all(), init=tf.global_variables_initializer())
 
@@ -116,6 +116,7 @@ def run(logdir="runs/demo", steps=600, optimizer="momentum", batch=128, quiet=Fa
                 idx = rng.randint(0, len(y_data), batch)
                 _, loss, step = sess.run([m["train_op"], m["loss"], m["global_step"]],
                                          {m["x"]: x_data[idx], m["y"]: y_data[idx]})
+                step = int(step)
                 if step % 20 == 0 or step == target:
                     writer.add_summary(sess.run(m["summaries"], full), step)
                     if not quiet:

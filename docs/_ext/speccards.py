@@ -94,9 +94,9 @@ def _unique(items):
 
 
 def _test_mentions(names: list[str]) -> list[tuple[str, list[str]]]:
-    """(test file, [test functions naming one of ``names``]) for tests/**.py naming one."""
+    """(test file, [test functions naming one of ``names``]) for tests/**/test_*.py naming one."""
     found = []
-    for path in sorted((ROOT / "tests").rglob("*.py")):
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         text = path.read_text(encoding="utf-8")
         if not any(n in text for n in names):
             continue

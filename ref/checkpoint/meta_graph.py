@@ -65,6 +65,8 @@ def _proto_functions(key):
 
 
 def _register_defaults():
+    import importlib
+
     from ref.checkpoint.saver import Saver
     from ref.protos import saver_pb2, variable_pb2
     from ref.variables import Variable
@@ -76,6 +78,10 @@ def _register_defaults():
         _PROTO_FUNCTIONS.setdefault(key, (variable_pb2.VariableDef, variable_to_proto, Variable.from_proto))
     _PROTO_FUNCTIONS.setdefault(GraphKeys.SAVERS, (saver_pb2.SaverDef, lambda s, export_scope=None:
                                                    s.to_proto(export_scope=export_scope), Saver.from_proto))
+    try:  # QueueRunner registers QUEUE_RUNNERS itself when imported
+        importlib.import_module("ref.session.queue_runner")
+    except ImportError:
+        pass
 
 
 # ---------------------------------------------------------------------------

@@ -39,11 +39,12 @@ import numpy as np
 import ref.ops.io  # noqa: F401  (registers SaveV2 / RestoreV2 / MergeV2Checkpoints)
 from ref import dtypes, errors
 from ref.checkpoint import state as _state
-from ref.graph import GraphKeys, Operation, Tensor, apply_op, control_dependencies, device, get_collection, \
+from ref.graph import GraphKeys, Tensor, apply_op, control_dependencies, get_collection, \
     get_default_graph, name_scope
 
-__all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject", "saver_from_object_based_checkpoint",
-           "object_graph_key_mapping", "op_list_to_dict"]
+__all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
+           "saver_from_object_based_checkpoint", "object_graph_key_mapping", "op_list_to_dict"]
+
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -338,7 +339,7 @@ class BaseSaverBuilder:
 
     # -- restore ----------------------------------------------------------------
     def restore_op(self, filename_tensor, saveable, preferred_shard):
-        return [self._restore_v2(filename_tensor, [s]) [0] for s in saveable.specs]
+        return [self._restore_v2(filename_tensor, [s])[0] for s in saveable.specs]
 
     def _restore_v2(self, filename_tensor, specs):
         with name_scope("RestoreV2") as scope:

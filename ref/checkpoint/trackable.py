@@ -356,7 +356,8 @@ class CheckpointLoadStatus:
         key_to_var, view, by_node = self._match(graph)
         unused = [n for i, n in enumerate(self._graph.nodes) if n.attributes and i not in by_node]
         if unused:
-            raise AssertionError(f"Unresolved object in checkpoint: {[a.checkpoint_key for n in unused for a in n.attributes]}")
+            keys = [a.checkpoint_key for n in unused for a in n.attributes]
+            raise AssertionError(f"Unresolved object in checkpoint: {keys}")
         self.assert_existing_objects_matched()
         return self
 

@@ -5,7 +5,9 @@ from ref.graph import IndexedSlices, apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 
 for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
-           "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp"):
+           "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
+           # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
+           "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin"):
     NotDifferentiable(_t)
 
 

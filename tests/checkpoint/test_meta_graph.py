@@ -1,7 +1,6 @@
 """Meta graphs (ref/checkpoint/meta_graph.py): export/import round trips with
 collections, scopes and devices; write_graph; and TensorFlow importing a meta
 graph exported by ref and restoring ref's checkpoint (TF is the oracle)."""
-import os
 
 import numpy as np
 import pytest
@@ -199,3 +198,23 @@ def test_ref_imports_tensorflow_meta_graph(tmp_path):
         with tf.Session() as sess:
             saver.restore(sess, ckpt)
             np.testing.assert_array_equal(sess.run("out:0"), np.array([2.5, 3.5], np.float32))
+
+
+def test_queue_runners_round_trip_as_queue_runner_defs():
+    qr_mod = pytest.importorskip("ref.session.queue_runner")
+    from ref.api.data_flow_ops import FIFOQueue
+    from ref.protos import queue_runner_pb2
+    with tf.Graph().as_default():
+        q = FIFOQueue(4, [tf.float32], name="q")
+        enq = q.enqueue([tf.constant(1.0)])
+        qr_mod.add_queue_runner(qr_mod.QueueRunner(q, [enq]))
+        mgd = export_meta_graph()
+    values = mgd.collection_def["queue_runners"].bytes_list.value
+    assert len(values) == 1
+    proto = queue_runner_pb2.QueueRunnerDef.FromString(values[0])
+    assert proto.queue_name == "q" and list(proto.enqueue_op_name) == [enq.name]
+    with tf.Graph().as_default() as g:
+        import_meta_graph(mgd, import_scope="i")
+        (runner,) = g.get_collection("queue_runners")
+        assert isinstance(runner, qr_mod.QueueRunner)
+        assert runner.to_proto().queue_name == "i/q"

@@ -78,7 +78,8 @@ def test_partitioned_variable_is_saved_as_slices_of_its_full_name(tmp_path):
             path = saver.save(sess, str(tmp_path / "m"))
     from ref.checkpoint import BundleReader
     with BundleReader(path) as r:
-        assert [str(s) for s in r.lookup_tensor_slices("s/e")] == ["0,2:0,2", "2,2:0,2"]  # SaveSliceInfo.spec, as TF writes it
+        # SaveSliceInfo.spec, as TF writes it
+        assert [str(s) for s in r.lookup_tensor_slices("s/e")] == ["0,2:0,2", "2,2:0,2"]
         np.testing.assert_array_equal(r.lookup("s/e"), want)
 
 

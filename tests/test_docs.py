@@ -1,0 +1,124 @@
+"""The documentation builds warning-free and its examples run.
+
+* ``sphinx-build -W -b html``: every page, autodoc of every module, the spec-card
+  pages and generated tables, with warnings as errors;
+* ``sphinx-build -W -b doctest``: the pages' ``>>>`` examples and the docstring
+  examples autodoc pulls in (``ref.raw_ops``, ``ref.golden``, ...), checked
+  against their printed output;
+* the tutorial's TF 1.x script prints the same lines under ``import ref as tf``
+  and under TensorFlow (when installed);
+* the docs' own translators (Markdown -> reST, plain docstrings -> reST) on a
+  table of inputs with hand-written expected reST.
+
+Skipped when Sphinx (the ``docs`` extra) is not installed.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import mdinclude  # noqa: E402
+import plaindocstrings  # noqa: E402
+import speccards  # noqa: E402
+
+
+def _sphinx(builder, out, doctrees, fresh):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", builder, "-d", str(doctrees)]
+    proc = subprocess.run(args + (["-E"] if fresh else []) + [str(DOCS), str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    report = proc.stdout[-6000:] + proc.stderr[-6000:]
+    if (out / "output.txt").exists():  # the doctest builder's report
+        report += (out / "output.txt").read_text()[-6000:]
+    return proc.returncode, report
+
+
+def test_docs_build_without_warnings_and_doctests_pass(tmp_path):
+    # html reads every page (autodoc, generated pages) with -W; doctest reuses
+    # that environment (same doctree dir) and runs the examples.
+    doctrees = tmp_path / "doctrees"
+    rc, report = _sphinx("html", tmp_path / "html", doctrees, fresh=True)
+    assert rc == 0, report
+    for page in ["index", "getting_started", "tutorial", "session_run", "golden", "api/raw_ops",
+                 "optimizers/adam"]:
+        assert (tmp_path / "html" / f"{page}.html").is_file(), page
+    rc, report = _sphinx("doctest", tmp_path / "doctest", doctrees, fresh=False)
+    assert rc == 0, report
+    assert " 0 failures in tests" in (tmp_path / "doctest" / "output.txt").read_text()
+
+
+TF_IMPORT = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
+
+
+def _run_script(text, tmp_path, name):
+    script = tmp_path / f"{name}.py"
+    script.write_text(text)
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / f"{name}_logs")], cwd=ROOT,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
+                                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc.stdout.splitlines()
+
+
+def test_tutorial_script_prints_what_tensorflow_prints(tmp_path):
+    pytest.importorskip("tensorflow")
+    source = (DOCS / "examples" / "mlp_tf1.py").read_text()
+    assert source.count("\nimport ref as tf\n") == 1
+    ported = _run_script(source, tmp_path, "with_ref")
+    original = _run_script(source.replace("\nimport ref as tf\n", f"\n{TF_IMPORT}\n"), tmp_path, "with_tf")
+    assert ported == original
+    assert ported[-2].startswith("test accuracy")
+
+
+@pytest.mark.parametrize("markdown, rest", [
+    ("# Title\n\nSome `code`s here.",
+     ["Title", "=====", "", "Some ``code``\\ s here.", ""]),
+    ("## Sub\n\n```python\nx = 1\n```",
+     ["Sub", "---", "", ".. code-block:: python", "", "   x = 1", ""]),
+    ("| a | b |\n| --- | --- |\n| `x` | y_ |",
+     [".. list-table::", "   :header-rows: 1", "", "   * - a", "     - b", "   * - ``x``", "     - y\\_", ""]),
+    ("- one\n- two [link](https://example.org)\n",
+     ["- one", "- two `link <https://example.org>`__"]),
+    ("a * b and |x|", ["a \\* b and \\|x\\|", ""]),
+])
+def test_markdown_translation(markdown, rest):
+    assert mdinclude.translate(markdown) == rest
+
+
+@pytest.mark.parametrize("doc, rest", [
+    (["z = |x|, the absolute value."], ["z = \\|x\\|, the absolute value."]),
+    (["ref[i] *= updates[i]."], ["ref[i] \\*= updates[i]."]),
+    (["Run::", "", "    |x| stays", ""], ["Run::", "", "    |x| stays", ""]),
+    (["Usage:", "", "    python -m ref demo", ""], ["Usage: ::", "", "    python -m ref demo", ""]),
+    ([">>> abs(-1)", "1"], [">>> abs(-1)", "1"]),
+    (["* item", "", "    nested", ""], ["* item", "", "    nested", ""]),
+    (["``|x|`` literal"], ["``|x|`` literal"]),
+])
+def test_plain_docstring_translation(doc, rest):
+    assert plaindocstrings.translate(doc) == rest
+
+
+@pytest.mark.parametrize("name", speccards.card_modules())
+def test_speccard_page_holds_quote_and_source(name):
+    lines = speccards.page_lines(name)
+    text = "\n".join(lines)
+    cards = speccards.cards_of(name)
+    for card in cards:
+        for quoted in card.quote.splitlines():
+            if quoted.strip() and card.seed:
+                assert "   " + quoted.strip() in text or quoted.strip() in text, (card.name, quoted)
+        assert f"``{card.name}``" in text
+    module = speccards.source_module(name, cards)
+    assert f".. literalinclude:: /../{module.replace('.', '/')}.py" in text
+    assert (DOCS / "optimizers" / f"{name}.rst").read_text().strip() == f".. speccard-page:: {name}"
