@@ -891,12 +891,26 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
     _conversion_functions.sort(key=lambda e: e[2])
 
 
+def as_bytes_array(value) -> np.ndarray:
+    """An object array of ``bytes`` (TF's string tensors hold bytes; str is UTF-8 encoded)."""
+    arr = np.array(value, dtype=object)
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif isinstance(v, np.bytes_):
+            flat[i] = bytes(v)
+        elif not isinstance(v, bytes):
+            raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
+    return arr
+
+
 def _python_to_numpy(value, dtype):
     """NumPy value for a Python/NumPy constant, TF's inference when ``dtype`` is None."""
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
         if dtype == dtypes.string:
-            return np.asarray(value, dtype=object)
+            return as_bytes_array(value)
         arr = np.asarray(value)
         if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
@@ -911,8 +925,8 @@ def _python_to_numpy(value, dtype):
         return arr.astype(dtype.np)
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
-        if arr.dtype.kind in "SU":
-            arr = arr.astype(object)
+        if arr.dtype.kind in "SUO":
+            arr = as_bytes_array(arr)
         return arr
     arr = np.asarray(value)
     if arr.dtype == np.float64:
@@ -922,7 +936,7 @@ def _python_to_numpy(value, dtype):
             return arr.astype(np.int32)
         return arr
     if arr.dtype.kind in "SU":
-        return arr.astype(object)
+        return as_bytes_array(value)
     if arr.dtype == np.complex128:
         return arr
     if arr.dtype == object:

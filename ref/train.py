@@ -28,3 +28,7 @@ from ref.checkpoint.saver import BaseSaverBuilder, BulkSaverBuilder, Saver  # no
 from ref.checkpoint.trackable import Checkpoint  # noqa: F401
 from ref.checkpoint.meta_graph import export_meta_graph, import_meta_graph, write_graph  # noqa: F401
 from ref.checkpoint.warm_start import init_from_checkpoint, warm_start  # noqa: F401
+from ref.session.coordinator import Coordinator, LooperThread  # noqa: F401
+from ref.session.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
+from ref.session import queue_runner  # noqa: F401
+from ref.api.input_ops import *  # noqa: F401,F403

@@ -7,7 +7,11 @@ from ref.grad.registry import NotDifferentiable, RegisterGradient
 for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
-           "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin"):
+           "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
+           # queues (TF's data_flow_ops.py declares them so too)
+           "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueCloseV2", "QueueDequeueManyV2",
+           "QueueDequeueUpToV2", "QueueDequeueV2", "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2",
+           "QueueSizeV2"):
     NotDifferentiable(_t)
 
 

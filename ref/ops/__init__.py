@@ -6,7 +6,7 @@ every op; ``import ref`` calls it.
 """
 import importlib as _importlib
 
-FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io")
+FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow")
 OPTIMIZERS = ("gradient_descent", "proximal_gradient_descent", "adagrad", "proximal_adagrad", "adagrad_da",
               "adadelta", "momentum", "adam", "adamax", "rmsprop", "ftrl", "addsign", "powersign")
 

@@ -122,7 +122,7 @@ class FIFOQueue:
                                        f"has shape {_shape_str(v.shape)}")
         batch = values[0].shape[0]
         self._check_batch(values, batch)
-        self._enqueue_elements([tuple(np.array(v[j]) for v in values) for j in range(batch)])
+        self._enqueue_elements([tuple(np.array(v[j], dtype=v.dtype) for v in values) for j in range(batch)])
 
     def _check_tuple(self, components):
         if len(components) != len(self.component_types):

@@ -238,7 +238,9 @@ class BaseSession:
                             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
         dt = t.dtype.base_dtype
         if dt == dtypes.string:
-            arr = np.asarray(value, dtype=object)
+            from ref.graph import as_bytes_array
+
+            arr = as_bytes_array(value)
         else:
             raw = np.asarray(value)
             if raw.dtype.kind in "OSU" and dt != dtypes.string:

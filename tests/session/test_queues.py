@@ -6,7 +6,6 @@ Every blocking case runs its waiting side in a daemon thread joined with a
 timeout, so a regression fails instead of hanging."""
 import re
 import threading
-import time
 
 import numpy as np
 import pytest
