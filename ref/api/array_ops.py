@@ -617,10 +617,21 @@ def check_numerics(tensor, message, name=None):
     return apply_op("CheckNumerics", tensor=tensor, message=message, name=name or "CheckNumerics")
 
 
-def verify_tensor_all_finite(t, msg, name=None):
-    """``t`` behind a control dependency on ``check_numerics(t, msg)``."""
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """``t`` behind a control dependency on ``check_numerics(t, msg)``
+    (``x``/``message`` are the newer names of ``t``/``msg``, as in TF)."""
     from ref.api.control_flow_ops import with_dependencies
 
+    if x is not None:
+        if t is not None:
+            raise ValueError("Cannot specify both 't' and 'x'.")
+        t = x
+    if message is not None:
+        if msg is not None:
+            raise ValueError("Cannot specify both 'msg' and 'message'.")
+        msg = message
+    if t is None or msg is None:
+        raise TypeError("verify_tensor_all_finite() needs a tensor (t or x) and a message (msg or message)")
     with name_scope(name, "VerifyFinite", [t]) as scope:
         t = convert_to_tensor(t, name="t")
         verify = check_numerics(t, message=msg)

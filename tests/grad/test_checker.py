@@ -115,6 +115,8 @@ CASES = {
                            lambda x: tf.unsorted_segment_max(x, tf.constant([0, 0, 1, 1]), 2), False),
     "UnsortedSegmentMin": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
                            lambda x: tf.unsorted_segment_min(x, tf.constant([0, 0, 1, 1]), 2), False),
+    "UnsortedSegmentProd": ([5], lambda s: np.array([1.5, 0.0, -2.0, 0.7, 1.2]),
+                            lambda x: tf.unsorted_segment_prod(x, tf.constant([0, 0, 1, 1, 0]), 2), False),
     "MatrixDiag": ([2, 3], _any, lambda x: tf.graph.apply_op("MatrixDiag", diagonal=x), False),
     "MatrixDiagPart": ([2, 3, 3], _any, lambda x: tf.graph.apply_op("MatrixDiagPart", input=x), False),
     "ReadVariableOp": ([3], _any, lambda x: _through_resource_variable(x), False),
@@ -177,9 +179,7 @@ COVERED_ELSEWHERE = {
 KNOWN_GAPS = {
     "Qr": "TF's QrGrad is not implemented (only the orthogonal initializer uses Qr)",
     "RandomGamma": "TF's gradient w.r.t. alpha (RandomGammaGrad) is not implemented",
-    "UnsortedSegmentProd": "TF's zero-aware product gradient is not implemented",
     "SoftsignGrad": "TF registers no gradient for SoftsignGrad either",
-    "Multinomial": "not differentiable (integer samples)",
     "WhileGrad": "second derivatives through while_loop are not supported yet",
 }
 
