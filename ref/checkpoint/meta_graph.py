@@ -463,12 +463,23 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
 # write_graph
 # ---------------------------------------------------------------------------
 
-def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+def write_graph(graph_or_graph_def=None, logdir=None, name=None, as_text=True, graph_def=None):
     """Writes a graph proto (a Graph is written as its GraphDef) to
-    ``logdir/name``, text or binary, atomically; returns the path."""
+    ``logdir/name``, text or binary, atomically; returns the path.
+
+    ``graph_def`` is the 0.x name of the first argument (seed 001,
+    ``tf.train.write_graph(graph_def, logdir, name, as_text=True)``).
+    """
     from google.protobuf import text_format
     from ref.checkpoint.state import atomic_write_string_to_file
     from ref.graph import Graph
+
+    if graph_def is not None:
+        if graph_or_graph_def is not None:
+            raise ValueError("Pass the graph either as graph_or_graph_def or as graph_def, not both.")
+        graph_or_graph_def = graph_def
+    if graph_or_graph_def is None or logdir is None or name is None:
+        raise TypeError("write_graph() needs a graph (or graph_def), a logdir and a name")
 
     proto = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, Graph) else graph_or_graph_def
     if logdir:

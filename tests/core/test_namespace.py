@@ -59,3 +59,16 @@ def test_string_tensors_hold_bytes_like_tensorflow():
     with tf.Graph().as_default(), tf.Session() as s:
         assert s.run(tf.constant("abc")) == b"abc"
         assert s.run(tf.constant(["a", "b"])).tolist() == [b"a", b"b"]
+
+
+@pytest.mark.parametrize("form", ["positional", "graph_def", "graph_or_graph_def"])
+def test_write_graph_argument_forms(tmp_path, form):
+    g = tf.Graph()
+    with g.as_default():
+        tf.constant(1.0, name="c")
+    gd = g.as_graph_def()
+    args = {"positional": ((gd, str(tmp_path), "g.pbtxt"), {}),
+            "graph_def": ((), dict(graph_def=gd, logdir=str(tmp_path), name="g.pbtxt")),
+            "graph_or_graph_def": ((), dict(graph_or_graph_def=g, logdir=str(tmp_path), name="g.pbtxt"))}[form]
+    path = tf.train.write_graph(*args[0], **args[1])
+    assert 'name: "c"' in open(path).read()
