@@ -52,6 +52,9 @@ TF_MODULES = {
     "step_stats_pb2": "tensorflow.core.framework.step_stats_pb2",
     "cost_graph_pb2": "tensorflow.core.framework.cost_graph_pb2",
     "config_pb2": "tensorflow.core.protobuf.config_pb2",
+    "cluster_pb2": "tensorflow.core.protobuf.cluster_pb2",
+    "device_filters_pb2": "tensorflow.core.protobuf.device_filters_pb2",
+    "tensorflow_server_pb2": "tensorflow.core.protobuf.tensorflow_server_pb2",
 }
 
 # The only allowed differences: TF fields left out of our config.proto subset

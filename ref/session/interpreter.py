@@ -65,7 +65,7 @@ def _where(op) -> str:
     return f"\n\t [[node {op.name}{at} ]]"
 
 
-_MOVE, _KERNEL, _STATEFUL, _PLACEHOLDER = range(4)
+_SIMPLE, _MOVE, _KERNEL, _STATEFUL, _PLACEHOLDER = range(5)
 
 
 def _is_pure(opdef) -> bool:
@@ -154,7 +154,7 @@ class _Step:
     """Everything about one op the evaluator needs, precomputed."""
 
     __slots__ = ("op", "kind", "kernel", "attrs", "args", "ref_args", "refs", "outputs", "multi", "donate",
-                 "ctx", "read_slots", "drops", "opdef", "ref_outputs")
+                 "ctx", "read_slots", "drops", "opdef", "ref_outputs", "simple", "out0", "move_src")
 
     def __init__(self, op, kind, slot_of, outs):
         opdef = op._opdef
@@ -188,6 +188,12 @@ class _Step:
         self.ref_outputs = [(i, opdef.refs.index(opdef.ref_outputs[name]))
                             for i, name in enumerate(opdef.outputs) if name in opdef.ref_outputs]
         self.drops = ()
+        self.out0 = outs[0] if outs else None
+        self.move_src = self.args[0][1] if kind == _MOVE else None
+        # The common case gets the short path in execute(): no list inputs, no context.
+        self.simple = tuple((n, s, d) for n, s, _, d in self.args)
+        if kind == _KERNEL and not self.ctx and not any(a[2] for a in self.args) and not self.multi:
+            self.kind = _SIMPLE
 
     def inputs_constant(self, template):
         return all(s in template and not isinstance(template[s], Ref) for s in self.read_slots)
@@ -275,9 +281,23 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None):
     store = session._store
     for step in plan.steps:
         kind = step.kind
-        if kind == _MOVE:
-            ((_, src, _, _),) = step.args
-            env[step.outputs[0]] = env[src]
+        if kind == _SIMPLE:
+            kwargs = step.attrs.copy()
+            for name, src, deref in step.simple:
+                v = env[src]
+                if deref and v.__class__ is Ref:
+                    v = store.read(v.key, step.op)
+                kwargs[name] = v
+            try:
+                env[step.out0] = step.kernel(**kwargs)
+            except errors.OpError as e:
+                if e.op is not None:
+                    raise
+                raise type(e)(None, step.op, e.message + _where(step.op)) from None
+            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
+                raise errors.InvalidArgumentError(None, step.op, f"{e}" + _where(step.op)) from e
+        elif kind == _MOVE:
+            env[step.out0] = env[step.move_src]
         elif kind == _PLACEHOLDER:
             op = step.op
             t = op._outputs[0]

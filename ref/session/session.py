@@ -21,6 +21,13 @@ from ref.session.interpreter import Plan, StateStore, execute
 
 _session_tls = threading.local()
 
+# In-process servers (ref.distributed.server.Server) register their target string
+# here, mapped to their shared state (an object with ``store``, ``rngs`` and
+# ``resources``): a Session created with such a target uses that state instead of
+# its own, so every Session on the target shares variables, random generators and
+# resources (queues, accumulators). Other targets keep a private state.
+_SHARED_TARGETS = {}
+
 
 def _session_stack():
     if not hasattr(_session_tls, "stack"):
@@ -117,9 +124,12 @@ class BaseSession:
         self._target = target
         self._config = config
         self._closed = False
-        self._store = StateStore()
-        self._rngs = {}
-        self._resources = {}
+        shared = _SHARED_TARGETS.get(target) if isinstance(target, str) and target else None
+        if shared is None:
+            self._store, self._rngs, self._resources = StateStore(), {}, {}
+        else:  # the state belongs to the server: closing this session leaves it alone
+            self._store, self._rngs, self._resources = shared.store, shared.rngs, shared.resources
+        self._owns_state = shared is None
         self._plans = {}
         self._plans_lock = threading.Lock()
         self._feed_info = {}
@@ -141,7 +151,7 @@ class BaseSession:
         """Frees the session's state; later ``run`` calls raise RuntimeError."""
         if not self._closed:
             self._closed = True
-            for res in list(self._resources.values()):
+            for res in list(self._resources.values()) if self._owns_state else ():
                 closer = getattr(res, "close", None) or getattr(res, "cancel", None)
                 if closer is not None:
                     try:
