@@ -32,3 +32,9 @@ from ref.session.coordinator import Coordinator, LooperThread  # noqa: F401
 from ref.session.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from ref.session import queue_runner  # noqa: F401
 from ref.api.input_ops import *  # noqa: F401,F403
+from ref.distributed.cluster import ClusterSpec  # noqa: F401
+from ref.distributed.server import Server  # noqa: F401
+from ref.distributed.device_setter import replica_device_setter  # noqa: F401
+from ref.distributed.sync_replicas import SyncReplicasOptimizer  # noqa: F401
+from ref.protos.cluster_pb2 import ClusterDef, JobDef  # noqa: F401
+from ref.protos.tensorflow_server_pb2 import ServerDef  # noqa: F401

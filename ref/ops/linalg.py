@@ -1,10 +1,12 @@
-"""Linear-algebra kernels: ``Qr`` (used by the orthogonal initializer)."""
+"""Linear-algebra kernels: ``Qr`` (used by the orthogonal initializer and
+differentiated in ref/grad/linalg_grad.py), ``MatrixTriangularSolve`` and
+``MatrixBandPart`` (the pieces of the Qr gradient)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ref import dtypes
-from ref.registry import register_op
+from ref.registry import invalid_argument, register_op
 from ref.shapes import TensorShape, unknown_shape
 
 
@@ -32,3 +34,117 @@ def qr(input, full_matrices=False):
     a = np.asarray(input)
     q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
     return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+
+
+
+def _broadcast_batch(sa, sb, op_name):
+    """The broadcast of two static batch shapes (lists; None for an unknown dim)."""
+    out = []
+    ra, rb = sa[::-1], sb[::-1]
+    for i in range(max(len(ra), len(rb))):
+        x = ra[i] if i < len(ra) else 1
+        y = rb[i] if i < len(rb) else 1
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(None)
+        else:
+            raise ValueError(f"Incompatible shapes: batch dims {sa} vs. {sb} for '{op_name}' "
+                             "(op: 'MatrixTriangularSolve')")
+    return out[::-1]
+
+
+def _triangular_solve_shape(ins, attrs):
+    a, b = ins["matrix"].shape, ins["rhs"].shape
+    d = ins["matrix"].dtype
+    if a.ndims is None or b.ndims is None:
+        return [(d, unknown_shape())]
+    name = attrs["_op_name"]
+    for s in (a, b):
+        if s.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for '{name}' "
+                             f"(op: 'MatrixTriangularSolve') with input shapes: {a}, {b}.")
+    al, bl = a.as_list(), b.as_list()
+    if al[-1] is not None and al[-2] is not None and al[-1] != al[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {al[-2]} and {al[-1]} for '{name}' "
+                         f"(op: 'MatrixTriangularSolve') with input shapes: {a}, {b}.")
+    m = al[-1] if al[-1] is not None else al[-2]
+    if m is not None and bl[-2] is not None and m != bl[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {m} and {bl[-2]} for '{name}' "
+                         f"(op: 'MatrixTriangularSolve') with input shapes: {a}, {b}.")
+    return [(d, TensorShape(_broadcast_batch(al[:-2], bl[:-2], name) + [bl[-2] if m is None else m, bl[-1]]))]
+
+
+@register_op("MatrixTriangularSolve", inputs=("matrix", "rhs"), attrs={"lower": True, "adjoint": False},
+             type_attrs={"T": ("matrix", "rhs")}, allowed={"T": dtypes.FLOATS[2:] + dtypes.COMPLEX},
+             shape=_triangular_solve_shape)
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False):
+    """output = A^-1 rhs with A the lower (``lower``) or upper triangle of
+    ``matrix`` (the other triangle is ignored), or A^H when ``adjoint``; batch
+    dims broadcast. Forward/back substitution, row by row:
+    x_i = (b_i - sum_{j<i} A_ij x_j) / A_ii (a zero diagonal gives inf/nan)."""
+    a, b = np.asarray(matrix), np.asarray(rhs)
+    if a.ndim < 2 or b.ndim < 2:
+        raise invalid_argument(f"Input matrix and rhs must be at least rank 2, got {list(a.shape)} and "
+                               f"{list(b.shape)}")
+    if a.shape[-1] != a.shape[-2]:
+        raise invalid_argument(f"Input matrix must be square, got shape {list(a.shape)}")
+    if a.shape[-1] != b.shape[-2]:
+        raise invalid_argument(f"Input matrix and right-hand side must have the same number of rows: "
+                               f"{a.shape[-2]} vs. {b.shape[-2]}")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise invalid_argument(f"Incompatible batch shapes: {list(a.shape[:-2])} vs. {list(b.shape[:-2])}") from None
+    tri = np.tril(a) if lower else np.triu(a)
+    if adjoint:
+        tri, lower = np.conj(np.swapaxes(tri, -1, -2)), not lower
+    tri = np.broadcast_to(tri, batch + a.shape[-2:])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]))
+    n = a.shape[-1]
+    rows = range(n) if lower else range(n - 1, -1, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in rows:
+            others = slice(0, i) if lower else slice(i + 1, n)
+            acc = x[..., i, :] - np.einsum("...j,...jk->...k", tri[..., i, others], x[..., others, :])
+            x[..., i, :] = acc / tri[..., i, i][..., None]
+    return x.astype(a.dtype, copy=False)
+
+
+def _band_part_shape(ins, attrs):
+    s = ins["input"].shape
+    if s.ndims is not None and s.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for '{attrs['_op_name']}' "
+                         f"(op: 'MatrixBandPart') with input shapes: {s}.")
+    for k in ("num_lower", "num_upper"):
+        r = ins[k].shape.ndims
+        if r is not None and r != 0:
+            raise ValueError(f"Shape must be rank 0 but is rank {r} for '{attrs['_op_name']}' "
+                             f"(op: 'MatrixBandPart')")
+    return [(ins["input"].dtype, s)]
+
+
+@register_op("MatrixBandPart", inputs=("input", "num_lower", "num_upper"), outputs=("band",),
+             type_attrs={"T": "input", "Tindex": ("num_lower", "num_upper")},
+             allowed={"Tindex": (dtypes.int32, dtypes.int64)}, shape=_band_part_shape)
+def matrix_band_part(input, num_lower, num_upper):
+    """band[..., m, n] = in_band(m, n) * input[..., m, n] with
+    in_band(m, n) = (num_lower < 0 || (m-n) <= num_lower) && (num_upper < 0 || (n-m) <= num_upper)."""
+    x = np.asarray(input)
+    lo, up = np.asarray(num_lower), np.asarray(num_upper)
+    if x.ndim < 2:
+        raise invalid_argument(f"input must be at least 2-dim, received shape: {list(x.shape)}")
+    if lo.ndim or up.ndim:
+        raise invalid_argument(f"num_lower must be scalar, got shape {list(lo.shape)}" if lo.ndim else
+                               f"num_upper must be scalar, got shape {list(up.shape)}")
+    lo, up = int(lo), int(up)
+    m, n = x.shape[-2:]
+    if lo > m:
+        raise invalid_argument(f"num_lower must be negative or less or equal to number of rows ({m}) got: {lo}")
+    if up > n:
+        raise invalid_argument(f"num_upper must be negative or less or equal to number of columns ({n}) got: {up}")
+    d = np.arange(m)[:, None] - np.arange(n)[None, :]
+    keep = ((lo < 0) | (d <= lo)) & ((up < 0) | (-d <= up))
+    return np.where(keep, x, np.zeros((), x.dtype))

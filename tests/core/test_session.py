@@ -142,3 +142,27 @@ def test_fetched_constant_is_writable_copy(g):
         v = s.run(c)
         v[0] = 9.0
         assert s.run(c)[0] == 1.0
+
+
+def test_fetched_values_are_never_updated_in_place_later():
+    """The interpreter updates variables in place only when nothing else holds
+    the stored array: a value fetched earlier must keep its numbers."""
+    import ref as tf
+
+    with tf.Graph().as_default():
+        w = tf.Variable(np.ones(1000, np.float32))
+        loss = tf.reduce_sum(tf.square(w))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            before = s.run(w)
+            kept = before.copy()
+            for _ in range(3):
+                s.run(train)
+            np.testing.assert_array_equal(before, kept)
+            after = s.run(w)
+            np.testing.assert_allclose(after, kept * 0.8 ** 3, rtol=1e-6)
+            fetched_with_train = s.run([w.value(), train])[0]
+            snapshot = fetched_with_train.copy()
+            s.run(train)
+            np.testing.assert_array_equal(fetched_with_train, snapshot)

@@ -6,6 +6,7 @@ import pytest
 
 import ref as tf
 from ref import registry
+from ref.api import linalg_ops
 from ref.grad.registry import registered_rules
 
 RNG = np.random.RandomState(0)
@@ -123,7 +124,17 @@ CASES = {
     "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: tf.graph.apply_op(
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
         clip_value_max=tf.constant(1.0, tf.float64)), False),
+    "Qr": ([4, 3], _any, lambda x: _qr_flat(x), True),
+    "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
+        x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
+    "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
 }
+
+
+def _qr_flat(x):
+    """Both outputs of a reduced QR, weighted and flattened into one vector."""
+    q, r = linalg_ops.qr(x)
+    return tf.concat([tf.reshape(q * tf.constant(_any([4, 3])), [-1]), tf.reshape(r * r, [-1])], 0)
 
 
 def _through_resource_variable(x):
@@ -177,7 +188,6 @@ COVERED_ELSEWHERE = {
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
 KNOWN_GAPS = {
-    "Qr": "TF's QrGrad is not implemented (only the orthogonal initializer uses Qr)",
     "RandomGamma": "TF's gradient w.r.t. alpha (RandomGammaGrad) is not implemented",
     "SoftsignGrad": "TF registers no gradient for SoftsignGrad either",
     "WhileGrad": "second derivatives through while_loop are not supported yet",

@@ -1,0 +1,231 @@
+"""Gradient accumulators: TF's ``ConditionalAccumulator`` resource, its kernels
+and the ``tf.ConditionalAccumulator`` class.
+
+Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SyncReplicasOptimizer``:
+"Once the gradients have been computed, push them into gradient accumulators.
+Each accumulator will check the staleness and drop the stale." An accumulator
+keeps a sum of gradients, a counter and a global step:
+
+* ``AccumulatorApplyGradient(local_step, gradient)``: dropped when
+  ``local_step < global_step`` (stale); otherwise ``sum += gradient``,
+  ``counter += 1``. Every gradient must have the accumulator's shape.
+* ``AccumulatorTakeGradient(num_required)``: blocks until ``counter >=
+  num_required``; returns ``sum / counter`` (``reduction_type`` "MEAN") or
+  ``sum`` ("SUM"), then resets the sum and counter and increments the global
+  step.
+* ``AccumulatorSetGlobalStep(new_global_step)``: sets the global step.
+* ``AccumulatorNumAccumulated``: the counter.
+
+Like the queues (:mod:`ref.ops.data_flow`) an accumulator is a Session resource,
+keyed by ``container`` and ``shared_name`` (the op's name when empty); the
+``Resource*`` op names take a resource handle, the others TF's ref handle --
+both run the same kernels here. Closing the Session (or stopping the in-process
+Server) cancels a blocked take (``CancelledError``).
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ref import dtypes as _dtypes
+from ref import errors
+from ref.graph import apply_op, convert_to_tensor
+from ref.registry import REQUIRED, fixed_rule, invalid_argument, register_op
+from ref.shapes import TensorShape, unknown_shape
+
+__all__ = ["ConditionalAccumulator"]
+
+_LOCK = threading.Lock()
+
+
+class Accumulator:
+    """The state of one conditional accumulator."""
+
+    def __init__(self, name, dtype, shape, reduction_type):
+        if reduction_type not in ("MEAN", "SUM"):
+            raise invalid_argument(f"Invalid reduction_type: {reduction_type!r} (expected MEAN or SUM)")
+        self.name = name
+        self.dtype = _dtypes.as_dtype(dtype)
+        self.shape = TensorShape(shape)
+        self.reduction_type = reduction_type
+        self._cv = threading.Condition()
+        self._sum = None
+        self._counter = 0
+        self._global_step = 0
+        self._torn_down = False
+
+    def apply_gradient(self, local_step, gradient):
+        grad = np.asarray(gradient)
+        if grad.dtype != self.dtype.np:
+            raise invalid_argument(f"Accumulator '{self.name}': gradient dtype {grad.dtype} is not "
+                                   f"{self.dtype.name}")
+        if not self.shape.is_compatible_with(grad.shape):
+            raise invalid_argument(f"Shape mismatch: expected {self.shape}, got {list(grad.shape)}")
+        with self._cv:
+            if int(local_step) < self._global_step:  # stale: dropped
+                return
+            if self._counter == 0:
+                self._sum = np.array(grad, copy=True)
+            else:
+                if self._sum.shape != grad.shape:
+                    raise invalid_argument(f"Shape mismatch: expected {list(self._sum.shape)}, got "
+                                           f"{list(grad.shape)}")
+                self._sum = np.add(self._sum, grad, dtype=self.dtype.np)
+            self._counter += 1
+            self._cv.notify_all()
+
+    def take_gradient(self, num_required):
+        num_required = int(num_required)
+        if num_required <= 0:
+            raise invalid_argument(f"Argument num_required must be positive, but was {num_required}")
+        with self._cv:
+            while self._counter < num_required:
+                if self._torn_down:
+                    raise errors.CancelledError(None, None, f"TakeGrad operation was cancelled ({self.name})")
+                self._cv.wait()
+            total, count = self._sum, self._counter
+            self._sum, self._counter = None, 0
+            self._global_step += 1
+        if self.reduction_type == "MEAN":
+            return np.divide(total, np.asarray(count, dtype=self.dtype.np), dtype=self.dtype.np)
+        return total
+
+    def set_global_step(self, new_global_step):
+        with self._cv:
+            self._global_step = int(new_global_step)
+
+    def num_accumulated(self):
+        with self._cv:
+            return self._counter
+
+    def close(self):
+        """Session teardown: a blocked take raises CancelledError."""
+        with self._cv:
+            self._torn_down = True
+            self._cv.notify_all()
+
+
+def _accumulator(handle) -> Accumulator:
+    acc = handle.item() if isinstance(handle, np.ndarray) and handle.dtype == object else handle
+    if not isinstance(acc, Accumulator):
+        raise invalid_argument(f"Expected an accumulator handle, got {type(acc).__name__}")
+    return acc
+
+
+_ATTRS = {"dtype": REQUIRED, "shape": None, "container": "", "shared_name": "", "reduction_type": "MEAN"}
+
+
+def _make(ctx, dtype, shape, container, shared_name, reduction_type):
+    shape = unknown_shape() if shape is None else TensorShape(shape)
+    op_name = getattr(ctx, "op_name", None)
+    if op_name is None:  # a raw-op call: a fresh private accumulator
+        return Accumulator("accumulator", dtype, shape, reduction_type)
+    key = ("accumulator", container, shared_name or op_name)
+    with _LOCK:
+        acc = ctx.resources.get(key)
+        if acc is None:
+            acc = ctx.resources[key] = Accumulator(shared_name or op_name, dtype, shape, reduction_type)
+        elif acc.dtype != _dtypes.as_dtype(dtype):
+            raise invalid_argument(f"Shared accumulator '{acc.name}' has dtype {acc.dtype.name}, not "
+                                   f"{_dtypes.as_dtype(dtype).name}")
+    return acc
+
+
+@register_op("ResourceConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS),
+             shape=fixed_rule((_dtypes.resource, TensorShape([]))), stateful=True, ctx=True)
+def resource_conditional_accumulator(dtype, shape=None, container="", shared_name="", reduction_type="MEAN",
+                                     ctx=None):
+    """The handle of a gradient accumulator (created on first use, shared by ``shared_name``)."""
+    return _make(ctx, dtype, shape, container, shared_name, reduction_type)
+
+
+@register_op("ConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS),
+             shape=fixed_rule((_dtypes.string, TensorShape([2]))), stateful=True, ctx=True)
+def conditional_accumulator(dtype, shape=None, container="", shared_name="", reduction_type="MEAN", ctx=None):
+    """``ResourceConditionalAccumulator`` with TF's ref-handle signature."""
+    return _make(ctx, dtype, shape, container, shared_name, reduction_type)
+
+
+def _apply_gradient(handle, local_step, gradient, dtype=None):
+    """Adds ``gradient`` unless ``local_step`` < the accumulator's global step (stale)."""
+    _accumulator(handle).apply_gradient(local_step, gradient)
+    return ()
+
+
+def _take_gradient(handle, num_required, dtype=None):
+    """Blocks for ``num_required`` gradients; their mean (or sum); then resets and steps."""
+    return _accumulator(handle).take_gradient(num_required)
+
+
+def _set_global_step(handle, new_global_step):
+    """Sets the accumulator's global step (gradients of older steps are dropped)."""
+    _accumulator(handle).set_global_step(new_global_step)
+    return ()
+
+
+def _num_accumulated(handle):
+    """The number of gradients accumulated since the last take."""
+    return np.int32(_accumulator(handle).num_accumulated())
+
+
+def _average_rule(ins, attrs):
+    return [(attrs["dtype"], unknown_shape())]
+
+
+for _prefix in ("", "Resource"):
+    register_op(f"{_prefix}AccumulatorApplyGradient", inputs=("handle", "local_step", "gradient"), outputs=(),
+                type_attrs={"dtype": ("gradient",)}, shape=fixed_rule(), stateful=True)(_apply_gradient)
+    register_op(f"{_prefix}AccumulatorTakeGradient", inputs=("handle", "num_required"), outputs=("average",),
+                attrs={"dtype": REQUIRED}, shape=_average_rule, stateful=True)(_take_gradient)
+    register_op(f"{_prefix}AccumulatorSetGlobalStep", inputs=("handle", "new_global_step"), outputs=(),
+                shape=fixed_rule(), stateful=True)(_set_global_step)
+    register_op(f"{_prefix}AccumulatorNumAccumulated", inputs=("handle",), outputs=("num_accumulated",),
+                shape=fixed_rule((_dtypes.int32, TensorShape([]))), stateful=True)(_num_accumulated)
+
+
+class ConditionalAccumulator:
+    """A conditional accumulator for aggregating gradients (``tf.ConditionalAccumulator``)."""
+
+    def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",
+                 reduction_type="MEAN"):
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._shape = TensorShape(shape) if shape is not None else unknown_shape()
+        self._accumulator_ref = apply_op("ResourceConditionalAccumulator", dtype=self._dtype, shape=self._shape,
+                                         shared_name=shared_name or "", name=name,
+                                         reduction_type=reduction_type)
+        self._name = self._accumulator_ref.op.name.split("/")[-1]
+
+    accumulator_ref = property(lambda self: self._accumulator_ref)
+    name = property(lambda self: self._accumulator_ref.op.name)
+    dtype = property(lambda self: self._dtype)
+
+    def num_accumulated(self, name=None):
+        """An int32 scalar: the gradients accumulated so far."""
+        return apply_op("ResourceAccumulatorNumAccumulated", handle=self._accumulator_ref,
+                        name=name or f"{self._name}_NumAccumulated")
+
+    def set_global_step(self, new_global_step, name=None):
+        """An op setting the accumulator's global step to ``new_global_step``."""
+        from ref.api.math_ops import cast
+
+        step = cast(convert_to_tensor(new_global_step), _dtypes.int64)
+        return apply_op("ResourceAccumulatorSetGlobalStep", handle=self._accumulator_ref, new_global_step=step,
+                        name=name)
+
+    def apply_grad(self, grad, local_step=0, name=None):
+        """An op adding ``grad`` unless ``local_step`` is older than the accumulator's global step."""
+        from ref.api.math_ops import cast
+
+        grad = convert_to_tensor(grad, self._dtype)
+        grad.shape.assert_is_compatible_with(self._shape)
+        local_step = cast(convert_to_tensor(local_step), _dtypes.int64)
+        return apply_op("ResourceAccumulatorApplyGradient", handle=self._accumulator_ref, local_step=local_step,
+                        gradient=grad, name=name)
+
+    def take_grad(self, num_required, name=None):
+        """The average of ``num_required`` accumulated gradients (blocks until there are that many)."""
+        out = apply_op("ResourceAccumulatorTakeGradient", handle=self._accumulator_ref, num_required=num_required,
+                       dtype=self._dtype, name=name)
+        out.set_shape(self._shape)
+        return out

@@ -1,0 +1,87 @@
+"""``tf.train.replica_device_setter``: place variables on ps tasks, the rest on the worker.
+
+Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.replica_device_setter``:
+"By default, only Variable ops are placed on ps tasks, and the placement
+strategy is round-robin over all ps tasks." "If cluster is None, and ps_tasks
+is 0, the returned function is a no-op. Otherwise, the value of ps_tasks is
+derived from cluster." The merging "adds constraints to fields that are yet
+unset by a more inner context".
+
+The device function sees ``op.device`` when the graph provides it (the device
+set by inner scopes, TensorFlow's innermost-first order); ref's Graph calls
+device functions from the outermost scope inwards and merges the inner scopes'
+fields afterwards, which gives the same device strings whenever inner scopes
+do not name a job other than the ps job.
+"""
+from __future__ import annotations
+
+from ref.device_spec import DeviceSpec
+from ref.distributed.cluster import ClusterSpec
+
+__all__ = ["replica_device_setter", "STANDARD_PS_OPS"]
+
+STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable", "MutableHashTableV2",
+                   "MutableHashTableOfTensors", "MutableHashTableOfTensorsV2", "MutableDenseHashTable",
+                   "MutableDenseHashTableV2", "VarHandleOp", "BoostedTreesEnsembleResourceHandleOp",
+                   "BoostedTreesQuantileStreamResourceHandleOp", "ResourceConditionalAccumulator",
+                   "DecisionTreeResource")
+
+
+class _RoundRobinStrategy:
+    """Task 0, 1, ..., num_tasks - 1, 0, 1, ... for successive ps ops."""
+
+    def __init__(self, num_tasks):
+        self._num_tasks = num_tasks
+        self._next_task = 0
+
+    def __call__(self, unused_op):
+        task = self._next_task
+        self._next_task = (task + 1) % self._num_tasks
+        return task
+
+
+class _ReplicaDeviceChooser:
+    def __init__(self, ps_tasks, ps_device, worker_device, merge_devices, ps_ops, ps_strategy):
+        self._ps_tasks = ps_tasks
+        self._ps_device = ps_device
+        self._worker_device = worker_device
+        self._merge_devices = merge_devices
+        self._ps_ops = ps_ops
+        self._ps_strategy = ps_strategy
+
+    def device_function(self, op):
+        """The device of ``op``: a ps task for ps ops, else the worker device,
+        merged with (fields set by inner scopes win) ``op.device``."""
+        current = getattr(op, "device", "") or ""
+        if not self._merge_devices and current:
+            return current
+        current_spec = DeviceSpec.from_string(current)
+        op_type = getattr(op, "type", None)
+        if self._ps_tasks and self._ps_device and op_type in self._ps_ops:
+            ps_spec = DeviceSpec.from_string(self._ps_device)
+            if ps_spec.job and (not current_spec.job or current_spec.job == ps_spec.job):
+                ps_spec = ps_spec.replace(task=self._ps_strategy(op))
+            return ps_spec.make_merged_spec(current_spec).to_string()
+        worker_spec = DeviceSpec.from_string(self._worker_device or "")
+        return worker_spec.make_merged_spec(current_spec).to_string()
+
+
+def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:worker", merge_devices=True,
+                          cluster=None, ps_ops=None, ps_strategy=None):
+    """A device function for ``tf.device`` (None -- no placement -- when there are no ps tasks)."""
+    if cluster is not None:
+        spec = (cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)).as_dict()
+        ps_job = DeviceSpec.from_string(ps_device).job
+        if spec.get(ps_job) is None:
+            return None
+        ps_tasks = len(spec[ps_job])
+    if ps_tasks == 0:
+        return None
+    if ps_ops is None:
+        ps_ops = list(STANDARD_PS_OPS)
+    if ps_strategy is None:
+        ps_strategy = _RoundRobinStrategy(ps_tasks)
+    if not callable(ps_strategy):
+        raise TypeError("ps_strategy must be callable")
+    return _ReplicaDeviceChooser(ps_tasks, ps_device, worker_device, merge_devices, ps_ops,
+                                 ps_strategy).device_function

@@ -1,0 +1,97 @@
+"""Gradient rules for ``ref/ops/linalg.py`` (TF's linalg_grad.py formulas):
+``Qr``, ``MatrixTriangularSolve`` and ``MatrixBandPart``.
+
+Every rule is built from ops that have rules themselves, so the gradients can
+be differentiated again.
+"""
+from __future__ import annotations
+
+from ref.grad.registry import RegisterGradient
+
+
+def _ops():
+    from ref.api import array_ops, linalg_ops, math_ops
+
+    return array_ops, linalg_ops, math_ops
+
+
+@RegisterGradient("MatrixBandPart")
+def _matrix_band_part_grad(op, grad):
+    """d input = band_part(grad, num_lower, num_upper)."""
+    _, linalg_ops, _ = _ops()
+    return linalg_ops.matrix_band_part(grad, op.inputs[1], op.inputs[2]), None, None
+
+
+@RegisterGradient("MatrixTriangularSolve")
+def _matrix_triangular_solve_grad(op, grad):
+    """c = A^-1 b:  d b = A^-H grad;  d A = -(d b) c^H (or -c (d b)^H when
+    ``adjoint``), kept to A's triangle; summed over broadcast batch dims."""
+    array_ops, linalg_ops, math_ops = _ops()
+    a, b = op.inputs
+    adjoint_a, lower_a = op.get_attr("adjoint"), op.get_attr("lower")
+    c = op.outputs[0]
+    grad_b = linalg_ops.matrix_triangular_solve(a, grad, lower=lower_a, adjoint=not adjoint_a)
+    if adjoint_a:
+        grad_a = math_ops.negative(math_ops.matmul(c, grad_b, adjoint_b=True))
+    else:
+        grad_a = math_ops.negative(math_ops.matmul(grad_b, c, adjoint_b=True))
+    grad_a = linalg_ops.matrix_band_part(grad_a, -1, 0) if lower_a else linalg_ops.matrix_band_part(grad_a, 0, -1)
+    if a.shape.is_fully_defined() and b.shape.is_fully_defined() and \
+            a.shape.as_list()[:-2] == b.shape.as_list()[:-2]:
+        return grad_a, grad_b
+    from ref.grad._util import _broadcast_gradient_args
+
+    a_shape, b_shape = array_ops.shape(a), array_ops.shape(b)
+    ra, rb = _broadcast_gradient_args(a_shape[:-2], b_shape[:-2])
+    grad_a = array_ops.reshape(math_ops.reduce_sum(grad_a, ra), a_shape)
+    grad_b = array_ops.reshape(math_ops.reduce_sum(grad_b, rb), b_shape)
+    return grad_a, grad_b
+
+
+def _triangular_solve(x, r):
+    """x @ adjoint(inverse(r)) for upper-triangular r."""
+    _, linalg_ops, _ = _ops()
+    return linalg_ops.adjoint(linalg_ops.matrix_triangular_solve(r, linalg_ops.adjoint(x), lower=False,
+                                                                 adjoint=False))
+
+
+def _qr_grad_square_and_deep(q, r, dq, dr):
+    """m >= n, reduced QR (arXiv:2009.10071):
+    qdq = q^H dq, rdr = r dr^H, tril = band_part(qdq - qdq^H + rdr - rdr^H, -1, 0),
+    d a = q (dr + tril r^-H) + (dq - q qdq) r^-H."""
+    _, linalg_ops, math_ops = _ops()
+    qdq = math_ops.matmul(q, dq, adjoint_a=True)
+    qdq_ = math_ops.subtract(qdq, linalg_ops.adjoint(qdq))
+    rdr = math_ops.matmul(r, dr, adjoint_b=True)
+    rdr_ = math_ops.subtract(rdr, linalg_ops.adjoint(rdr))
+    tril = linalg_ops.matrix_band_part(math_ops.add(qdq_, rdr_), -1, 0)
+    grad_a = math_ops.matmul(q, math_ops.add(dr, _triangular_solve(tril, r)))
+    grad_b = _triangular_solve(math_ops.subtract(dq, math_ops.matmul(q, qdq)), r)
+    return math_ops.add(grad_a, grad_b)
+
+
+@RegisterGradient("Qr")
+def _qr_grad(op, dq, dr):
+    """TF's _QrGrad: static shapes only; not for m > n with full_matrices; the
+    wide case (m < n) partitions a = [x, y], r = [u, v] and reduces to the square case."""
+    array_ops, _, math_ops = _ops()
+    q, r = op.outputs
+    if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: {r.shape}")
+    rows_r, cols_r = r.shape.as_list()[-2:]
+    if rows_r > cols_r and q.shape.as_list()[-2] == q.shape.as_list()[-1]:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                  f"r.shape={r.shape} with nrows={rows_r}and ncols={cols_r}.")
+    if q.dtype.is_complex:
+        raise NotImplementedError("QrGrad for complex inputs needs Real/MatrixSetDiag, which ref does not have")
+    num_rows, num_cols = q.shape.as_list()[-2], cols_r
+    if num_rows >= num_cols:
+        return _qr_grad_square_and_deep(q, r, dq, dr)
+    a = op.inputs[0]
+    y = a[..., :, num_rows:]
+    u = r[..., :, :num_rows]
+    dv = dr[..., :, num_rows:]
+    du = dr[..., :, :num_rows]
+    dy = math_ops.matmul(q, dv)
+    dx = _qr_grad_square_and_deep(q, u, math_ops.add(dq, math_ops.matmul(y, dv, adjoint_b=True)), du)
+    return array_ops.concat([dx, dy], -1)

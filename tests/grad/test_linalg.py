@@ -1,0 +1,112 @@
+"""MatrixTriangularSolve / MatrixBandPart kernels and the Qr gradient,
+compared with TensorFlow (tf.raw_ops and tensorflow.compat.v1 graphs)."""
+import os
+
+import numpy as np
+import pytest
+
+import ref
+from ref import raw_ops
+from ref.api import linalg_ops
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+RNG = np.random.RandomState(7)
+
+
+def _tri_system(a_shape, b_shape, dtype):
+    a = RNG.uniform(-1, 1, a_shape) + 3.0 * np.eye(a_shape[-1])
+    return a.astype(dtype), RNG.uniform(-1, 1, b_shape).astype(dtype)
+
+
+# (matrix shape, rhs shape, lower, adjoint, dtype)
+SOLVES = [
+    ([3, 3], [3, 2], True, False, np.float64),
+    ([3, 3], [3, 2], False, False, np.float64),
+    ([4, 4], [4, 1], True, True, np.float64),
+    ([4, 4], [4, 3], False, True, np.float32),
+    ([2, 3, 3], [3, 2], True, False, np.float64),     # batch broadcast: rhs has none
+    ([1, 3, 3], [2, 3, 4], False, True, np.float64),  # batch broadcast: 1 vs 2
+]
+
+
+@pytest.mark.parametrize("a_shape,b_shape,lower,adjoint,dtype", SOLVES)
+def test_matrix_triangular_solve_matches_tf(a_shape, b_shape, lower, adjoint, dtype):
+    tf = pytest.importorskip("tensorflow")
+    a, b = _tri_system(a_shape, b_shape, dtype)
+    got = raw_ops.MatrixTriangularSolve(matrix=a, rhs=b, lower=lower, adjoint=adjoint)
+    want = tf.raw_ops.MatrixTriangularSolve(matrix=a, rhs=b, lower=lower, adjoint=adjoint).numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,lo,up", [([3, 4], 1, 0), ([4, 3], -1, 0), ([4, 3], 0, -1), ([2, 3, 3], 0, 0),
+                                         ([3, 5], 2, 1), ([3, 3], -1, -1)])
+def test_matrix_band_part_matches_tf(shape, lo, up):
+    tf = pytest.importorskip("tensorflow")
+    x = RNG.uniform(-1, 1, shape).astype(np.float32)
+    got = raw_ops.MatrixBandPart(input=x, num_lower=np.int64(lo), num_upper=np.int64(up))
+    want = tf.raw_ops.MatrixBandPart(input=x, num_lower=np.int64(lo), num_upper=np.int64(up)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_matrix_band_part_rejects_too_wide_band():
+    with pytest.raises(ref.errors.InvalidArgumentError, match="num_lower must be negative or less or equal"):
+        raw_ops.MatrixBandPart(input=np.ones((2, 3)), num_lower=3, num_upper=0)
+
+
+# (input shape, full_matrices)
+QRS = [([3, 3], False), ([5, 3], False), ([2, 4], False), ([2, 4], True), ([3, 3], True), ([2, 4, 3], False)]
+
+
+@pytest.mark.parametrize("shape,full", QRS)
+def test_qr_gradient_matches_tf(shape, full):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    a0 = RNG.uniform(-1, 1, shape)
+    m, n = shape[-2:]
+    k = m if full else min(m, n)
+    wq = RNG.uniform(-1, 1, shape[:-2] + [m, k])
+    wr = RNG.uniform(-1, 1, shape[:-2] + [k, n])
+    results = []
+    for lib, qr in ((tf, tf.linalg.qr), (ref, linalg_ops.qr)):
+        with lib.Graph().as_default():
+            a = lib.placeholder(lib.float64, shape)
+            q, r = qr(a, full_matrices=full)
+            loss = lib.reduce_sum(q * wq) + lib.reduce_sum(r * r * wr)
+            (g,) = lib.gradients(loss, [a])
+            with lib.Session() as s:
+                results.append(s.run([q, g], {a: a0}))
+    (q_tf, g_tf), (q_ref, g_ref) = results
+    # LAPACK (ref) and Eigen (TF) agree on Householder signs for these inputs; check it first.
+    np.testing.assert_allclose(q_ref, q_tf, atol=1e-12)
+    np.testing.assert_allclose(g_ref, g_tf, rtol=1e-10, atol=1e-12)
+
+
+def test_qr_gradient_unsupported_cases_raise_like_tf():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    for lib, qr in ((tf, tf.linalg.qr), (ref, linalg_ops.qr)):
+        with lib.Graph().as_default():
+            a = lib.placeholder(lib.float64, [4, 2])
+            q, r = qr(a, full_matrices=True)
+            with pytest.raises(NotImplementedError, match="nrows > ncols and full_matrices is true"):
+                lib.gradients(lib.reduce_sum(q) + lib.reduce_sum(r), [a])
+            b = lib.placeholder(lib.float64, [None, None])
+            q, r = qr(b)
+            with pytest.raises(NotImplementedError, match="dynamic shapes"):
+                lib.gradients(lib.reduce_sum(q), [b])
+
+
+def test_triangular_solve_gradient_matches_tf_with_batch_broadcast():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    a0, b0 = _tri_system([2, 3, 3], [3, 2], np.float64)
+    results = []
+    for lib, solve in ((tf, tf.linalg.triangular_solve), (ref, linalg_ops.matrix_triangular_solve)):
+        with lib.Graph().as_default():
+            a = lib.placeholder(lib.float64, [2, 3, 3])
+            b = lib.placeholder(lib.float64, [3, 2])
+            x = solve(a, b, lower=True, adjoint=False)
+            grads = lib.gradients(lib.reduce_sum(x * x), [a, b])
+            with lib.Session() as s:
+                results.append(s.run(grads, {a: a0, b: b0}))
+    for got, want in zip(results[1], results[0]):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
