@@ -602,6 +602,7 @@ class Graph:
             if d is None:
                 device = ""
             elif callable(d) and not isinstance(d, (str, DeviceSpec)):
+                op_like.device = device  # what the enclosing scopes chose so far, as TF passes it
                 spec = d(op_like)
                 device = merge_device(device, spec.to_string() if isinstance(spec, DeviceSpec) else (spec or ""))
             else:
@@ -749,6 +750,7 @@ class _OpLike:
 
     def __init__(self, name, op_type, attrs):
         self.name, self.type, self.node_def = name, op_type, None
+        self.device = ""
         self._attrs = attrs
 
     def get_attr(self, name):

@@ -38,3 +38,13 @@ from ref.distributed.device_setter import replica_device_setter  # noqa: F401
 from ref.distributed.sync_replicas import SyncReplicasOptimizer  # noqa: F401
 from ref.protos.cluster_pb2 import ClusterDef, JobDef  # noqa: F401
 from ref.protos.tensorflow_server_pb2 import ServerDef  # noqa: F401
+from ref.session.monitored import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
+                                   Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
+from ref.session.session_manager import SessionManager  # noqa: F401
+from ref.session.supervisor import Supervisor  # noqa: F401
+from ref.session.basic_loops import basic_train_loop  # noqa: F401
+from ref.session.hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook,  # noqa: F401
+                               FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+                               NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer,
+                               SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+                               StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
