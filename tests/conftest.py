@@ -11,3 +11,20 @@ try:  # property tests: the same examples on every run, so CI is reproducible
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ref"))
 except ImportError:  # hypothesis is in the test extra
     pass
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _tensorflow_stays_eager(request):
+    """TF comparisons share one process: a test that switches TensorFlow's
+    global mode off (disable_eager_execution / disable_v2_behavior) breaks every
+    later test's eager tf.raw_ops call, so it fails here, by name."""
+    yield
+    tf = sys.modules.get("tensorflow")
+    if tf is not None and hasattr(tf, "executing_eagerly") and not tf.executing_eagerly():
+        tf.compat.v1.enable_eager_execution()
+        pytest.fail(f"{request.node.nodeid} left TensorFlow's eager execution disabled")

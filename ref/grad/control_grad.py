@@ -2,10 +2,21 @@
 
 Both differentiate a body by re-tracing its ops inside a gradient function
 graph (:func:`ref.func_graph.copy_ops`) and calling ``gradients`` there. The
-If gradient is an If over the two branch gradients; the While gradient is a
-``WhileGrad`` op that re-runs the forward loop to recover every iteration's
-loop variables (TF keeps them in accumulators; recomputing gives the same
-values) and applies the body gradient to them in reverse order.
+If gradient is an If over the two branch gradients.
+
+The While gradient is built from While ops only, so it is itself
+differentiable (second and higher derivatives through ``while_loop``):
+
+1. a counting While re-runs the forward loop to find its trip count ``n``;
+2. a backward While runs ``k = n, ..., 1``; its body recomputes the loop
+   variables of iteration ``k - 1`` with an inner While (``k - 1`` body steps
+   from the initial values: TF keeps them in accumulators, recomputing gives
+   the same values), re-traces the body on them and applies ``gradients`` with
+   the carried output gradients as ``grad_ys``, summing the gradients of the
+   tensors the body captures.
+
+Recomputation makes the backward pass O(n^2) body steps: the price of a
+gradient that is an ordinary graph of While ops.
 """
 from __future__ import annotations
 
@@ -91,24 +102,97 @@ def _if_grad(op, *grads):
     return [None] + [r if _differentiable(c) else None for r, c in zip(res, caps)]
 
 
-@RegisterGradient("While")
-def _while_grad(op, *grads):
-    n = op.get_attr("n_loop_vars")
-    n_cond = op.get_attr("n_cond_captures")
-    body = op.get_attr("body")
-    inputs = op.inputs
-    loop_vars = inputs[:n]
-    body_caps = inputs[n + n_cond:]
+def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iterations=None):
+    """A While over loop variables with (dtype, shape) ``specs`` and initial values
+    ``init``; ``build_cond(args)`` / ``build_body(args)`` run inside fresh function
+    graphs (outer tensors they use are captured) and return the predicate / the
+    next loop variables. Returns the While's outputs."""
+    graphs = []
+    for suffix, build in (("_cond", build_cond), ("_body", build_body)):
+        fg = FuncGraph(name + suffix, outer)
+        with fg.as_default():
+            args = [fg.add_argument(d, sh, f"arg{i}") for i, (d, sh) in enumerate(specs)]
+            outs = build(args)
+            from ref.graph import convert_to_tensor
+
+            fg.outputs = [convert_to_tensor(o) for o in (outs if isinstance(outs, (list, tuple)) else [outs])]
+        graphs.append(fg)
+    cond_g, body_g = graphs
+    res = apply_op("While", input=list(init) + cond_g.external_captures + body_g.external_captures,
+                   cond=cond_g, body=body_g, n_loop_vars=len(specs), n_cond_captures=len(cond_g.captures),
+                   maximum_iterations=maximum_iterations, output_specs=list(specs), name=name)
+    return list(res)[:len(specs)]
+
+
+def _trace(fg, values):
+    """The outputs of function graph ``fg`` re-traced in the default graph on ``values``
+    (one per ``fg.inputs``; outer tensors are captured)."""
     from ref.graph import convert_to_tensor
 
+    tmap = copy_ops(fg, {ph: convert_to_tensor(v) for ph, v in zip(fg.inputs, values)})
+    return [tmap[o] if o in tmap else o for o in fg.outputs]
+
+
+@RegisterGradient("While")
+def _while_grad(op, *grads):
+    from ref.api import math_ops
+    from ref.graph import convert_to_tensor
+
+    n = op.get_attr("n_loop_vars")
+    n_cond = op.get_attr("n_cond_captures")
+    cond, body = op.get_attr("cond"), op.get_attr("body")
+    inputs = list(op.inputs)
+    init, cond_caps, body_caps = inputs[:n], inputs[n:n + n_cond], inputs[n + n_cond:]
+    outer = get_default_graph()
+    specs = [(t.dtype.base_dtype, s) for t, (_, s) in zip(init, op.get_attr("output_specs"))]
+    i32 = (dtypes.int32, [])
     grads = [convert_to_tensor(g if g is not None else _zeros(o)) for g, o in zip(grads, op.outputs[:n])]
-    specs = [(g.dtype.base_dtype, o.shape) for g, o in zip(grads, op.outputs[:n])]
-    all_args = list(body.inputs)  # loop-var placeholders, then body-capture placeholders
-    wrt = [i for i, t in enumerate(all_args) if _differentiable(t)]
-    bg = _grad_graph(op.name + "_body_grad", body, 0, all_args, specs, get_default_graph(), wrt)
-    out_specs = [(t.dtype.base_dtype, t.shape) for t in inputs]
-    res = apply_op("WhileGrad", input=list(inputs), grads=grads, cond=op.get_attr("cond"), body=body,
-                   body_grad=bg, n_loop_vars=n, n_cond_captures=n_cond,
-                   maximum_iterations=op.get_attr("maximum_iterations"), output_specs=out_specs)
-    res = list(res)
-    return [r if _differentiable(t) else None for r, t in zip(res, inputs)]
+
+    # 1. Trip count of the forward loop.
+    def count_cond(args):
+        return _trace(cond, args[1:] + cond_caps)[0]
+
+    def count_body(args):
+        return [math_ops.add(args[0], 1)] + _trace(body, args[1:] + body_caps)
+
+    trips = _while_op(op.name + "_grad_count", [i32] + specs, [convert_to_tensor(0)] + init, outer,
+                      count_cond, count_body, op.get_attr("maximum_iterations"))[0]
+
+    # 2. Backward loop over k = trips, ..., 1 carrying the loop-variable gradients
+    #    and the sums of the body captures' gradients.
+    from ref.grad.gradients import gradients
+
+    diff_caps = [j for j, c in enumerate(body_caps) if _differentiable(c)]
+    cap_values = [_readable(c) for c in body_caps]
+    acc_init = [_zeros(cap_values[j]) for j in diff_caps]
+    back_specs = [i32] + [(g.dtype.base_dtype, s) for g, (_, s) in zip(grads, specs)] + \
+        [(a.dtype.base_dtype, a.shape) for a in acc_init]
+
+    def back_cond(args):
+        return math_ops.greater(args[0], 0)
+
+    def back_body(args):
+        k, gs, accs = args[0], args[1:n + 1], args[n + 1:]
+        km1 = math_ops.subtract(k, 1)
+        state = _while_op(op.name + "_grad_recompute", [i32] + specs, [convert_to_tensor(0)] + init,
+                          get_default_graph(), lambda a: math_ops.less(a[0], km1),
+                          lambda a: [math_ops.add(a[0], 1)] + _trace(body, a[1:] + body_caps))[1:]
+        # Differentiate this one body step only: w.r.t. fresh identities of the
+        # captures, with the recomputed state a stop (its own dependence on the
+        # initial values and captures stays in the graph for higher derivatives).
+        fg = get_default_graph()
+        caps_in = [apply_op("Identity", input=fg.capture(cap_values[j])) if j in diff_caps else body_caps[j]
+                   for j in range(len(body_caps))]
+        outs = _trace(body, state + caps_in)
+        pairs = [(o, g) for o, g in zip(outs, gs) if _differentiable(o)]
+        wrt = state + [caps_in[j] for j in diff_caps]
+        got = gradients([o for o, _ in pairs], wrt, grad_ys=[g for _, g in pairs],
+                        stop_gradients=state) if pairs else [None] * len(wrt)
+        new_gs = [convert_to_tensor(d) if d is not None else _zeros(st) for d, st in zip(got[:n], state)]
+        new_accs = [math_ops.add(a, convert_to_tensor(d)) if d is not None else a for a, d in zip(accs, got[n:])]
+        return [km1] + new_gs + new_accs
+
+    res = _while_op(op.name + "_grad", back_specs, [trips] + grads + acc_init, outer, back_cond, back_body)
+    g_init, g_caps = res[1:n + 1], dict(zip(diff_caps, res[n + 1:]))
+    return ([g if _differentiable(t) else None for g, t in zip(g_init, init)] + [None] * n_cond +
+            [g_caps.get(j) for j in range(len(body_caps))])

@@ -11,7 +11,10 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            # queues (TF's data_flow_ops.py declares them so too)
            "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueCloseV2", "QueueDequeueManyV2",
            "QueueDequeueUpToV2", "QueueDequeueV2", "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2",
-           "QueueSizeV2"):
+           "QueueSizeV2",
+           # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
+           "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
+           "AccumulatorSetGlobalStep", "AccumulatorTakeGradient"):
     NotDifferentiable(_t)
 
 

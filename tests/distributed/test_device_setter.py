@@ -43,8 +43,15 @@ SETTERS = [(k, True) for k in SETTERS] + [(dict(ps_tasks=2, merge_devices=False)
 @pytest.mark.parametrize("kwargs, inner", SETTERS)
 def test_device_strings_match_tf(kwargs, inner):
     tf1 = pytest.importorskip("tensorflow").compat.v1
-    tf1.disable_v2_behavior()
-    theirs = _model(tf1, kwargs, tf1.train.replica_device_setter, inner)
+    # TF1 reference variables, as ref builds by default; the global switch is
+    # restored so the rest of the suite keeps TF's defaults (eager, resources).
+    was_enabled = tf1.resource_variables_enabled()
+    tf1.disable_resource_variables()
+    try:
+        theirs = _model(tf1, kwargs, tf1.train.replica_device_setter, inner)
+    finally:
+        if was_enabled:
+            tf1.enable_resource_variables()
     ours = _model(rtf, kwargs, replica_device_setter, inner)
     assert ours == theirs
 

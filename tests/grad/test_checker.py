@@ -180,18 +180,24 @@ COVERED_ELSEWHERE = {
     "Relu6Grad": "Relu6", "EluGrad": "Elu", "SeluGrad": "Selu", "SoftplusGrad": "Softplus",
     "LeakyReluGrad": "LeakyRelu", "BiasAddGrad": "BiasAdd", "StridedSliceGrad": "StridedSlice",
     "Add": "AddV2", "Div": "RealDiv", "Gather": "GatherV2", "Concat": "ConcatV2",
-    "PlaceholderWithDefault": "Identity", "While": "test_control_flow", "If": "test_control_flow",
-    "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN", "WhileGrad": "test_control_flow",
+    "PlaceholderWithDefault": "Identity", "While": "tests/grad/test_while_grad.py", "If": "test_control_flow",
+    "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
+    "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
+}
+
+
+# Ops for which TensorFlow registers no gradient either: differentiating through
+# them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
+# the op from (tf module, x) with x a float64 tensor of shape [3].
+NO_GRADIENT_IN_TF = {
+    "SoftsignGrad": lambda lib, raw, x: raw.SoftsignGrad(gradients=x * 2.0, features=x),
+    "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
 }
 
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
-KNOWN_GAPS = {
-    "RandomGamma": "TF's gradient w.r.t. alpha (RandomGammaGrad) is not implemented",
-    "SoftsignGrad": "TF registers no gradient for SoftsignGrad either",
-    "WhileGrad": "second derivatives through while_loop are not supported yet",
-}
+KNOWN_GAPS = {}
 
 
 def test_every_registered_op_is_differentiable_or_declared_not():
@@ -201,7 +207,7 @@ def test_every_registered_op_is_differentiable_or_declared_not():
     rules, not_diff = registered_rules()
     missing = []
     for name, opdef in registry.registered().items():
-        if name in not_diff or name in KNOWN_GAPS or opdef.refs or name.startswith(("Apply", "SparseApply")) \
+        if name in not_diff or name in KNOWN_GAPS or name in NO_GRADIENT_IN_TF or opdef.refs or name.startswith(("Apply", "SparseApply")) \
                 or (name.startswith("Resource") and name != "ResourceGather"):
             continue
         if name not in rules:
@@ -217,3 +223,23 @@ def test_prevent_gradient():
         y = tf.graph.apply_op("PreventGradient", input=x, message="no way")
         with pytest.raises(LookupError, match="no way"):
             tf.gradients(y, x)
+
+
+class _RefRaw:
+    """``tf.raw_ops``-style graph builders for ref (keyword inputs -> apply_op)."""
+
+    def __getattr__(self, op_type):
+        return lambda **kw: tf.graph.apply_op(op_type, **kw)
+
+
+@pytest.mark.parametrize("op_type", sorted(NO_GRADIENT_IN_TF))
+def test_no_gradient_in_tf_either(op_type):
+    real_tf = pytest.importorskip("tensorflow")
+    v1 = real_tf.compat.v1
+    for lib, raw in ((v1, real_tf.raw_ops), (tf, _RefRaw())):
+        with lib.Graph().as_default() as g:
+            x = lib.placeholder(lib.float64, [3])
+            y = NO_GRADIENT_IN_TF[op_type](lib, raw, x)
+            assert any(o.type == op_type for o in g.get_operations()), f"{op_type} not built in {lib.__name__}"
+            with pytest.raises(LookupError, match="No gradient defined"):
+                lib.gradients(y, x)
