@@ -31,13 +31,14 @@ from ref.variables import *  # noqa: E402,F401,F403
 from ref.variable_scope import *  # noqa: E402,F401,F403
 from ref.init_ops import *  # noqa: E402,F401,F403
 from ref.partitioned import *  # noqa: E402,F401,F403
+from ref.api.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: E402,F401
 from ref.distributed.accumulator_ops import ConditionalAccumulator  # noqa: E402,F401
 from ref.api.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402,F401
 from ref.api.clip_ops import (clip_by_average_norm, clip_by_global_norm, clip_by_norm,  # noqa: E402,F401
                               clip_by_value, global_norm)
 from ref.api.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: E402,F401
                                  merge_all_summaries, merge_summary, scalar_summary)
-from ref import initializers, nn, math, test, raw_ops, summary, python_io, train  # noqa: E402,F401
+from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: E402,F401
 from ref.python_io import TFRecordOptions  # noqa: E402,F401
 
 io = python_io

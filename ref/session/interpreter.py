@@ -355,8 +355,12 @@ def _run_stateful(step, kwargs, ref_keys, store):
     op = step.op
     with store.lock:
         values = store.values
-        if step.donate and all(_donatable(values, k) for k in ref_keys):
-            kwargs["out"] = tuple(values[k] for k in ref_keys)
+        if step.donate:
+            for k in ref_keys:
+                if not _donatable(values, k):
+                    break
+            else:
+                kwargs["out"] = tuple([values[k] for k in ref_keys])
         allow = opdef.allow_uninitialized
         for (name, _), key in zip(step.ref_args, ref_keys):
             if key in values:
