@@ -142,6 +142,8 @@ def _group_dtype(op: OpDef, name: str, kwargs: dict):
                     v = next((x for x in v if isinstance(x, (np.ndarray, np.generic))), None)
                 if isinstance(v, (np.ndarray, np.generic)):
                     return v.dtype
+                if hasattr(v, "copy_to_host") and hasattr(v, "dtype"):  # a CUDA device array
+                    return np.dtype(v.dtype)
     return None
 
 
@@ -173,10 +175,21 @@ def _holds_numpy(value) -> bool:
     return False
 
 
-def call(name: str, /, **kwargs):
-    """Runs op ``name``'s kernel on NumPy values: ``ref.raw_ops.<name>(**kwargs)``."""
+def call(name: str, /, device: str = "cpu", **kwargs):
+    """Runs op ``name``'s kernel on NumPy values: ``ref.raw_ops.<name>(**kwargs)``.
+
+    ``device="gpu"`` runs the op's GPU kernel (``register_op(gpu=...)``; the dense
+    training ops have one, see ``ref/ops/_cuda.py``), which also takes CUDA device
+    arrays; TypeError for an op without one.
+    """
     op = get(name)
-    if op.kernel is None:
+    if device not in ("cpu", "gpu"):
+        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+    kernel = op.kernel if device == "cpu" else op.gpu_kernel
+    if kernel is None and device == "gpu":
+        raise TypeError(f"{name} has no GPU kernel; call it with device='cpu' (GPU kernels: "
+                        f"{', '.join(sorted(n for n, o in _REGISTRY.items() if o.gpu_kernel is not None))})")
+    if kernel is None:
         raise TypeError(f"{name} has no pure kernel (it only exists in a graph)")
     kwargs.pop("name", None)
     unknown = set(kwargs) - set(op.inputs) - set(op.attrs) - {"ctx"}
@@ -191,7 +204,7 @@ def call(name: str, /, **kwargs):
         if inp in op.list_inputs:
             dt = _group_dtype(op, inp, kwargs)
             args[inp] = [to_array(x, dt) if not isinstance(x, np.ndarray) else x for x in v]
-        elif isinstance(v, np.ndarray):
+        elif isinstance(v, np.ndarray) or (device == "gpu" and hasattr(v, "copy_to_host")):
             args[inp] = v
         elif v is None:
             args[inp] = v
@@ -207,7 +220,7 @@ def call(name: str, /, **kwargs):
             args[attr] = default
     if op.ctx:
         args["ctx"] = kwargs.get("ctx") or default_context(args)
-    return op.kernel(**args)
+    return kernel(**args)
 
 
 def default_context(args):

@@ -10,12 +10,16 @@
 * Dispatch: float32/float64 run the Numba loop; float16, bfloat16 and complex
   run the same scalar update on whole NumPy arrays (NumPy rounds each float16
   operation to half, as Eigen does).
+* GPU: :func:`gpu_dense` makes the GPU form of a dense kernel: the same checks
+  and hyperparameter arithmetic, then the same scalar update in a CUDA loop
+  (:mod:`ref.ops._cuda`); :func:`declare` registers it as the op's ``gpu=`` kernel.
 
 Shape rules for graph construction live here too (:func:`dense_rule`,
 :func:`sparse_rule`, :func:`declare`).
 """
 from __future__ import annotations
 
+import threading
 import types
 
 import numpy as np
@@ -126,6 +130,49 @@ def _outputs(out, refs, copy):
     return list(out)
 
 
+_DEVICE = threading.local()
+"""``_DEVICE.gpu`` is True while a :func:`gpu_dense` kernel runs (in this thread)."""
+
+
+def gpu_dense(kernel):
+    """The GPU form of ``kernel``, a dense training kernel that ends in :func:`run_dense`.
+
+    Same arguments, checks, hyperparameter arithmetic and results (new host
+    arrays, or the host ``out=`` buffers); :func:`run_dense` hands the scalar
+    update to a CUDA loop instead of the Numba CPU loop. CUDA device arrays are
+    accepted anywhere an array is (copied to the host first: the kernels' checks
+    read them). float32 and float64 only: other dtypes raise TypeError.
+    """
+    from ref.ops._cuda import to_host
+
+    def gpu_kernel(*args, **kwargs):
+        args = [to_host(a) for a in args]
+        kwargs = {k: to_host(v) for k, v in kwargs.items()}
+        previous = getattr(_DEVICE, "gpu", False)
+        _DEVICE.gpu = True
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            _DEVICE.gpu = previous
+
+    gpu_kernel.__name__ = f"gpu_{kernel.__name__}"
+    gpu_kernel.__qualname__ = f"gpu_{kernel.__qualname__}"
+    gpu_kernel.__doc__ = f"GPU form of {kernel.__qualname__} (see _apply.gpu_dense)."
+    gpu_kernel.__wrapped__ = kernel
+    return gpu_kernel
+
+
+def _run_dense_gpu(update, refs, grad, params, out):
+    from ref.ops._cuda import cuda_elementwise
+
+    dtype = refs[0].dtype
+    if dtype not in FAST:
+        raise TypeError(f"no GPU kernel for dtype {dtype} (float32 and float64 only)")
+    outs = _outputs(out, refs, copy=False)
+    cuda_elementwise(update, len(refs))(refs, grad, params, dtype.type, outs)
+    return tuple(outs)
+
+
 def run_dense(loop, update, refs, grad, params, out=None):
     """new (var, slots...) = update(var, slots..., grad, *params, T), element-wise.
 
@@ -137,6 +184,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
     """
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
+    if getattr(_DEVICE, "gpu", False):
+        return _run_dense_gpu(update, refs, grad, params, out)
     dtype = refs[0].dtype
     T = dtype.type
     if dtype in FAST:
@@ -253,17 +302,19 @@ def sparse_rule(refs, hypers, resource=False):
 
 def declare(name, kernel, inputs, refs, hypers, attrs, allowed, sparse=False):
     """Registers ``name`` and ``Resource<name>`` (same kernel; the resource op has
-    no outputs and its ref inputs are resource handles, outside ``T``)."""
+    no outputs and its ref inputs are resource handles, outside ``T``). A dense
+    op also gets its GPU kernel (:func:`gpu_dense`)."""
     rule = sparse_rule if sparse else dense_rule
+    gpu = None if sparse else gpu_dense(kernel)
     floats = tuple(i for i in inputs if i != "indices")
     extra = {"Tindices": ("indices",)} if sparse else {}
     idx_allowed = {"Tindices": (dtypes.int32, dtypes.int64)} if sparse else {}
     registry.register_op(
         name, inputs=inputs, outputs=("out",), attrs=attrs,
         type_attrs={"T": floats, **extra}, allowed={"T": allowed, **idx_allowed},
-        shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"})(kernel)
+        shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"}, gpu=gpu)(kernel)
     registry.register_op(
         "Resource" + name, inputs=inputs, outputs=(), attrs=attrs,
         type_attrs={"T": tuple(i for i in floats if i not in refs), **extra},
         allowed={"T": allowed, **idx_allowed},
-        shape=rule(refs, hypers, resource=True), refs=refs)(kernel)
+        shape=rule(refs, hypers, resource=True), refs=refs, gpu=gpu)(kernel)

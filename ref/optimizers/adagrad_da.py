@@ -38,7 +38,7 @@ import numpy as np
 
 from ref import dtypes, registry
 from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import (check_dense, check_sparse, dense_rule, run_dense, run_sparse, scalars,
+from ref.optimizers._apply import (gpu_dense, check_dense, check_sparse, dense_rule, run_dense, run_sparse, scalars,
                                    shape_str, sparse_rule)
 
 DEFAULTS = dict(initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
@@ -153,11 +153,12 @@ def _declare(name, kernel, inputs, sparse):
     attrs = {"use_locking": False}
     registry.register_op(
         name, inputs=inputs, outputs=("out",), attrs=attrs, type_attrs={"T": floats, **extra},
-        allowed=allowed, shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"})(kernel)
+        allowed=allowed, shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"},
+        gpu=None if sparse else gpu_dense(kernel))(kernel)
     registry.register_op(
         "Resource" + name, inputs=inputs, outputs=(), attrs=attrs,
         type_attrs={"T": tuple(i for i in floats if i not in refs), **extra}, allowed=allowed,
-        shape=rule(refs, hypers, resource=True), refs=refs)(kernel)
+        shape=rule(refs, hypers, resource=True), refs=refs, gpu=None if sparse else gpu_dense(kernel))(kernel)
 
 
 _declare("ApplyAdagradDA", apply_adagrad_da,

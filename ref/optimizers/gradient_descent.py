@@ -23,7 +23,7 @@ import numpy as np
 
 from ref import dtypes, registry
 from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import dense_rule, run_dense, scalars, shape_str
+from ref.optimizers._apply import dense_rule, gpu_dense, run_dense, scalars, shape_str
 
 DEFAULTS = dict(use_locking=False)
 
@@ -73,11 +73,11 @@ def declare_with_delta(name, kernel, inputs, hypers, allowed):
     registry.register_op(
         name, inputs=inputs, outputs=("out",), attrs={"use_locking": False},
         type_attrs={"T": inputs}, allowed={"T": allowed}, shape=rule_for(False),
-        refs=("var",), ref_outputs={"out": "var"})(kernel)
+        refs=("var",), ref_outputs={"out": "var"}, gpu=gpu_dense(kernel))(kernel)
     registry.register_op(
         "Resource" + name, inputs=inputs, outputs=(), attrs={"use_locking": False},
         type_attrs={"T": inputs[1:]}, allowed={"T": allowed}, shape=rule_for(True),
-        refs=("var",))(kernel)
+        refs=("var",), gpu=gpu_dense(kernel))(kernel)
 
 
 declare_with_delta("ApplyGradientDescent", apply_gradient_descent, ("var", "alpha", "delta"), ("alpha",),
