@@ -9,7 +9,7 @@ A :class:`Plan` is built once per (fetches, feeds, targets) and cached:
   ``Const`` values, the references variables produce, and pure ops whose inputs
   are all constant (constant folding);
 * ``NoOp`` steps vanish (creation order already honours control dependencies)
-  and ``Identity`` becomes a move between slots;
+  and an ``Identity``'s output shares its input's slot;
 * each tensor's last reader is known, so its value is dropped right after.
 
 :func:`execute` walks the steps: gather inputs from the environment, call the
@@ -65,7 +65,7 @@ def _where(op) -> str:
     return f"\n\t [[node {op.name}{at} ]]"
 
 
-_SIMPLE, _MOVE, _KERNEL, _STATEFUL, _PLACEHOLDER = range(5)
+_SIMPLE, _KERNEL, _STATEFUL, _PLACEHOLDER = range(4)
 
 
 def _is_pure(opdef) -> bool:
@@ -105,6 +105,10 @@ class Plan:
             if all(t in fed for t in op._outputs) and op._outputs:
                 continue
             opdef = op._opdef
+            if op._type == "Identity":
+                # An identity is a second name for its input's value: share the slot.
+                slot[op._outputs[0]] = slot_of(op._inputs[0])
+                continue
             outs = [slot_of(t) for t in op._outputs]
             if op._type == "NoOp":
                 continue
@@ -116,14 +120,6 @@ class Plan:
                 continue
             if op._type == "Placeholder":
                 steps.append(_Step(op, _PLACEHOLDER, slot_of, outs))
-                continue
-            if op._type == "Identity":
-                step = _Step(op, _MOVE, slot_of, outs)
-                src = step.args[0][1]
-                if src in template:  # identity of a constant (or of a variable's reference)
-                    template[outs[0]] = template[src]
-                else:
-                    steps.append(step)
                 continue
             step = _Step(op, _STATEFUL if opdef.refs else _KERNEL, slot_of, outs)
             if _is_pure(opdef) and step.inputs_constant(template):
@@ -154,7 +150,7 @@ class _Step:
     """Everything about one op the evaluator needs, precomputed."""
 
     __slots__ = ("op", "kind", "kernel", "attrs", "args", "ref_args", "refs", "outputs", "multi", "donate",
-                 "ctx", "read_slots", "drops", "opdef", "ref_outputs", "simple", "out0", "move_src")
+                 "ctx", "read_slots", "drops", "opdef", "ref_outputs", "simple", "out0")
 
     def __init__(self, op, kind, slot_of, outs):
         opdef = op._opdef
@@ -189,7 +185,6 @@ class _Step:
                             for i, name in enumerate(opdef.outputs) if name in opdef.ref_outputs]
         self.drops = ()
         self.out0 = outs[0] if outs else None
-        self.move_src = self.args[0][1] if kind == _MOVE else None
         # The common case gets the short path in execute(): no list inputs, no context.
         self.simple = tuple((n, s, d) for n, s, _, d in self.args)
         if kind == _KERNEL and not self.ctx and not any(a[2] for a in self.args) and not self.multi:
@@ -296,8 +291,6 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None):
                 raise type(e)(None, step.op, e.message + _where(step.op)) from None
             except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
                 raise errors.InvalidArgumentError(None, step.op, f"{e}" + _where(step.op)) from e
-        elif kind == _MOVE:
-            env[step.out0] = env[step.move_src]
         elif kind == _PLACEHOLDER:
             op = step.op
             t = op._outputs[0]
