@@ -21,7 +21,7 @@ import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from ref import registry  # noqa: E402
+from ref.ops import registry  # noqa: E402
 from ref.ops._jit import njit, njit_sized, prange  # noqa: E402
 
 HYPER = dict(lr=0.01, beta1=0.9, beta2=0.999, beta1_power=0.9, beta2_power=0.99, epsilon=1e-7, rho=0.9,
@@ -175,10 +175,10 @@ def main():
     ap.add_argument("--ops", default="")
     ap.add_argument("--no-tf", action="store_true")
     args = ap.parse_args()
-    import ref.optimizers as pkg
+    import ref.ops.training as pkg
 
     for info in pkgutil.iter_modules(pkg.__path__):
-        importlib.import_module(f"ref.optimizers.{info.name}")
+        importlib.import_module(f"ref.ops.training.{info.name}")
     names = sorted(n for n in registry.registered() if n.startswith("Apply"))
     if args.ops:
         names = [n for n in names if n in args.ops.split(",")]

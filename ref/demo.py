@@ -16,6 +16,7 @@ import sys
 import time
 
 import numpy as np
+import ref as tf
 
 OPTIMIZERS = {
     "gradient_descent": lambda tf, lr: tf.train.GradientDescentOptimizer(lr),
@@ -90,8 +91,6 @@ def _progress(step, total, loss, width=30, stream=sys.stderr):
 
 def run(logdir="runs/demo", steps=600, optimizer="momentum", batch=128, quiet=False, out=sys.stdout):
     """Trains (or resumes) and returns a dict with the final step, loss, accuracy and paths."""
-    import ref as tf
-
     x_data, y_data = spirals()
     os.makedirs(logdir, exist_ok=True)
     graph = tf.Graph()

@@ -1,3 +1,3 @@
 """``tf.math``: the math functions under their tf.math names."""
-from ref.api.math_ops import *  # noqa: F401,F403
-from ref.api.math_ops import __all__  # noqa: F401
+from ref.graph_ops.math_ops import *  # noqa: F401,F403
+from ref.graph_ops.math_ops import __all__  # noqa: F401

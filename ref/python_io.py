@@ -1,5 +1,5 @@
 """``tf.python_io`` / ``tf.io``: TFRecord files."""
-from ref.events.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,  # noqa: F401
+from ref.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,  # noqa: F401
                                  tf_record_iterator)
 
 __all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "tf_record_iterator"]

@@ -6,31 +6,19 @@ raw-op name, called on NumPy arrays -- no graph, no session, no state.
     np.float32(3.0)
 
 Training ops (``ApplyAdam``...) return the NEW ``(var, slot, ...)`` and leave
-their inputs unchanged.
+their inputs unchanged. Importing this module loads the value types, the kernel
+families and the formats they need: no graph, session or optimizer class.
 """
 from __future__ import annotations
 
 import functools
 
-from ref import registry
-
-_loaded = False
-
-
-def _load_all():
-    global _loaded
-    if not _loaded:
-        import ref.ops
-
-        ref.ops.load_all()
-
-        _loaded = True
+from ref.ops import registry
 
 
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    _load_all()
     try:
         opdef = registry.get(name)
     except LookupError:
@@ -45,5 +33,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    _load_all()
     return sorted(registry.registered())

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref import dtypes
-from ref.graph import IndexedSlices, convert_to_tensor
+from ref.types import dtypes
+from ref.framework.graph import IndexedSlices, convert_to_tensor
+from ref.session import get_default_session
+from ref.graph_ops.control_flow_ops import placeholder
+from ref.grad import gradients
 
 
 def _session():
-    from ref.session import get_default_session
-
     s = get_default_session()
     if s is None:
         raise ValueError("compute_gradient needs a default session (use `with tf.Session():`)")
@@ -32,9 +33,6 @@ def _dense(v, shape):
 
 
 def _jacobians(x, x_shape, y, y_shape, x_value, delta, feeds):
-    from ref.api.control_flow_ops import placeholder
-    from ref.grad import gradients
-
     sess = _session()
     x_size = int(np.prod(x_shape))
     y_size = int(np.prod(y_shape))

@@ -26,7 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from ref.ops.fpenv import flush_denormals  # noqa: F401 -- TF's flush-to-zero arithmetic, for users
-from ref.ulp import assert_ulp, max_ulp, ulp_distance  # noqa: F401 -- re-exported for users
+from ref.golden.ulp import assert_ulp, max_ulp, ulp_distance  # noqa: F401 -- re-exported for users
+from ref.golden import compare, run_impl, diagnose as _diagnose, generate, cases as C, trajectory
+from ref.ops import registry
+import ref.raw_ops as raw
 
 __all__ = ["assert_matches", "assert_kernel_matches", "strategies", "assert_ulp", "ulp_distance",
            "flush_denormals"]
@@ -43,9 +46,6 @@ def _with_budget(golden, max_ulp):
 
 
 def _check(golden, fn, diagnose, source):
-    from ref.golden import compare, run_impl
-    from ref.golden import diagnose as _diagnose
-
     actual = run_impl(golden, fn)
     report = compare(golden, actual, source)
     if not report.ok:
@@ -61,8 +61,6 @@ def assert_matches(fn, name, dtype=np.float32, max_ulp=None, steps=None, seed=0,
     AssertionError (with the report and diagnosis) when an output leaves its ULP
     budget. ``max_ulp`` replaces every float output's budget (per step for
     trajectories). Returns the :class:`ref.golden.Report` when it passes."""
-    from ref.golden import generate
-
     golden = _with_budget(generate(name, dtype=dtype, steps=steps, seed=seed, hyper=hyper, cases=cases), max_ulp)
     return _check(golden, fn, diagnose, getattr(fn, "__qualname__", repr(fn)))
 
@@ -70,8 +68,6 @@ def assert_matches(fn, name, dtype=np.float32, max_ulp=None, steps=None, seed=0,
 def assert_kernel_matches(fn, name, kwargs, max_ulp=None, diagnose=True):
     """One kernel case (``kwargs`` as ``ref.raw_ops.<name>`` takes them, e.g. drawn
     from :func:`strategies.kernel_inputs`): ``fn(**kwargs)`` against ref."""
-    from ref.golden import generate
-
     golden = _with_budget(generate(name, cases=[kwargs], dtype=_dtype_of(kwargs)), max_ulp)
     if golden.manifest["skipped"]:
         raise ValueError(f"ref rejects these inputs: {golden.manifest['skipped'][0]['error']}")
@@ -129,11 +125,6 @@ class _Strategies:
         dtype, NaN and infinities included unless ``finite=True``. Ops with
         integer inputs: the recipes of :mod:`ref.golden.cases`, seeded.
         """
-        import ref.raw_ops as raw
-        from ref import registry
-        from ref.golden import cases as C
-        from ref.golden import trajectory
-
         st, _ = self._st()
         dtype = np.dtype(dtype)
         spec = trajectory.lookup(name)
@@ -144,7 +135,6 @@ class _Strategies:
                 return {"var": draw(self.array(dtype, (n,), -10, 10)),
                         "grads": draw(self.array(dtype, (steps, n), -10, 10))}
             return opt()
-        raw._load_all()
         op = registry.get(name)
         if C.is_training_op(op):
             return self._training(op, dtype, st)
@@ -161,8 +151,6 @@ class _Strategies:
                                           for c in C.kernel_cases(op, dtype, np.random.default_rng(seed))]))
 
     def _training(self, op, dtype, st):
-        from ref.golden import cases as C
-
         sparse = "indices" in op.inputs
         refs = set(op.refs)
 

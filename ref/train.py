@@ -6,7 +6,7 @@ from ref.checkpoint import (NewCheckpointReader, checkpoint_exists, generate_che
 from ref.events import SummaryWriter, summary_iterator  # noqa: F401
 from ref.protos.checkpoint_state_pb2 import CheckpointState  # noqa: F401
 from ref.protos.saver_pb2 import SaverDef  # noqa: F401
-from ref.training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
+from ref.graph_ops.training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
                                get_or_create_global_step, global_step)
 from ref.optimizers.optimizer import Optimizer  # noqa: F401
 from ref.optimizers.gradient_descent import GradientDescentOptimizer  # noqa: F401
@@ -26,24 +26,25 @@ from ref.optimizers.schedules import (cosine_decay, cosine_decay_restarts, expon
 from ref.optimizers.moving_averages import ExponentialMovingAverage  # noqa: F401
 from ref.checkpoint.saver import BaseSaverBuilder, BulkSaverBuilder, Saver  # noqa: F401
 from ref.checkpoint.trackable import Checkpoint  # noqa: F401
-from ref.checkpoint.meta_graph import export_meta_graph, import_meta_graph, write_graph  # noqa: F401
+from ref.checkpoint.meta_graph import export_meta_graph, write_graph  # noqa: F401
+from ref.checkpoint.saver import import_meta_graph  # noqa: F401
 from ref.checkpoint.warm_start import init_from_checkpoint, warm_start  # noqa: F401
-from ref.session.coordinator import Coordinator, LooperThread  # noqa: F401
-from ref.session.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
-from ref.session import queue_runner  # noqa: F401
-from ref.api.input_ops import *  # noqa: F401,F403
+from ref.training.coordinator import Coordinator, LooperThread  # noqa: F401
+from ref.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
+from ref.training import queue_runner  # noqa: F401
+from ref.training.input import *  # noqa: F401,F403
 from ref.distributed.cluster import ClusterSpec  # noqa: F401
 from ref.distributed.server import Server  # noqa: F401
 from ref.distributed.device_setter import replica_device_setter  # noqa: F401
 from ref.distributed.sync_replicas import SyncReplicasOptimizer  # noqa: F401
 from ref.protos.cluster_pb2 import ClusterDef, JobDef  # noqa: F401
 from ref.protos.tensorflow_server_pb2 import ServerDef  # noqa: F401
-from ref.session.monitored import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
+from ref.training.monitored import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
                                    Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
-from ref.session.session_manager import SessionManager  # noqa: F401
-from ref.session.supervisor import Supervisor  # noqa: F401
-from ref.session.basic_loops import basic_train_loop  # noqa: F401
-from ref.session.hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook,  # noqa: F401
+from ref.training.session_manager import SessionManager  # noqa: F401
+from ref.training.supervisor import Supervisor  # noqa: F401
+from ref.training.basic_loops import basic_train_loop  # noqa: F401
+from ref.training.hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook,  # noqa: F401
                                FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
                                NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer,
                                SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,

@@ -47,7 +47,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import specs
-from ref import registry
+from ref.ops import registry
 from specs.card import SpecCard
 from tests.ulp import ulp_distance
 
@@ -120,10 +120,10 @@ def test_defaults_match_the_signature(module, card):
 
 
 def _import_kernels():
-    import ref.optimizers as pkg
+    import ref.ops.training as pkg
 
     for info in pkgutil.iter_modules(pkg.__path__):
-        importlib.import_module(f"ref.optimizers.{info.name}")
+        importlib.import_module(f"ref.ops.training.{info.name}")
 
 
 def test_every_training_op_has_a_card():

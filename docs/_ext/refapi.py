@@ -6,7 +6,7 @@
     autodoc entry), with the first line of its docstring.
 
 ``.. refapi-rawops::``
-    every op in :mod:`ref.registry`: inputs, attrs with their defaults, outputs,
+    every op in :mod:`ref.ops.registry`: inputs, attrs with their defaults, outputs,
     ref (state) inputs, and the kernel that implements it.
 
 ``.. refapi-package:: ref.checkpoint``
@@ -142,10 +142,8 @@ def _fmt_default(v):
 
 class RawOpsTable(_RstDirective):
     def lines(self):
-        import ref.raw_ops  # noqa: F401
-        from ref import registry
+        from ref.ops import registry
 
-        ref.raw_ops._load_all()
         ops = registry.registered()
         rows = []
         for name in sorted(ops):

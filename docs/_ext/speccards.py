@@ -3,12 +3,13 @@
 ``.. speccard-page:: adam`` renders the whole page of ``specs/adam.py``:
 
 * the documented rule: each card's seed file, section and quote;
-* the algorithm module's docstring (``ref/optimizers/adam.py``): the formula,
+* the algorithm module's docstring (``ref/ops/training/adam.py``): the formula,
   TensorFlow's kernel form and the paper's form, side by side;
 * the cards' notes (where TF's kernel differs from the quote, and why the ULP
   budget), defaults, budgets and input domains;
 * the oracle -- the quote transcribed to float64 NumPy -- and the kernel
-  source (the whole module, line-numbered);
+  source (the whole module, line-numbered), then the optimizer class's
+  (``ref/optimizers/adam.py``) where there is one;
 * the tests that check it: ``tests/test_specs.py`` for every card, and each test
   file (with its test functions) that names one of the page's kernels or
   classes.
@@ -61,10 +62,17 @@ def class_cards(source_module: str) -> list:
     return [c for c in mod.CARDS if c.target.startswith(source_module + ".")]
 
 
-def source_module(name: str, cards) -> str:
-    """The ref module a card module documents: ref/optimizers/<name>.py, else its cards' target module."""
-    if (ROOT / "ref" / "optimizers" / f"{name}.py").is_file():
+def class_module(name: str) -> str | None:
+    """The module of the algorithm's optimizer class, ref/optimizers/<name>.py, if it declares one."""
+    if (ROOT / "ref" / "optimizers" / f"{name}.py").is_file() and class_cards(f"ref.optimizers.{name}"):
         return f"ref.optimizers.{name}"
+    return None
+
+
+def source_module(name: str, cards) -> str:
+    """The ref module a card module documents: ref/ops/training/<name>.py, else its cards' target module."""
+    if (ROOT / "ref" / "ops" / "training" / f"{name}.py").is_file():
+        return f"ref.ops.training.{name}"
     for c in cards:
         parts = c.target.split(".")
         for k in range(len(parts), 1, -1):
@@ -73,7 +81,7 @@ def source_module(name: str, cards) -> str:
             except ImportError:
                 continue
             return m.__name__
-    raise LookupError(f"specs/{name}.py: no ref module found (no ref/optimizers/{name}.py, no importable target)")
+    raise LookupError(f"specs/{name}.py: no ref module found (no ref/ops/training/{name}.py, no importable target)")
 
 
 def esc(text: str) -> str:
@@ -119,17 +127,16 @@ def _fmt(v):
 
 
 def page_lines(name: str) -> list[str]:
-    from ref import registry
-    import ref.raw_ops
+    from ref.ops import registry
 
-    ref.raw_ops._load_all()
     cards = cards_of(name)
     if not cards:
         raise LookupError(f"specs/{name}.py defines no CARD/CARDS")
     modname = source_module(name, cards)
     mod = importlib.import_module(modname)
     path = Path(inspect.getsourcefile(mod)).resolve().relative_to(ROOT).as_posix()
-    ccards = class_cards(modname)
+    clsmod = class_module(name)
+    ccards = class_cards(clsmod or modname)
     doc = inspect.getdoc(mod) or ""
     lead = doc.split("\n\n")[0].replace("\n", " ")
     title = lead.split(":")[0].split("(")[0].strip() if lead else name
@@ -141,7 +148,7 @@ def page_lines(name: str) -> list[str]:
     out += [f":Spec cards: ``specs/{name}.py`` ({len(cards) + len(ccards)} cards)",
             f":Module: :mod:`{modname}` (``{path}``)"]
     if classes:
-        out.append(":Class: " + ", ".join(f":class:`{modname}.{c}` (``tf.train.{c}``)" for c in classes))
+        out.append(":Class: " + ", ".join(f":class:`{clsmod or modname}.{c}` (``tf.train.{c}``)" for c in classes))
     if ops:
         out.append(":Raw ops: " + ", ".join(f"``{o}``" for o in ops))
     out.append("")
@@ -209,13 +216,18 @@ def page_lines(name: str) -> list[str]:
 
     # 6. the kernel source
     out += ["The kernel source", "-----------------", "",
-            f"``{path}``, whole (the scalar update, the dense and sparse kernels, their registration, "
-            "the Optimizer class and the pure ``init``/``step`` where the module has them):", "",
+            f"``{path}``, whole (the scalar update, the dense and sparse kernels, their registration "
+            "and the pure ``init``/``step`` where the module has them):", "",
             f".. literalinclude:: /../{path}", "   :language: python", "   :linenos:", ""]
+    if clsmod:
+        clspath = Path(inspect.getsourcefile(importlib.import_module(clsmod))).resolve().relative_to(ROOT).as_posix()
+        out += [f"The optimizer class, ``{clspath}`` (its lifecycle is the base class's, "
+                ":mod:`ref.optimizers.optimizer`):", "",
+                f".. literalinclude:: /../{clspath}", "   :language: python", "   :linenos:", ""]
 
     # 7. the tests
     names = _unique([c.kernel for c in cards if c.kernel] + ops + classes
-                    + [f"specs.{name}", f"specs/{name}", modname])
+                    + [f"specs.{name}", f"specs/{name}", modname] + ([clsmod] if clsmod else []))
     out += ["Its tests", "---------", "",
             f"* ``tests/test_specs.py`` -- every card above (quote, defaults, oracle property test)."]
     for f, funcs in _test_mentions(names):

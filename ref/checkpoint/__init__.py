@@ -8,11 +8,11 @@
 * ``state``   the ``checkpoint`` state file and the ``tf.compat.v1.train`` checkpoint helpers
 * ``inspect`` ``python -m ref inspect-checkpoint``
 """
-from ref.checkpoint.bundle import BundleReader, BundleWriter, data_filename, merge_bundles, meta_filename
-from ref.checkpoint.reader import (CheckpointReader, NewCheckpointReader, list_variables, load_checkpoint,
+from ref.formats.bundle import BundleReader, BundleWriter, data_filename, merge_bundles, meta_filename
+from ref.formats.checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables, load_checkpoint,
                                    load_variable)
-from ref.checkpoint.slices import TensorSlice
-from ref.checkpoint.state import (V1, V2, checkpoint_exists, generate_checkpoint_state_proto,
+from ref.formats.slices import TensorSlice
+from ref.formats.checkpoint_state import (V1, V2, checkpoint_exists, generate_checkpoint_state_proto,
                                   get_checkpoint_mtimes, get_checkpoint_state, latest_checkpoint,
                                   meta_graph_filename, remove_checkpoint, update_checkpoint_state)
 

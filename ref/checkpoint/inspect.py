@@ -16,9 +16,9 @@ import re
 
 import numpy as np
 
-from ref import errors
-from ref.checkpoint import reader as _reader
-from ref.checkpoint import state
+from ref.types import errors
+from ref.formats import checkpoint_reader as _reader
+from ref.formats import checkpoint_state as state
 
 
 def count_total_params(reader, count_exclude_pattern: str = "") -> int:

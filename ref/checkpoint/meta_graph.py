@@ -29,79 +29,24 @@ import os
 import re
 import warnings
 
-from ref.graph import GraphKeys, get_default_graph
+from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_functions, get_default_graph,
+                                 prepend_name_scope, strip_name_scope)
+from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2
+from ref.ops import registry
+from ref.framework.graph_io import _attr_value, _scratch_library, import_graph_def
+from ref.formats.checkpoint_state import atomic_write_string_to_file
+from google.protobuf import message, text_format
 
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
 SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2", "Restore",
                         "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
 
-__all__ = ["export_meta_graph", "import_meta_graph", "write_graph", "read_meta_graph_file",
-           "register_proto_function", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
+__all__ = ["export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
            "import_scoped_meta_graph"]
 
 
 def _pb():
-    from ref.protos import meta_graph_pb2
     return meta_graph_pb2
-
-
-# ---------------------------------------------------------------------------
-# Proto functions per collection (TF's ops.register_proto_function)
-# ---------------------------------------------------------------------------
-
-_PROTO_FUNCTIONS: dict[str, tuple] = {}
-
-
-def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):
-    """Registers how the items of ``collection_name`` become ``proto_type``
-    (``to_proto(item, export_scope=)``) and come back (``from_proto(proto, import_scope=)``)."""
-    _PROTO_FUNCTIONS[collection_name] = (proto_type, to_proto, from_proto)
-
-
-def _proto_functions(key):
-    if key not in _PROTO_FUNCTIONS:
-        _register_defaults()
-    return _PROTO_FUNCTIONS.get(key, (None, None, None))
-
-
-def _register_defaults():
-    import importlib
-
-    from ref.checkpoint.saver import Saver
-    from ref.protos import saver_pb2, variable_pb2
-    from ref.variables import Variable
-
-    def variable_to_proto(v, export_scope=None):
-        return v.to_proto(export_scope=export_scope)
-
-    for key in GraphKeys._VARIABLE_COLLECTIONS:
-        _PROTO_FUNCTIONS.setdefault(key, (variable_pb2.VariableDef, variable_to_proto, Variable.from_proto))
-    _PROTO_FUNCTIONS.setdefault(GraphKeys.SAVERS, (saver_pb2.SaverDef, lambda s, export_scope=None:
-                                                   s.to_proto(export_scope=export_scope), Saver.from_proto))
-    try:  # QueueRunner registers QUEUE_RUNNERS itself when imported
-        importlib.import_module("ref.session.queue_runner")
-    except ImportError:
-        pass
-
-
-# ---------------------------------------------------------------------------
-# Names and scopes
-# ---------------------------------------------------------------------------
-
-def strip_name_scope(name, export_scope):
-    """``export_scope/x`` -> ``x`` (also ``^export_scope/x`` and ``loc:@export_scope/x``)."""
-    if not export_scope:
-        return name
-    export_scope = export_scope.rstrip("/")
-    return re.sub(r"([\^]|loc:@|^)" + re.escape(export_scope) + r"[\/]+(.*)", r"\1\2", name, count=1)
-
-
-def prepend_name_scope(name, import_scope):
-    """``x`` -> ``import_scope/x`` (also for ``^x`` and ``loc:@x``)."""
-    if not import_scope:
-        return name
-    import_scope = import_scope.rstrip("/")
-    return re.sub(r"([\^]|loc:@|^)(.*)", lambda m: m.group(1) + import_scope + "/" + m.group(2), name, count=1)
 
 
 def _should_include_node(node_or_name, export_scope, exclude_nodes):
@@ -183,7 +128,7 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
     if not items:
         return
     col_def = meta_graph_def.collection_def[key]
-    proto_type, to_proto, _ = _proto_functions(key)
+    proto_type, to_proto, _ = get_collection_proto_functions(key)
     try:
         if to_proto is not None:
             for x in items:
@@ -211,9 +156,6 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
 
 def _strip_default_attrs(graph_def):
     """Removes attrs whose value equals the registered default of their op."""
-    from ref import registry
-    from ref.graph_io import _attr_value, _scratch_library
-
     lib = _scratch_library()
     nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
     for node in nodes:
@@ -254,9 +196,8 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, co
     keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
     for key in keys:
         if clear_extraneous_savers and key == GraphKeys.SAVERS and saver_def:
-            from ref.checkpoint.saver import Saver
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes,
-                               override_contents=[Saver.from_proto(saver_def)])
+                               override_contents=[get_collection_proto_functions(GraphKeys.SAVERS)[2](saver_def)])
         else:
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes)
     return mgd
@@ -271,7 +212,6 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     exclude_nodes = None
     unbound_inputs = []
     if export_scope or clear_extraneous_savers or clear_devices:
-        from ref.protos import graph_pb2
         source = graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True)
         new = graph_pb2.GraphDef()
         new.versions.CopyFrom(source.versions)
@@ -303,7 +243,6 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
 
 def _write_debug_info(graph, filename):
     """``<name>_debug<ext>``: a GraphDebugInfo with each op's creation site."""
-    from ref.protos import graph_debug_info_pb2
     info = graph_debug_info_pb2.GraphDebugInfo()
     files = {}
     for op in graph.get_operations():
@@ -347,7 +286,6 @@ def read_meta_graph_file(filename):
 
     Raises:
       IOError: if the file does not exist or parses as neither."""
-    from google.protobuf import message, text_format
     mgd = _pb().MetaGraphDef()
     if not os.path.exists(filename):
         raise IOError(f"File does not exist. Received: {filename}.")
@@ -369,9 +307,6 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
                              input_map=None, unbound_inputs_col_name="unbound_inputs",
                              restore_collections_predicate=(lambda key: True), return_elements=None):
     """Imports the graph and collections; returns ``({name: variable}, return_elements)``."""
-    from ref.graph_io import import_graph_def
-    from ref.protos import graph_pb2
-
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
     graph = graph or get_default_graph()
@@ -401,7 +336,7 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
             kind = col_def.WhichOneof("kind")
             if kind is None:
                 continue
-            proto_type, _, from_proto = _proto_functions(key)
+            proto_type, _, from_proto = get_collection_proto_functions(key)
             if key == GraphKeys.QUEUE_RUNNERS and from_proto is None:
                 continue  # no QueueRunner class has registered itself: nothing to rebuild them as
             if from_proto is not None and kind == "bytes_list":
@@ -436,29 +371,6 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
     return var_list, returned
 
 
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Recreates a Graph saved in a MetaGraphDef proto (or file) in the default
-    graph; returns the Saver of its ``saver_def`` -- or, without one, a Saver of
-    all variables, or None when there are none.
-
-    ``kwargs``: ``input_map``, ``unbound_inputs_col_name``,
-    ``restore_collections_predicate`` (as TF's import_scoped_meta_graph)."""
-    from ref.checkpoint.saver import Saver, _all_saveable_objects
-
-    mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
-        else meta_graph_or_file
-    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
-    if mgd.HasField("saver_def"):
-        scope = import_scope
-        if imported:
-            key = next(iter(imported))
-            scope = imported[key].name[:-len(key)]
-        return Saver(saver_def=mgd.saver_def, name=scope)
-    if _all_saveable_objects(scope=import_scope):
-        return Saver()
-    return None
-
-
 # ---------------------------------------------------------------------------
 # write_graph
 # ---------------------------------------------------------------------------
@@ -470,10 +382,6 @@ def write_graph(graph_or_graph_def=None, logdir=None, name=None, as_text=True, g
     ``graph_def`` is the 0.x name of the first argument (seed 001,
     ``tf.train.write_graph(graph_def, logdir, name, as_text=True)``).
     """
-    from google.protobuf import text_format
-    from ref.checkpoint.state import atomic_write_string_to_file
-    from ref.graph import Graph
-
     if graph_def is not None:
         if graph_or_graph_def is not None:
             raise ValueError("Pass the graph either as graph_or_graph_def or as graph_def, not both.")

@@ -36,14 +36,26 @@ import time
 
 import numpy as np
 
-import ref.ops.io  # noqa: F401  (registers SaveV2 / RestoreV2 / MergeV2Checkpoints)
-from ref import dtypes, errors
-from ref.checkpoint import state as _state
-from ref.graph import GraphKeys, Tensor, apply_op, control_dependencies, get_collection, \
-    get_default_graph, name_scope
+from ref.ops import io as io_ops
+from ref.types import dtypes, errors
+from ref.formats import checkpoint_state as _state
+from ref.framework.graph import GraphKeys, Tensor, apply_op, control_dependencies, get_collection, \
+    get_default_graph, name_scope, register_proto_function
+from ref.protos import saver_pb2, trackable_object_graph_pb2
+from ref.graph_ops.variables import Variable, ResourceVariable
+from ref.graph_ops.partitioned import PartitionedVariable
+from ref.framework.graph import constant
+from ref.types.shapes import TensorShape
+from ref.formats.bundle import _fsync_dir
+from ref.formats.checkpoint_reader import load_checkpoint
+from ref.graph_ops.control_flow_ops import with_dependencies, group
+from ref.graph_ops import array_ops
+from ref.graph_ops.training_util import global_step as _global_step
+from ref.checkpoint.meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
+from google.protobuf import text_format
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
-           "saver_from_object_based_checkpoint", "object_graph_key_mapping", "op_list_to_dict"]
+           "saver_from_object_based_checkpoint", "object_graph_key_mapping", "op_list_to_dict", "import_meta_graph"]
 
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
@@ -51,7 +63,6 @@ OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 def _saver_pb2():
-    from ref.protos import saver_pb2
     return saver_pb2
 
 
@@ -134,17 +145,14 @@ class ResourceVariableSaveable(SaveableObject):
 
 
 def _is_variable(x) -> bool:
-    from ref.variables import Variable
     return isinstance(x, Variable)
 
 
 def _is_partitioned(x) -> bool:
-    from ref.partitioned import PartitionedVariable
     return isinstance(x, PartitionedVariable)
 
 
 def _is_resource(x) -> bool:
-    from ref.variables import ResourceVariable
     return isinstance(x, ResourceVariable)
 
 
@@ -279,7 +287,6 @@ def _string_list(values):
 
 
 def _const(value, name):
-    from ref.graph import constant
     return constant(value, dtype=dtypes.string, name=name)
 
 
@@ -309,15 +316,12 @@ class BaseSaverBuilder:
                             _fsync=self._fsync, name=scope)
 
     def _AddSaveOps(self, filename_tensor, saveables):  # noqa: N802 - TF's name
-        from ref.api.control_flow_ops import with_dependencies
         save = self.save_op(filename_tensor, saveables)
         return with_dependencies([save], filename_tensor)
 
     def _AddShardedSaveOps(self, checkpoint_prefix, per_device):  # noqa: N802
         """Each device's variables to ``<prefix>_temp/part-0000i-of-0000n``, then
         one MergeV2Checkpoints into ``<prefix>``; returns ``<prefix>`` after both."""
-        from ref.api import array_ops
-        from ref.api.control_flow_ops import with_dependencies
         suffix = _const(os.path.normpath("_temp/part"), "Const")
         tmp_prefix = apply_op("StringJoin", inputs=[checkpoint_prefix, suffix], name="StringJoin")
         num_shards = apply_op("Const", value=np.array(len(per_device), np.int32), dtype=dtypes.int32,
@@ -362,8 +366,6 @@ class BaseSaverBuilder:
 
     def _AddRestoreOps(self, filename_tensor, saveables, restore_sequentially, reshape,  # noqa: N802
                        preferred_shard=-1, name="restore_all"):
-        from ref.api import array_ops
-        from ref.api.control_flow_ops import group
         tensors = self.bulk_restore(filename_tensor, saveables, preferred_shard, restore_sequentially)
         assigns, i = [], 0
         for saveable in saveables:
@@ -384,7 +386,6 @@ class BaseSaverBuilder:
         return group(*assigns, name=name)
 
     def _AddShardedRestoreOps(self, filename_tensor, per_device, restore_sequentially, reshape):  # noqa: N802
-        from ref.api.control_flow_ops import group
         shards = []
         for shard, (_, saveables) in enumerate(per_device):
             shards.append(self._AddRestoreOps(filename_tensor, saveables, restore_sequentially, reshape,
@@ -449,7 +450,6 @@ class BulkSaverBuilder(BaseSaverBuilder):
 
 
 def _scalar():
-    from ref.shapes import TensorShape
     return TensorShape([])
 
 
@@ -680,7 +680,6 @@ class Saver:
             save_path = save_path.decode()
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
-                from ref.training_util import global_step as _global_step
                 global_step = _global_step(sess, global_step)
             step = int(global_step)
             checkpoint_file = "%s-%08d" % (save_path, step) if self._pad_step_number else "%s-%d" % (save_path, step)
@@ -695,7 +694,7 @@ class Saver:
         model_checkpoint_path = None
         if not self._is_empty:
             value = sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: checkpoint_file})
-            model_checkpoint_path = ref.ops.io._text(value)
+            model_checkpoint_path = io_ops._text(value)
         if write_meta_graph:
             meta_file = _state.meta_graph_filename(checkpoint_file, meta_graph_suffix=meta_graph_suffix)
             with sess.graph.as_default():
@@ -742,7 +741,6 @@ class Saver:
                           clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
                           save_debug_info=False):
         """Writes ``MetaGraphDef`` (with this saver's SaverDef) to ``filename``; returns it."""
-        from ref.checkpoint.meta_graph import export_meta_graph
         return export_meta_graph(filename=filename, graph_def=get_default_graph().as_graph_def(add_shapes=True),
                                  saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
                                  export_scope=export_scope, clear_devices=clear_devices,
@@ -756,7 +754,6 @@ def _write_state(save_dir, model_checkpoint_path, all_paths, latest_filename, sa
         _state.update_checkpoint_state_internal(save_dir, model_checkpoint_path, all_paths, latest_filename,
                                                 save_relative_paths=save_relative_paths)
         return
-    from google.protobuf import text_format
     if save_relative_paths:
         def rel(p):
             return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
@@ -768,7 +765,6 @@ def _write_state(save_dir, model_checkpoint_path, all_paths, latest_filename, sa
         raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state.  "
                            "Please use a different save path.")
     _state.atomic_write_string_to_file(filename, text_format.MessageToString(ckpt), fsync=True)
-    from ref.checkpoint.bundle import _fsync_dir
     _fsync_dir(filename)
 
 
@@ -786,8 +782,6 @@ def _wrap_restore_error(err, extra):
 def object_graph_key_mapping(checkpoint_path):
     """``{variable full name: checkpoint key}`` from an object-based
     checkpoint's ``_CHECKPOINTABLE_OBJECT_GRAPH`` (NotFoundError when absent)."""
-    from ref.checkpoint.reader import load_checkpoint
-    from ref.protos import trackable_object_graph_pb2
     reader = load_checkpoint(checkpoint_path)
     raw = reader.get_tensor(OBJECT_GRAPH_PROTO_KEY)
     graph = trackable_object_graph_pb2.TrackableObjectGraph()
@@ -814,3 +808,30 @@ def saver_from_object_based_checkpoint(checkpoint_path, var_list=None, builder=N
     if cached_saver is not None:
         return cached_saver
     return Saver({names_to_keys[k]: v for k, v in var_list.items()}, builder=builder, name="object_restore")
+
+
+# Savers in a MetaGraphDef: the ``savers`` collection holds SaverDefs.
+register_proto_function(GraphKeys.SAVERS, proto_type=saver_pb2.SaverDef,
+                        to_proto=lambda s, export_scope=None: s.to_proto(export_scope=export_scope),
+                        from_proto=Saver.from_proto)
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Recreates a Graph saved in a MetaGraphDef proto (or file) in the default
+    graph; returns the Saver of its ``saver_def`` -- or, without one, a Saver of
+    all variables, or None when there are none.
+
+    ``kwargs``: ``input_map``, ``unbound_inputs_col_name``,
+    ``restore_collections_predicate`` (as TF's import_scoped_meta_graph)."""
+    mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
+        else meta_graph_or_file
+    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
+    if mgd.HasField("saver_def"):
+        scope = import_scope
+        if imported:
+            key = next(iter(imported))
+            scope = imported[key].name[:-len(key)]
+        return Saver(saver_def=mgd.saver_def, name=scope)
+    if _all_saveable_objects(scope=import_scope):
+        return Saver()
+    return None

@@ -30,10 +30,19 @@ import os
 
 import numpy as np
 
-from ref import dtypes, errors
-from ref.checkpoint import state as _state
+from ref.types import dtypes, errors
+from ref.formats import checkpoint_state as _state
 from ref.checkpoint.saver import OBJECT_GRAPH_PROTO_KEY, BulkSaverBuilder, SaveableObject, SaveSpec, \
     op_list_to_dict
+from ref.protos import trackable_object_graph_pb2
+from ref.graph_ops.variables import Variable, ResourceVariable
+from ref.optimizers.optimizer import Optimizer
+from ref.session import get_default_session
+from ref.framework.graph import control_dependencies, get_default_graph
+from ref.types.shapes import TensorShape
+from ref.ops.io import _text
+from ref.formats.checkpoint_reader import NewCheckpointReader
+from ref.framework.graph import apply_op, name_scope
 
 __all__ = ["Checkpoint"]
 
@@ -48,17 +57,14 @@ def _escape_local_name(name: str) -> str:
 
 
 def _pb():
-    from ref.protos import trackable_object_graph_pb2
     return trackable_object_graph_pb2
 
 
 def _is_variable(x) -> bool:
-    from ref.variables import Variable
     return isinstance(x, Variable)
 
 
 def _is_optimizer(x) -> bool:
-    from ref.optimizers.optimizer import Optimizer
     return isinstance(x, Optimizer)
 
 
@@ -141,7 +147,6 @@ class _View:
 def _default_session(session):
     if session is not None:
         return session
-    from ref.session import get_default_session
     session = get_default_session()
     if session is None:
         raise ValueError("No session: pass session= or enter `with sess.as_default():` (graph mode)")
@@ -177,8 +182,6 @@ class Checkpoint:
     # -- save_counter -------------------------------------------------------------
     def _maybe_create_save_counter(self):
         if self._save_counter is None:
-            from ref.variables import ResourceVariable
-            from ref.graph import control_dependencies
             with control_dependencies(None):
                 v = ResourceVariable(np.int64(0), name="save_counter", trainable=False, dtype=dtypes.int64)
             object.__setattr__(self, "_save_counter", v)
@@ -198,8 +201,6 @@ class Checkpoint:
         cached = self._save_ops.get(graph)
         if cached is not None and cached[0] == signature:
             return cached[1]
-        from ref.graph import apply_op, control_dependencies, name_scope
-        from ref.shapes import TensorShape
         with graph.as_default(), control_dependencies(None), name_scope(None):
             with name_scope("save_object_graph"):
                 placeholder = apply_op("Placeholder", dtype=dtypes.string, shape=TensorShape([]),
@@ -223,7 +224,6 @@ class Checkpoint:
         file_prefix = os.fspath(file_prefix)
         out = session.run(save_t, {filename_t: file_prefix,
                                    object_graph_t: view.proto().SerializeToString()})
-        from ref.ops.io import _text
         return _text(out)
 
     def save(self, file_prefix, session=None):
@@ -249,7 +249,6 @@ class Checkpoint:
         that only initializes. Name-based (Saver) checkpoints match by variable name."""
         if save_path is None:
             return InitializationOnlyStatus(self)
-        from ref.checkpoint.reader import NewCheckpointReader
         save_path = os.fspath(save_path)
         reader = NewCheckpointReader(save_path)
         self._maybe_create_save_counter()
@@ -298,7 +297,6 @@ class _RestoreRunner:
         saver_def = self._cache.get(signature)
         if saver_def is None:
             with graph.as_default():
-                from ref.graph import control_dependencies, name_scope
                 with control_dependencies(None), name_scope(None):
                     saver_def = BulkSaverBuilder()._build_internal(dict(key_to_var), build_save=False,
                                                                    name="restore")
@@ -351,7 +349,6 @@ class CheckpointLoadStatus:
     def assert_consumed(self):
         """Raises AssertionError unless every checkpointed value has a Python
         object and every Python variable a checkpointed value."""
-        from ref.graph import get_default_graph
         graph = self._graph_for_checks(get_default_graph())
         key_to_var, view, by_node = self._match(graph)
         unused = [n for i, n in enumerate(self._graph.nodes) if n.attributes and i not in by_node]
@@ -368,7 +365,6 @@ class CheckpointLoadStatus:
 
     def assert_existing_objects_matched(self):
         """Raises AssertionError if a Python variable in the dependency graph has no value in the checkpoint."""
-        from ref.graph import get_default_graph
         graph = self._graph_for_checks(get_default_graph())
         key_to_var, view, _ = self._match(graph)
         matched = {id(v) for v in key_to_var.values()}
@@ -380,7 +376,6 @@ class CheckpointLoadStatus:
 
     def assert_nontrivial_match(self):
         """Raises AssertionError unless something besides the root (and its save_counter) matched."""
-        from ref.graph import get_default_graph
         key_to_var, _, _ = self._match(self._graph_for_checks(get_default_graph()))
         if not [v for v in key_to_var.values() if v is not self._root._save_counter]:
             raise AssertionError(f"Nothing except the root object matched a checkpointed value. Typically this "
@@ -424,7 +419,6 @@ class NameBasedSaverStatus:
         return found, missing
 
     def assert_consumed(self):
-        from ref.graph import get_default_graph
         _, missing = self._split(get_default_graph())
         if missing:
             raise AssertionError(f"Some objects had attributes which were not restored: {missing}")
@@ -433,7 +427,6 @@ class NameBasedSaverStatus:
     assert_existing_objects_matched = assert_consumed
 
     def assert_nontrivial_match(self):
-        from ref.graph import get_default_graph
         found, _ = self._split(get_default_graph())
         if not found:
             raise AssertionError(f"No variable matched a name in {self._save_path}")

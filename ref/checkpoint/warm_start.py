@@ -29,24 +29,28 @@ NotImplementedError.
 """
 from __future__ import annotations
 
-from ref.checkpoint.reader import _get_checkpoint_filename, load_checkpoint
-from ref.graph import GraphKeys, apply_op, device, get_collection
+from ref.formats.checkpoint_reader import _get_checkpoint_filename, load_checkpoint
+from ref.framework.graph import GraphKeys, apply_op, device, get_collection
+from ref.graph_ops.variables import Variable
+from ref.graph_ops.partitioned import PartitionedVariable
+from ref.graph_ops.variable_scope import _get_default_variable_store
+from ref.checkpoint.saver import op_list_to_dict, saveable_objects_for_op, object_graph_key_mapping
+from ref.framework.graph import constant, name_scope
+from ref.types import errors
+import numpy as np
 
 __all__ = ["init_from_checkpoint", "warm_start"]
 
 
 def _is_variable(x) -> bool:
-    from ref.variables import Variable
     return isinstance(x, Variable)
 
 
 def _is_partitioned(x) -> bool:
-    from ref.partitioned import PartitionedVariable
     return isinstance(x, PartitionedVariable)
 
 
 def _store_vars():
-    from ref.variable_scope import _get_default_variable_store
     return _get_default_variable_store()._vars
 
 
@@ -62,11 +66,6 @@ def _collect_partitioned_variable(name, all_vars):
 
 def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec, name="checkpoint_initializer"):
     """``variable``'s initializer becomes: restore ``tensor_name`` (``slice_spec``) and assign it."""
-    import numpy as np
-
-    from ref.checkpoint.saver import op_list_to_dict, saveable_objects_for_op
-    from ref.graph import constant, name_scope
-
     base = variable.dtype.base_dtype
     with device(variable.device):
         with name_scope(name) as scope:
@@ -164,7 +163,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
 # ---------------------------------------------------------------------------
 
 def _infer_var_name(var):
-    from ref.checkpoint.saver import op_list_to_dict
     names = op_list_to_dict(var)
     if len(names) > 1:
         raise TypeError(f"`var` = {var} passed as arg violates the constraints.  name_to_var_dict = {names}")
@@ -195,8 +193,6 @@ def _get_grouped_variables(vars_to_warm_start):
 
 
 def _get_object_checkpoint_renames(path, variable_names):
-    from ref import errors
-    from ref.checkpoint.saver import object_graph_key_mapping
     try:
         names_to_keys = object_graph_key_mapping(_get_checkpoint_filename(path))
     except errors.NotFoundError:

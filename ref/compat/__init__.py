@@ -1,2 +1,1 @@
-"""``ref.compat.v1`` is the TF 1.x namespace itself (``import ref as tf``)."""
-import ref as v1  # noqa: F401
+"""``ref.compat.v1`` is the TF 1.x namespace itself (``import ref as tf``); ``ref/__init__`` binds it."""

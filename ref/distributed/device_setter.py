@@ -15,7 +15,7 @@ do not name a job other than the ps job.
 """
 from __future__ import annotations
 
-from ref.device_spec import DeviceSpec
+from ref.types.device_spec import DeviceSpec
 from ref.distributed.cluster import ClusterSpec
 
 __all__ = ["replica_device_setter", "STANDARD_PS_OPS"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import threading
 
-from ref import errors
+from ref.types import errors
 from ref.distributed.cluster import ClusterSpec
 from ref.protos import tensorflow_server_pb2
 from ref.session import session as _session

@@ -20,15 +20,15 @@ that sent it, as TF does.
 """
 from __future__ import annotations
 
-from ref import dtypes
-from ref.api import array_ops, control_flow_ops, state_ops
-from ref.api.data_flow_ops import FIFOQueue
-from ref.distributed.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
-from ref.graph import GraphKeys, IndexedSlices, Tensor, colocate_with, control_dependencies, device, name_scope
+from ref.types import dtypes
+from ref.graph_ops import array_ops, control_flow_ops, state_ops
+from ref.graph_ops.data_flow_ops import FIFOQueue
+from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
+from ref.framework.graph import GraphKeys, IndexedSlices, Tensor, colocate_with, control_dependencies, device, name_scope
 from ref.optimizers.optimizer import Optimizer
-from ref.session.hooks import SessionRunHook
-from ref.session.queue_runner import QueueRunner
-from ref.variables import VariableV1, global_variables, report_uninitialized_variables
+from ref.training.hooks import SessionRunHook
+from ref.training.queue_runner import QueueRunner
+from ref.graph_ops.variables import VariableV1, global_variables, report_uninitialized_variables
 
 __all__ = ["SyncReplicasOptimizer"]
 

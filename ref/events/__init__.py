@@ -2,8 +2,8 @@
 ``tf.summary.FileWriter`` (``tf.train.SummaryWriter``) and
 ``tf.train.summary_iterator``. The summary op kernels live in
 :mod:`ref.ops.summary`."""
-from ref.events.reader import EventFileReader, summary_iterator
-from ref.events.tfrecord import (RecordFollower, TFRecordCompressionType, TFRecordOptions,
+from ref.formats.event_reader import EventFileReader, summary_iterator
+from ref.formats.tfrecord import (RecordFollower, TFRecordCompressionType, TFRecordOptions,
                                  TFRecordWriter, tf_record_iterator)
 from ref.events.writer import EventFileWriter, FileWriter, FileWriterCache, SummaryWriter
 

@@ -14,7 +14,9 @@ import argparse
 import os
 import sys
 
-from ref import errors
+from ref.types import errors
+from ref.protos import event_pb2
+from ref.formats.event_reader import EventFileReader
 
 
 def _event_files(path: str) -> list:
@@ -62,8 +64,6 @@ def format_event(e) -> list:
     if what in ("graph_def", "meta_graph_def"):
         return [f"{head} {what} ({len(getattr(e, what))} bytes)"]
     if what == "session_log":
-        from ref.protos import event_pb2
-
         s = e.session_log
         line = f"{head} session_log status={event_pb2.SessionLog.SessionStatus.Name(s.status)}"
         if s.checkpoint_path:
@@ -81,8 +81,6 @@ def format_event(e) -> list:
 
 def main(argv=None, out=None) -> int:
     """Prints every event of the given files; returns the exit status."""
-    from ref.events.reader import EventFileReader
-
     out = out or sys.stdout
     parser = argparse.ArgumentParser(prog="python -m ref events",
                                      description="Print the events in TensorFlow event files.")

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ref import dtypes as _dtypes
+from ref.types import dtypes as _dtypes
 
 
 class Case(NamedTuple):

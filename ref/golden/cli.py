@@ -19,6 +19,9 @@ import json
 import sys
 
 import numpy as np
+from ref.optimizers import schedules
+from ref.golden import generate, trajectory, compare, diagnose, load, run_impl
+from ref.golden.impl import load_callable
 
 
 def _value(text):
@@ -47,8 +50,6 @@ def _pairs(items):
 
 def _schedule(text, learning_rate):
     """``NAME[:k=v,...]`` -> ``global_step -> lr`` from ref.optimizers.schedules (``<NAME>_value``)."""
-    from ref.optimizers import schedules
-
     name, _, args = text.partition(":")
     fn = getattr(schedules, f"{name}_value", None)
     if fn is None:
@@ -77,8 +78,6 @@ def golden_main(argv) -> int:
     p.add_argument("--flush-denormals", action="store_true",
                    help="TF's flush-to-zero arithmetic: subnormal inputs and results are 0, as in TF's kernels")
     a = p.parse_args(argv)
-    from ref.golden import generate, trajectory
-
     spec = trajectory.lookup(a.name)
     hyper = _pairs(a.hyper)
     schedule = clip = None
@@ -118,9 +117,6 @@ def check_main(argv) -> int:
     p.add_argument("--no-diagnosis", action="store_true", help="skip ranking the known formula variants")
     p.add_argument("--json", help="also write the summary as JSON to this file")
     a = p.parse_args(argv)
-    from ref.golden import compare, diagnose, load, run_impl
-    from ref.golden.impl import load_callable
-
     try:
         golden = load(a.golden)
     except (OSError, ValueError) as e:

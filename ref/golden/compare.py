@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ref import ulp as _ulp
+from ref.golden import ulp as _ulp
 from ref.golden import hexfloat
+from ref.golden.generate import load
 
 
 class Divergence(NamedTuple):
@@ -193,8 +194,6 @@ def compare(expected, actual, source: str = "") -> Report:
     """Compares ``actual`` (dict / npz path / Golden with the golden's output keys)
     against the :class:`~ref.golden.generate.Golden` ``expected``."""
     if isinstance(expected, (str, Path)):
-        from ref.golden.generate import load
-
         expected = load(expected)
     arrays, src = _as_arrays(actual)
     trajectory = expected.kind == "trajectory"

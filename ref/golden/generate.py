@@ -36,9 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ref import registry
+from ref.ops import registry
 from ref.golden import cases as _cases
 from ref.golden import hexfloat, trajectory
+from ref.ops.fpenv import flush_denormals as _flush
+import ref.raw_ops as raw
+from importlib.metadata import version
 
 FORMAT = "ref-golden/1"
 DEFAULT_STEPS = 10
@@ -47,8 +50,6 @@ TRAJECTORY_ULP = 8
 
 def _version():
     try:
-        from importlib.metadata import version
-
         return version("ref")
     except Exception:  # noqa: BLE001 -- running from a source tree that is not installed
         return "0.1.0"
@@ -201,8 +202,6 @@ def generate(name: str, dtype=np.float32, steps: int | None = None, seed: int = 
     manifest records it; by default the outputs are IEEE's).
     """
     if flush_denormals:
-        from ref.ops.fpenv import flush_denormals as _flush
-
         with _flush():
             golden = generate(name, dtype, steps, seed, cases, hyper, attrs, schedule, clip, loop_description)
         golden.manifest["flush_denormals"] = True
@@ -232,9 +231,6 @@ def _finish(manifest, arrays):
 
 
 def _kernel_golden(name, dtype, seed, user, attrs):
-    import ref.raw_ops as raw
-
-    raw._load_all()
     op = registry.get(name)
     if op.kernel is None:
         raise LookupError(f"{name} has no pure kernel")

@@ -17,6 +17,7 @@ Integers and booleans are written as JSON numbers / booleans.
 from __future__ import annotations
 
 import numpy as np
+from ref.types import dtypes
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -75,7 +76,5 @@ def array_from_entry(entry) -> np.ndarray:
 
 def _dtype(name):
     if name == "bfloat16":
-        from ref import dtypes
-
         return dtypes.bfloat16.as_numpy_dtype
     return name

@@ -1,7 +1,7 @@
 """Multi-step optimizer trajectories: the parameter and every slot after every step.
 
 An optimizer name (``"adam"``, ``"ftrl"``, ...) maps to its TF1 optimizer's
-pure functional form -- ``ref.optimizers.<algo>.init`` / ``step``, bit for bit
+pure functional form -- ``ref.ops.training.<algo>.init`` / ``step``, bit for bit
 the graph path, hence TF's ``Apply*`` kernel with TF's slot initial values and
 TF's bookkeeping (Adam's ``beta1_power`` kept as a float32 variable and
 multiplied after each step, RMSProp's ``rms`` starting at ones, ...). AdaMax,
@@ -28,12 +28,14 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from ref.ops.training.functional import hyper
+import ref.raw_ops as raw
 
 
 class OptimizerSpec(NamedTuple):
     name: str
     kernel: str          # the Apply* kernel each step runs
-    module: str          # ref.optimizers.<module> with init/step, or "" for the loops below
+    module: str          # ref.ops.training.<module> with init/step, or "" for the loops below
     hyper: dict          # golden defaults, by the TF1 constructor's argument names
 
 
@@ -89,8 +91,6 @@ def lookup(name: str):
 # -- the optimizers without a functional module: their TF update loops ----------------------
 
 def _hyper(value, dtype):
-    from ref.optimizers.optimizer import hyper
-
     return hyper(value, dtype)
 
 
@@ -107,8 +107,6 @@ class _KernelLoop:
         return {"m": zeros}
 
     def step(self, var, grad, state, learning_rate, **h):
-        import ref.raw_ops as raw
-
         t = var.dtype
         lr = _hyper(learning_rate, t)
         if self.name == "adamax":
@@ -134,7 +132,7 @@ def _functional(spec):
     if not spec.module:
         loop = _KernelLoop(spec.name)
         return loop.init, loop.step
-    mod = importlib.import_module(f"ref.optimizers.{spec.module}")
+    mod = importlib.import_module(f"ref.ops.training.{spec.module}")
     init_params = inspect.signature(mod.init).parameters
     step_params = inspect.signature(mod.step).parameters
 

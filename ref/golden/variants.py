@@ -44,6 +44,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from ref.golden import trajectory
+from ref.golden.compare import _errors, _old_values
+from ref.ops import registry
 
 
 
@@ -232,8 +235,6 @@ def run_variant(variant, mode, golden, i) -> np.ndarray:
 
 
 def _ref_float64(golden, i):
-    from ref.golden import trajectory
-
     spec = trajectory.lookup(golden.name)
     ins = golden.trajectory_inputs(i)
     h = {k: (np.asarray(v, np.float64) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
@@ -287,8 +288,6 @@ def _num(x):
 
 def _distance(golden, i, name, candidate, actual):
     """(sum of log2(1 + err), count, max err) of actual vs a candidate trajectory/output."""
-    from ref.golden.compare import _errors, _old_values
-
     meta = golden.cases[i]["outputs"][name]
     trajectory = golden.kind == "trajectory"
     old = _old_values(golden, i, name, trajectory) if meta.get("scale") == "update" else None
@@ -352,8 +351,6 @@ def diagnose(golden, actual) -> Diagnosis:
 def _kernel_candidate(golden, i, label):
     if label == "tf":
         return golden.expected(i)
-    from ref import registry
-
     kw = golden.kernel_kwargs(i)
     up = {k: (np.asarray(v, np.float64) if isinstance(v, np.ndarray) and v.dtype == golden.dtype else
               [np.asarray(x, np.float64) for x in v] if isinstance(v, list) else v) for k, v in kw.items()}

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.graph import constant_value
+from ref.framework.graph import constant_value
+from ref.graph_ops import array_ops, math_ops
+from ref.framework.graph import apply_op
 
 
 def _ops():
-    from ref.api import array_ops, math_ops
-
     return array_ops, math_ops
 
 
@@ -33,8 +33,6 @@ def unbroadcast(grad, x):
 
 
 def _broadcast_gradient_args(s0, s1):
-    from ref.graph import apply_op
-
     return apply_op("BroadcastGradientArgs", s0=s0, s1=s1)
 
 

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.graph import IndexedSlices, apply_op, constant_value
+from ref.framework.graph import IndexedSlices, apply_op, constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
+from ref.graph_ops import math_ops, array_ops
+from ref.framework.graph import convert_to_tensor, constant
+from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
            "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "ListDiff", "Empty",
@@ -16,14 +19,10 @@ for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGrad
 
 
 def _m():
-    from ref.api import math_ops
-
     return math_ops
 
 
 def _a():
-    from ref.api import array_ops
-
     return array_ops
 
 
@@ -63,8 +62,6 @@ def _reshape_like(grad, x):
 
 
 def _dense(g):
-    from ref.graph import convert_to_tensor
-
     return convert_to_tensor(g)
 
 
@@ -198,8 +195,6 @@ def _gather_v2_grad(op, grad):
             np.array(params.shape.as_list(), np.int64)
         params_shape_t = params_shape
         if isinstance(params_shape, np.ndarray):
-            from ref.graph import constant
-
             params_shape_t = constant(params_shape)
         inner = params.shape[1:]
         if inner.is_fully_defined():
@@ -228,8 +223,6 @@ def _gather_v2_grad(op, grad):
 def _gather_grad(op, grad):
     a = _a()
     params, indices = op.inputs
-    from ref.graph import constant
-
     shape = constant(np.array(params.shape.as_list(), np.int64)) if params.shape.is_fully_defined() \
         else a.shape(params, out_type="int64")
     values = a.reshape(grad, a.concat([[-1], a.shape(params)[1:]], 0))
@@ -291,8 +284,6 @@ def _fill_grad(op, grad):
 
 @RegisterGradient("BroadcastTo")
 def _broadcast_to_grad(op, grad):
-    from ref.grad._util import unbroadcast
-
     return unbroadcast(grad, op.inputs[0]), None
 
 

@@ -1,7 +1,7 @@
 """Gradients through ``cond`` (If) and ``while_loop`` (While).
 
 Both differentiate a body by re-tracing its ops inside a gradient function
-graph (:func:`ref.func_graph.copy_ops`) and calling ``gradients`` there. The
+graph (:func:`ref.framework.func_graph.copy_ops`) and calling ``gradients`` there. The
 If gradient is an If over the two branch gradients.
 
 The While gradient is itself a While (so it is differentiable again: second
@@ -26,15 +26,19 @@ values come from:
 """
 from __future__ import annotations
 
-from ref import dtypes
-from ref.func_graph import FuncGraph, copy_ops
-from ref.graph import apply_op, get_default_graph
+from ref.types import dtypes
+from ref.framework.func_graph import FuncGraph, copy_ops
+from ref.framework.graph import apply_op, get_default_graph
 from ref.grad.registry import RegisterGradient
+from ref.graph_ops.array_ops import zeros_like
+from ref.grad.gradients import gradients
+from ref.framework.graph import convert_to_tensor
+from ref.graph_ops import array_ops, math_ops
+from ref.graph_ops.control_flow_ops import can_accumulate
+from ref.framework.graph import IndexedSlices
 
 
 def _zeros(t):
-    from ref.api.array_ops import zeros_like
-
     return zeros_like(t)
 
 
@@ -47,8 +51,6 @@ def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_
     """A FuncGraph taking ``all_args`` values then output grads, returning the
     gradient of ``src``'s outputs w.r.t. the args at ``wrt_positions`` (zeros for
     the other args, so both branches of an If agree on their outputs)."""
-    from ref.grad.gradients import gradients
-
     fg = FuncGraph(name, outer)
     with fg.as_default():
         args = [fg.add_argument(t.dtype.base_dtype if t.dtype.base_dtype != dtypes.resource else t.dtype,
@@ -70,8 +72,6 @@ def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_
             if g is None:
                 g = _zeros(_readable(a))
             else:
-                from ref.graph import convert_to_tensor
-
                 g = convert_to_tensor(g)
             results.append(g)
         fg.outputs = results
@@ -82,11 +82,7 @@ def _dense(d):
     """A gradient as a dense tensor. IndexedSlices (a gather of a captured
     history) become their UnsortedSegmentSum without the unknown-shape warning:
     the dense form is the size of the history, already in memory."""
-    from ref.graph import IndexedSlices, convert_to_tensor
-
     if isinstance(d, IndexedSlices):
-        from ref.api import array_ops
-
         return array_ops.unsorted_segment_sum(d.values, d.indices, d.dense_shape[0])
     return convert_to_tensor(d)
 
@@ -105,8 +101,6 @@ def _if_grad(op, *grads):
     then_g, else_g = op.get_attr("then_branch"), op.get_attr("else_branch")
     n_then = op.get_attr("n_then_inputs")
     grads = [g if g is not None else _zeros(o) for g, o in zip(grads, op.outputs)]
-    from ref.graph import convert_to_tensor
-
     grads = [convert_to_tensor(g) for g in grads]
     specs = [(g.dtype.base_dtype, o.shape) for g, o in zip(grads, op.outputs)]
     outer = get_default_graph()
@@ -132,8 +126,6 @@ def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iteratio
         with fg.as_default():
             args = [fg.add_argument(d, sh, f"arg{i}") for i, (d, sh) in enumerate(specs)]
             outs = build(args)
-            from ref.graph import convert_to_tensor
-
             fg.outputs = [convert_to_tensor(o) for o in (outs if isinstance(outs, (list, tuple)) else [outs])]
         graphs.append(fg)
     cond_g, body_g = graphs
@@ -147,17 +139,12 @@ def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iteratio
 def _trace(fg, values):
     """The outputs of function graph ``fg`` re-traced in the default graph on ``values``
     (one per ``fg.inputs``; outer tensors are captured)."""
-    from ref.graph import convert_to_tensor
-
     tmap = copy_ops(fg, {ph: convert_to_tensor(v) for ph, v in zip(fg.inputs, values)})
     return [tmap[o] if o in tmap else o for o in fg.outputs]
 
 
 @RegisterGradient("While")
 def _while_grad(op, *grads):
-    from ref.api import array_ops, math_ops
-    from ref.graph import convert_to_tensor
-
     n = op.get_attr("n_loop_vars")
     n_cond = op.get_attr("n_cond_captures")
     cond, body = op.get_attr("cond"), op.get_attr("body")
@@ -218,11 +205,6 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
     ``grad_ys`` (the state's own dependence on the initial values and captures
     stays in the graph for higher derivatives); ``history_grad(j, k - 1)`` adds
     to loop variable ``j``'s gradient."""
-    from ref.api import math_ops
-    from ref.api.control_flow_ops import can_accumulate
-    from ref.graph import convert_to_tensor
-    from ref.grad.gradients import gradients
-
     n = len(out_grads)
     diff_caps = [j for j, c in enumerate(body_caps) if _differentiable(c)]
     cap_values = [_readable(c) for c in body_caps]

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import enum
 
-from ref import dtypes
-from ref.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
+from ref.types import dtypes
+from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
                        convert_to_tensor, get_default_graph, name_scope)
 from ref.grad.registry import get_rule
+from ref.graph_ops.array_ops import zeros_like, fill, shape
+from ref.graph_ops.control_flow_ops import tuple as tf_tuple
+from ref.graph_ops import array_ops, math_ops
 
 
 class AggregationMethod:
@@ -111,8 +114,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                     f"{y.dtype.base_dtype.name}")
             else:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
-                    from ref.api.array_ops import fill, shape
-
                     gy = fill(shape(y), convert_to_tensor(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
             grads.setdefault(y, []).append(gy)
 
@@ -142,8 +143,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
                 if g is None and _is_backpropagatable(t):
-                    from ref.api.array_ops import zeros_like
-
                     out_grads[i] = zeros_like(t)
             with name_scope(op.name + "_grad"), (colocate_with(op) if colocate_gradients_with_ops else _null()):
                 in_grads = rule(op, *out_grads)
@@ -152,8 +151,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "
                                      f"inputs {len(op._inputs)}")
                 if gate_gradients and sum(g is not None for g in in_grads) > 1:
-                    from ref.api.control_flow_ops import tuple as tf_tuple
-
                     in_grads = tf_tuple(in_grads)
             for t, g in zip(op._inputs, in_grads):
                 if g is None or not _is_backpropagatable(t):
@@ -168,8 +165,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             g = _aggregate(grads.get(x), aggregation_method, x)
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                from ref.api.array_ops import zeros_like
-
                 g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else None
             result.append(g)
     return result
@@ -192,8 +187,6 @@ def _aggregate(contribs, method, tensor):
         return None
     if len(contribs) == 1:
         return contribs[0]
-    from ref.api import array_ops, math_ops
-
     if all(isinstance(c, IndexedSlices) for c in contribs):
         return IndexedSlices(array_ops.concat([c.values for c in contribs], 0),
                              array_ops.concat([c.indices for c in contribs], 0), contribs[0].dense_shape)
@@ -216,8 +209,6 @@ def stop_gradient(input, name=None):
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
     """Hessians of ``sum(ys)`` with respect to each x (built from gradients of gradients)."""
-    from ref.api import array_ops
-
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     out = []
     with name_scope(name, "hessians", xs):

@@ -7,11 +7,11 @@ be differentiated again.
 from __future__ import annotations
 
 from ref.grad.registry import RegisterGradient
+from ref.graph_ops import array_ops, linalg_ops, math_ops
+from ref.grad._util import _broadcast_gradient_args
 
 
 def _ops():
-    from ref.api import array_ops, linalg_ops, math_ops
-
     return array_ops, linalg_ops, math_ops
 
 
@@ -39,8 +39,6 @@ def _matrix_triangular_solve_grad(op, grad):
     if a.shape.is_fully_defined() and b.shape.is_fully_defined() and \
             a.shape.as_list()[:-2] == b.shape.as_list()[:-2]:
         return grad_a, grad_b
-    from ref.grad._util import _broadcast_gradient_args
-
     a_shape, b_shape = array_ops.shape(a), array_ops.shape(b)
     ra, rb = _broadcast_gradient_args(a_shape[:-2], b_shape[:-2])
     grad_a = array_ops.reshape(math_ops.reduce_sum(grad_a, ra), a_shape)

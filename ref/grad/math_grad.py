@@ -3,20 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.graph import apply_op, constant_value
+from ref.framework.graph import apply_op, constant_value
 from ref.grad._util import binary_grads, kept_dims_shape, reduction_axes, unbroadcast
 from ref.grad.registry import NotDifferentiable, RegisterGradient
+from ref.graph_ops import math_ops, array_ops
 
 
 def _m():
-    from ref.api import math_ops
-
     return math_ops
 
 
 def _a():
-    from ref.api import array_ops
-
     return array_ops
 
 

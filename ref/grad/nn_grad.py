@@ -1,21 +1,18 @@
 """Gradient rules for ``ref/ops/nn.py`` (TF's nn_grad.py formulas)."""
 from __future__ import annotations
 
-from ref.graph import apply_op
+from ref.framework.graph import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
+from ref.graph_ops import math_ops, array_ops, nn_ops
 
 NotDifferentiable("InTopKV2")
 
 
 def _m():
-    from ref.api import math_ops
-
     return math_ops
 
 
 def _a():
-    from ref.api import array_ops
-
     return array_ops
 
 
@@ -149,8 +146,6 @@ def _is_zeros(t):
 
 
 def _nn():
-    from ref.api import nn_ops
-
     return nn_ops
 
 

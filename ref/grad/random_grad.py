@@ -3,15 +3,15 @@
 d sample / d alpha = -(dCDF/dalpha) / pdf, the ``RandomGammaGrad`` kernel."""
 from __future__ import annotations
 
-from ref import dtypes
-from ref.graph import apply_op, control_dependencies
+from ref.types import dtypes
+from ref.framework.graph import apply_op, control_dependencies
 from ref.grad.registry import RegisterGradient
+from ref.graph_ops import array_ops
+from ref.graph_ops import math_ops
 
 
 def _add_leading_unit_dimensions(x, num_dimensions):
     """x reshaped to [1] * num_dimensions + shape(x)."""
-    from ref.api import array_ops
-
     ones = array_ops.fill(array_ops.reshape(num_dimensions, [1]), 1)
     return array_ops.reshape(x, array_ops.concat([ones, array_ops.shape(x)], 0))
 
@@ -20,8 +20,6 @@ def _add_leading_unit_dimensions(x, num_dimensions):
 def _random_gamma_grad(op, grad):
     """d alpha = sum over the sample dimensions of grad * RandomGammaGrad(alpha, sample);
     no gradient for ``shape``."""
-    from ref.api import array_ops, math_ops
-
     shape, alpha = op.inputs
     sample = op.outputs[0]
     with control_dependencies([grad]):

@@ -1,8 +1,9 @@
 """Gradient rules for variables and summaries (``ref/ops/state.py``, ``summary.py``)."""
 from __future__ import annotations
 
-from ref.graph import IndexedSlices, apply_op
+from ref.framework.graph import IndexedSlices, apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
+from ref.graph_ops import array_ops
 
 for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
@@ -28,8 +29,6 @@ def _read_variable_grad(op, grad):
 @RegisterGradient("ResourceGather")
 def _resource_gather_grad(op, grad):
     """Sparse, as TF: IndexedSlices(grad rows, indices, the variable's shape)."""
-    from ref.api import array_ops
-
     handle, indices = op.inputs
     params_shape = apply_op("VariableShape", input=handle, out_type="int64")
     values = array_ops.reshape(grad, array_ops.concat([[-1], params_shape[1:]], 0))

@@ -1,18 +1,27 @@
-"""Pure kernels by family, each declared once with ``ref.registry.register_op``.
+"""Pure kernels by family, each declared once with ``ref.ops.registry.register_op``.
 
 ``ref.ops.load_all()`` imports every family (and the training kernels in
-``ref.optimizers``) so that ``ref.raw_ops`` and the graph builder can find
+``ref.ops.training``) so that ``ref.raw_ops`` and the graph builder can find
 every op; ``import ref`` calls it.
 """
 import importlib as _importlib
 
-FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow")
-OPTIMIZERS = ("gradient_descent", "proximal_gradient_descent", "adagrad", "proximal_adagrad", "adagrad_da",
-              "adadelta", "momentum", "adam", "adamax", "rmsprop", "ftrl", "addsign", "powersign")
+from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
+
+FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
+            "accumulator")
+
+
+_loaded = False
 
 
 def load_all():
+    """Imports every kernel family once (each registers its ops)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
     for name in FAMILIES:
         _importlib.import_module(f"ref.ops.{name}")
     for name in OPTIMIZERS:
-        _importlib.import_module(f"ref.optimizers.{name}")
+        _importlib.import_module(f"ref.ops.training.{name}")

@@ -29,7 +29,7 @@ Running on a real GPU
    ``python -c "from numba import cuda; cuda.detect()"``.
 2. Call a training op with ``device="gpu"``::
 
-       from ref import registry
+       from ref.ops import registry
        new_var, new_m, new_v = registry.call("ApplyAdam", device="gpu", var=var, m=m, v=v, ...)
 
    Arguments are NumPy arrays or CUDA device arrays (``cuda.to_device``);
@@ -47,6 +47,7 @@ import threading
 import types
 
 from ref.ops._jit import LazyKernel
+import numpy as np
 
 _LOCK = threading.RLock()
 _DEVICE_FUNCS: dict = {}
@@ -137,8 +138,6 @@ class CudaElementwise:
     def __call__(self, refs, grad, params, T, outs):
         """Copies ``refs`` and ``grad`` (host arrays of one shape) to the device, runs
         the update on every element and copies the new values into the host ``outs``."""
-        import numpy as np
-
         cuda = _cuda()
         if not simulating() and not cuda.is_available():
             raise RuntimeError("no CUDA GPU available (numba.cuda.is_available() is False); install the "

@@ -19,10 +19,10 @@ import builtins
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops._jit import njit
-from ref.registry import REQUIRED, invalid_argument, register_op
-from ref.shapes import TensorShape, as_shape, unknown_shape
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, as_shape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
 _py_slice = builtins.slice  # this module defines the op ``slice``

@@ -6,7 +6,7 @@
 TensorFlow builds these from ordinary ops, not from one kernel each, so there
 is nothing to register: each function below applies the kernels of
 ``ref.ops.math`` / ``ref.ops.nn`` in the order TF's ``clip_ops`` builds them
-(the graph functions in ``ref.api.clip_ops`` build the same ops), in the
+(the graph functions in ``ref.graph_ops.clip_ops`` build the same ops), in the
 input's dtype:
 
 * clip_by_value:   ``max(min(t, clip_value_max), clip_value_min)``
@@ -26,6 +26,7 @@ import numpy as np
 
 from ref.ops import math as _m
 from ref.ops import nn as _nn
+import collections.abc
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm", "clip_by_global_norm"]
 
@@ -73,8 +74,6 @@ def clip_by_average_norm(t, clip_norm):
 
 
 def _check_sequence(t_list):
-    import collections.abc
-
     if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
 

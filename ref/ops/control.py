@@ -1,5 +1,5 @@
 """Functional control flow: ``While`` and ``If`` ops whose bodies are function
-graphs (:mod:`ref.func_graph`) run by the Session.
+graphs (:mod:`ref.framework.func_graph`) run by the Session.
 
 ``While`` inputs are the loop variables followed by the tensors captured by
 ``cond`` and ``body``; the attrs hold the two graphs and how many captures each
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.registry import REQUIRED, register_op
-from ref.shapes import TensorShape
+from ref.ops.registry import REQUIRED, register_op
+from ref.types.shapes import TensorShape
 
 
 def _if_shape(ins, attrs):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref import dtypes
-from ref.registry import REQUIRED, register_op
-from ref.shapes import TensorShape, unknown_shape
+from ref.types import dtypes
+from ref.ops.registry import REQUIRED, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.registry import invalid_argument
 
 
 def _const_shape(ins, attrs):
@@ -28,8 +29,6 @@ def _placeholder_shape(ins, attrs):
              stateful=True)
 def placeholder(dtype, shape=None):
     """Never run: a placeholder must be fed (the Session raises InvalidArgumentError)."""
-    from ref.registry import invalid_argument
-
     raise invalid_argument(f"You must feed a value for placeholder tensor with dtype {dtypes.as_dtype(dtype).name}")
 
 

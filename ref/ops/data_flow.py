@@ -38,9 +38,10 @@ import threading
 
 import numpy as np
 
-from ref import dtypes, errors
-from ref.registry import REQUIRED, fixed_rule, invalid_argument, register_op
-from ref.shapes import TensorShape, unknown_shape
+from ref.types import dtypes, errors
+from ref.ops.registry import REQUIRED, fixed_rule, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.philox import SingleSample
 
 _RESOURCE_LOCK = threading.Lock()
 _QUEUE_IDS = itertools.count()  # TF's process-wide counter for private resource names
@@ -317,8 +318,6 @@ class RandomShuffleQueue(FIFOQueue):
         super().__init__(name, component_types, shapes, capacity)
         self.min_after_dequeue = min_after_dequeue
         self._items = []
-        from ref.ops.philox import SingleSample
-
         self._word = SingleSample(seed, seed2)  # TF's generator: the same dequeue order for the same seeds
 
     def _available(self) -> int:

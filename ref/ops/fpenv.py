@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import ctypes
+import platform
 
 FTZ, DAZ = 0x8000, 0x0040
 _LOCK = threading.Lock()
@@ -71,9 +73,6 @@ def _compile():
     with _LOCK:
         if _FUNCS is not None:
             return _FUNCS
-        import ctypes
-        import platform
-
         if platform.machine().lower() not in ("x86_64", "amd64"):
             raise NotImplementedError(f"flush_denormals needs an x86-64 CPU (MXCSR), not {platform.machine()}")
         import llvmlite.binding as llvm

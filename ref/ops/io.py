@@ -9,7 +9,7 @@ These are TF's io_ops as the Saver uses them (TF's save_restore_v2_ops.cc):
   ``shape_and_slices[i]`` saves the whole tensor; ``"4 10 0,2:-"`` saves it as
   that slice of a ``[4, 10]`` tensor named ``tensor_names[i]`` (a partition of
   a partitioned variable). Each file is written under a temporary name and
-  renamed into place, data first, index last (ref/checkpoint/bundle.py), so a
+  renamed into place, data first, index last (ref/formats/bundle.py), so a
   crash never leaves a ``prefix.index`` pointing at missing data.
 * ``RestoreV2(prefix, tensor_names, shape_and_slices, dtypes)`` reads them back
   (a V1 checkpoint when ``prefix.index`` does not exist, as TF falls back).
@@ -28,10 +28,15 @@ import os
 
 import numpy as np
 
-from ref import dtypes, errors
-from ref.dtypes import as_dtype
-from ref.registry import REQUIRED, invalid_argument, register_op
-from ref.shapes import TensorShape, unknown_shape
+from ref.types import dtypes, errors
+from ref.types.dtypes import as_dtype
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.formats.slices import parse_shape_and_slice
+from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles
+from ref.formats.checkpoint_v1 import TensorSliceReader
+from ref import protos
+from ref.formats.bundle import BundleReader
 
 
 def _text(x) -> str:
@@ -54,8 +59,6 @@ def _texts(x, what: str, n: int | None = None) -> list[str]:
 
 
 def _parse_slice(spec: str, name: str):
-    from ref.checkpoint.slices import parse_shape_and_slice
-
     try:
         return parse_shape_and_slice(spec)
     except ValueError as e:
@@ -68,8 +71,6 @@ def _parse_slice(spec: str, name: str):
 
 def save_v2_tensors(prefix: str, names, specs, tensors, dtype_list=None, fsync=False) -> None:
     """Writes ``tensors`` as the bundle ``prefix`` (the SaveV2 kernel body)."""
-    from ref.checkpoint.bundle import BundleWriter
-
     writer = BundleWriter(prefix, fsync=fsync)
     try:
         for i, (name, spec, value) in enumerate(zip(names, specs, tensors)):
@@ -129,17 +130,13 @@ def _restore_shape(ins, attrs):
 
 def _type_string(dtype) -> str:
     """TF's DataTypeString: ``float``, ``double``, ``int64``..."""
-    from ref.protos import types_pb2
-    return types_pb2.DataType.Name(dtype.as_datatype_enum)[3:].lower()
+    return protos.types_pb2.DataType.Name(dtype.as_datatype_enum)[3:].lower()
 
 
 class _Source:
     """A V2 bundle, or a V1 checkpoint when ``prefix.index`` does not exist."""
 
     def __init__(self, prefix: str):
-        from ref.checkpoint.bundle import BundleReader, meta_filename
-        from ref.checkpoint.v1 import TensorSliceReader
-
         self.prefix = prefix
         if os.path.exists(meta_filename(prefix)):
             self.v2, self.v1 = BundleReader(prefix), None
@@ -214,8 +211,6 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
     """Merges the bundles ``checkpoint_prefixes`` into ``destination_prefix``
     (data files renamed, one merged index written last, input indexes deleted);
     with ``delete_old_dirs`` the inputs' directories are removed when empty."""
-    from ref.checkpoint.bundle import meta_filename, merge_bundles
-
     prefixes = _texts(checkpoint_prefixes, "checkpoint_prefixes")
     if allow_missing_files:
         prefixes = [p for p in prefixes if os.path.exists(meta_filename(p))]

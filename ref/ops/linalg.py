@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref import dtypes
-from ref.registry import invalid_argument, register_op
-from ref.shapes import TensorShape, unknown_shape
+from ref.types import dtypes
+from ref.ops.registry import invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
 
 
 def _qr_shape(ins, attrs):

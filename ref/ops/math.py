@@ -3,7 +3,7 @@ scans -- TensorFlow's ``math_ops`` kernels on NumPy values.
 
 Dtypes are TF's: a float32 input gives a float32 output (NumPy never promotes:
 every input of a type attr has one dtype, and scalars take it). Broadcasting is
-NumPy's, which is TF's (``ref.registry.broadcast_shapes``).
+NumPy's, which is TF's (``ref.ops.registry.broadcast_shapes``).
 
 Where TF's arithmetic is plain IEEE (``+ - * /``, ``sqrt``, comparisons,
 ``floor``, casts, ``AddN``'s summation order, ``Range``'s ``start + i*delta``)
@@ -21,10 +21,10 @@ import math
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops._jit import njit
-from ref.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
-from ref.shapes import TensorShape, unknown_shape
+from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
+from ref.types.shapes import TensorShape, unknown_shape
 
 _F = dtypes.FLOATS
 _FC = dtypes.FLOATS + dtypes.COMPLEX

@@ -18,10 +18,10 @@ import math
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops._jit import njit
-from ref.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
-from ref.shapes import TensorShape, unknown_shape
+from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
+from ref.types.shapes import TensorShape, unknown_shape
 
 _F = dtypes.FLOATS
 _REAL = dtypes.REALS

@@ -48,7 +48,7 @@ import threading
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops._jit import njit
 
 M0, M1 = 0xD2511F53, 0xCD9E8D57

@@ -25,10 +25,10 @@ import math
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops import philox
-from ref.registry import REQUIRED, invalid_argument, register_op
-from ref.shapes import TensorShape, unknown_shape
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -178,7 +178,7 @@ def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
 # -- RandomGammaGrad: d sample / d alpha of a Gamma(alpha, 1) sample ------------
 
 from ref.ops._jit import njit  # noqa: E402
-from ref.registry import broadcast_rule  # noqa: E402
+from ref.ops.registry import broadcast_rule  # noqa: E402
 
 _EPS = 2.0 ** -53
 _BIG, _BIGINV = 2.0 ** 52, 2.0 ** -52

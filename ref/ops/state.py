@@ -1,7 +1,7 @@
 """State ops: variables (``VariableV2`` refs and ``VarHandleOp`` resources), the
 assignments and sparse (scatter) updates on them, and their predicates.
 
-Kernels are pure (see :mod:`ref.registry`): an op with ``refs`` receives the
+Kernels are pure (see :mod:`ref.ops.registry`): an op with ``refs`` receives the
 current value of its variable and returns the NEW value first, then any other
 outputs; the Session commits it. So ``ref.raw_ops.ScatterAdd(ref=, indices=,
 updates=)`` simply returns the updated array.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref import dtypes, errors
-from ref.registry import REQUIRED, invalid_argument, register_op
-from ref.shapes import TensorShape, as_shape, unknown_shape
+from ref.types import dtypes, errors
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, as_shape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
 

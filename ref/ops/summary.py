@@ -15,18 +15,17 @@ import zlib
 
 import numpy as np
 
-from ref import dtypes
-from ref.registry import fixed_rule, invalid_argument, register_op
-from ref.shapes import TensorShape
+from ref.types import dtypes
+from ref.ops.registry import fixed_rule, invalid_argument, register_op
+from ref.types.shapes import TensorShape
+from ref import protos
 
 _STRING_SCALAR = fixed_rule((dtypes.string, TensorShape([])))
 DBL_MAX = sys.float_info.max
 
 
 def _pb():
-    from ref.protos import summary_pb2
-
-    return summary_pb2
+    return protos.summary_pb2
 
 
 def _out(summary) -> np.ndarray:
@@ -120,10 +119,8 @@ def histogram_proto(values: np.ndarray):
     bucket with count 0 whose limit is the run's last limit; an all-empty
     histogram is the single bucket ``(DBL_MAX, 0)``.
     """
-    from ref.protos import histogram_pb2
-
     limits = default_bucket_limits()
-    h = histogram_pb2.HistogramProto()
+    h = protos.histogram_pb2.HistogramProto()
     n = values.size
     h.min = float(values.min()) if n else DBL_MAX
     h.max = float(values.max()) if n else -DBL_MAX
@@ -369,11 +366,9 @@ def merge_summary(inputs):
 def tensor_proto(array: np.ndarray):
     """A ``TensorProto`` as TF's summary kernels write it: strings in
     ``string_val``, every other type as raw little-endian ``tensor_content``."""
-    from ref.protos import tensor_pb2
-
     array = np.asarray(array)
     dtype = dtypes.from_numpy(array)
-    t = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    t = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
     t.tensor_shape.SetInParent()          # present even for a scalar, as TF writes it
     for d in array.shape:
         t.tensor_shape.dim.add(size=d)

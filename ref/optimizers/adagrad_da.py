@@ -1,198 +1,40 @@
-"""Adagrad Dual Averaging (Duchi, Hazan & Singer, 2011, Section 3 "primal-dual
-subgradient" form; Xiao, 2010): TF's ``ApplyAdagradDA`` and ``SparseApplyAdagradDA``.
-
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdagradDAOptimizer")
-calls it "Adagrad Dual Averaging algorithm for sparse linear models", which
-"takes care of regularization of unseen features in a mini batch by updating
-them when they are seen with a closed form update rule", with
-``initial_gradient_squared_accumulator_value=0.1`` and non-negative ``l1`` /
-``l2``. With ``g`` the sum of all gradients, ``gg`` the sum of their squares
-(plus the initial value) and ``t`` the global step, the closed form (TF's own
-comment in training_ops.cc)::
-
-    w = sign(-g) * lr * max(|g| - l1 * t, 0) / (l2 * t * lr + sqrt(gg))
-
-TF's dense kernel (``functor::ApplyAdagradDA``), in ``T`` except that
-``global_step`` (an int64 input) is first cast to float32, even for float64::
-
-    gradient_accumulator += grad
-    gradient_squared_accumulator += grad * grad
-    den = l2 * (float(global_step) * lr) + sqrt(gradient_squared_accumulator)
-    l1 > 0:  var = lr * -1 * sign(ga) * max(|ga| - float(global_step) * l1, 0) / den
-    else:    var = lr * ga * -1 / den
-
-``SparseApplyAdagradDAOp`` (rows ``indices[i]``, in index order) divides
-through by ``t * lr`` and converts ``global_step`` to ``T`` directly::
-
-    l1 > 0:  var = -1 * sign(ga) * max(|ga| / t - l1, 0) / (l2 + sqrt(gga) / (t * lr))
-    else:    var = -1 * (ga / t) / (l2 + sqrt(gga) / (t * lr))
-
-and for single-element rows (``inner_dim == 1``) computes in C++ double:
-``ga += g`` and ``gga += g * g`` in double then rounded to ``T``, and
-``var = sgn(-ga) * lr * max(|ga| - t * l1, 0) / (t * l2 * lr + sqrtT(gga))``
-(``sqrtT``: the square root in ``T``, since ``gga`` is a ``T``).
-"""
+"""``tf.train.AdagradDAOptimizer``: Adagrad Dual Averaging's TF1 class. The
+formula, the ``(Sparse)ApplyAdagradDA`` kernels and the pure ``init`` / ``step``
+are in :mod:`ref.ops.training.adagrad_da` (importable from here too)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ref import dtypes, registry
-from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import (gpu_dense, check_dense, check_sparse, dense_rule, run_dense, run_sparse, scalars,
-                                   shape_str, sparse_rule)
-
-DEFAULTS = dict(initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
-                l2_regularization_strength=0.0, use_locking=False)
-
-
-@njit(inline="always")
-def adagrad_da_update(var, ga, gga, grad, lr, l1, l2, step, T):
-    """One element of TF's dense ApplyAdagradDA; ``step`` is float32(global_step) as ``T``."""
-    ga = ga + grad
-    gga = gga + grad * grad
-    den = l2 * (step * lr) + np.sqrt(gga)
-    if l1 > T(0):
-        var = lr * T(-1) * np.sign(ga) * np.maximum(np.abs(ga) - step * l1, T(0)) / den
-    else:
-        var = lr * ga * T(-1) / den
-    return var, ga, gga
-
-
-@njit(inline="always")
-def sparse_adagrad_da_update(var, ga, gga, grad, lr, l1, l2, global_step, scalar_path, T):
-    """One element of TF's SparseApplyAdagradDA; ``global_step`` is the int64 step."""
-    if scalar_path:
-        g = np.float64(grad)
-        ga = T(np.float64(ga) + g)
-        gga = T(np.float64(gga) + g * g)
-        step = np.float64(global_step)
-        den = step * np.float64(l2) * np.float64(lr) + np.float64(np.sqrt(gga))
-        if l1 > T(0):
-            num = np.float64(np.sign(-ga)) * np.float64(lr) * max(np.float64(np.abs(ga)) - step * np.float64(l1),
-                                                                  0.0)
-            return T(num / den), ga, gga
-        return T(np.float64(-ga) * np.float64(lr) / den), ga, gga
-    ga = ga + grad
-    gga = gga + grad * grad
-    step = T(global_step)
-    den = l2 + np.sqrt(gga) / (step * lr)
-    if l1 > T(0):
-        return T(-1) * np.sign(ga) * np.maximum(np.abs(ga) / step - l1, T(0)) / den, ga, gga
-    return T(-1) * (ga / step) / den, ga, gga
-
-
-@njit_sized
-def _adagrad_da_loop(var, ga, gga, grad, lr, l1, l2, step, T):
-    for i in prange(var.size):
-        var[i], ga[i], gga[i] = adagrad_da_update(
-            var[i], ga[i], gga[i], grad[i], lr, l1, l2, step, T)
-
-
-@njit
-def _sparse_adagrad_da_loop(var, ga, gga, grad, indices, lr, l1, l2, global_step, scalar_path, T):
-    for i in range(indices.size):  # index order: duplicates apply one after another
-        r = indices[i]
-        for j in range(var.shape[1]):
-            var[r, j], ga[r, j], gga[r, j] = sparse_adagrad_da_update(
-                var[r, j], ga[r, j], gga[r, j], grad[i, j], lr, l1, l2, global_step, scalar_path, T)
-
-
-def _check_accumulators(var, gradient_accumulator, gradient_squared_accumulator):
-    """TF names both accumulators ``accum`` in its message."""
-    for a in (gradient_accumulator, gradient_squared_accumulator):
-        if np.shape(a) != var.shape:
-            raise registry.invalid_argument(
-                f"var and accum do not have the same shape{shape_str(var.shape)} {shape_str(np.shape(a))}")
-
-
-def _global_step(global_step):
-    a = np.asarray(global_step)
-    if a.ndim != 0:
-        raise registry.invalid_argument(f"global_step is not a scalar: {shape_str(a.shape)}")
-    return np.int64(a[()])
-
-
-def apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step,
-                     use_locking=False, out=None):
-    """TF's ApplyAdagradDA: returns new ``(var, gradient_accumulator,
-    gradient_squared_accumulator)`` (or fills ``out``)."""
-    var = np.asarray(var)
-    _check_accumulators(var, gradient_accumulator, gradient_squared_accumulator)
-    check_dense(var, grad, gradient_accumulator=gradient_accumulator,
-                gradient_squared_accumulator=gradient_squared_accumulator)
-    lr, l1, l2 = scalars(var.dtype, lr=lr, l1=l1, l2=l2)
-    step = var.dtype.type(np.float32(_global_step(global_step)))  # TF: static_cast<float>(global_step)
-    return run_dense(_adagrad_da_loop, adagrad_da_update, (var, gradient_accumulator, gradient_squared_accumulator),
-                     grad, (lr, l1, l2, step), out)
-
-
-def sparse_apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, indices, lr, l1, l2,
-                            global_step, use_locking=False, out=None):
-    """TF's SparseApplyAdagradDA: rows ``indices`` updated; returns the new
-    ``(var, gradient_accumulator, gradient_squared_accumulator)``."""
-    var = np.asarray(var)
-    _check_accumulators(var, gradient_accumulator, gradient_squared_accumulator)
-    lr, l1, l2 = scalars(var.dtype, lr=lr, l1=l1, l2=l2)
-    step = _global_step(global_step)
-    check_sparse(var, grad, indices)
-    scalar_path = int(np.prod(var.shape[1:])) == 1  # TF's inner_dim == 1 branch
-    return run_sparse(_sparse_adagrad_da_loop, sparse_adagrad_da_update,
-                      (var, gradient_accumulator, gradient_squared_accumulator), grad, indices,
-                      (lr, l1, l2, step, scalar_path), out)
-
-
-def _declare(name, kernel, inputs, sparse):
-    """Like ``_apply.declare``, but ``global_step`` is int64, outside ``T``."""
-    refs = ("var", "gradient_accumulator", "gradient_squared_accumulator")
-    hypers = ("lr", "l1", "l2", "global_step")
-    rule = sparse_rule if sparse else dense_rule
-    floats = tuple(i for i in inputs if i not in ("indices", "global_step"))
-    extra = {"Tindices": ("indices",)} if sparse else {}
-    idx_allowed = {"Tindices": (dtypes.int32, dtypes.int64)} if sparse else {}
-    allowed = {"T": (dtypes.float32, dtypes.float64), **idx_allowed}  # TF's CPU kernels
-    attrs = {"use_locking": False}
-    registry.register_op(
-        name, inputs=inputs, outputs=("out",), attrs=attrs, type_attrs={"T": floats, **extra},
-        allowed=allowed, shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"},
-        gpu=None if sparse else gpu_dense(kernel))(kernel)
-    registry.register_op(
-        "Resource" + name, inputs=inputs, outputs=(), attrs=attrs,
-        type_attrs={"T": tuple(i for i in floats if i not in refs), **extra}, allowed=allowed,
-        shape=rule(refs, hypers, resource=True), refs=refs, gpu=None if sparse else gpu_dense(kernel))(kernel)
-
-
-_declare("ApplyAdagradDA", apply_adagrad_da,
-         ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "lr", "l1", "l2", "global_step"),
-         sparse=False)
-_declare("SparseApplyAdagradDA", sparse_apply_adagrad_da,
-         ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "indices", "lr", "l1", "l2",
-          "global_step"), sparse=True)
-
-
-# -- the Optimizer class: tf.train.AdagradDAOptimizer ---------------------------------
-
-from typing import NamedTuple  # noqa: E402
-
-from ref.graph import apply_op, colocate_with, constant, convert_to_tensor, device  # noqa: E402
-from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+from ref.framework.graph import apply_op, colocate_with, device
+from ref.ops.training.adagrad_da import (DEFAULTS, AdagradDAState, adagrad_da_update, apply_adagrad_da,  # noqa: F401
+                                         check_initial_value, init, sparse_adagrad_da_update,
+                                         sparse_apply_adagrad_da, step)
+from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class AdagradDAOptimizer(Optimizer):
     """Seed 002 ``tf.compat.v1.train.AdagradDAOptimizer(learning_rate, global_step,
     initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
     l2_regularization_strength=0.0, use_locking=False, name='AdagradDA')``:
+    ``(Sparse)ApplyAdagradDA`` (:mod:`ref.ops.training.adagrad_da`).
     ``global_step`` (required) is the step counter; the kernels see
     ``global_step + 1``, read before the update. Pass the same ``global_step`` to
     ``minimize`` so that it advances. Slots ``gradient_accumulator``
     (``<var>/AdagradDA``, zeros) and ``gradient_squared_accumulator``
     (``<var>/AdagradDA_1``, the initial value)."""
+    _kernel = "AdagradDA"
+    _slot_specs = (Slot("gradient_accumulator", "gradient_accumulator", value=0.0),
+                   Slot("gradient_squared_accumulator", "gradient_squared_accumulator",
+                        value="_initial_gradient_squared_accumulator_value"))
+    _hyperparameters = (Hyperparameter("lr", "_learning_rate", "learning_rate"),
+                        Hyperparameter("l1", "_l1_regularization_strength", None),  # TF casts the Python values
+                        Hyperparameter("l2", "_l2_regularization_strength", None))
+    _call_callables = False
 
-    def __init__(self, learning_rate, global_step, initial_gradient_squared_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False,
+    def __init__(self, learning_rate, global_step,
+                 initial_gradient_squared_accumulator_value=DEFAULTS["initial_gradient_squared_accumulator_value"],
+                 l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
+                 l2_regularization_strength=DEFAULTS["l2_regularization_strength"], use_locking=False,
                  name="AdagradDA"):
-        if initial_gradient_squared_accumulator_value <= 0.0:
-            raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
-                             % initial_gradient_squared_accumulator_value)
+        check_initial_value(initial_gradient_squared_accumulator_value)
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._initial_gradient_squared_accumulator_value = initial_gradient_squared_accumulator_value
@@ -201,78 +43,14 @@ class AdagradDAOptimizer(Optimizer):
         self._global_step = global_step
         self._global_step_on_worker = None
 
-    def _create_slots(self, var_list):
-        for v in var_list:
-            with colocate_with(v.op):
-                g_val = constant(0.0, shape=v.get_shape(), dtype=v.dtype.base_dtype)
-                gg_val = constant(self._initial_gradient_squared_accumulator_value, shape=v.get_shape(),
-                                  dtype=v.dtype.base_dtype)
-            self._get_or_make_slot(v, g_val, "gradient_accumulator", self._name)
-            self._get_or_make_slot(v, gg_val, "gradient_squared_accumulator", self._name)
-
     def _prepare(self):
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
-        with colocate_with(self._learning_rate_tensor.op):
+        super()._prepare()
+        with colocate_with(self._tensors["lr"].op):
             step = apply_op("Identity", input=self._global_step)
             self._global_step_on_worker = apply_op("AddV2", x=step, y=1)
 
-    def _args(self, var, dtype):
+    def _kernel_args(self, var, dtype):
+        """The declared inputs and ``global_step``: ``global_step + 1`` read on the variable's device."""
         with device(var.device):
             global_step = apply_op("Identity", input=self._global_step_on_worker)
-        return dict(var=var, gradient_accumulator=self.get_slot(var, "gradient_accumulator"),
-                    gradient_squared_accumulator=self.get_slot(var, "gradient_squared_accumulator"),
-                    lr=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_regularization_strength, dtype),
-                    l2=cast(self._l2_regularization_strength, dtype), global_step=global_step,
-                    use_locking=self._use_locking)
-
-    def _apply_dense(self, grad, var):
-        return apply_op("ApplyAdagradDA", grad=grad, **self._args(var, var.dtype)).op
-
-    def _resource_apply_dense(self, grad, var):
-        return apply_op("ResourceApplyAdagradDA", grad=grad, **self._args(var, grad.dtype))
-
-    def _apply_sparse(self, grad, var):
-        return apply_op("SparseApplyAdagradDA", grad=grad.values, indices=grad.indices,
-                        **self._args(var, var.dtype)).op
-
-    def _resource_apply_sparse(self, grad, var, indices):
-        return apply_op("ResourceSparseApplyAdagradDA", grad=grad, indices=indices, **self._args(var, grad.dtype))
-
-
-# -- the pure functional form -------------------------------------------------------------
-
-class AdagradDAState(NamedTuple):
-    """TF's slots ``gradient_accumulator`` and ``gradient_squared_accumulator``,
-    and the global step (an int64 the graph path keeps in ``global_step``)."""
-    gradient_accumulator: object
-    gradient_squared_accumulator: object
-    global_step: object
-
-
-def init(params, learning_rate=None, initial_gradient_squared_accumulator_value=0.1,
-         l1_regularization_strength=0.0, l2_regularization_strength=0.0, global_step=0):
-    """Zero gradient sums, squared sums at the initial value, ``global_step``."""
-    if initial_gradient_squared_accumulator_value <= 0.0:
-        raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
-                         % initial_gradient_squared_accumulator_value)
-    return AdagradDAState(
-        tree_map(lambda p: np.zeros_like(np.asarray(p)), params),
-        tree_map(lambda p: np.full(np.shape(p), initial_gradient_squared_accumulator_value, np.asarray(p).dtype),
-                 params),
-        np.int64(global_step))
-
-
-def step(params, grads, state, learning_rate, initial_gradient_squared_accumulator_value=0.1,
-         l1_regularization_strength=0.0, l2_regularization_strength=0.0):
-    """``(new_params, new_state)``: one ``AdagradDAOptimizer`` step with
-    ``minimize(global_step=...)``, bit for bit (the kernel sees ``global_step + 1``)."""
-    t_step = np.int64(state.global_step) + np.int64(1)
-
-    def update(var, grad, ga, gga):
-        t = var.dtype
-        return apply_adagrad_da(var, ga, gga, grad, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
-                                hyper(l2_regularization_strength, t), t_step)
-
-    new_params, ga, gga = apply_leaves(update, params, grads, state.gradient_accumulator,
-                                       state.gradient_squared_accumulator)
-    return new_params, AdagradDAState(ga, gga, t_step)
+        return dict(super()._kernel_args(var, dtype), global_step=global_step)

@@ -1,227 +1,15 @@
-"""FTRL-Proximal (McMahan et al., 2013, "Ad Click Prediction: a View from the
-Trenches", Algorithm 1): TF's ``ApplyFtrl``, ``ApplyFtrlV2`` (with L2
-shrinkage) and their sparse twins -- one parametrised kernel.
-
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.FtrlOptimizer") states,
-with ``\\hat{g} = g + 2 L2_shrinkage w``::
-
-    w_{t+1} = argmin_w(\\hat{g}_{1:t} w + L1 ||w||_1 + L2 ||w||_2^2)
-    in the absence of L1 regularization, it is equivalent to
-    w_{t+1} = w_t - lr_t / (beta + 2 L2 lr_t) * g_t
-                  - 2 L2_shrinkage lr_t / (beta + 2 L2 lr_t) * w_t
-
-(001_05ea92376fdb369e.txt adds: learning_rate_power=-0.5 behaves like
-Adagrad, 0.0 like gradient descent.) The paper's per-coordinate form, with
-n = accum, z = linear, p = -lr_power (the paper has p = 1/2)::
-
-    sigma = (sqrt(n + g^2) - sqrt(n)) / alpha;  z += g - sigma * w;  n += g^2
-    w = 0 if |z| <= l1 else -(z - sign(z) l1) / (sqrt(n) / alpha + 2 l2)
-
-TF's dense kernel (training_ops.cc, ``ApplyFtrl``/``ApplyFtrlV2`` and the
-``MultiplyLinearByLr`` variants), ``pw(a) = sqrt(a)`` when ``lr_power == -0.5``
-(exactly; TF special-cases it) and ``a ** -lr_power`` otherwise::
-
-    gs = grad + 2 * l2_shrinkage * var            (V2; ApplyFtrl: gs = grad)
-    new_accum = accum + grad * grad               (the accumulator never sees the shrinkage)
-    linear += gs - (pw(new_accum) - pw(accum)) / lr * var
-    var = |linear| > l1 ? (l1 * sign(linear) - linear) / (pw(new_accum) / lr + 2 * l2) : 0
-    accum = new_accum
-    multiply_linear_by_lr: linear += gs * lr - (pw(new_accum) - pw(accum)) * var;
-        l1 -> l1 * lr;  denominator pw(new_accum) + 2 * l2 * lr
-
-TF's sparse kernels (``SparseApplyFtrl``), row by row in index order, clamp
-instead of select -- ``var = (clip(linear, -l1, l1) - linear) / denominator`` --
-and, when a row has a single element, a scalar path that computes
-``sigma = (pow(new_accum, -lr_power) - pow(accum, -lr_power)) / lr`` with
-``pow`` even at -0.5 and ``linear = (linear + gs) - sigma * var``. Only the
-sparse kernels reject ``lr <= 0``, negative ``l1``/``l2``/``l2_shrinkage`` and
-positive ``lr_power`` at run time (as TF).
-
-TF's float32 ``pow`` (``lr_power != -0.5``) is Eigen's vectorised
-``generic_pow``, which differs from libm's ``powf`` by 1 ULP on about a quarter
-of inputs; ``ref`` calls ``powf``. FTRL's ``linear - sigma * var`` cancels, so
-those ULPs grow in ``linear`` and ``var`` (tests compare such rows to within
-1e-5 of the array's largest magnitude; ``-0.5`` rows and float64 are bit-exact).
-"""
+"""``tf.train.FtrlOptimizer``: FTRL-Proximal's TF1 class. The formula (the
+seed's, TF's kernel forms, the paper's), the ``(Sparse)ApplyFtrl(V2)`` kernels
+and the pure ``init`` / ``step`` are in :mod:`ref.ops.training.ftrl` (importable from here too)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ref import dtypes
-from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import check_dense, check_sparse, declare, run_dense, run_sparse, scalars, where
-
-DEFAULTS = dict(learning_rate_power=-0.5, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-                l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0)
-
-DENSE, SPARSE_ROWS, SPARSE_SCALAR = 0, 1, 2
-"""Which of TF's expression orders: dense functor, sparse Eigen rows, sparse scalar path."""
-
-
-@njit(inline="always")
-def ftrl_update(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, sqrt_branch,
-                has_shrinkage, multiply_linear_by_lr, form, T):
-    """One element of TF's FTRL kernels; returns new (var, accum, linear).
-    ``sqrt_branch`` is ``lr_power == -0.5``; the flags select TF's variant."""
-    two = T(2)
-    gs = grad + two * l2_shrinkage * var if has_shrinkage else grad
-    new_accum = accum + grad * grad
-    if sqrt_branch:
-        pw_new = np.sqrt(new_accum)
-    else:
-        pw_new = new_accum ** -lr_power
-    if form == SPARSE_SCALAR:
-        sigma = new_accum ** -lr_power - accum ** -lr_power
-        if multiply_linear_by_lr:
-            linear = (linear + gs * lr) - sigma * var
-        else:
-            linear = (linear + gs) - sigma / lr * var
-    else:
-        pw_old = np.sqrt(accum) if sqrt_branch else accum ** -lr_power
-        if multiply_linear_by_lr:
-            linear = linear + (gs * lr - (pw_new - pw_old) * var)
-        else:
-            linear = linear + (gs - (pw_new - pw_old) / lr * var)
-    if multiply_linear_by_lr:
-        l1 = l1 * lr
-        quadratic = pw_new + two * l2 * lr
-    else:
-        quadratic = pw_new / lr + two * l2
-    if form == DENSE:
-        pre_shrink = (l1 * T(np.sign(linear)) - linear) / quadratic
-        var = where(abs(linear) > l1, pre_shrink, T(0))
-    else:
-        clipped = where(l1 < linear, l1, linear)
-        clipped = where(clipped < -l1, -l1, clipped)
-        var = (clipped - linear) / quadratic
-    return var, new_accum, linear
-
-
-@njit_sized
-def _ftrl_loop(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, sqrt_branch, has_shrinkage,
-               multiply_linear_by_lr, form, T):
-    # The common variants get loops whose flags are constants, so the branches
-    # (and the pow call) fold away and the loop vectorises.
-    if sqrt_branch and not multiply_linear_by_lr and not has_shrinkage:
-        for i in prange(var.size):
-            var[i], accum[i], linear[i] = ftrl_update(
-                var[i], accum[i], linear[i], grad[i], lr, l1, l2, l2_shrinkage, lr_power, True,
-                False, False, DENSE, T)
-    elif sqrt_branch and not multiply_linear_by_lr:
-        for i in prange(var.size):
-            var[i], accum[i], linear[i] = ftrl_update(
-                var[i], accum[i], linear[i], grad[i], lr, l1, l2, l2_shrinkage, lr_power, True,
-                True, False, DENSE, T)
-    else:
-        for i in prange(var.size):
-            var[i], accum[i], linear[i] = ftrl_update(
-                var[i], accum[i], linear[i], grad[i], lr, l1, l2, l2_shrinkage, lr_power, sqrt_branch,
-                has_shrinkage, multiply_linear_by_lr, DENSE, T)
-
-
-@njit
-def _sparse_ftrl_loop(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power, sqrt_branch,
-                      has_shrinkage, multiply_linear_by_lr, form, T):
-    for i in range(indices.size):  # in index order: duplicates apply one after another
-        r = indices[i]
-        for j in range(var.shape[1]):
-            var[r, j], accum[r, j], linear[r, j] = ftrl_update(
-                var[r, j], accum[r, j], linear[r, j], grad[i, j], lr, l1, l2, l2_shrinkage, lr_power,
-                sqrt_branch, has_shrinkage, multiply_linear_by_lr, form, T)
-
-
-def _check_hypers(lr, l1, l2, l2_shrinkage, lr_power, has_shrinkage):
-    from ref.registry import invalid_argument
-    if not lr > 0:
-        raise invalid_argument("lr is not a positive scalar: []")
-    if not l1 >= 0:
-        raise invalid_argument("l1 regularization strength is not a non-negative scalar: []")
-    if not l2 >= 0:
-        raise invalid_argument("l2 regularization strength is not a non-negative scalar: []")
-    if has_shrinkage and not l2_shrinkage >= 0:
-        raise invalid_argument("l2 shrinkage regularization strength is not a non-negative scalar: []")
-    if not lr_power <= 0:
-        raise invalid_argument("lr_power is not a non-positive scalar: []")
-
-
-def _ftrl(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power, multiply_linear_by_lr, out):
-    var = np.asarray(var)
-    has_shrinkage = l2_shrinkage is not None
-    lr, l1, l2, l2_shrinkage, lr_power = scalars(
-        var.dtype, lr=lr, l1=l1, l2=l2, l2_shrinkage=0 if l2_shrinkage is None else l2_shrinkage,
-        lr_power=lr_power)
-    if indices is None:
-        check_dense(var, grad, accum=accum, linear=linear)
-    else:
-        check_sparse(var, grad, indices, accum=accum, linear=linear)
-        _check_hypers(lr, l1, l2, l2_shrinkage, lr_power, has_shrinkage)  # TF checks values for sparse only
-    flags = (bool(lr_power == var.dtype.type(-0.5)), has_shrinkage, bool(multiply_linear_by_lr))
-    if indices is None:
-        return run_dense(_ftrl_loop, ftrl_update, (var, accum, linear), grad,
-                         (lr, l1, l2, l2_shrinkage, lr_power, *flags, DENSE), out)
-    form = SPARSE_SCALAR if int(np.prod(var.shape[1:], dtype=np.int64)) == 1 else SPARSE_ROWS
-    return run_sparse(_sparse_ftrl_loop, ftrl_update, (var, accum, linear), grad, indices,
-                      (lr, l1, l2, l2_shrinkage, lr_power, *flags, form), out)
-
-
-def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=False,
-               multiply_linear_by_lr=False, out=None):
-    """TF's ApplyFtrl: returns new ``(var, accum, linear)`` (or fills ``out``)."""
-    return _ftrl(var, accum, linear, grad, None, lr, l1, l2, None, lr_power, multiply_linear_by_lr, out)
-
-
-def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, use_locking=False,
-                  multiply_linear_by_lr=False, out=None):
-    """TF's ApplyFtrlV2 (L2 shrinkage): returns new ``(var, accum, linear)``."""
-    return _ftrl(var, accum, linear, grad, None, lr, l1, l2, l2_shrinkage, lr_power, multiply_linear_by_lr, out)
-
-
-def sparse_apply_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power, use_locking=False,
-                      multiply_linear_by_lr=False, out=None):
-    """TF's SparseApplyFtrl: rows ``indices`` updated; returns new ``(var, accum, linear)``."""
-    return _ftrl(var, accum, linear, grad, indices, lr, l1, l2, None, lr_power, multiply_linear_by_lr, out)
-
-
-def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power,
-                         use_locking=False, multiply_linear_by_lr=False, out=None):
-    """TF's SparseApplyFtrlV2: rows ``indices`` updated; returns new ``(var, accum, linear)``."""
-    return _ftrl(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power,
-                 multiply_linear_by_lr, out)
-
-
-_REFS = ("var", "accum", "linear")
-_ATTRS = {"use_locking": False, "multiply_linear_by_lr": False}
-for _name, _kernel, _sparse, _hypers in (
-        ("ApplyFtrl", apply_ftrl, False, ("lr", "l1", "l2", "lr_power")),
-        ("ApplyFtrlV2", apply_ftrl_v2, False, ("lr", "l1", "l2", "l2_shrinkage", "lr_power")),
-        ("SparseApplyFtrl", sparse_apply_ftrl, True, ("lr", "l1", "l2", "lr_power")),
-        ("SparseApplyFtrlV2", sparse_apply_ftrl_v2, True, ("lr", "l1", "l2", "l2_shrinkage", "lr_power"))):
-    declare(_name, _kernel, inputs=(*_REFS, "grad", *(("indices",) if _sparse else ()), *_hypers),
-            refs=_REFS, hypers=_hypers, attrs=dict(_ATTRS), allowed=dtypes.FLOATS, sparse=_sparse)
-
-
-# -- the Optimizer class: tf.train.FtrlOptimizer ---------------------------------------
-
-from typing import NamedTuple  # noqa: E402
-
-from ref.graph import apply_op, convert_to_tensor  # noqa: E402
-from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
-
-
-def _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
-                     l2_regularization_strength, l2_shrinkage_regularization_strength):
-    """TF's constructor checks and messages."""
-    if initial_accumulator_value < 0.0:
-        raise ValueError("initial_accumulator_value %f needs to be positive or zero" % initial_accumulator_value)
-    if learning_rate_power > 0.0:
-        raise ValueError("learning_rate_power %f needs to be negative or zero" % learning_rate_power)
-    if l1_regularization_strength < 0.0:
-        raise ValueError("l1_regularization_strength %f needs to be positive or zero" % l1_regularization_strength)
-    if l2_regularization_strength < 0.0:
-        raise ValueError("l2_regularization_strength %f needs to be positive or zero" % l2_regularization_strength)
-    if l2_shrinkage_regularization_strength < 0.0:
-        raise ValueError("l2_shrinkage_regularization_strength %f needs to be positive or zero"
-                         % l2_shrinkage_regularization_strength)
+from ref.framework.graph import apply_op, convert_to_tensor
+from ref.graph_ops import array_ops
+from ref.ops.training.ftrl import (DEFAULTS, DENSE, SPARSE_ROWS, SPARSE_SCALAR, FtrlState,  # noqa: F401
+                                   apply_ftrl, apply_ftrl_v2, check_ftrl_args, ftrl_update, init, sparse_apply_ftrl,
+                                   sparse_apply_ftrl_v2, step)
+from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
+from ref.types import dtypes
 
 
 class FtrlOptimizer(Optimizer):
@@ -229,20 +17,34 @@ class FtrlOptimizer(Optimizer):
     learning_rate_power=-0.5, initial_accumulator_value=0.1,
     l1_regularization_strength=0.0, l2_regularization_strength=0.0,
     use_locking=False, name='Ftrl', accum_name=None, linear_name=None,
-    l2_shrinkage_regularization_strength=0.0, beta=None)``.
+    l2_shrinkage_regularization_strength=0.0, beta=None)``: ``(Sparse)ApplyFtrl``
+    (:mod:`ref.ops.training.ftrl`).
 
     Slots ``accum`` (``<var>/<accum_name or name>``, the initial value) and
     ``linear`` (``<var>/<linear_name or name>``, zeros). ``beta`` enters as
     TF adds it: the kernels get ``l2 + beta / (2 * max(learning_rate, 1e-36))``
     (computed in the learning rate's dtype). With a positive
     ``l2_shrinkage_regularization_strength`` the ``*FtrlV2`` kernels run."""
+    _slot_specs = (Slot("accum", "accum", initializer="_accum_initializer", op_name="_accum_name"),
+                   Slot("linear", "linear", op_name="_linear_name"))
+    _hyperparameters = (
+        Hyperparameter("lr", "_learning_rate", "learning_rate"),
+        Hyperparameter("l1", "_l1_regularization_strength", "l1_regularization_strength"),
+        Hyperparameter("l2", "_l2_regularization_strength", "adjusted_l2_regularization_strength"),
+        Hyperparameter("lr_power", "_learning_rate_power", "learning_rate_power"),
+        Hyperparameter("l2_shrinkage", "_l2_shrinkage_regularization_strength", "l2_shrinkage_regularization_strength",
+                       when="_shrinkage"))
 
-    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False, name="Ftrl",
-                 accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0, beta=None):
+    def __init__(self, learning_rate, learning_rate_power=DEFAULTS["learning_rate_power"],
+                 initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
+                 l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
+                 l2_regularization_strength=DEFAULTS["l2_regularization_strength"], use_locking=False, name="Ftrl",
+                 accum_name=None, linear_name=None,
+                 l2_shrinkage_regularization_strength=DEFAULTS["l2_shrinkage_regularization_strength"],
+                 beta=DEFAULTS["beta"]):
         super().__init__(use_locking, name)
-        _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
-                         l2_regularization_strength, l2_shrinkage_regularization_strength)
+        check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
+                        l2_regularization_strength, l2_shrinkage_regularization_strength)
         self._learning_rate = learning_rate
         self._learning_rate_power = learning_rate_power
         self._initial_accumulator_value = initial_accumulator_value
@@ -253,98 +55,32 @@ class FtrlOptimizer(Optimizer):
         self._accum_name = accum_name
         self._linear_name = linear_name
 
-    def _create_slots(self, var_list):
-        from ref.api import array_ops
+    @property
+    def _shrinkage(self):
+        """TF runs the ``*FtrlV2`` kernels (with ``l2_shrinkage``) only for a positive strength."""
+        return self._l2_shrinkage_regularization_strength > 0.0
 
+    @property
+    def _kernel(self):
+        return "FtrlV2" if self._shrinkage else "Ftrl"
+
+    def _accum_initializer(self, v):
+        """TF's: ``ones(shape) * initial_accumulator_value``."""
         def accum_initializer(shape, dtype=dtypes.float32, partition_info=None):
             return apply_op("Mul", x=array_ops.ones(shape, dtype=dtype), y=self._initial_accumulator_value)
-
-        for v in var_list:
-            self._get_or_make_slot_with_initializer(v, accum_initializer, v.shape, v.dtype, "accum",
-                                                    self._accum_name or self._name)
-            self._zeros_slot(v, "linear", self._linear_name or self._name)
+        return accum_initializer
 
     def _prepare(self):
-        lr = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._learning_rate_tensor = lr
-        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
-        # l2 + beta / (2 * max(lr, 1e-36)), as TF builds it (Maximum, Mul, RealDiv, AddV2)
+        """TF's order: lr, l1, the adjusted l2 (``l2 + beta / (2 * max(lr, 1e-36))``:
+        Maximum, Mul, RealDiv, AddV2), l2_shrinkage, lr_power; callables are not called."""
+        t = self._tensors
+        t["lr"] = convert_to_tensor(self._learning_rate, name="learning_rate")
+        t["l1"] = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
         floor = apply_op("Maximum", x=self._learning_rate, y=1e-36)
         two_lr = apply_op("Mul", x=convert_to_tensor(2.0, dtype=floor.dtype), y=floor)
         ratio = apply_op("RealDiv", x=convert_to_tensor(self._beta, dtype_hint=floor.dtype), y=two_lr)
-        self._adjusted_l2_tensor = apply_op("AddV2", x=convert_to_tensor(self._l2_regularization_strength,
-                                                                         dtype_hint=ratio.dtype), y=ratio,
-                                            name="adjusted_l2_regularization_strength")
-        self._l2_shrinkage_tensor = convert_to_tensor(self._l2_shrinkage_regularization_strength,
-                                                      name="l2_shrinkage_regularization_strength")
-        self._learning_rate_power_tensor = convert_to_tensor(self._learning_rate_power, name="learning_rate_power")
-
-    def _args(self, var, dtype):
-        args = dict(var=var, accum=self.get_slot(var, "accum"), linear=self.get_slot(var, "linear"),
-                    lr=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_tensor, dtype),
-                    l2=cast(self._adjusted_l2_tensor, dtype), lr_power=cast(self._learning_rate_power_tensor, dtype),
-                    use_locking=self._use_locking)
-        if self._l2_shrinkage_regularization_strength > 0.0:
-            args["l2_shrinkage"] = cast(self._l2_shrinkage_tensor, dtype)
-        return args
-
-    def _op(self, prefix):
-        return prefix + ("FtrlV2" if self._l2_shrinkage_regularization_strength > 0.0 else "Ftrl")
-
-    def _apply_dense(self, grad, var):
-        return apply_op(self._op("Apply"), grad=grad, **self._args(var, var.dtype)).op
-
-    def _resource_apply_dense(self, grad, var):
-        return apply_op(self._op("ResourceApply"), grad=grad, **self._args(var, grad.dtype))
-
-    def _apply_sparse(self, grad, var):
-        return apply_op(self._op("SparseApply"), grad=grad.values, indices=grad.indices,
-                        **self._args(var, var.dtype)).op
-
-    def _resource_apply_sparse(self, grad, var, indices):
-        return apply_op(self._op("ResourceSparseApply"), grad=grad, indices=indices, **self._args(var, grad.dtype))
-
-
-# -- the pure functional form -------------------------------------------------------------
-
-class FtrlState(NamedTuple):
-    """TF's slots ``accum`` and ``linear`` for every parameter."""
-    accum: object
-    linear: object
-
-
-def init(params, learning_rate=None, learning_rate_power=-0.5, initial_accumulator_value=0.1,
-         l1_regularization_strength=0.0, l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
-         beta=None):
-    """``accum`` at ``initial_accumulator_value`` (``ones * value`` in the parameter's dtype), ``linear`` zeros."""
-    _check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
-                     l2_regularization_strength, l2_shrinkage_regularization_strength)
-
-    def accum(p):
-        p = np.asarray(p)
-        return np.ones_like(p) * p.dtype.type(initial_accumulator_value)
-
-    return FtrlState(tree_map(accum, params), tree_map(lambda p: np.zeros_like(np.asarray(p)), params))
-
-
-def step(params, grads, state, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
-         l1_regularization_strength=0.0, l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
-         beta=None):
-    """``(new_params, new_state)``: one ``FtrlOptimizer`` step, bit for bit."""
-    lr = hyper(learning_rate)
-    t0 = np.asarray(lr).dtype.type
-    floor = np.maximum(lr, t0(1e-36))
-    adjusted_l2 = t0(hyper(l2_regularization_strength, np.asarray(lr).dtype)
-                     + t0(hyper(0.0 if beta is None else beta, np.asarray(lr).dtype)) / (t0(2.0) * floor))
-    shrink = l2_shrinkage_regularization_strength > 0.0
-
-    def update(var, grad, accum, linear):
-        t = var.dtype
-        common = (hyper(lr, t), hyper(l1_regularization_strength, t), hyper(adjusted_l2, t))
-        if shrink:
-            return apply_ftrl_v2(var, accum, linear, grad, *common, hyper(l2_shrinkage_regularization_strength, t),
-                                 hyper(learning_rate_power, t))
-        return apply_ftrl(var, accum, linear, grad, *common, hyper(learning_rate_power, t))
-
-    new_params, accum, linear = apply_leaves(update, params, grads, state.accum, state.linear)
-    return new_params, FtrlState(accum, linear)
+        t["l2"] = apply_op("AddV2", x=convert_to_tensor(self._l2_regularization_strength, dtype_hint=ratio.dtype),
+                           y=ratio, name="adjusted_l2_regularization_strength")
+        t["l2_shrinkage"] = convert_to_tensor(self._l2_shrinkage_regularization_strength,
+                                              name="l2_shrinkage_regularization_strength")
+        t["lr_power"] = convert_to_tensor(self._learning_rate_power, name="learning_rate_power")

@@ -29,9 +29,16 @@ from __future__ import annotations
 
 import numbers
 
-from ref import dtypes
-from ref.graph import GraphKeys, add_to_collection, apply_op, control_dependencies, convert_to_tensor, \
-    get_default_graph, name_scope
+from ref.framework.graph import (GraphKeys, add_to_collection, apply_op, control_dependencies, convert_to_tensor,
+                                 get_default_graph, name_scope)
+from ref.graph_ops import state_ops
+from ref.graph_ops.control_flow_ops import group
+from ref.graph_ops.init_ops import zeros_initializer
+from ref.graph_ops.variable_scope import get_variable, get_variable_scope, variable_scope
+from ref.graph_ops.variables import (Variable, global_variables, moving_average_variables,
+                                     trainable_variables)
+from ref.optimizers import slots
+from ref.types import dtypes
 
 __all__ = ["ExponentialMovingAverage", "assign_moving_average"]
 
@@ -52,8 +59,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With ``zero_debias`` the average is debiased as the module docstring shows
     (``<variable>/biased`` and ``<variable>/local_step`` are created next to
     ``variable``). ``decay`` is cast to ``variable``'s dtype."""
-    from ref.api import state_ops
-
     with name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope:
         decay = _one_minus(decay)
         var_dtype = variable.dtype.base_dtype
@@ -67,8 +72,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
 
 def _unique_in_scope(name):
     """``name``, or ``name_1``, ``name_2``... if the variable scope already has it."""
-    from ref.variable_scope import get_variable_scope
-
     scope = get_variable_scope()
     if scope.reuse:
         return name
@@ -83,10 +86,6 @@ def _unique_in_scope(name):
 
 
 def _zero_debias(unbiased_var, value, decay):
-    from ref.api import state_ops
-    from ref.init_ops import zeros_initializer
-    from ref.variable_scope import get_variable, variable_scope
-
     dtype = unbiased_var.dtype.base_dtype
     with variable_scope(unbiased_var.name[:-len(":0")], values=[unbiased_var, value, decay]):
         with control_dependencies(None):
@@ -132,10 +131,6 @@ class ExponentialMovingAverage:
 
         TypeError unless every entry is half, bfloat16, float or double;
         ValueError if an entry is already averaged (or listed twice)."""
-        from ref.api.control_flow_ops import group
-        from ref.optimizers import slots
-        from ref.variables import Variable, trainable_variables
-
         var_list = trainable_variables() if var_list is None else list(var_list)
         seen = set()
         for var in var_list:
@@ -189,8 +184,6 @@ class ExponentialMovingAverage:
         (default: the trainable variables and the moving-average variables)
         under its average name, whether or not it is averaged; every other
         global variable under its own name (e.g. ``global_step``)."""
-        from ref.variables import global_variables, moving_average_variables, trainable_variables
-
         if moving_avg_variables is None:
             moving_avg_variables = trainable_variables() + moving_average_variables()
         unique = list({id(v): v for v in moving_avg_variables}.values())

@@ -22,22 +22,47 @@ become Tensors), and for each variable with a gradient, inside
 ``assign_add(global_step, 1)`` that runs after them, named ``name``, and it
 is added to ``GraphKeys.TRAIN_OP``.
 
-Subclasses implement ``_create_slots``, ``_prepare``, ``_apply_dense``,
-``_resource_apply_dense``, ``_apply_sparse``, ``_resource_apply_sparse``
-(and may override ``_finish``). The pure functional forms (``init`` /
-``step`` at the end of each algorithm module) share :func:`hyper` and
-:func:`tree_map` from here.
+The lifecycle is written once, here; an algorithm's class declares what it
+is made of and overrides only what is its own (Adam's sparse update from
+scatter ops and its ``beta_power`` updates in ``_finish``, FTRL's ``beta``,
+AdagradDA's global step)::
+
+    class MomentumOptimizer(Optimizer):
+        _kernel = "Momentum"                     # (Resource)(Sparse)ApplyMomentum
+        _slot_specs = (Slot("accum", "momentum"),)   # kernel input <- slot <var>/Momentum, zeros
+        _hyperparameters = (Hyperparameter("lr", "_learning_rate", "learning_rate"),
+                            Hyperparameter("momentum", "_momentum", "momentum"))
+        _kernel_attrs = ("use_nesterov",)        # from self._use_nesterov
+
+* ``_create_slots``: the non-slot variables (:class:`NonSlot`, next to the
+  variable whose name sorts first), then each variable's slots (:class:`Slot`:
+  zeros, a colocated constant, or an initializer, as TF's class makes them);
+* ``_prepare``: each :class:`Hyperparameter` becomes a Tensor with TF's name;
+* ``_apply_dense`` / ``_resource_apply_dense`` / ``_apply_sparse`` /
+  ``_resource_apply_sparse``: the kernel ``[Resource][Sparse]Apply<_kernel>``
+  with the variable, its slots, the non-slot variables and the hyperparameters
+  cast to the variable's dtype (:meth:`Optimizer._kernel_args`);
+* ``_finish``: the updates grouped.
+
+The formulas, kernels and the pure functional forms (``init`` / ``step``) are
+in :mod:`ref.ops.training`; its helpers :func:`hyper` and :func:`tree_map`
+are importable from here too.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import NamedTuple
 
-from ref import dtypes
-from ref.graph import (GraphKeys, IndexedSlices, Tensor, apply_op, colocate_with,
-                       control_dependencies, convert_to_tensor, convert_to_tensor_or_indexed_slices,
-                       get_collection, get_collection_ref, get_default_graph, name_scope)
+from ref.framework.graph import (GraphKeys, IndexedSlices, Tensor, apply_op, colocate_with, constant,
+                                 control_dependencies, convert_to_tensor, convert_to_tensor_or_indexed_slices,
+                                 get_collection, get_collection_ref, get_default_graph, name_scope)
+from ref.grad.gradients import gradients
+from ref.graph_ops import array_ops, control_flow_ops, state_ops
+from ref.graph_ops.variables import ResourceVariable, Variable
+from ref.ops.training.functional import apply_leaves, hyper, leaves, pick, tree_map  # noqa: F401  (re-exported)
+from ref.optimizers import slots
+from ref.types import dtypes, nest
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "Hyperparameter", "Slot", "NonSlot"]
 
 
 def _var_key(var):
@@ -46,15 +71,11 @@ def _var_key(var):
 
 
 def _is_resource(v) -> bool:
-    from ref.variables import ResourceVariable
-
     return isinstance(v, ResourceVariable)
 
 
 def _check_optimizable(v):
     """TF's ``_get_processor``: Variables (ref or resource) and Tensors only."""
-    from ref.variables import Variable
-
     if not isinstance(v, (Variable, Tensor)):
         raise TypeError(f"Trying to optimize unsupported type {v!r}: var_list entries must be Variables")
 
@@ -63,8 +84,6 @@ def cast(x, dtype, name=None):
     """``math_ops.cast``: ``x`` unchanged when it already has ``dtype``; a Python
     value becomes a Tensor first (a float is float32), then a ``Cast``."""
     dtype = dtypes.as_dtype(dtype).base_dtype
-    from ref.variables import ResourceVariable
-
     if isinstance(x, (Tensor, ResourceVariable)) and x.dtype.base_dtype == dtype:
         return x
     with name_scope(name, "Cast", [x]) as scope:
@@ -77,12 +96,44 @@ def cast(x, dtype, name=None):
 def deduplicate_indexed_slices(values, indices):
     """``(summed_values, unique_indices)``: rows with the same index added up
     (in index order), indices in first-seen order."""
-    from ref.api import array_ops
-
     unique_indices, new_index_positions = array_ops.unique(indices)
     summed_values = array_ops.unsorted_segment_sum(values, new_index_positions,
                                                    array_ops.shape(unique_indices)[0])
     return summed_values, unique_indices
+
+
+class Hyperparameter(NamedTuple):
+    """The kernel's input ``input``: the constructor's value, kept as ``self.<attr>``,
+    converted in ``_prepare`` to a Tensor named ``tensor`` and cast to the variable's
+    dtype at each update (``tensor=None``: no Tensor; the Python value is cast at
+    each update, as TF's AdagradDA does for l1/l2). ``when``: the name of a boolean
+    attribute; the kernel gets this input only while it is true."""
+    input: str
+    attr: str
+    tensor: str | None
+    when: str | None = None
+
+
+class Slot(NamedTuple):
+    """The kernel's input ``input``: the variable's slot ``name`` (``get_slot(var,
+    name)``), a variable named ``<var>/<op_name>`` -- ``op_name`` names the attribute
+    holding it (FTRL's ``accum_name``), else the optimizer's name. Initial value, as
+    TF's class makes it: zeros; ``value`` (a number, or the attribute holding it) as
+    a constant colocated with the variable; or the initializer ``initializer``
+    (a method name) returns for the variable. ``when`` as for :class:`Hyperparameter`."""
+    input: str
+    name: str
+    value: float | str | None = None
+    initializer: str | None = None
+    when: str | None = None
+    op_name: str | None = None
+
+
+class NonSlot(NamedTuple):
+    """The kernel's input ``name``: the non-slot variable ``name`` (one per graph),
+    initialized to ``self.<attr>`` (Adam's ``beta1_power`` starts at ``beta1``)."""
+    name: str
+    attr: str
 
 
 class Optimizer:
@@ -91,6 +142,22 @@ class Optimizer:
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
+
+    # -- what an algorithm's class declares (see the module docstring) --------------------
+    _kernel = None
+    """TF's kernel name: ``"Adam"`` runs ``ApplyAdam``, ``ResourceApplyAdam``, ``SparseApplyAdam``..."""
+    _hyperparameters = ()
+    """:class:`Hyperparameter` s, in the order TF's class casts them."""
+    _slot_specs = ()
+    """:class:`Slot` s, in the order TF's class creates them."""
+    _non_slot_specs = ()
+    """:class:`NonSlot` s, in the order TF's class creates them."""
+    _kernel_attrs = ()
+    """Kernel attrs passed from ``self._<attr>`` (Momentum's ``use_nesterov``)."""
+    _dense_grad = "grad"
+    """The dense kernel's name for the gradient (``ApplyGradientDescent``: ``delta``)."""
+    _call_callables = True
+    """Whether ``_prepare`` calls callable hyperparameters (TF's Proximal*, AdagradDA and Ftrl do not)."""
 
     def __init__(self, use_locking, name):
         """``use_locking``: use locks for the updates; ``name``: a non-empty string,
@@ -101,6 +168,7 @@ class Optimizer:
         self._name = name
         self._slots = {}           # slot name -> {_var_key(var): slot variable}
         self._non_slot_dict = {}   # (name, graph) -> variable
+        self._tensors = {}         # kernel input -> the hyperparameter's Tensor (_prepare)
 
     def get_name(self):
         return self._name
@@ -125,9 +193,6 @@ class Optimizer:
         """``[(gradient, variable), ...]`` of ``loss`` for ``var_list`` (default: the
         trainable variables and the trainable resource variables); a gradient is a
         Tensor, an IndexedSlices or None."""
-        from ref import nest
-        from ref.grad.gradients import gradients
-
         if callable(loss):
             loss = loss()
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -151,9 +216,7 @@ class Optimizer:
                           aggregation_method=aggregation_method,
                           colocate_gradients_with_ops=colocate_gradients_with_ops)
         if gate_gradients == Optimizer.GATE_GRAPH:
-            from ref.api.control_flow_ops import tuple as tf_tuple
-
-            grads = tf_tuple(grads)
+            grads = control_flow_ops.tuple(grads)
         grads_and_vars = list(zip(grads, var_list))
         self._assert_valid_dtypes([v for g, v in grads_and_vars
                                    if g is not None and v.dtype.base_dtype != dtypes.resource])
@@ -253,24 +316,18 @@ class Optimizer:
         return self._slots.setdefault(slot_name, {})
 
     def _zeros_slot(self, var, slot_name, op_name):
-        from ref.optimizers import slots
-
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slots.create_zeros_slot(var, op_name)
         return named[_var_key(var)]
 
     def _get_or_make_slot(self, var, val, slot_name, op_name):
-        from ref.optimizers import slots
-
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slots.create_slot(var, val, op_name)
         return named[_var_key(var)]
 
     def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name, op_name):
-        from ref.optimizers import slots
-
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slots.create_slot_with_initializer(var, initializer, shape, dtype, op_name)
@@ -278,8 +335,6 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         """A variable not tied to one trained variable (Adam's ``beta1_power``), one per graph."""
-        from ref.variables import Variable
-
         graph = colocate_with.op.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
@@ -295,24 +350,92 @@ class Optimizer:
     def _non_slot_variables(self):
         return self._non_slot_dict.values()
 
-    # -- what subclasses provide ----------------------------------------------------------
+    # -- the lifecycle, driven by the class's declarations ----------------------------------
+    def _declared(self, specs):
+        """The declared slots / hyperparameters this instance uses (``when`` true or absent)."""
+        return [s for s in specs if s.when is None or getattr(self, s.when)]
+
     def _create_slots(self, var_list):
-        pass
+        """TF's order: the non-slot variables (next to the variable whose name sorts
+        first), then for each variable its slots' initial values and its slots."""
+        if self._non_slot_specs:
+            first_var = min(var_list, key=lambda x: x.name)
+            for n in self._non_slot_specs:
+                self._create_non_slot_variable(initial_value=getattr(self, n.attr), name=n.name,
+                                               colocate_with=first_var)
+        specs = self._declared(self._slot_specs)
+        for v in var_list:
+            initial = [self._slot_initial(v, s) for s in specs]
+            for s, init in zip(specs, initial):
+                op_name = (getattr(self, s.op_name) if s.op_name else None) or self._name
+                if s.initializer is not None:
+                    self._get_or_make_slot_with_initializer(v, init, v.get_shape(), v.dtype.base_dtype, s.name,
+                                                            op_name)
+                elif s.value is not None:
+                    self._get_or_make_slot(v, init, s.name, op_name)
+                else:
+                    self._zeros_slot(v, s.name, op_name)
+
+    def _slot_initial(self, var, slot):
+        """The initializer (``slot.initializer``'s method) or the colocated constant
+        (``slot.value``: a number or the attribute holding it) of ``var``'s slot."""
+        if slot.initializer is not None:
+            return getattr(self, slot.initializer)(var)
+        if slot.value is None:
+            return None
+        value = getattr(self, slot.value) if isinstance(slot.value, str) else slot.value
+        with colocate_with(var.op):
+            return constant(value, shape=var.get_shape(), dtype=var.dtype.base_dtype)
 
     def _prepare(self):
-        pass
+        """Each hyperparameter as a Tensor named as TF names it (called first if
+        callable, where TF's class does that)."""
+        for h in self._hyperparameters:
+            if h.tensor is not None:
+                value = getattr(self, h.attr)
+                self._tensors[h.input] = convert_to_tensor(
+                    self._call_if_callable(value) if self._call_callables else value, name=h.tensor)
+
+    def _kernel_args(self, var, dtype):
+        """The kernel's inputs for ``var``: the variable, its slots, the non-slot
+        variables and the hyperparameters cast to ``dtype``, the attrs."""
+        args = {"var": var}
+        for s in self._declared(self._slot_specs):
+            args[s.input] = self.get_slot(var, s.name)
+        if self._non_slot_specs:
+            graph = get_default_graph()
+            for n in self._non_slot_specs:
+                args[n.name] = cast(self._get_non_slot_variable(n.name, graph=graph), dtype)
+        for h in self._declared(self._hyperparameters):
+            args[h.input] = cast(self._tensors[h.input] if h.tensor is not None else getattr(self, h.attr), dtype)
+        for a in self._kernel_attrs:
+            args[a] = getattr(self, "_" + a)
+        args["use_locking"] = self._use_locking
+        return args
+
+    def _op_type(self, prefix):
+        if self._kernel is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no training kernel")
+        return prefix + self._kernel
 
     def _apply_dense(self, grad, var):
-        raise NotImplementedError()
+        """``Apply<kernel>`` on a ref variable."""
+        return apply_op(self._op_type("Apply"), **{self._dense_grad: grad}, **self._kernel_args(var, var.dtype)).op
 
-    def _resource_apply_dense(self, grad, handle):
-        raise NotImplementedError()
+    def _resource_apply_dense(self, grad, var):
+        """``ResourceApply<kernel>`` on a resource variable."""
+        return apply_op(self._op_type("ResourceApply"), **{self._dense_grad: grad},
+                        **self._kernel_args(var, grad.dtype))
 
     def _apply_sparse(self, grad, var):
-        raise NotImplementedError()
+        """``SparseApply<kernel>``: rows ``grad.indices`` (unique) of a ref variable."""
+        return apply_op(self._op_type("SparseApply"), grad=grad.values, indices=grad.indices,
+                        **self._kernel_args(var, var.dtype)).op
 
-    def _resource_apply_sparse(self, grad, handle, indices):
-        raise NotImplementedError()
+    def _resource_apply_sparse(self, grad, var, indices):
+        """``ResourceSparseApply<kernel>``: rows ``indices`` (unique) of a resource variable."""
+        return apply_op(self._op_type("ResourceSparseApply"), grad=grad, indices=indices,
+                        **self._kernel_args(var, grad.dtype))
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         summed, unique = deduplicate_indexed_slices(grad.values, grad.indices)
@@ -323,9 +446,7 @@ class Optimizer:
         return self._resource_apply_sparse(summed, handle, unique)
 
     def _finish(self, update_ops, name_scope):
-        from ref.api.control_flow_ops import group
-
-        return group(*update_ops, name=name_scope)
+        return control_flow_ops.group(*update_ops, name=name_scope)
 
     # -- helpers ----------------------------------------------------------------------------
     @staticmethod
@@ -357,65 +478,4 @@ def _increment(global_step, name):
     if _is_resource(global_step):
         return apply_op("AssignAddVariableOp", resource=global_step.handle,
                         value=convert_to_tensor(1, dtype=global_step.dtype), name=name)
-    from ref.api.state_ops import assign_add
-
-    return assign_add(global_step, 1, name=name)
-
-
-# -- the pure functional forms -----------------------------------------------------------
-
-def pick(structure, tree, i):
-    """Element ``i`` of each tuple leaf of ``tree`` (shaped like ``structure``)."""
-    if isinstance(structure, dict):
-        return {k: pick(structure[k], tree[k], i) for k in structure}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(pick(s, t, i) for s, t in zip(structure, tree))
-    return tree[i]
-
-
-def apply_leaves(update, params, grads, *slot_trees):
-    """``(new_params, new_slot_tree, ...)``: ``update(var, grad, *slots) -> (var,
-    *slots)`` on every leaf; a None gradient leaves the variable and its slots as
-    they are (as ``apply_gradients`` skips it)."""
-    def one(p, g, *s):
-        if g is None:
-            return (p, *s)
-        return update(np.asarray(p), np.asarray(g), *s)
-
-    results = tree_map(one, params, grads, *slot_trees)
-    return tuple(pick(params, results, i) for i in range(1 + len(slot_trees)))
-
-
-def tree_map(fn, *trees):
-    """``fn`` over matching leaves of dicts / lists / tuples of arrays (None leaves
-    of the first tree pass through as None)."""
-    first = trees[0]
-    if isinstance(first, dict):
-        return {k: tree_map(fn, *(t[k] for t in trees)) for k in first}
-    if isinstance(first, (list, tuple)) and not hasattr(first, "_fields"):
-        return type(first)(tree_map(fn, *leaves) for leaves in zip(*trees))
-    return fn(*trees)
-
-
-def leaves(tree):
-    """The leaves of ``tree`` in ``tree_map`` order."""
-    if isinstance(tree, dict):
-        return [x for k in tree for x in leaves(tree[k])]
-    if isinstance(tree, (list, tuple)):
-        return [x for t in tree for x in leaves(t)]
-    return [tree]
-
-
-def hyper(value, dtype=None):
-    """A hyperparameter as the graph path sees it: called if callable, converted as
-    ``convert_to_tensor`` would (a Python float is float32, an int int32), then cast to
-    ``dtype`` (the variable's) -- so ``learning_rate=0.1`` for a float64 variable is
-    ``float64(float32(0.1))``, as in TensorFlow."""
-    if callable(value):
-        value = value()
-    a = np.asarray(value)
-    if isinstance(value, (float, int)) and not isinstance(value, (bool, np.generic)):
-        a = a.astype(np.float32) if isinstance(value, float) else a.astype(np.int32)
-    if dtype is not None:
-        a = a.astype(np.dtype(dtype))
-    return a[()]
+    return state_ops.assign_add(global_step, 1, name=name)

@@ -1,199 +1,37 @@
-"""Proximal Adagrad (FOBOS with Adagrad's learning rate): TF's
-``ApplyProximalAdagrad`` and ``SparseApplyProximalAdagrad``.
-
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.ProximalAdagradOptimizer")
-cites Duchi et al., 2011 (Adagrad) and "Efficient Learning using
-Forward-Backward Splitting: Duchi et al., 2009" (FOBOS), with
-``initial_accumulator_value=0.1`` and non-negative ``l1`` / ``l2``. Adagrad's
-per-coordinate step size ``lr / sqrt(accum)`` inside FOBOS's proximal step::
-
-    accum <- accum + g * g
-    lr_t  = lr / sqrt(accum)
-    v     = w - lr_t * g
-    w     = sign(v) * max(|v| - lr_t * l1, 0) / (1 + lr_t * l2)
-
-TF's dense kernel (training_ops.cc, ``functor::ApplyProximalAdagrad``), in ``T``::
-
-    accum += grad * grad
-    learning_rate = lr * rsqrt(accum)
-    prox_var = var - grad * learning_rate
-    l1 > 0:  var = sign(prox_var) * max(|prox_var| - learning_rate * l1, 0) / (1 + l2 * learning_rate)
-    else:    var = prox_var / (1 + l2 * learning_rate)
-
-``SparseApplyProximalAdagradOp`` applies the same to rows ``indices[i]`` in
-index order; for single-element rows (``inner_dim == 1``) it computes
-``learning_rate = lr / sqrt(accum)`` and the denominator ``1.0 + l2 *
-learning_rate`` and the division in C++ double, rounding the result to ``T``.
-TF's CPU kernels reject ``lr <= 0``, ``l1 < 0``, ``l2 < 0``.
-``ref``'s ``rsqrt`` is ``1 / sqrt``; TF's float32 ``rsqrt`` is an approximation
-(see adagrad.py).
-"""
+"""``tf.train.ProximalAdagradOptimizer``: proximal Adagrad's TF1 class. The
+formula, the ``(Sparse)ApplyProximalAdagrad`` kernels and the pure ``init`` /
+``step`` are in :mod:`ref.ops.training.proximal_adagrad` (importable from here too)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ref import dtypes, registry
-from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import check_dense, check_sparse, declare, run_dense, run_sparse, scalars, shape_str
-from ref.optimizers.proximal_gradient_descent import proximal_step, proximal_step_scalar_path
-
-DEFAULTS = dict(initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-                l2_regularization_strength=0.0, use_locking=False)
-
-
-@njit(inline="always")
-def proximal_adagrad_update(var, accum, grad, lr, l1, l2, T):
-    """One element of TF's ApplyProximalAdagrad (also its sparse multi-element rows)."""
-    accum = accum + grad * grad
-    learning_rate = lr * (T(1) / np.sqrt(accum))
-    return proximal_step(var - grad * learning_rate, learning_rate, l1, l2, T), accum
-
-
-@njit(inline="always")
-def sparse_proximal_adagrad_update(var, accum, grad, lr, l1, l2, scalar_path, T):
-    """One element of TF's SparseApplyProximalAdagrad."""
-    if not scalar_path:
-        return proximal_adagrad_update(var, accum, grad, lr, l1, l2, T)
-    accum = accum + grad * grad
-    learning_rate = lr / np.sqrt(accum)
-    return proximal_step_scalar_path(var - learning_rate * grad, learning_rate, l1, l2, T), accum
-
-
-@njit_sized
-def _proximal_adagrad_loop(var, accum, grad, lr, l1, l2, T):
-    for i in prange(var.size):
-        var[i], accum[i] = proximal_adagrad_update(var[i], accum[i], grad[i], lr, l1, l2, T)
-
-
-@njit
-def _sparse_proximal_adagrad_loop(var, accum, grad, indices, lr, l1, l2, scalar_path, T):
-    for i in range(indices.size):  # index order: duplicates apply one after another
-        r = indices[i]
-        for j in range(var.shape[1]):
-            var[r, j], accum[r, j] = sparse_proximal_adagrad_update(
-                var[r, j], accum[r, j], grad[i, j], lr, l1, l2, scalar_path, T)
-
-
-def _hypers(dtype, lr, l1, l2):
-    """TF's CPU checks: lr > 0, l1 >= 0, l2 >= 0 (the message shows the shape)."""
-    lr_a, l1_a, l2_a = (np.asarray(x) for x in (lr, l1, l2))
-    lr, l1, l2 = scalars(dtype, lr=lr, l1=l1, l2=l2)
-    if not lr > 0:
-        raise registry.invalid_argument(f"lr is not a positive scalar: {shape_str(lr_a.shape)}")
-    if not l1 >= 0:
-        raise registry.invalid_argument(
-            f"l1 regularization strength is not a non-negative scalar: {shape_str(l1_a.shape)}")
-    if not l2 >= 0:
-        raise registry.invalid_argument(
-            f"l2 regularization strength is not a non-negative scalar: {shape_str(l2_a.shape)}")
-    return lr, l1, l2
-
-
-def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False, out=None):
-    """TF's ApplyProximalAdagrad: returns new ``(var, accum)`` (or fills ``out``)."""
-    var = np.asarray(var)
-    check_dense(var, grad, accum=accum)
-    params = _hypers(var.dtype, lr, l1, l2)
-    return run_dense(_proximal_adagrad_loop, proximal_adagrad_update, (var, accum), grad, params, out)
-
-
-def sparse_apply_proximal_adagrad(var, accum, lr, l1, l2, grad, indices, use_locking=False, out=None):
-    """TF's SparseApplyProximalAdagrad: rows ``indices`` updated; returns new ``(var, accum)``."""
-    var = np.asarray(var)
-    params = _hypers(var.dtype, lr, l1, l2)  # TF checks these before the indices
-    check_sparse(var, grad, indices, accum=accum)
-    scalar_path = int(np.prod(var.shape[1:])) == 1  # TF's inner_dim == 1 branch
-    return run_sparse(_sparse_proximal_adagrad_loop, sparse_proximal_adagrad_update, (var, accum), grad,
-                      indices, (*params, scalar_path), out)
-
-
-_T = (dtypes.float32, dtypes.float64)  # TF registers CPU kernels for these only
-declare("ApplyProximalAdagrad", apply_proximal_adagrad, inputs=("var", "accum", "lr", "l1", "l2", "grad"),
-        refs=("var", "accum"), hypers=("lr", "l1", "l2"), attrs={"use_locking": False}, allowed=_T)
-declare("SparseApplyProximalAdagrad", sparse_apply_proximal_adagrad,
-        inputs=("var", "accum", "lr", "l1", "l2", "grad", "indices"), refs=("var", "accum"),
-        hypers=("lr", "l1", "l2"), attrs={"use_locking": False}, allowed=_T, sparse=True)
-
-
-# -- the Optimizer class: tf.train.ProximalAdagradOptimizer ---------------------------
-
-from typing import NamedTuple  # noqa: E402
-
-from ref.graph import apply_op, colocate_with, constant, convert_to_tensor  # noqa: E402
-from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper, tree_map  # noqa: E402
+from ref.ops.training.adagrad import check_initial_accumulator_value
+from ref.ops.training.proximal_adagrad import (DEFAULTS, ProximalAdagradState, apply_proximal_adagrad,  # noqa: F401
+                                               init, proximal_adagrad_update, sparse_apply_proximal_adagrad,
+                                               sparse_proximal_adagrad_update, step)
+from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class ProximalAdagradOptimizer(Optimizer):
     """Seed 002 ``tf.compat.v1.train.ProximalAdagradOptimizer(learning_rate,
     initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-    l2_regularization_strength=0.0, use_locking=False, name='ProximalAdagrad')``.
+    l2_regularization_strength=0.0, use_locking=False, name='ProximalAdagrad')``:
+    ``(Sparse)ApplyProximalAdagrad`` (:mod:`ref.ops.training.proximal_adagrad`).
     Slot ``accumulator`` (``<var>/ProximalAdagrad``). TF passes the
     hyperparameter tensors uncast (a float64 variable then fails to build);
     ``ref`` casts them to the variable's dtype like the other optimizers."""
+    _kernel = "ProximalAdagrad"
+    _slot_specs = (Slot("accum", "accumulator", value="_initial_accumulator_value"),)
+    _hyperparameters = (Hyperparameter("lr", "_learning_rate", "learning_rate"),
+                        Hyperparameter("l1", "_l1_regularization_strength", "l1_regularization_strength"),
+                        Hyperparameter("l2", "_l2_regularization_strength", "l2_regularization_strength"))
+    _call_callables = False
 
-    def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-                 l2_regularization_strength=0.0, use_locking=False, name="ProximalAdagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+    def __init__(self, learning_rate, initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
+                 l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
+                 l2_regularization_strength=DEFAULTS["l2_regularization_strength"], use_locking=False,
+                 name="ProximalAdagrad"):
+        check_initial_accumulator_value(initial_accumulator_value)
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._initial_accumulator_value = initial_accumulator_value
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
-
-    def _create_slots(self, var_list):
-        for v in var_list:
-            with colocate_with(v.op):
-                val = constant(self._initial_accumulator_value, shape=v.get_shape(), dtype=v.dtype.base_dtype)
-            self._get_or_make_slot(v, val, "accumulator", self._name)
-
-    def _prepare(self):
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_tensor = convert_to_tensor(self._l2_regularization_strength, name="l2_regularization_strength")
-
-    def _args(self, var, dtype):
-        return dict(var=var, accum=self.get_slot(var, "accumulator"), lr=cast(self._learning_rate_tensor, dtype),
-                    l1=cast(self._l1_tensor, dtype), l2=cast(self._l2_tensor, dtype), use_locking=self._use_locking)
-
-    def _apply_dense(self, grad, var):
-        return apply_op("ApplyProximalAdagrad", grad=grad, **self._args(var, var.dtype)).op
-
-    def _resource_apply_dense(self, grad, var):
-        return apply_op("ResourceApplyProximalAdagrad", grad=grad, **self._args(var, grad.dtype))
-
-    def _apply_sparse(self, grad, var):
-        return apply_op("SparseApplyProximalAdagrad", grad=grad.values, indices=grad.indices,
-                        **self._args(var, var.dtype)).op
-
-    def _resource_apply_sparse(self, grad, var, indices):
-        return apply_op("ResourceSparseApplyProximalAdagrad", grad=grad, indices=indices,
-                        **self._args(var, grad.dtype))
-
-
-# -- the pure functional form -------------------------------------------------------------
-
-class ProximalAdagradState(NamedTuple):
-    """TF's slot ``accumulator`` for every parameter."""
-    accumulator: object
-
-
-def init(params, learning_rate=None, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-         l2_regularization_strength=0.0):
-    """Accumulators filled with ``initial_accumulator_value``."""
-    if initial_accumulator_value <= 0.0:
-        raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
-    return ProximalAdagradState(tree_map(
-        lambda p: np.full(np.shape(p), initial_accumulator_value, np.asarray(p).dtype), params))
-
-
-def step(params, grads, state, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-         l2_regularization_strength=0.0):
-    """``(new_params, new_state)``: one ``ProximalAdagradOptimizer`` step, bit for bit."""
-    def update(var, grad, accum):
-        t = var.dtype
-        return apply_proximal_adagrad(var, accum, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
-                                      hyper(l2_regularization_strength, t), grad)
-
-    new_params, accum = apply_leaves(update, params, grads, state.accumulator)
-    return new_params, ProximalAdagradState(accum)

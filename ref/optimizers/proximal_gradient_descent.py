@@ -1,180 +1,34 @@
-"""Proximal gradient descent (FOBOS): TF's ``ApplyProximalGradientDescent`` and
-``SparseApplyProximalGradientDescent``.
-
-The seed (002_05f9b9b98e89c771.txt,
-"tf.compat.v1.train.ProximalGradientDescentOptimizer") names the algorithm and
-its reference, "Efficient Learning using Forward-Backward Splitting: Duchi et
-al., 2009", with ``l1_regularization_strength`` and
-``l2_regularization_strength`` "greater than or equal to zero". FOBOS takes a
-gradient step, then the closed-form proximal step of
-``l1 |w| + l2/2 w^2`` (Duchi & Singer 2009, eq. 3 and Section 5)::
-
-    v = w - lr * g
-    w = sign(v) * max(|v| - lr * l1, 0) / (1 + lr * l2)
-
-TF's dense kernel (training_ops.cc, ``functor::ApplyProximalGradientDescent``),
-all in ``T``::
-
-    prox_var = var - delta * alpha
-    l1 > 0:  var = sign(prox_var) * max(|prox_var| - alpha * l1, 0) / (1 + l2 * alpha)
-    else:    var = prox_var / (1 + l2 * alpha)
-
-TF's sparse kernel (``SparseApplyProximalGradientDescentOp``) applies the same
-expression to each row ``indices[i]`` in index order (duplicates apply one
-after another) -- except when rows have a single element (``inner_dim == 1``):
-that path computes the denominator as the C++ double ``1.0 + l2 * alpha`` and
-divides in double before rounding to ``T``, which for float32 can differ from
-the dense result by an ULP.
-
-For ``l1 == 0`` TF's kernel skips the shrinkage, as the formula does.
-"""
+"""``tf.train.ProximalGradientDescentOptimizer``: FOBOS's TF1 class. The
+formula, the ``(Sparse)ApplyProximalGradientDescent`` kernels and the pure
+``init`` / ``step`` are in :mod:`ref.ops.training.proximal_gradient_descent`
+(importable from here too)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ref import dtypes
-from ref.ops._jit import njit, njit_sized, prange
-from ref.optimizers._apply import check_sparse, declare, run_dense, run_sparse, scalars
-from ref.optimizers.gradient_descent import check_delta, declare_with_delta
-
-DEFAULTS = dict(l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False)
-
-
-@njit(inline="always")
-def proximal_step(prox, lr, l1, l2, T):
-    """FOBOS shrinkage of ``prox = var - lr * g`` in ``T`` (TF's Eigen path)."""
-    if l1 > T(0):
-        return np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, T(0)) / (T(1) + l2 * lr)
-    return prox / (T(1) + l2 * lr)
-
-
-@njit(inline="always")
-def proximal_step_scalar_path(prox, lr, l1, l2, T):
-    """The same in TF's ``inner_dim == 1`` sparse path: denominator and division in double."""
-    den = np.float64(1.0) + np.float64(l2 * lr)
-    if l1 > T(0):
-        return T(np.float64(np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, T(0))) / den)
-    return T(np.float64(prox) / den)
-
-
-@njit(inline="always")
-def proximal_gradient_descent_update(var, delta, alpha, l1, l2, T):
-    """One element of TF's dense ApplyProximalGradientDescent."""
-    return (proximal_step(var - delta * alpha, alpha, l1, l2, T),)
-
-
-@njit(inline="always")
-def sparse_proximal_gradient_descent_update(var, grad, alpha, l1, l2, scalar_path, T):
-    """One element of TF's SparseApplyProximalGradientDescent."""
-    if scalar_path:
-        return (proximal_step_scalar_path(var - alpha * grad, alpha, l1, l2, T),)
-    return (proximal_step(var - grad * alpha, alpha, l1, l2, T),)
-
-
-@njit_sized
-def _proximal_gradient_descent_loop(var, delta, alpha, l1, l2, T):
-    for i in prange(var.size):
-        (var[i],) = proximal_gradient_descent_update(var[i], delta[i], alpha, l1, l2, T)
-
-
-@njit
-def _sparse_proximal_gradient_descent_loop(var, grad, indices, alpha, l1, l2, scalar_path, T):
-    for i in range(indices.size):  # index order: duplicates apply one after another
-        r = indices[i]
-        for j in range(var.shape[1]):
-            (var[r, j],) = sparse_proximal_gradient_descent_update(
-                var[r, j], grad[i, j], alpha, l1, l2, scalar_path, T)
-
-
-def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, out=None):
-    """TF's ApplyProximalGradientDescent: returns ``(new_var,)`` (or fills ``out``)."""
-    var = np.asarray(var)
-    alpha, l1, l2 = scalars(var.dtype, alpha=alpha, l1=l1, l2=l2)
-    check_delta(var, delta)
-    return run_dense(_proximal_gradient_descent_loop, proximal_gradient_descent_update, (var,), delta,
-                     (alpha, l1, l2), out)
-
-
-def sparse_apply_proximal_gradient_descent(var, alpha, l1, l2, grad, indices, use_locking=False, out=None):
-    """TF's SparseApplyProximalGradientDescent: rows ``indices`` updated; returns ``(new_var,)``."""
-    var = np.asarray(var)
-    alpha, l1, l2 = scalars(var.dtype, alpha=alpha, l1=l1, l2=l2)
-    check_sparse(var, grad, indices)
-    scalar_path = int(np.prod(var.shape[1:])) == 1  # TF's inner_dim == 1 branch
-    return run_sparse(_sparse_proximal_gradient_descent_loop, sparse_proximal_gradient_descent_update,
-                      (var,), grad, indices, (alpha, l1, l2, scalar_path), out)
-
-
-_T = (dtypes.float32, dtypes.float64)  # TF registers CPU kernels for these only
-declare_with_delta("ApplyProximalGradientDescent", apply_proximal_gradient_descent,
-                   ("var", "alpha", "l1", "l2", "delta"), ("alpha", "l1", "l2"), _T)
-declare("SparseApplyProximalGradientDescent", sparse_apply_proximal_gradient_descent,
-        inputs=("var", "alpha", "l1", "l2", "grad", "indices"), refs=("var",), hypers=("alpha", "l1", "l2"),
-        attrs={"use_locking": False}, allowed=_T, sparse=True)
-
-
-# -- the Optimizer class: tf.train.ProximalGradientDescentOptimizer -------------------
-
-from typing import NamedTuple  # noqa: E402
-
-from ref.graph import apply_op, convert_to_tensor  # noqa: E402
-from ref.optimizers.optimizer import Optimizer, apply_leaves, cast, hyper  # noqa: E402
+from ref.ops.training.proximal_gradient_descent import (  # noqa: F401
+    DEFAULTS, ProximalGradientDescentState, apply_proximal_gradient_descent, init, proximal_gradient_descent_update,
+    proximal_step, proximal_step_scalar_path, sparse_apply_proximal_gradient_descent,
+    sparse_proximal_gradient_descent_update, step)
+from ref.optimizers.optimizer import Hyperparameter, Optimizer
 
 
 class ProximalGradientDescentOptimizer(Optimizer):
     """Seed 002 ``tf.compat.v1.train.ProximalGradientDescentOptimizer(learning_rate,
     l1_regularization_strength=0.0, l2_regularization_strength=0.0,
-    use_locking=False, name='ProximalGradientDescent')``. No slots. (TF passes
+    use_locking=False, name='ProximalGradientDescent')``:
+    ``(Sparse)ApplyProximalGradientDescent``
+    (:mod:`ref.ops.training.proximal_gradient_descent`). No slots. (TF passes
     the hyperparameters uncast; ``ref`` casts them to the variable's dtype.)"""
+    _kernel = "ProximalGradientDescent"
+    _hyperparameters = (Hyperparameter("alpha", "_learning_rate", "learning_rate"),
+                        Hyperparameter("l1", "_l1_regularization_strength", "l1_regularization_strength"),
+                        Hyperparameter("l2", "_l2_regularization_strength", "l2_regularization_strength"))
+    _dense_grad = "delta"
+    _call_callables = False
 
-    def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
-                 use_locking=False, name="ProximalGradientDescent"):
+    def __init__(self, learning_rate, l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
+                 l2_regularization_strength=DEFAULTS["l2_regularization_strength"], use_locking=False,
+                 name="ProximalGradientDescent"):
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
-
-    def _prepare(self):
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._l1_tensor = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_tensor = convert_to_tensor(self._l2_regularization_strength, name="l2_regularization_strength")
-
-    def _args(self, var, dtype):
-        return dict(var=var, alpha=cast(self._learning_rate_tensor, dtype), l1=cast(self._l1_tensor, dtype),
-                    l2=cast(self._l2_tensor, dtype), use_locking=self._use_locking)
-
-    def _apply_dense(self, grad, var):
-        return apply_op("ApplyProximalGradientDescent", delta=grad, **self._args(var, var.dtype)).op
-
-    def _resource_apply_dense(self, grad, var):
-        return apply_op("ResourceApplyProximalGradientDescent", delta=grad, **self._args(var, grad.dtype))
-
-    def _apply_sparse(self, grad, var):
-        return apply_op("SparseApplyProximalGradientDescent", grad=grad.values, indices=grad.indices,
-                        **self._args(var, var.dtype)).op
-
-    def _resource_apply_sparse(self, grad, var, indices):
-        return apply_op("ResourceSparseApplyProximalGradientDescent", grad=grad, indices=indices,
-                        **self._args(var, grad.dtype))
-
-
-# -- the pure functional form -------------------------------------------------------------
-
-class ProximalGradientDescentState(NamedTuple):
-    """Proximal gradient descent keeps no state."""
-
-
-def init(params, learning_rate=None, l1_regularization_strength=0.0, l2_regularization_strength=0.0):
-    """The (empty) state."""
-    return ProximalGradientDescentState()
-
-
-def step(params, grads, state, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0):
-    """``(new_params, state)``: one ``ProximalGradientDescentOptimizer`` step, bit for bit."""
-    def update(var, grad):
-        t = var.dtype
-        return apply_proximal_gradient_descent(var, hyper(learning_rate, t), hyper(l1_regularization_strength, t),
-                                               hyper(l2_regularization_strength, t), grad)
-
-    (new_params,) = apply_leaves(update, params, grads)
-    return new_params, state

@@ -52,8 +52,12 @@ import numbers
 
 import numpy as np
 
-from ref import dtypes, nest, registry
-from ref.graph import apply_op, constant, convert_to_tensor, name_scope
+from ref.types import dtypes, nest
+
+from ref import ops
+from ref.ops import registry
+from ref.framework.graph import apply_op, constant, convert_to_tensor, name_scope
+from ref.graph_ops import control_flow_ops, random_ops
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay", "cosine_decay",
            "cosine_decay_restarts", "linear_cosine_decay", "noisy_linear_cosine_decay", "piecewise_constant",
@@ -96,15 +100,11 @@ class _Graph:
 
     @staticmethod
     def cond(pred, true_fn, false_fn):
-        from ref.api.control_flow_ops import cond
-
-        return cond(pred, true_fn, false_fn)
+        return control_flow_ops.cond(pred, true_fn, false_fn)
 
     @staticmethod
     def standard_normal_times(std, dtype):
-        from ref.api.random_ops import random_normal
-
-        return random_normal([], stddev=std, dtype=dtype)
+        return random_ops.random_normal([], stddev=std, dtype=dtype)
 
 
 class _NumPy:
@@ -149,9 +149,7 @@ class _NumPy:
 
 
 def _load_kernels():
-    import ref.ops
-
-    ref.ops.load_all()
+    ops.load_all()
 
 
 def _result(x):
@@ -420,12 +418,10 @@ def piecewise_constant(x, boundaries, values, name=None):
     ValueError when the dtypes of ``x`` and ``boundaries`` differ (an int64
     ``x`` accepts int32 boundaries), when the values' dtypes differ, or when
     ``len(boundaries) != len(values) - 1``."""
-    from ref.api.control_flow_ops import case
-
     with name_scope(name, "PiecewiseConstant", [x, boundaries, values]):
         x, bs, vs = _check_piecewise(_Graph, x, boundaries, values)
         pairs = [(p, (lambda v=v: v)) for p, v in _pieces(_Graph, x, bs, vs)]
-        return case(pairs, lambda: vs[0], exclusive=True)
+        return control_flow_ops.case(pairs, lambda: vs[0], exclusive=True)
 
 
 piecewise_constant_decay = piecewise_constant

@@ -15,20 +15,20 @@ slice of the slot (``SaveSliceInfo`` ``<full name>/<slot>``).
 """
 from __future__ import annotations
 
-from ref import dtypes
-from ref.graph import Tensor, colocate_with
+from ref.framework.graph import Tensor, colocate_with
+from ref.graph_ops import array_ops
+from ref.graph_ops.init_ops import Zeros
+from ref.graph_ops.variable_scope import get_variable, get_variable_scope, variable_scope
+from ref.graph_ops.variables import RefVariable, ResourceVariable, Variable
+from ref.types import dtypes
+from ref.types.shapes import as_shape
 
 
 def _is_resource(var) -> bool:
-    from ref.variables import ResourceVariable
-
     return isinstance(var, ResourceVariable)
 
 
 def _create_slot_var(primary, val, validate_shape, shape, dtype):
-    from ref.variable_scope import get_variable, get_variable_scope
-    from ref.variables import RefVariable, Variable
-
     scope = get_variable_scope()
     partitioner = scope.partitioner
     scope.set_partitioner(None)  # slots follow the primary's slicing, never their own
@@ -50,8 +50,6 @@ def _create_slot_var(primary, val, validate_shape, shape, dtype):
 
 
 def _prefix(primary) -> str:
-    from ref.variables import Variable
-
     return primary._shared_name if isinstance(primary, Variable) else primary.op.name
 
 
@@ -70,8 +68,6 @@ class _Null:
 def create_slot(primary, val, name, colocate_with_primary=True):
     """A slot for ``primary`` initialized to the Tensor ``val``, named
     ``<primary>/<name>`` (made unique)."""
-    from ref.variable_scope import variable_scope
-
     validate_shape = val.get_shape().is_fully_defined()
     with variable_scope(None, _prefix(primary) + "/" + name):
         with _colocated(primary, colocate_with_primary):
@@ -80,9 +76,6 @@ def create_slot(primary, val, name, colocate_with_primary=True):
 
 def create_slot_with_initializer(primary, initializer, shape, dtype, name, colocate_with_primary=True):
     """A slot for ``primary`` of ``shape`` and ``dtype`` from ``initializer``."""
-    from ref.shapes import as_shape
-    from ref.variable_scope import variable_scope
-
     shape = as_shape(shape)
     validate_shape = shape.is_fully_defined()
     with variable_scope(None, _prefix(primary) + "/" + name):
@@ -93,9 +86,6 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name, coloc
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot of zeros with ``primary``'s shape (and dtype unless given)."""
-    from ref.api import array_ops
-    from ref.init_ops import Zeros
-
     dtype = (primary.dtype if dtype is None else dtypes.as_dtype(dtype)).base_dtype
     slot_shape = primary.get_shape()
     if slot_shape.is_fully_defined():

@@ -10,5 +10,18 @@ marked in the file).
 
 The ``*_pb2.py`` modules are generated and checked in; regenerate them after editing
 a ``.proto`` with ``python tools/gen_protos.py``. Import them as
-``from ref.protos import graph_pb2``.
+``from ref.protos import graph_pb2``, or -- below the graph layer, where protobuf
+loads only on use -- ``from ref import protos`` and then ``protos.graph_pb2``.
 """
+import importlib as _importlib
+
+
+def __getattr__(name):
+    """``protos.<name>_pb2``: each generated module is imported on first use, so
+    that the layers below the graph can name protos without loading protobuf
+    until a file is actually read or written (TF's ``LazyLoader`` idea)."""
+    if name.endswith("_pb2"):
+        return _importlib.import_module(f"{__name__}.{name}")
+    if name in ("text_format", "json_format", "message"):  # protobuf's own helpers, also on use
+        return _importlib.import_module(f"google.protobuf.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,14 @@
-"""The interpreter: run a pruned, ordered plan of ops over an environment.
+"""The interpreter: run the ops a ``Session.run`` needs, over an environment.
 
-A :class:`Plan` is built once per (fetches, feeds, targets) and cached:
+:func:`evaluate` is the whole idea in a few lines, for reading: walk the ops in
+plan order, read each op's inputs from the environment, call its kernel with
+the inputs and attrs, bind its outputs. :func:`execute` does the same work
+faster, over a :class:`Plan` built once per (fetches, feeds, targets) and
+cached:
 
-* the ops the fetches need, pruned at fed tensors, in creation order -- which is
-  a topological order, since an op's inputs always exist before it;
+* the ops the fetches need (:func:`needed_ops`): pruned at fed tensors, in
+  creation order -- which is a topological order, since an op's inputs always
+  exist before it;
 * every tensor gets a slot in a flat environment list;
 * what never changes is computed once into the environment's template:
   ``Const`` values, the references variables produce, and pure ops whose inputs
@@ -12,13 +17,13 @@ A :class:`Plan` is built once per (fetches, feeds, targets) and cached:
   and an ``Identity``'s output shares its input's slot;
 * each tensor's last reader is known, so its value is dropped right after.
 
-:func:`execute` walks the steps: gather inputs from the environment, call the
-kernel, bind the outputs. Variables are references (:class:`Ref`) into the
-session's :class:`StateStore`; an op reading a ref input gets the stored value,
-a non-ref input fed by a ref is dereferenced when its consumer runs, and a
-stateful op's new values are committed back. When nothing else holds the
-stored arrays, a training kernel is handed them as ``out=`` buffers and updates
-in place, at memory bandwidth -- a caller of the pure kernel never sees that.
+Variables are references (:class:`Ref`) into the session's :class:`StateStore`;
+an op reading a ref input gets the stored value, a non-ref input fed by a ref is
+dereferenced when its consumer runs, and a stateful op's new values are
+committed back. When nothing else holds the stored arrays, a training kernel is
+handed them as ``out=`` buffers and updates in place, at memory bandwidth -- a
+caller of the pure kernel never sees that. ``tests/session/test_reference_evaluator.py``
+checks that both give the same bits.
 """
 from __future__ import annotations
 
@@ -27,9 +32,103 @@ import sys
 import threading
 import time
 
-from ref import errors
+from ref.types import errors
 from ref.ops.context import seeded_generator
 from ref.ops.philox import PhiloxRandom
+
+
+def evaluate(fetches, feeds, session, targets=()):
+    """The values of ``fetches`` (Tensors) after running the ops they and
+    ``targets`` need, with ``feeds`` ({Tensor: value}) in place: the reference
+    evaluator, JAX autodidax's ``eval_jaxpr`` for a TF1 graph.
+
+    No plan, caching, constant folding, slot sharing, dropping or buffer
+    donation, and every output counts as needed: :func:`execute` must give the
+    same values, bit for bit (``tests/session/test_reference_evaluator.py``).
+    Control flow and queues work as there: a ``ctx`` kernel gets a run context
+    whose sub-graphs (while/cond bodies) run through ``evaluate`` again. Not
+    here: run-metadata tracing (``Session`` keeps :func:`execute` for traced
+    runs). One known difference: a fed output of a multi-output op keeps its
+    fed value here, as in TensorFlow, where :func:`execute` overwrites it when
+    the op runs for another output. ``REF_REFERENCE_EVALUATOR=1`` makes every
+    ``Session.run`` use this function.
+    """
+    store = session._store
+    env = dict(feeds)  # Tensor -> value; a variable's tensor holds a Ref into the store
+    for op in needed_ops(fetches, targets, feeds):
+        opdef = op._opdef
+        if op._type == "Placeholder":
+            raise _placeholder_error(op)
+        if opdef.creates_ref:
+            env[op._outputs[0]] = Ref(op._attrs.get("shared_name") or op.name)
+            continue
+        kwargs = {k: op._attrs[k] for k in opdef.attrs if k in op._attrs}
+        for name, src in op.named_inputs().items():
+            raw = name in opdef.refs or name in opdef.raw_inputs  # the op takes the Ref itself
+            kwargs[name] = ([_read(env[t], raw, store, op) for t in src] if isinstance(src, list)
+                            else _read(env[src], raw, store, op))
+        if opdef.ctx:
+            kwargs["ctx"] = _EvaluateContext(session, op, None)
+        try:
+            if opdef.refs:
+                outputs = _apply_to_store(opdef, kwargs, store, op)
+            else:
+                outputs = opdef.kernel(**kwargs)
+                if len(opdef.outputs) == 1 and not opdef.outputs[0].startswith("*"):
+                    outputs = (outputs,)  # a one-output kernel returns the value itself
+        except _KERNEL_ERRORS as e:
+            raise _op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
+        env.update((t, v) for t, v in zip(op._outputs, outputs) if t not in feeds)
+    return [_read(env[t], False, store, t.op) for t in fetches]
+
+
+def _read(value, raw, store, op):
+    """An input's value: a variable's stored value, unless the op takes the reference (``raw``)."""
+    return store.read(value.key, op) if value.__class__ is Ref and not raw else value
+
+
+def _apply_to_store(opdef, kwargs, store, op):
+    """Calls a stateful kernel on the stored values of its ref inputs, stores the
+    new values it returns first, and returns the op's outputs (an output that
+    aliases a ref input is that input's Ref)."""
+    keys = {name: kwargs[name].key for name in opdef.refs}
+    with store.lock:
+        for name, key in keys.items():
+            if key in store.values:
+                kwargs[name] = store.values[key]
+            elif name in opdef.allow_uninitialized:  # Assign gives a variable its first value
+                kwargs[name] = None
+            else:
+                store.read(key, op)  # raises FailedPreconditionError: uninitialized
+        result = opdef.kernel(**kwargs)
+        result = result if isinstance(result, tuple) else (result,)
+        for key, new in zip(keys.values(), result):
+            if new is not None:
+                store.values[key] = new
+    rest = iter(result[len(keys):])
+    return tuple(Ref(keys[opdef.ref_outputs[name]]) if name in opdef.ref_outputs else next(rest)
+                 for name in opdef.outputs)
+
+
+def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
+    """The ops that computing ``fetch_tensors`` and running ``target_ops`` need,
+    pruned at fed tensors, in creation order (a topological order: an op's
+    inputs and control inputs exist before it). An op whose outputs are all fed
+    does not run."""
+    fed = set(feed_tensors)
+    needed = {}
+    stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
+    while stack:
+        op = stack.pop()
+        if op._id in needed:
+            continue
+        needed[op._id] = op
+        for t in op._inputs:
+            if t not in fed and t.op._id not in needed:
+                stack.append(t.op)
+        stack.extend(c for c in op._control_inputs if c._id not in needed)
+    ops = [needed[i] for i in sorted(needed)]
+    return [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
 
 
 class Ref:
@@ -70,6 +169,15 @@ def _op_error(e, op):
     return errors.InvalidArgumentError(None, op, f"{e}" + _where(op))
 
 
+def _placeholder_error(op):
+    """The error for running a placeholder nobody fed."""
+    t = op._outputs[0]
+    return errors.InvalidArgumentError(
+        None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                  f"{op._attrs['dtype'].name}" + (f" and shape {_shape_str(t.shape)}"
+                                                  if t.shape.ndims is not None else "") + _where(op))
+
+
 def _where(op) -> str:
     if op is None:
         return ""
@@ -78,7 +186,7 @@ def _where(op) -> str:
     return f"\n\t [[node {op.name}{at} ]]"
 
 
-_SIMPLE, _KERNEL, _STATEFUL, _PLACEHOLDER, _POSITIONAL = range(5)
+_KERNEL, _STATEFUL, _PLACEHOLDER, _POSITIONAL = range(4)
 
 
 def _is_pure(opdef) -> bool:
@@ -90,19 +198,7 @@ class Plan:
     """The steps to run for one (fetches, feeds, targets) signature."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
-        fed = set(feed_tensors)
-        needed = {}
-        stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
-        while stack:
-            op = stack.pop()
-            if op._id in needed:
-                continue
-            needed[op._id] = op
-            for t in op._inputs:
-                if t not in fed and t.op._id not in needed:
-                    stack.append(t.op)
-            stack.extend(c for c in op._control_inputs if c._id not in needed)
-        self.ops = [needed[i] for i in sorted(needed)]
+        self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
 
         slot = {}
 
@@ -115,8 +211,6 @@ class Plan:
         template = {}
         steps = []
         for op in self.ops:
-            if all(t in fed for t in op._outputs) and op._outputs:
-                continue
             opdef = op._opdef
             if op._type == "Identity":
                 # An identity is a second name for its input's value: share the slot.
@@ -147,7 +241,7 @@ class Plan:
         # drop each value after its last reader (fetched values are kept)
         last = {}
         for i, step in enumerate(steps):
-            for s in step.read_slots:
+            for s, _ in step.reads:
                 last[s] = i
         keep = set(self.fetch_slots)
         drops = [[] for _ in steps]
@@ -163,8 +257,8 @@ class Plan:
 class _Step:
     """Everything about one op the evaluator needs, precomputed."""
 
-    __slots__ = ("op", "kind", "kernel", "attrs", "args", "ref_args", "refs", "outputs", "multi", "donate",
-                 "ctx", "read_slots", "drops", "opdef", "ref_outputs", "simple", "out0", "needed", "slots")
+    __slots__ = ("op", "kind", "kernel", "attrs", "reads", "layout", "ref_args", "outputs", "multi", "donate",
+                 "ctx", "drops", "opdef", "ref_outputs", "out0", "needed")
 
     def __init__(self, op, kind, slot_of, outs):
         opdef = op._opdef
@@ -174,23 +268,24 @@ class _Step:
         self.kernel = opdef.kernel
         self.attrs = {k: op._attrs[k] for k in opdef.attrs if k in op._attrs}
         named = op.named_inputs()
-        # (name, slot or list of slots, is_list, deref)
-        self.args = []
-        self.ref_args = []
+        # What execute() reads, in the op's input order with list inputs flattened:
+        # (slot, deref); a ref or raw input is handed over as it is (a Ref stays a Ref).
+        # ``layout`` names them: (input name, first, end or None for a single input).
+        reads, layout, ref_args = [], [], []
         for n in opdef.inputs:
             src = named[n]
+            deref = n not in opdef.refs and n not in opdef.raw_inputs
             if n in opdef.refs:
-                self.ref_args.append((n, slot_of(src)))
-                continue
-            deref = n not in opdef.raw_inputs
+                ref_args.append((n, len(reads)))
             if isinstance(src, list):
-                self.args.append((n, tuple(slot_of(t) for t in src), True, deref))
+                layout.append((n, len(reads), len(reads) + len(src)))
+                reads.extend((slot_of(t), deref) for t in src)
             else:
-                self.args.append((n, slot_of(src), False, deref))
-        self.read_slots = [s for _, s in self.ref_args]
-        for _, s, is_list, _ in self.args:
-            self.read_slots.extend(s if is_list else [s])
-        self.refs = opdef.refs
+                layout.append((n, len(reads), None))
+                reads.append((slot_of(src), deref))
+        self.reads = tuple(reads)
+        self.layout = tuple(layout)
+        self.ref_args = tuple(ref_args)
         self.outputs = tuple(outs)
         self.multi = not (len(outs) == 1 and len(opdef.outputs) == 1 and not opdef.outputs[0].startswith("*"))
         self.ctx = opdef.ctx
@@ -200,26 +295,27 @@ class _Step:
         self.drops = ()
         self.needed = frozenset(range(len(outs)))
         self.out0 = outs[0] if outs else None
-        # The common case gets the short path in execute(): no list inputs, no context.
-        self.simple = tuple((n, s, d) for n, s, _, d in self.args)
-        if kind == _KERNEL and not self.ctx and not any(a[2] for a in self.args) and not self.multi:
-            self.kind = _SIMPLE
-            # Inputs passed positionally when the kernel's first parameters are the op's inputs, in order.
-            names = [n for n, _, _ in self.simple]
-            if all(d for _, _, d in self.simple) and _leading_params(self.kernel, len(names)) == names:
-                self.kind = _POSITIONAL
-                self.slots = tuple(src for _, src, _ in self.simple)
+        # The common case: one output, no context, inputs passed positionally when the
+        # kernel's first parameters are the op's inputs, in order.
+        names = [n for n, _, end in layout if end is None]
+        if (kind == _KERNEL and not self.ctx and not self.multi and len(names) == len(layout)
+                and all(d for _, d in reads) and _leading_params(self.kernel, len(names)) == names):
+            self.kind = _POSITIONAL
+
+    def keywords(self, args):
+        """The kernel's keyword arguments: the attrs, then the inputs ``args`` by name."""
+        kwargs = self.attrs.copy()
+        for name, i, end in self.layout:
+            kwargs[name] = args[i] if end is None else args[i:end]
+        return kwargs
 
     def inputs_constant(self, template):
-        return all(s in template and not isinstance(template[s], Ref) for s in self.read_slots)
+        return all(s in template and not isinstance(template[s], Ref) for s, _ in self.reads)
 
     def fold(self, template):
         """Outputs computed now from constant inputs, or None to leave it to run time."""
-        kwargs = dict(self.attrs)
-        for name, src, is_list, _ in self.args:
-            kwargs[name] = [template[s] for s in src] if is_list else template[src]
         try:
-            result = self.kernel(**kwargs)
+            result = self.kernel(**self.keywords([template[s] for s, _ in self.reads]))
         except Exception:  # report it when the op runs, with its name and line
             return None
         values = result if self.multi else (result,)
@@ -315,6 +411,19 @@ class RunContext:
         return self.session._run_function(func, inputs)
 
 
+class _EvaluateContext(RunContext):
+    """The run context :func:`evaluate` hands a kernel: every output counts as
+    needed, and sub-graphs run through :func:`evaluate` too."""
+
+    __slots__ = ()
+
+    def output_needed(self, i) -> bool:
+        return True
+
+    def run_subgraph(self, func, inputs):
+        return evaluate(func.outputs, dict(zip(func.inputs, inputs)), self.session, func.targets)
+
+
 def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     """Runs ``plan`` with ``feeds`` ({Tensor: value}); returns the fetched values
     (variables dereferenced). With a ``trace`` list, appends ``(op, start_ns,
@@ -326,54 +435,27 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     for step in plan.steps:
         if trace is not None:
             start = time.time_ns()
+        args = []
+        for src, deref in step.reads:  # the one input-gathering loop, for every kind of step
+            v = env[src]
+            if deref and v.__class__ is Ref:
+                v = store.read(v.key, step.op)
+            args.append(v)
         kind = step.kind
         if kind == _POSITIONAL:
-            args = []
-            for src in step.slots:
-                v = env[src]
-                if v.__class__ is Ref:
-                    v = store.read(v.key, step.op)
-                args.append(v)
             try:
                 env[step.out0] = step.kernel(*args, **step.attrs)
             except _KERNEL_ERRORS as e:
                 raise _op_error(e, step.op) from (None if isinstance(e, errors.OpError) else e)
-        elif kind == _SIMPLE:
-            kwargs = step.attrs.copy()
-            for name, src, deref in step.simple:
-                v = env[src]
-                if deref and v.__class__ is Ref:
-                    v = store.read(v.key, step.op)
-                kwargs[name] = v
-            try:
-                env[step.out0] = step.kernel(**kwargs)
-            except _KERNEL_ERRORS as e:
-                raise _op_error(e, step.op) from (None if isinstance(e, errors.OpError) else e)
         elif kind == _PLACEHOLDER:
-            op = step.op
-            t = op._outputs[0]
-            raise errors.InvalidArgumentError(
-                None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                          f"{op._attrs['dtype'].name}" + (f" and shape {_shape_str(t.shape)}"
-                                                          if t.shape.ndims is not None else "") + _where(op))
+            raise _placeholder_error(step.op)
         else:
-            kwargs = dict(step.attrs)
-            for name, src, is_list, deref in step.args:
-                if is_list:
-                    vals = [env[s] for s in src]
-                    if deref:
-                        vals = [store.read(v.key, step.op) if v.__class__ is Ref else v for v in vals]
-                    kwargs[name] = vals
-                else:
-                    v = env[src]
-                    if deref and v.__class__ is Ref:
-                        v = store.read(v.key, step.op)
-                    kwargs[name] = v
+            kwargs = step.keywords(args)
             if step.ctx:
                 kwargs["ctx"] = RunContext(session, step.op, step)
             try:
                 if kind == _STATEFUL:
-                    result = _run_stateful(step, kwargs, [env[s].key for _, s in step.ref_args], store)
+                    result = _run_stateful(step, kwargs, [args[i].key for _, i in step.ref_args], store)
                 else:
                     result = step.kernel(**kwargs)
             except _KERNEL_ERRORS as e:

@@ -9,17 +9,20 @@ structure with the values.
 from __future__ import annotations
 
 import collections
-import contextlib
+import os
 import threading
 
 import numpy as np
 
-from ref import dtypes, errors
-from ref.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor,
-                       get_default_graph)
-from ref.session.interpreter import Plan, StateStore, execute
+from ref.types import dtypes, errors
+from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
+                                 get_default_graph, get_default_session)
+from ref.session.interpreter import Plan, StateStore, evaluate, execute
 
-_session_tls = threading.local()
+# REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
+# (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
+# test suite against it. Traced runs (RunOptions.trace_level) still use execute().
+_REFERENCE_EVALUATOR = os.environ.get("REF_REFERENCE_EVALUATOR", "") not in ("", "0")
 
 # In-process servers (ref.distributed.server.Server) register their target string
 # here, mapped to their shared state (an object with ``store``, ``rngs`` and
@@ -27,18 +30,6 @@ _session_tls = threading.local()
 # its own, so every Session on the target shares variables, random generators and
 # resources (queues, accumulators). Other targets keep a private state.
 _SHARED_TARGETS = {}
-
-
-def _session_stack():
-    if not hasattr(_session_tls, "stack"):
-        _session_tls.stack = []
-    return _session_tls.stack
-
-
-def get_default_session():
-    """The innermost session entered with ``as_default()`` on this thread, or None."""
-    stack = _session_stack()
-    return stack[-1] if stack else None
 
 
 # -- fetch structures ---------------------------------------------------------
@@ -160,7 +151,7 @@ class BaseSession:
                         pass
 
     def as_default(self):
-        return _as_default(self)
+        return default_session(self)
 
     def __enter__(self):
         gctx = self._graph.as_default()
@@ -217,13 +208,16 @@ class BaseSession:
     def _run_elements(self, elements, feeds, trace=None):
         tensors = [e for e in elements if isinstance(e, Tensor)]
         targets = [e for e in elements if isinstance(e, Operation)]
-        key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = Plan(tensors, targets, list(feeds))
-            with self._plans_lock:
-                self._plans[key] = plan
-        results = execute(plan, feeds, self, tensors, trace)
+        if _REFERENCE_EVALUATOR and trace is None:
+            results = evaluate(tensors, feeds, self, targets)
+        else:
+            key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = Plan(tensors, targets, list(feeds))
+                with self._plans_lock:
+                    self._plans[key] = plan
+            results = execute(plan, feeds, self, tensors, trace)
         by_tensor = dict(zip(tensors, results))
         out = []
         for e in elements:
@@ -270,7 +264,7 @@ class BaseSession:
                             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
         dt = t.dtype.base_dtype
         if dt == dtypes.string:
-            from ref.graph import as_bytes_array
+            from ref.framework.graph import as_bytes_array
 
             arr = as_bytes_array(value)
         else:
@@ -318,6 +312,8 @@ class BaseSession:
     def _run_function(self, func, inputs):
         """Runs a function graph (``ref.ops.control`` bodies) sharing this session's state."""
         feeds = dict(zip(func.inputs, inputs))
+        if _REFERENCE_EVALUATOR:
+            return evaluate(func.outputs, feeds, self, func.targets)
         key = ("fn", id(func))
         plan = self._plans.get(key)
         if plan is None:
@@ -338,16 +334,6 @@ def _to_fetch_value(value, element):
         return None
     arr = np.asarray(value)
     return arr
-
-
-@contextlib.contextmanager
-def _as_default(session):
-    stack = _session_stack()
-    stack.append(session)
-    try:
-        yield session
-    finally:
-        stack.pop()
 
 
 class Session(BaseSession):

@@ -1,4 +1,4 @@
-"""V2 bundles (ref/checkpoint/bundle.py) against TensorFlow: files written by
+"""V2 bundles (ref/formats/bundle.py) against TensorFlow: files written by
 ref are read by TF and vice versa, byte-identical where TF is deterministic;
 corruption is reported, never turned into wrong values."""
 import hashlib
@@ -8,9 +8,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ref import errors
+from ref.types import errors
 from ref.checkpoint import BundleReader, BundleWriter, merge_bundles
-from ref.checkpoint.slices import TensorSlice, decode_tensor_name_slice, encode_tensor_name_slice
+from ref.formats.slices import TensorSlice, decode_tensor_name_slice, encode_tensor_name_slice
 
 tf = pytest.importorskip("tensorflow")
 
@@ -192,7 +192,7 @@ def test_slice_key_round_trip(name, spec):
     (0, "80"), (-1, "7f"), (63, "bf"), (-64, "40"), (64, "c040"), (-0x800, "3800"), (0x424242, "f0424242"),
 ])
 def test_signed_num_increasing(value, expected):
-    from ref.checkpoint import slices
+    from ref.formats import slices
     out = bytearray()
     slices._write_signed_num_increasing(out, value)
     assert out.hex() == expected

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ref as tf
-from ref import errors
+from ref.types import errors
 from ref.checkpoint import latest_checkpoint
 from ref.checkpoint.saver import Saver
 

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import ref as tf
-from ref.checkpoint.meta_graph import export_meta_graph, import_meta_graph, read_meta_graph_file, write_graph
+from ref.checkpoint.meta_graph import export_meta_graph, read_meta_graph_file, write_graph
+from ref.checkpoint.saver import import_meta_graph
 from ref.checkpoint.saver import Saver
-from ref.graph_io import import_graph_def
+from ref.framework.graph_io import import_graph_def
 from ref.protos import graph_pb2, meta_graph_pb2
 
 X = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], np.float32)
@@ -16,7 +17,7 @@ Y = np.array([[0.0, 1.0], [1.0, 0.0]], np.float32)
 
 
 def _apply(op_type, **kw):
-    from ref.graph import apply_op
+    from ref.framework.graph import apply_op
     return apply_op(op_type, **kw)
 
 
@@ -201,8 +202,8 @@ def test_ref_imports_tensorflow_meta_graph(tmp_path):
 
 
 def test_queue_runners_round_trip_as_queue_runner_defs():
-    qr_mod = pytest.importorskip("ref.session.queue_runner")
-    from ref.api.data_flow_ops import FIFOQueue
+    qr_mod = pytest.importorskip("ref.training.queue_runner")
+    from ref.graph_ops.data_flow_ops import FIFOQueue
     from ref.protos import queue_runner_pb2
     with tf.Graph().as_default():
         q = FIFOQueue(4, [tf.float32], name="q")

@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ref import dtypes, errors
+from ref.types import dtypes, errors
 from ref.checkpoint import (BundleWriter, NewCheckpointReader, list_variables, load_checkpoint, load_variable,
                             update_checkpoint_state)
 from ref.checkpoint.inspect import main as inspect_main

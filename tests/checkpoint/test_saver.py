@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import ref as tf
-from ref import errors
+from ref.types import errors
 from ref.checkpoint import NewCheckpointReader, get_checkpoint_state, latest_checkpoint
 from ref.checkpoint.saver import BaseSaverBuilder, Saver
-from ref.checkpoint.state import V1
+from ref.formats.checkpoint_state import V1
 
 
 def _keys(prefix):

@@ -1,11 +1,13 @@
-"""The `checkpoint` state file and checkpoint helpers (ref/checkpoint/state.py)
+"""The `checkpoint` state file and checkpoint helpers (ref/formats/checkpoint_state.py)
 against tf.compat.v1.train's functions of the same names."""
 import os
 
 import numpy as np
 import pytest
 
-from ref.checkpoint import BundleWriter, state
+from ref.checkpoint import BundleWriter
+
+from ref.formats import checkpoint_state as state
 
 tf = pytest.importorskip("tensorflow")
 train = tf.compat.v1.train

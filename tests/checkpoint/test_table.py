@@ -1,4 +1,4 @@
-"""The LevelDB-style table (ref/checkpoint/table.py) against a sorted-dict oracle
+"""The LevelDB-style table (ref/formats/table.py) against a sorted-dict oracle
 and the layout facts of TF's table_builder.cc / format.cc. (TF reading our
 tables, and our index bytes equal to TF's, are checked in test_bundle.py.)"""
 import io
@@ -6,9 +6,9 @@ import struct
 
 import pytest
 
-from ref import errors
-from ref.checkpoint import table
-from ref.crc32c import crc32c, mask
+from ref.types import errors
+from ref.formats import table
+from ref.formats.crc32c import crc32c, mask
 
 
 def _keys(style, n):

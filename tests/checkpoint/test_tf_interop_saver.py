@@ -42,7 +42,7 @@ def _kwargs(kwargs, gs):
 
 
 def _ref_model(cls_name, module, kwargs, use_resource=False):
-    from ref.training_util import get_or_create_global_step
+    from ref.graph_ops.training_util import get_or_create_global_step
     cls = getattr(importlib.import_module(f"ref.optimizers.{module}"), cls_name)
     w = ref.Variable(W0, name="w", use_resource=use_resource)
     b = ref.Variable(B0, name="b", use_resource=use_resource)

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from ref import dtypes
-from ref.device_spec import DeviceSpec, merge_device
-from ref.shapes import Dimension, TensorShape, unknown_shape
+from ref.types import dtypes
+from ref.types.device_spec import DeviceSpec, merge_device
+from ref.types.shapes import Dimension, TensorShape, unknown_shape
 
 # (name, DataType enum from types.proto, numpy dtype)
 DTYPES = [

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import ref.ops.core  # noqa: F401
-import ref.registry
-from ref import dtypes
-from ref import graph as G
-from ref.api.control_flow_ops import group, identity, no_op, placeholder
+import ref.ops.registry
+from ref.types import dtypes
+from ref.framework import graph as G
+from ref.graph_ops.control_flow_ops import group, identity, no_op, placeholder
 
 
 def _names_ref(program):
@@ -185,7 +185,7 @@ def test_tensors_from_other_graph_rejected():
         a = G.constant(1.0)
     with g2.as_default():
         with pytest.raises(ValueError):
-            g2.create_op("Identity", [a], {}, "x", [(dtypes.float32, [])], ref.registry.get("Identity"))
+            g2.create_op("Identity", [a], {}, "x", [(dtypes.float32, [])], ref.ops.registry.get("Identity"))
 
 
 def test_constant_conversion_rules():

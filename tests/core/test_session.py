@@ -7,9 +7,9 @@ import pytest
 
 import ref.ops.control  # noqa: F401
 import ref.ops.core  # noqa: F401
-from ref import dtypes, errors
-from ref import graph as G
-from ref.api.control_flow_ops import group, identity, placeholder
+from ref.types import dtypes, errors
+from ref.framework import graph as G
+from ref.graph_ops.control_flow_ops import group, identity, placeholder
 from ref.session import InteractiveSession, Session, get_default_session
 
 Pair = collections.namedtuple("Pair", ["a", "b"])

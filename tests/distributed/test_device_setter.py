@@ -23,7 +23,7 @@ def _model(tf, setter_kwargs, setter, inner=True):
                     tf.identity(y, name="z")
                 with tf.device("/job:worker/task:3"):
                     tf.identity(y, name="w")
-    # TF colocates the initializer Assign with its variable: ref.variables does not (reported).
+    # TF colocates the initializer Assign with its variable: ref.graph_ops.variables does not (reported).
     return {op.name: op.device for op in g.get_operations() if op.type != "Assign"}
 
 

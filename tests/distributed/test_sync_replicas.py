@@ -1,4 +1,4 @@
-"""Accumulator kernels (NumPy oracle of the rules quoted in ref/distributed/accumulator_ops.py)
+"""Accumulator kernels (NumPy oracle of the rules quoted in ref/ops/accumulator.py)
 and a two-worker between-graph SyncReplicasOptimizer run in one process."""
 import threading
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import ref as rtf
-from ref.distributed.accumulator_ops import ConditionalAccumulator
+from ref.graph_ops.accumulator_ops import ConditionalAccumulator
 from ref.distributed.device_setter import replica_device_setter
 from ref.distributed.server import Server
 from ref.distributed.sync_replicas import SyncReplicasOptimizer
 from ref.optimizers.gradient_descent import GradientDescentOptimizer
-from ref.training_util import get_or_create_global_step
+from ref.graph_ops.training_util import get_or_create_global_step
 
 # (global step set first, [(local_step, gradient)], num_required, reduction) -> expected take
 ACCUMULATOR_CASES = [

@@ -8,7 +8,7 @@ import pytest
 import ref.ops.summary  # noqa: F401  (registers the summary ops)
 from ref.events import FileWriter
 from ref.events.cli import main
-from ref.registry import call
+from ref.ops.registry import call
 
 summary_pb2 = pytest.importorskip("ref.protos.summary_pb2")
 event_pb2 = pytest.importorskip("ref.protos.event_pb2")

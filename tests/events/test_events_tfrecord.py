@@ -6,9 +6,9 @@ import zlib
 import google_crc32c
 import pytest
 
-from ref import errors
-from ref.events import tfrecord
-from ref.events.tfrecord import (RecordFollower, TFRecordCompressionType, TFRecordOptions,
+from ref.types import errors
+from ref.formats import tfrecord
+from ref.formats.tfrecord import (RecordFollower, TFRecordCompressionType, TFRecordOptions,
                                  TFRecordWriter, tf_record_iterator)
 
 RECORD_SETS = {

@@ -14,7 +14,7 @@ import pytest
 import ref.ops.summary  # noqa: F401  (registers the summary ops)
 from ref.events import EventFileWriter, FileWriter, FileWriterCache, SummaryWriter, summary_iterator
 from ref.events.writer import summary_event_bytes
-from ref.registry import call
+from ref.ops.registry import call
 
 event_pb2 = pytest.importorskip("ref.protos.event_pb2")
 summary_pb2 = pytest.importorskip("ref.protos.summary_pb2")
@@ -246,7 +246,7 @@ def test_graph_in_constructor_writes_graph_and_meta_graph(tmp_path, how):
 
 
 def test_ref_graph_object(tmp_path):
-    graph = pytest.importorskip("ref.graph")
+    graph = pytest.importorskip("ref.framework.graph")
     g = graph.Graph()
     with FileWriter(tmp_path, graph=g) as w:
         w.add_graph(g, global_step=7)

@@ -5,9 +5,9 @@ import sys
 import numpy as np
 import pytest
 
-from ref import errors
+from ref.types import errors
 from ref.ops import summary as S
-from ref.registry import call
+from ref.ops.registry import call
 
 tf = pytest.importorskip("tensorflow")
 summary_pb2 = pytest.importorskip("ref.protos.summary_pb2")
@@ -326,7 +326,7 @@ def test_text_summary_equals_tf_summary_text():
 def test_argument_names_are_tensorflows(op):
     import inspect
 
-    from ref.registry import get
+    from ref.ops.registry import get
 
     decl = get(op)
     theirs = [p for p in inspect.signature(getattr(tf.raw_ops, op)).parameters if p != "name"]

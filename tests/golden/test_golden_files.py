@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from ref import ulp
+from ref.golden import ulp
 from ref.golden import compare, generate, hexfloat, load
 from tests.golden import impls
 
@@ -202,7 +202,7 @@ def test_compare_kernel_and_missing_required_output():
     assert r.cases[1].ok and compare(g, act).cases[1].outputs["softmax"].missing
 
 
-# -- ref.ulp ----------------------------------------------------------------------------------
+# -- ref.golden.ulp ----------------------------------------------------------------------------------
 
 ULP_ROWS = [
     (np.float32, 1.0, np.nextafter(np.float32(1), np.float32(2)), 1),

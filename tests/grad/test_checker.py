@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import ref as tf
-from ref import registry
-from ref.api import linalg_ops
+from ref.framework.graph import apply_op
+from ref.ops import registry
+from ref.graph_ops import linalg_ops
 from ref.grad.registry import registered_rules
 
 RNG = np.random.RandomState(0)
@@ -107,7 +108,7 @@ CASES = {
     "PadV2": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]], constant_values=1.5), False),
     "MirrorPad": ([3, 4], _any, lambda x: tf.pad(x, [[1, 2], [2, 0]], mode="REFLECT"), False),
     "ReverseV2": ([2, 3], _any, lambda x: tf.reverse(x, [1]), False),
-    "Reverse": ([2, 3], _any, lambda x: tf.graph.apply_op("Reverse", tensor=x, dims=[False, True]), False),
+    "Reverse": ([2, 3], _any, lambda x: apply_op("Reverse", tensor=x, dims=[False, True]), False),
     "ScatterNd": ([2], _any, lambda x: tf.scatter_nd(tf.constant([[1], [3]]), x, [5]), False),
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
     "DynamicStitch": ([3], _any, lambda x: tf.dynamic_stitch([tf.constant([0, 2, 4]), tf.constant([1, 3])],
@@ -118,10 +119,10 @@ CASES = {
                            lambda x: tf.unsorted_segment_min(x, tf.constant([0, 0, 1, 1]), 2), False),
     "UnsortedSegmentProd": ([5], lambda s: np.array([1.5, 0.0, -2.0, 0.7, 1.2]),
                             lambda x: tf.unsorted_segment_prod(x, tf.constant([0, 0, 1, 1, 0]), 2), False),
-    "MatrixDiag": ([2, 3], _any, lambda x: tf.graph.apply_op("MatrixDiag", diagonal=x), False),
-    "MatrixDiagPart": ([2, 3, 3], _any, lambda x: tf.graph.apply_op("MatrixDiagPart", input=x), False),
+    "MatrixDiag": ([2, 3], _any, lambda x: apply_op("MatrixDiag", diagonal=x), False),
+    "MatrixDiagPart": ([2, 3, 3], _any, lambda x: apply_op("MatrixDiagPart", input=x), False),
     "ReadVariableOp": ([3], _any, lambda x: _through_resource_variable(x), False),
-    "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: tf.graph.apply_op(
+    "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: apply_op(
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
         clip_value_max=tf.constant(1.0, tf.float64)), False),
     "Qr": ([4, 3], _any, lambda x: _qr_flat(x), True),
@@ -220,7 +221,7 @@ def test_every_registered_op_is_differentiable_or_declared_not():
 def test_prevent_gradient():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2])
-        y = tf.graph.apply_op("PreventGradient", input=x, message="no way")
+        y = apply_op("PreventGradient", input=x, message="no way")
         with pytest.raises(LookupError, match="no way"):
             tf.gradients(y, x)
 
@@ -229,7 +230,7 @@ class _RefRaw:
     """``tf.raw_ops``-style graph builders for ref (keyword inputs -> apply_op)."""
 
     def __getattr__(self, op_type):
-        return lambda **kw: tf.graph.apply_op(op_type, **kw)
+        return lambda **kw: apply_op(op_type, **kw)
 
 
 @pytest.mark.parametrize("op_type", sorted(NO_GRADIENT_IN_TF))

@@ -7,7 +7,7 @@ import pytest
 
 import ref
 from ref import raw_ops
-from ref.api import linalg_ops
+from ref.graph_ops import linalg_ops
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 RNG = np.random.RandomState(7)
@@ -50,7 +50,7 @@ def test_matrix_band_part_matches_tf(shape, lo, up):
 
 
 def test_matrix_band_part_rejects_too_wide_band():
-    with pytest.raises(ref.errors.InvalidArgumentError, match="num_lower must be negative or less or equal"):
+    with pytest.raises(ref.types.errors.InvalidArgumentError, match="num_lower must be negative or less or equal"):
         raw_ops.MatrixBandPart(input=np.ones((2, 3)), num_lower=3, num_upper=0)
 
 

@@ -7,7 +7,7 @@ import zlib
 
 import numpy as np
 
-from ref import dtypes
+from ref.types import dtypes
 
 F16, F32, F64 = np.float16, np.float32, np.float64
 I32, I64 = np.int32, np.int64

@@ -1,4 +1,4 @@
-"""Array kernels (ref/ops/array.py) and TF1 array functions (ref/api/array_ops.py).
+"""Array kernels (ref/ops/array.py) and TF1 array functions (ref/graph_ops/array_ops.py).
 
 Tables: each kernel vs a NumPy expression (hypothesis over shapes, empty and
 scalar included); each kernel vs ``tf.raw_ops.<Name>`` on the same inputs
@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import ref.ops.array  # noqa: F401  (registers the ops)
 import ref.ops.core  # noqa: F401
-from ref import errors, registry
+from ref.types import errors
+from ref.ops import registry
 from tests.ops.tf_budgets import TF_BUDGETS
 
 RNG = np.random.default_rng(7)
@@ -448,9 +449,9 @@ class RefTF:
         import ref.ops
 
         ref.ops.load_all()
-        from ref import graph
-        from ref.api import array_ops
-        from ref.api.control_flow_ops import placeholder
+        from ref.framework import graph
+        from ref.graph_ops import array_ops
+        from ref.graph_ops.control_flow_ops import placeholder
         from ref.session import Session
 
         for name in array_ops.__all__:
@@ -459,7 +460,7 @@ class RefTF:
         self.float32, self.int32, self.int64, self.bool = (dtypes.float32, dtypes.int32, dtypes.int64, dtypes.bool)
 
 
-from ref import dtypes  # noqa: E402
+from ref.types import dtypes  # noqa: E402
 
 
 def _build_and_run(t, program, x_shape, x_value):

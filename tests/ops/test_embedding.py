@@ -1,4 +1,4 @@
-"""tf.nn.embedding_lookup (ref/api/embedding_ops.py) against tensorflow.compat.v1
+"""tf.nn.embedding_lookup (ref/graph_ops/embedding_ops.py) against tensorflow.compat.v1
 on the same graphs: one table, shards with the "mod" and "div" strategies
 (uneven shard sizes), max_norm clipping, a PartitionedVariable, and the
 gradients, which are IndexedSlices for each table."""

@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent("""
     import numba
     import numpy as np
     from ref.ops import _jit
-    from ref.optimizers.gradient_descent import _gradient_descent_loop as loop
+    from ref.ops.training.gradient_descent import _gradient_descent_loop as loop
 
     which = sys.argv[1]
     kernel = (loop.serial if which == "serial" else loop.parallel).compiled()

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ref.ops.math  # noqa: F401  (registers the ops)
-from ref import dtypes, errors, registry
+from ref.types import dtypes, errors
+from ref.ops import registry
 from tests.ops.math_cases import math_rows
 from tests.ops.tf_budgets import TF_BUDGETS
 
@@ -251,8 +252,8 @@ class _RefNamespace:
     """The ref functions under tf's names for the shared lambdas."""
 
     def __init__(self):
-        from ref import dtypes as d
-        from ref.api import math_ops
+        from ref.types import dtypes as d
+        from ref.graph_ops import math_ops
 
         self.__dict__.update({k: getattr(math_ops, k) for k in math_ops.__all__})
         self.int32, self.int8 = d.int32, d.int8
@@ -265,8 +266,8 @@ GRAPH_CASES = _graph_cases()
 def test_graph_vs_tf_compat_v1(rid, build, xv, wv):
     tf = pytest.importorskip("tensorflow")
     import ref.ops
-    from ref.api.control_flow_ops import placeholder
-    from ref.graph import Graph
+    from ref.graph_ops.control_flow_ops import placeholder
+    from ref.framework.graph import Graph
     from ref.session import Session
     from tests.ops.tf_compare import flush_subnormals
     from tests.ulp import ulp_distance
@@ -325,8 +326,8 @@ GRAPH_ERRORS = [
 @pytest.mark.parametrize("rid,build,exc,match", GRAPH_ERRORS, ids=[r[0] for r in GRAPH_ERRORS])
 def test_graph_construction_errors(rid, build, exc, match):
     import ref.ops
-    from ref import graph
-    from ref.api import math_ops
+    from ref.framework import graph
+    from ref.graph_ops import math_ops
 
     ref.ops.load_all()
     ns = _RefNamespace()

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ref.ops.nn  # noqa: F401  (registers the ops)
-from ref import errors, registry
+from ref.types import errors
+from ref.ops import registry
 from tests.ops.math_cases import nn_rows
 from tests.ops.tf_budgets import TF_BUDGETS
 
@@ -166,9 +167,9 @@ NN_GRAPH_CASES = _nn_graph_cases()
 def test_graph_vs_tf_compat_v1(rid, build, xv, zv):
     tf = pytest.importorskip("tensorflow")
     import ref.ops
-    from ref.api import nn_ops
-    from ref.api.control_flow_ops import placeholder
-    from ref.graph import Graph
+    from ref.graph_ops import nn_ops
+    from ref.graph_ops.control_flow_ops import placeholder
+    from ref.framework.graph import Graph
     from ref.session import Session
     from tests.ops.tf_compare import flush_subnormals
     from tests.ulp import ulp_distance
@@ -195,8 +196,8 @@ def test_graph_vs_tf_compat_v1(rid, build, xv, zv):
 
 def test_dropout_keeps_and_scales():
     import ref.ops
-    from ref.api import nn_ops
-    from ref.graph import Graph, constant
+    from ref.graph_ops import nn_ops
+    from ref.framework.graph import Graph, constant
     from ref.session import Session
 
     ref.ops.load_all()
@@ -226,8 +227,8 @@ NN_GRAPH_ERRORS = [
 @pytest.mark.parametrize("rid,build,exc,match", NN_GRAPH_ERRORS, ids=[r[0] for r in NN_GRAPH_ERRORS])
 def test_graph_construction_errors(rid, build, exc, match):
     import ref.ops
-    from ref import graph
-    from ref.api import nn_ops
+    from ref.framework import graph
+    from ref.graph_ops import nn_ops
 
     ref.ops.load_all()
     with graph.Graph().as_default():

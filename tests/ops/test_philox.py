@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref import dtypes
+from ref.types import dtypes
 from ref.ops import philox as P
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

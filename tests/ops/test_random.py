@@ -1,4 +1,4 @@
-"""Random kernels (ref/ops/random.py) and TF1 random functions (ref/api/random_ops.py).
+"""Random kernels (ref/ops/random.py) and TF1 random functions (ref/graph_ops/random_ops.py).
 
 Tests here check statistics with fixed seeds (mean, std, bounds), determinism
 (same seeds, same values in every Session), that successive runs of one op
@@ -14,9 +14,11 @@ import ref.ops
 
 ref.ops.load_all()
 
-from ref import dtypes, errors, registry  # noqa: E402
-from ref import graph as G  # noqa: E402
-from ref.api import random_ops  # noqa: E402
+from ref.types import dtypes, errors  # noqa: E402
+
+from ref.ops import registry
+from ref.framework import graph as G  # noqa: E402
+from ref.graph_ops import random_ops  # noqa: E402
 from ref.ops.context import RawContext  # noqa: E402
 from ref.session import Session  # noqa: E402
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref import dtypes, registry
+from ref.types import dtypes
+
+from ref.ops import registry
 from tests.ulp import ulp_distance
 
 

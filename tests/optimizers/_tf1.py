@@ -42,8 +42,8 @@ def ref_v1():
     ref.ops.load_all()
     graph, training_util, variable_scope, variables = (
         importlib.import_module(f"ref.{m}") for m in ("graph", "training_util", "variable_scope", "variables"))
-    from ref.api import array_ops, control_flow_ops
-    from ref.graph import apply_op
+    from ref.graph_ops import array_ops, control_flow_ops
+    from ref.framework.graph import apply_op
     from ref.optimizers import (adadelta, adagrad, adagrad_da, adam, ftrl, gradient_descent, momentum,
                                 proximal_adagrad, proximal_gradient_descent, rmsprop)
     from ref.optimizers.optimizer import Optimizer
@@ -76,7 +76,7 @@ def ref_v1():
         reduce_sum=lambda x: apply_op("Sum", input=x, axis=np.arange(len(x.shape), dtype=np.int32)),
         nn=types.SimpleNamespace(softmax_cross_entropy_with_logits_v2=softmax_cross_entropy_with_logits_v2),
         clip_by_global_norm=_first("ref.optimizers.clipping:clip_by_global_norm",
-                                   "ref.api.clip_ops:clip_by_global_norm"),
+                                   "ref.graph_ops.clip_ops:clip_by_global_norm"),
         train=train,
     )
     return ns

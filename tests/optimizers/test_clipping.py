@@ -1,4 +1,4 @@
-"""Gradient clipping: ref.api.clip_ops (graph) and ref.ops.clip (pure NumPy)
+"""Gradient clipping: ref.graph_ops.clip_ops (graph) and ref.ops.clip (pure NumPy)
 against tf.compat.v1 (clip_by_value, clip_by_norm, clip_by_average_norm,
 global_norm, clip_by_global_norm) and against the spec-card oracles."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import ref.ops
-from ref.api import clip_ops as C
-from ref.graph import Graph, IndexedSlices, constant
+from ref.graph_ops import clip_ops as C
+from ref.framework.graph import Graph, IndexedSlices, constant
 from ref.ops import clip as P
 from ref.session import Session
 from specs import clipping as cards

@@ -109,8 +109,8 @@ def _max_ulp(a, b):
 
 
 def _gpu(op, **kw):
-    from ref import registry
-    from ref.optimizers._apply import gpu_dense
+    from ref.ops import registry
+    from ref.ops.training._apply import gpu_dense
 
     opdef = registry.get(op)
     if opdef.gpu_kernel is not None:
@@ -124,12 +124,12 @@ def _worker():
     assert config.ENABLE_CUDASIM, "the worker must run under NUMBA_ENABLE_CUDASIM=1"
     from numba import cuda
 
-    from ref import registry
+    from ref.ops import registry
     from ref.ops import _cuda
 
-    from ref.raw_ops import _load_all
+    import ref.ops
 
-    _load_all()
+    ref.ops.load_all()
     report = {"cases": {}, "checks": {}}
     for seed, (case, op, spec) in enumerate(CASES):
         for dtype in DTYPES:

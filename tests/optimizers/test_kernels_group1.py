@@ -8,17 +8,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ref import errors, registry
+from ref.types import errors
+
+from ref.ops import registry
 from ref.ops import _jit
 from tests.ulp import assert_ulp
 
-import ref.optimizers.adadelta  # noqa: F401  (registers the ops)
-import ref.optimizers.adagrad  # noqa: F401
-import ref.optimizers.adagrad_da  # noqa: F401
-import ref.optimizers.gradient_descent  # noqa: F401
-import ref.optimizers.momentum  # noqa: F401
-import ref.optimizers.proximal_adagrad  # noqa: F401
-import ref.optimizers.proximal_gradient_descent  # noqa: F401
+import ref.ops.training.adadelta  # noqa: F401  (registers the ops)
+import ref.ops.training.adagrad  # noqa: F401
+import ref.ops.training.adagrad_da  # noqa: F401
+import ref.ops.training.gradient_descent  # noqa: F401
+import ref.ops.training.momentum  # noqa: F401
+import ref.ops.training.proximal_adagrad  # noqa: F401
+import ref.ops.training.proximal_gradient_descent  # noqa: F401
 
 GD = dict(alpha=0.01)
 PGD = dict(alpha=0.05, l1=0.01, l2=0.02)
@@ -313,8 +315,8 @@ def test_tensorflow_raises_the_same(op_name, change, message):
 
 
 def test_shape_rule_rejects_mismatches():
-    from ref.shapes import TensorShape
-    from ref import dtypes
+    from ref.types.shapes import TensorShape
+    from ref.types import dtypes
     rule = registry.get("ApplyMomentum").shape
     spec = lambda *s: registry.Spec(dtypes.float32, TensorShape(list(s)))  # noqa: E731
     ok = dict(var=spec(3, 2), accum=spec(3, 2), lr=spec(), grad=spec(None, 2), momentum=spec())

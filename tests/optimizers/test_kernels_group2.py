@@ -6,16 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ref import errors, registry
+from ref.types import errors
+
+from ref.ops import registry
 from ref.ops import _jit
 from tests.ulp import assert_ulp
 
-import ref.optimizers.adam  # noqa: F401  (registers the ops)
-import ref.optimizers.adamax  # noqa: F401
-import ref.optimizers.addsign  # noqa: F401
-import ref.optimizers.ftrl  # noqa: F401
-import ref.optimizers.powersign  # noqa: F401
-import ref.optimizers.rmsprop  # noqa: F401
+import ref.ops.training.adam  # noqa: F401  (registers the ops)
+import ref.ops.training.adamax  # noqa: F401
+import ref.ops.training.addsign  # noqa: F401
+import ref.ops.training.ftrl  # noqa: F401
+import ref.ops.training.powersign  # noqa: F401
+import ref.ops.training.rmsprop  # noqa: F401
 
 ADAM = dict(beta1_power=0.9 ** 3, beta2_power=0.999 ** 3, lr=0.01, beta1=0.9, beta2=0.999, epsilon=1e-7)
 ADAMAX = dict(beta1_power=0.9 ** 3, lr=0.01, beta1=0.9, beta2=0.999, epsilon=1e-7)

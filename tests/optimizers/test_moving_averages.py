@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import ref.ops
-from ref import dtypes
-from ref.api import state_ops
-from ref.graph import Graph, GraphKeys, constant
+from ref.types import dtypes
+from ref.graph_ops import state_ops
+from ref.framework.graph import Graph, GraphKeys, constant
 from ref.optimizers.moving_averages import ExponentialMovingAverage, assign_moving_average
 from ref.session import Session
-from ref.variables import Variable, global_variables_initializer
+from ref.graph_ops.variables import Variable, global_variables_initializer
 from specs import moving_averages as cards
 
 ref.ops.load_all()
@@ -51,12 +51,12 @@ def _program(n, variable, const, group, init, dtype, ema_kw, use_step, use_tenso
 
 
 def _namespaces(tf1):
-    from ref.api.control_flow_ops import group
-    from ref.graph import control_dependencies
+    from ref.graph_ops.control_flow_ops import group
+    from ref.framework.graph import control_dependencies
 
     tf_ns = dict(mul=tf1.multiply, EMA=tf1.train.ExponentialMovingAverage,
                  control_dependencies=tf1.control_dependencies, assign_add=tf1.assign_add)
-    from ref.graph import apply_op
+    from ref.framework.graph import apply_op
 
     ref_ns = dict(mul=lambda x, y, name: apply_op("Mul", x=x, y=y, name=name), EMA=ExponentialMovingAverage,
                   control_dependencies=control_dependencies, assign_add=state_ops.assign_add)

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import ref.ops
-from ref import dtypes
-from ref.api.control_flow_ops import placeholder
-from ref.graph import Graph, constant
+from ref.types import dtypes
+from ref.graph_ops.control_flow_ops import placeholder
+from ref.framework.graph import Graph, constant
 from ref.optimizers import schedules as S
 from ref.session import Session
 from specs import schedules as cards

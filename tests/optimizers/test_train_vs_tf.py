@@ -98,7 +98,7 @@ def _mlp(tf, dtype, make_opt, variant):
 
 
 def _clip(tf):
-    return getattr(tf, "clip_by_global_norm", None) or _first("ref.api.clip_ops:clip_by_global_norm",
+    return getattr(tf, "clip_by_global_norm", None) or _first("ref.graph_ops.clip_ops:clip_by_global_norm",
                                                                "ref.optimizers.clipping:clip_by_global_norm")
 
 

@@ -6,8 +6,9 @@ import types
 import pytest
 
 import ref
-from ref.api import data_flow_ops, input_ops
-from ref.session import coordinator, queue_runner
+from ref.graph_ops import data_flow_ops
+from ref.training import input as input_ops
+from ref.training import coordinator, queue_runner
 
 
 class _Namespace(types.SimpleNamespace):

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from ref import errors
-from ref.session.coordinator import Coordinator, LooperThread
+from ref.types import errors
+from ref.training.coordinator import Coordinator, LooperThread
 
 WAIT = 5.0
 

@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from ref import errors
+from ref.types import errors
 from ref.protos import queue_runner_pb2
 
 GRACE = 5.0
@@ -368,14 +368,14 @@ def test_pipeline_construction_errors(build, exc, rtf, tf1):
 
 def test_pipeline_survives_meta_graph_round_trip(rtf):
     """QueueRunners go to the meta graph as QueueRunnerDefs and come back runnable."""
-    from ref.checkpoint import meta_graph
+    from ref.checkpoint import meta_graph, saver as saver_mod
 
     with rtf.Graph().as_default():
         _range_full_batches(rtf)
         exported = meta_graph.export_meta_graph()
     g = rtf.Graph()
     with g.as_default():
-        meta_graph.import_meta_graph(exported)
+        saver_mod.import_meta_graph(exported)
         (qr_in, qr_batch) = g.get_collection(rtf.GraphKeys.QUEUE_RUNNERS)
         assert (qr_in.name, qr_batch.name) == ("input_producer", "batch/fifo_queue")
         with rtf.Session(graph=g) as sess:

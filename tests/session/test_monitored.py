@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import ref
-from ref import errors
-from ref.session import hooks as H
-from ref.session import monitored as M
-from ref.session.session_manager import SessionManager
+from ref.types import errors
+from ref.training import hooks as H
+from ref.training import monitored as M
+from ref.training.session_manager import SessionManager
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref import errors
+from ref.types import errors
 
 WAIT = 5.0  # seconds a test waits for a thread that should finish
 BLOCKED = 0.15  # seconds after which a thread that should block is checked

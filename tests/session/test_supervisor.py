@@ -6,9 +6,9 @@ import os
 import pytest
 
 import ref
-from ref import errors
-from ref.session.basic_loops import basic_train_loop
-from ref.session.supervisor import Supervisor
+from ref.types import errors
+from ref.training.basic_loops import basic_train_loop
+from ref.training.supervisor import Supervisor
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 

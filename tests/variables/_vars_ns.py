@@ -5,15 +5,15 @@ import types
 
 import ref.ops.array  # noqa: F401
 import ref.ops.math  # noqa: F401
-from ref import graph as G
-from ref.api import control_flow_ops, state_ops
-from ref import errors as ref_errors
+from ref.framework import graph as G
+from ref.graph_ops import control_flow_ops, state_ops
+from ref.types import errors as ref_errors
 from ref.session import Session
 
 
 # (by module path: ``ref`` itself exports e.g. the ``variable_scope`` class)
 init_ops, partitioned, training_util, variable_scope, variables = (
-    importlib.import_module(f"ref.{m}") for m in ("init_ops", "partitioned", "training_util", "variable_scope",
+    importlib.import_module(f"ref.graph_ops.{m}") for m in ("init_ops", "partitioned", "training_util", "variable_scope",
                                                    "variables"))
 
 

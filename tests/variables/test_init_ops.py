@@ -1,4 +1,4 @@
-"""Initializers (ref/init_ops.py): statistics with fixed seeds against the
+"""Initializers (ref/graph_ops/init_ops.py): statistics with fixed seeds against the
 documented distributions, get_config/from_config round trips compared with
 TensorFlow's configs, seeding rules, dtype errors."""
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from ref import init_ops
+from ref.graph_ops import init_ops
 
 F32 = np.float32
 N = 40000  # samples per statistics row
@@ -88,7 +88,7 @@ def test_seed003_old_zeros_initializer_form(rtf):
 
 
 def test_partition_info_uses_full_shape(rtf):
-    from ref.partitioned import PartitionInfo
+    from ref.graph_ops.partitioned import PartitionInfo
 
     info = PartitionInfo(full_shape=[4, 3], var_offset=[2, 0])
     got = _value(rtf, init_ops.identity_initializer(), [2, 3], partition_info=info)

@@ -1,10 +1,10 @@
-"""Partitioners and PartitionedVariable (ref/partitioned.py) against
+"""Partitioners and PartitionedVariable (ref/graph_ops/partitioned.py) against
 TensorFlow's partitioners and partitioned get_variable."""
 import numpy as np
 import pytest
 
-from ref import partitioned
-from ref.shapes import TensorShape
+from ref.graph_ops import partitioned
+from ref.types.shapes import TensorShape
 
 PARTITIONERS = [
     ("variable_axis_size_partitioner", dict(max_shard_bytes=1000), [100, 10], "float32"),

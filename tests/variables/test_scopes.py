@@ -306,7 +306,7 @@ def test_reuse_error_wording(prog, pattern, rtf):
 def test_scalar_tensorshape_partitioner_error(rtf):
     with rtf.Graph().as_default():
         with pytest.raises(ValueError, match=r"A partitioned Variable must have rank at least 1, shape: \(\)"):
-            from ref.shapes import TensorShape
+            from ref.types.shapes import TensorShape
 
             rtf.get_variable("s", shape=TensorShape([]), partitioner=rtf.fixed_size_partitioner(2))
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import ref.ops.state  # noqa: F401
-from ref import errors
-from ref.registry import call
+from ref.types import errors
+from ref.ops.registry import call
 
 F32 = np.float32
 

@@ -4,8 +4,8 @@ documented results, plus the state semantics TF1 programs rely on."""
 import numpy as np
 import pytest
 
-from ref import errors
-from ref.graph import IndexedSlices
+from ref.types import errors
+from ref.framework.graph import IndexedSlices
 
 F32 = np.float32
 
@@ -17,7 +17,7 @@ def g(rtf):
 
 
 def _math():
-    return pytest.importorskip("ref.api.math_ops")
+    return pytest.importorskip("ref.graph_ops.math_ops")
 
 
 # -- seed 003 examples -----------------------------------------------------------
@@ -260,7 +260,7 @@ def test_proto_round_trip(rtf, g, use_resource):
 
 
 def test_save_slice_info_proto(rtf, g):
-    from ref.variables import Variable
+    from ref.graph_ops.variables import Variable
 
     info = Variable.SaveSliceInfo("full", [10, 20], [5, 0], [5, 20])
     assert info.spec == "10 20 5,5:0,20"

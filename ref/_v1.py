@@ -1,0 +1,47 @@
+"""The TF 1.x namespace: every name ``import ref as tf`` gives.
+
+``ref/__init__`` serves these names on first use (so that ``import ref.raw_ops``
+loads kernels only); ``ref.compat.v1`` is the same namespace.
+"""
+
+from ref.types import errors  # noqa: F401
+from ref.types.dtypes import *  # noqa: F401,F403
+from ref.types.dtypes import DType, as_dtype  # noqa: F401
+from ref.types.shapes import Dimension, TensorShape, dimension_value  # noqa: F401
+from ref.types.device_spec import DeviceSpec  # noqa: F401
+from ref.framework.graph import (  # noqa: F401
+    Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Operation, Tensor, add_to_collection,
+    add_to_collections, colocate_with, constant, container, control_dependencies, convert_n_to_tensor,
+    convert_to_tensor, convert_to_tensor_or_indexed_slices, device, get_collection, get_collection_ref,
+    get_default_graph, name_scope, register_tensor_conversion_function, reset_default_graph, set_random_seed,
+)
+from ref.framework.graph_io import import_graph_def  # noqa: F401
+from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
+from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
+from ref.graph_ops.math_ops import *  # noqa: F401,F403
+from ref.graph_ops.array_ops import *  # noqa: F401,F403
+from ref.graph_ops.random_ops import *  # noqa: F401,F403
+from ref.grad import (  # noqa: F401
+    AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
+    hessians, stop_gradient,
+)
+from ref.graph_ops.state_ops import *  # noqa: F401,F403
+from ref.graph_ops.variables import *  # noqa: F401,F403
+from ref.graph_ops.variable_scope import *  # noqa: F401,F403
+from ref.graph_ops.init_ops import *  # noqa: F401,F403
+from ref.graph_ops.partitioned import *  # noqa: F401,F403
+from ref.graph_ops.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: F401
+from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
+from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401
+from ref.graph_ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, clip_by_norm,  # noqa: F401
+                              clip_by_value, global_norm)
+from ref.graph_ops.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: F401
+                                 merge_all_summaries, merge_summary, scalar_summary)
+from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
+from ref.python_io import TFRecordOptions  # noqa: F401
+
+from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401
+                                   RunMetadata, RunOptions)
+from ref.types import dtypes  # noqa: F401
+
+io = python_io

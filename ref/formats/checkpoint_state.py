@@ -1,0 +1,227 @@
+"""The ``checkpoint`` state file and the checkpoint-file helpers of
+``tf.compat.v1.train`` (002_05f9b9b98e89c771.txt: generate_checkpoint_state_proto,
+update_checkpoint_state, get_checkpoint_state, latest_checkpoint,
+checkpoint_exists, get_checkpoint_mtimes, remove_checkpoint).
+
+The state file is a text-format ``CheckpointState`` proto::
+
+    model_checkpoint_path: "model.ckpt-2"
+    all_model_checkpoint_paths: "model.ckpt-1"
+    all_model_checkpoint_paths: "model.ckpt-2"
+
+A V2 checkpoint ``P`` exists when ``P.index`` does; a V1 checkpoint is the file
+(or glob pattern, for sharded V1 saves) ``P`` itself.
+"""
+from __future__ import annotations
+
+import glob as _glob
+import os
+import re
+import uuid
+from ref import protos
+
+
+# SaverDef.CheckpointFormatVersion (saver.proto)
+LEGACY, V1, V2 = 0, 1, 2
+
+
+def _pb():
+    return protos.checkpoint_state_pb2
+
+
+def _text_format():
+    return protos.text_format
+
+
+def _get_matching_files(pattern: str) -> list[str]:
+    return sorted(_glob.glob(pattern))
+
+
+def _checkpoint_filename(save_dir: str, latest_filename: str | None) -> str:
+    return os.path.join(save_dir, latest_filename or "checkpoint")
+
+
+def prefix_to_checkpoint_path(prefix: str, format_version: int = V2) -> str:
+    """The file whose presence says a checkpoint exists: ``P.index`` (V2) or ``P`` (V1)."""
+    return prefix + ".index" if format_version == V2 else prefix
+
+
+def meta_graph_filename(checkpoint_filename: str, meta_graph_suffix: str = "meta") -> str:
+    """``model.ckpt-3-00000-of-00002`` -> ``model.ckpt-3.meta``."""
+    basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
+    return ".".join([basename, meta_graph_suffix])
+
+
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    """Generates a checkpoint state proto.
+
+    ``model_checkpoint_path`` is appended to ``all_model_checkpoint_paths``
+    unless it is already the last element. When ``save_dir`` is relative,
+    relative paths are rewritten relative to ``save_dir``; absolute paths are
+    kept. (TF appends to the caller's list in place; this copies it.)
+
+    Raises:
+      ValueError: if ``all_model_checkpoint_timestamps`` was provided but its
+        length does not match ``all_model_checkpoint_paths``.
+    """
+    save_dir = os.fspath(save_dir)
+    model_checkpoint_path = os.fspath(model_checkpoint_path)
+    paths = [os.fspath(p) for p in (all_model_checkpoint_paths or [])]
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
+        raise ValueError("Checkpoint timestamps, if provided, must match checkpoint paths (got paths "
+                         f"{paths} and timestamps {list(all_model_checkpoint_timestamps)})")
+    if not os.path.isabs(save_dir):
+        if not os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
+        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
+    return _pb().CheckpointState(
+        model_checkpoint_path=model_checkpoint_path,
+        all_model_checkpoint_paths=paths,
+        all_model_checkpoint_timestamps=all_model_checkpoint_timestamps,
+        last_preserved_timestamp=last_preserved_timestamp)
+
+
+def atomic_write_string_to_file(filename: str, contents, fsync: bool = False) -> None:
+    """Writes ``contents`` to a temporary file and renames it onto ``filename``."""
+    data = contents.encode() if isinstance(contents, str) else bytes(contents)
+    tmp = f"{filename}.tmp{uuid.uuid4().hex}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, filename)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                            latest_filename=None, all_model_checkpoint_timestamps=None,
+                            last_preserved_timestamp=None):
+    """Updates the content of the 'checkpoint' file (written atomically).
+
+    Raises:
+      RuntimeError: if a model checkpoint path is the state file itself.
+    """
+    update_checkpoint_state_internal(
+        save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename,
+        save_relative_paths=False, all_model_checkpoint_timestamps=all_model_checkpoint_timestamps,
+        last_preserved_timestamp=last_preserved_timestamp)
+
+
+def update_checkpoint_state_internal(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                     latest_filename=None, save_relative_paths=False,
+                                     all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    """``update_checkpoint_state`` plus the Saver's ``save_relative_paths``:
+    absolute paths under ``save_dir`` are written relative to it, so the
+    directory can be moved."""
+    save_dir = os.fspath(save_dir)
+    model_checkpoint_path = os.fspath(model_checkpoint_path)
+    filename = _checkpoint_filename(save_dir, latest_filename)
+    if save_relative_paths:
+        def rel(p):
+            p = os.fspath(p)
+            return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
+        model_checkpoint_path = rel(model_checkpoint_path)
+        all_model_checkpoint_paths = [rel(p) for p in (all_model_checkpoint_paths or [])]
+    ckpt = generate_checkpoint_state_proto(
+        save_dir, model_checkpoint_path, all_model_checkpoint_paths=all_model_checkpoint_paths,
+        all_model_checkpoint_timestamps=all_model_checkpoint_timestamps,
+        last_preserved_timestamp=last_preserved_timestamp)
+    if filename == ckpt.model_checkpoint_path:
+        raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint "
+                           "state.  Please use a different save path.")
+    atomic_write_string_to_file(filename, _text_format().MessageToString(ckpt))
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+    """Returns CheckpointState proto from the "checkpoint" file.
+
+    Relative paths in the file are joined to ``checkpoint_dir``. Returns None
+    when the file is missing or does not parse; raises ValueError when it
+    parses but has no ``model_checkpoint_path``."""
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    filename = _checkpoint_filename(checkpoint_dir, latest_filename)
+    if not os.path.isfile(filename):
+        return None
+    try:
+        with open(filename, "rb") as f:
+            content = f.read().decode("utf-8")
+        ckpt = _pb().CheckpointState()
+        _text_format().Merge(content, ckpt)
+    except (OSError, UnicodeDecodeError, _text_format().ParseError):
+        return None
+    if not ckpt.model_checkpoint_path:
+        raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
+    if not os.path.isabs(ckpt.model_checkpoint_path):
+        ckpt.model_checkpoint_path = os.path.join(checkpoint_dir, ckpt.model_checkpoint_path)
+    for i, p in enumerate(ckpt.all_model_checkpoint_paths):
+        if not os.path.isabs(p):
+            ckpt.all_model_checkpoint_paths[i] = os.path.join(checkpoint_dir, p)
+    return ckpt
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """Finds the filename of latest saved checkpoint file: the state file's
+    ``model_checkpoint_path`` if a V2 or V1 checkpoint exists there, else None."""
+    ckpt = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if ckpt and ckpt.model_checkpoint_path:
+        path = ckpt.model_checkpoint_path
+        if _get_matching_files(prefix_to_checkpoint_path(path, V2)) or \
+                _get_matching_files(prefix_to_checkpoint_path(path, V1)):
+            return path
+    return None
+
+
+def checkpoint_exists(checkpoint_prefix) -> bool:
+    """Checks whether a V1 or V2 checkpoint exists with the specified prefix."""
+    checkpoint_prefix = os.fspath(checkpoint_prefix)
+    return bool(_get_matching_files(prefix_to_checkpoint_path(checkpoint_prefix, V2)) or
+                _get_matching_files(checkpoint_prefix))
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
+    """Modification times (whole seconds since the Epoch, as TF returns them) of the
+    checkpoints that exist, V2 index first, else the V1 file. Missing ones are
+    skipped, so the result may be shorter than ``checkpoint_prefixes``."""
+    mtimes = []
+    for prefix in checkpoint_prefixes:
+        prefix = os.fspath(prefix)
+        for pattern in (prefix_to_checkpoint_path(prefix, V2), prefix):
+            names = _get_matching_files(pattern)
+            if names:
+                # TF's POSIX stat keeps whole seconds (mtime_nsec = st_mtime * 1e9)
+                mtimes.append(float(int(os.stat(names[0]).st_mtime)))
+                break
+    return mtimes
+
+
+def _delete_file_if_exists(filespec: str) -> None:
+    for path in _get_matching_files(filespec):
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+
+
+def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=V2, meta_graph_suffix="meta") -> None:
+    """Removes a checkpoint given by checkpoint_prefix: its meta graph file,
+    then ``P.index`` and ``P.data-?????-of-?????`` (V2) or the file ``P`` (V1)."""
+    checkpoint_prefix = os.fspath(checkpoint_prefix)
+    _delete_file_if_exists(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
+    if checkpoint_format_version == V2:
+        _delete_file_if_exists(checkpoint_prefix + ".index")
+        _delete_file_if_exists(checkpoint_prefix + ".data-?????-of-?????")
+    else:
+        _delete_file_if_exists(checkpoint_prefix)
+
+
+__all__ = ["generate_checkpoint_state_proto", "update_checkpoint_state", "update_checkpoint_state_internal",
+           "get_checkpoint_state", "latest_checkpoint", "checkpoint_exists", "get_checkpoint_mtimes",
+           "remove_checkpoint", "meta_graph_filename", "atomic_write_string_to_file"]

@@ -1,0 +1,237 @@
+"""Event files: ``EventFileWriter`` writes ``Event`` protos into TF's event-file format
+(the graph-level ``FileWriter`` on top of it is :mod:`ref.events.writer`).
+
+Seed ("Adding Summaries to Event Files", 001_05ea92376fdb369e.txt and
+004_96791d6311aaba71.txt): "The SummaryWriter class provides a mechanism to
+create an event file in a given directory and add summaries and events to it.
+The class updates the file contents asynchronously." An event file is a
+TFRecord file (:mod:`ref.formats.tfrecord`) of serialized ``Event`` protos named
+``events.out.tfevents.{seconds:010d}.{hostname}{suffix}``, whose first record is
+``Event(wall_time=seconds, file_version="brain.Event:2", source_metadata)``,
+written and flushed at once (TF's first event carries the whole second of the
+file name as its wall time).
+
+How the asynchrony works here. ``add_*`` frames the event in the caller's
+thread and appends it to a pending list (at most ``max_queue`` long). A
+background thread writes and flushes pending events to the file: at once for
+the first event after a quiet spell, then at most every ``flush_secs``. When an
+``add_*`` finds ``max_queue`` events pending -- the point where TF's ``add``
+blocks until its writer thread catches up -- the caller writes the batch to the
+file buffer itself (one ``write`` for the batch; no flush) instead of waiting
+for the thread, which bounds memory the same way without a thread hand-off per
+event. ``flush()`` returns once every event added before it is on disk;
+``close()`` flushes and closes; writers still open at normal interpreter exit
+are closed by an ``atexit`` hook, so no added event is lost.
+
+Two writers in one ``logdir`` within one second would get the same file name;
+TF truncates the older file. Here the newer writer takes the next free second
+in its name instead (its events keep their true ``wall_time``).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import struct
+import threading
+import time
+import warnings
+import weakref
+
+import numpy as np
+
+from ref.formats.tfrecord import TFRecordWriter, encode_record
+from ref import protos
+
+FILE_VERSION = "brain.Event:2"
+SOURCE_WRITER = "ref.events.writer"
+"""``Event.source_metadata.writer`` of the first event (TF writes
+``tensorflow.core.util.events_writer``; TensorBoard only reports it)."""
+
+
+def _pb():
+    return protos.event_pb2, protos.summary_pb2
+
+
+def _serialize(message) -> bytes:
+    """Bytes of any protobuf message (ours, TensorFlow's) or of bytes given as such."""
+    if isinstance(message, (bytes, bytearray, memoryview)):
+        return bytes(message)
+    return message.SerializeToString()
+
+
+# -- the Event wire format for the add_summary fast path ---------------------
+
+_DOUBLE = struct.Struct("<d")
+
+
+def _varint(n: int) -> bytes:
+    n &= 0xFFFFFFFFFFFFFFFF  # int64 as protobuf writes it: two's complement, 10 bytes if negative
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def summary_event_bytes(wall_time: float, step: int, summary: bytes) -> bytes:
+    """``Event(wall_time=wall_time, step=step, summary=Summary(summary))``
+    serialized: field 1 (double), field 2 (varint, omitted when 0 as proto3
+    does), field 5 (length-delimited). The same bytes the Event proto
+    serializes to; built directly because add_summary is the hot path."""
+    parts = [b"\x09", _DOUBLE.pack(wall_time)]
+    if step:
+        parts += [b"\x10", _varint(step)]
+    parts += [b"\x2a", _varint(len(summary)), summary]
+    return b"".join(parts)
+
+
+# -- EventFileWriter ----------------------------------------------------------
+
+_OPEN_WRITERS: "weakref.WeakSet[EventFileWriter]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_writers():
+    for w in list(_OPEN_WRITERS):
+        w.close()
+
+
+class EventFileWriter:
+    """Writes ``Event`` protos to an event file in ``logdir``, asynchronously.
+
+    ``max_queue``: events pending before an ``add`` writes them itself (see the
+    module docstring). ``flush_secs``: how often, in seconds, pending events
+    are flushed to disk. ``filename_suffix``: appended to the file name.
+    """
+
+    def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
+        self._logdir = os.fspath(logdir)
+        os.makedirs(self._logdir, exist_ok=True)
+        self._max_queue = max(int(max_queue), 1)
+        self._flush_secs = float(flush_secs)
+        self._suffix = filename_suffix or ""
+        self._closed = True
+        self._initialize()
+
+    def _initialize(self):
+        protos.event_pb2, _ = _pb()
+        seconds = int(time.time())
+        while True:
+            path = os.path.join(self._logdir, f"events.out.tfevents.{seconds:010d}."
+                                              f"{socket.gethostname()}{self._suffix}")
+            try:
+                self._file = TFRecordWriter(path, mode="xb")
+                break
+            except FileExistsError:
+                seconds += 1
+        self._path = path
+        first = protos.event_pb2.Event(wall_time=float(seconds), file_version=FILE_VERSION)
+        if "source_metadata" in first.DESCRIPTOR.fields_by_name:
+            first.source_metadata.writer = SOURCE_WRITER
+        self._file.write(first.SerializeToString())
+        self._file.flush()
+        self._cond = threading.Condition(threading.Lock())
+        self._io = threading.Lock()        # held while moving pending events into the file
+        self._pending = []                 # framed records not yet handed to the file
+        self._unflushed = False            # the file buffer holds records not yet flushed
+        self._next_flush = 0.0             # the first event is flushed at once
+        self._idle = False                 # the thread waits with no deadline
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"EventFileWriter({path})", daemon=True)
+        self._thread.start()
+        _OPEN_WRITERS.add(self)
+
+    @property
+    def path(self) -> str:
+        """The event file being written."""
+        return self._path
+
+    def get_logdir(self) -> str:
+        """Returns the directory where the event file will be written."""
+        return self._logdir
+
+    # adding ------------------------------------------------------------------
+
+    def add_event(self, event):
+        """Adds an ``Event`` protocol buffer (ours or TF's) to the event file."""
+        self.add_serialized_event(_serialize(event))
+
+    def add_serialized_event(self, data: bytes):
+        """Adds an already serialized ``Event``."""
+        record = encode_record(data)
+        cond = self._cond
+        with cond:
+            if self._closed:
+                return
+            pending = self._pending
+            pending.append(record)
+            full = len(pending) >= self._max_queue
+            if self._idle:              # the thread sleeps until told there is work
+                self._idle = False
+                cond.notify()
+        if full:
+            self._drain(flush=False)
+
+    # writing -----------------------------------------------------------------
+
+    def _drain(self, flush: bool):
+        """Moves every pending record into the file (one write), then flushes if asked."""
+        with self._io:
+            with self._cond:
+                batch, self._pending = self._pending, []
+            f = self._file
+            if f is None:
+                return
+            if batch:
+                f.write_raw(b"".join(batch))
+                self._unflushed = True
+            if flush and self._unflushed:
+                f.flush()
+                self._unflushed = False
+
+    def _run(self):
+        cond = self._cond
+        while True:
+            with cond:
+                while not self._closed:
+                    now = time.monotonic()
+                    if self._pending or self._unflushed:
+                        if now >= self._next_flush:
+                            break
+                        cond.wait(self._next_flush - now)
+                    else:
+                        self._idle = True
+                        cond.wait()
+                if self._closed:
+                    return
+            self._drain(flush=True)
+            with cond:
+                self._next_flush = time.monotonic() + self._flush_secs
+
+    def flush(self):
+        """Flushes the event file to disk: returns once every event added so far
+        has been written and flushed."""
+        if not self._closed:
+            self._drain(flush=True)
+
+    def close(self):
+        """Flushes the event file to disk and closes the file."""
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            self._cond.notify_all()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+        self._drain(flush=True)
+        with self._io:
+            self._file.close()
+            self._file = None
+        _OPEN_WRITERS.discard(self)
+
+    def reopen(self):
+        """Reopens a closed writer: a new event file in the same logdir."""
+        if self._closed:
+            self._initialize()

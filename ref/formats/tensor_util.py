@@ -1,0 +1,76 @@
+"""NumPy arrays <-> ``TensorProto`` (TF's ``make_tensor_proto`` / ``make_ndarray``).
+
+Numeric arrays are written to ``tensor_content`` (raw little-endian bytes),
+scalars to the typed ``*_val`` field, strings to ``string_val``; reading
+accepts every form TensorFlow writes, including a single ``*_val`` broadcast
+over the shape.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.types.shapes import TensorShape
+from ref import protos
+
+# DType -> the TensorProto repeated field holding its values
+_VAL_FIELD = {
+    dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
+    dtypes.int16: "int_val", dtypes.int8: "int_val", dtypes.uint8: "int_val", dtypes.uint16: "int_val",
+    dtypes.int64: "int64_val", dtypes.uint32: "uint32_val", dtypes.uint64: "uint64_val",
+    dtypes.bool: "bool_val", dtypes.string: "string_val", dtypes.complex64: "scomplex_val",
+    dtypes.complex128: "dcomplex_val", dtypes.float16: "half_val", dtypes.bfloat16: "half_val",
+}
+
+
+def make_tensor_proto(values, dtype=None, shape=None):
+    """A TensorProto holding ``values`` (converted to ``dtype`` / reshaped to ``shape``)."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        arr = np.asarray(values, dtype=object if dtype == dtypes.string else dtype.np)
+    else:
+        arr = np.asarray(values)
+        if arr.dtype.kind in "SUO":
+            arr = arr.astype(object)
+        dtype = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
+    if shape is not None:
+        shape = [int(d) for d in shape]
+        if arr.size == 1 and int(np.prod(shape)) != 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        arr = arr.reshape(shape)
+    proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto())
+    if dtype == dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
+    elif arr.size == 1 and dtype in _VAL_FIELD and not dtype.is_complex and dtype not in (dtypes.float16,
+                                                                                            dtypes.bfloat16):
+        getattr(proto, _VAL_FIELD[dtype]).append(arr.reshape(-1)[0].item())
+    else:
+        proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
+    return proto
+
+
+def make_ndarray(tensor):
+    """The NumPy array a TensorProto holds."""
+    dtype = dtypes.as_dtype(tensor.dtype)
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    n = int(np.prod(shape)) if shape else 1
+    if dtype == dtypes.string:
+        vals = np.array(list(tensor.string_val), dtype=object)
+    elif tensor.tensor_content:
+        return np.frombuffer(tensor.tensor_content, dtype=dtype.np.newbyteorder("<")).astype(dtype.np).reshape(shape)
+    elif dtype in (dtypes.float16, dtypes.bfloat16):
+        vals = np.array(list(tensor.half_val), dtype=np.uint16).view(dtype.np)
+    elif dtype.is_complex:
+        flat = np.array(list(getattr(tensor, _VAL_FIELD[dtype])), dtype=dtype.real_dtype.np)
+        vals = flat[0::2] + 1j * flat[1::2]
+    else:
+        vals = np.array(list(getattr(tensor, _VAL_FIELD[dtype])), dtype=dtype.np)
+    vals = vals.astype(dtype.np) if dtype != dtypes.string else vals
+    if vals.size == n:
+        return vals.reshape(shape)
+    if vals.size == 0:
+        return np.zeros(shape, dtype=vals.dtype) if dtype != dtypes.string else np.full(shape, b"", dtype=object)
+    out = np.empty(n, dtype=vals.dtype)
+    out[:vals.size] = vals
+    out[vals.size:] = vals[-1]  # TF repeats the last value
+    return out.reshape(shape)

@@ -1,0 +1,319 @@
+"""GraphDef export and import: ``Graph.as_graph_def`` and ``import_graph_def``.
+
+An op's attrs map to ``AttrValue`` by Python type (bool -> b, int -> i,
+float -> f, str/bytes -> s, DType -> type, TensorShape -> shape, ndarray ->
+tensor, list -> list); type attrs (``T``...) are exported as TF names them, so
+graphs of ops both share import into TensorFlow. Function bodies of
+``while_loop``/``cond`` go to the graph's function library.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+
+from ref.ops import registry
+from ref.types.shapes import TensorShape
+from ref.framework.func_graph import FuncGraph
+from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2
+from ref.formats.tensor_util import make_tensor_proto, make_ndarray
+from ref.framework.graph import Graph, Operation, Tensor, apply_op, control_dependencies, get_default_graph, name_scope
+from ref.protos import op_def_pb2
+
+_INTERNAL = ("_list_sizes", "output_specs")
+
+
+def _attr_value(v, library, seen_funcs):
+    a = attr_value_pb2.AttrValue()
+    if isinstance(v, bool) or isinstance(v, np.bool_):
+        a.b = bool(v)
+    elif isinstance(v, (int, np.integer)):
+        a.i = int(v)
+    elif isinstance(v, (float, np.floating)):
+        a.f = float(v)
+    elif isinstance(v, str):
+        a.s = v.encode()
+    elif isinstance(v, bytes):
+        a.s = v
+    elif isinstance(v, dtypes.DType):
+        a.type = v.as_datatype_enum
+    elif isinstance(v, TensorShape):
+        a.shape.CopyFrom(v.as_proto())
+    elif isinstance(v, np.ndarray):
+        a.tensor.CopyFrom(make_tensor_proto(v))
+    elif isinstance(v, FuncGraph):
+        a.func.name = _add_function(v, library, seen_funcs)
+    elif isinstance(v, (list, tuple)):
+        lst = a.list
+        for x in v:
+            if isinstance(x, bool):
+                lst.b.append(x)
+            elif isinstance(x, int):
+                lst.i.append(x)
+            elif isinstance(x, float):
+                lst.f.append(x)
+            elif isinstance(x, str):
+                lst.s.append(x.encode())
+            elif isinstance(x, bytes):
+                lst.s.append(x)
+            elif isinstance(x, dtypes.DType):
+                lst.type.append(x.as_datatype_enum)
+            elif isinstance(x, TensorShape):
+                lst.shape.add().CopyFrom(x.as_proto())
+            elif isinstance(x, np.ndarray):
+                lst.tensor.add().CopyFrom(make_tensor_proto(x))
+            else:
+                raise TypeError(f"Cannot export list attr element {x!r}")
+    elif v is None:
+        return None
+    else:
+        raise TypeError(f"Cannot export attr value {v!r} of type {type(v).__name__}")
+    return a
+
+
+def op_to_node_def(op, library=None, seen_funcs=None):
+    """The NodeDef of ``op``."""
+    library = library if library is not None else _scratch_library()
+    seen_funcs = seen_funcs if seen_funcs is not None else {}
+    nd = node_def_pb2.NodeDef(name=op.name, op=op.type, device=op.device)
+    for t in op._inputs:
+        nd.input.append(t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}")
+    for c in op._control_inputs:
+        nd.input.append("^" + c.name)
+    for k, v in op._attrs.items():
+        if k in _INTERNAL:
+            continue
+        if k == "output_specs":
+            continue
+        av = _attr_value(v, library, seen_funcs)
+        if av is None:
+            if k == "shape" and op.type in ("Placeholder",):
+                av = _attr_value(TensorShape(None), library, seen_funcs)
+            else:
+                continue
+        nd.attr[k].CopyFrom(av)
+    if "output_specs" in op._attrs:
+        specs = op._attrs["output_specs"]
+        nd.attr["output_shapes"].CopyFrom(_attr_value([TensorShape(s) for _, s in specs], library, seen_funcs))
+        nd.attr["T"].CopyFrom(_attr_value([dtypes.as_dtype(d) for d, _ in specs], library, seen_funcs))
+    return nd
+
+
+def _scratch_library():
+    return function_pb2.FunctionDefLibrary()
+
+
+def _add_function(fg, library, seen_funcs):
+    """Adds FuncGraph ``fg`` to ``library`` (ref's encoding: placeholders are nodes,
+    argument and result names in the signature); returns its name."""
+    if id(fg) in seen_funcs:
+        return seen_funcs[id(fg)]
+    name = fg.name.replace("/", "_").strip("_") or "fn"
+    base, k = name, 1
+    while any(f.signature.name == name for f in library.function):
+        name = f"{base}_{k}"
+        k += 1
+    seen_funcs[id(fg)] = name
+    fdef = function_pb2.FunctionDef()
+    fdef.signature.name = name
+    for t in fg.inputs:
+        fdef.signature.input_arg.add(name=t.op.name, type=t.dtype.base_dtype.as_datatype_enum)
+    for i, t in enumerate(fg.outputs):
+        fdef.signature.output_arg.add(name=f"output_{i}", type=t.dtype.base_dtype.as_datatype_enum)
+        fdef.ret[f"output_{i}"] = f"{t.op.name}:{t.value_index}"
+    for op in fg.get_operations():
+        fdef.node_def.add().CopyFrom(op_to_node_def(op, library, seen_funcs))
+    for i, op in enumerate(fg.targets):
+        fdef.control_ret[f"target_{i}"] = op.name
+    library.function.add().CopyFrom(fdef)
+    return name
+
+
+def as_graph_def(graph, from_version=None, add_shapes=False):
+    """The GraphDef of ``graph`` (ops in creation order; functions in the library)."""
+    gd = graph_pb2.GraphDef()
+    gd.versions.producer = 1087
+    seen = {}
+    for op in graph.get_operations():
+        if from_version is not None and op._id < from_version:
+            continue
+        nd = op_to_node_def(op, gd.library, seen)
+        if add_shapes:
+            nd.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
+        gd.node.add().CopyFrom(nd)
+    return gd
+
+
+# -- import ----------------------------------------------------------------------
+
+def _from_attr(a, functions, builder):
+    kind = a.WhichOneof("value")
+    if kind == "s":
+        return a.s.decode("utf-8", "surrogateescape")
+    if kind == "i":
+        return int(a.i)
+    if kind == "f":
+        return float(a.f)
+    if kind == "b":
+        return bool(a.b)
+    if kind == "type":
+        return dtypes.as_dtype(a.type)
+    if kind == "shape":
+        return TensorShape(a.shape)
+    if kind == "tensor":
+        arr = make_ndarray(a.tensor)
+        arr.setflags(write=False)
+        return arr
+    if kind == "func":
+        return builder(a.func.name)
+    if kind == "list":
+        lst = a.list
+        for field, conv in (("s", lambda x: x.decode("utf-8", "surrogateescape")), ("i", int), ("f", float),
+                            ("b", bool), ("type", dtypes.as_dtype), ("shape", TensorShape),
+                            ("tensor", make_ndarray)):
+            vals = getattr(lst, field)
+            if len(vals):
+                return [conv(x) for x in vals]
+        return []
+    return None
+
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
+                     producer_op_list=None):
+    """Imports ``graph_def`` into the default graph under scope ``name`` ("import").
+
+    ``input_map`` maps names in ``graph_def`` ("x:0", "x") to Tensors that replace
+    them; ``return_elements`` names the Tensors/Operations to return.
+    """
+    if not hasattr(graph_def, "node"):
+        raise TypeError("graph_def must be a GraphDef proto.")
+    input_map = dict(input_map or {})
+    for k in input_map:
+        if not isinstance(k, str):
+            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+    g = get_default_graph()
+    names = {n.name for n in graph_def.node}
+    for k in input_map:
+        base = k.lstrip("^").split(":")[0]
+        if base not in names:
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    with name_scope(name, "import", list(input_map.values())) as scope:
+        created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+    if return_elements is None:
+        return None
+    out = []
+    for r in return_elements:
+        if ":" in r:
+            op_name, idx = r.rsplit(":", 1)
+            if op_name not in created:
+                raise ValueError(f"Requested return tensor '{r}' not found in graph def")
+            out.append(created[op_name].outputs[int(idx)])
+        else:
+            if r not in created:
+                raise ValueError(f"Requested return node '{r}' not found in graph def")
+            out.append(created[r])
+    return out
+
+
+def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None):
+    created = {}
+    built_funcs = {}
+    pending = {n.name: n for n in nodes}
+    order = _topo(nodes)
+
+    def func_builder(fname):
+        if fname not in built_funcs:
+            built_funcs[fname] = _build_function(g, functions[fname], functions)
+        return built_funcs[fname]
+
+    def resolve(ref_name):
+        op_name, _, idx = ref_name.partition(":")
+        idx = int(idx or 0)
+        for key in (f"{op_name}:{idx}",) + ((op_name,) if idx == 0 else ()):
+            if key in input_map:
+                return input_map[key]
+        if placeholders_as is not None and op_name in placeholders_as:
+            return placeholders_as[op_name]
+        return created[op_name].outputs[idx]
+
+    for n in order:
+        opdef = registry.get(n.op)
+        data_inputs = [i for i in n.input if not i.startswith("^")]
+        ctrl = [created[i[1:]] for i in n.input if i.startswith("^") and i[1:] in created]
+        attrs = {k: _from_attr(v, functions, func_builder) for k, v in n.attr.items()
+                 if k not in ("_output_shapes", "output_shapes", "_class")}
+        kwargs = {}
+        tensors = [resolve(i) for i in data_inputs]
+        # distribute flat inputs over declared inputs (list inputs by their count attr)
+        fixed = [x for x in opdef.inputs if x not in opdef.list_inputs]
+        pos = 0
+        for in_name in opdef.inputs:
+            if in_name in opdef.list_inputs:
+                count_attr = opdef.list_inputs[in_name]
+                count = attrs[count_attr] if count_attr else len(tensors) - (len(fixed) - 0) + 0
+                if not count_attr:
+                    count = len(tensors) - len(fixed)
+                kwargs[in_name] = tensors[pos:pos + count]
+                pos += count
+            else:
+                kwargs[in_name] = tensors[pos]
+                pos += 1
+        for k, v in attrs.items():
+            if k in opdef.attrs:
+                kwargs[k] = v
+        if n.op in ("While", "If"):
+            shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
+            kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
+        with control_dependencies(ctrl), g.device(n.device or None):
+            result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+        op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
+                                                            else result[0].op)
+        created[n.name] = op
+    return created
+
+
+def _topo(nodes):
+    by_name = {n.name: n for n in nodes}
+    done, order = set(), []
+    for start in nodes:
+        stack = [(start, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if n.name in done:
+                continue
+            if expanded:
+                done.add(n.name)
+                order.append(n)
+                continue
+            stack.append((n, True))
+            for i in n.input:
+                dep = i.lstrip("^").split(":")[0]
+                if dep in by_name and dep not in done:
+                    stack.append((by_name[dep], False))
+    return order
+
+
+def _build_function(outer, fdef, functions):
+    """Rebuilds a FuncGraph from ref's FunctionDef encoding."""
+    fg = FuncGraph(fdef.signature.name, outer)
+    arg_names = [a.name for a in fdef.signature.input_arg]
+    with fg.as_default():
+        created = _import_nodes(fg, list(fdef.node_def), {}, functions, "")
+    fg.inputs = [created[a].outputs[0] for a in arg_names]
+    fg.outputs = []
+    for out in fdef.signature.output_arg:
+        op_name, idx = fdef.ret[out.name].rsplit(":", 1)
+        fg.outputs.append(created[op_name].outputs[int(idx)])
+    fg.targets = [created[v] for _, v in sorted(fdef.control_ret.items())]
+    return fg
+
+
+# The framework's Graph and Operation get their proto forms from here.
+def _graph_as_graph_def(self, from_version=None, add_shapes=False):
+    """This graph as a GraphDef proto (TF's field numbers)."""
+    return as_graph_def(self, from_version, add_shapes)
+
+
+Graph.as_graph_def = _graph_as_graph_def
+Operation.node_def = property(op_to_node_def, doc="The NodeDef proto of this op.")

@@ -1,0 +1,301 @@
+"""TF1 control flow and grouping: while_loop, cond, case, group, tuple, no_op,
+identity, with_dependencies -- plus placeholder and friends."""
+from __future__ import annotations
+
+from ref.types import dtypes, nest
+from ref.framework.func_graph import FuncGraph
+from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, control_dependencies,
+                       convert_to_tensor, get_default_graph, name_scope)
+from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.framework.graph import constant_value, constant
+
+__all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
+           "placeholder", "placeholder_with_default"]
+
+_tuple = tuple
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor that must be fed (``tf.placeholder``)."""
+    return apply_op("Placeholder", dtype=dtypes.as_dtype(dtype),
+                    shape=None if shape is None else as_shape(shape), name=name or "Placeholder")
+
+
+def placeholder_with_default(input, shape, name=None):
+    """``input`` unless fed; ``shape`` may be less specific than ``input``'s."""
+    return apply_op("PlaceholderWithDefault", input=input, shape=as_shape(shape),
+                    name=name or "PlaceholderWithDefault")
+
+
+def identity(input, name=None):
+    """A tensor with the same value as ``input`` (a snapshot for variables)."""
+    if isinstance(input, IndexedSlices):
+        return IndexedSlices(identity(input.values, name), input.indices, input.dense_shape)
+    return apply_op("Identity", input=input, name=name or "Identity")
+
+
+def no_op(name=None):
+    return apply_op("NoOp", name=name or "NoOp")
+
+
+def group(*inputs, **kwargs):
+    """An op that runs all ``inputs`` (``tf.group``); ``name`` keyword only."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Unknown keyword arguments: {', '.join(kwargs)}")
+    ops = []
+    for x in nest.flatten(list(inputs)):
+        if x is None:
+            continue
+        if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
+            x = x._as_graph_element()
+        if isinstance(x, IndexedSlices):
+            x = x.values
+        ops.append(x.op if isinstance(x, Tensor) else x)
+    with name_scope(name, "group_deps", ops) as scope:
+        with control_dependencies(ops):
+            return no_op(name=scope)
+
+
+def tuple(tensors, name=None, control_inputs=None):
+    """Tensors with the same values as ``tensors``, each available only once all are."""
+    with name_scope(name, "tuple", tensors) as scope:
+        gating = [t.op if isinstance(t, Tensor) else (t.values.op if isinstance(t, IndexedSlices) else t)
+                  for t in tensors if t is not None]
+        if control_inputs:
+            for c in control_inputs:
+                if isinstance(c, Tensor):
+                    c = c.op
+                elif not isinstance(c, Operation):
+                    raise TypeError(f"Control input must be an Operation, a Tensor, or IndexedSlices: {c}")
+                gating.append(c)
+        gate = group(*gating)
+        out = []
+        for t in tensors:  # each an Identity named control_dependency[_N], as TF's
+            if t is None:
+                out.append(None)
+            elif isinstance(t, IndexedSlices):
+                out.append(IndexedSlices(with_dependencies([gate], t.values), t.indices, t.dense_shape))
+            else:
+                out.append(with_dependencies([gate], t))
+        return out
+
+
+def with_dependencies(dependencies, output_tensor, name=None):
+    """``output_tensor`` computed only after ``dependencies`` have run."""
+    with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        with control_dependencies(dependencies):
+            if isinstance(output_tensor, Operation):
+                return group(output_tensor, name=scope)
+            return identity(output_tensor, name=scope)
+
+
+# ---------------------------------------------------------------------------
+# while_loop
+# ---------------------------------------------------------------------------
+
+def _build_body(graph_name, fn, args, outer):
+    """Traces ``fn`` on placeholders for ``args`` in a new FuncGraph."""
+    fg = FuncGraph(graph_name, outer)
+    with fg.as_default():
+        phs = [fg.add_argument(a.dtype.base_dtype, a.shape, f"arg{i}") for i, a in enumerate(args)]
+        result = fn(phs)
+    return fg, phs, result
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
+    """Repeats ``body`` while ``cond`` is true (``tf.while_loop``, TF1 semantics).
+
+    ``loop_vars`` may be any nested structure; ``shape_invariants`` relaxes the
+    static shapes a loop variable may take across iterations.
+    """
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    if not nest.is_nested(loop_vars) and not loop_vars:
+        raise ValueError("No loop variables provided")
+    outer = get_default_graph()
+    with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
+        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        if shape_invariants is not None:
+            nest.assert_same_structure(loop_vars, shape_invariants)
+            invariants = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            for v, s in zip(flat, invariants):
+                if not s.is_compatible_with(v.shape):
+                    raise ValueError(f"The shape invariant specified for {v.name} is not compatible with the "
+                                     f"initial shape of the loop variable. It enters the loop with shape "
+                                     f"{v.shape}, but the specified shape invariant is {s}.")
+        else:
+            invariants = [v.shape for v in flat]
+        structure = loop_vars
+        args = [_Arg(v.dtype, s) for v, s in zip(flat, invariants)]
+
+        def cond_fn(phs):
+            return cond(*_as_args(structure, phs))
+
+        def body_fn(phs):
+            out = body(*_as_args(structure, phs))
+            return out if nest.is_nested(out) else [out]
+
+        cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
+        with cond_g.as_default():
+            pred = convert_to_tensor(pred)
+            if pred.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"While loop condition must return a bool, got {pred}")
+            if pred.shape.ndims not in (None, 0):
+                raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.ndims} for the while loop "
+                                 f"condition {pred.name}")
+        cond_g.outputs = [pred]
+        body_g, _, out = _build_body(scope + "body", body_fn, args, outer)
+        out_flat = nest.flatten(out)
+        if len(out_flat) != len(flat):
+            raise ValueError(f"body must return the same structure as loop_vars: {len(flat)} loop variables, "
+                             f"body returned {len(out_flat)}")
+        with body_g.as_default():
+            out_t = [convert_to_tensor(o) for o in out_flat]
+        for v, o, s in zip(flat, out_t, invariants):
+            if o.dtype.base_dtype != v.dtype.base_dtype:
+                raise TypeError(f"Loop variable {v.name} enters the loop with type {v.dtype.base_dtype.name}, "
+                                f"but has type {o.dtype.base_dtype.name} after one iteration.")
+            if not s.is_compatible_with(o.shape) or (s.ndims is not None and o.shape.ndims is not None and
+                                                     not _more_specific(o.shape, s)):
+                raise ValueError(f"Input tensor '{v.name}' enters the loop with shape {v.shape}, but has shape "
+                                 f"{o.shape} after one iteration. To allow the shape to vary across iterations, "
+                                 "use the `shape_invariants` argument of tf.while_loop to specify a less-specific "
+                                 "shape.")
+        body_g.outputs = out_t
+        inputs = flat + cond_g.external_captures + body_g.external_captures
+        if maximum_iterations is not None:
+            mi = constant_value(convert_to_tensor(maximum_iterations))
+            if mi is None:
+                raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
+            maximum_iterations = int(mi)
+        specs = [(v.dtype.base_dtype, s) for v, s in zip(flat, invariants)]
+        outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat),
+                        n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
+                        parallel_iterations=parallel_iterations, output_specs=specs,
+                        accumulate=back_prop and can_accumulate(specs), name=scope)
+        outs = list(outs)[:len(flat)]
+    # TF packs the exits like the body's result and unpacks a single exit value.
+    packed = nest.pack_sequence_as(out, outs)
+    if not return_same_structure and len(outs) == 1:
+        return outs[0]
+    return packed
+
+
+def can_accumulate(specs) -> bool:
+    """Whether a While over loop variables ``specs`` can keep its history for the
+    gradient (``ref.ops.control``): every loop variable numeric or bool with a
+    fully defined shape invariant, so the iterations stack. Otherwise the
+    gradient recomputes the forward values it needs."""
+    return all((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource
+                and TensorShape(sh).is_fully_defined()) for d, sh in specs)
+
+
+def _more_specific(shape, invariant):
+    return all(i is None or s == i for s, i in zip(shape.as_list(), invariant.as_list())) and \
+        len(shape) == len(invariant)
+
+
+class _Arg:
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = dtype, shape
+
+
+def _as_args(structure, phs):
+    if nest.is_nested(structure):
+        packed = nest.pack_sequence_as(structure, phs)
+        if isinstance(structure, (list, _tuple)) and not hasattr(structure, "_fields"):
+            return list(packed)
+        return [packed]
+    return [phs[0]]
+
+
+# ---------------------------------------------------------------------------
+# cond
+# ---------------------------------------------------------------------------
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``; only the taken branch runs."""
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): true_fn and fn1 may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): false_fn and fn2 may not be set simultaneously.")
+        false_fn = fn2
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    outer = get_default_graph()
+    with name_scope(name, "cond", [pred]) as scope:
+        pred = convert_to_tensor(pred)
+        if pred.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name}")
+        if pred.shape.ndims not in (None, 0):
+            raise ValueError(f"pred must be a scalar, got shape {pred.shape}")
+        then_g, _, then_out = _build_body(scope + "true", lambda phs: true_fn(), [], outer)
+        else_g, _, else_out = _build_body(scope + "false", lambda phs: false_fn(), [], outer)
+        if then_out is None or else_out is None:
+            raise ValueError("true_fn and false_fn must return a value (use tf.no_op for effects only)")
+        try:
+            nest.assert_same_structure(then_out, else_out)
+        except ValueError as e:
+            raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
+        t_flat, f_flat = nest.flatten(then_out), nest.flatten(else_out)
+        specs, t_ts, f_ts = [], [], []
+        for a, b in zip(t_flat, f_flat):
+            with then_g.as_default():
+                a = _as_output(a, then_g)
+            with else_g.as_default():
+                b = _as_output(b, else_g)
+            if a.dtype.base_dtype != b.dtype.base_dtype:
+                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
+                                 f"{a.dtype.base_dtype.name}, {b.dtype.base_dtype.name}")
+            specs.append((a.dtype.base_dtype, a.shape.most_specific_compatible_shape(b.shape)))
+            t_ts.append(a)
+            f_ts.append(b)
+        then_g.outputs, else_g.outputs = t_ts, f_ts
+        outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
+                        then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
+                        output_specs=specs, name=scope)
+        outs = list(outs) if specs else []
+    result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
+    if not strict and isinstance(result, (list, _tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
+        return result[0]
+    return result
+
+
+def _as_output(x, g):
+    """A branch output tensor (an Operation output becomes a control-only constant)."""
+    if isinstance(x, Operation):
+        g.targets.append(x)
+        with control_dependencies([x]):
+            return identity(constant(True))
+    t = convert_to_tensor(x)
+    if t.graph is not g:
+        t = g.capture(t)
+    return t
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The first ``fn`` whose ``pred`` holds, else ``default()``, as nested conds."""
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+    if not pairs and default is None:
+        raise ValueError("pred_fn_pairs must not be empty when no default is given")
+    for p, f in pairs:
+        if not callable(f):
+            raise TypeError("fn for pred %s must be callable." % p.name)
+    with name_scope(name, "case", [p for p, _ in pairs]):
+        if default is None:
+            *pairs, (last_p, default) = pairs
+        fn = default
+        for p, f in reversed(pairs):
+            fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
+        return fn()

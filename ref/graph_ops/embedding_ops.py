@@ -1,0 +1,104 @@
+"""``tf.nn.embedding_lookup``: rows of an embedding table, or of a table split
+into shards, as TensorFlow's ``embedding_ops`` computes them.
+
+One table: ``gather(params, ids)`` (its gradient is IndexedSlices: only the
+looked-up rows change). Several shards (a list, or a PartitionedVariable):
+the ids are flattened and each is sent to a shard --
+
+* ``"mod"``: shard ``id % n``, row ``id // n`` in it;
+* ``"div"``: contiguous blocks; with ``total`` rows, ``ids_per = total // n``
+  and ``extras = total % n``, shard ``p = max(id // (ids_per + 1),
+  (id - extras) // ids_per)``, row ``id % (ids_per + 1)`` if ``p < extras`` else
+  ``(id - extras) % ids_per`` --
+
+then ``dynamic_partition`` splits ids and their positions by shard, each shard
+is gathered, and ``dynamic_stitch`` puts the rows back in the ids' order,
+reshaped to ``ids.shape + row shape``. ``max_norm`` clips each row to that L2
+norm (``clip_by_norm`` over the row's axes).
+"""
+from __future__ import annotations
+
+from ref.types import dtypes
+from ref.framework.graph import colocate_with, convert_to_tensor, name_scope
+from ref.types.shapes import TensorShape, dimension_value
+from ref.graph_ops import array_ops, clip_ops, math_ops
+from ref.graph_ops.control_flow_ops import identity
+
+__all__ = ["embedding_lookup"]
+
+
+def _clip(params, ids, max_norm):
+    """Each embedding row clipped to L2 norm ``max_norm`` (None: unchanged)."""
+    if max_norm is None:
+        return params
+    ids_rank, params_rank = ids.shape.ndims, params.shape.ndims
+    if ids_rank is not None and params_rank is not None:
+        axes = list(range(ids_rank, params_rank))
+    else:
+        axes = math_ops.range(array_ops.rank(ids), array_ops.rank(params))
+    return clip_ops.clip_by_norm(params, max_norm, axes=axes)
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
+    """Looks up ``ids`` in a list of embedding tensors (``tf.nn.embedding_lookup``).
+
+    ``params``: one tensor or variable, a list of them (shards of one table, all
+    with the same row shape), or a PartitionedVariable. ``ids``: int32 or int64
+    of any shape. ``partition_strategy``: ``"mod"`` or ``"div"`` (see the module
+    docstring). ``validate_indices`` is ignored, as in TF. ``max_norm``: clip
+    each row to this L2 norm. Returns ``ids.shape + params[0].shape[1:]``.
+    """
+    if params is None:
+        raise ValueError("params must be specified")
+    if isinstance(params, (list, tuple)) and not params:
+        raise ValueError("Length of params is currently 0. Need at least one param.")
+    if hasattr(params, "_get_variable_list"):  # PartitionedVariable: its shards
+        params = list(params)
+    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    with name_scope(name, "embedding_lookup", params + [ids]) as scope:
+        n = len(params)
+        ids = convert_to_tensor(ids, name="ids")
+        if n == 1:
+            with colocate_with(params[0]):
+                result = _clip(array_ops.gather(params[0], ids, name=scope), ids, max_norm)
+            return identity(result)
+        if partition_strategy not in ("mod", "div"):
+            raise ValueError(f"Unrecognized partition strategy: {partition_strategy}. Must be one of either "
+                             f"`mod` or `div`.")
+        flat_ids = array_ops.reshape(ids, [-1])
+        original_indices = math_ops.range(array_ops.size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments = math_ops.floormod(flat_ids, n)
+            new_ids = math_ops.floordiv(flat_ids, n)
+        else:
+            rows = [dimension_value(TensorShape(p.shape)[0]) if TensorShape(p.shape).ndims else None
+                    for p in params]
+            if None not in rows:
+                num_total_ids = convert_to_tensor(sum(rows), dtype=flat_ids.dtype)
+            else:  # a shard of unknown length: count at run time
+                num_total_ids = math_ops.add_n([math_ops.cast(array_ops.shape(p)[0], flat_ids.dtype) for p in params])
+            ids_per_partition = math_ops.floordiv(num_total_ids, n)
+            extras = math_ops.floormod(num_total_ids, n)
+            p_assignments = math_ops.maximum(math_ops.floordiv(flat_ids, ids_per_partition + 1),
+                                             math_ops.floordiv(flat_ids - extras, ids_per_partition))
+            new_ids = array_ops.where(p_assignments < extras, math_ops.floormod(flat_ids, ids_per_partition + 1),
+                                      math_ops.floormod(flat_ids - extras, ids_per_partition))
+        p_assignments = math_ops.cast(p_assignments, dtypes.int32)
+        gather_ids = array_ops.dynamic_partition(new_ids, p_assignments, n)
+        pindices = array_ops.dynamic_partition(original_indices, p_assignments, n)
+        partitioned = []
+        for p in range(n):
+            with colocate_with(params[p]):
+                partitioned.append(array_ops.gather(params[p], gather_ids[p]))
+        ret = array_ops.dynamic_stitch(pindices, partitioned, name=scope)
+        row_shape = TensorShape(params[0].shape)[1:]
+        for p in params[1:]:
+            row_shape = row_shape.merge_with(TensorShape(p.shape)[1:])
+        if row_shape.is_fully_defined():
+            element_shape = convert_to_tensor(row_shape.as_list(), dtype=dtypes.int32)
+        else:
+            element_shape = array_ops.shape(ret)[1:]
+        ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_shape], 0))
+        ret.set_shape(ids.shape.concatenate(row_shape))
+        return _clip(ret, ids, max_norm)
+

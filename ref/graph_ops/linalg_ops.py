@@ -1,0 +1,58 @@
+"""TF1 linear-algebra functions: ``tf.qr`` / ``tf.linalg.qr``,
+``tf.matrix_triangular_solve`` / ``tf.linalg.triangular_solve``,
+``tf.matrix_band_part`` / ``tf.linalg.band_part``, ``tf.matrix_transpose`` /
+``tf.linalg.matrix_transpose`` and ``tf.linalg.adjoint``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.graph_ops import array_ops
+from ref.graph_ops.math_ops import range as tf_range
+
+
+def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's name
+    """(q, r) with input = q @ r, q orthonormal columns, r upper triangular."""
+    return apply_op("Qr", input=input, full_matrices=bool(full_matrices), name=name or "Qr")
+
+
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """Solves matrix @ x = rhs (or adjoint(matrix) @ x = rhs) for triangular ``matrix``."""
+    return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=bool(lower), adjoint=bool(adjoint),
+                    name=name or "MatrixTriangularSolve")
+
+
+triangular_solve = matrix_triangular_solve
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002 - TF's name
+    """Zeroes everything outside a central band of each innermost matrix."""
+    return apply_op("MatrixBandPart", input=input, num_lower=num_lower, num_upper=num_upper,
+                    name=name or "MatrixBandPart")
+
+
+band_part = matrix_band_part
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """``a`` with its last two dimensions swapped (conjugated when ``conjugate``)."""
+    with name_scope(name, "matrix_transpose", [a]):
+        a = convert_to_tensor(a, name="a")
+        n = a.shape.ndims
+        if n is not None:
+            if n < 2:
+                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
+            perm = np.array(list(range(n - 2)) + [n - 1, n - 2], np.int32)
+        else:
+            r = array_ops.rank(a)
+            perm = array_ops.concat([tf_range(r - 2), [r - 1, r - 2]], 0)
+        return array_ops.transpose(a, perm=perm, conjugate=conjugate)
+
+
+transpose = matrix_transpose
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the innermost matrices."""
+    with name_scope(name, "adjoint", [matrix]):
+        return matrix_transpose(convert_to_tensor(matrix, name="matrix"), conjugate=True)

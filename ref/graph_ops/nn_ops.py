@@ -1,0 +1,332 @@
+"""TF1 ``tf.nn`` functions built on the ops of :mod:`ref.ops.nn` (and math and
+array ops) with ``ref.framework.graph.apply_op``: activations, softmax, the
+cross-entropy losses, bias_add, l2_loss/l2_normalize, moments, in_top_k,
+zero_fraction and dropout, with ``tensorflow.compat.v1``'s signatures and
+TF's composite formulas (e.g. ``sigmoid_cross_entropy_with_logits`` is
+``max(x, 0) - x * z + log1p(exp(-|x|))`` built from ops).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.graph_ops import math_ops as _m
+from ref.framework.graph import Tensor, apply_op, constant, convert_to_tensor, get_seed, name_scope
+from ref.graph_ops import array_ops
+
+__all__ = [
+    "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "softmax", "log_softmax", "bias_add",
+    "l2_loss", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
+    "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+    "weighted_cross_entropy_with_logits", "l2_normalize", "moments", "in_top_k", "zero_fraction", "dropout",
+]
+
+
+def _a():
+    return array_ops
+
+
+def _activation(op_type, fname, doc):
+    def fn(features, name=None):
+        return apply_op(op_type, features=features, name=name)
+
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = doc
+    return fn
+
+
+relu = _activation("Relu", "relu", "max(features, 0) (``Relu``).")
+relu6 = _activation("Relu6", "relu6", "min(max(features, 0), 6) (``Relu6``).")
+elu = _activation("Elu", "elu", "exp(x) - 1 where x < 0, else x (``Elu``).")
+selu = _activation("Selu", "selu", "scale * (alpha * (exp(x) - 1) where x < 0, else x) (``Selu``).")
+softplus = _activation("Softplus", "softplus", "log(exp(x) + 1) (``Softplus``).")
+softsign = _activation("Softsign", "softsign", "x / (|x| + 1) (``Softsign``).")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """x where x > 0, else alpha * x (``LeakyRelu``)."""
+    with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        features = convert_to_tensor(features, name="features")
+        if features.dtype.is_integer:
+            features = _m.cast(features, dtypes.float32)
+        return apply_op("LeakyRelu", features=features, alpha=float(alpha), name=scope)
+
+
+def _axis_arg(axis, dim):
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    return -1 if axis is None else axis
+
+
+def _swap_to_last(x, axis):
+    """(x with ``axis`` swapped with the last dim, the permutation) -- its own inverse."""
+    n = x.shape.ndims
+    if n is None:
+        raise ValueError(f"softmax over axis {axis} needs the rank of {x.name}")
+    axis = axis % n
+    perm = list(range(n))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return _a().transpose(x, perm), perm
+
+
+def _softmax(op_type, logits, axis, name):
+    logits = convert_to_tensor(logits, name="logits")
+    n = logits.shape.ndims
+    if axis == -1 or (n is not None and axis == n - 1):
+        return apply_op(op_type, logits=logits, name=name)
+    if n is not None and not -n <= axis < n:
+        raise ValueError(f"`axis` {axis} out of range for a tensor of rank {n}")
+    swapped, perm = _swap_to_last(logits, axis)
+    out = apply_op(op_type, logits=swapped)
+    return _a().transpose(out, perm, name=name or "transpose")
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    """exp(x) / sum(exp(x)) along ``axis`` (last by default) (``Softmax``;
+    other axes are transposed to the end and back, as TF does)."""
+    return _softmax("Softmax", logits, _axis_arg(axis, dim), name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """x - log(sum(exp(x))) along ``axis`` (``LogSoftmax``)."""
+    return _softmax("LogSoftmax", logits, _axis_arg(axis, dim), name)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """value + bias along the channel axis (``BiasAdd``; data_format NHWC/NCHW)."""
+    with name_scope(name, "BiasAdd", [value, bias]) as scope:
+        if data_format is not None:
+            if data_format.startswith("NC"):
+                data_format = "NCHW"
+            elif data_format.startswith("N") and data_format.endswith("C"):
+                data_format = "NHWC"
+            else:
+                raise ValueError("data_format must be of the form `N...C` or `NC...`")
+        value = convert_to_tensor(value, name="input")
+        bias = convert_to_tensor(bias, dtype=value.dtype.base_dtype, name="bias")
+        return apply_op("BiasAdd", value=value, bias=bias, data_format=data_format or "NHWC", name=scope)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2 (``L2Loss``)."""
+    return apply_op("L2Loss", t=t, name=name)
+
+
+def _flatten_outer(x):
+    """x reshaped to [-1, last dim] (x itself when already rank 2)."""
+    if x.shape.ndims == 2:
+        return x
+    return _a().reshape(x, [-1, x.shape[-1] if x.shape.ndims and x.shape[-1] is not None else
+                            _a().shape(x)[-1]])
+
+
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
+    """-sum(labels * log_softmax(logits)) along ``axis`` per example
+    (``SoftmaxCrossEntropyWithLogits``); gradients flow into labels too."""
+    axis = _axis_arg(axis, dim)
+    with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")
+        if labels.dtype.base_dtype != logits.dtype.base_dtype:
+            labels = _m.cast(labels, logits.dtype.base_dtype)
+        n = logits.shape.ndims
+        if axis != -1 and not (n is not None and axis == n - 1):
+            logits, _ = _swap_to_last(logits, axis)
+            labels, _ = _swap_to_last(labels, axis)
+            n = logits.shape.ndims
+        if not logits.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"logits and labels must be broadcastable: logits_size={logits.shape} "
+                             f"labels_size={labels.shape}")
+        if n == 2:
+            loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=scope)
+            return loss
+        loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", features=_flatten_outer(logits),
+                           labels=_flatten_outer(labels))
+        if n is not None and logits.shape[:-1].is_fully_defined():
+            return _a().reshape(loss, logits.shape[:-1].as_list(), name=scope)
+        return _a().reshape(loss, _a().shape(logits)[:-1], name=scope)
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+    """TF1's form of :func:`softmax_cross_entropy_with_logits_v2`: labels are
+    wrapped in stop_gradient."""
+    if _sentinel is not None:
+        raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...).")
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
+        labels = _a().stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=_axis_arg(axis, dim),
+                                                name=scope)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """-log_softmax(logits)[labels] per example (``SparseSoftmaxCrossEntropyWithLogits``);
+    labels must have rank(logits) - 1 (ValueError naming both shapes)."""
+    if _sentinel is not None:
+        raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...).")
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
+        labels = convert_to_tensor(labels, name="labels")
+        logits = convert_to_tensor(logits, name="logits")
+        if logits.dtype.base_dtype == dtypes.float16:
+            raise TypeError("sparse_softmax_cross_entropy_with_logits does not take float16 here; cast logits "
+                            "to float32 first")
+        rl, rg = labels.shape.ndims, logits.shape.ndims
+        if rg == 0:
+            raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
+        if rl is not None and rg is not None and rl != rg - 1:
+            raise ValueError(f"Rank mismatch: Rank of labels (received {rl}) should equal rank of logits "
+                             f"minus 1 (received {rg}).")
+        if rl is not None and rg is not None and not labels.shape.is_compatible_with(logits.shape[:-1]):
+            raise ValueError(f"Shape mismatch: The shape of labels (received {labels.shape}) should equal the "
+                             f"shape of logits except for the last dimension (received {logits.shape}).")
+        if rg == 2:
+            loss, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=scope)
+            return loss
+        flat_labels = _a().reshape(labels, [-1])
+        loss, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=_flatten_outer(logits),
+                           labels=flat_labels)
+        if labels.shape.is_fully_defined():
+            return _a().reshape(loss, labels.shape.as_list(), name=scope)
+        return _a().reshape(loss, _a().shape(labels), name=scope)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x, labels z, built
+    from ops as TF does (``where(x >= 0, ...)``, ``Log1p(Exp(...))``)."""
+    if _sentinel is not None:
+        raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...).")
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
+        zeros = _a().zeros_like(logits, dtype=logits.dtype)
+        cond = _m.greater_equal(logits, zeros)
+        relu_logits = apply_op("Select", condition=cond, x=logits, y=zeros)
+        neg_abs_logits = apply_op("Select", condition=cond, x=_m.negative(logits), y=logits)
+        return _m.add(_m.subtract(relu_logits, _m.multiply(logits, labels)),
+                      _m.log1p(_m.exp(neg_abs_logits)), name=scope)
+
+
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
+    """(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + max(-x, 0)) for
+    logits x, labels z, pos_weight q (TF's stable form)."""
+    if targets is not None:
+        if labels is not None:
+            raise ValueError("Cannot specify both 'labels' and 'targets'")
+        labels = targets
+    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
+        log_weight = _m.add(1, _m.multiply(_m.subtract(pos_weight, 1), labels))
+        return _m.add(_m.multiply(_m.subtract(1, labels), logits),
+                      _m.multiply(log_weight, _m.add(_m.log1p(_m.exp(_m.negative(_m.abs(logits)))),
+                                                     relu(_m.negative(logits)))), name=scope)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x * rsqrt(max(sum(x ** 2, axis), epsilon))."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    with name_scope(name, "l2_normalize", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        square_sum = _m.reduce_sum(_m.square(x), axis, keepdims=True)
+        x_inv_norm = _m.rsqrt(_m.maximum(square_sum, epsilon))
+        return _m.multiply(x, x_inv_norm, name=scope)
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """(mean, variance) of x over ``axes``: mean = reduce_mean(x), variance =
+    reduce_mean(squared_difference(x, stop_gradient(mean))); float16 is
+    computed in float32."""
+    if keep_dims is not None:
+        keepdims = keep_dims
+    keepdims = bool(keepdims)
+    with name_scope(name, "moments", [x, axes]):
+        x = convert_to_tensor(x, name="x")
+        y = _m.cast(x, dtypes.float32) if x.dtype.base_dtype == dtypes.float16 else x
+        mean = _m.reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = _m.reduce_mean(_m.squared_difference(y, _a().stop_gradient(mean)), axes, keepdims=True,
+                                  name="variance")
+        if not keepdims:
+            mean = _a().squeeze(mean, axes)
+            variance = _a().squeeze(variance, axes)
+        if x.dtype.base_dtype == dtypes.float16:
+            return _m.cast(mean, dtypes.float16), _m.cast(variance, dtypes.float16)
+        return mean, variance
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether targets[i] is among the top k predictions[i] (``InTopKV2``)."""
+    with name_scope(name, "in_top_k") as scope:
+        targets = convert_to_tensor(targets, name="targets")
+        k = convert_to_tensor(k, dtype=targets.dtype.base_dtype, name="k")
+        return apply_op("InTopKV2", predictions=predictions, targets=targets, k=k, name=scope)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in ``value`` as float32 (nan when empty): TF's
+    graph -- count_nonzero, size - count, cast both to float32, divide."""
+    with name_scope(name, "zero_fraction", [value]):
+        value = convert_to_tensor(value, name="value")
+        size = _a().size(value, out_type=dtypes.int64)
+        zero = constant(np.zeros((), value.dtype.base_dtype.np), dtype=value.dtype.base_dtype)
+        num_nonzero = _m.reduce_sum(_m.cast(_m.not_equal(value, zero), dtypes.int64))
+        with name_scope("counts_to_fraction"):
+            num_zero = _m.subtract(size, num_nonzero)
+            fraction = _m.truediv(_m.cast(num_zero, dtypes.float32), _m.cast(size, dtypes.float32))
+        return apply_op("Identity", input=fraction, name="fraction")
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """x * (1 / keep_prob) * (uniform >= rate): each element kept with
+    probability 1 - rate and scaled up (TF's ``dropout_v2`` graph: one
+    ``RandomUniform`` of ``noise_shape``, default x's shape)."""
+    if keep_prob is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+        if isinstance(keep_prob, Tensor):
+            rate = _m.subtract(1, keep_prob)
+        else:
+            if not 0 < float(keep_prob) <= 1:
+                raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got "
+                                 f"{keep_prob}")
+            rate = 1 - float(keep_prob)
+    if rate is None:
+        raise ValueError("Either 'rate' or 'keep_prob' must be given")
+    with name_scope(name, "dropout", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
+                             f"Got a {x.dtype.name} tensor instead.")
+        if not isinstance(rate, Tensor):
+            if not 0 <= rate < 1:
+                raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+            if rate == 0:
+                return apply_op("Identity", input=x, name=scope)
+        rate = convert_to_tensor(rate, dtype=x.dtype.base_dtype, name="rate")
+        shape = _a().shape(x) if noise_shape is None else convert_to_tensor(noise_shape, dtype=dtypes.int32)
+        seed1, seed2 = get_seed(seed)
+        random_tensor = apply_op("RandomUniform", shape=shape, dtype=x.dtype.base_dtype, seed=seed1 or 0,
+                                 seed2=seed2 or 0)
+        keep_prob = _m.subtract(constant(np.ones((), x.dtype.base_dtype.np)), rate)
+        scale = _m.realdiv(constant(np.ones((), x.dtype.base_dtype.np)), keep_prob)
+        keep_mask = _m.greater_equal(random_tensor, rate)
+        ret = _m.multiply(_m.multiply(x, scale), _m.cast(keep_mask, x.dtype.base_dtype), name=scope)
+        if noise_shape is None:
+            ret.set_shape(x.shape)
+        return ret

@@ -1,0 +1,430 @@
+"""What every training kernel (``Apply*`` / ``SparseApply*``) does around its arithmetic.
+
+* Run-time checks with TensorFlow's messages (training_ops.cc): hyperparameters
+  are scalars, slots and the gradient have ``var``'s shape, sparse indices are
+  a vector of in-range row numbers.
+* Hyperparameters become scalars of ``var``'s dtype (a Python ``0.1`` given to a
+  float32 kernel is ``float32(0.1)``, never a float64 that would promote).
+* Outputs: new arrays, or the caller's ``out=`` buffers (which may be the
+  inputs themselves: the interpreter's in-place update).
+* Dispatch: float32/float64 run the Numba loop; float16, bfloat16 and complex
+  run the same scalar update on whole NumPy arrays (NumPy rounds each float16
+  operation to half, as Eigen does).
+* Loops: the arithmetic is written once, as a scalar ``*_update`` function;
+  :func:`dense_loop` and :func:`sparse_loop` generate the Numba CPU loops from
+  it, as :mod:`ref.ops._cuda` generates the GPU loop from the same function.
+* GPU: :func:`gpu_dense` makes the GPU form of a dense kernel: the same checks
+  and hyperparameter arithmetic, then the same scalar update in a CUDA loop
+  (:mod:`ref.ops._cuda`); :func:`declare` registers it as the op's ``gpu=`` kernel.
+
+Shape rules for graph construction live here too (:func:`dense_rule`,
+:func:`sparse_rule`, :func:`declare`).
+"""
+from __future__ import annotations
+
+import threading
+import types
+
+import numpy as np
+
+from ref.ops import registry
+from ref.ops._cuda import cuda_elementwise, to_host
+from ref.ops._jit import LazyKernel, njit, njit_sized, prange
+from ref.types import dtypes
+from ref.types.shapes import TensorShape
+
+FAST = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@njit(inline="always")
+def where(cond, a, b):
+    """``cond ? a : b`` on scalars (Eigen's ``select``); ``np.where`` on arrays."""
+    return a if cond else b
+
+
+_NUMPY_HELPERS = {"where": np.where}
+
+
+def numpy_form(update):
+    """The scalar update as a function of whole NumPy arrays (float16, complex)."""
+    fn = update.py_func if isinstance(update, LazyKernel) else update
+    glb = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        if name in _NUMPY_HELPERS:
+            glb[name] = _NUMPY_HELPERS[name]
+    return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+# -- the CPU loops: one template, filled with each algorithm's scalar update ---------
+
+_LOOPS: dict = {}
+"""(file, name) -> source of every generated loop: Numba's on-disk cache is keyed by
+file and qualname, so two loops of one file must never share a name."""
+
+
+def _update_arguments(update):
+    """``(refs, grad, params)``: the scalar update's argument names, which are
+    ``(updated values..., grad or delta, scalar parameters..., T)``."""
+    code = (update.py_func if isinstance(update, LazyKernel) else update).__code__
+    names = code.co_varnames[:code.co_argcount]
+    grads = [k for k, n in enumerate(names) if n in ("grad", "delta")]
+    if not grads or names[-1] != "T" or {"i", "j", "r", "indices"} & set(names):
+        raise ValueError(f"{update.__name__}{names}: a scalar update takes (values..., grad, params..., T)")
+    k = grads[0]
+    return names[:k], names[k], names[k + 1:-1]
+
+
+def _loop_name(update, sparse):
+    base = update.__name__.removesuffix("_update")
+    return f"_{'sparse_' if sparse and not base.startswith('sparse_') else ''}{base}_loop"
+
+
+def _call_line(update, refs, grad, params, at, grad_at, indent):
+    lhs = ", ".join(f"{r}[{at}]" for r in refs) + ("," if len(refs) == 1 else "")
+    args = ", ".join([f"{r}[{at}]" for r in refs] + [f"{grad}[{grad_at}]", *params, "T"])
+    return f"{indent}{'(' + lhs + ')' if len(refs) == 1 else lhs} = {update.__name__}({args})\n"
+
+
+def _generate(update, name, source, jit):
+    """``source`` compiled as if it were written in the update's own file (Numba's
+    cache locates and invalidates a loop by its file, which is the update's) and
+    wrapped by ``jit``; the source is kept as the loop's docstring and ``source``."""
+    py = update.py_func if isinstance(update, LazyKernel) else update
+    filename = py.__code__.co_filename
+    if _LOOPS.setdefault((filename, name), source) != source:
+        raise ValueError(f"two different loops named {name} in {filename}")
+    namespace = {"__name__": py.__module__, update.__name__: update, "prange": prange}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+    fn = namespace[name]
+    fn.__doc__ = f"Generated from ``{update.__name__}`` (ref.ops.training._apply)::\n\n" + \
+        "".join("    " + line + "\n" for line in source.splitlines())
+    kernel = jit(fn)
+    kernel.source = source
+    return kernel
+
+
+def dense_loop(update, constants=None, cases=()):
+    """The Numba CPU loop of the scalar ``update`` over flat arrays, updating them in place::
+
+        @njit_sized
+        def _adam_loop(var, m, v, grad, alpha, beta1, beta2, epsilon, use_nesterov, T):
+            for i in prange(var.size):
+                var[i], m[i], v[i] = adam_update(var[i], m[i], v[i], grad[i], alpha, beta1, beta2,
+                                                 epsilon, use_nesterov, T)
+
+    ``constants`` ({parameter: value}) are written into the call as literals.
+    ``cases`` (each a {flag parameter: value} dict) give the loop one copy per case,
+    taken when the flags have those values, with the flags as literals, so that
+    Numba folds the branches they select and the common variants vectorise (FTRL);
+    any other combination runs the general copy. The loop is named after the update
+    (``adam_update`` -> ``_adam_loop``), serial below ``REF_PARALLEL_MIN`` elements
+    and parallel above (:func:`ref.ops._jit.njit_sized`)."""
+    refs, grad, params = _update_arguments(update)
+    name = _loop_name(update, sparse=False)
+    constants = dict(constants or {})
+
+    def loop(indent, fixed):
+        args = [repr(fixed[p]) if p in fixed else p for p in params]
+        return (f"{indent}for i in prange({refs[0]}.size):\n"
+                + _call_line(update, refs, grad, args, "i", "i", indent + "    "))
+
+    source = f"def {name}({', '.join([*refs, grad, *params, 'T'])}):\n"
+    for k, case in enumerate(cases):
+        test = " and ".join(p if v is True else f"not {p}" if v is False else f"{p} == {v!r}" for p, v in case.items())
+        source += f"    {'if' if k == 0 else 'elif'} {test}:\n" + loop("        ", {**constants, **case})
+    source += ("    else:\n" + loop("        ", constants)) if cases else loop("    ", constants)
+    return _generate(update, name, source, njit_sized)
+
+
+def sparse_loop(update):
+    """The Numba CPU loop applying the scalar ``update`` to rows ``indices[i]`` of 2-d
+    arrays (``[rows, inner]``), with gradient row ``i``, one index after another::
+
+        @njit
+        def _sparse_adadelta_loop(var, accum, accum_update, grad, indices, lr, rho, epsilon, T):
+            for i in range(indices.size):  # index order: duplicates apply one after another
+                r = indices[i]
+                for j in range(var.shape[1]):
+                    var[r, j], accum[r, j], accum_update[r, j] = adadelta_update(
+                        var[r, j], accum[r, j], accum_update[r, j], grad[i, j], lr, rho, epsilon, T)
+
+    Named after the update (``ftrl_update`` -> ``_sparse_ftrl_loop``,
+    ``sparse_momentum_update`` -> ``_sparse_momentum_loop``)."""
+    refs, grad, params = _update_arguments(update)
+    name = _loop_name(update, sparse=True)
+    source = (f"def {name}({', '.join([*refs, grad, 'indices', *params, 'T'])}):\n"
+              f"    for i in range(indices.size):  # index order: duplicates apply one after another\n"
+              f"        r = indices[i]\n"
+              f"        for j in range({refs[0]}.shape[1]):\n"
+              + _call_line(update, refs, grad, params, "r, j", "i, j", "            "))
+    return _generate(update, name, source, njit)
+
+
+# -- run-time checks ------------------------------------------------------------
+
+def shape_str(shape) -> str:
+    """TensorShape::DebugString: ``[2,3]``."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def scalars(dtype, **values):
+    """Hyperparameters as scalars of ``dtype``; InvalidArgument for a non-scalar."""
+    t = np.dtype(dtype).type
+    out = []
+    for name, x in values.items():
+        if x.__class__ is t:  # already a scalar of the dtype: the common case in a Session
+            out.append(x)
+            continue
+        a = np.asarray(x)
+        if a.ndim != 0:
+            raise registry.invalid_argument(f"{name} is not a scalar: {shape_str(a.shape)}")
+        out.append(t(a[()]) if a.dtype != dtype else a[()])
+    return out
+
+
+def check_dense(var, grad, **slots):
+    """Slots and grad must have var's shape (TF's message, no space before the shapes)."""
+    var = np.asarray(var)
+    for name, s in (*slots.items(), ("grad", grad)):
+        s = np.asarray(s)
+        if s.shape != var.shape:
+            raise registry.invalid_argument(
+                f"var and {name} do not have the same shape{shape_str(var.shape)} {shape_str(s.shape)}")
+        if s.dtype != var.dtype:
+            raise registry.invalid_argument(f"{name} has dtype {s.dtype}, var has {var.dtype}")
+    _check_dtype(var)
+
+
+def check_sparse(var, grad, indices, **slots):
+    """TF's SparseApply* checks, in TF's order; indices are validated before anything is written."""
+    var, grad, indices = np.asarray(var), np.asarray(grad), np.asarray(indices)
+    for name, s in slots.items():
+        s = np.asarray(s)
+        if s.shape != var.shape:
+            raise registry.invalid_argument(
+                f"var and {name} do not have the same shape{shape_str(var.shape)} {shape_str(s.shape)}")
+    if var.ndim < 1:
+        raise registry.invalid_argument("var must be at least 1 dimensional")
+    if indices.ndim != 1:
+        raise registry.invalid_argument("indices must be one-dimensional")
+    if indices.dtype not in (np.int32, np.int64):
+        raise registry.invalid_argument(f"indices must be int32 or int64, got {indices.dtype}")
+    if grad.ndim != var.ndim:
+        raise registry.invalid_argument(f"var and grad must have the same rank{shape_str(var.shape)} "
+                                        f"{shape_str(grad.shape)}")
+    for d in range(1, var.ndim):
+        if var.shape[d] != grad.shape[d]:
+            raise registry.invalid_argument(f"var and grad must match in dimension {d}")
+    if grad.shape[0] != indices.shape[0]:
+        raise registry.invalid_argument("grad must be the same size as indices in the first dimension.")
+    bad = np.flatnonzero((indices < 0) | (indices >= var.shape[0]))
+    if bad.size:
+        i = int(bad[0])
+        raise registry.invalid_argument(f"Index {int(indices[i])} at offset {i} in indices is out of range")
+    _check_dtype(var)
+
+
+def _check_dtype(var):
+    if var.dtype.kind not in "fcV" and var.dtype != dtypes.bfloat16.as_numpy_dtype:
+        raise registry.invalid_argument(f"no training kernel for dtype {var.dtype}")
+
+
+# -- outputs and dispatch -------------------------------------------------------
+
+def _outputs(out, refs, copy):
+    if out is None:
+        return [r.copy() if copy else np.empty_like(r) for r in refs]
+    if len(out) == len(refs) and all([o is r for o, r in zip(out, refs)]):
+        return list(out)  # in place on the inputs themselves (a Session's update): nothing to check or copy
+    if len(out) != len(refs):
+        raise ValueError(f"out= needs {len(refs)} buffers, got {len(out)}")
+    for o, r in zip(out, refs):
+        if o.shape != r.shape or o.dtype != r.dtype:
+            raise ValueError(f"out buffer {o.dtype}{shape_str(o.shape)} does not match {r.dtype}{shape_str(r.shape)}")
+        if copy and o is not r:
+            np.copyto(o, r)
+    return list(out)
+
+
+_DEVICE = threading.local()
+"""``_DEVICE.gpu`` is True while a :func:`gpu_dense` kernel runs (in this thread)."""
+
+
+def gpu_dense(kernel):
+    """The GPU form of ``kernel``, a dense training kernel that ends in :func:`run_dense`.
+
+    Same arguments, checks, hyperparameter arithmetic and results (new host
+    arrays, or the host ``out=`` buffers); :func:`run_dense` hands the scalar
+    update to a CUDA loop instead of the Numba CPU loop. CUDA device arrays are
+    accepted anywhere an array is (copied to the host first: the kernels' checks
+    read them). float32 and float64 only: other dtypes raise TypeError.
+    """
+    def gpu_kernel(*args, **kwargs):
+        args = [to_host(a) for a in args]
+        kwargs = {k: to_host(v) for k, v in kwargs.items()}
+        previous = getattr(_DEVICE, "gpu", False)
+        _DEVICE.gpu = True
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            _DEVICE.gpu = previous
+
+    gpu_kernel.__name__ = f"gpu_{kernel.__name__}"
+    gpu_kernel.__qualname__ = f"gpu_{kernel.__qualname__}"
+    gpu_kernel.__doc__ = f"GPU form of {kernel.__qualname__} (see _apply.gpu_dense)."
+    gpu_kernel.__wrapped__ = kernel
+    return gpu_kernel
+
+
+def _run_dense_gpu(update, refs, grad, params, out):
+    dtype = refs[0].dtype
+    if dtype not in FAST:
+        raise TypeError(f"no GPU kernel for dtype {dtype} (float32 and float64 only)")
+    outs = _outputs(out, refs, copy=False)
+    cuda_elementwise(update, len(refs))(refs, grad, params, dtype.type, outs)
+    return tuple(outs)
+
+
+def run_dense(loop, update, refs, grad, params, out=None):
+    """new (var, slots...) = update(var, slots..., grad, *params, T), element-wise.
+
+    ``loop(var, slots..., grad, *params, T)`` is the Numba loop over flat arrays,
+    updating var and slots in place (few distinct written arrays keep LLVM's
+    run-time alias checks within its limit, so the loop vectorises); the new
+    values are first copied into fresh arrays or ``out`` unless ``out`` is the
+    inputs themselves. ``update`` is the scalar function the loop inlines.
+    """
+    refs = [np.asarray(r) for r in refs]
+    grad = np.asarray(grad)
+    if getattr(_DEVICE, "gpu", False):
+        return _run_dense_gpu(update, refs, grad, params, out)
+    dtype = refs[0].dtype
+    T = dtype.type
+    if dtype in FAST:
+        outs = _outputs(out, refs, copy=True)
+        direct = all([o.flags.c_contiguous for o in outs])
+        work = [o.reshape(-1) for o in outs] if direct else [np.ascontiguousarray(o).reshape(-1) for o in outs]
+        loop(*work, (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1), *params, T)
+        if not direct:
+            for o, w in zip(outs, work):
+                np.copyto(o, w.reshape(o.shape))
+    else:
+        outs = _outputs(out, refs, copy=False)
+        new = numpy_form(update)(*refs, grad, *params, T)
+        for o, n in zip(outs, new):
+            np.copyto(o, np.asarray(n, dtype), casting="unsafe")
+    return tuple(outs)
+
+
+def run_sparse(loop, update, refs, grad, indices, params, out=None):
+    """Rows ``indices[i]`` of (var, slots...) updated with ``grad[i]``, one index
+    after another in index order (duplicates apply twice); other rows copied."""
+    refs = [np.asarray(r) for r in refs]
+    grad, indices = np.asarray(grad), np.asarray(indices)
+    outs = _outputs(out, refs, copy=True)
+    dtype = refs[0].dtype
+    T = dtype.type
+    rows = refs[0].shape[0]
+    inner = int(np.prod(refs[0].shape[1:], dtype=np.int64))
+    if indices.size == 0:
+        return tuple(outs)
+    g2 = np.ascontiguousarray(grad).reshape(indices.size, inner)
+    direct = all(o.flags.c_contiguous for o in outs)
+    work = [o.reshape(rows, inner) if direct else o.reshape(rows, inner).copy() for o in outs]
+    if dtype in FAST:
+        loop(*work, g2, indices, *params, T)
+    else:
+        fn = numpy_form(update)
+        for i, r in enumerate(indices):
+            new = fn(*(w[r] for w in work), g2[i], *params, T)
+            for w, n in zip(work, new):
+                w[r] = n
+    if not direct:
+        for o, w in zip(outs, work):
+            np.copyto(o, w.reshape(o.shape))
+    return tuple(outs)
+
+
+# -- graph construction: shape rules and declarations -----------------------------
+
+def _merge(a, b, op, names):
+    if a.ndims is None or b.ndims is None:
+        return a if b.ndims is None else b
+    if a.ndims != b.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims} for '{op}' "
+                         f"({names[0]} {a} vs {names[1]} {b})")
+    dims = []
+    for k, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {k} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {a} and {b}. for '{op}' ({names[0]} and {names[1]})")
+        dims.append(x if x is not None else y)
+    return TensorShape(dims)
+
+
+def _check_scalars(ins, names, op):
+    for n in names:
+        s = ins[n].shape
+        if s.ndims is not None and s.ndims != 0:
+            raise ValueError(f"Shape must be rank 0 but is rank {s.ndims} for '{op}' ({n} has shape {s})")
+
+
+def dense_rule(refs, hypers, resource=False):
+    """var, slots and grad agree; hyperparameters are scalars; output: var's shape."""
+
+    def rule(ins, attrs):
+        op = attrs.get("_op_name", "op")
+        _check_scalars(ins, hypers, op)
+        if resource:
+            return []
+        shape = ins["var"].shape
+        for n in (*refs[1:], "grad"):
+            shape = _merge(shape, ins[n].shape, op, ("var", n))
+        return [(ins["var"].dtype, shape)]
+
+    return rule
+
+
+def sparse_rule(refs, hypers, resource=False):
+    """slots agree with var; grad is [len(indices)] + var.shape[1:]; indices a vector."""
+
+    def rule(ins, attrs):
+        op = attrs.get("_op_name", "op")
+        _check_scalars(ins, hypers, op)
+        idx = ins["indices"].shape
+        if idx.ndims is not None and idx.ndims != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {idx.ndims} for '{op}' (indices {idx})")
+        if resource:
+            return []
+        shape = ins["var"].shape
+        for n in refs[1:]:
+            shape = _merge(shape, ins[n].shape, op, ("var", n))
+        g = ins["grad"].shape
+        if shape.ndims is not None and g.ndims is not None:
+            _merge(TensorShape([None] + shape.as_list()[1:]), TensorShape([None] + g.as_list()[1:]),
+                   op, ("var", "grad"))
+            _merge(TensorShape(g.as_list()[:1]), TensorShape(idx.as_list()[:1]) if idx.ndims else
+                   TensorShape([None]), op, ("grad", "indices"))
+        return [(ins["var"].dtype, shape)]
+
+    return rule
+
+
+def declare(name, kernel, inputs, refs, hypers, attrs, allowed, sparse=False):
+    """Registers ``name`` and ``Resource<name>`` (same kernel; the resource op has
+    no outputs and its ref inputs are resource handles, outside ``T``). A dense
+    op also gets its GPU kernel (:func:`gpu_dense`)."""
+    rule = sparse_rule if sparse else dense_rule
+    gpu = None if sparse else gpu_dense(kernel)
+    floats = tuple(i for i in inputs if i != "indices")
+    extra = {"Tindices": ("indices",)} if sparse else {}
+    idx_allowed = {"Tindices": (dtypes.int32, dtypes.int64)} if sparse else {}
+    registry.register_op(
+        name, inputs=inputs, outputs=("out",), attrs=attrs,
+        type_attrs={"T": floats, **extra}, allowed={"T": allowed, **idx_allowed},
+        shape=rule(refs, hypers), refs=refs, ref_outputs={"out": "var"}, gpu=gpu)(kernel)
+    registry.register_op(
+        "Resource" + name, inputs=inputs, outputs=(), attrs=attrs,
+        type_attrs={"T": tuple(i for i in floats if i not in refs), **extra},
+        allowed={"T": allowed, **idx_allowed},
+        shape=rule(refs, hypers, resource=True), refs=refs, gpu=gpu)(kernel)

@@ -1,0 +1,394 @@
+"""Queue-based input pipelines (``tf.train.*``): producers and batchers.
+
+Seed 002_05f9b9b98e89c771.txt:
+
+* ``tf.compat.v1.train.input_producer``: "Output the rows of input_tensor to a
+  queue for an input pipeline." -- "if num_epochs is not None, this function
+  creates local counter epochs. Use local_variables_initializer() to
+  initialize local variables." (``string_input_producer``,
+  ``range_input_producer``, ``slice_input_producer`` build on it.)
+* ``tf.compat.v1.train.batch``: "This function is implemented using a queue. A
+  QueueRunner for the queue is added to the current Graph's QUEUE_RUNNER
+  collection." -- "If allow_smaller_final_batch is True, a smaller batch value
+  than batch_size is returned when the queue is closed and there are not
+  enough elements to fill the batch, otherwise the pending elements are
+  discarded."
+* ``shuffle_batch``: "A shuffling queue into which tensors from tensors are
+  enqueued. A dequeue_many operation to create batches from the queue."
+
+The epoch limit is a ``CountUpTo`` on a local ``epochs`` variable that gates
+each ``enqueue_many`` of the (optionally shuffled) rows: after ``num_epochs``
+passes it raises OutOfRangeError, the QueueRunner closes the queue, and the
+consumer drains it and then sees OutOfRangeError itself.
+"""
+from __future__ import annotations
+
+from ref.types import dtypes
+from ref.graph_ops import array_ops, math_ops, random_ops, summary_ops
+from ref.graph_ops.control_flow_ops import identity
+from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
+from ref.framework.graph import (GraphKeys, Tensor, constant, constant_value, control_dependencies,
+                       convert_n_to_tensor, convert_to_tensor, name_scope)
+from ref.training.queue_runner import QueueRunner, add_queue_runner
+from ref.types.shapes import TensorShape, as_shape
+from ref.graph_ops.variables import Variable
+from ref.graph_ops.control_flow_ops import no_op
+
+__all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
+           "slice_input_producer", "batch", "batch_join", "shuffle_batch", "shuffle_batch_join", "maybe_batch",
+           "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join"]
+
+
+# ---------------------------------------------------------------------------
+# Producers
+# ---------------------------------------------------------------------------
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, but only ``num_epochs`` times: the next evaluation raises
+    OutOfRangeError (a local ``epochs`` counter; run local_variables_initializer)."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with name_scope(name, "limit_epochs", [tensor]) as scope:
+        epochs = Variable(constant(0, dtype=dtypes.int64), name="epochs", trainable=False,
+                          collections=[GraphKeys.LOCAL_VARIABLES])
+        counter = epochs.count_up_to(num_epochs)
+        with control_dependencies([counter]):
+            return identity(tensor, name=scope)
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                   shared_name=None, summary_name=None, name=None, cancel_op=None):
+    """A FIFOQueue fed with the rows of ``input_tensor`` (shuffled within each
+    epoch if ``shuffle``), ``num_epochs`` times or forever; its QueueRunner goes
+    to the QUEUE_RUNNERS collection."""
+    with name_scope(name, "input_producer", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = input_tensor.shape[1:].merge_with(as_shape(element_shape) if element_shape is not None
+                                                          else TensorShape(None))
+        if not element_shape.is_fully_defined():
+            raise ValueError("Either `input_tensor` must have a fully defined shape or `element_shape` must be "
+                             "specified")
+        if shuffle:
+            input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        q = FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype.base_dtype], shapes=[element_shape],
+                      shared_name=shared_name, name=name)
+        enq = q.enqueue_many([input_tensor])
+        add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            summary_ops.scalar(summary_name, math_ops.cast(q.size(), dtypes.float32) * (1.0 / capacity))
+        return q
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                          name=None, cancel_op=None):
+    """``input_producer`` for a 1-D string tensor (e.g. filenames)."""
+    not_null_err = "string_input_producer requires a non-null input tensor"
+    if not isinstance(string_tensor, Tensor) and not len(string_tensor):
+        raise ValueError(not_null_err)
+    with name_scope(name, "input_producer", [string_tensor]) as scope:
+        string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
+        if string_tensor.shape.num_elements() == 0:
+            raise ValueError(not_null_err)
+        return input_producer(string_tensor, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+                              shared_name=shared_name, name=scope, summary_name=f"fraction_of_{capacity}_full",
+                              cancel_op=cancel_op)
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """A queue producing the integers ``0 .. limit-1`` (per epoch)."""
+    with name_scope(name, "input_producer", [limit]) as scope:
+        range_tensor = math_ops.range(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
+                              f"fraction_of_{capacity}_full", scope)
+
+
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """One slice (along dimension 0) of every tensor of ``tensor_list`` at a
+    time, the same index for all: ``[t[i] for t in tensor_list]``."""
+    with name_scope(name, "input_producer", tensor_list):
+        tensor_list = convert_n_to_tensor(tensor_list)
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        range_size = array_ops.shape(tensor_list[0])[0]
+        queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle, seed=seed,
+                                     capacity=capacity, shared_name=shared_name)
+        index = queue.dequeue()
+        return [array_ops.gather(t, index) for t in tensor_list]
+
+
+# ---------------------------------------------------------------------------
+# Batching helpers
+# ---------------------------------------------------------------------------
+
+def _as_tensor_list(tensors):
+    if isinstance(tensors, dict):
+        return [tensors[k] for k in sorted(tensors, key=str)]
+    return tensors
+
+
+def _as_tensor_list_list(tensors_list):
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors")
+    if isinstance(tensors_list[0], dict):
+        keys = set(tensors_list[0])
+        for d in tensors_list[1:]:
+            if not isinstance(d, dict) or set(d) != keys:
+                raise ValueError("All dictionaries in tensors_list must have the same keys")
+        return [_as_tensor_list(d) for d in tensors_list]
+    return tensors_list
+
+
+def _as_original_type(original, tensor_list):
+    if isinstance(original, dict):
+        if len(original) == 1:
+            tensor_list = [tensor_list]  # a one-component dequeue is a lone tensor
+        return {k: tensor_list[i] for i, k in enumerate(sorted(original, key=str))}
+    return tensor_list
+
+
+def _validate(tensor_list):
+    tensor_list = convert_n_to_tensor(tensor_list)
+    if not tensor_list:
+        raise ValueError("Expected at least one tensor in batch().")
+    return tensor_list
+
+
+def _validate_join(tensor_list_list):
+    tensor_list_list = [convert_n_to_tensor(tl) for tl in tensor_list_list]
+    if not tensor_list_list:
+        raise ValueError("Expected at least one input in batch_join().")
+    return tensor_list_list
+
+
+def _validate_keep_input(keep_input, enqueue_many):
+    keep_input = convert_to_tensor(keep_input, dtype=dtypes.bool)
+    ndims = keep_input.shape.ndims
+    if ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
+
+
+def _dtypes(tensor_list_list):
+    types = [t.dtype.base_dtype for t in tensor_list_list[0]]
+    for other in tensor_list_list[1:]:
+        if [t.dtype.base_dtype for t in other] != types:
+            raise TypeError(f"Expected types to be consistent: {', '.join(t.name for t in types)} vs. "
+                            f"{', '.join(t.dtype.base_dtype.name for t in other)}.")
+    return types
+
+
+def _merge_shapes(shape_list, enqueue_many):
+    shape_list = [as_shape(s) for s in shape_list]
+    if enqueue_many:
+        shape_list = [s.with_rank_at_least(1)[1:] for s in shape_list]
+    merged = shape_list[0]
+    for s in shape_list[1:]:
+        merged = merged.merge_with(s)
+    return merged.as_list()
+
+
+def _shapes(tensor_list_list, shapes, enqueue_many):
+    if shapes is None:
+        n = len(tensor_list_list[0])
+        for tl in tensor_list_list:
+            for t in tl[:n]:
+                if t.shape.ndims is None:
+                    raise ValueError(f"Cannot infer Tensor's rank: {t}")
+        shapes = [_merge_shapes([tl[i].shape for tl in tensor_list_list], enqueue_many) for i in range(n)]
+    return shapes
+
+
+def _select_which_to_enqueue(tensor_list, keep_input):
+    """The rows of each tensor whose ``keep_input`` entry is True."""
+    select = math_ops.cast(keep_input, dtypes.int32)
+    return [array_ops.dynamic_partition(t, select, num_partitions=2)[1] for t in tensor_list]
+
+
+def _enqueue_ops(queue, tensor_list, enqueue_many, keep_input):
+    """The enqueue op for one list of tensors, filtered by ``keep_input``."""
+    keep = constant_value(keep_input)
+    if keep is not None and keep.ndim == 0:  # known at graph construction: TF's smart_cond
+        return (queue.enqueue_many if enqueue_many else queue.enqueue)(tensor_list) if keep else None
+    if keep_input.shape.ndims == 1:
+        return queue.enqueue_many(_select_which_to_enqueue(tensor_list, keep_input))
+    # A scalar decided at run time: enqueue the batch (of one row if not
+    # enqueue_many) filtered by that scalar repeated along the rows.
+    rows = tensor_list if enqueue_many else [array_ops.expand_dims(t, 0) for t in tensor_list]
+    keep_rows = array_ops.fill(array_ops.shape(rows[0])[0:1], keep_input)
+    return queue.enqueue_many(_select_which_to_enqueue(rows, keep_rows))
+
+
+def _enqueue(queue, tensor_list, threads, enqueue_many, keep_input):
+    op = _enqueue_ops(queue, tensor_list, enqueue_many, keep_input)
+    if op is None:
+        op = _no_op()
+    add_queue_runner(QueueRunner(queue, [op] * threads))
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
+    ops = [_enqueue_ops(queue, tl, enqueue_many, keep_input) for tl in tensor_list_list]
+    ops = [_no_op() if op is None else op for op in ops]
+    add_queue_runner(QueueRunner(queue, ops))
+
+
+def _no_op():
+    return no_op()
+
+
+def _which_queue(dynamic_pad):
+    return PaddingFIFOQueue if dynamic_pad else FIFOQueue
+
+
+def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
+    if allow_smaller_final_batch:
+        return queue.dequeue_up_to(batch_size, name=name)
+    return queue.dequeue_many(batch_size, name=name)
+
+
+# ---------------------------------------------------------------------------
+# Batchers
+# ---------------------------------------------------------------------------
+
+def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        summary_ops.scalar(f"fraction_of_{capacity}_full",
+                           math_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, dequeued)
+
+
+def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl] + [keep_input]) as name:
+        tensor_list_list = _validate_join(tensor_list_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        summary_ops.scalar(f"fraction_of_{capacity}_full",
+                           math_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], dequeued)
+
+
+def _shuffle_summary(queue, capacity, min_after_dequeue):
+    full = math_ops.cast(math_ops.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+        1.0 / (capacity - min_after_dequeue))
+    summary_ops.scalar(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full)
+
+
+def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                   enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "shuffle_batch", list(tensor_list) + [keep_input]) as name:
+        if capacity <= min_after_dequeue:
+            raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors, dequeued)
+
+
+def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    with name_scope(name, "shuffle_batch_join",
+                    [t for tl in tensor_list_list for t in tl] + [keep_input]) as name:
+        if capacity <= min_after_dequeue:
+            raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+        tensor_list_list = _validate_join(tensor_list_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                                   shapes=shapes, shared_name=shared_name)
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], dequeued)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+          allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches of ``batch_size`` examples from a FIFOQueue (a PaddingFIFOQueue
+    with ``dynamic_pad``) fed by ``num_threads`` threads."""
+    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch``, enqueueing only the examples whose ``keep_input`` is True."""
+    return _batch(tensors, batch_size, keep_input, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+               allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch`` with one enqueueing thread per entry of ``tensors_list``."""
+    return _batch_join(tensors_list, batch_size, True, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
+                     dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch_join``, enqueueing only the examples whose ``keep_input`` is True."""
+    return _batch_join(tensors_list, batch_size, keep_input, capacity, enqueue_many, shapes, dynamic_pad,
+                       allow_smaller_final_batch, shared_name, name)
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
+                  shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches drawn at random from a RandomShuffleQueue holding at least
+    ``min_after_dequeue`` examples after each dequeue (until it is closed)."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, True, num_threads, seed, enqueue_many,
+                          shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    """``shuffle_batch``, enqueueing only the examples whose ``keep_input`` is True."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads, seed,
+                          enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
+                       shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` with one enqueueing thread per entry of ``tensors_list``."""
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, True, seed, enqueue_many,
+                               shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                             enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    """``shuffle_batch_join``, enqueueing only the examples whose ``keep_input`` is True."""
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed,
+                               enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)

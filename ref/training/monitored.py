@@ -1,0 +1,597 @@
+"""``tf.train.MonitoredSession`` and friends: sessions that initialize, restore,
+run hooks and recover.
+
+Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.MonitoredSession``,
+"Initialization: At creation time the monitored session does following things
+in given order: calls hook.begin() for each given hook; finalizes the graph via
+scaffold.finalize(); create session; initializes the model via initialization
+ops provided by Scaffold; restores variables if a checkpoint exists; launches
+queue runners; calls hook.after_create_session()". "if AbortedError or
+UnavailableError occurs, it recovers or reinitializes the session before
+executing the run() call again". "Exit: ... calls hook.end(); closes the queue
+runners and the session; suppresses OutOfRange error which indicates that all
+inputs have been processed if the monitored_session is used as a context".
+
+Layers, innermost first: the raw Session; ``_HookedSession`` (before_run /
+after_run, merged fetches and feeds); ``_CoordinatedSession`` (a Coordinator
+and the queue-runner threads); ``_RecoverableSession`` (re-creates the session
+on AbortedError / UnavailableError; MonitoredSession only).
+"""
+from __future__ import annotations
+
+import abc
+import inspect
+import logging
+import sys
+
+from ref.types import errors
+from ref.framework.graph import GraphKeys, get_default_graph
+from ref.training import hooks as _hooks
+from ref.training.session_manager import SessionManager
+from ref.checkpoint.saver import Saver
+from ref.graph_ops import variables
+from ref.graph_ops.control_flow_ops import group
+from ref.graph_ops.summary_ops import merge_all
+from ref.protos.config_pb2 import RunMetadata, RunOptions
+from ref.training.coordinator import Coordinator
+from ref.training.queue_runner import start_queue_runners
+
+__all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator", "MonitoredSession",
+           "SingularMonitoredSession", "MonitoredTrainingSession", "USE_DEFAULT"]
+
+_log = logging.getLogger("ref.train")
+
+_PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+
+
+class _UseDefault:
+    def __repr__(self):
+        return "USE_DEFAULT"
+
+
+USE_DEFAULT = _UseDefault()
+
+
+# -- Scaffold -----------------------------------------------------------------------
+
+class Scaffold:
+    """The pieces a training session needs (init_op, ready_op, ready_for_local_init_op,
+    local_init_op, summary_op, saver), taken from the constructor or, at
+    ``finalize()``, from the graph collections (created and stored there if absent)."""
+
+    def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
+                 ready_for_local_init_op=None, local_init_op=None, summary_op=None, saver=None,
+                 copy_from_scaffold=None, local_init_feed_dict=None):
+        if copy_from_scaffold is not None:
+            if not isinstance(copy_from_scaffold, Scaffold):
+                raise TypeError("copy_from_scaffold is not a Scaffold instance.")
+            c = copy_from_scaffold
+            init_op = init_op if init_op is not None else c.init_op
+            init_feed_dict = init_feed_dict if init_feed_dict is not None else c.init_feed_dict
+            init_fn = init_fn if init_fn is not None else c._user_init_fn
+            ready_op = ready_op if ready_op is not None else c.ready_op
+            ready_for_local_init_op = (ready_for_local_init_op if ready_for_local_init_op is not None
+                                       else c.ready_for_local_init_op)
+            local_init_op = local_init_op if local_init_op is not None else c.local_init_op
+            local_init_feed_dict = (local_init_feed_dict if local_init_feed_dict is not None
+                                    else c.local_init_feed_dict)
+            summary_op = summary_op if summary_op is not None else c.summary_op
+            saver = saver if saver is not None else c.saver
+        self._user_init_fn = init_fn
+        self._init_fn = (lambda sess: init_fn(self, sess)) if init_fn else None
+        self._init_op = init_op
+        self._init_feed_dict = init_feed_dict
+        self._ready_op = ready_op
+        self._ready_for_local_init_op = ready_for_local_init_op
+        self._local_init_op = local_init_op
+        self._local_init_feed_dict = local_init_feed_dict
+        self._summary_op = summary_op
+        self._saver = saver
+
+    init_fn = property(lambda self: self._init_fn)
+    init_op = property(lambda self: self._init_op)
+    init_feed_dict = property(lambda self: self._init_feed_dict)
+    ready_op = property(lambda self: self._ready_op)
+    ready_for_local_init_op = property(lambda self: self._ready_for_local_init_op)
+    local_init_op = property(lambda self: self._local_init_op)
+    local_init_feed_dict = property(lambda self: self._local_init_feed_dict)
+    summary_op = property(lambda self: self._summary_op)
+    saver = property(lambda self: self._saver)
+
+    def finalize(self):
+        """Creates the missing pieces, then finalizes the default graph."""
+        if self._init_op is None:
+            self._init_op = Scaffold.get_or_default("init_op", GraphKeys.INIT_OP,
+                                                    lambda: group(variables.global_variables_initializer()))
+        if self._ready_op is None:
+            self._ready_op = Scaffold.get_or_default("ready_op", GraphKeys.READY_OP,
+                                                     variables.report_uninitialized_variables)
+        if self._ready_for_local_init_op is None:
+            self._ready_for_local_init_op = Scaffold.get_or_default(
+                "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
+                lambda: variables.report_uninitialized_variables(variables.global_variables()))
+        if self._local_init_op is None:
+            self._local_init_op = Scaffold.get_or_default("local_init_op", GraphKeys.LOCAL_INIT_OP,
+                                                          Scaffold.default_local_init_op)
+        if self._summary_op is None:
+            self._summary_op = Scaffold.get_or_default("summary_op", GraphKeys.SUMMARY_OP, merge_all)
+        if self._saver is None:
+            self._saver = _get_saver_or_default()
+        if hasattr(self._saver, "build") and not hasattr(self._saver, "save_counter"):
+            self._saver.build()
+        get_default_graph().finalize()
+        _log.info("Graph was finalized.")
+        return self
+
+    @staticmethod
+    def get_or_default(arg_name, collection_key, default_constructor):
+        """The only element of ``collection_key``, or ``default_constructor()``
+        (added to the collection when not None)."""
+        graph = get_default_graph()
+        elements = graph.get_collection(collection_key)
+        if elements:
+            if len(elements) > 1:
+                raise RuntimeError(f"More than one item in the collection \"{collection_key}\". Please indicate "
+                                   f"which one to use by passing it to the tf.Scaffold constructor as:  "
+                                   f"tf.Scaffold({arg_name}=item to use)")
+            return elements[0]
+        op = default_constructor()
+        if op is not None:
+            graph.add_to_collection(collection_key, op)
+        return op
+
+    @staticmethod
+    def default_local_init_op():
+        """group(local_variables_initializer(), tables_initializer()) -- the local
+        resources of this graph's table initializers."""
+        graph = get_default_graph()
+        return group(variables.local_variables_initializer(),
+                     *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
+
+
+def _get_saver_or_default():
+    graph = get_default_graph()
+    savers = graph.get_collection(GraphKeys.SAVERS)
+    if savers:
+        if len(savers) > 1:
+            raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please indicate which one "
+                               f"to use by passing it to the constructor.")
+        return savers[0]
+    saver = Saver(sharded=True, allow_empty=True)
+    graph.add_to_collection(GraphKeys.SAVERS, saver)
+    return saver
+
+
+# -- session creators -----------------------------------------------------------------
+
+class SessionCreator(metaclass=abc.ABCMeta):
+    """A factory for tf.Session."""
+
+    @abc.abstractmethod
+    def create_session(self):
+        raise NotImplementedError(f"create_session is not implemented for {self}.")
+
+
+class ChiefSessionCreator(SessionCreator):
+    """Creates a session for a chief: finalizes the scaffold, restores from
+    ``checkpoint_dir`` / ``checkpoint_filename_with_path`` or initializes."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+        self._scaffold = scaffold or Scaffold()
+        self._session_manager = None
+        self._master = master
+        self._config = config
+
+    def _get_session_manager(self):
+        if self._session_manager is None:
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=get_default_graph())
+        return self._session_manager
+
+    def create_session(self):
+        self._scaffold.finalize()
+        return self._get_session_manager().prepare_session(
+            self._master, saver=self._scaffold.saver, checkpoint_dir=self._checkpoint_dir,
+            checkpoint_filename_with_path=self._checkpoint_filename_with_path, config=self._config,
+            init_op=self._scaffold.init_op, init_feed_dict=self._scaffold.init_feed_dict,
+            init_fn=self._scaffold.init_fn)
+
+
+class WorkerSessionCreator(SessionCreator):
+    """Creates a session for a worker: waits (up to ``max_wait_secs``) for the
+    chief to make the model ready."""
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        self._scaffold = scaffold or Scaffold()
+        self._session_manager = None
+        self._master = master
+        self._config = config
+        self._max_wait_secs = max_wait_secs
+
+    def _get_session_manager(self):
+        if self._session_manager is None:
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=get_default_graph())
+        return self._session_manager
+
+    def create_session(self):
+        self._scaffold.finalize()
+        return self._get_session_manager().wait_for_session(self._master, config=self._config,
+                                                            max_wait_secs=self._max_wait_secs)
+
+
+# -- the session layers -------------------------------------------------------------------
+
+class _StepContext:
+    """Given to ``run_step_fn``'s step_fn: ``session`` (the raw session, no hooks),
+    ``run_with_hooks(...)`` and ``request_stop()`` (raises StopIteration)."""
+
+    def __init__(self, session, run_with_hooks_fn):
+        self._session = session
+        self._run_with_hooks_fn = run_with_hooks_fn
+
+    session = property(lambda self: self._session)
+
+    def run_with_hooks(self, *args, **kwargs):
+        return self._run_with_hooks_fn(*args, **kwargs)
+
+    def request_stop(self):
+        raise StopIteration("step_fn has requested the iterations to stop.")
+
+
+class _HookedSession:
+    """A session that calls hooks around each run."""
+
+    def __init__(self, sess, hooks):
+        self._sess = sess
+        self._hooks = hooks
+        self._should_stop = False
+
+    graph = property(lambda self: self._sess.graph)
+
+    def should_stop(self):
+        return self._should_stop
+
+    def close(self):
+        self._sess.close()
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if self.should_stop():
+            raise RuntimeError("Run called even after should_stop requested.")
+        actual_fetches = {"caller": fetches}
+        run_context = _hooks.SessionRunContext(original_args=_hooks.SessionRunArgs(fetches, feed_dict),
+                                               session=self._sess)
+        if options is None:
+            options = RunOptions()
+        feed_dict = self._call_hook_before_run(run_context, actual_fetches, feed_dict, options)
+        if run_metadata is None:
+            run_metadata = RunMetadata()
+        outputs = self._sess.run(actual_fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
+        for hook in self._hooks:
+            hook.after_run(run_context, _hooks.SessionRunValues(results=outputs.get(hook), options=options,
+                                                                run_metadata=run_metadata))
+        self._should_stop = self._should_stop or run_context.stop_requested
+        return outputs["caller"]
+
+    def _call_hook_before_run(self, run_context, fetch_dict, user_feed_dict, options):
+        hook_feeds = {}
+        for hook in self._hooks:
+            request = hook.before_run(run_context)
+            if request is not None:
+                if request.fetches is not None:
+                    fetch_dict[hook] = request.fetches
+                if request.options:
+                    _merge_run_options(options, request.options)
+                if request.feed_dict:
+                    _raise_if_feeds_intersect(hook_feeds, request.feed_dict, "Same tensor is fed by two hooks.")
+                    hook_feeds.update(request.feed_dict)
+        if not hook_feeds:
+            return user_feed_dict
+        if not user_feed_dict:
+            return hook_feeds
+        _raise_if_feeds_intersect(user_feed_dict, hook_feeds, "Same tensor is fed by a SessionRunHook and user.")
+        hook_feeds.update(user_feed_dict)
+        return hook_feeds
+
+
+def _merge_run_options(options, incoming):
+    """A hook's RunOptions joined to the run's, as TF merges them: the larger of
+    each level or flag, debug watches appended."""
+    options.trace_level = max(options.trace_level, incoming.trace_level)
+    options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+    options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
+    options.output_partition_graphs = max(options.output_partition_graphs, incoming.output_partition_graphs)
+    options.report_tensor_allocations_upon_oom = max(options.report_tensor_allocations_upon_oom,
+                                                     incoming.report_tensor_allocations_upon_oom)
+
+
+def _raise_if_feeds_intersect(feeds1, feeds2, message):
+    common = set(feeds1) & set(feeds2)
+    if common:
+        raise RuntimeError(f"{message} Conflict(s): {sorted(str(c) for c in common)}")
+
+
+class _CoordinatedSession:
+    """A hooked session with a Coordinator and its queue-runner threads; close()
+    stops and joins them."""
+
+    def __init__(self, sess, coord, stop_grace_period_secs=120):
+        self._sess = sess
+        self._coord = coord
+        self._stop_grace_period_secs = stop_grace_period_secs
+
+    graph = property(lambda self: self._sess.graph)
+
+    def should_stop(self):
+        self._coord.raise_requested_exception()
+        return self._coord.should_stop() or self._sess.should_stop()
+
+    def run(self, *args, **kwargs):
+        try:
+            return self._sess.run(*args, **kwargs)
+        except _PREEMPTION_ERRORS:
+            raise
+        except Exception:
+            original = sys.exc_info()
+            try:
+                self._coord.raise_requested_exception()
+            except _PREEMPTION_ERRORS:
+                raise
+            except Exception:
+                raise original[1].with_traceback(original[2])
+            raise
+
+    def close(self):
+        self._coord.request_stop()
+        try:
+            self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
+        finally:
+            try:
+                self._sess.close()
+            except _PREEMPTION_ERRORS:
+                pass
+
+
+class _CoordinatedSessionCreator(SessionCreator):
+    """Creates the raw session, starts its queue runners, calls after_create_session."""
+
+    def __init__(self, session_creator, hooks, stop_grace_period_secs):
+        self._session_creator = session_creator
+        self._hooks = hooks
+        self._stop_grace_period_secs = stop_grace_period_secs
+        self.tf_sess = None
+        self.coord = None
+
+    def create_session(self):
+        self.tf_sess = self._session_creator.create_session()
+        self.coord = Coordinator()
+        if self.tf_sess.graph.get_collection(GraphKeys.QUEUE_RUNNERS):
+            start_queue_runners(sess=self.tf_sess, coord=self.coord)
+        for hook in self._hooks:
+            hook.after_create_session(self.tf_sess, self.coord)
+        return _CoordinatedSession(_HookedSession(self.tf_sess, self._hooks), self.coord,
+                                   self._stop_grace_period_secs)
+
+
+class _RecoverableSession:
+    """Re-creates the session when a run raises AbortedError or UnavailableError."""
+
+    def __init__(self, sess_creator):
+        self._sess_creator = sess_creator
+        self._sess = self._create_session()
+
+    graph = property(lambda self: self._sess.graph)
+
+    def _create_session(self):
+        while True:
+            try:
+                return self._sess_creator.create_session()
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised while a session was being created. This may be due to a "
+                          "preemption of a connected worker or parameter server. A new session will be "
+                          "created. Error: %s", e)
+
+    def _close_quietly(self):
+        try:
+            if self._sess is not None:
+                self._sess.close()
+        except _PREEMPTION_ERRORS:
+            pass
+        self._sess = None
+
+    def should_stop(self):
+        while True:
+            if self._sess is None:
+                self._sess = self._create_session()
+            try:
+                return self._sess.should_stop()
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised while considering whether the session is complete; a new "
+                          "session will be created. Error: %s", e)
+                self._close_quietly()
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        while True:
+            try:
+                if self._sess is None:
+                    self._sess = self._create_session()
+                return self._sess.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised. This may be due to a preemption in a connected worker or "
+                          "parameter server. The current session will be closed and a new session will be "
+                          "created. Error: %s", e)
+                self._close_quietly()
+
+    def close(self):
+        if self._sess is not None:
+            self._sess.close()
+            self._sess = None
+
+
+def _fn_args(fn):
+    if isinstance(fn, __import__("functools").partial):
+        fn = fn.func
+    params = inspect.signature(fn).parameters
+    names = tuple(params)
+    if inspect.ismethod(fn):
+        names = ("self",) + names
+    return names
+
+
+class _MonitoredSession:
+    """The shared implementation of MonitoredSession and SingularMonitoredSession."""
+
+    StepContext = _StepContext
+
+    def __init__(self, session_creator, hooks, should_recover, stop_grace_period_secs=120):
+        self._graph_was_finalized = get_default_graph().finalized
+        self._hooks = list(hooks or [])
+        for h in self._hooks:
+            h.begin()
+        self._coordinated_creator = _CoordinatedSessionCreator(
+            session_creator=session_creator or ChiefSessionCreator(), hooks=self._hooks,
+            stop_grace_period_secs=stop_grace_period_secs)
+        if should_recover:
+            self._sess = _RecoverableSession(self._coordinated_creator)
+        else:
+            self._sess = self._coordinated_creator.create_session()
+        self._stop_requested_in_step_fn = False
+
+    @property
+    def graph(self):
+        """The graph that was launched in this session."""
+        if self._tf_sess() is None:
+            return None
+        return self._tf_sess().graph
+
+    def _tf_sess(self):
+        return self._coordinated_creator.tf_sess
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs ``fetches`` with the hooks (same arguments and result as Session.run)."""
+        return self._sess.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
+
+    def run_step_fn(self, step_fn):
+        """Calls ``step_fn(step_context)``; returns its value. StopIteration if it
+        called ``step_context.request_stop()`` (then should_stop() is True)."""
+        args = _fn_args(step_fn)
+        if args != ("step_context",) and args != ("self", "step_context"):
+            raise ValueError(f"`step_fn` may either have one `step_context` argument, or `self` and "
+                             f"`step_context` arguments if it's an instance method. Got {args} instead.")
+        try:
+            return step_fn(_StepContext(self._tf_sess(), self.run))
+        except StopIteration:
+            self._stop_requested_in_step_fn = True
+            raise
+
+    def should_stop(self):
+        return self._sess is None or self._stop_requested_in_step_fn or self._sess.should_stop()
+
+    def close(self):
+        self._close_internal()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exception_type, exception_value, traceback):
+        if exception_type in (errors.OutOfRangeError, StopIteration):
+            exception_type = None
+        self._close_internal(exception_type)
+        return exception_type is None
+
+    def _close_internal(self, exception_type=None):
+        try:
+            if not exception_type:
+                for h in self._hooks:
+                    h.end(self._coordinated_creator.tf_sess)
+        finally:
+            try:
+                if self._sess is None:
+                    raise RuntimeError("Session is already closed.")
+                self._sess.close()
+            finally:
+                self._sess = None
+                self._coordinated_creator.tf_sess = None
+                self._coordinated_creator.coord = None
+                if not self._graph_was_finalized:
+                    get_default_graph()._unsafe_unfinalize()
+
+
+class MonitoredSession(_MonitoredSession):
+    """Session-like object that handles initialization, recovery and hooks
+    (seed 002, ``tf.compat.v1.train.MonitoredSession``)."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        super().__init__(session_creator, hooks, should_recover=True, stop_grace_period_secs=stop_grace_period_secs)
+
+
+class SingularMonitoredSession(_MonitoredSession):
+    """A MonitoredSession that is always chief, does not recover, and exposes
+    ``raw_session()``."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 stop_grace_period_secs=120, checkpoint_filename_with_path=None):
+        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config, checkpoint_dir=checkpoint_dir,
+                                      checkpoint_filename_with_path=checkpoint_filename_with_path)
+        super().__init__(creator, hooks, should_recover=False, stop_grace_period_secs=stop_grace_period_secs)
+
+    def raw_session(self):
+        """The underlying Session."""
+        return self._tf_sess()
+
+
+def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,  # noqa: N802
+                             chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT,
+                             save_summaries_steps=USE_DEFAULT, save_summaries_secs=USE_DEFAULT, config=None,
+                             stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
+                             save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True):
+    """A MonitoredSession for training (seed 002,
+    ``tf.compat.v1.train.MonitoredTrainingSession``): a chief restores from or
+    initializes into ``checkpoint_dir`` and gets StepCounterHook,
+    SummarySaverHook (every 100 steps by default) and CheckpointSaverHook
+    (every 600 s by default); a worker waits for the chief."""
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
+    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_steps, save_checkpoint_secs = None, 600
+    elif save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_secs = None
+    elif save_checkpoint_steps is USE_DEFAULT:
+        save_checkpoint_steps = None
+
+    scaffold = scaffold or Scaffold()
+    if not is_chief:
+        creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
+        return MonitoredSession(session_creator=creator, hooks=hooks or [],
+                                stop_grace_period_secs=stop_grace_period_secs)
+
+    all_hooks = list(chief_only_hooks or [])
+    creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_dir=checkpoint_dir, master=master, config=config)
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir:
+        if log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(_hooks.StepCounterHook(output_dir=summary_dir, every_n_steps=log_step_count_steps))
+        if (save_summaries_steps and save_summaries_steps > 0) or (save_summaries_secs and save_summaries_secs > 0):
+            all_hooks.append(_hooks.SummarySaverHook(scaffold=scaffold, save_steps=save_summaries_steps,
+                                                     save_secs=save_summaries_secs, output_dir=summary_dir))
+    if checkpoint_dir:
+        if (save_checkpoint_secs and save_checkpoint_secs > 0) or (save_checkpoint_steps and
+                                                                   save_checkpoint_steps > 0):
+            all_hooks.append(_hooks.CheckpointSaverHook(checkpoint_dir, save_steps=save_checkpoint_steps,
+                                                        save_secs=save_checkpoint_secs, scaffold=scaffold,
+                                                        save_graph_def=save_graph_def))
+    if hooks:
+        all_hooks.extend(hooks)
+    return MonitoredSession(session_creator=creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)
+

@@ -1,0 +1,1 @@
+"""Layer 1, values: dtypes, static shapes, errors, device specs, nested structures."""
