@@ -28,11 +28,16 @@ scatter ops and its ``beta_power`` updates in ``_finish``, FTRL's ``beta``,
 AdagradDA's global step)::
 
     class MomentumOptimizer(Optimizer):
-        _kernel = "Momentum"                     # (Resource)(Sparse)ApplyMomentum
-        _slot_specs = (Slot("accum", "momentum"),)   # kernel input <- slot <var>/Momentum, zeros
+        _kernel = "Momentum"                         # [Resource][Sparse]ApplyMomentum
+        _slot_specs = (Slot("accum", "momentum"),)   # input accum: the slot <var>/Momentum, zeros
         _hyperparameters = (Hyperparameter("lr", "_learning_rate", "learning_rate"),
                             Hyperparameter("momentum", "_momentum", "momentum"))
-        _kernel_attrs = ("use_nesterov",)        # from self._use_nesterov
+        _kernel_attrs = ("use_nesterov",)            # the attr, from self._use_nesterov
+
+        def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum",
+                     use_nesterov=DEFAULTS["use_nesterov"]):
+            super().__init__(use_locking, name)
+            self._learning_rate, self._momentum, self._use_nesterov = learning_rate, momentum, use_nesterov
 
 * ``_create_slots``: the non-slot variables (:class:`NonSlot`, next to the
   variable whose name sorts first), then each variable's slots (:class:`Slot`:
@@ -147,11 +152,11 @@ class Optimizer:
     _kernel = None
     """TF's kernel name: ``"Adam"`` runs ``ApplyAdam``, ``ResourceApplyAdam``, ``SparseApplyAdam``..."""
     _hyperparameters = ()
-    """:class:`Hyperparameter` s, in the order TF's class casts them."""
+    """The :class:`Hyperparameter` declarations, in the order TF's class casts them."""
     _slot_specs = ()
-    """:class:`Slot` s, in the order TF's class creates them."""
+    """The :class:`Slot` declarations, in the order TF's class creates them."""
     _non_slot_specs = ()
-    """:class:`NonSlot` s, in the order TF's class creates them."""
+    """The :class:`NonSlot` declarations, in the order TF's class creates them."""
     _kernel_attrs = ()
     """Kernel attrs passed from ``self._<attr>`` (Momentum's ``use_nesterov``)."""
     _dense_grad = "grad"
@@ -308,8 +313,8 @@ class Optimizer:
         """Slot and non-slot variables of this optimizer in the default graph, sorted by name."""
         graph = get_default_graph()
         out = [v for v in self._non_slot_dict.values() if v.op.graph is graph]
-        for slots in self._slots.values():
-            out.extend(s for s in slots.values() if s.op.graph is graph)
+        for named in self._slots.values():
+            out.extend(s for s in named.values() if s.op.graph is graph)
         return sorted(out, key=lambda v: v.name)
 
     def _slot_dict(self, slot_name):

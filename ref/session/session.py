@@ -18,6 +18,8 @@ from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
                                  get_default_graph, get_default_session)
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
+from ref.session.tracing import fill_step_stats
+from ref.framework.graph import as_bytes_array
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -196,8 +198,6 @@ class BaseSession:
             run_metadata.partition_graphs.add().ParseFromString(self._graph.as_graph_def().SerializeToString())
         if not options.trace_level:
             return mapper.build(self._run_elements(mapper.elements, feeds))
-        from ref.session.tracing import fill_step_stats
-
         trace = []
         try:
             values = self._run_elements(mapper.elements, feeds, trace)
@@ -264,8 +264,6 @@ class BaseSession:
                             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
         dt = t.dtype.base_dtype
         if dt == dtypes.string:
-            from ref.framework.graph import as_bytes_array
-
             arr = as_bytes_array(value)
         else:
             raw = np.asarray(value)

@@ -56,10 +56,16 @@ def numpy_form(update):
 
 
 # -- the CPU loops: one template, filled with each algorithm's scalar update ---------
+#
+# A generated loop is compiled as if it were written in its update's module file
+# (adam.py for _adam_loop): Numba's on-disk cache (cache=True) finds a function by
+# file, qualname and line, and drops the entries when that file changes -- the file
+# holding the arithmetic the loop inlines. Its key also holds the loop's bytecode,
+# so a change to this template misses the cache too. Names are fixed by the update's
+# name and checked unique per file; _jit gives the parallel build its own name.
 
 _LOOPS: dict = {}
-"""(file, name) -> source of every generated loop: Numba's on-disk cache is keyed by
-file and qualname, so two loops of one file must never share a name."""
+"""(file, name) -> source of every generated loop (two loops of one file must never share a name)."""
 
 
 def _update_arguments(update):
@@ -86,9 +92,10 @@ def _call_line(update, refs, grad, params, at, grad_at, indent):
 
 
 def _generate(update, name, source, jit):
-    """``source`` compiled as if it were written in the update's own file (Numba's
-    cache locates and invalidates a loop by its file, which is the update's) and
-    wrapped by ``jit``; the source is kept as the loop's docstring and ``source``."""
+    """``source`` compiled as if it were written in the update's own file (see above)
+    and wrapped by ``jit``; the source is kept as the loop's docstring and as its
+    ``source`` attribute (a traceback through a loop run as Python, under
+    REF_DISABLE_JIT=1, names lines of the generated source, not of that file)."""
     py = update.py_func if isinstance(update, LazyKernel) else update
     filename = py.__code__.co_filename
     if _LOOPS.setdefault((filename, name), source) != source:
