@@ -29,7 +29,6 @@ from ref.ops.fpenv import flush_denormals  # noqa: F401 -- TF's flush-to-zero ar
 from ref.golden.ulp import assert_ulp, max_ulp, ulp_distance  # noqa: F401 -- re-exported for users
 from ref.golden import compare, run_impl, diagnose as _diagnose, generate, cases as C, trajectory
 from ref.ops import registry
-import ref.raw_ops as raw
 
 __all__ = ["assert_matches", "assert_kernel_matches", "strategies", "assert_ulp", "ulp_distance",
            "flush_denormals"]

@@ -40,7 +40,6 @@ from ref.ops import registry
 from ref.golden import cases as _cases
 from ref.golden import hexfloat, trajectory
 from ref.ops.fpenv import flush_denormals as _flush
-import ref.raw_ops as raw
 from importlib.metadata import version
 
 FORMAT = "ref-golden/1"

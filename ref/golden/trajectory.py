@@ -99,31 +99,34 @@ class _KernelLoop:
 
     def __init__(self, name):
         self.name = name
+        self.defaults = importlib.import_module(f"ref.ops.training.{name}").DEFAULTS
 
     def init(self, var, **hyper):
+        hyper = {**self.defaults, **hyper}
         zeros = np.zeros_like(np.asarray(var))
         if self.name == "adamax":
-            return {"m": zeros, "v": zeros.copy(), "beta1_power": _hyper(hyper.get("beta1", 0.9), None)}
+            return {"m": zeros, "v": zeros.copy(), "beta1_power": _hyper(hyper["beta1"], None)}
         return {"m": zeros}
 
     def step(self, var, grad, state, learning_rate, **h):
+        h = {**self.defaults, **h}
         t = var.dtype
         lr = _hyper(learning_rate, t)
         if self.name == "adamax":
-            b1, b2 = h.get("beta1", 0.9), h.get("beta2", 0.999)
+            b1, b2 = h["beta1"], h["beta2"]
             var, m, v = raw.ApplyAdaMax(var=var, m=state["m"], v=state["v"], beta1_power=_hyper(state["beta1_power"], t),
                                         lr=lr, beta1=_hyper(b1, t), beta2=_hyper(b2, t),
-                                        epsilon=_hyper(h.get("epsilon", 1e-7), t), grad=grad)
+                                        epsilon=_hyper(h["epsilon"], t), grad=grad)
             b1p = np.asarray(state["beta1_power"])
             return var, {"m": m, "v": v, "beta1_power": (b1p * _hyper(b1, b1p.dtype))[()]}
-        decay = _hyper(h.get("sign_decay", 1.0), t)
+        decay = _hyper(h.get("sign_decay", 1.0), t)  # a schedule's value; TF's default sign_decay_fn is None
         if self.name == "addsign":
-            var, m = raw.ApplyAddSign(var=var, m=state["m"], lr=lr, alpha=_hyper(h.get("alpha", 1.0), t),
-                                      sign_decay=decay, beta=_hyper(h.get("beta", 0.9), t), grad=grad)
+            var, m = raw.ApplyAddSign(var=var, m=state["m"], lr=lr, alpha=_hyper(h["alpha"], t),
+                                      sign_decay=decay, beta=_hyper(h["beta"], t), grad=grad)
         else:
-            logbase = _hyper(np.log(_hyper(h.get("base", math.e), np.float32)), t)
+            logbase = _hyper(np.log(_hyper(h["base"], np.float32)), t)
             var, m = raw.ApplyPowerSign(var=var, m=state["m"], lr=lr, logbase=logbase, sign_decay=decay,
-                                        beta=_hyper(h.get("beta", 0.9), t), grad=grad)
+                                        beta=_hyper(h["beta"], t), grad=grad)
         return var, {"m": m}
 
 

@@ -44,7 +44,8 @@ OWN_SPARSE = {"adam", "gradient_descent"}
 
 
 def _defaults(fn):
-    return {n: p.default for n, p in inspect.signature(fn).parameters.items() if p.default is not inspect.Parameter.empty}
+    return {n: p.default for n, p in inspect.signature(fn).parameters.items()
+            if p.default is not inspect.Parameter.empty}
 
 
 @pytest.mark.parametrize("module", ALGORITHMS)
