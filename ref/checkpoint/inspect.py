@@ -17,8 +17,7 @@ import re
 import numpy as np
 
 from ref.types import errors
-from ref.formats import checkpoint_reader as _reader
-from ref.formats import checkpoint_state as state
+from ref.formats import checkpoint_reader as _reader, checkpoint_state as state
 
 
 def count_total_params(reader, count_exclude_pattern: str = "") -> int:

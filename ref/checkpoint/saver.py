@@ -39,12 +39,11 @@ import numpy as np
 from ref.ops import io as io_ops
 from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
-from ref.framework.graph import GraphKeys, Tensor, apply_op, control_dependencies, get_collection, \
-    get_default_graph, name_scope, register_proto_function
+from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, get_collection,
+                                 get_default_graph, name_scope, register_proto_function, constant)
 from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.graph_ops.partitioned import PartitionedVariable
-from ref.framework.graph import constant
 from ref.types.shapes import TensorShape
 from ref.formats.bundle import _fsync_dir
 from ref.formats.checkpoint_reader import load_checkpoint

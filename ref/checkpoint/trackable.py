@@ -38,11 +38,10 @@ from ref.protos import trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.optimizers.optimizer import Optimizer
 from ref.session import get_default_session
-from ref.framework.graph import control_dependencies, get_default_graph
+from ref.framework.graph import control_dependencies, get_default_graph, apply_op, name_scope
 from ref.types.shapes import TensorShape
 from ref.ops.io import _text
 from ref.formats.checkpoint_reader import NewCheckpointReader
-from ref.framework.graph import apply_op, name_scope
 
 __all__ = ["Checkpoint"]
 

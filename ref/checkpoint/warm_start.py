@@ -30,12 +30,11 @@ NotImplementedError.
 from __future__ import annotations
 
 from ref.formats.checkpoint_reader import _get_checkpoint_filename, load_checkpoint
-from ref.framework.graph import GraphKeys, apply_op, device, get_collection
+from ref.framework.graph import GraphKeys, apply_op, device, get_collection, constant, name_scope
 from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable
 from ref.graph_ops.variable_scope import _get_default_variable_store
 from ref.checkpoint.saver import op_list_to_dict, saveable_objects_for_op, object_graph_key_mapping
-from ref.framework.graph import constant, name_scope
 from ref.types import errors
 import numpy as np
 

@@ -33,8 +33,7 @@ import google_crc32c
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.formats import crc32c as _crc
-from ref.formats import table
+from ref.formats import crc32c as _crc, table
 from ref.formats.slices import TensorSlice, assemble, encode_tensor_name_slice
 from ref import protos
 

@@ -10,9 +10,8 @@ inputs and fetching its ``outputs``.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import Graph, Tensor, apply_op
+from ref.framework.graph import Graph, Tensor, apply_op, Operation
 from ref.types.shapes import TensorShape
-from ref.framework.graph import Operation
 
 
 class FuncGraph(Graph):

@@ -15,10 +15,9 @@ from ref.types import dtypes
 from ref.ops import registry
 from ref.types.shapes import TensorShape
 from ref.framework.func_graph import FuncGraph
-from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2
+from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2, op_def_pb2
 from ref.formats.tensor_util import make_tensor_proto, make_ndarray
 from ref.framework.graph import Graph, Operation, Tensor, apply_op, control_dependencies, get_default_graph, name_scope
-from ref.protos import op_def_pb2
 
 _INTERNAL = ("_list_sizes", "output_specs")
 

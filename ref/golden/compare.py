@@ -19,8 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ref.golden import ulp as _ulp
-from ref.golden import hexfloat
+from ref.golden import ulp as _ulp, hexfloat
 from ref.golden.generate import load
 
 

@@ -37,8 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ref.ops import registry
-from ref.golden import cases as _cases
-from ref.golden import hexfloat, trajectory
+from ref.golden import cases as _cases, hexfloat, trajectory
 from ref.ops.fpenv import flush_denormals as _flush
 from importlib.metadata import version
 

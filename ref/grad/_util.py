@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import constant_value
+from ref.framework.graph import constant_value, apply_op
 from ref.graph_ops import array_ops, math_ops
-from ref.framework.graph import apply_op
 
 
 def _ops():

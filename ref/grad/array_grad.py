@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import IndexedSlices, apply_op, constant_value
+from ref.framework.graph import IndexedSlices, apply_op, constant_value, convert_to_tensor, constant
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
-from ref.framework.graph import convert_to_tensor, constant
 from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",

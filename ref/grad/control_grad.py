@@ -28,14 +28,12 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
-from ref.framework.graph import apply_op, get_default_graph
+from ref.framework.graph import apply_op, get_default_graph, convert_to_tensor, IndexedSlices
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops.array_ops import zeros_like
 from ref.grad.gradients import gradients
-from ref.framework.graph import convert_to_tensor
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import can_accumulate
-from ref.framework.graph import IndexedSlices
 
 
 def _zeros(t):

@@ -6,8 +6,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import apply_op, control_dependencies
 from ref.grad.registry import RegisterGradient
-from ref.graph_ops import array_ops
-from ref.graph_ops import math_ops
+from ref.graph_ops import array_ops, math_ops
 
 
 def _add_leading_unit_dimensions(x, num_dimensions):

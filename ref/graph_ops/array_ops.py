@@ -15,9 +15,8 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import (IndexedSlices, Tensor, apply_op, constant, constant_value, convert_to_tensor,
-                       name_scope)
+                                 name_scope, constant_value_as_shape)
 from ref.types.shapes import Dimension, TensorShape, as_shape
-from ref.framework.graph import constant_value_as_shape
 from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies
 

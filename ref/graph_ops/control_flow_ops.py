@@ -5,9 +5,8 @@ from __future__ import annotations
 from ref.types import dtypes, nest
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, control_dependencies,
-                       convert_to_tensor, get_default_graph, name_scope)
+                                 convert_to_tensor, get_default_graph, name_scope, constant_value, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
-from ref.framework.graph import constant_value, constant
 
 __all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]

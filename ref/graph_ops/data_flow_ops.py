@@ -15,7 +15,6 @@ from __future__ import annotations
 import collections.abc
 import hashlib
 
-import ref.ops.data_flow  # noqa: F401  (registers the queue ops)
 from ref.types import dtypes as _dtypes
 from ref.framework.graph import (apply_op, constant_value, control_dependencies, convert_to_tensor, get_seed,
                        name_scope)

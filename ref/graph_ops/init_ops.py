@@ -29,10 +29,6 @@ import math
 
 import numpy as np
 
-import ref.ops.array  # noqa: F401  (registers the ops initializers build)
-import ref.ops.linalg  # noqa: F401
-import ref.ops.math  # noqa: F401
-import ref.ops.random  # noqa: F401
 from ref.types import dtypes
 from ref.framework.graph import apply_op, constant
 from ref.types.shapes import TensorShape, as_shape

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.graph_ops import math_ops as _m
+from ref.graph_ops import math_ops as _m, array_ops
 from ref.framework.graph import Tensor, apply_op, constant, convert_to_tensor, get_seed, name_scope
-from ref.graph_ops import array_ops
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "softmax", "log_softmax", "bias_add",

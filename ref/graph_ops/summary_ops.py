@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import ref.ops.summary  # noqa: F401  (registers the summary kernels)
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, add_to_collection, apply_op, constant, get_collection, name_scope
 from ref.protos import summary_pb2

@@ -31,10 +31,9 @@ from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, Tensor, _graph_of, apply_op, colocate_with, control_dependencies,
                        convert_to_tensor, get_collection, get_default_graph, name_scope)
 from ref.types.shapes import TensorShape, as_shape
-from ref.graph_ops import variables
+from ref.graph_ops import variables, init_ops
 from ref.graph_ops.variables import (RefVariable, ResourceVariable, Variable, VariableAggregation, VariableSynchronization,
                            _creator_stack, _validate_sync_agg_trainable)
-from ref.graph_ops import init_ops
 from ref.graph_ops.array_ops import slice as array_slice
 from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
 

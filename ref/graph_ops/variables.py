@@ -25,16 +25,13 @@ import weakref
 
 import numpy as np
 
-import ref.ops.core  # noqa: F401  (registers the ops variables are made of)
-import ref.ops.state  # noqa: F401
 from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, colocate_with,
-                       control_dependencies, convert_to_tensor, device, get_collection,
-                       get_default_graph, get_default_session, name_scope, register_proto_function,
-                       register_tensor_conversion_function)
+                                 control_dependencies, convert_to_tensor, device, get_collection,
+                                 get_default_graph, get_default_session, name_scope, register_proto_function,
+                                 register_tensor_conversion_function, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.control_flow_ops import group, no_op, cond
-from ref.framework.graph import constant
 from ref.graph_ops.state_ops import batch_scatter_update
 from ref.protos import variable_pb2
 

@@ -37,8 +37,7 @@ import threading
 
 import numpy as np
 
-from ref.types import dtypes as _dtypes
-from ref.types import errors
+from ref.types import dtypes as _dtypes, errors
 from ref.ops.registry import REQUIRED, fixed_rule, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 

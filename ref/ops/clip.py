@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import math as _m
-from ref.ops import nn as _nn
+from ref.ops import math as _m, nn as _nn
 import collections.abc
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm", "clip_by_global_norm"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import REQUIRED, register_op
+from ref.ops.registry import REQUIRED, register_op, invalid_argument
 from ref.types.shapes import TensorShape, unknown_shape
-from ref.ops.registry import invalid_argument
 
 
 def _const_shape(ins, attrs):

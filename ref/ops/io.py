@@ -33,10 +33,9 @@ from ref.types.dtypes import as_dtype
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.formats.slices import parse_shape_and_slice
-from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles
+from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles, BundleReader
 from ref.formats.checkpoint_v1 import TensorSliceReader
 from ref import protos
-from ref.formats.bundle import BundleReader
 
 
 def _text(x) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops import philox
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, broadcast_rule  # noqa: F401
 from ref.types.shapes import TensorShape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
@@ -178,7 +178,6 @@ def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
 # -- RandomGammaGrad: d sample / d alpha of a Gamma(alpha, 1) sample ------------
 
 from ref.ops._jit import njit  # noqa: E402
-from ref.ops.registry import broadcast_rule  # noqa: E402
 
 _EPS = 2.0 ** -53
 _BIG, _BIGINV = 2.0 ** 52, 2.0 ** -52

@@ -42,8 +42,7 @@ import attrs as _attrs
 import numpy as np
 
 from ref import ops as _ops
-from ref.types import dtypes as _dtypes
-from ref.types import errors
+from ref.types import dtypes as _dtypes, errors
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.context import RawContext
 

@@ -16,10 +16,9 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
-                                 get_default_graph, get_default_session)
+                                 get_default_graph, get_default_session, as_bytes_array)
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
-from ref.framework.graph import as_bytes_array
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops, random_ops, summary_ops
-from ref.graph_ops.control_flow_ops import identity
+from ref.graph_ops.control_flow_ops import identity, no_op
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from ref.framework.graph import (GraphKeys, Tensor, constant, constant_value, control_dependencies,
                        convert_n_to_tensor, convert_to_tensor, name_scope)
 from ref.training.queue_runner import QueueRunner, add_queue_runner
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.variables import Variable
-from ref.graph_ops.control_flow_ops import no_op
 
 __all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
            "slice_input_producer", "batch", "batch_join", "shuffle_batch", "shuffle_batch_join", "maybe_batch",

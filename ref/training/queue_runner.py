@@ -24,9 +24,8 @@ import weakref
 
 from ref.types import errors
 from ref.framework.graph import (GraphKeys, get_default_graph, prepend_name_scope, register_proto_function,
-                                 strip_name_scope)
+                                 strip_name_scope, get_default_session)
 from ref.protos import queue_runner_pb2
-from ref.framework.graph import get_default_session
 from ref.session.session import BaseSession
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
