@@ -9,7 +9,10 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+
+from ref.types import errors
 
 COMMANDS = {
     "demo": "ref.demo:main",
@@ -27,10 +30,23 @@ def main(argv=None) -> int:
         return 0 if argv else 2
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
-        print(f"unknown command {cmd!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"error: unknown command {cmd!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     module, func = COMMANDS[cmd].split(":")
-    return int(getattr(importlib.import_module(module), func)(rest) or 0)
+    try:
+        return int(getattr(importlib.import_module(module), func)(rest) or 0)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except (OSError, errors.OpError, ValueError, LookupError) as e:
+        # A user's file or argument the command did not anticipate: one line, not a
+        # traceback (REF_TRACEBACK=1 shows it).
+        if os.environ.get("REF_TRACEBACK"):
+            raise
+        message = getattr(e, "message", None) or (f"{e.filename}: {e.strerror}" if isinstance(e, OSError)
+                                                  and e.filename and e.strerror else str(e))
+        print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ decaying learning rate driven by the global step, gradient clipping by global
 norm, an exponential moving average of the weights (used for evaluation),
 scalar and histogram summaries written to an event file, and a Saver. Run it
 again with the same ``--logdir`` and it resumes from the latest checkpoint.
+Each optimizer has its own default log directory (``runs/demo/<optimizer>``),
+since a checkpoint holds the optimizer's slots; a directory holding another
+model's checkpoint is refused with a one-line message.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import sys
 import time
 
 import numpy as np
+from ref.types import cli
 import ref as tf
 
 OPTIMIZERS = {
@@ -83,24 +87,60 @@ def build(tf, optimizer_name, hidden=64, classes=3):
                 summaries=tf.summary.merge_all(), init=tf.global_variables_initializer())
 
 
+class DemoError(Exception):
+    """A user mistake the demo reports in one line (``error: ...``, exit status 1)."""
+
+
+def default_logdir(optimizer: str) -> str:
+    return os.path.join("runs", "demo", optimizer)
+
+
+def _writable_logdir(logdir):
+    try:
+        os.makedirs(logdir, exist_ok=True)
+    except OSError as e:
+        raise DemoError(f"cannot create --logdir {logdir}: {e.strerror or e}") from None
+    if not os.path.isdir(logdir) or not os.access(logdir, os.W_OK | os.X_OK):
+        raise DemoError(f"cannot write to --logdir {logdir}: permission denied")
+
+
+def _check_compatible(checkpoint, variables, optimizer):
+    """DemoError unless ``checkpoint`` holds every variable of this graph."""
+    saved = {name for name, _ in tf.train.list_variables(checkpoint)}
+    missing = sorted(v.op.name for v in variables if v.op.name not in saved)
+    if missing:
+        shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        raise DemoError(f"{checkpoint} was not written by this model with --optimizer {optimizer} "
+                        f"(it lacks {shown}); use another --logdir, or the optimizer it was trained with")
+
+
 def _progress(step, total, loss, width=30, stream=sys.stderr):
     done = int(width * step / max(total, 1))
     stream.write(f"\r[{'#' * done}{'.' * (width - done)}] step {step}/{total} loss {loss:.4f}")
     stream.flush()
 
 
-def run(logdir="runs/demo", steps=600, optimizer="momentum", batch=128, quiet=False, out=sys.stdout):
-    """Trains (or resumes) and returns a dict with the final step, loss, accuracy and paths."""
+def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, out=sys.stdout):
+    """Trains (or resumes) and returns a dict with the final step, loss, accuracy and paths.
+    The progress bar is drawn only when stderr is a terminal (and not ``quiet``)."""
+    if optimizer not in OPTIMIZERS:
+        raise DemoError(f"unknown optimizer {optimizer!r}; one of: {', '.join(sorted(OPTIMIZERS))}")
+    if int(steps) < 1:
+        raise DemoError(f"steps must be a positive integer, got {steps}")
+    logdir = default_logdir(optimizer) if logdir is None else logdir
+    _writable_logdir(logdir)
+    show = not quiet and sys.stderr.isatty()
     x_data, y_data = spirals()
-    os.makedirs(logdir, exist_ok=True)
     graph = tf.Graph()
     with graph.as_default():
         m = build(tf, optimizer)
         saver = tf.train.Saver(max_to_keep=3)
+        latest = tf.train.latest_checkpoint(logdir)
+        if latest:
+            _check_compatible(latest, tf.global_variables(), optimizer)
         writer = tf.summary.FileWriter(logdir, graph)
         rng = np.random.RandomState(int(time.time()) % 2**31)
         with tf.Session() as sess:
-            latest = tf.train.latest_checkpoint(logdir)
             if latest:
                 saver.restore(sess, latest)
                 print(f"resumed from {latest}", file=out)
@@ -118,11 +158,11 @@ def run(logdir="runs/demo", steps=600, optimizer="momentum", batch=128, quiet=Fa
                 step = int(step)
                 if step % 20 == 0 or step == target:
                     writer.add_summary(sess.run(m["summaries"], full), step)
-                    if not quiet:
+                    if show:
                         _progress(step - start, steps, loss)
                 if step % 200 == 0 or step == target:
                     saver.save(sess, os.path.join(logdir, "model.ckpt"), global_step=step)
-            if not quiet:
+            if show:
                 sys.stderr.write("\n")
             loss, acc = sess.run([m["loss"], m["accuracy"]], full)
         writer.close()
@@ -131,16 +171,32 @@ def run(logdir="runs/demo", steps=600, optimizer="momentum", batch=128, quiet=Fa
           file=out)
     print(f"checkpoint: {ckpt}", file=out)
     print(f"event files: {logdir}", file=out)
-    print(f"view them with: tensorboard --logdir {logdir}", file=out)
+    print(f"view them with: python -m ref events {logdir}", file=out)
+    print(f"  or in TensorBoard: pip install tensorboard && tensorboard --logdir {logdir}", file=out)
     return dict(step=int(step), loss=float(loss), accuracy=float(acc), checkpoint=ckpt, logdir=logdir)
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ref demo", description=__doc__.splitlines()[0])
-    ap.add_argument("--logdir", default="runs/demo")
-    ap.add_argument("--steps", type=int, default=600)
+    ap = cli.Parser(prog="python -m ref demo",
+                                 description="Train a small network end to end with the TF1 API.")
+    ap.add_argument("--logdir", default=None, help="event files and checkpoints (default: runs/demo/OPTIMIZER)")
+    ap.add_argument("--steps", type=_positive_int, default=600, help="training steps to run (default: 600)")
     ap.add_argument("--optimizer", default="momentum", choices=sorted(OPTIMIZERS))
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     args = ap.parse_args(argv)
-    run(args.logdir, args.steps, args.optimizer, quiet=args.quiet)
+    try:
+        run(args.logdir, args.steps, args.optimizer, quiet=args.quiet)
+    except DemoError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     return 0

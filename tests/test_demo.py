@@ -16,7 +16,7 @@ def test_demo_trains_and_resumes(tmp_path):
     first = demo.run(logdir, steps=400, optimizer="momentum", quiet=True, out=out)
     assert first["step"] == 400 and first["accuracy"] > 0.9, first
     assert first["checkpoint"].endswith("model.ckpt-400")
-    assert f"tensorboard --logdir {logdir}" in out.getvalue()
+    assert f"tensorboard --logdir {logdir}" in out.getvalue() and f"python -m ref events {logdir}" in out.getvalue()
     second = demo.run(logdir, steps=40, optimizer="momentum", quiet=True, out=out)
     assert "resumed from" in out.getvalue()
     assert second["step"] == 440 and second["checkpoint"].endswith("model.ckpt-440")

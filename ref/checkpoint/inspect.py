@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 
 import numpy as np
 
-from ref.types import errors
+from ref.types import cli, errors
 from ref.formats import checkpoint_reader as _reader, checkpoint_state as state
 
 
@@ -31,10 +32,18 @@ def count_total_params(reader, count_exclude_pattern: str = "") -> int:
 
 
 def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors, all_tensor_names=False,
-                                     count_exclude_pattern="", out=print) -> bool:
+                                     count_exclude_pattern="", out=print, err=None) -> bool:
     """Prints tensors in a checkpoint file; returns False on error (after
     printing the error and, for a V2 file name given instead of its prefix,
-    the prefix to try)."""
+    the prefix to try) -- through ``err(lines)`` when given, else ``out``."""
+    def fail(*lines):
+        if err is not None:
+            err(lines)
+        else:
+            for line in lines:
+                out(line)
+        return False
+
     try:
         reader = _reader.NewCheckpointReader(file_name)
         if all_tensors or all_tensor_names:
@@ -48,8 +57,7 @@ def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors, all_te
             out(reader.debug_string().decode("utf-8", errors="ignore"))
         else:
             if not reader.has_tensor(tensor_name):
-                out(f"Tensor {tensor_name} not found in checkpoint")
-                return False
+                return fail(f"Tensor {tensor_name} not found in checkpoint")
             shapes = reader.get_variable_to_shape_map()
             types = reader.get_variable_to_dtype_map()
             out(f"tensor: {tensor_name} ({types[tensor_name].name}) {shapes[tensor_name]}")
@@ -57,31 +65,45 @@ def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors, all_te
         out(f"# Total number of params: {count_total_params(reader, count_exclude_pattern)}")
         return True
     except (errors.OpError, ValueError, OSError) as e:
-        out(str(e))
+        lines = [getattr(e, "message", None) or str(e)]
         if isinstance(e, errors.DataLossError) and any(s in file_name for s in (".index", ".meta", ".data")):
             proposed = ".".join(file_name.split(".")[:-1])
-            out("It's likely that this is a V2 checkpoint and you need to provide the filename *prefix*.  "
-                f"Try removing the '.' and all following characters from the file name, and try again: {proposed}")
-        return False
+            lines.append("It's likely that this is a V2 checkpoint and you need to provide the filename *prefix*.  "
+                         f"Try removing the '.' and all following characters from the file name, and try again: "
+                         f"{proposed}")
+        return fail(*lines)
+
+
+def _regex(text):
+    try:
+        re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError(f"invalid regular expression {text!r}: {e}") from None
+    return text
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ref inspect-checkpoint",
+    parser = cli.Parser(prog="python -m ref inspect-checkpoint",
                                      description="List (and print) the tensors of a checkpoint.")
     parser.add_argument("path", help="checkpoint prefix, V1 file, or directory with a 'checkpoint' file")
     parser.add_argument("--tensor", "--tensor_name", dest="tensor", default="", help="print this tensor")
     parser.add_argument("--all", "--all_tensors", dest="all", action="store_true", help="print every tensor")
     parser.add_argument("--all_tensor_names", action="store_true", help="list names, dtypes and shapes")
-    parser.add_argument("--count_exclude_pattern", default="", help="regex of variables not counted")
+    parser.add_argument("--count_exclude_pattern", default="", type=_regex,
+                        help="regex of variables not counted")
     args = parser.parse_args(argv)
     path = args.path
     if os.path.isdir(path):
         latest = state.latest_checkpoint(path)
         if latest is None:
-            print(f"No checkpoint found in directory {path}")
+            print(f"error: no checkpoint found in directory {path}", file=sys.stderr)
             return 1
         path = latest
     np.set_printoptions(threshold=1000)
+    def err(lines):
+        text = "; ".join(" ".join(line.split()) for line in lines)
+        print(f"error: {text}", file=sys.stderr)
+
     ok = print_tensors_in_checkpoint_file(path, args.tensor, args.all, args.all_tensor_names,
-                                          args.count_exclude_pattern)
+                                          args.count_exclude_pattern, err=err)
     return 0 if ok else 1

@@ -4,9 +4,10 @@ Each event is printed as in the seed's example loop (``summary_iterator``,
 "Print selected summary values"): its step and wall time, then one line per
 summary value with its tag and content (``simple_value``, a histogram's
 count/min/max/sum, an image's size, an audio clip's length, a tensor's dtype
-and shape). A directory stands for the ``events.out.tfevents.*`` files in it.
-Reading is strict: a corrupt or truncated record is reported with the file
-and byte offset, and the exit status is 1 (2 when a path does not exist).
+and shape). A directory stands for the ``events.out.tfevents.*`` files in it
+and in its subdirectories (runs, as TensorBoard finds them). Reading is
+strict: a corrupt or truncated record is reported once, on stderr, with the
+file and byte offset, and the exit status is 1 (2 when a path does not exist).
 """
 from __future__ import annotations
 
@@ -14,15 +15,27 @@ import argparse
 import os
 import sys
 
-from ref.types import errors
+from ref.types import cli, dtypes, errors
 from ref.protos import event_pb2
 from ref.formats.event_reader import EventFileReader
 
 
 def _event_files(path: str) -> list:
-    if os.path.isdir(path):
-        return sorted(os.path.join(path, f) for f in os.listdir(path) if "tfevents" in f)
-    return [path]
+    """The event files under ``path`` (recursively, sorted), or ``[path]`` for a file."""
+    if not os.path.isdir(path):
+        return [path]
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        found += sorted(os.path.join(root, f) for f in files if "tfevents" in f)
+    return found
+
+
+def _dtype_name(enum: int) -> str:
+    try:
+        return dtypes.as_dtype(enum).name
+    except (TypeError, ValueError, KeyError):
+        return f"DataType({enum})"
 
 
 def _value_line(v) -> str:
@@ -47,7 +60,7 @@ def _value_line(v) -> str:
         dims = ",".join(str(d.size) for d in t.tensor_shape.dim)
         plugin = v.metadata.plugin_data.plugin_name
         shown = f" {list(t.string_val)!r}" if t.string_val else ""
-        return f"  {name}: tensor dtype={t.dtype} shape=[{dims}]" + (f" plugin={plugin}" if plugin else "") + shown
+        return f"  {name}: tensor dtype={_dtype_name(t.dtype)} shape=[{dims}]" + (f" plugin={plugin}" if plugin else "") + shown
     if kind == "obsolete_old_style_histogram":
         return f"  {name}: old-style histogram"
     return f"  {name}: (no value)"
@@ -82,9 +95,10 @@ def format_event(e) -> list:
 def main(argv=None, out=None) -> int:
     """Prints every event of the given files; returns the exit status."""
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m ref events",
+    parser = cli.Parser(prog="python -m ref events",
                                      description="Print the events in TensorFlow event files.")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="event file or log directory")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="event file, or log directory (searched recursively)")
     args = parser.parse_args(argv)
     status = 0
     for given in args.paths:
@@ -92,7 +106,11 @@ def main(argv=None, out=None) -> int:
             print(f"error: {given}: no such file or directory", file=sys.stderr)
             status = max(status, 2)
             continue
-        for path in _event_files(given):
+        files = _event_files(given)
+        if not files:
+            print(f"error: {given}: no event files (events.out.tfevents.*) in it or below it", file=sys.stderr)
+            status = max(status, 1)
+        for path in files:
             print(f"== {path}", file=out)
             n = 0
             try:
@@ -100,9 +118,9 @@ def main(argv=None, out=None) -> int:
                     for line in format_event(event):
                         print(line, file=out)
                     n += 1
-            except errors.DataLossError as e:
-                print(f"DataLossError after {n} events: {e.message}", file=out)
-                print(f"error: {e.message}", file=sys.stderr)
+            except (errors.DataLossError, OSError) as e:
+                message = getattr(e, "message", None) or f"{path}: {e.strerror or e}"
+                print(f"error: {message} (after {n} events)", file=sys.stderr)
                 status = max(status, 1)
                 continue
             print(f"({n} events)", file=out)

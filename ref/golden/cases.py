@@ -89,10 +89,12 @@ def training_cases(op, dtype, rng) -> list:
     big = float(np.finfo(dtype).max) ** 0.5 * 4 if dtype.kind == "f" else 1e19
     g_name = _grad_name(op)
 
-    def case(label, grad_fn, as_array=False, attrs=None, indices=None, state_scale=1.0):
+    def case(label, grad_fn, as_array=False, attrs=None, indices=None, state_scale=1.0, squares_scale=None):
         state = _state(op, rng, shape, dtype)
         if state_scale != 1.0:
             state = {k: (v * state_scale).astype(dtype) if k != "var" else v for k, v in state.items()}
+        if squares_scale is not None:
+            state = {k: (v * squares_scale).astype(dtype) if k in NONNEGATIVE_SLOTS else v for k, v in state.items()}
         inputs = dict(state)
         if sparse:
             idx = np.array([1, 3, 1, 0] if indices is None else indices, np.int32)
@@ -116,6 +118,11 @@ def training_cases(op, dtype, rng) -> list:
         case("inf, -inf, nan, -0.0 in gradient",
              lambda s: np.resize(np.array([np.inf, -np.inf, np.nan, -0.0, 1.5, -2.0]), s)),
     ]
+    if any(n in NONNEGATIVE_SLOTS for n in op.refs) and dtype.kind == "f" and np.finfo(dtype).tiny < 1e-30:
+        # sums of squares near epsilon**2 (sqrt(v) ~ epsilon = 1e-7): where the
+        # formula variants of the epsilon term part (see ref.golden.variants)
+        cases.append(case("second moments near epsilon**2", lambda s: 1e-7 * rng.standard_normal(s),
+                          squares_scale=1e-14))
     if sparse:
         cases += [case("unsorted distinct indices", normal, indices=[4, 0, 2]),
                   case("duplicate indices only", normal, indices=[2, 2, 2]),

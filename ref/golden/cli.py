@@ -19,9 +19,28 @@ import json
 import sys
 
 import numpy as np
+from ref.types import cli
+from ref.ops import registry
 from ref.optimizers import schedules
 from ref.golden import generate, trajectory, compare, diagnose, load, run_impl
 from ref.golden.impl import load_callable
+
+DTYPES = ("float16", "bfloat16", "float32", "float64")
+"""The float dtypes golden vectors are written in."""
+
+
+def _dtype_arg(text):
+    if text not in DTYPES:
+        raise argparse.ArgumentTypeError(f"invalid dtype {text!r}; one of: {', '.join(DTYPES)}")
+    return text
+
+
+def _unknown(kind, names, valid, owner):
+    bad = sorted(set(names) - set(valid))
+    if bad:
+        return (f"unknown {kind} {', '.join(map(repr, bad))} for {owner}; "
+                f"valid: {', '.join(sorted(valid)) or '(none)'}")
+    return None
 
 
 def _value(text):
@@ -63,10 +82,10 @@ def _schedule(text, learning_rate):
 
 
 def golden_main(argv) -> int:
-    p = argparse.ArgumentParser(prog="python -m ref golden",
+    p = cli.Parser(prog="python -m ref golden",
                                 description="write golden vectors (.npz + .json manifest) for a kernel or optimizer")
     p.add_argument("name", help="a ref.raw_ops kernel (ApplyAdam, Softmax, ...) or an optimizer (adam, ftrl, ...)")
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default="float32", type=_dtype_arg, help=f"one of {', '.join(DTYPES)}")
     p.add_argument("--steps", type=int, default=None, help="trajectory length (optimizers; default 10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="golden")
@@ -79,27 +98,44 @@ def golden_main(argv) -> int:
                    help="TF's flush-to-zero arithmetic: subnormal inputs and results are 0, as in TF's kernels")
     a = p.parse_args(argv)
     spec = trajectory.lookup(a.name)
-    hyper = _pairs(a.hyper)
+    hyper, attrs = _pairs(a.hyper), _pairs(a.attr)
     schedule = clip = None
     loop = {"schedule": None, "clip": None}
-    if spec is not None:
+    if spec is None:
+        try:
+            op = registry.get(a.name)
+        except LookupError:
+            p.error(f"unknown kernel or optimizer {a.name!r} (a ref.raw_ops name such as ApplyAdam, "
+                    f"or an optimizer: {', '.join(sorted(trajectory.OPTIMIZERS))})")
+        message = _unknown("attr", attrs, [k for k in op.attrs if k not in op.type_attrs], a.name)
+        if message:
+            p.error(message)
+        if a.schedule or a.clip_norm is not None or hyper:
+            p.error("--schedule, --clip-norm and --hyper apply to optimizers; use --attr for a kernel")
+    else:
+        message = _unknown("hyperparameter", hyper, spec.hyper, a.name)
+        if message:
+            p.error(message)
+        if attrs:
+            p.error("--attr applies to kernels; use --hyper for an optimizer")
         lr = {**spec.hyper, **hyper}["learning_rate"]
         if a.schedule:
             schedule, loop["schedule"] = _schedule(a.schedule, lr)
         if a.clip_norm is not None:
             clip = trajectory.clip_by_global_norm(a.clip_norm)
             loop["clip"] = {"name": "clip_by_global_norm", "clip_norm": a.clip_norm}
-    elif a.schedule or a.clip_norm is not None or hyper:
-        print("--schedule, --clip-norm and --hyper apply to optimizers", file=sys.stderr)
-        return 2
     try:
         g = generate(a.name, dtype=a.dtype, steps=a.steps, seed=a.seed, hyper=hyper or None,
-                     attrs=_pairs(a.attr) or None, schedule=schedule, clip=clip, loop_description=loop,
+                     attrs=attrs or None, schedule=schedule, clip=clip, loop_description=loop,
                      flush_denormals=a.flush_denormals)
     except (LookupError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    npz, js = g.save(a.out)
+    try:
+        npz, js = g.save(a.out)
+    except OSError as e:
+        print(f"error: cannot write to --out {a.out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"{g}: wrote {npz} and {js}")
     if g.manifest.get("skipped"):
         print(f"skipped {len(g.manifest['skipped'])} case(s) the kernel rejects: "
@@ -108,7 +144,7 @@ def golden_main(argv) -> int:
 
 
 def check_main(argv) -> int:
-    p = argparse.ArgumentParser(prog="python -m ref check",
+    p = cli.Parser(prog="python -m ref check",
                                 description="compare an implementation against golden vectors")
     p.add_argument("golden", help="the golden .json / .npz (or their common path stem)")
     src = p.add_mutually_exclusive_group(required=True)
@@ -119,15 +155,28 @@ def check_main(argv) -> int:
     a = p.parse_args(argv)
     try:
         golden = load(a.golden)
-    except (OSError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: cannot read golden {a.golden}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
         return 2
     if a.actual:
-        with np.load(a.actual, allow_pickle=False) as f:
-            actual = {k: f[k] for k in f.files}
+        try:
+            with np.load(a.actual, allow_pickle=False) as f:
+                actual = {k: f[k] for k in f.files}
+        except Exception as e:  # noqa: BLE001 -- any unreadable file is the same user mistake
+            print(f"error: --actual {a.actual}: not a readable .npz file "
+                  f"({getattr(e, 'strerror', None) or e})", file=sys.stderr)
+            return 2
+        if not isinstance(actual, dict):
+            print(f"error: --actual {a.actual}: an .npz archive is needed, not a single .npy array", file=sys.stderr)
+            return 2
         source = a.actual
     else:
-        actual = run_impl(golden, load_callable(a.impl))
+        try:
+            impl = load_callable(a.impl)
+        except (ImportError, OSError, AttributeError, ValueError) as e:
+            print(f"error: --impl {a.impl}: {e}", file=sys.stderr)
+            return 2
+        actual = run_impl(golden, impl)
         source = a.impl
     report = compare(golden, actual, source)
     if not report.ok and not a.no_diagnosis:

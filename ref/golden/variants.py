@@ -36,8 +36,14 @@ Nesterov ``var -= lr g + lr mu accum``), the Nesterov flag flipped, ``velocity
 form`` (Keras: ``v = mu v - lr g``, ``var += v`` / ``var += mu v - lr g``) and
 ``Bengio Nesterov`` (``var += -mu v_prev + (1 + mu) v``).
 
-Every other optimizer, and every kernel golden, is ranked against ``tf`` (ref
-itself) and ``float64 accumulation`` (ref's own kernels run in float64).
+Kernel goldens of the dense kernels in :data:`KERNELS` (``ApplyAdam``,
+``ApplyRMSProp``, ``ApplyAdagrad``, ``ApplyMomentum``) rank the same variants
+over one step from each case's inputs (``beta^t`` is the kernel's
+``beta_power``; variants that differ only in their initial state coincide).
+Their cases include one with the second moments near ``epsilon**2``, where
+"epsilon hat" and the paper's epsilon part. Every other optimizer, and every
+other kernel golden, is ranked against ``tf`` (ref itself) and ``float64
+accumulation`` (ref's own kernels run in float64).
 """
 from __future__ import annotations
 
@@ -92,6 +98,7 @@ def _adam_init(ar, var, h):
 def _adam(tf_moments, paper_eps, nesterov):
     def step(ar, var, g, s, t, h):
         lr, b1, b2, eps = h["learning_rate"], _f(h["beta1"]), _f(h["beta2"]), _f(h["epsilon"])
+        nesterov_now = nesterov != bool(np.asarray(h.get("use_nesterov", False)))
         m, v = s["m"], s["v"]
         if tf_moments:
             one = ar.dtype.type(1)
@@ -101,10 +108,11 @@ def _adam(tf_moments, paper_eps, nesterov):
         else:
             m = ar.mad(m, b1, (1 - b1) * g)
             v = ar.mad(v, b2, (1 - b2) * g * g)
-        step_m = (g * (1 - b1) + b1 * m) if nesterov else m
-        if paper_eps:
-            m_hat = step_m / (1 - b1 ** t)
-            v_hat = v / (1 - b2 ** t)
+        step_m = (g * (1 - b1) + b1 * m) if nesterov_now else m
+        if paper_eps:  # t is None for one kernel step: beta^t is the kernel's beta_power input
+            b1t, b2t = (_f(s["b1p"]), _f(s["b2p"])) if t is None else (b1 ** t, b2 ** t)
+            m_hat = step_m / (1 - b1t)
+            v_hat = v / (1 - b2t)
             var = var - _f(lr) * m_hat / (np.sqrt(v_hat) + eps)
         else:
             b1p, b2p = ar.dtype.type(s["b1p"]), ar.dtype.type(s["b2p"])
@@ -209,6 +217,18 @@ VARIANTS = {
 }
 """Hand-transcribed variants per optimizer (the first is TF's own form)."""
 
+KERNELS = {
+    # op: (family, {variant state: kernel input}, {variant hyper: kernel input})
+    "ApplyAdam": ("adam", {"m": "m", "v": "v", "b1p": "beta1_power", "b2p": "beta2_power"},
+                  {"learning_rate": "lr", "beta1": "beta1", "beta2": "beta2", "epsilon": "epsilon"}),
+    "ApplyRMSProp": ("rmsprop", {"rms": "ms", "momentum": "mom"},
+                     {"learning_rate": "lr", "decay": "rho", "momentum": "momentum", "epsilon": "epsilon"}),
+    "ApplyAdagrad": ("adagrad", {"accumulator": "accum"}, {"learning_rate": "lr"}),
+    "ApplyMomentum": ("momentum", {"momentum": "accum"}, {"learning_rate": "lr", "momentum": "momentum"}),
+}
+"""Dense training kernels whose one step is ranked against the optimizer's variants
+(kernel goldens): the variant's state and hyperparameters are the kernel's inputs."""
+
 MODES = ("native", "fma", "float64")
 MODE_LABEL = {"native": "", "fma": ", fused multiply-add", "float64": ", float64 accumulation"}
 
@@ -232,6 +252,22 @@ def run_variant(variant, mode, golden, i) -> np.ndarray:
                          else v) for k, v in state.items()}
             out.append(np.asarray(var).astype(dtype))
     return np.stack(out)
+
+
+def run_kernel_variant(variant, mode, golden, i) -> dict:
+    """One step of ``variant`` from kernel case ``i``'s inputs: its outputs by the kernel's names."""
+    _, state_of, hyper_of = KERNELS[golden.manifest["op"]]
+    if golden.cases[i].get("attrs", {}).get("update_slots") is False:
+        return {}  # Adagrad's frozen accumulator: no variant models it
+    kw = golden.kernel_kwargs(i)
+    ar = Arith(mode, golden.dtype)
+    h = {k: kw[n] for k, n in hyper_of.items()}
+    h.update({k: v for k, v in golden.cases[i].get("attrs", {}).items() if k == "use_nesterov"})
+    state = {k: (kw[n] if k in ("b1p", "b2p") else ar.arr(kw[n])) for k, n in state_of.items()}
+    with np.errstate(all="ignore"):
+        var, state = variant.step(ar, ar.arr(kw["var"]), ar.arr(kw["grad"]), state, None, h)
+        out = {"var": var, **{state_of[k]: v for k, v in state.items() if k not in ("b1p", "b2p")}}
+        return {k: np.asarray(v).astype(golden.dtype) for k, v in out.items()}
 
 
 def _ref_float64(golden, i):
@@ -317,6 +353,17 @@ def diagnose(golden, actual) -> Diagnosis:
             candidates.setdefault("float64 accumulation", {i: lambda i: _ref_float64(golden, i)
                                                            for i in range(len(golden.cases))})
         outputs = ["var"]
+    elif golden.manifest.get("op") in KERNELS:
+        family = KERNELS[golden.manifest["op"]][0]
+        for variant in VARIANTS[family]:
+            for mode in MODES:
+                if mode == "fma" and golden.dtype != np.float32:
+                    continue
+                label = variant.name + MODE_LABEL[mode]
+                formulas[label] = variant.name
+                candidates[label] = {i: lambda i, v=variant, m=mode: run_kernel_variant(v, m, golden, i)
+                                     for i in range(len(golden.cases))}
+        outputs = ["var"]
     else:
         candidates["tf"] = {i: None for i in range(len(golden.cases))}
         if golden.dtype != np.float64:
@@ -331,6 +378,8 @@ def diagnose(golden, actual) -> Diagnosis:
                 if key not in actual:
                     continue
                 cand = {"var": per_case[i](i)}
+            elif per_case[i] is not None:
+                cand = per_case[i](i)
             else:
                 cand = _kernel_candidate(golden, i, label)
             for name in (outputs or cand):
