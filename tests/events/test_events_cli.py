@@ -61,8 +61,8 @@ def test_corruption_is_reported_with_file_and_offset(tmp_path, capsys, mutate, f
         f.write(mutate(data))
     assert main([path]) == 1
     captured = capsys.readouterr()
-    assert fragment in captured.err and path in captured.err
-    assert "DataLossError after" in captured.out
+    assert fragment in captured.err and path in captured.err and "(after " in captured.err
+    assert captured.err.count("\n") == 1 and "DataLoss" not in captured.out  # reported once
 
 
 def test_missing_path(tmp_path, capsys):
