@@ -161,7 +161,9 @@ def test_inspect_checkpoint(v2_dir, capsys, args, expected):
 
 def test_inspect_reports_problems(v2_dir, capsys):
     assert inspect_main([v2_dir, "--tensor", "nope"]) == 1
-    assert "Tensor nope not found in checkpoint" in capsys.readouterr().out
+    err = capsys.readouterr().err  # the CLI: one line on stderr
+    assert err.startswith("error: Tensor nope not found in checkpoint") and err.count("\n") == 1
     data = os.path.join(v2_dir, "model.ckpt-2.data-00000-of-00001")  # not a table: a data shard
     assert inspect_main([data]) == 1
-    assert "provide the filename *prefix*" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "provide the filename *prefix*" in err and err.count("\n") == 1
