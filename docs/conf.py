@@ -25,6 +25,7 @@ version = release = ref.__version__
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",           # the update formulas on the optimizer, schedule, clipping and EMA pages
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "plaindocstrings",
@@ -36,7 +37,8 @@ extensions = [
 exclude_patterns = ["_build", "golden.md"]
 root_doc = "index"
 html_theme = "alabaster"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["scroll.css"]      # wide tables and code scroll instead of overflowing
 templates_path = []
 
 # autodoc: document what each module defines (namespace modules get tables from

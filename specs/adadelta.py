@@ -43,3 +43,11 @@ CARDS = [
              target="raw_ops.SparseApplyAdadelta", defaults={"use_locking": False}, kernel="SparseApplyAdadelta",
              oracle=sparse_oracle, ulp=16, ulp64=16, constraints=_CONSTRAINTS, notes=_NOTES),
 ]
+
+MATH = r"""E[g^2]_t = \rho\, E[g^2]_{t-1} + (1 - \rho)\, g_t^2 \qquad
+\Delta_t = \frac{\sqrt{E[\Delta^2]_{t-1} + \epsilon}}{\sqrt{E[g^2]_t + \epsilon}}\, g_t
+
+\theta_{t+1} = \theta_t - \alpha\, \Delta_t \qquad
+E[\Delta^2]_t = \rho\, E[\Delta^2]_{t-1} + (1 - \rho)\, \Delta_t^2
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

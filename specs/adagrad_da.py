@@ -52,3 +52,10 @@ CARDS = [
              target="raw_ops.SparseApplyAdagradDA", defaults={"use_locking": False}, kernel="SparseApplyAdagradDA",
              oracle=sparse_oracle, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES),
 ]
+
+MATH = r"""G_t = \sum_{s \le t} g_s \qquad
+H_t = H_0 + \sum_{s \le t} g_s^2 \qquad
+\theta_{t+1} = \operatorname{sign}(-G_t)\,
+  \frac{\alpha \max(|G_t| - \lambda_1 t,\, 0)}{\lambda_2\, t\, \alpha + \sqrt{H_t}}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

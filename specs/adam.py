@@ -48,3 +48,11 @@ variable <- variable - lr_t * m_t / (sqrt(v_t) + epsilon)""",
           "TF's m + (g - m)(1 - beta1) cancels where beta1*m ~ -(1 - beta1)*g, so the property "
           "test assumes m_t is not a cancellation (TF-bit-exactness is tested separately).",
 )
+
+MATH = r"""\alpha_t = \alpha\, \frac{\sqrt{1 - \beta_2^t}}{1 - \beta_1^t} \qquad
+m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t \qquad
+v_t = \beta_2 v_{t-1} + (1 - \beta_2)\, g_t^2
+
+\theta_{t+1} = \theta_t - \frac{\alpha_t\, m_t}{\sqrt{v_t} + \hat\epsilon}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

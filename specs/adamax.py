@@ -32,3 +32,9 @@ CARD = SpecCard(
           "theta -= lr/(1 - beta1^t) * m_t/u_t with u_t = max(beta2*u, |g|); TF's kernel "
           "(training_ops.cc ApplyAdaMaxNonCuda) adds epsilon to u_t and rearranges the m update.",
 )
+
+MATH = r"""m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t \qquad
+u_t = \max(\beta_2 u_{t-1},\, |g_t|) \qquad
+\theta_{t+1} = \theta_t - \frac{\alpha}{1 - \beta_1^t}\, \frac{m_t}{u_t + \epsilon}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -26,3 +26,8 @@ CARD = SpecCard(
           "Reinforcement Learning', AddSign); TF's kernel (training_ops.cc ApplyAddSign) does the "
           "same arithmetic. sign(m_t) is taken of the rounded m_t, as TF does.",
 )
+
+MATH = r"""m_t = \beta\, m_{t-1} + (1 - \beta)\, g_t \qquad
+\theta_{t+1} = \theta_t - \alpha \left(a + d_t \operatorname{sign}(g_t) \operatorname{sign}(m_t)\right) g_t
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

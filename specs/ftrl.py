@@ -40,3 +40,14 @@ CARDS = [
              ulp=16, ulp64=16, constraints=_CONSTRAINTS, notes=_NOTES)
     for name in ("ApplyFtrl", "ApplyFtrlV2", "SparseApplyFtrl", "SparseApplyFtrlV2")
 ]
+
+MATH = r"""\hat g_t = g_t + 2 \lambda_{\text{shrink}}\, \theta_t \qquad
+n_t = n_{t-1} + g_t^2 \qquad
+z_t = z_{t-1} + \hat g_t - \frac{n_t^{-p} - n_{t-1}^{-p}}{\alpha}\, \theta_t
+
+\theta_{t+1} = \begin{cases}
+\dfrac{\lambda_1 \operatorname{sign}(z_t) - z_t}{n_t^{-p} / \alpha + 2 \lambda_2} & |z_t| > \lambda_1 \\
+0 & \text{otherwise} \end{cases}
+\qquad (p = \texttt{learning\_rate\_power})
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -37,3 +37,7 @@ CARD = SpecCard(
           "as var -= delta * alpha: one rounded product, one rounded difference (<= 1 ULP at the "
           "update's scale). TF has no sparse gradient-descent kernel.",
 )
+
+MATH = r"""\theta_{t+1} = \theta_t - \alpha\, g_t
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

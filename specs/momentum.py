@@ -57,3 +57,9 @@ def _card(name, oracle_fn, sparse, keras):
 CARDS = [_card("ApplyMomentum", oracle, False, False), _card("SparseApplyMomentum", oracle, True, False),
          _card("ApplyKerasMomentum", keras_oracle, False, True),
          _card("SparseApplyKerasMomentum", keras_oracle, True, True)]
+
+MATH = r"""a_{t} = \mu\, a_{t-1} + g_t \qquad
+\theta_{t+1} = \begin{cases} \theta_t - \alpha\, a_t & \text{default} \\
+\theta_t - \alpha\, g_t - \alpha\, \mu\, a_t & \texttt{use\_nesterov} \end{cases}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

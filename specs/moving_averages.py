@@ -65,3 +65,8 @@ CARDS = [
                    "with <variable>/biased and <variable>/local_step created next to the variable (Adam's "
                    "bias correction, Kingma & Ba 2015, section 3)."),
 ]
+
+MATH = r"""d = \min\!\left(\texttt{decay},\ \frac{1 + n}{10 + n}\right) \ \ (\text{with } \texttt{num\_updates} = n) \qquad
+\bar\theta \leftarrow \bar\theta - (1 - d)(\bar\theta - \theta)
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -40,3 +40,9 @@ CARDS = [
              kernel="SparseApplyProximalAdagrad", oracle=sparse_oracle, ulp=16, ulp64=16,
              constraints=_CONSTRAINTS, notes=_NOTES, errors=("lr <= 0, l1 < 0 or l2 < 0: InvalidArgumentError",)),
 ]
+
+MATH = r"""n_t = n_{t-1} + g_t^2 \qquad \alpha_t = \frac{\alpha}{\sqrt{n_t}} \qquad
+v = \theta_t - \alpha_t\, g_t \qquad
+\theta_{t+1} = \operatorname{sign}(v)\, \frac{\max(|v| - \alpha_t \lambda_1,\, 0)}{1 + \alpha_t \lambda_2}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

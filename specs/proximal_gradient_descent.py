@@ -46,3 +46,8 @@ CARDS = [
              kernel="SparseApplyProximalGradientDescent", oracle=sparse_oracle, ulp=8, ulp64=8,
              constraints=_CONSTRAINTS, notes=_NOTES),
 ]
+
+MATH = r"""v = \theta_t - \alpha\, g_t \qquad
+\theta_{t+1} = \operatorname{sign}(v)\, \frac{\max(|v| - \alpha \lambda_1,\, 0)}{1 + \alpha \lambda_2}
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -67,3 +67,12 @@ CARDS = [
              kernel="SparseApplyCenteredRMSProp", oracle=centered_rmsprop, ulp=16, ulp64=16,
              constraints=_CENTERED, notes=_NOTES),
 ]
+
+MATH = r"""s_t = \rho\, s_{t-1} + (1 - \rho)\, g_t^2 \qquad
+\bar g_t = \rho\, \bar g_{t-1} + (1 - \rho)\, g_t \ \ (\texttt{centered})
+
+m_t = \mu\, m_{t-1} + \frac{\alpha\, g_t}{\sqrt{s_t + \epsilon}}
+\ \ \text{or, centered,}\ \ \frac{\alpha\, g_t}{\sqrt{s_t - \bar g_t^2 + \epsilon}} \qquad
+\theta_{t+1} = \theta_t - m_t
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -206,3 +206,14 @@ CARDS = [
              notes="ValueError('global_step is required for <fn>.') from every *_decay function "
                    "(TF 2.21 raises ValueError('None values not supported.'))."),
 ]
+
+MATH = r"""\text{exponential\_decay:}\quad \alpha\, r^{\,s / S} \qquad
+\text{natural\_exp\_decay:}\quad \alpha\, e^{-r\, s / S} \qquad
+\text{inverse\_time\_decay:}\quad \frac{\alpha}{1 + r\, s / S}
+
+\text{polynomial\_decay:}\quad (\alpha - \alpha_{\text{end}}) \left(1 - \frac{\min(s, S)}{S}\right)^{p} + \alpha_{\text{end}} \qquad
+\text{cosine\_decay:}\quad \alpha \left((1 - a)\, \tfrac12 \left(1 + \cos\frac{\pi \min(s, S)}{S}\right) + a\right)
+
+(s = \texttt{global\_step},\ S = \texttt{decay\_steps},\ r = \texttt{decay\_rate};\ \texttt{staircase}:\ s / S \to \lfloor s / S \rfloor)
+"""
+"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""

@@ -122,3 +122,22 @@ def test_speccard_page_holds_quote_and_source(name):
     module = speccards.source_module(name, cards)
     assert f".. literalinclude:: /../{module.replace('.', '/')}.py" in text
     assert (DOCS / "optimizers" / f"{name}.rst").read_text().strip() == f".. speccard-page:: {name}"
+
+
+def test_optimizer_pages_typeset_formulas_and_start_with_usage(tmp_path):
+    """MathJax on every optimizer, schedule, clipping and EMA page; the Adam page's
+    formula, and a usage example before the verification material."""
+    rc, report = _sphinx("html", tmp_path / "html", tmp_path / "doctrees", fresh=True)
+    assert rc == 0, report
+    adam = (tmp_path / "html" / "optimizers" / "adam.html").read_text()
+    assert "mathjax" in adam.lower() and 'class="math' in adam
+    assert r"\sqrt{v_t} + \hat\epsilon" in adam
+    usage, rule = adam.index("<h2>Usage"), adam.index("<h2>The documented rule")
+    assert adam.index("<h2>The update") < usage < rule
+    assert "AdamOptimizer" in adam[usage:rule] and "ApplyAdam" in adam[usage:rule]
+    for page in speccards.card_modules():
+        if page in speccards.NO_MATH:
+            continue
+        html = (tmp_path / "html" / "optimizers" / f"{page}.html").read_text()
+        assert 'class="math' in html, page
+    assert "scroll.css" in adam

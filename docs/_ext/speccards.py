@@ -40,6 +40,10 @@ logger = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_PAGES = {"card", "optimizer_classes"}   # the card format; the classes' cards join their algorithm's page
+NO_MATH = {"saver"}                          # pages without an update formula
+
+_EXAMPLE_VALUES = {"learning_rate": "0.1", "momentum": "0.9", "global_step": "tf.train.get_or_create_global_step()"}
+"""Values for a constructor's or ``step``'s required arguments in the generated usage examples."""
 
 
 def card_modules() -> list[str]:
@@ -126,6 +130,83 @@ def _fmt(v):
     return repr(v)
 
 
+def math_lines(name: str) -> list[str]:
+    """The card module's ``MATH`` (LaTeX) as a ``.. math::`` block (MathJax in HTML)."""
+    math = getattr(importlib.import_module(f"specs.{name}"), "MATH", None)
+    if math is None:
+        if name not in NO_MATH:
+            raise LookupError(f"specs/{name}.py has no MATH (the update in LaTeX)")
+        return []
+    return ["The update", "----------", "", ".. math::", ""] + [
+        "   " + line if line.strip() else "" for line in textwrap.dedent(math).strip().splitlines()] + [""]
+
+
+def _required(fn, skip) -> list[str]:
+    params = inspect.signature(fn).parameters.values()
+    return [p.name for p in params if p.name not in skip and p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _raw_op_call(op) -> str:
+    from ref.golden.cases import HYPERS, NONNEGATIVE_SLOTS
+
+    args = []
+    for n in op.inputs:
+        if n == "var":
+            value = "np.array([1.0, -2.0], np.float32)"
+        elif n in op.refs:
+            value = "np.full(2, 0.1, np.float32)" if n in NONNEGATIVE_SLOTS else "np.zeros(2, np.float32)"
+        elif n in ("grad", "delta"):
+            value = "np.array([0.5, -0.5], np.float32)"
+        elif n == "global_step":
+            value = "np.int64(1)"
+        else:
+            value = repr(HYPERS[n])
+        args.append(f"{n}={value}")
+    return f"tf.raw_ops.{op.name}(" + ", ".join(args) + ")"
+
+
+def usage_lines(name: str, modname: str, clsmod: str | None, classes: list[str], ops: list[str],
+                kernels=()) -> list[str]:
+    """A runnable usage example (``.. testcode::``, run by the doctest build):
+    the TF1 class, the functional ``init``/``step``, the raw op."""
+    from ref.ops import registry
+
+    code = ["import numpy as np", "import ref as tf", ""]
+    if classes and clsmod:
+        cls = getattr(importlib.import_module(clsmod), classes[0])
+        args = ", ".join(f"{a}={_EXAMPLE_VALUES[a]}" for a in _required(cls.__init__, {"self"}))
+        code += ["# 1. the TF1 class, in a graph",
+                 "with tf.Graph().as_default():",
+                 "    w = tf.Variable([1.0, -2.0])",
+                 "    loss = tf.reduce_sum(w * w)",
+                 f"    train_op = tf.train.{classes[0]}({args}).minimize(loss)",
+                 "    with tf.Session() as sess:",
+                 "        sess.run(tf.global_variables_initializer())",
+                 "        sess.run(train_op)",
+                 "        w_class = sess.run(w)", ""]
+    mod = importlib.import_module(modname)
+    if hasattr(mod, "init") and hasattr(mod, "step"):
+        kw = ", ".join(f"{a}={_EXAMPLE_VALUES[a]}" for a in _required(mod.step, {"params", "grads", "state"}))
+        short = modname.rsplit(".", 1)[1]
+        code += ["# 2. the pure functional form: parameter trees of NumPy arrays",
+                 f"from {modname.rsplit('.', 1)[0]} import {short}",
+                 "params = {'w': np.array([1.0, -2.0], np.float32)}",
+                 "grads = {'w': 2 * params['w']}",
+                 f"state = {short}.init(params{', ' + kw if kw else ''})",
+                 f"params, state = {short}.step(params, grads, state{', ' + kw if kw else ''})", ""]
+        if classes and clsmod:
+            code += ["# the class and the functional form run the same kernel: the same bits",
+                     "assert np.array_equal(w_class, params['w'])", ""]
+    dense = [k for k in kernels if k.startswith("Apply")] + [o for o in ops if o.startswith("Apply")]
+    if dense:
+        code += ["# 3. the kernel on NumPy arrays: returns the new var and slots",
+                 "new_var, *new_slots = " + _raw_op_call(registry.get(dense[0])), ""]
+    if len(code) == 3:
+        return []
+    return ["Usage", "-----", "", ".. testcode::", ""] + ["   " + c if c else "" for c in code] + [""]
+
+
 def page_lines(name: str) -> list[str]:
     from ref.ops import registry
 
@@ -152,6 +233,8 @@ def page_lines(name: str) -> list[str]:
     if ops:
         out.append(":Raw ops: " + ", ".join(f"``{o}``" for o in ops))
     out.append("")
+    out += math_lines(name)
+    out += usage_lines(name, modname, clsmod, classes, ops, [c.kernel for c in cards if c.kernel])
 
     # 1. the documented rule
     out += ["The documented rule", "-------------------", ""]
