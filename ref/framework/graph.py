@@ -231,8 +231,8 @@ class Operation:
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def colocation_groups(self):
+        """The ``loc:@name`` colocation groups of this op (a method, as in TF)."""
         cls = self._attrs.get("_class")
         if cls:
             return [c.encode() if isinstance(c, str) else c for c in cls]
@@ -573,12 +573,22 @@ class Graph:
         tls = self._tls()
         old_coloc, old_dev = tls.colocation_stack, tls.device_stack
         tls.colocation_stack = ([] if ignore_existing else old_coloc) + ([target] if target else [])
-        if target is not None:
-            tls.device_stack = [target.device] if target.device else []
+        tls.device_stack = []  # TF: colocation is stronger than device functions; the device comes from the op
         try:
             yield
         finally:
             tls.colocation_stack, tls.device_stack = old_coloc, old_dev
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """Ops created inside get the attrs of ``attr_map`` (TF's private ``_attr_scope``;
+        values are plain Python values, e.g. ``{"_class": ["loc:@v"]}``)."""
+        saved = self._attr_scope_map
+        self._attr_scope_map = {**saved, **attr_map}
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -670,13 +680,14 @@ class Graph:
             controls = self._current_control_inputs(inputs) + list(control_inputs or ())
             tls = self._tls()
             coloc = tls.colocation_stack
-            attrs = dict(attrs)
-            if coloc:
-                attrs["_class"] = [f"loc:@{c.name}" for c in coloc if c is not None]
+            attrs = {**attrs, **self._attr_scope_map}
+            if coloc:  # TF: the union of the colocation ops' groups; the device of the innermost that has one
+                attrs["_class"] = sorted({g.decode() for c in coloc for g in c.colocation_groups()})
             if op_type in self._gradient_override_map:  # recorded at creation, as TF does
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
             op_like = _OpLike(name, op_type, attrs)
             device = self._device_for(op_like)
+            device = next((c.device for c in reversed(coloc) if c.device), device)
             op = Operation(self, name, op_type, inputs, controls, attrs, device, output_specs, opdef,
                            len(self._ops), _user_frame())
             self._ops_by_name[name] = op
@@ -1207,7 +1218,13 @@ def apply_op(op_type, name=None, **kwargs):
             out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
                           named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
                          for i, (d, s) in enumerate(out_specs)]
-        op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
+        # TF colocates an op with its ref-typed inputs (a variable's Assign, ApplyX run where it lives)
+        with contextlib.ExitStack() as stack:
+            for in_name in opdef.refs:
+                t = named.get(in_name)
+                if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
+                    stack.enter_context(graph.colocate_with(t.op))
+            op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
     outs = op._outputs
     if not outs:
         return op

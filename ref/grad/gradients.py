@@ -114,7 +114,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                     f"{y.dtype.base_dtype.name}")
             else:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
-                    gy = fill(shape(y), convert_to_tensor(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
+                    y_shape = shape(y)
+                    with name_scope(f"grad_ys_{i}") as n:  # TF's ones(shape(y), name="grad_ys_i")
+                        gy = fill(y_shape, convert_to_tensor(1, dtype=y.dtype.base_dtype, name="Const"), name=n)
             grads.setdefault(y, []).append(gy)
 
         for op in sorted(between, key=lambda o: o._id, reverse=True):

@@ -19,6 +19,7 @@ then the variable scope, then False as in TF1 graph mode).
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 import weakref
@@ -489,15 +490,19 @@ class RefVariable(Variable):
         collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
         with control_dependencies(None):
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
-                if init_from_fn:
-                    with name_scope("Initializer"), device(None):
-                        self._initial_value = _initial_tensor(initial_value, dtype, True)
-                else:
-                    self._initial_value = _initial_tensor(initial_value, dtype, False)
-                if shape is None:
-                    shape = self._initial_value.shape if validate_shape else unknown_shape()
-                self._variable = apply_op("VariableV2", shape=as_shape(shape),
-                                          dtype=self._initial_value.dtype.base_dtype, name=scope)
+                # TF: a callable's initial value (and the variable op) get ``_class: loc:@<v>``
+                # (colocation with a variable that does not exist yet) and no device
+                with (get_default_graph()._attr_scope({"_class": ["loc:@" + scope.rstrip("/")]}) if init_from_fn
+                      else contextlib.nullcontext()):
+                    if init_from_fn:
+                        with name_scope("Initializer"), device(None):
+                            self._initial_value = _initial_tensor(initial_value, dtype, True)
+                    else:
+                        self._initial_value = _initial_tensor(initial_value, dtype, False)
+                    if shape is None:
+                        shape = self._initial_value.shape if validate_shape else unknown_shape()
+                    self._variable = apply_op("VariableV2", shape=as_shape(shape),
+                                              dtype=self._initial_value.dtype.base_dtype, name=scope)
                 if validate_shape and not self._initial_value.shape.is_fully_defined():
                     raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
                 self._initializer_op = apply_op("Assign", ref=self._variable, value=self._initial_value,
@@ -590,6 +595,10 @@ class ResourceVariable(Variable):
         with control_dependencies(None):
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 handle_name = scope.rstrip("/")
+                # TF: the initial value and the handle get ``_class: loc:@<handle>`` (colocation
+                # with a variable that does not exist yet); the initial value no device
+                attr_scope = get_default_graph()._attr_scope({"_class": [f"loc:@{handle_name}"]})
+                attr_scope.__enter__()
                 with name_scope("Initializer"), device(None):
                     self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn)
                 if shape is not None:
@@ -602,18 +611,23 @@ class ResourceVariable(Variable):
                     shape = self._initial_value.shape if validate_shape else unknown_shape()
                 self._dtype = self._initial_value.dtype.base_dtype
                 self._shape = shape
-                self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape, shared_name=handle_name,
-                                        name=scope)
+                try:
+                    self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape,
+                                            shared_name=handle_name, name=scope)
+                finally:
+                    attr_scope.__exit__(None, None, None)
                 with name_scope("IsInitialized"):
                     self._is_initialized_op = apply_op("VarIsInitializedOp", resource=self._handle)
-                with name_scope("Assign") as n:
+                # the initializer and the first read run where the handle lives (TF places them so)
+                with name_scope("Assign") as n, colocate_with(None, ignore_existing=True), \
+                        device(self._handle.device):
                     self._initializer_op = apply_op("AssignVariableOp", resource=self._handle,
                                                     value=self._initial_value, name=n)
-                with name_scope("Read"):
+                with name_scope("Read"), device(self._handle.device):
                     self._graph_element = self._read_op()
                 self._cached_value = None
                 if caching_device is not None:
-                    with device(caching_device):
+                    with colocate_with(None, ignore_existing=True), device(caching_device):
                         self._cached_value = apply_op("Identity", input=self._graph_element)
         self._caching_device = caching_device
         get_default_graph().add_to_collections(collections, self)
@@ -687,23 +701,25 @@ class ResourceVariable(Variable):
         op = apply_op(op_type, resource=self._handle, value=value, name=name or op_type)
         if not read_value:
             return op
+        return self._read_after(op)
+
+    def _read_after(self, op):
+        """A read ordered after ``op`` (TF's lazy read of an update's result)."""
         with control_dependencies([op]):
-            return self.read_value()
+            return self._read_op()
 
     def _scatter(self, how, sparse_delta, use_locking, name):
         self._check_slices(sparse_delta)
         op = f"ResourceScatter{how}"
         upd = apply_op(op, resource=self._handle, indices=sparse_delta.indices,
                        updates=convert_to_tensor(sparse_delta.values, dtype=self._dtype), name=name or op)
-        with control_dependencies([upd]):
-            return self.read_value()
+        return self._read_after(upd)
 
     def _scatter_nd(self, how, indices, updates, name):
         op = f"ResourceScatterNd{how}"
         upd = apply_op(op, ref=self._handle, indices=indices, updates=convert_to_tensor(updates, dtype=self._dtype),
                        name=name or op)
-        with control_dependencies([upd]):
-            return self.read_value()
+        return self._read_after(upd)
 
     def _gather(self, indices, scope):
         indices = convert_to_tensor(indices)
