@@ -167,9 +167,20 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             g = _aggregate(grads.get(x), aggregation_method, x)
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else None
+                g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
             result.append(g)
     return result
+
+
+def _resource_zeros(handle):
+    """Zeros shaped like the variable behind ``handle`` (TF's zeros for an unconnected resource)."""
+    t = handle
+    while t.op.type != "VarHandleOp" and t.op.inputs:
+        t = t.op.inputs[0]
+    if t.op.type != "VarHandleOp":
+        return None
+    dtype = t.op.get_attr("dtype")
+    return fill(apply_op("VariableShape", input=handle), convert_to_tensor(0, dtype=dtype))
 
 
 class _null:

@@ -33,7 +33,7 @@ from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, ap
                                  register_tensor_conversion_function, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.control_flow_ops import group, no_op, cond
-from ref.graph_ops.state_ops import batch_scatter_update
+from ref.graph_ops.state_ops import batch_scatter_update, count_up_to
 from ref.protos import variable_pb2
 
 __all__ = ["Variable", "VariableV1", "RefVariable", "ResourceVariable", "VariableAggregation",
@@ -66,15 +66,20 @@ class VariableAggregation(enum.Enum):
 
 
 def _validate_sync_agg_trainable(synchronization, aggregation, trainable, name):
-    aggregation = VariableAggregation.NONE if aggregation is None else VariableAggregation(aggregation)
-    synchronization = (VariableSynchronization.AUTO if synchronization is None
-                       else VariableSynchronization(synchronization))
+    """Defaults and checks (TF's ``validate_synchronization_aggregation_trainable``):
+    ``trainable`` defaults to ``synchronization != ON_READ``. compat.v1 accepts
+    ``trainable=True`` with ``ON_READ`` (TF 1.x raised ValueError); ref follows compat.v1."""
+    try:
+        aggregation = VariableAggregation.NONE if aggregation is None else VariableAggregation(aggregation)
+    except ValueError:
+        raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: {name}") from None
+    try:
+        synchronization = (VariableSynchronization.AUTO if synchronization is None
+                           else VariableSynchronization(synchronization))
+    except ValueError:
+        raise ValueError(f"Invalid variable synchronization mode: {synchronization} for variable: {name}") from None
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
-    elif trainable and synchronization == VariableSynchronization.ON_READ:
-        raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ only for "
-                         f"non-trainable variables. You have specified trainable=True and "
-                         f"synchronization=VariableSynchronization.ON_READ. (variable {name})")
     return synchronization, aggregation, bool(trainable)
 
 
@@ -238,8 +243,9 @@ class Variable(metaclass=_VariableMeta):
 
     def count_up_to(self, limit):
         """Increments the variable until it reaches ``limit`` (then OutOfRangeError);
-        outputs the value before the increment."""
-        return apply_op("CountUpTo", ref=self._ref(), limit=int(limit))
+        outputs the value before the increment (``CountUpTo``; ``ResourceCountUpTo``
+        for a resource variable)."""
+        return count_up_to(self, limit)
 
     # -- reads and updates (each subclass builds its own ops) ---------------------
     dtype = property(lambda self: self._dtype_impl(), doc="The DType of this variable.")
