@@ -801,6 +801,19 @@ def name_scope(name, default_name=None, values=None):
         yield scope
 
 
+@contextlib.contextmanager
+def init_scope():
+    """Lifts ops out of function bodies (``while_loop``/``cond`` graphs) into the
+    outermost graph, keeping the current name scope, without control
+    dependencies (TF's ``init_scope``: where variables are created)."""
+    g = get_default_graph()
+    scope = g.get_name_scope()
+    while g._building_function:
+        g = g.outer_graph
+    with g.as_default(), g.name_scope(scope + "/" if scope else None), g.control_dependencies(None):
+        yield
+
+
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
 

@@ -29,7 +29,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, colocate_with,
                                  control_dependencies, convert_to_tensor, device, get_collection,
-                                 get_default_graph, get_default_session, name_scope, register_proto_function,
+                                 get_default_graph, get_default_session, init_scope, name_scope, register_proto_function,
                                  register_tensor_conversion_function, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.control_flow_ops import group, no_op, cond
@@ -476,6 +476,10 @@ def _common_init(self, collections, trainable, constraint, synchronization, aggr
 def _initial_tensor(initial_value, dtype, init_from_fn):
     if init_from_fn:
         initial_value = initial_value()
+    elif isinstance(initial_value, Tensor) and initial_value.graph._building_function:
+        raise ValueError(f"Initializer for variable {initial_value.name} is from inside a control-flow "
+                         "construct, such as a loop or conditional. When creating a variable inside a loop or "
+                         "conditional, use a lambda as the initializer.")
     return convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
 
 
@@ -494,7 +498,7 @@ class RefVariable(Variable):
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
         collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
-        with control_dependencies(None):
+        with init_scope():  # a variable made in a cond/while body lives in the outer graph
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 # TF: a callable's initial value (and the variable op) get ``_class: loc:@<v>``
                 # (colocation with a variable that does not exist yet) and no device
@@ -598,7 +602,7 @@ class ResourceVariable(Variable):
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
         collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
-        with control_dependencies(None):
+        with init_scope():  # a variable made in a cond/while body lives in the outer graph
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 handle_name = scope.rstrip("/")
                 # TF: the initial value and the handle get ``_class: loc:@<handle>`` (colocation
