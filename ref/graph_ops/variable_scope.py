@@ -436,7 +436,10 @@ class VariableScope:
         reuse = self._reuse if reuse is None else reuse
         use_resource = self._use_resource if use_resource is None else use_resource
         # an empty name uses the scope's own name (TF, for create_partitioned_variables)
-        full_name = "/".join(p for p in (self.name, name) if p)
+        if name is None:
+            full_name = self.name
+        else:
+            full_name = f"{self.name}/{name}" if self.name else name
         with name_scope(None):
             if dtype is not None and initializer is not None and not callable(initializer):
                 init_dtype = convert_to_tensor(initializer).dtype.base_dtype

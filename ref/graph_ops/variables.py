@@ -238,7 +238,7 @@ class Variable(metaclass=_VariableMeta):
         """The value, after running the initializer if the variable is not yet
         initialized (``cond(is_variable_initialized(v), v.read_value, lambda:
         v.initial_value)``): use it to initialize another variable from this one."""
-        with control_dependencies(None):
+        with init_scope():
             return cond(is_variable_initialized(self), self.read_value, lambda: self.initial_value)
 
     def count_up_to(self, limit):
@@ -483,6 +483,46 @@ def _initial_tensor(initial_value, dtype, init_from_fn):
     return convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
 
 
+# Ops the guard leaves alone: checks and reads of a variable, and function ops (their bodies capture values)
+_GUARD_KEEP = ("IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If", "While")
+
+
+def _guard_uninitialized_dependencies(name, initial_value):
+    """``initial_value`` with every variable it reads replaced by that variable's
+    ``initialized_value()`` (TF's ``_try_guard_against_uninitialized_dependencies``),
+    so an initializer works whichever order the initializers run in. Best effort,
+    as TF: only variables of GLOBAL_VARIABLES / LOCAL_VARIABLES; a resource
+    variable's ReadVariableOp is kept (TF does the same). Rebuilt ops are named
+    ``<op>_<variable>`` (``mul_w``)."""
+    cache = {}
+
+    def var_value(op):
+        for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+            for v in op.graph.get_collection(key):
+                if isinstance(v, RefVariable) and v._variable.op is op:
+                    return v.initialized_value().op
+        return op
+
+    def rebuild(op):
+        if op in cache:
+            return cache[op]
+        if op.type in _GUARD_KEEP:
+            new = op
+        elif op.type in ("Variable", "VariableV2"):
+            new = var_value(op)
+        else:
+            inputs = [rebuild(t.op).outputs[t.value_index] for t in op.inputs]
+            if all(a is b for a, b in zip(inputs, op.inputs)):
+                new = op
+            else:
+                new = op.graph.create_op(op.type, inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
+                                         [(t.dtype, t.shape) for t in op.outputs], op._opdef)
+        cache[op] = new
+        return new
+
+    return rebuild(initial_value.op).outputs[initial_value.value_index]
+
+
 class RefVariable(Variable):
     """TF1's reference variable: a VariableV2 op whose output is a ``_ref`` tensor."""
 
@@ -515,8 +555,9 @@ class RefVariable(Variable):
                                               dtype=self._initial_value.dtype.base_dtype, name=scope)
                 if validate_shape and not self._initial_value.shape.is_fully_defined():
                     raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
-                self._initializer_op = apply_op("Assign", ref=self._variable, value=self._initial_value,
-                                                validate_shape=validate_shape, name="Assign").op
+                self._initializer_op = apply_op(
+                    "Assign", ref=self._variable, value=_guard_uninitialized_dependencies(scope, self._initial_value),
+                    validate_shape=validate_shape, name="Assign").op
                 if caching_device is not None:
                     with device(caching_device):
                         self._snapshot = apply_op("Identity", input=self._variable, name="read")
