@@ -144,7 +144,11 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        """TF's ``Tensor("name:0", shape=(None, 3), dtype=float32)`` (no shape when the rank is unknown)."""
+        dims = self._shape.as_list() if self._shape.ndims is not None else None
+        shape = "" if dims is None else f", shape={tuple(dims)}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     def __hash__(self):
         return id(self)
@@ -1140,7 +1144,9 @@ def apply_op(op_type, name=None, **kwargs):
             if isinstance(default, dtypes.DType):
                 group_dtype[attr] = default
             elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
-                group_dtype[attr] = opdef.allowed[attr][0]
+                # Python ints become int32 where allowed (TF's conversion), else the first allowed type
+                allowed = opdef.allowed[attr]
+                group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
     graph = get_default_graph()
