@@ -18,13 +18,13 @@ import functools
 import inspect
 import itertools
 
-from ref.types import dtypes, nest
+from ref.types import nest
 from ref.framework.graph import GraphKeys, Tensor, control_dependencies, convert_to_tensor, get_default_graph
-from ref.grad.registry import RegisterGradient
+from ref.grad.registry import RegisterGradient, get_rule
 from ref.grad.gradients import UnconnectedGradients, gradients
 from ref.graph_ops import array_ops
 from ref.graph_ops.control_flow_ops import identity
-from ref.graph_ops.variables import ResourceVariable, Variable
+from ref.graph_ops.variables import ResourceVariable
 
 __all__ = ["custom_gradient", "recompute_grad", "grad_pass_through"]
 
@@ -36,30 +36,60 @@ def _graph_variables(graph):
     return graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection(GraphKeys.LOCAL_VARIABLES)
 
 
-def _variables_used(graph, args, results, first_new_op):
-    """The variables ``f`` used: those whose variable op lies between ``args`` and
-    ``results`` (TF's backward walk), and those read by ops ``f`` created (TF's
-    variable watcher), sorted by name."""
-    by_op = {}
-    for v in _graph_variables(graph):
-        if isinstance(v, Variable):
-            by_op.setdefault(v.op, v)
-    stop = {id(t) for t in args}
-    found, seen = {}, set()
-    stack = [t.op for t in results]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        if op.type in _VAR_OPS and op in by_op:
-            found[id(by_op[op])] = by_op[op]
-        stack.extend(t.op for t in op.inputs if id(t) not in stop)
+def get_variable_by_name(var_name):
+    """The trainable global variable whose op is named ``var_name`` (None when it
+    is not trainable; ValueError when there is none, or several)."""
+    candidates = [v for v in get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)
+                  if getattr(getattr(v, "op", None), "name", None) == var_name]
+    if not candidates:
+        raise ValueError(f"Unsuccessful at finding variable {var_name}.")
+    candidates = [v for v in candidates if v.trainable]
+    if len(candidates) > 1:
+        raise ValueError(f"Unsuccessful at finding trainable variable {var_name}. Number of candidates: "
+                         f"{len(candidates)}. Candidates: {candidates}")
+    return candidates[0] if candidates else None
+
+
+def _differentiable(op):
+    try:
+        return get_rule(op.type) is not None
+    except LookupError:
+        return False
+
+
+def _get_dependent_variables(input_ops, output_ops):
+    """The trainable variables whose variable op lies between ``input_ops`` and
+    ``output_ops`` (tensors): a backward walk from the outputs through
+    differentiable ops that stops at the inputs (TF's, including the Identity
+    it puts on each output)."""
+    output_ops = [identity(t) for t in nest.flatten(output_ops)]
+    stop = {id(t) for t in nest.flatten(input_ops)}
+    seeds = {t.op for t in output_ops}
+    result, wave = list(seeds), set(seeds)
+    seen = set(seeds)
+    while wave:
+        new_wave = []
+        for op in wave:
+            for t in (op.inputs if _differentiable(op) else ()):
+                if id(t) not in stop and t.op not in seen:
+                    seen.add(t.op)
+                    new_wave.append(t.op)
+        result.extend(new_wave)
+        wave = set(new_wave)
+    found = [get_variable_by_name(op.name) for op in result if op not in seeds and op.type in _VAR_OPS]
+    return [v for v in found if v is not None]
+
+
+def _variables_read(graph, first_new_op):
+    """Trainable resource variables read by the ops made since ``first_new_op`` (TF's
+    variable watcher)."""
+    by_handle = {v.handle: v for v in _graph_variables(graph) if isinstance(v, ResourceVariable) and v.trainable}
+    found = {}
     for op in graph.get_operations()[first_new_op:]:
         for t in op.inputs:
-            if t.dtype.base_dtype == dtypes.resource and t.op in by_op:
-                found[id(by_op[t.op])] = by_op[t.op]
-    return sorted(found.values(), key=lambda v: v.name)
+            if t in by_handle:
+                found[id(by_handle[t])] = by_handle[t]
+    return list(found.values())
 
 
 def _accepts_variables(fn):
@@ -88,7 +118,9 @@ def _graph_mode_call(f, args, kwargs):
     flat_args = nest.flatten(args)
     flat_result = [convert_to_tensor(t) for t in nest.flatten(result)]
     n_result = len(flat_result)
-    variables = _variables_used(graph, flat_args, flat_result, first_new_op)
+    found = {id(v): v for v in _get_dependent_variables(flat_args, flat_result)}
+    found.update((id(v), v) for v in _variables_read(graph, first_new_op))
+    variables = sorted(found.values(), key=lambda v: v.name)
     with_variables = _accepts_variables(grad_fn)
     if variables and not with_variables:
         raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
