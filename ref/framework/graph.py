@@ -552,16 +552,19 @@ class Graph:
             tls.device_stack = old
 
     def _device_for(self, op_like) -> str:
+        """TF's order: the innermost scope first; a device string fills the fields the
+        inner scopes left unset, a device function gets the op with the device chosen
+        so far and returns the new one, ``device(None)`` hides the outer scopes."""
         device = ""
-        for d in self._tls().device_stack:
+        for d in reversed(self._tls().device_stack):
             if d is None:
-                device = ""
-            elif callable(d) and not isinstance(d, (str, DeviceSpec)):
-                op_like.device = device  # what the enclosing scopes chose so far, as TF passes it
+                break
+            if callable(d) and not isinstance(d, (str, DeviceSpec)):
+                op_like.device = device
                 spec = d(op_like)
-                device = merge_device(device, spec.to_string() if isinstance(spec, DeviceSpec) else (spec or ""))
+                device = spec.to_string() if isinstance(spec, DeviceSpec) else (spec or "")
             else:
-                device = merge_device(device, d.to_string() if isinstance(d, DeviceSpec) else d)
+                device = merge_device(d.to_string() if isinstance(d, DeviceSpec) else d, device)
         return device
 
     @contextlib.contextmanager
