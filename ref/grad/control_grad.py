@@ -29,6 +29,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
 from ref.framework.graph import apply_op, get_default_graph, convert_to_tensor, IndexedSlices
+from ref.grad._util import var_handle_op as _var_handle_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops.array_ops import zeros_like
 from ref.grad.gradients import gradients
@@ -46,21 +47,14 @@ def _differentiable(t):
 
 
 def _variable_handle(t):
-    """True when ``t`` is a resource variable's handle (a VarHandleOp output, possibly
-    through Identity): its gradient is the gradient of the variable's value."""
-    while t.dtype.base_dtype == dtypes.resource:
-        if t.op.type == "VarHandleOp":
-            return t.op.get_attr("dtype").is_floating or t.op.get_attr("dtype").is_complex
-        if t.op.type != "Identity":
-            return False
-        t = t.op.inputs[0]
-    return False
+    """True when ``t`` is a float resource variable's handle: its gradient is the
+    gradient of the variable's value."""
+    op = _var_handle_op(t)
+    return op is not None and (op.get_attr("dtype").is_floating or op.get_attr("dtype").is_complex)
 
 
 def _handle_dtype(t):
-    while t.op.type != "VarHandleOp":
-        t = t.op.inputs[0]
-    return t.op.get_attr("dtype")
+    return _var_handle_op(t).get_attr("dtype")
 
 
 def _wrt(t):

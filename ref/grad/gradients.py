@@ -20,7 +20,9 @@ import enum
 from ref.types import dtypes
 from ref.framework.graph import (IndexedSlices, Tensor, apply_op, colocate_with, convert_to_tensor, device,
                                  get_default_graph, name_scope)
+from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
+from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
@@ -235,13 +237,14 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 
 
 def _resource_zeros(handle):
-    """Zeros shaped like the variable behind ``handle`` (TF's zeros for an unconnected resource)."""
-    t = handle
-    while t.op.type != "VarHandleOp" and t.op.inputs:
-        t = t.op.inputs[0]
-    if t.op.type != "VarHandleOp":
+    """Zeros shaped like the variable behind ``handle`` (TF's zeros for an unconnected
+    resource); None when ``handle`` is not a variable's."""
+    op = var_handle_op(handle)
+    if op is None:
         return None
-    dtype = t.op.get_attr("dtype")
+    dtype, var_shape = op.get_attr("dtype"), op.get_attr("shape")
+    if var_shape is not None and as_shape(var_shape).is_fully_defined():
+        return array_ops.zeros(as_shape(var_shape).as_list(), dtype=dtype)
     return fill(apply_op("VariableShape", input=handle), convert_to_tensor(0, dtype=dtype))
 
 

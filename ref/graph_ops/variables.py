@@ -456,13 +456,16 @@ class _Reference:
         return f"<Reference wrapping {self._wrapped!r}>"
 
 
-def _common_init(self, collections, trainable, constraint, synchronization, aggregation, name):
+def _common_init(self, collections, trainable, constraint, synchronization, aggregation, name, resource=False):
     if collections is None:
         collections = [GraphKeys.GLOBAL_VARIABLES]
     if not isinstance(collections, (list, tuple, set)):
         raise ValueError("collections argument to Variable constructor must be a list, tuple, or set. Got "
                          f"{collections} of type {type(collections)}")
     if constraint is not None and not callable(constraint):
+        if resource:  # TF's two messages, as they are
+            raise ValueError(f"Argument `constraint` must be None or a callable. a callable. Got a "
+                             f"{type(constraint)}:  {constraint}")
         raise ValueError("The `constraint` argument must be a callable.")
     self._synchronization, self._aggregation, self._trainable = _validate_sync_agg_trainable(
         synchronization, aggregation, trainable, name)
@@ -473,13 +476,16 @@ def _common_init(self, collections, trainable, constraint, synchronization, aggr
     return collections
 
 
-def _initial_tensor(initial_value, dtype, init_from_fn):
+def _initial_tensor(initial_value, dtype, init_from_fn, name=None):
     if init_from_fn:
         initial_value = initial_value()
     elif isinstance(initial_value, Tensor) and initial_value.graph._building_function:
-        raise ValueError(f"Initializer for variable {initial_value.name} is from inside a control-flow "
-                         "construct, such as a loop or conditional. When creating a variable inside a loop or "
-                         "conditional, use a lambda as the initializer.")
+        raise ValueError(f"Argument `initial_value` ({initial_value}) could not be lifted out of a "
+                         f"`tf.function`. (Tried to create variable with name='{name}'). To avoid this error, when "
+                         "constructing `tf.Variable`s inside of `tf.function` you can create the `initial_value` "
+                         "tensor in a `tf.init_scope` or pass a callable `initial_value` (e.g., `tf.Variable(lambda "
+                         ": tf.truncated_normal([10, 40]))`). Please file a feature request if this restriction "
+                         "inconveniences you.")
     return convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
 
 
@@ -548,7 +554,7 @@ class RefVariable(Variable):
                         with name_scope("Initializer"), device(None):
                             self._initial_value = _initial_tensor(initial_value, dtype, True)
                     else:
-                        self._initial_value = _initial_tensor(initial_value, dtype, False)
+                        self._initial_value = _initial_tensor(initial_value, dtype, False, name)
                     if shape is None:
                         shape = self._initial_value.shape if validate_shape else unknown_shape()
                     self._variable = apply_op("VariableV2", shape=as_shape(shape),
@@ -642,7 +648,8 @@ class ResourceVariable(Variable):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
-        collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
+        collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name,
+                                   resource=True)
         with init_scope():  # a variable made in a cond/while body lives in the outer graph
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 handle_name = scope.rstrip("/")
@@ -651,7 +658,7 @@ class ResourceVariable(Variable):
                 attr_scope = get_default_graph()._attr_scope({"_class": [f"loc:@{handle_name}"]})
                 attr_scope.__enter__()
                 with name_scope("Initializer"), device(None):
-                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn)
+                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn, name)
                 if shape is not None:
                     shape = as_shape(shape)
                     if not self._initial_value.shape.is_compatible_with(shape):
@@ -784,6 +791,12 @@ class ResourceVariable(Variable):
 
     def is_initialized(self, name=None):
         return apply_op("VarIsInitializedOp", resource=self._handle, name=name or "VarIsInitializedOp")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        raise NotImplementedError("__deepcopy__() is only available when eager execution is enabled.")
 
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
