@@ -73,7 +73,7 @@ def _default_grad_ys(grad_ys, ys, colocate):
     out = []
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is not None and not isinstance(gy, (Tensor, IndexedSlices)):
-            gy = convert_to_tensor(gy, name="grad_y")
+            gy = convert_to_tensor(gy, name=f"grad_y_{i}")  # TF converts them as a list named grad_y
         with colocate_with(y.op) if colocate else _null():
             yd = y.dtype.base_dtype
             if gy is None:
@@ -125,9 +125,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
     except ValueError:
         raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
-    if aggregation_method not in (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
-                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
-        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     graph = ys[0].graph if ys and isinstance(ys[0], Tensor) else get_default_graph()
@@ -177,8 +174,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if pending[op] == 0 and op not in queued and op in reachable_to_ops:
                 queued.add(op)
                 queue.append(op)
+        valid = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                 AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
         while queue:
             op = queue.popleft()
+            if aggregation_method is not None and aggregation_method not in valid:  # TF checks per visited op
+                raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values "
+                                 f"are {valid}.")
             with colocate_with(op) if colocate_gradients_with_ops else _null():
                 out_grads = []
                 for t in op._outputs:
