@@ -153,12 +153,21 @@ def custom_gradient(f=None):
     variables) instead of the gradient of ``f``'s ops."""
     if f is None:
         return lambda f: custom_gradient(f=f)
+    return _Bound(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
-        return _graph_mode_call(f, args, kwargs)
 
-    return decorated
+class _Bound:
+    """The decorated function; on a class, ``self`` is bound and not an input (TF's Bind)."""
+
+    def __init__(self, f):
+        self._f = f
+        functools.update_wrapper(self, f)
+
+    def __get__(self, instance, owner):
+        return self if instance is None else _Bound(self._f.__get__(instance, owner))
+
+    def __call__(self, *args, **kwargs):
+        return _graph_mode_call(self._f, args, kwargs)
 
 
 def recompute_grad(f):
