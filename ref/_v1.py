@@ -14,6 +14,7 @@ from ref.framework.graph import (  # noqa: F401
     add_to_collections, colocate_with, constant, container, control_dependencies, convert_n_to_tensor,
     convert_to_tensor, convert_to_tensor_or_indexed_slices, device, get_collection, get_collection_ref,
     get_default_graph, name_scope, register_tensor_conversion_function, reset_default_graph, set_random_seed,
+    init_scope,
 )
 from ref.framework.graph_io import import_graph_def  # noqa: F401
 from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
@@ -23,7 +24,7 @@ from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403
 from ref.grad import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
-    hessians, stop_gradient,
+    hessians, stop_gradient, custom_gradient, grad_pass_through, recompute_grad,
 )
 from ref.graph_ops.state_ops import *  # noqa: F401,F403
 from ref.graph_ops.variables import *  # noqa: F401,F403

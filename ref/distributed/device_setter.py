@@ -7,11 +7,19 @@ is 0, the returned function is a no-op. Otherwise, the value of ps_tasks is
 derived from cluster." The merging "adds constraints to fields that are yet
 unset by a more inner context".
 
-The device function sees ``op.device`` when the graph provides it (the device
-set by inner scopes, TensorFlow's innermost-first order); ref's Graph calls
-device functions from the outermost scope inwards and merges the inner scopes'
-fields afterwards, which gives the same device strings whenever inner scopes
-do not name a job other than the ps job.
+The device function sees ``op.device``: the device the inner scopes chose
+(TensorFlow applies the device stack innermost first), so
+``with device("/job:moon")`` inside the setter keeps a variable on that job
+without a task, and an explicit ``/job:ps`` gets its task.
+
+A variable's ops follow its variable op: a reference variable's ``Assign``,
+``read`` and every op taking it as a ref input (``AssignAdd``, ``ApplyAdam``, ...)
+are colocated with it; a resource variable's initializer ``AssignVariableOp``
+and its first ``ReadVariableOp`` get the handle's device, and the
+optimizers colocate their ``ResourceApply*`` updates with it. Other reads
+(``value()``) and ``assign_add`` on a resource variable get no device of their
+own (``value()``) or the worker's, as in TensorFlow: its placer puts an op that
+takes a resource handle where the resource lives.
 """
 from __future__ import annotations
 

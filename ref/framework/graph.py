@@ -144,7 +144,11 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        """TF's ``Tensor("name:0", shape=(None, 3), dtype=float32)`` (no shape when the rank is unknown)."""
+        dims = self._shape.as_list() if self._shape.ndims is not None else None
+        shape = "" if dims is None else f", shape={tuple(dims)}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     def __hash__(self):
         return id(self)
@@ -231,8 +235,8 @@ class Operation:
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def colocation_groups(self):
+        """The ``loc:@name`` colocation groups of this op (a method, as in TF)."""
         cls = self._attrs.get("_class")
         if cls:
             return [c.encode() if isinstance(c, str) else c for c in cls]
@@ -548,16 +552,19 @@ class Graph:
             tls.device_stack = old
 
     def _device_for(self, op_like) -> str:
+        """TF's order: the innermost scope first; a device string fills the fields the
+        inner scopes left unset, a device function gets the op with the device chosen
+        so far and returns the new one, ``device(None)`` hides the outer scopes."""
         device = ""
-        for d in self._tls().device_stack:
+        for d in reversed(self._tls().device_stack):
             if d is None:
-                device = ""
-            elif callable(d) and not isinstance(d, (str, DeviceSpec)):
-                op_like.device = device  # what the enclosing scopes chose so far, as TF passes it
+                break
+            if callable(d) and not isinstance(d, (str, DeviceSpec)):
+                op_like.device = device
                 spec = d(op_like)
-                device = merge_device(device, spec.to_string() if isinstance(spec, DeviceSpec) else (spec or ""))
+                device = spec.to_string() if isinstance(spec, DeviceSpec) else (spec or "")
             else:
-                device = merge_device(device, d.to_string() if isinstance(d, DeviceSpec) else d)
+                device = merge_device(d.to_string() if isinstance(d, DeviceSpec) else d, device)
         return device
 
     @contextlib.contextmanager
@@ -573,12 +580,22 @@ class Graph:
         tls = self._tls()
         old_coloc, old_dev = tls.colocation_stack, tls.device_stack
         tls.colocation_stack = ([] if ignore_existing else old_coloc) + ([target] if target else [])
-        if target is not None:
-            tls.device_stack = [target.device] if target.device else []
+        tls.device_stack = []  # TF: colocation is stronger than device functions; the device comes from the op
         try:
             yield
         finally:
             tls.colocation_stack, tls.device_stack = old_coloc, old_dev
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """Ops created inside get the attrs of ``attr_map`` (TF's private ``_attr_scope``;
+        values are plain Python values, e.g. ``{"_class": ["loc:@v"]}``)."""
+        saved = self._attr_scope_map
+        self._attr_scope_map = {**saved, **attr_map}
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -670,13 +687,14 @@ class Graph:
             controls = self._current_control_inputs(inputs) + list(control_inputs or ())
             tls = self._tls()
             coloc = tls.colocation_stack
-            attrs = dict(attrs)
-            if coloc:
-                attrs["_class"] = [f"loc:@{c.name}" for c in coloc if c is not None]
+            attrs = {**attrs, **self._attr_scope_map}
+            if coloc:  # TF: the union of the colocation ops' groups; the device of the innermost that has one
+                attrs["_class"] = sorted({g.decode() for c in coloc for g in c.colocation_groups()})
             if op_type in self._gradient_override_map:  # recorded at creation, as TF does
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
             op_like = _OpLike(name, op_type, attrs)
             device = self._device_for(op_like)
+            device = next((c.device for c in reversed(coloc) if c.device), device)
             op = Operation(self, name, op_type, inputs, controls, attrs, device, output_specs, opdef,
                            len(self._ops), _user_frame())
             self._ops_by_name[name] = op
@@ -788,6 +806,19 @@ def name_scope(name, default_name=None, values=None):
     g = _graph_of(values)
     with g.as_default(), g.name_scope(n) as scope:
         yield scope
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Lifts ops out of function bodies (``while_loop``/``cond`` graphs) into the
+    outermost graph, keeping the current name scope, without control
+    dependencies (TF's ``init_scope``: where variables are created)."""
+    g = get_default_graph()
+    scope = g.get_name_scope()
+    while g._building_function:
+        g = g.outer_graph
+    with g.as_default(), g.name_scope(scope + "/" if scope else None), g.control_dependencies(None):
+        yield
 
 
 def control_dependencies(control_inputs):
@@ -1116,7 +1147,9 @@ def apply_op(op_type, name=None, **kwargs):
             if isinstance(default, dtypes.DType):
                 group_dtype[attr] = default
             elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
-                group_dtype[attr] = opdef.allowed[attr][0]
+                # Python ints become int32 where allowed (TF's conversion), else the first allowed type
+                allowed = opdef.allowed[attr]
+                group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
     graph = get_default_graph()
@@ -1207,7 +1240,13 @@ def apply_op(op_type, name=None, **kwargs):
             out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
                           named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
                          for i, (d, s) in enumerate(out_specs)]
-        op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
+        # TF colocates an op with its ref-typed inputs (a variable's Assign, ApplyX run where it lives)
+        with contextlib.ExitStack() as stack:
+            for in_name in opdef.refs:
+                t = named.get(in_name)
+                if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
+                    stack.enter_context(graph.colocate_with(t.op))
+            op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
     outs = op._outputs
     if not outs:
         return op

@@ -6,8 +6,10 @@ every rule.
 """
 from ref.grad import (array_grad, control_grad, math_grad, nn_grad, state_grad, linalg_grad, random_grad  # noqa: F401
 )
+from ref.grad.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from ref.grad.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians, stop_gradient
 from ref.grad.registry import NoGradient, NotDifferentiable, RegisterGradient, get_rule
 
 __all__ = ["gradients", "hessians", "stop_gradient", "AggregationMethod", "UnconnectedGradients",
-           "RegisterGradient", "NotDifferentiable", "NoGradient", "get_rule"]
+           "RegisterGradient", "NotDifferentiable", "NoGradient", "get_rule",
+           "custom_gradient", "grad_pass_through", "recompute_grad"]

@@ -1,8 +1,10 @@
-"""Helpers shared by the gradient rules: ``unbroadcast`` and reduced shapes."""
+"""Helpers shared by the gradient rules: ``unbroadcast``, reduced shapes, and the
+variable behind a resource handle."""
 from __future__ import annotations
 
 import numpy as np
 
+from ref.types import dtypes
 from ref.framework.graph import constant_value, apply_op
 from ref.graph_ops import array_ops, math_ops
 
@@ -68,3 +70,19 @@ def kept_dims_shape(op):
     axes_t = math_ops.floormod(math_ops.add(op.inputs[1], rank), rank)
     return array_ops.dynamic_stitch([math_ops.range(rank), axes_t],
                                     [sx, array_ops.fill(array_ops.shape(axes_t), 1)])
+
+
+def var_handle_op(t):
+    """The VarHandleOp behind resource tensor ``t`` (through Identity and function
+    captures), or None."""
+    while t.dtype.base_dtype == dtypes.resource:
+        if t.op.type == "VarHandleOp":
+            return t.op
+        if t.op.type == "Identity":
+            t = t.op.inputs[0]
+            continue
+        outer = next((o for o, ph in getattr(t.graph, "captures", ()) if ph is t), None)
+        if outer is None:
+            return None
+        t = outer
+    return None

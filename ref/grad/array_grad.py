@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import IndexedSlices, apply_op, constant_value, convert_to_tensor, constant
+from ref.framework.graph import IndexedSlices, apply_op, colocate_with, constant_value, convert_to_tensor, constant
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
 from ref.grad._util import unbroadcast
@@ -190,11 +190,9 @@ def _gather_v2_grad(op, grad):
     axis = constant_value(axis_t)
     batch_dims = op.get_attr("batch_dims")
     if axis is not None and int(axis) == 0 and batch_dims == 0:
-        params_shape = a.shape(params, out_type="int64") if not params.shape.is_fully_defined() else \
-            np.array(params.shape.as_list(), np.int64)
-        params_shape_t = params_shape
-        if isinstance(params_shape, np.ndarray):
-            params_shape_t = constant(params_shape)
+        with colocate_with(params.op):  # dense_shape: int32, next to params (TF)
+            params_shape_t = a.shape(params, out_type="int32") if not params.shape.is_fully_defined() else \
+                constant(np.array(params.shape.as_list(), np.int32))
         inner = params.shape[1:]
         if inner.is_fully_defined():
             values_shape = [-1] + inner.as_list()
@@ -222,8 +220,9 @@ def _gather_v2_grad(op, grad):
 def _gather_grad(op, grad):
     a = _a()
     params, indices = op.inputs
-    shape = constant(np.array(params.shape.as_list(), np.int64)) if params.shape.is_fully_defined() \
-        else a.shape(params, out_type="int64")
+    with colocate_with(params.op):
+        shape = constant(np.array(params.shape.as_list(), np.int32)) if params.shape.is_fully_defined() \
+            else a.shape(params, out_type="int32")
     values = a.reshape(grad, a.concat([[-1], a.shape(params)[1:]], 0))
     return IndexedSlices(values, a.reshape(indices, [-1]), shape), None
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
 from ref.framework.graph import apply_op, get_default_graph, convert_to_tensor, IndexedSlices
+from ref.grad._util import var_handle_op as _var_handle_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops.array_ops import zeros_like
 from ref.grad.gradients import gradients
@@ -43,6 +44,22 @@ def _zeros(t):
 def _differentiable(t):
     d = t.dtype.base_dtype
     return d.is_floating or d.is_complex
+
+
+def _variable_handle(t):
+    """True when ``t`` is a float resource variable's handle: its gradient is the
+    gradient of the variable's value."""
+    op = _var_handle_op(t)
+    return op is not None and (op.get_attr("dtype").is_floating or op.get_attr("dtype").is_complex)
+
+
+def _handle_dtype(t):
+    return _var_handle_op(t).get_attr("dtype")
+
+
+def _wrt(t):
+    """Whether a function input gets a gradient: a float value or a variable's handle."""
+    return _differentiable(t) or _variable_handle(t)
 
 
 def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_positions):
@@ -67,10 +84,12 @@ def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_
         by_pos = dict(zip(wrt_positions, gs))
         for i, a in enumerate(args):
             g = by_pos.get(i)
-            if g is None:
-                g = _zeros(_readable(a))
+            if g is not None:
+                g = _dense(g)
+            elif all_args[i].dtype.base_dtype == dtypes.resource and _variable_handle(all_args[i]):
+                g = _zeros(apply_op("ReadVariableOp", resource=a, dtype=_handle_dtype(all_args[i])))
             else:
-                g = convert_to_tensor(g)
+                g = _zeros(_readable(a))
             results.append(g)
         fg.outputs = results
     return fg
@@ -102,15 +121,15 @@ def _if_grad(op, *grads):
     grads = [convert_to_tensor(g) for g in grads]
     specs = [(g.dtype.base_dtype, o.shape) for g, o in zip(grads, op.outputs)]
     outer = get_default_graph()
-    then_pos = [i for i in range(n_then) if _differentiable(caps[i])]
-    else_pos = [i for i in range(n_then, len(caps)) if _differentiable(caps[i])]
+    then_pos = [i for i in range(n_then) if _wrt(caps[i])]
+    else_pos = [i for i in range(n_then, len(caps)) if _wrt(caps[i])]
     tg = _grad_graph(op.name + "_then_grad", then_g, 0, caps, specs, outer, then_pos)
     eg = _grad_graph(op.name + "_else_grad", else_g, n_then, caps, specs, outer, else_pos)
     out_specs = [(t.dtype.base_dtype, t.shape) for t in tg.outputs]
     res = apply_op("If", cond=pred, input=list(caps) + grads + list(caps) + grads, then_branch=tg,
                    else_branch=eg, n_then_inputs=len(caps) + len(grads), output_specs=out_specs)
     res = list(res)
-    return [None] + [r if _differentiable(c) else None for r, c in zip(res, caps)]
+    return [None] + [r if _wrt(c) else None for r, c in zip(res, caps)]
 
 
 def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iterations=None, accumulate=False):
@@ -204,9 +223,12 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
     stays in the graph for higher derivatives); ``history_grad(j, k - 1)`` adds
     to loop variable ``j``'s gradient."""
     n = len(out_grads)
-    diff_caps = [j for j, c in enumerate(body_caps) if _differentiable(c)]
+    diff_caps = [j for j, c in enumerate(body_caps) if _wrt(c)]
     cap_values = [_readable(c) for c in body_caps]
-    acc_init = [_zeros(cap_values[j]) for j in diff_caps]
+    # a variable's handle: its gradient accumulates in the shape of the variable's value
+    acc_like = [apply_op("ReadVariableOp", resource=c, dtype=_handle_dtype(c)) if _variable_handle(c) else v
+                for c, v in zip(body_caps, cap_values)]
+    acc_init = [_zeros(acc_like[j]) for j in diff_caps]
     back_specs = [(dtypes.int32, [])] + [(g.dtype.base_dtype, sh) for g, (_, sh) in zip(out_grads, specs)] + \
         [(a.dtype.base_dtype, a.shape) for a in acc_init]
 

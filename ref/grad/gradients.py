@@ -6,21 +6,25 @@ in xs"; "grad_ys is a list of tensors of the same length as ys that holds the
 initial gradients for each y in ys. When grad_ys is None, we fill in a tensor
 of '1's of the shape of y for each y in ys."
 
-The walk: find the ops between ``xs`` and ``ys``; seed each y with its
-grad_y; visit ops in reverse creation order (creation order is topological),
-aggregate each output's gradient contributions (``AggregationMethod``), call
-the op's rule, and hand its input gradients to the producers.
+The walk (TF's): find the ops between ``xs`` and ``ys``; seed each y with its
+grad_y; visit ops breadth-first from ys, each once its consumers between have
+handed it their gradients; aggregate each output's gradient contributions
+(``AggregationMethod``), call the op's rule, and hand its input gradients to
+the producers.
 """
 from __future__ import annotations
 
+import collections
 import enum
 
 from ref.types import dtypes
-from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
-                       convert_to_tensor, get_default_graph, name_scope)
+from ref.framework.graph import (IndexedSlices, Tensor, apply_op, colocate_with, convert_to_tensor, device,
+                                 get_default_graph, name_scope)
+from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
+from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
-from ref.graph_ops.control_flow_ops import tuple as tf_tuple
+from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
 
 
@@ -58,116 +62,192 @@ def _as_x(x):
     return convert_to_tensor(x)
 
 
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _default_grad_ys(grad_ys, ys, colocate):
+    """Fills in ``ones`` for missing grad_ys; checks the given ones (TF's messages)."""
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Length mismatch. Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    out = []
+    for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+        if gy is not None and not isinstance(gy, (Tensor, IndexedSlices)):
+            gy = convert_to_tensor(gy, name=f"grad_y_{i}")  # TF converts them as a list named grad_y
+        with colocate_with(y.op) if colocate else _null():
+            yd = y.dtype.base_dtype
+            if gy is None:
+                if yd.is_complex:
+                    raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = {yd.name})")
+                y_shape = shape(y)
+                with name_scope(f"grad_ys_{i}") as n:  # TF's ones(shape(y), name="grad_ys_i")
+                    out.append(fill(y_shape, convert_to_tensor(1, dtype=yd, name="Const"), name=n))
+                continue
+            gd = gy.dtype.base_dtype
+            if yd.is_floating or yd.is_integer:
+                if not (gd.is_floating or gd.is_integer):
+                    raise TypeError(f"Gradient type {gd.name} generated for real or integer-valued tensor {y} with "
+                                    f"type {yd.name} must be real or integer")
+            elif yd.is_complex:
+                if not gd.is_complex:
+                    raise TypeError(f"Gradient type {gd.name} generated for complex-valued tensor {y} with type "
+                                    f"{yd.name} must be real")
+            elif yd == dtypes.resource:
+                if gd == dtypes.resource:
+                    raise TypeError(f"Input gradient {gy} for resource tensor {y} should not be a resource")
+            elif yd != dtypes.variant:
+                raise TypeError(f"Tensor {y} with type {yd.name} must be numeric to obtain a default gradient")
+            # a named copy inside the gradients scope, as TF makes
+            if isinstance(gy, IndexedSlices):
+                out.append(IndexedSlices(identity(gy.values, name=f"grad_ys_{i}_values"),
+                                         identity(gy.indices, name=f"grad_ys_{i}_indices"),
+                                         None if gy.dense_shape is None else
+                                         identity(gy.dense_shape, name=f"grad_ys_{i}_shape")))
+            else:
+                out.append(identity(gy, name=f"grad_ys_{i}"))
+    return out
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
               aggregation_method=None, stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
-    """Symbolic partial derivatives of ``sum(ys)`` with respect to each x in ``xs``."""
-    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
-    xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
-    if grad_ys is not None and not isinstance(grad_ys, (list, tuple)):
-        grad_ys = [grad_ys]
-    if grad_ys is not None and len(grad_ys) != len(ys):
-        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
-    if aggregation_method not in (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
-                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
-        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
+    """Symbolic partial derivatives of ``sum(ys)`` with respect to each x in ``xs``.
+
+    TF's walk: the ops between ``xs`` and ``ys`` (reached forwards from xs through
+    float/complex/resource tensors, and backwards from ys) are visited
+    breadth-first from ys, each once all its consumers between have handed it
+    their gradients; an op's output gradients are aggregated (``aggregation_method``)
+    when it is visited. ``stop_gradients`` ops, and xs' ops whose inputs are not
+    between, pass no gradient on. ``gate_gradients`` groups each op's input
+    gradients with ``tuple``; ``colocate_gradients_with_ops`` builds each op's
+    gradient colocated with it."""
+    ys, xs = _as_list(ys), _as_list(xs)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
     except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
-    stop_gradients = [] if stop_gradients is None else (
-        list(stop_gradients) if isinstance(stop_gradients, (list, tuple)) else [stop_gradients])
-
-    ys = [y if isinstance(y, Tensor) else convert_to_tensor(y) for y in ys]
-    xs = [_as_x(x) for x in xs]
-    graph = ys[0].graph if ys else get_default_graph()
-    with graph.as_default(), name_scope(name, "gradients", ys + xs) as grad_scope:
-        stop_ts = {convert_to_tensor(s) if not isinstance(s, Tensor) else s for s in stop_gradients}
-        stop_ops = {t.op for t in stop_ts}
-
-        # Ops reachable backwards from ys (stopping at stop_gradients) and forwards from xs.
-        back = set()
-        stack = [y.op for y in ys]
-        while stack:
-            op = stack.pop()
-            if op in back:
-                continue
-            back.add(op)
-            if op in stop_ops:
-                continue
-            stack.extend(t.op for t in op._inputs)
+        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
+    stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    graph = ys[0].graph if ys and isinstance(ys[0], Tensor) else get_default_graph()
+    with graph.as_default(), name_scope(name, "gradients", ys + xs) as grad_scope:  # noqa: F841
+        ys = [y if isinstance(y, Tensor) else convert_to_tensor(y, name="y") for y in ys]
+        xs = [_as_x(x) for x in xs]
         x_set = set(xs)
-        between = set()
-        for op in sorted(back, key=lambda o: o._id):
-            if any(o in x_set for o in op._outputs) or (op not in stop_ops and any(
-                    (t.op in between or t in x_set) for t in op._inputs)):
+        grad_ys = _default_grad_ys(grad_ys, ys, colocate_gradients_with_ops)
+        to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
+        stop_ops = {convert_to_tensor(s).op for s in stop_gradients}
+
+        # ops reached forwards from xs through differentiable tensors
+        reached, queue = set(), collections.deque(from_ops)
+        while queue:
+            op = queue.popleft()
+            if op not in reached:
+                reached.add(op)
+                for t in op._outputs:
+                    if _is_backpropagatable(t):
+                        queue.extend(t.consumers())
+        reachable_to_ops = {op for op in to_ops if op in reached}
+        # ... and backwards from ys: the ops between, and how many consumers each waits for
+        between, queue = set(), collections.deque(to_ops)
+        between_list = []
+        while queue:
+            op = queue.popleft()
+            if op in reached:
                 between.add(op)
+                between_list.append(op)
+                reached.discard(op)
+                queue.extend(t.op for t in op._inputs)
+        pending = collections.defaultdict(int)
+        for op in between_list:
+            for t in op._inputs:
+                if t.op in between:
+                    pending[t.op] += 1
+        # xs' ops with nothing between above them, and the stop_gradients ops, pass nothing on
+        for op in from_ops:
+            if not any(pending[t.op] > 0 for t in op._inputs):
+                stop_ops.add(op)
 
         grads = {}  # Tensor -> list of gradient contributions
-
-        for i, y in enumerate(ys):
-            if grad_ys is not None and grad_ys[i] is not None:
-                gy = grad_ys[i]
-                if not isinstance(gy, (Tensor, IndexedSlices)):
-                    gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
-                if gy.dtype.base_dtype != y.dtype.base_dtype:
-                    raise TypeError(f"Gradient type {gy.dtype.base_dtype.name} generated for y {y.name} of type "
-                                    f"{y.dtype.base_dtype.name}")
-            else:
-                with colocate_with(y.op) if colocate_gradients_with_ops else _null():
-                    gy = fill(shape(y), convert_to_tensor(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
+        for y, gy in zip(ys, grad_ys):
             grads.setdefault(y, []).append(gy)
-
-        for op in sorted(between, key=lambda o: o._id, reverse=True):
-            if op in stop_ops and not any(o in x_set for o in op._outputs):
-                continue
-            out_grads = [_aggregate(grads.get(t), aggregation_method, t) for t in op._outputs]
-            for t, g in zip(op._outputs, out_grads):
-                grads[t] = [g] if g is not None else []
-            if all(g is None for g in out_grads):
-                continue
-            if op in stop_ops or (all(t in x_set for t in op._outputs) and not any(
-                    t.op in between or t in x_set for t in op._inputs)):
-                continue
-            if not any(t.op in between or t in x_set for t in op._inputs):
-                continue
-            rule_type = op._attrs.get("_gradient_op_type", op.type)
-            if op.type in ("Placeholder", "Const", "VariableV2", "VarHandleOp"):
-                continue
-            try:
-                rule = get_rule(rule_type)
-            except LookupError:
-                raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). "
-                                  "In general every operation must have an associated `@tf.RegisterGradient` "
-                                  "for correct autodiff.") from None
-            if rule is None:
-                continue
-            for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
-                if g is None and _is_backpropagatable(t):
-                    out_grads[i] = zeros_like(t)
-            with name_scope(op.name + "_grad"), (colocate_with(op) if colocate_gradients_with_ops else _null()):
-                in_grads = rule(op, *out_grads)
-                in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
-                if len(in_grads) != len(op._inputs):
-                    raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "
-                                     f"inputs {len(op._inputs)}")
-                if gate_gradients and sum(g is not None for g in in_grads) > 1:
-                    in_grads = tf_tuple(in_grads)
-            for t, g in zip(op._inputs, in_grads):
-                if g is None or not _is_backpropagatable(t):
-                    continue
-                if isinstance(g, Tensor) and t.dtype.base_dtype != dtypes.resource and \
-                        g.dtype.base_dtype != t.dtype.base_dtype:
-                    raise TypeError(f"Gradient type {g.dtype.base_dtype.name} generated for op {op.name} input "
-                                    f"{t.name} of type {t.dtype.base_dtype.name}")
-                grads.setdefault(t, []).append(g)
+        queue, queued = collections.deque(), set()
+        for op in to_ops:
+            if pending[op] == 0 and op not in queued and op in reachable_to_ops:
+                queued.add(op)
+                queue.append(op)
+        valid = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                 AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+        while queue:
+            op = queue.popleft()
+            if aggregation_method is not None and aggregation_method not in valid:  # TF checks per visited op
+                raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values "
+                                 f"are {valid}.")
+            with colocate_with(op) if colocate_gradients_with_ops else _null():
+                out_grads = []
+                for t in op._outputs:
+                    g = _aggregate(grads.get(t), aggregation_method, t)
+                    grads[t] = [] if g is None else [g]
+                    out_grads.append(g)
+                has_out_grads = any(g is not None for g in out_grads)
+                rule = None
+                if has_out_grads and op not in stop_ops:
+                    try:
+                        rule = get_rule(op._attrs.get("_gradient_op_type", op.type))
+                    except LookupError:
+                        raise LookupError(f"No gradient defined for operation'{op.name}' (op type: {op.type}). In "
+                                          "general every operation must have an associated `@tf.RegisterGradient` "
+                                          "for correct autodiff, which this op is lacking. If you want to pretend "
+                                          "this operation is a constant in your program, you may insert "
+                                          "`tf.stop_gradient`.") from None
+                if rule is not None:
+                    for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
+                        if g is None and _is_backpropagatable(t) and t.dtype.base_dtype != dtypes.resource:
+                            out_grads[i] = zeros_like(t)
+                    with name_scope(op.name + "_grad"):
+                        in_grads = rule(op, *out_grads)
+                        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+                        if len(in_grads) != len(op._inputs):
+                            raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} "
+                                             f"do not match num inputs {len(op._inputs)}")
+                        if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                            with device(None), colocate_with(None, ignore_existing=True):
+                                in_grads = tf_tuple(in_grads)
+                else:
+                    in_grads = [None] * len(op._inputs)
+                for i, (t, g) in enumerate(zip(op._inputs, in_grads)):
+                    if g is None:
+                        continue
+                    if isinstance(g, Tensor) and t.dtype.base_dtype != dtypes.resource:
+                        try:
+                            g.set_shape(t.shape)
+                        except ValueError:
+                            raise ValueError("Incompatible shapes between op input and calculated input gradient. "
+                                             f"Forward operation: {op.name}. Input index: {i}. Original input "
+                                             f"shape: {t.shape}. Calculated input gradient shape: {g.shape}") from None
+                    grads.setdefault(t, []).append(g)
+            for t in op._inputs:
+                pending[t.op] -= 1
+                if pending[t.op] == 0:
+                    queue.append(t.op)
 
         result = []
         for x in xs:
             g = _aggregate(grads.get(x), aggregation_method, x)
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else None
+                g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
             result.append(g)
     return result
+
+
+def _resource_zeros(handle):
+    """Zeros shaped like the variable behind ``handle`` (TF's zeros for an unconnected
+    resource); None when ``handle`` is not a variable's."""
+    op = var_handle_op(handle)
+    if op is None:
+        return None
+    dtype, var_shape = op.get_attr("dtype"), op.get_attr("shape")
+    if var_shape is not None and as_shape(var_shape).is_fully_defined():
+        return array_ops.zeros(as_shape(var_shape).as_list(), dtype=dtype)
+    return fill(apply_op("VariableShape", input=handle), convert_to_tensor(0, dtype=dtype))
 
 
 class _null:
@@ -179,26 +259,38 @@ class _null:
 
 
 def _aggregate(contribs, method, tensor):
-    """One gradient from a list of contributions (dense, IndexedSlices, or both)."""
-    if not contribs:
-        return None
-    contribs = [c for c in contribs if c is not None]
+    """One gradient from a list of contributions (TF's ``_AggregatedGrads``): dense
+    ones are summed (``AddN`` per device, then over devices; pairwise ``AddN`` for
+    the EXPERIMENTAL methods); IndexedSlices are concatenated; a mix is summed
+    densely."""
+    contribs = [c for c in (contribs or ()) if c is not None]
     if not contribs:
         return None
     if len(contribs) == 1:
         return contribs[0]
-    if all(isinstance(c, IndexedSlices) for c in contribs):
-        return IndexedSlices(array_ops.concat([c.values for c in contribs], 0),
-                             array_ops.concat([c.indices for c in contribs], 0), contribs[0].dense_shape)
-    dense = [convert_to_tensor(c) if isinstance(c, IndexedSlices) else c for c in contribs]
-    if method == AggregationMethod.EXPERIMENTAL_TREE:
-        total = dense[0]
-        for d in dense[1:]:
-            total = math_ops.add(total, d)
-        return total
-    if method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N:
-        return math_ops.accumulate_n(dense)
-    return math_ops.add_n(dense)
+    if all(isinstance(c, Tensor) for c in contribs):
+        if method in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+            with name_scope(tensor.op.name + "_gradient_sum"):
+                total = contribs[0]
+                for c in contribs[1:]:
+                    total = math_ops.add_n([total, c])
+            return total
+        by_device = {}
+        for c in contribs:
+            by_device.setdefault(c.device, []).append(c)
+        summands = []
+        for dev in sorted(by_device):
+            group = by_device[dev]
+            with colocate_with(group[0].op, ignore_existing=True):
+                summands.append(group[0] if len(group) == 1 else math_ops.add_n(group))
+        return summands[0] if len(summands) == 1 else math_ops.add_n(summands)
+    if any(isinstance(c, Tensor) for c in contribs):
+        return math_ops.add_n(contribs)
+    if len({c.indices.dtype.base_dtype for c in contribs}) > 1:  # TF casts mixed index types to int64
+        contribs = [IndexedSlices(c.values, math_ops.cast(c.indices, dtypes.int64), c.dense_shape)
+                    for c in contribs]
+    return IndexedSlices(array_ops.concat([c.values for c in contribs], 0),
+                         array_ops.concat([c.indices for c in contribs], 0), contribs[0].dense_shape)
 
 
 def stop_gradient(input, name=None):

@@ -1,7 +1,7 @@
 """Gradient rules for variables and summaries (``ref/ops/state.py``, ``summary.py``)."""
 from __future__ import annotations
 
-from ref.framework.graph import IndexedSlices, apply_op
+from ref.framework.graph import IndexedSlices, apply_op, colocate_with
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 
@@ -30,6 +30,7 @@ def _read_variable_grad(op, grad):
 def _resource_gather_grad(op, grad):
     """Sparse, as TF: IndexedSlices(grad rows, indices, the variable's shape)."""
     handle, indices = op.inputs
-    params_shape = apply_op("VariableShape", input=handle, out_type="int64")
+    with colocate_with(handle.op):
+        params_shape = apply_op("VariableShape", input=handle, out_type="int32")
     values = array_ops.reshape(grad, array_ops.concat([[-1], params_shape[1:]], 0))
     return IndexedSlices(values, array_ops.reshape(indices, [-1]), params_shape), None

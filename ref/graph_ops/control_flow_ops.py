@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.framework.func_graph import FuncGraph
-from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, control_dependencies,
-                                 convert_to_tensor, get_default_graph, name_scope, constant_value, constant)
+from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
+                                 convert_to_tensor, device, get_default_graph, name_scope, constant_value, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 
 __all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
@@ -51,8 +51,20 @@ def group(*inputs, **kwargs):
         if isinstance(x, IndexedSlices):
             x = x.values
         ops.append(x.op if isinstance(x, Tensor) else x)
+    # TF groups by device: one NoOp (on that device) per device, then a root NoOp over them
+    by_device = {}
+    for op in ops:
+        by_device.setdefault(op.device, []).append(op)
     with name_scope(name, "group_deps", ops) as scope:
-        with control_dependencies(ops):
+        if len(by_device) <= 1:
+            dev = next(iter(by_device), None)
+            with control_dependencies(ops), device(dev):
+                return no_op(name=scope)
+        per_device = []
+        for dev in sorted(by_device):
+            with control_dependencies(by_device[dev]), device(dev):
+                per_device.append(no_op())
+        with control_dependencies(per_device):
             return no_op(name=scope)
 
 
@@ -83,9 +95,11 @@ def tuple(tensors, name=None, control_inputs=None):
 def with_dependencies(dependencies, output_tensor, name=None):
     """``output_tensor`` computed only after ``dependencies`` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        with control_dependencies(dependencies):
-            if isinstance(output_tensor, Operation):
+        if isinstance(output_tensor, Operation):
+            with control_dependencies(dependencies):
                 return group(output_tensor, name=scope)
+        with colocate_with(output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor), \
+                control_dependencies(dependencies):
             return identity(output_tensor, name=scope)
 
 

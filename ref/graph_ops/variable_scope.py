@@ -435,7 +435,11 @@ class VariableScope:
         custom_getter = self._custom_getter if custom_getter is None else custom_getter
         reuse = self._reuse if reuse is None else reuse
         use_resource = self._use_resource if use_resource is None else use_resource
-        full_name = f"{self.name}/{name}" if self.name else name
+        # an empty name uses the scope's own name (TF, for create_partitioned_variables)
+        if name is None:
+            full_name = self.name
+        else:
+            full_name = f"{self.name}/{name}" if self.name else name
         with name_scope(None):
             if dtype is not None and initializer is not None and not callable(initializer):
                 init_dtype = convert_to_tensor(initializer).dtype.base_dtype
@@ -866,7 +870,7 @@ def create_partitioned_variables(shapes, slicing, initializer, dtype=dtypes.floa
         raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shapes}")
     partitioner = lambda **unused: list(slicing)  # noqa: E731
     with variable_scope(name, "PartitionedVariable", reuse=reuse):
-        pv = get_variable(name=None if name is None else name.split("/")[-1] or "PartitionedVariable",
-                          shape=shapes, dtype=dtype, initializer=initializer, trainable=trainable,
-                          partitioner=partitioner, collections=collections)
+        pv = get_variable_scope()._get_partitioned_variable(
+            _get_default_variable_store(), None, shape=shapes, dtype=dtype, initializer=initializer,
+            trainable=trainable, partitioner=partitioner, collections=collections)
     return list(pv)

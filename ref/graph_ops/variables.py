@@ -19,6 +19,7 @@ then the variable scope, then False as in TF1 graph mode).
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 import weakref
@@ -28,11 +29,11 @@ import numpy as np
 from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, colocate_with,
                                  control_dependencies, convert_to_tensor, device, get_collection,
-                                 get_default_graph, get_default_session, name_scope, register_proto_function,
+                                 get_default_graph, get_default_session, init_scope, name_scope, register_proto_function,
                                  register_tensor_conversion_function, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.control_flow_ops import group, no_op, cond
-from ref.graph_ops.state_ops import batch_scatter_update
+from ref.graph_ops.state_ops import batch_scatter_update, count_up_to
 from ref.protos import variable_pb2
 
 __all__ = ["Variable", "VariableV1", "RefVariable", "ResourceVariable", "VariableAggregation",
@@ -65,15 +66,20 @@ class VariableAggregation(enum.Enum):
 
 
 def _validate_sync_agg_trainable(synchronization, aggregation, trainable, name):
-    aggregation = VariableAggregation.NONE if aggregation is None else VariableAggregation(aggregation)
-    synchronization = (VariableSynchronization.AUTO if synchronization is None
-                       else VariableSynchronization(synchronization))
+    """Defaults and checks (TF's ``validate_synchronization_aggregation_trainable``):
+    ``trainable`` defaults to ``synchronization != ON_READ``. compat.v1 accepts
+    ``trainable=True`` with ``ON_READ`` (TF 1.x raised ValueError); ref follows compat.v1."""
+    try:
+        aggregation = VariableAggregation.NONE if aggregation is None else VariableAggregation(aggregation)
+    except ValueError:
+        raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: {name}") from None
+    try:
+        synchronization = (VariableSynchronization.AUTO if synchronization is None
+                           else VariableSynchronization(synchronization))
+    except ValueError:
+        raise ValueError(f"Invalid variable synchronization mode: {synchronization} for variable: {name}") from None
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
-    elif trainable and synchronization == VariableSynchronization.ON_READ:
-        raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ only for "
-                         f"non-trainable variables. You have specified trainable=True and "
-                         f"synchronization=VariableSynchronization.ON_READ. (variable {name})")
     return synchronization, aggregation, bool(trainable)
 
 
@@ -232,13 +238,14 @@ class Variable(metaclass=_VariableMeta):
         """The value, after running the initializer if the variable is not yet
         initialized (``cond(is_variable_initialized(v), v.read_value, lambda:
         v.initial_value)``): use it to initialize another variable from this one."""
-        with control_dependencies(None):
+        with init_scope():
             return cond(is_variable_initialized(self), self.read_value, lambda: self.initial_value)
 
     def count_up_to(self, limit):
         """Increments the variable until it reaches ``limit`` (then OutOfRangeError);
-        outputs the value before the increment."""
-        return apply_op("CountUpTo", ref=self._ref(), limit=int(limit))
+        outputs the value before the increment (``CountUpTo``; ``ResourceCountUpTo``
+        for a resource variable)."""
+        return count_up_to(self, limit)
 
     # -- reads and updates (each subclass builds its own ops) ---------------------
     dtype = property(lambda self: self._dtype_impl(), doc="The DType of this variable.")
@@ -449,13 +456,16 @@ class _Reference:
         return f"<Reference wrapping {self._wrapped!r}>"
 
 
-def _common_init(self, collections, trainable, constraint, synchronization, aggregation, name):
+def _common_init(self, collections, trainable, constraint, synchronization, aggregation, name, resource=False):
     if collections is None:
         collections = [GraphKeys.GLOBAL_VARIABLES]
     if not isinstance(collections, (list, tuple, set)):
         raise ValueError("collections argument to Variable constructor must be a list, tuple, or set. Got "
                          f"{collections} of type {type(collections)}")
     if constraint is not None and not callable(constraint):
+        if resource:  # TF's two messages, as they are
+            raise ValueError(f"Argument `constraint` must be None or a callable. a callable. Got a "
+                             f"{type(constraint)}:  {constraint}")
         raise ValueError("The `constraint` argument must be a callable.")
     self._synchronization, self._aggregation, self._trainable = _validate_sync_agg_trainable(
         synchronization, aggregation, trainable, name)
@@ -466,10 +476,57 @@ def _common_init(self, collections, trainable, constraint, synchronization, aggr
     return collections
 
 
-def _initial_tensor(initial_value, dtype, init_from_fn):
+def _initial_tensor(initial_value, dtype, init_from_fn, name=None):
     if init_from_fn:
         initial_value = initial_value()
+    elif isinstance(initial_value, Tensor) and initial_value.graph._building_function:
+        raise ValueError(f"Argument `initial_value` ({initial_value}) could not be lifted out of a "
+                         f"`tf.function`. (Tried to create variable with name='{name}'). To avoid this error, when "
+                         "constructing `tf.Variable`s inside of `tf.function` you can create the `initial_value` "
+                         "tensor in a `tf.init_scope` or pass a callable `initial_value` (e.g., `tf.Variable(lambda "
+                         ": tf.truncated_normal([10, 40]))`). Please file a feature request if this restriction "
+                         "inconveniences you.")
     return convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+
+
+# Ops the guard leaves alone: checks and reads of a variable, and function ops (their bodies capture values)
+_GUARD_KEEP = ("IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If", "While")
+
+
+def _guard_uninitialized_dependencies(name, initial_value):
+    """``initial_value`` with every variable it reads replaced by that variable's
+    ``initialized_value()`` (TF's ``_try_guard_against_uninitialized_dependencies``),
+    so an initializer works whichever order the initializers run in. Best effort,
+    as TF: only variables of GLOBAL_VARIABLES / LOCAL_VARIABLES; a resource
+    variable's ReadVariableOp is kept (TF does the same). Rebuilt ops are named
+    ``<op>_<variable>`` (``mul_w``)."""
+    cache = {}
+
+    def var_value(op):
+        for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+            for v in op.graph.get_collection(key):
+                if isinstance(v, RefVariable) and v._variable.op is op:
+                    return v.initialized_value().op
+        return op
+
+    def rebuild(op):
+        if op in cache:
+            return cache[op]
+        if op.type in _GUARD_KEEP:
+            new = op
+        elif op.type in ("Variable", "VariableV2"):
+            new = var_value(op)
+        else:
+            inputs = [rebuild(t.op).outputs[t.value_index] for t in op.inputs]
+            if all(a is b for a, b in zip(inputs, op.inputs)):
+                new = op
+            else:
+                new = op.graph.create_op(op.type, inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
+                                         [(t.dtype, t.shape) for t in op.outputs], op._opdef)
+        cache[op] = new
+        return new
+
+    return rebuild(initial_value.op).outputs[initial_value.value_index]
 
 
 class RefVariable(Variable):
@@ -487,21 +544,26 @@ class RefVariable(Variable):
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
         collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
-        with control_dependencies(None):
+        with init_scope():  # a variable made in a cond/while body lives in the outer graph
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
-                if init_from_fn:
-                    with name_scope("Initializer"), device(None):
-                        self._initial_value = _initial_tensor(initial_value, dtype, True)
-                else:
-                    self._initial_value = _initial_tensor(initial_value, dtype, False)
-                if shape is None:
-                    shape = self._initial_value.shape if validate_shape else unknown_shape()
-                self._variable = apply_op("VariableV2", shape=as_shape(shape),
-                                          dtype=self._initial_value.dtype.base_dtype, name=scope)
+                # TF: a callable's initial value (and the variable op) get ``_class: loc:@<v>``
+                # (colocation with a variable that does not exist yet) and no device
+                with (get_default_graph()._attr_scope({"_class": ["loc:@" + scope.rstrip("/")]}) if init_from_fn
+                      else contextlib.nullcontext()):
+                    if init_from_fn:
+                        with name_scope("Initializer"), device(None):
+                            self._initial_value = _initial_tensor(initial_value, dtype, True)
+                    else:
+                        self._initial_value = _initial_tensor(initial_value, dtype, False, name)
+                    if shape is None:
+                        shape = self._initial_value.shape if validate_shape else unknown_shape()
+                    self._variable = apply_op("VariableV2", shape=as_shape(shape),
+                                              dtype=self._initial_value.dtype.base_dtype, name=scope)
                 if validate_shape and not self._initial_value.shape.is_fully_defined():
                     raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
-                self._initializer_op = apply_op("Assign", ref=self._variable, value=self._initial_value,
-                                                validate_shape=validate_shape, name="Assign").op
+                self._initializer_op = apply_op(
+                    "Assign", ref=self._variable, value=_guard_uninitialized_dependencies(scope, self._initial_value),
+                    validate_shape=validate_shape, name="Assign").op
                 if caching_device is not None:
                     with device(caching_device):
                         self._snapshot = apply_op("Identity", input=self._variable, name="read")
@@ -586,12 +648,17 @@ class ResourceVariable(Variable):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
-        collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name)
-        with control_dependencies(None):
+        collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name,
+                                   resource=True)
+        with init_scope():  # a variable made in a cond/while body lives in the outer graph
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 handle_name = scope.rstrip("/")
+                # TF: the initial value and the handle get ``_class: loc:@<handle>`` (colocation
+                # with a variable that does not exist yet); the initial value no device
+                attr_scope = get_default_graph()._attr_scope({"_class": [f"loc:@{handle_name}"]})
+                attr_scope.__enter__()
                 with name_scope("Initializer"), device(None):
-                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn)
+                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn, name)
                 if shape is not None:
                     shape = as_shape(shape)
                     if not self._initial_value.shape.is_compatible_with(shape):
@@ -602,18 +669,23 @@ class ResourceVariable(Variable):
                     shape = self._initial_value.shape if validate_shape else unknown_shape()
                 self._dtype = self._initial_value.dtype.base_dtype
                 self._shape = shape
-                self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape, shared_name=handle_name,
-                                        name=scope)
+                try:
+                    self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape,
+                                            shared_name=handle_name, name=scope)
+                finally:
+                    attr_scope.__exit__(None, None, None)
                 with name_scope("IsInitialized"):
                     self._is_initialized_op = apply_op("VarIsInitializedOp", resource=self._handle)
-                with name_scope("Assign") as n:
+                # the initializer and the first read run where the handle lives (TF places them so)
+                with name_scope("Assign") as n, colocate_with(None, ignore_existing=True), \
+                        device(self._handle.device):
                     self._initializer_op = apply_op("AssignVariableOp", resource=self._handle,
                                                     value=self._initial_value, name=n)
-                with name_scope("Read"):
+                with name_scope("Read"), device(self._handle.device):
                     self._graph_element = self._read_op()
                 self._cached_value = None
                 if caching_device is not None:
-                    with device(caching_device):
+                    with colocate_with(None, ignore_existing=True), device(caching_device):
                         self._cached_value = apply_op("Identity", input=self._graph_element)
         self._caching_device = caching_device
         get_default_graph().add_to_collections(collections, self)
@@ -687,23 +759,25 @@ class ResourceVariable(Variable):
         op = apply_op(op_type, resource=self._handle, value=value, name=name or op_type)
         if not read_value:
             return op
+        return self._read_after(op)
+
+    def _read_after(self, op):
+        """A read ordered after ``op`` (TF's lazy read of an update's result)."""
         with control_dependencies([op]):
-            return self.read_value()
+            return self._read_op()
 
     def _scatter(self, how, sparse_delta, use_locking, name):
         self._check_slices(sparse_delta)
         op = f"ResourceScatter{how}"
         upd = apply_op(op, resource=self._handle, indices=sparse_delta.indices,
                        updates=convert_to_tensor(sparse_delta.values, dtype=self._dtype), name=name or op)
-        with control_dependencies([upd]):
-            return self.read_value()
+        return self._read_after(upd)
 
     def _scatter_nd(self, how, indices, updates, name):
         op = f"ResourceScatterNd{how}"
         upd = apply_op(op, ref=self._handle, indices=indices, updates=convert_to_tensor(updates, dtype=self._dtype),
                        name=name or op)
-        with control_dependencies([upd]):
-            return self.read_value()
+        return self._read_after(upd)
 
     def _gather(self, indices, scope):
         indices = convert_to_tensor(indices)
@@ -717,6 +791,12 @@ class ResourceVariable(Variable):
 
     def is_initialized(self, name=None):
         return apply_op("VarIsInitializedOp", resource=self._handle, name=name or "VarIsInitializedOp")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        raise NotImplementedError("__deepcopy__() is only available when eager execution is enabled.")
 
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"

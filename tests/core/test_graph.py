@@ -124,7 +124,7 @@ def test_device_strings_and_functions():
     assert a.device == "/job:ps/task:1/device:CPU:0"
     assert b.device == "/device:GPU:0" and c.device == ""
     assert d.device == ""
-    assert e.device == a.device and e.op.colocation_groups == [b"loc:@a"]
+    assert e.device == a.device and e.op.colocation_groups() == [b"loc:@a"]
 
 
 def test_collections():
