@@ -18,7 +18,6 @@ user". A hook sees the session's life as::
 from __future__ import annotations
 
 import collections
-import logging
 import os
 import time
 
@@ -32,13 +31,13 @@ from ref.protos import event_pb2, summary_pb2
 from ref.checkpoint.meta_graph import create_meta_graph_def, write_graph
 from ref.protos.config_pb2 import RunOptions
 from ref.session.timeline import Timeline
+from ref.platform import tf_logging as _log
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "SecondOrStepTimer",
            "LoggingTensorHook", "StopAtStepHook", "CheckpointSaverListener", "CheckpointSaverHook",
            "StepCounterHook", "NanLossDuringTrainingError", "NanTensorHook", "SummarySaverHook",
            "GlobalStepWaiterHook", "FinalOpsHook", "FeedFnHook", "SummaryWriterCache"]
 
-_log = logging.getLogger("ref.train")
 
 
 def _summary_writer_cache():

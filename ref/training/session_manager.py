@@ -15,7 +15,6 @@ names of the uninitialized variables.
 """
 from __future__ import annotations
 
-import logging
 import time
 
 import numpy as np
@@ -24,10 +23,10 @@ from ref.types import errors
 from ref.framework.graph import get_default_graph
 from ref.session.session import Session
 from ref.formats.checkpoint_state import get_checkpoint_state
+from ref.platform import tf_logging as _log
 
 __all__ = ["SessionManager"]
 
-_log = logging.getLogger("ref.train")
 
 
 def _make_session(master, graph, config):
