@@ -7,7 +7,8 @@ from ref.graph_ops.array_ops import (invert_permutation, segment_sum, unsorted_s
                                      unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
 from ref.graph_ops.nn_ops import (in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign,  # noqa: F401,E402
                                   zero_fraction)
+from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
 
 __all__ = list(__all__) + ["invert_permutation", "segment_sum", "unsorted_segment_max", "unsorted_segment_min",
                            "unsorted_segment_prod", "unsorted_segment_sum", "in_top_k", "l2_normalize",
-                           "log_softmax", "softmax", "softplus", "softsign", "zero_fraction"]
+                           "log_softmax", "softmax", "softplus", "softsign", "zero_fraction", "confusion_matrix"]
