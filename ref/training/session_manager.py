@@ -158,8 +158,10 @@ class SessionManager:
             ok, msg = self._model_ready_for_local_init(sess)
             if not ok:
                 return False, msg
+            _log.info("Running local_init_op.")
             sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict,
                      options=self._local_init_run_options)
+            _log.info("Done running local_init_op.")
         return True, None
 
 
