@@ -3,10 +3,10 @@
 As TF's ``app.run`` (absl's ``app.run`` with a tolerant flag parser): parses
 ``argv`` (``sys.argv`` when None) with ``FLAGS(argv, known_only=True)``, so
 flags nobody defined pass through to ``main``; ``--help``/``-h``/``-?``/
-``--helpshort``/``--helpfull`` print the main module's docstring and the flags
-and exit 0; a flag error prints ``FATAL Flags parsing error: ...`` to stderr
-and exits 1. Then ``sys.exit(main(remaining_argv))``: like TF, ``run`` never
-returns.
+``--helpshort``/``--helpfull`` print the main module's docstring and its
+flags and exit with status 1 (as absl's do); a bad flag value raises (exit
+status 1). Then
+``sys.exit(main(remaining_argv))``: like TF, ``run`` never returns.
 """
 from __future__ import annotations
 
@@ -20,28 +20,27 @@ _HELP = ("--help", "-help", "-h", "-?", "--helpshort", "--helpfull")
 
 
 def usage(stream=sys.stdout):
-    """Prints the main module's docstring (or ``USAGE: prog [flags]``) and the flags."""
+    """Prints the main module's docstring (or ``USAGE: prog [flags]``) and its flags, as absl's ``--help``."""
     doc = getattr(sys.modules.get("__main__"), "__doc__", None)
     program = sys.argv[0] if sys.argv else "program"
-    print((doc or f"\nUSAGE: {program} [flags]\n").strip(), file=stream)
-    if len(flags.FLAGS):
-        print(f"\nflags:\n\n{flags.FLAGS.module_help()}", file=stream)
+    text = (doc or f"\nUSAGE: {program} [flags]\n").rstrip()
+    flags_help = flags.FLAGS.main_module_help()
+    if flags_help.count("\n"):
+        text += f"\nflags:\n\n{flags_help}"
+    print(text + "\n\nTry --helpfull to get a list of all flags.", file=stream)
 
 
 def run(main=None, argv=None):
     """Parses flags from ``argv`` then runs ``main(argv)`` and exits with its return value.
 
-    ``main`` defaults to the ``main`` function of the ``__main__`` module.
+    ``main`` defaults to the ``main`` function of the ``__main__`` module. A bad
+    flag value raises ``flags.IllegalFlagValueError`` out of ``run`` (exit
+    status 1), as TF's ``app.run`` lets absl's error through.
     """
     main = main or sys.modules["__main__"].main
     argv = list(sys.argv if argv is None else argv)
     if any(a in _HELP for a in argv[1:]):
         usage()
-        sys.exit(0)
-    try:
-        remaining = flags.FLAGS(argv, known_only=True)
-    except flags.Error as e:
-        print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
-        print("Pass --helpshort or --helpfull to see help on flags.", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(1)  # absl's help flags exit with status 1
+    remaining = flags.FLAGS(argv, known_only=True)
     sys.exit(main(remaining))

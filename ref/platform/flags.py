@@ -284,8 +284,8 @@ class FlagValues:
         args = list(argv[1:])
         while args:
             arg = args.pop(0)
-            if arg == "--":
-                rest.extend(args)
+            if arg == "--":  # the end of flags; kept for main when unknown flags pass through (absl)
+                rest.extend((["--"] if known_only else []) + args)
                 break
             if not arg.startswith("-") or arg == "-":
                 rest.append(arg)
@@ -323,20 +323,43 @@ class FlagValues:
             raise IllegalFlagValueError("\n".join(messages))
 
     # -- help
-    def module_help(self):
-        """The flags grouped by defining module, in absl's help layout."""
+    def module_help(self, module=None):
+        """The flags of ``module`` (every module when None) in absl's help layout."""
         out = []
-        for module in dict.fromkeys(self._modules.values()):
-            out.append(f"{module}:")
+        modules = [module] if module is not None else list(dict.fromkeys(self._modules.values()))
+        for m in modules:
+            title = (sys.argv[0] if sys.argv and sys.argv[0] else m) if m == "__main__" else m
+            out.append(f"{title}:")
             for name, flag in sorted(self._flags.items()):
-                if self._modules[name] == module:
-                    out.append(f"  --{'[no]' if flag.boolean else ''}{name}: {flag.help}")
-                    if flag.default_as_str is not None:
-                        out.append(f"    (default: {flag.default_as_str})")
+                if self._modules[name] == m:
+                    out.extend(_help_lines(flag))
         return "\n".join(out)
+
+    def main_module_help(self):
+        return self.module_help("__main__")
 
     def __str__(self):
         return self.module_help()
+
+
+def _help_lines(flag):
+    """absl's lines for one flag: ``--name: help``, its default, its kind."""
+    parser = flag.parser
+    prefix = f"<{'|'.join(parser.enum_values)}>: " if isinstance(parser, _EnumParser) else ""
+    lines = [f"  --{'[no]' if flag.boolean else ''}{flag.name}: {prefix}{flag.help}"]
+    if isinstance(flag, MultiFlag):
+        lines[0] += ";\n    repeat this option to specify a list of values"
+    if flag.default is None:
+        lines.append("    (default: 'None')" if not flag.boolean else "    (default: 'false')")
+    elif flag.boolean:
+        lines.append(f"    (default: '{str(flag.default).lower()}')")
+    else:
+        lines.append(f"    (default: {flag.default_as_str})")
+    if isinstance(parser, _NumberParser):
+        lines.append(f"    ({parser._range() if (parser.lower_bound, parser.upper_bound) != (None, None) else 'an integer' if parser.convert is int else 'a number'})")
+    elif isinstance(parser, _ListParser):
+        lines.append("    (a comma separated list)")
+    return lines
 
 
 def _calling_module():
@@ -385,14 +408,24 @@ DEFINE_float = _define(lambda lower_bound=None, upper_bound=None: _NumberParser(
                                                                                  upper_bound))
 DEFINE_boolean = DEFINE_bool = _define(_BooleanParser, boolean=True)
 DEFINE_list = _define(_ListParser, serializer=ListSerializer)
-DEFINE_enum = _define(lambda enum_values, case_sensitive=True: _EnumParser(enum_values, case_sensitive))
+_DEFINE_enum = _define(lambda enum_values, case_sensitive=True: _EnumParser(enum_values, case_sensitive))
+
+
+def DEFINE_enum(name, default, enum_values, help, flag_values=FLAGS, **args):  # noqa: N802,A002
+    """A string flag restricted to ``enum_values``."""
+    return _DEFINE_enum(name, default, help, enum_values, flag_values=flag_values, **args)
 DEFINE_multi_string = _define(ArgumentParser, multi=True, serializer=ListSerializer)
 DEFINE_multi_integer = _define(lambda lower_bound=None, upper_bound=None: _NumberParser(
     int, "integer", lower_bound, upper_bound), multi=True, serializer=ListSerializer)
 DEFINE_multi_float = _define(lambda lower_bound=None, upper_bound=None: _NumberParser(
     float, "float", lower_bound, upper_bound), multi=True, serializer=ListSerializer)
-DEFINE_multi_enum = _define(lambda enum_values, case_sensitive=True: _EnumParser(enum_values, case_sensitive),
-                            multi=True, serializer=ListSerializer)
+_DEFINE_multi_enum = _define(lambda enum_values, case_sensitive=True: _EnumParser(enum_values, case_sensitive),
+                             multi=True, serializer=ListSerializer)
+
+
+def DEFINE_multi_enum(name, default, enum_values, help, flag_values=FLAGS, **args):  # noqa: N802,A002
+    """A repeatable flag whose values are restricted to ``enum_values``."""
+    return _DEFINE_multi_enum(name, default, help, enum_values, flag_values=flag_values, **args)
 
 
 def register_validator(flag_name, checker, message="Flag validation failed", flag_values=FLAGS):
