@@ -2,7 +2,7 @@
 
 As TF's ``app.run`` (absl's ``app.run`` with a tolerant flag parser): parses
 ``argv`` (``sys.argv`` when None) with ``FLAGS(argv, known_only=True)``, so
-flags nobody defined pass through to ``main``; ``--help``/``-h``/``-?``/
+flags nobody defined pass through to ``main``; ``--help``/``-?``/
 ``--helpshort``/``--helpfull`` print the main module's docstring and its
 flags and exit with status 1 (as absl's do); a bad flag value raises (exit
 status 1). Then
@@ -16,7 +16,7 @@ from ref.platform import flags
 
 __all__ = ["run", "flags"]
 
-_HELP = ("--help", "-help", "-h", "-?", "--helpshort", "--helpfull")
+_HELP = ("--help", "-help", "-?", "--?", "--helpshort", "-helpshort", "--helpfull", "-helpfull")
 
 
 def usage(stream=sys.stdout):
