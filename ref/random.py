@@ -6,3 +6,9 @@ from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma",
            "set_random_seed", "get_seed"]
+
+from ref import _coverage  # noqa: E402
+
+
+def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
+    raise _coverage.miss("tf.random", name)
