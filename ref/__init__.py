@@ -15,6 +15,7 @@ import sys as _sys
 __version__ = "0.1.0"
 
 from ref import compat  # noqa: E402  (a package with no imports of its own)
+from ref import _coverage  # noqa: E402  (the message for a TF name ref does not provide)
 
 compat.v1 = _sys.modules[__name__]
 _SUBMODULES = frozenset(m.name for m in _pkgutil.iter_modules(__path__))
@@ -38,7 +39,7 @@ def __getattr__(name):
     try:
         return globals()[name]
     except KeyError:
-        raise AttributeError(f"module 'ref' has no attribute {name!r}") from None
+        raise _coverage.miss("tf", name) from None
 
 
 def __dir__():

@@ -45,4 +45,14 @@ from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, Optimi
                                    RunMetadata, RunOptions)
 from ref.types import dtypes  # noqa: F401
 
-io = python_io
+# Process plumbing (ref/platform) and the TF 1.13+ namespaces over existing ops.
+from ref.platform import app, flags, gfile, tf_logging as logging  # noqa: F401,E402
+from ref.platform.tf_logging import get_logger  # noqa: F401,E402
+from ref import io, random, losses, metrics  # noqa: F401,E402
+from ref.graph_ops.check_ops import Assert  # noqa: F401,E402
+from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
+
+# The TensorFlow release whose behaviour ref follows (``ref.__version__`` is ref's own).
+VERSION = "2.21.0"
+GIT_VERSION = "v2.21.0"
+COMPILER_VERSION = "ref: Python/NumPy/Numba"

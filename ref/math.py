@@ -1,3 +1,20 @@
 """``tf.math``: the math functions under their tf.math names."""
 from ref.graph_ops.math_ops import *  # noqa: F401,F403
 from ref.graph_ops.math_ops import __all__  # noqa: F401
+
+# tf.math names (TF 1.13+) for ops that live under tf.nn or at the top level.
+from ref.graph_ops.array_ops import (invert_permutation, segment_sum, unsorted_segment_max,  # noqa: F401,E402
+                                     unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
+from ref.graph_ops.nn_ops import (in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign,  # noqa: F401,E402
+                                  zero_fraction)
+from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
+
+__all__ = list(__all__) + ["invert_permutation", "segment_sum", "unsorted_segment_max", "unsorted_segment_min",
+                           "unsorted_segment_prod", "unsorted_segment_sum", "in_top_k", "l2_normalize",
+                           "log_softmax", "softmax", "softplus", "softsign", "zero_fraction", "confusion_matrix"]
+
+from ref import _coverage  # noqa: E402
+
+
+def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
+    raise _coverage.miss("tf.math", name)

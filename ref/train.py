@@ -49,3 +49,9 @@ from ref.training.hooks import (CheckpointSaverHook, CheckpointSaverListener, Fe
                                NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer,
                                SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
                                StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
+
+from ref import _coverage  # noqa: E402
+
+
+def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
+    raise _coverage.miss("tf.train", name)

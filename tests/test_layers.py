@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # (layer, folders) bottom up -- the same table as CONTRIBUTING.md.
 LAYERS = (
     ("protos", ("ref/protos",)),
-    ("values", ("ref/types",)),
+    ("values", ("ref/types", "ref/platform")),
     ("formats", ("ref/formats",)),
     ("kernels", ("ref/ops",)),
     ("graph", ("ref/framework",)),

@@ -51,6 +51,7 @@ from ref.graph_ops.control_flow_ops import with_dependencies, group
 from ref.graph_ops import array_ops
 from ref.graph_ops.training_util import global_step as _global_step
 from ref.checkpoint.meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
+from ref.platform import tf_logging as logging
 from google.protobuf import text_format
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
@@ -654,8 +655,8 @@ class Saver:
             return
         try:
             _state.remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
-        except OSError:
-            pass  # TF logs and ignores failures to delete
+        except OSError as e:
+            logging.warning("Ignoring: %s", str(e))
 
     # -- save / restore -------------------------------------------------------------
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
@@ -723,6 +724,7 @@ class Saver:
             save_path = save_path.decode()
         if not _state.checkpoint_exists(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: " + save_path)
+        logging.info("Restoring parameters from %s", save_path)
         try:
             sess.run(self.saver_def.restore_op_name, {self.saver_def.filename_tensor_name: save_path})
         except errors.NotFoundError as err:
@@ -730,6 +732,9 @@ class Saver:
                 names_to_keys = object_graph_key_mapping(save_path)
             except errors.NotFoundError:
                 raise _wrap_restore_error(err, "a Variable name or other graph key that is missing") from None
+            logging.warning("Restoring an object-based checkpoint using a name-based saver. This may be somewhat "
+                            "fragile, and will re-build the Saver. Instead, consider loading object-based "
+                            "checkpoints using tf.train.Checkpoint().")
             self._object_restore_saver = saver_from_object_based_checkpoint(
                 save_path, self._var_list, self._builder, names_to_keys, self._object_restore_saver)
             self._object_restore_saver.restore(sess, save_path)

@@ -1,1 +1,52 @@
-"""``ref.compat.v1`` is the TF 1.x namespace itself (``import ref as tf``); ``ref/__init__`` binds it."""
+"""``tf.compat``: the string and path helpers of TF's ``python/util/compat``.
+
+``ref.compat.v1`` is the TF 1.x namespace itself (``import ref as tf``);
+``ref/__init__`` binds it. This package imports nothing of ``ref``, so that
+``import ref.raw_ops`` stays light.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+
+__all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "bytes_or_text_types",
+           "integral_types", "real_types", "complex_types", "v1"]
+
+bytes_or_text_types = (bytes, str)
+# NumPy registers its scalar types with these ABCs (np.int32 is a numbers.Integral).
+integral_types = (numbers.Integral,)
+real_types = (numbers.Real,)
+complex_types = (numbers.Complex,)
+
+
+def as_bytes(bytes_or_text, encoding="utf-8"):
+    """``bytes`` (or a ``bytearray``) unchanged as bytes; ``str`` encoded; anything else TypeError."""
+    if isinstance(bytes_or_text, bytearray):
+        return bytes(bytes_or_text)
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text.encode(encoding)
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text
+    raise TypeError(f"Expected binary or unicode string, got {bytes_or_text!r}")
+
+
+def as_text(bytes_or_text, encoding="utf-8"):
+    """``str`` unchanged; ``bytes`` decoded; anything else TypeError."""
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text.decode(encoding)
+    raise TypeError(f"Expected binary or unicode string, got {bytes_or_text!r}")
+
+
+as_str = as_text
+
+
+def as_str_any(value, encoding="utf-8"):
+    """``as_str`` for bytes, ``str(value)`` for anything else."""
+    return as_str(value, encoding) if isinstance(value, bytes) else str(value)
+
+
+def path_to_str(path):
+    """A path-like object as a string (other values unchanged)."""
+    return os.fspath(path) if isinstance(path, os.PathLike) else path

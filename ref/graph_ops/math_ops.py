@@ -27,8 +27,8 @@ __all__ = [
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
     "logical_xor", "matmul", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
     "reduce_all", "reduce_any", "argmax", "argmin", "add_n", "accumulate_n", "cast", "to_float", "to_double",
-    "to_int32", "to_int64", "saturate_cast", "clip_by_value", "cumsum", "cumprod", "range", "count_nonzero",
-    "scalar_mul", "tensordot", "sub", "mul",
+    "to_int32", "to_int64", "to_bfloat16", "to_complex64", "to_complex128", "arg_max", "arg_min",
+    "saturate_cast", "clip_by_value", "cumsum", "cumprod", "range", "count_nonzero", "scalar_mul", "tensordot", "sub", "mul",
 ]
 
 
@@ -508,6 +508,31 @@ def to_int32(x, name="ToInt32"):
 def to_int64(x, name="ToInt64"):
     """cast(x, int64)."""
     return cast(x, dtypes.int64, name=name)
+
+
+def to_bfloat16(x, name="ToBFloat16"):
+    """cast(x, bfloat16)."""
+    return cast(x, dtypes.bfloat16, name=name)
+
+
+def to_complex64(x, name="ToComplex64"):
+    """cast(x, complex64)."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """cast(x, complex128)."""
+    return cast(x, dtypes.complex128, name=name)
+
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """The deprecated raw form of :func:`argmax`: ``dimension`` is required (``ArgMax``)."""
+    return _arg("ArgMax", input, None, name, dimension, output_type)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """The deprecated raw form of :func:`argmin`: ``dimension`` is required (``ArgMin``)."""
+    return _arg("ArgMin", input, None, name, dimension, output_type)
 
 
 def saturate_cast(value, dtype, name=None):

@@ -180,11 +180,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         if rg == 0:
             raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
         if rl is not None and rg is not None and rl != rg - 1:
-            raise ValueError(f"Rank mismatch: Rank of labels (received {rl}) should equal rank of logits "
-                             f"minus 1 (received {rg}).")
+            raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                             f"labels.shape={labels.shape} of rank {rl} and logits.shape={logits.shape} of rank {rg}")
         if rl is not None and rg is not None and not labels.shape.is_compatible_with(logits.shape[:-1]):
-            raise ValueError(f"Shape mismatch: The shape of labels (received {labels.shape}) should equal the "
-                             f"shape of logits except for the last dimension (received {logits.shape}).")
+            raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. "
+                             f"Received: labels.shape={labels.shape} and logits.shape={logits.shape}")
         if rg == 2:
             loss, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=scope)
             return loss

@@ -8,7 +8,7 @@ collection is empty), non-trainable, initialized to 0.
 """
 from __future__ import annotations
 
-import logging
+from ref.platform import tf_logging as logging
 
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, get_default_graph

@@ -18,16 +18,15 @@ stop."
 from __future__ import annotations
 
 import contextlib
-import logging
 import sys
 import threading
 import time
 
 from ref.types import errors
+from ref.platform import tf_logging as _log
 
 __all__ = ["Coordinator", "LooperThread"]
 
-_log = logging.getLogger("ref.train")
 
 # How often join() looks at its threads while no stop has been requested.
 _POLL_SECS = 0.01

@@ -18,7 +18,6 @@ user". A hook sees the session's life as::
 from __future__ import annotations
 
 import collections
-import logging
 import os
 import time
 
@@ -32,13 +31,13 @@ from ref.protos import event_pb2, summary_pb2
 from ref.checkpoint.meta_graph import create_meta_graph_def, write_graph
 from ref.protos.config_pb2 import RunOptions
 from ref.session.timeline import Timeline
+from ref.platform import tf_logging as _log
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "SecondOrStepTimer",
            "LoggingTensorHook", "StopAtStepHook", "CheckpointSaverListener", "CheckpointSaverHook",
            "StepCounterHook", "NanLossDuringTrainingError", "NanTensorHook", "SummarySaverHook",
            "GlobalStepWaiterHook", "FinalOpsHook", "FeedFnHook", "SummaryWriterCache"]
 
-_log = logging.getLogger("ref.train")
 
 
 def _summary_writer_cache():
@@ -256,7 +255,9 @@ class LoggingTensorHook(SessionRunHook):
             if self._formatter:
                 _log.info(self._formatter(tensor_values))
             else:
-                stats = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
+                # "%s" as TF: str() of a 0-d float32 array is "0.6931472"; an f-string would
+                # format its Python float item, "0.6931471824645996".
+                stats = ", ".join("%s = %s" % (tag, tensor_values[tag]) for tag in self._tag_order)
                 if elapsed_secs is not None:
                     _log.info("%s (%.3f sec)", stats, elapsed_secs)
                 else:
@@ -382,11 +383,13 @@ class CheckpointSaverHook(SessionRunHook):
 
     def _save(self, session, step):
         """Saves at ``step``; True if a listener asks to stop."""
+        _log.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def)
         self._summary_writer.add_session_log(_session_log(event_pb2.SessionLog.CHECKPOINT, self._save_path), step)
+        _log.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
@@ -447,6 +450,12 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
                 if elapsed_time is not None and elapsed_time > 0:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
+        if stale == getattr(self, "_last_global_step", None):  # as TF: warn (5 times) on a stuck step
+            _log.log_first_n(_log.WARN, "It seems that global step (tf.train.get_global_step) has not been "
+                             "increased. Current value (could be stable): %s vs previous value: %s. You could "
+                             "increase the global step by passing tf.train.get_global_step() to "
+                             "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale, self._last_global_step)
+        self._last_global_step = stale
 
 
 class NanLossDuringTrainingError(RuntimeError):

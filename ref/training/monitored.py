@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import abc
 import inspect
-import logging
 import sys
 
 from ref.types import errors
@@ -35,11 +34,11 @@ from ref.graph_ops.summary_ops import merge_all
 from ref.protos.config_pb2 import RunMetadata, RunOptions
 from ref.training.coordinator import Coordinator
 from ref.training.queue_runner import start_queue_runners
+from ref.platform import tf_logging as _log
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator", "MonitoredSession",
            "SingularMonitoredSession", "MonitoredTrainingSession", "USE_DEFAULT"]
 
-_log = logging.getLogger("ref.train")
 
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 

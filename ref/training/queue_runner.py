@@ -18,7 +18,6 @@ coordinator, one more thread waits for the stop and runs ``cancel_op``
 """
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
 
@@ -27,10 +26,10 @@ from ref.framework.graph import (GraphKeys, get_default_graph, prepend_name_scop
                                  strip_name_scope, get_default_session)
 from ref.protos import queue_runner_pb2
 from ref.session.session import BaseSession
+from ref.platform import tf_logging as _log
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
-_log = logging.getLogger("ref.train")
 
 
 class QueueRunner:

@@ -15,7 +15,6 @@ names of the uninitialized variables.
 """
 from __future__ import annotations
 
-import logging
 import time
 
 import numpy as np
@@ -24,10 +23,10 @@ from ref.types import errors
 from ref.framework.graph import get_default_graph
 from ref.session.session import Session
 from ref.formats.checkpoint_state import get_checkpoint_state
+from ref.platform import tf_logging as _log
 
 __all__ = ["SessionManager"]
 
-_log = logging.getLogger("ref.train")
 
 
 def _make_session(master, graph, config):
@@ -159,8 +158,10 @@ class SessionManager:
             ok, msg = self._model_ready_for_local_init(sess)
             if not ok:
                 return False, msg
+            _log.info("Running local_init_op.")
             sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict,
                      options=self._local_init_run_options)
+            _log.info("Done running local_init_op.")
         return True, None
 
 

@@ -18,7 +18,6 @@ step); a ``<global step>/sec`` thread; a checkpoint thread every
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import time
 
@@ -32,10 +31,10 @@ from ref.graph_ops.control_flow_ops import group
 from ref.checkpoint.saver import Saver
 from ref.graph_ops.summary_ops import merge_all
 from ref.checkpoint.meta_graph import write_graph, create_meta_graph_def
+from ref.platform import tf_logging as _log
 
 __all__ = ["Supervisor"]
 
-_log = logging.getLogger("ref.train")
 
 
 def _session_log(status, checkpoint_path=None):

@@ -150,7 +150,7 @@ def test_logging_tensor_hook(caplog, every_n_iter, runs, logged_iters):
         inc = ref.assign_add(step, 1)
         doubled = ref.multiply(step.read_value(), 2, name="doubled")
         hook = H.LoggingTensorHook({"b_double": doubled, "a_step": step.read_value()}, every_n_iter=every_n_iter)
-        with caplog.at_level(logging.INFO, logger="ref.train"):
+        with caplog.at_level(logging.INFO, logger="tensorflow"):
             with M.MonitoredSession(hooks=[hook]) as sess:
                 for _ in range(runs):
                     sess.run(inc)

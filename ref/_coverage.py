@@ -1,0 +1,42 @@
+"""What ``import ref as tf`` deliberately leaves out, and the AttributeError
+message a miss gets (``docs/coverage.rst`` is the full list)."""
+
+DOCS_PAGE = "docs/coverage.rst (built: coverage.html, 'What ref covers')"
+
+# TF 1.x names ref does not provide on purpose, with what they are.
+NOT_PROVIDED = {
+    "keras": "the Keras API",
+    "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
+    "data": "the tf.data input pipelines (ref has the TF1 queue pipelines: tf.train.batch, "
+            "tf.train.string_input_producer, ...)",
+    "estimator": "the Estimator API",
+    "lite": "TensorFlow Lite",
+    "saved_model": "the SavedModel format (ref writes checkpoints, GraphDefs and MetaGraphDefs)",
+    "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
+    "feature_column": "feature columns",
+    "tpu": "TPU support",
+    "autograph": "AutoGraph",
+    "function": "tf.function (ref is graph mode only)",
+    "xla": "XLA",
+    "quantization": "quantization ops",
+    "signal": "tf.signal",
+    "audio": "tf.audio",
+    "image": "the tf.image ops",
+    "strings": "the tf.strings ops",
+    "profiler": "the profiler API (ref has tf.train.ProfilerHook and RunMetadata step stats)",
+    "experimental": "tf.experimental",
+}
+
+
+def miss(namespace, name):
+    """The AttributeError for ``namespace.name`` (``namespace`` like ``tf`` or ``tf.nn``)."""
+    module = "ref" if namespace == "tf" else "ref." + namespace.split(".", 1)[1]
+    if name.startswith("__"):
+        return AttributeError(f"module {module!r} has no attribute {name!r}")
+    if namespace == "tf" and name in NOT_PROVIDED:
+        what = NOT_PROVIDED[name]
+        return AttributeError(f"module 'ref' has no attribute {name!r}: ref deliberately does not provide "
+                              f"tf.{name} ({what}); it implements TensorFlow 1.x's graph-mode training library. "
+                              f"See {DOCS_PAGE} for what is and is not covered.")
+    return AttributeError(f"module {module!r} has no attribute {name!r}: ref does not implement "
+                          f"{namespace}.{name}. See {DOCS_PAGE} for what is and is not covered.")

@@ -1,0 +1,14 @@
+"""``tf.random``: the random ops under their TF 1.13+ names."""
+from ref.framework.graph import get_seed, set_random_seed  # noqa: F401
+from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal,  # noqa: F401
+                                      random_gamma as gamma, random_normal as normal,
+                                      random_shuffle as shuffle, random_uniform as uniform)
+
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma",
+           "set_random_seed", "get_seed"]
+
+from ref import _coverage  # noqa: E402
+
+
+def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
+    raise _coverage.miss("tf.random", name)
