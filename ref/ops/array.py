@@ -1072,6 +1072,10 @@ def scatter_nd(indices, updates, shape, bad_indices_policy=""):
     duplicates add, in index order."""
     indices, updates = np.asarray(indices), np.asarray(updates)
     shape = _ints(shape)
+    if indices.ndim == 0:
+        raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
+    if updates.ndim == 0:
+        raise invalid_argument(f"Updates shape must have rank at least one. Found:{_shape_str(updates.shape)}")
     k = indices.shape[-1]
     if updates.shape != indices.shape[:-1] + tuple(shape[k:]):
         raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="

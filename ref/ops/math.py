@@ -312,7 +312,8 @@ def sigmoid(x):
     x = np.asarray(x)
     one = np.ones((), x.dtype)
     with np.errstate(over="ignore"):
-        e = np.exp(np.negative(x))
+        e = np.negative(x, out=np.empty_like(x))  # an array even for 0-d x
+        np.exp(e, out=e)
         np.add(e, one, out=e)
         return np.true_divide(one, e, out=e)
 
