@@ -42,7 +42,7 @@ def _zeros(t):
 
 def _differentiable(t):
     d = t.dtype.base_dtype
-    return d.is_floating or d.is_complex
+    return d.is_floating or d.is_complex or d == dtypes.variant  # a variant: a TensorList (TensorArray)
 
 
 def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_positions):

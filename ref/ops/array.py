@@ -1134,7 +1134,9 @@ def one_hot(indices, depth, on_value, off_value, axis=-1):
 
 @register_op("ZerosLike", inputs=("x",), outputs=("y",), type_attrs={"T": "x"})
 def zeros_like(x):
-    """Zeros with the shape and dtype of ``x``."""
+    """Zeros with the shape and dtype of ``x`` (a variant list: unset elements)."""
+    if getattr(x, "is_variant", False):
+        return x.zeros_like()
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype) if x.dtype != object else np.full(x.shape, b"", dtype=object)
 
