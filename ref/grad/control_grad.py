@@ -85,6 +85,11 @@ def _dense(d):
     return convert_to_tensor(d)
 
 
+def _add(a, b):
+    """a + b; AddN for variant lists (TensorArray gradients), which have no Add."""
+    return math_ops.add_n([a, b]) if a.dtype.base_dtype == dtypes.variant else math_ops.add(a, b)
+
+
 def _readable(t):
     """A value tensor for ``t`` (reading the variable if ``t`` is a ref)."""
     if t.dtype.is_ref_dtype:
@@ -229,8 +234,8 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
         for j, (d, st) in enumerate(zip(got[:n], state_in)):
             d = convert_to_tensor(d) if d is not None else _zeros(st)
             extra = history_grad(j, km1)
-            new_gs.append(d if extra is None else math_ops.add(d, extra))
-        new_accs = [math_ops.add(a, _dense(d)) if d is not None else a for a, d in zip(accs, got[n:])]
+            new_gs.append(d if extra is None else _add(d, extra))
+        new_accs = [_add(a, _dense(d)) if d is not None else a for a, d in zip(accs, got[n:])]
         return [km1] + new_gs + new_accs
 
     res = _while_op(name, back_specs, [trips] + out_grads + acc_init, outer, back_cond, back_body,

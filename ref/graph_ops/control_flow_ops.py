@@ -7,6 +7,7 @@ from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, control_dependencies,
                                  convert_to_tensor, get_default_graph, name_scope, constant_value, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.graph_ops.tensor_array_ops import TensorArray
 
 __all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
@@ -119,10 +120,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     outer = get_default_graph()
     with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
-        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(loop_vars)]
+        flat = [convert_to_tensor(_flow(v)) for v in nest.flatten(loop_vars)]
         if shape_invariants is not None:
             nest.assert_same_structure(loop_vars, shape_invariants)
-            invariants = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            invariants = [TensorShape([]) if ta is not None else as_shape(s)
+                          for ta, s in zip(arrays, nest.flatten(shape_invariants))]
             for v, s in zip(flat, invariants):
                 if not s.is_compatible_with(v.shape):
                     raise ValueError(f"The shape invariant specified for {v.name} is not compatible with the "
@@ -134,11 +137,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         args = [_Arg(v.dtype, s) for v, s in zip(flat, invariants)]
 
         def cond_fn(phs):
-            return cond(*_as_args(structure, phs))
+            return cond(*_as_args(structure, _as_arrays(arrays, phs)))
 
         def body_fn(phs):
-            out = body(*_as_args(structure, phs))
-            return out if nest.is_nested(out) else [out]
+            out = body(*_as_args(structure, _as_arrays(arrays, phs)))
+            out = out if nest.is_nested(out) else [out]
+            return nest.map_structure(_flow, out)
 
         cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
         with cond_g.as_default():
@@ -178,12 +182,22 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
                         parallel_iterations=parallel_iterations, output_specs=specs,
                         accumulate=back_prop and can_accumulate(specs), name=scope)
-        outs = list(outs)[:len(flat)]
+        outs = _as_arrays(arrays, list(outs)[:len(flat)])
     # TF packs the exits like the body's result and unpacks a single exit value.
     packed = nest.pack_sequence_as(out, outs)
     if not return_same_structure and len(outs) == 1:
         return outs[0]
     return packed
+
+
+def _flow(v):
+    """A TensorArray loop variable travels as its flow (TF's while_loop does the same)."""
+    return v.flow if isinstance(v, TensorArray) else v
+
+
+def _as_arrays(arrays, tensors):
+    """``tensors`` with the flows of TensorArray loop variables made TensorArrays again."""
+    return [ta._with_flow(t) if ta is not None else t for ta, t in zip(arrays, tensors)]
 
 
 def can_accumulate(specs) -> bool:
