@@ -163,7 +163,7 @@ def _while_grad(op, *grads):
         # gradient reaching the history (a higher derivative's) joins at its row.
         history = list(op.outputs[n:2 * n])
         hist_grads = {j: _dense(g) for j, g in enumerate(grads[n:2 * n])
-                      if g is not None and _differentiable(init[j])}
+                      if g is not None and _differentiable(init[j]) and init[j].dtype != dtypes.variant}
         trips = array_ops.shape(history[0], out_type=dtypes.int32)[0]
 
         def state_at(km1):

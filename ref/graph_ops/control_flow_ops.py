@@ -202,11 +202,12 @@ def _as_arrays(arrays, tensors):
 
 def can_accumulate(specs) -> bool:
     """Whether a While over loop variables ``specs`` can keep its history for the
-    gradient (``ref.ops.control``): every loop variable numeric or bool with a
-    fully defined shape invariant, so the iterations stack. Otherwise the
+    gradient (``ref.ops.control``): every loop variable numeric, bool or a
+    variant (a TensorArray's list) with a fully defined shape invariant, so the
+    iterations stack. Otherwise the
     gradient recomputes the forward values it needs."""
-    return all((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource
-                and TensorShape(sh).is_fully_defined()) for d, sh in specs)
+    return all(((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource)
+                or d == dtypes.variant) and TensorShape(sh).is_fully_defined() for d, sh in specs)
 
 
 def _more_specific(shape, invariant):

@@ -29,7 +29,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
                              f"(op: 'Assert') with input shapes: {condition.shape}.")
         return apply_op("Assert", condition=condition, data=xs, summarize=3 if summarize is None else summarize,
-                        name=scope[:-1] if scope.endswith("/") else scope)
+                        name=scope + "Assert")
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
