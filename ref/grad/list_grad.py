@@ -19,8 +19,8 @@ def _element_shape_of(t):
 
 @RegisterGradient("TensorListPushBack")
 def _push_back_grad(op, dresult):
-    _, item = L.tensor_list_pop_back(dresult, op.get_attr("element_dtype"), array_ops.shape(op.inputs[1]))
-    return None, item
+    dlist, item = L.tensor_list_pop_back(dresult, op.get_attr("element_dtype"), array_ops.shape(op.inputs[1]))
+    return dlist, item
 
 
 @RegisterGradient("TensorListPopBack")
