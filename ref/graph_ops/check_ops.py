@@ -11,16 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.framework.graph import Tensor, apply_op, constant_value, convert_to_tensor, name_scope
+from ref.framework.graph import (Tensor, apply_op, constant_value, control_dependencies, convert_to_tensor,
+                                 get_default_graph, name_scope)
 from ref.graph_ops import array_ops, math_ops
-from ref.graph_ops.control_flow_ops import no_op, with_dependencies
+from ref.graph_ops.control_flow_ops import group, no_op, with_dependencies
 from ref.graph_ops.logging_ops import Assert
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_near", "assert_less", "assert_less_equal", "assert_greater",
            "assert_greater_equal", "assert_negative", "assert_positive", "assert_non_negative",
            "assert_non_positive", "assert_rank", "assert_rank_at_least", "assert_rank_in", "assert_integer",
            "assert_type", "assert_scalar", "assert_proper_iterable", "assert_same_float_dtype",
-           "is_numeric_tensor", "is_non_decreasing", "is_strictly_increasing"]
+           "is_numeric_tensor", "is_non_decreasing", "is_strictly_increasing", "add_check_numerics_ops"]
 
 
 def _prefix(message):
@@ -270,3 +271,19 @@ def is_non_decreasing(x, name=None):
 def is_strictly_increasing(x, name=None):
     """True when ``x`` flattened always increases (empty and 1-element: True)."""
     return _monotone(x, name, "is_strictly_increasing", math_ops.less)
+
+
+def add_check_numerics_ops():
+    """One ``CheckNumerics`` per float16/float32/float64 output of every op in
+    the default graph (message ``"<op name>:<output index>"``), chained by
+    control dependencies in creation order; returns the group running them all.
+    Ops added afterwards are not checked."""
+    from_graph = get_default_graph()
+    check = []
+    for op in from_graph.get_operations():
+        for i, output in enumerate(op.outputs):
+            if output.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
+                with control_dependencies(check):
+                    check = [apply_op("CheckNumerics", tensor=output, message=f"{op.name}:{i}",
+                                      name="CheckNumerics")]
+    return group(*check)
