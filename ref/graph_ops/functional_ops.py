@@ -15,6 +15,22 @@ from ref.graph_ops.tensor_array_ops import TensorArray
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
 
 
+def _same_structure(a, b):
+    """nest.assert_same_structure, with sequence types checked (TF's
+    ``check_types=True``): a tuple is not a list. TypeError when types differ."""
+    nest.assert_same_structure(a, b)
+
+    def kinds(s):
+        if not nest.is_nested(s):
+            return None
+        children = s.values() if isinstance(s, dict) else s
+        return (type(s), tuple(kinds(c) for c in children))
+
+    if kinds(a) != kinds(b):
+        raise TypeError(f"The two structures don't have the same nested structure.\n\nFirst structure: {a}\n\n"
+                        f"Second structure: {b}\n\nMore specifically: the sequence types differ")
+
+
 def _length(elems_flat):
     """(static length or None, length tensor-or-int) of the first dimension."""
     for e in elems_flat:
@@ -67,7 +83,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         def compute(i, tas):
             value = nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta])
             result = fn(value)
-            nest.assert_same_structure(structure, result)
+            _same_structure(structure, result)
             flat = nest.flatten(result)
             return i + 1, [ta.write(i, v) for ta, v in zip(tas, flat)]
 
@@ -119,7 +135,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         def compute(i, a_flat, tas):
             packed_elems = in_pack([ta.read(i) for ta in elems_ta])
             a_out = fn(out_pack(a_flat), packed_elems)
-            nest.assert_same_structure(elems if initializer is None else initializer, a_out)
+            _same_structure(elems if initializer is None else initializer, a_out)
             flat_a_out = out_flat(a_out)
             tas = [ta.write(i, v) for ta, v in zip(tas, flat_a_out)]
             return (i - 1 if reverse else i + 1), flat_a_out, tas
