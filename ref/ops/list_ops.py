@@ -132,6 +132,14 @@ def _handle(ins, attrs):
     return [(dtypes.variant, TensorShape([]))]
 
 
+def _from_tensor_rule(ins, attrs):
+    t = ins["tensor"].shape
+    if t.ndims == 0:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs.get('_op_name', 'op')}' "
+                         f"with input shapes: [].")
+    return _handle(ins, attrs)
+
+
 def _element(ins, attrs, lead=()):
     spec = ins.get("element_shape")
     shape = decode_shape(spec.value) if spec is not None and spec.value is not None else unknown_shape()
@@ -204,7 +212,7 @@ def tensor_list_reserve(element_shape, num_elements, element_dtype):
 
 
 @register_op("TensorListFromTensor", inputs=("tensor", "element_shape"), outputs=("output_handle",),
-             type_attrs={"element_dtype": "tensor", "shape_type": "element_shape"}, shape=_handle)
+             type_attrs={"element_dtype": "tensor", "shape_type": "element_shape"}, shape=_from_tensor_rule)
 def tensor_list_from_tensor(tensor, element_shape):
     """output_handle = the list of ``tensor[i]`` along the first dimension."""
     t = np.asarray(tensor)
@@ -332,6 +340,8 @@ def tensor_list_concat_v2(input_handle, element_shape, leading_dims, element_dty
                                    f"tensor list. element_shape: {_shape_str(shape)}")
         return (np.zeros([0] + shape[1:].as_list(), lst.element_dtype.as_numpy_dtype), np.zeros(0, np.int64))
     for x in xs[1:]:
+        if x.ndim != xs[0].ndim:
+            raise invalid_argument(f"Incompatible ranks during merge: {xs[0].ndim} vs. {x.ndim}")
         if x.shape[1:] != xs[0].shape[1:]:
             raise invalid_argument(f"Tried to concat tensors with unequal shapes: {_shape_str(xs[0].shape)} vs "
                                    f"{_shape_str(x.shape)}")
@@ -339,12 +349,14 @@ def tensor_list_concat_v2(input_handle, element_shape, leading_dims, element_dty
 
 
 @register_op("TensorListSplit", inputs=("tensor", "element_shape", "lengths"), outputs=("output_handle",),
-             type_attrs={"element_dtype": "tensor", "shape_type": "element_shape"}, shape=_handle)
+             type_attrs={"element_dtype": "tensor", "shape_type": "element_shape"}, shape=_from_tensor_rule)
 def tensor_list_split(tensor, element_shape, lengths):
     """output_handle = ``tensor`` cut along its first dimension into pieces of ``lengths``."""
     t = np.asarray(tensor)
     if t.ndim == 0:
         raise invalid_argument("Tensor must be at least a vector, but saw shape: []")
+    if np.ndim(lengths) != 1:
+        raise invalid_argument(f"Expected lengths to be a vector, received shape: {_shape_str(np.shape(lengths))}")
     ls = [int(x) for x in np.asarray(lengths).reshape(-1)]
     if any(x < 0 for x in ls):
         raise invalid_argument("Invalid value in lengths: negative")
