@@ -86,6 +86,8 @@ def _unary(opname, sym, build):
             x = convert_to_tensor(x, name="x")
             if data is None:
                 data = [message, f"Condition x {sym} 0 did not hold element-wise:", f"x ({x.name}) = ", x]
+                if sym == "<=":  # TF's assert_non_positive runs these two lines together
+                    data[1:3] = [data[1] + data[2]]
             zero = convert_to_tensor(0, dtype=x.dtype.base_dtype)
             return build(x, zero, data, summarize)
     fn.__name__ = opname

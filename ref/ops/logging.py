@@ -17,12 +17,22 @@ from ref.ops.registry import register_op, invalid_argument
 from ref.types import dtypes
 
 
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+            ord("\\"): "\\\\"}
+
+
+def c_escape(b: bytes) -> str:
+    """TF's ``CEscape``: quotes, backslashes and \\n \\r \\t escaped, other
+    non-printable bytes as octal ``\\ooo``."""
+    return "".join(_ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in b)
+
+
 def format_element(x) -> str:
-    """One element as TF's ``PrintOneElement`` writes it."""
+    """One element as TF's ``PrintOneElement`` writes it (strings C-escaped)."""
     if isinstance(x, (bytes, np.bytes_)):
-        return bytes(x).decode("utf-8", "replace")
+        return c_escape(bytes(x))
     if isinstance(x, str):
-        return x
+        return c_escape(x.encode())
     if isinstance(x, (bool, np.bool_)):
         return "1" if x else "0"
     if isinstance(x, (np.floating, float)):
@@ -126,24 +136,29 @@ def print_(input, data, message="", first_n=-1, summarize=3, ctx=None):
 
 
 def format_v2(value, limit=3) -> str:
-    """A tensor as ``tf.print`` writes it: NumPy-like nested brackets, rows on
-    new lines, the middle of any dimension longer than ``2 * limit`` elided."""
+    """A tensor as ``tf.print`` writes it: NumPy-like nested brackets (rows on
+    new lines, blank lines between blocks of rank 3 and up), strings quoted,
+    the middle of any dimension longer than ``2 * limit`` elided."""
     a = np.asarray(value)
+
+    def elem(x):
+        if isinstance(x, (bytes, np.bytes_, str)):
+            return '"' + format_element(x) + '"'
+        return format_element(x)
+
     if a.ndim == 0:
-        x = a[()]
-        return format_element(x) if not isinstance(x, (bytes, np.bytes_, str)) else format_element(x)
+        return elem(a[()])
 
     def rec(sub, depth):
         if sub.ndim == 1:
-            items = [format_element(x) for x in sub]
-            if limit >= 0 and len(items) > 2 * limit:
+            items = [elem(x) for x in sub]
+            if 0 <= limit and len(items) > 2 * limit:
                 items = items[:limit] + ["..."] + items[-limit:]
             return "[" + " ".join(items) + "]"
-        rows = list(range(sub.shape[0]))
-        parts = [rec(sub[i], depth + 1) for i in rows]
-        if limit >= 0 and len(parts) > 2 * limit:
+        parts = [rec(sub[i], depth + 1) for i in range(sub.shape[0])]
+        if 0 <= limit and len(parts) > 2 * limit:
             parts = parts[:limit] + ["..."] + parts[-limit:]
-        return "[" + ("\n" + " " * (depth + 1)).join(parts) + "]"
+        return "[" + ("\n" * (sub.ndim - 1) + " " * (depth + 1)).join(parts) + "]"
 
     return rec(a, 0)
 
@@ -153,7 +168,8 @@ def format_v2(value, limit=3) -> str:
 def print_v2(input, output_stream="stderr", end="\n"):
     """Writes the string scalar ``input`` followed by ``end`` to ``output_stream``
     (``stderr``, ``stdout``, ``log(info)``...; ``file://path`` appends to a file)."""
-    text = format_element(np.asarray(input).reshape(-1)[0]) + end
+    x = np.asarray(input).reshape(-1)[0]
+    text = (x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)) + end
     if output_stream.startswith("file://"):
         with open(output_stream[len("file://"):], "a") as f:
             f.write(text)
