@@ -23,8 +23,8 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's nam
     inputs = [convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
     op_type = "PyFunc" if stateful else "PyFuncStateless"
     result = apply_op(op_type, input=inputs, token=token, Tout=tout, name=name or op_type)
-    if not tout:
-        return result
+    if not tout:  # the op itself (stateful) or its empty output list (stateless), as TF returns
+        return result if stateful else []
     result = list(result) if isinstance(result, (list, tuple)) else [result]
     return result[0] if single else result
 

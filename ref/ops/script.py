@@ -47,10 +47,20 @@ def _error(e: BaseException, message: str):
 
 
 def _convert(value):
+    """The function's result as an array: str/unicode to bytes (object arrays),
+    Fortran order to C order; InternalError for what TF cannot take."""
     result = np.asarray(value, order="C")
-    if result.dtype.kind in "SU":
-        return np.asarray(np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(result)
-                          if result.size else result.astype(object), dtype=object)
+    if result.dtype.kind == "V":
+        raise errors.InternalError(None, None, f"Unsupported numpy data type {result.dtype}")
+    if result.dtype.kind in "SUO":
+        out = np.empty(result.shape, dtype=object)
+        for idx, x in np.ndenumerate(result):
+            if isinstance(x, str):
+                x = x.encode("utf-8")
+            elif not isinstance(x, bytes):
+                raise errors.InternalError(None, None, f"Unsupported object type {type(x).__name__}")
+            out[idx] = x
+        return out
     return result
 
 
@@ -97,8 +107,9 @@ def py_func(input, token, Tout):
 
 
 @register_op("PyFuncStateless", inputs=("input",), outputs=("*output",), list_inputs={"input": None},
-             attrs={"token": REQUIRED, "Tout": REQUIRED}, shape=_shapes, stateful=True)
+             attrs={"token": REQUIRED, "Tout": REQUIRED}, shape=_shapes)
 def py_func_stateless(input, token, Tout):
-    """As PyFunc, for a function declared free of side effects (ref still runs it
-    once per run: it never folds it into a constant)."""
+    """As PyFunc, for a function declared free of side effects: like TF's
+    constant folding, a Session may compute it once for constant inputs and
+    reuse the value."""
     return _call(input, token, Tout)

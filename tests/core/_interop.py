@@ -38,6 +38,8 @@ def assert_same(got, want, rtol=1e-6, atol=0.0):
             assert_same(got[k], want[k], rtol, atol)
         return
     g, w = np.asarray(got), np.asarray(want)
+    if w.dtype.kind == "S" and g.dtype == object:  # a string scalar: TF fetches bytes (Session fetch types)
+        w = w.astype(object)
     assert g.dtype == w.dtype, (g.dtype, w.dtype)
     assert g.shape == w.shape, (g.shape, w.shape)
     if w.dtype == object or w.dtype.kind in "biuSU":
