@@ -38,6 +38,15 @@ from ref.graph_ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, c
                               clip_by_value, global_norm)
 from ref.graph_ops.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: F401
                                  merge_all_summaries, merge_summary, scalar_summary)
+# Assertions, printing, complex numbers, TensorArray, functional ops, py_func.
+from ref.graph_ops.logging_ops import Assert, Print, print_v2 as print  # noqa: F401,A001
+from ref.graph_ops.check_ops import *  # noqa: F401,F403
+from ref.graph_ops.complex_ops import angle, complex, conj, imag, real  # noqa: F401,A001
+from ref.graph_ops.tensor_array_ops import TensorArray  # noqa: F401
+from ref.graph_ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
+from ref.graph_ops.script_ops import numpy_function, py_func  # noqa: F401
+from ref.graph_ops.io_ops import matching_files  # noqa: F401
+from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref.python_io import TFRecordOptions  # noqa: F401
 

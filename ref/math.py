@@ -13,6 +13,11 @@ __all__ = list(__all__) + ["invert_permutation", "segment_sum", "unsorted_segmen
                            "unsorted_segment_prod", "unsorted_segment_sum", "in_top_k", "l2_normalize",
                            "log_softmax", "softmax", "softplus", "softsign", "zero_fraction", "confusion_matrix"]
 
+from ref.graph_ops.complex_ops import angle, conj, imag, real  # noqa: F401,E402
+from ref.graph_ops.functional_ops import foldl, foldr, scan  # noqa: F401,E402
+
+__all__ += ["angle", "conj", "imag", "real", "foldl", "foldr", "scan"]
+
 from ref import _coverage  # noqa: E402
 
 

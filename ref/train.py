@@ -33,6 +33,7 @@ from ref.training.coordinator import Coordinator, LooperThread  # noqa: F401
 from ref.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from ref.training import queue_runner  # noqa: F401
 from ref.training.input import *  # noqa: F401,F403
+from ref.graph_ops.io_ops import match_filenames_once  # noqa: F401
 from ref.distributed.cluster import ClusterSpec  # noqa: F401
 from ref.distributed.server import Server  # noqa: F401
 from ref.distributed.device_setter import replica_device_setter  # noqa: F401

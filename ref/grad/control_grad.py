@@ -43,7 +43,7 @@ def _zeros(t):
 
 def _differentiable(t):
     d = t.dtype.base_dtype
-    return d.is_floating or d.is_complex
+    return d.is_floating or d.is_complex or d == dtypes.variant  # a variant: a TensorList (TensorArray)
 
 
 def _variable_handle(t):
@@ -102,6 +102,11 @@ def _dense(d):
     if isinstance(d, IndexedSlices):
         return array_ops.unsorted_segment_sum(d.values, d.indices, d.dense_shape[0])
     return convert_to_tensor(d)
+
+
+def _add(a, b):
+    """a + b; AddN for variant lists (TensorArray gradients), which have no Add."""
+    return math_ops.add_n([a, b]) if a.dtype.base_dtype == dtypes.variant else math_ops.add(a, b)
 
 
 def _readable(t):
@@ -177,7 +182,7 @@ def _while_grad(op, *grads):
         # gradient reaching the history (a higher derivative's) joins at its row.
         history = list(op.outputs[n:2 * n])
         hist_grads = {j: _dense(g) for j, g in enumerate(grads[n:2 * n])
-                      if g is not None and _differentiable(init[j])}
+                      if g is not None and _differentiable(init[j]) and init[j].dtype != dtypes.variant}
         trips = array_ops.shape(history[0], out_type=dtypes.int32)[0]
 
         def state_at(km1):
@@ -251,8 +256,8 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
         for j, (d, st) in enumerate(zip(got[:n], state_in)):
             d = convert_to_tensor(d) if d is not None else _zeros(st)
             extra = history_grad(j, km1)
-            new_gs.append(d if extra is None else math_ops.add(d, extra))
-        new_accs = [math_ops.add(a, _dense(d)) if d is not None else a for a, d in zip(accs, got[n:])]
+            new_gs.append(d if extra is None else _add(d, extra))
+        new_accs = [_add(a, _dense(d)) if d is not None else a for a, d in zip(accs, got[n:])]
         return [km1] + new_gs + new_accs
 
     res = _while_op(name, back_specs, [trips] + out_grads + acc_init, outer, back_cond, back_body,

@@ -17,6 +17,12 @@ def _a():
     return array_ops
 
 
+def _cj(t):
+    """conj(t) for a complex tensor: TF's gradients of holomorphic functions
+    are ``grad * conj(f'(x))``."""
+    return apply_op("Conj", input=t) if t.dtype.is_complex else t
+
+
 for _t in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
            "LogicalNot", "ArgMax", "ArgMin", "Floor", "Ceil", "Round", "Rint", "Sign", "IsFinite", "IsNan",
            "IsInf", "FloorDiv", "TruncateDiv", "Range", "All", "Any"):
@@ -38,21 +44,21 @@ def _sub_grad(op, grad):
 
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
-    x, y = op.inputs
+    x, y = map(_cj, op.inputs)
     m = _m()
     return binary_grads(op, m.multiply(grad, y), m.multiply(x, grad))
 
 
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
+    x, y = map(_cj, op.inputs)
     m = _m()
     return binary_grads(op, m.realdiv(grad, y), m.multiply(grad, m.realdiv(m.realdiv(m.negative(x), y), y)))
 
 
 @RegisterGradient("Div")
 def _div_grad(op, grad):
-    x, y = op.inputs
+    x, y = map(_cj, op.inputs)
     m = _m()
     return binary_grads(op, m.div(grad, y), m.multiply(grad, m.div(m.div(m.negative(x), y), y)))
 
@@ -112,7 +118,7 @@ def _squared_difference_grad(op, grad):
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
-    x = op.inputs[0]
+    x = _cj(op.inputs[0])
     m = _m()
     return m.multiply(grad, m.multiply(x, m.cast(2, x.dtype)))
 
@@ -137,7 +143,7 @@ RegisterGradient("Inv")(_reciprocal_grad)
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return _m().multiply(grad, op.outputs[0])
+    return _m().multiply(grad, _cj(op.outputs[0]))
 
 
 @RegisterGradient("Expm1")
@@ -147,7 +153,7 @@ def _expm1_grad(op, grad):
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return _m().multiply(grad, _m().reciprocal(op.inputs[0]))
+    return _m().multiply(grad, _m().reciprocal(_cj(op.inputs[0])))
 
 
 @RegisterGradient("Log1p")

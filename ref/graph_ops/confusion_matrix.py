@@ -5,7 +5,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import convert_to_tensor, name_scope
 from ref.graph_ops import array_ops, math_ops
-from ref.graph_ops.check_ops import Assert
+from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.control_flow_ops import cond, with_dependencies
 
 __all__ = ["confusion_matrix", "remove_squeezable_dimensions"]

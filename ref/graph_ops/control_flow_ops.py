@@ -7,6 +7,7 @@ from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
                                  convert_to_tensor, device, get_default_graph, name_scope, constant_value, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.graph_ops.tensor_array_ops import TensorArray
 
 __all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
@@ -133,10 +134,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     outer = get_default_graph()
     with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
-        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(loop_vars)]
+        flat = [convert_to_tensor(_flow(v)) for v in nest.flatten(loop_vars)]
         if shape_invariants is not None:
             nest.assert_same_structure(loop_vars, shape_invariants)
-            invariants = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            invariants = [TensorShape([]) if ta is not None else as_shape(s)
+                          for ta, s in zip(arrays, nest.flatten(shape_invariants))]
             for v, s in zip(flat, invariants):
                 if not s.is_compatible_with(v.shape):
                     raise ValueError(f"The shape invariant specified for {v.name} is not compatible with the "
@@ -148,11 +151,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         args = [_Arg(v.dtype, s) for v, s in zip(flat, invariants)]
 
         def cond_fn(phs):
-            return cond(*_as_args(structure, phs))
+            return cond(*_as_args(structure, _as_arrays(arrays, phs)))
 
         def body_fn(phs):
-            out = body(*_as_args(structure, phs))
-            return out if nest.is_nested(out) else [out]
+            out = body(*_as_args(structure, _as_arrays(arrays, phs)))
+            out = out if nest.is_nested(out) else [out]
+            return nest.map_structure(_flow, out)
 
         cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
         with cond_g.as_default():
@@ -192,7 +196,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
                         parallel_iterations=parallel_iterations, output_specs=specs,
                         accumulate=back_prop and can_accumulate(specs), name=scope)
-        outs = list(outs)[:len(flat)]
+        outs = _as_arrays(arrays, list(outs)[:len(flat)])
     # TF packs the exits like the body's result and unpacks a single exit value.
     packed = nest.pack_sequence_as(out, outs)
     if not return_same_structure and len(outs) == 1:
@@ -200,13 +204,24 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return packed
 
 
+def _flow(v):
+    """A TensorArray loop variable travels as its flow (TF's while_loop does the same)."""
+    return v.flow if isinstance(v, TensorArray) else v
+
+
+def _as_arrays(arrays, tensors):
+    """``tensors`` with the flows of TensorArray loop variables made TensorArrays again."""
+    return [ta._with_flow(t) if ta is not None else t for ta, t in zip(arrays, tensors)]
+
+
 def can_accumulate(specs) -> bool:
     """Whether a While over loop variables ``specs`` can keep its history for the
-    gradient (``ref.ops.control``): every loop variable numeric or bool with a
-    fully defined shape invariant, so the iterations stack. Otherwise the
+    gradient (``ref.ops.control``): every loop variable numeric, bool or a
+    variant (a TensorArray's list) with a fully defined shape invariant, so the
+    iterations stack. Otherwise the
     gradient recomputes the forward values it needs."""
-    return all((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource
-                and TensorShape(sh).is_fully_defined()) for d, sh in specs)
+    return all(((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource)
+                or d == dtypes.variant) and TensorShape(sh).is_fully_defined() for d, sh in specs)
 
 
 def _more_specific(shape, invariant):

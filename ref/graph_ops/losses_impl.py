@@ -23,7 +23,7 @@ from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, add_to_collection, control_dependencies, convert_to_tensor,
                                  get_collection, get_default_graph, name_scope, constant)
 from ref.graph_ops import array_ops, math_ops, nn_ops
-from ref.graph_ops.check_ops import assert_broadcastable, broadcast_weights
+from ref.graph_ops.weights_broadcast_ops import assert_broadcastable, broadcast_weights
 from ref.graph_ops.confusion_matrix import remove_squeezable_dimensions
 from ref.graph_ops.control_flow_ops import cond
 

@@ -213,6 +213,8 @@ def abs(x, name=None):  # noqa: A001 - TF's name
     """|x| element-wise (``Abs``; ``ComplexAbs`` for complex x)."""
     with name_scope(name, "Abs", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op("ComplexAbs", x=x, Tout=x.dtype.real_dtype, name=scope)
         return apply_op("Abs", x=x, name=scope)
 
 

@@ -26,7 +26,8 @@ from ref.types import dtypes
 from ref.framework.graph import (GraphKeys, add_to_collections, control_dependencies, convert_to_tensor,
                                  name_scope)
 from ref.graph_ops import array_ops, math_ops, state_ops
-from ref.graph_ops.check_ops import Assert, broadcast_weights
+from ref.graph_ops.logging_ops import Assert
+from ref.graph_ops.weights_broadcast_ops import broadcast_weights
 from ref.graph_ops.confusion_matrix import confusion_matrix, remove_squeezable_dimensions
 from ref.graph_ops.control_flow_ops import cond, identity
 from ref.graph_ops.variable_scope import variable_scope

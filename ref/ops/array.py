@@ -1072,6 +1072,10 @@ def scatter_nd(indices, updates, shape, bad_indices_policy=""):
     duplicates add, in index order."""
     indices, updates = np.asarray(indices), np.asarray(updates)
     shape = _ints(shape)
+    if indices.ndim == 0:
+        raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
+    if updates.ndim == 0:
+        raise invalid_argument(f"Updates shape must have rank at least one. Found:{_shape_str(updates.shape)}")
     k = indices.shape[-1]
     if updates.shape != indices.shape[:-1] + tuple(shape[k:]):
         raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="
@@ -1130,7 +1134,9 @@ def one_hot(indices, depth, on_value, off_value, axis=-1):
 
 @register_op("ZerosLike", inputs=("x",), outputs=("y",), type_attrs={"T": "x"})
 def zeros_like(x):
-    """Zeros with the shape and dtype of ``x``."""
+    """Zeros with the shape and dtype of ``x`` (a variant list: unset elements)."""
+    if getattr(x, "is_variant", False):
+        return x.zeros_like()
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype) if x.dtype != object else np.full(x.shape, b"", dtype=object)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.ops.registry import REQUIRED, register_op
+from ref.types import dtypes
 from ref.types.shapes import TensorShape
 
 
@@ -62,6 +63,12 @@ def while_(input, cond, body, n_loop_vars, n_cond_captures=0, maximum_iterations
         return tuple(loop_vars) + (None,) * n_loop_vars
     stacks = []
     for j, (dtype, shape) in enumerate(output_specs):
+        if dtype == dtypes.variant:  # TensorLists: a vector of list objects
+            stack = np.empty(len(history), dtype=object)
+            for k, h in enumerate(history):
+                stack[k] = h[j]
+            stacks.append(stack)
+            continue
         np_dtype = dtype.as_numpy_dtype
         if history:
             stacks.append(np.stack([np.asarray(h[j], np_dtype) for h in history]))

@@ -57,30 +57,3 @@ def no_op():
     return ()
 
 
-def _assert_word(v):
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "replace")
-    if isinstance(v, np.floating):
-        return format(float(v), ".6g" if v.dtype.itemsize <= 4 else ".15g")
-    return str(int(v)) if isinstance(v, np.bool_) else str(v)
-
-
-def _assert_item(value, summarize):
-    """One ``data`` entry as TF prints it in an assertion message: ``a b c...``
-    (at most ``summarize`` entries, flattened; bools as 0/1)."""
-    flat = np.asarray(value).reshape(-1)
-    shown = flat if summarize is None or summarize < 0 else flat[:summarize]
-    return " ".join(_assert_word(v) for v in shown) + ("..." if len(shown) < flat.size else "")
-
-
-@register_op("Assert", inputs=("condition", "data"), outputs=(), list_inputs={"data": None},
-             attrs={"summarize": 3}, stateful=True, shape=lambda ins, attrs: [])
-def assert_(condition, data, summarize=3):
-    """Raises InvalidArgumentError ``assertion failed: [d0] [d1] ...`` when the
-    scalar bool ``condition`` is false (each ``data`` tensor shows at most
-    ``summarize`` entries)."""
-    if np.shape(condition) != ():
-        raise invalid_argument(f"In[0] should be a scalar: {np.shape(condition)}")
-    if not bool(condition):
-        raise invalid_argument("assertion failed: " + " ".join(f"[{_assert_item(d, summarize)}]" for d in data))
-    return ()

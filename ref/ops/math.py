@@ -312,7 +312,8 @@ def sigmoid(x):
     x = np.asarray(x)
     one = np.ones((), x.dtype)
     with np.errstate(over="ignore"):
-        e = np.exp(np.negative(x))
+        e = np.negative(x, out=np.empty_like(x))  # an array even for 0-d x
+        np.exp(e, out=e)
         np.add(e, one, out=e)
         return np.true_divide(one, e, out=e)
 
@@ -717,11 +718,17 @@ def _add_n_shape(ins, attrs):
 
 
 @register_op("AddN", inputs=("inputs",), outputs=("sum",), list_inputs={"inputs": "N"},
-             type_attrs={"T": "inputs"}, allowed={"T": _NUM}, shape=_add_n_shape)
+             type_attrs={"T": "inputs"}, allowed={"T": _NUM + (dtypes.variant,)}, shape=_add_n_shape)
 def add_n(inputs):
     """sum = inputs[0] + ... + inputs[N-1], in TF's order: the first ``N % 8``
     inputs (8 or 9 when that is 0 or 1) left to right, then each further group
-    of eight summed left to right and added to the running total."""
+    of eight summed left to right and added to the running total. Variant lists
+    (TensorList) add element-wise."""
+    if getattr(inputs[0], "is_variant", False):
+        total = inputs[0]
+        for x in inputs[1:]:
+            total = total.add(x)
+        return total
     xs = [np.asarray(x) for x in inputs]
     for x in xs[1:]:
         if x.shape != xs[0].shape:

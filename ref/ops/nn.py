@@ -417,6 +417,9 @@ def _bias_add_grad_shape(ins, attrs):
     s = ins["out_backprop"].shape
     if s.ndims is None:
         return [(ins["out_backprop"].dtype, TensorShape([None]))]
+    if s.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for "
+                         f"'{attrs.get('_op_name', 'BiasAddGrad')}' (op: 'BiasAddGrad') with input shapes: {s}.")
     return [(ins["out_backprop"].dtype, TensorShape([s[_channel_axis(s.ndims, attrs.get("data_format"))]]))]
 
 

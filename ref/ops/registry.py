@@ -213,7 +213,7 @@ def call(name: str, /, device: str = "cpu", **kwargs):
             args[inp] = [to_array(x, dt) if not isinstance(x, np.ndarray) else x for x in v]
         elif isinstance(v, np.ndarray) or (device == "gpu" and hasattr(v, "copy_to_host")):
             args[inp] = v
-        elif v is None:
+        elif v is None or getattr(v, "is_variant", False):  # a variant value (TensorList) passes as is
             args[inp] = v
         else:
             dt = _group_dtype(op, inp, kwargs) if isinstance(v, (numbers.Number, list, tuple)) else None

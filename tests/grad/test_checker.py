@@ -7,7 +7,7 @@ import pytest
 import ref as tf
 from ref.framework.graph import apply_op
 from ref.ops import registry
-from ref.graph_ops import linalg_ops
+from ref.graph_ops import complex_ops, linalg_ops, logging_ops, tensor_array_ops
 from ref.grad.registry import registered_rules
 
 RNG = np.random.RandomState(0)
@@ -130,6 +130,43 @@ CASES = {
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
 }
+
+
+# Complex ops (real-valued paths through complex intermediates) and the
+# TensorList ops behind tf.TensorArray.
+def _ta(n):
+    return tensor_array_ops.TensorArray(tf.float64, size=n)
+
+
+_L = tensor_array_ops
+CASES.update({
+    "Complex": ([3], _any, lambda x: complex_ops.real(complex_ops.complex(x, x * x) *
+                                                      complex_ops.complex(x, tf.constant(_any([3])))), False),
+    "Real": ([3], _any, lambda x: complex_ops.real(complex_ops.complex(x, x) * complex_ops.complex(x, x)), False),
+    "Imag": ([3], _any, lambda x: complex_ops.imag(complex_ops.complex(x * x, x) *
+                                                   complex_ops.complex(tf.constant(_any([3])), x)), False),
+    "Conj": ([3], _any, lambda x: complex_ops.imag(complex_ops.conj(complex_ops.complex(x, x * x)) *
+                                                   complex_ops.complex(x, x)), False),
+    "Angle": ([3], _pos, lambda x: complex_ops.angle(complex_ops.complex(x, x * x - 1.0)), False),
+    "ComplexAbs": ([3], _away_from_zero, lambda x: tf.abs(complex_ops.complex(x, 2.0 * x)), False),
+    "TensorListSetItem": ([2], _any, lambda x: _ta(2).write(0, x * x).write(1, x).stack(), False),
+    "TensorListStack": ([3, 2], _any, lambda x: _ta(3).unstack(x).stack() * x, False),
+    "TensorListFromTensor": ([3, 2], _any, lambda x: _ta(3).unstack(x * x).stack(), False),
+    "TensorListGetItem": ([3, 2], _any, lambda x: _ta(3).unstack(x).read(1) * x[0], False),
+    "TensorListGather": ([3, 2], _any, lambda x: _ta(3).unstack(x).gather([2, 0]), False),
+    "TensorListScatterIntoExistingList": ([2, 2], _any, lambda x: _ta(3).scatter([2, 0], x * x).stack(), False),
+    "TensorListScatterV2": ([2, 2], _any, lambda x: _L.tensor_list_stack(
+        _L.tensor_list_scatter(x * x, [1, 0], [2]), tf.float64, 2, [2]), False),
+    "TensorListConcatV2": ([4, 2], _any, lambda x: tf.reshape(_ta(2).split(x * x, [1, 3]).concat(), [8]), False),
+    "TensorListSplit": ([4, 2], _any, lambda x: tf.reshape(_ta(2).split(x, [3, 1]).concat() * x, [8]), False),
+    "TensorListPushBack": ([2], _any, lambda x: _L.tensor_list_stack(_L.tensor_list_push_back(
+        _L.tensor_list_push_back(_L.empty_tensor_list([2], tf.float64), x), x * x), tf.float64, 2, [2]), False),
+    "TensorListPopBack": ([2], _any, lambda x: _L.tensor_list_pop_back(
+        _L.tensor_list_from_tensor(tf.stack([x, x * x]), [2]), tf.float64, [2])[1] * x, False),
+    "TensorListResize": ([3, 2], _any, lambda x: _L.tensor_list_stack(
+        _L.tensor_list_resize(_L.tensor_list_from_tensor(x * x, [2]), 2), tf.float64, 2, [2]), False),
+    "Print": ([3], _any, lambda x: logging_ops.Print(x * x, [x], message="checker: "), True),
+})
 
 
 def _qr_flat(x):

@@ -1,0 +1,77 @@
+"""``tf.Assert``, ``tf.Print`` and ``tf.print`` (graph mode, TF1)."""
+from __future__ import annotations
+
+import sys
+
+from ref.types import dtypes, nest
+from ref.framework.graph import Tensor, apply_op, convert_to_tensor, name_scope
+
+__all__ = ["Assert", "Print", "print_v2"]
+
+
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
+    """An op raising InvalidArgumentError ``"assertion failed: [d0] [d1] ..."``
+    when it runs and ``condition`` is false; ``data`` tensors are summarized to
+    their first ``summarize`` (default 3) elements.
+
+    Returns the ``Assert`` Operation: run it, or make it a control dependency
+    (``with tf.control_dependencies([tf.Assert(...)])``). compat.v1 guards
+    non-int32/string data with a cond named ``AssertGuard``; ref runs the
+    Assert op directly, with the same effect and message.
+    """
+    with name_scope(name, "Assert", [condition, data]) as scope:
+        xs = [convert_to_tensor(x) for x in data]
+        condition = convert_to_tensor(condition, name="Condition")
+        if condition.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"Input 'condition' of 'Assert' Op has type {condition.dtype.base_dtype.name} that "
+                            f"does not match expected type of bool.")
+        if condition.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
+                             f"(op: 'Assert') with input shapes: {condition.shape}.")
+        return apply_op("Assert", condition=condition, data=xs, summarize=3 if summarize is None else summarize,
+                        name=scope + "Assert")
+
+
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
+    """``input_``, printing ``message`` and ``[summary]`` of each of ``data`` to
+    stderr whenever it is evaluated (deprecated in TF: use ``tf.print``)."""
+    return apply_op("Print", input=input_, data=list(data), message=message or "",
+                    first_n=-1 if first_n is None else first_n, summarize=3 if summarize is None else summarize,
+                    name=name or "Print")
+
+
+def print_v2(*inputs, **kwargs):
+    """``tf.print``: an op that prints ``inputs`` (tensors and Python values,
+    nested structures flattened as TF formats them) separated by ``sep`` and
+    followed by ``end`` to ``output_stream`` (sys.stderr by default) when run."""
+    output_stream = kwargs.pop("output_stream", sys.stderr)
+    sep = kwargs.pop("sep", " ")
+    end = kwargs.pop("end", "\n")
+    summarize = kwargs.pop("summarize", 3)
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
+    streams = {sys.stderr: "stderr", sys.stdout: "stdout"}
+    stream = streams.get(output_stream, output_stream)
+    if not isinstance(stream, str):
+        raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. Supported streams "
+                         f"are sys.stdout, sys.stderr, tf.logging.*, or a string of the form `file://<filename>`")
+    with name_scope(name, "PrintV2") as scope:
+        placeholder = "{}"
+        tensors, parts = [], []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                tensors.append(x)
+                parts.append(placeholder)
+            elif nest.is_nested(x) and any(isinstance(t, Tensor) for t in nest.flatten(x)):
+                flat = nest.flatten(x)
+                tensors.extend(t for t in flat if isinstance(t, Tensor))
+                fmt = nest.pack_sequence_as(x, [placeholder if isinstance(t, Tensor) else t for t in flat])
+                parts.append(str(fmt).replace("'{}'", "{}"))
+            else:
+                parts.append(str(x))
+        template = sep.join(parts)
+        formatted = apply_op("StringFormat", inputs=tensors, template=template, placeholder=placeholder,
+                             summarize=summarize, name="StringFormat")
+        return apply_op("PrintV2", input=formatted, output_stream=stream, end=end,
+                        name=scope[:-1] if scope.endswith("/") else scope)
