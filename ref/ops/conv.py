@@ -295,6 +295,10 @@ def _prepare(strides, dilations, padding, explicit_paddings, data_format, op):
         check_attrs(list(strides), list(dilations), padding, list(explicit_paddings), data_format, op, op)
     except ValueError as e:
         raise invalid_argument(str(e)) from None
+    sh, sw = _hw(strides, data_format)
+    if op.startswith("Depthwise") and sh != sw:
+        raise invalid_argument(f"{op}: Current implementation only supports equal length strides in the row and "
+                               f"column dimensions.")
 
 
 # ---------------------------------------------------------------------------

@@ -134,10 +134,10 @@ def fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=0.0001, expone
                         data_format="NHWC", is_training=True):
     """y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset per channel,
     with the batch's statistics when training (see the module doc);
-    reserve_space_3 is empty on CPU."""
+    reserve_space_3 is a placeholder scalar 0 on CPU."""
     out = _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg_factor, data_format,
                             is_training, "FusedBatchNormV3")
-    return out + (np.zeros((0,), np.float32),)
+    return out + (np.zeros((), np.float32),)
 
 
 @register_op("FusedBatchNormV2", inputs=_FBN_IN, outputs=_FBN_OUT, attrs=dict(_FBN_ATTRS),
@@ -190,8 +190,8 @@ def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_
         dx = coef1 * ((dy - dy_mean) - centered * coef2)
     else:
         dx = dy * (scale * coef0)
-    return (_back(dx, moved, c, x0.dtype), scale_backprop, offset_backprop, np.zeros((), np.float32),
-            np.zeros((), np.float32))
+    return (_back(dx, moved, c, x0.dtype), scale_backprop, offset_backprop, np.zeros((0,), np.float32),
+            np.zeros((0,), np.float32))
 
 
 def _fbn_grad_shape(n_out):
@@ -202,7 +202,7 @@ def _fbn_grad_shape(n_out):
             depth = x[_channel_axis(x.ndims, attrs.get("data_format", "NHWC"))]
         u = ins["reserve_space_1"].dtype
         return ([(ins["x"].dtype, x.merge_with(ins["y_backprop"].shape))] + [(u, TensorShape([depth]))] * 2
-                + [(u, TensorShape([]))] * (n_out - 3))
+                + [(u, TensorShape([0]))] * (n_out - 3))
     return rule
 
 
