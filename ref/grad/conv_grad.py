@@ -7,8 +7,6 @@ from ref.framework.graph import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 
-NotDifferentiable("TopK")  # TF registers none for the attr form; TopKV2 has one below
-
 
 def _conv_attrs(op, depthwise=False):
     names = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
@@ -147,6 +145,7 @@ def _lrn_grad(op, grad):
                     **{k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")})
 
 
+@RegisterGradient("TopK")
 @RegisterGradient("TopKV2")
 def _top_k_grad(op, grad, _):
     """Scatters the values' gradient to the selected positions (TF's rule:
@@ -160,6 +159,6 @@ def _top_k_grad(op, grad, _):
     outerdim = a.shape(ind_2d)[0]
     ind = a.reshape(m.add(ind_2d, m.cast(a.expand_dims(m.range(0, m.cast(outerdim, "int64") * in_lastdim,
                                                                    in_lastdim), -1), "int64")), [-1])
-    return (a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]),
-                                   a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape),
-            a.zeros([], dtype="int32"))
+    dx = a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]),
+                                a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape)
+    return (dx, a.zeros([], dtype="int32")) if len(op.inputs) == 2 else dx

@@ -24,7 +24,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         return _m.add(_m.multiply(x, _m.cast(inv, x.dtype)), _m.cast(shift, x.dtype))
 
 
-def fused_batch_norm(x, scale, offset=None, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """(y, running_mean, running_var) of ``FusedBatchNormV3``. ``epsilon`` is
     raised to at least 1.001e-5 (cuDNN's floor, applied by TF on every device);

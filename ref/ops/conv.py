@@ -57,7 +57,7 @@ def output_size(n, k, stride, dilation, padding, before=0, after=0):
     ke = (k - 1) * dilation + 1
     padding = _s(padding)
     if padding == "VALID":
-        out, pb, pa = (n - ke + stride) // stride, 0, 0
+        out, pb, pa = ((n - ke + stride) // stride if n >= ke else n - ke), 0, 0
     elif padding == "SAME":
         out = (n + stride - 1) // stride
         total = max((out - 1) * stride + ke - n, 0)
@@ -243,9 +243,10 @@ def _conv_out_shape(in_dims, f_dims, attrs, depthwise=False):
                              f"for '{name}'")
     g = Geometry(h, w, kh, kw, attrs["strides"], attrs.get("dilations"), attrs["padding"],
                  attrs.get("explicit_paddings", []), fmt)
-    if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
-        raise ValueError(f"Computed output size would be negative for '{name}': input {in_dims}, "
-                         f"filter {f_dims}")
+    for size, k, d, out in ((h, kh, g.dh, g.oh), (w, kw, g.dw, g.ow)):
+        if out is not None and out < 0:
+            raise ValueError(f"Negative dimension size caused by subtracting {(k - 1) * d + 1} from {size} "
+                             f"for '{name}' with input shapes: {in_dims}, {f_dims}.")
     if depthwise:
         o = None if fc is None and c is None or o is None else (fc if fc is not None else c) * o
     dims = [n, o, g.oh, g.ow] if _nchw(fmt) else [n, g.oh, g.ow, o]

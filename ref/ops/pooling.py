@@ -69,8 +69,8 @@ def _pool_shape(input_name, ins, attrs, ksize=None, strides=None):
     dims = s.as_list() if s.ndims is not None else [None] * 4
     n, h, w, c = (dims[0], dims[2], dims[3], dims[1]) if _nchw(fmt) else dims
     g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt)
-    if g.oh is not None and g.oh <= 0 or g.ow is not None and g.ow <= 0:
-        raise ValueError(f"Computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
+    if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
+        raise ValueError(f"Negative dimension size: computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
                          f"ksize {list(ksize)}")
     return TensorShape([n, c, g.oh, g.ow] if _nchw(fmt) else [n, g.oh, g.ow, c])
 
@@ -89,7 +89,7 @@ def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op
         raise invalid_argument(f"{op}: input must be 4-dimensional, got {list(x0.shape)}")
     x = to_nhwc(x0, data_format)
     g = _geometry(x.shape, ksize, strides, padding, explicit_paddings, data_format)
-    if g.oh <= 0 or g.ow <= 0:
+    if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"{op}: computed output size would be non-positive for input {list(x0.shape)} "
                                f"and ksize {list(ksize)}")
     return from_nhwc(np.max(_max_windows(x, g), axis=3), data_format)
@@ -223,7 +223,7 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC"):
         raise invalid_argument(f"AvgPool: input must be 4-dimensional, got {list(x0.shape)}")
     x = _compute(to_nhwc(x0, data_format))
     g = _geometry(x.shape, ksize, strides, padding, [], data_format)
-    if g.oh <= 0 or g.ow <= 0:
+    if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"AvgPool: computed output size would be non-positive for input "
                                f"{list(x0.shape)} and ksize {list(ksize)}")
     s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
