@@ -225,11 +225,17 @@ COVERED_ELSEWHERE = {
 NO_GRADIENT_IN_TF = {
     "SoftsignGrad": lambda lib, raw, x: raw.SoftsignGrad(gradients=x * 2.0, features=x),
     "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
+    "LRNGrad": lambda lib, raw, x: raw.LRNGrad(input_grads=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),
+                                               input_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),
+                                               output_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3])),
 }
 
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
-KNOWN_GAPS = {}
+KNOWN_GAPS = {
+    "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
+    "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
+}
 
 
 def test_every_registered_op_is_differentiable_or_declared_not():
