@@ -38,6 +38,7 @@ from ref.graph_ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, c
 from ref.graph_ops.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: F401
                                  merge_all_summaries, merge_summary, scalar_summary)
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
+from ref import layers  # noqa: F401  (tf.layers)
 from ref.python_io import TFRecordOptions  # noqa: F401
 
 from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401
