@@ -8,5 +8,8 @@ from ref.graph_ops.conv_ops import *  # noqa: F401,F403
 from ref.graph_ops.conv_ops import __all__ as _conv_all
 from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
 from ref.graph_ops.normalization_ops import __all__ as _norm_all
+from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
+from ref.graph_ops.candidate_sampling_ops import __all__ as _sampling_all
 
-__all__ = list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
+__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
+           + list(_sampling_all))
