@@ -214,7 +214,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         total = apply_op("SegmentSum", data=embeddings, segment_ids=segment_ids)
         if combiner == "sum":
             return control_flow_ops.identity(total, name=name)
-        if combiner == "mean":
-            return _m.div(total, apply_op("SegmentSum", data=weights, segment_ids=segment_ids), name=name)
-        return _m.div(total, _m.sqrt(apply_op("SegmentSum", data=_m.pow(weights, 2), segment_ids=segment_ids)),
-                      name=name)
+        if combiner == "mean":  # rows without ids: 0, as TF's div_no_nan and SparseSegmentMean give
+            return _m.div_no_nan(total, apply_op("SegmentSum", data=weights, segment_ids=segment_ids), name=name)
+        return _m.div_no_nan(total, _m.sqrt(apply_op("SegmentSum", data=_m.pow(weights, 2),
+                                                     segment_ids=segment_ids)), name=name)
