@@ -184,18 +184,32 @@ def _geometry(in_shape_nhwc, f_shape, strides, dilations, padding, explicit_padd
     return g
 
 
+def _pointwise(g):
+    """A 1x1 filter at stride 1 without padding: the windows are the input itself."""
+    return (g.kh == g.kw == g.sh == g.sw == 1 and not (g.ph0 or g.ph1 or g.pw0 or g.pw1)
+            and g.oh == g.h and g.ow == g.w)
+
+
+def _cols(x, g):
+    """The [N*OH*OW, KH*KW*C] patch matrix (a view for pointwise filters)."""
+    if _pointwise(g):
+        return np.ascontiguousarray(x).reshape(-1, x.shape[3])
+    return g.windows(g.pad(x)).reshape(-1, g.kh * g.kw * x.shape[3])
+
+
 def _conv_nhwc(x, f, g):
     """out [N, OH, OW, O] = windows(x) . f."""
-    n, c = x.shape[0], x.shape[3]
     o = f.shape[3]
-    cols = g.windows(g.pad(x)).reshape(n * g.oh * g.ow, g.kh * g.kw * c)
-    return np.matmul(cols, f.reshape(-1, o)).reshape(n, g.oh, g.ow, o)
+    return np.matmul(_cols(x, g), f.reshape(-1, o)).reshape(x.shape[0], g.oh, g.ow, o)
 
 
 def _conv_input_grad_nhwc(shape, f, dy, g):
     n, h, w, c = shape
     o = f.shape[3]
-    dcols = np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, g.oh, g.ow, g.kh, g.kw, c)
+    dcols = np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T)
+    if _pointwise(g):
+        return dcols.reshape(n, h, w, c)
+    dcols = dcols.reshape(n, g.oh, g.ow, g.kh, g.kw, c)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     for i in range(g.kh):
         for j in range(g.kw):
@@ -204,9 +218,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
 
 
 def _conv_filter_grad_nhwc(x, f_shape, dy, g):
-    c, o = x.shape[3], dy.shape[3]
-    cols = g.windows(g.pad(x)).reshape(-1, g.kh * g.kw * c)
-    return np.matmul(cols.T, dy.reshape(-1, o)).reshape(f_shape)
+    return np.matmul(_cols(x, g).T, dy.reshape(-1, dy.shape[3])).reshape(f_shape)
 
 
 # ---------------------------------------------------------------------------
