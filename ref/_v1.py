@@ -48,6 +48,7 @@ from ref.graph_ops.script_ops import numpy_function, py_func  # noqa: F401
 from ref.graph_ops.io_ops import matching_files  # noqa: F401
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
+from ref import layers  # noqa: F401  (tf.layers)
 from ref.python_io import TFRecordOptions  # noqa: F401
 
 from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401

@@ -3,8 +3,16 @@ from ref.graph_ops.nn_ops import *  # noqa: F401,F403
 from ref.graph_ops.nn_ops import __all__ as _nn_all
 from ref.graph_ops.math_ops import sigmoid, tanh  # noqa: F401
 from ref.graph_ops.embedding_ops import embedding_lookup  # noqa: F401
+# convolution, pooling, normalization, top_k (issue 14 item 3)
+from ref.graph_ops.conv_ops import *  # noqa: F401,F403
+from ref.graph_ops.conv_ops import __all__ as _conv_all
+from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
+from ref.graph_ops.normalization_ops import __all__ as _norm_all
+from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
+from ref.graph_ops.candidate_sampling_ops import __all__ as _sampling_all
 
-__all__ = list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"]
+__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
+           + list(_sampling_all))
 
 from ref import _coverage  # noqa: E402
 

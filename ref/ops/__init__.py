@@ -9,7 +9,8 @@ import importlib as _importlib
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
 FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
-            "accumulator", "logging", "complex", "list_ops", "script", "files")
+            "accumulator", "logging", "complex", "list_ops", "script", "files", "conv", "pooling", "normalization",
+            "top_k", "candidate_sampling")
 
 
 _loaded = False

@@ -1,0 +1,164 @@
+"""Gradient rules for ``ref/ops/conv.py``, ``pooling.py``, ``normalization.py``
+and ``top_k.py`` (TF's ``nn_grad.py`` formulas: the backprop ops, and the
+gradients of the backprop ops in terms of the forward ops)."""
+from __future__ import annotations
+
+from ref.framework.graph import apply_op
+from ref.grad.registry import NotDifferentiable, RegisterGradient
+from ref.graph_ops import array_ops, math_ops
+
+
+def _conv_attrs(op, depthwise=False):
+    names = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+    out = {k: op.get_attr(k) for k in names}
+    if not depthwise:
+        out["use_cudnn_on_gpu"] = op.get_attr("use_cudnn_on_gpu")
+    return out
+
+
+@RegisterGradient("Conv2D")
+def _conv2d_grad(op, grad):
+    a = _conv_attrs(op)
+    shape_0, shape_1 = array_ops.shape_n([op.inputs[0], op.inputs[1]])
+    return (apply_op("Conv2DBackpropInput", input_sizes=shape_0, filter=op.inputs[1], out_backprop=grad, **a),
+            apply_op("Conv2DBackpropFilter", input=op.inputs[0], filter_sizes=shape_1, out_backprop=grad, **a))
+
+
+@RegisterGradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grad):
+    a = _conv_attrs(op)
+    return (None,
+            apply_op("Conv2DBackpropFilter", input=grad, filter_sizes=array_ops.shape(op.inputs[1]),
+                     out_backprop=op.inputs[2], **a),
+            apply_op("Conv2D", input=grad, filter=op.inputs[1], **a))
+
+
+@RegisterGradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grad):
+    a = _conv_attrs(op)
+    return (apply_op("Conv2DBackpropInput", input_sizes=array_ops.shape(op.inputs[0]), filter=grad,
+                     out_backprop=op.inputs[2], **a),
+            None,
+            apply_op("Conv2D", input=op.inputs[0], filter=grad, **a))
+
+
+@RegisterGradient("DepthwiseConv2dNative")
+def _depthwise_conv2d_native_grad(op, grad):
+    a = _conv_attrs(op, depthwise=True)
+    return (apply_op("DepthwiseConv2dNativeBackpropInput", input_sizes=array_ops.shape(op.inputs[0]),
+                     filter=op.inputs[1], out_backprop=grad, **a),
+            apply_op("DepthwiseConv2dNativeBackpropFilter", input=op.inputs[0],
+                     filter_sizes=array_ops.shape(op.inputs[1]), out_backprop=grad, **a))
+
+
+@RegisterGradient("DepthwiseConv2dNativeBackpropInput")
+def _depthwise_backprop_input_grad(op, grad):
+    a = _conv_attrs(op, depthwise=True)
+    return (None,
+            apply_op("DepthwiseConv2dNativeBackpropFilter", input=grad, filter_sizes=array_ops.shape(op.inputs[1]),
+                     out_backprop=op.inputs[2], **a),
+            apply_op("DepthwiseConv2dNative", input=grad, filter=op.inputs[1], **a))
+
+
+@RegisterGradient("DepthwiseConv2dNativeBackpropFilter")
+def _depthwise_backprop_filter_grad(op, grad):
+    a = _conv_attrs(op, depthwise=True)
+    return (apply_op("DepthwiseConv2dNativeBackpropInput", input_sizes=array_ops.shape(op.inputs[0]), filter=grad,
+                     out_backprop=op.inputs[2], **a),
+            None,
+            apply_op("DepthwiseConv2dNative", input=op.inputs[0], filter=grad, **a))
+
+
+def _pool_attrs(op, explicit=True):
+    out = {k: op.get_attr(k) for k in ("ksize", "strides", "padding", "data_format")}
+    if explicit:
+        out["explicit_paddings"] = op.get_attr("explicit_paddings")
+    return out
+
+
+@RegisterGradient("MaxPool")
+def _max_pool_grad(op, grad):
+    return apply_op("MaxPoolGrad", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_pool_attrs(op))
+
+
+@RegisterGradient("MaxPoolV2")
+def _max_pool_v2_grad(op, grad):
+    return (apply_op("MaxPoolGradV2", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                     ksize=op.inputs[1], strides=op.inputs[2], padding=op.get_attr("padding"),
+                     data_format=op.get_attr("data_format")), None, None)
+
+
+@RegisterGradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            apply_op("MaxPoolGradGrad", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
+                     **_pool_attrs(op)))
+
+
+@RegisterGradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            apply_op("MaxPoolGrad", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
+                     **_pool_attrs(op)))
+
+
+NotDifferentiable("MaxPoolGradV2")  # TF: no rule for the V2 gradient op either
+
+
+@RegisterGradient("AvgPool")
+def _avg_pool_grad(op, grad):
+    return apply_op("AvgPoolGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_pool_attrs(op, explicit=False))
+
+
+@RegisterGradient("AvgPoolGrad")
+def _avg_pool_grad_grad(op, grad):
+    return (array_ops.stop_gradient(op.inputs[0]),
+            apply_op("AvgPool", value=grad, **_pool_attrs(op, explicit=False)))
+
+
+def _fused_batch_norm_grad_rule(grad_op, with_reserve_3):
+    def rule(op, *grads):
+        is_training = op.get_attr("is_training")
+        args = dict(y_backprop=grads[0], x=op.inputs[0], scale=op.inputs[1], epsilon=op.get_attr("epsilon"),
+                    data_format=op.get_attr("data_format"), is_training=is_training)
+        if is_training:
+            args.update(reserve_space_1=op.outputs[3], reserve_space_2=op.outputs[4])
+        else:  # the population statistics the forward op normalised with
+            args.update(reserve_space_1=op.inputs[3], reserve_space_2=op.inputs[4])
+        if with_reserve_3:
+            args["reserve_space_3"] = op.outputs[5]
+        dx, dscale, doffset, _, _ = apply_op(grad_op, **args)
+        return dx, dscale, doffset, None, None
+    return rule
+
+
+RegisterGradient("FusedBatchNormV3")(_fused_batch_norm_grad_rule("FusedBatchNormGradV3", True))
+RegisterGradient("FusedBatchNormV2")(_fused_batch_norm_grad_rule("FusedBatchNormGradV2", False))
+RegisterGradient("FusedBatchNorm")(_fused_batch_norm_grad_rule("FusedBatchNormGrad", False))
+
+
+@RegisterGradient("LRN")
+def _lrn_grad(op, grad):
+    return apply_op("LRNGrad", input_grads=grad, input_image=op.inputs[0], output_image=op.outputs[0],
+                    **{k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")})
+
+
+@RegisterGradient("TopK")
+@RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _):
+    """Scatters the values' gradient to the selected positions (TF's rule:
+    a flat ScatterNd over [rows * last_dim])."""
+    a, m = array_ops, math_ops
+    in_shape = a.shape(op.inputs[0])
+    ind_shape = a.shape(op.outputs[1])
+    ind_lastdim = a.gather(m.cast(ind_shape, "int64"), a.size(ind_shape) - 1)
+    ind_2d = a.reshape(m.cast(op.outputs[1], "int64"), a.stack([-1, ind_lastdim]))
+    in_lastdim = a.gather(m.cast(in_shape, "int64"), a.size(in_shape) - 1)
+    outerdim = a.shape(ind_2d)[0]
+    ind = a.reshape(m.add(ind_2d, m.cast(a.expand_dims(m.range(0, m.cast(outerdim, "int64") * in_lastdim,
+                                                                   in_lastdim), -1), "int64")), [-1])
+    dx = a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]),
+                                a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape)
+    return (dx, a.zeros([], dtype="int32")) if len(op.inputs) == 2 else dx

@@ -1,0 +1,270 @@
+"""TF1 ``tf.nn`` convolution and pooling builders over :mod:`ref.ops.conv` and
+:mod:`ref.ops.pooling`: ``conv2d``, ``conv2d_transpose``, ``conv1d``,
+``depthwise_conv2d`` (and ``_native``), ``max_pool``, ``avg_pool``, with
+``tensorflow.compat.v1``'s signatures, argument forms (an int, 1-, 2- or
+4-list for strides/ksize/dilations; a list of pairs for explicit padding) and
+name scopes.
+"""
+from __future__ import annotations
+
+from ref.graph_ops import array_ops
+from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+
+__all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
+           "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool"]
+
+
+def _pick(new_name, new, old_name, old):
+    """TF's deprecated_argument_lookup: one of two spellings of an argument."""
+    if new is not None:
+        if old is not None:
+            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+        return new
+    return old
+
+
+def get_sequence(value, n, channel_index, name):
+    """strides/ksize/dilations as the op's full list (TF's ``_get_sequence``):
+    None -> ones; an int or 1-list -> that value on every spatial dim; an
+    n-list -> the spatial dims; an (n+2)-list -> as given."""
+    if value is None:
+        return [1] * (n + 2)
+    if isinstance(value, int) or (hasattr(value, "__index__") and not isinstance(value, (list, tuple))):
+        value = [int(value)]
+    value = [int(v) for v in value]
+    if len(value) == n + 2:
+        return value
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2} but was {len(value)}")
+    if channel_index == 1:
+        return [1, 1] + value
+    return [1] + value + [1]
+
+
+def convert_padding(padding, expected_length=4):
+    """(padding, explicit_paddings): a string SAME/VALID, or a list of
+    (before, after) pairs per dimension -> "EXPLICIT" and the flat list."""
+    explicit = []
+    if padding == "EXPLICIT":
+        raise ValueError('"EXPLICIT" is not a valid value for `padding`. To use explicit padding, `padding` '
+                         'must be a list.')
+    if isinstance(padding, (list, tuple)):
+        for i, dim in enumerate(padding):
+            if not isinstance(dim, (list, tuple)) or len(dim) != 2:
+                raise ValueError(f"When `padding` is a list, each element of `padding` must be a list/tuple of "
+                                 f"size 2. Received: padding={padding} with element at index {i} of size "
+                                 f"{len(dim) if isinstance(dim, (list, tuple)) else dim}")
+            explicit.extend(int(p) for p in dim)
+        if len(padding) != expected_length:
+            raise ValueError(f"When padding is a list, it must be of size {expected_length}. Received: "
+                             f"padding={padding} of size {len(padding)}")
+        padding = "EXPLICIT"
+    elif isinstance(padding, str):
+        padding = padding.upper()
+    return padding, explicit
+
+
+def _fmt(data_format):
+    return "NHWC" if data_format is None else data_format
+
+
+def _channel_index(data_format):
+    return 1 if data_format.startswith("NC") else 3
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
+           dilations=[1, 1, 1, 1], name=None, filters=None):  # noqa: B006 (TF's signature)
+    """2-D convolution of a 4-D ``input`` with ``filter`` [height, width, in, out]
+    (``Conv2D``): output[b, i, j, k] = sum_{di, dj, q} input[b, strides[1] * i + di,
+    strides[2] * j + dj, q] * filter[di, dj, q, k]. ``padding``: "SAME", "VALID" or
+    a list of 4 (before, after) pairs."""
+    filter = _pick("filters", filters, "filter", filter)
+    padding, explicit = convert_padding(padding)
+    data_format = _fmt(data_format)
+    c = _channel_index(data_format)
+    return apply_op("Conv2D", input=input, filter=filter, strides=get_sequence(strides, 2, c, "strides"),
+                    padding=padding, use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
+                    data_format=data_format, dilations=get_sequence(dilations, 2, c, "dilations"), name=name)
+
+
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,
+                          data_format="NHWC", dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of conv2d with respect to its input (``Conv2DBackpropInput``)."""
+    padding, explicit = convert_padding(padding)
+    return apply_op("Conv2DBackpropInput", input_sizes=input_sizes, filter=filter, out_backprop=out_backprop,
+                    strides=list(strides), padding=padding, use_cudnn_on_gpu=use_cudnn_on_gpu,
+                    explicit_paddings=explicit, data_format=data_format, dilations=list(dilations), name=name)
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,
+                           data_format="NHWC", dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of conv2d with respect to its filter (``Conv2DBackpropFilter``)."""
+    padding, explicit = convert_padding(padding)
+    return apply_op("Conv2DBackpropFilter", input=input, filter_sizes=filter_sizes, out_backprop=out_backprop,
+                    strides=list(strides), padding=padding, use_cudnn_on_gpu=use_cudnn_on_gpu,
+                    explicit_paddings=explicit, data_format=data_format, dilations=list(dilations), name=name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None):
+    """The transpose of conv2d (the gradient of conv2d with respect to its
+    input, ``Conv2DBackpropInput``): ``value`` [batch, h, w, in_channels] with
+    ``filter`` [height, width, output_channels, in_channels] gives
+    ``output_shape``."""
+    value = _pick("input", input, "value", value)
+    filter = _pick("filters", filters, "filter", filter)
+    with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as name:
+        value = convert_to_tensor(value, name="value")
+        filter = convert_to_tensor(filter, name="filter")
+        axis = 3 if data_format == "NHWC" else 1
+        if value.shape.ndims is not None and filter.shape.ndims is not None and \
+                not value.shape[axis:axis + 1].is_compatible_with(filter.shape[3:4]):
+            raise ValueError(f"input channels does not match filter's input channels, {value.shape[axis]} != "
+                             f"{filter.shape[3]}")
+        output_shape_ = convert_to_tensor(output_shape, name="output_shape")
+        if output_shape_.shape.ndims is not None and not output_shape_.shape.is_compatible_with([4]):
+            raise ValueError(f"output_shape must have shape (4,), got {output_shape_.shape}")
+        if isinstance(output_shape, (list, tuple)) and filter.shape.ndims is not None and \
+                filter.shape[2] is not None and int(output_shape[axis]) != filter.shape[2]:
+            raise ValueError(f"output_shape does not match filter's output channels, {output_shape[axis]} != "
+                             f"{filter.shape[2]}")
+        padding, explicit = convert_padding(padding)
+        c = _channel_index(data_format)
+        return apply_op("Conv2DBackpropInput", input_sizes=output_shape_, filter=filter, out_backprop=value,
+                        strides=get_sequence(strides, 2, c, "strides"), padding=padding,
+                        explicit_paddings=explicit, data_format=data_format,
+                        dilations=get_sequence(dilations, 2, c, "dilations"), name=name)
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None,
+           name=None, input=None, dilations=None):
+    """1-D convolution of ``value`` [batch, width, in] (NWC) or [batch, in, width]
+    (NCW) with ``filters`` [width, in, out]: a Conv2D over a height-1 image
+    (ExpandDims, Conv2D, Squeeze, as TF builds it)."""
+    value = _pick("input", input, "value", value)
+    with name_scope(name, "conv1d", [value, filters]) as name:
+        if data_format is None or data_format in ("NHWC", "NWC"):
+            data_format, spatial_start_dim, channel_index = "NHWC", -3, 2
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start_dim, channel_index = "NCHW", -2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        stride = [1] + get_sequence(stride, 1, channel_index, "stride")
+        dilations = [1] + get_sequence(dilations, 1, channel_index, "dilations")
+        value = array_ops.expand_dims(value, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        padding, explicit = convert_padding(padding, 3)
+        if explicit:
+            explicit = [0, 0] + explicit
+            padding_ = "EXPLICIT"
+        else:
+            padding_ = padding
+        result = apply_op("Conv2D", input=value, filter=filters, strides=stride, padding=padding_,
+                          use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
+                          explicit_paddings=explicit, data_format=data_format, dilations=dilations)
+        return array_ops.squeeze(result, [spatial_start_dim], name=name)
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=[1, 1, 1, 1],
+                            name=None):  # noqa: B006
+    """Depthwise 2-D convolution (``DepthwiseConv2dNative``): filter [h, w, in,
+    multiplier]; output channel q * multiplier + m is input channel q convolved
+    with filter[:, :, q, m]."""
+    padding, explicit = convert_padding(padding)
+    return apply_op("DepthwiseConv2dNative", input=input, filter=filter, strides=list(strides), padding=padding,
+                    explicit_paddings=explicit, data_format=data_format, dilations=list(dilations), name=name)
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+                                           data_format="NHWC", dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of depthwise_conv2d_native with respect to its input."""
+    padding, explicit = convert_padding(padding)
+    return apply_op("DepthwiseConv2dNativeBackpropInput", input_sizes=input_sizes, filter=filter,
+                    out_backprop=out_backprop, strides=list(strides), padding=padding, explicit_paddings=explicit,
+                    data_format=data_format, dilations=list(dilations), name=name)
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                                            data_format="NHWC", dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of depthwise_conv2d_native with respect to its filter."""
+    padding, explicit = convert_padding(padding)
+    return apply_op("DepthwiseConv2dNativeBackpropFilter", input=input, filter_sizes=filter_sizes,
+                    out_backprop=out_backprop, strides=list(strides), padding=padding, explicit_paddings=explicit,
+                    data_format=data_format, dilations=list(dilations), name=name)
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None, dilations=None):
+    """Depthwise 2-D convolution under the name scope "depthwise". ``rate``
+    (or ``dilations``, 2 ints) dilates the filter: TF builds that as
+    SpaceToBatchND / native op / BatchToSpaceND; ref passes it as the native
+    op's ``dilations``, which gives the same values."""
+    rate = _pick("dilations", dilations, "rate", rate)
+    with name_scope(name, "depthwise", [input, filter]) as name:
+        input = convert_to_tensor(input, name="tensor_in")
+        filter = convert_to_tensor(filter, name="filter_in")
+        data_format = _fmt(data_format)
+        rate = [1, 1] if rate is None else [int(r) for r in rate]
+        if len(rate) != 2:
+            raise ValueError(f"rate must be of length 2, got {rate}")
+        if rate != [1, 1] and any(int(s) != 1 for s in strides):
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+        c = _channel_index(data_format)
+        return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format,
+                                       dilations=get_sequence(rate, 2, c, "dilations"), name=name)
+
+
+def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,
+                filters=None, dilations=None):
+    """N-D convolution for N = 1 or 2 (conv1d / conv2d by the filter's rank)."""
+    filter = _pick("filters", filters, "filter", filter)
+    dilation_rate = _pick("dilations", dilations, "dilation_rate", dilation_rate)
+    filter = convert_to_tensor(filter, name="filter")
+    rank = filter.shape.ndims
+    if rank == 3:
+        fmt = None if data_format is None else ("NCHW" if data_format.startswith("NC") else "NHWC")
+        return conv1d(input, filter, strides if strides is not None else 1, padding, data_format=fmt,
+                      dilations=dilation_rate, name=name or "convolution")
+    if rank == 4:
+        with name_scope(name, "convolution", [input, filter]) as scope:
+            return conv2d(input, filter, strides, padding, data_format=_fmt(data_format), dilations=dilation_rate,
+                          name=scope)
+    raise ValueError(f"convolution supports 1-D and 2-D filters (rank 3 or 4) here, got rank {rank}")
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Max over ``ksize`` windows moved by ``strides`` (``MaxPool``)."""
+    value = _pick("input", input, "value", value)
+    with name_scope(name, "MaxPool", [value]) as name:
+        padding, explicit = convert_padding(padding)
+        data_format = _fmt(data_format)
+        c = _channel_index(data_format)
+        return apply_op("MaxPool", input=value, ksize=get_sequence(ksize, 2, c, "ksize"),
+                        strides=get_sequence(strides, 2, c, "strides"), padding=padding,
+                        explicit_paddings=explicit, data_format=data_format, name=name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Mean over ``ksize`` windows moved by ``strides``, padding not counted (``AvgPool``)."""
+    value = _pick("input", input, "value", value)
+    with name_scope(name, "AvgPool", [value]) as name:
+        data_format = _fmt(data_format)
+        c = _channel_index(data_format)
+        return apply_op("AvgPool", value=value, ksize=get_sequence(ksize, 2, c, "ksize"),
+                        strides=get_sequence(strides, 2, c, "strides"), padding=padding.upper(),
+                        data_format=data_format, name=name)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,
+         data_format=None, dilations=None):
+    """2-D max or average pooling (``pooling_type`` "MAX" or "AVG"); dilation unsupported."""
+    dilation_rate = _pick("dilations", dilations, "dilation_rate", dilation_rate)
+    if dilation_rate is not None and any(int(d) != 1 for d in dilation_rate):
+        raise ValueError("pool: dilation_rate other than 1 is not supported in ref")
+    fn = {"MAX": max_pool, "AVG": avg_pool}.get(pooling_type)
+    if fn is None:
+        raise ValueError(f"Invalid pooling_type: {pooling_type}")
+    return fn(input, list(window_shape), strides if strides is not None else 1, padding,
+              data_format=_fmt(data_format), name=name or f"{pooling_type.lower()}_pool")

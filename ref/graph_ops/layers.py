@@ -1,0 +1,387 @@
+"""TF1 functional layers (``tf.layers.dense``, ``conv2d``, ``max_pooling2d``,
+``average_pooling2d``, ``dropout``, ``flatten``, ``batch_normalization``)
+built from the ``tf.nn`` ops, as TF 1.x's ``tf.layers`` builds them:
+
+* each call opens ``variable_scope(name, default_name=<layer>)``: unnamed
+  layers are uniquified (``dense``, ``dense_1``, ...), and the variables are
+  ``<scope>/kernel``, ``<scope>/bias``, ``<scope>/gamma``, ... ; ``reuse=True``
+  (or a reusing outer scope) shares them;
+* kernels default to ``glorot_uniform_initializer()`` (the variable scope's
+  default), biases to zeros, so ``tf.set_random_seed`` gives TF's initial
+  weights bit for bit;
+* ``training`` is a Python bool or a boolean tensor (then both branches are
+  built under ``tf.cond``); batch normalization adds its moving-average
+  updates (``AssignMovingAvg``: ``assign_sub(v, (v - batch_stat) * (1 -
+  momentum))``) to ``GraphKeys.UPDATE_OPS``; ``activity_regularizer`` losses
+  go to ``GraphKeys.REGULARIZATION_LOSSES``.
+
+TF 2.21 no longer ships ``tf.compat.v1.layers`` under Keras 3; this follows
+the legacy ``tf_keras`` layers (``fused=None`` batch norm uses
+``FusedBatchNormV3`` for 4-D inputs normalized over the channel axis).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.types.shapes import dimension_value
+from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant_value, \
+    convert_to_tensor, name_scope
+from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
+    state_ops
+from ref.graph_ops.variable_scope import get_variable, variable_scope
+
+__all__ = ["dense", "conv2d", "conv1d", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
+           "dropout", "flatten", "batch_normalization"]
+
+
+def _tuple(value, n, name):
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) != n:
+        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
+    return value
+
+
+def _padding(padding):
+    p = padding.lower() if isinstance(padding, str) else padding
+    if p not in ("valid", "same"):
+        raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", \"same\" (or "
+                         f"\"causal\", only for `Conv1D). Received: {padding}")
+    return p.upper()
+
+
+def _data_format(data_format, n=2):
+    fmt = "channels_last" if data_format is None else data_format.lower()
+    if fmt not in ("channels_last", "channels_first"):
+        raise ValueError(f"The `data_format` argument must be one of \"channels_first\", \"channels_last\". "
+                         f"Received: {data_format}")
+    if n == 1:
+        return fmt, "NWC" if fmt == "channels_last" else "NCW"
+    return fmt, "NHWC" if fmt == "channels_last" else "NCHW"
+
+
+def _smart_cond(training, true_fn, false_fn):
+    """Python bools (and constant tensors) pick a branch; other tensors build tf.cond."""
+    if isinstance(training, Tensor):
+        value = constant_value(training)
+        if value is None:
+            return control_flow_ops.cond(training, true_fn, false_fn)
+        training = bool(value)
+    return true_fn() if training else false_fn()
+
+
+def _activity(outputs, activity_regularizer):
+    if activity_regularizer is not None:
+        with name_scope("ActivityRegularizer"):
+            loss = activity_regularizer(outputs)
+        if loss is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return outputs
+
+
+def _constrain(var, constraint):
+    if constraint is not None:
+        var.constraint = constraint
+    return var
+
+
+def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+          bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+          reuse=None):
+    """outputs = activation(inputs . kernel + bias): kernel [last dim, units];
+    inputs of rank > 2 are contracted over their last dimension."""
+    with variable_scope(name, default_name="dense", values=[inputs], reuse=reuse):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        dtype = inputs.dtype.base_dtype
+        last = dimension_value(inputs.shape[-1]) if inputs.shape.ndims else None
+        if last is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             f"Full input shape received: {inputs.shape}")
+        kernel = _constrain(get_variable("kernel", [last, units], dtype=dtype, initializer=kernel_initializer,
+                                         regularizer=kernel_regularizer, trainable=trainable), kernel_constraint)
+        bias = _constrain(get_variable("bias", [units], dtype=dtype, initializer=bias_initializer,
+                                       regularizer=bias_regularizer, trainable=trainable),
+                          bias_constraint) if use_bias else None
+        rank = inputs.shape.ndims
+        if rank is not None and rank > 2:
+            outputs = math_ops.tensordot(inputs, kernel, [[rank - 1], [0]])
+            outputs.set_shape(inputs.shape[:-1].concatenate([units]))
+        else:
+            outputs = math_ops.matmul(inputs, kernel)
+        if bias is not None:
+            outputs = nn_ops.bias_add(outputs, bias)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
+def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+          kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+          kernel_constraint, bias_constraint, trainable, name, reuse, default_name):
+    kernel_size = _tuple(kernel_size, rank, "kernel_size")
+    strides = _tuple(strides, rank, "strides")
+    dilation_rate = _tuple(dilation_rate, rank, "dilation_rate")
+    fmt, tf_fmt = _data_format(data_format, rank)
+    with variable_scope(name, default_name=default_name, values=[inputs], reuse=reuse):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        dtype = inputs.dtype.base_dtype
+        axis = -1 if fmt == "channels_last" else 1
+        in_channels = dimension_value(inputs.shape[axis]) if inputs.shape.ndims else None
+        if in_channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        kernel = _constrain(get_variable("kernel", list(kernel_size) + [in_channels, filters], dtype=dtype,
+                                         initializer=kernel_initializer, regularizer=kernel_regularizer,
+                                         trainable=trainable), kernel_constraint)
+        bias = _constrain(get_variable("bias", [filters], dtype=dtype, initializer=bias_initializer,
+                                       regularizer=bias_regularizer, trainable=trainable),
+                          bias_constraint) if use_bias else None
+        if rank == 2:
+            outputs = conv_ops.conv2d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
+                                      dilations=list(dilation_rate), name="Conv2D")
+        else:
+            outputs = conv_ops.conv1d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
+                                      dilations=list(dilation_rate), name="conv1d")
+        if bias is not None:
+            outputs = nn_ops.bias_add(outputs, bias, data_format="NCHW" if fmt == "channels_first" else "NHWC")
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None,
+           bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """2-D convolution layer: kernel [kh, kw, in_channels, filters] (``Conv2D``)
+    plus bias, then ``activation``; padding "valid" or "same"."""
+    return _conv(2, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                 kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                 kernel_constraint, bias_constraint, trainable, name, reuse, "conv2d")
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last", dilation_rate=1,
+           activation=None, use_bias=True, kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """1-D convolution layer: kernel [k, in_channels, filters] (``tf.nn.conv1d``)."""
+    return _conv(1, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                 kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                 kernel_constraint, bias_constraint, trainable, name, reuse, "conv1d")
+
+
+def _pool2d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
+    pool_size = _tuple(pool_size, 2, "pool_size")
+    strides = _tuple(strides, 2, "strides")
+    fmt, tf_fmt = _data_format(data_format)
+    with name_scope(None, default_name) if name is None else name_scope(name):
+        ksize = [1, 1, *pool_size] if tf_fmt == "NCHW" else [1, *pool_size, 1]
+        st = [1, 1, *strides] if tf_fmt == "NCHW" else [1, *strides, 1]
+        fn = conv_ops.max_pool if kind == "max" else conv_ops.avg_pool
+        return fn(inputs, ksize, st, _padding(padding), data_format=tf_fmt,
+                  name="MaxPool" if kind == "max" else "AvgPool")
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Max over pool_size windows moved by strides (``MaxPool``)."""
+    return _pool2d("max", inputs, pool_size, strides, padding, data_format, name, "max_pooling2d")
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Mean over pool_size windows moved by strides, padding not counted (``AvgPool``)."""
+    return _pool2d("avg", inputs, pool_size, strides, padding, data_format, name, "average_pooling2d")
+
+
+def _pool1d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
+    fmt, _ = _data_format(data_format, 1)
+    with name_scope(None, default_name) if name is None else name_scope(name):
+        axis = 1 if fmt == "channels_last" else 2
+        x = array_ops.expand_dims(inputs, axis)
+        pool = _tuple(pool_size, 1, "pool_size")[0]
+        stride = _tuple(strides, 1, "strides")[0]
+        tf_fmt = "NHWC" if fmt == "channels_last" else "NCHW"
+        ksize = [1, 1, 1, pool] if tf_fmt == "NCHW" else [1, 1, pool, 1]
+        st = [1, 1, 1, stride] if tf_fmt == "NCHW" else [1, 1, stride, 1]
+        fn = conv_ops.max_pool if kind == "max" else conv_ops.avg_pool
+        return array_ops.squeeze(fn(x, ksize, st, _padding(padding), data_format=tf_fmt), [axis])
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """1-D max pooling over [batch, steps, channels] (a height-1 MaxPool)."""
+    return _pool1d("max", inputs, pool_size, strides, padding, data_format, name, "max_pooling1d")
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """1-D average pooling over [batch, steps, channels] (a height-1 AvgPool)."""
+    return _pool1d("avg", inputs, pool_size, strides, padding, data_format, name, "average_pooling1d")
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """``tf.nn.dropout(inputs, rate=rate)`` when ``training``, else the inputs
+    (an Identity)."""
+    with name_scope(name, "dropout", [inputs]):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        if isinstance(rate, (int, float)) and rate == 0:
+            return control_flow_ops.identity(inputs)
+        return _smart_cond(training,
+                           lambda: nn_ops.dropout(inputs, noise_shape=noise_shape, seed=seed, rate=rate),
+                           lambda: control_flow_ops.identity(inputs))
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """inputs reshaped to [batch, -1] (channels_first moves the channels last first)."""
+    fmt, _ = _data_format(data_format)
+    with name_scope(name, "flatten", [inputs]):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        rank = inputs.shape.ndims
+        if fmt == "channels_first" and rank is not None and rank > 1:
+            inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
+        if rank == 1:
+            return array_ops.expand_dims(inputs, 1)
+        batch = dimension_value(inputs.shape[0]) if rank else None
+        rest = inputs.shape[1:]
+        if rest.is_fully_defined():
+            flat = int(np.prod(rest.as_list(), dtype=np.int64))
+            return array_ops.reshape(inputs, [batch if batch is not None else -1, flat])
+        return array_ops.reshape(inputs, [batch if batch is not None else array_ops.shape(inputs)[0], -1])
+
+
+def _moving_average_update(variable, value, momentum):
+    """assign_sub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
+    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
+        decay = math_ops.subtract(1.0, momentum) if isinstance(momentum, Tensor) else \
+            convert_to_tensor(1.0 - momentum, name="decay")
+        if decay.dtype.base_dtype != variable.dtype.base_dtype:
+            decay = math_ops.cast(decay, variable.dtype.base_dtype)
+        delta = math_ops.multiply(math_ops.subtract(variable, math_ops.cast(value, variable.dtype.base_dtype)),
+                                  decay)
+        return state_ops.assign_sub(variable, delta, name=scope)
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=init_ops.zeros_initializer(), gamma_initializer=init_ops.ones_initializer(),
+                        moving_mean_initializer=init_ops.zeros_initializer(),
+                        moving_variance_initializer=init_ops.ones_initializer(), beta_regularizer=None,
+                        gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, training=False,
+                        trainable=True, name=None, reuse=None, renorm=False, renorm_clipping=None,
+                        renorm_momentum=0.99, fused=None, virtual_batch_size=None, adjustment=None):
+    """Batch normalization over ``axis`` (channels): with ``training`` the
+    batch's mean and variance, else the moving averages. Variables gamma,
+    beta (trainable), moving_mean, moving_variance (not trainable); the
+    moving-average updates go to ``GraphKeys.UPDATE_OPS`` -- run them with the
+    train op (``tf.control_dependencies(tf.get_collection(UPDATE_OPS))``).
+    The fused path (4-D input, channel axis 1 or last) updates the moving
+    variance with the Bessel-corrected batch variance, the other path with
+    the biased one, as TF's two paths do."""
+    if renorm or virtual_batch_size is not None or adjustment is not None:
+        raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and adjustment are not "
+                                  "supported in ref")
+    with variable_scope(name, default_name="batch_normalization", values=[inputs], reuse=reuse):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        ndims = inputs.shape.ndims
+        if ndims is None:
+            raise ValueError(f"Input has undefined rank. Received: input_shape={inputs.shape}")
+        axes = [axis] if isinstance(axis, int) else list(axis)
+        axes = [a % ndims for a in axes]
+        if len(axes) != 1:
+            raise ValueError("batch_normalization in ref normalizes over a single axis")
+        ax = axes[0]
+        depth = dimension_value(inputs.shape[ax])
+        if depth is None:
+            raise ValueError(f"Axis {axis} of input tensor should have a defined dimension but the layer "
+                             f"received an input with shape {inputs.shape}.")
+        dtype = inputs.dtype.base_dtype
+        param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+        gamma = _constrain(get_variable("gamma", [depth], dtype=param_dtype, initializer=gamma_initializer,
+                                        regularizer=gamma_regularizer, trainable=trainable),
+                           gamma_constraint) if scale else None
+        beta = _constrain(get_variable("beta", [depth], dtype=param_dtype, initializer=beta_initializer,
+                                       regularizer=beta_regularizer, trainable=trainable),
+                          beta_constraint) if center else None
+        moving_mean = get_variable("moving_mean", [depth], dtype=param_dtype, initializer=moving_mean_initializer,
+                                   trainable=False)
+        moving_variance = get_variable("moving_variance", [depth], dtype=param_dtype,
+                                       initializer=moving_variance_initializer, trainable=False)
+        use_fused = fused if fused is not None else (ndims == 4 and ax in (1, 3))
+        if use_fused and not (ndims == 4 and ax in (1, 3)):
+            raise ValueError(f"Passing `fused=True` is only supported when axis is 1 or 3 for input rank 4. "
+                             f"Got axis={axis}")
+        if use_fused:
+            return _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training,
+                          depth, param_dtype)
+        return _unfused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training,
+                        ndims)
+
+
+def _add_updates(updates):
+    for u in updates:
+        add_to_collections([GraphKeys.UPDATE_OPS], u)
+
+
+def _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training, depth, param_dtype):
+    fmt = "NCHW" if ax == 1 else "NHWC"
+    g = gamma if gamma is not None else array_ops.ones([depth], dtype=param_dtype)
+    b = beta if beta is not None else array_ops.zeros([depth], dtype=param_dtype)
+
+    def train():
+        return normalization_ops.fused_batch_norm(inputs, g, b, mean=moving_mean, variance=moving_variance,
+                                                  epsilon=epsilon, data_format=fmt, is_training=True)
+
+    def infer():
+        return normalization_ops.fused_batch_norm(inputs, g, b, mean=moving_mean, variance=moving_variance,
+                                                  epsilon=epsilon, data_format=fmt, is_training=False)
+
+    training_value = _static(training)
+    if training_value is False:
+        return infer()[0]
+    output, mean, variance = train() if training_value else control_flow_ops.cond(training, train, infer)
+    m = momentum if training_value else _smart_momentum(training, momentum)
+    _add_updates([_moving_average_update(moving_mean, mean, m),
+                  _moving_average_update(moving_variance, variance, m)])
+    return output
+
+
+def _static(training):
+    if isinstance(training, Tensor):
+        value = constant_value(training)
+        return None if value is None else bool(value)
+    return bool(training)
+
+
+def _smart_momentum(training, momentum):
+    """momentum when training, 1 (no update) otherwise, for a tensor ``training``."""
+    return control_flow_ops.cond(training, lambda: convert_to_tensor(float(momentum)),
+                                 lambda: convert_to_tensor(1.0))
+
+
+def _unfused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training, ndims):
+    reduction_axes = [i for i in range(ndims) if i != ax]
+    shape = [1] * ndims
+    shape[ax] = dimension_value(inputs.shape[ax])
+    needs_broadcast = ax != ndims - 1
+
+    def bcast(v):
+        return array_ops.reshape(v, shape) if v is not None and needs_broadcast else v
+
+    training_value = _static(training)
+    if training_value is False:
+        mean, variance = moving_mean, moving_variance
+    else:
+        batch_mean, batch_var = nn_ops.moments(math_ops.cast(inputs, moving_mean.dtype.base_dtype)
+                                               if inputs.dtype.base_dtype != moving_mean.dtype.base_dtype else inputs,
+                                               reduction_axes, keep_dims=False)
+        if training_value:
+            mean, variance, m = batch_mean, batch_var, momentum
+        else:
+            mean = control_flow_ops.cond(training, lambda: batch_mean, lambda: convert_to_tensor(moving_mean))
+            variance = control_flow_ops.cond(training, lambda: batch_var, lambda: convert_to_tensor(moving_variance))
+            m = _smart_momentum(training, momentum)
+        _add_updates([_moving_average_update(moving_mean, batch_mean, m),
+                      _moving_average_update(moving_variance, batch_var, m)])
+    outputs = normalization_ops.batch_normalization(inputs, bcast(mean), bcast(variance), bcast(beta), bcast(gamma),
+                                                    epsilon)
+    outputs.set_shape(inputs.shape)
+    return outputs

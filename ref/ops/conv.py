@@ -1,0 +1,475 @@
+"""Convolutions: Conv2D, DepthwiseConv2dNative and their input/filter
+backprops (TF's ``conv_ops.cc``, ``conv_grad_*_ops.cc``,
+``depthwise_conv_op.cc``).
+
+Geometry (TF's ``GetWindowedOutputSizeVerbose``), per spatial dimension of
+size ``n`` with filter size ``k``, stride ``s`` and dilation ``d``, the
+effective filter size being ``ke = (k - 1) * d + 1``:
+
+* ``VALID``: ``out = ceil((n - ke + 1) / s)``, no padding;
+* ``SAME``: ``out = ceil(n / s)``, ``pad = max((out - 1) * s + ke - n, 0)``,
+  ``pad // 2`` before and the rest after;
+* ``EXPLICIT``: ``explicit_paddings`` gives (before, after) per dimension in
+  ``data_format`` order, ``out = (n + before + after - ke) // s + 1``.
+
+The kernels compute in NHWC (NCHW is transposed in and out) by im2col: the
+padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` matrix
+(a strided view, copied once), multiplied by the ``[KH*KW*C, O]`` filter.
+The input gradient scatters ``out_backprop @ filter^T`` back window by
+window; the filter gradient is ``patches^T @ out_backprop``. TF sums the same
+products in Eigen's (or oneDNN's) blocked order: float32 results sit a few
+ULPs from ``tf.raw_ops`` (``tests/ops/tf_budgets.py``). float16/bfloat16
+compute in float32 and round once.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ref.types import dtypes
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+
+_CONV_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32)
+_DW_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+_PADDINGS = ("SAME", "VALID", "EXPLICIT")
+
+
+def _s(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _nchw(data_format):
+    return _s(data_format) == "NCHW"
+
+
+def _hw(values, data_format):
+    """(h, w) entries of a 4-list in ``data_format`` order."""
+    v = list(values)
+    return (v[2], v[3]) if _nchw(data_format) else (v[1], v[2])
+
+
+def output_size(n, k, stride, dilation, padding, before=0, after=0):
+    """(out, pad_before, pad_after) for one spatial dimension (see module doc);
+    None sizes give None."""
+    if n is None or k is None:
+        return None, 0, 0
+    ke = (k - 1) * dilation + 1
+    padding = _s(padding)
+    if padding == "VALID":
+        out, pb, pa = ((n - ke + stride) // stride if n >= ke else n - ke), 0, 0
+    elif padding == "SAME":
+        out = (n + stride - 1) // stride
+        total = max((out - 1) * stride + ke - n, 0)
+        pb, pa = total // 2, total - total // 2
+    else:
+        out, pb, pa = (n + before + after - ke) // stride + 1, before, after
+    return out, pb, pa
+
+
+def check_attrs(strides, dilations, padding, explicit_paddings, data_format, what, name="", kind=""):
+    """ValueError for malformed attrs (at graph construction and in raw calls)."""
+    if len(strides) != 4:
+        raise ValueError(f"Sliding window strides field must specify 4 dimensions for '{name}'")
+    if dilations is not None and len(dilations) != 4:
+        raise ValueError(f"Sliding window dilations field must specify 4 dimensions for '{name}'")
+    if _s(data_format) not in ("NHWC", "NCHW"):
+        raise ValueError(f"Invalid data format '{_s(data_format)}' for '{name}'")
+    if _s(padding) not in _PADDINGS:
+        raise ValueError(f"padding must be one of {_PADDINGS}, got '{_s(padding)}' for '{name}'")
+    c = 1 if _nchw(data_format) else 3
+    if strides[0] != 1 or strides[c] != 1:
+        raise ValueError(f"Current implementation does not yet support strides in the batch and depth "
+                         f"dimensions for '{name}' ({what})")
+    if dilations is not None and (dilations[0] != 1 or dilations[c] != 1):
+        raise ValueError(f"Current implementation does not yet support dilations in the batch and depth "
+                         f"dimensions for '{name}' ({what})")
+    if min(strides) < 1 or (dilations is not None and min(dilations) < 1):
+        raise ValueError(f"Strides and dilations must be positive for '{name}' ({what})")
+    if _s(padding) == "EXPLICIT":
+        if len(explicit_paddings) != 8:
+            raise ValueError(f"explicit_paddings attribute must contain 8 values, but got: "
+                             f"{len(explicit_paddings)} for '{name}'")
+        if any(p < 0 for p in explicit_paddings):
+            raise ValueError(f"All elements of explicit_paddings must be nonnegative for '{name}'")
+        outer = list(explicit_paddings[:2]) + list(explicit_paddings[2 * c:2 * c + 2])
+        if any(outer):
+            raise ValueError(f"Nonzero explicit padding in the batch or depth dimensions is not supported "
+                             f"for '{name}'")
+    elif explicit_paddings:
+        raise ValueError(f"explicit_paddings attribute must be empty if the padding attribute is not "
+                         f"EXPLICIT for '{name}'")
+
+
+def _explicit_hw(explicit_paddings, data_format):
+    if not explicit_paddings:
+        return (0, 0), (0, 0)
+    p = list(explicit_paddings)
+    if _nchw(data_format):
+        return (p[4], p[5]), (p[6], p[7])
+    return (p[2], p[3]), (p[4], p[5])
+
+
+class Geometry:
+    """The windows of one 2-D convolution or pooling over an NHWC input."""
+
+    def __init__(self, h, w, kh, kw, strides, dilations, padding, explicit_paddings, data_format):
+        self.kh, self.kw = kh, kw
+        self.sh, self.sw = _hw(strides, data_format)
+        self.dh, self.dw = _hw(dilations, data_format) if dilations is not None else (1, 1)
+        (eh0, eh1), (ew0, ew1) = _explicit_hw(explicit_paddings, data_format)
+        self.oh, self.ph0, self.ph1 = output_size(h, kh, self.sh, self.dh, padding, eh0, eh1)
+        self.ow, self.pw0, self.pw1 = output_size(w, kw, self.sw, self.dw, padding, ew0, ew1)
+        self.h, self.w = h, w
+
+    def pad(self, x, value=0):
+        """x [N, H, W, C] padded to the windows' extent (trailing rows that no
+        window reaches are kept: they get zero gradient)."""
+        if not (self.ph0 or self.ph1 or self.pw0 or self.pw1):
+            return x
+        return np.pad(x, ((0, 0), (self.ph0, max(self.ph1, 0)), (self.pw0, max(self.pw1, 0)), (0, 0)),
+                      constant_values=value)
+
+    def windows(self, xp):
+        """Strided view [N, OH, OW, KH, KW, C] of the padded input."""
+        n, _, _, c = xp.shape
+        s = xp.strides
+        return as_strided(xp, (n, self.oh, self.ow, self.kh, self.kw, c),
+                          (s[0], s[1] * self.sh, s[2] * self.sw, s[1] * self.dh, s[2] * self.dw, s[3]),
+                          writeable=False)
+
+    def window_slice(self, i, j):
+        """Index of the padded input read by filter tap (i, j) across all outputs."""
+        h0, w0 = i * self.dh, j * self.dw
+        return (slice(None), slice(h0, h0 + self.sh * (self.oh - 1) + 1, self.sh),
+                slice(w0, w0 + self.sw * (self.ow - 1) + 1, self.sw), slice(None))
+
+    def unpad(self, xp):
+        return xp[:, self.ph0:self.ph0 + self.h, self.pw0:self.pw0 + self.w, :]
+
+
+def to_nhwc(x, data_format):
+    return np.transpose(x, (0, 2, 3, 1)) if _nchw(data_format) else x
+
+
+def from_nhwc(x, data_format):
+    return np.ascontiguousarray(np.transpose(x, (0, 3, 1, 2))) if _nchw(data_format) else x
+
+
+def _compute(x):
+    x = np.asarray(x)
+    return x.astype(np.float32) if x.dtype in (np.float16, dtypes.bfloat16.np) else x
+
+
+def _sizes(v, what):
+    v = np.asarray(v)
+    if v.ndim != 1 or v.size != 4:
+        raise invalid_argument(f"{what} must be a 1-D tensor of 4 elements, got shape {list(v.shape)}")
+    return [int(d) for d in v]
+
+
+def _check_run(x, f, op):
+    if x.ndim != 4:
+        raise invalid_argument(f"{op}: input must be 4-dimensional: {list(x.shape)}")
+    if f.ndim != 4:
+        raise invalid_argument(f"{op}: filter must be 4-dimensional: {list(f.shape)}")
+
+
+def _geometry(in_shape_nhwc, f_shape, strides, dilations, padding, explicit_paddings, data_format, op):
+    n, h, w, c = in_shape_nhwc
+    g = Geometry(h, w, f_shape[0], f_shape[1], strides, dilations, padding, explicit_paddings, data_format)
+    if g.oh is not None and (g.oh < 0 or g.ow < 0):
+        raise invalid_argument(f"{op}: Computed output size would be negative: input {list(in_shape_nhwc)}, "
+                               f"filter {list(f_shape)}")
+    return g
+
+
+def _pointwise(g):
+    """A 1x1 filter at stride 1 without padding: the windows are the input itself."""
+    return (g.kh == g.kw == g.sh == g.sw == 1 and not (g.ph0 or g.ph1 or g.pw0 or g.pw1)
+            and g.oh == g.h and g.ow == g.w)
+
+
+def _cols(x, g):
+    """The [N*OH*OW, KH*KW*C] patch matrix (a view for pointwise filters)."""
+    if _pointwise(g):
+        return np.ascontiguousarray(x).reshape(-1, x.shape[3])
+    return g.windows(g.pad(x)).reshape(-1, g.kh * g.kw * x.shape[3])
+
+
+def _conv_nhwc(x, f, g):
+    """out [N, OH, OW, O] = windows(x) . f."""
+    o = f.shape[3]
+    return np.matmul(_cols(x, g), f.reshape(-1, o)).reshape(x.shape[0], g.oh, g.ow, o)
+
+
+def _conv_input_grad_nhwc(shape, f, dy, g):
+    n, h, w, c = shape
+    o = f.shape[3]
+    dcols = np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T)
+    if _pointwise(g):
+        return dcols.reshape(n, h, w, c)
+    dcols = dcols.reshape(n, g.oh, g.ow, g.kh, g.kw, c)
+    dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            dxp[g.window_slice(i, j)] += dcols[:, :, :, i, j, :]
+    return g.unpad(dxp)
+
+
+def _conv_filter_grad_nhwc(x, f_shape, dy, g):
+    return np.matmul(_cols(x, g).T, dy.reshape(-1, dy.shape[3])).reshape(f_shape)
+
+
+# ---------------------------------------------------------------------------
+# Shape rules
+# ---------------------------------------------------------------------------
+
+def _dims4(spec):
+    s = spec.shape
+    if s.ndims is None:
+        return [None] * 4
+    return s.as_list()
+
+
+def _value_dims(spec):
+    """The 4 dims given by a constant sizes input, else unknown."""
+    if spec.value is not None:
+        return [int(d) for d in np.asarray(spec.value).reshape(-1)]
+    return [None] * 4
+
+
+def _conv_out_shape(in_dims, f_dims, attrs, depthwise=False):
+    fmt = attrs.get("data_format", "NHWC")
+    name = attrs.get("_op_name", "")
+    if _nchw(fmt):
+        n, c, h, w = in_dims
+    else:
+        n, h, w, c = in_dims
+    kh, kw, fc, o = f_dims
+    if c is not None and fc is not None:
+        if depthwise and c != fc:
+            raise ValueError(f"Dimensions must be equal, but are {c} and {fc} for '{name}'")
+        if not depthwise and c % fc:
+            raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter ({fc}) "
+                             f"for '{name}'")
+    g = Geometry(h, w, kh, kw, attrs["strides"], attrs.get("dilations"), attrs["padding"],
+                 attrs.get("explicit_paddings", []), fmt)
+    for size, k, d, out in ((h, kh, g.dh, g.oh), (w, kw, g.dw, g.ow)):
+        if out is not None and out < 0:
+            raise ValueError(f"Negative dimension size caused by subtracting {(k - 1) * d + 1} from {size} "
+                             f"for '{name}' with input shapes: {in_dims}, {f_dims}.")
+    if depthwise:
+        o = None if fc is None and c is None or o is None else (fc if fc is not None else c) * o
+    dims = [n, o, g.oh, g.ow] if _nchw(fmt) else [n, g.oh, g.ow, o]
+    return TensorShape(dims)
+
+
+def _check_ranks(ins, names, attrs):
+    for k in names:
+        s = ins[k].shape
+        if s.ndims is not None and s.ndims != 4:
+            raise ValueError(f"Shape must be rank 4 but is rank {s.ndims} for '{attrs.get('_op_name')}' "
+                             f"({k}) with input shapes: {', '.join(str(ins[n].shape) for n in ins)}.")
+
+
+def _attrs_ok(attrs, what):
+    check_attrs(attrs["strides"], attrs.get("dilations"), attrs["padding"], attrs.get("explicit_paddings", []),
+                attrs.get("data_format", "NHWC"), what, attrs.get("_op_name", ""))
+
+
+def _conv_shape(depthwise):
+    def rule(ins, attrs):
+        _check_ranks(ins, ("input", "filter"), attrs)
+        _attrs_ok(attrs, "convolution")
+        return [(ins["input"].dtype, _conv_out_shape(_dims4(ins["input"]), _dims4(ins["filter"]), attrs,
+                                                     depthwise))]
+    return rule
+
+
+def _sizes_shape(sizes, like):
+    def rule(ins, attrs):
+        _attrs_ok(attrs, "convolution gradient")
+        v = ins[sizes]
+        if v.value is not None:
+            return [(ins[like].dtype, TensorShape([int(d) for d in np.asarray(v.value).reshape(-1)]))]
+        return [(ins[like].dtype, unknown_shape(4))]
+    return rule
+
+
+_CONV_ATTRS = {"strides": REQUIRED, "use_cudnn_on_gpu": True, "padding": REQUIRED, "explicit_paddings": [],
+               "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
+_DW_ATTRS = {"strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [], "data_format": "NHWC",
+             "dilations": [1, 1, 1, 1]}
+
+
+def _prepare(strides, dilations, padding, explicit_paddings, data_format, op):
+    try:
+        check_attrs(list(strides), list(dilations), padding, list(explicit_paddings), data_format, op, op)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    sh, sw = _hw(strides, data_format)
+    if op.startswith("Depthwise") and sh != sw:
+        raise invalid_argument(f"{op}: Current implementation only supports equal length strides in the row and "
+                               f"column dimensions.")
+
+
+# ---------------------------------------------------------------------------
+# Conv2D
+# ---------------------------------------------------------------------------
+
+@register_op("Conv2D", inputs=("input", "filter"), attrs=dict(_CONV_ATTRS), type_attrs={"T": ("input", "filter")},
+             allowed={"T": _CONV_T}, shape=_conv_shape(False))
+def conv2d(input, filter, strides, padding, use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+           dilations=(1, 1, 1, 1)):
+    """output[b, i, j, o] = sum_{di, dj, q} input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q]
+    * filter[di, dj, q, o] (zero outside the input; NCHW moves the channel axis)."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "Conv2D")
+    x0, f0 = np.asarray(input), np.asarray(filter)
+    _check_run(x0, f0, "Conv2D")
+    x, f = to_nhwc(_compute(x0), data_format), _compute(f0)
+    if x.shape[3] != f.shape[2]:
+        if f.shape[2] and x.shape[3] % f.shape[2] == 0:
+            return _grouped(x, f, x0.dtype, strides, dilations, padding, explicit_paddings, data_format)
+        raise invalid_argument(f"input depth must be evenly divisible by filter depth: {x.shape[3]} vs "
+                               f"{f.shape[2]}")
+    g = _geometry(x.shape, f.shape, strides, dilations, padding, explicit_paddings, data_format, "Conv2D")
+    return from_nhwc(_conv_nhwc(x, f, g).astype(x0.dtype, copy=False), data_format)
+
+
+def _grouped(x, f, dtype, strides, dilations, padding, explicit_paddings, data_format):
+    """Grouped convolution: input channels in ``C / filter_depth`` groups,
+    each convolved with its ``O / groups`` filters."""
+    groups = x.shape[3] // f.shape[2]
+    if f.shape[3] % groups:
+        raise invalid_argument(f"output depth {f.shape[3]} is not divisible by the number of groups {groups}")
+    g = _geometry(x.shape, f.shape, strides, dilations, padding, explicit_paddings, data_format, "Conv2D")
+    og, cg = f.shape[3] // groups, f.shape[2]
+    outs = [_conv_nhwc(np.ascontiguousarray(x[..., k * cg:(k + 1) * cg]), f[..., k * og:(k + 1) * og], g)
+            for k in range(groups)]
+    return from_nhwc(np.concatenate(outs, axis=3).astype(dtype, copy=False), data_format)
+
+
+@register_op("Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"), attrs=dict(_CONV_ATTRS),
+             type_attrs={"T": ("filter", "out_backprop")}, allowed={"T": _CONV_T},
+             shape=_sizes_shape("input_sizes", "filter"))
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,
+                          explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
+    """d loss / d input of Conv2D: each output gradient spread over its window,
+    dx[b, ih, iw, q] = sum over (i, j, di, dj) reaching (ih, iw) of
+    out_backprop[b, i, j, o] * filter[di, dj, q, o]."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "Conv2DBackpropInput")
+    f0, dy0 = np.asarray(filter), np.asarray(out_backprop)
+    sizes = _sizes(input_sizes, "Conv2DBackpropInput: input_sizes")
+    shape = [sizes[0], sizes[2], sizes[3], sizes[1]] if _nchw(data_format) else sizes
+    f, dy = _compute(f0), to_nhwc(_compute(dy0), data_format)
+    _check_run(dy, f, "Conv2DBackpropInput")
+    g = _geometry(shape, f.shape, strides, dilations, padding, explicit_paddings, data_format,
+                  "Conv2DBackpropInput")
+    if shape[3] != f.shape[2] or dy.shape != (shape[0], g.oh, g.ow, f.shape[3]):
+        raise invalid_argument(f"Conv2DBackpropInput: input_sizes {sizes}, filter {list(f0.shape)} and "
+                               f"out_backprop {list(dy0.shape)} do not match (expected out_backprop "
+                               f"{[shape[0], g.oh, g.ow, f.shape[3]]} in NHWC)")
+    return from_nhwc(_conv_input_grad_nhwc(shape, f, dy, g).astype(f0.dtype, copy=False), data_format)
+
+
+@register_op("Conv2DBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"), attrs=dict(_CONV_ATTRS),
+             type_attrs={"T": ("input", "out_backprop")}, allowed={"T": _CONV_T},
+             shape=_sizes_shape("filter_sizes", "input"))
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,
+                           explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
+    """d loss / d filter of Conv2D: df[di, dj, q, o] = sum_{b, i, j}
+    input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q] * out_backprop[b, i, j, o]."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "Conv2DBackpropFilter")
+    x0, dy0 = np.asarray(input), np.asarray(out_backprop)
+    fs = _sizes(filter_sizes, "Conv2DBackpropFilter: filter_sizes")
+    x, dy = to_nhwc(_compute(x0), data_format), to_nhwc(_compute(dy0), data_format)
+    _check_run(x, dy, "Conv2DBackpropFilter")
+    g = _geometry(x.shape, fs, strides, dilations, padding, explicit_paddings, data_format, "Conv2DBackpropFilter")
+    if x.shape[3] != fs[2] or dy.shape != (x.shape[0], g.oh, g.ow, fs[3]):
+        raise invalid_argument(f"Conv2DBackpropFilter: input {list(x0.shape)}, filter_sizes {fs} and "
+                               f"out_backprop {list(dy0.shape)} do not match")
+    return _conv_filter_grad_nhwc(x, fs, dy, g).astype(x0.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------
+# DepthwiseConv2dNative
+# ---------------------------------------------------------------------------
+
+@register_op("DepthwiseConv2dNative", inputs=("input", "filter"), attrs=dict(_DW_ATTRS),
+             type_attrs={"T": ("input", "filter")}, allowed={"T": _DW_T}, shape=_conv_shape(True))
+def depthwise_conv2d_native(input, filter, strides, padding, explicit_paddings=(), data_format="NHWC",
+                            dilations=(1, 1, 1, 1)):
+    """output[b, i, j, q * M + m] = sum_{di, dj} input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q]
+    * filter[di, dj, q, m] (filter [KH, KW, C, M]: M outputs per input channel)."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNative")
+    x0, f0 = np.asarray(input), np.asarray(filter)
+    _check_run(x0, f0, "DepthwiseConv2dNative")
+    x, f = to_nhwc(_compute(x0), data_format), _compute(f0)
+    if x.shape[3] != f.shape[2]:
+        raise invalid_argument(f"input and filter must have the same depth: {x.shape[3]} vs {f.shape[2]}")
+    g = _geometry(x.shape, f.shape, strides, dilations, padding, explicit_paddings, data_format,
+                  "DepthwiseConv2dNative")
+    win = g.windows(g.pad(x))
+    n, c, m = x.shape[0], x.shape[3], f.shape[3]
+    out = np.zeros((n, g.oh, g.ow, c, m), x.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            out += win[:, :, :, i, j, :, None] * f[i, j]
+    return from_nhwc(out.reshape(n, g.oh, g.ow, c * m).astype(x0.dtype, copy=False), data_format)
+
+
+@register_op("DepthwiseConv2dNativeBackpropInput", inputs=("input_sizes", "filter", "out_backprop"),
+             attrs=dict(_DW_ATTRS), type_attrs={"T": ("filter", "out_backprop")}, allowed={"T": _DW_T},
+             shape=_sizes_shape("input_sizes", "filter"))
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+                                           explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
+    """d loss / d input of DepthwiseConv2dNative: dx[b, ih, iw, q] = sum over the
+    windows reaching (ih, iw) and m of out_backprop[b, i, j, q * M + m] * filter[di, dj, q, m]."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNativeBackpropInput")
+    f0, dy0 = np.asarray(filter), np.asarray(out_backprop)
+    sizes = _sizes(input_sizes, "DepthwiseConv2dNativeBackpropInput: input_sizes")
+    shape = [sizes[0], sizes[2], sizes[3], sizes[1]] if _nchw(data_format) else sizes
+    f, dy = _compute(f0), to_nhwc(_compute(dy0), data_format)
+    _check_run(dy, f, "DepthwiseConv2dNativeBackpropInput")
+    g = _geometry(shape, f.shape, strides, dilations, padding, explicit_paddings, data_format,
+                  "DepthwiseConv2dNativeBackpropInput")
+    n, h, w, c = shape
+    m = f.shape[3]
+    if c != f.shape[2] or dy.shape != (n, g.oh, g.ow, c * m):
+        raise invalid_argument(f"DepthwiseConv2dNativeBackpropInput: input_sizes {sizes}, filter "
+                               f"{list(f0.shape)} and out_backprop {list(dy0.shape)} do not match")
+    dy5 = dy.reshape(n, g.oh, g.ow, c, m)
+    dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            dxp[g.window_slice(i, j)] += np.einsum("nhwcm,cm->nhwc", dy5, f[i, j])
+    return from_nhwc(g.unpad(dxp).astype(f0.dtype, copy=False), data_format)
+
+
+@register_op("DepthwiseConv2dNativeBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"),
+             attrs=dict(_DW_ATTRS), type_attrs={"T": ("input", "out_backprop")}, allowed={"T": _DW_T},
+             shape=_sizes_shape("filter_sizes", "input"))
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                                            explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
+    """d loss / d filter of DepthwiseConv2dNative: df[di, dj, q, m] = sum_{b, i, j}
+    input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q] * out_backprop[b, i, j, q * M + m]."""
+    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNativeBackpropFilter")
+    x0, dy0 = np.asarray(input), np.asarray(out_backprop)
+    fs = _sizes(filter_sizes, "DepthwiseConv2dNativeBackpropFilter: filter_sizes")
+    x, dy = to_nhwc(_compute(x0), data_format), to_nhwc(_compute(dy0), data_format)
+    _check_run(x, dy, "DepthwiseConv2dNativeBackpropFilter")
+    g = _geometry(x.shape, fs, strides, dilations, padding, explicit_paddings, data_format,
+                  "DepthwiseConv2dNativeBackpropFilter")
+    n, c = x.shape[0], x.shape[3]
+    m = fs[3]
+    if c != fs[2] or dy.shape != (n, g.oh, g.ow, c * m):
+        raise invalid_argument(f"DepthwiseConv2dNativeBackpropFilter: input {list(x0.shape)}, filter_sizes "
+                               f"{fs} and out_backprop {list(dy0.shape)} do not match")
+    win = g.windows(g.pad(x))
+    dy5 = dy.reshape(n, g.oh, g.ow, c, m)
+    df = np.empty(fs, x.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            df[i, j] = np.einsum("nhwc,nhwcm->cm", win[:, :, :, i, j, :], dy5)
+    return df.astype(x0.dtype, copy=False)

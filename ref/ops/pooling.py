@@ -1,0 +1,259 @@
+"""Pooling: MaxPool, AvgPool (and the V2 forms taking ksize/strides as
+tensors), MaxPoolGrad, MaxPoolGradGrad, AvgPoolGrad (TF's
+``maxpooling_op.cc``, ``avgpooling_op.cc``).
+
+Windows follow the convolution geometry of :mod:`ref.ops.conv` with a
+``ksize`` window. Padding is never part of a window's value: MaxPool pads with
+-inf (the dtype's lowest for integers), AvgPool divides each window's sum by
+the number of input elements it covers. MaxPoolGrad routes each output
+gradient to its window's first maximum in row-major order (TF's
+``SpatialMaxPoolWithArgMaxHelper`` keeps the first strict maximum); overlapping
+windows add up.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.ops.conv import Geometry, check_attrs, from_nhwc, to_nhwc, _nchw, _hw, _s
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+
+_MAX_T = dtypes.REALS
+_AVG_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+
+
+def _check(ksize, strides, padding, explicit_paddings, data_format, op, name=None):
+    if len(ksize) != 4:
+        raise ValueError(f"Sliding window ksize field must specify 4 dimensions for '{name or op}'")
+    c = 1 if _nchw(data_format) else 3
+    if ksize[0] != 1 or ksize[c] != 1:
+        raise ValueError(f"Pooling is not yet supported on the batch nor depth dimensions for '{name or op}'")
+    if min(ksize) < 1:
+        raise ValueError(f"Sliding window ksize must be positive for '{name or op}'")
+    check_attrs(list(strides), None, padding, list(explicit_paddings), data_format, op, name or op)
+
+
+def _run_check(ksize, strides, padding, explicit_paddings, data_format, op):
+    try:
+        _check(list(ksize), list(strides), padding, explicit_paddings, data_format, op)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+
+
+def _geometry(shape_nhwc, ksize, strides, padding, explicit_paddings, data_format):
+    kh, kw = _hw(ksize, data_format)
+    return Geometry(shape_nhwc[1], shape_nhwc[2], kh, kw, strides, None, padding, explicit_paddings, data_format)
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _compute(x):
+    return x.astype(np.float32) if x.dtype in (np.float16, dtypes.bfloat16.np) else x
+
+
+def _pool_shape(input_name, ins, attrs, ksize=None, strides=None):
+    fmt = attrs.get("data_format", "NHWC")
+    ksize = attrs["ksize"] if ksize is None else ksize
+    strides = attrs["strides"] if strides is None else strides
+    s = ins[input_name].shape
+    if s.ndims is not None and s.ndims != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {s.ndims} for '{attrs.get('_op_name')}' "
+                         f"with input shapes: {s}.")
+    if ksize is None or strides is None:
+        return TensorShape([s[0] if s.ndims else None, None, None, None]) if s.ndims else unknown_shape(4)
+    _check(ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt, "pooling",
+           attrs.get("_op_name"))
+    dims = s.as_list() if s.ndims is not None else [None] * 4
+    n, h, w, c = (dims[0], dims[2], dims[3], dims[1]) if _nchw(fmt) else dims
+    g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt)
+    if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
+        raise ValueError(f"Negative dimension size: computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
+                         f"ksize {list(ksize)}")
+    return TensorShape([n, c, g.oh, g.ow] if _nchw(fmt) else [n, g.oh, g.ow, c])
+
+
+def _max_windows(x, g):
+    """(windows [N, OH, OW, KH*KW, C] of the -inf-padded input)."""
+    xp = g.pad(x, _lowest(x.dtype))
+    w = g.windows(xp)
+    return w.reshape(w.shape[0], g.oh, g.ow, g.kh * g.kw, w.shape[-1])
+
+
+def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op):
+    _run_check(ksize, strides, padding, explicit_paddings, data_format, op)
+    x0 = np.asarray(input)
+    if x0.ndim != 4:
+        raise invalid_argument(f"{op}: input must be 4-dimensional, got {list(x0.shape)}")
+    x = to_nhwc(x0, data_format)
+    g = _geometry(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    if g.oh < 0 or g.ow < 0:
+        raise invalid_argument(f"{op}: computed output size would be non-positive for input {list(x0.shape)} "
+                               f"and ksize {list(ksize)}")
+    return from_nhwc(np.max(_max_windows(x, g), axis=3), data_format)
+
+
+_MAX_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [],
+              "data_format": "NHWC"}
+
+
+@register_op("MaxPool", inputs=("input",), attrs=dict(_MAX_ATTRS), type_attrs={"T": "input"},
+             allowed={"T": _MAX_T}, shape=lambda ins, attrs: [(ins["input"].dtype, _pool_shape("input", ins, attrs))])
+def max_pool(input, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    """output[b, i, j, c] = max over the window at (s_h * i - p_t, s_w * j - p_l) of
+    size ksize of input[b, :, :, c] (padding never wins)."""
+    return _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, "MaxPool")
+
+
+def _v2_shape(input_name):
+    def rule(ins, attrs):
+        k, s = ins["ksize"].value, ins["strides"].value
+        k = None if k is None else [int(v) for v in np.asarray(k).reshape(-1)]
+        s = None if s is None else [int(v) for v in np.asarray(s).reshape(-1)]
+        return [(ins[input_name].dtype, _pool_shape(input_name, ins, attrs, k, s))]
+    return rule
+
+
+@register_op("MaxPoolV2", inputs=("input", "ksize", "strides"),
+             attrs={"padding": REQUIRED, "data_format": "NHWC"}, type_attrs={"T": "input"},
+             allowed={"T": _MAX_T}, shape=_v2_shape("input"))
+def max_pool_v2(input, ksize, strides, padding, data_format="NHWC"):
+    """MaxPool with ``ksize`` and ``strides`` given as 1-D int32 tensors."""
+    return _max_pool(input, [int(v) for v in np.asarray(ksize)], [int(v) for v in np.asarray(strides)], padding,
+                     [], data_format, "MaxPoolV2")
+
+
+def _argmax_taps(x, g):
+    """For each output, the tap (kh * KW + kw) of its window's first maximum."""
+    return np.argmax(_max_windows(x, g), axis=3)
+
+
+def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings, data_format, op):
+    _run_check(ksize, strides, padding, explicit_paddings, data_format, op)
+    x0 = np.asarray(orig_input)
+    x, dy = to_nhwc(x0, data_format), to_nhwc(np.asarray(grad), data_format)
+    g = _geometry(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    if dy.shape != (x.shape[0], g.oh, g.ow, x.shape[3]):
+        raise invalid_argument(f"{op}: expected grad of shape {[x.shape[0], g.oh, g.ow, x.shape[3]]} (NHWC), "
+                               f"got {list(np.shape(grad))}")
+    tap = _argmax_taps(x, g)
+    n, h, w, c = x.shape
+    dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
+    zero = np.zeros((), dy.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            dxp[g.window_slice(i, j)] += np.where(tap == i * g.kw + j, dy, zero)
+    return from_nhwc(g.unpad(dxp).astype(x0.dtype, copy=False), data_format)
+
+
+_GRAD_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [],
+               "data_format": "NHWC"}
+
+
+def _same_as(name):
+    return lambda ins, attrs: [(ins[name].dtype, ins[name].shape)]
+
+
+@register_op("MaxPoolGrad", inputs=("orig_input", "orig_output", "grad"), attrs=dict(_GRAD_ATTRS),
+             type_attrs={"T": ("orig_input", "orig_output", "grad")}, allowed={"T": _MAX_T},
+             shape=_same_as("orig_input"))
+def max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings=(),
+                  data_format="NHWC"):
+    """output[b, h, w, c] = sum of grad[b, i, j, c] over the windows (i, j) whose
+    first maximum is input[b, h, w, c]."""
+    return _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings, data_format,
+                          "MaxPoolGrad")
+
+
+@register_op("MaxPoolGradV2", inputs=("orig_input", "orig_output", "grad", "ksize", "strides"),
+             attrs={"padding": REQUIRED, "data_format": "NHWC"},
+             type_attrs={"T": ("orig_input", "orig_output", "grad")}, allowed={"T": _MAX_T},
+             shape=_same_as("orig_input"))
+def max_pool_grad_v2(orig_input, orig_output, grad, ksize, strides, padding, data_format="NHWC"):
+    """MaxPoolGrad with ``ksize`` and ``strides`` as tensors."""
+    return _max_pool_grad(orig_input, orig_output, grad, [int(v) for v in np.asarray(ksize)],
+                          [int(v) for v in np.asarray(strides)], padding, [], data_format, "MaxPoolGradV2")
+
+
+@register_op("MaxPoolGradGrad", inputs=("orig_input", "orig_output", "grad"), attrs=dict(_GRAD_ATTRS),
+             type_attrs={"T": ("orig_input", "orig_output", "grad")}, allowed={"T": _MAX_T},
+             shape=_same_as("orig_output"))
+def max_pool_grad_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings=(),
+                       data_format="NHWC"):
+    """output[b, i, j, c] = grad (input-shaped) at window (i, j)'s first maximum."""
+    _run_check(ksize, strides, padding, explicit_paddings, data_format, "MaxPoolGradGrad")
+    x0 = np.asarray(orig_input)
+    x, gx = to_nhwc(x0, data_format), to_nhwc(np.asarray(grad), data_format)
+    g = _geometry(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    if gx.shape != x.shape:
+        raise invalid_argument(f"MaxPoolGradGrad: grad must have the shape of orig_input {list(x0.shape)}, "
+                               f"got {list(np.shape(grad))}")
+    tap = _argmax_taps(x, g)
+    gw = _max_windows(gx, g)
+    out = np.take_along_axis(gw, tap[:, :, :, None, :], axis=3)[:, :, :, 0, :]
+    return from_nhwc(np.ascontiguousarray(out), data_format)
+
+
+def _avg_counts(g, n_c_dtype):
+    """Number of input elements under each window, [1, OH, OW, 1]."""
+    ones = np.ones((1, g.h, g.w, 1), n_c_dtype)
+    w = g.windows(g.pad(ones))
+    return w.sum(axis=(3, 4))
+
+
+_AVG_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "data_format": "NHWC"}
+
+
+def _avg_check(padding, op):
+    if _s(padding) not in ("SAME", "VALID"):
+        raise invalid_argument(f"{op}: padding must be SAME or VALID, got {_s(padding)}")
+
+
+@register_op("AvgPool", inputs=("value",), attrs=dict(_AVG_ATTRS), type_attrs={"T": "value"},
+             allowed={"T": _AVG_T}, shape=lambda ins, attrs: [(ins["value"].dtype, _pool_shape("value", ins, attrs))])
+def avg_pool(value, ksize, strides, padding, data_format="NHWC"):
+    """output[b, i, j, c] = (sum of input[b, :, :, c] under window (i, j)) /
+    (number of input elements under it): padding is not counted."""
+    _avg_check(padding, "AvgPool")
+    _run_check(ksize, strides, padding, [], data_format, "AvgPool")
+    x0 = np.asarray(value)
+    if x0.ndim != 4:
+        raise invalid_argument(f"AvgPool: input must be 4-dimensional, got {list(x0.shape)}")
+    x = _compute(to_nhwc(x0, data_format))
+    g = _geometry(x.shape, ksize, strides, padding, [], data_format)
+    if g.oh < 0 or g.ow < 0:
+        raise invalid_argument(f"AvgPool: computed output size would be non-positive for input "
+                               f"{list(x0.shape)} and ksize {list(ksize)}")
+    s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
+    out = s / _avg_counts(g, x.dtype)
+    return from_nhwc(out.astype(x0.dtype, copy=False), data_format)
+
+
+@register_op("AvgPoolGrad", inputs=("orig_input_shape", "grad"), attrs=dict(_AVG_ATTRS),
+             type_attrs={"T": "grad"}, allowed={"T": _AVG_T},
+             shape=lambda ins, attrs: [(ins["grad"].dtype, TensorShape(
+                 [int(d) for d in np.asarray(ins["orig_input_shape"].value).reshape(-1)])
+                 if ins["orig_input_shape"].value is not None else unknown_shape(4))])
+def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="NHWC"):
+    """output[b, h, w, c] = sum over the windows (i, j) covering (h, w) of
+    grad[b, i, j, c] / (number of input elements under window (i, j))."""
+    _avg_check(padding, "AvgPoolGrad")
+    _run_check(ksize, strides, padding, [], data_format, "AvgPoolGrad")
+    shape = [int(d) for d in np.asarray(orig_input_shape).reshape(-1)]
+    if len(shape) != 4:
+        raise invalid_argument(f"AvgPoolGrad: orig_input_shape must be a 4-vector, got {shape}")
+    n, h, w, c = (shape[0], shape[2], shape[3], shape[1]) if _nchw(data_format) else shape
+    dy0 = np.asarray(grad)
+    dy = _compute(to_nhwc(dy0, data_format))
+    g = _geometry([n, h, w, c], ksize, strides, padding, [], data_format)
+    if dy.shape != (n, g.oh, g.ow, c):
+        raise invalid_argument(f"AvgPoolGrad: expected grad of shape {[n, g.oh, g.ow, c]} (NHWC), got "
+                               f"{list(dy0.shape)}")
+    share = dy / _avg_counts(g, dy.dtype)
+    dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            dxp[g.window_slice(i, j)] += share
+    return from_nhwc(g.unpad(dxp).astype(dy0.dtype, copy=False), data_format)

@@ -1,0 +1,72 @@
+"""TopKV2 and TopK: the k largest entries of the last dimension (TF's
+``topk_op.cc``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+
+_INDEX = (dtypes.int16, dtypes.int32, dtypes.int64)
+
+
+def _top_k(x, k, index_type, op):
+    x = np.asarray(x)
+    if x.ndim < 1:
+        raise invalid_argument(f"{op}: input must be at least 1-D, got {list(x.shape)}")
+    if k < 0:
+        raise invalid_argument(f"{op}: Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise invalid_argument(f"{op}: input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    if x.dtype.kind == "f":
+        key = np.negative(x.astype(np.float64))
+    elif x.dtype.kind == "u":
+        key = -x.astype(np.float64) if x.dtype.itemsize == 8 else -x.astype(np.int64)
+    else:
+        key = -x.astype(np.int64) if x.dtype.itemsize < 8 else -x.astype(object)
+    order = np.argsort(key, axis=-1, kind="stable")[..., :k]
+    values = np.take_along_axis(x, order, axis=-1)
+    return values, order.astype(dtypes.as_dtype(index_type).np)
+
+
+def _top_k_shape(ins, attrs, k):
+    s = ins["input"].shape
+    name = attrs.get("_op_name")
+    if s.ndims is not None and s.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {s.ndims} for '{name}' "
+                         f"with input shapes: {s}.")
+    if k is not None and k < 0:
+        raise ValueError(f"Need k >= 0, got {k} for '{name}'")
+    if s.ndims is None:
+        out = unknown_shape()
+    else:
+        last = s[-1]
+        if last is not None and k is not None and last < k:
+            raise ValueError(f"input must have last dimension >= k = {k} but is {last} for '{name}' "
+                             f"with input shapes: {s}.")
+        out = s[:-1].concatenate(TensorShape([k]))
+    return [(ins["input"].dtype, out), (attrs.get("index_type", dtypes.int32), out)]
+
+
+def _v2_shape(ins, attrs):
+    v = ins["k"].value
+    return _top_k_shape(ins, attrs, None if v is None else int(np.asarray(v)))
+
+
+@register_op("TopKV2", inputs=("input", "k"), outputs=("values", "indices"),
+             attrs={"sorted": True, "index_type": dtypes.int32}, type_attrs={"T": "input", "Tk": "k"},
+             allowed={"T": dtypes.REALS, "Tk": _INDEX, "index_type": _INDEX}, shape=_v2_shape)
+def top_k_v2(input, k, sorted=True, index_type=dtypes.int32):
+    """values[..., j] = the j-th largest input[..., :], indices its position;
+    equal values keep their order (the lower index first). The CPU kernel
+    returns them sorted even when ``sorted=False``."""
+    return _top_k(input, int(np.asarray(k)), index_type, "TopKV2")
+
+
+@register_op("TopK", inputs=("input",), outputs=("values", "indices"), attrs={"k": REQUIRED, "sorted": True},
+             type_attrs={"T": "input"}, allowed={"T": dtypes.REALS},
+             shape=lambda ins, attrs: _top_k_shape(ins, attrs, attrs["k"]))
+def top_k(input, k, sorted=True):
+    """TopKV2 with ``k`` as an attr (deprecated form)."""
+    return _top_k(input, int(k), dtypes.int32, "TopK")
