@@ -20,7 +20,9 @@ A ``MetaGraphDef`` holds the ``GraphDef`` (with ``_output_shapes``), the
   Operation) -> ``node_list``. A collection that cannot be serialized is left
   out with a warning, as TF does.
 
-``tensorflow_version`` is left empty: TF parses it as a version number.
+``meta_info_def.tensorflow_version`` is the TensorFlow version ref follows
+(``TENSORFLOW_VERSION``, parsed by TF's importer as a version number) and
+``tensorflow_git_version`` names ref's build of it, as TF fills both in.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ from ref.formats.checkpoint_state import atomic_write_string_to_file
 from google.protobuf import message, text_format
 
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
+TENSORFLOW_VERSION = "2.21.0"  # the TensorFlow release whose behaviour ref follows
+TENSORFLOW_GIT_VERSION = "v2.21.0-ref"
 SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2", "Restore",
                         "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
 
@@ -183,6 +187,8 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, co
     mgd = pb.MetaGraphDef()
     if meta_info_def is not None:
         mgd.meta_info_def.MergeFrom(meta_info_def)
+    mgd.meta_info_def.tensorflow_version = TENSORFLOW_VERSION
+    mgd.meta_info_def.tensorflow_git_version = TENSORFLOW_GIT_VERSION
     mgd.graph_def.MergeFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
     if not len(mgd.meta_info_def.stripped_op_list.op):
         for name in sorted({n.op for n in mgd.graph_def.node} |
@@ -310,11 +316,13 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
     graph = graph or get_default_graph()
-    if unbound_inputs_col_name:
-        col = mgd.collection_def.get(unbound_inputs_col_name)
-        if col is not None and col.node_list.value and not input_map:
+    if unbound_inputs_col_name and unbound_inputs_col_name in mgd.collection_def:
+        col = mgd.collection_def[unbound_inputs_col_name]
+        kind = col.WhichOneof("kind")
+        values = [v.decode() if isinstance(v, bytes) else v for v in getattr(col, kind).value] if kind else []
+        if values and (not input_map or sorted(values) != sorted(input_map)):
             raise ValueError("Graph contains unbound inputs: %s. Must provide these inputs through input_map."
-                             % ",".join(v for v in col.node_list.value if not input_map or v not in input_map))
+                             % ",".join(v for v in values if not input_map or v not in input_map))
     with graph.as_default():
         graph_def = mgd.graph_def
         if clear_devices:
@@ -322,9 +330,11 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
             graph_def.CopyFrom(mgd.graph_def)
             for node in graph_def.node:
                 node.device = ""
-        scope = graph.unique_name(import_scope or "", mark_as_used=False) if import_scope else ""
-        returned = import_graph_def(graph_def, name=import_scope or "", input_map=input_map,
+        # Inside a name scope the import goes below it (TF: graph.unique_name("") is "scope/").
+        scope = graph.unique_name(import_scope or "", mark_as_used=False)
+        returned = import_graph_def(graph_def, name=import_scope or scope, input_map=input_map,
                                     return_elements=return_elements)
+        scope = scope.rstrip("/")
         ordered = []
         if GraphKeys.TRAINABLE_VARIABLES in mgd.collection_def:
             ordered.append((GraphKeys.TRAINABLE_VARIABLES, mgd.collection_def[GraphKeys.TRAINABLE_VARIABLES]))

@@ -104,9 +104,10 @@ class SaveableObject:
 
 class ReferenceVariableSaveable(SaveableObject):
     """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with
-    ``Assign``. A fully defined variable checks the restored shape with
-    ``EnsureShape`` first: TF's Assign knows an uninitialized variable's shape,
-    ref's Assign kernel does not."""
+    ``Assign`` (``validate_shape`` unless reshaping). TF's Assign knows an
+    uninitialized variable's declared shape; ref's Assign is told it through its
+    ``_ref_shape`` attr, so a wrong-shaped checkpoint value is TF's
+    InvalidArgumentError "Assign requires shapes of both tensors to match"."""
 
     def __init__(self, var, slice_spec, name):
         super().__init__(var, [SaveSpec(var, slice_spec, name, dtype=var.dtype.base_dtype)], name)
@@ -116,10 +117,8 @@ class ReferenceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
         validate = restored_shapes is None and self.op.shape.is_fully_defined()
-        if validate:
-            restored = apply_op("EnsureShape", input=restored, shape=self.op.shape)
         return apply_op("Assign", ref=self.op, value=restored, validate_shape=validate, use_locking=True,
-                        name="Assign").op
+                        _ref_shape=self.op.shape if validate else None, name="Assign").op
 
 
 class ResourceVariableSaveable(SaveableObject):
@@ -413,9 +412,10 @@ class BaseSaverBuilder:
             max_to_keep = 0
         graph = get_default_graph()
         with graph.as_default(), control_dependencies(None), name_scope(name, "save"):
-            with name_scope("filename"):
+            with name_scope("filename") as filename_scope:
                 default = _const(filename or "model", "input")
-            filename_tensor = apply_op("PlaceholderWithDefault", input=default, shape=_scalar(), name="filename")
+                filename_tensor = apply_op("PlaceholderWithDefault", input=default, shape=_scalar(),
+                                           name=filename_scope)
             filename_tensor = apply_op("PlaceholderWithDefault", input=filename_tensor, shape=_scalar(),
                                        name="Const")
             save_tensor = restore_op = None
@@ -692,7 +692,13 @@ class Saver:
         save_path_parent = os.path.dirname(save_path)
         model_checkpoint_path = None
         if not self._is_empty:
-            value = sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: checkpoint_file})
+            try:
+                value = sess.run(self.saver_def.save_tensor_name,
+                                 {self.saver_def.filename_tensor_name: checkpoint_file})
+            except (errors.FailedPreconditionError, errors.NotFoundError, OSError):
+                if not os.path.isdir(save_path_parent or "."):
+                    raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from None
+                raise
             model_checkpoint_path = io_ops._text(value)
         if write_meta_graph:
             meta_file = _state.meta_graph_filename(checkpoint_file, meta_graph_suffix=meta_graph_suffix)
