@@ -27,17 +27,18 @@ A ``MetaGraphDef`` holds the ``GraphDef`` (with ``_output_shapes``), the
 from __future__ import annotations
 
 import copy
+import numbers
 import os
 import re
 import warnings
 
 from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_functions, get_default_graph,
                                  prepend_name_scope, strip_name_scope)
-from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2
+from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2, op_def_pb2
 from ref.ops import registry
 from ref.framework.graph_io import _attr_value, _scratch_library, import_graph_def
 from ref.formats.checkpoint_state import atomic_write_string_to_file
-from google.protobuf import message, text_format
+from google.protobuf import any_pb2, message, text_format
 
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
 TENSORFLOW_VERSION = "2.21.0"  # the TensorFlow release whose behaviour ref follows
@@ -45,7 +46,7 @@ TENSORFLOW_GIT_VERSION = "v2.21.0-ref"
 SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2", "Restore",
                         "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
 
-__all__ = ["export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
+__all__ = ["stripped_op_list_for_graph", "export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
            "import_scoped_meta_graph"]
 
 
@@ -116,6 +117,8 @@ def _get_kind_name(item) -> str:
         return "int64_list"
     if isinstance(item, float):
         return "float_list"
+    if isinstance(item, any_pb2.Any):
+        return "any_list"
     return "node_list"
 
 
@@ -150,9 +153,17 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
         elif kind == "bytes_list":
             col_def.bytes_list.value.extend(x.encode() if isinstance(x, str) else bytes(x) for x in items)
         elif kind == "int64_list":
-            col_def.int64_list.value.extend(int(x) for x in items)
+            for x in items:  # a float among ints drops the collection, as TF's proto does
+                if not isinstance(x, numbers.Integral):
+                    raise TypeError(f"{x!r} has type {type(x).__name__}, but expected one of: int")
+                col_def.int64_list.value.append(int(x))
+        elif kind == "any_list":
+            col_def.any_list.value.extend(items)
         else:
-            col_def.float_list.value.extend(float(x) for x in items)
+            for x in items:
+                if not isinstance(x, numbers.Real):
+                    raise TypeError(f"{x!r} has type {type(x).__name__}, but expected one of: int, float")
+                col_def.float_list.value.append(float(x))
     except Exception as e:  # TF: "Issue encountered when serializing" -- the collection is dropped
         warnings.warn(f"Issue encountered when serializing: {key}.\n{e}")
         del meta_graph_def.collection_def[key]
@@ -177,6 +188,18 @@ def _strip_default_attrs(graph_def):
                     del node.attr[name]
 
 
+def stripped_op_list_for_graph(graph_def):
+    """An ``OpList`` naming, sorted, the ops ``graph_def`` uses (in its nodes and
+    its library's functions; calls of the library's functions are not ops).
+    ref's OpDefs carry only their names (TF fills in the whole OpDef)."""
+    functions = {f.signature.name for f in graph_def.library.function}
+    used = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function for n in f.node_def}
+    op_list = op_def_pb2.OpList()
+    for name in sorted(used - functions):
+        op_list.op.add(name=name)
+    return op_list
+
+
 def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, collection_list=None, graph=None,
                           export_scope=None, exclude_nodes=None, clear_extraneous_savers=False,
                           strip_default_attrs=False):
@@ -191,9 +214,7 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, co
     mgd.meta_info_def.tensorflow_git_version = TENSORFLOW_GIT_VERSION
     mgd.graph_def.MergeFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
     if not len(mgd.meta_info_def.stripped_op_list.op):
-        for name in sorted({n.op for n in mgd.graph_def.node} |
-                           {n.op for f in mgd.graph_def.library.function for n in f.node_def}):
-            mgd.meta_info_def.stripped_op_list.op.add(name=name)
+        mgd.meta_info_def.stripped_op_list.MergeFrom(stripped_op_list_for_graph(mgd.graph_def))
     if strip_default_attrs:
         _strip_default_attrs(mgd.graph_def)
         mgd.meta_info_def.stripped_default_attrs = True
@@ -371,6 +392,9 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
             elif kind == "float_list":
                 for value in col_def.float_list.value:
                     graph.add_to_collection(key, float(value))
+            elif kind == "any_list":
+                for value in col_def.any_list.value:
+                    graph.add_to_collection(key, value)
             elif kind == "bytes_list":
                 for value in col_def.bytes_list.value:
                     graph.add_to_collection(key, prepend_name_scope(value.decode("utf-8", "surrogateescape"), scope)

@@ -50,7 +50,8 @@ from ref.formats.checkpoint_reader import load_checkpoint
 from ref.graph_ops.control_flow_ops import with_dependencies, group
 from ref.graph_ops import array_ops
 from ref.graph_ops.training_util import global_step as _global_step
-from ref.checkpoint.meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
+from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph, import_scoped_meta_graph,
+                                      read_meta_graph_file)
 from google.protobuf import text_format
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
@@ -600,6 +601,11 @@ class Saver:
         """Returns a ``Saver`` object created from ``saver_def``."""
         return Saver(saver_def=saver_def, name=import_scope)
 
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection ``key`` of the default graph to ``meta_graph_def``."""
+        add_collection_def(meta_graph_def, key, export_scope=export_scope)
+
     # -- checkpoint bookkeeping --------------------------------------------------------
     @property
     def last_checkpoints(self):
@@ -826,17 +832,21 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     graph; returns the Saver of its ``saver_def`` -- or, without one, a Saver of
     all variables, or None when there are none.
 
-    ``kwargs``: ``input_map``, ``unbound_inputs_col_name``,
-    ``restore_collections_predicate`` (as TF's import_scoped_meta_graph)."""
+    ``kwargs``: ``graph`` (default: the default graph), ``input_map``,
+    ``unbound_inputs_col_name``, ``restore_collections_predicate`` (as TF's
+    import_scoped_meta_graph)."""
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
-    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
-    if mgd.HasField("saver_def"):
-        scope = import_scope
-        if imported:
-            key = next(iter(imported))
-            scope = imported[key].name[:-len(key)]
-        return Saver(saver_def=mgd.saver_def, name=scope)
-    if _all_saveable_objects(scope=import_scope):
-        return Saver()
+    graph = kwargs.pop("graph", None) or get_default_graph()
+    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, graph=graph,
+                                           import_scope=import_scope, **kwargs)
+    with graph.as_default():
+        if mgd.HasField("saver_def"):
+            scope = import_scope
+            if imported:
+                key = next(iter(imported))
+                scope = imported[key].name[:-len(key)]
+            return Saver(saver_def=mgd.saver_def, name=scope)
+        if _all_saveable_objects(scope=import_scope):
+            return Saver()
     return None
