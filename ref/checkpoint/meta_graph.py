@@ -47,7 +47,7 @@ SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySave
                         "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
 
 __all__ = ["stripped_op_list_for_graph", "export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
-           "import_scoped_meta_graph"]
+           "import_scoped_meta_graph", "import_scoped_meta_graph_with_return_elements", "copy_scoped_meta_graph"]
 
 
 def _pb():
@@ -332,8 +332,41 @@ def read_meta_graph_file(filename):
 
 def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None, import_scope=None,
                              input_map=None, unbound_inputs_col_name="unbound_inputs",
-                             restore_collections_predicate=(lambda key: True), return_elements=None):
-    """Imports the graph and collections; returns ``({name: variable}, return_elements)``."""
+                             restore_collections_predicate=(lambda key: True)):
+    """Recreates the graph and collections of a MetaGraphDef (proto or file)
+    below ``import_scope``; returns ``{name relative to the scope: variable}``.
+
+    Raises:
+      ValueError: if the graph has unbound inputs that ``input_map`` does not bind."""
+    return import_scoped_meta_graph_with_return_elements(
+        meta_graph_or_file, clear_devices, graph, import_scope, input_map, unbound_inputs_col_name,
+        restore_collections_predicate)[0]
+
+
+def copy_scoped_meta_graph(from_scope, to_scope, from_graph=None, to_graph=None):
+    """Copies the subgraph below ``from_scope`` of ``from_graph`` (its
+    variables and collections) to ``to_scope`` of ``to_graph``; returns
+    ``{name relative to the scope: variable}`` of the copy.
+
+    Raises:
+      ValueError: if ``from_scope`` and ``to_scope`` are the same in the same graph."""
+    from_graph = from_graph or get_default_graph()
+    to_graph = to_graph or get_default_graph()
+    if from_graph is to_graph and from_scope == to_scope:
+        raise ValueError("'from_scope' and 'to_scope' need to be different when performing copy in the same "
+                         f"graph. Received: 'from_graph': {from_graph}, 'to_graph': {to_graph}, "
+                         f"'from_scope': {from_scope}, 'to_scope': {to_scope}.")
+    mgd, _ = export_scoped_meta_graph(export_scope=from_scope, graph=from_graph)
+    return import_scoped_meta_graph(mgd, graph=to_graph, import_scope=to_scope)
+
+
+def import_scoped_meta_graph_with_return_elements(meta_graph_or_file, clear_devices=False, graph=None,
+                                                  import_scope=None, input_map=None,
+                                                  unbound_inputs_col_name="unbound_inputs",
+                                                  restore_collections_predicate=(lambda key: True),
+                                                  return_elements=None):
+    """``import_scoped_meta_graph`` that also returns the graph elements named by
+    ``return_elements``: ``({name: variable}, elements)``."""
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
     graph = graph or get_default_graph()

@@ -50,8 +50,8 @@ from ref.formats.checkpoint_reader import load_checkpoint
 from ref.graph_ops.control_flow_ops import with_dependencies, group
 from ref.graph_ops import array_ops
 from ref.graph_ops.training_util import global_step as _global_step
-from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph, import_scoped_meta_graph,
-                                      read_meta_graph_file)
+from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph,
+                                      import_scoped_meta_graph_with_return_elements, read_meta_graph_file)
 from google.protobuf import text_format
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
@@ -838,8 +838,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
     graph = kwargs.pop("graph", None) or get_default_graph()
-    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, graph=graph,
-                                           import_scope=import_scope, **kwargs)
+    imported, _ = import_scoped_meta_graph_with_return_elements(
+        mgd, clear_devices=clear_devices, graph=graph, import_scope=import_scope, **kwargs)
     with graph.as_default():
         if mgd.HasField("saver_def"):
             scope = import_scope

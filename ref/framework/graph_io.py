@@ -191,7 +191,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if not isinstance(k, str):
             raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
     g = get_default_graph()
-    names = {n.name for n in graph_def.node}
+    # a key may name a node or an input no node produces (an export_scope's "$unbound_inputs_x")
+    names = {n.name for n in graph_def.node} | {i.lstrip("^").split(":")[0] for n in graph_def.node for i in n.input}
     for k in input_map:
         base = k.lstrip("^").split(":")[0]
         if base not in names:
