@@ -96,7 +96,7 @@ def _plugin_metadata(plugin_name, content=b"", display_name=None, description=No
 def text(name, tensor, collections=None):
     """A string tensor shown by TensorBoard's text plugin (``tf.summary.text``)."""
     if getattr(tensor, "dtype", None) is not None and tensor.dtype.base_dtype != dtypes.string:
-        raise ValueError(f"Expected tensor {tensor.name} to have dtype string, got {tensor.dtype.name}")
+        raise ValueError(f"Expected tensor {tensor.name} to have dtype string, got <dtype: '{tensor.dtype.name}'>")
     return tensor_summary(name, tensor, summary_metadata=_plugin_metadata("text"), collections=collections)
 
 
