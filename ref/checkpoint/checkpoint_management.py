@@ -31,7 +31,7 @@ from ref.formats.checkpoint_state import (checkpoint_exists, generate_checkpoint
                                           update_checkpoint_state_internal)
 from ref.session import get_default_session
 
-__all__ = ["CheckpointManager", "checkpoint_exists", "generate_checkpoint_state_proto", "get_checkpoint_mtimes",
+__all__ = ["CheckpointManager", "wait_for_new_checkpoint", "checkpoints_iterator", "checkpoint_exists", "generate_checkpoint_state_proto", "get_checkpoint_mtimes",
            "get_checkpoint_state", "latest_checkpoint", "remove_checkpoint", "update_checkpoint_state"]
 
 _log = logging.getLogger("ref.train")
@@ -207,3 +207,36 @@ class CheckpointManager:
 
     def sync(self):
         """Waits for outstanding saves (ref saves synchronously: nothing to wait for)."""
+
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1, timeout=None):
+    """Waits until ``latest_checkpoint(checkpoint_dir)`` names a checkpoint other
+    than ``last_checkpoint``; returns it, or None once ``timeout`` seconds would
+    pass before the next poll."""
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is not None and path != last_checkpoint:
+            return path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint of ``checkpoint_dir`` as it appears, at most one
+    per ``min_interval_secs``. After ``timeout`` seconds without one it stops,
+    unless ``timeout_fn`` is given and returns False (then it keeps waiting)."""
+    path = None
+    while True:
+        new_path = wait_for_new_checkpoint(checkpoint_dir, path, timeout=timeout)
+        if new_path is None:
+            if not timeout_fn or timeout_fn():
+                return
+            continue
+        start = time.time()
+        path = new_path
+        yield path
+        remaining = start + min_interval_secs - time.time()
+        if remaining > 0:
+            time.sleep(remaining)

@@ -124,8 +124,10 @@ class ReferenceVariableSaveable(SaveableObject):
 
 class ResourceVariableSaveable(SaveableObject):
     """A resource variable: saved from a ``ReadVariableOp``, restored with
-    ``AssignVariableOp``. ``EnsureShape`` makes a wrong-shaped value an
-    InvalidArgumentError (TF's AssignVariableOp would take it silently)."""
+    ``AssignVariableOp``. A restored value of unknown static shape passes
+    ``EnsureShape`` first, so a wrong-shaped value is an InvalidArgumentError
+    (TF's AssignVariableOp would take it silently); a known static shape is
+    checked at construction, as TF's shape-safe assign does."""
 
     def __init__(self, var, slice_spec, name):
         self.handle_op = var.handle
@@ -138,7 +140,9 @@ class ResourceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
         restored = apply_op("Identity", input=restored)
-        if self._var_shape.is_fully_defined():
+        if not self._var_shape.is_compatible_with(restored.shape):
+            raise ValueError(f"Shapes {self._var_shape} and {restored.shape} are incompatible")
+        if self._var_shape.is_fully_defined() and not restored.shape.is_fully_defined():
             restored = apply_op("EnsureShape", input=restored, shape=self._var_shape)
         return apply_op("AssignVariableOp", resource=self.handle_op, value=restored, name="AssignVariableOp")
 
