@@ -39,7 +39,7 @@ import numpy as np
 from ref.ops import io as io_ops
 from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
-from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, get_collection,
+from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, device, get_collection,
                                  get_default_graph, name_scope, register_proto_function, constant)
 from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
@@ -133,6 +133,8 @@ class ResourceVariableSaveable(SaveableObject):
         self.handle_op = var.handle
         self._var_shape = var.shape
         read = var._graph_element
+        if slice_spec:  # a partition: read where the variable lives, copied to that machine's CPU (as TF)
+            read = _read_on_cpu(var)
         super().__init__(var, [SaveSpec(read, slice_spec, name, dtype=var.dtype, device=var.device)], name)
 
     def restore(self, restored_tensors, restored_shapes):
@@ -145,6 +147,17 @@ class ResourceVariableSaveable(SaveableObject):
         if self._var_shape.is_fully_defined() and not restored.shape.is_fully_defined():
             restored = apply_op("EnsureShape", input=restored, shape=self._var_shape)
         return apply_op("AssignVariableOp", resource=self.handle_op, value=restored, name="AssignVariableOp")
+
+
+def _read_on_cpu(var):
+    """A callable building (when the save op is built) ``var``'s value read on its
+    device and copied to ``/device:CPU:0`` of the same job and task."""
+    def read():
+        with device(var.device):
+            value = apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+            with device("/device:CPU:0"):
+                return apply_op("Identity", input=value)
+    return read
 
 
 def _is_variable(x) -> bool:

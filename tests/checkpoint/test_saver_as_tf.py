@@ -224,3 +224,16 @@ def test_wait_for_new_checkpoint(tmp_path):
         path = ref.train.Saver().save(s, str(tmp_path / "m"))
     assert ref.train.wait_for_new_checkpoint(str(tmp_path), timeout=0.2, seconds_to_sleep=0.1) == path
     assert list(ref.train.checkpoints_iterator(str(tmp_path), timeout=0.2)) == [path]
+
+
+def test_partitioned_resource_variables_are_saved_from_their_machines_cpu():
+    """TF's testResourceColocation: SaveV2's inputs sit on the variable's job, on its CPU."""
+    def devices(lib):
+        with lib.Graph().as_default() as g:
+            with lib.device("/job:ps/device:GPU:0"):
+                v = lib.get_variable("v0", shape=[10, 2], partitioner=lib.fixed_size_partitioner(num_shards=2),
+                                     use_resource=True)
+            lib.train.Saver({"v0": v}).build()
+            save = next(op for op in g.get_operations() if op.type == "SaveV2")
+            return [t.device for t in save.inputs[3:]]
+    assert devices(ref) == devices(tf) == ["/job:ps/device:CPU:0"] * 2
