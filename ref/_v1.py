@@ -53,6 +53,14 @@ from ref.python_io import TFRecordOptions  # noqa: F401
 
 from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401
                                    RunMetadata, RunOptions)
+# the TF 1.x top-level protos of summaries, events and graphs (tf.Summary, tf.Event, tf.GraphDef...)
+from ref.protos.summary_pb2 import Summary, SummaryDescription, SummaryMetadata  # noqa: F401
+from ref.protos.event_pb2 import Event, LogMessage, SessionLog  # noqa: F401
+from ref.protos.histogram_pb2 import HistogramProto  # noqa: F401
+from ref.protos.graph_pb2 import GraphDef  # noqa: F401
+from ref.protos.node_def_pb2 import NodeDef  # noqa: F401
+from ref.protos.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: F401
+from ref.protos.attr_value_pb2 import AttrValue, NameAttrList  # noqa: F401
 from ref.types import dtypes  # noqa: F401
 
 # Process plumbing (ref/platform) and the TF 1.13+ namespaces over existing ops.

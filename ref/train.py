@@ -26,6 +26,8 @@ from ref.optimizers.schedules import (cosine_decay, cosine_decay_restarts, expon
 from ref.optimizers.moving_averages import ExponentialMovingAverage  # noqa: F401
 from ref.checkpoint.saver import BaseSaverBuilder, BulkSaverBuilder, Saver  # noqa: F401
 from ref.checkpoint.trackable import Checkpoint  # noqa: F401
+from ref.checkpoint.checkpoint_management import (CheckpointManager, checkpoints_iterator,  # noqa: F401
+                                                  wait_for_new_checkpoint)
 from ref.checkpoint.meta_graph import export_meta_graph, write_graph  # noqa: F401
 from ref.checkpoint.saver import import_meta_graph  # noqa: F401
 from ref.checkpoint.warm_start import init_from_checkpoint, warm_start  # noqa: F401

@@ -20,29 +20,34 @@ A ``MetaGraphDef`` holds the ``GraphDef`` (with ``_output_shapes``), the
   Operation) -> ``node_list``. A collection that cannot be serialized is left
   out with a warning, as TF does.
 
-``tensorflow_version`` is left empty: TF parses it as a version number.
+``meta_info_def.tensorflow_version`` is the TensorFlow version ref follows
+(``TENSORFLOW_VERSION``, parsed by TF's importer as a version number) and
+``tensorflow_git_version`` names ref's build of it, as TF fills both in.
 """
 from __future__ import annotations
 
 import copy
+import numbers
 import os
 import re
 import warnings
 
 from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_functions, get_default_graph,
                                  prepend_name_scope, strip_name_scope)
-from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2
+from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2, op_def_pb2
 from ref.ops import registry
 from ref.framework.graph_io import _attr_value, _scratch_library, import_graph_def
 from ref.formats.checkpoint_state import atomic_write_string_to_file
-from google.protobuf import message, text_format
+from google.protobuf import any_pb2, message, text_format
 
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
+TENSORFLOW_VERSION = "2.21.0"  # the TensorFlow release whose behaviour ref follows
+TENSORFLOW_GIT_VERSION = "v2.21.0-ref"
 SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2", "Restore",
                         "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice")
 
-__all__ = ["export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
-           "import_scoped_meta_graph"]
+__all__ = ["stripped_op_list_for_graph", "export_meta_graph", "write_graph", "read_meta_graph_file", "create_meta_graph_def", "add_collection_def", "export_scoped_meta_graph",
+           "import_scoped_meta_graph", "import_scoped_meta_graph_with_return_elements", "copy_scoped_meta_graph"]
 
 
 def _pb():
@@ -112,6 +117,8 @@ def _get_kind_name(item) -> str:
         return "int64_list"
     if isinstance(item, float):
         return "float_list"
+    if isinstance(item, any_pb2.Any):
+        return "any_list"
     return "node_list"
 
 
@@ -146,9 +153,17 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
         elif kind == "bytes_list":
             col_def.bytes_list.value.extend(x.encode() if isinstance(x, str) else bytes(x) for x in items)
         elif kind == "int64_list":
-            col_def.int64_list.value.extend(int(x) for x in items)
+            for x in items:  # a float among ints drops the collection, as TF's proto does
+                if not isinstance(x, numbers.Integral):
+                    raise TypeError(f"{x!r} has type {type(x).__name__}, but expected one of: int")
+                col_def.int64_list.value.append(int(x))
+        elif kind == "any_list":
+            col_def.any_list.value.extend(items)
         else:
-            col_def.float_list.value.extend(float(x) for x in items)
+            for x in items:
+                if not isinstance(x, numbers.Real):
+                    raise TypeError(f"{x!r} has type {type(x).__name__}, but expected one of: int, float")
+                col_def.float_list.value.append(float(x))
     except Exception as e:  # TF: "Issue encountered when serializing" -- the collection is dropped
         warnings.warn(f"Issue encountered when serializing: {key}.\n{e}")
         del meta_graph_def.collection_def[key]
@@ -173,6 +188,18 @@ def _strip_default_attrs(graph_def):
                     del node.attr[name]
 
 
+def stripped_op_list_for_graph(graph_def):
+    """An ``OpList`` naming, sorted, the ops ``graph_def`` uses (in its nodes and
+    its library's functions; calls of the library's functions are not ops).
+    ref's OpDefs carry only their names (TF fills in the whole OpDef)."""
+    functions = {f.signature.name for f in graph_def.library.function}
+    used = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function for n in f.node_def}
+    op_list = op_def_pb2.OpList()
+    for name in sorted(used - functions):
+        op_list.op.add(name=name)
+    return op_list
+
+
 def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, collection_list=None, graph=None,
                           export_scope=None, exclude_nodes=None, clear_extraneous_savers=False,
                           strip_default_attrs=False):
@@ -183,11 +210,11 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, co
     mgd = pb.MetaGraphDef()
     if meta_info_def is not None:
         mgd.meta_info_def.MergeFrom(meta_info_def)
+    mgd.meta_info_def.tensorflow_version = TENSORFLOW_VERSION
+    mgd.meta_info_def.tensorflow_git_version = TENSORFLOW_GIT_VERSION
     mgd.graph_def.MergeFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
     if not len(mgd.meta_info_def.stripped_op_list.op):
-        for name in sorted({n.op for n in mgd.graph_def.node} |
-                           {n.op for f in mgd.graph_def.library.function for n in f.node_def}):
-            mgd.meta_info_def.stripped_op_list.op.add(name=name)
+        mgd.meta_info_def.stripped_op_list.MergeFrom(stripped_op_list_for_graph(mgd.graph_def))
     if strip_default_attrs:
         _strip_default_attrs(mgd.graph_def)
         mgd.meta_info_def.stripped_default_attrs = True
@@ -305,16 +332,51 @@ def read_meta_graph_file(filename):
 
 def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None, import_scope=None,
                              input_map=None, unbound_inputs_col_name="unbound_inputs",
-                             restore_collections_predicate=(lambda key: True), return_elements=None):
-    """Imports the graph and collections; returns ``({name: variable}, return_elements)``."""
+                             restore_collections_predicate=(lambda key: True)):
+    """Recreates the graph and collections of a MetaGraphDef (proto or file)
+    below ``import_scope``; returns ``{name relative to the scope: variable}``.
+
+    Raises:
+      ValueError: if the graph has unbound inputs that ``input_map`` does not bind."""
+    return import_scoped_meta_graph_with_return_elements(
+        meta_graph_or_file, clear_devices, graph, import_scope, input_map, unbound_inputs_col_name,
+        restore_collections_predicate)[0]
+
+
+def copy_scoped_meta_graph(from_scope, to_scope, from_graph=None, to_graph=None):
+    """Copies the subgraph below ``from_scope`` of ``from_graph`` (its
+    variables and collections) to ``to_scope`` of ``to_graph``; returns
+    ``{name relative to the scope: variable}`` of the copy.
+
+    Raises:
+      ValueError: if ``from_scope`` and ``to_scope`` are the same in the same graph."""
+    from_graph = from_graph or get_default_graph()
+    to_graph = to_graph or get_default_graph()
+    if from_graph is to_graph and from_scope == to_scope:
+        raise ValueError("'from_scope' and 'to_scope' need to be different when performing copy in the same "
+                         f"graph. Received: 'from_graph': {from_graph}, 'to_graph': {to_graph}, "
+                         f"'from_scope': {from_scope}, 'to_scope': {to_scope}.")
+    mgd, _ = export_scoped_meta_graph(export_scope=from_scope, graph=from_graph)
+    return import_scoped_meta_graph(mgd, graph=to_graph, import_scope=to_scope)
+
+
+def import_scoped_meta_graph_with_return_elements(meta_graph_or_file, clear_devices=False, graph=None,
+                                                  import_scope=None, input_map=None,
+                                                  unbound_inputs_col_name="unbound_inputs",
+                                                  restore_collections_predicate=(lambda key: True),
+                                                  return_elements=None):
+    """``import_scoped_meta_graph`` that also returns the graph elements named by
+    ``return_elements``: ``({name: variable}, elements)``."""
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
     graph = graph or get_default_graph()
-    if unbound_inputs_col_name:
-        col = mgd.collection_def.get(unbound_inputs_col_name)
-        if col is not None and col.node_list.value and not input_map:
+    if unbound_inputs_col_name and unbound_inputs_col_name in mgd.collection_def:
+        col = mgd.collection_def[unbound_inputs_col_name]
+        kind = col.WhichOneof("kind")
+        values = [v.decode() if isinstance(v, bytes) else v for v in getattr(col, kind).value] if kind else []
+        if values and (not input_map or sorted(values) != sorted(input_map)):
             raise ValueError("Graph contains unbound inputs: %s. Must provide these inputs through input_map."
-                             % ",".join(v for v in col.node_list.value if not input_map or v not in input_map))
+                             % ",".join(v for v in values if not input_map or v not in input_map))
     with graph.as_default():
         graph_def = mgd.graph_def
         if clear_devices:
@@ -322,9 +384,11 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
             graph_def.CopyFrom(mgd.graph_def)
             for node in graph_def.node:
                 node.device = ""
-        scope = graph.unique_name(import_scope or "", mark_as_used=False) if import_scope else ""
-        returned = import_graph_def(graph_def, name=import_scope or "", input_map=input_map,
+        # Inside a name scope the import goes below it (TF: graph.unique_name("") is "scope/").
+        scope = graph.unique_name(import_scope or "", mark_as_used=False)
+        returned = import_graph_def(graph_def, name=import_scope or scope, input_map=input_map,
                                     return_elements=return_elements)
+        scope = scope.rstrip("/")
         ordered = []
         if GraphKeys.TRAINABLE_VARIABLES in mgd.collection_def:
             ordered.append((GraphKeys.TRAINABLE_VARIABLES, mgd.collection_def[GraphKeys.TRAINABLE_VARIABLES]))
@@ -361,6 +425,9 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
             elif kind == "float_list":
                 for value in col_def.float_list.value:
                     graph.add_to_collection(key, float(value))
+            elif kind == "any_list":
+                for value in col_def.any_list.value:
+                    graph.add_to_collection(key, value)
             elif kind == "bytes_list":
                 for value in col_def.bytes_list.value:
                     graph.add_to_collection(key, prepend_name_scope(value.decode("utf-8", "surrogateescape"), scope)

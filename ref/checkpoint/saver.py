@@ -39,7 +39,7 @@ import numpy as np
 from ref.ops import io as io_ops
 from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
-from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, get_collection,
+from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, device, get_collection,
                                  get_default_graph, name_scope, register_proto_function, constant)
 from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
@@ -50,7 +50,8 @@ from ref.formats.checkpoint_reader import load_checkpoint
 from ref.graph_ops.control_flow_ops import with_dependencies, group
 from ref.graph_ops import array_ops
 from ref.graph_ops.training_util import global_step as _global_step
-from ref.checkpoint.meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
+from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph,
+                                      import_scoped_meta_graph_with_return_elements, read_meta_graph_file)
 from ref.platform import tf_logging as logging
 from google.protobuf import text_format
 
@@ -105,9 +106,10 @@ class SaveableObject:
 
 class ReferenceVariableSaveable(SaveableObject):
     """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with
-    ``Assign``. A fully defined variable checks the restored shape with
-    ``EnsureShape`` first: TF's Assign knows an uninitialized variable's shape,
-    ref's Assign kernel does not."""
+    ``Assign`` (``validate_shape`` unless reshaping). TF's Assign knows an
+    uninitialized variable's declared shape; ref's Assign is told it through its
+    ``_ref_shape`` attr, so a wrong-shaped checkpoint value is TF's
+    InvalidArgumentError "Assign requires shapes of both tensors to match"."""
 
     def __init__(self, var, slice_spec, name):
         super().__init__(var, [SaveSpec(var, slice_spec, name, dtype=var.dtype.base_dtype)], name)
@@ -117,21 +119,23 @@ class ReferenceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
         validate = restored_shapes is None and self.op.shape.is_fully_defined()
-        if validate:
-            restored = apply_op("EnsureShape", input=restored, shape=self.op.shape)
         return apply_op("Assign", ref=self.op, value=restored, validate_shape=validate, use_locking=True,
-                        name="Assign").op
+                        _ref_shape=self.op.shape if validate else None, name="Assign").op
 
 
 class ResourceVariableSaveable(SaveableObject):
     """A resource variable: saved from a ``ReadVariableOp``, restored with
-    ``AssignVariableOp``. ``EnsureShape`` makes a wrong-shaped value an
-    InvalidArgumentError (TF's AssignVariableOp would take it silently)."""
+    ``AssignVariableOp``. A restored value of unknown static shape passes
+    ``EnsureShape`` first, so a wrong-shaped value is an InvalidArgumentError
+    (TF's AssignVariableOp would take it silently); a known static shape is
+    checked at construction, as TF's shape-safe assign does."""
 
     def __init__(self, var, slice_spec, name):
         self.handle_op = var.handle
         self._var_shape = var.shape
         read = var._graph_element
+        if slice_spec:  # a partition: read where the variable lives, copied to that machine's CPU (as TF)
+            read = _read_on_cpu(var)
         super().__init__(var, [SaveSpec(read, slice_spec, name, dtype=var.dtype, device=var.device)], name)
 
     def restore(self, restored_tensors, restored_shapes):
@@ -139,9 +143,22 @@ class ResourceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
         restored = apply_op("Identity", input=restored)
-        if self._var_shape.is_fully_defined():
+        if not self._var_shape.is_compatible_with(restored.shape):
+            raise ValueError(f"Shapes {self._var_shape} and {restored.shape} are incompatible")
+        if self._var_shape.is_fully_defined() and not restored.shape.is_fully_defined():
             restored = apply_op("EnsureShape", input=restored, shape=self._var_shape)
         return apply_op("AssignVariableOp", resource=self.handle_op, value=restored, name="AssignVariableOp")
+
+
+def _read_on_cpu(var):
+    """A callable building (when the save op is built) ``var``'s value read on its
+    device and copied to ``/device:CPU:0`` of the same job and task."""
+    def read():
+        with device(var.device):
+            value = apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+            with device("/device:CPU:0"):
+                return apply_op("Identity", input=value)
+    return read
 
 
 def _is_variable(x) -> bool:
@@ -414,9 +431,10 @@ class BaseSaverBuilder:
             max_to_keep = 0
         graph = get_default_graph()
         with graph.as_default(), control_dependencies(None), name_scope(name, "save"):
-            with name_scope("filename"):
+            with name_scope("filename") as filename_scope:
                 default = _const(filename or "model", "input")
-            filename_tensor = apply_op("PlaceholderWithDefault", input=default, shape=_scalar(), name="filename")
+                filename_tensor = apply_op("PlaceholderWithDefault", input=default, shape=_scalar(),
+                                           name=filename_scope)
             filename_tensor = apply_op("PlaceholderWithDefault", input=filename_tensor, shape=_scalar(),
                                        name="Const")
             save_tensor = restore_op = None
@@ -601,6 +619,11 @@ class Saver:
         """Returns a ``Saver`` object created from ``saver_def``."""
         return Saver(saver_def=saver_def, name=import_scope)
 
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection ``key`` of the default graph to ``meta_graph_def``."""
+        add_collection_def(meta_graph_def, key, export_scope=export_scope)
+
     # -- checkpoint bookkeeping --------------------------------------------------------
     @property
     def last_checkpoints(self):
@@ -693,7 +716,13 @@ class Saver:
         save_path_parent = os.path.dirname(save_path)
         model_checkpoint_path = None
         if not self._is_empty:
-            value = sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: checkpoint_file})
+            try:
+                value = sess.run(self.saver_def.save_tensor_name,
+                                 {self.saver_def.filename_tensor_name: checkpoint_file})
+            except (errors.FailedPreconditionError, errors.NotFoundError, OSError):
+                if not os.path.isdir(save_path_parent or "."):
+                    raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from None
+                raise
             model_checkpoint_path = io_ops._text(value)
         if write_meta_graph:
             meta_file = _state.meta_graph_filename(checkpoint_file, meta_graph_suffix=meta_graph_suffix)
@@ -825,17 +854,21 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     graph; returns the Saver of its ``saver_def`` -- or, without one, a Saver of
     all variables, or None when there are none.
 
-    ``kwargs``: ``input_map``, ``unbound_inputs_col_name``,
-    ``restore_collections_predicate`` (as TF's import_scoped_meta_graph)."""
+    ``kwargs``: ``graph`` (default: the default graph), ``input_map``,
+    ``unbound_inputs_col_name``, ``restore_collections_predicate`` (as TF's
+    import_scoped_meta_graph)."""
     mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
         else meta_graph_or_file
-    imported, _ = import_scoped_meta_graph(mgd, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
-    if mgd.HasField("saver_def"):
-        scope = import_scope
-        if imported:
-            key = next(iter(imported))
-            scope = imported[key].name[:-len(key)]
-        return Saver(saver_def=mgd.saver_def, name=scope)
-    if _all_saveable_objects(scope=import_scope):
-        return Saver()
+    graph = kwargs.pop("graph", None) or get_default_graph()
+    imported, _ = import_scoped_meta_graph_with_return_elements(
+        mgd, clear_devices=clear_devices, graph=graph, import_scope=import_scope, **kwargs)
+    with graph.as_default():
+        if mgd.HasField("saver_def"):
+            scope = import_scope
+            if imported:
+                key = next(iter(imported))
+                scope = imported[key].name[:-len(key)]
+            return Saver(saver_def=mgd.saver_def, name=scope)
+        if _all_saveable_objects(scope=import_scope):
+            return Saver()
     return None

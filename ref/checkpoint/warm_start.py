@@ -78,8 +78,8 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec, na
                                 dtypes=[base], name=scope)[0]
         saveables = [s for n, op in op_list_to_dict([variable]).items() for s in saveable_objects_for_op(op, n)]
         assert len(saveables) == 1
+    restored.set_shape(variable.shape)  # the shapes were checked against the checkpoint's
     init_op = saveables[0].restore([restored], None)
-    restored.set_shape(variable.shape)
     variable._initializer_op = init_op
     variable._initial_value = restored
 

@@ -18,10 +18,19 @@ import numpy as np
 
 from ref.formats.event_writer import FILE_VERSION, EventFileWriter, _pb, _serialize, summary_event_bytes
 from ref.framework.graph import get_default_graph
-from ref.protos import meta_graph_pb2
+from ref.protos import graph_pb2
+from ref.checkpoint.meta_graph import create_meta_graph_def
+from ref.events import plugin_asset
+
+_PLUGINS_DIR = "plugins"
 
 def _is_graph(obj) -> bool:
     return callable(getattr(obj, "as_graph_def", None))
+
+
+def _is_graph_def(obj) -> bool:
+    """A GraphDef proto (ref's or TensorFlow's)."""
+    return getattr(getattr(obj, "DESCRIPTOR", None), "full_name", "").endswith(".GraphDef")
 
 
 def _graph_def_of(graph):
@@ -67,11 +76,13 @@ class FileWriter:
         self._seen_summary_tags = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
+            # and the meta graph, as TF's create_meta_graph_def makes it: meta_info_def
+            # (versions, stripped op list) and the default graph's collections
             as_def = graph_def if graph_def is not None else (
                 _graph_def_of(graph) if _is_graph(graph) else graph)
-            meta = meta_graph_pb2.MetaGraphDef()
-            meta.graph_def.ParseFromString(_serialize(as_def))
-            self.add_meta_graph(meta)
+            graph_def_proto = graph_pb2.GraphDef()
+            graph_def_proto.ParseFromString(_serialize(as_def))
+            self.add_meta_graph(create_meta_graph_def(graph_def=graph_def_proto))
 
     # context manager, logdir --------------------------------------------------
 
@@ -157,15 +168,35 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Adds a ``Graph`` (any object with ``as_graph_def()``) or, deprecated,
-        a ``GraphDef`` to the event file. Raises ValueError if both are given."""
+        a ``GraphDef`` to the event file.
+
+        Raises:
+          ValueError: if both ``graph`` and ``graph_def`` are given.
+          TypeError: if neither is a Graph or a GraphDef."""
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
-        if _is_graph(graph):
-            self._add_graph_def(_graph_def_of(graph), global_step)
-        elif graph is not None or graph_def is not None:
+        if _is_graph(graph) or _is_graph(graph_def):
+            graph = graph if _is_graph(graph) else graph_def
+            true_graph_def = _graph_def_of(graph)
+            self._write_plugin_assets(graph)
+            self._add_graph_def(true_graph_def, global_step)
+        elif _is_graph_def(graph) or _is_graph_def(graph_def):
             warnings.warn("Passing a `GraphDef` to the SummaryWriter is deprecated. "
                           "Pass a `Graph` object instead, such as `sess.graph`.")
-            self._add_graph_def(graph if graph is not None else graph_def, global_step)
+            self._add_graph_def(graph if _is_graph_def(graph) else graph_def, global_step)
+        else:
+            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated `GraphDef`")
+
+    def _write_plugin_assets(self, graph):
+        """Each plugin asset of ``graph`` to ``<logdir>/plugins/<plugin>/<asset>``."""
+        if not hasattr(graph, "get_collection"):
+            return
+        for container in plugin_asset.get_all_plugin_assets(graph):
+            plugin_dir = os.path.join(self.get_logdir(), _PLUGINS_DIR, container.plugin_name)
+            os.makedirs(plugin_dir, exist_ok=True)
+            for asset_name, content in container.assets().items():
+                with open(os.path.join(plugin_dir, asset_name), "wb") as f:
+                    f.write(content.encode() if isinstance(content, str) else bytes(content))
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Adds a ``MetaGraphDef`` to the event file (TypeError for anything else)."""

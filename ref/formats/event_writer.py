@@ -108,7 +108,8 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
         self._logdir = os.fspath(logdir)
-        os.makedirs(self._logdir, exist_ok=True)
+        if self._logdir:  # "" is the current directory, as TF's writer takes it
+            os.makedirs(self._logdir, exist_ok=True)
         self._max_queue = max(int(max_queue), 1)
         self._flush_secs = float(flush_secs)
         self._suffix = filename_suffix or ""

@@ -32,6 +32,8 @@ from ref.types.shapes import TensorShape, as_shape, unknown_shape
 import warnings
 
 _REF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ref package
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # a root scope (TF's patterns)
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")  # a scope below another
 
 
 # ---------------------------------------------------------------------------
@@ -492,6 +494,12 @@ class Graph:
         """Pushes a name scope; yields the scope string (with trailing '/')."""
         tls = self._tls()
         old = tls.name_stack
+        if name:
+            pattern = _VALID_SCOPE_NAME if old else _VALID_OP_NAME
+            if not pattern.match(name):
+                raise ValueError(f"'{name}' is not a valid {'scope' if old else 'root scope'} name. A "
+                                 f"{'scope' if old else 'root scope'} name has to match the following pattern: "
+                                 f"{pattern.pattern}")
         if not name:
             new = ""
         elif name.endswith("/"):

@@ -44,6 +44,7 @@ def _attr_value(v, library, seen_funcs):
         a.func.name = _add_function(v, library, seen_funcs)
     elif isinstance(v, (list, tuple)):
         lst = a.list
+        lst.SetInParent()  # an empty list is still a list attr (``list {}``), as TF writes it
         for x in v:
             if isinstance(x, bool):
                 lst.b.append(x)
@@ -191,7 +192,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if not isinstance(k, str):
             raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
     g = get_default_graph()
-    names = {n.name for n in graph_def.node}
+    # a key may name a node or an input no node produces (an export_scope's "$unbound_inputs_x")
+    names = {n.name for n in graph_def.node} | {i.lstrip("^").split(":")[0] for n in graph_def.node for i in n.input}
     for k in input_map:
         base = k.lstrip("^").split(":")[0]
         if base not in names:
@@ -268,6 +270,9 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None):
             result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
         op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
                                                             else result[0].op)
+        if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed with the import scope
+            op._attrs["_class"] = [("loc:@" + scope + c.decode()[5:]) if scope and c.startswith(b"loc:@")
+                                   else c.decode() for c in n.attr["_class"].list.s]
         created[n.name] = op
     return created
 

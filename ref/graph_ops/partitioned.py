@@ -198,13 +198,46 @@ class PartitionedVariable:
         with control_dependencies(None):
             return self._concat()
 
+    def _apply_assign_fn(self, assign_fn, value):
+        """``assign_fn(partition, its part of value)`` for every partition: ``value``
+        is a list with one value per partition, a PartitionedVariable, or a
+        whole value split along the partition axis.
+
+        Raises:
+          NotImplementedError: for a variable partitioned along several axes."""
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(f"Cannot do assign action along more than one dimension: {axes}.  "
+                                      "Multi-axis partition assign action is not supported ")
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(f"Expected {len(self._variable_list)} values, one per partition, got {len(value)}")
+            parts = value
+        elif isinstance(value, PartitionedVariable):
+            parts = list(value)
+        else:
+            axis = axes[0]
+            sizes = [v.get_shape()[axis] for v in self._variable_list]
+            parts = apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=len(sizes))
+        return [assign_fn(v, p) for v, p in zip(self._variable_list, parts)]
+
+    def _assign_all(self, method, value, use_locking, name, read_value):
+        ops = self._apply_assign_fn(lambda v, p: getattr(v, method)(p, use_locking=use_locking, name=name,
+                                                                   read_value=read_value), value)
+        return ops if read_value else [getattr(o, "op", o) for o in ops]
+
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Assigns the matching slice of ``value`` to every partition."""
-        axis = self._partition_axes()[0]
-        sizes = [v.get_shape()[axis] for v in self._variable_list]
-        parts = apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=len(sizes))
-        ops = [v.assign(p, use_locking=use_locking, read_value=read_value) for v, p in zip(self._variable_list, parts)]
-        return ops
+        """Assigns the matching part of ``value`` to every partition; returns the
+        list of assign results (ops when not ``read_value``)."""
+        return self._assign_all("assign", value, use_locking, name, read_value)
+
+    def assign_add(self, value, use_locking=False, name=None, read_value=True):
+        """Adds the matching part of ``value`` to every partition (list, as ``assign``)."""
+        return self._assign_all("assign_add", value, use_locking, name, read_value)
+
+    def assign_sub(self, value, use_locking=False, name=None, read_value=True):
+        """Subtracts the matching part of ``value`` from every partition (list, as ``assign``)."""
+        return self._assign_all("assign_sub", value, use_locking, name, read_value)
 
     def __repr__(self):
         return f"<PartitionedVariable '{self._name}' shape={self._shape} partitions={self._partitions}>"

@@ -23,8 +23,7 @@ _INVALID_TAG = re.compile(r"[^-/\w\.]")
 def _clean_tag(name):
     if name is None:
         return None
-    new = _INVALID_TAG.sub("_", name).lstrip("/")
-    return new or None
+    return _INVALID_TAG.sub("_", name).lstrip("/")  # "" stays "": the root scope, as TF's clean_tag
 
 
 class _summary_scope:
@@ -97,20 +96,24 @@ def _plugin_metadata(plugin_name, content=b"", display_name=None, description=No
 def text(name, tensor, collections=None):
     """A string tensor shown by TensorBoard's text plugin (``tf.summary.text``)."""
     if getattr(tensor, "dtype", None) is not None and tensor.dtype.base_dtype != dtypes.string:
-        raise ValueError(f"Expected tensor {tensor.name} to have dtype string, got {tensor.dtype.name}")
+        raise ValueError(f"Expected tensor {tensor.name} to have dtype string, got <dtype: '{tensor.dtype.name}'>")
     return tensor_summary(name, tensor, summary_metadata=_plugin_metadata("text"), collections=collections)
 
 
 def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None,
                    family=None, display_name=None):
     """A summary holding a whole tensor (``tf.summary.tensor_summary``)."""
-    if summary_metadata is None:
-        serialized = _plugin_metadata("", display_name=display_name, description=summary_description) \
-            if (display_name or summary_description) else b""
-    elif isinstance(summary_metadata, bytes):
-        serialized = summary_metadata
+    if isinstance(summary_metadata, bytes):
+        metadata = summary_pb2.SummaryMetadata.FromString(summary_metadata)
     else:
-        serialized = summary_metadata.SerializeToString()
+        metadata = summary_pb2.SummaryMetadata()
+        if summary_metadata is not None:
+            metadata.CopyFrom(summary_metadata)
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    serialized = metadata.SerializeToString()
     with _summary_scope(name, family, values=[tensor]) as (tag, scope):
         val = apply_op("TensorSummaryV2", tag=constant(tag), tensor=tensor,
                        serialized_summary_metadata=constant(serialized, dtype=dtypes.string), name=scope)
@@ -118,8 +121,16 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
 
 
 def merge(inputs, collections=None, name=None):
-    """The union of several summaries (``tf.summary.merge``); duplicate tags fail at run time."""
-    with name_scope(name, "Merge", list(inputs)):
+    """The union of several summaries (``tf.summary.merge``); duplicate tags fail at run time.
+
+    Raises:
+      ValueError: if ``inputs`` is empty (MergeSummary takes at least one input)."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("List argument 'inputs' to 'MergeSummary' Op with length 0 shorter than minimum "
+                         "length 1.")
+    name = _clean_tag(name)
+    with name_scope(name, "Merge", inputs):
         val = apply_op("MergeSummary", inputs=list(inputs), name=name or "MergeSummary")
     return _collect(val, collections, default=())
 

@@ -185,6 +185,37 @@ class Variable(metaclass=_VariableMeta):
             full = " ".join("%d" % d for d in self.full_shape) + " "
             return full + ":".join("%d,%d" % (o, s) for o, s in zip(self.var_offset, self.var_shape))
 
+        @classmethod
+        def from_spec(cls, spec):
+            """The SaveSliceInfo (no ``full_name``) of a ``spec`` string such as
+            ``"4 3 5 0,4:1,1:3,2"``; an empty spec gives an empty SaveSliceInfo.
+
+            Raises:
+              ValueError: if ``spec`` is not in that format."""
+            if not spec:
+                return cls()
+            if " " not in spec:
+                raise ValueError("Spec string must contain space-separated full_shape info.")
+            full_str, slice_str = spec.rsplit(" ", 1)
+
+            def ints(text, what):
+                try:
+                    return int(text)
+                except ValueError:
+                    must = "a sequence of integers" if what == "full_shape" else "an integer"
+                    raise ValueError(f"Spec string {what} must be {must}. "
+                                     f"Found '{text}', which is not an integer.") from None
+
+            full_shape = [ints(d, "full_shape") for d in full_str.split()]
+            offsets, shapes = [], []
+            for pair in slice_str.split(":"):
+                parts = pair.split(",")
+                if len(parts) != 2:
+                    raise ValueError("Spec string must contain comma-separated pairs of offsets and shapes.")
+                offsets.append(ints(parts[0], "var_offset"))
+                shapes.append(ints(parts[1], "var_shape"))
+            return cls(full_shape=full_shape, var_offset=offsets, var_shape=shapes)
+
         def to_proto(self, export_scope=None):
             if export_scope is None or self.full_name.startswith(export_scope):
                 d = variable_pb2.SaveSliceInfoDef()

@@ -90,12 +90,18 @@ def _assign_shape(ins, attrs):
 
 
 @register_op("Assign", inputs=("ref", "value"), outputs=("output_ref",),
-             attrs={"validate_shape": True, "use_locking": True}, type_attrs={"T": ("ref", "value")},
-             shape=_assign_shape, refs=("ref",), ref_outputs={"output_ref": "ref"}, allow_uninitialized=("ref",))
-def assign(ref, value, validate_shape=True, use_locking=True):
-    """ref = value. With ``validate_shape`` the shapes must match (an uninitialized
-    ref takes any value); without it the variable takes ``value``'s shape."""
+             attrs={"validate_shape": True, "use_locking": True, "_ref_shape": None},
+             type_attrs={"T": ("ref", "value")}, shape=_assign_shape, refs=("ref",),
+             ref_outputs={"output_ref": "ref"}, allow_uninitialized=("ref",))
+def assign(ref, value, validate_shape=True, use_locking=True, _ref_shape=None):
+    """ref = value. With ``validate_shape`` the shapes must match; without it the
+    variable takes ``value``'s shape. An uninitialized ref takes any value,
+    unless ``_ref_shape`` (ref's own underscore attr, which TF ignores: the
+    variable's declared shape, as TF's allocated-but-uninitialized variable
+    knows it) is fully defined -- the Saver's restore ops set it."""
     if validate_shape:
+        if ref is None and _ref_shape is not None and as_shape(_ref_shape).is_fully_defined():
+            ref = np.broadcast_to(np.zeros((), np.asarray(value).dtype), as_shape(_ref_shape).as_list())
         _check_same_shape(ref, value)
     return np.array(value, copy=True)
 
