@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
+
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, get_default_graph
 from ref.graph_ops.init_ops import zeros_initializer
@@ -24,8 +26,9 @@ __all__ = ["global_step", "get_global_step", "create_global_step", "get_or_creat
 
 
 def global_step(sess, global_step_tensor):
-    """The global step value as a Python int: ``int(sess.run(global_step_tensor))``."""
-    return int(sess.run(global_step_tensor))
+    """The global step value as a Python int: ``int(sess.run(global_step_tensor))``
+    (a one-element array counts, as NumPy 1's ``int()`` allowed)."""
+    return int(np.asarray(sess.run(global_step_tensor)).item())
 
 
 def get_global_step(graph=None):
