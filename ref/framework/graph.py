@@ -358,6 +358,7 @@ class Graph:
         self._seed = None
         self._seed_offset = 0  # op seeds handed out by get_seed
         self._version = 0
+        self._unfeedable, self._unfetchable = set(), set()
         self._gradient_override_map = {}
         self._local = threading.local()
         self._building_function = False
@@ -460,11 +461,20 @@ class Graph:
     def _consumers_of(self, tensor):
         return list(self._consumers.get(tensor, ()))
 
+    def prevent_feeding(self, tensor):
+        """Marks ``tensor`` as unfeedable: ``Session.run`` raises ValueError when it is fed."""
+        self._unfeedable.add(tensor)
+
     def is_feedable(self, tensor):
-        return True
+        return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op):
+        """Marks ``op`` as unfetchable: fetching it (or its outputs) raises InaccessibleTensorError."""
+        self._unfetchable.add(op)
 
     def is_fetchable(self, tensor_or_op):
-        return True
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
 
     # -- names ------------------------------------------------------------------
     def get_name_scope(self) -> str:

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from ref.platform import tf_logging as logging
 
+import numpy as np
+
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, get_default_graph
 from ref.graph_ops.init_ops import zeros_initializer
+from ref.graph_ops.control_flow_ops import cond
+from ref.graph_ops.math_ops import add
+from ref.graph_ops.state_ops import assign_add, is_variable_initialized
 from ref.graph_ops.variable_scope import get_variable
 from ref.graph_ops.variables import VariableAggregation, Variable
 
@@ -21,8 +26,9 @@ __all__ = ["global_step", "get_global_step", "create_global_step", "get_or_creat
 
 
 def global_step(sess, global_step_tensor):
-    """The global step value as a Python int: ``int(sess.run(global_step_tensor))``."""
-    return int(sess.run(global_step_tensor))
+    """The global step value as a Python int: ``int(sess.run(global_step_tensor))``
+    (a one-element array counts, as NumPy 1's ``int()`` allowed)."""
+    return int(np.asarray(sess.run(global_step_tensor)).item())
 
 
 def get_global_step(graph=None):
@@ -75,3 +81,54 @@ def assert_global_step(global_step_tensor):
     shape = global_step_tensor.get_shape()
     if shape.ndims != 0 and shape.is_fully_defined():
         raise TypeError(f'Existing "global_step" is not scalar: {shape}')
+
+
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
+
+def _get_global_step_read(graph=None):
+    """The cached copy of the global step (``_get_or_create_global_step_read``), or None."""
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if len(found) > 1:
+        raise RuntimeError(f"There are multiple items in collection {GLOBAL_STEP_READ_KEY}. There should be only "
+                           f"one.")
+    return found[0] if found else None
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A tensor copying the global step's value (its initial value while it is
+    uninitialized), created once per graph. Ops run in creation order, so
+    fetching it in the same run as a later-built increment gives the value
+    *before* the increment: the hooks fetch it (TF's private helper)."""
+    graph = graph or get_default_graph()
+    read = _get_global_step_read(graph)
+    if read is not None:
+        return read
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default() as g, g.name_scope(None):
+        with g.name_scope(step.op.name + "/"):
+            if isinstance(step, Variable):
+                value = cond(is_variable_initialized(step), step.read_value, lambda: step.initial_value)
+            else:
+                value = step
+            g.add_to_collection(GLOBAL_STEP_READ_KEY, add(value, 0))
+    return _get_global_step_read(graph)
+
+
+def _increment_global_step(increment, graph=None):
+    """``assign_add(global_step, increment)`` under the ``global_step/`` name scope,
+    after the global step read (TF's private helper). ValueError if there is no
+    global step yet."""
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError("Global step tensor should be created by tf.train.get_or_create_global_step before "
+                         "calling increment.")
+    read = _get_or_create_global_step_read(graph)
+    with graph.as_default() as g, g.name_scope(None):
+        with g.name_scope(step.op.name + "/"):
+            with g.control_dependencies([read]):
+                return assign_add(step, increment)

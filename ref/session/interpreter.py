@@ -48,10 +48,9 @@ def evaluate(fetches, feeds, session, targets=()):
     Control flow and queues work as there: a ``ctx`` kernel gets a run context
     whose sub-graphs (while/cond bodies) run through ``evaluate`` again. Not
     here: run-metadata tracing (``Session`` keeps :func:`execute` for traced
-    runs). One known difference: a fed output of a multi-output op keeps its
-    fed value here, as in TensorFlow, where :func:`execute` overwrites it when
-    the op runs for another output. ``REF_REFERENCE_EVALUATOR=1`` makes every
-    ``Session.run`` use this function.
+    runs). A fed output of a multi-output op that runs for another output
+    keeps its fed value, as in TensorFlow. ``REF_REFERENCE_EVALUATOR=1`` makes
+    every ``Session.run`` use this function.
     """
     store = session._store
     env = dict(feeds)  # Tensor -> value; a variable's tensor holds a Ref into the store
@@ -201,11 +200,22 @@ class Plan:
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
 
         slot = {}
+        count = [0]
+        fed = set(feed_tensors)
+
+        def new_slot():
+            count[0] += 1
+            return count[0] - 1
 
         def slot_of(t):
             if t not in slot:
-                slot[t] = len(slot)
+                slot[t] = new_slot()
             return slot[t]
+
+        def output_slot(t):
+            # A fed output of an op that runs for another output keeps its fed value
+            # (as in TF): the op writes that output to a slot nobody reads.
+            return new_slot() if t in fed else slot_of(t)
 
         self.feed_slots = [(t, slot_of(t)) for t in feed_tensors]
         template = {}
@@ -216,7 +226,7 @@ class Plan:
                 # An identity is a second name for its input's value: share the slot.
                 slot[op._outputs[0]] = slot_of(op._inputs[0])
                 continue
-            outs = [slot_of(t) for t in op._outputs]
+            outs = [output_slot(t) for t in op._outputs]
             if op._type == "NoOp":
                 continue
             if op._type == "Const":
@@ -236,7 +246,7 @@ class Plan:
                     continue
             steps.append(step)
         self.fetch_slots = [slot_of(t) for t in fetch_tensors]
-        self.size = len(slot)
+        self.size = count[0]
         self.template = [template.get(i) for i in range(self.size)]
         # drop each value after its last reader (fetched values are kept)
         last = {}

@@ -53,7 +53,7 @@ class _FetchMapper:
 
     def _flatten(self, f):
         if f is None:
-            raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+            raise TypeError(f'Argument `fetch` = {f} has invalid type "{type(f).__name__}". Cannot be None')
         if isinstance(f, (list, tuple)) and not isinstance(f, IndexedSlicesValue):
             return (type(f), [self._flatten(x) for x in f])
         if isinstance(f, collections.abc.Mapping):
@@ -62,16 +62,7 @@ class _FetchMapper:
             parts = [self._flatten(f.values), self._flatten(f.indices),
                      None if f.dense_shape is None else self._flatten(f.dense_shape)]
             return ("slices", parts)
-        if hasattr(f, "_as_graph_element") and not isinstance(f, (Tensor, Operation)):
-            f = f._as_graph_element()
-        try:
-            el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
-        except TypeError as e:
-            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string or "
-                            f"Tensor. ({e})") from None
-        except (ValueError, KeyError) as e:
-            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
-        return ("leaf", self._add(el))
+        return ("leaf", self._add(_fetch_element(self.graph, f)))
 
     def build(self, values):
         return self._build(self.structure, values)
@@ -97,6 +88,41 @@ class _FetchMapper:
         if hasattr(kind, "_fields"):  # namedtuple
             return kind(*built)
         return kind(built)
+
+
+def _fetch_element(graph, fetch):
+    """The Tensor or Operation ``fetch`` names or is; TF's errors for one that is
+    none (TypeError) or not in ``graph`` (ValueError, also for a missing name)."""
+    if hasattr(fetch, "_as_graph_element") and not isinstance(fetch, (Tensor, Operation)):
+        fetch = fetch._as_graph_element()
+    try:
+        element = graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
+    except TypeError as e:
+        raise TypeError(f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}" must be a '
+                        f'string or Tensor. ({e})') from None
+    except (ValueError, KeyError) as e:
+        raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. ({e})") from None
+    op = element if isinstance(element, Operation) else element.op
+    if not graph.is_fetchable(op):
+        raise errors.InaccessibleTensorError(
+            f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is defined "
+            f"in another function or code block. Use return values, explicit Python locals or TensorFlow "
+            f"collections to access it.")
+    return element
+
+
+def _flatten_feed_dict(feed_dict):
+    """``feed_dict``'s (key, value) pairs, a tuple key paired element-wise with its
+    value (TF's ``nest.flatten_dict_items``)."""
+    for key, value in feed_dict.items():
+        if isinstance(key, tuple) and not isinstance(key, IndexedSlices):
+            if not isinstance(value, (list, tuple)) or len(value) != len(key):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, but value had "
+                                 f"{len(value) if isinstance(value, (list, tuple)) else 1} elements. "
+                                 f"Key: {key}, value: {value}.")
+            yield from _flatten_feed_dict(dict(zip(key, value)))
+        else:
+            yield key, value
 
 
 class _DeviceAttributes(collections.namedtuple(
@@ -176,15 +202,28 @@ class BaseSession:
 
     # -- running ----------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """Runs the ops needed for ``fetches`` and returns their values, shaped like ``fetches``."""
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
+        """Runs the ops needed for ``fetches`` and returns their values, shaped like ``fetches``.
+
+        A fetched Tensor's value is what TF returns: a NumPy scalar (``np.float32``,
+        ``np.int32``, ``np.bool_``, ...) or ``bytes`` for a 0-d tensor, an ndarray for
+        higher ranks (an object array of ``bytes`` for strings), and the fed value
+        itself for a fed tensor; a fetched Operation gives ``None``.
+        """
+        self._check_runnable()
         cls = fetches.__class__
         if (cls is Operation or cls is Tensor) and run_metadata is None and fetches.graph is self._graph:
             # The training loop's case, one op or tensor: no structure to flatten and rebuild.
-            return self._run_elements([fetches], self._prepare_feeds(feed_dict))[0]
+            feeds = self._prepare_feeds(feed_dict)
+            return self._run_elements([_fetch_element(self._graph, fetches)], feeds)[0]
+        feeds = self._prepare_feeds(feed_dict)
         mapper = _FetchMapper(self._graph, fetches)
-        return self._run_mapped(mapper, self._prepare_feeds(feed_dict), options, run_metadata)
+        return self._run_mapped(mapper, feeds, options, run_metadata)
+
+    def _check_runnable(self):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if self._graph.version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
 
     def _run_mapped(self, mapper, feeds, options=None, run_metadata=None):
         """Runs ``mapper``'s elements. With ``run_metadata`` to fill, honours
@@ -205,9 +244,12 @@ class BaseSession:
         return mapper.build(values)
 
     def _run_elements(self, elements, feeds, trace=None):
-        tensors = [e for e in elements if isinstance(e, Tensor)]
+        # A fetched tensor that is fed is not computed: TF hands back the fed array.
+        tensors = [e for e in elements if isinstance(e, Tensor) and e not in feeds]
         targets = [e for e in elements if isinstance(e, Operation)]
-        if _REFERENCE_EVALUATOR and trace is None:
+        if not tensors and not targets:
+            results = []
+        elif _REFERENCE_EVALUATOR and trace is None:
             results = evaluate(tensors, feeds, self, targets)
         else:
             key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
@@ -222,15 +264,17 @@ class BaseSession:
         for e in elements:
             if isinstance(e, Operation):
                 out.append(None)
+            elif e in feeds:
+                out.append(feeds[e])
             else:
-                out.append(_to_fetch_value(by_tensor[e], e))
+                out.append(_to_fetch_value(by_tensor[e]))
         return out
 
     def _prepare_feeds(self, feed_dict):
         feeds = {}
         if not feed_dict:
             return feeds
-        for key, value in feed_dict.items():
+        for key, value in _flatten_feed_dict(feed_dict):
             if isinstance(key, IndexedSlices):
                 parts = [key.values, key.indices] + ([key.dense_shape] if key.dense_shape is not None else [])
                 vals = list(value)
@@ -241,14 +285,19 @@ class BaseSession:
         return feeds
 
     def _feed_one(self, feeds, key, value):
+        """Checks and converts one feed as TF does: the value becomes
+        ``np.asarray(value)`` cast to the tensor's dtype (so 1.5 fed to an int32
+        tensor is 1, as in TF), a Python int that the dtype cannot hold is a
+        TypeError, a shape the tensor's static shape rejects a ValueError."""
         # Fast path: an ndarray of the right dtype and a compatible shape for a Tensor.
         if key.__class__ is Tensor and value.__class__ is np.ndarray and key.graph is self._graph:
             info = self._feed_info.get(key)
             if info is None:
                 dims = None if key.shape.ndims is None else tuple(key.shape.as_list())
-                info = self._feed_info.setdefault(key, (key.dtype.base_dtype.np, dims))
-            np_dtype, dims = info
-            if value.dtype == np_dtype and value.dtype != object and (dims is None or (
+                info = self._feed_info.setdefault(
+                    key, (key.dtype.base_dtype.np, dims, self._graph.is_feedable(key)))
+            np_dtype, dims, feedable = info
+            if feedable and value.dtype == np_dtype and value.dtype != object and (dims is None or (
                     len(dims) == value.ndim and all(d is None or d == v for d, v in zip(dims, value.shape)))):
                 feeds[key] = value
                 return
@@ -256,50 +305,50 @@ class BaseSession:
             key = key._as_graph_element()
         try:
             t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
-        except (TypeError, ValueError, KeyError) as e:
-            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        except Exception as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0] if e.args else e}") from None
         if isinstance(value, Tensor):
             raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
-                            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+                            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
+                            f"the tensor object was {value} which was passed to the argument `feed_dict` with "
+                            f"key {key}.")
         dt = t.dtype.base_dtype
+        np_dtype = dt.np
+        if isinstance(value, int) and dt != dtypes.string:
+            if np.array(value).astype(np_dtype) != value:
+                raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with "
+                                f"Tensor type {np.dtype(np_dtype).type}. Try explicitly setting the type of the feed tensor "
+                                f"to a larger type (e.g. int64).")
         if dt == dtypes.string:
             arr = as_bytes_array(value)
+        elif np.issubdtype(np_dtype, np.number):
+            arr = np.asarray(value).astype(np_dtype, copy=False)
         else:
-            raw = np.asarray(value)
-            if raw.dtype.kind in "OSU" and dt != dtypes.string:
-                raise ValueError(f"Cannot feed value of type {raw.dtype} for Tensor '{t.name}' of dtype "
-                                 f"{dt.name}")
-            arr = raw if raw.dtype == dt.np else raw.astype(dt.np)
-            if raw.dtype.kind == "f" and dt.is_integer and not np.array_equal(arr, raw):
-                raise TypeError(f"Cannot feed value {value!r} of type {raw.dtype} for Tensor '{t.name}' "
-                                f"of dtype {dt.name}")
+            arr = np.asarray(value, dtype=np_dtype)
         if not t.shape.is_compatible_with(arr.shape):
-            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which has "
-                             f"shape '{t.shape}'")
+            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has "
+                             f"shape {t.shape}")
+        if not self._graph.is_feedable(t):
+            raise ValueError(f"Tensor {t.name} may not be fed.")
         feeds[t] = arr
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
-        """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed, planned once."""
+        """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed,
+        planned once; it returns what ``run(fetches, ...)`` would."""
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError(f"Argument `feed_list` must be a list or tuple. Received: feed_list={feed_list}")
         mapper = _FetchMapper(self._graph, fetches)
-        feed_tensors = [self._graph.as_graph_element(f._as_graph_element() if hasattr(f, "_as_graph_element")
-                                                     and not isinstance(f, Tensor) else f,
-                                                     allow_tensor=True, allow_operation=False)
-                        for f in (feed_list or [])]
+        feed_list = list(feed_list or [])
 
         def callable_(*args, **kwargs):
-            if self._closed:
-                raise RuntimeError("Attempted to use a closed Session.")
-            if len(args) != len(feed_tensors):
-                raise ValueError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
-            feeds = {}
-            for t, v in zip(feed_tensors, args):
-                self._feed_one(feeds, t, v)
+            self._check_runnable()
             if kwargs:
                 if not accept_options or set(kwargs) - {"options", "run_metadata"}:
                     raise TypeError(f"callable got unexpected keyword arguments {sorted(kwargs)}"
                                     + ("" if accept_options else " (make_callable(accept_options=True) takes "
                                                                  "options= and run_metadata=)"))
-            return self._run_mapped(mapper, feeds, **kwargs)
+            # As in TF, the values pair with ``feed_list`` in order (zip: extra values are ignored).
+            return self._run_mapped(mapper, self._prepare_feeds(dict(zip(feed_list, args))), **kwargs)
 
         return callable_
 
@@ -320,17 +369,18 @@ class BaseSession:
         return execute(plan, feeds, self, func.outputs)
 
 
-def _to_fetch_value(value, element):
-    if isinstance(value, np.ndarray):
-        if not value.flags.writeable:
-            value = value.copy()
+def _to_fetch_value(value):
+    """A computed value as ``Session.run`` returns it: TF's C API hands back a NumPy
+    scalar for a 0-d tensor (``bytes`` for a string) and a fresh ndarray otherwise."""
+    if value.__class__ is np.ndarray:
+        if value.ndim == 0:
+            return value[()]
+        return value if value.flags.writeable else value.copy()
+    if value is None or isinstance(value, (bytes, np.generic)):
         return value
-    if isinstance(value, (bytes, str)):
-        return value
-    if value is None:
-        return None
-    arr = np.asarray(value)
-    return arr
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return _to_fetch_value(np.asarray(value))
 
 
 class Session(BaseSession):

@@ -26,7 +26,7 @@ import numpy as np
 from ref.types import errors
 from ref.framework.graph import GraphKeys, get_default_graph
 from ref.events.writer import FileWriterCache
-from ref.graph_ops.training_util import get_global_step
+from ref.graph_ops.training_util import _get_or_create_global_step_read, get_global_step
 from ref.protos import event_pb2, summary_pb2
 from ref.checkpoint.meta_graph import create_meta_graph_def, write_graph
 from ref.protos.config_pb2 import RunOptions
@@ -199,7 +199,9 @@ def _as_graph_element(obj):
 
 
 def _global_step_or_raise(hook_name):
-    step = get_global_step()
+    """The global step's read tensor (TF's hooks fetch it, not the variable:
+    its value in a run is the one before that run's increment)."""
+    step = _get_or_create_global_step_read()
     if step is None:
         raise RuntimeError(f"Global step should be created to use {hook_name}.")
     return step
@@ -340,8 +342,13 @@ class CheckpointSaverHook(SessionRunHook):
         self._scaffold = scaffold
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
         self._listeners = listeners or []
-        self._steps_per_run = 1
+        # As in TF: so large that every run re-reads the global step to decide
+        # (``_set_steps_per_run`` narrows it when a run does a known number of steps).
+        self._steps_per_run = 1000000
         self._save_graph_def = save_graph_def
+
+    def _set_steps_per_run(self, steps_per_run):
+        self._steps_per_run = steps_per_run
 
     def begin(self):
         self._summary_writer = SummaryWriterCache.get(self._checkpoint_dir)
@@ -423,13 +430,18 @@ class StepCounterHook(SessionRunHook):
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
         self._summary_writer = summary_writer
         self._output_dir = output_dir
+        self._last_global_step = None
         self._steps_per_run = 1
+        self._stale_warnings = 0
+
+    def _set_steps_per_run(self, steps_per_run):
+        self._steps_per_run = steps_per_run
 
     def begin(self):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = SummaryWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_or_raise("StepCounterHook")
-        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+        self._summary_tag = get_global_step().op.name + "/sec"
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
@@ -450,11 +462,12 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
                 if elapsed_time is not None and elapsed_time > 0:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
-        if stale == getattr(self, "_last_global_step", None):  # as TF: warn (5 times) on a stuck step
-            _log.log_first_n(_log.WARN, "It seems that global step (tf.train.get_global_step) has not been "
-                             "increased. Current value (could be stable): %s vs previous value: %s. You could "
-                             "increase the global step by passing tf.train.get_global_step() to "
-                             "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale, self._last_global_step)
+        if stale == self._last_global_step and self._stale_warnings < 5:  # TF logs the first 5
+            self._stale_warnings += 1
+            _log.warning("It seems that global step (tf.train.get_global_step) has not been increased. Current "
+                         "value (could be stable): %s vs previous value: %s. You could increase the global step "
+                         "by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
+                         "Optimizer.minimize.", stale, self._last_global_step)
         self._last_global_step = stale
 
 

@@ -12,14 +12,18 @@ executing the run() call again". "Exit: ... calls hook.end(); closes the queue
 runners and the session; suppresses OutOfRange error which indicates that all
 inputs have been processed if the monitored_session is used as a context".
 
-Layers, innermost first: the raw Session; ``_HookedSession`` (before_run /
-after_run, merged fetches and feeds); ``_CoordinatedSession`` (a Coordinator
-and the queue-runner threads); ``_RecoverableSession`` (re-creates the session
-on AbortedError / UnavailableError; MonitoredSession only).
+Layers, innermost first, each a ``_WrappedSession`` (``should_stop`` asks
+every layer's ``_check_stop``): the raw Session; ``_HookedSession``
+(before_run / after_run, merged fetches and feeds); ``_CoordinatedSession`` (a
+Coordinator and the queue-runner threads; a thread's error is raised by
+``should_stop``, ``run`` or ``close``); ``_RecoverableSession`` (re-creates the
+session on AbortedError / UnavailableError, also inside ``run_step_fn``;
+MonitoredSession only).
 """
 from __future__ import annotations
 
 import abc
+import functools
 import inspect
 import sys
 
@@ -228,38 +232,151 @@ class WorkerSessionCreator(SessionCreator):
 
 # -- the session layers -------------------------------------------------------------------
 
-class _StepContext:
-    """Given to ``run_step_fn``'s step_fn: ``session`` (the raw session, no hooks),
-    ``run_with_hooks(...)`` and ``request_stop()`` (raises StopIteration)."""
+class _WrappedSession:
+    """A session wrapper: ``should_stop()`` is True once closed or when this layer's
+    ``_check_stop()`` (or a wrapped layer's) says so; ``close()`` logs and swallows
+    preemption errors. The base of the hooked, coordinated and recoverable layers."""
 
-    def __init__(self, session, run_with_hooks_fn):
-        self._session = session
-        self._run_with_hooks_fn = run_with_hooks_fn
+    def __init__(self, sess):
+        self._sess = sess
+        self._wrapped_is_stoppable = isinstance(sess, _WrappedSession)
 
-    session = property(lambda self: self._session)
+    graph = property(lambda self: self._sess.graph)
+    sess_str = property(lambda self: self._sess.sess_str)
 
-    def run_with_hooks(self, *args, **kwargs):
-        return self._run_with_hooks_fn(*args, **kwargs)
+    def should_stop(self):
+        if self._check_stop():
+            return True
+        if self._sess:
+            return self._wrapped_is_stoppable and self._sess.should_stop()
+        return True
 
-    def request_stop(self):
-        raise StopIteration("step_fn has requested the iterations to stop.")
+    def _check_stop(self):
+        """This layer's own stop condition (subclasses override it)."""
+        return False
+
+    def close(self):
+        if self._sess:
+            try:
+                self._sess.close()
+            except _PREEMPTION_ERRORS as e:
+                _log.error("An error occurred when attempting to close the session. This may be due to a "
+                           "preemption in a connected worker or parameter server. Error: %s", e)
+            finally:
+                self._sess = None
+
+    def run(self, *args, **kwargs):
+        return self._sess.run(*args, **kwargs)
+
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        return step_fn(_MonitoredSession.StepContext(raw_session, run_with_hooks or self.run))
 
 
-class _HookedSession:
-    """A session that calls hooks around each run."""
+class _RecoverableSession(_WrappedSession):
+    """Re-creates the session (through ``sess_creator``) when a run, a step
+    function or a stop check raises AbortedError or UnavailableError; the failed
+    call is then run again on the new session."""
+
+    def __init__(self, sess_creator):
+        self._sess_creator = sess_creator
+        super().__init__(self._create_session())
+
+    def _create_session(self):
+        while True:
+            try:
+                return self._sess_creator.create_session()
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised while a session was being created. This may be due to a "
+                          "preemption of a connected worker or parameter server. A new session will be "
+                          "created. Error: %s", e)
+
+    def _check_stop(self):
+        try:
+            return self._sess._check_stop() if self._sess else True
+        except _PREEMPTION_ERRORS as e:
+            _log.info("An error was raised while considering whether the session is complete; the session "
+                      "will be re-created. Error: %s", e)
+            self.close()
+            self._sess = self._create_session()
+            return False
+        except Exception:  # a fatal error the coordinator holds: stop (close() raises it)
+            return True
+
+    def _retrying(self, call):
+        while True:
+            try:
+                if not self._sess:
+                    self._sess = self._create_session()
+                return call()
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised. This may be due to a preemption in a connected worker or "
+                          "parameter server. The current session will be closed and a new session will be "
+                          "created. Error: %s", e)
+                self.close()
+                self._sess = None
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        return self._retrying(lambda: self._sess.run(fetches, feed_dict=feed_dict, options=options,
+                                                     run_metadata=run_metadata))
+
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        # The whole step function runs again on the new session, hooks included.
+        return self._retrying(lambda: self._sess.run_step_fn(step_fn, raw_session, self._sess.run))
+
+
+class _CoordinatedSession(_WrappedSession):
+    """A session with a Coordinator: stops when the coordinator does (re-raising
+    the exception it was stopped with), and ``close()`` stops and joins its
+    threads, raising a non-clean exception they reported."""
+
+    def __init__(self, sess, coord, stop_grace_period_secs=120):
+        super().__init__(sess)
+        self._coord = coord
+        self._stop_grace_period_secs = stop_grace_period_secs
+
+    def _check_stop(self):
+        self._coord.raise_requested_exception()
+        return self._coord.should_stop()
+
+    def close(self):
+        self._coord.request_stop()
+        try:
+            self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
+        finally:
+            try:
+                _WrappedSession.close(self)
+            except Exception:
+                pass
+
+    def run(self, *args, **kwargs):
+        try:
+            return self._sess.run(*args, **kwargs)
+        except _PREEMPTION_ERRORS:
+            raise
+        except Exception as original:
+            # A preemption the coordinator holds wins (it makes the session recover);
+            # otherwise the run's own error, with its traceback.
+            try:
+                self._coord.raise_requested_exception()
+            except _PREEMPTION_ERRORS:
+                raise
+            except Exception:
+                raise original from None
+            raise
+
+
+class _HookedSession(_WrappedSession):
+    """Calls the hooks' ``before_run`` before each run (adding their fetches,
+    feeds and options) and ``after_run`` after it; a hook's
+    ``run_context.request_stop()`` makes ``should_stop()`` True."""
 
     def __init__(self, sess, hooks):
-        self._sess = sess
+        super().__init__(sess)
         self._hooks = hooks
         self._should_stop = False
 
-    graph = property(lambda self: self._sess.graph)
-
-    def should_stop(self):
+    def _check_stop(self):
         return self._should_stop
-
-    def close(self):
-        self._sess.close()
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if self.should_stop():
@@ -267,12 +384,11 @@ class _HookedSession:
         actual_fetches = {"caller": fetches}
         run_context = _hooks.SessionRunContext(original_args=_hooks.SessionRunArgs(fetches, feed_dict),
                                                session=self._sess)
-        if options is None:
-            options = RunOptions()
+        options = options or RunOptions()
         feed_dict = self._call_hook_before_run(run_context, actual_fetches, feed_dict, options)
-        if run_metadata is None:
-            run_metadata = RunMetadata()
-        outputs = self._sess.run(actual_fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
+        run_metadata = run_metadata or RunMetadata()
+        outputs = _WrappedSession.run(self, fetches=actual_fetches, feed_dict=feed_dict, options=options,
+                                      run_metadata=run_metadata)
         for hook in self._hooks:
             hook.after_run(run_context, _hooks.SessionRunValues(results=outputs.get(hook), options=options,
                                                                 run_metadata=run_metadata))
@@ -286,11 +402,11 @@ class _HookedSession:
             if request is not None:
                 if request.fetches is not None:
                     fetch_dict[hook] = request.fetches
-                if request.options:
-                    _merge_run_options(options, request.options)
                 if request.feed_dict:
                     _raise_if_feeds_intersect(hook_feeds, request.feed_dict, "Same tensor is fed by two hooks.")
                     hook_feeds.update(request.feed_dict)
+                if request.options:
+                    _merge_run_options(options, request.options)
         if not hook_feeds:
             return user_feed_dict
         if not user_feed_dict:
@@ -302,64 +418,29 @@ class _HookedSession:
 
 def _merge_run_options(options, incoming):
     """A hook's RunOptions joined to the run's, as TF merges them: the larger of
-    each level or flag, debug watches appended."""
+    each level, the OR of each flag, debug watches appended."""
     options.trace_level = max(options.trace_level, incoming.trace_level)
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
     options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
     options.output_partition_graphs = max(options.output_partition_graphs, incoming.output_partition_graphs)
-    options.report_tensor_allocations_upon_oom = max(options.report_tensor_allocations_upon_oom,
-                                                     incoming.report_tensor_allocations_upon_oom)
+    if hasattr(options, "debug_options"):
+        options.debug_options.debug_tensor_watch_opts.extend(incoming.debug_options.debug_tensor_watch_opts)
+        options.debug_options.reset_disk_byte_usage = (options.debug_options.reset_disk_byte_usage
+                                                       or incoming.debug_options.reset_disk_byte_usage)
+    options.report_tensor_allocations_upon_oom = (options.report_tensor_allocations_upon_oom
+                                                  or incoming.report_tensor_allocations_upon_oom)
 
 
 def _raise_if_feeds_intersect(feeds1, feeds2, message):
     common = set(feeds1) & set(feeds2)
     if common:
-        raise RuntimeError(f"{message} Conflict(s): {sorted(str(c) for c in common)}")
-
-
-class _CoordinatedSession:
-    """A hooked session with a Coordinator and its queue-runner threads; close()
-    stops and joins them."""
-
-    def __init__(self, sess, coord, stop_grace_period_secs=120):
-        self._sess = sess
-        self._coord = coord
-        self._stop_grace_period_secs = stop_grace_period_secs
-
-    graph = property(lambda self: self._sess.graph)
-
-    def should_stop(self):
-        self._coord.raise_requested_exception()
-        return self._coord.should_stop() or self._sess.should_stop()
-
-    def run(self, *args, **kwargs):
-        try:
-            return self._sess.run(*args, **kwargs)
-        except _PREEMPTION_ERRORS:
-            raise
-        except Exception:
-            original = sys.exc_info()
-            try:
-                self._coord.raise_requested_exception()
-            except _PREEMPTION_ERRORS:
-                raise
-            except Exception:
-                raise original[1].with_traceback(original[2])
-            raise
-
-    def close(self):
-        self._coord.request_stop()
-        try:
-            self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
-        finally:
-            try:
-                self._sess.close()
-            except _PREEMPTION_ERRORS:
-                pass
+        raise RuntimeError(f"{message} Conflict(s): {list(common)}")
 
 
 class _CoordinatedSessionCreator(SessionCreator):
-    """Creates the raw session, starts its queue runners, calls after_create_session."""
+    """Creates the raw session, a Coordinator (every exception a thread reports
+    counts, OutOfRangeError included), starts the queue runners, calls the hooks'
+    ``after_create_session``; returns the coordinated, hooked session."""
 
     def __init__(self, session_creator, hooks, stop_grace_period_secs):
         self._session_creator = session_creator
@@ -370,8 +451,8 @@ class _CoordinatedSessionCreator(SessionCreator):
 
     def create_session(self):
         self.tf_sess = self._session_creator.create_session()
-        self.coord = Coordinator()
-        if self.tf_sess.graph.get_collection(GraphKeys.QUEUE_RUNNERS):
+        self.coord = Coordinator(clean_stop_exception_types=[])
+        if get_default_graph().get_collection(GraphKeys.QUEUE_RUNNERS):
             start_queue_runners(sess=self.tf_sess, coord=self.coord)
         for hook in self._hooks:
             hook.after_create_session(self.tf_sess, self.coord)
@@ -379,66 +460,16 @@ class _CoordinatedSessionCreator(SessionCreator):
                                    self._stop_grace_period_secs)
 
 
-class _RecoverableSession:
-    """Re-creates the session when a run raises AbortedError or UnavailableError."""
-
-    def __init__(self, sess_creator):
-        self._sess_creator = sess_creator
-        self._sess = self._create_session()
-
-    graph = property(lambda self: self._sess.graph)
-
-    def _create_session(self):
-        while True:
-            try:
-                return self._sess_creator.create_session()
-            except _PREEMPTION_ERRORS as e:
-                _log.info("An error was raised while a session was being created. This may be due to a "
-                          "preemption of a connected worker or parameter server. A new session will be "
-                          "created. Error: %s", e)
-
-    def _close_quietly(self):
-        try:
-            if self._sess is not None:
-                self._sess.close()
-        except _PREEMPTION_ERRORS:
-            pass
-        self._sess = None
-
-    def should_stop(self):
-        while True:
-            if self._sess is None:
-                self._sess = self._create_session()
-            try:
-                return self._sess.should_stop()
-            except _PREEMPTION_ERRORS as e:
-                _log.info("An error was raised while considering whether the session is complete; a new "
-                          "session will be created. Error: %s", e)
-                self._close_quietly()
-
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        while True:
-            try:
-                if self._sess is None:
-                    self._sess = self._create_session()
-                return self._sess.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
-            except _PREEMPTION_ERRORS as e:
-                _log.info("An error was raised. This may be due to a preemption in a connected worker or "
-                          "parameter server. The current session will be closed and a new session will be "
-                          "created. Error: %s", e)
-                self._close_quietly()
-
-    def close(self):
-        if self._sess is not None:
-            self._sess.close()
-            self._sess = None
-
-
 def _fn_args(fn):
-    if isinstance(fn, __import__("functools").partial):
-        fn = fn.func
-    params = inspect.signature(fn).parameters
-    names = tuple(params)
+    """``fn``'s argument names (a bound method's include ``self``; a partial's
+    bound arguments are left out)."""
+    if isinstance(fn, functools.partial):
+        bound = set(fn.keywords)
+        names = tuple(_fn_args(fn.func)[len(fn.args):])
+        return tuple(n for n in names if n not in bound)
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn)) and callable(fn):
+        fn = fn.__call__
+    names = tuple(inspect.signature(fn).parameters)
     if inspect.ismethod(fn):
         names = ("self",) + names
     return names
@@ -447,11 +478,26 @@ def _fn_args(fn):
 class _MonitoredSession:
     """The shared implementation of MonitoredSession and SingularMonitoredSession."""
 
-    StepContext = _StepContext
+    class StepContext:
+        """Given to ``run_step_fn``'s step_fn: ``session`` (the raw session, no
+        hooks), ``run_with_hooks(...)`` (like ``MonitoredSession.run``) and
+        ``request_stop()`` (raises StopIteration)."""
+
+        def __init__(self, session, run_with_hooks_fn):
+            self._session = session
+            self._run_with_hooks_fn = run_with_hooks_fn
+
+        session = property(lambda self: self._session)
+
+        def run_with_hooks(self, *args, **kwargs):
+            return self._run_with_hooks_fn(*args, **kwargs)
+
+        def request_stop(self):
+            raise StopIteration("step_fn has requested the iterations to stop.")
 
     def __init__(self, session_creator, hooks, should_recover, stop_grace_period_secs=120):
         self._graph_was_finalized = get_default_graph().finalized
-        self._hooks = list(hooks or [])
+        self._hooks = hooks or []
         for h in self._hooks:
             h.begin()
         self._coordinated_creator = _CoordinatedSessionCreator(
@@ -461,7 +507,6 @@ class _MonitoredSession:
             self._sess = _RecoverableSession(self._coordinated_creator)
         else:
             self._sess = self._coordinated_creator.create_session()
-        self._stop_requested_in_step_fn = False
 
     @property
     def graph(self):
@@ -473,25 +518,31 @@ class _MonitoredSession:
     def _tf_sess(self):
         return self._coordinated_creator.tf_sess
 
+    def _is_closed(self):
+        return self._coordinated_creator.tf_sess is None
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs ``fetches`` with the hooks (same arguments and result as Session.run)."""
         return self._sess.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
 
     def run_step_fn(self, step_fn):
-        """Calls ``step_fn(step_context)``; returns its value. StopIteration if it
-        called ``step_context.request_stop()`` (then should_stop() is True)."""
+        """Calls ``step_fn(step_context)`` and returns its value; a MonitoredSession
+        runs it again, on a new session, after an AbortedError or UnavailableError.
+
+        Raises StopIteration when the step function calls
+        ``step_context.request_stop()``: ``with MonitoredSession()`` ends on it.
+        Without a ``with`` block, ``should_stop()`` stays False afterwards (TF
+        2.21's ``compat.v1`` behaviour, which its own test checks, though its
+        docstring says the next ``should_stop`` returns True).
+        """
         args = _fn_args(step_fn)
         if args != ("step_context",) and args != ("self", "step_context"):
             raise ValueError(f"`step_fn` may either have one `step_context` argument, or `self` and "
                              f"`step_context` arguments if it's an instance method. Got {args} instead.")
-        try:
-            return step_fn(_StepContext(self._tf_sess(), self.run))
-        except StopIteration:
-            self._stop_requested_in_step_fn = True
-            raise
+        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
 
     def should_stop(self):
-        return self._sess is None or self._stop_requested_in_step_fn or self._sess.should_stop()
+        return self._sess is None or self._sess.should_stop()
 
     def close(self):
         self._close_internal()

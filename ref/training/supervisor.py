@@ -21,6 +21,8 @@ import contextlib
 import os
 import time
 
+import numpy as np
+
 from ref.framework.graph import GraphKeys, get_default_graph
 from ref.training.coordinator import Coordinator, LooperThread
 from ref.training.session_manager import SessionManager
@@ -93,8 +95,17 @@ class Supervisor:
                 self._summary_writer = summary_writer
             self._graph_added_to_summary = False
         self._init_session_manager(session_manager)
+        self._verify_setup()
         self._write_graph()
         graph.finalize()
+
+    def _verify_setup(self):
+        """A non-chief Supervisor means replicas: every variable needs a device
+        (ValueError otherwise, as in TF)."""
+        if not self._is_chief:
+            for op in self._graph.get_operations():
+                if op.type in ("Variable", "VariableV2") and not op.device:
+                    raise ValueError(f"When using replicas, all Variables must have their device set: {op}")
 
     # -- defaults ---------------------------------------------------------------
 
@@ -205,7 +216,7 @@ class Supervisor:
             _log.warning("Standard services need a 'logdir' passed to the SessionManager")
             return None
         if self._global_step is not None and self._summary_writer:
-            step = int(sess.run(self._global_step))
+            step = _step_value(sess.run(self._global_step))
             self._summary_writer.add_session_log(_session_log(event_pb2.SessionLog.START), step)
         threads = []
         if self._save_summaries_secs and self._summary_writer:
@@ -292,7 +303,7 @@ class Supervisor:
         if not self._summary_writer:
             raise RuntimeError("Writing a summary requires a summary writer.")
         if global_step is None and self._global_step is not None:
-            global_step = int(sess.run(self._global_step))
+            global_step = _step_value(sess.run(self._global_step))
         self._summary_writer.add_summary(summary, global_step)
 
     @contextlib.contextmanager
@@ -356,10 +367,10 @@ class _SVStepCounterThread(LooperThread):
 
     def start_loop(self):
         self._last_time = time.time()
-        self._last_step = int(self._sess.run(self._step_counter))
+        self._last_step = _step_value(self._sess.run(self._step_counter))
 
     def run_loop(self):
-        step = int(self._sess.run(self._step_counter))
+        step = _step_value(self._sess.run(self._step_counter))
         added, self._last_step = step - self._last_step, step
         now = time.time()
         elapsed, self._last_time = now - self._last_time, now
@@ -379,6 +390,11 @@ class _SVTimerCheckpointThread(LooperThread):
     def run_loop(self):
         self._sv.saver.save(self._sess, self._sv.save_path, global_step=self._sv.global_step)
         if self._sv.summary_writer and self._sv.global_step is not None:
-            step = int(self._sess.run(self._sv.global_step))
+            step = _step_value(self._sess.run(self._sv.global_step))
             self._sv.summary_writer.add_session_log(
                 _session_log(event_pb2.SessionLog.CHECKPOINT, self._sv.save_path), step)
+
+
+def _step_value(value):
+    """A fetched global step as an int (a one-element array too, as NumPy 1 allowed)."""
+    return int(np.asarray(value).item())

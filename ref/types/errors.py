@@ -83,6 +83,12 @@ InternalError = _subclass("InternalError", INTERNAL, "An internal invariant was 
 UnavailableError = _subclass("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
 DataLossError = _subclass("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
 
+
+
+class InaccessibleTensorError(ValueError):
+    """A tensor or op marked unfetchable (``Graph.prevent_fetching``) was fetched."""
+
+
 _CODE_TO_CLASS = {
     CANCELLED: CancelledError, UNKNOWN: UnknownError, INVALID_ARGUMENT: InvalidArgumentError,
     DEADLINE_EXCEEDED: DeadlineExceededError, NOT_FOUND: NotFoundError,

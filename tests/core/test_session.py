@@ -46,6 +46,7 @@ def test_fetch_indexed_slices(g):
 
 @pytest.mark.parametrize("bad", [None, 3, object()])
 def test_fetch_bad_types(g, bad):
+    G.constant(1.0)  # TF checks for an empty graph (RuntimeError) before the fetches
     with Session() as s:
         with pytest.raises(TypeError):
             s.run(bad)
@@ -109,8 +110,8 @@ def test_make_callable(g):
         f = s.make_callable([y], feed_list=[x])
         assert f(3.0) == [np.float32(3.0)]
         assert f(4.0) == [np.float32(4.0)]
-        with pytest.raises(ValueError):
-            f()
+        with pytest.raises(errors.InvalidArgumentError):
+            f()  # as in TF, the values pair with feed_list: x is left unfed
 
 
 def test_concurrent_runs(g):

@@ -2,7 +2,6 @@
 reference evaluator (``ref.session.interpreter.evaluate``): one row per program,
 run step by step in two fresh Sessions on one graph; every fetched value and,
 at the end, every variable must agree bit for bit (dtype, shape and bytes)."""
-import os
 
 import numpy as np
 import pytest
@@ -209,9 +208,6 @@ def test_same_errors(build, error):
     assert str(plain.value) == str(fast.value)
 
 
-@pytest.mark.xfail(os.environ.get("REF_REFERENCE_EVALUATOR", "") in ("", "0"), strict=True,
-                   reason="execute() binds every output of a multi-output op it runs, over a fed one; "
-                          "TF (and evaluate) keep the fed value")
 def test_feeding_one_output_of_a_multi_output_op():
     g = tf.Graph()
     with g.as_default():

@@ -87,7 +87,8 @@ def test_basic_train_loop_counts_steps(n):
 @pytest.mark.parametrize("is_chief", [True, False])
 def test_supervisor_defaults_and_chief(tmp_path, is_chief):
     with ref.Graph().as_default() as g:
-        gs = ref.train.get_or_create_global_step()
+        with ref.device("" if is_chief else "/job:ps/task:0"):  # replicas need placed variables
+            gs = ref.train.get_or_create_global_step()
         sv = Supervisor(logdir=str(tmp_path), is_chief=is_chief)
         assert g.finalized
         assert sv.global_step is gs or sv.global_step.name == "global_step:0"
