@@ -171,11 +171,11 @@ class TFRecordWriter:
     compressed stream and closes the file. Usable as a context manager.
     """
 
-    def __init__(self, path, options=None, *, mode="wb"):
+    def __init__(self, path, options=None, *, mode="wb", buffering=1 << 20):
         self._path = os.fspath(path)
         self._options = _as_options(options)
         try:
-            self._file = open(self._path, mode, buffering=1 << 20)
+            self._file = open(self._path, mode, buffering=buffering)
         except FileNotFoundError as e:
             raise errors.NotFoundError(None, None, f"{self._path}; No such file or directory") from e
         self._compressor = self._options._compressor()
