@@ -25,6 +25,7 @@ A ``MetaGraphDef`` holds the ``GraphDef`` (with ``_output_shapes``), the
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import re
 import warnings
@@ -293,9 +294,16 @@ def read_meta_graph_file(filename):
         content = f.read()
     try:
         mgd.ParseFromString(content)
-        return mgd
     except message.DecodeError:
         pass
+    else:
+        # The format has no checksum; bytes that do not re-encode as they were
+        # written (an unknown field, a changed length) betray damage.
+        if mgd.SerializeToString(deterministic=True) != content and mgd.SerializeToString() != content:
+            logging.getLogger("ref.checkpoint").warning(
+                "Meta graph file %s may be corrupted: its bytes are not the encoding of the MetaGraphDef "
+                "they parse as; the imported graph may differ from the saved one", filename)
+        return mgd
     try:
         text_format.Merge(content.decode("utf-8"), mgd)
     except (text_format.ParseError, UnicodeDecodeError) as e:
