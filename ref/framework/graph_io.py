@@ -197,8 +197,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if base not in names:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
     functions = {f.signature.name: f for f in graph_def.library.function}
-    with name_scope(name, "import", list(input_map.values())) as scope:
-        created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+    n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
+    try:
+        with name_scope(name, "import", list(input_map.values())) as scope:
+            created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+    except BaseException:
+        _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
+        raise
     if return_elements is None:
         return None
     out = []
@@ -213,6 +218,19 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                 raise ValueError(f"Requested return node '{r}' not found in graph def")
             out.append(created[r])
     return out
+
+
+def _rollback(g, n_ops, names_in_use):
+    """Takes the ops a failed import added back out of ``g``."""
+    with g._lock:
+        for op in g._ops[n_ops:]:
+            g._ops_by_name.pop(op.name, None)
+            for t in op.inputs:
+                users = g._consumers.get(t)
+                if users and op in users:
+                    users.remove(op)
+        del g._ops[n_ops:]
+        g._names_in_use = names_in_use
 
 
 def _split_input(name):
