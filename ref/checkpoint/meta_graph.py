@@ -32,6 +32,7 @@ import os
 import re
 import warnings
 
+from ref.platform import tf_logging as _tf_logging
 from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_functions, get_default_graph,
                                  prepend_name_scope, strip_name_scope)
 from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2, op_def_pb2
@@ -320,9 +321,16 @@ def read_meta_graph_file(filename):
         content = f.read()
     try:
         mgd.ParseFromString(content)
-        return mgd
     except message.DecodeError:
         pass
+    else:
+        # The format has no checksum; bytes that do not re-encode as they were
+        # written (an unknown field, a changed length) betray damage.
+        if mgd.SerializeToString(deterministic=True) != content and mgd.SerializeToString() != content:
+            _tf_logging.warning(
+                "Meta graph file %s may be corrupted: its bytes are not the encoding of the MetaGraphDef "
+                "they parse as; the imported graph may differ from the saved one", filename)
+        return mgd
     try:
         text_format.Merge(content.decode("utf-8"), mgd)
     except (text_format.ParseError, UnicodeDecodeError) as e:

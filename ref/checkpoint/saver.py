@@ -25,12 +25,19 @@ Checkpoint keys are the variables' op names (``w``, the slots ``w/Adam``,
 Durability (ref's order, stricter than TF's): the bundle is written to
 temporary files renamed into place, index last; then the meta graph (also
 renamed into place); then the ``checkpoint`` state file, atomically, last of
-all; only then are checkpoints beyond ``max_to_keep`` deleted. A process killed
-at any moment leaves ``latest_checkpoint`` naming a complete checkpoint. (TF
-writes the state file before the meta graph.)
+all; only then are checkpoints beyond ``max_to_keep`` deleted. Saving again to
+a prefix that already holds a checkpoint (``save(sess, "dir/model")`` without
+``global_step``) saves under a staging prefix ``dir/model.tempstate<hex>``,
+names it in the state file, links its files onto ``dir/model`` (data, index,
+meta graph), names ``dir/model`` again and drops the staging names. A process
+killed at any moment leaves ``latest_checkpoint`` naming a complete checkpoint,
+old or new, with its meta graph. (TF writes the state file before the meta
+graph, and overwrites a fixed prefix in place: a kill between its data and
+index renames leaves a checkpoint whose data and index disagree.)
 """
 from __future__ import annotations
 
+import logging
 import os
 import time
 
@@ -61,6 +68,7 @@ __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "Saveabl
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+_log = logging  # tf.logging
 
 
 def _saver_pb2():
@@ -538,6 +546,7 @@ class Saver:
         self._filename = filename
         self._fsync = fsync
         self._last_checkpoints = []
+        self._written = set()  # prefixes this Saver saved: rotation may delete them wherever they are
         self._checkpoints_to_be_deleted = []
         self._next_checkpoint_time = None
         if not defer_build:
@@ -660,16 +669,21 @@ class Saver:
         or 0, all checkpoint files are kept." (specs/saver.py)."""
         if not self.saver_def.max_to_keep:
             return
+        self._written.add(latest_save_path)
         self._last_checkpoints = [p for p in self._last_checkpoints if p[0] != latest_save_path]
         self._last_checkpoints.append((latest_save_path, time.time()))
         if len(self._last_checkpoints) > self.saver_def.max_to_keep:
             self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
 
-    def _MaybeDeleteOldCheckpoints(self, meta_graph_suffix="meta"):  # noqa: N802
+    def _MaybeDeleteOldCheckpoints(self, meta_graph_suffix="meta", save_dir=None):  # noqa: N802
         """Deletes the oldest checkpoint pushed out of ``max_to_keep`` unless it was
         saved after the next "every N hours" mark (then it is kept for good and
         the mark moves N hours on). Seed 003: "passing keep_checkpoint_every_n_hours=2
-        ensures that you keep one checkpoint file for every 2 hours of training"."""
+        ensures that you keep one checkpoint file for every 2 hours of training".
+
+        Only checkpoints this Saver wrote, or that lie in ``save_dir`` (the
+        directory being saved to), are deleted: a path recovered from a state
+        file that points elsewhere (``../other/model``) is left with a warning."""
         if not self._checkpoints_to_be_deleted:
             return
         path, stamp = self._checkpoints_to_be_deleted.pop(0)
@@ -677,7 +691,10 @@ class Saver:
             self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
             return
         try:
-            _state.remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+            if path in self._written or save_dir is None:
+                _state.remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+            else:
+                _state.remove_checkpoint_in(save_dir or ".", path, self.saver_def.version, meta_graph_suffix)
         except OSError as e:
             logging.warning("Ignoring: %s", str(e))
 
@@ -715,25 +732,38 @@ class Saver:
             raise TypeError(f"'sess' must be a Session; {sess}")
         save_path_parent = os.path.dirname(save_path)
         model_checkpoint_path = None
+        # Overwriting an existing checkpoint (a fixed prefix): save under a staging
+        # prefix, name it in the state file, publish it onto the prefix, then name
+        # the prefix -- the state file always names a complete checkpoint.
+        staging = None
+        if not self._is_empty and write_state and _state.checkpoint_exists(checkpoint_file):
+            staging = _state.staging_prefix(checkpoint_file)
+        target = staging or checkpoint_file
         if not self._is_empty:
             try:
-                value = sess.run(self.saver_def.save_tensor_name,
-                                 {self.saver_def.filename_tensor_name: checkpoint_file})
-            except (errors.FailedPreconditionError, errors.NotFoundError, OSError):
-                if not os.path.isdir(save_path_parent or "."):
-                    raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from None
+                value = sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: target})
+            except (errors.FailedPreconditionError, errors.NotFoundError, OSError) as exc:
+                if save_path_parent and not os.path.isdir(save_path_parent):
+                    raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from exc
                 raise
-            model_checkpoint_path = io_ops._text(value)
+            model_checkpoint_path = checkpoint_file if staging is not None else io_ops._text(value)
         if write_meta_graph:
-            meta_file = _state.meta_graph_filename(checkpoint_file, meta_graph_suffix=meta_graph_suffix)
+            meta_file = _state.meta_graph_filename(target, meta_graph_suffix=meta_graph_suffix)
             with sess.graph.as_default():
                 self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs,
                                        save_debug_info=save_debug_info)
         if not self._is_empty and write_state:
             self._RecordLastCheckpoint(model_checkpoint_path)
+            if staging is not None:
+                others = [p for p in self.last_checkpoints if p != model_checkpoint_path]
+                _write_state(save_path_parent, staging, others + [staging], latest_filename,
+                             self._save_relative_paths, self._fsync)
+                _state.publish_checkpoint(staging, checkpoint_file, meta_graph_suffix, fsync=self._fsync)
             _write_state(save_path_parent, model_checkpoint_path, self.last_checkpoints, latest_filename,
                          self._save_relative_paths, self._fsync)
-            self._MaybeDeleteOldCheckpoints(meta_graph_suffix=meta_graph_suffix)
+            if staging is not None:
+                _state.discard_staging(staging, meta_graph_suffix)
+            self._MaybeDeleteOldCheckpoints(meta_graph_suffix=meta_graph_suffix, save_dir=save_path_parent)
         return model_checkpoint_path
 
     def restore(self, sess, save_path):
@@ -856,12 +886,18 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
 
     ``kwargs``: ``graph`` (default: the default graph), ``input_map``,
     ``unbound_inputs_col_name``, ``restore_collections_predicate`` (as TF's
-    import_scoped_meta_graph)."""
-    mgd = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, (str, os.PathLike)) \
-        else meta_graph_or_file
+    import_scoped_meta_graph). A file that does not import (corrupted?) is
+    named in a warning before the error propagates."""
+    from_file = isinstance(meta_graph_or_file, (str, os.PathLike))
+    mgd = read_meta_graph_file(meta_graph_or_file) if from_file else meta_graph_or_file
     graph = kwargs.pop("graph", None) or get_default_graph()
-    imported, _ = import_scoped_meta_graph_with_return_elements(
-        mgd, clear_devices=clear_devices, graph=graph, import_scope=import_scope, **kwargs)
+    try:
+        imported, _ = import_scoped_meta_graph_with_return_elements(
+            mgd, clear_devices=clear_devices, graph=graph, import_scope=import_scope, **kwargs)
+    except (ValueError, TypeError, errors.OpError) as e:
+        if from_file:
+            _log.warning("Meta graph file %s could not be imported (corrupted?): %s", meta_graph_or_file, e)
+        raise
     with graph.as_default():
         if mgd.HasField("saver_def"):
             scope = import_scope

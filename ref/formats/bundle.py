@@ -23,6 +23,7 @@ points at data that is not there. Reads verify every checksum and raise
 """
 from __future__ import annotations
 
+import math
 import os
 import queue
 import struct
@@ -404,9 +405,21 @@ class BundleReader:
         if value is None:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
         entry = self._parse(_pb().BundleEntryProto, key, value)
+        self._check_entry(name, entry)
+        return entry
+
+    def _check_entry(self, name, entry) -> None:
+        """DataLossError (naming the index file and the key) for an entry no
+        writer produces: a bad shape, dtype, shard, offset or size."""
         if any(d.size < 0 for d in entry.shape.dim) or entry.shape.unknown_rank:
             self._corrupt(self._index_path, f"invalid tensor shape for {name}")
-        return entry
+        try:
+            dtypes.as_dtype(entry.dtype)
+        except (TypeError, ValueError, KeyError):
+            self._corrupt(self._index_path, f"invalid dtype {entry.dtype} for {name}")
+        if entry.offset < 0 or entry.size < 0 or entry.shard_id < 0:
+            self._corrupt(self._index_path, f"negative offset {entry.offset}, size {entry.size} or shard "
+                                            f"{entry.shard_id} in the entry for {name}")
 
     def contains(self, name) -> bool:
         key = name.encode() if isinstance(name, str) else bytes(name)
@@ -427,7 +440,9 @@ class BundleReader:
         pb = _pb()
         for key, value in self._table:
             if key != HEADER_KEY:
-                yield key, self._parse(pb.BundleEntryProto, key, value)
+                entry = self._parse(pb.BundleEntryProto, key, value)
+                self._check_entry(key.decode("utf-8", "replace"), entry)
+                yield key, entry
 
     def variables(self) -> list[tuple[str, dtypes.DType, tuple[int, ...]]]:
         """``(name, dtype, shape)`` of every tensor, the keys of the slices of
@@ -453,6 +468,9 @@ class BundleReader:
         return f
 
     def _read_value(self, name, entry) -> np.ndarray:
+        """The tensor of one entry. Every size is checked against the entry and
+        the data file before anything is allocated, so a crafted index cannot
+        make the reader allocate more than the file holds."""
         dtype = dtypes.as_dtype(entry.dtype)
         shape = tuple(d.size for d in entry.shape.dim)
         npd = _np_dtype(dtype) if dtype != dtypes.string else np.dtype(object)
@@ -460,14 +478,21 @@ class BundleReader:
             raise errors.UnimplementedError(None, None, f"Reading tensors of type {dtype.name} is not supported")
         f = self._file(entry.shard_id)
         path = f.name
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
+        file_size = os.fstat(f.fileno()).st_size
+        if entry.offset + entry.size > file_size:
+            self._corrupt(path, f"entry for {name} claims {entry.size} bytes at offset {entry.offset}, "
+                                f"past the end of the {file_size}-byte data file")
         if dtype == dtypes.string:
+            if count and entry.size < count + 4:  # a length byte per string, then the 4-byte length crc
+                self._corrupt(path, f"string tensor {name} of {count} elements cannot fit in {entry.size} bytes "
+                                    f"at offset {entry.offset}")
             return self._read_strings(f, entry, shape, count).reshape(shape)
+        if entry.size != count * npd.itemsize:
+            self._corrupt(path, f"Invalid size in bundle entry: key {name}; stored size {entry.size}; "
+                                f"expected size {count * npd.itemsize} (offset {entry.offset})")
         arr = np.empty(shape, dtype=npd.newbyteorder(">" if self._big_endian else "<")
                        if npd.itemsize > 1 else npd)
-        if entry.size != arr.nbytes:
-            self._corrupt(path, f"Invalid size in bundle entry: key {name}; stored size {entry.size}; "
-                                f"expected size {arr.nbytes}")
         buf = memoryview(arr.reshape(-1).view(np.uint8))
         f.seek(entry.offset)
         got, crc = _readinto_with_crc(f, buf)
@@ -476,7 +501,7 @@ class BundleReader:
                                 f"got {got}: file truncated")
         if crc != _crc.unmask(entry.crc32c):
             self._corrupt(path, f"Checksum does not match: stored {_crc.unmask(entry.crc32c):08x} "
-                                f"vs. calculated on the restored bytes, for tensor {name}")
+                                f"vs. calculated on the restored bytes, for tensor {name} at offset {entry.offset}")
         if self._big_endian:
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         return arr
@@ -543,7 +568,16 @@ class BundleReader:
         def load(sl):
             return self._read_value(name, self._entry(encode_tensor_name_slice(sname, sl)))
 
-        stored = [TensorSlice.from_proto(sp) for sp in entry.slices]
+        try:
+            stored = [TensorSlice.from_proto(sp) for sp in entry.slices]
+            want_count = math.prod(want.shape(shape))
+            have_count = sum(math.prod(sl.shape(shape)) for sl in stored)
+        except (ValueError, IndexError, TypeError) as e:
+            self._corrupt(self._index_path, f"tensor {sname}: invalid slices: {e}")
+        if want_count > have_count:
+            # slices covering the request hold at least as many elements: no need to allocate to know
+            raise errors.NotFoundError(None, None, f"Tensor {sname}: the saved slices hold {have_count} "
+                                                   f"elements, fewer than the {want_count} requested")
         try:
             return assemble(shape, npd, want, stored, load)
         except ValueError as e:

@@ -10,15 +10,32 @@ The state file is a text-format ``CheckpointState`` proto::
     all_model_checkpoint_paths: "model.ckpt-2"
 
 A V2 checkpoint ``P`` exists when ``P.index`` does; a V1 checkpoint is the file
-(or glob pattern, for sharded V1 saves) ``P`` itself.
+``P`` itself, or for a sharded V1 save the files matching ``P`` when it ends in
+``-?????-of-NNNNN``. Nowhere else is a prefix a pattern: ``*``, ``?`` and
+``[`` in checkpoint names are escaped (``glob.escape``) wherever a prefix
+becomes a pattern, so ``model[1]`` never matches, or deletes, ``model1``.
+
+Untrusted state files: a damaged state file (unreadable, not a
+``CheckpointState``) is logged as a warning naming it, so a restarted trainer
+does not silently start from scratch; entries that point outside the
+checkpoint directory are logged too, and :func:`remove_checkpoint_in` never
+deletes outside the directory it is given.
+
+:func:`publish_checkpoint` moves a checkpoint saved under a staging prefix
+onto its final prefix while the state file names the staging copy (the
+Saver's crash-safe overwrite of a fixed prefix).
 """
 from __future__ import annotations
 
 import glob as _glob
+import logging
 import os
 import re
+import shutil
 import uuid
 from ref import protos
+
+_log = logging.getLogger("ref.checkpoint")
 
 
 # SaverDef.CheckpointFormatVersion (saver.proto)
@@ -35,6 +52,26 @@ def _text_format():
 
 def _get_matching_files(pattern: str) -> list[str]:
     return sorted(_glob.glob(pattern))
+
+
+_V1_SHARDS = re.compile(r"-\?{5}-of-\d{5}$")
+
+
+def _v1_pattern(prefix: str) -> str:
+    """The glob pattern of a V1 checkpoint: ``prefix`` escaped, except for a
+    trailing ``-?????-of-NNNNN`` shard pattern (sharded V1 saves)."""
+    m = _V1_SHARDS.search(prefix)
+    if m:
+        return _glob.escape(prefix[:m.start()]) + m.group(0)
+    return _glob.escape(prefix)
+
+
+def _checkpoint_files(prefix: str, format_version: int) -> list[str]:
+    """The existing files whose presence says checkpoint ``prefix`` exists."""
+    if format_version == V2:
+        index = prefix + ".index"
+        return [index] if os.path.exists(index) else []
+    return _get_matching_files(_v1_pattern(prefix))
 
 
 def _checkpoint_filename(save_dir: str, latest_filename: str | None) -> str:
@@ -155,16 +192,31 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
             content = f.read().decode("utf-8")
         ckpt = _pb().CheckpointState()
         _text_format().Merge(content, ckpt)
-    except (OSError, UnicodeDecodeError, _text_format().ParseError):
+    except (OSError, UnicodeDecodeError, _text_format().ParseError) as e:
+        _log.warning("Checkpoint state file %s is damaged and is ignored (%s): no checkpoint will be found "
+                     "in %s through it", filename, e, checkpoint_dir)
         return None
     if not ckpt.model_checkpoint_path:
+        _log.warning("Checkpoint state file %s names no model_checkpoint_path", filename)
         raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
     if not os.path.isabs(ckpt.model_checkpoint_path):
         ckpt.model_checkpoint_path = os.path.join(checkpoint_dir, ckpt.model_checkpoint_path)
     for i, p in enumerate(ckpt.all_model_checkpoint_paths):
         if not os.path.isabs(p):
             ckpt.all_model_checkpoint_paths[i] = os.path.join(checkpoint_dir, p)
+    outside = [p for p in [ckpt.model_checkpoint_path, *ckpt.all_model_checkpoint_paths]
+               if not is_inside(p, checkpoint_dir)]
+    if outside:
+        _log.warning("Checkpoint state file %s names checkpoints outside %s: %s; they are never deleted by "
+                     "max_to_keep", filename, checkpoint_dir, ", ".join(sorted(set(outside))))
     return ckpt
+
+
+def is_inside(checkpoint_prefix, directory) -> bool:
+    """True when checkpoint ``checkpoint_prefix``'s files lie in ``directory``
+    itself (symbolic links and ``..`` resolved)."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(checkpoint_prefix)))
+    return os.path.realpath(parent) == os.path.realpath(os.path.abspath(os.fspath(directory) or "."))
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
@@ -173,17 +225,17 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     ckpt = get_checkpoint_state(checkpoint_dir, latest_filename)
     if ckpt and ckpt.model_checkpoint_path:
         path = ckpt.model_checkpoint_path
-        if _get_matching_files(prefix_to_checkpoint_path(path, V2)) or \
-                _get_matching_files(prefix_to_checkpoint_path(path, V1)):
+        if _checkpoint_files(path, V2) or _checkpoint_files(path, V1):
             return path
+        _log.warning("Checkpoint state file %s names %s, which does not exist",
+                     _checkpoint_filename(os.fspath(checkpoint_dir), latest_filename), path)
     return None
 
 
 def checkpoint_exists(checkpoint_prefix) -> bool:
     """Checks whether a V1 or V2 checkpoint exists with the specified prefix."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    return bool(_get_matching_files(prefix_to_checkpoint_path(checkpoint_prefix, V2)) or
-                _get_matching_files(checkpoint_prefix))
+    return bool(_checkpoint_files(checkpoint_prefix, V2) or _checkpoint_files(checkpoint_prefix, V1))
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
@@ -193,8 +245,8 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
     mtimes = []
     for prefix in checkpoint_prefixes:
         prefix = os.fspath(prefix)
-        for pattern in (prefix_to_checkpoint_path(prefix, V2), prefix):
-            names = _get_matching_files(pattern)
+        for version in (V2, V1):
+            names = _checkpoint_files(prefix, version)
             if names:
                 # TF's POSIX stat keeps whole seconds (mtime_nsec = st_mtime * 1e9)
                 mtimes.append(float(int(os.stat(names[0]).st_mtime)))
@@ -212,16 +264,91 @@ def _delete_file_if_exists(filespec: str) -> None:
 
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=V2, meta_graph_suffix="meta") -> None:
     """Removes a checkpoint given by checkpoint_prefix: its meta graph file,
-    then ``P.index`` and ``P.data-?????-of-?????`` (V2) or the file ``P`` (V1)."""
+    then ``P.index`` and ``P.data-?????-of-?????`` (V2) or the file ``P`` (V1).
+    ``P`` is never a pattern: ``*?[`` in it match only themselves."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    _delete_file_if_exists(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
+    _delete_file_if_exists(_glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix)))
     if checkpoint_format_version == V2:
-        _delete_file_if_exists(checkpoint_prefix + ".index")
-        _delete_file_if_exists(checkpoint_prefix + ".data-?????-of-?????")
+        _delete_file_if_exists(_glob.escape(checkpoint_prefix + ".index"))
+        _delete_file_if_exists(_glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
     else:
-        _delete_file_if_exists(checkpoint_prefix)
+        _delete_file_if_exists(_v1_pattern(checkpoint_prefix))
+
+
+def remove_checkpoint_in(directory, checkpoint_prefix, checkpoint_format_version=V2,
+                         meta_graph_suffix="meta") -> bool:
+    """:func:`remove_checkpoint`, confined: a checkpoint outside ``directory``
+    (a state file entry such as ``../elsewhere/model``) is left alone with a
+    warning. Returns whether it was removed."""
+    if not is_inside(checkpoint_prefix, directory):
+        _log.warning("Not deleting checkpoint %s: it is outside the checkpoint directory %s",
+                     checkpoint_prefix, directory)
+        return False
+    remove_checkpoint(checkpoint_prefix, checkpoint_format_version, meta_graph_suffix)
+    return True
+
+
+def staging_prefix(checkpoint_prefix: str) -> str:
+    """A fresh prefix beside ``checkpoint_prefix`` to save under before
+    :func:`publish_checkpoint` (``P.tempstate<hex>``, TF's temporary-file tag)."""
+    return f"{checkpoint_prefix}.tempstate{uuid.uuid4().hex}"
+
+
+def _staged_files(staging: str, meta_graph_suffix: str) -> list[str]:
+    """The files of checkpoint ``staging``: data shards, then the index, then the meta graph."""
+    files = _get_matching_files(_glob.escape(staging) + ".data-?????-of-?????")
+    files += [f for f in (staging + ".index", meta_graph_filename(staging, meta_graph_suffix))
+              if os.path.exists(f)]
+    return files
+
+
+def publish_checkpoint(staging: str, final: str, meta_graph_suffix: str = "meta", fsync: bool = False) -> None:
+    """Gives checkpoint ``staging``'s files the names of ``final``: each file is
+    hard-linked (copied where links are not supported) to a temporary name and
+    renamed onto its final name, data shards first, the index, then the meta
+    graph. ``staging`` stays complete throughout; the caller names it in the
+    state file until this returns, then names ``final`` and calls
+    :func:`discard_staging`."""
+    for src in _staged_files(staging, meta_graph_suffix):
+        dst = final + src[len(staging):]
+        tmp = f"{dst}.tempstate{uuid.uuid4().hex}"
+        try:
+            try:
+                os.link(src, tmp)
+            except OSError:
+                shutil.copyfile(src, tmp)
+            os.replace(tmp, dst)
+        except BaseException:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            raise
+    if fsync:
+        _fsync_dir(final)
+
+
+def discard_staging(staging: str, meta_graph_suffix: str = "meta") -> None:
+    """Deletes the files of a published staging checkpoint."""
+    for f in _staged_files(staging, meta_graph_suffix):
+        try:
+            os.remove(f)
+        except FileNotFoundError:
+            pass
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 __all__ = ["generate_checkpoint_state_proto", "update_checkpoint_state", "update_checkpoint_state_internal",
            "get_checkpoint_state", "latest_checkpoint", "checkpoint_exists", "get_checkpoint_mtimes",
-           "remove_checkpoint", "meta_graph_filename", "atomic_write_string_to_file"]
+           "remove_checkpoint", "meta_graph_filename", "atomic_write_string_to_file", "remove_checkpoint_in",
+           "is_inside", "staging_prefix", "publish_checkpoint", "discard_staging"]

@@ -14,6 +14,7 @@ the full slice.
 from __future__ import annotations
 
 import glob as _glob
+import os
 
 import numpy as np
 
@@ -82,7 +83,9 @@ class TensorSliceReader:
 
     def __init__(self, filepattern: str):
         self.filepattern = str(filepattern)
-        self.files = sorted(_glob.glob(self.filepattern))
+        # a file of that exact name is the checkpoint, whatever glob characters
+        # its name holds; otherwise the name is a pattern (sharded V1 saves)
+        self.files = [self.filepattern] if os.path.isfile(self.filepattern) else sorted(_glob.glob(self.filepattern))
         if not self.files:
             raise errors.NotFoundError(
                 None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any matching "

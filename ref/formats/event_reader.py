@@ -19,6 +19,11 @@ from ref.formats.tfrecord import RecordFollower
 from ref import protos
 
 
+_MAX_EVENT_BYTES = (1 << 31) - 1
+"""An Event is a protobuf message, and protobuf messages stay under 2 GiB: a
+record header claiming more is corrupt, reported at once (nothing allocated)."""
+
+
 class EventFileReader:
     """Iterator of ``Event`` protos from one event file (see the module docstring).
 
@@ -28,7 +33,7 @@ class EventFileReader:
 
     def __init__(self, path, strict=False):
         self.path = os.fspath(path)
-        self._records = RecordFollower(self.path, strict=strict)
+        self._records = RecordFollower(self.path, strict=strict, max_record_bytes=_MAX_EVENT_BYTES)
         self._parse = protos.event_pb2.Event.FromString
         self._taken = 0       # records taken from the file
         self._pending = []    # records taken, not yet parsed (last one first)

@@ -11,17 +11,19 @@ TFRecord file (:mod:`ref.formats.tfrecord`) of serialized ``Event`` protos named
 written and flushed at once (TF's first event carries the whole second of the
 file name as its wall time).
 
-How the asynchrony works here. ``add_*`` frames the event in the caller's
-thread and appends it to a pending list (at most ``max_queue`` long). A
-background thread writes and flushes pending events to the file: at once for
-the first event after a quiet spell, then at most every ``flush_secs``. When an
-``add_*`` finds ``max_queue`` events pending -- the point where TF's ``add``
-blocks until its writer thread catches up -- the caller writes the batch to the
-file buffer itself (one ``write`` for the batch; no flush) instead of waiting
-for the thread, which bounds memory the same way without a thread hand-off per
-event. ``flush()`` returns once every event added before it is on disk;
-``close()`` flushes and closes; writers still open at normal interpreter exit
-are closed by an ``atexit`` hook, so no added event is lost.
+How events reach the disk (as TF's ``EventFileWriter``, whose writer thread
+hands each event to a stdio-buffered file at once): ``add_*`` frames the event
+and writes it straight into the file's buffer, which is the file system's
+block size, as C stdio's is, so whatever spills over is with the operating
+system just as in TF. The buffer is flushed: for the first event after a quiet
+spell, then by a background thread at most every ``flush_secs``; whenever
+``max_queue`` events have been written since the last flush (TF's queue
+bound: never more than that many events wait in user space); on every
+``flush()``; and on ``close()``. So a process that dies with ``os._exit``
+without closing the writer leaves at least as many whole events on disk as
+TF's writer would, and a reader (:mod:`ref.formats.event_reader`) stops
+cleanly at the torn tail. Writers still open at normal interpreter exit are
+closed by an ``atexit`` hook, so no added event is lost.
 
 Two writers in one ``logdir`` within one second would get the same file name;
 TF truncates the older file. Here the newer writer takes the next free second
@@ -123,7 +125,7 @@ class EventFileWriter:
             path = os.path.join(self._logdir, f"events.out.tfevents.{seconds:010d}."
                                               f"{socket.gethostname()}{self._suffix}")
             try:
-                self._file = TFRecordWriter(path, mode="xb")
+                self._file = TFRecordWriter(path, mode="xb", buffering=-1)
                 break
             except FileExistsError:
                 seconds += 1
@@ -133,10 +135,8 @@ class EventFileWriter:
             first.source_metadata.writer = SOURCE_WRITER
         self._file.write(first.SerializeToString())
         self._file.flush()
-        self._cond = threading.Condition(threading.Lock())
-        self._io = threading.Lock()        # held while moving pending events into the file
-        self._pending = []                 # framed records not yet handed to the file
-        self._unflushed = False            # the file buffer holds records not yet flushed
+        self._cond = threading.Condition(threading.Lock())  # guards the file and the counters
+        self._unflushed = 0                # events written to the buffer since the last flush
         self._next_flush = 0.0             # the first event is flushed at once
         self._idle = False                 # the thread waits with no deadline
         self._closed = False
@@ -166,56 +166,42 @@ class EventFileWriter:
         with cond:
             if self._closed:
                 return
-            pending = self._pending
-            pending.append(record)
-            full = len(pending) >= self._max_queue
-            if self._idle:              # the thread sleeps until told there is work
+            f = self._file
+            f.write_raw(record)
+            self._unflushed += 1
+            if self._unflushed >= self._max_queue or time.monotonic() >= self._next_flush:
+                self._flush_locked()
+            elif self._idle:            # the thread sleeps until told there is work
                 self._idle = False
                 cond.notify()
-        if full:
-            self._drain(flush=False)
 
     # writing -----------------------------------------------------------------
 
-    def _drain(self, flush: bool):
-        """Moves every pending record into the file (one write), then flushes if asked."""
-        with self._io:
-            with self._cond:
-                batch, self._pending = self._pending, []
-            f = self._file
-            if f is None:
-                return
-            if batch:
-                f.write_raw(b"".join(batch))
-                self._unflushed = True
-            if flush and self._unflushed:
-                f.flush()
-                self._unflushed = False
+    def _flush_locked(self):
+        self._file.flush()
+        self._unflushed = 0
+        self._next_flush = time.monotonic() + self._flush_secs
 
     def _run(self):
         cond = self._cond
-        while True:
-            with cond:
-                while not self._closed:
-                    now = time.monotonic()
-                    if self._pending or self._unflushed:
-                        if now >= self._next_flush:
-                            break
-                        cond.wait(self._next_flush - now)
-                    else:
-                        self._idle = True
-                        cond.wait()
-                if self._closed:
-                    return
-            self._drain(flush=True)
-            with cond:
-                self._next_flush = time.monotonic() + self._flush_secs
+        with cond:
+            while not self._closed:
+                now = time.monotonic()
+                if self._unflushed:
+                    if now >= self._next_flush:
+                        self._flush_locked()
+                        continue
+                    cond.wait(self._next_flush - now)
+                else:
+                    self._idle = True
+                    cond.wait()
 
     def flush(self):
         """Flushes the event file to disk: returns once every event added so far
         has been written and flushed."""
-        if not self._closed:
-            self._drain(flush=True)
+        with self._cond:
+            if not self._closed and self._unflushed:
+                self._flush_locked()
 
     def close(self):
         """Flushes the event file to disk and closes the file."""
@@ -224,12 +210,10 @@ class EventFileWriter:
                 return
             self._closed = True
             self._cond.notify_all()
-        if self._thread is not threading.current_thread():
-            self._thread.join()
-        self._drain(flush=True)
-        with self._io:
             self._file.close()
             self._file = None
+        if self._thread is not threading.current_thread():
+            self._thread.join()
         _OPEN_WRITERS.discard(self)
 
     def reopen(self):

@@ -236,6 +236,8 @@ def snappy_decompress(data) -> bytes:
             size += 1
             if pos + size > n:
                 raise ValueError("snappy: literal runs past the input")
+            if len(out) + size > length:
+                raise ValueError(f"snappy: output exceeds the declared {length} bytes")
             out += data[pos:pos + size]
             pos += size
             continue
@@ -254,6 +256,8 @@ def snappy_decompress(data) -> bytes:
             pos += width
         if offset == 0 or offset > len(out):
             raise ValueError("snappy: copy offset out of range")
+        if len(out) + size > length:  # the output never outgrows the length the block declares
+            raise ValueError(f"snappy: output exceeds the declared {length} bytes")
         start = len(out) - offset
         if offset >= size:
             out += out[start:start + size]

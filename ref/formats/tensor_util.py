@@ -7,6 +7,8 @@ over the shape.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ref.types import dtypes
@@ -35,11 +37,21 @@ def make_tensor_proto(values, dtype=None, shape=None):
         dtype = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
     if shape is not None:
         shape = [int(d) for d in shape]
-        if arr.size == 1 and int(np.prod(shape)) != 1:
-            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        if arr.size == 1 and math.prod(shape) != 1:
+            arr = np.broadcast_to(arr.reshape(()), shape)
         arr = arr.reshape(shape)
     proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto())
-    if dtype == dtypes.string:
+    if _is_splat(arr):
+        arr = arr.reshape(-1)[:1]  # one value; TF spreads the last value over the shape
+        if dtype == dtypes.string:
+            proto.string_val.append(arr[0] if isinstance(arr[0], bytes) else str(arr[0]).encode())
+        elif dtype in (dtypes.float16, dtypes.bfloat16):
+            proto.half_val.append(int(arr.view(np.uint16)[0]))
+        elif dtype.is_complex:
+            getattr(proto, _VAL_FIELD[dtype]).extend([arr[0].real.item(), arr[0].imag.item()])
+        else:
+            getattr(proto, _VAL_FIELD[dtype]).append(arr[0].item())
+    elif dtype == dtypes.string:
         proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
     elif arr.size == 1 and dtype in _VAL_FIELD and not dtype.is_complex and dtype not in (dtypes.float16,
                                                                                             dtypes.bfloat16):
@@ -49,15 +61,39 @@ def make_tensor_proto(values, dtype=None, shape=None):
     return proto
 
 
+def _is_splat(arr) -> bool:
+    """A zero-stride view of one value (what ``make_ndarray`` returns for a
+    single ``*_val`` spread over a shape): it is written back as that value."""
+    return arr.size > 1 and all(st == 0 for st, d in zip(arr.strides, arr.shape) if d > 1)
+
+
 def make_ndarray(tensor):
-    """The NumPy array a TensorProto holds."""
+    """The NumPy array a TensorProto holds.
+
+    A single ``*_val`` spread over a larger shape (a "splat", e.g. the
+    ``zeros`` TF writes as one ``float_val``) comes back as a read-only
+    zero-stride view of that one value (``np.broadcast_to``): it costs one
+    element however large its shape, and kernels expand it only when they
+    compute with it. Every allocation is bounded by what the proto holds.
+
+    Raises:
+      ValueError: a negative dimension, or ``tensor_content`` whose size does
+        not match the shape.
+    """
     dtype = dtypes.as_dtype(tensor.dtype)
     shape = [d.size for d in tensor.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
+    if any(d < 0 for d in shape):
+        raise ValueError(f"TensorProto has a negative dimension: shape {shape}")
+    n = math.prod(shape)
     if dtype == dtypes.string:
-        vals = np.array(list(tensor.string_val), dtype=object)
+        vals = np.empty(len(tensor.string_val), dtype=object)
+        vals[:] = list(tensor.string_val)
     elif tensor.tensor_content:
-        return np.frombuffer(tensor.tensor_content, dtype=dtype.np.newbyteorder("<")).astype(dtype.np).reshape(shape)
+        npd = dtype.np.newbyteorder("<")
+        if len(tensor.tensor_content) != n * npd.itemsize:
+            raise ValueError(f"TensorProto of {dtype.name} and shape {shape} needs {n * npd.itemsize} bytes "
+                             f"of tensor_content, has {len(tensor.tensor_content)}")
+        return np.frombuffer(tensor.tensor_content, dtype=npd).astype(dtype.np).reshape(shape)
     elif dtype in (dtypes.float16, dtypes.bfloat16):
         vals = np.array(list(tensor.half_val), dtype=np.uint16).view(dtype.np)
     elif dtype.is_complex:
@@ -68,8 +104,13 @@ def make_ndarray(tensor):
     vals = vals.astype(dtype.np) if dtype != dtypes.string else vals
     if vals.size == n:
         return vals.reshape(shape)
+    if vals.size > n:
+        raise ValueError(f"TensorProto of shape {shape} holds {vals.size} values, more than its {n} elements")
     if vals.size == 0:
-        return np.zeros(shape, dtype=vals.dtype) if dtype != dtypes.string else np.full(shape, b"", dtype=object)
+        fill = np.array(b"", dtype=object) if dtype == dtypes.string else np.zeros((), dtype=vals.dtype)
+        return np.broadcast_to(fill, shape)
+    if vals.size == 1:
+        return np.broadcast_to(vals.reshape(()), shape)
     out = np.empty(n, dtype=vals.dtype)
     out[:vals.size] = vals
     out[vals.size:] = vals[-1]  # TF repeats the last value

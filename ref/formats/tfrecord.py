@@ -171,11 +171,11 @@ class TFRecordWriter:
     compressed stream and closes the file. Usable as a context manager.
     """
 
-    def __init__(self, path, options=None, *, mode="wb"):
+    def __init__(self, path, options=None, *, mode="wb", buffering=1 << 20):
         self._path = os.fspath(path)
         self._options = _as_options(options)
         try:
-            self._file = open(self._path, mode, buffering=1 << 20)
+            self._file = open(self._path, mode, buffering=buffering)
         except FileNotFoundError as e:
             raise errors.NotFoundError(None, None, f"{self._path}; No such file or directory") from e
         self._compressor = self._options._compressor()
@@ -248,9 +248,10 @@ class RecordFollower:
     file and offset (the records before it are returned first).
     """
 
-    def __init__(self, path, options=None, strict=False):
+    def __init__(self, path, options=None, strict=False, max_record_bytes=None):
         self.path = os.fspath(path)
         self.strict = strict
+        self._max_record = max_record_bytes
         self._options = _as_options(options)
         try:
             self._file = open(self.path, "rb", buffering=0)
@@ -317,7 +318,13 @@ class RecordFollower:
         if self._file is None:
             return False
         while True:
-            raw = self._file.read(max(CHUNK_BYTES, self._need))
+            want = CHUNK_BYTES
+            if self._need > CHUNK_BYTES and self._decompressor is None:
+                # one read for a long record, but never more than the file holds:
+                # a header's length is a claim, not an allocation
+                left = os.fstat(self._file.fileno()).st_size - self._raw_offset
+                want = max(CHUNK_BYTES, min(self._need, left))
+            raw = self._file.read(want)
             if not raw:
                 return False
             start = self._raw_offset
@@ -361,6 +368,8 @@ class RecordFollower:
                 if length is None:
                     length, length_crc = header(buf, pos)
                     if mask(crc(buf[pos:pos + 8])) != length_crc:
+                        if not self.strict and not buf[pos:].strip(b"\0"):
+                            break   # zeros to the end: a tail torn by a crash (blocks allocated, not written)
                         self._error = errors.DataLossError(
                             None, None, f"corrupted record at {self._offset + pos} in {self.path}: "
                                         f"length CRC mismatch (is this a TFRecord file?)")
@@ -368,6 +377,11 @@ class RecordFollower:
                     if len(known) < 4096:
                         known[last] = length
                 last_length = length
+                if self._max_record is not None and length > self._max_record:
+                    self._error = errors.DataLossError(
+                        None, None, f"corrupted record at {self._offset + pos} in {self.path}: header claims "
+                                    f"{length} bytes, more than a record here can hold ({self._max_record})")
+                    break
             end = pos + 12 + length
             if end + 4 > n:
                 self._need = end + 4 - n

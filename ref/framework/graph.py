@@ -1075,16 +1075,51 @@ def constant_value(tensor):
         return np.asarray(tensor)
     if not isinstance(tensor, Tensor):
         return None
-    op = tensor.op
-    if op.type == "Const":
-        return op.get_attr("value")
-    if op.type in ("Shape", "Size", "Rank"):
-        return _static_shape_value(op)
-    if op.type not in _FOLDABLE:
-        return None
+    # Iterative (a stack, not recursion), so a 20,000-op chain of Identity folds;
+    # results that can never change (everything but a None owed to a static
+    # shape that set_shape may still refine) are kept per graph, so building
+    # such a chain op by op stays linear.
+    cache = tensor.graph.__dict__.setdefault("_folded_constants", {})
+    known = {}  # id(tensor) -> (value or None, final)
+    stack = [tensor]
+    while stack:
+        t = stack[-1]
+        key = id(t)
+        if key in known:
+            stack.pop()
+            continue
+        hit = cache.get(key)
+        if hit is not None and hit[0] is t:
+            known[key] = (hit[1], True)
+            stack.pop()
+            continue
+        op = t.op
+        if op.type == "Const":
+            value, final = op.get_attr("value"), True
+        elif op.type in ("Shape", "Size", "Rank"):
+            value = _static_shape_value(op)
+            final = value is not None
+        elif op.type not in _FOLDABLE:
+            value, final = None, True
+        else:
+            missing = [i for i in op.inputs if id(i) not in known]
+            if missing:
+                stack.extend(missing)
+                continue
+            value = _fold(op, known)
+            final = all(known[id(i)][1] for i in op.inputs)
+        known[key] = (value, final)
+        if final:
+            cache[key] = (t, value)
+        stack.pop()
+    return known[id(tensor)][0]
+
+
+def _fold(op, known):
+    """The value of a foldable op whose inputs' values are in ``known``, by its kernel."""
     args = {}
     for name, inp in op.named_inputs().items():
-        value = [constant_value(t) for t in inp] if isinstance(inp, list) else constant_value(inp)
+        value = [known[id(t)][0] for t in inp] if isinstance(inp, list) else known[id(inp)][0]
         if value is None or (isinstance(value, list) and any(v is None for v in value)):
             return None
         args[name] = value

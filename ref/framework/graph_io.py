@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 
 from ref.ops import registry
 from ref.types.shapes import TensorShape
@@ -199,8 +199,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if base not in names:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
     functions = {f.signature.name: f for f in graph_def.library.function}
-    with name_scope(name, "import", list(input_map.values())) as scope:
-        created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+    n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
+    try:
+        with name_scope(name, "import", list(input_map.values())) as scope:
+            created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+    except BaseException:
+        _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
+        raise
     if return_elements is None:
         return None
     out = []
@@ -217,57 +222,177 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     return out
 
 
-def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None):
+def _rollback(g, n_ops, names_in_use):
+    """Takes the ops a failed import added back out of ``g``."""
+    with g._lock:
+        for op in g._ops[n_ops:]:
+            g._ops_by_name.pop(op.name, None)
+            for t in op.inputs:
+                users = g._consumers.get(t)
+                if users and op in users:
+                    users.remove(op)
+        del g._ops[n_ops:]
+        g._names_in_use = names_in_use
+
+
+def _split_input(name):
+    """``"^x"`` -> ("x", -1); ``"x:2"`` -> ("x", 2); ``"x"`` -> ("x", 0)."""
+    if name.startswith("^"):
+        return name[1:], -1
+    op_name, sep, idx = name.rpartition(":")
+    if sep and idx.isdigit():
+        return op_name, int(idx)
+    return name, 0
+
+
+def _check_nodes(nodes, input_map, placeholders_as=None):
+    """Validates the NodeDefs before anything is added to the graph (so a bad
+    GraphDef leaves the graph as it was): unique names, known ops, inputs that
+    exist, no cycle. Returns ``{name: OpDef}`` and the nodes in an order where
+    every node comes after its inputs.
+
+    Raises:
+      ValueError: a duplicate or empty name, a node without an op, an input
+        naming no node, a cycle (naming the nodes in it).
+      NotFoundError: an op type that is not registered.
+    """
+    by_name, opdefs = {}, {}
+    for n in nodes:
+        if not n.name:
+            raise ValueError("Node with an empty name in graph_def")
+        if n.name in by_name:
+            raise ValueError(f"Node '{n.name}' is not unique")
+        by_name[n.name] = n
+        if not n.op:
+            raise ValueError(f"Node '{n.name}' does not specify an operation")
+        try:
+            opdefs[n.name] = registry.get(n.op)
+        except LookupError:
+            raise errors.NotFoundError(None, None, f"Op type not registered '{n.op}' (node '{n.name}')") from None
+    external = set(placeholders_as or ())
+    deps = {}
+    for n in nodes:
+        d = []
+        for i in n.input:
+            src, idx = _split_input(i)
+            if idx >= 0 and (i in input_map or (idx == 0 and src in input_map) or f"{src}:{idx}" in input_map):
+                continue
+            if src in by_name:
+                d.append(src)
+            elif src not in external:
+                raise ValueError(f"Node '{n.name}': Unknown input node '{i}'")
+        deps[n.name] = d
+    return opdefs, _topo(nodes, deps)
+
+
+def _topo(nodes, deps):
+    """Kahn's order (ready nodes in GraphDef order); ValueError naming a cycle."""
+    pending = {n.name: len(deps[n.name]) for n in nodes}
+    users = {}
+    for n in nodes:
+        for d in deps[n.name]:
+            users.setdefault(d, []).append(n.name)
+    by_name = {n.name: n for n in nodes}
+    ready = [n.name for n in reversed(nodes) if pending[n.name] == 0]
+    order = []
+    while ready:
+        name = ready.pop()
+        order.append(by_name[name])
+        for u in users.get(name, ()):
+            pending[u] -= 1
+            if pending[u] == 0:
+                ready.append(u)
+    if len(order) != len(nodes):
+        left = {k for k, v in pending.items() if v > 0}
+        # walk inputs inside the blocked set until a node repeats: that loop is a cycle
+        name, path, seen = next(n.name for n in nodes if n.name in left), [], {}
+        while name not in seen:
+            seen[name] = len(path)
+            path.append(name)
+            name = next(d for d in deps[name] if d in left)
+        cycle = path[seen[name]:]
+        raise ValueError(f"GraphDef cannot be imported: {len(cycle)} nodes in a cycle: "
+                         + " <- ".join(repr(c) for c in cycle + [cycle[0]])
+                         + f" ({len(left)} nodes wait on it)")
+    return order
+
+
+def _distribute(n, opdef, attrs, tensors):
+    """``{input name: Tensor or [Tensor]}`` from a node's flat data inputs
+    (list inputs take their length from the count attr)."""
+    fixed = [x for x in opdef.inputs if x not in opdef.list_inputs]
+    counts = {}
+    for in_name, count_attr in opdef.list_inputs.items():
+        if count_attr and count_attr in attrs:
+            counts[in_name] = attrs[count_attr]
+    free = [x for x in opdef.list_inputs if x not in counts]
+    expected = len(fixed) + sum(counts.values())
+    if len(free) == 1 and len(tensors) >= expected:
+        counts[free[0]] = len(tensors) - expected
+        expected = len(tensors)
+    if expected != len(tensors) or any(not isinstance(c, int) or c < 0 for c in counts.values()):
+        raise ValueError(f"Node '{n.name}': NodeDef expected inputs ({', '.join(opdef.inputs)}"
+                         + (f"; counts {counts}" if counts else "")
+                         + f") do not match {len(tensors)} inputs specified; op {n.op}")
+    kwargs, pos = {}, 0
+    for in_name in opdef.inputs:
+        if in_name in opdef.list_inputs:
+            kwargs[in_name] = tensors[pos:pos + counts[in_name]]
+            pos += counts[in_name]
+        else:
+            kwargs[in_name] = tensors[pos]
+            pos += 1
+    return kwargs
+
+
+def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
+    opdefs, order = _check_nodes(nodes, input_map, placeholders_as)
     created = {}
     built_funcs = {}
-    pending = {n.name: n for n in nodes}
-    order = _topo(nodes)
 
     def func_builder(fname):
         if fname not in built_funcs:
-            built_funcs[fname] = _build_function(g, functions[fname], functions)
+            if fname not in functions:
+                raise ValueError(f"Function '{fname}' is not in the graph_def's function library")
+            if fname in building:
+                raise ValueError(f"Function '{fname}' calls itself")
+            built_funcs[fname] = _build_function(g, functions[fname], functions, building + (fname,))
         return built_funcs[fname]
 
-    def resolve(ref_name):
-        op_name, _, idx = ref_name.partition(":")
-        idx = int(idx or 0)
-        for key in (f"{op_name}:{idx}",) + ((op_name,) if idx == 0 else ()):
+    def resolve(node, ref_name):
+        op_name, idx = _split_input(ref_name)
+        for key in (ref_name, f"{op_name}:{idx}") + ((op_name,) if idx == 0 else ()):
             if key in input_map:
                 return input_map[key]
         if placeholders_as is not None and op_name in placeholders_as:
             return placeholders_as[op_name]
-        return created[op_name].outputs[idx]
+        outputs = created[op_name].outputs
+        if idx >= len(outputs):
+            raise ValueError(f"Node '{node.name}': Connecting to invalid output {idx} of source node "
+                             f"{op_name} which has {len(outputs)} outputs.")
+        return outputs[idx]
 
     for n in order:
-        opdef = registry.get(n.op)
-        data_inputs = [i for i in n.input if not i.startswith("^")]
+        opdef = opdefs[n.name]
+        try:
+            attrs = {k: _from_attr(v, functions, func_builder) for k, v in n.attr.items()
+                     if k not in ("_output_shapes", "output_shapes", "_class")}
+        except (TypeError, KeyError, IndexError, OverflowError) as e:
+            raise ValueError(f"Node '{n.name}': invalid attr value: {e}") from None
         ctrl = [created[i[1:]] for i in n.input if i.startswith("^") and i[1:] in created]
-        attrs = {k: _from_attr(v, functions, func_builder) for k, v in n.attr.items()
-                 if k not in ("_output_shapes", "output_shapes", "_class")}
-        kwargs = {}
-        tensors = [resolve(i) for i in data_inputs]
-        # distribute flat inputs over declared inputs (list inputs by their count attr)
-        fixed = [x for x in opdef.inputs if x not in opdef.list_inputs]
-        pos = 0
-        for in_name in opdef.inputs:
-            if in_name in opdef.list_inputs:
-                count_attr = opdef.list_inputs[in_name]
-                count = attrs[count_attr] if count_attr else len(tensors) - (len(fixed) - 0) + 0
-                if not count_attr:
-                    count = len(tensors) - len(fixed)
-                kwargs[in_name] = tensors[pos:pos + count]
-                pos += count
-            else:
-                kwargs[in_name] = tensors[pos]
-                pos += 1
+        tensors = [resolve(n, i) for i in n.input if not i.startswith("^")]
+        kwargs = _distribute(n, opdef, attrs, tensors)
         for k, v in attrs.items():
             if k in opdef.attrs:
                 kwargs[k] = v
         if n.op in ("While", "If"):
             shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
             kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
-        with control_dependencies(ctrl), g.device(n.device or None):
-            result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+        try:
+            with control_dependencies(ctrl), g.device(n.device or None):
+                result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+        except (TypeError, KeyError, IndexError) as e:
+            raise ValueError(f"Node '{n.name}' ({n.op}): {e}") from None
         op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
                                                             else result[0].op)
         if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed with the import scope
@@ -277,33 +402,12 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None):
     return created
 
 
-def _topo(nodes):
-    by_name = {n.name: n for n in nodes}
-    done, order = set(), []
-    for start in nodes:
-        stack = [(start, False)]
-        while stack:
-            n, expanded = stack.pop()
-            if n.name in done:
-                continue
-            if expanded:
-                done.add(n.name)
-                order.append(n)
-                continue
-            stack.append((n, True))
-            for i in n.input:
-                dep = i.lstrip("^").split(":")[0]
-                if dep in by_name and dep not in done:
-                    stack.append((by_name[dep], False))
-    return order
-
-
-def _build_function(outer, fdef, functions):
+def _build_function(outer, fdef, functions, building=()):
     """Rebuilds a FuncGraph from ref's FunctionDef encoding."""
     fg = FuncGraph(fdef.signature.name, outer)
     arg_names = [a.name for a in fdef.signature.input_arg]
     with fg.as_default():
-        created = _import_nodes(fg, list(fdef.node_def), {}, functions, "")
+        created = _import_nodes(fg, list(fdef.node_def), {}, functions, "", building=building)
     fg.inputs = [created[a].outputs[0] for a in arg_names]
     fg.outputs = []
     for out in fdef.signature.output_arg:
