@@ -4,7 +4,8 @@
 and ``control_grad.py`` mirror ``ref/ops``; importing this package registers
 every rule.
 """
-from ref.grad import (array_grad, control_grad, math_grad, nn_grad, state_grad, linalg_grad, random_grad  # noqa: F401
+from ref.grad import (array_grad, control_grad, math_grad, nn_grad, state_grad, linalg_grad, random_grad,  # noqa: F401
+                      sparse_grad
 )
 from ref.grad.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians, stop_gradient
 from ref.grad.registry import NoGradient, NotDifferentiable, RegisterGradient, get_rule
