@@ -9,9 +9,13 @@ from ref.framework.sparse_tensor import SparseTensor
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops, sparse_ops
 
-# SparseAddGrad and SparseConcat as in TF; the others have integer or string
-# inputs and outputs only, so no gradient can reach them.
-for _t in ("SparseAddGrad", "SparseConcat", "SparseReshape", "DeserializeSparse", "DeserializeManySparse"):
+# SparseAddGrad and SparseConcat as in TF. The others have integer or string
+# outputs or inputs: TF registers no gradient for them, but its gradients()
+# never reaches them either (it only follows float tensors), so the observable
+# result is a None gradient, which these declarations give. SparseReduceSumSparse
+# has no gradient (LookupError), as in TF.
+for _t in ("SparseAddGrad", "SparseConcat", "SparseReshape", "SerializeSparse", "SerializeManySparse",
+           "DeserializeSparse", "DeserializeManySparse"):
     NotDifferentiable(_t)
 
 

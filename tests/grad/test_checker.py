@@ -129,6 +129,20 @@ CASES = {
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
+    # Sparse ops: x is the values of a SparseTensor (or a dense operand).
+    "SparseToDense": ([3], _any, lambda x: tf.sparse_to_dense([[0, 1], [1, 3], [2, 0]], [3, 4], x,
+                                                               tf.constant(0.5, tf.float64)), False),
+    "SparseReorder": ([3], _any, lambda x: tf.sparse_tensor_to_dense(
+        tf.sparse_reorder(tf.SparseTensor([[2, 0], [0, 1], [1, 3]], x, [3, 4]))), False),
+    "SparseAdd": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_add(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]),
+        tf.SparseTensor([[0, 1], [1, 2]], tf.constant([1.0, 2.0], tf.float64), [3, 4]))), False),
+    "SparseTensorDenseAdd": ([3, 4], _any, lambda x: tf.sparse_add(
+        tf.SparseTensor([[0, 1], [2, 0]], tf.constant([1.0, 2.0], tf.float64), [3, 4]), x), False),
+    "SparseReduceSum": ([3], _any, lambda x: tf.sparse_reduce_sum(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), axis=1, keepdims=True), False),
+    "SparseTensorDenseMatMul": ([3], _any, lambda x: tf.sparse_tensor_dense_matmul(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), tf.constant(_any([4, 2]))), False),
 }
 
 
@@ -194,6 +208,9 @@ COVERED_ELSEWHERE = {
 NO_GRADIENT_IN_TF = {
     "SoftsignGrad": lambda lib, raw, x: raw.SoftsignGrad(gradients=x * 2.0, features=x),
     "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
+    "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
 }
 
 
