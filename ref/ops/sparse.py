@@ -349,6 +349,9 @@ def sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thres
     if a_idx.ndim != 2 or b_idx.ndim != 2:
         raise invalid_argument(f"Input indices should be matrices but received shapes: "
                                f"{_shape_str(a_idx.shape)} and {_shape_str(b_idx.shape)}")
+    if a_idx.shape[1] != b_idx.shape[1]:
+        raise invalid_argument(f"Input indices must have the same dimension, got {a_idx.shape[1]} and "
+                               f"{b_idx.shape[1]}")
     if a_val.ndim != 1 or b_val.ndim != 1:
         raise invalid_argument(f"Input values should be vectors but received shapes: "
                                f"{_shape_str(a_val.shape)} and {_shape_str(b_val.shape)}")
