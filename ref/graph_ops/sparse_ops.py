@@ -72,8 +72,7 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     where no entry is stored (``tf.sparse.to_dense``)."""
     sp_input = as_sparse(sp_input)
     if default_value is None:
-        default_value = b"" if sp_input.dtype == dtypes.string else 0
-    default_value = convert_to_tensor(default_value, dtype=sp_input.dtype)
+        default_value = array_ops.zeros([], dtype=sp_input.dtype)
     dense = apply_op("SparseToDense", sparse_indices=sp_input.indices, output_shape=sp_input.dense_shape,
                      sparse_values=sp_input.values, default_value=default_value,
                      validate_indices=validate_indices, name=name or "SparseToDense")
@@ -109,8 +108,6 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     if not sp_inputs:
         raise ValueError("Inputs must be a non-empty list")
     sp_inputs = [as_sparse(s) for s in sp_inputs]
-    if len(sp_inputs) == 1:
-        return sp_inputs[0]
     inds = [s.indices for s in sp_inputs]
     vals = [s.values for s in sp_inputs]
     shapes = [s.dense_shape for s in sp_inputs]
@@ -121,13 +118,21 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     ind, val, shape = apply_op("SparseConcat", indices=inds, values=vals, shapes=shapes, concat_dim=axis,
                                name=name or "SparseConcat")
     static = [s.shape for s in sp_inputs]
-    if not expand_nonconcat_dim and all(s.is_fully_defined() for s in static):
-        dims = static[0].as_list()
-        dims[axis] = sum(s.as_list()[axis] for s in static)
-        out = SparseTensor(ind, val, shape)
-        out.set_shape(dims)
-        return out
-    return SparseTensor(ind, val, shape)
+    if all(s.ndims is not None for s in static):
+        if expand_nonconcat_dim:
+            dims = [None if any(s.as_list()[d] is None for s in static) else max(s.as_list()[d] for s in static)
+                    for d in range(static[0].ndims)]
+        else:
+            dims = static[0].as_list()
+        along = [s.as_list()[axis] for s in static]
+        dims[axis] = None if None in along else sum(along)
+    else:
+        dims = None
+    if all(s.is_fully_defined() for s in static):
+        return SparseTensor(ind, val, convert_to_tensor(dims, dtype=dtypes.int64))
+    out = SparseTensor(ind, val, shape)
+    out.set_shape(TensorShape(dims))
+    return out
 
 
 def sparse_add(a, b, threshold=None, thresh=None):

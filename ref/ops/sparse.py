@@ -254,7 +254,9 @@ def _sparse_concat_shape(ins, attrs):
         rank = rank if rank is not None else _dim(s, 1)
     for s in ins["shapes"]:
         rank = rank if rank is not None else _dim(s, 0)
-    return [(dtypes.int64, TensorShape([None, rank])), (ins["values"][0].dtype, TensorShape([None])),
+    rows = [_dim(s, 0) for s in ins["indices"]] + [_dim(s, 0) for s in ins["values"]]
+    nnz = None if None in rows[:len(ins["indices"])] else sum(rows[:len(ins["indices"])])
+    return [(dtypes.int64, TensorShape([nnz, rank])), (ins["values"][0].dtype, TensorShape([nnz])),
             (dtypes.int64, TensorShape([rank]))]
 
 
@@ -534,9 +536,8 @@ def sparse_reduce_sum(input_indices, input_values, input_shape, reduction_axes, 
 @register_op("SparseReduceSumSparse", inputs=("input_indices", "input_values", "input_shape", "reduction_axes"),
              outputs=("output_indices", "output_values", "output_shape"), attrs={"keep_dims": False},
              type_attrs={"T": "input_values"}, allowed={"T": dtypes.NUMBERS},
-             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([None, None])),
-                                       (ins["input_values"].dtype, TensorShape([None])),
-                                       (dtypes.int64, TensorShape([None]))])
+             shape=lambda ins, attrs: [(dtypes.int64, unknown_shape()), (ins["input_values"].dtype, unknown_shape()),
+                                       (dtypes.int64, unknown_shape())])
 def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
     """SparseReduceSum with a sparse result: one entry per distinct projected
     index present in the input, in canonical order."""
