@@ -4,12 +4,12 @@ A sparse tensor of rank R with N stored entries is three arrays: ``indices``
 (int64 ``[N, R]``), ``values`` (``[N]``) and ``dense_shape`` (int64 ``[R]``).
 "Canonical" (standard, row-major) order means the rows of ``indices`` are
 lexicographically increasing; most ops expect it and ``SparseReorder``
-produces it. The names, inputs and attrs are ``tf.raw_ops``'s; so are the
+produces it. The names, inputs and attrs are those of ``tf.raw_ops``; so are the
 error messages of bad run-time input (InvalidArgumentError).
 
-Serialization (``SerializeSparse``/``SerializeManySparse``/``DeserializeSparse``
-/``DeserializeManySparse``) uses TF's string form: three serialized
-``TensorProto``s (indices, values, dense_shape) per sparse tensor, so strings
+Serialization (``SerializeSparse``, ``SerializeManySparse``, ``DeserializeSparse``,
+``DeserializeManySparse``) uses TF's string form: three serialized
+``TensorProto`` messages (indices, values, dense_shape) per sparse tensor, so strings
 made by TensorFlow deserialize here and the other way round.
 """
 from __future__ import annotations
