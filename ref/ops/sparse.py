@@ -432,6 +432,13 @@ def _sparse_matmul_shape(ins, attrs):
     cols = None
     if b.ndims == 2:
         cols = b.as_list()[0] if attrs.get("adjoint_b") else b.as_list()[1]
+        inner_b = b.as_list()[1] if attrs.get("adjoint_b") else b.as_list()[0]
+        if a_dims is not None and len(a_dims) == 2:
+            inner_a = a_dims[0] if attrs.get("adjoint_a") else a_dims[1]
+            if inner_a >= 0 and inner_b is not None and inner_a != inner_b:
+                raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b} for "
+                                 f"'{attrs['_op_name']}' (op: 'SparseTensorDenseMatMul') with input shapes: "
+                                 f"{ins['a_indices'].shape}, {ins['a_values'].shape}, {ins['a_shape'].shape}, {b}.")
     return [(ins["a_values"].dtype, TensorShape([rows, cols]))]
 
 
@@ -591,7 +598,7 @@ def _from_proto(serialized: bytes, what: str):
     try:
         proto.ParseFromString(serialized)
     except Exception:
-        raise invalid_argument(f"Could not parse {what} as a TensorProto") from None
+        raise invalid_argument(f"Could not parse serialized proto ({what})") from None
     if proto.dtype == dtypes.string.as_datatype_enum and proto.tensor_content:
         shape = [d.size for d in proto.tensor_shape.dim]
         buf, pos, lengths = proto.tensor_content, 0, []
@@ -702,9 +709,7 @@ def _deserialize(serialized, dtype):
 
 @register_op("DeserializeSparse", inputs=("serialized_sparse",),
              outputs=("sparse_indices", "sparse_values", "sparse_shape"), attrs={"dtype": REQUIRED},
-             type_attrs={"Tserialized": "serialized_sparse"},
-             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([None, None])), (attrs["dtype"], TensorShape([None])),
-                                       (dtypes.int64, TensorShape([None]))])
+             type_attrs={"Tserialized": "serialized_sparse"}, shape=lambda ins, attrs: _deserialize_shape(ins, attrs))
 def deserialize_sparse(serialized_sparse, dtype):
     """The sparse tensors of a ``[d0, ..., dk, 3]`` string array (from
     SerializeSparse) combined into one of rank k+1+R: entry ``[i0..ik, j..]``
@@ -712,6 +717,15 @@ def deserialize_sparse(serialized_sparse, dtype):
     ``[d0..dk]`` then the elementwise maximum of the serialized shapes (all
     of rank R). A ``[3]`` input gives back the one tensor."""
     return _deserialize(serialized_sparse, dtype)
+
+
+def _deserialize_shape(ins, attrs):
+    s = ins["serialized_sparse"].shape
+    if s.ndims == 0:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs['_op_name']}' (op: "
+                         f"'DeserializeSparse') with input shapes: [].")
+    return [(dtypes.int64, TensorShape([None, None])), (attrs["dtype"], TensorShape([None])),
+            (dtypes.int64, TensorShape([None]))]
 
 
 @register_op("DeserializeManySparse", inputs=("serialized_sparse",),

@@ -242,19 +242,24 @@ class BaseSession:
                 for k, v in zip(parts, vals):
                     self._feed_one(feeds, k, v)
                 continue
-            if isinstance(key, SparseTensor):  # a SparseTensorValue or an (indices, values, dense_shape) triple
-                if isinstance(value, SparseTensor):
-                    raise TypeError("The value of a feed cannot be a tf.SparseTensor object. Acceptable feed "
-                                    "values include a SparseTensorValue or an (indices, values, dense_shape) tuple.")
-                parts = list(value) if isinstance(value, (list, tuple)) else None
-                if parts is None or len(parts) != 3:
-                    raise TypeError(f"Cannot feed {value!r} to a SparseTensor: a SparseTensorValue or an "
-                                    "(indices, values, dense_shape) tuple is expected.")
-                for k, v in zip((key.indices, key.values, key.dense_shape), parts):
-                    self._feed_one(feeds, k, v)
+            if isinstance(key, SparseTensor):
+                self._prepare_sparse_feed(feeds, key, value)
                 continue
             self._feed_one(feeds, key, value)
         return feeds
+
+    def _prepare_sparse_feed(self, feeds, key, value):
+        """Feeds a SparseTensor's three tensors from a SparseTensorValue or an
+        ``(indices, values, dense_shape)`` triple."""
+        if isinstance(value, SparseTensor):
+            raise TypeError("The value of a feed cannot be a tf.SparseTensor object. Acceptable feed values "
+                            "include a SparseTensorValue or an (indices, values, dense_shape) tuple.")
+        parts = list(value) if isinstance(value, (list, tuple)) else None
+        if parts is None or len(parts) != 3:
+            raise TypeError(f"Cannot feed {value!r} to a SparseTensor: a SparseTensorValue or an "
+                            "(indices, values, dense_shape) tuple is expected.")
+        for k, v in zip((key.indices, key.values, key.dense_shape), parts):
+            self._feed_one(feeds, k, v)
 
     def _feed_one(self, feeds, key, value):
         # Fast path: an ndarray of the right dtype and a compatible shape for a Tensor.
@@ -297,7 +302,8 @@ class BaseSession:
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed, planned once."""
         mapper = _FetchMapper(self._graph, fetches)
-        feed_tensors = [self._graph.as_graph_element(f._as_graph_element() if hasattr(f, "_as_graph_element")
+        feed_tensors = [f if isinstance(f, SparseTensor) else
+                        self._graph.as_graph_element(f._as_graph_element() if hasattr(f, "_as_graph_element")
                                                      and not isinstance(f, Tensor) else f,
                                                      allow_tensor=True, allow_operation=False)
                         for f in (feed_list or [])]
@@ -309,7 +315,10 @@ class BaseSession:
                 raise ValueError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
             feeds = {}
             for t, v in zip(feed_tensors, args):
-                self._feed_one(feeds, t, v)
+                if isinstance(t, SparseTensor):
+                    self._prepare_sparse_feed(feeds, t, v)
+                else:
+                    self._feed_one(feeds, t, v)
             if kwargs:
                 if not accept_options or set(kwargs) - {"options", "run_metadata"}:
                     raise TypeError(f"callable got unexpected keyword arguments {sorted(kwargs)}"

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.framework.graph import apply_op
 
 SP = dict(indices=[[0, 1], [1, 0], [2, 3]], values=[1.0, 2.0, 3.0], dense_shape=[3, 4])
 SP2 = dict(indices=[[0, 1], [1, 2], [2, 3]], values=[10.0, 20.0, -3.0], dense_shape=[3, 4])
@@ -233,3 +234,43 @@ def test_indexed_slices_conversion_warns_for_unknown_or_large_shapes():
         messages = [str(x.message) for x in w]
         assert any("unknown shape" in m for m in messages)
         assert any("100000000 elements" in m for m in messages)
+
+
+def test_make_callable_feeds_and_fetches_sparse_tensors():
+    with ref.Graph().as_default(), ref.Session() as sess:
+        ph = ref.sparse_placeholder(ref.float32, shape=[3, 4])
+        doubled = ref.SparseTensor(ph.indices, ph.values * 2.0, ph.dense_shape)
+        f = sess.make_callable([doubled, ref.sparse.to_dense(ph)], feed_list=[ph])
+        sp, dense = f((np.array(SP["indices"]), np.array(SP["values"]), np.array(SP["dense_shape"])))
+        assert isinstance(sp, ref.SparseTensorValue)
+        np.testing.assert_array_equal(sp.values, np.array(SP["values"]) * 2)
+        np.testing.assert_array_equal(dense, [[0, 1, 0, 0], [2, 0, 0, 0], [0, 0, 0, 3]])
+
+
+def _graph_op(lib, op_type):
+    """The graph builder of a raw op: ``tf.raw_ops.X`` in TF, ``apply_op("X")`` in ref."""
+    if lib is ref:
+        return lambda **kw: apply_op(op_type, **kw)
+    return getattr(lib.raw_ops, op_type)
+
+
+# Static shape errors at graph construction: ValueError in both.
+STATIC_ERRORS = {
+    "matmul_inner_mismatch": (lambda tf: tf.sparse_tensor_dense_matmul(tf.SparseTensor(**SP), np.ones((5, 2), np.float32)),
+                              "Dimensions must be equal"),
+    "deserialize_scalar": (lambda tf: _graph_op(tf, "DeserializeSparse")(serialized_sparse=tf.constant("x"),
+                                                                           dtype=tf.float32),
+                           "Shape must be at least rank 1"),
+    "reshape_two_unknown": (lambda tf: tf.sparse_reshape(tf.SparseTensor(**SP), [-1, -1]),
+                            "At most one dimension can be inferred"),
+    "to_dense_shape_rank": (lambda tf: tf.sparse_to_dense([1, 3], [[5], [3]], 1, -1), "must be rank 1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_ERRORS))
+def test_static_errors_match_tensorflow(name):
+    real = pytest.importorskip("tensorflow")
+    build, pattern = STATIC_ERRORS[name]
+    for lib in (real.compat.v1, ref):
+        with lib.Graph().as_default(), pytest.raises(ValueError, match=pattern):
+            build(lib)
