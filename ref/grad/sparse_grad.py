@@ -91,3 +91,40 @@ def _sparse_to_dense_grad(op, grad):
     values_grad = array_ops.gather_nd(grad, sparse_indices)
     default_grad = math_ops.reduce_sum(grad) - math_ops.reduce_sum(values_grad)
     return [array_ops.zeros_like(sparse_indices), array_ops.zeros_like(output_shape), values_grad, default_grad]
+
+
+def _cwise_mul_or_div_grad(op, grad, is_mul):
+    """Gradients of SparseDenseCwise{Mul,Div}: the values get grad times (over)
+    the dense entries they met; the dense tensor the sum of what each of its
+    cells met, scattered back through the broadcast."""
+    x_indices, x_values, x_shape, y = op.inputs
+    y_shape = math_ops.cast(array_ops.shape(y), dtypes.int64)
+    added = array_ops.expand_dims(array_ops.size(x_shape) - array_ops.size(y_shape), 0)
+    augmented = array_ops.concat([array_ops.ones(added, dtypes.int64), y_shape], 0)
+    scaled = math_ops.floordiv(x_indices, math_ops.floordiv(x_shape, augmented))
+    scaled = array_ops.slice(scaled, array_ops.concat([[0], added], 0), [-1, -1])
+    dense_vals = array_ops.gather_nd(y, scaled)
+    if is_mul:
+        dx, dy_val = grad * dense_vals, grad * x_values
+    else:
+        dx, dy_val = grad / dense_vals, grad * (-x_values / math_ops.square(dense_vals))
+    dy = sparse_ops.sparse_add(array_ops.zeros_like(y), SparseTensor(scaled, dy_val, y_shape))
+    return None, dx, None, dy
+
+
+RegisterGradient("SparseDenseCwiseMul")(lambda op, grad: _cwise_mul_or_div_grad(op, grad, True))
+RegisterGradient("SparseDenseCwiseDiv")(lambda op, grad: _cwise_mul_or_div_grad(op, grad, False))
+
+
+@RegisterGradient("SparseDenseCwiseAdd")
+def _sparse_dense_cwise_add_grad(op, grad):
+    raise NotImplementedError("Gradient for SparseDenseCwiseAdd is not implemented.")
+
+
+@RegisterGradient("SparseFillEmptyRows")
+def _sparse_fill_empty_rows_grad(op, unused_indices_grad, values_grad, unused_indicator_grad, unused_map_grad):
+    """The filled values' gradients back to the input values; the added ones to default_value."""
+    d_values, d_default = apply_op("SparseFillEmptyRowsGrad", reverse_index_map=op.outputs[3],
+                                   grad_values=values_grad)
+    return None, d_values, None, d_default
+

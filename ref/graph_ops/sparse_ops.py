@@ -20,7 +20,8 @@ from ref.types.shapes import TensorShape, as_shape, dimension_value
 __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder", "sparse_concat",
            "sparse_add", "sparse_reshape", "sparse_retain", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
            "sparse_reduce_sum_sparse", "from_dense", "serialize_sparse", "serialize_many_sparse",
-           "deserialize_many_sparse"]
+           "deserialize_many_sparse", "sparse_fill_empty_rows", "sparse_transpose", "sparse_merge",
+           "sparse_to_indicator"]
 
 
 def sparse_placeholder(dtype, shape=None, name=None):
@@ -301,3 +302,86 @@ def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
     ind.set_shape([None, rank])
     shape.set_shape([rank])
     return SparseTensor(ind, val, shape)
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """``(filled, empty_row_indicator)``: ``sp_input`` with ``default_value`` at
+    ``[r, 0, ..., 0]`` for every row r without entries (``tf.sparse.fill_empty_rows``)."""
+    sp_input = as_sparse(sp_input)
+    with name_scope(name, "SparseFillEmptyRows", [sp_input]):
+        default_value = convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        ind, val, empty, _ = apply_op("SparseFillEmptyRows", indices=sp_input.indices, values=sp_input.values,
+                                      dense_shape=sp_input.dense_shape, default_value=default_value)
+        return SparseTensor(ind, val, sp_input.dense_shape), empty
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """The SparseTensor with its dimensions permuted by ``perm`` (reversed by
+    default), reordered canonically (``tf.sparse.transpose``)."""
+    sp_input = as_sparse(sp_input)
+    with name_scope(name, "SparseTranspose", [sp_input]):
+        if perm is None:
+            if sp_input.shape.ndims is not None:
+                perm = list(range(sp_input.shape.ndims))[::-1]
+            else:
+                rank = array_ops.size(sp_input.dense_shape)
+                perm = (rank - 1) - math_ops.range(0, rank, 1)
+        indices = array_ops.transpose(array_ops.gather(array_ops.transpose(sp_input.indices), perm))
+        perm_value = constant_value(convert_to_tensor(perm))
+        if perm_value is not None and sp_input.shape.is_fully_defined():
+            old = sp_input.shape.as_list()
+            dense_shape = [old[int(p)] for p in perm_value]
+        else:
+            dense_shape = array_ops.gather(sp_input.dense_shape, perm)
+        return sparse_reorder(SparseTensor(indices, sp_input.values, dense_shape))
+
+
+def _sparse_merge_impl(sp_ids, sp_values, vocab_size, already_sorted=False):
+    ids = sp_ids.values
+    if ids.dtype != dtypes.int64:
+        ids = math_ops.cast(ids, dtypes.int64)
+    new_indices = array_ops.concat([sp_ids.indices[:, :-1], array_ops.reshape(ids, [-1, 1])], 1)
+    vocab = math_ops.cast(convert_to_tensor(vocab_size), dtypes.int64)
+    new_shape = array_ops.concat([sp_ids.dense_shape[:-1], [vocab]], 0)
+    result = SparseTensor(new_indices, sp_values.values, new_shape)
+    if already_sorted:
+        return result
+    ordered = sparse_reorder(result)
+    return SparseTensor(ordered.indices, ordered.values, new_shape)
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """The SparseTensor whose last index is the id: entry ``[..., sp_ids[..., k]]``
+    holds ``sp_values[..., k]``; last dimension ``vocab_size`` (``tf.sparse_merge``)."""
+    sp_ids, sp_values = as_sparse(sp_ids, "sp_ids"), as_sparse(sp_values, "sp_values")
+    with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
+        return _sparse_merge_impl(sp_ids, sp_values, vocab_size, already_sorted)
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """The dense bool tensor with ``[..., id]`` True for every id stored in the
+    last dimension of ``sp_input`` (``tf.sparse.to_indicator``)."""
+    sp_input = as_sparse(sp_input)
+    with name_scope(name, "SparseToIndicator", [sp_input]) as scope:
+        num_entries = array_ops.shape(sp_input.indices)[0]
+        flags = array_ops.fill(array_ops.expand_dims(num_entries, 0), True)
+        sp_flags = SparseTensor(sp_input.indices, flags, sp_input.dense_shape)
+        merged = _sparse_merge_impl(sp_input, sp_flags, vocab_size)
+        return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
+
+
+# ``sp * dense`` and ``sp / dense``: the stored entries with the dense tensor
+# broadcast to the sparse shape (TF's math_ops registers the same onto SparseTensor).
+def _sparse_dense_operator(op_type):
+    def operator(sp_x, y):
+        with name_scope(None, op_type, [sp_x, y]):
+            y = convert_to_tensor(y, dtype=sp_x.dtype.base_dtype, name="y")
+            values = apply_op(op_type, sp_indices=sp_x.indices, sp_values=sp_x.values, sp_shape=sp_x.dense_shape,
+                              dense=y)
+            return SparseTensor(sp_x.indices, values, sp_x.dense_shape)
+    operator.__name__ = op_type
+    return operator
+
+
+SparseTensor.__mul__ = _sparse_dense_operator("SparseDenseCwiseMul")
+SparseTensor.__truediv__ = SparseTensor.__div__ = _sparse_dense_operator("SparseDenseCwiseDiv")

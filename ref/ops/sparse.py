@@ -738,3 +738,139 @@ def deserialize_many_sparse(serialized_sparse, dtype):
     if ser.ndim != 2 or ser.shape[1] != 3:
         raise invalid_argument(f"Serialized sparse should be a matrix with 3 columns: {_shape_str(ser.shape)}")
     return _deserialize(ser, dtype)
+
+
+# ---------------------------------------------------------------------------
+# SparseDenseCwise{Mul,Div,Add}: a sparse tensor's entries with a dense one
+# ---------------------------------------------------------------------------
+
+def _cwise_shape(ins, attrs):
+    return [(ins["sp_values"].dtype, TensorShape([_dim(ins["sp_indices"], 0)]))]
+
+
+def _dense_at(sp_indices, sp_shape, dense):
+    """``dense`` broadcast to ``sp_shape`` (the dense side only), read at each index."""
+    idx, shape, dense = np.asarray(sp_indices), np.asarray(sp_shape), np.asarray(dense)
+    lead = shape.shape[0] - dense.ndim
+    ok = lead >= 0 and all(d == 1 or d == s for d, s in zip(dense.shape, shape[lead:]))
+    if not ok:
+        raise invalid_argument(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
+                               f"shapes: [{_index_str(shape)}] vs. [{_index_str(dense.shape)}]")
+    cols = idx[:, lead:].astype(np.int64) if idx.size else np.zeros((idx.shape[0], dense.ndim), np.int64)
+    cols = np.where(np.array(dense.shape) == 1, 0, cols) if dense.ndim else cols
+    return dense[tuple(cols.T)] if dense.ndim else np.broadcast_to(dense, (idx.shape[0],))
+
+
+def _truncating_divide(x, y):
+    if x.dtype.kind in "iu":
+        q = np.abs(x) // np.abs(y)
+        return (q * np.sign(x) * np.sign(y)).astype(x.dtype)
+    return np.divide(x, y).astype(x.dtype, copy=False)
+
+
+def _register_cwise(name, fn, doc):
+    @register_op(name, inputs=("sp_indices", "sp_values", "sp_shape", "dense"), outputs=("output",),
+                 type_attrs={"T": ("sp_values", "dense")}, allowed={"T": dtypes.NUMBERS}, shape=_cwise_shape)
+    def kernel(sp_indices, sp_values, sp_shape, dense):
+        values = np.asarray(sp_values)
+        return fn(values, _dense_at(sp_indices, sp_shape, dense).astype(values.dtype, copy=False))
+
+    kernel.__doc__ = doc
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+sparse_dense_cwise_mul = _register_cwise(
+    "SparseDenseCwiseMul", lambda v, d: np.multiply(v, d),
+    """``output[i] = sp_values[i] * dense[sp_indices[i]]``, ``dense`` broadcast to ``sp_shape``.""")
+sparse_dense_cwise_div = _register_cwise(
+    "SparseDenseCwiseDiv", _truncating_divide,
+    """``output[i] = sp_values[i] / dense[sp_indices[i]]`` (integers: truncating), ``dense`` broadcast.""")
+sparse_dense_cwise_add = _register_cwise(
+    "SparseDenseCwiseAdd", lambda v, d: np.add(v, d),
+    """``output[i] = sp_values[i] + dense[sp_indices[i]]``: only the stored entries (TF's semantics).""")
+
+
+# ---------------------------------------------------------------------------
+# SparseFillEmptyRows and its gradient
+# ---------------------------------------------------------------------------
+
+@register_op("SparseFillEmptyRows", inputs=("indices", "values", "dense_shape", "default_value"),
+             outputs=("output_indices", "output_values", "empty_row_indicator", "reverse_index_map"),
+             type_attrs={"T": ("values", "default_value")},
+             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([None, _dim(ins["indices"], 1)])),
+                                       (ins["values"].dtype, TensorShape([None])),
+                                       (dtypes.bool, TensorShape([(_const_vector(ins["dense_shape"]) or [None])[0]])),
+                                       (dtypes.int64, TensorShape([_dim(ins["indices"], 0)]))])
+def sparse_fill_empty_rows(indices, values, dense_shape, default_value):
+    """Every row (first index) with no entry gets one, ``default_value`` at
+    ``[row, 0, ..., 0]``; entries are grouped by row (in-row order kept).
+    ``empty_row_indicator[r]`` says row r was empty; ``reverse_index_map[i]``
+    is where input entry i went."""
+    idx, vals, shape = np.asarray(indices), np.asarray(values), np.asarray(dense_shape)
+    default = np.asarray(default_value)
+    if idx.ndim != 2:
+        raise invalid_argument(f"indices must be a matrix, saw: {_shape_str(idx.shape)}")
+    if vals.ndim != 1:
+        raise invalid_argument(f"values must be a vector, saw: {_shape_str(vals.shape)}")
+    if shape.ndim != 1:
+        raise invalid_argument(f"dense_shape must be a vector, saw: {_shape_str(shape.shape)}")
+    if default.ndim != 0:
+        raise invalid_argument(f"default_value must be a scalar, saw: {_shape_str(default.shape)}")
+    if idx.shape[0] != vals.shape[0]:
+        raise invalid_argument(f"The length of `values` ({vals.shape[0]}) must match the first dimension of "
+                               f"`indices` ({idx.shape[0]}).")
+    if shape.shape[0] != idx.shape[1]:
+        raise invalid_argument(f"The length of `dense_shape` ({shape.shape[0]}) must match the second dimension "
+                               f"of `indices` ({idx.shape[1]}).")
+    rank, n = idx.shape[1], idx.shape[0]
+    if rank == 0:
+        raise invalid_argument("Sparse tensor has no dimensions")
+    rows = int(shape[0])
+    if n and rows <= 0:
+        raise invalid_argument("Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = " + str(n))
+    for i in range(n):
+        r = int(idx[i, 0])
+        if not 0 <= r < rows:
+            raise invalid_argument(f"indices({i}, 0) is invalid: {r} >= {rows}")
+    counts = np.bincount(idx[:, 0].astype(np.int64), minlength=rows) if n else np.zeros(rows, np.int64)
+    empty = counts == 0
+    per_row = np.maximum(counts, 1)
+    start = np.concatenate([[0], np.cumsum(per_row)[:-1]]).astype(np.int64)
+    total = int(per_row.sum()) if rows else 0
+    out_idx = np.zeros((total, rank), np.int64)
+    out_val = np.empty(total, dtype=vals.dtype)
+    reverse = np.zeros(n, np.int64)
+    filled = np.zeros(rows, np.int64)
+    for i in range(n):
+        r = int(idx[i, 0])
+        pos = start[r] + filled[r]
+        filled[r] += 1
+        out_idx[pos] = idx[i]
+        out_val[pos] = vals[i]
+        reverse[i] = pos
+    for r in np.nonzero(empty)[0]:
+        out_idx[start[r], 0] = r
+        out_val[start[r]] = default
+    return out_idx, out_val, empty, reverse
+
+
+@register_op("SparseFillEmptyRowsGrad", inputs=("reverse_index_map", "grad_values"),
+             outputs=("d_values", "d_default_value"), type_attrs={"T": "grad_values"},
+             shape=lambda ins, attrs: [(ins["grad_values"].dtype, ins["reverse_index_map"].shape),
+                                       (ins["grad_values"].dtype, TensorShape([]))])
+def sparse_fill_empty_rows_grad(reverse_index_map, grad_values):
+    """``d_values[i] = grad_values[reverse_index_map[i]]``; ``d_default_value``
+    sums the gradients of the entries that were added."""
+    rmap, g = np.asarray(reverse_index_map), np.asarray(grad_values)
+    if rmap.ndim != 1 or g.ndim != 1:
+        raise invalid_argument(f"reverse_index_map and grad_values must be vectors, saw: "
+                               f"{_shape_str(rmap.shape)} and {_shape_str(g.shape)}")
+    if rmap.size and (rmap.min() < 0 or rmap.max() >= g.shape[0]):
+        bad = int(np.nonzero((rmap < 0) | (rmap >= g.shape[0]))[0][0])
+        raise invalid_argument(f"Elements in reverse index must be in [0, {g.shape[0]}) but got "
+                               f"{int(rmap[bad])}")
+    d_values = g[rmap.astype(np.int64)]
+    visited = np.zeros(g.shape[0], bool)
+    visited[rmap.astype(np.int64)] = True
+    return d_values, np.asarray(g[~visited].sum(dtype=g.dtype), dtype=g.dtype)

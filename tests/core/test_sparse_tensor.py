@@ -61,6 +61,20 @@ BUILDERS = {
     "reduce_sum_sparse": lambda tf: tf.sparse_reduce_sum_sparse(tf.SparseTensor(**SP), axis=0),
     "from_dense": lambda tf: tf.sparse.from_dense(tf.constant([[0.0, 2.0], [3.0, 0.0]])),
     "identity": lambda tf: tf.identity(tf.SparseTensor(**SP)),
+    "fill_empty_rows": lambda tf: tf.sparse.fill_empty_rows(tf.SparseTensor([[1, 0], [3, 2]], [1.0, 2.0], [5, 3]),
+                                                            -1.0)[0],
+    "fill_empty_rows_indicator": lambda tf: tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[1, 0], [3, 2]], [1.0, 2.0], [5, 3]), -1.0)[1],
+    "transpose": lambda tf: tf.sparse.transpose(tf.SparseTensor(**SP)),
+    "transpose_perm": lambda tf: tf.sparse_transpose(
+        tf.SparseTensor([[0, 1, 1], [1, 0, 2]], [1.0, 2.0], [2, 3, 4]), [2, 0, 1]),
+    "merge": lambda tf: tf.sparse_merge(tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([4, 1, 3], tf.int64),
+                                                        [2, 2]),
+                                        tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [0.5, 1.5, 2.5], [2, 2]), 5),
+    "to_indicator": lambda tf: tf.sparse.to_indicator(
+        tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([4, 1, 3], tf.int64), [2, 2]), 5),
+    "mul_dense": lambda tf: tf.SparseTensor(**SP) * tf.constant([1.0, 2.0, 3.0, 4.0]),
+    "div_dense": lambda tf: tf.SparseTensor(**SP) / 2.0,
     "serialize_round_trip": lambda tf: tf.deserialize_many_sparse(
         tf.stack([tf.serialize_sparse(tf.SparseTensor(**SP)), tf.serialize_sparse(tf.SparseTensor(**SP2))]),
         tf.float32),
@@ -274,3 +288,15 @@ def test_static_errors_match_tensorflow(name):
     for lib in (real.compat.v1, ref):
         with lib.Graph().as_default(), pytest.raises(ValueError, match=pattern):
             build(lib)
+
+
+def test_sparse_dense_cwise_add_gradient_is_not_implemented_as_in_tensorflow():
+    real = pytest.importorskip("tensorflow")
+    for lib, build in ((real.compat.v1, lambda v1, **kw: real.raw_ops.SparseDenseCwiseAdd(**kw)),
+                       (ref, lambda v1, **kw: apply_op("SparseDenseCwiseAdd", **kw))):
+        with lib.Graph().as_default():
+            x = lib.placeholder(lib.float32, [3])
+            y = build(lib, sp_indices=lib.constant([[0], [2]], lib.int64), sp_values=x[:2],
+                      sp_shape=lib.constant([3], lib.int64), dense=x)
+            with pytest.raises(NotImplementedError):
+                lib.gradients(y, x)

@@ -143,6 +143,13 @@ CASES = {
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), axis=1, keepdims=True), False),
     "SparseTensorDenseMatMul": ([3], _any, lambda x: tf.sparse_tensor_dense_matmul(
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), tf.constant(_any([4, 2]))), False),
+    "SparseDenseCwiseMul": ([3], _any, lambda x: tf.sparse_tensor_to_dense(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]) * tf.reshape(x[:1] + tf.constant(_any([4])), [4])),
+        False),
+    "SparseDenseCwiseDiv": ([3, 1], _pos, lambda x: tf.sparse_tensor_to_dense(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], tf.constant(_any([3])), [3, 4]) / x), False),
+    "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
 }
 
 
@@ -199,6 +206,7 @@ COVERED_ELSEWHERE = {
     "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
+    "SparseDenseCwiseAdd": "tests/core/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
 }
 
 
@@ -208,6 +216,8 @@ COVERED_ELSEWHERE = {
 NO_GRADIENT_IN_TF = {
     "SoftsignGrad": lambda lib, raw, x: raw.SoftsignGrad(gradients=x * 2.0, features=x),
     "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
+    "SparseFillEmptyRowsGrad": lambda lib, raw, x: raw.SparseFillEmptyRowsGrad(
+        reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
