@@ -49,6 +49,15 @@ from ref.graph_ops.io_ops import matching_files  # noqa: F401
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)
+from ref.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: F401
+                                         convert_to_tensor_or_sparse_tensor)
+from ref.graph_ops.sparse_ops import (  # noqa: F401
+    deserialize_many_sparse, serialize_many_sparse, serialize_sparse, sparse_add, sparse_concat, sparse_placeholder,
+    sparse_reduce_sum, sparse_reduce_sum_sparse, sparse_reorder, sparse_reshape, sparse_retain,
+    sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_to_dense, sparse_fill_empty_rows, sparse_merge,
+    sparse_to_indicator, sparse_transpose,
+)
+from ref import sparse  # noqa: F401
 from ref.python_io import TFRecordOptions  # noqa: F401
 
 from ref.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401

@@ -8,4 +8,4 @@ its GraphDef methods. Nothing here imports the layers above: Tensor operators,
 ``__getitem__``, ``eval``'s session are registered from above, as TF's
 ``framework/ops.py`` is completed by ``math_ops`` and ``session.py``.
 """
-from ref.framework import graph, func_graph, graph_io  # noqa: F401
+from ref.framework import graph, func_graph, graph_io, sparse_tensor  # noqa: F401

@@ -1141,19 +1141,50 @@ def _static_shape_value(op):
 
 
 def constant_value_as_shape(tensor) -> TensorShape:
-    """A TensorShape from a 1-D shape tensor, as precise as graph construction allows."""
+    """A TensorShape from a 1-D shape tensor, as precise as graph construction
+    allows (TF's rules: constants; ``Shape`` of a tensor; ``Pack`` of known
+    scalars; ``Cast`` to an integer type, ``ConcatV2`` and simple ``StridedSlice``
+    of such shape tensors; -1 and unknown values are unknown dimensions)."""
     v = constant_value(tensor)
     if v is not None:
         return TensorShape([None if d == -1 else int(d) for d in np.asarray(v).reshape(-1)])
     if isinstance(tensor, Tensor):
-        if tensor.op.type == "Shape":
-            return tensor.op.inputs[0].shape
-        if tensor.op.type == "Pack":
-            return TensorShape([None if (c := constant_value(i)) is None or int(c) == -1 else int(c)
-                                for i in tensor.op.inputs])
+        op = tensor.op
+        if op.type == "Shape":
+            return op.inputs[0].shape
+        if op.type == "Pack":
+            return TensorShape([None if (c := constant_value(i)) is None or int(c) < 0 else int(c)
+                                for i in op.inputs])
+        if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
+            return constant_value_as_shape(op.inputs[0])
+        if op.type == "ConcatV2":
+            parts = [constant_value_as_shape(t) for t in op.inputs[:-1]]
+            if all(p.ndims is not None for p in parts):
+                return TensorShape([d for p in parts for d in p.as_list()])
+        if op.type == "StridedSlice":
+            sliced = _strided_slice_shape(op)
+            if sliced is not None:
+                return sliced
         if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
             return unknown_shape(tensor.shape[0])
     return unknown_shape()
+
+
+def _strided_slice_shape(op):
+    """``constant_value_as_shape`` of a 1-D ``StridedSlice`` with known begin/end/strides and no special masks."""
+    bounds = [constant_value(t) for t in op.inputs[1:4]]
+    if any(b is None for b in bounds) or any(op.get_attr(m) for m in ("ellipsis_mask", "new_axis_mask",
+                                                                     "shrink_axis_mask")):
+        return None
+    if op.get_attr("begin_mask") not in (0, 1) or op.get_attr("end_mask") not in (0, 1):
+        return None
+    begin, end, stride = (int(np.asarray(b).reshape(-1)[0]) for b in bounds)
+    begin = None if op.get_attr("begin_mask") == 1 else begin
+    end = None if op.get_attr("end_mask") == 1 else end
+    prev = constant_value_as_shape(op.inputs[0])
+    if prev.ndims is None:
+        return None
+    return TensorShape(prev.as_list()[begin:end:stride])
 
 
 # ---------------------------------------------------------------------------

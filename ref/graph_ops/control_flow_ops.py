@@ -6,6 +6,7 @@ from ref.types import dtypes, nest
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
                                  convert_to_tensor, device, get_default_graph, name_scope, constant_value, constant)
+from ref.framework.sparse_tensor import SparseTensor
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
 
@@ -31,6 +32,11 @@ def identity(input, name=None):
     """A tensor with the same value as ``input`` (a snapshot for variables)."""
     if isinstance(input, IndexedSlices):
         return IndexedSlices(identity(input.values, name), input.indices, input.dense_shape)
+    if isinstance(input, SparseTensor):  # TF: every component, the result again a SparseTensor
+        out = SparseTensor(identity(input.indices, name), identity(input.values, name),
+                           identity(input.dense_shape, name))
+        out.set_shape(input.shape)
+        return out
     return apply_op("Identity", input=input, name=name or "Identity")
 
 
@@ -51,6 +57,9 @@ def group(*inputs, **kwargs):
             x = x._as_graph_element()
         if isinstance(x, IndexedSlices):
             x = x.values
+        if isinstance(x, SparseTensor):
+            ops.extend(t.op for t in (x.indices, x.values, x.dense_shape))
+            continue
         ops.append(x.op if isinstance(x, Tensor) else x)
     # TF groups by device: one NoOp (on that device) per device, then a root NoOp over them
     by_device = {}
@@ -276,7 +285,12 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             nest.assert_same_structure(then_out, else_out)
         except ValueError as e:
             raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
-        t_flat, f_flat = nest.flatten(then_out), nest.flatten(else_out)
+        t_leaves, f_leaves = nest.flatten(then_out), nest.flatten(else_out)
+        for a, b in zip(t_leaves, f_leaves):
+            if isinstance(a, SparseTensor) != isinstance(b, SparseTensor):
+                raise TypeError(f"Outputs of true_fn and false_fn must both be SparseTensors or neither: "
+                                f"{a!r} and {b!r}")
+        t_flat, f_flat = _expand_sparse(t_leaves), _expand_sparse(f_leaves)
         specs, t_ts, f_ts = [], [], []
         for a, b in zip(t_flat, f_flat):
             with then_g.as_default():
@@ -293,11 +307,35 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
                         then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
                         output_specs=specs, name=scope)
-        outs = list(outs) if specs else []
+        outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
     result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
     if not strict and isinstance(result, (list, _tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
         return result[0]
     return result
+
+
+def _expand_sparse(leaves):
+    """Branch outputs with each SparseTensor replaced by its three tensors."""
+    out = []
+    for x in leaves:
+        out.extend((x.indices, x.values, x.dense_shape) if isinstance(x, SparseTensor) else (x,))
+    return out
+
+
+def _pack_sparse(t_leaves, f_leaves, outs):
+    """The If's outputs regrouped into SparseTensors where the branches returned them."""
+    packed, i = [], 0
+    for a, b in zip(t_leaves, f_leaves):
+        if isinstance(a, SparseTensor):
+            sp = SparseTensor(*outs[i:i + 3])
+            if a.shape.ndims is not None and b.shape.ndims is not None and a.shape.ndims == b.shape.ndims:
+                sp.set_shape(a.shape.most_specific_compatible_shape(b.shape))
+            packed.append(sp)
+            i += 3
+        else:
+            packed.append(outs[i])
+            i += 1
+    return packed
 
 
 def _as_output(x, g):

@@ -17,6 +17,7 @@ import numpy as np
 from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
                                  get_default_graph, get_default_session, as_bytes_array)
+from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
 
@@ -54,7 +55,7 @@ class _FetchMapper:
     def _flatten(self, f):
         if f is None:
             raise TypeError(f'Argument `fetch` = {f} has invalid type "{type(f).__name__}". Cannot be None')
-        if isinstance(f, (list, tuple)) and not isinstance(f, IndexedSlicesValue):
+        if isinstance(f, (list, tuple)) and not isinstance(f, (IndexedSlicesValue, SparseTensorValue)):
             return (type(f), [self._flatten(x) for x in f])
         if isinstance(f, collections.abc.Mapping):
             return (type(f), [(k, self._flatten(v)) for k, v in f.items()])
@@ -62,6 +63,8 @@ class _FetchMapper:
             parts = [self._flatten(f.values), self._flatten(f.indices),
                      None if f.dense_shape is None else self._flatten(f.dense_shape)]
             return ("slices", parts)
+        if isinstance(f, SparseTensor):  # fetched as a SparseTensorValue
+            return ("sparse", [self._flatten(f.indices), self._flatten(f.values), self._flatten(f.dense_shape)])
         return ("leaf", self._add(_fetch_element(self.graph, f)))
 
     def build(self, values):
@@ -74,6 +77,8 @@ class _FetchMapper:
         if kind == "slices":
             parts = [None if p is None else self._build(p, values) for p in payload]
             return IndexedSlicesValue(*parts)
+        if kind == "sparse":
+            return SparseTensorValue(*(self._build(p, values) for p in payload))
         if isinstance(kind, type) and issubclass(kind, collections.abc.Mapping):
             items = [(k, self._build(v, values)) for k, v in payload]
             try:
@@ -281,8 +286,24 @@ class BaseSession:
                 for k, v in zip(parts, vals):
                     self._feed_one(feeds, k, v)
                 continue
+            if isinstance(key, SparseTensor):
+                self._prepare_sparse_feed(feeds, key, value)
+                continue
             self._feed_one(feeds, key, value)
         return feeds
+
+    def _prepare_sparse_feed(self, feeds, key, value):
+        """Feeds a SparseTensor's three tensors from a SparseTensorValue or an
+        ``(indices, values, dense_shape)`` triple."""
+        if isinstance(value, SparseTensor):
+            raise TypeError("The value of a feed cannot be a tf.SparseTensor object. Acceptable feed values "
+                            "include a SparseTensorValue or an (indices, values, dense_shape) tuple.")
+        parts = list(value) if isinstance(value, (list, tuple)) else None
+        if parts is None or len(parts) != 3:
+            raise TypeError(f"Cannot feed {value!r} to a SparseTensor: a SparseTensorValue or an "
+                            "(indices, values, dense_shape) tuple is expected.")
+        for k, v in zip((key.indices, key.values, key.dense_shape), parts):
+            self._feed_one(feeds, k, v)
 
     def _feed_one(self, feeds, key, value):
         """Checks and converts one feed as TF does: the value becomes

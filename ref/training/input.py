@@ -24,11 +24,12 @@ consumer drains it and then sees OutOfRangeError itself.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.graph_ops import array_ops, math_ops, random_ops, summary_ops
+from ref.graph_ops import array_ops, math_ops, random_ops, sparse_ops, summary_ops
 from ref.graph_ops.control_flow_ops import identity, no_op
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from ref.framework.graph import (GraphKeys, Tensor, constant, constant_value, control_dependencies,
                        convert_n_to_tensor, convert_to_tensor, name_scope)
+from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.training.queue_runner import QueueRunner, add_queue_runner
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.variables import Variable
@@ -150,6 +151,80 @@ def _as_original_type(original, tensor_list):
     return tensor_list
 
 
+# ---------------------------------------------------------------------------
+# SparseTensors through queues. A queue holds dense tensors only, so each
+# SparseTensor travels serialized: one ``[3]`` string per example
+# (``serialize_sparse``; ``serialize_many_sparse`` splits an enqueue_many
+# batch into its rows) and the dequeued ``[batch, 3]`` strings become one
+# SparseTensor with a leading batch dimension (``deserialize_many_sparse``),
+# dense_shape[0] the batch size and every other dimension the largest in the
+# batch. TF stores them in a SparseTensorsMap instead and sends int64 handles;
+# what comes out is the same.
+# ---------------------------------------------------------------------------
+
+class _SparseMetaData:
+    """What is needed to rebuild one serialized SparseTensor: dtype and rank after batching."""
+
+    def __init__(self, dtype, rank):
+        self.dtype, self.rank = dtype, rank
+
+    def __eq__(self, other):
+        return isinstance(other, _SparseMetaData) and (self.dtype, self.rank) == (other.dtype, other.rank)
+
+
+def _sparse_rank(sp):
+    rank = sp.shape.ndims
+    if rank is None:
+        rank = sp.dense_shape.shape.as_list()[0] if sp.dense_shape.shape.ndims == 1 else None
+    if rank is None and sp.indices.shape.ndims == 2:
+        rank = sp.indices.shape.as_list()[1]
+    return rank
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many):
+    """``(tensor_list with each SparseTensor serialized, [metadata or None per entry])``."""
+    stored, info = [], []
+    for t in tensor_list:
+        if isinstance(t, SparseTensorValue):
+            t = SparseTensor.from_value(t)
+        if not isinstance(t, SparseTensor):
+            stored.append(t)
+            info.append(None)
+            continue
+        rank = _sparse_rank(t)
+        if enqueue_many:  # the first dimension is the batch (rank >= 2 is checked at run time)
+            stored.append(sparse_ops.serialize_many_sparse(t))
+            info.append(_SparseMetaData(t.dtype.base_dtype, rank))
+        else:
+            stored.append(sparse_ops.serialize_sparse(t))
+            info.append(_SparseMetaData(t.dtype.base_dtype, None if rank is None else rank + 1))
+    return stored, info
+
+
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many):
+    stored_list, infos = [], None
+    for i, tl in enumerate(tensor_list_list):
+        stored, info = _store_sparse_tensors(tl, enqueue_many)
+        if infos is not None and info != infos:
+            raise ValueError(f"The SparseTensors of tensor list {i} do not match those of tensor list 0 in "
+                             "position, dtype or rank.")
+        infos = info
+        stored_list.append(stored)
+    return stored_list, infos
+
+
+def _restore_sparse_tensors(dequeued, info):
+    """The dequeued value(s) with each serialized SparseTensor rebuilt (a lone
+    tensor stays lone, as the queue returns it)."""
+    if not any(info):
+        return dequeued
+    lone = not isinstance(dequeued, (list, tuple))
+    items = [dequeued] if lone else list(dequeued)
+    out = [t if meta is None else sparse_ops.deserialize_many_sparse(t, meta.dtype, rank=meta.rank)
+           for t, meta in zip(items, info)]
+    return out[0] if lone else out
+
+
 def _validate(tensor_list):
     tensor_list = convert_n_to_tensor(tensor_list)
     if not tensor_list:
@@ -261,6 +336,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
            dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     tensor_list = _as_tensor_list(tensors)
     with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes([tensor_list])
@@ -269,7 +345,8 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         summary_ops.scalar(f"fraction_of_{capacity}_full",
                            math_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity))
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(_dequeue(queue, batch_size, allow_smaller_final_batch, name),
+                                           sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -277,6 +354,7 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
                 dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     tensor_list_list = _as_tensor_list_list(tensors_list)
     with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl] + [keep_input]) as name:
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes(tensor_list_list)
@@ -285,7 +363,8 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         summary_ops.scalar(f"fraction_of_{capacity}_full",
                            math_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity))
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(_dequeue(queue, batch_size, allow_smaller_final_batch, name),
+                                           sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -301,6 +380,7 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
     with name_scope(name, "shuffle_batch", list(tensor_list) + [keep_input]) as name:
         if capacity <= min_after_dequeue:
             raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes([tensor_list])
@@ -309,7 +389,8 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(_dequeue(queue, batch_size, allow_smaller_final_batch, name),
+                                           sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -321,6 +402,7 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
                     [t for tl in tensor_list_list for t in tl] + [keep_input]) as name:
         if capacity <= min_after_dequeue:
             raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes(tensor_list_list)
@@ -329,7 +411,8 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
                                    shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(_dequeue(queue, batch_size, allow_smaller_final_batch, name),
+                                           sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 

@@ -156,6 +156,27 @@ CASES = {
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
+    # Sparse ops: x is the values of a SparseTensor (or a dense operand).
+    "SparseToDense": ([3], _any, lambda x: tf.sparse_to_dense([[0, 1], [1, 3], [2, 0]], [3, 4], x,
+                                                               tf.constant(0.5, tf.float64)), False),
+    "SparseReorder": ([3], _any, lambda x: tf.sparse_tensor_to_dense(
+        tf.sparse_reorder(tf.SparseTensor([[2, 0], [0, 1], [1, 3]], x, [3, 4]))), False),
+    "SparseAdd": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_add(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]),
+        tf.SparseTensor([[0, 1], [1, 2]], tf.constant([1.0, 2.0], tf.float64), [3, 4]))), False),
+    "SparseTensorDenseAdd": ([3, 4], _any, lambda x: tf.sparse_add(
+        tf.SparseTensor([[0, 1], [2, 0]], tf.constant([1.0, 2.0], tf.float64), [3, 4]), x), False),
+    "SparseReduceSum": ([3], _any, lambda x: tf.sparse_reduce_sum(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), axis=1, keepdims=True), False),
+    "SparseTensorDenseMatMul": ([3], _any, lambda x: tf.sparse_tensor_dense_matmul(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), tf.constant(_any([4, 2]))), False),
+    "SparseDenseCwiseMul": ([3], _any, lambda x: tf.sparse_tensor_to_dense(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]) * tf.reshape(x[:1] + tf.constant(_any([4])), [4])),
+        False),
+    "SparseDenseCwiseDiv": ([3, 1], _pos, lambda x: tf.sparse_tensor_to_dense(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], tf.constant(_any([3])), [3, 4]) / x), False),
+    "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
 }
 
 
@@ -253,6 +274,7 @@ COVERED_ELSEWHERE = {
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
+    "SparseDenseCwiseAdd": "tests/core/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
 }
 
 
@@ -265,6 +287,11 @@ NO_GRADIENT_IN_TF = {
     "LRNGrad": lambda lib, raw, x: raw.LRNGrad(input_grads=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),
                                                input_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),
                                                output_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3])),
+    "SparseFillEmptyRowsGrad": lambda lib, raw, x: raw.SparseFillEmptyRowsGrad(
+        reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
+    "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
 }
 
 
