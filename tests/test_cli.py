@@ -129,3 +129,7 @@ def test_kernels_are_silent_on_inf_and_nan_arithmetic():
         warnings.simplefilter("error")
         assert tf.raw_ops.Log(x=np.array([0.0, -1.0], np.float32))[0] == -np.inf
         assert np.isinf(tf.raw_ops.RealDiv(x=np.float32([1.0]), y=np.float32([0.0]))[0])
+        with tf.Graph().as_default(), tf.Session() as s:
+            x = tf.placeholder(tf.float32)
+            out = s.run(tf.log(x) + tf.sqrt(x), {x: np.array([0.0, -1.0], np.float32)})
+    assert out[0] == -np.inf and np.isnan(out[1])
