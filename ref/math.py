@@ -16,7 +16,11 @@ __all__ = list(__all__) + ["invert_permutation", "segment_sum", "unsorted_segmen
 from ref.graph_ops.complex_ops import angle, conj, imag, real  # noqa: F401,E402
 from ref.graph_ops.functional_ops import foldl, foldr, scan  # noqa: F401,E402
 
-__all__ += ["angle", "conj", "imag", "real", "foldl", "foldr", "scan"]
+from ref.graph_ops.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401,E402
+from ref.graph_ops.normalization_ops import top_k  # noqa: F401,E402
+
+__all__ += ["angle", "conj", "imag", "real", "foldl", "foldr", "scan", "is_non_decreasing", "is_strictly_increasing",
+            "top_k"]
 
 from ref import _coverage  # noqa: E402
 

@@ -162,3 +162,7 @@ def _top_k_grad(op, grad, _):
     dx = a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]),
                                 a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape)
     return (dx, a.zeros([], dtype="int32")) if len(op.inputs) == 2 else dx
+
+for _t in ("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+           "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits"):
+    NotDifferentiable(_t)  # samples and hit positions: no gradient in TF either

@@ -197,6 +197,10 @@ def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_
 def _fbn_grad_shape(n_out):
     def rule(ins, attrs):
         x = ins["x"].shape
+        for name in ("y_backprop", "x"):
+            nd = ins[name].shape.ndims
+            if nd is not None and nd not in (4, 5):
+                raise ValueError(f"Shape must be rank 4 but is rank {nd} for input {name} of FusedBatchNormGrad")
         depth = None
         if x.ndims is not None:
             depth = x[_channel_axis(x.ndims, attrs.get("data_format", "NHWC"))]

@@ -745,12 +745,19 @@ def deserialize_many_sparse(serialized_sparse, dtype):
 # ---------------------------------------------------------------------------
 
 def _cwise_shape(ins, attrs):
+    for name, rank in (("sp_indices", 2), ("sp_values", 1), ("sp_shape", 1)):
+        nd = ins[name].shape.ndims
+        if nd is not None and nd != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {nd} for input {name} of SparseDenseCwise ops")
     return [(ins["sp_values"].dtype, TensorShape([_dim(ins["sp_indices"], 0)]))]
 
 
 def _dense_at(sp_indices, sp_shape, dense):
     """``dense`` broadcast to ``sp_shape`` (the dense side only), read at each index."""
     idx, shape, dense = np.asarray(sp_indices), np.asarray(sp_shape), np.asarray(dense)
+    if idx.ndim != 2 or shape.ndim != 1:
+        raise invalid_argument(f"Input sp_indices should be a matrix and sp_shape a vector; got shapes "
+                               f"[{_index_str(idx.shape)}] and [{_index_str(shape.shape)}]")
     lead = shape.shape[0] - dense.ndim
     ok = lead >= 0 and all(d == 1 or d == s for d, s in zip(dense.shape, shape[lead:]))
     if not ok:

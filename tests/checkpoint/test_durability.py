@@ -5,6 +5,7 @@ DataLossError naming the file, never wrong values; reading never unpickles."""
 import os
 import pickle
 import random
+import re
 import signal
 import time
 
