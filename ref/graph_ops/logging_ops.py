@@ -29,7 +29,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
                              f"(op: 'Assert') with input shapes: {condition.shape}.")
         return apply_op("Assert", condition=condition, data=xs, summarize=3 if summarize is None else summarize,
-                        name=scope + "Assert")
+                        name="Assert")
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
@@ -74,4 +74,4 @@ def print_v2(*inputs, **kwargs):
         formatted = apply_op("StringFormat", inputs=tensors, template=template, placeholder=placeholder,
                              summarize=summarize, name="StringFormat")
         return apply_op("PrintV2", input=formatted, output_stream=stream, end=end,
-                        name=scope[:-1] if scope.endswith("/") else scope)
+                        name=scope)
