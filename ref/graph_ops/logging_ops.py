@@ -53,6 +53,8 @@ def print_v2(*inputs, **kwargs):
         raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
     streams = {sys.stderr: "stderr", sys.stdout: "stdout"}
     stream = streams.get(output_stream, output_stream)
+    if callable(stream) and getattr(stream, "__name__", "") in ("info", "warning", "warn", "error", "fatal"):
+        stream = f"log({'warning' if stream.__name__ == 'warn' else stream.__name__})"  # tf.logging.*
     if not isinstance(stream, str):
         raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. Supported streams "
                          f"are sys.stdout, sys.stderr, tf.logging.*, or a string of the form `file://<filename>`")
