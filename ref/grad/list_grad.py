@@ -3,7 +3,6 @@ list_ops gradients. A list's gradient is a list (a ``variant``); unset
 elements of a gradient list are zeros."""
 from __future__ import annotations
 
-from ref.types import dtypes
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 from ref.graph_ops import tensor_array_ops as L
@@ -100,5 +99,3 @@ def _scatter_into_grad(op, dlist):
     dtensor = L.tensor_list_gather(dlist, indices, tensor.dtype, _element_shape_of(tensor))
     return L.tensor_list_scatter(array_ops.zeros_like(tensor), indices, input_handle=dlist), dtensor, None
 
-
-_ = dtypes

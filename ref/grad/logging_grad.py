@@ -1,5 +1,5 @@
 """Gradients of the logging and script ops: ``Print`` passes its input's
-gradient through (TF's rule); Assert, PrintV2, StringFormat and the PyFunc
+gradient through (TF's rule); Assert, PrintV2, StringFormat, MatchingFiles and the PyFunc
 ops have none (as in TF)."""
 from __future__ import annotations
 

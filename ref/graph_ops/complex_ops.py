@@ -11,7 +11,8 @@ __all__ = ["complex", "real", "imag", "conj", "angle"]
 
 
 def _op_name(scope):
-    return scope[:-1] if scope.endswith("/") else scope
+    """The op takes the scope's own name (a trailing '/' names it absolutely)."""
+    return scope
 
 
 def complex(real, imag, name=None):  # noqa: A001 - TF's name

@@ -279,6 +279,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise ValueError(f"pred must be a scalar, got shape {pred.shape}")
         then_g, _, then_out = _build_body(scope + "true", lambda phs: true_fn(), [], outer)
         else_g, _, else_out = _build_body(scope + "false", lambda phs: false_fn(), [], outer)
+        arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(then_out)]
+        then_out, else_out = nest.map_structure(_flow, then_out), nest.map_structure(_flow, else_out)
         if then_out is None or else_out is None:
             raise ValueError("true_fn and false_fn must return a value (use tf.no_op for effects only)")
         try:
@@ -308,6 +310,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                         then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
                         output_specs=specs, name=scope)
         outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
+    outs = _as_arrays(arrays, outs)  # a TensorArray a branch returns comes back by its flow
     result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
     if not strict and isinstance(result, (list, _tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
         return result[0]

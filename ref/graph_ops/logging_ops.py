@@ -29,7 +29,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
                              f"(op: 'Assert') with input shapes: {condition.shape}.")
         return apply_op("Assert", condition=condition, data=xs, summarize=3 if summarize is None else summarize,
-                        name=scope + "Assert")
+                        name="Assert")
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
@@ -53,6 +53,8 @@ def print_v2(*inputs, **kwargs):
         raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
     streams = {sys.stderr: "stderr", sys.stdout: "stdout"}
     stream = streams.get(output_stream, output_stream)
+    if callable(stream) and getattr(stream, "__name__", "") in ("info", "warning", "warn", "error", "fatal"):
+        stream = f"log({'warning' if stream.__name__ == 'warn' else stream.__name__})"  # tf.logging.*
     if not isinstance(stream, str):
         raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. Supported streams "
                          f"are sys.stdout, sys.stderr, tf.logging.*, or a string of the form `file://<filename>`")
@@ -74,4 +76,4 @@ def print_v2(*inputs, **kwargs):
         formatted = apply_op("StringFormat", inputs=tensors, template=template, placeholder=placeholder,
                              summarize=summarize, name="StringFormat")
         return apply_op("PrintV2", input=formatted, output_stream=stream, end=end,
-                        name=scope[:-1] if scope.endswith("/") else scope)
+                        name=scope)

@@ -21,7 +21,8 @@ __all__ = ["TensorArray"]
 
 
 def _scope_name(scope):
-    return scope[:-1] if scope.endswith("/") else scope
+    """The op takes the scope's own name (a trailing '/' names it absolutely)."""
+    return scope
 
 
 def build_element_shape(shape):

@@ -139,7 +139,16 @@ class _VariableMeta(type):
             if len(args) > len(names):
                 raise TypeError(f"Variable() takes at most {len(names)} positional arguments")
             kwargs.update(zip(names, args))
-            return _call_creators(**kwargs)
+            graph = get_default_graph()
+            if not getattr(graph, "_building_function", False):
+                return _call_creators(**kwargs)
+            # Inside a while/cond body or map_fn's fn: the variable lives in the
+            # outermost graph under the same name scope (TF's init_scope).
+            scope = graph.get_name_scope()
+            while getattr(graph, "_building_function", False):
+                graph = graph.outer_graph
+            with graph.as_default(), graph.name_scope(scope + "/" if scope else None):
+                return _call_creators(**kwargs)
         return super().__call__(*args, **kwargs)
 
 

@@ -15,11 +15,6 @@ from ref.types import dtypes
 _PARTS = (dtypes.float32, dtypes.float64)
 
 
-def _checked(x, out_dtype, op):
-    want = dtypes.as_dtype(out_dtype).as_numpy_dtype
-    return np.asarray(x, dtype=want) if np.asarray(x).dtype != want else np.asarray(x)
-
-
 def _complex_shape(ins, attrs):
     (_, shape), = broadcast_rule("real", "imag")(ins, attrs)
     return [(attrs.get("Tout") or dtypes.complex64, shape)]

@@ -167,7 +167,8 @@ def format_v2(value, limit=3) -> str:
              shape=_no_outputs, stateful=True)
 def print_v2(input, output_stream="stderr", end="\n"):
     """Writes the string scalar ``input`` followed by ``end`` to ``output_stream``
-    (``stderr``, ``stdout``, ``log(info)``...; ``file://path`` appends to a file)."""
+    (``stdout``; ``stderr`` and the ``log(info)``/``log(warning)``/``log(error)``
+    levels go to stderr; ``file://path`` appends to a file)."""
     x = np.asarray(input).reshape(-1)[0]
     text = (x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)) + end
     if output_stream.startswith("file://"):

@@ -171,8 +171,8 @@ def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
     """Samples of Gamma(``alpha``, 1), shape ``shape + alpha.shape``."""
     dims = _dims(shape)
     alpha = np.asarray(alpha)
-    out = ctx.rng.standard_gamma(np.broadcast_to(alpha.astype(np.float64), dims + list(alpha.shape)))
-    return out.astype(alpha.dtype)
+    out = np.asarray(ctx.rng.standard_gamma(np.broadcast_to(alpha.astype(np.float64), dims + list(alpha.shape))))
+    return out.astype(alpha.dtype)  # an array even for a 0-d sample
 
 
 # -- RandomGammaGrad: d sample / d alpha of a Gamma(alpha, 1) sample ------------

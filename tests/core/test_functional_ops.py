@@ -111,3 +111,34 @@ def test_map_fn_fed_length():
         got, dg = sess.run([y, g], {x: X})
     np.testing.assert_allclose(got, 2 * X)
     np.testing.assert_allclose(dg, 8 * X)
+
+
+def test_map_scoped_variable_reused():
+    """map_fn_test.testMap_Scoped: a variable made inside fn lives in the outer
+    graph under the caller's variable scope (TF's init_scope) and is reused."""
+    tf = ref
+    with tf.Graph().as_default(), tf.Session() as sess:
+        def double_scoped(x):
+            with tf.variable_scope("body"):
+                two = tf.get_variable("two", [], dtype=tf.int32, initializer=tf.constant_initializer(2))
+                return tf.multiply(x, two)
+
+        with tf.variable_scope("root") as varscope:
+            elems = tf.constant([1, 2, 3, 4, 5, 6], name="data")
+            r = tf.map_fn(double_scoped, elems)
+            assert [v.name for v in tf.trainable_variables()] == ["root/body/two:0"]
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(r), 2 * NUMS)
+            varscope.reuse_variables()
+            r = tf.map_fn(double_scoped, elems)
+            assert len(tf.trainable_variables()) == 1
+            np.testing.assert_array_equal(sess.run(r), 2 * NUMS)
+
+
+def test_variable_created_in_while_body_is_initialisable():
+    tf = ref
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = tf.while_loop(lambda i: i < 10, lambda i: i + tf.cast(tf.Variable(3.0, name="w"), tf.int32), [0])
+        assert tf.global_variables()[0].graph is tf.get_default_graph()
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out) == 12

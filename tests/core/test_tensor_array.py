@@ -123,7 +123,18 @@ def _int64(tf):
     return ta.stack()
 
 
-CASES = {f.__name__.strip("_"): f for f in [
+def _cond(pred):
+    def build(tf):
+        x = tf.constant([1., 2.])
+        ta = _ta(tf, 2)
+        r = tf.cond(tf.constant(pred), lambda: ta.write(0, x * 2).write(1, x), lambda: ta.write(0, x).write(1, x * 3))
+        y = r.stack()
+        return [y, tf.gradients(tf.reduce_sum(y * y), x)[0]]
+    build.__name__ = f"_cond_{pred}"
+    return build
+
+
+CASES = {f.__name__.strip("_"): f for f in [_cond(True), _cond(False),
     _write_read, _unstack_read, _split_concat, _scatter_gather, _identity_close, _while_loop, _while_dynamic,
     _gradients_write_read, _gradients_unstack_split, _gradients_scatter, _not_all_read, _fills_zeros,
     _empty_stack_known_shape, _infer_shape_false_concat, _int64]}
