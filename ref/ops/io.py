@@ -18,6 +18,9 @@ These are TF's io_ops as the Saver uses them (TF's save_restore_v2_ops.cc):
   ``InvalidArgumentError``. Nothing is ever unpickled.
 * ``MergeV2Checkpoints(checkpoint_prefixes, destination_prefix)`` merges the
   per-device bundles of a sharded save into one checkpoint.
+* ``SaveSlices`` / ``Save`` write the deprecated V1 format (one table file,
+  ref/formats/tensor_slice_writer.py); ``ShardedFilespec`` names the glob of a
+  sharded V1 save.
 
 All are stateful (they touch the file system) and pure otherwise: the tensors
 to save come in as arrays, restored tensors go out as new arrays.
@@ -35,6 +38,7 @@ from ref.types.shapes import TensorShape, unknown_shape
 from ref.formats.slices import parse_shape_and_slice
 from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles, BundleReader
 from ref.formats.checkpoint_v1 import TensorSliceReader
+from ref.formats.tensor_slice_writer import write_tensor_slices
 from ref import protos
 
 
@@ -255,3 +259,53 @@ def string_join(inputs, separator=""):
     for i in range(flat.size):
         flat[i] = sep.join(_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
     return out
+
+
+# ---------------------------------------------------------------------------
+# V1 checkpoints (SaverDef.V1): Save, SaveSlices, ShardedFilespec
+# ---------------------------------------------------------------------------
+
+def _save_v1(filename, names, specs, data):
+    entries = []
+    for name, spec, value in zip(names, specs, data):
+        value = np.asarray(value)
+        full_shape, sl = _parse_slice(spec, name)
+        if sl is None:
+            full_shape = list(value.shape)
+        dtype = dtypes.string if value.dtype == object else dtypes.as_dtype(value.dtype)
+        entries.append((name, full_shape, sl, value, dtype))
+    try:
+        write_tensor_slices(_text(filename), entries)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"Failed to create a checkpoint file {_text(filename)}: {e}") \
+            from None
+
+
+@register_op("SaveSlices", inputs=("filename", "tensor_names", "shapes_and_slices", "data"), outputs=(),
+             list_inputs={"data": None}, attrs={"T": None}, shape=lambda ins, attrs: [], stateful=True)
+def save_slices(filename, tensor_names, shapes_and_slices, data, T=None):
+    """Saves ``data[i]`` under ``tensor_names[i]`` (as the slice
+    ``shapes_and_slices[i]`` of a larger tensor when not empty) in the V1
+    checkpoint file ``filename`` (TF's SaveSlices)."""
+    n = len(data)
+    _save_v1(filename, _texts(tensor_names, "tensor_names", n), _texts(shapes_and_slices, "shapes_and_slices", n),
+            data)
+    return ()
+
+
+@register_op("Save", inputs=("filename", "tensor_names", "data"), outputs=(), list_inputs={"data": None},
+             attrs={"T": None}, shape=lambda ins, attrs: [], stateful=True)
+def save(filename, tensor_names, data, T=None):
+    """Saves whole tensors ``data[i]`` under ``tensor_names[i]`` in the V1 checkpoint file ``filename``."""
+    n = len(data)
+    _save_v1(filename, _texts(tensor_names, "tensor_names", n), [""] * n, data)
+    return ()
+
+
+@register_op("ShardedFilespec", inputs=("basename", "num_shards"), outputs=("filename",),
+             shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
+def sharded_filespec(basename, num_shards):
+    """``"%s-?????-of-%05d" % (basename, num_shards)``: the glob of a sharded V1 checkpoint."""
+    return np.array("%s-?????-of-%05d" % (_text(basename), int(num_shards)), dtype=object)
