@@ -309,3 +309,84 @@ def save(filename, tensor_names, data, T=None):
 def sharded_filespec(basename, num_shards):
     """``"%s-?????-of-%05d" % (basename, num_shards)``: the glob of a sharded V1 checkpoint."""
     return np.array("%s-?????-of-%05d" % (_text(basename), int(num_shards)), dtype=object)
+
+
+# ---------------------------------------------------------------------------
+# Vocabulary remapping (warm-starting): GenerateVocabRemapping, LoadAndRemapMatrix
+# ---------------------------------------------------------------------------
+
+def _vocab_lines(path: str, what: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            return [line.rstrip(b"\r\n").decode("utf-8", "surrogateescape") for line in f]
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory ({what})") from None
+
+
+@register_op("GenerateVocabRemapping", inputs=("new_vocab_file", "old_vocab_file"),
+             outputs=("remapping", "num_present"),
+             attrs={"new_vocab_offset": REQUIRED, "num_new_vocab": REQUIRED, "old_vocab_size": -1},
+             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([attrs["num_new_vocab"]])),
+                                       (dtypes.int32, TensorShape([]))])
+def generate_vocab_remapping(new_vocab_file, old_vocab_file, new_vocab_offset, num_new_vocab, old_vocab_size=-1):
+    """remapping[i] = the line of the old vocabulary holding line
+    ``new_vocab_offset + i`` of the new one (-1 when absent; only the first
+    ``old_vocab_size`` old lines count unless -1); num_present = #{i: remapping[i] >= 0}."""
+    old = _vocab_lines(_text(old_vocab_file), "old_vocab_file")
+    if old_vocab_size != -1:
+        if old_vocab_size > len(old):
+            raise invalid_argument(f"old_vocab_size {old_vocab_size} is larger than the {len(old)} lines of "
+                                   f"{_text(old_vocab_file)}")
+        old = old[:old_vocab_size]
+    new = _vocab_lines(_text(new_vocab_file), "new_vocab_file")
+    if new_vocab_offset + num_new_vocab > len(new):
+        raise invalid_argument(f"Trying to read {num_new_vocab} lines from {_text(new_vocab_file)} starting at line "
+                               f"{new_vocab_offset}, but it has only {len(new)} lines")
+    index = {}
+    for i, token in enumerate(old):
+        if token in index:  # TF's lookup table refuses a repeated key
+            raise errors.FailedPreconditionError(None, None, f"HashTable has different value for same key. Key "
+                                                             f"{token} has {index[token]} and trying to add value {i}")
+        index[token] = i
+    remapping = np.array([index.get(t, -1) for t in new[new_vocab_offset:new_vocab_offset + num_new_vocab]],
+                         dtype=np.int64)
+    return remapping, np.int32(np.count_nonzero(remapping >= 0))
+
+
+@register_op("LoadAndRemapMatrix",
+             inputs=("ckpt_path", "old_tensor_name", "row_remapping", "col_remapping", "initializing_values"),
+             outputs=("output_matrix",),
+             attrs={"num_rows": REQUIRED, "num_cols": REQUIRED, "max_rows_in_memory": -1},
+             shape=lambda ins, attrs: [(dtypes.float32, TensorShape([attrs["num_rows"], attrs["num_cols"]]))],
+             stateful=True)
+def load_and_remap_matrix(ckpt_path, old_tensor_name, row_remapping, col_remapping, initializing_values,
+                          num_rows, num_cols, max_rows_in_memory=-1):
+    """out[i, j] = old[row_remapping[i], col_remapping[j]] (``col_remapping``
+    empty: column j itself) where both are >= 0; every other entry takes the
+    next of ``initializing_values``, in row-major order. ``old`` is the 2-D
+    float tensor ``old_tensor_name`` of checkpoint ``ckpt_path``."""
+    rows = np.asarray(row_remapping, np.int64).reshape(-1)
+    cols = np.asarray(col_remapping, np.int64).reshape(-1)
+    if rows.size != num_rows:
+        raise invalid_argument(f"Tensor row_remapping shape [{rows.size}] does not match num_rows {num_rows}")
+    if cols.size and cols.size != num_cols:
+        raise invalid_argument(f"Tensor col_remapping shape [{cols.size}] does not match num_cols {num_cols}")
+    if not cols.size:
+        cols = np.arange(num_cols, dtype=np.int64)
+    old = restore_v2_tensors(_text(ckpt_path), [_text(old_tensor_name)], [""], [dtypes.float32])[0]
+    if old.ndim != 2:
+        raise invalid_argument(f"Tensor {_text(old_tensor_name)} in {_text(ckpt_path)} is not a matrix: "
+                               f"shape {list(old.shape)}")
+    if rows.max(initial=-1) >= old.shape[0] or cols.max(initial=-1) >= old.shape[1]:
+        raise invalid_argument(f"Remapping indices out of range for {_text(old_tensor_name)} of shape "
+                               f"{list(old.shape)}")
+    present = (rows[:, None] >= 0) & (cols[None, :] >= 0)
+    init = np.asarray(initializing_values, np.float32).reshape(-1)
+    missing = int(present.size - np.count_nonzero(present))
+    if init.size != missing:
+        raise invalid_argument(f"Number of entries ({init.size}) in initializing_values does not match the number "
+                               f"of entries to initialize ({missing})")
+    out = np.empty((num_rows, num_cols), np.float32)
+    out[present] = old[np.ix_(np.maximum(rows, 0), np.maximum(cols, 0))][present]
+    out[~present] = init
+    return out
