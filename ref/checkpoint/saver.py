@@ -730,9 +730,7 @@ class Saver:
             latest_filename = "checkpoint"
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode()
+        save_path = _local_path(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
                 global_step = _global_step(sess, global_step)
@@ -780,9 +778,7 @@ class Saver:
             return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode()
+        save_path = _local_path(save_path)
         if not _state.checkpoint_exists(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: " + save_path)
         try:
@@ -807,6 +803,15 @@ class Saver:
                                  export_scope=export_scope, clear_devices=clear_devices,
                                  clear_extraneous_savers=clear_extraneous_savers,
                                  strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
+
+
+def _local_path(path) -> str:
+    """``path`` as a str; a ``file://`` URI (the local file system, as TF's
+    file_io reads it) becomes its path."""
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = path.decode()
+    return path[len("file://"):] if path.startswith("file://") else path
 
 
 def _write_state(save_dir, model_checkpoint_path, all_paths, latest_filename, save_relative_paths, fsync):
