@@ -98,7 +98,8 @@ def _scoped_export(lib, meta_graph_module):
         with lib.name_scope("hidden"):
             lib.multiply(x, 2.0, name="y")
         mgd, var_list = meta_graph_module.export_scoped_meta_graph(export_scope="hidden")
-        return ([(n.name, list(n.input)) for n in mgd.graph_def.node], list(mgd.collection_def["unbound_inputs"].bytes_list.value),
+        return ([(n.name, list(n.input)) for n in mgd.graph_def.node],
+                list(mgd.collection_def["unbound_inputs"].bytes_list.value),
                 [v if isinstance(v, str) else v.decode() for v in g.get_collection("unbound_inputs")], var_list)
 
 
