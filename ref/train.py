@@ -30,7 +30,7 @@ from ref.checkpoint.checkpoint_management import (CheckpointManager, checkpoints
                                                   wait_for_new_checkpoint)
 from ref.checkpoint.meta_graph import export_meta_graph, write_graph  # noqa: F401
 from ref.checkpoint.saver import import_meta_graph  # noqa: F401
-from ref.checkpoint.warm_start import init_from_checkpoint, warm_start  # noqa: F401
+from ref.checkpoint.warm_start import VocabInfo, init_from_checkpoint, warm_start  # noqa: F401
 from ref.training.coordinator import Coordinator, LooperThread  # noqa: F401
 from ref.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from ref.training import queue_runner  # noqa: F401

@@ -19,6 +19,11 @@ drives the other's graph::
     save/Assign[_k]       Assign / AssignVariableOp, one per variable (slice)
     save/restore_all      NoOp after every assign  <- restore_op_name
 
+``write_version=SaverDef.V1`` writes the deprecated V1 format instead (one
+table file per shard, byte-identical to TF's; ``save/SaveSlices``, and a
+sharded save returns the glob ``prefix-?????-of-0000n``), with TF's
+deprecation warning.
+
 Checkpoint keys are the variables' op names (``w``, the slots ``w/Adam``,
 ``w/Adam_1``); a partitioned variable is saved as slices of its full name.
 
@@ -40,6 +45,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -330,9 +336,13 @@ class BaseSaverBuilder:
     def save_op(self, filename_tensor, saveables):
         """A SaveV2 op writing every spec of ``saveables`` to ``filename_tensor``."""
         specs = [s for saveable in saveables for s in saveable.specs]
-        if self._write_version != _saver_pb2().SaverDef.V2:
-            raise ValueError("ref writes only the V2 checkpoint format (SaverDef.V2); V1 checkpoints can be "
-                             "read (RestoreV2 and NewCheckpointReader fall back to V1) but not written")
+        if self._write_version != _saver_pb2().SaverDef.V2:  # V1: one table file (deprecated, as in TF)
+            with name_scope("SaveSlices") as scope:
+                names = _const(_string_list([s.name for s in specs]), "tensor_names")
+                slices = _const(_string_list([s.slice_spec for s in specs]), "shapes_and_slices")
+                return apply_op("SaveSlices", filename=filename_tensor, tensor_names=names,
+                                shapes_and_slices=slices, data=[s.tensor for s in specs],
+                                T=[s.dtype for s in specs], name=scope)
         with name_scope("SaveV2") as scope:
             names = _const(_string_list([s.name for s in specs]), "tensor_names")
             slices = _const(_string_list([s.slice_spec for s in specs]), "shape_and_slices")
@@ -346,7 +356,11 @@ class BaseSaverBuilder:
 
     def _AddShardedSaveOps(self, checkpoint_prefix, per_device):  # noqa: N802
         """Each device's variables to ``<prefix>_temp/part-0000i-of-0000n``, then
-        one MergeV2Checkpoints into ``<prefix>``; returns ``<prefix>`` after both."""
+        one MergeV2Checkpoints into ``<prefix>``; returns ``<prefix>`` after both.
+        (V1: each device's variables to ``<prefix>-0000i-of-0000n``; returns the
+        glob ``<prefix>-?????-of-0000n``.)"""
+        if self._write_version != _saver_pb2().SaverDef.V2:
+            return self._AddShardedSaveOpsForV1(checkpoint_prefix, per_device)
         suffix = _const(os.path.normpath("_temp/part"), "Const")
         tmp_prefix = apply_op("StringJoin", inputs=[checkpoint_prefix, suffix], name="StringJoin")
         num_shards = apply_op("Const", value=np.array(len(per_device), np.int32), dtype=dtypes.int32,
@@ -365,6 +379,21 @@ class BaseSaverBuilder:
             merge = apply_op("MergeV2Checkpoints", checkpoint_prefixes=packed, destination_prefix=checkpoint_prefix,
                              delete_old_dirs=True, name="MergeV2Checkpoints")
             return with_dependencies([merge], checkpoint_prefix, name="Identity")
+
+    def _AddShardedSaveOpsForV1(self, checkpoint_prefix, per_device):  # noqa: N802
+        num_shards = apply_op("Const", value=np.array(len(per_device), np.int32), dtype=dtypes.int32,
+                              name="num_shards")
+        saves = []
+        for shard, (dev, saveables) in enumerate(per_device):
+            with device(dev or None):
+                with name_scope("ShardedFilename"):
+                    shard_t = apply_op("Const", value=np.array(shard, np.int32), dtype=dtypes.int32, name="shard")
+                sharded = apply_op("ShardedFilename", basename=checkpoint_prefix, shard=shard_t,
+                                   num_shards=num_shards, name="ShardedFilename")
+                saves.append(self._AddSaveOps(sharded, saveables))
+        with control_dependencies([s.op for s in saves]):
+            return apply_op("ShardedFilespec", basename=checkpoint_prefix, num_shards=num_shards,
+                            name="ShardedFilespec")
 
     # -- restore ----------------------------------------------------------------
     def restore_op(self, filename_tensor, saveable, preferred_shard):
@@ -526,9 +555,13 @@ class Saver:
                              "defer_build=False or var_list=None.")
         if _is_partitioned(var_list):
             var_list = [var_list]
-        if write_version != saver_pb2.SaverDef.V2 and saver_def is None:
-            raise ValueError("ref writes only the V2 checkpoint format (tf.train.SaverDef.V2); V1 checkpoints "
-                             "are read (restore, NewCheckpointReader) but not written")
+        if write_version == saver_pb2.SaverDef.V1 and saver_def is None:
+            warnings.warn("*******************************************************\n"
+                          "TensorFlow's V1 checkpoint format has been deprecated.\n"
+                          "Consider switching to the more efficient V2 format:\n"
+                          "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`\n"
+                          "now on by default.\n"
+                          "*******************************************************", DeprecationWarning)
         self._var_list = var_list
         self._reshape = reshape
         self._sharded = sharded
@@ -715,9 +748,7 @@ class Saver:
             latest_filename = "checkpoint"
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode()
+        save_path = _local_path(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
                 global_step = _global_step(sess, global_step)
@@ -778,9 +809,7 @@ class Saver:
             return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode()
+        save_path = _local_path(save_path)
         if not _state.checkpoint_exists(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: " + save_path)
         logging.info("Restoring parameters from %s", save_path)
@@ -809,6 +838,15 @@ class Saver:
                                  export_scope=export_scope, clear_devices=clear_devices,
                                  clear_extraneous_savers=clear_extraneous_savers,
                                  strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
+
+
+def _local_path(path) -> str:
+    """``path`` as a str; a ``file://`` URI (the local file system, as TF's
+    file_io reads it) becomes its path."""
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = path.decode()
+    return path[len("file://"):] if path.startswith("file://") else path
 
 
 def _write_state(save_dir, model_checkpoint_path, all_paths, latest_filename, save_relative_paths, fsync):

@@ -24,17 +24,21 @@ var_name_to_prev_var_name=None)`` (``tf.compat.v1.train.warm_start``) picks
 the variables -- a regex over TRAINABLE_VARIABLES, a list of regexes over
 GLOBAL_VARIABLES, or a list of Variables -- and initializes each from its own
 name (or ``var_name_to_prev_var_name[name]``) in the checkpoint. Vocabulary
-remapping (``var_name_to_vocab_info``) is not supported: it raises
-NotImplementedError.
+remapping (``var_name_to_vocab_info``, ``VocabInfo``) loads a vocabulary-indexed
+matrix through ``GenerateVocabRemapping`` / ``LoadAndRemapMatrix``
+(ref/checkpoint/checkpoint_ops.py).
 """
 from __future__ import annotations
 
+import collections
+
 from ref.formats.checkpoint_reader import _get_checkpoint_filename, load_checkpoint
-from ref.framework.graph import GraphKeys, apply_op, device, get_collection, constant, name_scope
+from ref.framework.graph import GraphKeys, apply_op, constant, convert_to_tensor, device, get_collection, name_scope
 from ref.graph_ops.variables import Variable
-from ref.graph_ops.partitioned import PartitionedVariable
+from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
 from ref.graph_ops.variable_scope import _get_default_variable_store
 from ref.checkpoint.saver import op_list_to_dict, saveable_objects_for_op, object_graph_key_mapping
+from ref.checkpoint.checkpoint_ops import _load_and_remap_matrix_initializer
 from ref.types import errors
 import numpy as np
 
@@ -168,6 +172,90 @@ def _infer_var_name(var):
     return next(iter(names))
 
 
+def _get_var_info(var, prev_tensor_name=None):
+    """``(checkpoint tensor name, variable or list of partitions)`` of ``var`` (a
+    Variable, a list of partitions, or a PartitionedVariable); the tensor name
+    defaults to the variable's own.
+
+    Raises:
+      TypeError: for anything else."""
+    if _is_variable(var):
+        name = _infer_var_name([var])
+    elif isinstance(var, list) and all(_is_variable(v) for v in var):
+        name = _infer_var_name(var)
+    elif _is_partitioned(var):
+        name = _infer_var_name([var])
+        var = var._get_variable_list()
+    else:
+        raise TypeError("var MUST be one of the following: a Variable, list of Variable or PartitionedVariable, "
+                        f"but is {type(var)}")
+    return prev_tensor_name or name, var
+
+
+class VocabInfo(collections.namedtuple("VocabInfo", ["new_vocab", "new_vocab_size", "num_oov_buckets", "old_vocab",
+                                                     "old_vocab_size", "backup_initializer", "axis"])):
+    """Vocabulary information for warm-starting (``tf.estimator.VocabInfo``):
+    the new vocabulary file and size, its OOV buckets, the old vocabulary file
+    (and size, -1 for all of it), the initializer of rows with no old
+    counterpart, and the axis the vocabulary indexes (0 or 1)."""
+
+    def __new__(cls, new_vocab, new_vocab_size, num_oov_buckets, old_vocab, old_vocab_size=-1,
+                backup_initializer=None, axis=0):
+        if axis not in (0, 1):
+            raise ValueError(f"The only supported values for the axis argument are 0 and 1.  Provided axis: {axis}")
+        return super().__new__(cls, new_vocab, new_vocab_size, num_oov_buckets, old_vocab, old_vocab_size,
+                               backup_initializer, axis)
+
+
+def _warm_start_var_with_vocab(var, current_vocab_path, current_vocab_size, prev_ckpt, prev_vocab_path,
+                               previous_vocab_size=-1, current_oov_buckets=0, prev_tensor_name=None,
+                               initializer=None, axis=0):
+    """Replaces the initializer of ``var`` (a Variable, a list of partitions or a
+    PartitionedVariable; a matrix indexed by a vocabulary along ``axis``) by one
+    loading ``prev_tensor_name`` from ``prev_ckpt`` remapped from the vocabulary
+    file ``prev_vocab_path`` to ``current_vocab_path``.
+
+    Raises:
+      ValueError: if an argument is missing, or ``axis`` is not 0 or 1.
+      TypeError: if ``var`` is none of the three."""
+    if not (current_vocab_path and current_vocab_size and prev_ckpt and prev_vocab_path):
+        raise ValueError("Invalid args: Must provide all of [current_vocab_path, current_vocab_size, prev_ckpt, "
+                         "prev_vocab_path}.")
+    if _is_variable(var):
+        var = [var]
+    elif isinstance(var, list) and all(_is_variable(v) for v in var):
+        pass
+    elif _is_partitioned(var):
+        var = var._get_variable_list()
+    else:
+        raise TypeError("var MUST be one of the following: a Variable, list of Variable or PartitionedVariable, "
+                        f"but is {type(var)}")
+    if not prev_tensor_name:
+        prev_tensor_name = _infer_var_name(var)
+    total_rows = sum(v.get_shape().as_list()[0] for v in var)
+    for v in var:
+        shape = v.get_shape().as_list()
+        info = v._get_save_slice_info()
+        partition_info = PartitionInfo(full_shape=info.full_shape, var_offset=info.var_offset) if info else None
+        if axis == 0:
+            rows = dict(new_row_vocab_size=current_vocab_size, new_col_vocab_size=shape[1],
+                        old_row_vocab_size=previous_vocab_size, old_row_vocab_file=prev_vocab_path,
+                        new_row_vocab_file=current_vocab_path, old_col_vocab_file=None, new_col_vocab_file=None,
+                        num_row_oov_buckets=current_oov_buckets, num_col_oov_buckets=0)
+        elif axis == 1:
+            rows = dict(new_row_vocab_size=total_rows, new_col_vocab_size=current_vocab_size,
+                        old_row_vocab_size=-1, old_row_vocab_file=None, new_row_vocab_file=None,
+                        old_col_vocab_file=prev_vocab_path, new_col_vocab_file=current_vocab_path,
+                        num_row_oov_buckets=0, num_col_oov_buckets=current_oov_buckets)
+        else:
+            raise ValueError(f"The only supported values for the axis argument are 0 and 1.  Provided axis: {axis}")
+        init = _load_and_remap_matrix_initializer(ckpt_path=_get_checkpoint_filename(prev_ckpt),
+                                                  old_tensor_name=prev_tensor_name, initializer=initializer, **rows)
+        value = convert_to_tensor(init(shape=shape, partition_info=partition_info))
+        assign = v.assign(value)
+        v._initializer_op = getattr(assign, "op", assign)
+
+
 def _get_grouped_variables(vars_to_warm_start):
     if isinstance(vars_to_warm_start, str):
         found = get_collection(GraphKeys.TRAINABLE_VARIABLES, scope=vars_to_warm_start)
@@ -209,15 +297,17 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     ``ckpt_to_initialize_from``.
 
     Raises:
-      ValueError: if ``var_name_to_prev_var_name`` names variables that were not warm-started.
-      NotImplementedError: for ``var_name_to_vocab_info`` (vocabulary remapping).
+      ValueError: if ``var_name_to_prev_var_name`` or ``var_name_to_vocab_info`` name
+        variables that were not warm-started.
     """
-    if var_name_to_vocab_info:
-        raise NotImplementedError(
-            "ref's warm_start does not support vocabulary remapping (var_name_to_vocab_info / "
-            f"tf.estimator.VocabInfo) for {sorted(var_name_to_vocab_info)}; warm-start those variables "
-            "without a vocabulary change, or remap the checkpoint tensors yourself")
+    var_name_to_vocab_info = var_name_to_vocab_info or {}
     grouped = _get_grouped_variables(vars_to_warm_start)
+    unused_vocab = set(var_name_to_vocab_info) - set(grouped)
+    if unused_vocab:
+        raise ValueError("You provided the following variables in var_name_to_vocab_info that were not used: "
+                         f"{unused_vocab}.  Perhaps you misspelled them?  Here is the list of viable variable "
+                         f"names: {list(grouped)}")
+
     if not var_name_to_prev_var_name:
         var_name_to_prev_var_name = _get_object_checkpoint_renames(ckpt_to_initialize_from, grouped.keys())
     used = set()
@@ -226,6 +316,15 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
         prev = var_name_to_prev_var_name.get(var_name)
         if prev:
             used.add(var_name)
+        vocab_info = var_name_to_vocab_info.get(var_name)
+        if vocab_info:
+            _warm_start_var_with_vocab(
+                variable if len(variable) > 1 else variable[0], current_vocab_path=vocab_info.new_vocab,
+                current_vocab_size=vocab_info.new_vocab_size, prev_ckpt=ckpt_to_initialize_from,
+                prev_vocab_path=vocab_info.old_vocab, previous_vocab_size=vocab_info.old_vocab_size,
+                current_oov_buckets=vocab_info.num_oov_buckets, prev_tensor_name=prev,
+                initializer=vocab_info.backup_initializer, axis=vocab_info.axis)
+            continue
         if not vars_to_warm_start:
             continue
         if len(variable) == 1:

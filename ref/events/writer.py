@@ -118,7 +118,8 @@ class FileWriter:
         ``summary``: a ``Summary`` proto, "optionally serialized as a string"
         (the output of any summary op). ``global_step`` becomes ``Event.step``.
         As TF does, a value's ``metadata`` is kept only the first time its tag
-        is seen by this writer.
+        is seen by this writer (a first value without metadata counts too:
+        TF tests the message's truth, which is always true).
         """
         if self._warn_if_closed():
             return

@@ -18,6 +18,9 @@ These are TF's io_ops as the Saver uses them (TF's save_restore_v2_ops.cc):
   ``InvalidArgumentError``. Nothing is ever unpickled.
 * ``MergeV2Checkpoints(checkpoint_prefixes, destination_prefix)`` merges the
   per-device bundles of a sharded save into one checkpoint.
+* ``SaveSlices`` / ``Save`` write the deprecated V1 format (one table file,
+  ref/formats/tensor_slice_writer.py); ``ShardedFilespec`` names the glob of a
+  sharded V1 save.
 
 All are stateful (they touch the file system) and pure otherwise: the tensors
 to save come in as arrays, restored tensors go out as new arrays.
@@ -35,6 +38,7 @@ from ref.types.shapes import TensorShape, unknown_shape
 from ref.formats.slices import parse_shape_and_slice
 from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles, BundleReader
 from ref.formats.checkpoint_v1 import TensorSliceReader
+from ref.formats.tensor_slice_writer import write_tensor_slices
 from ref import protos
 
 
@@ -254,4 +258,135 @@ def string_join(inputs, separator=""):
     flat = out.reshape(-1)
     for i in range(flat.size):
         flat[i] = sep.join(_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# V1 checkpoints (SaverDef.V1): Save, SaveSlices, ShardedFilespec
+# ---------------------------------------------------------------------------
+
+def _save_v1(filename, names, specs, data):
+    entries = []
+    for name, spec, value in zip(names, specs, data):
+        value = np.asarray(value)
+        full_shape, sl = _parse_slice(spec, name)
+        if sl is None:
+            full_shape = list(value.shape)
+        dtype = dtypes.string if value.dtype == object else dtypes.as_dtype(value.dtype)
+        entries.append((name, full_shape, sl, value, dtype))
+    try:
+        write_tensor_slices(_text(filename), entries)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"Failed to create a checkpoint file {_text(filename)}: {e}") \
+            from None
+
+
+@register_op("SaveSlices", inputs=("filename", "tensor_names", "shapes_and_slices", "data"), outputs=(),
+             list_inputs={"data": None}, attrs={"T": None}, shape=lambda ins, attrs: [], stateful=True)
+def save_slices(filename, tensor_names, shapes_and_slices, data, T=None):
+    """Saves ``data[i]`` under ``tensor_names[i]`` (as the slice
+    ``shapes_and_slices[i]`` of a larger tensor when not empty) in the V1
+    checkpoint file ``filename`` (TF's SaveSlices)."""
+    n = len(data)
+    _save_v1(filename, _texts(tensor_names, "tensor_names", n), _texts(shapes_and_slices, "shapes_and_slices", n),
+            data)
+    return ()
+
+
+@register_op("Save", inputs=("filename", "tensor_names", "data"), outputs=(), list_inputs={"data": None},
+             attrs={"T": None}, shape=lambda ins, attrs: [], stateful=True)
+def save(filename, tensor_names, data, T=None):
+    """Saves whole tensors ``data[i]`` under ``tensor_names[i]`` in the V1 checkpoint file ``filename``."""
+    n = len(data)
+    _save_v1(filename, _texts(tensor_names, "tensor_names", n), [""] * n, data)
+    return ()
+
+
+@register_op("ShardedFilespec", inputs=("basename", "num_shards"), outputs=("filename",),
+             shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
+def sharded_filespec(basename, num_shards):
+    """``"%s-?????-of-%05d" % (basename, num_shards)``: the glob of a sharded V1 checkpoint."""
+    return np.array("%s-?????-of-%05d" % (_text(basename), int(num_shards)), dtype=object)
+
+
+# ---------------------------------------------------------------------------
+# Vocabulary remapping (warm-starting): GenerateVocabRemapping, LoadAndRemapMatrix
+# ---------------------------------------------------------------------------
+
+def _vocab_lines(path: str, what: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            return [line.rstrip(b"\r\n").decode("utf-8", "surrogateescape") for line in f]
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory ({what})") from None
+
+
+@register_op("GenerateVocabRemapping", inputs=("new_vocab_file", "old_vocab_file"),
+             outputs=("remapping", "num_present"),
+             attrs={"new_vocab_offset": REQUIRED, "num_new_vocab": REQUIRED, "old_vocab_size": -1},
+             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([attrs["num_new_vocab"]])),
+                                       (dtypes.int32, TensorShape([]))])
+def generate_vocab_remapping(new_vocab_file, old_vocab_file, new_vocab_offset, num_new_vocab, old_vocab_size=-1):
+    """remapping[i] = the line of the old vocabulary holding line
+    ``new_vocab_offset + i`` of the new one (-1 when absent; only the first
+    ``old_vocab_size`` old lines count unless -1); num_present = #{i: remapping[i] >= 0}."""
+    old = _vocab_lines(_text(old_vocab_file), "old_vocab_file")
+    if old_vocab_size != -1:
+        if old_vocab_size > len(old):
+            raise invalid_argument(f"old_vocab_size {old_vocab_size} is larger than the {len(old)} lines of "
+                                   f"{_text(old_vocab_file)}")
+        old = old[:old_vocab_size]
+    new = _vocab_lines(_text(new_vocab_file), "new_vocab_file")
+    if new_vocab_offset + num_new_vocab > len(new):
+        raise invalid_argument(f"Trying to read {num_new_vocab} lines from {_text(new_vocab_file)} starting at line "
+                               f"{new_vocab_offset}, but it has only {len(new)} lines")
+    index = {}
+    for i, token in enumerate(old):
+        if token in index:  # TF's lookup table refuses a repeated key
+            raise errors.FailedPreconditionError(None, None, f"HashTable has different value for same key. Key "
+                                                             f"{token} has {index[token]} and trying to add value {i}")
+        index[token] = i
+    remapping = np.array([index.get(t, -1) for t in new[new_vocab_offset:new_vocab_offset + num_new_vocab]],
+                         dtype=np.int64)
+    return remapping, np.int32(np.count_nonzero(remapping >= 0))
+
+
+@register_op("LoadAndRemapMatrix",
+             inputs=("ckpt_path", "old_tensor_name", "row_remapping", "col_remapping", "initializing_values"),
+             outputs=("output_matrix",),
+             attrs={"num_rows": REQUIRED, "num_cols": REQUIRED, "max_rows_in_memory": -1},
+             shape=lambda ins, attrs: [(dtypes.float32, TensorShape([attrs["num_rows"], attrs["num_cols"]]))],
+             stateful=True)
+def load_and_remap_matrix(ckpt_path, old_tensor_name, row_remapping, col_remapping, initializing_values,
+                          num_rows, num_cols, max_rows_in_memory=-1):
+    """out[i, j] = old[row_remapping[i], col_remapping[j]] (``col_remapping``
+    empty: column j itself) where both are >= 0; every other entry takes the
+    next of ``initializing_values``, in row-major order. ``old`` is the 2-D
+    float tensor ``old_tensor_name`` of checkpoint ``ckpt_path``."""
+    rows = np.asarray(row_remapping, np.int64).reshape(-1)
+    cols = np.asarray(col_remapping, np.int64).reshape(-1)
+    if rows.size != num_rows:
+        raise invalid_argument(f"Tensor row_remapping shape [{rows.size}] does not match num_rows {num_rows}")
+    if cols.size and cols.size != num_cols:
+        raise invalid_argument(f"Tensor col_remapping shape [{cols.size}] does not match num_cols {num_cols}")
+    if not cols.size:
+        cols = np.arange(num_cols, dtype=np.int64)
+    old = restore_v2_tensors(_text(ckpt_path), [_text(old_tensor_name)], [""], [dtypes.float32])[0]
+    if old.ndim != 2:
+        raise invalid_argument(f"Tensor {_text(old_tensor_name)} in {_text(ckpt_path)} is not a matrix: "
+                               f"shape {list(old.shape)}")
+    if rows.max(initial=-1) >= old.shape[0] or cols.max(initial=-1) >= old.shape[1]:
+        raise invalid_argument(f"Remapping indices out of range for {_text(old_tensor_name)} of shape "
+                               f"{list(old.shape)}")
+    present = (rows[:, None] >= 0) & (cols[None, :] >= 0)
+    init = np.asarray(initializing_values, np.float32).reshape(-1)
+    missing = int(present.size - np.count_nonzero(present))
+    if init.size != missing:
+        raise invalid_argument(f"Number of entries ({init.size}) in initializing_values does not match the number "
+                               f"of entries to initialize ({missing})")
+    out = np.empty((num_rows, num_cols), np.float32)
+    out[present] = old[np.ix_(np.maximum(rows, 0), np.maximum(cols, 0))][present]
+    out[~present] = init
     return out

@@ -332,8 +332,8 @@ def test_invalid_var_lists():
             Saver(v)
         with pytest.raises(TypeError):
             Saver([tf.constant(1.0)])
-        with pytest.raises(ValueError, match="V2"):
-            Saver([v], write_version=V1)
+        with pytest.warns(DeprecationWarning, match="V1 checkpoint format has been deprecated"):
+            Saver([v], write_version=V1)  # writes V1, as TF does (test_v1_write.py)
 
 
 # -- restore errors --------------------------------------------------------------------------------

@@ -98,7 +98,8 @@ def _scoped_export(lib, meta_graph_module):
         with lib.name_scope("hidden"):
             lib.multiply(x, 2.0, name="y")
         mgd, var_list = meta_graph_module.export_scoped_meta_graph(export_scope="hidden")
-        return ([(n.name, list(n.input)) for n in mgd.graph_def.node], list(mgd.collection_def["unbound_inputs"].bytes_list.value),
+        return ([(n.name, list(n.input)) for n in mgd.graph_def.node],
+                list(mgd.collection_def["unbound_inputs"].bytes_list.value),
                 [v if isinstance(v, str) else v.decode() for v in g.get_collection("unbound_inputs")], var_list)
 
 
@@ -237,3 +238,18 @@ def test_partitioned_resource_variables_are_saved_from_their_machines_cpu():
             save = next(op for op in g.get_operations() if op.type == "SaveV2")
             return [t.device for t in save.inputs[3:]]
     assert devices(ref) == devices(tf) == ["/job:ps/device:CPU:0"] * 2
+
+
+def test_save_and_restore_through_a_file_uri(tmp_path, monkeypatch):
+    """TF's testSaveToURI: ``file://`` is the local file system (nothing lands in a ``file:`` directory)."""
+    monkeypatch.chdir(tmp_path)
+    with ref.Graph().as_default(), ref.Session() as s:
+        v = ref.Variable(10.0, name="v0")
+        saver = ref.train.Saver({"v0": v})
+        s.run(v.initializer)
+        path = saver.save(s, "file://" + str(tmp_path / "uri"))
+        assert path == str(tmp_path / "uri")
+        assert sorted(os.listdir(tmp_path)) == ["checkpoint", "uri.data-00000-of-00001", "uri.index", "uri.meta"]
+        s.run(v.assign(0.0))
+        saver.restore(s, "file://" + path)
+        assert s.run(v) == 10.0

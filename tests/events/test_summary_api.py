@@ -158,3 +158,20 @@ def test_top_level_protos_are_tensorflows_messages():
                  "HistogramProto", "LogMessage", "AttrValue", "NameAttrList", "TensorInfo"):
         assert getattr(ref, name).DESCRIPTOR.full_name.split(".")[-1] == \
             getattr(tf, name).DESCRIPTOR.full_name.split(".")[-1]
+
+
+def test_metadata_is_stripped_as_tensorflow_strips_it(tmp_path):
+    """The first value of a tag marks it, with or without metadata: later metadata is stripped (TF's add_summary)."""
+    def write(lib, summary_pb2_module, logdir):
+        with lib.Graph().as_default():
+            writer = lib.summary.FileWriter(logdir)
+            for with_metadata in (False, True, True):
+                value = summary_pb2_module.Summary.Value(tag="foo", simple_value=1.0)
+                if with_metadata:
+                    value.metadata.plugin_data.plugin_name = "bar"
+                writer.add_summary(summary_pb2_module.Summary(value=[value]), 1)
+            writer.close()
+        return [e.summary.value[0].HasField("metadata") for e in _events(logdir, lib) if e.HasField("summary")]
+    tf_summary_pb2 = pytest.importorskip("tensorflow.core.framework.summary_pb2")
+    assert write(ref, summary_pb2, str(tmp_path / "ref")) == write(tf, tf_summary_pb2, str(tmp_path / "tf")) == \
+        [False, False, False]
