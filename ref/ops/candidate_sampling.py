@@ -23,6 +23,8 @@ at a time (``SimplePhilox``). A sample is
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
@@ -201,8 +203,6 @@ def _float_libm():
     NumPy's float32 versions differ in the last bit), or None."""
     if not _LIBM:
         try:
-            import ctypes
-            import ctypes.util
             lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
             for fn in (lib.log1pf, lib.expm1f):
                 fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
