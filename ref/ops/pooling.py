@@ -31,7 +31,7 @@ def _check(ksize, strides, padding, explicit_paddings, data_format, op, name=Non
         raise ValueError(f"Pooling is not yet supported on the batch nor depth dimensions for '{name or op}'")
     if min(ksize) < 1:
         raise ValueError(f"Sliding window ksize must be positive for '{name or op}'")
-    check_attrs(list(strides), None, padding, list(explicit_paddings), data_format, op, name or op)
+    check_attrs(list(strides), None, padding, list(explicit_paddings or []), data_format, op, name or op)
 
 
 def _run_check(ksize, strides, padding, explicit_paddings, data_format, op):
@@ -64,11 +64,11 @@ def _pool_shape(input_name, ins, attrs, ksize=None, strides=None):
                          f"with input shapes: {s}.")
     if ksize is None or strides is None:
         return TensorShape([s[0] if s.ndims else None, None, None, None]) if s.ndims else unknown_shape(4)
-    _check(ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt, "pooling",
+    _check(ksize, strides, attrs["padding"], (attrs.get("explicit_paddings") or []), fmt, "pooling",
            attrs.get("_op_name"))
     dims = s.as_list() if s.ndims is not None else [None] * 4
     n, h, w, c = (dims[0], dims[2], dims[3], dims[1]) if _nchw(fmt) else dims
-    g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt)
+    g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], (attrs.get("explicit_paddings") or []), fmt)
     if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
         raise ValueError(f"Negative dimension size: computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
                          f"ksize {list(ksize)}")

@@ -136,3 +136,28 @@ def test_construction_errors_like_tf(rid, build, exc):
         with lib.Graph().as_default():
             with pytest.raises(exc):
                 build(lib)
+
+
+def test_graph_def_round_trip_into_tf_and_ref():
+    """List attrs (strides, ksize, explicit_paddings, dilations) survive
+    as_graph_def: TF imports ref's GraphDef and computes the same values."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    with ref.Graph().as_default() as g:
+        x = ref.placeholder(ref.float32, X.shape, name="x")
+        y = ref.nn.conv2d(x, W, 1, [[0, 0], [1, 1], [2, 0], [0, 0]], dilations=[1, 1, 1, 1])
+        y = ref.nn.max_pool(y, 2, 2, "SAME")
+        y = ref.nn.avg_pool(y, 2, 1, "SAME")
+        y = ref.nn.depthwise_conv2d(y, WD[:, :, :1, :].repeat(4, axis=2), [1, 1, 1, 1], "SAME")
+        y = ref.nn.fused_batch_norm(y, ref.ones([8]), ref.zeros([8]))[0]
+        y = ref.identity(ref.nn.top_k(ref.reshape(ref.nn.lrn(y), [2, -1]), 3)[0], name="out")
+        gd = g.as_graph_def()
+        with ref.Session() as sess:
+            want = sess.run(y, {x: X})
+    with ref.Graph().as_default():
+        ref.import_graph_def(gd, name="")
+        with ref.Session() as sess:
+            np.testing.assert_array_equal(sess.run("out:0", {"x:0": X}), want)
+    with tf.Graph().as_default():
+        tf.import_graph_def(tf.GraphDef.FromString(gd.SerializeToString()), name="")
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run("out:0", {"x:0": X}), want, rtol=1e-5)
