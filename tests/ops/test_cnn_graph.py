@@ -34,6 +34,11 @@ CASES = [
     ("max_pool-int-ksize", lambda tf, x: tf.nn.max_pool(x, 3, 2, "VALID")),
     ("avg_pool", lambda tf, x: tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")),
     ("avg_pool-valid", lambda tf, x: tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "VALID")),
+    ("max_pool_v2", lambda tf, x: tf.nn.max_pool_v2(x, 2, [2, 1], "SAME")),
+    ("avg_pool_v2", lambda tf, x: tf.nn.avg_pool_v2(x, [3, 2], 1, "VALID")),
+    ("max_pool1d", lambda tf, x: tf.nn.max_pool1d(tf.reshape(x, [2, 24, 7]), 3, 2, "SAME")),
+    ("avg_pool1d", lambda tf, x: tf.nn.avg_pool1d(tf.reshape(x, [2, 24, 7]), 2, 1, "VALID")),
+    ("max_pool_with_argmax", lambda tf, x: tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")[0]),
     ("conv-relu-pool", lambda tf, x: tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, W, [1, 1, 1, 1], "SAME") - 6.0),
                                                     [1, 2, 2, 1], [1, 2, 2, 1], "VALID")),
     ("batch_normalization", lambda tf, x: tf.nn.batch_normalization(
