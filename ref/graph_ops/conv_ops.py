@@ -14,7 +14,7 @@ __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwis
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool",
            "max_pool_v2", "avg_pool_v2", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
-           "max_pool_with_argmax"]
+           "max_pool_with_argmax", "separable_conv2d"]
 
 
 def _pick(new_name, new, old_name, old):
@@ -355,3 +355,24 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Tar
                     strides=get_sequence(strides, 2, 3, "strides"), padding=padding,
                     Targmax=Targmax if Targmax is not None else "int64",
                     include_batch_in_index=include_batch_in_index, name=name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,
+                     data_format=None, dilations=None):
+    """A depthwise convolution (filter [h, w, in, multiplier]) followed by a
+    1x1 convolution (pointwise_filter [1, 1, in * multiplier, out], VALID)."""
+    rate = _pick("dilations", dilations, "rate", rate)
+    with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as name:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pf = pointwise_filter.shape
+        if pf.ndims is not None and (pf[0] != 1 or pf[1] != 1) and pf[0] is not None:
+            raise ValueError(f"Pointwise filter must have height and width 1, got {pf}")
+        data_format = _fmt(data_format)
+        rate = [1, 1] if rate is None else [int(r) for r in rate]
+        c = _channel_index(data_format)
+        depthwise = depthwise_conv2d_native(input, depthwise_filter, get_sequence(strides, 2, c, "strides"), padding,
+                                            data_format=data_format, dilations=get_sequence(rate, 2, c, "dilations"),
+                                            name="depthwise")
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format, name=name)

@@ -47,6 +47,14 @@ CASES = [
     ("fused_batch_norm-infer", lambda tf, x: tf.nn.fused_batch_norm(
         x, tf.constant([1.0, 2.0, 0.5]), tf.constant([3.0, 3.5, 4.0]), mean=tf.constant([1.0, 0.9, 1.1]),
         variance=tf.constant([0.5, 0.6, 0.7]), is_training=False)[0]),
+    ("separable_conv2d", lambda tf, x: tf.nn.separable_conv2d(x, WD, W[:1, :1].repeat(2, axis=2), [1, 1, 1, 1],
+                                                              "SAME")),
+    ("weighted_moments", lambda tf, x: tf.nn.weighted_moments(x, [0, 1, 2], tf.constant(X[:1, :, :, :1] + 1.0))[1]),
+    ("sufficient_statistics", lambda tf, x: tf.nn.normalize_moments(*tf.nn.sufficient_statistics(
+        x, [1, 2], shift=tf.constant(1.0)))[0]),
+    ("batch_norm_with_global_normalization", lambda tf, x: tf.nn.batch_norm_with_global_normalization(
+        x, tf.constant([1.0, 0.9, 1.1]), tf.constant([0.5, 0.6, 0.7]), tf.constant([3.0, 3.5, 4.0]),
+        tf.constant([1.0, 2.0, 0.5]), 1e-3, True)),
     ("lrn", lambda tf, x: tf.nn.local_response_normalization(x, depth_radius=1, bias=2.0, alpha=0.5, beta=0.75)),
     ("lrn-default", lambda tf, x: tf.nn.lrn(x)),
     ("top_k-values", lambda tf, x: tf.nn.top_k(tf.reshape(x, [2, -1]), k=5)[0]),
