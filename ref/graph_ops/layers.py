@@ -106,9 +106,13 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                                        regularizer=bias_regularizer, trainable=trainable),
                           bias_constraint) if use_bias else None
         rank = inputs.shape.ndims
-        if rank is not None and rank > 2:
-            outputs = math_ops.tensordot(inputs, kernel, [[rank - 1], [0]])
-            outputs.set_shape(inputs.shape[:-1].concatenate([units]))
+        if rank is not None and rank > 2:  # TF's tensordot: [-1, last] . kernel, reshaped back
+            flat = math_ops.matmul(array_ops.reshape(inputs, [-1, last]), kernel)
+            lead = inputs.shape[:-1]
+            shape = lead.as_list() + [units] if lead.is_fully_defined() else \
+                array_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0)
+            outputs = array_ops.reshape(flat, shape)
+            outputs.set_shape(lead.concatenate([units]))
         else:
             outputs = math_ops.matmul(inputs, kernel)
         if bias is not None:

@@ -178,3 +178,16 @@ def test_dropout_layer_is_tf_dropout_bit_for_bit():
             want = sess.run(want)
     np.testing.assert_array_equal(same, x_val)
     np.testing.assert_array_equal(got, want)
+
+
+def test_dense_rank3_contracts_last_axis():
+    tf = ref
+    x_val = RNG.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 3])
+        y = tf.layers.dense(x, 4, activation=tf.nn.relu, bias_initializer=tf.constant_initializer(0.25))
+        assert y.shape.as_list() == [None, 5, 4]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, kernel = sess.run([y, tf.global_variables()[0]], {x: x_val})
+    np.testing.assert_allclose(got, np.maximum(x_val @ kernel + 0.25, 0), rtol=1e-6, atol=1e-7)
