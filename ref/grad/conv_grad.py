@@ -1,11 +1,15 @@
-"""Gradient rules for ``ref/ops/conv.py``, ``pooling.py``, ``normalization.py``
-and ``top_k.py`` (TF's ``nn_grad.py`` formulas: the backprop ops, and the
+"""Gradient rules for ``ref/ops/conv.py``, ``pooling.py``, ``normalization.py``,
+``top_k.py`` and ``candidate_sampling.py`` (TF's ``nn_grad.py`` formulas: the backprop ops, and the
 gradients of the backprop ops in terms of the forward ops)."""
 from __future__ import annotations
 
 from ref.framework.graph import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
+
+for _sampler in ("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+                 "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits"):
+    NotDifferentiable(_sampler)  # as TF: samples and hit positions carry no gradient
 
 
 def _conv_attrs(op, depthwise=False):
@@ -103,9 +107,6 @@ def _max_pool_grad_grad_grad(op, grad):
                      **_pool_attrs(op)))
 
 
-NotDifferentiable("MaxPoolGradV2")  # TF: no rule for the V2 gradient op either
-
-
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
     return apply_op("AvgPoolGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
@@ -163,6 +164,26 @@ def _top_k_grad(op, grad, _):
                                 a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape)
     return (dx, a.zeros([], dtype="int32")) if len(op.inputs) == 2 else dx
 
-for _t in ("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
-           "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits"):
-    NotDifferentiable(_t)  # samples and hit positions: no gradient in TF either
+
+def _argmax_attrs(op):
+    return {k: op.get_attr(k) for k in ("ksize", "strides", "padding", "include_batch_in_index")}
+
+
+@RegisterGradient("MaxPoolWithArgmax")
+def _max_pool_with_argmax_grad(op, grad, _):
+    return apply_op("MaxPoolGradWithArgmax", input=op.inputs[0], grad=grad, argmax=op.outputs[1],
+                    **_argmax_attrs(op))
+
+
+@RegisterGradient("MaxPoolGradWithArgmax")
+def _max_pool_grad_with_argmax_grad(op, grad):
+    return (array_ops.zeros_like(op.inputs[0]),
+            apply_op("MaxPoolGradGradWithArgmax", input=op.inputs[0], grad=grad, argmax=op.inputs[2],
+                     **_argmax_attrs(op)), None)
+
+
+@RegisterGradient("MaxPoolGradGradWithArgmax")
+def _max_pool_grad_grad_with_argmax_grad(op, grad):
+    return (array_ops.zeros_like(op.inputs[0]),
+            apply_op("MaxPoolGradWithArgmax", input=op.inputs[0], grad=grad, argmax=op.inputs[2],
+                     **_argmax_attrs(op)), None)

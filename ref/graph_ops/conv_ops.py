@@ -12,7 +12,9 @@ from ref.framework.graph import apply_op, convert_to_tensor, name_scope
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
-           "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool"]
+           "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool",
+           "max_pool_v2", "avg_pool_v2", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
+           "max_pool_with_argmax", "separable_conv2d"]
 
 
 def _pick(new_name, new, old_name, old):
@@ -268,3 +270,109 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
         raise ValueError(f"Invalid pooling_type: {pooling_type}")
     return fn(input, list(window_shape), strides if strides is not None else 1, padding,
               data_format=_fmt(data_format), name=name or f"{pooling_type.lower()}_pool")
+
+
+def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default):
+    if data_format is None or data_format == "NWC":
+        data_format, expanding_dim, c = "NHWC", 1, 2
+    elif data_format == "NCW":
+        data_format, expanding_dim, c = "NCHW", 2, 1
+    else:
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+    with name_scope(name, default, [input]) as name:
+        ksize = [1] + get_sequence(ksize, 1, c, "ksize")
+        strides = [1] + get_sequence(strides, 1, c, "strides")
+        padding, explicit = convert_padding(padding, 3)
+        if explicit:
+            explicit = [0, 0] + explicit
+        x = array_ops.expand_dims(input, expanding_dim)
+        extra = {"explicit_paddings": explicit} if op_type == "MaxPool" else {}
+        arg = "input" if op_type == "MaxPool" else "value"
+        out = apply_op(op_type, ksize=ksize, strides=strides, padding=padding, data_format=data_format,
+                       **{arg: x}, **extra)
+        return array_ops.squeeze(out, [expanding_dim], name=name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """1-D max pooling of [batch, width, channels] (NWC) or NCW: a height-1 MaxPool."""
+    return _pool1d("MaxPool", input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """1-D average pooling: a height-1 AvgPool."""
+    return _pool1d("AvgPool", input, ksize, strides, padding, data_format, name, "AvgPool1D")
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """TF2's max_pool2d: max_pool with an int, 2- or 4-list ksize/strides."""
+    return max_pool(input, ksize, strides, padding, data_format=data_format, name=name or "MaxPool2d")
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """TF2's avg_pool2d."""
+    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name or "AvgPool2D")
+
+
+def _rank_of(input, data_format):
+    input = convert_to_tensor(input)
+    n = input.shape.ndims
+    if n is None:
+        n = len(data_format) if data_format else None
+    if n is None:
+        raise ValueError("The input must have a rank or a data format must be given")
+    return input, n - 2
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """TF2's max_pool: 1-D or 2-D by the input's rank."""
+    input, n = _rank_of(input, data_format)
+    if n == 1:
+        return max_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
+    if n == 2:
+        return max_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
+    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """TF2's avg_pool: 1-D or 2-D by the input's rank."""
+    input, n = _rank_of(input, data_format)
+    if n == 1:
+        return avg_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
+    if n == 2:
+        return avg_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
+    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,
+                         output_dtype=None, include_batch_in_index=False):  # noqa: N803 (TF's argument name)
+    """(output, argmax) of MaxPool over NHWC input; argmax flattens
+    ((b * height + y) * width + x) * channels + c (b only with
+    ``include_batch_in_index``)."""
+    if data_format != "NHWC":
+        raise ValueError("Data formats other than 'NHWC' are not yet supported")
+    Targmax = _pick("output_dtype", output_dtype, "Targmax", Targmax)
+    return apply_op("MaxPoolWithArgmax", input=input, ksize=get_sequence(ksize, 2, 3, "ksize"),
+                    strides=get_sequence(strides, 2, 3, "strides"), padding=padding,
+                    Targmax=Targmax if Targmax is not None else "int64",
+                    include_batch_in_index=include_batch_in_index, name=name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,
+                     data_format=None, dilations=None):
+    """A depthwise convolution (filter [h, w, in, multiplier]) followed by a
+    1x1 convolution (pointwise_filter [1, 1, in * multiplier, out], VALID)."""
+    rate = _pick("dilations", dilations, "rate", rate)
+    with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as name:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pf = pointwise_filter.shape
+        if pf.ndims is not None and (pf[0] != 1 or pf[1] != 1) and pf[0] is not None:
+            raise ValueError(f"Pointwise filter must have height and width 1, got {pf}")
+        data_format = _fmt(data_format)
+        rate = [1, 1] if rate is None else [int(r) for r in rate]
+        c = _channel_index(data_format)
+        depthwise = depthwise_conv2d_native(input, depthwise_filter, get_sequence(strides, 2, c, "strides"), padding,
+                                            data_format=data_format, dilations=get_sequence(rate, 2, c, "dilations"),
+                                            name="depthwise")
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format, name=name)

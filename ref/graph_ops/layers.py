@@ -21,18 +21,32 @@ the legacy ``tf_keras`` layers (``fused=None`` batch norm uses
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
 from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant_value, \
-    convert_to_tensor, name_scope
+    convert_to_tensor, get_collection, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
 from ref.graph_ops.variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv1d", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
-           "dropout", "flatten", "batch_normalization"]
+           "dropout", "flatten", "batch_normalization", "Layer", "Dense", "Conv2D", "Conv1D", "BatchNormalization",
+           "MaxPooling2D", "AveragePooling2D", "Dropout", "Flatten"]
+
+
+_OPENED = threading.local()  # the variable scope a builder opened last (read by Layer objects)
+
+
+@contextlib.contextmanager
+def _layer_scope(name, default_name, values, reuse):
+    with variable_scope(name, default_name=default_name, values=values, reuse=reuse) as scope:
+        _OPENED.scope = scope
+        yield scope
 
 
 def _tuple(value, n, name):
@@ -93,7 +107,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
           reuse=None):
     """outputs = activation(inputs . kernel + bias): kernel [last dim, units];
     inputs of rank > 2 are contracted over their last dimension."""
-    with variable_scope(name, default_name="dense", values=[inputs], reuse=reuse):
+    with _layer_scope(name, "dense", [inputs], reuse):
         inputs = convert_to_tensor(inputs, name="inputs")
         dtype = inputs.dtype.base_dtype
         last = dimension_value(inputs.shape[-1]) if inputs.shape.ndims else None
@@ -106,9 +120,13 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                                        regularizer=bias_regularizer, trainable=trainable),
                           bias_constraint) if use_bias else None
         rank = inputs.shape.ndims
-        if rank is not None and rank > 2:
-            outputs = math_ops.tensordot(inputs, kernel, [[rank - 1], [0]])
-            outputs.set_shape(inputs.shape[:-1].concatenate([units]))
+        if rank is not None and rank > 2:  # TF's tensordot: [-1, last] . kernel, reshaped back
+            flat = math_ops.matmul(array_ops.reshape(inputs, [-1, last]), kernel)
+            lead = inputs.shape[:-1]
+            shape = lead.as_list() + [units] if lead.is_fully_defined() else \
+                array_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0)
+            outputs = array_ops.reshape(flat, shape)
+            outputs.set_shape(lead.concatenate([units]))
         else:
             outputs = math_ops.matmul(inputs, kernel)
         if bias is not None:
@@ -125,7 +143,7 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
     strides = _tuple(strides, rank, "strides")
     dilation_rate = _tuple(dilation_rate, rank, "dilation_rate")
     fmt, tf_fmt = _data_format(data_format, rank)
-    with variable_scope(name, default_name=default_name, values=[inputs], reuse=reuse):
+    with _layer_scope(name, default_name, [inputs], reuse):
         inputs = convert_to_tensor(inputs, name="inputs")
         dtype = inputs.dtype.base_dtype
         axis = -1 if fmt == "channels_last" else 1
@@ -279,7 +297,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     if renorm or virtual_batch_size is not None or adjustment is not None:
         raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and adjustment are not "
                                   "supported in ref")
-    with variable_scope(name, default_name="batch_normalization", values=[inputs], reuse=reuse):
+    with _layer_scope(name, "batch_normalization", [inputs], reuse):
         inputs = convert_to_tensor(inputs, name="inputs")
         ndims = inputs.shape.ndims
         if ndims is None:
@@ -385,3 +403,92 @@ def _unfused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, mom
                                                     epsilon)
     outputs.set_shape(inputs.shape)
     return outputs
+
+
+# ---------------------------------------------------------------------------
+# Layer objects (tf.layers.Dense, ...): one set of variables, reused per call
+# ---------------------------------------------------------------------------
+
+class Layer:
+    """A TF1 layer object over one of the functions above: the first call
+    creates the variables in the scope ``name`` (uniquified from the layer's
+    base name when None), later calls reuse them. ``variables``,
+    ``trainable_variables`` and ``updates`` list what the calls created."""
+
+    _base, _positional, _variables, _training = "layer", (), True, False
+
+    def __init__(self, *args, name=None, trainable=True, **config):
+        if len(args) > len(self._positional):
+            raise TypeError(f"{type(self).__name__} takes at most {len(self._positional)} positional arguments")
+        config.update(zip(self._positional, args))
+        self._name, self.trainable, self._config = name, trainable, config
+        self._scope = None
+        self.variables, self.updates = [], []
+        self.built = False
+
+    @property
+    def name(self):
+        return self._scope.name if self._scope is not None else self._name
+
+    @property
+    def trainable_variables(self):
+        trainable = get_collection(GraphKeys.TRAINABLE_VARIABLES)
+        return [v for v in self.variables if any(v is t for t in trainable)]
+
+    @property
+    def non_trainable_variables(self):
+        return [v for v in self.variables if not any(v is t for t in self.trainable_variables)]
+
+    trainable_weights = trainable_variables
+    non_trainable_weights = non_trainable_variables
+
+    @property
+    def weights(self):
+        return list(self.variables)
+
+    def _build(self, inputs, **config):
+        raise NotImplementedError
+
+    def __call__(self, inputs, training=False, **kwargs):
+        config = dict(self._config, **kwargs)
+        if self._training:
+            config["training"] = training
+        if not self._variables:
+            return self._build(inputs, name=self._name, **config)
+        config["trainable"] = self.trainable
+        before_vars = get_collection(GraphKeys.GLOBAL_VARIABLES)
+        before_updates = get_collection(GraphKeys.UPDATE_OPS)
+        if self._scope is None:
+            out = self._build(inputs, name=self._name, **config)
+            self._scope = _OPENED.scope
+        else:
+            out = self._build(inputs, name=self._scope, reuse=True, **config)
+        self.built = True
+        self.variables += [v for v in get_collection(GraphKeys.GLOBAL_VARIABLES)
+                           if not any(v is b for b in before_vars)]
+        self.updates += [u for u in get_collection(GraphKeys.UPDATE_OPS) if not any(u is b for b in before_updates)]
+        return out
+
+    apply = __call__
+
+
+def _layer_class(cls_name, builder, base, positional, variables=True, training=False):
+    def build(self, inputs, **config):
+        return builder(inputs, **config)
+
+    doc = (f"``tf.layers.{cls_name}({', '.join(positional)}, ...)``: :func:`{builder.__name__}` as an object"
+           f"{' (its variables are created once and shared by every call)' if variables else ''}.")
+    return type(cls_name, (Layer,), {"_base": base, "_positional": positional, "_variables": variables,
+                                     "_training": training, "_build": build, "__doc__": doc})
+
+
+Dense = _layer_class("Dense", dense, "dense", ("units",))
+Conv2D = _layer_class("Conv2D", conv2d, "conv2d", ("filters", "kernel_size"))
+Conv1D = _layer_class("Conv1D", conv1d, "conv1d", ("filters", "kernel_size"))
+BatchNormalization = _layer_class("BatchNormalization", batch_normalization, "batch_normalization", (),
+                                  training=True)
+MaxPooling2D = _layer_class("MaxPooling2D", max_pooling2d, "max_pooling2d", ("pool_size", "strides"), False)
+AveragePooling2D = _layer_class("AveragePooling2D", average_pooling2d, "average_pooling2d",
+                                ("pool_size", "strides"), False)
+Dropout = _layer_class("Dropout", dropout, "dropout", ("rate",), False, training=True)
+Flatten = _layer_class("Flatten", flatten, "flatten", (), False)

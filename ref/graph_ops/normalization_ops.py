@@ -8,7 +8,8 @@ from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops as _m
 from ref.framework.graph import apply_op, constant, convert_to_tensor, name_scope
 
-__all__ = ["batch_normalization", "fused_batch_norm", "local_response_normalization", "lrn", "top_k"]
+__all__ = ["batch_normalization", "fused_batch_norm", "local_response_normalization", "lrn", "top_k",
+           "sufficient_statistics", "normalize_moments", "weighted_moments", "batch_norm_with_global_normalization"]
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
@@ -64,3 +65,93 @@ def top_k(input, k=1, sorted=True, name=None, index_type=dtypes.int32):
     (``TopKV2``; equal values: the lower index first)."""
     return apply_op("TopKV2", input=input, k=convert_to_tensor(k, dtype=dtypes.int32) if isinstance(k, int) else k,
                     sorted=sorted, index_type=dtypes.as_dtype(index_type), name=name)
+
+
+def _keep(keepdims, keep_dims):
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    value = keepdims if keepdims is not None else keep_dims
+    return bool(value) if value is not None else False
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum(x - shift), sum((x - shift) ** 2), shift) over ``axes``
+    (the count a constant when those dimensions are known)."""
+    axes = sorted(set(axes))
+    keepdims = _keep(keepdims, keep_dims)
+    with name_scope(name, "sufficient_statistics", [x, shift]):
+        x = convert_to_tensor(x, name="x")
+        shape = x.shape
+        if shape.ndims is not None and all(shape[d] is not None for d in axes):
+            n = 1
+            for d in axes:
+                n *= shape[d]
+            counts = constant(n, dtype=x.dtype.base_dtype)
+        else:
+            dims = array_ops.gather(_m.cast(array_ops.shape(x), x.dtype.base_dtype), axes)
+            counts = _m.reduce_prod(dims, name="count")
+        if shift is not None:
+            shift = convert_to_tensor(shift, name="shift")
+            m_ss, v_ss = _m.subtract(x, shift), _m.squared_difference(x, shift)
+        else:
+            m_ss, v_ss = x, _m.square(x)
+        m_ss = _m.reduce_sum(m_ss, axes, keepdims=keepdims, name="mean_ss")
+        v_ss = _m.reduce_sum(v_ss, axes, keepdims=keepdims, name="var_ss")
+    return counts, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics: mean = mean_ss / counts
+    (+ shift), variance = variance_ss / counts - (mean_ss / counts) ** 2."""
+    with name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
+        divisor = _m.reciprocal(counts, name="divisor")
+        if shift is not None:
+            shifted_mean = _m.multiply(mean_ss, divisor, name="shifted_mean")
+            mean = _m.add(shifted_mean, shift, name="mean")
+        else:
+            shifted_mean = _m.multiply(mean_ss, divisor, name="mean")
+            mean = shifted_mean
+        variance = _m.subtract(_m.multiply(variance_ss, divisor), _m.square(shifted_mean), name="variance")
+    return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """(mean, variance) of x over ``axes`` with each element counted
+    ``frequency_weights`` times (broadcast against x; 0 where the weights sum to 0)."""
+    keepdims = _keep(keepdims, keep_dims)
+    with name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
+        x = convert_to_tensor(x, name="x")
+        w = convert_to_tensor(frequency_weights, name="frequency_weights")
+        needs_cast = x.dtype.base_dtype == dtypes.float16
+        if needs_cast:
+            x = _m.cast(x, dtypes.float32)
+        if w.dtype.base_dtype != x.dtype.base_dtype:
+            w = _m.cast(w, x.dtype.base_dtype)
+        weighted_input_sum = _m.reduce_sum(_m.multiply(w, x), axes, name="weighted_input_sum", keepdims=True)
+        broadcasted_weights = _m.add(w, array_ops.zeros_like(x))
+        sum_of_weights = _m.reduce_sum(broadcasted_weights, axes, name="sum_of_weights", keepdims=True)
+        weighted_mean = _m.div_no_nan(weighted_input_sum, sum_of_weights)
+        weighted_distsq = _m.reduce_sum(_m.multiply(w, _m.squared_difference(x, weighted_mean)), axes,
+                                        name="weighted_distsq", keepdims=True)
+        weighted_variance = _m.div_no_nan(weighted_distsq, sum_of_weights)
+        if not keepdims:
+            weighted_mean = array_ops.squeeze(weighted_mean, axes)
+            weighted_variance = array_ops.squeeze(weighted_variance, axes)
+        if needs_cast:
+            weighted_mean = _m.cast(weighted_mean, dtypes.float16)
+            weighted_variance = _m.cast(weighted_variance, dtypes.float16)
+        return weighted_mean, weighted_variance
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None, mean=None,
+                                         variance=None):
+    """batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None, epsilon)."""
+    def pick(new, old, what):
+        if new is not None and old is not None:
+            raise ValueError(f"Cannot specify both '{what[0]}' and '{what[1]}'")
+        return new if new is not None else old
+    t = pick(input, t, ("input", "t"))
+    m = pick(mean, m, ("mean", "m"))
+    v = pick(variance, v, ("variance", "v"))
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None, variance_epsilon, name)

@@ -104,7 +104,7 @@ def check_attrs(strides, dilations, padding, explicit_paddings, data_format, wha
 def _explicit_hw(explicit_paddings, data_format):
     if not explicit_paddings:
         return (0, 0), (0, 0)
-    p = list(explicit_paddings)
+    p = list(explicit_paddings or [])
     if _nchw(data_format):
         return (p[4], p[5]), (p[6], p[7])
     return (p[2], p[3]), (p[4], p[5])
@@ -254,7 +254,7 @@ def _conv_out_shape(in_dims, f_dims, attrs, depthwise=False):
             raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter ({fc}) "
                              f"for '{name}'")
     g = Geometry(h, w, kh, kw, attrs["strides"], attrs.get("dilations"), attrs["padding"],
-                 attrs.get("explicit_paddings", []), fmt)
+                 (attrs.get("explicit_paddings") or []), fmt)
     for size, k, d, out in ((h, kh, g.dh, g.oh), (w, kw, g.dw, g.ow)):
         if out is not None and out < 0:
             raise ValueError(f"Negative dimension size caused by subtracting {(k - 1) * d + 1} from {size} "
@@ -274,7 +274,7 @@ def _check_ranks(ins, names, attrs):
 
 
 def _attrs_ok(attrs, what):
-    check_attrs(attrs["strides"], attrs.get("dilations"), attrs["padding"], attrs.get("explicit_paddings", []),
+    check_attrs(attrs["strides"], attrs.get("dilations"), attrs["padding"], (attrs.get("explicit_paddings") or []),
                 attrs.get("data_format", "NHWC"), what, attrs.get("_op_name", ""))
 
 
@@ -305,7 +305,7 @@ _DW_ATTRS = {"strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [], 
 
 def _prepare(strides, dilations, padding, explicit_paddings, data_format, op):
     try:
-        check_attrs(list(strides), list(dilations), padding, list(explicit_paddings), data_format, op, op)
+        check_attrs(list(strides), list(dilations), padding, list(explicit_paddings or []), data_format, op, op)
     except ValueError as e:
         raise invalid_argument(str(e)) from None
     sh, sw = _hw(strides, data_format)

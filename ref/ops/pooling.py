@@ -31,7 +31,7 @@ def _check(ksize, strides, padding, explicit_paddings, data_format, op, name=Non
         raise ValueError(f"Pooling is not yet supported on the batch nor depth dimensions for '{name or op}'")
     if min(ksize) < 1:
         raise ValueError(f"Sliding window ksize must be positive for '{name or op}'")
-    check_attrs(list(strides), None, padding, list(explicit_paddings), data_format, op, name or op)
+    check_attrs(list(strides), None, padding, list(explicit_paddings or []), data_format, op, name or op)
 
 
 def _run_check(ksize, strides, padding, explicit_paddings, data_format, op):
@@ -64,11 +64,11 @@ def _pool_shape(input_name, ins, attrs, ksize=None, strides=None):
                          f"with input shapes: {s}.")
     if ksize is None or strides is None:
         return TensorShape([s[0] if s.ndims else None, None, None, None]) if s.ndims else unknown_shape(4)
-    _check(ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt, "pooling",
+    _check(ksize, strides, attrs["padding"], (attrs.get("explicit_paddings") or []), fmt, "pooling",
            attrs.get("_op_name"))
     dims = s.as_list() if s.ndims is not None else [None] * 4
     n, h, w, c = (dims[0], dims[2], dims[3], dims[1]) if _nchw(fmt) else dims
-    g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], attrs.get("explicit_paddings", []), fmt)
+    g = _geometry([n, h, w, c], ksize, strides, attrs["padding"], (attrs.get("explicit_paddings") or []), fmt)
     if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
         raise ValueError(f"Negative dimension size: computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
                          f"ksize {list(ksize)}")
@@ -257,3 +257,82 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
         for j in range(g.kw):
             dxp[g.window_slice(i, j)] += share
     return from_nhwc(g.unpad(dxp).astype(dy0.dtype, copy=False), data_format)
+
+
+# ---------------------------------------------------------------------------
+# MaxPoolWithArgmax and its gradients
+# ---------------------------------------------------------------------------
+
+def _flat_argmax(x, g, include_batch_in_index):
+    """Flat input index of each window's first maximum:
+    ((b * H + y) * W + x) * C + c, without the batch term unless asked."""
+    n, h, w, c = x.shape
+    tap = _argmax_taps(x, g)
+    ki, kj = tap // g.kw, tap % g.kw
+    rows = (np.arange(g.oh) * g.sh - g.ph0)[None, :, None, None] + ki
+    cols = (np.arange(g.ow) * g.sw - g.pw0)[None, None, :, None] + kj
+    idx = (rows * w + cols) * c + np.arange(c)[None, None, None, :]
+    if include_batch_in_index:
+        idx = idx + (np.arange(n) * (h * w * c))[:, None, None, None]
+    return idx.astype(np.int64)
+
+
+def _argmax_shape(ins, attrs):
+    s = _pool_shape("input", ins, {**attrs, "data_format": "NHWC"})
+    return [(ins["input"].dtype, s), (attrs.get("Targmax", dtypes.int64), s)]
+
+
+@register_op("MaxPoolWithArgmax", inputs=("input",), outputs=("output", "argmax"),
+             attrs={"ksize": REQUIRED, "strides": REQUIRED, "Targmax": dtypes.int64, "padding": REQUIRED,
+                    "include_batch_in_index": False},
+             type_attrs={"T": "input"}, allowed={"T": _MAX_T, "Targmax": (dtypes.int32, dtypes.int64)},
+             shape=_argmax_shape)
+def max_pool_with_argmax(input, ksize, strides, padding, Targmax=dtypes.int64, include_batch_in_index=False):
+    """MaxPool (NHWC) and the flat index of each maximum:
+    argmax = ((b * height + y) * width + x) * channels + c, b included only
+    with ``include_batch_in_index``."""
+    x = np.asarray(input)
+    out = _max_pool(x, ksize, strides, padding, [], "NHWC", "MaxPoolWithArgmax")
+    g = _geometry(x.shape, ksize, strides, padding, [], "NHWC")
+    return out, _flat_argmax(x, g, include_batch_in_index).astype(dtypes.as_dtype(Targmax).np)
+
+
+def _batch_offsets(shape, include_batch_in_index, per_batch):
+    if include_batch_in_index:
+        return 0
+    return (np.arange(shape[0]) * per_batch).reshape((-1,) + (1,) * (len(shape) - 1))
+
+
+_ARGMAX_GRAD_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "include_batch_in_index": False}
+
+
+@register_op("MaxPoolGradWithArgmax", inputs=("input", "grad", "argmax"), attrs=dict(_ARGMAX_GRAD_ATTRS),
+             type_attrs={"T": ("input", "grad"), "Targmax": "argmax"},
+             allowed={"T": _MAX_T, "Targmax": (dtypes.int32, dtypes.int64)}, shape=_same_as("input"))
+def max_pool_grad_with_argmax(input, grad, argmax, ksize, strides, padding, include_batch_in_index=False):
+    """output (input-shaped) = the sum of grad over the outputs whose argmax
+    points at each input element."""
+    x, dy, am = np.asarray(input), np.asarray(grad), np.asarray(argmax).astype(np.int64)
+    if dy.shape != am.shape:
+        raise invalid_argument(f"MaxPoolGradWithArgmax: grad {list(dy.shape)} and argmax {list(am.shape)} differ")
+    per = int(np.prod(x.shape[1:], dtype=np.int64))
+    flat = am + _batch_offsets(am.shape, include_batch_in_index, per)
+    if flat.size and (flat.min() < 0 or flat.max() >= x.size):
+        raise invalid_argument("MaxPoolGradWithArgmax: argmax index out of range")
+    out = np.zeros(x.size, dy.dtype)
+    np.add.at(out, flat.reshape(-1), dy.reshape(-1))
+    return out.reshape(x.shape)
+
+
+@register_op("MaxPoolGradGradWithArgmax", inputs=("input", "grad", "argmax"), attrs=dict(_ARGMAX_GRAD_ATTRS),
+             type_attrs={"T": ("input", "grad"), "Targmax": "argmax"},
+             allowed={"T": _MAX_T, "Targmax": (dtypes.int32, dtypes.int64)},
+             shape=lambda ins, attrs: [(ins["grad"].dtype, ins["argmax"].shape)])
+def max_pool_grad_grad_with_argmax(input, grad, argmax, ksize, strides, padding, include_batch_in_index=False):
+    """output[b, i, j, c] = grad (input-shaped) at argmax[b, i, j, c]."""
+    x, gx, am = np.asarray(input), np.asarray(grad), np.asarray(argmax).astype(np.int64)
+    per = int(np.prod(x.shape[1:], dtype=np.int64))
+    flat = am + _batch_offsets(am.shape, include_batch_in_index, per)
+    if flat.size and (flat.min() < 0 or flat.max() >= gx.size):
+        raise invalid_argument("MaxPoolGradGradWithArgmax: argmax index out of range")
+    return gx.reshape(-1)[flat]

@@ -100,6 +100,8 @@ CASES = {
     "MaxPoolV2": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: apply_op(
         "MaxPoolV2", input=x, ksize=tf.constant([1, 2, 2, 1]), strides=tf.constant([1, 2, 1, 1]), padding="VALID"),
         False),
+    "MaxPoolWithArgmax": ([2, 4, 4, 2], lambda s: RNG.permutation(64).reshape(s) / 8.0, lambda x: tf.square(
+        tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 1, 2, 1], "SAME")[0]), True),
     "AvgPool": ([1, 4, 5, 2], _any, lambda x: tf.square(tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 2, 1], "SAME")),
                 True),
     "TopKV2": ([2, 5], lambda s: RNG.permutation(10).reshape(s) / 4.0, lambda x: tf.nn.top_k(x, 3)[0], False),
@@ -271,6 +273,7 @@ COVERED_ELSEWHERE = {
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
     "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool",
+    "MaxPoolGradWithArgmax": "MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax": "MaxPoolWithArgmax",
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
@@ -299,6 +302,7 @@ NO_GRADIENT_IN_TF = {
 KNOWN_GAPS = {
     "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
     "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
+    "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
 }
 
 

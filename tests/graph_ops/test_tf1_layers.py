@@ -178,3 +178,43 @@ def test_dropout_layer_is_tf_dropout_bit_for_bit():
             want = sess.run(want)
     np.testing.assert_array_equal(same, x_val)
     np.testing.assert_array_equal(got, want)
+
+
+def test_dense_rank3_contracts_last_axis():
+    tf = ref
+    x_val = RNG.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 3])
+        y = tf.layers.dense(x, 4, activation=tf.nn.relu, bias_initializer=tf.constant_initializer(0.25))
+        assert y.shape.as_list() == [None, 5, 4]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, kernel = sess.run([y, tf.global_variables()[0]], {x: x_val})
+    np.testing.assert_allclose(got, np.maximum(x_val @ kernel + 0.25, 0), rtol=1e-6, atol=1e-7)
+
+
+def test_layer_objects_share_their_variables():
+    tf = ref
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        dense = tf.layers.Dense(3, activation=tf.nn.relu, name="shared_fc")
+        y1, y2 = dense(x), dense(x)
+        other = tf.layers.Dense(2)
+        z = other(y1)
+        bn = tf.layers.BatchNormalization(momentum=0.5)
+        out = bn(z, training=True)
+        pooled = tf.layers.MaxPooling2D(2, 2)(tf.zeros([1, 4, 4, 1]))
+        dropped = tf.layers.Dropout(0.5)(out)  # training=False: identity
+        assert dense.name == "shared_fc" and other.name == "dense" and bn.name == "batch_normalization"
+        assert _names(dense.variables) == ["shared_fc/kernel:0", "shared_fc/bias:0"]
+        assert _names(bn.trainable_variables) == ["batch_normalization/gamma:0", "batch_normalization/beta:0"]
+        assert _names(bn.non_trainable_variables) == ["batch_normalization/moving_mean:0",
+                                                      "batch_normalization/moving_variance:0"]
+        assert [u.op.name for u in bn.updates] == ["batch_normalization/AssignMovingAvg",
+                                                   "batch_normalization/AssignMovingAvg_1"]
+        assert len(tf.global_variables()) == 8 and pooled.shape.as_list() == [1, 2, 2, 1]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            a, b, c, d = sess.run([y1, y2, out, dropped], {x: X2})
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(c, d)

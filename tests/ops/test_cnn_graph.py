@@ -34,6 +34,11 @@ CASES = [
     ("max_pool-int-ksize", lambda tf, x: tf.nn.max_pool(x, 3, 2, "VALID")),
     ("avg_pool", lambda tf, x: tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")),
     ("avg_pool-valid", lambda tf, x: tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "VALID")),
+    ("max_pool_v2", lambda tf, x: tf.nn.max_pool_v2(x, 2, [2, 1], "SAME")),
+    ("avg_pool_v2", lambda tf, x: tf.nn.avg_pool_v2(x, [3, 2], 1, "VALID")),
+    ("max_pool1d", lambda tf, x: tf.nn.max_pool1d(tf.reshape(x, [2, 24, 7]), 3, 2, "SAME")),
+    ("avg_pool1d", lambda tf, x: tf.nn.avg_pool1d(tf.reshape(x, [2, 24, 7]), 2, 1, "VALID")),
+    ("max_pool_with_argmax", lambda tf, x: tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")[0]),
     ("conv-relu-pool", lambda tf, x: tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, W, [1, 1, 1, 1], "SAME") - 6.0),
                                                     [1, 2, 2, 1], [1, 2, 2, 1], "VALID")),
     ("batch_normalization", lambda tf, x: tf.nn.batch_normalization(
@@ -42,6 +47,14 @@ CASES = [
     ("fused_batch_norm-infer", lambda tf, x: tf.nn.fused_batch_norm(
         x, tf.constant([1.0, 2.0, 0.5]), tf.constant([3.0, 3.5, 4.0]), mean=tf.constant([1.0, 0.9, 1.1]),
         variance=tf.constant([0.5, 0.6, 0.7]), is_training=False)[0]),
+    ("separable_conv2d", lambda tf, x: tf.nn.separable_conv2d(x, WD, W[:1, :1].repeat(2, axis=2), [1, 1, 1, 1],
+                                                              "SAME")),
+    ("weighted_moments", lambda tf, x: tf.nn.weighted_moments(x, [0, 1, 2], tf.constant(X[:1, :, :, :1] + 1.0))[1]),
+    ("sufficient_statistics", lambda tf, x: tf.nn.normalize_moments(*tf.nn.sufficient_statistics(
+        x, [1, 2], shift=tf.constant(1.0)))[0]),
+    ("batch_norm_with_global_normalization", lambda tf, x: tf.nn.batch_norm_with_global_normalization(
+        x, tf.constant([1.0, 0.9, 1.1]), tf.constant([0.5, 0.6, 0.7]), tf.constant([3.0, 3.5, 4.0]),
+        tf.constant([1.0, 2.0, 0.5]), 1e-3, True)),
     ("lrn", lambda tf, x: tf.nn.local_response_normalization(x, depth_radius=1, bias=2.0, alpha=0.5, beta=0.75)),
     ("lrn-default", lambda tf, x: tf.nn.lrn(x)),
     ("top_k-values", lambda tf, x: tf.nn.top_k(tf.reshape(x, [2, -1]), k=5)[0]),
@@ -136,3 +149,28 @@ def test_construction_errors_like_tf(rid, build, exc):
         with lib.Graph().as_default():
             with pytest.raises(exc):
                 build(lib)
+
+
+def test_graph_def_round_trip_into_tf_and_ref():
+    """List attrs (strides, ksize, explicit_paddings, dilations) survive
+    as_graph_def: TF imports ref's GraphDef and computes the same values."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    with ref.Graph().as_default() as g:
+        x = ref.placeholder(ref.float32, X.shape, name="x")
+        y = ref.nn.conv2d(x, W, 1, [[0, 0], [1, 1], [2, 0], [0, 0]], dilations=[1, 1, 1, 1])
+        y = ref.nn.max_pool(y, 2, 2, "SAME")
+        y = ref.nn.avg_pool(y, 2, 1, "SAME")
+        y = ref.nn.depthwise_conv2d(y, WD[:, :, :1, :].repeat(4, axis=2), [1, 1, 1, 1], "SAME")
+        y = ref.nn.fused_batch_norm(y, ref.ones([8]), ref.zeros([8]))[0]
+        y = ref.identity(ref.nn.top_k(ref.reshape(ref.nn.lrn(y), [2, -1]), 3)[0], name="out")
+        gd = g.as_graph_def()
+        with ref.Session() as sess:
+            want = sess.run(y, {x: X})
+    with ref.Graph().as_default():
+        ref.import_graph_def(gd, name="")
+        with ref.Session() as sess:
+            np.testing.assert_array_equal(sess.run("out:0", {"x:0": X}), want)
+    with tf.Graph().as_default():
+        tf.import_graph_def(tf.GraphDef.FromString(gd.SerializeToString()), name="")
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run("out:0", {"x:0": X}), want, rtol=1e-5)

@@ -260,6 +260,24 @@ def test_pool_vs_tf_raw_ops(geom, ties, fmt="NHWC"):  # TF's Eigen CPU pooling i
         <= BUDGETS["MaxPoolGradGrad"]
 
 
+@pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
+@pytest.mark.parametrize("include_batch", [False, True])
+def test_max_pool_with_argmax_vs_tf(geom, include_batch):
+    tf = pytest.importorskip("tensorflow")
+    k, s, padding = geom
+    rng = np.random.default_rng(12)
+    x = np.round(_u(rng, (2, 7, 6, 3)) * 2).astype(np.float32)  # ties: the first maximum's index
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding, include_batch_in_index=include_batch)
+    out, argmax = registry.call("MaxPoolWithArgmax", input=x, **kw)
+    assert _distance(tf, "MaxPoolWithArgmax", dict(input=x, **kw)) == 0
+    assert _distance(tf, "MaxPoolGradWithArgmax", dict(input=x, grad=_u(rng, out.shape), argmax=argmax, **kw)) \
+        <= BUDGETS["MaxPoolGrad"]
+    gx = _u(rng, x.shape)  # TF has no CPU kernel for MaxPoolGradGradWithArgmax: its definition instead
+    flat = argmax if include_batch else argmax + (np.arange(2) * x[0].size)[:, None, None, None]
+    np.testing.assert_array_equal(
+        registry.call("MaxPoolGradGradWithArgmax", input=x, grad=gx, argmax=argmax, **kw), gx.reshape(-1)[flat])
+
+
 def test_max_pool_explicit_padding_and_int():
     tf = pytest.importorskip("tensorflow")
     x = np.arange(2 * 5 * 4 * 3, dtype=np.int32).reshape(2, 5, 4, 3) % 7 - 3
