@@ -516,9 +516,13 @@ def _common_init(self, collections, trainable, constraint, synchronization, aggr
     return collections
 
 
-def _initial_tensor(initial_value, dtype, init_from_fn, name=None):
+def _initial_tensor(initial_value, dtype, init_from_fn, name=None, resource=False):
     if init_from_fn:
         initial_value = initial_value()
+    elif isinstance(initial_value, Tensor) and initial_value.graph._building_function and not resource:
+        raise ValueError(f"Initializer for variable {name} is from inside a control-flow construct, such as a "
+                         "loop or conditional. When creating a variable inside a loop or conditional, use a lambda "
+                         "as the initializer.")
     elif isinstance(initial_value, Tensor) and initial_value.graph._building_function:
         raise ValueError(f"Argument `initial_value` ({initial_value}) could not be lifted out of a "
                          f"`tf.function`. (Tried to create variable with name='{name}'). To avoid this error, when "
@@ -569,6 +573,13 @@ def _guard_uninitialized_dependencies(name, initial_value):
     return rebuild(initial_value.op).outputs[initial_value.value_index]
 
 
+def _try_guard_against_uninitialized_dependencies(name, initial_value):
+    """TF's name for :func:`_guard_uninitialized_dependencies` (TypeError unless a Tensor)."""
+    if not isinstance(initial_value, Tensor):
+        raise TypeError(f"initial_value needs to be a Tensor: {initial_value}")
+    return _guard_uninitialized_dependencies(name, initial_value)
+
+
 class RefVariable(Variable):
     """TF1's reference variable: a VariableV2 op whose output is a ``_ref`` tensor."""
 
@@ -594,7 +605,7 @@ class RefVariable(Variable):
                         with name_scope("Initializer"), device(None):
                             self._initial_value = _initial_tensor(initial_value, dtype, True)
                     else:
-                        self._initial_value = _initial_tensor(initial_value, dtype, False, name)
+                        self._initial_value = _initial_tensor(initial_value, dtype, False, scope)
                     if shape is None:
                         shape = self._initial_value.shape if validate_shape else unknown_shape()
                     self._variable = apply_op("VariableV2", shape=as_shape(shape),
@@ -698,7 +709,7 @@ class ResourceVariable(Variable):
                 attr_scope = get_default_graph()._attr_scope({"_class": [f"loc:@{handle_name}"]})
                 attr_scope.__enter__()
                 with name_scope("Initializer"), device(None):
-                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn, name)
+                    self._initial_value = _initial_tensor(initial_value, dtype, init_from_fn, name, resource=True)
                 if shape is not None:
                     shape = as_shape(shape)
                     if not self._initial_value.shape.is_compatible_with(shape):
