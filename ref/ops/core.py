@@ -58,19 +58,50 @@ def no_op():
 
 
 def _assert_word(v):
+    """One element as TF's SummarizeValue prints it: floats in the shortest
+    round-tripping ``%g`` (6 then 9 digits for float32, 15 then 17 for float64)."""
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, np.floating):
-        return format(float(v), ".6g" if v.dtype.itemsize <= 4 else ".15g")
+        short, long_ = (6, 9) if v.dtype.itemsize <= 4 else (15, 17)
+        text = format(float(v), f".{short}g")
+        return text if np.isnan(v) or v.dtype.type(text) == v else format(float(v), f".{long_}g")
     return str(int(v)) if isinstance(v, np.bool_) else str(v)
 
 
-def _assert_item(value, summarize):
-    """One ``data`` entry as TF prints it in an assertion message: ``a b c...``
-    (at most ``summarize`` entries, flattened; bools as 0/1)."""
-    flat = np.asarray(value).reshape(-1)
-    shown = flat if summarize is None or summarize < 0 else flat[:summarize]
-    return " ".join(_assert_word(v) for v in shown) + ("..." if len(shown) < flat.size else "")
+def _summarize(value, summarize):
+    """TF's ``Tensor::SummarizeValue``: the first ``summarize`` elements (all when
+    negative), nested ``[...]`` per inner dimension, ``...`` where cut off."""
+    arr = np.asarray(value)
+    flat = arr.reshape(-1)
+    limit = flat.size if summarize is None or summarize < 0 else min(flat.size, summarize)
+    out, index = [], [0]
+
+    def one_dim(dim):
+        if index[0] >= limit:
+            return
+        if dim == arr.ndim - 1:
+            for i in range(arr.shape[dim]):
+                if index[0] >= limit:
+                    if dim != 0:
+                        out.append("...")
+                    return
+                out.append((" " if i else "") + _assert_word(flat[index[0]]))
+                index[0] += 1
+            return
+        for _ in range(arr.shape[dim]):
+            opened = index[0] < limit
+            if opened:
+                out.append("[")
+            one_dim(dim + 1)
+            if index[0] < limit or opened:
+                out.append("]")
+
+    if arr.ndim > 1:
+        one_dim(0)
+    else:
+        out.extend((" " if i else "") + _assert_word(flat[i]) for i in range(limit))
+    return "".join(out) + ("..." if limit < flat.size else "")
 
 
 @register_op("Assert", inputs=("condition", "data"), outputs=(), list_inputs={"data": None},
@@ -82,5 +113,5 @@ def assert_(condition, data, summarize=3):
     if np.shape(condition) != ():
         raise invalid_argument(f"In[0] should be a scalar: {np.shape(condition)}")
     if not bool(condition):
-        raise invalid_argument("assertion failed: " + " ".join(f"[{_assert_item(d, summarize)}]" for d in data))
+        raise invalid_argument("assertion failed: " + " ".join(f"[{_summarize(d, summarize)}]" for d in data))
     return ()
