@@ -291,7 +291,7 @@ class FlagValues:
                 rest.append(arg)
                 continue
             name, eq, value = arg.lstrip("-").partition("=")
-            flag = self._flags.get(name)
+            flag = self._flags.get(name) or next((f for f in self._flags.values() if f.short_name == name), None)
             if flag is None and not eq and name.startswith("no") and name[2:] in self._flags \
                     and self._flags[name[2:]].boolean:
                 self._flags[name[2:]].parse("false")
@@ -394,9 +394,13 @@ def _define(make_parser, boolean=False, multi=False, serializer=ArgumentSerializ
         kwargs = _renamed(kwargs)
         name, default, help = kwargs.pop("name", name), kwargs.pop("default", default), kwargs.pop("help", help)
         keep = {k: kwargs.pop(k) for k in ("short_name", "allow_override") if k in kwargs}
+        required = kwargs.pop("required", False)
+        kwargs.pop("module_name", None)
         parser = make_parser(*parser_args, **kwargs)
         cls = MultiFlag if multi else Flag
         flag_values[name] = cls(parser, serializer(), name, default, help, boolean=boolean, **keep)
+        if required:
+            mark_flag_as_required(name, flag_values)
         return flag_values[name]
     return define
 
