@@ -216,6 +216,8 @@ class FlagValues:
                                      f"{self._flags[name].help}")
         self._flags[name] = flag
         self._modules[name] = module
+        if flag.short_name and name == flag.name:  # absl: the short name is a key of its own
+            self.__setitem__(flag.short_name, flag)
 
     def __getitem__(self, name):
         return self._flags[name]
@@ -291,7 +293,7 @@ class FlagValues:
                 rest.append(arg)
                 continue
             name, eq, value = arg.lstrip("-").partition("=")
-            flag = self._flags.get(name) or next((f for f in self._flags.values() if f.short_name == name), None)
+            flag = self._flags.get(name)
             if flag is None and not eq and name.startswith("no") and name[2:] in self._flags \
                     and self._flags[name[2:]].boolean:
                 self._flags[name[2:]].parse("false")
@@ -310,7 +312,7 @@ class FlagValues:
                     raise Error(f"Missing value for flag {arg}")
             flag.parse(value)
         self.mark_as_parsed()
-        self._validate(list(self._flags))
+        self._validate([n for n, f in self._flags.items() if n == f.name])
         return rest
 
     def _validate(self, names):
@@ -331,7 +333,7 @@ class FlagValues:
             title = (sys.argv[0] if sys.argv and sys.argv[0] else m) if m == "__main__" else m
             out.append(f"{title}:")
             for name, flag in sorted(self._flags.items()):
-                if self._modules[name] == m:
+                if self._modules[name] == m and name == flag.name:
                     out.extend(_help_lines(flag))
         return "\n".join(out)
 
