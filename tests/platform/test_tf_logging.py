@@ -222,3 +222,14 @@ def test_session_messages_are_tensorflows(caplog, tmp_path, kind):
     assert ours == SESSION_MESSAGES[kind]
     t = pytest.importorskip("tensorflow").compat.v1
     assert ours == [_session_messages(t, caplog, str(tmp_path / "tf"), kind) for _ in range(2)]
+
+
+def test_import_meta_graph_without_variables_says_no_saver(caplog, tmp_path):
+    with tf.Graph().as_default():
+        tf.constant(1.0, name="c")
+        path = str(tmp_path / "g.meta")
+        tf.train.export_meta_graph(path)
+    with tf.Graph().as_default(), caplog.at_level(logging.INFO, logger="tensorflow"):
+        assert tf.train.import_meta_graph(path) is None
+    assert "Saver not created because there are no variables in the graph to restore" in [
+        r.getMessage() for r in caplog.records]
