@@ -358,7 +358,9 @@ def _help_lines(flag):
     else:
         lines.append(f"    (default: {flag.default_as_str})")
     if isinstance(parser, _NumberParser):
-        lines.append(f"    ({parser._range() if (parser.lower_bound, parser.upper_bound) != (None, None) else 'an integer' if parser.convert is int else 'a number'})")
+        bounded = (parser.lower_bound, parser.upper_bound) != (None, None)
+        kind = parser._range() if bounded else "an integer" if parser.convert is int else "a number"
+        lines.append(f"    ({kind})")
     elif isinstance(parser, _ListParser):
         lines.append("    (a comma separated list)")
     return lines

@@ -185,7 +185,8 @@ def test_app_run_help_prints_docstring_and_flags(tmp_path):
     code, stdout, _ = _app(tmp_path, "import ref as tf", ["--help"])
     script = tmp_path / "script.py"
     assert code == 1  # absl (so TF) exits 1 after printing help
-    assert stdout == (f"A TF1 script's docstring.\nflags:\n\n{script}:\n  --[no]myflag: a flag\n    (default: 'false')\n"
+    assert stdout == (f"A TF1 script's docstring.\nflags:\n\n{script}:\n"
+                      "  --[no]myflag: a flag\n    (default: 'false')\n"
                       "  --steps: how many steps\n    (default: '10')\n    (an integer)\n\n"
                       "Try --helpfull to get a list of all flags.\n")
 

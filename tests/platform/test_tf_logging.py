@@ -137,7 +137,8 @@ def _logging_hook(tf1):
 def test_logging_tensor_hook_prints_values_as_tensorflow(caplog):
     msgs = _hook_messages(tf, caplog, _logging_hook)
     assert [m for m in msgs if m.startswith("loss")] == [
-        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25]", "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25] (T sec)"]
+        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25]",
+        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25] (T sec)"]
     t = pytest.importorskip("tensorflow").compat.v1
     theirs = _hook_messages(t, caplog, _logging_hook)
     assert [m for m in msgs if m.startswith("loss")] == [m for m in theirs if m.startswith("loss")]
