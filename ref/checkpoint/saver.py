@@ -945,4 +945,5 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             return Saver(saver_def=mgd.saver_def, name=scope)
         if _all_saveable_objects(scope=import_scope):
             return Saver()
+    logging.info("Saver not created because there are no variables in the graph to restore")
     return None

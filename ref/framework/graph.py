@@ -970,6 +970,8 @@ def _python_to_numpy(value, dtype):
     if arr.dtype == np.complex128:
         return arr
     if arr.dtype == object:
+        if value is None:  # TF: a ValueError, so tf.losses(weights=None) fails as TF's tests expect
+            raise ValueError("None values not supported.")
         raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. "
                         f"Contents: {value!r}.")
     return arr

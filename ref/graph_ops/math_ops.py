@@ -28,7 +28,8 @@ __all__ = [
     "logical_xor", "matmul", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
     "reduce_all", "reduce_any", "argmax", "argmin", "add_n", "accumulate_n", "cast", "to_float", "to_double",
     "to_int32", "to_int64", "to_bfloat16", "to_complex64", "to_complex128", "arg_max", "arg_min",
-    "saturate_cast", "clip_by_value", "cumsum", "cumprod", "range", "count_nonzero", "scalar_mul", "tensordot", "sub", "mul",
+    "saturate_cast", "clip_by_value", "cumsum", "cumprod", "range", "count_nonzero", "scalar_mul", "tensordot",
+    "sub", "mul",
 ]
 
 

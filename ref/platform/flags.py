@@ -216,6 +216,8 @@ class FlagValues:
                                      f"{self._flags[name].help}")
         self._flags[name] = flag
         self._modules[name] = module
+        if flag.short_name and name == flag.name:  # absl: the short name is a key of its own
+            self.__setitem__(flag.short_name, flag)
 
     def __getitem__(self, name):
         return self._flags[name]
@@ -310,7 +312,7 @@ class FlagValues:
                     raise Error(f"Missing value for flag {arg}")
             flag.parse(value)
         self.mark_as_parsed()
-        self._validate(list(self._flags))
+        self._validate([n for n, f in self._flags.items() if n == f.name])
         return rest
 
     def _validate(self, names):
@@ -331,7 +333,7 @@ class FlagValues:
             title = (sys.argv[0] if sys.argv and sys.argv[0] else m) if m == "__main__" else m
             out.append(f"{title}:")
             for name, flag in sorted(self._flags.items()):
-                if self._modules[name] == m:
+                if self._modules[name] == m and name == flag.name:
                     out.extend(_help_lines(flag))
         return "\n".join(out)
 
@@ -356,7 +358,9 @@ def _help_lines(flag):
     else:
         lines.append(f"    (default: {flag.default_as_str})")
     if isinstance(parser, _NumberParser):
-        lines.append(f"    ({parser._range() if (parser.lower_bound, parser.upper_bound) != (None, None) else 'an integer' if parser.convert is int else 'a number'})")
+        bounded = (parser.lower_bound, parser.upper_bound) != (None, None)
+        kind = parser._range() if bounded else "an integer" if parser.convert is int else "a number"
+        lines.append(f"    ({kind})")
     elif isinstance(parser, _ListParser):
         lines.append("    (a comma separated list)")
     return lines
@@ -394,9 +398,13 @@ def _define(make_parser, boolean=False, multi=False, serializer=ArgumentSerializ
         kwargs = _renamed(kwargs)
         name, default, help = kwargs.pop("name", name), kwargs.pop("default", default), kwargs.pop("help", help)
         keep = {k: kwargs.pop(k) for k in ("short_name", "allow_override") if k in kwargs}
+        required = kwargs.pop("required", False)
+        kwargs.pop("module_name", None)
         parser = make_parser(*parser_args, **kwargs)
         cls = MultiFlag if multi else Flag
         flag_values[name] = cls(parser, serializer(), name, default, help, boolean=boolean, **keep)
+        if required:
+            mark_flag_as_required(name, flag_values)
         return flag_values[name]
     return define
 

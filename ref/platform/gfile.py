@@ -51,56 +51,66 @@ def _path(p):
 
 class GFile:
     """A file with TF's interface (``read``, ``readline``, ``readlines``, iteration,
-    ``write``, ``seek``, ``tell``, ``size``, ``flush``, ``close``; a context manager)."""
+    ``write``, ``seek``, ``tell``, ``size``, ``flush``, ``close``; a context manager).
 
-    def __init__(self, name, mode="r"):
+    As TF's ``FileIO``, reading and writing go through two handles opened on
+    first use: writes go to a writer that truncates the file (``w``, ``r+``,
+    ``w+``) or appends to it (``a``, ``a+``); reads, ``seek`` and ``tell`` use a
+    reader that starts at offset 0 and sees what the writer has flushed.
+    """
+
+    def __init__(self, name, mode="r", encoding="utf-8"):
         self.__name, self.__mode = _path(name), mode
         if mode.replace("b", "") not in _MODES:
             raise errors.InvalidArgumentError(None, None, "mode is not 'r' or 'w' or 'a' or 'r+' or 'w+' or 'a+'")
-        self._binary = "b" in mode
+        self._binary, self._encoding = "b" in mode, encoding
         self._read_ok = "r" in mode or "+" in mode
         self._write_ok = "w" in mode or "a" in mode or "+" in mode
-        self._file = None
+        self._reader = self._writer = None
 
     name = property(lambda self: self.__name)
     mode = property(lambda self: self.__mode)
 
-    def _open(self):
-        if self._file is None:
-            try:
-                self._file = open(self.__name, self.__mode.replace("b", "") + "b")
-            except OSError as e:
-                raise _error(e, self.__name) from None
-        return self._file
+    def _open(self, how):
+        try:
+            return open(self.__name, how)
+        except OSError as e:
+            raise _error(e, self.__name) from None
 
-    def _reader(self):
+    def _read_handle(self):
         if not self._read_ok:
             raise errors.PermissionDeniedError(None, None, "File isn't open for reading")
-        return self._open()
+        if self._reader is None:
+            self._reader = self._open("rb")
+        return self._reader
 
     def _out(self, data: bytes):
-        return data if self._binary else data.decode("utf-8")
+        return data if self._binary else data.decode(self._encoding)
 
     def size(self):
-        """The file's length in bytes."""
+        """The file's length in bytes (what has been flushed)."""
         return stat(self.__name).length
 
     def write(self, file_content):
-        """Writes ``str`` (as UTF-8) or ``bytes``."""
+        """Writes ``str`` (encoded) or ``bytes``."""
         if not self._write_ok:
             raise errors.PermissionDeniedError(None, None, "File isn't open for writing")
-        data = file_content.encode("utf-8") if isinstance(file_content, str) else bytes(file_content)
-        self._open().write(data)
+        if self._writer is None:
+            self._writer = self._open("ab" if "a" in self.__mode else "wb")
+        data = file_content.encode(self._encoding) if isinstance(file_content, str) else bytes(file_content)
+        self._writer.write(data)
 
     def read(self, n=-1):
         """Up to ``n`` bytes (all the rest when ``n`` is -1), ``str`` in text modes."""
-        return self._out(self._reader().read(-1 if n is None or n < 0 else n))
+        if n is not None and n < -1:
+            raise errors.InvalidArgumentError(None, None, f"Cannot read a negative number of bytes: {n}")
+        return self._out(self._read_handle().read(-1 if n is None else n))
 
     def readline(self):
-        return self._out(self._reader().readline())
+        return self._out(self._read_handle().readline())
 
     def readlines(self):
-        return [self._out(line) for line in self._reader().readlines()]
+        return [self._out(line) for line in self._read_handle().readlines()]
 
     def __iter__(self):
         return self
@@ -114,25 +124,43 @@ class GFile:
     next = __next__
 
     def seek(self, offset=None, whence=0, position=None):
-        """Moves to ``offset`` (or the deprecated ``position``) relative to ``whence``."""
+        """Moves the reader to ``offset`` relative to the start (``whence`` 0), the
+        current position (1) or the end (2); ``position`` is the deprecated name."""
         if position is not None:
+            if offset is not None:
+                raise TypeError("offset and position may not be set simultaneously.")
             offset = position
-        self._open().seek(offset, whence)
+        if offset is None:
+            raise TypeError("seek() missing the offset argument")
+        handle = self._read_handle()
+        if whence not in (0, 1, 2):
+            raise errors.InvalidArgumentError(None, None, f"Invalid whence argument: {whence}. Valid values are 0, "
+                                              "1, or 2.")
+        target = offset + (0, handle.tell(), self.size())[whence]
+        if target < 0:
+            raise errors.InvalidArgumentError(None, None, f"Seeking to a negative position: {target}")
+        handle.seek(target)
 
     def tell(self):
-        return self._open().tell()
+        """The reader's position (the writer's when nothing has been read yet)."""
+        if self._reader is None and self._writer is not None:
+            return self._writer.tell()
+        return self._read_handle().tell()
 
     def seekable(self):
         return True
 
     def flush(self):
-        if self._file is not None:
-            self._file.flush()
+        """Pushes buffered writes to the file."""
+        if self._writer is not None:
+            self._writer.flush()
 
     def close(self):
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Flushes and closes both handles (the next read starts again at 0)."""
+        for handle in (self._reader, self._writer):
+            if handle is not None:
+                handle.close()
+        self._reader = self._writer = None
 
     def __enter__(self):
         return self

@@ -353,6 +353,7 @@ class _SVSummaryThread(LooperThread):
         else:
             summary, step = self._sess.run(self._sv.summary_op), None
         if self._sv.summary_writer:
+            _log.info("Recording summary at step %s.", step)
             self._sv.summary_writer.add_summary(summary, step)
 
 
@@ -378,6 +379,7 @@ class _SVStepCounterThread(LooperThread):
         summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=self._summary_tag, simple_value=rate)])
         if self._sv.summary_writer:
             self._sv.summary_writer.add_summary(summary, step)
+        _log.log_first_n(_log.INFO, "%s: %g", 10, self._summary_tag, rate)
 
 
 class _SVTimerCheckpointThread(LooperThread):
@@ -388,6 +390,7 @@ class _SVTimerCheckpointThread(LooperThread):
         self._sv, self._sess = sv, sess
 
     def run_loop(self):
+        _log.info("Saving checkpoint to path %s", self._sv.save_path)
         self._sv.saver.save(self._sess, self._sv.save_path, global_step=self._sv.global_step)
         if self._sv.summary_writer and self._sv.global_step is not None:
             step = _step_value(self._sess.run(self._sv.global_step))

@@ -185,7 +185,8 @@ def test_app_run_help_prints_docstring_and_flags(tmp_path):
     code, stdout, _ = _app(tmp_path, "import ref as tf", ["--help"])
     script = tmp_path / "script.py"
     assert code == 1  # absl (so TF) exits 1 after printing help
-    assert stdout == (f"A TF1 script's docstring.\nflags:\n\n{script}:\n  --[no]myflag: a flag\n    (default: 'false')\n"
+    assert stdout == (f"A TF1 script's docstring.\nflags:\n\n{script}:\n"
+                      "  --[no]myflag: a flag\n    (default: 'false')\n"
                       "  --steps: how many steps\n    (default: '10')\n    (an integer)\n\n"
                       "Try --helpfull to get a list of all flags.\n")
 
@@ -198,3 +199,19 @@ def test_app_run_matches_tensorflow(tmp_path, args):
     assert ours[:2] == theirs[:2]
     if ours[0] == 1 and not ours[1]:
         assert _error_line(ours[2]) == _error_line(theirs[2])
+
+
+@pytest.mark.parametrize("argv", [["p"], ["p", "-n", "x", "-v"], ["p", "--name=y", "--noverbose"]])
+def test_short_names_and_required_match_absl(argv):
+    def parse(flags):
+        fv = flags.FlagValues()
+        flags.DEFINE_string("name", None, "h", short_name="n", required=True, flag_values=fv)
+        flags.DEFINE_bool("verbose", False, "h", short_name="v", flag_values=fv)
+        try:
+            return fv(argv), fv.flag_values_dict()
+        except flags.Error as e:
+            return type(e).__name__, str(e)
+    ours = parse(tf.flags)
+    assert ours[0] == "IllegalFlagValueError" if argv == ["p"] else ours[0] == ["p"]
+    absl_flags = pytest.importorskip("absl.flags")
+    assert ours == parse(absl_flags)

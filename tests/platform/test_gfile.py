@@ -156,3 +156,56 @@ def test_compat_strings(fn, arg, expected):
 def test_compat_strings_reject_other_types(fn, arg):
     with pytest.raises(TypeError, match="Expected binary or unicode string, got"):
         getattr(tf.compat, fn)(arg)
+
+
+def _written(g, d, mode="r+"):
+    f = g.GFile(f"{d}/t", mode)
+    f.write("testing1\ntesting2\ntesting3\n\ntesting5")
+    f.close()
+    return f
+
+
+# Steps on one file TF's file_io_test exercises: (case, step(f, g, d) -> value)
+HANDLE_CASES = [
+    ("tell", lambda f, g, d: [f.tell(), f.readline(), f.tell(), f.readline(), f.readline(), f.readline(), f.tell(),
+                              f.readline(), f.tell(), f.readline(), f.tell()]),
+    ("seek", lambda f, g, d: [f.readline(), f.seek(18), f.tell(), f.readline(), f.seek(9), f.readline(),
+                              f.seek(position=9), f.tell()]),
+    ("seek whence", lambda f, g, d: [f.readline(), f.seek(9, 1), f.tell(), f.seek(-f.size(), 2), f.tell()]),
+    ("seek negative", lambda f, g, d: f.seek(-1)),
+    ("seek bad whence", lambda f, g, d: f.seek(0, 3)),
+    ("read -2", lambda f, g, d: f.read(-2)),
+    ("read chunks", lambda f, g, d: [f.read(9), f.read(9), f.read(1), f.read()]),
+    ("eof after flush", lambda f, g, d: (lambda h: (h.write("testing"), h.flush(), h.read(8)))(
+        g.GFile(f"{d}/eof", "r+"))),
+    ("w+ reads what was flushed", lambda f, g, d: (lambda h: (h.write("abc"), h.seek(0), h.read(), h.flush(),
+                                                              h.seek(0), h.read()))(g.GFile(f"{d}/wp", "w+"))),
+    ("r+ write truncates", lambda f, g, d: (lambda h: (h.write("xy"), h.close(), g.GFile(f"{d}/t").read()))(
+        g.GFile(f"{d}/t", "r+"))),
+    ("read a write-only file", lambda f, g, d: g.GFile(f"{d}/t", "w").read()),
+]
+
+
+@pytest.mark.parametrize("case,step", HANDLE_CASES, ids=[c for c, _ in HANDLE_CASES])
+def test_file_handle_matches_tensorflow(tmp_path, case, step):
+    def outcome(g, d, errors):
+        os.makedirs(d)
+        f = _written(g, d)
+        try:
+            return "ok", step(f, g, d)
+        except errors.OpError as e:
+            return type(e).__name__
+        except TypeError:
+            return "TypeError"
+    ours = outcome(tf.gfile, str(tmp_path / "ref"), tf.errors)
+    if case in ("seek negative", "seek bad whence", "read -2"):
+        assert ours == "InvalidArgumentError"
+    t = pytest.importorskip("tensorflow").compat.v1
+    assert ours == outcome(t.gfile, str(tmp_path / "tf"), t.errors)
+
+
+@pytest.mark.parametrize("call", [lambda f: f.seek(), lambda f: f.seek(offset=0, position=0)])
+def test_seek_argument_errors(tmp_path, call):
+    f = _written(tf.gfile, str(tmp_path))
+    with pytest.raises(TypeError):
+        call(f)

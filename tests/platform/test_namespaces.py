@@ -91,3 +91,11 @@ def test_arg_max_min_take_dimension(fn, expected):
         assert out.dtype == tf.int64
         v = s.run(out).tolist()
     assert v == (np.argmax(x, 1) if fn == "arg_max" else np.argmin(x, 1)).tolist() == expected
+
+
+def test_mode_switches_keep_graph_mode():
+    assert tf.disable_eager_execution() is None and tf.disable_v2_behavior() is None
+    assert tf.executing_eagerly() is False and tf.compat.v1.executing_eagerly() is False
+    for enable in (tf.enable_eager_execution, tf.enable_v2_behavior):
+        with pytest.raises(NotImplementedError, match="graph mode only.*docs/coverage.rst"):
+            enable()

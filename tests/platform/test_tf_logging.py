@@ -137,7 +137,8 @@ def _logging_hook(tf1):
 def test_logging_tensor_hook_prints_values_as_tensorflow(caplog):
     msgs = _hook_messages(tf, caplog, _logging_hook)
     assert [m for m in msgs if m.startswith("loss")] == [
-        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25]", "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25] (T sec)"]
+        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25]",
+        "loss = 0.6931472, steps = [1 2], vec = [0.5  0.25] (T sec)"]
     t = pytest.importorskip("tensorflow").compat.v1
     theirs = _hook_messages(t, caplog, _logging_hook)
     assert [m for m in msgs if m.startswith("loss")] == [m for m in theirs if m.startswith("loss")]
@@ -161,3 +162,75 @@ def test_saver_restore_logs_the_checkpoint(caplog, tmp_path):
         with caplog.at_level(logging.INFO, logger="tensorflow"):
             saver.restore(s, path)
     assert f"Restoring parameters from {path}" in [r.getMessage() for r in caplog.records]
+
+
+def _session_messages(T, caplog, logdir, kind):
+    """INFO messages of one Supervisor or MonitoredTrainingSession run (three
+    steps; no timed services), with the directory and the varying parts
+    (rates, TF's deprecation notices) taken out."""
+    caplog.clear()
+    with T.Graph().as_default():
+        step = T.train.get_or_create_global_step()
+        w = T.Variable(1.0, name="w")
+        train = T.train.GradientDescentOptimizer(0.1).minimize(T.square(w), global_step=step)
+        with caplog.at_level(logging.INFO, logger="tensorflow"):
+            if kind == "supervisor":
+                sv = T.train.Supervisor(logdir=logdir, save_model_secs=0, save_summaries_secs=0)
+                with sv.managed_session() as s:
+                    for _ in range(3):
+                        s.run(train)
+                    sv.saver.save(s, sv.save_path, global_step=step)
+            else:
+                with T.train.MonitoredTrainingSession(checkpoint_dir=logdir, save_checkpoint_steps=2,
+                                                      save_summaries_steps=None, save_summaries_secs=None,
+                                                      log_step_count_steps=None) as s:
+                    for _ in range(3):
+                        s.run(train)
+    keep = ("Running", "Done running", "Starting", "Restoring", "Create", "Graph was", "Calling", "Saving")
+    return [r.getMessage().replace(logdir, "DIR") for r in caplog.records
+            if r.name == "tensorflow" and r.getMessage().startswith(keep)]
+
+
+SESSION_MESSAGES = {
+    "supervisor": [
+        ["Running local_init_op.", "Done running local_init_op.", "Starting standard services.",
+         "Starting queue runners."],
+        ["Restoring parameters from DIR/model.ckpt-3", "Running local_init_op.", "Done running local_init_op.",
+         "Starting standard services.", "Starting queue runners."]],
+    "monitored": [
+        ["Create CheckpointSaverHook.", "Graph was finalized.", "Running local_init_op.",
+         "Done running local_init_op.", "Calling checkpoint listeners before saving checkpoint 0...",
+         "Saving checkpoints for 0 into DIR/model.ckpt.", "Calling checkpoint listeners after saving checkpoint 0...",
+         "Calling checkpoint listeners before saving checkpoint 2...",
+         "Saving checkpoints for 2 into DIR/model.ckpt.", "Calling checkpoint listeners after saving checkpoint 2...",
+         "Calling checkpoint listeners before saving checkpoint 3...",
+         "Saving checkpoints for 3 into DIR/model.ckpt.", "Calling checkpoint listeners after saving checkpoint 3..."],
+        ["Create CheckpointSaverHook.", "Graph was finalized.", "Restoring parameters from DIR/model.ckpt-3",
+         "Running local_init_op.", "Done running local_init_op.",
+         "Calling checkpoint listeners before saving checkpoint 3...",
+         "Saving checkpoints for 3 into DIR/model.ckpt.", "Calling checkpoint listeners after saving checkpoint 3...",
+         "Calling checkpoint listeners before saving checkpoint 5...",  # every 2 steps from the restored 3
+         "Saving checkpoints for 5 into DIR/model.ckpt.", "Calling checkpoint listeners after saving checkpoint 5...",
+         "Calling checkpoint listeners before saving checkpoint 6...",
+         "Saving checkpoints for 6 into DIR/model.ckpt.",
+         "Calling checkpoint listeners after saving checkpoint 6..."]],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SESSION_MESSAGES))
+def test_session_messages_are_tensorflows(caplog, tmp_path, kind):
+    ours = [_session_messages(tf, caplog, str(tmp_path / "ref"), kind) for _ in range(2)]  # fresh, then restored
+    assert ours == SESSION_MESSAGES[kind]
+    t = pytest.importorskip("tensorflow").compat.v1
+    assert ours == [_session_messages(t, caplog, str(tmp_path / "tf"), kind) for _ in range(2)]
+
+
+def test_import_meta_graph_without_variables_says_no_saver(caplog, tmp_path):
+    with tf.Graph().as_default():
+        tf.constant(1.0, name="c")
+        path = str(tmp_path / "g.meta")
+        tf.train.export_meta_graph(path)
+    with tf.Graph().as_default(), caplog.at_level(logging.INFO, logger="tensorflow"):
+        assert tf.train.import_meta_graph(path) is None
+    assert "Saver not created because there are no variables in the graph to restore" in [
+        r.getMessage() for r in caplog.records]
