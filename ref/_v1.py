@@ -80,7 +80,7 @@ from ref import io, random, losses, metrics  # noqa: F401,E402
 from ref.graph_ops.check_ops import Assert  # noqa: F401,E402
 from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
 
-# The TensorFlow release whose behaviour ref follows (``ref.__version__`` is ref's own).
+# The TensorFlow release whose behaviour ref follows (also the local label of ``ref.__version__``).
 VERSION = "2.21.0"
 GIT_VERSION = "v2.21.0"
 COMPILER_VERSION = "ref: Python/NumPy/Numba"

@@ -133,3 +133,9 @@ def test_kernels_are_silent_on_inf_and_nan_arithmetic():
             x = tf.placeholder(tf.float32)
             out = s.run(tf.log(x) + tf.sqrt(x), {x: np.array([0.0, -1.0], np.float32)})
     assert out[0] == -np.inf and np.isnan(out[1])
+
+
+def test_versions_name_the_tensorflow_they_follow():
+    assert tf.VERSION == "2.21.0" and tf.__version__.endswith("+tf" + tf.VERSION)
+    real = pytest.importorskip("tensorflow")
+    assert real.__version__.split(".")[:2] == tf.VERSION.split(".")[:2]
