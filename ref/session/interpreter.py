@@ -171,10 +171,15 @@ def _op_error(e, op):
 def _placeholder_error(op):
     """The error for running a placeholder nobody fed."""
     t = op._outputs[0]
+    name = op._attrs["dtype"].name
     return errors.InvalidArgumentError(
         None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                  f"{op._attrs['dtype'].name}" + (f" and shape {_shape_str(t.shape)}"
-                                                  if t.shape.ndims is not None else "") + _where(op))
+                  f"{_CPP_DTYPE_NAMES.get(name, name)}" + (f" and shape {_shape_str(t.shape)}"
+                                                           if t.shape.ndims else "") + _where(op))
+
+
+# TF's run-time messages name dtypes as its C++ runtime does (DataTypeString).
+_CPP_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 def _where(op) -> str:
