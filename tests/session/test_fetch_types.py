@@ -61,6 +61,24 @@ def _run_structures(tf, s):
     return s.run({"x": [a, (b, op)], "p": Pair(a, "b:0"), "name": "a:0", "op_name": op.name})
 
 
+class _Names(list):
+    pass
+
+
+def _run_containers(tf, s):
+    attr = pytest.importorskip("attr")
+
+    @attr.s
+    class Sample:
+        x = attr.ib()
+        y = attr.ib()
+
+    a, b = tf.constant(1.5), tf.constant([1, 2])
+    out = s.run([collections.defaultdict(int, {"a": a}), _Names([a, b]), Sample(a, {"b": b})])
+    assert out[0].default_factory is int
+    return [dict(out[0]), out[1], (type(out[2]).__name__, out[2].x, out[2].y)]
+
+
 def _run_fed(tf, s):
     p = tf.placeholder(tf.float32, [], name="p")
     q = tf.placeholder(tf.int32, [None], name="q")
@@ -96,7 +114,7 @@ def _run_summary(tf, s):
     return [value, parsed.value[0].tag, float(parsed.value[0].simple_value)]
 
 
-@pytest.mark.parametrize("case", [_run_consts, _run_variable, _run_structures, _run_fed, _run_feed_conversions,
+@pytest.mark.parametrize("case", [_run_consts, _run_variable, _run_structures, _run_containers, _run_fed, _run_feed_conversions,
                                   _run_callable, _run_eval_and_op_run, _run_summary],
                          ids=lambda f: f.__name__[5:])
 def test_fetched_values_have_tf_types(rtf, tf1, case):
