@@ -7,8 +7,9 @@ faster, over a :class:`Plan` built once per (fetches, feeds, targets) and
 cached:
 
 * the ops the fetches need (:func:`needed_ops`): pruned at fed tensors, in
-  creation order -- which is a topological order, since an op's inputs always
-  exist before it;
+  creation order -- a topological order, since an op's inputs always exist
+  before it -- except that in-place variable updates wait for the reads that
+  nothing orders after them;
 * every tensor gets a slot in a flat environment list;
 * what never changes is computed once into the environment's template:
   ``Const`` values, the references variables produce, and pure ops whose inputs
@@ -27,6 +28,7 @@ checks that both give the same bits.
 """
 from __future__ import annotations
 
+import heapq
 import inspect
 import sys
 import threading
@@ -111,9 +113,15 @@ def _apply_to_store(opdef, kwargs, store, op):
 
 def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
     """The ops that computing ``fetch_tensors`` and running ``target_ops`` need,
-    pruned at fed tensors, in creation order (a topological order: an op's
-    inputs and control inputs exist before it). An op whose outputs are all fed
-    does not run."""
+    pruned at fed tensors, in a topological order (data and control inputs
+    first). An op whose outputs are all fed does not run.
+
+    Among ops ready at the same time, those that update a variable in place
+    (ref inputs: ``Assign*``, ``Apply*``, ``Scatter*``) wait until no other op
+    is ready, then creation order decides. So a read that no dependency orders
+    after an update sees the value from before the run's updates, as TF's
+    executor gives it in practice: a hook's global-step read built after the
+    training op still sees the step before this run's increment."""
     fed = set(feed_tensors)
     needed = {}
     stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
@@ -127,7 +135,41 @@ def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
                 stack.append(t.op)
         stack.extend(c for c in op._control_inputs if c._id not in needed)
     ops = [needed[i] for i in sorted(needed)]
-    return [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
+    ops = [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
+    if not any(_updates_in_place(op) for op in ops):
+        return ops  # creation order is already a topological order
+    return _readers_first(ops, fed)
+
+
+def _updates_in_place(op) -> bool:
+    """Whether ``op`` may change a variable it takes by reference
+    (IsVariableInitialized takes one only to look at it)."""
+    return bool(op._opdef.refs) and op._type != "IsVariableInitialized"
+
+
+def _readers_first(ops, fed):
+    """``ops`` (in creation order) reordered by Kahn's algorithm: ready ops
+    without ref inputs first, each group in creation order."""
+    index = {op._id: op for op in ops}
+    waiting = {}
+    users = {}
+    for op in ops:
+        deps = {t.op._id for t in op._inputs if t not in fed and t.op._id in index}
+        deps.update(c._id for c in op._control_inputs if c._id in index)
+        waiting[op._id] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(op._id)
+    ready = [(_updates_in_place(op), op._id) for op in ops if waiting[op._id] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        order.append(index[i])
+        for u in users.get(i, ()):
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, (_updates_in_place(index[u]), u))
+    return order
 
 
 class Ref:
@@ -171,10 +213,15 @@ def _op_error(e, op):
 def _placeholder_error(op):
     """The error for running a placeholder nobody fed."""
     t = op._outputs[0]
+    name = op._attrs["dtype"].name
     return errors.InvalidArgumentError(
         None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                  f"{op._attrs['dtype'].name}" + (f" and shape {_shape_str(t.shape)}"
-                                                  if t.shape.ndims is not None else "") + _where(op))
+                  f"{_CPP_DTYPE_NAMES.get(name, name)}" + (f" and shape {_shape_str(t.shape)}"
+                                                           if t.shape.ndims else "") + _where(op))
+
+
+# TF's run-time messages name dtypes as its C++ runtime does (DataTypeString).
+_CPP_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 def _where(op) -> str:

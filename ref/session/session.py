@@ -58,7 +58,11 @@ class _FetchMapper:
         if isinstance(f, (list, tuple)) and not isinstance(f, (IndexedSlicesValue, SparseTensorValue)):
             return (type(f), [self._flatten(x) for x in f])
         if isinstance(f, collections.abc.Mapping):
+            if isinstance(f, collections.defaultdict):
+                return ("defaultdict", (f.default_factory, [(k, self._flatten(v)) for k, v in f.items()]))
             return (type(f), [(k, self._flatten(v)) for k, v in f.items()])
+        if getattr(type(f), "__attrs_attrs__", None) is not None:  # an attrs class: rebuilt positionally
+            return ("attrs", (type(f), [self._flatten(getattr(f, a.name)) for a in type(f).__attrs_attrs__]))
         if isinstance(f, IndexedSlices):
             parts = [self._flatten(f.values), self._flatten(f.indices),
                      None if f.dense_shape is None else self._flatten(f.dense_shape)]
@@ -79,6 +83,12 @@ class _FetchMapper:
             return IndexedSlicesValue(*parts)
         if kind == "sparse":
             return SparseTensorValue(*(self._build(p, values) for p in payload))
+        if kind == "defaultdict":
+            factory, items = payload
+            return collections.defaultdict(factory, [(k, self._build(v, values)) for k, v in items])
+        if kind == "attrs":
+            cls, fields = payload
+            return cls(*[self._build(x, values) for x in fields])
         if isinstance(kind, type) and issubclass(kind, collections.abc.Mapping):
             items = [(k, self._build(v, values)) for k, v in payload]
             try:
@@ -86,13 +96,11 @@ class _FetchMapper:
             except TypeError:
                 return dict(items)
         built = [self._build(x, values) for x in payload]
-        if kind is list:
+        if issubclass(kind, list):  # TF returns a plain list for list subclasses too
             return built
         if kind is tuple:
             return tuple(built)
-        if hasattr(kind, "_fields"):  # namedtuple
-            return kind(*built)
-        return kind(built)
+        return kind(*built)  # a namedtuple (TF builds every other tuple type this way too)
 
 
 def _fetch_element(graph, fetch):
