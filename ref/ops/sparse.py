@@ -503,6 +503,8 @@ def _sparse_reduce(indices, values, shape, axes, keep_dims):
     idx, vals, shape = np.asarray(indices), np.asarray(values), np.asarray(shape)
     _check_triple(idx, vals, shape)
     rank = shape.shape[0]
+    if int(np.prod([int(d) for d in shape], dtype=object)) >= 2**63:
+        raise invalid_argument(f"Encountered overflow when multiplying shape dimensions {_shape_str(shape)}")
     axes = _reduce_axes(axes, rank)
     kept = [d for d in range(rank) if d not in axes]
     out_shape = [1 if d in axes else int(shape[d]) for d in range(rank)] if keep_dims else \

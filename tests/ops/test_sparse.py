@@ -213,6 +213,8 @@ ERROR_CASES = [
      r"Input to reshape is a tensor with 24 dense values, but the requested shape has 25"),
     ("SparseReduceSum", dict(input_indices=M_IDX, input_values=M_VAL, input_shape=M_SHAPE,
                              reduction_axes=np.array([3], np.int32)), r"Invalid reduction dimension 3"),
+    ("SparseReduceSum", dict(input_indices=i64([[1, 2], [3, 4]]), input_values=np.int32([1, 3]),
+                             input_shape=i64([2**32, 2**31]), reduction_axes=np.array([0], np.int32)), r"overflow"),
     ("SerializeManySparse", dict(sparse_indices=i64([[0]]), sparse_values=f32([1]), sparse_shape=i64([2])),
      r"should be > 1"),
 ]
