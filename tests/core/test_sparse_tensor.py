@@ -75,6 +75,10 @@ BUILDERS = {
         tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([4, 1, 3], tf.int64), [2, 2]), 5),
     "mul_dense": lambda tf: tf.SparseTensor(**SP) * tf.constant([1.0, 2.0, 3.0, 4.0]),
     "div_dense": lambda tf: tf.SparseTensor(**SP) / 2.0,
+    "shape": lambda tf: tf.shape(tf.SparseTensor(**SP)),
+    "shape_int64": lambda tf: tf.shape(tf.SparseTensor(**SP), out_type=tf.int64),
+    "size": lambda tf: tf.size(tf.SparseTensor(**SP)),
+    "rank": lambda tf: tf.rank(tf.SparseTensor(**SP)),
     "serialize_round_trip": lambda tf: tf.deserialize_many_sparse(
         tf.stack([tf.serialize_sparse(tf.SparseTensor(**SP)), tf.serialize_sparse(tf.SparseTensor(**SP2))]),
         tf.float32),
