@@ -86,6 +86,15 @@ TF_CASES = [
     ("SerializeSparse", dict(sparse_indices=i64([[0], [2]]), sparse_values=np.array([b"x", b"yz"], object),
                              sparse_shape=i64([3]))),
     ("SerializeManySparse", dict(sparse_indices=M_IDX, sparse_values=M_VAL, sparse_shape=M_SHAPE)),
+    ("SparseFillEmptyRows", dict(indices=i64([[1, 0], [1, 2], [3, 1]]), values=f32([1, 2, 3]), dense_shape=i64([5, 3]),
+                                 default_value=np.float32(-1))),
+    ("SparseFillEmptyRows", dict(indices=U_IDX, values=U_VAL, dense_shape=U_SHAPE, default_value=np.float32(9))),
+    ("SparseFillEmptyRowsGrad", dict(reverse_index_map=i64([0, 2, 3]), grad_values=f32([1, 2, 3, 4, 5]))),
+] + [
+    (op, dict(sp_indices=M_IDX, sp_values=M_VAL, sp_shape=M_SHAPE, dense=dense))
+    for op in ("SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
+    for dense in (RNG.uniform(1, 2, (3, 4, 2)).astype(np.float32), f32([2, 4]), RNG.uniform(1, 2, (4, 1)).astype(np.float32),
+                  np.float32(3))
 ] + [
     ("SparseTensorDenseMatMul", dict(a_indices=A_IDX if not adj_a else A_IDX[:, ::-1].copy(), a_values=A_VAL,
                                      a_shape=A_SHAPE if not adj_a else A_SHAPE[::-1].copy(),
@@ -215,6 +224,10 @@ ERROR_CASES = [
                              reduction_axes=np.array([3], np.int32)), r"Invalid reduction dimension 3"),
     ("SparseReduceSum", dict(input_indices=i64([[1, 2], [3, 4]]), input_values=np.int32([1, 3]),
                              input_shape=i64([2**32, 2**31]), reduction_axes=np.array([0], np.int32)), r"overflow"),
+    ("SparseDenseCwiseMul", dict(sp_indices=M_IDX, sp_values=M_VAL, sp_shape=M_SHAPE, dense=f32([1, 2, 3])),
+     r"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: \[3,4,2\] vs\. \[3\]"),
+    ("SparseFillEmptyRows", dict(indices=i64([[7, 0]]), values=f32([1]), dense_shape=i64([5, 3]),
+                                 default_value=np.float32(0)), r"indices\(0, 0\) is invalid: 7 >= 5"),
     ("SerializeManySparse", dict(sparse_indices=i64([[0]]), sparse_values=f32([1]), sparse_shape=i64([2])),
      r"should be > 1"),
 ]
