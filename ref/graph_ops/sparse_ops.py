@@ -21,7 +21,7 @@ __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "s
            "sparse_add", "sparse_reshape", "sparse_retain", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
            "sparse_reduce_sum_sparse", "from_dense", "serialize_sparse", "serialize_many_sparse",
            "deserialize_many_sparse", "sparse_fill_empty_rows", "sparse_transpose", "sparse_merge",
-           "sparse_to_indicator"]
+           "sparse_to_indicator", "sparse_reduce_max", "sparse_reduce_max_sparse"]
 
 
 def sparse_placeholder(dtype, shape=None, name=None):
@@ -261,6 +261,26 @@ def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
     axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
     sp_input = as_sparse(sp_input)
     ind, val, shape = apply_op("SparseReduceSumSparse", input_indices=sp_input.indices,
+                               input_values=sp_input.values, input_shape=sp_input.dense_shape,
+                               reduction_axes=_reduction_axes(sp_input, axis), keep_dims=keepdims)
+    return SparseTensor(ind, val, shape)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The dense maximum of the stored entries over ``axis`` (cells with no
+    entry are 0) (``tf.sparse.reduce_max``, v1 signature)."""
+    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
+    sp_input = as_sparse(sp_input)
+    return apply_op("SparseReduceMax", input_indices=sp_input.indices, input_values=sp_input.values,
+                    input_shape=sp_input.dense_shape, reduction_axes=_reduction_axes(sp_input, axis),
+                    keep_dims=keepdims)
+
+
+def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """``sparse_reduce_max`` with a SparseTensor result (``tf.sparse.reduce_max_sparse``)."""
+    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
+    sp_input = as_sparse(sp_input)
+    ind, val, shape = apply_op("SparseReduceMaxSparse", input_indices=sp_input.indices,
                                input_values=sp_input.values, input_shape=sp_input.dense_shape,
                                reduction_axes=_reduction_axes(sp_input, axis), keep_dims=keepdims)
     return SparseTensor(ind, val, shape)

@@ -550,6 +550,10 @@ def sparse_reduce_sum(input_indices, input_values, input_shape, reduction_axes, 
 def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
     """SparseReduceSum with a sparse result: one entry per distinct projected
     index present in the input, in canonical order."""
+    return _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, np.add)
+
+
+def _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, ufunc):
     idx, vals, shape, axes, kept, out_shape = _sparse_reduce(input_indices, input_values, input_shape,
                                                              reduction_axes, keep_dims)
     cols = list(range(len(shape))) if keep_dims else kept
@@ -560,9 +564,42 @@ def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction
     if proj.shape[0] == 0:
         return np.zeros((0, len(cols)), np.int64), vals[:0], np.array(out_shape, np.int64)
     uniq, inverse = np.unique(proj, axis=0, return_inverse=True)
-    sums = np.zeros(uniq.shape[0], dtype=vals.dtype)
-    np.add.at(sums, inverse.reshape(-1), vals)
-    return uniq.astype(np.int64), sums, np.array(out_shape, np.int64)
+    out = np.full(uniq.shape[0], 0 if ufunc is np.add else _lowest(vals.dtype), dtype=vals.dtype)
+    ufunc.at(out, inverse.reshape(-1), vals)
+    return uniq.astype(np.int64), out, np.array(out_shape, np.int64)
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+@register_op("SparseReduceMax", inputs=("input_indices", "input_values", "input_shape", "reduction_axes"),
+             outputs=("output",), attrs={"keep_dims": False}, type_attrs={"T": "input_values"},
+             allowed={"T": dtypes.REALS}, shape=_sparse_reduce_shape)
+def sparse_reduce_max(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
+    """The dense maximum over ``reduction_axes`` of the stored entries only:
+    a cell that no entry projects onto is 0 (TF's semantics, not the dense
+    max with the implicit zeros)."""
+    idx, vals, shape, axes, kept, out_shape = _sparse_reduce(input_indices, input_values, input_shape,
+                                                             reduction_axes, keep_dims)
+    out = np.full([int(shape[d]) for d in kept] or [1], _lowest(vals.dtype), dtype=vals.dtype)
+    hit = np.zeros(out.shape, bool)
+    if idx.shape[0]:
+        where = tuple(idx[:, kept].T.astype(np.int64)) if kept else np.zeros(idx.shape[0], np.int64)
+        np.maximum.at(out, where, vals)
+        hit[where] = True
+    out[~hit] = 0
+    return out.reshape(out_shape)
+
+
+@register_op("SparseReduceMaxSparse", inputs=("input_indices", "input_values", "input_shape", "reduction_axes"),
+             outputs=("output_indices", "output_values", "output_shape"), attrs={"keep_dims": False},
+             type_attrs={"T": "input_values"}, allowed={"T": dtypes.REALS},
+             shape=lambda ins, attrs: [(dtypes.int64, unknown_shape()), (ins["input_values"].dtype, unknown_shape()),
+                                       (dtypes.int64, unknown_shape())])
+def sparse_reduce_max_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
+    """SparseReduceMax with a sparse result: one entry per projected index present."""
+    return _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, np.maximum)
 
 
 # ---------------------------------------------------------------------------

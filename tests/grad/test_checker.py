@@ -218,6 +218,12 @@ NO_GRADIENT_IN_TF = {
     "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
     "SparseFillEmptyRowsGrad": lambda lib, raw, x: raw.SparseFillEmptyRowsGrad(
         reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
+    "SparseReduceMaxSparse": lambda lib, raw, x: raw.SparseReduceMaxSparse(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
+    "SparseReduceMax": lambda lib, raw, x: raw.SparseReduceMax(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1])),
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
