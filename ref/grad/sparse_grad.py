@@ -128,3 +128,12 @@ def _sparse_fill_empty_rows_grad(op, unused_indices_grad, values_grad, unused_in
                                    grad_values=values_grad)
     return None, d_values, None, d_default
 
+
+
+@RegisterGradient("SparseSlice")
+def _sparse_slice_grad(op, *grads):
+    """The sliced values' gradients back to the input entries (SparseSliceGrad)."""
+    val_grad = apply_op("SparseSliceGrad", backprop_val_grad=grads[1], input_indices=op.inputs[0],
+                        input_start=op.inputs[3], output_indices=op.outputs[0])
+    val_grad.set_shape(op.inputs[1].shape)
+    return None, val_grad, None, None, None

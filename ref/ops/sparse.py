@@ -311,6 +311,89 @@ def sparse_concat(indices, values, shapes, concat_dim):
 
 
 # ---------------------------------------------------------------------------
+# SparseSlice (+grad), SparseSplit
+# ---------------------------------------------------------------------------
+
+def _slice(idx, vals, shape, start, size):
+    """(indices, values, shape) of the entries in the box [start, start + size), shifted to it."""
+    shape = shape.astype(np.int64)
+    start, size = start.astype(np.int64), size.astype(np.int64)
+    end = np.minimum(start + size, shape)
+    out_shape = np.maximum(end - start, 0)
+    keep = np.all((idx >= start) & (idx < end), axis=1) if idx.shape[0] else np.zeros(0, bool)
+    return (idx[keep] - start).astype(np.int64).reshape(-1, shape.shape[0]), vals[keep], out_shape, keep
+
+
+@register_op("SparseSlice", inputs=("indices", "values", "shape", "start", "size"),
+             outputs=("output_indices", "output_values", "output_shape"), type_attrs={"T": "values"},
+             shape=lambda ins, attrs: _triple_shapes(ins, ins["values"].dtype, "indices", "shape"))
+def sparse_slice(indices, values, shape, start, size):
+    """The entries within ``[start, start + size)`` (clipped to ``shape``),
+    their indices relative to ``start``; ``output_shape`` is the clipped size."""
+    idx, vals, shp = np.asarray(indices), np.asarray(values), np.asarray(shape)
+    start, size = np.asarray(start), np.asarray(size)
+    _check_triple(idx, vals, shp)
+    if start.ndim != 1 or size.ndim != 1:
+        raise invalid_argument(f"Input start and size should be vectors but received shapes "
+                               f"{_shape_str(start.shape)} and {_shape_str(size.shape)}")
+    if start.shape[0] != shp.shape[0] or size.shape[0] != shp.shape[0]:
+        raise invalid_argument(f"Expected start and size to have {shp.shape[0]} elements, got "
+                               f"{start.shape[0]} and {size.shape[0]}")
+    out_idx, out_val, out_shape, _ = _slice(idx, vals, shp, start, size)
+    return out_idx, out_val, out_shape
+
+
+@register_op("SparseSliceGrad", inputs=("backprop_val_grad", "input_indices", "input_start", "output_indices"),
+             outputs=("val_grad",), type_attrs={"T": "backprop_val_grad"}, allowed={"T": dtypes.NUMBERS},
+             shape=lambda ins, attrs: [(ins["backprop_val_grad"].dtype, TensorShape([_dim(ins["input_indices"], 0)]))])
+def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices):
+    """The sliced values' gradients back at the input entries they came from (0 elsewhere)."""
+    g, idx = np.asarray(backprop_val_grad), np.asarray(input_indices)
+    start, out_idx = np.asarray(input_start).astype(np.int64), np.asarray(output_indices)
+    pos = {tuple(r): k for k, r in enumerate(out_idx.astype(np.int64) + start)}
+    out = np.zeros(idx.shape[0], dtype=g.dtype)
+    for i, r in enumerate(idx.astype(np.int64)):
+        k = pos.get(tuple(r))
+        if k is not None:
+            out[i] = g[k]
+    return out
+
+
+def _sparse_split_shape(ins, attrs):
+    n = attrs["num_split"]
+    triple = _triple_shapes(ins, ins["values"].dtype, "indices", "shape")
+    return [triple[0]] * n + [triple[1]] * n + [triple[2]] * n
+
+
+@register_op("SparseSplit", inputs=("split_dim", "indices", "values", "shape"), outputs=("*outputs",),
+             attrs={"num_split": REQUIRED}, type_attrs={"T": "values"}, shape=_sparse_split_shape)
+def sparse_split(split_dim, indices, values, shape, num_split):
+    """``num_split`` slices along ``split_dim``: the first ``size % num_split``
+    get one more than ``size // num_split``. Returns the ``num_split``
+    indices, then the values, then the shapes."""
+    idx, vals, shp = np.asarray(indices), np.asarray(values), np.asarray(shape).astype(np.int64)
+    _check_triple(idx, vals, shp)
+    rank = shp.shape[0]
+    dim = int(np.asarray(split_dim).reshape(-1)[0])
+    if not -rank <= dim < rank:
+        raise invalid_argument(f"Input split_dim should be between {-rank} and {rank}, got {dim}")
+    dim %= rank
+    if num_split < 1 or num_split > shp[dim]:
+        raise invalid_argument(f"Input num_split should be between 1 and {int(shp[dim])}, got {num_split}")
+    base, extra = divmod(int(shp[dim]), num_split)
+    outs, begin = [], 0
+    for k in range(num_split):
+        width = base + (1 if k < extra else 0)
+        start = np.zeros(rank, np.int64)
+        start[dim] = begin
+        size = shp.copy()
+        size[dim] = width
+        outs.append(_slice(idx, vals, shp, start, size)[:3])
+        begin += width
+    return [o[0] for o in outs] + [o[1] for o in outs] + [o[2] for o in outs]
+
+
+# ---------------------------------------------------------------------------
 # SparseAdd and its gradient
 # ---------------------------------------------------------------------------
 

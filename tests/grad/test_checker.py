@@ -148,6 +148,8 @@ CASES = {
         False),
     "SparseDenseCwiseDiv": ([3, 1], _pos, lambda x: tf.sparse_tensor_to_dense(
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], tf.constant(_any([3])), [3, 4]) / x), False),
+    "SparseSlice": ([3], _any, lambda x: tf.reshape(tf.sparse_tensor_to_dense(tf.sparse.slice(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), [1, 0], [2, 4])), [2, 4]), False),
     "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
         tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
 }
@@ -210,6 +212,13 @@ COVERED_ELSEWHERE = {
 }
 
 
+def _sparse_split_values(lib, raw, x):
+    """The values of the first half of x split as a rank-1 sparse tensor."""
+    out = raw.SparseSplit(split_dim=lib.constant(0, lib.int64), indices=lib.constant([[0], [1], [2]], lib.int64),
+                          values=x, shape=lib.constant([3], lib.int64), num_split=2)
+    return out[1][0] if isinstance(out, tuple) and hasattr(out, "output_values") else out[2]
+
+
 # Ops for which TensorFlow registers no gradient either: differentiating through
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
@@ -224,6 +233,10 @@ NO_GRADIENT_IN_TF = {
     "SparseReduceMax": lambda lib, raw, x: raw.SparseReduceMax(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1])),
+    "SparseSliceGrad": lambda lib, raw, x: raw.SparseSliceGrad(
+        backprop_val_grad=x[:2], input_indices=lib.constant([[0], [1], [2]], lib.int64),
+        input_start=lib.constant([1], lib.int64), output_indices=lib.constant([[0], [1]], lib.int64)),
+    "SparseSplit": lambda lib, raw, x: _sparse_split_values(lib, raw, x),
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
