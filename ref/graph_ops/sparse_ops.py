@@ -21,7 +21,8 @@ __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "s
            "sparse_add", "sparse_reshape", "sparse_retain", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
            "sparse_reduce_sum_sparse", "from_dense", "serialize_sparse", "serialize_many_sparse",
            "deserialize_many_sparse", "sparse_fill_empty_rows", "sparse_transpose", "sparse_merge",
-           "sparse_to_indicator", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_slice", "sparse_split"]
+           "sparse_to_indicator", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_slice", "sparse_split",
+           "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
 
 
 def sparse_placeholder(dtype, shape=None, name=None):
@@ -446,3 +447,23 @@ def _sparse_dense_operator(op_type):
 
 SparseTensor.__mul__ = _sparse_dense_operator("SparseDenseCwiseMul")
 SparseTensor.__truediv__ = SparseTensor.__div__ = _sparse_dense_operator("SparseDenseCwiseDiv")
+
+
+def _sparse_segment(kind):
+    def builder(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+        if num_segments is not None:
+            return apply_op(f"SparseSegment{kind}WithNumSegments", data=data, indices=indices,
+                            segment_ids=segment_ids, num_segments=num_segments, sparse_gradient=sparse_gradient,
+                            name=name or f"SparseSegment{kind}WithNumSegments")
+        return apply_op(f"SparseSegment{kind}", data=data, indices=indices, segment_ids=segment_ids,
+                        sparse_gradient=sparse_gradient, name=name or f"SparseSegment{kind}")
+    builder.__name__ = {"Sum": "sparse_segment_sum", "Mean": "sparse_segment_mean", "SqrtN": "sparse_segment_sqrt_n"}[kind]
+    builder.__doc__ = (f"The {kind.lower()} of ``data[indices[i]]`` per sorted ``segment_ids[i]`` "
+                       f"(``tf.sparse.segment_{kind.lower().replace('sqrtn', 'sqrt_n')}``); ``num_segments`` "
+                       "fixes the number of output rows.")
+    return builder
+
+
+sparse_segment_sum = _sparse_segment("Sum")
+sparse_segment_mean = _sparse_segment("Mean")
+sparse_segment_sqrt_n = _sparse_segment("SqrtN")

@@ -310,3 +310,22 @@ def test_sparse_dense_cwise_add_gradient_is_not_implemented_as_in_tensorflow():
                       sp_shape=lib.constant([3], lib.int64), dense=x)
             with pytest.raises(NotImplementedError):
                 lib.gradients(y, x)
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_lookup_sparse_matches_tensorflow(combiner, weighted):
+    tf1 = pytest.importorskip("tensorflow").compat.v1
+    got = []
+    for lib in (tf1, ref):
+        with lib.Graph().as_default(), lib.Session() as sess:
+            params = lib.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
+            where = [[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]]
+            ids = lib.SparseTensor(where, lib.constant([1, 3, 3, 5, 0], lib.int64), [4, 3])
+            weights = lib.SparseTensor(where, [1.0, 2.0, 0.5, 1.0, 3.0], [4, 3]) if weighted else None
+            out = lib.nn.embedding_lookup_sparse(params, ids, weights, combiner=combiner)
+            (grad,) = lib.gradients(lib.reduce_sum(out * out), [params])
+            got.append((out.shape.as_list(), sess.run([out, lib.convert_to_tensor(grad)])))
+    assert got[0][0] == got[1][0]
+    for a, b in zip(got[0][1], got[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

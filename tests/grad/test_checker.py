@@ -150,6 +150,18 @@ CASES = {
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], tf.constant(_any([3])), [3, 4]) / x), False),
     "SparseSlice": ([3], _any, lambda x: tf.reshape(tf.sparse_tensor_to_dense(tf.sparse.slice(
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), [1, 0], [2, 4])), [2, 4]), False),
+    "SparseSegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_sum(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentMean": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_mean(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentSqrtN": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_sqrt_n(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentSumWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_sum(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
+    "SparseSegmentMeanWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_mean(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
+    "SparseSegmentSqrtNWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_sqrt_n(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
     "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
         tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
 }
@@ -237,6 +249,12 @@ NO_GRADIENT_IN_TF = {
         backprop_val_grad=x[:2], input_indices=lib.constant([[0], [1], [2]], lib.int64),
         input_start=lib.constant([1], lib.int64), output_indices=lib.constant([[0], [1]], lib.int64)),
     "SparseSplit": lambda lib, raw, x: _sparse_split_values(lib, raw, x),
+    "SparseSegmentSumGrad": lambda lib, raw, x: raw.SparseSegmentSumGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
+    "SparseSegmentMeanGrad": lambda lib, raw, x: raw.SparseSegmentMeanGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
+    "SparseSegmentSqrtNGrad": lambda lib, raw, x: raw.SparseSegmentSqrtNGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],

@@ -48,6 +48,7 @@ A_IDX, A_VAL, A_SHAPE = random_sparse([4, 5])
 B_IDX, B_VAL, B_SHAPE = random_sparse([4, 5])
 U_IDX, U_VAL, U_SHAPE = random_sparse([3, 4, 2], ordered=False)
 M_IDX, M_VAL, M_SHAPE = random_sparse([3, 4, 2])
+SEG_DATA = RNG.standard_normal((5, 3)).astype(np.float32)
 
 # op -> kwargs, compared exactly with tf.raw_ops
 TF_CASES = [
@@ -102,6 +103,19 @@ TF_CASES = [
                                  default_value=np.float32(-1))),
     ("SparseFillEmptyRows", dict(indices=U_IDX, values=U_VAL, dense_shape=U_SHAPE, default_value=np.float32(9))),
     ("SparseFillEmptyRowsGrad", dict(reverse_index_map=i64([0, 2, 3]), grad_values=f32([1, 2, 3, 4, 5]))),
+] + [
+    (f"SparseSegment{kind}", dict(data=SEG_DATA, indices=np.int32([0, 2, 2, 4, 1]),
+                                  segment_ids=np.int64([0, 0, 2, 2, 3])))
+    for kind in ("Sum", "Mean", "SqrtN")
+] + [
+    (f"SparseSegment{kind}WithNumSegments", dict(data=SEG_DATA, indices=np.int64([0, 2, 2, 4, 1]),
+                                                 segment_ids=np.int32([0, 0, 2, 2, 3]), num_segments=np.int32(6)))
+    for kind in ("Sum", "Mean", "SqrtN")
+] + [
+    (f"SparseSegment{kind}Grad", dict(grad=RNG.standard_normal((4, 3)).astype(np.float32),
+                                      indices=np.int32([0, 2, 2, 4, 1]), segment_ids=np.int32([0, 0, 2, 2, 3]),
+                                      output_dim0=np.int32(5)))
+    for kind in ("Sum", "Mean", "SqrtN")
 ] + [
     (op, dict(sp_indices=M_IDX, sp_values=M_VAL, sp_shape=M_SHAPE, dense=dense))
     for op in ("SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
@@ -240,6 +254,10 @@ ERROR_CASES = [
      r"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: \[3,4,2\] vs\. \[3\]"),
     ("SparseFillEmptyRows", dict(indices=i64([[7, 0]]), values=f32([1]), dense_shape=i64([5, 3]),
                                  default_value=np.float32(0)), r"indices\(0, 0\) is invalid: 7 >= 5"),
+    ("SparseSegmentSum", dict(data=SEG_DATA, indices=np.int32([0, 1]), segment_ids=np.int32([1, 0])),
+     r"segment ids are not increasing"),
+    ("SparseSegmentMean", dict(data=SEG_DATA, indices=np.int32([0, 5]), segment_ids=np.int32([0, 0])),
+     r"Bad: indices\[1\] == 5 out of range \[0, 5\)"),
     ("SerializeManySparse", dict(sparse_indices=i64([[0]]), sparse_values=f32([1]), sparse_shape=i64([2])),
      r"should be > 1"),
 ]
