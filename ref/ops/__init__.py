@@ -9,7 +9,7 @@ import importlib as _importlib
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
 FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
-            "accumulator", "sparse")
+            "accumulator", "sparse", "sparse_serialization", "sparse_segment")
 
 
 _loaded = False
