@@ -22,6 +22,10 @@ from ref.graph_ops.normalization_ops import top_k  # noqa: F401,E402
 __all__ += ["angle", "conj", "imag", "real", "foldl", "foldr", "scan", "is_non_decreasing", "is_strictly_increasing",
             "top_k"]
 
+from ref.graph_ops.sparse_ops import sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: F401,E402
+
+__all__ += ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
+
 from ref import _coverage  # noqa: E402
 
 

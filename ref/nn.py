@@ -10,6 +10,7 @@ from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
 from ref.graph_ops.normalization_ops import __all__ as _norm_all
 from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
 from ref.graph_ops.candidate_sampling_ops import __all__ as _sampling_all
+from ref.graph_ops.embedding_ops import embedding_lookup_sparse  # noqa: F401,E402  (SparseSegment ops, as TF)
 
 __all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
            + list(_sampling_all))

@@ -9,6 +9,8 @@ from ref.graph_ops.sparse_ops import (  # noqa: F401
     sparse_reshape as reshape, sparse_retain as retain, sparse_tensor_dense_matmul as matmul,
     sparse_tensor_dense_matmul as sparse_dense_matmul, sparse_tensor_to_dense as to_dense,
     sparse_fill_empty_rows as fill_empty_rows, sparse_merge as merge, sparse_to_indicator as to_indicator,
-    sparse_transpose as transpose,
+    sparse_transpose as transpose, sparse_reduce_max as reduce_max, sparse_reduce_max_sparse as reduce_max_sparse,
+    sparse_slice as slice, sparse_split as split, sparse_segment_mean as segment_mean,
+    sparse_segment_sqrt_n as segment_sqrt_n, sparse_segment_sum as segment_sum,
 )
 from ref.graph_ops.variables import sparse_mask as mask  # noqa: F401

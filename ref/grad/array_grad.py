@@ -64,6 +64,14 @@ def _dense(g):
     return convert_to_tensor(g)
 
 
+def _dense_no_warning(g):
+    """IndexedSlices densified without the large/unknown-shape warning (TF's
+    ``_IndexedSlicesToTensorNoWarning``, used where the gather gradients expect it)."""
+    if not isinstance(g, IndexedSlices):
+        return g
+    return _a().unsorted_segment_sum(g.values, g.indices, g.dense_shape[0])
+
+
 @RegisterGradient("ExpandDims")
 def _expand_dims_grad(op, grad):
     return _reshape_like(grad, op.inputs[0]), None
@@ -198,7 +206,7 @@ def _gather_v2_grad(op, grad):
             values_shape = [-1] + inner.as_list()
         else:
             values_shape = a.concat([[-1], a.shape(params)[1:]], 0)
-        values = a.reshape(grad, values_shape)
+        values = a.reshape(_dense_no_warning(grad), values_shape)
         flat_indices = a.reshape(indices, [-1])
         return IndexedSlices(values, flat_indices, params_shape_t), None, None
     # General axis: move the gathered axis to the front, segment-sum, move it back.
@@ -223,7 +231,7 @@ def _gather_grad(op, grad):
     with colocate_with(params.op):
         shape = constant(np.array(params.shape.as_list(), np.int32)) if params.shape.is_fully_defined() \
             else a.shape(params, out_type="int32")
-    values = a.reshape(grad, a.concat([[-1], a.shape(params)[1:]], 0))
+    values = a.reshape(_dense_no_warning(grad), a.concat([[-1], a.shape(params)[1:]], 0))
     return IndexedSlices(values, a.reshape(indices, [-1]), shape), None
 
 

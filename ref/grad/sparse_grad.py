@@ -128,3 +128,26 @@ def _sparse_fill_empty_rows_grad(op, unused_indices_grad, values_grad, unused_in
                                    grad_values=values_grad)
     return None, d_values, None, d_default
 
+
+
+@RegisterGradient("SparseSlice")
+def _sparse_slice_grad(op, *grads):
+    """The sliced values' gradients back to the input entries (SparseSliceGrad)."""
+    val_grad = apply_op("SparseSliceGrad", backprop_val_grad=grads[1], input_indices=op.inputs[0],
+                        input_start=op.inputs[3], output_indices=op.outputs[0])
+    val_grad.set_shape(op.inputs[1].shape)
+    return None, val_grad, None, None, None
+
+
+def _sparse_segment_grad(kind):
+    def rule(op, grad):
+        dim0 = array_ops.shape(op.inputs[0])[0]
+        d_data = apply_op(f"SparseSegment{kind}Grad", grad=grad, indices=op.inputs[1], segment_ids=op.inputs[2],
+                          output_dim0=dim0)
+        return (d_data,) + (None,) * (len(op.inputs) - 1)
+    return rule
+
+
+for _kind in ("Sum", "Mean", "SqrtN"):
+    RegisterGradient(f"SparseSegment{_kind}")(_sparse_segment_grad(_kind))
+    RegisterGradient(f"SparseSegment{_kind}WithNumSegments")(_sparse_segment_grad(_kind))

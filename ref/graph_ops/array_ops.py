@@ -19,6 +19,7 @@ from ref.framework.graph import (IndexedSlices, Tensor, apply_op, constant, cons
 from ref.types.shapes import Dimension, TensorShape, as_shape
 from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies
+from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = ["reshape", "transpose", "concat", "split", "stack", "pack", "unstack", "unpack", "expand_dims",
            "squeeze", "slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "tile", "pad", "shape",
@@ -65,11 +66,17 @@ def _refine(out, shape_tensor):
 def shape(input, name=None, out_type=dtypes.int32):
     """The shape of ``input``: a ``Const`` when statically known, else a ``Shape`` op."""
     with name_scope(name, "Shape", [input]) as scope:
-        input = convert_to_tensor(input)
         out_type = dtypes.as_dtype(out_type or dtypes.int32)
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: its dense_shape, cast
+            return apply_op("Cast", x=_sparse_shape(input), DstT=out_type, name=scope)
+        input = convert_to_tensor(input)
         if input.shape.is_fully_defined():
             return constant(np.array(input.shape.as_list(), out_type.np), name=scope)
         return apply_op("Shape", input=input, out_type=out_type, name=scope)
+
+
+def _sparse_shape(sp):
+    return sp.dense_shape if isinstance(sp, SparseTensor) else convert_to_tensor(sp.dense_shape, dtypes.int64)
 
 
 def shape_n(input, out_type=dtypes.int32, name=None):
@@ -80,8 +87,11 @@ def shape_n(input, out_type=dtypes.int32, name=None):
 def size(input, name=None, out_type=dtypes.int32):
     """The number of elements of ``input`` (a ``Const`` when statically known)."""
     with name_scope(name, "Size", [input]) as scope:
-        input = convert_to_tensor(input)
         out_type = dtypes.as_dtype(out_type)
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: the product of its dense_shape
+            return apply_op("Prod", input=apply_op("Cast", x=_sparse_shape(input), DstT=out_type),
+                            axis=0, name=scope)
+        input = convert_to_tensor(input)
         s = input.shape
         if s.is_fully_defined():
             return constant(s.num_elements(), out_type, name=scope)
@@ -93,6 +103,8 @@ def size(input, name=None, out_type=dtypes.int32):
 def rank(input, name=None):
     """The number of dimensions of ``input`` (a ``Const`` when statically known)."""
     with name_scope(name, "Rank", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: the size of its dense_shape
+            return apply_op("Size", input=_sparse_shape(input), out_type=dtypes.int32, name=scope)
         input = convert_to_tensor(input)
         if input.shape.ndims is not None:
             return constant(input.shape.ndims, dtypes.int32, name=scope)

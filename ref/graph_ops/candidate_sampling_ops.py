@@ -1,7 +1,7 @@
 """TF1 candidate sampling and sampled losses: ``tf.nn.*_candidate_sampler``,
 ``compute_accidental_hits``, ``nce_loss``, ``sampled_softmax_loss``
-(TF's ``candidate_sampling_ops.py`` and ``nn_impl.py``), and
-``embedding_lookup_sparse``.
+(TF's ``candidate_sampling_ops.py`` and ``nn_impl.py``);
+``embedding_lookup_sparse`` lives in :mod:`ref.graph_ops.embedding_ops`.
 
 The samplers take ``(seed1, seed2) = get_seed(seed)`` as TF does, so with
 ``tf.set_random_seed`` they draw TF's candidates bit for bit
@@ -19,7 +19,7 @@ from ref.graph_ops.embedding_ops import embedding_lookup
 
 __all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "learned_unigram_candidate_sampler",
            "fixed_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
-           "sampled_softmax_loss", "embedding_lookup_sparse"]
+           "sampled_softmax_loss"]
 
 
 def _seeds(seed):
@@ -173,48 +173,3 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
     return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 
-
-def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
-                            max_norm=None, allow_fast_lookup=False):
-    """Per row of the sparse ids [batch, ...], the "sum", "mean" (default) or
-    "sqrtn" combination of the embeddings of its ids, weighted by
-    ``sp_weights`` (same indices) when given. ``sp_ids``/``sp_weights`` need
-    only ``.indices`` [N, rank] int64, ``.values`` [N] and ``.dense_shape``
-    (a SparseTensor); ids are sorted by row, as TF requires. Rows without ids
-    are absent from the result's leading extent only if they are trailing
-    (TF: the output has ``max(row) + 1`` rows)."""
-    if combiner is None:
-        combiner = "mean"
-    if combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
-    if not isinstance(params, (list, tuple)):
-        params = list(params) if hasattr(params, "_variable_list") else [params]
-    with name_scope(name, "embedding_lookup_sparse", list(params) + [sp_ids]) as name:
-        indices = convert_to_tensor(sp_ids.indices)
-        segment_ids = _m.cast(indices[:, 0], dtypes.int32)
-        ids = convert_to_tensor(sp_ids.values)
-        ids, idx = array_ops.unique(ids)
-        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
-        if embeddings.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16):
-            embeddings = _m.cast(embeddings, dtypes.float32)
-        embeddings = array_ops.gather(embeddings, idx)
-        if sp_weights is not None:
-            weights = convert_to_tensor(sp_weights.values)
-            if weights.dtype.base_dtype != embeddings.dtype.base_dtype:
-                weights = _m.cast(weights, embeddings.dtype.base_dtype)
-        else:  # TF's SparseSegmentMean/SqrtN: the unweighted sums over the counts
-            weights = array_ops.ones_like(segment_ids, dtype=embeddings.dtype.base_dtype)
-        bcast_weights_shape = array_ops.concat(
-            [array_ops.shape(embeddings)[:1], array_ops.ones_like(array_ops.shape(embeddings)[1:])], 0)
-        weights = array_ops.reshape(weights, bcast_weights_shape)
-        if embeddings.shape.ndims is not None:
-            weights.set_shape(embeddings.shape[:1].concatenate([1] * (embeddings.shape.ndims - 1)))
-        if sp_weights is not None:
-            embeddings = _m.multiply(embeddings, weights)
-        total = apply_op("SegmentSum", data=embeddings, segment_ids=segment_ids)
-        if combiner == "sum":
-            return control_flow_ops.identity(total, name=name)
-        if combiner == "mean":  # rows without ids: 0, as TF's div_no_nan and SparseSegmentMean give
-            return _m.div_no_nan(total, apply_op("SegmentSum", data=weights, segment_ids=segment_ids), name=name)
-        return _m.div_no_nan(total, _m.sqrt(apply_op("SegmentSum", data=_m.pow(weights, 2),
-                                                     segment_ids=segment_ids)), name=name)

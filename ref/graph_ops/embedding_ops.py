@@ -23,8 +23,10 @@ from ref.framework.graph import colocate_with, convert_to_tensor, name_scope
 from ref.types.shapes import TensorShape, dimension_value
 from ref.graph_ops import array_ops, clip_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
+from ref.framework.sparse_tensor import SparseTensor
+from ref.graph_ops import sparse_ops
 
-__all__ = ["embedding_lookup"]
+__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 
 def _clip(params, ids, max_norm):
@@ -102,3 +104,69 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ret.set_shape(ids.shape.concatenate(row_shape))
         return _clip(ret, ids, max_norm)
 
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
+                            max_norm=None, allow_fast_lookup=False):
+    """Per row of the SparseTensor ``sp_ids``, the ``combiner`` ("mean" by
+    default, "sqrtn" or "sum") of the embeddings of its ids, weighted by
+    ``sp_weights`` (a SparseTensor with the same indices, or None for 1).
+
+    ``mean``: sum(w * e) / sum(w); ``sqrtn``: sum(w * e) / sqrt(sum(w**2));
+    rows without ids give zeros. (TF's embedding_ops.embedding_lookup_sparse:
+    the unique ids are looked up once.)
+    """
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if hasattr(params, "_get_variable_list"):  # a PartitionedVariable
+        params = list(params)
+    if not isinstance(params, list):
+        params = [params]
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    ignore_weights = sp_weights is None
+    if not ignore_weights:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+    with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
+        segment_ids = sp_ids.indices[:, 0]
+        ids, idx = array_ops.unique(sp_ids.values)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+        if ignore_weights:
+            if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
+                segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+            segment = {"sum": sparse_ops.sparse_segment_sum, "mean": sparse_ops.sparse_segment_mean,
+                       "sqrtn": sparse_ops.sparse_segment_sqrt_n}[combiner]
+            return segment(embeddings, idx, segment_ids, name=name)
+        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+        weights = sp_weights.values
+        embeddings = array_ops.gather(embeddings, idx)
+        original_dtype = embeddings.dtype
+        if embeddings.dtype in (dtypes.float16, dtypes.bfloat16):
+            embeddings = math_ops.cast(embeddings, dtypes.float32)
+        if weights.dtype != embeddings.dtype:
+            weights = math_ops.cast(weights, embeddings.dtype)
+        ones = array_ops.ones(array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), dtypes.int32)
+        bcast_shape = array_ops.concat([array_ops.shape(weights), ones], 0)
+        orig_weights_shape = weights.shape
+        weights = array_ops.reshape(weights, bcast_shape)
+        if embeddings.shape.ndims is not None:
+            weights.set_shape(orig_weights_shape.concatenate([1] * (embeddings.shape.ndims - 1)))
+        embeddings = embeddings * weights
+        if combiner == "sum":
+            embeddings = array_ops.segment_sum(embeddings, segment_ids, name=name)
+        else:
+            embeddings = array_ops.segment_sum(embeddings, segment_ids)
+            w = weights if combiner == "mean" else math_ops.pow(weights, 2)
+            weight_sum = array_ops.segment_sum(w, segment_ids)
+            if combiner == "sqrtn":
+                weight_sum = math_ops.sqrt(weight_sum)
+            embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=name)
+        if embeddings.dtype != original_dtype:
+            embeddings = math_ops.cast(embeddings, original_dtype)
+        return embeddings

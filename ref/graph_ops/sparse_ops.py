@@ -21,7 +21,8 @@ __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "s
            "sparse_add", "sparse_reshape", "sparse_retain", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
            "sparse_reduce_sum_sparse", "from_dense", "serialize_sparse", "serialize_many_sparse",
            "deserialize_many_sparse", "sparse_fill_empty_rows", "sparse_transpose", "sparse_merge",
-           "sparse_to_indicator"]
+           "sparse_to_indicator", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_slice", "sparse_split",
+           "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
 
 
 def sparse_placeholder(dtype, shape=None, name=None):
@@ -266,6 +267,67 @@ def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
     return SparseTensor(ind, val, shape)
 
 
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The dense maximum of the stored entries over ``axis`` (cells with no
+    entry are 0) (``tf.sparse.reduce_max``, v1 signature)."""
+    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
+    sp_input = as_sparse(sp_input)
+    return apply_op("SparseReduceMax", input_indices=sp_input.indices, input_values=sp_input.values,
+                    input_shape=sp_input.dense_shape, reduction_axes=_reduction_axes(sp_input, axis),
+                    keep_dims=keepdims)
+
+
+def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """``sparse_reduce_max`` with a SparseTensor result (``tf.sparse.reduce_max_sparse``)."""
+    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
+    sp_input = as_sparse(sp_input)
+    ind, val, shape = apply_op("SparseReduceMaxSparse", input_indices=sp_input.indices,
+                               input_values=sp_input.values, input_shape=sp_input.dense_shape,
+                               reduction_axes=_reduction_axes(sp_input, axis), keep_dims=keepdims)
+    return SparseTensor(ind, val, shape)
+
+
+def sparse_slice(sp_input, start, size, name=None):
+    """The entries of ``sp_input`` within ``[start, start + size)``, re-indexed
+    from ``start`` (``tf.sparse.slice``)."""
+    sp_input = as_sparse(sp_input)
+    start = convert_to_tensor(start, dtypes.int64)
+    size = convert_to_tensor(size, dtypes.int64)
+    with name_scope(name, "SparseSlice", [sp_input]) as scope:
+        ind, val, shape = apply_op("SparseSlice", indices=sp_input.indices, values=sp_input.values,
+                                   shape=sp_input.dense_shape, start=start, size=size, name=scope)
+        return SparseTensor(ind, val, shape)
+
+
+class _KeywordRequired:
+    def __repr__(self):
+        return ""
+
+
+def sparse_split(keyword_required=_KeywordRequired(), sp_input=None, num_split=None, axis=None, name=None,
+                 split_dim=None):
+    """``num_split`` SparseTensors slicing ``sp_input`` along ``axis``, the
+    first ``size % num_split`` one larger (``tf.sparse.split``, keyword
+    arguments only; ``split_dim`` is the old name of ``axis``)."""
+    if not isinstance(keyword_required, _KeywordRequired):
+        raise ValueError("Keyword arguments are required for this function.")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        axis = split_dim
+    elif split_dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'split_dim'")
+    if axis is None:
+        raise ValueError("axis is required")
+    sp_input = as_sparse(sp_input)
+    outs = apply_op("SparseSplit", split_dim=convert_to_tensor(axis, dtypes.int64), indices=sp_input.indices,
+                    values=sp_input.values, shape=sp_input.dense_shape, num_split=num_split,
+                    name=name or "SparseSplit")
+    return [SparseTensor(outs[i], outs[num_split + i], outs[2 * num_split + i]) for i in range(num_split)]
+
+
 def from_dense(tensor, name=None):
     """The SparseTensor of the non-zero (non-empty) entries of a dense tensor
     (``tf.sparse.from_dense``)."""
@@ -385,3 +447,23 @@ def _sparse_dense_operator(op_type):
 
 SparseTensor.__mul__ = _sparse_dense_operator("SparseDenseCwiseMul")
 SparseTensor.__truediv__ = SparseTensor.__div__ = _sparse_dense_operator("SparseDenseCwiseDiv")
+
+
+def _sparse_segment(kind):
+    def builder(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+        if num_segments is not None:
+            return apply_op(f"SparseSegment{kind}WithNumSegments", data=data, indices=indices,
+                            segment_ids=segment_ids, num_segments=num_segments, sparse_gradient=sparse_gradient,
+                            name=name or f"SparseSegment{kind}WithNumSegments")
+        return apply_op(f"SparseSegment{kind}", data=data, indices=indices, segment_ids=segment_ids,
+                        sparse_gradient=sparse_gradient, name=name or f"SparseSegment{kind}")
+    builder.__name__ = {"Sum": "sparse_segment_sum", "Mean": "sparse_segment_mean", "SqrtN": "sparse_segment_sqrt_n"}[kind]
+    builder.__doc__ = (f"The {kind.lower()} of ``data[indices[i]]`` per sorted ``segment_ids[i]`` "
+                       f"(``tf.sparse.segment_{kind.lower().replace('sqrtn', 'sqrt_n')}``); ``num_segments`` "
+                       "fixes the number of output rows.")
+    return builder
+
+
+sparse_segment_sum = _sparse_segment("Sum")
+sparse_segment_mean = _sparse_segment("Mean")
+sparse_segment_sqrt_n = _sparse_segment("SqrtN")

@@ -7,10 +7,8 @@ lexicographically increasing; most ops expect it and ``SparseReorder``
 produces it. The names, inputs and attrs are those of ``tf.raw_ops``; so are the
 error messages of bad run-time input (InvalidArgumentError).
 
-Serialization (``SerializeSparse``, ``SerializeManySparse``, ``DeserializeSparse``,
-``DeserializeManySparse``) uses TF's string form: three serialized
-``TensorProto`` messages (indices, values, dense_shape) per sparse tensor, so strings
-made by TensorFlow deserialize here and the other way round.
+Serialization lives in :mod:`ref.ops.sparse_serialization`, the sparse
+segment reductions (``SparseSegmentSum`` ...) in :mod:`ref.ops.sparse_segment`.
 """
 from __future__ import annotations
 
@@ -19,8 +17,6 @@ import numpy as np
 from ref.types import dtypes
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
-from ref import protos
-from ref.formats import tensor_util
 
 _INDEX = (dtypes.int32, dtypes.int64)
 
@@ -311,6 +307,89 @@ def sparse_concat(indices, values, shapes, concat_dim):
 
 
 # ---------------------------------------------------------------------------
+# SparseSlice (+grad), SparseSplit
+# ---------------------------------------------------------------------------
+
+def _slice(idx, vals, shape, start, size):
+    """(indices, values, shape) of the entries in the box [start, start + size), shifted to it."""
+    shape = shape.astype(np.int64)
+    start, size = start.astype(np.int64), size.astype(np.int64)
+    end = np.minimum(start + size, shape)
+    out_shape = np.maximum(end - start, 0)
+    keep = np.all((idx >= start) & (idx < end), axis=1) if idx.shape[0] else np.zeros(0, bool)
+    return (idx[keep] - start).astype(np.int64).reshape(-1, shape.shape[0]), vals[keep], out_shape, keep
+
+
+@register_op("SparseSlice", inputs=("indices", "values", "shape", "start", "size"),
+             outputs=("output_indices", "output_values", "output_shape"), type_attrs={"T": "values"},
+             shape=lambda ins, attrs: _triple_shapes(ins, ins["values"].dtype, "indices", "shape"))
+def sparse_slice(indices, values, shape, start, size):
+    """The entries within ``[start, start + size)`` (clipped to ``shape``),
+    their indices relative to ``start``; ``output_shape`` is the clipped size."""
+    idx, vals, shp = np.asarray(indices), np.asarray(values), np.asarray(shape)
+    start, size = np.asarray(start), np.asarray(size)
+    _check_triple(idx, vals, shp)
+    if start.ndim != 1 or size.ndim != 1:
+        raise invalid_argument(f"Input start and size should be vectors but received shapes "
+                               f"{_shape_str(start.shape)} and {_shape_str(size.shape)}")
+    if start.shape[0] != shp.shape[0] or size.shape[0] != shp.shape[0]:
+        raise invalid_argument(f"Expected start and size to have {shp.shape[0]} elements, got "
+                               f"{start.shape[0]} and {size.shape[0]}")
+    out_idx, out_val, out_shape, _ = _slice(idx, vals, shp, start, size)
+    return out_idx, out_val, out_shape
+
+
+@register_op("SparseSliceGrad", inputs=("backprop_val_grad", "input_indices", "input_start", "output_indices"),
+             outputs=("val_grad",), type_attrs={"T": "backprop_val_grad"}, allowed={"T": dtypes.NUMBERS},
+             shape=lambda ins, attrs: [(ins["backprop_val_grad"].dtype, TensorShape([_dim(ins["input_indices"], 0)]))])
+def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices):
+    """The sliced values' gradients back at the input entries they came from (0 elsewhere)."""
+    g, idx = np.asarray(backprop_val_grad), np.asarray(input_indices)
+    start, out_idx = np.asarray(input_start).astype(np.int64), np.asarray(output_indices)
+    pos = {tuple(r): k for k, r in enumerate(out_idx.astype(np.int64) + start)}
+    out = np.zeros(idx.shape[0], dtype=g.dtype)
+    for i, r in enumerate(idx.astype(np.int64)):
+        k = pos.get(tuple(r))
+        if k is not None:
+            out[i] = g[k]
+    return out
+
+
+def _sparse_split_shape(ins, attrs):
+    n = attrs["num_split"]
+    triple = _triple_shapes(ins, ins["values"].dtype, "indices", "shape")
+    return [triple[0]] * n + [triple[1]] * n + [triple[2]] * n
+
+
+@register_op("SparseSplit", inputs=("split_dim", "indices", "values", "shape"), outputs=("*outputs",),
+             attrs={"num_split": REQUIRED}, type_attrs={"T": "values"}, shape=_sparse_split_shape)
+def sparse_split(split_dim, indices, values, shape, num_split):
+    """``num_split`` slices along ``split_dim``: the first ``size % num_split``
+    get one more than ``size // num_split``. Returns the ``num_split``
+    indices, then the values, then the shapes."""
+    idx, vals, shp = np.asarray(indices), np.asarray(values), np.asarray(shape).astype(np.int64)
+    _check_triple(idx, vals, shp)
+    rank = shp.shape[0]
+    dim = int(np.asarray(split_dim).reshape(-1)[0])
+    if not -rank <= dim < rank:
+        raise invalid_argument(f"Input split_dim should be between {-rank} and {rank}, got {dim}")
+    dim %= rank
+    if num_split < 1 or num_split > shp[dim]:
+        raise invalid_argument(f"Input num_split should be between 1 and {int(shp[dim])}, got {num_split}")
+    base, extra = divmod(int(shp[dim]), num_split)
+    outs, begin = [], 0
+    for k in range(num_split):
+        width = base + (1 if k < extra else 0)
+        start = np.zeros(rank, np.int64)
+        start[dim] = begin
+        size = shp.copy()
+        size[dim] = width
+        outs.append(_slice(idx, vals, shp, start, size)[:3])
+        begin += width
+    return [o[0] for o in outs] + [o[1] for o in outs] + [o[2] for o in outs]
+
+
+# ---------------------------------------------------------------------------
 # SparseAdd and its gradient
 # ---------------------------------------------------------------------------
 
@@ -503,6 +582,8 @@ def _sparse_reduce(indices, values, shape, axes, keep_dims):
     idx, vals, shape = np.asarray(indices), np.asarray(values), np.asarray(shape)
     _check_triple(idx, vals, shape)
     rank = shape.shape[0]
+    if int(np.prod([int(d) for d in shape], dtype=object)) >= 2**63:
+        raise invalid_argument(f"Encountered overflow when multiplying shape dimensions {_shape_str(shape)}")
     axes = _reduce_axes(axes, rank)
     kept = [d for d in range(rank) if d not in axes]
     out_shape = [1 if d in axes else int(shape[d]) for d in range(rank)] if keep_dims else \
@@ -548,6 +629,10 @@ def sparse_reduce_sum(input_indices, input_values, input_shape, reduction_axes, 
 def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
     """SparseReduceSum with a sparse result: one entry per distinct projected
     index present in the input, in canonical order."""
+    return _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, np.add)
+
+
+def _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, ufunc):
     idx, vals, shape, axes, kept, out_shape = _sparse_reduce(input_indices, input_values, input_shape,
                                                              reduction_axes, keep_dims)
     cols = list(range(len(shape))) if keep_dims else kept
@@ -558,186 +643,42 @@ def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction
     if proj.shape[0] == 0:
         return np.zeros((0, len(cols)), np.int64), vals[:0], np.array(out_shape, np.int64)
     uniq, inverse = np.unique(proj, axis=0, return_inverse=True)
-    sums = np.zeros(uniq.shape[0], dtype=vals.dtype)
-    np.add.at(sums, inverse.reshape(-1), vals)
-    return uniq.astype(np.int64), sums, np.array(out_shape, np.int64)
+    out = np.full(uniq.shape[0], 0 if ufunc is np.add else _lowest(vals.dtype), dtype=vals.dtype)
+    ufunc.at(out, inverse.reshape(-1), vals)
+    return uniq.astype(np.int64), out, np.array(out_shape, np.int64)
 
 
-# ---------------------------------------------------------------------------
-# Serialization
-# ---------------------------------------------------------------------------
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def _to_proto(array: np.ndarray, dtype) -> bytes:
-    """A serialized TensorProto with all of ``array`` in ``tensor_content``, as
-    TF's ``Tensor::AsProtoTensorContent`` writes it (strings: the varint
-    lengths, then the bytes)."""
-    dtype = dtypes.as_dtype(dtype)
-    proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum,
-                                          tensor_shape=TensorShape(array.shape).as_proto())
-    if dtype == dtypes.string:
-        items = [x if isinstance(x, bytes) else str(x).encode() for x in array.reshape(-1)]
-        proto.tensor_content = b"".join(_varint(len(x)) for x in items) + b"".join(items)
-    else:
-        proto.tensor_content = np.ascontiguousarray(array, dtype=dtype.np.newbyteorder("<")).tobytes()
-    return proto.SerializeToString()
+@register_op("SparseReduceMax", inputs=("input_indices", "input_values", "input_shape", "reduction_axes"),
+             outputs=("output",), attrs={"keep_dims": False}, type_attrs={"T": "input_values"},
+             allowed={"T": dtypes.REALS}, shape=_sparse_reduce_shape)
+def sparse_reduce_max(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
+    """The dense maximum over ``reduction_axes`` of the stored entries only:
+    a cell that no entry projects onto is 0 (TF's semantics, not the dense
+    max with the implicit zeros)."""
+    idx, vals, shape, axes, kept, out_shape = _sparse_reduce(input_indices, input_values, input_shape,
+                                                             reduction_axes, keep_dims)
+    out = np.full([int(shape[d]) for d in kept] or [1], _lowest(vals.dtype), dtype=vals.dtype)
+    hit = np.zeros(out.shape, bool)
+    if idx.shape[0]:
+        where = tuple(idx[:, kept].T.astype(np.int64)) if kept else np.zeros(idx.shape[0], np.int64)
+        np.maximum.at(out, where, vals)
+        hit[where] = True
+    out[~hit] = 0
+    return out.reshape(out_shape)
 
 
-def _from_proto(serialized: bytes, what: str):
-    """(array, DataType enum) of a serialized TensorProto (any of TF's encodings)."""
-    proto = protos.tensor_pb2.TensorProto()
-    try:
-        proto.ParseFromString(serialized)
-    except Exception:
-        raise invalid_argument(f"Could not parse serialized proto ({what})") from None
-    if proto.dtype == dtypes.string.as_datatype_enum and proto.tensor_content:
-        shape = [d.size for d in proto.tensor_shape.dim]
-        buf, pos, lengths = proto.tensor_content, 0, []
-        for _ in range(int(np.prod(shape, dtype=np.int64))):
-            n = shift = 0
-            while True:
-                b = buf[pos]
-                pos += 1
-                n |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
-            lengths.append(n)
-        out = np.empty(len(lengths), dtype=object)
-        for i, n in enumerate(lengths):
-            out[i] = bytes(buf[pos:pos + n])
-            pos += n
-        return out.reshape(shape), proto.dtype
-    return tensor_util.make_ndarray(proto), proto.dtype
-
-
-def _serialize_one(indices, values, shape, dtype) -> np.ndarray:
-    return np.array([_to_proto(np.asarray(indices, np.int64), dtypes.int64), _to_proto(values, dtype),
-                     _to_proto(np.asarray(shape, np.int64), dtypes.int64)], dtype=object)
-
-
-def _values_dtype(values):
-    return dtypes.string if values.dtype == object or values.dtype.kind in "SU" else dtypes.as_dtype(values.dtype)
-
-
-def _serialize_shape(many):
-    def rule(ins, attrs):
-        if attrs.get("out_type", dtypes.string) != dtypes.string:
-            raise ValueError(f"{'SerializeManySparse' if many else 'SerializeSparse'}: ref supports out_type=string "
-                             f"only, got {attrs['out_type']}")
-        return [(dtypes.string, TensorShape([_dim(ins["sparse_indices"], 0), 3] if many else [3]))]
-    return rule
-
-
-@register_op("SerializeSparse", inputs=("sparse_indices", "sparse_values", "sparse_shape"),
-             outputs=("serialized_sparse",), attrs={"out_type": dtypes.string}, type_attrs={"T": "sparse_values"},
-             shape=_serialize_shape(False))
-def serialize_sparse(sparse_indices, sparse_values, sparse_shape, out_type=dtypes.string):
-    """A ``[3]`` string vector: the serialized TensorProtos of indices, values
-    and dense_shape."""
-    idx, vals, shape = np.asarray(sparse_indices), np.asarray(sparse_values), np.asarray(sparse_shape)
-    _check_triple(idx, vals, shape)
-    return _serialize_one(idx, vals, shape, _values_dtype(vals))
-
-
-@register_op("SerializeManySparse", inputs=("sparse_indices", "sparse_values", "sparse_shape"),
-             outputs=("serialized_sparse",), attrs={"out_type": dtypes.string}, type_attrs={"T": "sparse_values"},
-             shape=lambda ins, attrs: [(dtypes.string, TensorShape([None, 3]))])
-def serialize_many_sparse(sparse_indices, sparse_values, sparse_shape, out_type=dtypes.string):
-    """``[N, 3]`` strings: row ``n`` serializes the rank R-1 sparse tensor of
-    the entries whose first index is ``n`` (N = dense_shape[0]; R >= 2)."""
-    idx, vals, shape = np.asarray(sparse_indices), np.asarray(sparse_values), np.asarray(sparse_shape)
-    _check_triple(idx, vals, shape)
-    if shape.shape[0] < 2:
-        raise invalid_argument(f"Rank of input SparseTensor should be > 1, but saw rank: {shape.shape[0]}")
-    _check_bounds(idx, shape)
-    n = int(shape[0])
-    out = np.empty((n, 3), dtype=object)
-    order = np.argsort(idx[:, 0], kind="stable")
-    idx, vals = idx[order], vals[order]
-    for b in range(n):
-        rows = idx[:, 0] == b
-        out[b] = _serialize_one(idx[rows, 1:], vals[rows], shape[1:], _values_dtype(vals))
-    return out
-
-
-def _deserialize(serialized, dtype):
-    """(indices, values, shape) combining a ``[..., 3]`` array of serialized
-    sparse tensors into one whose leading dims are the array's."""
-    ser = np.asarray(serialized, dtype=object)
-    if ser.ndim < 1 or ser.shape[-1] != 3:
-        raise invalid_argument(f"Serialized sparse should have 3 as the last dimension {_shape_str(ser.shape)}")
-    batch = ser.shape[:-1]
-    flat = ser.reshape(-1, 3)
-    np_dtype = dtypes.as_dtype(dtype).np
-    parts, rank, max_shape = [], None, None
-    for n in range(flat.shape[0]):
-        idx, _ = _from_proto(flat[n, 0], f"serialized_sparse[{n}, 0]")
-        vals, vtype = _from_proto(flat[n, 1], f"serialized_sparse[{n}, 1]")
-        shape, _ = _from_proto(flat[n, 2], f"serialized_sparse[{n}, 2]")
-        want = dtypes.as_dtype(dtype)
-        if vtype != want.as_datatype_enum:
-            raise invalid_argument(f"Requested SparseTensor of type {want.name} but SparseTensor[{n}].values.dtype() "
-                                   f"== {dtypes.as_dtype(vtype).name}")
-        if idx.ndim != 2 or shape.ndim != 1 or idx.shape[1] != shape.shape[0]:
-            raise invalid_argument(f"Expected serialized_sparse[{n}] to hold a matrix of indices and a shape vector "
-                                   f"of matching rank; got {_shape_str(idx.shape)} and {_shape_str(shape.shape)}")
-        if rank is None:
-            rank, max_shape = shape.shape[0], shape.astype(np.int64).copy()
-        elif shape.shape[0] != rank:
-            raise invalid_argument(f"Inconsistent shape across SparseTensors: rank prior to SparseTensor[{n}] was: "
-                                   f"{rank} but rank of SparseTensor[{n}] is: {shape.shape[0]}")
-        else:
-            max_shape = np.maximum(max_shape, shape)
-        prefix = np.tile(np.array(np.unravel_index(n, batch), np.int64).reshape(1, -1), (idx.shape[0], 1))
-        parts.append((np.concatenate([prefix, idx.astype(np.int64)], axis=1), vals.astype(np_dtype, copy=False)))
-    if rank is None:
-        raise invalid_argument("Serialized sparse should have at least 1 element: got none")
-    out_idx = np.concatenate([p[0] for p in parts]).reshape(-1, len(batch) + rank)
-    out_val = np.concatenate([p[1] for p in parts])
-    return out_idx, out_val, np.concatenate([np.array(batch, np.int64), max_shape]).astype(np.int64)
-
-
-@register_op("DeserializeSparse", inputs=("serialized_sparse",),
-             outputs=("sparse_indices", "sparse_values", "sparse_shape"), attrs={"dtype": REQUIRED},
-             type_attrs={"Tserialized": "serialized_sparse"}, shape=lambda ins, attrs: _deserialize_shape(ins, attrs))
-def deserialize_sparse(serialized_sparse, dtype):
-    """The sparse tensors of a ``[d0, ..., dk, 3]`` string array (from
-    SerializeSparse) combined into one of rank k+1+R: entry ``[i0..ik, j..]``
-    is entry ``[j..]`` of the tensor at ``[i0..ik]``; dense_shape is
-    ``[d0..dk]`` then the elementwise maximum of the serialized shapes (all
-    of rank R). A ``[3]`` input gives back the one tensor."""
-    return _deserialize(serialized_sparse, dtype)
-
-
-def _deserialize_shape(ins, attrs):
-    s = ins["serialized_sparse"].shape
-    if s.ndims == 0:
-        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs['_op_name']}' (op: "
-                         f"'DeserializeSparse') with input shapes: [].")
-    return [(dtypes.int64, TensorShape([None, None])), (attrs["dtype"], TensorShape([None])),
-            (dtypes.int64, TensorShape([None]))]
-
-
-@register_op("DeserializeManySparse", inputs=("serialized_sparse",),
-             outputs=("sparse_indices", "sparse_values", "sparse_shape"), attrs={"dtype": REQUIRED},
-             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([None, None])), (attrs["dtype"], TensorShape([None])),
-                                       (dtypes.int64, TensorShape([None]))])
-def deserialize_many_sparse(serialized_sparse, dtype):
-    """DeserializeSparse of an ``[N, 3]`` minibatch: rank R+1, ``dense_shape[0] = N``."""
-    ser = np.asarray(serialized_sparse, dtype=object)
-    if ser.ndim != 2 or ser.shape[1] != 3:
-        raise invalid_argument(f"Serialized sparse should be a matrix with 3 columns: {_shape_str(ser.shape)}")
-    return _deserialize(ser, dtype)
+@register_op("SparseReduceMaxSparse", inputs=("input_indices", "input_values", "input_shape", "reduction_axes"),
+             outputs=("output_indices", "output_values", "output_shape"), attrs={"keep_dims": False},
+             type_attrs={"T": "input_values"}, allowed={"T": dtypes.REALS},
+             shape=lambda ins, attrs: [(dtypes.int64, unknown_shape()), (ins["input_values"].dtype, unknown_shape()),
+                                       (dtypes.int64, unknown_shape())])
+def sparse_reduce_max_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False):
+    """SparseReduceMax with a sparse result: one entry per projected index present."""
+    return _reduce_to_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims, np.maximum)
 
 
 # ---------------------------------------------------------------------------

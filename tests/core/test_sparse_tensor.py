@@ -59,6 +59,9 @@ BUILDERS = {
     "reduce_sum_axis": lambda tf: tf.sparse.reduce_sum(tf.SparseTensor(**SP), axis=1),
     "reduce_sum_keep": lambda tf: tf.sparse_reduce_sum(tf.SparseTensor(**SP), reduction_axes=[0], keep_dims=True),
     "reduce_sum_sparse": lambda tf: tf.sparse_reduce_sum_sparse(tf.SparseTensor(**SP), axis=0),
+    "reduce_max": lambda tf: tf.sparse.reduce_max(tf.SparseTensor(**SP2), axis=1),
+    "reduce_max_all": lambda tf: tf.sparse_reduce_max(tf.SparseTensor(**SP2)),
+    "reduce_max_sparse": lambda tf: tf.sparse.reduce_max_sparse(tf.SparseTensor(**SP2), 0, True),
     "from_dense": lambda tf: tf.sparse.from_dense(tf.constant([[0.0, 2.0], [3.0, 0.0]])),
     "identity": lambda tf: tf.identity(tf.SparseTensor(**SP)),
     "fill_empty_rows": lambda tf: tf.sparse.fill_empty_rows(tf.SparseTensor([[1, 0], [3, 2]], [1.0, 2.0], [5, 3]),
@@ -75,6 +78,13 @@ BUILDERS = {
         tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([4, 1, 3], tf.int64), [2, 2]), 5),
     "mul_dense": lambda tf: tf.SparseTensor(**SP) * tf.constant([1.0, 2.0, 3.0, 4.0]),
     "div_dense": lambda tf: tf.SparseTensor(**SP) / 2.0,
+    "slice": lambda tf: tf.sparse.slice(tf.SparseTensor(**SP), [1, 0], [5, 2]),
+    "split_0": lambda tf: tf.sparse.split(sp_input=tf.SparseTensor(**SP), num_split=2, axis=0)[1],
+    "split_1": lambda tf: tf.sparse_split(sp_input=tf.SparseTensor(**SP), num_split=3, axis=1)[2],
+    "shape": lambda tf: tf.shape(tf.SparseTensor(**SP)),
+    "shape_int64": lambda tf: tf.shape(tf.SparseTensor(**SP), out_type=tf.int64),
+    "size": lambda tf: tf.size(tf.SparseTensor(**SP)),
+    "rank": lambda tf: tf.rank(tf.SparseTensor(**SP)),
     "serialize_round_trip": lambda tf: tf.deserialize_many_sparse(
         tf.stack([tf.serialize_sparse(tf.SparseTensor(**SP)), tf.serialize_sparse(tf.SparseTensor(**SP2))]),
         tf.float32),
@@ -300,3 +310,24 @@ def test_sparse_dense_cwise_add_gradient_is_not_implemented_as_in_tensorflow():
                       sp_shape=lib.constant([3], lib.int64), dense=x)
             with pytest.raises(NotImplementedError):
                 lib.gradients(y, x)
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_lookup_sparse_matches_tensorflow(combiner, weighted):
+    tf1 = pytest.importorskip("tensorflow").compat.v1
+    got = []
+    for lib in (tf1, ref):
+        with lib.Graph().as_default(), lib.Session() as sess:
+            params = lib.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
+            where = [[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]]
+            ids = lib.SparseTensor(where, lib.constant([1, 3, 3, 5, 0], lib.int64), [4, 3])
+            weights = lib.SparseTensor(where, [1.0, 2.0, 0.5, 1.0, 3.0], [4, 3]) if weighted else None
+            out = lib.nn.embedding_lookup_sparse(params, ids, weights, combiner=combiner)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # TF densifies the gather-of-gather gradient silently
+                (grad,) = lib.gradients(lib.reduce_sum(out * out), [params])
+            got.append((out.shape.as_list(), sess.run([out, lib.convert_to_tensor(grad)])))
+    assert got[0][0] == got[1][0]
+    for a, b in zip(got[0][1], got[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -177,6 +177,20 @@ CASES = {
         False),
     "SparseDenseCwiseDiv": ([3, 1], _pos, lambda x: tf.sparse_tensor_to_dense(
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], tf.constant(_any([3])), [3, 4]) / x), False),
+    "SparseSlice": ([3], _any, lambda x: tf.reshape(tf.sparse_tensor_to_dense(tf.sparse.slice(
+        tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]), [1, 0], [2, 4])), [2, 4]), False),
+    "SparseSegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_sum(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentMean": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_mean(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentSqrtN": ([4, 2], _any, lambda x: tf.reshape(tf.sparse_segment_sqrt_n(x, [0, 2, 2, 3], [0, 0, 1, 3]), [4, 2]),
+                          False),
+    "SparseSegmentSumWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_sum(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
+    "SparseSegmentMeanWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_mean(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
+    "SparseSegmentSqrtNWithNumSegments": ([4, 2], _any, lambda x: tf.sparse_segment_sqrt_n(
+        x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
     "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
         tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
 }
@@ -281,6 +295,13 @@ COVERED_ELSEWHERE = {
 }
 
 
+def _sparse_split_values(lib, raw, x):
+    """The values of the first half of x split as a rank-1 sparse tensor."""
+    out = raw.SparseSplit(split_dim=lib.constant(0, lib.int64), indices=lib.constant([[0], [1], [2]], lib.int64),
+                          values=x, shape=lib.constant([3], lib.int64), num_split=2)
+    return out[1][0] if isinstance(out, tuple) and hasattr(out, "output_values") else out[2]
+
+
 # Ops for which TensorFlow registers no gradient either: differentiating through
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
@@ -292,6 +313,22 @@ NO_GRADIENT_IN_TF = {
                                                output_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3])),
     "SparseFillEmptyRowsGrad": lambda lib, raw, x: raw.SparseFillEmptyRowsGrad(
         reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
+    "SparseReduceMaxSparse": lambda lib, raw, x: raw.SparseReduceMaxSparse(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],
+    "SparseReduceMax": lambda lib, raw, x: raw.SparseReduceMax(
+        input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
+        input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1])),
+    "SparseSliceGrad": lambda lib, raw, x: raw.SparseSliceGrad(
+        backprop_val_grad=x[:2], input_indices=lib.constant([[0], [1], [2]], lib.int64),
+        input_start=lib.constant([1], lib.int64), output_indices=lib.constant([[0], [1]], lib.int64)),
+    "SparseSplit": lambda lib, raw, x: _sparse_split_values(lib, raw, x),
+    "SparseSegmentSumGrad": lambda lib, raw, x: raw.SparseSegmentSumGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
+    "SparseSegmentMeanGrad": lambda lib, raw, x: raw.SparseSegmentMeanGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
+    "SparseSegmentSqrtNGrad": lambda lib, raw, x: raw.SparseSegmentSqrtNGrad(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],

@@ -48,6 +48,7 @@ A_IDX, A_VAL, A_SHAPE = random_sparse([4, 5])
 B_IDX, B_VAL, B_SHAPE = random_sparse([4, 5])
 U_IDX, U_VAL, U_SHAPE = random_sparse([3, 4, 2], ordered=False)
 M_IDX, M_VAL, M_SHAPE = random_sparse([3, 4, 2])
+SEG_DATA = RNG.standard_normal((5, 3)).astype(np.float32)
 
 # op -> kwargs, compared exactly with tf.raw_ops
 TF_CASES = [
@@ -82,10 +83,44 @@ TF_CASES = [
                                    reduction_axes=np.array([1], np.int32))),
     ("SparseReduceSumSparse", dict(input_indices=M_IDX, input_values=M_VAL, input_shape=M_SHAPE,
                                    reduction_axes=np.array([2], np.int32), keep_dims=True)),
+    ("SparseReduceMax", dict(input_indices=M_IDX, input_values=M_VAL, input_shape=M_SHAPE,
+                             reduction_axes=np.array([1], np.int32))),
+    ("SparseReduceMax", dict(input_indices=M_IDX, input_values=M_VAL.astype(np.int32), input_shape=M_SHAPE,
+                             reduction_axes=np.array([0, 2], np.int32), keep_dims=True)),
+    ("SparseReduceMax", dict(input_indices=i64([[0, 0], [0, 2], [2, 1]]), input_values=f32([-1, -3, 2]),
+                             input_shape=i64([3, 3]), reduction_axes=np.array([1], np.int32))),
+    ("SparseReduceMaxSparse", dict(input_indices=M_IDX, input_values=M_VAL, input_shape=M_SHAPE,
+                                   reduction_axes=np.array([-1], np.int32))),
+    ("SparseSlice", dict(indices=M_IDX, values=M_VAL, shape=M_SHAPE, start=i64([1, 1, 0]), size=i64([5, 2, 1]))),
+    ("SparseSlice", dict(indices=M_IDX, values=M_VAL, shape=M_SHAPE, start=i64([4, 0, 0]), size=i64([1, 1, 1]))),
+    ("SparseSliceGrad", dict(backprop_val_grad=f32([1, 2]), input_indices=i64([[0], [2], [3], [5]]),
+                             input_start=i64([2]), output_indices=i64([[0], [3]]))),
     ("SerializeSparse", dict(sparse_indices=A_IDX, sparse_values=A_VAL, sparse_shape=A_SHAPE)),
     ("SerializeSparse", dict(sparse_indices=i64([[0], [2]]), sparse_values=np.array([b"x", b"yz"], object),
                              sparse_shape=i64([3]))),
     ("SerializeManySparse", dict(sparse_indices=M_IDX, sparse_values=M_VAL, sparse_shape=M_SHAPE)),
+    ("SparseFillEmptyRows", dict(indices=i64([[1, 0], [1, 2], [3, 1]]), values=f32([1, 2, 3]), dense_shape=i64([5, 3]),
+                                 default_value=np.float32(-1))),
+    ("SparseFillEmptyRows", dict(indices=U_IDX, values=U_VAL, dense_shape=U_SHAPE, default_value=np.float32(9))),
+    ("SparseFillEmptyRowsGrad", dict(reverse_index_map=i64([0, 2, 3]), grad_values=f32([1, 2, 3, 4, 5]))),
+] + [
+    (f"SparseSegment{kind}", dict(data=SEG_DATA, indices=np.int32([0, 2, 2, 4, 1]),
+                                  segment_ids=np.int64([0, 0, 2, 2, 3])))
+    for kind in ("Sum", "Mean", "SqrtN")
+] + [
+    (f"SparseSegment{kind}WithNumSegments", dict(data=SEG_DATA, indices=np.int64([0, 2, 2, 4, 1]),
+                                                 segment_ids=np.int32([0, 0, 2, 2, 3]), num_segments=np.int32(6)))
+    for kind in ("Sum", "Mean", "SqrtN")
+] + [
+    (f"SparseSegment{kind}Grad", dict(grad=RNG.standard_normal((4, 3)).astype(np.float32),
+                                      indices=np.int32([0, 2, 2, 4, 1]), segment_ids=np.int32([0, 0, 2, 2, 3]),
+                                      output_dim0=np.int32(5)))
+    for kind in ("Sum", "Mean", "SqrtN")
+] + [
+    (op, dict(sp_indices=M_IDX, sp_values=M_VAL, sp_shape=M_SHAPE, dense=dense))
+    for op in ("SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
+    for dense in (RNG.uniform(1, 2, (3, 4, 2)).astype(np.float32), f32([2, 4]), RNG.uniform(1, 2, (4, 1)).astype(np.float32),
+                  np.float32(3))
 ] + [
     ("SparseTensorDenseMatMul", dict(a_indices=A_IDX if not adj_a else A_IDX[:, ::-1].copy(), a_values=A_VAL,
                                      a_shape=A_SHAPE if not adj_a else A_SHAPE[::-1].copy(),
@@ -213,6 +248,16 @@ ERROR_CASES = [
      r"Input to reshape is a tensor with 24 dense values, but the requested shape has 25"),
     ("SparseReduceSum", dict(input_indices=M_IDX, input_values=M_VAL, input_shape=M_SHAPE,
                              reduction_axes=np.array([3], np.int32)), r"Invalid reduction dimension 3"),
+    ("SparseReduceSum", dict(input_indices=i64([[1, 2], [3, 4]]), input_values=np.int32([1, 3]),
+                             input_shape=i64([2**32, 2**31]), reduction_axes=np.array([0], np.int32)), r"overflow"),
+    ("SparseDenseCwiseMul", dict(sp_indices=M_IDX, sp_values=M_VAL, sp_shape=M_SHAPE, dense=f32([1, 2, 3])),
+     r"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: \[3,4,2\] vs\. \[3\]"),
+    ("SparseFillEmptyRows", dict(indices=i64([[7, 0]]), values=f32([1]), dense_shape=i64([5, 3]),
+                                 default_value=np.float32(0)), r"indices\(0, 0\) is invalid: 7 >= 5"),
+    ("SparseSegmentSum", dict(data=SEG_DATA, indices=np.int32([0, 1]), segment_ids=np.int32([1, 0])),
+     r"segment ids are not increasing"),
+    ("SparseSegmentMean", dict(data=SEG_DATA, indices=np.int32([0, 5]), segment_ids=np.int32([0, 0])),
+     r"Bad: indices\[1\] == 5 out of range \[0, 5\)"),
     ("SerializeManySparse", dict(sparse_indices=i64([[0]]), sparse_values=f32([1]), sparse_shape=i64([2])),
      r"should be > 1"),
 ]
