@@ -113,11 +113,8 @@ def test_sampled_losses_vs_tf(loss_fn, kw):
             np.testing.assert_array_equal(a, b)
 
 
-class _Sparse:
-    """A minimal stand-in with SparseTensor's fields (indices, values, dense_shape)."""
-
-    def __init__(self, indices, values, dense_shape):
-        self.indices, self.values, self.dense_shape = indices, values, dense_shape
+def _Sparse(indices, values, dense_shape):  # noqa: N802 (was a stand-in before ref.SparseTensor existed)
+    return ref.SparseTensor(indices, values, dense_shape)
 
 
 @pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
