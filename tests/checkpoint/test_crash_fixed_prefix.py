@@ -179,3 +179,16 @@ def test_staging_files_are_gone_after_a_completed_save(tmp_path):
     assert _check(str(tmp_path), {3.0}) == 3.0
     state = (tmp_path / "checkpoint").read_text()
     assert "tempstate" not in state
+
+
+def test_same_values_save_to_identical_bytes(tmp_path):
+    """Determinism: a checkpoint's data and index are a function of the values
+    (no timestamps, no random names inside the files)."""
+    blobs = []
+    for run in ("one", "two"):
+        g, a, b, step, fill, saver = _graph(5)
+        with g.as_default(), tf.Session() as sess:
+            prefix = _save(g, sess, fill, step, saver, str(tmp_path / run / "model"), 5)
+            _save(g, sess, fill, step, saver, prefix, 5)  # and again over the fixed prefix
+        blobs.append([open(prefix + s, "rb").read() for s in (".index", ".data-00000-of-00001")])
+    assert blobs[0] == blobs[1]
