@@ -265,9 +265,12 @@ def _delete_file_if_exists(filespec: str) -> None:
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=V2, meta_graph_suffix="meta") -> None:
     """Removes a checkpoint given by checkpoint_prefix: its meta graph file,
     then ``P.index`` and ``P.data-?????-of-?????`` (V2) or the file ``P`` (V1).
-    ``P`` is never a pattern: ``*?[`` in it match only themselves."""
+    ``P`` is never a pattern: ``*?[`` in it match only themselves.
+    ``meta_graph_suffix=None`` leaves meta graphs alone (``CheckpointManager``'s
+    sweep deletes only the bundle, as TF's does)."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    _delete_file_if_exists(_glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix)))
+    if meta_graph_suffix is not None:
+        _delete_file_if_exists(_glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix)))
     if checkpoint_format_version == V2:
         _delete_file_if_exists(_glob.escape(checkpoint_prefix + ".index"))
         _delete_file_if_exists(_glob.escape(checkpoint_prefix) + ".data-?????-of-?????")

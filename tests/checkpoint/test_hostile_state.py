@@ -238,3 +238,17 @@ def test_tensorflow_written_meta_graph_reads_without_warning(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="ref.checkpoint"):
         read_meta_graph_file(prefix + ".meta")
     assert not caplog.records, [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize("suffix,left", [("meta", ["a1.index", "a1.meta"]),
+                                         (None, ["a1.index", "a1.meta", "a[1].meta"])])
+def test_remove_checkpoint_in_confines_and_keeps_meta_when_asked(tmp_path, suffix, left):
+    for f in ("a[1].index", "a1.index", "a[1].data-00000-of-00001", "a1.meta", "a[1].meta"):
+        (tmp_path / f).write_bytes(b"x")
+    outside = tmp_path.parent / (tmp_path.name + "_outside")
+    outside.mkdir()
+    (outside / "v.index").write_bytes(b"x")
+    assert not state.remove_checkpoint_in(str(tmp_path), str(tmp_path / ".." / outside.name / "v"))
+    assert (outside / "v.index").exists()
+    assert state.remove_checkpoint_in(str(tmp_path), str(tmp_path / "a[1]"), meta_graph_suffix=suffix)
+    assert _files(tmp_path) == sorted(left)
