@@ -99,15 +99,18 @@ def _fork(body):
     return pid
 
 
-@pytest.mark.parametrize("max_to_keep", [5, 1])
-def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_to_keep):
+@pytest.mark.parametrize("max_to_keep,numbered", [(5, False), (1, False), (1, True)],
+                         ids=["fixed", "fixed-keep1", "global_step-keep1"])
+def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_to_keep, numbered):
+    """``numbered``: ``save(..., global_step=k)`` (new prefixes, the old one
+    rotated away by max_to_keep=1) instead of saving over ``dir/model``."""
     directory = str(tmp_path)
     prefix = os.path.join(directory, "model")
 
     def first():
         g, a, b, step, fill, saver = _graph(max_to_keep)
         with g.as_default(), tf.Session() as sess:
-            _save(g, sess, fill, step, saver, prefix, 1)
+            _save(g, sess, fill, step, saver, prefix, 1, global_step=1 if numbered else None)
 
     pid = _fork(first)
     assert os.waitpid(pid, 0)[1] == 0
@@ -117,9 +120,10 @@ def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_
         def second(k=k):
             g, a, b, step, fill, saver = _graph(max_to_keep)
             with g.as_default(), tf.Session() as sess:
-                saver.restore(sess, prefix)           # a trainer restarting from its checkpoint
+                saver.restore(sess, latest_checkpoint(directory))  # a trainer restarting
+                saver.recover_last_checkpoints([latest_checkpoint(directory)])
                 _install_kill_at(k)
-                _save(g, sess, fill, step, saver, prefix, 2)
+                _save(g, sess, fill, step, saver, prefix, 2, global_step=2 if numbered else None)
 
         pid = _fork(second)
         status = os.waitpid(pid, 0)[1]
@@ -132,6 +136,8 @@ def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_
             assert value == 2.0
             break
         # put the old checkpoint back for the next kill point
+        for name in os.listdir(directory):
+            os.remove(os.path.join(directory, name))
         pid = _fork(first)
         assert os.waitpid(pid, 0)[1] == 0
         assert _check(directory, {1.0}) == 1.0
