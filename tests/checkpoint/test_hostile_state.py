@@ -252,3 +252,37 @@ def test_remove_checkpoint_in_confines_and_keeps_meta_when_asked(tmp_path, suffi
     assert (outside / "v.index").exists()
     assert state.remove_checkpoint_in(str(tmp_path), str(tmp_path / "a[1]"), meta_graph_suffix=suffix)
     assert _files(tmp_path) == sorted(left)
+
+
+def _manager_or_skip():
+    manager = getattr(tf.train, "CheckpointManager", None)
+    if manager is None:
+        pytest.skip("this ref has no tf.train.CheckpointManager")
+    return manager
+
+
+@pytest.mark.parametrize("name,neighbour", GLOB_NAMES[:3], ids=[n for n, _ in GLOB_NAMES[:3]])
+def test_checkpoint_manager_sweep_spares_glob_neighbours_and_outside_files(tmp_path, name, neighbour):
+    manager_cls = _manager_or_skip()
+    files = _victim(tmp_path)
+    d = tmp_path / "ckpt"
+    d.mkdir()
+    g, v, sess = _session_with_variable(3.0)
+    with g.as_default(), sess.as_default():
+        other = Saver(max_to_keep=0)
+        for step in (1, 2, 3):
+            other.save(sess, str(d / neighbour), global_step=step, latest_filename="other_state")
+        neighbour_files = sorted(f for f in os.listdir(d) if f.startswith(neighbour))
+        ckpt = tf.train.Checkpoint(v=v)
+        manager_cls(ckpt, str(d), max_to_keep=1, checkpoint_name=name).save()
+        state_text = (d / "checkpoint").read_text()
+        (d / "checkpoint").write_text(state_text.replace("all_model_checkpoint_paths:",
+                                                         'all_model_checkpoint_paths: "../outside/victim"\n'
+                                                         "all_model_checkpoint_paths:", 1))
+        manager = manager_cls(ckpt, str(d), max_to_keep=1, checkpoint_name=name)
+        for _ in range(3):
+            manager.save()
+    assert sorted(f for f in os.listdir(d) if f.startswith(neighbour)) == neighbour_files
+    for p, content in files.items():
+        assert p.read_bytes() == content
+    assert latest_checkpoint(str(d)) == manager.latest_checkpoint
