@@ -136,12 +136,8 @@ class CheckpointManager:
                     and stamp - self._keep_checkpoint_every_n_hours * 3600. >= self._last_preserved_timestamp):
                 self._last_preserved_timestamp = stamp
                 continue
-            for pattern in (path + ".index", path + ".data-?????-of-?????"):
-                for name in _state._get_matching_files(pattern):
-                    try:
-                        os.remove(name)
-                    except FileNotFoundError:
-                        pass
+            # confined to the directory, glob characters in the prefix escaped (issue 15)
+            _state.remove_checkpoint_in(self._directory, path, meta_graph_suffix=None)
 
     def _record_state(self):
         """Writes the manager's state to ``directory/checkpoint``."""

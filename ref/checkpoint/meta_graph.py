@@ -326,7 +326,10 @@ def read_meta_graph_file(filename):
     else:
         # The format has no checksum; bytes that do not re-encode as they were
         # written (an unknown field, a changed length) betray damage.
-        if mgd.SerializeToString(deterministic=True) != content and mgd.SerializeToString() != content:
+        known = _pb().MetaGraphDef()
+        known.CopyFrom(mgd)
+        known.DiscardUnknownFields()
+        if known.SerializeToString(deterministic=True) != content and known.SerializeToString() != content:
             _tf_logging.warning(
                 "Meta graph file %s may be corrupted: its bytes are not the encoding of the MetaGraphDef "
                 "they parse as; the imported graph may differ from the saved one", filename)

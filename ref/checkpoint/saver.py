@@ -32,7 +32,7 @@ temporary files renamed into place, index last; then the meta graph (also
 renamed into place); then the ``checkpoint`` state file, atomically, last of
 all; only then are checkpoints beyond ``max_to_keep`` deleted. Saving again to
 a prefix that already holds a checkpoint (``save(sess, "dir/model")`` without
-``global_step``) saves under a staging prefix ``dir/model.tempstate<hex>``,
+``global_step``) saves under a staging prefix ``dir/model.tempstate<hex>/model``,
 names it in the state file, links its files onto ``dir/model`` (data, index,
 meta graph), names ``dir/model`` again and drops the staging names. A process
 killed at any moment leaves ``latest_checkpoint`` naming a complete checkpoint,

@@ -571,13 +571,23 @@ class BundleReader:
         try:
             stored = [TensorSlice.from_proto(sp) for sp in entry.slices]
             want_count = math.prod(want.shape(shape))
-            have_count = sum(math.prod(sl.shape(shape)) for sl in stored)
         except (ValueError, IndexError, TypeError) as e:
             self._corrupt(self._index_path, f"tensor {sname}: invalid slices: {e}")
-        if want_count > have_count:
-            # slices covering the request hold at least as many elements: no need to allocate to know
-            raise errors.NotFoundError(None, None, f"Tensor {sname}: the saved slices hold {have_count} "
-                                                   f"elements, fewer than the {want_count} requested")
+        # Slices covering the request hold at least as many bytes as it needs
+        # (a string at least one): checked against the slices' entries before
+        # the result is allocated.
+        have = 0
+        for sl in stored:
+            key = encode_tensor_name_slice(sname, sl)
+            key = key.encode() if isinstance(key, str) else key
+            have += self._entry(key).size if self._table.get(key) is not None else 0
+        need = want_count if dtype == dtypes.string else want_count * npd.itemsize
+        if need > have:
+            if sum(math.prod(sl.shape(shape)) for sl in stored) < want_count:
+                raise errors.NotFoundError(None, None, f"Tensor {sname}: the saved slices "
+                                                       f"{[str(s) for s in stored]} do not cover slice {want}")
+            self._corrupt(self._index_path, f"tensor {sname}: the slice entries hold {have} bytes, fewer than "
+                                            f"the {need} the requested slice {want} needs")
         try:
             return assemble(shape, npd, want, stored, load)
         except ValueError as e:

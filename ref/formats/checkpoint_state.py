@@ -214,9 +214,10 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
 
 def is_inside(checkpoint_prefix, directory) -> bool:
     """True when checkpoint ``checkpoint_prefix``'s files lie in ``directory``
-    itself (symbolic links and ``..`` resolved)."""
-    parent = os.path.dirname(os.path.abspath(os.fspath(checkpoint_prefix)))
-    return os.path.realpath(parent) == os.path.realpath(os.path.abspath(os.fspath(directory) or "."))
+    or below it (symbolic links and ``..`` resolved)."""
+    parent = os.path.realpath(os.path.dirname(os.path.abspath(os.fspath(checkpoint_prefix))))
+    root = os.path.realpath(os.path.abspath(os.fspath(directory) or "."))
+    return parent == root or parent.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
@@ -265,9 +266,12 @@ def _delete_file_if_exists(filespec: str) -> None:
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=V2, meta_graph_suffix="meta") -> None:
     """Removes a checkpoint given by checkpoint_prefix: its meta graph file,
     then ``P.index`` and ``P.data-?????-of-?????`` (V2) or the file ``P`` (V1).
-    ``P`` is never a pattern: ``*?[`` in it match only themselves."""
+    ``P`` is never a pattern: ``*?[`` in it match only themselves.
+    ``meta_graph_suffix=None`` leaves meta graphs alone (``CheckpointManager``'s
+    sweep deletes only the bundle, as TF's does)."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    _delete_file_if_exists(_glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix)))
+    if meta_graph_suffix is not None:
+        _delete_file_if_exists(_glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix)))
     if checkpoint_format_version == V2:
         _delete_file_if_exists(_glob.escape(checkpoint_prefix + ".index"))
         _delete_file_if_exists(_glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
@@ -289,9 +293,11 @@ def remove_checkpoint_in(directory, checkpoint_prefix, checkpoint_format_version
 
 
 def staging_prefix(checkpoint_prefix: str) -> str:
-    """A fresh prefix beside ``checkpoint_prefix`` to save under before
-    :func:`publish_checkpoint` (``P.tempstate<hex>``, TF's temporary-file tag)."""
-    return f"{checkpoint_prefix}.tempstate{uuid.uuid4().hex}"
+    """A fresh prefix to save under before :func:`publish_checkpoint`: the same
+    base name in a new directory beside it, ``P.tempstate<hex>/model-3`` for
+    ``P = dir/model-3`` (TF's temporary-file tag), so a program that parses
+    the step out of ``latest_checkpoint`` reads the same number."""
+    return os.path.join(f"{checkpoint_prefix}.tempstate{uuid.uuid4().hex}", os.path.basename(checkpoint_prefix))
 
 
 def _staged_files(staging: str, meta_graph_suffix: str) -> list[str]:
@@ -329,12 +335,16 @@ def publish_checkpoint(staging: str, final: str, meta_graph_suffix: str = "meta"
 
 
 def discard_staging(staging: str, meta_graph_suffix: str = "meta") -> None:
-    """Deletes the files of a published staging checkpoint."""
+    """Deletes the files of a published staging checkpoint, and its directory."""
     for f in _staged_files(staging, meta_graph_suffix):
         try:
             os.remove(f)
         except FileNotFoundError:
             pass
+    try:
+        os.rmdir(os.path.dirname(staging))
+    except OSError:
+        pass
 
 
 def _fsync_dir(path: str) -> None:

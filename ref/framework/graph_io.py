@@ -203,23 +203,22 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
             created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+        return None if return_elements is None else [_return_element(created, r) for r in return_elements]
     except BaseException:
         _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
         raise
-    if return_elements is None:
-        return None
-    out = []
-    for r in return_elements:
-        if ":" in r:
-            op_name, idx = r.rsplit(":", 1)
-            if op_name not in created:
-                raise ValueError(f"Requested return tensor '{r}' not found in graph def")
-            out.append(created[op_name].outputs[int(idx)])
-        else:
-            if r not in created:
-                raise ValueError(f"Requested return node '{r}' not found in graph def")
-            out.append(created[r])
-    return out
+
+
+def _return_element(created, r):
+    """The imported Tensor ``"op:i"`` or Operation ``"op"`` named by ``r``."""
+    if ":" in r:
+        op_name, idx = r.rsplit(":", 1)
+        if op_name not in created or not idx.isdigit() or int(idx) >= len(created[op_name].outputs):
+            raise ValueError(f"Requested return tensor '{r}' not found in graph def")
+        return created[op_name].outputs[int(idx)]
+    if r not in created:
+        raise ValueError(f"Requested return node '{r}' not found in graph def")
+    return created[r]
 
 
 def _rollback(g, n_ops, names_in_use):

@@ -8,6 +8,7 @@ child counts its open-for-write/replace/link/remove/fsync/mkdir calls and
 import builtins
 import os
 import random
+import shutil
 import signal
 import time
 
@@ -99,15 +100,18 @@ def _fork(body):
     return pid
 
 
-@pytest.mark.parametrize("max_to_keep", [5, 1])
-def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_to_keep):
+@pytest.mark.parametrize("max_to_keep,numbered", [(5, False), (1, False), (1, True)],
+                         ids=["fixed", "fixed-keep1", "global_step-keep1"])
+def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_to_keep, numbered):
+    """``numbered``: ``save(..., global_step=k)`` (new prefixes, the old one
+    rotated away by max_to_keep=1) instead of saving over ``dir/model``."""
     directory = str(tmp_path)
     prefix = os.path.join(directory, "model")
 
     def first():
         g, a, b, step, fill, saver = _graph(max_to_keep)
         with g.as_default(), tf.Session() as sess:
-            _save(g, sess, fill, step, saver, prefix, 1)
+            _save(g, sess, fill, step, saver, prefix, 1, global_step=1 if numbered else None)
 
     pid = _fork(first)
     assert os.waitpid(pid, 0)[1] == 0
@@ -117,9 +121,10 @@ def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_
         def second(k=k):
             g, a, b, step, fill, saver = _graph(max_to_keep)
             with g.as_default(), tf.Session() as sess:
-                saver.restore(sess, prefix)           # a trainer restarting from its checkpoint
+                saver.restore(sess, latest_checkpoint(directory))  # a trainer restarting
+                saver.recover_last_checkpoints([latest_checkpoint(directory)])
                 _install_kill_at(k)
-                _save(g, sess, fill, step, saver, prefix, 2)
+                _save(g, sess, fill, step, saver, prefix, 2, global_step=2 if numbered else None)
 
         pid = _fork(second)
         status = os.waitpid(pid, 0)[1]
@@ -128,10 +133,16 @@ def test_kill_before_every_filesystem_step_of_a_fixed_prefix_save(tmp_path, max_
         assert code in (0, KILLED), code
         value = _check(directory, {1.0, 2.0})
         outcomes.append(value)
+        # the name a restarted trainer parses: same base name (and step) as the saved prefix
+        expected = f"model-{int(value)}" if numbered else "model"
+        assert os.path.basename(latest_checkpoint(directory)) == expected
         if code == 0:
             assert value == 2.0
             break
         # put the old checkpoint back for the next kill point
+        for name in os.listdir(directory):
+            path = os.path.join(directory, name)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
         pid = _fork(first)
         assert os.waitpid(pid, 0)[1] == 0
         assert _check(directory, {1.0}) == 1.0
@@ -145,7 +156,15 @@ def test_random_kills_while_saving_to_a_fixed_prefix(tmp_path):
     directory = str(tmp_path)
     prefix = os.path.join(directory, "model")
     rng = random.Random(4321)
-    start, values = 1, []
+
+    def first():
+        g, a, b, step, fill, saver = _graph(2)
+        with g.as_default(), tf.Session() as sess:
+            _save(g, sess, fill, step, saver, prefix, 1)
+
+    pid = _fork(first)
+    assert os.waitpid(pid, 0)[1] == 0
+    start, values = 2, [1.0]
     for _ in range(15):
         def saving_forever(start=start):
             g, a, b, step, fill, saver = _graph(2)
@@ -159,14 +178,10 @@ def test_random_kills_while_saving_to_a_fixed_prefix(tmp_path):
         time.sleep(rng.uniform(0.3, 1.5))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        if latest_checkpoint(directory) is None:
-            assert start == 1  # killed before the very first save finished
-            continue
         k = _check(directory, set(float(x) for x in range(1, 100000)))
-        assert k >= (values[-1] if values else 0)
+        assert k >= values[-1]
         values.append(k)
         start = int(k) + 1
-    assert values
 
 
 def test_staging_files_are_gone_after_a_completed_save(tmp_path):
@@ -179,3 +194,16 @@ def test_staging_files_are_gone_after_a_completed_save(tmp_path):
     assert _check(str(tmp_path), {3.0}) == 3.0
     state = (tmp_path / "checkpoint").read_text()
     assert "tempstate" not in state
+
+
+def test_same_values_save_to_identical_bytes(tmp_path):
+    """Determinism: a checkpoint's data and index are a function of the values
+    (no timestamps, no random names inside the files)."""
+    blobs = []
+    for run in ("one", "two"):
+        g, a, b, step, fill, saver = _graph(5)
+        with g.as_default(), tf.Session() as sess:
+            prefix = _save(g, sess, fill, step, saver, str(tmp_path / run / "model"), 5)
+            _save(g, sess, fill, step, saver, prefix, 5)  # and again over the fixed prefix
+        blobs.append([open(prefix + s, "rb").read() for s in (".index", ".data-00000-of-00001")])
+    assert blobs[0] == blobs[1]

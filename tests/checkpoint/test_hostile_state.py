@@ -183,3 +183,106 @@ def test_save_under_a_regular_file_matches_tensorflow(tmp_path):
             sess.run(tf1.global_variables_initializer())
             with pytest.raises(ValueError, match="Parent directory of .* doesn't exist, can't save."):
                 saver.save(sess, str(blocker / "model"))
+
+
+def _saved_meta(tmp_path):
+    g, v, sess = _session_with_variable(1.0)
+    with g.as_default():
+        prefix = Saver().save(sess, str(tmp_path / "model"))
+    return prefix + ".meta"
+
+
+def _unknown_field(raw):
+    return raw + b"\xf8\x07\x01"  # field 127 (no MetaGraphDef field), varint 1
+
+
+def _renamed_input(raw):
+    i = raw.index(b"save/Const")  # a node input: the bytes still parse, the graph no longer imports
+    return raw[:i] + b"save/Cxnst" + raw[i + 10:]
+
+
+META_DAMAGE = [("unknown_field", _unknown_field, None), ("renamed_input", _renamed_input, ValueError)]
+
+
+@pytest.mark.parametrize("case,damage,error", META_DAMAGE, ids=[m[0] for m in META_DAMAGE])
+def test_corrupted_meta_graph_warns_naming_the_file(tmp_path, caplog, case, damage, error):
+    path = _saved_meta(tmp_path)
+    with open(path, "rb") as f:
+        raw = f.read()
+    with caplog.at_level(logging.WARNING, logger="ref.checkpoint"):
+        with tf.Graph().as_default():
+            tf.train.import_meta_graph(path)  # the intact file: no warning
+        assert not caplog.records
+        with open(path, "wb") as f:
+            f.write(damage(raw))
+        with tf.Graph().as_default():
+            if error is None:
+                tf.train.import_meta_graph(path)
+            else:
+                with pytest.raises(error):
+                    tf.train.import_meta_graph(path)
+    assert any(path in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
+
+
+def test_tensorflow_written_meta_graph_reads_without_warning(tmp_path, caplog):
+    tf1 = pytest.importorskip("tensorflow").compat.v1
+    with tf1.Graph().as_default():
+        tf1.Variable([1.0, 2.0], name="v")
+        tf1.get_variable("x", [3])
+        tf1.add_to_collection("c1", 1.0)
+        saver = tf1.train.Saver()
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "model"))
+    from ref.checkpoint.meta_graph import read_meta_graph_file
+    with caplog.at_level(logging.WARNING, logger="ref.checkpoint"):
+        read_meta_graph_file(prefix + ".meta")
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize("suffix,left", [("meta", ["a1.index", "a1.meta"]),
+                                         (None, ["a1.index", "a1.meta", "a[1].meta"])])
+def test_remove_checkpoint_in_confines_and_keeps_meta_when_asked(tmp_path, suffix, left):
+    for f in ("a[1].index", "a1.index", "a[1].data-00000-of-00001", "a1.meta", "a[1].meta"):
+        (tmp_path / f).write_bytes(b"x")
+    outside = tmp_path.parent / (tmp_path.name + "_outside")
+    outside.mkdir()
+    (outside / "v.index").write_bytes(b"x")
+    assert not state.remove_checkpoint_in(str(tmp_path), str(tmp_path / ".." / outside.name / "v"))
+    assert (outside / "v.index").exists()
+    assert state.remove_checkpoint_in(str(tmp_path), str(tmp_path / "a[1]"), meta_graph_suffix=suffix)
+    assert _files(tmp_path) == sorted(left)
+
+
+def _manager_or_skip():
+    manager = getattr(tf.train, "CheckpointManager", None)
+    if manager is None:
+        pytest.skip("this ref has no tf.train.CheckpointManager")
+    return manager
+
+
+@pytest.mark.parametrize("name,neighbour", GLOB_NAMES[:3], ids=[n for n, _ in GLOB_NAMES[:3]])
+def test_checkpoint_manager_sweep_spares_glob_neighbours_and_outside_files(tmp_path, name, neighbour):
+    manager_cls = _manager_or_skip()
+    files = _victim(tmp_path)
+    d = tmp_path / "ckpt"
+    d.mkdir()
+    g, v, sess = _session_with_variable(3.0)
+    with g.as_default(), sess.as_default():
+        other = Saver(max_to_keep=0)
+        for step in (1, 2, 3):
+            other.save(sess, str(d / neighbour), global_step=step, latest_filename="other_state")
+        neighbour_files = sorted(f for f in os.listdir(d) if f.startswith(neighbour))
+        ckpt = tf.train.Checkpoint(v=v)
+        manager_cls(ckpt, str(d), max_to_keep=1, checkpoint_name=name).save()
+        state_text = (d / "checkpoint").read_text()
+        (d / "checkpoint").write_text(state_text.replace("all_model_checkpoint_paths:",
+                                                         'all_model_checkpoint_paths: "../outside/victim"\n'
+                                                         "all_model_checkpoint_paths:", 1))
+        manager = manager_cls(ckpt, str(d), max_to_keep=1, checkpoint_name=name)
+        for _ in range(3):
+            manager.save()
+    assert sorted(f for f in os.listdir(d) if f.startswith(neighbour)) == neighbour_files
+    for p, content in files.items():
+        assert p.read_bytes() == content
+    assert latest_checkpoint(str(d)) == manager.latest_checkpoint

@@ -175,3 +175,13 @@ with tf.Graph().as_default() as g:
     assert result["slice"] == [2.5, 2.5, 2.5]
     assert result["shape"] == [2 ** log2_size]
     assert result["graph_def_bytes"] < 10_000
+
+
+@pytest.mark.parametrize("request_", ["c:4", "c:x", "nope:0", "nope"])
+def test_bad_return_element_is_value_error_and_imports_nothing(request_):
+    gd = _graph_def([("c", "Const", [])])
+    g = tf.Graph()
+    with g.as_default():
+        with pytest.raises(ValueError, match="not found in graph def"):
+            tf.import_graph_def(gd, return_elements=[request_])
+        assert g.get_operations() == []
