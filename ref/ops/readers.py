@@ -7,8 +7,9 @@ A reader is a session resource, found as the queues are (``ctx.resources``,
 keyed by ``container`` and ``shared_name`` or the op's own name). ``read``
 takes the next work unit (a file name) from the queue when the current one is
 exhausted; the key of a record is ``b"<file name>:<record number>"`` (TF's
-``ReaderBase``), counting from 0 except for TextLineReader, whose key is the
-line number counting from 1 (skipped header lines included). When the queue is
+``ReaderBase``), counting from 0, except for TextLineReader, whose key is the
+line number counting from 1 (skipped header lines included), and
+TFRecordReader, whose key is the byte offset of the record's frame. When the queue is
 closed and empty the dequeue's OutOfRangeError propagates, as in TF.
 """
 from __future__ import annotations
@@ -169,7 +170,9 @@ class FixedLengthRecordReader(ReaderBase):
 
 
 class TFRecordReader(ReaderBase):
-    """The records of TFRecord files (``compression_type`` "", "ZLIB" or "GZIP")."""
+    """The records of TFRecord files (``compression_type`` "", "ZLIB" or "GZIP");
+    as in TF, a record's key is ``file:offset``, the byte offset of its frame
+    in the (uncompressed) file."""
 
     op_type = "TFRecordReaderV2"
 
@@ -179,8 +182,10 @@ class TFRecordReader(ReaderBase):
 
     def _open(self, filename):
         path = filename.decode()
-        for number, record in enumerate(tfrecord.tf_record_iterator(path, self.compression_type or None)):
-            yield _key(filename, number), record
+        offset = 0
+        for record in tfrecord.tf_record_iterator(path, self.compression_type or None):
+            yield _key(filename, offset), record
+            offset += len(record) + 16
 
 
 # ---------------------------------------------------------------------------
