@@ -155,7 +155,7 @@ def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_de
     if select_cols and len(select_cols) != len(types):
         raise invalid_argument(f"select_cols should match record_defaults. Got {len(select_cols)} select_cols "
                                f"and {len(types)} record_defaults")
-    if any(b > a for a, b in zip(select_cols, select_cols[1:])) or (select_cols and select_cols[0] < 0):
+    if any(b <= a for a, b in zip(select_cols, select_cols[1:])) or (select_cols and select_cols[0] < 0):
         raise invalid_argument("select_cols should be non-negative and increasing")
     delim = _b(field_delim)
     if len(delim) != 1:
