@@ -49,6 +49,8 @@ from ref.graph_ops.io_ops import matching_files  # noqa: F401
 from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
                                   TFRecordReader, WholeFileReader)
 from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number  # noqa: F401
+from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
+                                       parse_example, parse_single_example)
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)

@@ -2,10 +2,15 @@
 :mod:`ref.ops.parsing`)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op, convert_to_tensor
-from ref.types import dtypes
+import collections
 
-__all__ = ["decode_raw", "decode_csv", "string_to_number"]
+from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.framework.sparse_tensor import SparseTensor
+from ref.types import dtypes
+from ref.types.shapes import as_shape
+
+__all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
+           "FixedLenSequenceFeature", "parse_example", "parse_single_example"]
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
@@ -46,3 +51,86 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                    use_quote_delim=use_quote_delim, na_value=na_value, select_cols=list(select_cols or []),
                    name=name or "DecodeCSV")
     return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+# -- tf.parse_example ------------------------------------------------------------------
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """Configuration for parsing a variable-length input feature (a SparseTensor)."""
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """Configuration for parsing a fixed-length input feature (a dense tensor of
+    ``shape``; ``default_value`` when the feature is missing, else required)."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
+                                                     ["shape", "dtype", "allow_missing", "default_value"])):
+    """Configuration for a feature holding any number of ``shape`` elements
+    (a dense tensor padded with ``default_value`` to the longest in the batch)."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+def _parse(serialized, features, name, example_names, single):
+    if not features:
+        raise ValueError("Missing: features was %s." % features)
+    sparse = sorted(k for k, f in features.items() if isinstance(f, VarLenFeature))
+    dense = sorted(k for k, f in features.items() if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)))
+    unknown = set(features) - set(sparse) - set(dense)
+    if unknown:
+        raise ValueError(f"Unsupported feature type for keys {sorted(unknown)}")
+    with name_scope(name, "ParseExample" if not single else "ParseSingleExample", [serialized]):
+        defaults, shapes = [], []
+        for k in dense:
+            f = features[k]
+            dtype = dtypes.as_dtype(f.dtype)
+            if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
+                raise ValueError(f"Unsupported dtype {dtype.name} for feature {k}: use float32, int64 or string")
+            shape = list(as_shape(f.shape).as_list())
+            if isinstance(f, FixedLenSequenceFeature):
+                if not f.allow_missing:
+                    raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+                shapes.append([-1] + shape)
+                dv = [] if f.default_value is None else f.default_value
+                defaults.append(convert_to_tensor(dv, dtype=dtype, name=f"key_{k}"))
+            else:
+                shapes.append(shape)
+                if f.default_value is None:
+                    defaults.append(convert_to_tensor([], dtype=dtype, name=f"key_{k}"))
+                else:
+                    defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
+                                             shape=convert_to_tensor(shape, dtype=dtypes.int32),
+                                             name=f"key_{k}"))
+        sparse_types = [dtypes.as_dtype(features[k].dtype) for k in sparse]
+        outs = apply_op(
+            "ParseExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string),
+            names=convert_to_tensor(example_names if example_names is not None else [], dtype=dtypes.string),
+            sparse_keys=convert_to_tensor(sparse, dtype=dtypes.string),
+            dense_keys=convert_to_tensor(dense, dtype=dtypes.string),
+            ragged_keys=convert_to_tensor([], dtype=dtypes.string), dense_defaults=defaults,
+            Tdense=[d.dtype for d in defaults], num_sparse=len(sparse), sparse_types=sparse_types,
+            dense_shapes=shapes, name="ParseExampleV2")
+    n = len(sparse)
+    result = {}
+    for i, k in enumerate(sparse):
+        result[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
+    for i, k in enumerate(dense):
+        result[k] = outs[3 * n + i]
+    return result
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """Parses a batch of serialized ``Example`` protos into a dict of tensors:
+    ``FixedLenFeature`` -> [batch] + shape, ``FixedLenSequenceFeature`` ->
+    [batch, longest] + shape, ``VarLenFeature`` -> a SparseTensor [batch, longest]."""
+    return _parse(serialized, features, name, example_names, single=False)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """As :func:`parse_example` for one serialized ``Example`` (a scalar): no batch dimension."""
+    return _parse(serialized, features, name, example_names, single=True)

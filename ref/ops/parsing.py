@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from ref import protos
 from ref.types import dtypes
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
@@ -188,3 +189,115 @@ def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_de
                     raise invalid_argument(f"Field {c} in record {r} is not a valid {t.name}: {_s(f)}")
                 outs[c][idx] = v
     return outs
+
+
+# -- ParseExampleV2 -------------------------------------------------------------------
+
+_KIND = {dtypes.string: "bytes_list", dtypes.float32: "float_list", dtypes.int64: "int64_list"}
+_KIND_NAME = {"bytes_list": "string", "float_list": "float", "int64_list": "int64"}
+
+
+def _feature_values(example, key, t, index):
+    """The values of feature ``key`` in ``example`` as a list (None when absent)."""
+    if key not in example.features.feature:
+        return None
+    f = example.features.feature[key]
+    kind = f.WhichOneof("kind")
+    if kind is None:
+        return []
+    if kind != _KIND[t]:
+        raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {_KIND_NAME[_KIND[t]]}) is "
+                               f"required but could not be found. Data types don't match. Data type: "
+                               f"{_KIND_NAME[kind]} but expected type: {_KIND_NAME[_KIND[t]]} (example {index})")
+    return list(getattr(f, kind).value)
+
+
+def _parse_rule(ins, attrs):
+    batch = ins["serialized"].shape
+    lead = [] if batch.ndims == 0 else [batch.as_list()[0] if batch.ndims else None]
+    out = []
+    ns = attrs["num_sparse"]
+    out += [(dtypes.int64, TensorShape([None, len(lead) + 1]))] * ns
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["sparse_types"]]
+    out += [(dtypes.int64, TensorShape([len(lead) + 1]))] * ns
+    for d, s in zip(ins["dense_defaults"], attrs["dense_shapes"]):
+        dims = [None if x is None or x == -1 else x for x in (s.as_list() if isinstance(s, TensorShape) else s)]
+        out.append((d.dtype, TensorShape(lead).concatenate(TensorShape(dims))))
+    return out
+
+
+@register_op("ParseExampleV2", inputs=("serialized", "names", "sparse_keys", "dense_keys", "ragged_keys",
+                                       "dense_defaults"), outputs=("*outputs",),
+             list_inputs={"dense_defaults": None},
+             attrs={"Tdense": None, "num_sparse": REQUIRED, "sparse_types": REQUIRED, "ragged_value_types": [],
+                    "ragged_split_types": [], "dense_shapes": REQUIRED}, shape=_parse_rule)
+def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults, num_sparse,
+                     sparse_types, dense_shapes, Tdense=None, ragged_value_types=(), ragged_split_types=()):
+    """Parses serialized ``tf.train.Example`` protos: for each sparse key
+    (indices, values, dense_shape), for each dense key a [batch] + shape tensor
+    (a first dimension of -1: padded to the longest, with the default)."""
+    ser = np.asarray(serialized, dtype=object)
+    scalar = ser.ndim == 0
+    records = [_b(x) for x in ser.reshape(-1)]
+    examples = []
+    for i, r in enumerate(records):
+        ex = protos.example_pb2.Example()  # protobuf loads on the first parse
+        try:
+            ex.ParseFromString(r)
+        except Exception:
+            raise invalid_argument(f"Could not parse example input, value: '{r[:64]!r}'")
+        examples.append(ex)
+    s_keys = [_s(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
+    d_keys = [_s(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
+    s_types = [dtypes.as_dtype(t) for t in sparse_types]
+    ind_out, val_out, shp_out, dense_out = [], [], [], []
+    for key, t in zip(s_keys, s_types):
+        idx, vals, width = [], [], 0
+        for b, ex in enumerate(examples):
+            v = _feature_values(ex, key, t, b) or []
+            width = max(width, len(v))
+            idx += [[b, j] for j in range(len(v))]
+            vals += v
+        idx = np.array(idx, dtype=np.int64).reshape(-1, 2)
+        shape = np.array([len(examples), width], dtype=np.int64)
+        if scalar:
+            idx, shape = idx[:, 1:], shape[1:]
+        ind_out.append(idx)
+        val_out.append(np.array(vals, dtype=object if t == dtypes.string else t.np).reshape(-1))
+        shp_out.append(shape)
+    for key, default, shape in zip(d_keys, dense_defaults, dense_shapes):
+        default = np.asarray(default)
+        t = dtypes.string if default.dtype == object else dtypes.as_dtype(default.dtype)
+        np_t = object if t == dtypes.string else t.np
+        shape = list(TensorShape(shape).as_list()) if not isinstance(shape, (list, tuple)) else list(shape)
+        shape = [-1 if d is None else d for d in shape]
+        variable = bool(shape) and shape[0] == -1
+        inner = int(np.prod(shape[1:] if variable else shape))
+        rows = []
+        for b, ex in enumerate(examples):
+            v = _feature_values(ex, key, t, b)
+            if v is None:
+                if variable:
+                    rows.append(np.zeros([0], dtype=np_t))
+                    continue
+                if default.size == 0:
+                    raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {t.name}) is required "
+                                           f"but could not be found.")
+                rows.append(np.broadcast_to(default, shape).reshape(-1).astype(np_t))
+                continue
+            if (variable and inner and len(v) % inner) or (not variable and len(v) != inner):
+                raise invalid_argument(f"Name: <unknown>, Key: {key}, Index: {b}.  Number of {t.name} values "
+                                       f"!= expected.  Values size: {len(v)} but output shape: "
+                                       f"[{','.join(str(d) for d in shape)}]")
+            rows.append(np.array(v, dtype=np_t))
+        if variable:
+            length = max([len(r) // max(inner, 1) for r in rows] + [0])
+            fill = default.reshape(-1)[0] if default.size else (b"" if t == dtypes.string else 0)
+            full = np.full([len(rows), length * inner], fill, dtype=np_t)
+            for b, r in enumerate(rows):
+                full[b, :len(r)] = r
+            out = full.reshape([len(rows), length] + shape[1:])
+        else:
+            out = np.stack(rows).reshape([len(rows)] + shape) if rows else np.zeros([0] + shape, np_t)
+        dense_out.append(out[0] if scalar else out)
+    return ind_out + val_out + shp_out + dense_out
