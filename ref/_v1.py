@@ -50,7 +50,7 @@ from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, Reade
                                   TFRecordReader, WholeFileReader)
 from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
-                                       parse_example, parse_single_example)
+                                       parse_example, parse_single_example, parse_single_sequence_example)
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)

@@ -10,7 +10,7 @@ from ref.types import dtypes
 from ref.types.shapes import as_shape
 
 __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
-           "FixedLenSequenceFeature", "parse_example", "parse_single_example"]
+           "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example"]
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
@@ -134,3 +134,63 @@ def parse_example(serialized, features, name=None, example_names=None):
 def parse_single_example(serialized, features, name=None, example_names=None):
     """As :func:`parse_example` for one serialized ``Example`` (a scalar): no batch dimension."""
     return _parse(serialized, features, name, example_names, single=True)
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """Parses one serialized ``SequenceExample``: returns (context dict, sequence
+    dict). Context features parse as in :func:`parse_single_example`; a
+    ``FixedLenFeature``/``FixedLenSequenceFeature`` sequence feature becomes a
+    [steps] + shape tensor (``allow_missing``: [0] + shape when absent), a
+    ``VarLenFeature`` one a SparseTensor [steps, longest]."""
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    c_sparse = sorted(k for k, f in context_features.items() if isinstance(f, VarLenFeature))
+    c_dense = sorted(k for k, f in context_features.items() if isinstance(f, FixedLenFeature))
+    s_sparse = sorted(k for k, f in sequence_features.items() if isinstance(f, VarLenFeature))
+    s_dense = sorted(k for k, f in sequence_features.items()
+                     if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)))
+    with name_scope(name, "ParseSingleSequenceExample", [serialized]):
+        defaults = []
+        for k in c_dense:
+            f = context_features[k]
+            dtype = dtypes.as_dtype(f.dtype)
+            if f.default_value is None:
+                defaults.append(convert_to_tensor([], dtype=dtype, name=f"context_key_{k}"))
+            else:
+                defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
+                                         shape=convert_to_tensor(as_shape(f.shape).as_list(), dtype=dtypes.int32),
+                                         name=f"context_key_{k}"))
+        missing_ok = [k for k in s_dense if getattr(sequence_features[k], "allow_missing", False)]
+        s = lambda keys: [convert_to_tensor(k, dtype=dtypes.string) for k in keys]  # noqa: E731
+        outs = apply_op(
+            "ParseSingleSequenceExample", serialized=convert_to_tensor(serialized, dtype=dtypes.string),
+            feature_list_dense_missing_assumed_empty=convert_to_tensor(missing_ok, dtype=dtypes.string),
+            context_sparse_keys=s(c_sparse), context_dense_keys=s(c_dense), feature_list_sparse_keys=s(s_sparse),
+            feature_list_dense_keys=s(s_dense), context_dense_defaults=defaults,
+            debug_name=convert_to_tensor(example_name or "", dtype=dtypes.string),
+            context_sparse_types=[dtypes.as_dtype(context_features[k].dtype) for k in c_sparse],
+            Tcontext_dense=[d.dtype for d in defaults],
+            context_dense_shapes=[as_shape(context_features[k].shape).as_list() for k in c_dense],
+            feature_list_sparse_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_sparse],
+            feature_list_dense_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_dense],
+            feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
+            name="ParseSingleSequenceExample")
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    context, sequence = {}, {}
+    n, pos = len(c_sparse), 0
+    for i, k in enumerate(c_sparse):
+        context[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
+    pos = 3 * n
+    for i, k in enumerate(c_dense):
+        context[k] = outs[pos + i]
+    pos += len(c_dense)
+    m = len(s_sparse)
+    for i, k in enumerate(s_sparse):
+        sequence[k] = SparseTensor(outs[pos + i], outs[pos + m + i], outs[pos + 2 * m + i])
+    pos += 3 * m
+    for i, k in enumerate(s_dense):
+        sequence[k] = outs[pos + i]
+    return context, sequence

@@ -201,7 +201,10 @@ def _feature_values(example, key, t, index):
     """The values of feature ``key`` in ``example`` as a list (None when absent)."""
     if key not in example.features.feature:
         return None
-    f = example.features.feature[key]
+    return _values(example.features.feature[key], key, t, index)
+
+
+def _values(f, key, t, index):
     kind = f.WhichOneof("kind")
     if kind is None:
         return []
@@ -301,3 +304,113 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
             out = np.stack(rows).reshape([len(rows)] + shape) if rows else np.zeros([0] + shape, np_t)
         dense_out.append(out[0] if scalar else out)
     return ind_out + val_out + shp_out + dense_out
+
+
+# -- ParseSingleSequenceExample ----------------------------------------------------------
+
+def _sparse(rows, t):
+    """indices [N, 2], values [N], dense_shape [2] of a list of value lists."""
+    idx = [[i, j] for i, r in enumerate(rows) for j in range(len(r))]
+    vals = [v for r in rows for v in r]
+    return (np.array(idx, dtype=np.int64).reshape(-1, 2),
+            np.array(vals, dtype=object if t == dtypes.string else t.np).reshape(-1),
+            np.array([len(rows), max([len(r) for r in rows] + [0])], dtype=np.int64))
+
+
+def _seq_rule(ins, attrs):
+    out = []
+    n = attrs["Ncontext_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 1]))] * n
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["context_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([1]))] * n
+    out += [(d.dtype, TensorShape(s)) for d, s in zip(ins["context_dense_defaults"], attrs["context_dense_shapes"])]
+    m = attrs["Nfeature_list_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 2]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["feature_list_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([2]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([None]).concatenate(TensorShape(s)))
+            for t, s in zip(attrs["feature_list_dense_types"], attrs["feature_list_dense_shapes"])]
+    return out
+
+
+@register_op("ParseSingleSequenceExample",
+             inputs=("serialized", "feature_list_dense_missing_assumed_empty", "context_sparse_keys",
+                     "context_dense_keys", "feature_list_sparse_keys", "feature_list_dense_keys",
+                     "context_dense_defaults", "debug_name"), outputs=("*outputs",),
+             list_inputs={"context_sparse_keys": "Ncontext_sparse", "context_dense_keys": "Ncontext_dense",
+                          "feature_list_sparse_keys": "Nfeature_list_sparse",
+                          "feature_list_dense_keys": "Nfeature_list_dense", "context_dense_defaults": None},
+             attrs={"Ncontext_sparse": 0, "Ncontext_dense": 0, "Nfeature_list_sparse": 0, "Nfeature_list_dense": 0,
+                    "context_sparse_types": [], "Tcontext_dense": [], "feature_list_dense_types": [],
+                    "context_dense_shapes": [], "feature_list_sparse_types": [], "feature_list_dense_shapes": []},
+             shape=_seq_rule)
+def parse_single_sequence_example(serialized, feature_list_dense_missing_assumed_empty, context_sparse_keys,
+                                  context_dense_keys, feature_list_sparse_keys, feature_list_dense_keys,
+                                  context_dense_defaults, debug_name, Ncontext_sparse=0, Ncontext_dense=0,
+                                  Nfeature_list_sparse=0, Nfeature_list_dense=0, context_sparse_types=(),
+                                  Tcontext_dense=(), feature_list_dense_types=(), context_dense_shapes=(),
+                                  feature_list_sparse_types=(), feature_list_dense_shapes=()):
+    """Parses one serialized ``tf.train.SequenceExample``: the context as
+    ParseExampleV2 parses one Example; each dense feature list -> [steps] + shape,
+    each sparse feature list -> (indices [N, 2], values, dense_shape [steps, longest])."""
+    seq = protos.example_pb2.SequenceExample()
+    try:
+        seq.ParseFromString(_b(np.asarray(serialized, dtype=object).item()))
+    except Exception:
+        raise invalid_argument("Could not parse example input")
+    name = _s(np.asarray(debug_name, dtype=object).item()) or "<unknown>"
+    out = [[], [], []]
+    for key, t in zip(context_sparse_keys, context_sparse_types):
+        t = dtypes.as_dtype(t)
+        f = seq.context.feature
+        v = _values(f[_s(np.asarray(key).item())], _s(np.asarray(key).item()), t, 0) \
+            if _s(np.asarray(key).item()) in f else []
+        idx, vals, shape = _sparse([v], t)
+        out[0].append(idx[:, 1:])
+        out[1].append(vals)
+        out[2].append(shape[1:])
+    result = out[0] + out[1] + out[2]
+    for key, default, shape in zip(context_dense_keys, context_dense_defaults, context_dense_shapes):
+        key = _s(np.asarray(key, dtype=object).item())
+        default = np.asarray(default)
+        t = dtypes.string if default.dtype == object else dtypes.as_dtype(default.dtype)
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        if key in seq.context.feature:
+            v = _values(seq.context.feature[key], key, t, 0)
+            if len(v) != int(np.prod(shape)):
+                raise invalid_argument(f"Name: {name}, Key: {key}, Index: 0.  Number of {t.name} values != "
+                                       f"expected.  Values size: {len(v)} but output shape: {shape}")
+            result.append(np.array(v, dtype=object if t == dtypes.string else t.np).reshape(shape))
+        elif default.size:
+            result.append(np.array(default).reshape(shape))
+        else:
+            raise invalid_argument(f"Name: {name}, Feature: {key} (data type: {t.name}) is required but could "
+                                   f"not be found.")
+    out = [[], [], []]
+    for key, t in zip(feature_list_sparse_keys, feature_list_sparse_types):
+        key, t = _s(np.asarray(key, dtype=object).item()), dtypes.as_dtype(t)
+        steps = seq.feature_lists.feature_list[key].feature if key in seq.feature_lists.feature_list else []
+        for part, x in zip(out, _sparse([_values(f, key, t, i) for i, f in enumerate(steps)], t)):
+            part.append(x)
+    result += out[0] + out[1] + out[2]
+    empty_ok = {_s(k) for k in np.asarray(feature_list_dense_missing_assumed_empty, dtype=object).reshape(-1)}
+    for key, t, shape in zip(feature_list_dense_keys, feature_list_dense_types, feature_list_dense_shapes):
+        key, t = _s(np.asarray(key, dtype=object).item()), dtypes.as_dtype(t)
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        np_t = object if t == dtypes.string else t.np
+        if key not in seq.feature_lists.feature_list:
+            if key not in empty_ok:
+                raise invalid_argument(f"Name: {name}, Feature list '{key}' is required but could not be found.  "
+                                       f"Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                                       f"or feature_list_dense_defaults?")
+            result.append(np.zeros([0] + shape, dtype=np_t))
+            continue
+        rows = []
+        for i, f in enumerate(seq.feature_lists.feature_list[key].feature):
+            v = _values(f, key, t, i)
+            if len(v) != int(np.prod(shape)):
+                raise invalid_argument(f"Name: {name}, Key: {key}, Index: {i}.  Number of {t.name} values != "
+                                       f"expected.  values size: {len(v)} but output shape: {shape}")
+            rows.append(np.array(v, dtype=np_t).reshape(shape))
+        result.append(np.stack(rows) if rows else np.zeros([0] + shape, dtype=np_t))
+    return result

@@ -88,3 +88,53 @@ def test_example_proto_matches_tensorflow_bytes():
     assert list(theirs.features.feature["a"].int64_list.value) == [1, 2]
     assert theirs.SerializeToString(deterministic=True) == ref.train.Example.FromString(
         SERIALIZED[0]).SerializeToString(deterministic=True)
+
+
+def _sequence_example():
+    T = ref.train
+    return T.SequenceExample(
+        context=T.Features(feature={"len": T.Feature(int64_list=T.Int64List(value=[3]))}),
+        feature_lists=T.FeatureLists(feature_list={
+            "tok": T.FeatureList(feature=[T.Feature(int64_list=T.Int64List(value=[i, i + 1])) for i in range(3)]),
+            "w": T.FeatureList(feature=[T.Feature(float_list=T.FloatList(value=[0.5] * i)) for i in range(3)])})
+    ).SerializeToString()
+
+
+def _parse_sequence(tf):
+    with tf.Graph().as_default(), tf.Session() as s:
+        c, q = tf.io.parse_single_sequence_example(
+            _sequence_example(),
+            context_features={"len": tf.FixedLenFeature([], tf.int64),
+                              "d": tf.FixedLenFeature([], tf.int64, default_value=7)},
+            sequence_features={"tok": tf.io.FixedLenSequenceFeature([2], tf.int64),
+                               "w": tf.VarLenFeature(tf.float32),
+                               "m": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)})
+        c, q = s.run((c, q))
+    q["w"] = tuple(np.asarray(x) for x in q["w"])
+    return c, q
+
+
+SEQUENCE_WANT = ({"d": np.array(7), "len": np.array(3)},
+                 {"tok": np.array([[0, 1], [1, 2], [2, 3]]), "m": np.zeros([0], np.float32),
+                  "w": (np.array([[1, 0], [2, 0], [2, 1]]), np.array([0.5] * 3, np.float32), np.array([3, 2]))})
+
+
+def test_parse_single_sequence_example():
+    c, q = _parse_sequence(ref)
+    _assert_same(c, SEQUENCE_WANT[0])
+    _assert_same(q, SEQUENCE_WANT[1])
+
+
+def test_parse_single_sequence_example_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    c, q = _parse_sequence(tf)
+    _assert_same(c, SEQUENCE_WANT[0])
+    _assert_same(q, SEQUENCE_WANT[1])
+
+
+def test_sequence_feature_list_required():
+    with ref.Graph().as_default(), ref.Session() as s:
+        _, q = ref.io.parse_single_sequence_example(
+            _sequence_example(), sequence_features={"m": ref.io.FixedLenSequenceFeature([], ref.float32)})
+        with pytest.raises(ref.errors.InvalidArgumentError, match="Feature list 'm' is required"):
+            s.run(q)
