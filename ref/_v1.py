@@ -46,6 +46,11 @@ from ref.graph_ops.tensor_array_ops import TensorArray  # noqa: F401
 from ref.graph_ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
 from ref.graph_ops.script_ops import numpy_function, py_func  # noqa: F401
 from ref.graph_ops.io_ops import matching_files  # noqa: F401
+from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
+                                  TFRecordReader, WholeFileReader)
+from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number  # noqa: F401
+from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
+                                       parse_example, parse_single_example, parse_single_sequence_example)
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)

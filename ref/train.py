@@ -6,6 +6,9 @@ from ref.checkpoint import (NewCheckpointReader, checkpoint_exists, generate_che
 from ref.events import SummaryWriter, summary_iterator  # noqa: F401
 from ref.protos.checkpoint_state_pb2 import CheckpointState  # noqa: F401
 from ref.protos.saver_pb2 import SaverDef  # noqa: F401
+from ref.protos.example_pb2 import Example, SequenceExample  # noqa: F401
+from ref.protos.feature_pb2 import (BytesList, Feature, FeatureList, FeatureLists, Features,  # noqa: F401
+                                    FloatList, Int64List)
 from ref.graph_ops.training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
                                get_or_create_global_step, global_step)
 from ref.optimizers.optimizer import Optimizer  # noqa: F401

@@ -45,6 +45,8 @@ TF_MODULES = {
     "error_codes_pb2": "tensorflow.compiler.xla.tsl.protobuf.error_codes_pb2",
     "queue_runner_pb2": "tensorflow.core.protobuf.queue_runner_pb2",
     "struct_pb2": "tensorflow.core.protobuf.struct_pb2",
+    "feature_pb2": "tensorflow.core.example.feature_pb2",
+    "example_pb2": "tensorflow.core.example.example_pb2",
     "saved_object_graph_pb2": "tensorflow.core.protobuf.saved_object_graph_pb2",
     "meta_graph_pb2": "tensorflow.core.protobuf.meta_graph_pb2",
     "allocation_description_pb2": "tensorflow.core.framework.allocation_description_pb2",

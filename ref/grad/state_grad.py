@@ -14,6 +14,11 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueCloseV2", "QueueDequeueManyV2",
            "QueueDequeueUpToV2", "QueueDequeueV2", "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2",
            "QueueSizeV2",
+           # readers (TF's io_ops.py declares them so too)
+           "WholeFileReaderV2", "IdentityReaderV2", "TextLineReaderV2", "FixedLengthRecordReaderV2",
+           "TFRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+           "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
+           "DecodeRaw", "DecodeCSV", "StringToNumber", "ParseExampleV2", "ParseSingleSequenceExample",
            # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
            "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",

@@ -1,0 +1,416 @@
+"""String parsing kernels: DecodeRaw, StringToNumber, DecodeCSV.
+
+All are pure functions of string tensors (NumPy object arrays of bytes)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ref import protos
+from ref.types import dtypes
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+
+
+def _b(v) -> bytes:
+    return v.encode() if isinstance(v, str) else bytes(v)
+
+
+def _s(v) -> str:
+    return v.decode("utf-8", "replace") if isinstance(v, (bytes, bytearray)) else str(v)
+
+
+_RAW_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint16, dtypes.uint8,
+              dtypes.int16, dtypes.int8, dtypes.int64, dtypes.complex64, dtypes.complex128, dtypes.bool)
+
+
+def _decode_raw_rule(ins, attrs):
+    shape = ins["bytes"].shape
+    return [(dtypes.as_dtype(attrs["out_type"]), shape.concatenate([None]) if shape.ndims is not None
+             else unknown_shape())]
+
+
+@register_op("DecodeRaw", inputs=("bytes",), outputs=("output",), attrs={"out_type": REQUIRED,
+                                                                         "little_endian": True},
+             allowed={"out_type": _RAW_TYPES}, shape=_decode_raw_rule)
+def decode_raw(bytes, out_type, little_endian=True):
+    """output[..., j] = the j-th ``out_type`` value in the bytes of input[...]:
+    every string must have the same length, a multiple of the type's size."""
+    t = dtypes.as_dtype(out_type)
+    np_t = np.dtype(t.np).newbyteorder("<" if little_endian else ">")
+    items = [_b(x) for x in np.asarray(bytes, dtype=object).reshape(-1)]
+    arr = np.asarray(bytes, dtype=object)
+    if not items:
+        return np.zeros(arr.shape + (0,), dtype=t.np)
+    size = len(items[0])
+    for i, x in enumerate(items):
+        if len(x) != size:
+            raise invalid_argument(f"DecodeRaw requires input strings to all be the same size, but element {i} "
+                                   f"has size {len(x)} != {size}")
+    if size % np_t.itemsize:
+        raise invalid_argument(f"Input to DecodeRaw has length {size} that is not a multiple of "
+                               f"{np_t.itemsize}, the size of {t.name}")
+    flat = np.frombuffer(b"".join(items), dtype=np_t).astype(t.np)
+    return flat.reshape(arr.shape + (size // np_t.itemsize,))
+
+
+_INT_RE = re.compile(r"^\s*[+-]?\d+\s*$")
+_FLOAT_RE = re.compile(r"^\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)\s*$",
+                       re.IGNORECASE)
+
+
+def _to_number(text: str, t):
+    """The value of ``text`` as a ``t`` (None when it is not one)."""
+    if t.is_integer:
+        if not _INT_RE.match(text):
+            return None
+        v = int(text)
+        return v if t.min <= v <= t.max else None
+    if not _FLOAT_RE.match(text):
+        return None
+    return float(text.strip())
+
+
+@register_op("StringToNumber", inputs=("string_input",), outputs=("output",), attrs={"out_type": dtypes.float32},
+             allowed={"out_type": (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)},
+             shape=lambda ins, attrs: [(dtypes.as_dtype(attrs["out_type"]), ins["string_input"].shape)])
+def string_to_number(string_input, out_type=dtypes.float32):
+    """output = the number each string spells (``"3.5"``, ``"-7"``, ``"inf"``)."""
+    t = dtypes.as_dtype(out_type)
+    arr = np.asarray(string_input, dtype=object)
+    out = np.empty(arr.shape, dtype=t.np)
+    for idx, x in np.ndenumerate(arr):
+        v = _to_number(_s(x), t)
+        if v is None:
+            raise invalid_argument(f"StringToNumberOp could not correctly convert string: {_s(x)}")
+        out[idx] = v
+    return out
+
+
+# -- DecodeCSV ----------------------------------------------------------------------
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+
+
+def _csv_rule(ins, attrs):
+    for i, d in enumerate(ins["record_defaults"]):
+        if d.shape.ndims is not None and d.shape.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {d.shape.ndims} for "
+                             f"'{attrs.get('_op_name', 'DecodeCSV')}' (record_defaults[{i}])")
+    return [(dtypes.as_dtype(t), ins["records"].shape) for t in attrs["OUT_TYPE"]]
+
+
+def _split(record: bytes, delim: bytes, quote: bool, index: int):
+    """The fields of one CSV record (TF's rules for quotes)."""
+    fields, i, n = [], 0, len(record)
+    while True:
+        if quote and i < n and record[i:i + 1] == b'"':
+            i += 1
+            buf = bytearray()
+            while True:
+                if i >= n:
+                    raise invalid_argument(f"Quoted field has to end with quote followed by delim or end "
+                                           f"of record {index}")
+                c = record[i:i + 1]
+                if c == b'"':
+                    if record[i + 1:i + 2] == b'"':
+                        buf += b'"'
+                        i += 2
+                        continue
+                    i += 1
+                    if i < n and record[i:i + 1] != delim:
+                        raise invalid_argument(f"Quote inside a string has to be escaped by another quote "
+                                               f"in record {index}")
+                    break
+                buf += c
+                i += 1
+            fields.append(bytes(buf))
+        else:
+            j = record.find(delim, i)
+            j = n if j < 0 else j
+            field = record[i:j]
+            if quote and b'"' in field:
+                raise invalid_argument(f"Unquoted fields cannot have quotes/CRLFs inside")
+            fields.append(field)
+            i = j
+        if i >= n:
+            return fields
+        i += 1  # the delimiter
+        if i == n:
+            fields.append(b"")
+            return fields
+
+
+@register_op("DecodeCSV", inputs=("records", "record_defaults"), outputs=("*output",),
+             list_inputs={"record_defaults": None},
+             attrs={"OUT_TYPE": REQUIRED, "field_delim": ",", "use_quote_delim": True, "na_value": "",
+                    "select_cols": []}, shape=_csv_rule)
+def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_delim=True, na_value="",
+               select_cols=()):
+    """output[c][i] = field ``c`` of ``records[i]`` converted to ``OUT_TYPE[c]``; an
+    empty field (or one equal to ``na_value``) takes ``record_defaults[c]``,
+    which must then hold one value."""
+    types = [dtypes.as_dtype(t) for t in OUT_TYPE]
+    select_cols = list(select_cols or ())
+    if select_cols and len(select_cols) != len(types):
+        raise invalid_argument(f"select_cols should match record_defaults. Got {len(select_cols)} select_cols "
+                               f"and {len(types)} record_defaults")
+    if any(b <= a for a, b in zip(select_cols, select_cols[1:])) or (select_cols and select_cols[0] < 0):
+        raise invalid_argument("select_cols should be non-negative and increasing")
+    delim = _b(field_delim)
+    if len(delim) != 1:
+        raise invalid_argument("field_delim should be only 1 char")
+    na = _b(na_value)
+    defaults = [np.asarray(d, dtype=object if t == dtypes.string else t.np) for d, t in zip(record_defaults, types)]
+    for i, d in enumerate(defaults):
+        if d.size > 1:
+            raise invalid_argument(f"There should only be 1 default per field but field {i} has {d.size}")
+    recs = np.asarray(records, dtype=object)
+    outs = [np.empty(recs.shape, dtype=object if t == dtypes.string else t.np) for t in types]
+    for r, (idx, rec) in enumerate(np.ndenumerate(recs)):
+        fields = _split(_b(rec), delim, use_quote_delim, r)
+        if select_cols:
+            if select_cols[-1] >= len(fields):
+                raise invalid_argument(f"Expect {select_cols[-1] + 1} fields but have {len(fields)} in record {r}")
+            fields = [fields[c] for c in select_cols]
+        elif len(fields) != len(types):
+            raise invalid_argument(f"Expect {len(types)} fields but have {len(fields)} in record {r}")
+        for c, (f, t) in enumerate(zip(fields, types)):
+            if f == b"" or (na and f == na):
+                if defaults[c].size == 0:
+                    raise invalid_argument(f"Field {c} is required but missing in record {r}!")
+                outs[c][idx] = defaults[c].reshape(-1)[0]
+            elif t == dtypes.string:
+                outs[c][idx] = f
+            else:
+                v = _to_number(_s(f), t)
+                if v is None:
+                    raise invalid_argument(f"Field {c} in record {r} is not a valid {t.name}: {_s(f)}")
+                outs[c][idx] = v
+    return outs
+
+
+# -- ParseExampleV2 -------------------------------------------------------------------
+
+_KIND = {dtypes.string: "bytes_list", dtypes.float32: "float_list", dtypes.int64: "int64_list"}
+_KIND_NAME = {"bytes_list": "string", "float_list": "float", "int64_list": "int64"}
+
+
+def _feature_values(example, key, t, index):
+    """The values of feature ``key`` in ``example`` as a list (None when absent)."""
+    if key not in example.features.feature:
+        return None
+    return _values(example.features.feature[key], key, t, index)
+
+
+def _values(f, key, t, index):
+    kind = f.WhichOneof("kind")
+    if kind is None:
+        return []
+    if kind != _KIND[t]:
+        raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {_KIND_NAME[_KIND[t]]}) is "
+                               f"required but could not be found. Data types don't match. Data type: "
+                               f"{_KIND_NAME[kind]} but expected type: {_KIND_NAME[_KIND[t]]} (example {index})")
+    return list(getattr(f, kind).value)
+
+
+def _parse_rule(ins, attrs):
+    batch = ins["serialized"].shape
+    lead = [] if batch.ndims == 0 else [batch.as_list()[0] if batch.ndims else None]
+    out = []
+    ns = attrs["num_sparse"]
+    out += [(dtypes.int64, TensorShape([None, len(lead) + 1]))] * ns
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["sparse_types"]]
+    out += [(dtypes.int64, TensorShape([len(lead) + 1]))] * ns
+    for d, s in zip(ins["dense_defaults"], attrs["dense_shapes"]):
+        dims = [None if x is None or x == -1 else x for x in (s.as_list() if isinstance(s, TensorShape) else s)]
+        out.append((d.dtype, TensorShape(lead).concatenate(TensorShape(dims))))
+    return out
+
+
+@register_op("ParseExampleV2", inputs=("serialized", "names", "sparse_keys", "dense_keys", "ragged_keys",
+                                       "dense_defaults"), outputs=("*outputs",),
+             list_inputs={"dense_defaults": None},
+             attrs={"Tdense": None, "num_sparse": REQUIRED, "sparse_types": REQUIRED, "ragged_value_types": [],
+                    "ragged_split_types": [], "dense_shapes": REQUIRED}, shape=_parse_rule)
+def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults, num_sparse,
+                     sparse_types, dense_shapes, Tdense=None, ragged_value_types=(), ragged_split_types=()):
+    """Parses serialized ``tf.train.Example`` protos: for each sparse key
+    (indices, values, dense_shape), for each dense key a [batch] + shape tensor
+    (a first dimension of -1: padded to the longest, with the default)."""
+    ser = np.asarray(serialized, dtype=object)
+    scalar = ser.ndim == 0
+    records = [_b(x) for x in ser.reshape(-1)]
+    examples = []
+    for i, r in enumerate(records):
+        ex = protos.example_pb2.Example()  # protobuf loads on the first parse
+        try:
+            ex.ParseFromString(r)
+        except Exception:
+            raise invalid_argument(f"Could not parse example input, value: '{r[:64]!r}'")
+        examples.append(ex)
+    s_keys = [_s(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
+    d_keys = [_s(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
+    s_types = [dtypes.as_dtype(t) for t in sparse_types]
+    ind_out, val_out, shp_out, dense_out = [], [], [], []
+    for key, t in zip(s_keys, s_types):
+        idx, vals, width = [], [], 0
+        for b, ex in enumerate(examples):
+            v = _feature_values(ex, key, t, b) or []
+            width = max(width, len(v))
+            idx += [[b, j] for j in range(len(v))]
+            vals += v
+        idx = np.array(idx, dtype=np.int64).reshape(-1, 2)
+        shape = np.array([len(examples), width], dtype=np.int64)
+        if scalar:
+            idx, shape = idx[:, 1:], shape[1:]
+        ind_out.append(idx)
+        val_out.append(np.array(vals, dtype=object if t == dtypes.string else t.np).reshape(-1))
+        shp_out.append(shape)
+    for key, default, shape in zip(d_keys, dense_defaults, dense_shapes):
+        default = np.asarray(default)
+        t = dtypes.string if default.dtype == object else dtypes.as_dtype(default.dtype)
+        np_t = object if t == dtypes.string else t.np
+        shape = list(TensorShape(shape).as_list()) if not isinstance(shape, (list, tuple)) else list(shape)
+        shape = [-1 if d is None else d for d in shape]
+        variable = bool(shape) and shape[0] == -1
+        inner = int(np.prod(shape[1:] if variable else shape))
+        rows = []
+        for b, ex in enumerate(examples):
+            v = _feature_values(ex, key, t, b)
+            if v is None:
+                if variable:
+                    rows.append(np.zeros([0], dtype=np_t))
+                    continue
+                if default.size == 0:
+                    raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {t.name}) is required "
+                                           f"but could not be found.")
+                rows.append(np.broadcast_to(default, shape).reshape(-1).astype(np_t))
+                continue
+            if (variable and inner and len(v) % inner) or (not variable and len(v) != inner):
+                raise invalid_argument(f"Name: <unknown>, Key: {key}, Index: {b}.  Number of {t.name} values "
+                                       f"!= expected.  Values size: {len(v)} but output shape: "
+                                       f"[{','.join(str(d) for d in shape)}]")
+            rows.append(np.array(v, dtype=np_t))
+        if variable:
+            length = max([len(r) // max(inner, 1) for r in rows] + [0])
+            fill = default.reshape(-1)[0] if default.size else (b"" if t == dtypes.string else 0)
+            full = np.full([len(rows), length * inner], fill, dtype=np_t)
+            for b, r in enumerate(rows):
+                full[b, :len(r)] = r
+            out = full.reshape([len(rows), length] + shape[1:])
+        else:
+            out = np.stack(rows).reshape([len(rows)] + shape) if rows else np.zeros([0] + shape, np_t)
+        dense_out.append(out[0] if scalar else out)
+    return ind_out + val_out + shp_out + dense_out
+
+
+# -- ParseSingleSequenceExample ----------------------------------------------------------
+
+def _sparse(rows, t):
+    """indices [N, 2], values [N], dense_shape [2] of a list of value lists."""
+    idx = [[i, j] for i, r in enumerate(rows) for j in range(len(r))]
+    vals = [v for r in rows for v in r]
+    return (np.array(idx, dtype=np.int64).reshape(-1, 2),
+            np.array(vals, dtype=object if t == dtypes.string else t.np).reshape(-1),
+            np.array([len(rows), max([len(r) for r in rows] + [0])], dtype=np.int64))
+
+
+def _seq_rule(ins, attrs):
+    out = []
+    n = attrs["Ncontext_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 1]))] * n
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["context_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([1]))] * n
+    out += [(d.dtype, TensorShape(s)) for d, s in zip(ins["context_dense_defaults"], attrs["context_dense_shapes"])]
+    m = attrs["Nfeature_list_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 2]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["feature_list_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([2]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([None]).concatenate(TensorShape(s)))
+            for t, s in zip(attrs["feature_list_dense_types"], attrs["feature_list_dense_shapes"])]
+    return out
+
+
+@register_op("ParseSingleSequenceExample",
+             inputs=("serialized", "feature_list_dense_missing_assumed_empty", "context_sparse_keys",
+                     "context_dense_keys", "feature_list_sparse_keys", "feature_list_dense_keys",
+                     "context_dense_defaults", "debug_name"), outputs=("*outputs",),
+             list_inputs={"context_sparse_keys": "Ncontext_sparse", "context_dense_keys": "Ncontext_dense",
+                          "feature_list_sparse_keys": "Nfeature_list_sparse",
+                          "feature_list_dense_keys": "Nfeature_list_dense", "context_dense_defaults": None},
+             attrs={"Ncontext_sparse": 0, "Ncontext_dense": 0, "Nfeature_list_sparse": 0, "Nfeature_list_dense": 0,
+                    "context_sparse_types": [], "Tcontext_dense": [], "feature_list_dense_types": [],
+                    "context_dense_shapes": [], "feature_list_sparse_types": [], "feature_list_dense_shapes": []},
+             shape=_seq_rule)
+def parse_single_sequence_example(serialized, feature_list_dense_missing_assumed_empty, context_sparse_keys,
+                                  context_dense_keys, feature_list_sparse_keys, feature_list_dense_keys,
+                                  context_dense_defaults, debug_name, Ncontext_sparse=0, Ncontext_dense=0,
+                                  Nfeature_list_sparse=0, Nfeature_list_dense=0, context_sparse_types=(),
+                                  Tcontext_dense=(), feature_list_dense_types=(), context_dense_shapes=(),
+                                  feature_list_sparse_types=(), feature_list_dense_shapes=()):
+    """Parses one serialized ``tf.train.SequenceExample``: the context as
+    ParseExampleV2 parses one Example; each dense feature list -> [steps] + shape,
+    each sparse feature list -> (indices [N, 2], values, dense_shape [steps, longest])."""
+    seq = protos.example_pb2.SequenceExample()
+    try:
+        seq.ParseFromString(_b(np.asarray(serialized, dtype=object).item()))
+    except Exception:
+        raise invalid_argument("Could not parse example input")
+    name = _s(np.asarray(debug_name, dtype=object).item()) or "<unknown>"
+    out = [[], [], []]
+    for key, t in zip(context_sparse_keys, context_sparse_types):
+        t = dtypes.as_dtype(t)
+        f = seq.context.feature
+        v = _values(f[_s(np.asarray(key).item())], _s(np.asarray(key).item()), t, 0) \
+            if _s(np.asarray(key).item()) in f else []
+        idx, vals, shape = _sparse([v], t)
+        out[0].append(idx[:, 1:])
+        out[1].append(vals)
+        out[2].append(shape[1:])
+    result = out[0] + out[1] + out[2]
+    for key, default, shape in zip(context_dense_keys, context_dense_defaults, context_dense_shapes):
+        key = _s(np.asarray(key, dtype=object).item())
+        default = np.asarray(default)
+        t = dtypes.string if default.dtype == object else dtypes.as_dtype(default.dtype)
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        if key in seq.context.feature:
+            v = _values(seq.context.feature[key], key, t, 0)
+            if len(v) != int(np.prod(shape)):
+                raise invalid_argument(f"Name: {name}, Key: {key}, Index: 0.  Number of {t.name} values != "
+                                       f"expected.  Values size: {len(v)} but output shape: {shape}")
+            result.append(np.array(v, dtype=object if t == dtypes.string else t.np).reshape(shape))
+        elif default.size:
+            result.append(np.array(default).reshape(shape))
+        else:
+            raise invalid_argument(f"Name: {name}, Feature: {key} (data type: {t.name}) is required but could "
+                                   f"not be found.")
+    out = [[], [], []]
+    for key, t in zip(feature_list_sparse_keys, feature_list_sparse_types):
+        key, t = _s(np.asarray(key, dtype=object).item()), dtypes.as_dtype(t)
+        steps = seq.feature_lists.feature_list[key].feature if key in seq.feature_lists.feature_list else []
+        for part, x in zip(out, _sparse([_values(f, key, t, i) for i, f in enumerate(steps)], t)):
+            part.append(x)
+    result += out[0] + out[1] + out[2]
+    empty_ok = {_s(k) for k in np.asarray(feature_list_dense_missing_assumed_empty, dtype=object).reshape(-1)}
+    for key, t, shape in zip(feature_list_dense_keys, feature_list_dense_types, feature_list_dense_shapes):
+        key, t = _s(np.asarray(key, dtype=object).item()), dtypes.as_dtype(t)
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        np_t = object if t == dtypes.string else t.np
+        if key not in seq.feature_lists.feature_list:
+            if key not in empty_ok:
+                raise invalid_argument(f"Name: {name}, Feature list '{key}' is required but could not be found.  "
+                                       f"Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                                       f"or feature_list_dense_defaults?")
+            result.append(np.zeros([0] + shape, dtype=np_t))
+            continue
+        rows = []
+        for i, f in enumerate(seq.feature_lists.feature_list[key].feature):
+            v = _values(f, key, t, i)
+            if len(v) != int(np.prod(shape)):
+                raise invalid_argument(f"Name: {name}, Key: {key}, Index: {i}.  Number of {t.name} values != "
+                                       f"expected.  values size: {len(v)} but output shape: {shape}")
+            rows.append(np.array(v, dtype=np_t).reshape(shape))
+        result.append(np.stack(rows) if rows else np.zeros([0] + shape, dtype=np_t))
+    return result

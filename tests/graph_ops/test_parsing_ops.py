@@ -1,0 +1,140 @@
+"""tf.parse_example / tf.parse_single_example over serialized tf.train.Example
+protos: a table of feature specs, each compared with a hand-written expectation
+and, where installed, tensorflow.compat.v1 on the same bytes."""
+import numpy as np
+import pytest
+
+import ref
+
+
+def _example(**kw):
+    f = {}
+    for k, v in kw.items():
+        if v and isinstance(v[0], bytes):
+            f[k] = ref.train.Feature(bytes_list=ref.train.BytesList(value=v))
+        elif v and isinstance(v[0], float):
+            f[k] = ref.train.Feature(float_list=ref.train.FloatList(value=v))
+        else:
+            f[k] = ref.train.Feature(int64_list=ref.train.Int64List(value=v))
+    return ref.train.Example(features=ref.train.Features(feature=f)).SerializeToString()
+
+
+SERIALIZED = [_example(a=[1, 2], s=[b"x"], v=[1.0, 2.0, 3.0], q=[1.0, 2.0, 3.0, 4.0]),
+              _example(a=[3, 4], v=[5.0], q=[7.0, 8.0])]
+
+# (name, features(tf) -> dict, expected parse_example output of SERIALIZED)
+CASES = [
+    ("fixed_int64", lambda tf: {"a": tf.FixedLenFeature([2], tf.int64)}, {"a": np.array([[1, 2], [3, 4]])}),
+    ("fixed_default", lambda tf: {"s": tf.FixedLenFeature([], tf.string, default_value="d")},
+     {"s": np.array([b"x", b"d"], object)}),
+    ("fixed_default_vec", lambda tf: {"z": tf.FixedLenFeature([2], tf.float32, default_value=[0.5, 1.5])},
+     {"z": np.array([[0.5, 1.5], [0.5, 1.5]], np.float32)}),
+    ("varlen", lambda tf: {"v": tf.VarLenFeature(tf.float32)},
+     {"v": (np.array([[0, 0], [0, 1], [0, 2], [1, 0]]), np.array([1, 2, 3, 5], np.float32), np.array([2, 3]))}),
+    ("varlen_missing", lambda tf: {"s": tf.VarLenFeature(tf.string)},
+     {"s": (np.array([[0, 0]]), np.array([b"x"], object), np.array([2, 1]))}),
+    ("sequence", lambda tf: {"q": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)},
+     {"q": np.array([[[1, 2], [3, 4]], [[7, 8], [0, 0]]], np.float32)}),
+    ("sequence_missing", lambda tf: {"m": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True)},
+     {"m": np.zeros([2, 0], np.int64)}),
+]
+
+
+def _run(tf, features, serialized, single=False):
+    with tf.Graph().as_default(), tf.Session() as s:
+        parse = tf.parse_single_example if single else tf.parse_example
+        out = s.run(parse(serialized, features))
+    return {k: (tuple(np.asarray(x) for x in v) if hasattr(v, "indices") else v) for k, v in out.items()}
+
+
+def _assert_same(got, want):
+    assert sorted(got) == sorted(want)
+    for k in want:
+        g, w = got[k], want[k]
+        for gi, wi in zip(g if isinstance(w, tuple) else [g], w if isinstance(w, tuple) else [w]):
+            gi, wi = np.asarray(gi), np.asarray(wi)
+            assert gi.shape == wi.shape and gi.tolist() == wi.tolist(), k
+            assert (gi.dtype == object) == (wi.dtype == object)
+
+
+@pytest.mark.parametrize("name,features,want", CASES, ids=[c[0] for c in CASES])
+def test_parse_example(name, features, want):
+    _assert_same(_run(ref, features(ref), SERIALIZED), want)
+
+
+@pytest.mark.parametrize("name,features,want", CASES, ids=[c[0] for c in CASES])
+def test_parse_example_matches_tensorflow(name, features, want):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    _assert_same(_run(tf, features(tf), SERIALIZED), want)
+    for single in (False, True):
+        ser = SERIALIZED[0] if single else SERIALIZED
+        ours, theirs = _run(ref, features(ref), ser, single), _run(tf, features(tf), ser, single)
+        _assert_same(ours, theirs)
+
+
+def test_errors():
+    with ref.Graph().as_default(), ref.Session() as s:
+        with pytest.raises(ref.errors.InvalidArgumentError, match="Feature: s .* is required"):
+            s.run(ref.parse_example(SERIALIZED, {"s": ref.FixedLenFeature([], ref.string)}))
+        with pytest.raises(ref.errors.InvalidArgumentError, match="Key: a, Index: 0"):
+            s.run(ref.parse_example(SERIALIZED, {"a": ref.FixedLenFeature([3], ref.int64)}))
+        with pytest.raises(ValueError, match="allow_missing"):
+            ref.parse_example(SERIALIZED, {"q": ref.io.FixedLenSequenceFeature([], ref.float32)})
+
+
+def test_example_proto_matches_tensorflow_bytes():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    theirs = tf.train.Example.FromString(SERIALIZED[0])
+    assert list(theirs.features.feature["a"].int64_list.value) == [1, 2]
+    assert theirs.SerializeToString(deterministic=True) == ref.train.Example.FromString(
+        SERIALIZED[0]).SerializeToString(deterministic=True)
+
+
+def _sequence_example():
+    T = ref.train
+    return T.SequenceExample(
+        context=T.Features(feature={"len": T.Feature(int64_list=T.Int64List(value=[3]))}),
+        feature_lists=T.FeatureLists(feature_list={
+            "tok": T.FeatureList(feature=[T.Feature(int64_list=T.Int64List(value=[i, i + 1])) for i in range(3)]),
+            "w": T.FeatureList(feature=[T.Feature(float_list=T.FloatList(value=[0.5] * i)) for i in range(3)])})
+    ).SerializeToString()
+
+
+def _parse_sequence(tf):
+    with tf.Graph().as_default(), tf.Session() as s:
+        c, q = tf.io.parse_single_sequence_example(
+            _sequence_example(),
+            context_features={"len": tf.FixedLenFeature([], tf.int64),
+                              "d": tf.FixedLenFeature([], tf.int64, default_value=7)},
+            sequence_features={"tok": tf.io.FixedLenSequenceFeature([2], tf.int64),
+                               "w": tf.VarLenFeature(tf.float32),
+                               "m": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)})
+        c, q = s.run((c, q))
+    q["w"] = tuple(np.asarray(x) for x in q["w"])
+    return c, q
+
+
+SEQUENCE_WANT = ({"d": np.array(7), "len": np.array(3)},
+                 {"tok": np.array([[0, 1], [1, 2], [2, 3]]), "m": np.zeros([0], np.float32),
+                  "w": (np.array([[1, 0], [2, 0], [2, 1]]), np.array([0.5] * 3, np.float32), np.array([3, 2]))})
+
+
+def test_parse_single_sequence_example():
+    c, q = _parse_sequence(ref)
+    _assert_same(c, SEQUENCE_WANT[0])
+    _assert_same(q, SEQUENCE_WANT[1])
+
+
+def test_parse_single_sequence_example_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    c, q = _parse_sequence(tf)
+    _assert_same(c, SEQUENCE_WANT[0])
+    _assert_same(q, SEQUENCE_WANT[1])
+
+
+def test_sequence_feature_list_required():
+    with ref.Graph().as_default(), ref.Session() as s:
+        _, q = ref.io.parse_single_sequence_example(
+            _sequence_example(), sequence_features={"m": ref.io.FixedLenSequenceFeature([], ref.float32)})
+        with pytest.raises(ref.errors.InvalidArgumentError, match="Feature list 'm' is required"):
+            s.run(q)

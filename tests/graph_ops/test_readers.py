@@ -1,0 +1,138 @@
+"""TF1 readers over a queue of file names: keys, values, counters, end of queue.
+
+Expectations: the record layout written by the test itself (a NumPy/bytes
+oracle) and, where installed, tensorflow.compat.v1 reading the same files."""
+import gzip
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import ref
+from ref.formats.tfrecord import TFRecordWriter
+
+
+def _files(tmp_path):
+    d = tmp_path
+    text = d / "a.txt"
+    text.write_bytes(b"header\nline 1\nline 2\r\nlast")
+    fixed = d / "b.bin"
+    fixed.write_bytes(bytes(range(2 + 5 * 3 + 1 + 1)))  # header 2, 5 records of 3, 1 partial byte, footer 1
+    rec = str(d / "c.tfrecord")
+    with TFRecordWriter(rec) as w:
+        for i in range(3):
+            w.write(b"record %d" % i)
+    recz = str(d / "d.tfrecord")
+    with TFRecordWriter(recz, options="GZIP") as w:
+        for i in range(2):
+            w.write(b"z%d" % i)
+    return {"text": str(text), "fixed": str(fixed), "rec": rec, "recz": recz}
+
+
+# (name, reader factory (tf module, files) -> reader, file key, count of records produced per file)
+READERS = [
+    ("text", lambda tf, f: tf.TextLineReader(skip_header_lines=1), "text"),
+    ("text0", lambda tf, f: tf.TextLineReader(), "text"),
+    ("fixed", lambda tf, f: tf.FixedLengthRecordReader(3, header_bytes=2, footer_bytes=1), "fixed"),
+    ("fixed_hop", lambda tf, f: tf.FixedLengthRecordReader(4, header_bytes=1, hop_bytes=2), "fixed"),
+    ("tfrecord", lambda tf, f: tf.TFRecordReader(), "rec"),
+    ("tfrecord_gzip", lambda tf, f: tf.TFRecordReader(options=tf.io.TFRecordOptions("GZIP")), "recz"),
+    ("whole", lambda tf, f: tf.WholeFileReader(), "text"),
+    ("identity", lambda tf, f: tf.IdentityReader(), "text"),
+]
+
+EXPECTED = {
+    "text": lambda p: [(f"{p}:{i}".encode(), v) for i, v in [(2, b"line 1"), (3, b"line 2"), (4, b"last")]],
+    "text0": lambda p: [(f"{p}:{i}".encode(), v)
+                        for i, v in [(1, b"header"), (2, b"line 1"), (3, b"line 2"), (4, b"last")]],
+    "fixed": lambda p: [(f"{p}:{i}".encode(), bytes(range(2 + 3 * i, 5 + 3 * i))) for i in range(5)],
+    "fixed_hop": lambda p: [(f"{p}:{i}".encode(), bytes(range(1 + 2 * i, 5 + 2 * i))) for i in range(8)],
+    # TFRecordReader's key is the byte offset of the frame: 16 framing bytes + the data
+    "tfrecord": lambda p: [(f"{p}:{24 * i}".encode(), b"record %d" % i) for i in range(3)],
+    "tfrecord_gzip": lambda p: [(f"{p}:{18 * i}".encode(), b"z%d" % i) for i in range(2)],
+    "whole": lambda p: [(p.encode(), open(p, "rb").read())],
+    "identity": lambda p: [(p.encode(), p.encode())],
+}
+
+
+def _read_all(tf, make, path, use_up_to=False):
+    with tf.Graph().as_default(), tf.Session() as s:
+        q = tf.FIFOQueue(10, [tf.string], shapes=[[]])
+        reader = make(tf, None)
+        if use_up_to:
+            k, v = reader.read_up_to(q, 2)
+        else:
+            k, v = reader.read(q)
+        s.run(q.enqueue_many([[path, path]]))
+        s.run(q.close())
+        out = []
+        while True:
+            try:
+                kk, vv = s.run([k, v])
+            except tf.errors.OutOfRangeError:
+                break
+            if use_up_to:
+                out.extend(zip(kk.tolist(), vv.tolist()))
+            else:
+                out.append((kk, vv))
+        counts = s.run([reader.num_records_produced(), reader.num_work_units_completed()])
+        return out, [int(c) for c in counts]
+
+
+@pytest.mark.parametrize("name,make,fkey", READERS, ids=[r[0] for r in READERS])
+@pytest.mark.parametrize("use_up_to", [False, True])
+def test_reader_records(tmp_path, name, make, fkey, use_up_to):
+    files = _files(tmp_path)
+    path = files[fkey]
+    out, counts = _read_all(ref, make, path, use_up_to)
+    want = EXPECTED[name](path) * 2
+    assert out == want
+    assert counts == [len(want), 2]
+
+
+@pytest.mark.parametrize("name,make,fkey", READERS, ids=[r[0] for r in READERS])
+def test_reader_matches_tensorflow(tmp_path, name, make, fkey):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    files = _files(tmp_path)
+    for use_up_to in (False, True):
+        assert _read_all(ref, make, files[fkey], use_up_to) == _read_all(tf, make, files[fkey], use_up_to)
+
+
+def test_fixed_length_compressed(tmp_path):
+    data = bytes(range(12))
+    for enc, blob in (("ZLIB", zlib.compress(data)), ("GZIP", gzip.compress(data))):
+        p = tmp_path / f"f.{enc}"
+        p.write_bytes(blob)
+        out, _ = _read_all(ref, lambda tf, f: tf.FixedLengthRecordReader(4, encoding=enc), str(p))
+        assert [v for _, v in out] == [data[0:4], data[4:8], data[8:12]] * 2
+
+
+def test_reset_and_missing_file(tmp_path):
+    files = _files(tmp_path)
+    with ref.Graph().as_default(), ref.Session() as s:
+        q = ref.FIFOQueue(10, [ref.string])
+        r = ref.TextLineReader()
+        k, v = r.read(q)
+        s.run(q.enqueue_many([[files["text"], files["text"], str(tmp_path / "missing")]]))
+        assert s.run(k) == f"{files['text']}:1".encode()
+        s.run(r.reset())
+        assert s.run([r.num_records_produced(), r.num_work_units_completed()]) == [0, 0]
+        assert s.run(k) == f"{files['text']}:1".encode()  # the next file, from its first line
+        s.run(r.reset())
+        with pytest.raises(ref.errors.NotFoundError):
+            s.run(k)
+        with pytest.raises(ref.errors.UnimplementedError):
+            s.run(r.serialize_state())
+
+
+def test_op_names_and_shapes():
+    with ref.Graph().as_default():
+        q = ref.FIFOQueue(10, [ref.string])
+        r = ref.FixedLengthRecordReader(4)
+        k, v = r.read(q)
+        ks, vs = r.read_up_to(q, 3)
+        assert r.reader_ref.op.type == "FixedLengthRecordReaderV2"
+        assert (k.op.type, ks.op.type) == ("ReaderReadV2", "ReaderReadUpToV2")
+        assert k.shape.as_list() == [] and vs.shape.as_list() == [None]
+        assert k.dtype == ref.string
