@@ -19,7 +19,7 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",
            "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
            # no numeric inputs: the example user op and the TPU system op (ref/ops/user_ops.py)
-           "Fact", "ShutdownDistributedTPU"):
+           "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint"):
     NotDifferentiable(_t)
 
 

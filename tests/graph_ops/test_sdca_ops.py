@@ -1,0 +1,55 @@
+"""``tf.train.sdca_shrink_l1`` against TensorFlow's SdcaShrinkL1 and its formula."""
+import numpy as np
+import pytest
+
+import ref as rtf
+
+W1 = np.array([-3.0, -0.5, 0.0, 0.2, 1.0, 2.5, 1e-8], np.float32)
+W2 = np.linspace(-4, 4, 12, dtype=np.float32).reshape(3, 4)
+
+# (weights, l1, l2)
+CASES = {
+    "one_vector": ([W1], 1.0, 2.0),
+    "two_tensors": ([W1, W2], 0.3, 0.7),
+    "no_shrink": ([W2], 0.0, 1.0),
+    "all_zero": ([W1], 10.0, 1.0),
+    "empty_list": ([], 1.0, 1.0),
+}
+
+
+def _run(lib, weights, l1, l2):
+    with lib.Graph().as_default(), lib.Session() as s:
+        vs = [lib.Variable(w, use_resource=False) for w in weights]
+        op = lib.train.sdca_shrink_l1(vs, l1=l1, l2=l2)
+        s.run(lib.global_variables_initializer())
+        s.run(op)
+        s.run(op)  # twice: the update is in place
+        return op.type, s.run(vs)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sdca_shrink_l1_matches_tensorflow_and_formula(case):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    weights, l1, l2 = CASES[case]
+    want_type, want = _run(tf, weights, l1, l2)
+    got_type, got = _run(rtf, weights, l1, l2)
+    assert got_type == want_type == "SdcaShrinkL1"
+    shrink = np.float32(l1) / np.float32(l2)
+    for w, t, g in zip(weights, want, got):
+        assert g.dtype == np.float32 and g.shape == w.shape
+        np.testing.assert_array_equal(g, t)
+        once = np.sign(w) * np.maximum(np.abs(w) - shrink, 0)
+        np.testing.assert_allclose(g, np.sign(once) * np.maximum(np.abs(once) - shrink, 0), rtol=1e-6, atol=1e-7)
+
+
+def test_sdca_shrink_l1_rejects_non_float32():
+    with rtf.Graph().as_default():
+        with pytest.raises(TypeError):
+            rtf.train.sdca_shrink_l1([rtf.Variable(np.zeros(3, np.float64))], l1=1.0, l2=1.0)
+
+
+def test_sdca_shrink_l1_uninitialized_is_failed_precondition():
+    with rtf.Graph().as_default(), rtf.Session() as s:
+        op = rtf.train.sdca_shrink_l1([rtf.Variable(W1)], l1=1.0, l2=1.0)
+        with pytest.raises(rtf.errors.FailedPreconditionError):
+            s.run(op)
