@@ -1,10 +1,10 @@
 """``tf.train.sdca_*`` builders (TF's ``gen_sdca_ops``): the SDCA helper ops."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op
+from ref.framework.graph import apply_op, convert_to_tensor
 from ref.types import dtypes
 
-__all__ = ["sdca_shrink_l1"]
+__all__ = ["sdca_fprint", "sdca_shrink_l1"]
 
 
 def sdca_shrink_l1(weights, l1, l2, name=None):
@@ -30,3 +30,19 @@ def sdca_shrink_l1(weights, l1, l2, name=None):
             raise TypeError(f"Input 'weights' of 'SdcaShrinkL1' Op has type {dt.base_dtype.name} "
                             "that does not match expected type of float32_ref.")
     return apply_op("SdcaShrinkL1", name=name, weights=list(weights), l1=float(l1), l2=float(l2))
+
+
+def sdca_fprint(input, name=None):  # noqa: A002  (TF's argument name)
+    """Computes fingerprints of the input strings.
+
+    Args:
+      input: A ``Tensor`` of type ``string``: a vector of strings to compute
+        fingerprints on.
+      name: A name for the operation (optional).
+
+    Returns:
+      An ``int64`` Tensor of shape ``[N, 2]``: for each string its 128-bit
+      farmhash fingerprint as [low64, high64] (low64 never 0 or 1).
+    """
+    t = convert_to_tensor(input, dtype=dtypes.string)
+    return apply_op("SdcaFprint", name=name, input=t)

@@ -53,3 +53,45 @@ def test_sdca_shrink_l1_uninitialized_is_failed_precondition():
         op = rtf.train.sdca_shrink_l1([rtf.Variable(W1)], l1=1.0, l2=1.0)
         with pytest.raises(rtf.errors.FailedPreconditionError):
             s.run(op)
+
+
+def _strings():
+    rng = np.random.default_rng(7)
+    lengths = list(range(0, 300)) + [511, 512, 1000, 1024]
+    return [bytes(rng.integers(0, 256, n, dtype=np.uint8)) for n in lengths] + [b"", b"a", b"hello", "\u00e9t\u00e9"]
+
+
+def test_sdca_fprint_matches_tensorflow_every_length():
+    tf = pytest.importorskip("tensorflow")
+    strs = _strings()
+    want = tf.raw_ops.SdcaFprint(input=tf.constant(strs)).numpy()
+    got = rtf.raw_ops.SdcaFprint(input=np.array([s.encode() if isinstance(s, str) else s for s in strs], object))
+    assert got.dtype == np.int64 and got.shape == (len(strs), 2)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("values", [["a", "hello", ""], [], ["x" * 200]])
+def test_sdca_fprint_graph_matches_tensorflow(values):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    res = []
+    for lib in (tf, rtf):
+        with lib.Graph().as_default(), lib.Session() as s:
+            p = lib.placeholder(lib.string, [None])
+            f = lib.train.sdca_fprint(p)
+            res.append((f.op.type, f.dtype.name, f.shape.as_list(), s.run(f, {p: values}).tolist()))
+    assert res[0] == res[1]
+
+
+def test_sdca_fprint_never_zero_or_one_first():
+    got = rtf.raw_ops.SdcaFprint(input=np.array([b"%d" % i for i in range(200)], object))
+    assert (got[:, 0] != 0).all() and (got[:, 0] != 1).all() and len({tuple(r) for r in got.tolist()}) == 200
+
+
+def test_sdca_fprint_rank_errors():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    for lib in (tf, rtf):
+        with lib.Graph().as_default():
+            with pytest.raises(ValueError, match="rank 1"):
+                lib.train.sdca_fprint([["a", "b"]])
+    with pytest.raises(rtf.errors.InvalidArgumentError, match="vector"):
+        rtf.raw_ops.SdcaFprint(input=np.array([[b"a"]], object))
