@@ -95,3 +95,18 @@ def test_sdca_fprint_rank_errors():
                 lib.train.sdca_fprint([["a", "b"]])
     with pytest.raises(rtf.errors.InvalidArgumentError, match="vector"):
         rtf.raw_ops.SdcaFprint(input=np.array([[b"a"]], object))
+
+
+def test_sdca_shrink_l1_inside_cond_branch():
+    w = np.array([3.0, -0.2, -1.5], np.float32)
+    with rtf.Graph().as_default(), rtf.Session() as s:
+        v = rtf.Variable(w)
+
+        def shrink():
+            with rtf.control_dependencies([rtf.train.sdca_shrink_l1([v], l1=1.0, l2=1.0)]):
+                return rtf.identity(v)
+
+        out = rtf.cond(rtf.constant(True), shrink, lambda: rtf.identity(v))
+        s.run(rtf.global_variables_initializer())
+        s.run(out)
+        np.testing.assert_array_equal(s.run(v), np.sign(w) * np.maximum(np.abs(w) - 1.0, 0).astype(np.float32))
