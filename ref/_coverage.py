@@ -14,7 +14,6 @@ NOT_PROVIDED = {
     "saved_model": "the SavedModel format (ref writes checkpoints, GraphDefs and MetaGraphDefs)",
     "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
     "feature_column": "feature columns",
-    "tpu": "TPU support",
     "autograph": "AutoGraph",
     "function": "tf.function (ref is graph mode only)",
     "xla": "XLA",

@@ -22,7 +22,9 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
            "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",
-           "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"):
+           "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
+           # no numeric inputs: the example user op and the TPU system op (ref/ops/user_ops.py)
+           "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint"):
     NotDifferentiable(_t)
 
 

@@ -92,10 +92,13 @@ def _apply_to_store(opdef, kwargs, store, op):
     """Calls a stateful kernel on the stored values of its ref inputs, stores the
     new values it returns first, and returns the op's outputs (an output that
     aliases a ref input is that input's Ref)."""
-    keys = {name: kwargs[name].key for name in opdef.refs}
+    keys = {name: ([r.key for r in kwargs[name]] if isinstance(kwargs[name], list) else kwargs[name].key)
+            for name in opdef.refs}
     with store.lock:
         for name, key in keys.items():
-            if key in store.values:
+            if isinstance(key, list):  # a list of refs (SdcaShrinkL1's weights): values in, new values out
+                kwargs[name] = [store.read(k, op) for k in key]
+            elif key in store.values:
                 kwargs[name] = store.values[key]
             elif name in opdef.allow_uninitialized:  # Assign gives a variable its first value
                 kwargs[name] = None
@@ -104,7 +107,9 @@ def _apply_to_store(opdef, kwargs, store, op):
         result = opdef.kernel(**kwargs)
         result = result if isinstance(result, tuple) else (result,)
         for key, new in zip(keys.values(), result):
-            if new is not None:
+            if isinstance(key, list):
+                store.values.update((k, v) for k, v in zip(key, new) if v is not None)
+            elif new is not None:
                 store.values[key] = new
     rest = iter(result[len(keys):])
     return tuple(Ref(keys[opdef.ref_outputs[name]]) if name in opdef.ref_outputs else next(rest)
@@ -332,8 +337,8 @@ class _Step:
         for n in opdef.inputs:
             src = named[n]
             deref = n not in opdef.refs and n not in opdef.raw_inputs
-            if n in opdef.refs:
-                ref_args.append((n, len(reads)))
+            if n in opdef.refs:  # (name, first read, end read or None for a single ref)
+                ref_args.append((n, len(reads), len(reads) + len(src) if isinstance(src, list) else None))
             if isinstance(src, list):
                 layout.append((n, len(reads), len(reads) + len(src)))
                 reads.extend((slot_of(t), deref) for t in src)
@@ -512,7 +517,8 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
                 kwargs["ctx"] = RunContext(session, step.op, step)
             try:
                 if kind == _STATEFUL:
-                    result = _run_stateful(step, kwargs, [args[i].key for _, i in step.ref_args], store)
+                    result = _run_stateful(step, kwargs, [args[i].key if end is None else [r.key for r in args[i:end]]
+                                                          for _, i, end in step.ref_args], store)
                 else:
                     result = step.kernel(**kwargs)
             except _KERNEL_ERRORS as e:
@@ -550,8 +556,10 @@ def _run_stateful(step, kwargs, ref_keys, store):
             else:
                 kwargs["out"] = tuple([values[k] for k in ref_keys])
         allow = opdef.allow_uninitialized
-        for (name, _), key in zip(step.ref_args, ref_keys):
-            if key in values:
+        for (name, _, _), key in zip(step.ref_args, ref_keys):
+            if isinstance(key, list):  # a list of refs: their current values
+                kwargs[name] = [values[k] if k in values else store.read(k, op) for k in key]
+            elif key in values:
                 kwargs[name] = values[key]
             elif name in allow:
                 kwargs[name] = None
@@ -561,7 +569,9 @@ def _run_stateful(step, kwargs, ref_keys, store):
         n = len(opdef.refs)
         new = result if isinstance(result, tuple) else (result,)
         for key, v in zip(ref_keys, new[:n]):
-            if v is not None:
+            if isinstance(key, list):
+                values.update((k, x) for k, x in zip(key, v) if x is not None)
+            elif v is not None:
                 values[key] = v
     if not step.needed:  # no output is read (an update run for its effect): nothing to bind
         return None if not step.multi else [None] * len(step.outputs)
