@@ -339,9 +339,17 @@ def sparse_slice(indices, values, shape, start, size):
     return out_idx, out_val, out_shape
 
 
+def _slice_grad_shape(ins):
+    for name, rank in (("backprop_val_grad", 1), ("input_indices", 2), ("input_start", 1), ("output_indices", 2)):
+        r = ins[name].shape.ndims
+        if r is not None and r != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {r} for input {name} of SparseSliceGrad")
+    return [(ins["backprop_val_grad"].dtype, TensorShape([_dim(ins["input_indices"], 0)]))]
+
+
 @register_op("SparseSliceGrad", inputs=("backprop_val_grad", "input_indices", "input_start", "output_indices"),
              outputs=("val_grad",), type_attrs={"T": "backprop_val_grad"}, allowed={"T": dtypes.NUMBERS},
-             shape=lambda ins, attrs: [(ins["backprop_val_grad"].dtype, TensorShape([_dim(ins["input_indices"], 0)]))])
+             shape=lambda ins, attrs: _slice_grad_shape(ins))
 def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices):
     """The sliced values' gradients back at the input entries they came from (0 elsewhere)."""
     g, idx = np.asarray(backprop_val_grad), np.asarray(input_indices)

@@ -84,6 +84,11 @@ def _register_sparse_segment_grad(kind):
 
     def shape(ins, attrs):
         g = ins["grad"].shape
+        for inp, ok in (("grad", lambda r: r >= 1), ("indices", lambda r: r == 1), ("segment_ids", lambda r: r == 1),
+                        ("output_dim0", lambda r: r == 0)):
+            r = ins[inp].shape.ndims
+            if r is not None and not ok(r):
+                raise ValueError(f"{name}: input {inp} has rank {r}, which TF's shape function rejects")
         n = None if ins["output_dim0"].value is None else int(np.asarray(ins["output_dim0"].value))
         return [(ins["grad"].dtype, TensorShape(None) if g.ndims is None else TensorShape([n] + g.as_list()[1:]))]
 
