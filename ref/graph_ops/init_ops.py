@@ -103,46 +103,40 @@ class Initializer:
         return cls(**config)
 
 
-class Zeros(Initializer):
-    """Generates tensors initialized to 0. Seed 003's older form
-    ``zeros_initializer(shape, dtype=tf.float32)`` returns the tensor itself."""
+class _Fill(Initializer):
+    """An initializer filling the shape with one value (``_fill(shape, dtype)``).
+    Seed 003's older form ``zeros_initializer(shape, dtype=tf.float32)`` (and
+    ``ones_initializer``) returns the tensor itself."""
+
+    _fill = None
 
     def __new__(cls, dtype=dtypes.float32, shape=None):
         if isinstance(dtype, (list, tuple, TensorShape)):
             shape, dtype = dtype, (dtypes.float32 if shape is None else shape)
         if shape is not None:
-            return zeros(shape, dtype)
+            return cls._fill(shape, dtype)
         return super().__new__(cls)
 
     def __init__(self, dtype=dtypes.float32, shape=None):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return zeros(shape, self.dtype if dtype is None else dtype)
+        return type(self)._fill(shape, self.dtype if dtype is None else dtype)
 
     def get_config(self):
         return {"dtype": self.dtype.name}
 
 
-class Ones(Initializer):
-    """Generates tensors initialized to 1. Seed 003's older form
-    ``ones_initializer(shape, dtype=tf.float32)`` returns the tensor itself."""
+class Zeros(_Fill):
+    """Generates tensors initialized to 0."""
 
-    def __new__(cls, dtype=dtypes.float32, shape=None):
-        if isinstance(dtype, (list, tuple, TensorShape)):
-            shape, dtype = dtype, (dtypes.float32 if shape is None else shape)
-        if shape is not None:
-            return ones(shape, dtype)
-        return super().__new__(cls)
+    _fill = staticmethod(zeros)
 
-    def __init__(self, dtype=dtypes.float32, shape=None):
-        self.dtype = dtypes.as_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
-        return ones(shape, self.dtype if dtype is None else dtype)
+class Ones(_Fill):
+    """Generates tensors initialized to 1."""
 
-    def get_config(self):
-        return {"dtype": self.dtype.name}
+    _fill = staticmethod(ones)
 
 
 class Constant(Initializer):

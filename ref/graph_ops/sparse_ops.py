@@ -247,44 +247,37 @@ def _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims):
     return axis, bool(keepdims)
 
 
+def _sparse_reduce(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
+    """``op_type`` (SparseReduce{Sum,Max} or its ``Sparse`` form) over ``axis``;
+    the ``Sparse`` forms' three outputs become a SparseTensor."""
+    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
+    sp_input = as_sparse(sp_input)
+    out = apply_op(op_type, input_indices=sp_input.indices, input_values=sp_input.values,
+                   input_shape=sp_input.dense_shape, reduction_axes=_reduction_axes(sp_input, axis),
+                   keep_dims=keepdims)
+    return SparseTensor(*out) if op_type.endswith("Sparse") else out
+
+
 def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """The dense sum of a SparseTensor over ``axis`` (all axes if None), as
     ``tf.reduce_sum`` of its dense form (``tf.sparse.reduce_sum``, v1 signature)."""
-    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
-    sp_input = as_sparse(sp_input)
-    return apply_op("SparseReduceSum", input_indices=sp_input.indices, input_values=sp_input.values,
-                    input_shape=sp_input.dense_shape, reduction_axes=_reduction_axes(sp_input, axis),
-                    keep_dims=keepdims)
+    return _sparse_reduce("SparseReduceSum", sp_input, axis, keepdims, reduction_axes, keep_dims)
 
 
 def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """``sparse_reduce_sum`` with a SparseTensor result (``tf.sparse.reduce_sum_sparse``)."""
-    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
-    sp_input = as_sparse(sp_input)
-    ind, val, shape = apply_op("SparseReduceSumSparse", input_indices=sp_input.indices,
-                               input_values=sp_input.values, input_shape=sp_input.dense_shape,
-                               reduction_axes=_reduction_axes(sp_input, axis), keep_dims=keepdims)
-    return SparseTensor(ind, val, shape)
+    return _sparse_reduce("SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes, keep_dims)
 
 
 def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """The dense maximum of the stored entries over ``axis`` (cells with no
     entry are 0) (``tf.sparse.reduce_max``, v1 signature)."""
-    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
-    sp_input = as_sparse(sp_input)
-    return apply_op("SparseReduceMax", input_indices=sp_input.indices, input_values=sp_input.values,
-                    input_shape=sp_input.dense_shape, reduction_axes=_reduction_axes(sp_input, axis),
-                    keep_dims=keepdims)
+    return _sparse_reduce("SparseReduceMax", sp_input, axis, keepdims, reduction_axes, keep_dims)
 
 
 def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """``sparse_reduce_max`` with a SparseTensor result (``tf.sparse.reduce_max_sparse``)."""
-    axis, keepdims = _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims)
-    sp_input = as_sparse(sp_input)
-    ind, val, shape = apply_op("SparseReduceMaxSparse", input_indices=sp_input.indices,
-                               input_values=sp_input.values, input_shape=sp_input.dense_shape,
-                               reduction_axes=_reduction_axes(sp_input, axis), keep_dims=keepdims)
-    return SparseTensor(ind, val, shape)
+    return _sparse_reduce("SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes, keep_dims)
 
 
 def sparse_slice(sp_input, start, size, name=None):

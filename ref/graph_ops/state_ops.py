@@ -54,13 +54,15 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return ref.assign_sub(value, name=name)
 
 
-def _scatter(how, ref, indices, updates, use_locking, name):
+def _scatter(how, ref, indices, updates, use_locking, name, kind="Scatter", handle_input="resource"):
+    """``{kind}{how}`` on a ref variable, or ``Resource{kind}{how}`` (the handle fed
+    as ``handle_input``) followed by a read on a resource variable."""
     if _is_ref(ref):
-        op = f"Scatter{how}"
+        op = f"{kind}{how}"
         return apply_op(op, ref=ref, indices=indices, updates=updates, use_locking=use_locking, name=name or op)
-    op = f"ResourceScatter{how}"
-    upd = apply_op(op, resource=ref.handle, indices=indices, updates=convert_to_tensor(updates, dtype=ref.dtype),
-                   name=name or op)
+    op = f"Resource{kind}{how}"
+    upd = apply_op(op, **{handle_input: ref.handle}, indices=indices,
+                   updates=convert_to_tensor(updates, dtype=ref.dtype), name=name or op)
     with control_dependencies([upd]):
         return ref.read_value()
 
@@ -101,14 +103,7 @@ def scatter_max(ref, indices, updates, use_locking=False, name=None):
 
 
 def _scatter_nd(how, ref, indices, updates, use_locking, name):
-    if _is_ref(ref):
-        op = f"ScatterNd{how}"
-        return apply_op(op, ref=ref, indices=indices, updates=updates, use_locking=use_locking, name=name or op)
-    op = f"ResourceScatterNd{how}"
-    upd = apply_op(op, ref=ref.handle, indices=indices, updates=convert_to_tensor(updates, dtype=ref.dtype),
-                   name=name or op)
-    with control_dependencies([upd]):
-        return ref.read_value()
+    return _scatter(how, ref, indices, updates, use_locking, name, kind="ScatterNd", handle_input="ref")
 
 
 def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
 _CONV_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32)
@@ -266,11 +266,7 @@ def _conv_out_shape(in_dims, f_dims, attrs, depthwise=False):
 
 
 def _check_ranks(ins, names, attrs):
-    for k in names:
-        s = ins[k].shape
-        if s.ndims is not None and s.ndims != 4:
-            raise ValueError(f"Shape must be rank 4 but is rank {s.ndims} for '{attrs.get('_op_name')}' "
-                             f"({k}) with input shapes: {', '.join(str(ins[n].shape) for n in ins)}.")
+    require_rank(ins, attrs, **{k: 4 for k in names})
 
 
 def _attrs_ok(attrs, what):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
 _T = (dtypes.float16, dtypes.bfloat16, dtypes.float32)
@@ -197,10 +197,7 @@ def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_
 def _fbn_grad_shape(n_out):
     def rule(ins, attrs):
         x = ins["x"].shape
-        for name in ("y_backprop", "x"):
-            nd = ins[name].shape.ndims
-            if nd is not None and nd not in (4, 5):
-                raise ValueError(f"Shape must be rank 4 but is rank {nd} for input {name} of FusedBatchNormGrad")
+        require_rank(ins, attrs, y_backprop=(4, 5), x=(4, 5))
         depth = None
         if x.ndims is not None:
             depth = x[_channel_axis(x.ndims, attrs.get("data_format", "NHWC"))]
@@ -263,10 +260,8 @@ _LRN_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32)
 
 def _rank4(name):
     def rule(ins, attrs):
+        require_rank(ins, attrs, **{name: 4})
         s = ins[name].shape
-        if s.ndims is not None and s.ndims != 4:
-            raise ValueError(f"Shape must be rank 4 but is rank {s.ndims} for '{attrs.get('_op_name')}' "
-                             f"with input shapes: {s}.")
         return [(ins[name].dtype, s if s.ndims is not None else unknown_shape(4))]
     return rule
 

@@ -239,6 +239,20 @@ def default_context(args):
 
 # -- common shape rules -------------------------------------------------------
 
+def require_rank(ins, attrs, **ranks):
+    """Graph construction's rank check (TF's ``WithRank``): ValueError unless each
+    named input's known rank is the given one (an int) or one of them (a tuple or
+    range)."""
+    for name, want in ranks.items():
+        r = ins[name].shape.ndims
+        allowed = want if isinstance(want, (tuple, range)) else (want,)
+        if r is not None and r not in allowed:
+            said = (f"at least rank {allowed.start}" if isinstance(allowed, range)
+                    else "rank " + " or ".join(map(str, allowed)))
+            raise ValueError(f"Shape must be {said} but is rank {r} for '{attrs.get('_op_name')}' ({name}) with "
+                             f"input shapes: {', '.join(str(ins[n].shape) for n in ins)}.")
+
+
 def unary_shape(ins, attrs):
     """Same dtype and shape as the (first) input."""
     first = next(iter(ins.values()))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
@@ -339,17 +339,14 @@ def sparse_slice(indices, values, shape, start, size):
     return out_idx, out_val, out_shape
 
 
-def _slice_grad_shape(ins):
-    for name, rank in (("backprop_val_grad", 1), ("input_indices", 2), ("input_start", 1), ("output_indices", 2)):
-        r = ins[name].shape.ndims
-        if r is not None and r != rank:
-            raise ValueError(f"Shape must be rank {rank} but is rank {r} for input {name} of SparseSliceGrad")
+def _slice_grad_shape(ins, attrs):
+    require_rank(ins, attrs, backprop_val_grad=1, input_indices=2, input_start=1, output_indices=2)
     return [(ins["backprop_val_grad"].dtype, TensorShape([_dim(ins["input_indices"], 0)]))]
 
 
 @register_op("SparseSliceGrad", inputs=("backprop_val_grad", "input_indices", "input_start", "output_indices"),
              outputs=("val_grad",), type_attrs={"T": "backprop_val_grad"}, allowed={"T": dtypes.NUMBERS},
-             shape=lambda ins, attrs: _slice_grad_shape(ins))
+             shape=_slice_grad_shape)
 def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices):
     """The sliced values' gradients back at the input entries they came from (0 elsewhere)."""
     g, idx = np.asarray(backprop_val_grad), np.asarray(input_indices)
@@ -694,10 +691,7 @@ def sparse_reduce_max_sparse(input_indices, input_values, input_shape, reduction
 # ---------------------------------------------------------------------------
 
 def _cwise_shape(ins, attrs):
-    for name, rank in (("sp_indices", 2), ("sp_values", 1), ("sp_shape", 1)):
-        nd = ins[name].shape.ndims
-        if nd is not None and nd != rank:
-            raise ValueError(f"Shape must be rank {rank} but is rank {nd} for input {name} of SparseDenseCwise ops")
+    require_rank(ins, attrs, sp_indices=2, sp_values=1, sp_shape=1)
     return [(ins["sp_values"].dtype, TensorShape([_dim(ins["sp_indices"], 0)]))]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import invalid_argument, register_op, require_rank
 from ref.ops.sparse import _INDEX, _shape_str
 from ref.types.shapes import TensorShape
 
@@ -84,11 +84,7 @@ def _register_sparse_segment_grad(kind):
 
     def shape(ins, attrs):
         g = ins["grad"].shape
-        for inp, ok in (("grad", lambda r: r >= 1), ("indices", lambda r: r == 1), ("segment_ids", lambda r: r == 1),
-                        ("output_dim0", lambda r: r == 0)):
-            r = ins[inp].shape.ndims
-            if r is not None and not ok(r):
-                raise ValueError(f"{name}: input {inp} has rank {r}, which TF's shape function rejects")
+        require_rank(ins, attrs, grad=range(1, 65), indices=1, segment_ids=1, output_dim0=0)
         n = None if ins["output_dim0"].value is None else int(np.asarray(ins["output_dim0"].value))
         return [(ins["grad"].dtype, TensorShape(None) if g.ndims is None else TensorShape([n] + g.as_list()[1:]))]
 

@@ -175,7 +175,22 @@ class SessionCreator(metaclass=abc.ABCMeta):
         raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
-class ChiefSessionCreator(SessionCreator):
+class _ScaffoldSessionCreator(SessionCreator):
+    """What the chief's and a worker's creators share: one SessionManager built
+    from the scaffold's init and ready ops, on first use."""
+
+    _session_manager = None
+
+    def _get_session_manager(self):
+        if self._session_manager is None:
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=get_default_graph())
+        return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldSessionCreator):
     """Creates a session for a chief: finalizes the scaffold, restores from
     ``checkpoint_dir`` / ``checkpoint_filename_with_path`` or initializes."""
 
@@ -188,14 +203,6 @@ class ChiefSessionCreator(SessionCreator):
         self._master = master
         self._config = config
 
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = SessionManager(
-                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
-                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-                graph=get_default_graph())
-        return self._session_manager
-
     def create_session(self):
         self._scaffold.finalize()
         return self._get_session_manager().prepare_session(
@@ -205,7 +212,7 @@ class ChiefSessionCreator(SessionCreator):
             init_fn=self._scaffold.init_fn)
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldSessionCreator):
     """Creates a session for a worker: waits (up to ``max_wait_secs``) for the
     chief to make the model ready."""
 
@@ -215,14 +222,6 @@ class WorkerSessionCreator(SessionCreator):
         self._master = master
         self._config = config
         self._max_wait_secs = max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = SessionManager(
-                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
-                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-                graph=get_default_graph())
-        return self._session_manager
 
     def create_session(self):
         self._scaffold.finalize()
