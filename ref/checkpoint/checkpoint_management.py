@@ -18,12 +18,12 @@ Graph mode: ``save`` and ``restore_or_initialize`` use the default Session.
 from __future__ import annotations
 
 import collections
-import logging
 import os
 import time
 
 import numpy as np
 
+from ref.platform import tf_logging
 from ref.formats import checkpoint_state as _state
 from ref.formats.checkpoint_state import (checkpoint_exists, generate_checkpoint_state_proto,  # noqa: F401
                                           get_checkpoint_mtimes, get_checkpoint_state, latest_checkpoint,
@@ -34,7 +34,7 @@ from ref.session import get_default_session
 __all__ = ["CheckpointManager", "wait_for_new_checkpoint", "checkpoints_iterator", "checkpoint_exists", "generate_checkpoint_state_proto", "get_checkpoint_mtimes",
            "get_checkpoint_state", "latest_checkpoint", "remove_checkpoint", "update_checkpoint_state"]
 
-_log = logging.getLogger("ref.train")
+_log = tf_logging
 
 
 def _evaluate(value):

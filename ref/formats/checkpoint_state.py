@@ -28,14 +28,14 @@ Saver's crash-safe overwrite of a fixed prefix).
 from __future__ import annotations
 
 import glob as _glob
-import logging
 import os
 import re
 import shutil
 import uuid
 from ref import protos
+from ref.platform import tf_logging
 
-_log = logging.getLogger("ref.checkpoint")
+_log = tf_logging  # warnings where TF puts its own: the "tensorflow" logger
 
 
 # SaverDef.CheckpointFormatVersion (saver.proto)
