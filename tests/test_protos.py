@@ -57,16 +57,89 @@ TF_MODULES = {
     "cluster_pb2": "tensorflow.core.protobuf.cluster_pb2",
     "device_filters_pb2": "tensorflow.core.protobuf.device_filters_pb2",
     "tensorflow_server_pb2": "tensorflow.core.protobuf.tensorflow_server_pb2",
+    "named_tensor_pb2": "tensorflow.core.protobuf.named_tensor_pb2",
+    "device_attributes_pb2": "tensorflow.core.framework.device_attributes_pb2",
+    "debug_pb2": "tensorflow.core.protobuf.debug_pb2",
+}
+
+# TF ships no Python module for the distributed runtime's messages (master.proto and
+# worker.proto exist only inside libtensorflow_cc), so they are checked against TF
+# 2.21's field numbers as listed in ../shared/DISTRIBUTED.md section 1.2.
+WIRE_ONLY = {
+    "master": {
+        "CreateSessionRequest": {"graph_def": 1, "config": 2, "target": 3},
+        "CreateSessionResponse": {"session_handle": 1, "graph_version": 2},
+        "ExtendSessionRequest": {"session_handle": 1, "graph_def": 2, "current_graph_version": 3},
+        "ExtendSessionResponse": {"new_graph_version": 4},
+        "RunStepRequest": {"session_handle": 1, "feed": 2, "fetch": 3, "target": 4, "options": 5,
+                           "partial_run_handle": 6, "store_errors_in_response_body": 7, "request_id": 8},
+        "RunStepResponse": {"tensor": 1, "metadata": 2, "status_code": 3, "status_error_message": 4},
+        "PartialRunSetupRequest": {"session_handle": 1, "feed": 2, "fetch": 3, "target": 4, "request_id": 5},
+        "PartialRunSetupResponse": {"partial_run_handle": 1},
+        "CloseSessionRequest": {"session_handle": 1},
+        "CloseSessionResponse": {},
+        "ResetRequest": {"container": 1, "device_filters": 2},
+        "ResetResponse": {},
+        "ListDevicesRequest": {"session_handle": 1},
+        "ListDevicesResponse": {"local_device": 1, "remote_device": 2},
+        "MakeCallableRequest": {"session_handle": 1, "options": 2, "request_id": 3},
+        "MakeCallableResponse": {"handle": 1},
+        "RunCallableRequest": {"session_handle": 1, "handle": 2, "feed": 3, "request_id": 4},
+        "RunCallableResponse": {"fetch": 1, "metadata": 2},
+        "ReleaseCallableRequest": {"session_handle": 1, "handle": 2},
+        "ReleaseCallableResponse": {},
+    },
+    "worker": {
+        "GetStatusRequest": {},
+        "GetStatusResponse": {"device_attributes": 1},
+        "CreateWorkerSessionRequest": {"session_handle": 1, "server_def": 2, "isolate_session_state": 3,
+                                       "cluster_device_attributes": 4, "master_task": 5,
+                                       "master_incarnation": 6},
+        "CreateWorkerSessionResponse": {},
+        "DeleteWorkerSessionRequest": {"session_handle": 1},
+        "DeleteWorkerSessionResponse": {},
+        "RegisterGraphRequest": {"session_handle": 1, "create_worker_session_called": 6, "graph_def": 2,
+                                 "has_control_flow": 3, "graph_options": 4, "debug_options": 5,
+                                 "collective_graph_key": 7, "config_proto": 8},
+        "RegisterGraphResponse": {"graph_handle": 1},
+        "DeregisterGraphRequest": {"session_handle": 2, "create_worker_session_called": 3, "graph_handle": 1},
+        "DeregisterGraphResponse": {},
+        "CleanupAllRequest": {"container": 1},
+        "CleanupAllResponse": {},
+        "ExecutorOpts": {"record_costs": 1, "record_timeline": 3, "record_partition_graphs": 4,
+                         "report_tensor_allocations_upon_oom": 5},
+        "RunGraphRequest": {"session_handle": 8, "create_worker_session_called": 10, "graph_handle": 1,
+                            "step_id": 2, "exec_opts": 5, "send": 3, "recv_key": 4, "is_partial": 6,
+                            "is_last_partial_run": 7, "store_errors_in_response_body": 9, "request_id": 11},
+        "RunGraphResponse": {"recv": 1, "step_stats": 2, "cost_graph": 3, "partition_graph": 4,
+                             "status_code": 5, "status_error_message": 6},
+        "CleanupGraphRequest": {"step_id": 1},
+        "CleanupGraphResponse": {},
+        "RecvTensorRequest": {"step_id": 1, "rendezvous_key": 2, "dma_ok": 3, "client_locality": 4,
+                              "server_locality": 5, "transport_options": 6, "request_id": 7},
+        "RecvTensorResponse": {"tensor": 1, "is_dead": 2, "send_start_micros": 3, "transport_options": 4,
+                               "require_ack": 5},
+        "MarkRecvFinishedRequest": {"request_id": 1},
+        "MarkRecvFinishedResponse": {},
+        "LoggingRequest": {"enable_rpc_logging": 1, "disable_rpc_logging": 4, "clear": 2, "fetch_step_id": 3},
+        "LabeledStepStats": {"step_id": 1, "step_stats": 2},
+        "LoggingResponse": {"step": 1},
+        "TraceOpts": {"duration": 1, "use_step_profiler": 2, "use_kernel_profiler": 3,
+                      "use_extended_profiler": 4, "use_gpu_profiler": 5, "use_sample_profiler": 6},
+        "TracingRequest": {"options": 1},
+        "TracingResponse": {},
+    },
 }
 
 # The only allowed differences: TF fields left out of our config.proto subset
 # (message -> omitted field numbers). step_stats and cost_graph are complete.
 OMITTED = {
     "ref_tf.GraphOptions": {10},  # rewrite_options (RewriterConfig)
-    "ref_tf.ConfigProto": {13, 14},  # rpc_options, cluster_def
     "ref_tf.ConfigProto.Experimental": {23},  # coordination_config
-    "ref_tf.RunOptions": {6},  # debug_options
 }
+
+# Messages our config.proto declares that TF keeps in another file.
+ELSEWHERE = {"RPCOptions": "tensorflow.compiler.xla.tsl.protobuf.rpc_options_pb2"}
 
 OUR_MODULES = sorted(p.stem for p in PROTO_DIR.glob("*.proto"))
 
@@ -160,7 +233,17 @@ def _compare_message(ours, theirs, seen):
         _compare_enum(e, theirs.enum_types_by_name[e.name])
 
 
-@pytest.mark.parametrize("name", OUR_MODULES)
+@pytest.mark.parametrize("name", sorted(WIRE_ONLY))
+def test_wire_only_messages_have_tf_field_numbers(name):
+    ours = _ours(name).DESCRIPTOR
+    assert ours.package == "ref_tf"
+    assert set(ours.message_types_by_name) == set(WIRE_ONLY[name])
+    for message, fields in WIRE_ONLY[name].items():
+        got = {f.name: f.number for f in ours.message_types_by_name[message].fields}
+        assert got == fields, message
+
+
+@pytest.mark.parametrize("name", [n for n in OUR_MODULES if n not in WIRE_ONLY])
 def test_descriptors_match_tensorflow(name):
     ours = _ours(name).DESCRIPTOR
     theirs = _tf_module(f"{name}_pb2").DESCRIPTOR
@@ -173,6 +256,10 @@ def test_descriptors_match_tensorflow(name):
         assert set(ours.enum_types_by_name) == set(theirs.enum_types_by_name)
     seen = set()
     for message in ours.message_types_by_name.values():
+        if message.name in ELSEWHERE:
+            other = importlib.import_module(ELSEWHERE[message.name]).DESCRIPTOR
+            _compare_message(message, other.message_types_by_name[message.name], seen)
+            continue
         _compare_message(message, theirs.message_types_by_name[message.name], seen)
 
 
@@ -382,6 +469,46 @@ def _run_options(m):
     return m.config_pb2.RunOptions(trace_level=m.config_pb2.RunOptions.FULL_TRACE, timeout_in_ms=100)
 
 
+def _distributed_config(m):
+    c = m.config_pb2.ConfigProto(operation_timeout_in_ms=3000, isolate_session_state=True)
+    c.device_filters.extend(["/job:ps", "/job:worker/task:1"])
+    job = c.cluster_def.job.add(name="ps")
+    job.tasks[0] = "127.0.0.1:2222"
+    c.rpc_options.use_rpc_for_inprocess_master = True
+    c.rpc_options.num_channels_per_target = 2
+    return c
+
+
+def _debug_run_options(m):
+    r = m.config_pb2.RunOptions(timeout_in_ms=5)
+    w = r.debug_options.debug_tensor_watch_opts.add(node_name="w", output_slot=0)
+    w.debug_ops.append("DebugIdentity")
+    return r
+
+
+def _callable_options(m):
+    c = m.config_pb2.CallableOptions(feed=["x:0"], fetch=["loss:0"], target=["train"])
+    c.tensor_connection.add(from_tensor="a:0", to_tensor="b:0")
+    c.feed_devices["x:0"] = "/job:worker/task:0/device:CPU:0"
+    return c
+
+
+def _named_tensor(m):
+    t = m.named_tensor_pb2.NamedTensorProto(name="x:0")
+    t.tensor.dtype = m.types_pb2.DT_FLOAT
+    t.tensor.tensor_shape.dim.add(size=2)
+    t.tensor.tensor_content = b"\x00\x00\x80?\x00\x00\x00@"
+    return t
+
+
+def _device_attributes(m):
+    d = m.device_attributes_pb2.DeviceAttributes(name="/job:ps/replica:0/task:0/device:CPU:0",
+                                                  device_type="CPU", memory_limit=268435456,
+                                                  incarnation=0xFEDCBA9876543210)
+    d.locality.bus_id = 1
+    return d
+
+
 ROUND_TRIPS = [
     ("graph_def", _graph_def),
     ("event_summary", _event),
@@ -398,12 +525,18 @@ ROUND_TRIPS = [
     ("run_metadata", _run_metadata),
     ("config", _config),
     ("run_options", _run_options),
+    ("distributed_config", _distributed_config),
+    ("debug_run_options", _debug_run_options),
+    ("callable_options", _callable_options),
+    ("named_tensor", _named_tensor),
+    ("device_attributes", _device_attributes),
 ]
 
 
 def _namespaces():
     ours = types.SimpleNamespace(**{f"{n}_pb2": _ours(n) for n in OUR_MODULES})
-    theirs = types.SimpleNamespace(**{f"{n}_pb2": _tf_module(f"{n}_pb2") for n in OUR_MODULES})
+    theirs = types.SimpleNamespace(**{f"{n}_pb2": _tf_module(f"{n}_pb2") for n in OUR_MODULES
+                                      if n not in WIRE_ONLY})
     return ours, theirs
 
 
