@@ -1,0 +1,228 @@
+"""TensorFlow's distributed-runtime RPCs over grpcio: method tables, serving, calling.
+
+TF's servers register two services under hand-written names (not the ``.grpc``
+package of its ``*_service.proto``), and every method is unary:
+
+* ``/tensorflow.MasterService/<Method>``: what a client sends to a session's master;
+* ``/tensorflow.WorkerService/<Method>``: what a master sends to the tasks.
+
+The messages are ``ref.protos.master_pb2`` / ``worker_pb2`` (TF's field numbers), so a
+TensorFlow client, master or worker reads ours and we read theirs.
+
+A service here is any object with one method per RPC, ``Method(request, timeout=None)``
+returning the response message; ``timeout`` is the seconds left before the caller's
+deadline (``None``: no deadline). A local object and a remote :class:`Client` have the
+same shape, so a master calls its own task's worker and a remote one alike. Errors are
+``ref.errors.OpError`` subclasses on both sides: TF's error codes are gRPC's status codes
+(equal numbers), and RunStep/RunGraph put them in the response body when the request
+sets ``store_errors_in_response_body``, as TF's clients ask.
+
+``grpcio`` is imported on first use (``pip install 'ref[distributed]'``).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent import futures
+
+from ref.protos import master_pb2, worker_pb2
+from ref.types import errors
+
+__all__ = ["MASTER_SERVICE", "WORKER_SERVICE", "MASTER_METHODS", "WORKER_METHODS", "import_grpc",
+           "serve", "Client", "error_from_status", "DEFAULT_CONNECT_TIMEOUT"]
+
+MASTER_SERVICE = "tensorflow.MasterService"
+WORKER_SERVICE = "tensorflow.WorkerService"
+
+
+def _table(module, names):
+    return {n: (getattr(module, n + "Request"), getattr(module, n + "Response")) for n in names}
+
+
+MASTER_METHODS = _table(master_pb2, [
+    "CreateSession", "ExtendSession", "PartialRunSetup", "RunStep", "CloseSession", "ListDevices",
+    "Reset", "MakeCallable", "RunCallable", "ReleaseCallable"])
+WORKER_METHODS = _table(worker_pb2, [
+    "GetStatus", "CreateWorkerSession", "DeleteWorkerSession", "RegisterGraph", "DeregisterGraph",
+    "RunGraph", "CleanupGraph", "CleanupAll", "RecvTensor", "MarkRecvFinished", "Logging", "Tracing"])
+METHODS = {MASTER_SERVICE: MASTER_METHODS, WORKER_SERVICE: WORKER_METHODS}
+
+# How long a client waits for a task's port to answer before giving up (TF waits forever).
+DEFAULT_CONNECT_TIMEOUT = 60.0
+
+_UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+
+
+def import_grpc():
+    """``grpc``, or an ImportError saying how to install it."""
+    try:
+        import grpc
+    except ImportError:
+        raise ImportError("ref's distributed runtime (tf.train.Server, Session('grpc://...')) needs grpcio: "
+                          "pip install 'ref[distributed]'") from None
+    return grpc
+
+
+# -- errors -------------------------------------------------------------------------
+
+
+def error_from_status(code, message):
+    """The ``ref.errors`` exception for a TF/gRPC status code (unknown codes: UnknownError)."""
+    cls = errors._CODE_TO_CLASS.get(int(code), errors.UnknownError)
+    return cls(None, None, message)
+
+
+def _code_of(exc):
+    if isinstance(exc, errors.OpError):
+        return exc.error_code
+    if isinstance(exc, (ValueError, TypeError)):
+        return errors.INVALID_ARGUMENT
+    return errors.INTERNAL
+
+
+# -- serving ------------------------------------------------------------------------
+
+
+def _handler(grpc, impl, service, method, request_cls, response_cls):
+    fn = getattr(impl, method, None)
+    in_body = "status_code" in response_cls.DESCRIPTOR.fields_by_name
+
+    def unary(request, context):
+        if fn is None:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED,
+                          f"{service}/{method} is not implemented by ref's {type(impl).__name__}")
+        try:
+            left = context.time_remaining()  # grpcio: a huge number when the call has no deadline
+            return fn(request, timeout=left if left is not None and left < 1e9 else None)
+        except Exception as exc:  # every failure becomes a status the caller can map back
+            code = _code_of(exc)
+            message = str(exc) or type(exc).__name__
+            if in_body and getattr(request, "store_errors_in_response_body", False):
+                return response_cls(status_code=code, status_error_message=message)
+            context.abort(grpc.StatusCode(_grpc_status(grpc, code)), message)
+
+    return grpc.unary_unary_rpc_method_handler(
+        unary, request_deserializer=request_cls.FromString, response_serializer=response_cls.SerializeToString)
+
+
+def _grpc_status(grpc, code):
+    for status in grpc.StatusCode:
+        if status.value[0] == code:
+            return status.value
+    return grpc.StatusCode.UNKNOWN.value
+
+
+def serve(address, services, max_workers=64):
+    """Starts a grpcio server on ``address`` ("host:port"; port 0 picks a free one).
+
+    ``services`` maps a service name (``MASTER_SERVICE``, ``WORKER_SERVICE``) to its
+    implementation. Returns ``(server, port)`` with the port actually bound. Raises
+    UnavailableError naming the address when it cannot be bound.
+    """
+    grpc = import_grpc()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ref-rpc"),
+                         options=_UNLIMITED + [("grpc.so_reuseport", 0)])
+    for service, impl in services.items():
+        handlers = {m: _handler(grpc, impl, service, m, req, resp) for m, (req, resp) in METHODS[service].items()}
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:
+        raise errors.UnavailableError(None, None, f"could not bind {address}: {exc}") from None
+    if not port:
+        raise errors.UnavailableError(None, None, f"could not bind {address} (in use?)")
+    server.start()
+    return server, port
+
+
+# -- calling ------------------------------------------------------------------------
+
+_CHANNELS = {}
+_CHANNELS_LOCK = threading.Lock()
+
+
+def _channel(address):
+    grpc = import_grpc()
+    with _CHANNELS_LOCK:
+        ch = _CHANNELS.get(address)
+        if ch is None:
+            ch = _CHANNELS[address] = grpc.insecure_channel(address, options=_UNLIMITED)
+        return ch
+
+
+def forget_channel(address):
+    """Drops the cached channel to ``address`` (after its task went away)."""
+    with _CHANNELS_LOCK:
+        ch = _CHANNELS.pop(address, None)
+    if ch is not None:
+        ch.close()
+
+
+class Client:
+    """A remote service with the same shape as a local one: ``client.RunGraph(request, timeout=None)``.
+
+    ``name`` says who is called in error messages ("/job:ps/replica:0/task:0").
+    Connecting waits for the port at most ``connect_timeout`` seconds (and never past
+    the call's own ``timeout``), retrying while nothing listens; then an
+    UnavailableError names the task, its address and the RPC. A call's ``timeout``
+    becomes the gRPC deadline; running out of it is a DeadlineExceededError.
+    """
+
+    def __init__(self, address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT):
+        if address.startswith("grpc://"):
+            address = address[len("grpc://"):]
+        self.address = address
+        self.service = service
+        self.name = name
+        self.connect_timeout = connect_timeout
+        self._calls = {}
+
+    def __getattr__(self, method):
+        if method.startswith("_") or method not in METHODS[self.service]:
+            raise AttributeError(method)
+        return lambda request, timeout=None: self.call(method, request, timeout)
+
+    def _who(self):
+        return f"{self.name} at {self.address}" if self.name else self.address
+
+    def _where(self, method):
+        return f"{self._who()}, RPC {self.service.split('.')[-1]}/{method}"
+
+    def _connect(self, method, timeout):
+        grpc = import_grpc()
+        ch = _channel(self.address)
+        wait = self.connect_timeout if timeout is None else min(timeout, self.connect_timeout)
+        try:
+            grpc.channel_ready_future(ch).result(timeout=wait)
+        except grpc.FutureTimeoutError:
+            raise errors.UnavailableError(
+                None, None, f"could not connect to {self._who()} within {wait:g} s "
+                f"(RPC {self.service.split('.')[-1]}/{method}): is the task running and listening there?") from None
+        return ch
+
+    def call(self, method, request, timeout=None):
+        grpc = import_grpc()
+        start = time.monotonic()
+        ch = self._connect(method, timeout)
+        if timeout is not None:
+            timeout = max(timeout - (time.monotonic() - start), 0.001)
+        _, response_cls = METHODS[self.service][method]
+        cached = self._calls.get(method)
+        if cached is not None and cached[0] is ch:
+            stub = cached[1]
+        else:
+            stub = ch.unary_unary(
+                f"/{self.service}/{method}", request_serializer=type(request).SerializeToString,
+                response_deserializer=response_cls.FromString)
+            self._calls[method] = (ch, stub)
+        try:
+            response = stub(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code().value[0]
+            detail = exc.details() or exc.code().name
+            if code == errors.DEADLINE_EXCEEDED:
+                detail = f"no answer within {timeout:g} s" if timeout is not None else detail
+            raise error_from_status(code, f"{detail} ({self._where(method)})") from None
+        if "status_code" in response.DESCRIPTOR.fields_by_name and response.status_code:
+            raise error_from_status(response.status_code, response.status_error_message)
+        return response
