@@ -29,7 +29,8 @@ from ref.protos import master_pb2, worker_pb2
 from ref.types import errors
 
 __all__ = ["MASTER_SERVICE", "WORKER_SERVICE", "MASTER_METHODS", "WORKER_METHODS", "import_grpc",
-           "serve", "Client", "error_from_status", "DEFAULT_CONNECT_TIMEOUT"]
+           "serve", "Client", "connect", "register_local", "unregister_local", "local",
+           "error_from_status", "DEFAULT_CONNECT_TIMEOUT"]
 
 MASTER_SERVICE = "tensorflow.MasterService"
 WORKER_SERVICE = "tensorflow.WorkerService"
@@ -135,6 +136,42 @@ def serve(address, services, max_workers=64):
     return server, port
 
 
+# -- services living in this process -------------------------------------------------
+#
+# A Server registers its master and worker here under its address, so that a client
+# in the same process (a between-graph worker script's Session(server.target), or a
+# master calling its own task's worker) calls the object directly, without gRPC: TF's
+# LocalMaster shortcut. Everything else goes through a Client.
+
+_LOCAL = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def _bare(address):
+    return address[len("grpc://"):] if address.startswith("grpc://") else address
+
+
+def register_local(address, service, impl):
+    with _LOCAL_LOCK:
+        _LOCAL[(_bare(address), service)] = impl
+
+
+def unregister_local(address, service):
+    with _LOCAL_LOCK:
+        _LOCAL.pop((_bare(address), service), None)
+
+
+def local(address, service):
+    """The in-process implementation of ``service`` at ``address``, or None."""
+    return _LOCAL.get((_bare(address), service))
+
+
+def connect(address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT):
+    """The in-process service at ``address`` if there is one, else a :class:`Client`."""
+    impl = local(address, service)
+    return impl if impl is not None else Client(address, service, name, connect_timeout)
+
+
 # -- calling ------------------------------------------------------------------------
 
 _CHANNELS = {}
@@ -169,9 +206,7 @@ class Client:
     """
 
     def __init__(self, address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT):
-        if address.startswith("grpc://"):
-            address = address[len("grpc://"):]
-        self.address = address
+        self.address = _bare(address)
         self.service = service
         self.name = name
         self.connect_timeout = connect_timeout

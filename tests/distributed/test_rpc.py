@@ -106,3 +106,14 @@ def test_get_status_from_a_tensorflow_server():
     assert r.device_attributes[0].incarnation != 0
     m = rpc.Client(server.target, rpc.MASTER_SERVICE).ListDevices(master_pb2.ListDevicesRequest(), timeout=10)
     assert [d.name for d in m.local_device] == [r.device_attributes[0].name]
+
+
+def test_connect_prefers_the_service_in_this_process():
+    impl = _FakeWorker()
+    rpc.register_local("127.0.0.1:9", rpc.WORKER_SERVICE, impl)
+    try:
+        assert rpc.connect("grpc://127.0.0.1:9", rpc.WORKER_SERVICE) is impl
+        assert isinstance(rpc.connect("127.0.0.1:9", rpc.MASTER_SERVICE), rpc.Client)
+    finally:
+        rpc.unregister_local("127.0.0.1:9", rpc.WORKER_SERVICE)
+    assert isinstance(rpc.connect("127.0.0.1:9", rpc.WORKER_SERVICE), rpc.Client)
