@@ -100,7 +100,8 @@ def _user_frame():
 class Tensor:
     """A symbolic handle to one output of an ``Operation``."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "__weakref__")
+    # ``assign`` is set only on a slice of a variable (``v[1:3].assign(x)``), as TF does.
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "assign", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, op, value_index, dtype, shape):

@@ -317,13 +317,36 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0, var=None, name=None):
-    """The ``StridedSlice`` op (strides default to ones). ``var`` (TF attaches
-    an ``assign`` method for variables) is accepted and not used."""
+    """The ``StridedSlice`` op (strides default to ones). With ``var`` (the
+    variable ``input_`` reads), the result has TF's ``assign(value, name=None)``:
+    ``var[...] = value`` as a ``StridedSliceAssign`` (ref variable) or
+    ``ResourceStridedSliceAssign`` (resource variable) named ``<name>_assign``."""
     if strides is None:
         strides = ones_like(begin)
-    return apply_op("StridedSlice", input=input_, begin=begin, end=end, strides=strides, begin_mask=begin_mask,
-                    end_mask=end_mask, ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-                    shrink_axis_mask=shrink_axis_mask, name=name or "StridedSlice")
+    masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                 new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+    out = apply_op("StridedSlice", input=input_, begin=begin, end=end, strides=strides, **masks,
+                   name=name or "StridedSlice")
+    if var is not None:
+        parent_name = name
+
+        def assign(val, name=None):
+            if name is None:
+                name = (parent_name or "strided_slice") + "_assign"
+            return var._strided_slice_assign(begin=begin, end=end, strides=strides, value=val, name=name, **masks)
+
+        out.assign = assign
+    return out
+
+
+def tensor_strided_slice_update(input, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                                new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """``input`` with the slice ``input[begin:end:strides]`` replaced by ``value``
+    (``TensorStridedSliceUpdate``; nothing is mutated)."""
+    return apply_op("TensorStridedSliceUpdate", input=input, begin=begin, end=end, strides=strides, value=value,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask,
+                    name=name or "TensorStridedSliceUpdate")
 
 
 _SLICE_TYPES = (dtypes.int16, dtypes.int32, dtypes.int64)

@@ -32,6 +32,7 @@ from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, ap
                                  get_default_graph, get_default_session, init_scope, name_scope, register_proto_function,
                                  register_tensor_conversion_function, constant)
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.graph_ops.array_ops import _slice_helper
 from ref.graph_ops.control_flow_ops import group, no_op, cond
 from ref.graph_ops.state_ops import batch_scatter_update, count_up_to
 from ref.protos import variable_pb2
@@ -436,7 +437,22 @@ class Variable(metaclass=_VariableMeta):
         raise TypeError(f"Cannot convert a symbolic tf.Variable ({self.name}) to a numpy array.")
 
     def __getitem__(self, slice_spec):
-        return self.value()[slice_spec]
+        """``v[slice_spec]``: a StridedSlice of the value, with ``.assign(x)``
+        writing that slice of the variable (TF's ``_SliceHelperVar``)."""
+        return _slice_helper(self.value(), slice_spec, self)
+
+    def _strided_slice_assign(self, begin, end, strides, value, name, begin_mask, end_mask, ellipsis_mask,
+                              new_axis_mask, shrink_axis_mask):
+        masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                     new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+        value = convert_to_tensor(value, dtype=self.dtype.base_dtype)
+        if isinstance(self, ResourceVariable):
+            op = apply_op("ResourceStridedSliceAssign", ref=self._ref(), begin=begin, end=end, strides=strides,
+                          value=value, **masks, name=name)
+            with control_dependencies([op]):
+                return self.read_value()
+        return apply_op("StridedSliceAssign", ref=self._ref(), begin=begin, end=end, strides=strides,
+                        value=value, **masks, name=name)
 
     def __iadd__(self, other):
         return self + other

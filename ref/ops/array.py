@@ -912,6 +912,66 @@ def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,
     return out
 
 
+def _strided_slice_assign(input, begin, end, strides, value, masks, op_type):
+    """A copy of ``input`` with ``value`` (broadcast to the slice's shape) written
+    where StridedSlice with the same arguments would have read."""
+    x = np.array(input, copy=True)
+    final, processing, dense = _strided_slice_spec(list(x.shape), _ints(begin), _ints(end), _ints(strides),
+                                                   *masks, err=invalid_argument)
+    if int(np.prod(processing, dtype=np.int64)) == 0:
+        return x
+    value = np.asarray(value)
+    try:
+        rhs = np.broadcast_to(value, final)
+    except ValueError:
+        raise invalid_argument(f"Cannot broadcast input shape {_shape_str(value.shape)} into final shape "
+                               f"{_shape_str(final)}") from None
+    x[_dense_slices(dense, processing)] = rhs.reshape(processing)
+    return x
+
+
+def _strided_slice_assign_shape(ins, attrs):
+    key = "ref" if "ref" in ins else "input"
+    return [(ins[key].dtype, ins[key].shape)]
+
+
+@register_op("StridedSliceAssign", inputs=("ref", "begin", "end", "strides", "value"), outputs=("output_ref",),
+             attrs=_MASK_ATTRS, type_attrs={"T": ("ref", "value"), "Index": ("begin", "end", "strides")},
+             allowed={"Index": _INDEX}, shape=_strided_slice_assign_shape, refs=("ref",),
+             ref_outputs={"output_ref": "ref"})
+def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                         new_axis_mask=0, shrink_axis_mask=0):
+    """ref[b0:e0:s0, ...] = value (``v[1:3].assign(x)`` on a ref variable): the
+    slice is StridedSlice's, ``value`` broadcasts to the slice's shape. Returns
+    the new ref."""
+    return _strided_slice_assign(ref, begin, end, strides, value,
+                                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
+                                 "StridedSliceAssign")
+
+
+@register_op("ResourceStridedSliceAssign", inputs=("ref", "begin", "end", "strides", "value"), outputs=(),
+             attrs=_MASK_ATTRS, type_attrs={"T": "value", "Index": ("begin", "end", "strides")},
+             allowed={"Index": _INDEX}, shape=lambda ins, attrs: [], refs=("ref",))
+def resource_strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                                  new_axis_mask=0, shrink_axis_mask=0):
+    """StridedSliceAssign on a resource variable (``ref`` is its handle): the
+    variable's new value."""
+    return _strided_slice_assign(ref, begin, end, strides, value,
+                                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
+                                 "ResourceStridedSliceAssign")
+
+
+@register_op("TensorStridedSliceUpdate", inputs=("input", "begin", "end", "strides", "value"), attrs=_MASK_ATTRS,
+             type_attrs={"T": ("input", "value"), "Index": ("begin", "end", "strides")}, allowed={"Index": _INDEX},
+             shape=_strided_slice_assign_shape)
+def tensor_strided_slice_update(input, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                                new_axis_mask=0, shrink_axis_mask=0):
+    """``input`` with ``input[b0:e0:s0, ...] = value`` (a new tensor; nothing mutated)."""
+    return _strided_slice_assign(input, begin, end, strides, value,
+                                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
+                                 "TensorStridedSliceUpdate")
+
+
 # ---------------------------------------------------------------------------
 # Gathering and scattering: GatherV2, Gather, GatherNd, ScatterNd, OneHot
 # ---------------------------------------------------------------------------
