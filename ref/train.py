@@ -55,7 +55,7 @@ from ref.training.hooks import (CheckpointSaverHook, CheckpointSaverListener, Fe
                                NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer,
                                SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
                                StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
-from ref.graph_ops.sdca_ops import sdca_fprint, sdca_shrink_l1  # noqa: F401
+from ref.graph_ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1  # noqa: F401
 
 from ref import _coverage  # noqa: E402
 
