@@ -16,7 +16,11 @@ cached:
   are all constant (constant folding);
 * ``NoOp`` steps vanish (creation order already honours control dependencies)
   and an ``Identity``'s output shares its input's slot;
-* each tensor's last reader is known, so its value is dropped right after.
+* each tensor's last reader is known, so its value is dropped right after;
+* below a ``Switch`` (TF 1.x control flow in imported GraphDefs), an op whose
+  input is :data:`~ref.ops.control.DEAD` (the branch not taken) does not run
+  and its outputs are dead too; ``Merge`` forwards its live input, and
+  fetching a dead tensor is TF's "Retval[i] does not have value".
 
 Variables are references (:class:`Ref`) into the session's :class:`StateStore`;
 an op reading a ref input gets the stored value, a non-ref input fed by a ref is
