@@ -285,3 +285,31 @@ def test_sdca_optimizer_rejects_unknown_loss_at_construction():
         with pytest.raises(ValueError, match="loss_type"):
             rtf.train.sdca_optimizer(**_one_example(1.0), **_attrs(dict(loss_type="cubic", l1=0.0, l2=1.0),
                                                                      "adaptative"))
+
+
+def test_sdca_optimizer_graph_def_round_trip_with_tensorflow():
+    """A TF graph holding SdcaOptimizer imports into ref and runs; ref's GraphDef imports back into TF."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from ref.protos import graph_pb2
+
+    inputs, attrs = SDCA_CASES["logistic_loss_dense_and_sparse"]
+    with tf.Graph().as_default() as g:
+        res = tf.train.sdca_optimizer(**inputs, **_attrs(attrs, "adaptative"))
+        names = [res[0].name] + [t.name for t in res[1] + res[2]]
+        with tf.Session() as s:
+            want = s.run(names)
+        theirs = g.as_graph_def()
+    as_ref = graph_pb2.GraphDef()
+    as_ref.ParseFromString(theirs.SerializeToString())
+    with rtf.Graph().as_default() as g, rtf.Session() as s:
+        rtf.import_graph_def(as_ref, name="")
+        got = s.run(names)
+        ours = g.as_graph_def()
+    for w, x in zip(want, got):
+        np.testing.assert_allclose(x, w, rtol=2e-6, atol=1e-6)
+    back = tf.GraphDef()
+    back.ParseFromString(ours.SerializeToString())
+    with tf.Graph().as_default(), tf.Session() as s:
+        tf.import_graph_def(back, name="")
+        for w, x in zip(want, s.run(names)):
+            np.testing.assert_allclose(x, w, rtol=2e-6, atol=1e-6)

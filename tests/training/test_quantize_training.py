@@ -198,3 +198,20 @@ def test_accepts_a_tensorflow_graph_def():
     names = {n.name for n in gd.node}
     assert _nodes(rtf.train.do_quantize_training_on_graphdef(gd, 8), names) == \
         _nodes(tf.train.do_quantize_training_on_graphdef(gd, 8), names)
+
+
+def test_tensorflows_rewritten_graph_runs_in_ref():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from ref.protos import graph_pb2
+
+    gd = _graph_def(_with_saver)
+    theirs = tf.train.do_quantize_training_on_graphdef(_to_tf(gd), 8)
+    as_ref = graph_pb2.GraphDef()
+    as_ref.ParseFromString(theirs.SerializeToString())
+    fetches, variables, feeds = RUNS["mlp"]
+    feeds = [{k: np.asarray(v, np.float32) for k, v in f.items()} for f in feeds]
+    want = _run_steps(tf, theirs, fetches, variables, feeds)
+    got = _run_steps(rtf, as_ref, fetches, variables, feeds)
+    for w, g in zip(want, got):
+        for wv, gv in zip(w, g):
+            np.testing.assert_array_equal(gv, wv)
