@@ -107,8 +107,8 @@ _V2_ATTRS = {"signed_input": True, "num_bits": 8, "range_given": False, "round_m
 
 @register_op("QuantizeAndDequantizeV2", inputs=("input", "input_min", "input_max"), attrs=_V2_ATTRS,
              type_attrs={"T": ("input", "input_min", "input_max")}, allowed={"T": _FLOATS}, shape=_qdq_shape)
-def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,  # noqa: A002
-                               round_mode="HALF_TO_EVEN", narrow_range=False, axis=-1):
+def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True, num_bits=8,  # noqa: A002
+                               range_given=False, round_mode="HALF_TO_EVEN", narrow_range=False, axis=-1):
     """output = round(clamp(input) * scale) / scale (formula in the module docstring)."""
     _check_bits(num_bits, signed_input, "signed_input_")
     _check_round_mode(round_mode)
@@ -117,8 +117,8 @@ def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True, n
 
 @register_op("QuantizeAndDequantizeV4", inputs=("input", "input_min", "input_max"), attrs=_V2_ATTRS,
              type_attrs={"T": ("input", "input_min", "input_max")}, allowed={"T": _FLOATS}, shape=_qdq_shape)
-def quantize_and_dequantize_v4(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,  # noqa: A002
-                               round_mode="HALF_TO_EVEN", narrow_range=False, axis=-1):
+def quantize_and_dequantize_v4(input, input_min, input_max, signed_input=True, num_bits=8,  # noqa: A002
+                               range_given=False, round_mode="HALF_TO_EVEN", narrow_range=False, axis=-1):
     """QuantizeAndDequantizeV2 (V4 differs only in its gradient)."""
     _check_bits(num_bits, signed_input, "signed_input_")
     _check_round_mode(round_mode)

@@ -271,6 +271,13 @@ def _sdca(sparse_example_indices, sparse_feature_indices, sparse_feature_values,
     if len(sparse_indices) != len(sparse_weights):
         raise invalid_argument("sparse_indices and sparse_weights must have the same length, got "
                                f"{len(sparse_indices)} and {len(sparse_weights)}")
+    if len(sparse_weights) != n_sparse or len(sparse_feature_values) > n_sparse:
+        raise invalid_argument(f"Expected {n_sparse} tensors in sparse_indices and sparse_weights (and at most as "
+                               f"many in sparse_feature_values), got {len(sparse_weights)} and "
+                               f"{len(sparse_feature_values)}")
+    if len(dense_weights) != n_dense:
+        raise invalid_argument(f"out_delta_dense_weights and dense_weights must have the same length, got "
+                               f"{n_dense} and {len(dense_weights)}")
     if len(sparse_feature_indices) != n_sparse:
         raise invalid_argument(f"Expected {n_sparse} tensors in sparse_feature_indices but got "
                                f"{len(sparse_feature_indices)}")
@@ -331,7 +338,8 @@ def _sdca(sparse_example_indices, sparse_feature_indices, sparse_feature_values,
     if state.ndim != 2:
         raise invalid_argument(f"example_state_data must be rank 2 but is rank {state.ndim}")
     if state.shape != (n, 4):
-        raise invalid_argument(f"Expected shape [{n},4] for example_state_data, got [{','.join(map(str, state.shape))}]")
+        got = ",".join(map(str, state.shape))
+        raise invalid_argument(f"Expected shape [{n},4] for example_state_data, got [{got}]")
 
     def stats(e):
         wx = prev = 0.0

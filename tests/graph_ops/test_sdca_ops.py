@@ -252,7 +252,8 @@ def test_sdca_adaptive_visits_each_example_once(loss):
 
 
 SDCA_ERRORS = {
-    "label_not_binary": (dict(example_labels=np.array([0.5], np.float32)), "logistic_loss", "Only labels of 0.0 or 1.0"),
+    "label_not_binary": (dict(example_labels=np.array([0.5], np.float32)), "logistic_loss",
+                         "Only labels of 0.0 or 1.0"),
     "negative_poisson_label": (dict(example_labels=np.array([-1.0], np.float32)), "poisson_loss", "non-negative"),
     "state_shape": (dict(example_state_data=np.zeros((2, 4), np.float32)), "squared_loss", "example_state_data"),
     "state_rank": (dict(example_state_data=np.zeros(4, np.float32)), "squared_loss", "rank 2"),

@@ -103,7 +103,8 @@ def test_quantize_and_dequantize_gradient_matches_tensorflow(op):
 def test_quantize_and_dequantize_v4_grad_matches_tensorflow():
     tf = pytest.importorskip("tensorflow")
     g = np.arange(48, dtype=np.float32).reshape(3, 4, 4)
-    for axis, lo, hi in ((-1, np.float32(-2), np.float32(3)), (1, np.float32([-1, -2, 0, -5]), np.float32([1, 2, 3, 0]))):
+    for axis, lo, hi in ((-1, np.float32(-2), np.float32(3)),
+                         (1, np.float32([-1, -2, 0, -5]), np.float32([1, 2, 3, 0]))):
         want = tf.raw_ops.QuantizeAndDequantizeV4Grad(gradients=g, input=X, input_min=lo, input_max=hi, axis=axis)
         got = rtf.raw_ops.QuantizeAndDequantizeV4Grad(gradients=g, input=X, input_min=lo, input_max=hi, axis=axis)
         for w, r in zip(want, got):
