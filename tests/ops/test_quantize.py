@@ -19,8 +19,9 @@ def _range(axis, lo, hi):
 
 # (op, signed_input, num_bits, range_given, round_mode, narrow_range, axis, (min, max))
 QDQ_CASES = [c for c in itertools.product(
-    ("V2", "V4"), (True, False), (1, 3, 8, 16), (True, False), ("HALF_TO_EVEN", "HALF_UP"), (False, True),
-    (-1, 0, 2), ((-2.0, 3.0), (0.0, 2.0), (-4.0, 0.0)))]
+    ("V2", "V4"), (True, False), (1, 3, 8), (True, False), ("HALF_TO_EVEN", "HALF_UP"), (False, True),
+    (-1, 2), ((-2.0, 3.0), (0.0, 2.0), (-4.0, 0.0)))]
+QDQ_CASES += [("V2", True, 16, given, "HALF_TO_EVEN", False, 0, (-2.0, 3.0)) for given in (True, False)]
 QDQ_CASES += [c for c in itertools.product(("V3",), (True, False), (2, 8), (True, False), ("HALF_TO_EVEN",),
                                            (False, True), (-1, 1), ((-2.0, 3.0), (0.5, 1.0)))]
 QDQ_CASES += [("V2", True, 8, True, "HALF_TO_EVEN", False, -1, (3.0, -1.0)),  # min > max
