@@ -55,7 +55,8 @@ from ref.training.hooks import (CheckpointSaverHook, CheckpointSaverListener, Fe
                                NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer,
                                SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
                                StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
-from ref.graph_ops.sdca_ops import sdca_fprint, sdca_shrink_l1  # noqa: F401
+from ref.graph_ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1  # noqa: F401
+from ref.training.quantize_training import do_quantize_training_on_graphdef  # noqa: F401
 
 from ref import _coverage  # noqa: E402
 

@@ -67,6 +67,32 @@ def _is_splat(arr) -> bool:
     return arr.size > 1 and all(st == 0 for st, d in zip(arr.strides, arr.shape) if d > 1)
 
 
+def _unpack_strings(content: bytes, n: int) -> list:
+    """The ``n`` strings TF packs into ``tensor_content``: their lengths as
+    varints, then their bytes one after the other."""
+    lengths, pos = [], 0
+    for _ in range(n):
+        value = shift = 0
+        while True:
+            if pos >= len(content):
+                raise ValueError(f"TensorProto string tensor_content too short for {n} strings")
+            byte = content[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        lengths.append(value)
+    if pos + sum(lengths) != len(content):
+        raise ValueError(f"TensorProto string tensor_content of {len(content)} bytes does not hold {n} strings "
+                         f"of lengths {lengths}")
+    out = []
+    for length in lengths:
+        out.append(bytes(content[pos:pos + length]))
+        pos += length
+    return out
+
+
 def make_ndarray(tensor):
     """The NumPy array a TensorProto holds.
 
@@ -86,8 +112,9 @@ def make_ndarray(tensor):
         raise ValueError(f"TensorProto has a negative dimension: shape {shape}")
     n = math.prod(shape)
     if dtype == dtypes.string:
-        vals = np.empty(len(tensor.string_val), dtype=object)
-        vals[:] = list(tensor.string_val)
+        strings = _unpack_strings(tensor.tensor_content, n) if tensor.tensor_content else list(tensor.string_val)
+        vals = np.empty(len(strings), dtype=object)
+        vals[:] = strings
     elif tensor.tensor_content:
         npd = dtype.np.newbyteorder("<")
         if len(tensor.tensor_content) != n * npd.itemsize:

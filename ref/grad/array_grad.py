@@ -392,3 +392,18 @@ def _unsorted_segment_prod_grad(op, grad):
     valid = m.greater_equal(ids, a.zeros_like(ids))
     gathered_grad = a.where_v2(valid, a.gather(grad, clipped), a.zeros_like(data))
     return m.multiply(gathered_grad, partial), None, None
+
+
+# Fake quantization: straight through (V2, V3), or through the range only (V4), as TF.
+RegisterGradient("QuantizeAndDequantizeV2")(lambda op, grad: [grad, None, None])
+RegisterGradient("QuantizeAndDequantizeV3")(lambda op, grad: [grad, None, None, None])
+
+
+@RegisterGradient("QuantizeAndDequantizeV4")
+def _quantize_and_dequantize_v4_grad(op, grad):
+    """input_backprop = grad where input_min <= input <= input_max (QuantizeAndDequantizeV4Grad)."""
+    return list(apply_op("QuantizeAndDequantizeV4Grad", gradients=grad, input=op.inputs[0],
+                         input_min=op.inputs[1], input_max=op.inputs[2], axis=op.get_attr("axis")))
+
+
+RegisterGradient("QuantizeAndDequantizeV4Grad")(_quantize_and_dequantize_v4_grad)

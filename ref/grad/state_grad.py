@@ -24,7 +24,8 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",
            "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
            # no numeric inputs: the example user op and the TPU system op (ref/ops/user_ops.py)
-           "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint"):
+           "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint",
+           "SdcaOptimizer", "SdcaOptimizerV2"):
     NotDifferentiable(_t)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops.registry import REQUIRED, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
 
@@ -87,3 +87,68 @@ def if_(cond, input, then_branch, else_branch, n_then_inputs, output_specs=None,
         return tuple(ctx.run_subgraph(then_branch, list(input[:n_then_inputs])))
     return tuple(ctx.run_subgraph(else_branch, list(input[n_then_inputs:])))
 
+
+
+# -- TF 1.x dataflow control flow: Switch and Merge ---------------------------
+#
+# ``tf.cond`` in ref builds ``If``; Switch and Merge exist for GraphDefs that
+# use them (TF 1.x graphs, ``tf.train.do_quantize_training_on_graphdef``). A
+# Switch forwards ``data`` to one output; the other output is *dead*
+# (:data:`DEAD`). The Session does not run an op with a dead input (other than
+# Merge) and marks its outputs dead; Merge forwards its first live input.
+# Unlike TF, a dead *control* input does not make an op dead.
+
+
+class _Dead:
+    """The value of a tensor on the branch a Switch did not take."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "DEAD"
+
+    def __reduce__(self):
+        return "DEAD"
+
+
+DEAD = _Dead()
+
+
+def _switch_shape(ins, attrs):
+    pred = ins["pred"].shape
+    if pred.ndims is not None and pred.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {pred.ndims} for '{attrs['_op_name']}' (op: 'Switch') "
+                         f"with input shapes: {ins['data'].shape}, {pred}.")
+    d = ins["data"]
+    return [(d.dtype, d.shape), (d.dtype, d.shape)]
+
+
+@register_op("Switch", inputs=("data", "pred"), outputs=("output_false", "output_true"),
+             type_attrs={"T": "data"}, shape=_switch_shape)
+def switch(data, pred):
+    """(output_false, output_true) = (data, DEAD) if not pred else (DEAD, data)."""
+    if np.ndim(pred) != 0:
+        raise invalid_argument(f"The second input must be a scalar, but it has shape {list(np.shape(pred))}")
+    return (DEAD, data) if bool(pred) else (data, DEAD)
+
+
+def _merge_shape(ins, attrs):
+    specs = ins["inputs"]
+    shape = specs[0].shape if specs else TensorShape(None)
+    for s in specs[1:]:
+        if s.shape.ndims != shape.ndims:
+            shape = TensorShape(None)
+            break
+        if shape.ndims is not None:
+            shape = TensorShape([a if a == b else None for a, b in zip(shape.as_list(), s.shape.as_list())])
+    return [(specs[0].dtype if specs else dtypes.float32, shape), (dtypes.int32, TensorShape([]))]
+
+
+@register_op("Merge", inputs=("inputs",), outputs=("output", "value_index"), list_inputs={"inputs": "N"},
+             type_attrs={"T": "inputs"}, shape=_merge_shape)
+def merge(inputs):
+    """(output, value_index) = the first live input and its index (both dead if none is)."""
+    for i, v in enumerate(inputs):
+        if v is not DEAD:
+            return v, np.int32(i)
+    return DEAD, DEAD

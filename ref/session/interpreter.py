@@ -16,7 +16,11 @@ cached:
   are all constant (constant folding);
 * ``NoOp`` steps vanish (creation order already honours control dependencies)
   and an ``Identity``'s output shares its input's slot;
-* each tensor's last reader is known, so its value is dropped right after.
+* each tensor's last reader is known, so its value is dropped right after;
+* below a ``Switch`` (TF 1.x control flow in imported GraphDefs), an op whose
+  input is :data:`~ref.ops.control.DEAD` (the branch not taken) does not run
+  and its outputs are dead too; ``Merge`` forwards its live input, and
+  fetching a dead tensor is TF's "Retval[i] does not have value".
 
 Variables are references (:class:`Ref`) into the session's :class:`StateStore`;
 an op reading a ref input gets the stored value, a non-ref input fed by a ref is
@@ -36,6 +40,7 @@ import time
 
 from ref.types import errors
 from ref.ops.context import seeded_generator
+from ref.ops.control import DEAD
 from ref.ops.philox import PhiloxRandom
 
 
@@ -63,6 +68,9 @@ def evaluate(fetches, feeds, session, targets=()):
         if opdef.creates_ref:
             env[op._outputs[0]] = Ref(op._attrs.get("shared_name") or op.name)
             continue
+        if op._type != "Merge" and any(env[t] is DEAD for t in op._inputs):
+            env.update((t, DEAD) for t in op._outputs if t not in feeds)  # a Switch's untaken branch
+            continue
         kwargs = {k: op._attrs[k] for k in opdef.attrs if k in op._attrs}
         for name, src in op.named_inputs().items():
             raw = name in opdef.refs or name in opdef.raw_inputs  # the op takes the Ref itself
@@ -80,7 +88,14 @@ def evaluate(fetches, feeds, session, targets=()):
         except _KERNEL_ERRORS as e:
             raise _op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
         env.update((t, v) for t, v in zip(op._outputs, outputs) if t not in feeds)
-    return [_read(env[t], False, store, t.op) for t in fetches]
+    return [_read(_live(env[t], i), False, store, t.op) for i, t in enumerate(fetches)]
+
+
+def _live(value, i):
+    """A fetched value, or TF's error for a tensor on a Switch's untaken branch."""
+    if value is DEAD:
+        raise errors.InvalidArgumentError(None, None, f"Retval[{i}] does not have value")
+    return value
 
 
 def _read(value, raw, store, op):
@@ -272,8 +287,11 @@ class Plan:
         self.feed_slots = [(t, slot_of(t)) for t in feed_tensors]
         template = {}
         steps = []
+        maybe_dead = set()  # tensors downstream of a Switch: their consumers check for DEAD
         for op in self.ops:
             opdef = op._opdef
+            if op._type == "Switch" or any(t in maybe_dead for t in op._inputs):
+                maybe_dead.update(op._outputs)
             if op._type == "Identity":
                 # An identity is a second name for its input's value: share the slot.
                 slot[op._outputs[0]] = slot_of(op._inputs[0])
@@ -291,6 +309,7 @@ class Plan:
                 steps.append(_Step(op, _PLACEHOLDER, slot_of, outs))
                 continue
             step = _Step(op, _STATEFUL if opdef.refs else _KERNEL, slot_of, outs)
+            step.deadable = op._type != "Merge" and any(t in maybe_dead for t in op._inputs)
             if _is_pure(opdef) and step.inputs_constant(template):
                 folded = step.fold(template)
                 if folded is not None:
@@ -320,6 +339,7 @@ class _Step:
     """Everything about one op the evaluator needs, precomputed."""
 
     __slots__ = ("op", "kind", "kernel", "attrs", "reads", "layout", "ref_args", "outputs", "multi", "donate",
+                 "deadable",
                  "ctx", "drops", "opdef", "ref_outputs", "out0", "needed")
 
     def __init__(self, op, kind, slot_of, outs):
@@ -356,6 +376,7 @@ class _Step:
                             for i, name in enumerate(opdef.outputs) if name in opdef.ref_outputs]
         self.drops = ()
         self.needed = frozenset(range(len(outs)))
+        self.deadable = False
         self.out0 = outs[0] if outs else None
         # The common case: one output, no context, inputs passed positionally when the
         # kernel's first parameters are the op's inputs, in order.
@@ -372,7 +393,8 @@ class _Step:
         return kwargs
 
     def inputs_constant(self, template):
-        return all(s in template and not isinstance(template[s], Ref) for s, _ in self.reads)
+        return all(s in template and not isinstance(template[s], Ref) and template[s] is not DEAD
+                   for s, _ in self.reads)
 
     def fold(self, template):
         """Outputs computed now from constant inputs, or None to leave it to run time."""
@@ -497,6 +519,10 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     for step in plan.steps:
         if trace is not None:
             start = time.time_ns()
+        if step.deadable and any(env[src] is DEAD for src, _ in step.reads):
+            for s in step.outputs:  # an op on a Switch's untaken branch does not run
+                env[s] = DEAD
+            continue
         args = []
         for src, deref in step.reads:  # the one input-gathering loop, for every kind of step
             v = env[src]
@@ -535,8 +561,8 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
         for s in step.drops:
             env[s] = None
     out = []
-    for s, t in zip(plan.fetch_slots, fetch_tensors or [None] * len(plan.fetch_slots)):
-        v = env[s]
+    for i, (s, t) in enumerate(zip(plan.fetch_slots, fetch_tensors or [None] * len(plan.fetch_slots))):
+        v = _live(env[s], i)
         if v.__class__ is Ref:
             v = store.read(v.key, t.op if t is not None else None)
         out.append(v)

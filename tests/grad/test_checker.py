@@ -292,6 +292,10 @@ COVERED_ELSEWHERE = {
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
     "SparseDenseCwiseAdd": "tests/core/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
+    # piecewise constant: TF's straight-through rules, compared with TF's in tests/ops/test_quantize.py
+    "QuantizeAndDequantizeV2": "tests/ops/test_quantize.py", "QuantizeAndDequantizeV3": "tests/ops/test_quantize.py",
+    "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",
+    "QuantizeAndDequantizeV4Grad": "tests/ops/test_quantize.py",
 }
 
 
@@ -340,6 +344,8 @@ KNOWN_GAPS = {
     "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
     "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
     "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
+    "Switch": "TF 1.x dataflow control flow runs (imported GraphDefs) but is not differentiated; tf.cond builds If",
+    "Merge": "as Switch",
 }
 
 
