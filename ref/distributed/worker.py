@@ -30,7 +30,8 @@ A master (ref's, or TensorFlow's in the staged, master-mediated form of
   past it they fail with DeadlineExceededError naming the node, the task and
   what they hold (:mod:`ref.ops.blocking`).
 * ``DeregisterGraph``, ``CleanupGraph`` (accepted: a step keeps no state here),
-  ``CleanupAll`` (clears resource containers, the default one when none is named).
+  ``CleanupAll`` (clears resource containers; none named: the default one,
+  "localhost", which holds what was made with container "").
 
 ``RecvTensor`` (worker-to-worker transfers), ``Logging`` and ``Tracing`` answer
 UnimplementedError: partitions with non-client-terminated ``_Send``/``_Recv`` need
@@ -58,6 +59,7 @@ __all__ = ["Worker", "rendezvous_key"]
 _RECV_OPS = ("_Recv", "_HostRecv")
 _SEND_OPS = ("_Send", "_HostSend")
 _CPU_MEMORY_LIMIT = 268435456  # what TensorFlow reports for a CPU
+_DEFAULT_CONTAINER = "localhost"  # TF's name for the container of resources made with container ""
 # Seconds of a RunGraph deadline kept back so that a kernel's own timeout error,
 # naming what it waited for, reaches the caller before the call's deadline does.
 _REPLY_MARGIN = 1.0
@@ -85,14 +87,15 @@ class _State:
         self.containers = {}  # variable key -> container
 
     def clear(self, containers):
-        """Drops the variables and resources of ``containers`` (empty: the default one)."""
-        wanted = set(containers) or {""}
+        """Drops the variables and resources of ``containers`` (none named: the
+        default container, TF's "localhost", which holds those made with container "")."""
+        wanted = set(containers) or {_DEFAULT_CONTAINER}
         with self.store.lock:
-            for key in [k for k in self.store.values if self.containers.get(k, "") in wanted]:
+            for key in [k for k in self.store.values if self.containers.get(k, _DEFAULT_CONTAINER) in wanted]:
                 del self.store.values[key]
         for key in list(self.resources):
             container = key[1] if isinstance(key, tuple) and len(key) > 2 and isinstance(key[1], str) else ""
-            if container in wanted:
+            if (container or _DEFAULT_CONTAINER) in wanted:
                 _close(self.resources.pop(key, None))
 
     def close(self):
@@ -182,7 +185,8 @@ class _Partition:
             self.sends[_node_key(n)] = (n.name, t, n.attr["T"].type)
         for op in created.values():
             if op._opdef.creates_ref:  # remember each variable's container, for CleanupAll
-                wsession.state.containers[op._attrs.get("shared_name") or op.name] = op._attrs.get("container", "")
+                wsession.state.containers[op._attrs.get("shared_name") or op.name] = (
+                    op._attrs.get("container") or _DEFAULT_CONTAINER)
         self.fetches = [t for _, t, _ in self.sends.values()]
         self.fetch_index = {k: i for i, k in enumerate(self.sends)}
         self.feeds = [t for _, t in self.recvs.values()]
