@@ -319,10 +319,10 @@ class Worker:
         for key in request.recv_key:
             if key not in part.sends:
                 raise errors.InvalidArgumentError(
-                    None, None, f"RunGraph on {self.task_name}: recv_key {key} names no _Send of graph "
+                    None, None, f"RunGraph on {self._where()}: recv_key {key} names no _Send of graph "
                                 f"{request.graph_handle}")
         limit = None if timeout is None else max(timeout - min(_REPLY_MARGIN, 0.1 * timeout), 0.0)
-        with blocking.bounded(limit, self.task_name) as run:
+        with blocking.bounded(limit, self._where()) as run:
             with session.lock:
                 session.runs.add(run)
             try:
@@ -350,14 +350,14 @@ class Worker:
         for key, (name, placeholder) in part.recvs.items():
             if key not in sent:
                 raise errors.InvalidArgumentError(
-                    None, None, f"RunGraph on {self.task_name}: no value sent for {{{{node {name}}}}} "
+                    None, None, f"RunGraph on {self._where()}: no value sent for {{{{node {name}}}}} "
                                 f"(rendezvous key {key})")
             value = make_ndarray(sent[key])
             want = placeholder.dtype.base_dtype
             got = dtypes.as_dtype(sent[key].dtype)
             if got != want:
                 raise errors.InvalidArgumentError(
-                    None, None, f"RunGraph on {self.task_name}: the value sent for {{{{node {name}}}}} is "
+                    None, None, f"RunGraph on {self._where()}: the value sent for {{{{node {name}}}}} is "
                                 f"{got.name}, expected {want.name} (rendezvous key {key})")
             feeds[placeholder] = value
         return feeds
@@ -367,7 +367,7 @@ class Worker:
         message = e.message.split("\n\t [[node ")[0]
         node = f"\n\t [[{{{{node {e.op.name}}}}}]]" if e.op is not None else ""
         if self.task_name not in message:
-            message += f" (on {self.task_name})"
+            message += f" (on {self._where()})"
         return type(e)(None, None, message + node)
 
     def CleanupGraph(self, request, timeout=None):

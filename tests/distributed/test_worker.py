@@ -194,6 +194,40 @@ def test_unknown_session_handle_is_aborted(task):
         task.register([task.variable()], session="no-such-session")
 
 
+@pytest.mark.parametrize("handle, error", [("", errors.InvalidArgumentError), ("fresh", None)])
+def test_create_worker_session_handles(task, handle, error):
+    if error is None:
+        task.session(handle)
+        task.session(handle)  # again: the session is kept
+        assert task.register([task.variable()], session=handle)
+    else:
+        with pytest.raises(error):
+            task.session(handle)
+
+
+def test_deleting_an_unknown_session_is_accepted(task):
+    task.client.DeleteWorkerSession(worker_pb2.DeleteWorkerSessionRequest(session_handle="never-made"), timeout=10)
+    task.session("gone")
+    task.client.DeleteWorkerSession(worker_pb2.DeleteWorkerSessionRequest(session_handle="gone"), timeout=10)
+    with pytest.raises(errors.AbortedError, match="Session handle is not found: gone"):
+        task.register([task.variable()], session="gone")
+
+
+def test_a_restarted_master_s_old_sessions_are_dropped(task):
+    def create(handle, incarnation):
+        task.client.CreateWorkerSession(worker_pb2.CreateWorkerSessionRequest(
+            session_handle=handle, master_task="/job:master/replica:0/task:0",
+            master_incarnation=incarnation), timeout=10)
+    create("old-1", 11)
+    create("old-2", 11)  # the same master: both kept
+    assert task.register([task.variable()], session="old-1")
+    create("new", 12)  # a new incarnation of that master
+    for gone in ("old-1", "old-2"):
+        with pytest.raises(errors.AbortedError, match="Session handle is not found"):
+            task.register([task.variable()], session=gone)
+    assert task.register([task.variable()], session="new")
+
+
 def test_deregistered_graph_handle_is_aborted(task):
     handle = task.read()
     task.client.DeregisterGraph(worker_pb2.DeregisterGraphRequest(
