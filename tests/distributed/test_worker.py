@@ -279,12 +279,68 @@ def _queue(task, name, shared_name, capacity=10):
                      shared_name=A(s=shared_name.encode()))
 
 
+def _enqueue(task, shared_name):
+    return task.register([
+        _queue(task, "q", shared_name), task.recv("v"),
+        task.node("enqueue", "QueueEnqueueV2", ["q", "_recv_v_0"], Tcomponents=A(list=A.ListValue(type=[F32])),
+                  timeout_ms=A(i=-1))])
+
+
+def _dequeue(task, shared_name, session="s"):
+    return task.register([
+        _queue(task, "q", shared_name),
+        task.node("dequeue", "QueueDequeueV2", ["q"], component_types=A(list=A.ListValue(type=[F32])),
+                  timeout_ms=A(i=-1)),
+        task.send("token", "dequeue")], session)
+
+
+def _accumulator(task, shared_name):
+    return task.node("acc", "ConditionalAccumulator", dtype=A(type=F32), shape=_shape(2), container=A(s=b""),
+                     shared_name=A(s=shared_name.encode()), reduction_type=A(s=b"MEAN"))
+
+
+def _apply_grad(task, shared_name, local_step=0):
+    return task.register([
+        _accumulator(task, shared_name), task.recv("g"),
+        task.node("step", "Const", dtype=A(type=types_pb2.DT_INT64),
+                  value=A(tensor=make_tensor_proto(np.int64(local_step)))),
+        task.node("apply", "AccumulatorApplyGradient", ["acc", "step", "_recv_g_0"], dtype=A(type=F32))])
+
+
+def _take_grad(task, shared_name, num_required=2):
+    return task.register([
+        _accumulator(task, shared_name),
+        task.node("n", "Const", dtype=A(type=I32), value=A(tensor=make_tensor_proto(np.int32(num_required)))),
+        task.node("take", "AccumulatorTakeGradient", ["acc", "n"], dtype=A(type=F32)),
+        task.send("avg", "take")])
+
+
+def test_queue_partitions_are_first_in_first_out_across_sessions(task):
+    enqueue = _enqueue(task, "fifo")
+    for v in (1.5, -2.0, 7.0):
+        task.run(enqueue, {"v": np.float32(v)})
+    task.session("other")
+    dequeue, elsewhere = _dequeue(task, "fifo"), _dequeue(task, "fifo", session="other")
+    got = [task.run(dequeue, recvs=["token"])[0], task.run(elsewhere, session="other", recvs=["token"])[0],
+           task.run(dequeue, recvs=["token"])[0]]
+    assert [float(g) for g in got] == [1.5, -2.0, 7.0]
+
+
+def test_accumulator_partitions_average_and_drop_stale_gradients(task):
+    apply, take = _apply_grad(task, "w/grad_accum"), _take_grad(task, "w/grad_accum")
+    task.run(apply, {"g": np.array([1.0, 3.0], np.float32)})
+    task.run(apply, {"g": np.array([3.0, 7.0], np.float32)})
+    assert task.run(take, recvs=["avg"])[0].tolist() == [2.0, 5.0]
+    stale = _apply_grad(task, "w/grad_accum", local_step=0)  # the take made the global step 1: 0 is stale
+    fresh = _apply_grad(task, "w/grad_accum", local_step=1)
+    task.run(stale, {"g": np.array([100.0, 100.0], np.float32)})
+    task.run(fresh, {"g": np.array([4.0, 4.0], np.float32)})
+    task.run(fresh, {"g": np.array([2.0, 0.0], np.float32)})
+    assert task.run(take, recvs=["avg"])[0].tolist() == [3.0, 2.0]
+
+
 def test_blocking_dequeue_is_bounded_by_the_run_deadline(ref_task):
-    dequeue = ref_task.register([
-        _queue(ref_task, "q", "tokens"),
-        ref_task.node("dequeue", "QueueDequeueV2", ["q"], component_types=A(list=A.ListValue(type=[F32])),
-                      timeout_ms=A(i=-1)),
-        ref_task.send("token", "dequeue")])
+    dequeue = _dequeue(ref_task, "tokens")
     with pytest.raises(errors.DeadlineExceededError) as e:
         ref_task.run(dequeue, recvs=["token"], timeout=2)
     message = str(e.value)
@@ -292,28 +348,12 @@ def test_blocking_dequeue_is_bounded_by_the_run_deadline(ref_task):
                  "1 more element(s)", "{{node dequeue}}"):
         assert part in message
     # the worker is not stuck, and the queue is the shared one
-    enqueue = ref_task.register([
-        _queue(ref_task, "q", "tokens"), ref_task.recv("v"),
-        ref_task.node("enqueue", "QueueEnqueueV2", ["q", "_recv_v_0"], Tcomponents=A(list=A.ListValue(type=[F32])),
-                      timeout_ms=A(i=-1))])
-    ref_task.run(enqueue, {"v": np.float32(4.5)})
+    ref_task.run(_enqueue(ref_task, "tokens"), {"v": np.float32(4.5)})
     assert ref_task.run(dequeue, recvs=["token"], timeout=10)[0] == np.float32(4.5)
 
 
 def test_take_grad_deadline_says_how_many_gradients_it_holds(ref_task):
-    def accumulator():
-        return ref_task.node("acc", "ConditionalAccumulator", dtype=A(type=F32), shape=_shape(2),
-                             container=A(s=b""), shared_name=A(s=b"w/grad_accum"), reduction_type=A(s=b"MEAN"))
-    apply = ref_task.register([
-        accumulator(), ref_task.recv("g"),
-        ref_task.node("step", "Const", dtype=A(type=types_pb2.DT_INT64),
-                      value=A(tensor=make_tensor_proto(np.int64(0)))),
-        ref_task.node("apply", "AccumulatorApplyGradient", ["acc", "step", "_recv_g_0"], dtype=A(type=F32))])
-    take = ref_task.register([
-        accumulator(),
-        ref_task.node("n", "Const", dtype=A(type=I32), value=A(tensor=make_tensor_proto(np.int32(2)))),
-        ref_task.node("take", "AccumulatorTakeGradient", ["acc", "n"], dtype=A(type=F32)),
-        ref_task.send("avg", "take")])
+    apply, take = _apply_grad(ref_task, "b/grad_accum"), _take_grad(ref_task, "b/grad_accum")
     ref_task.run(apply, {"g": np.array([1.0, 3.0], np.float32)})
     with pytest.raises(errors.DeadlineExceededError) as e:
         ref_task.run(take, recvs=["avg"], timeout=2)
@@ -325,10 +365,7 @@ def test_take_grad_deadline_says_how_many_gradients_it_holds(ref_task):
 
 def test_deleting_the_session_cancels_its_blocked_run(ref_task):
     ref_task.session("doomed")
-    dequeue = ref_task.register([
-        _queue(ref_task, "q", "never"),
-        ref_task.node("dequeue", "QueueDequeueV2", ["q"], component_types=A(list=A.ListValue(type=[F32]))),
-        ref_task.send("token", "dequeue")], session="doomed")
+    dequeue = _dequeue(ref_task, "never", session="doomed")
     caught = []
 
     def blocked():
