@@ -11,8 +11,10 @@ address from the cluster, with the ``MasterService`` (:mod:`ref.distributed.mast
 and the ``WorkerService`` (:mod:`ref.distributed.worker`) on TensorFlow's method
 paths, so ref and TensorFlow processes talk to each other. It binds the host the
 ClusterSpec names (``bind_address="0.0.0.0"`` binds every interface: TensorFlow
-always does); a port of 0 takes a free port, which ``target`` and ``server_def``
-then show. Both services are also registered in this process
+always does) and its port, or ``ServerDef.port`` when set; a port of 0 takes a
+free port, which ``target`` and ``server_def`` then show (TensorFlow leaves
+"host:0" in ``server_def``; ref writes the bound port there so that this task's
+master and worker know their own address). Both services are also registered in this process
 (``rpc.register_local``), so a ``Session(server.target)`` here calls them directly.
 A port already in use is an UnknownError naming the address, as in TensorFlow
 ("Could not start gRPC server"); a protocol other than "grpc" and "inprocess" a
@@ -126,6 +128,7 @@ class Server:
         cluster = ClusterSpec(self._server_def.cluster)
         address = cluster.task_address(self._server_def.job_name, self._server_def.task_index)
         self._host, self._port = _split_address(address)
+        self._port = self._server_def.port or self._port  # ServerDef.port overrides the spec's (TF's rule)
         self._bind_address = bind_address
         self._cv = threading.Condition()
         self._started = False

@@ -48,6 +48,24 @@ def test_port_zero_takes_a_free_port_shown_in_target_and_server_def(cluster, job
         server.stop()
 
 
+def test_server_def_port_overrides_the_cluster_spec():
+    from ref.protos import cluster_pb2, tensorflow_server_pb2
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # a free port (the spec lists another address, as for a proxy in front of the task)
+    cluster = cluster_pb2.ClusterDef()
+    job = cluster.job.add(name="ps")
+    job.tasks[0] = "127.0.0.1:1"
+    server = Server(tensorflow_server_pb2.ServerDef(cluster=cluster, job_name="ps", task_index=0, protocol="grpc",
+                                                    port=port))
+    try:
+        assert server.target == f"grpc://127.0.0.1:{port}"
+        assert _status(server.target).name == "/job:ps/replica:0/task:0/device:CPU:0"
+    finally:
+        server.stop()
+
+
 def test_services_are_registered_in_the_process_until_stop():
     server = Server.create_local_server()
     worker = rpc.local(server.target, rpc.WORKER_SERVICE)
