@@ -339,6 +339,25 @@ def test_accumulator_partitions_average_and_drop_stale_gradients(task):
     assert task.run(take, recvs=["avg"])[0].tolist() == [3.0, 2.0]
 
 
+def test_a_blocked_take_is_served_by_another_session_s_apply(task):
+    """SyncReplicas on a ps: the chief's take waits while a worker's session applies gradients."""
+    task.session("worker-1")
+    take = _take_grad(task, "sync/grad_accum")
+    apply = _apply_grad(task, "sync/grad_accum")
+    elsewhere = task.register([_accumulator(task, "sync/grad_accum"), task.recv("g"),
+                               task.node("step", "Const", dtype=A(type=types_pb2.DT_INT64),
+                                         value=A(tensor=make_tensor_proto(np.int64(0)))),
+                               task.node("apply", "AccumulatorApplyGradient", ["acc", "step", "_recv_g_0"],
+                                         dtype=A(type=F32))], session="worker-1")
+    got = []
+    thread = threading.Thread(target=lambda: got.append(task.run(take, recvs=["avg"], timeout=60)[0]), daemon=True)
+    thread.start()
+    task.run(apply, {"g": np.array([1.0, 2.0], np.float32)})
+    task.run(elsewhere, {"g": np.array([3.0, 6.0], np.float32)}, session="worker-1")
+    thread.join(60)
+    assert not thread.is_alive() and [g.tolist() for g in got] == [[2.0, 4.0]]
+
+
 def test_blocking_dequeue_is_bounded_by_the_run_deadline(ref_task):
     dequeue = _dequeue(ref_task, "tokens")
     with pytest.raises(errors.DeadlineExceededError) as e:
