@@ -1,4 +1,5 @@
-"""In-process distributed training: ``ClusterSpec`` (cluster.py), ``Server``
-(server.py, an in-process master), ``replica_device_setter`` (device_setter.py),
-gradient accumulators (accumulator_ops.py) and ``SyncReplicasOptimizer``
-(sync_replicas.py)."""
+"""Distributed training: ``ClusterSpec`` (cluster.py), ``Server`` (server.py: a task
+serving TensorFlow's Master and Worker services over gRPC, worker.py, master.py,
+rpc.py; or the ``protocol="inprocess"`` stand-in), ``replica_device_setter``
+(device_setter.py), gradient accumulators (accumulator_ops.py) and
+``SyncReplicasOptimizer`` (sync_replicas.py)."""

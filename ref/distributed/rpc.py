@@ -113,12 +113,13 @@ def _grpc_status(grpc, code):
     return grpc.StatusCode.UNKNOWN.value
 
 
-def serve(address, services, max_workers=64):
+def serve(address, services, max_workers=64, start=True):
     """Starts a grpcio server on ``address`` ("host:port"; port 0 picks a free one).
 
     ``services`` maps a service name (``MASTER_SERVICE``, ``WORKER_SERVICE``) to its
     implementation. Returns ``(server, port)`` with the port actually bound. Raises
-    UnavailableError naming the address when it cannot be bound.
+    UnavailableError naming the address when it cannot be bound. With ``start=False``
+    the port is bound but nothing is served until ``server.start()``.
     """
     grpc = import_grpc()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ref-rpc"),
@@ -132,7 +133,8 @@ def serve(address, services, max_workers=64):
         raise errors.UnavailableError(None, None, f"could not bind {address}: {exc}") from None
     if not port:
         raise errors.UnavailableError(None, None, f"could not bind {address} (in use?)")
-    server.start()
+    if start:
+        server.start()
     return server, port
 
 

@@ -1,4 +1,4 @@
-"""``tf.train.Server``: an IN-PROCESS stand-in for TensorFlow's gRPC server.
+"""``tf.train.Server``: a task of a cluster, serving TensorFlow's Master and Worker services.
 
 Seed 004_96791d6311aaba71.txt, ``class tf.train.Server``: "A
 ``tf.train.Server`` instance encapsulates a set of devices and a
@@ -6,22 +6,33 @@ Seed 004_96791d6311aaba71.txt, ``class tf.train.Server``: "A
 belongs to a cluster (specified by a ``tf.train.ClusterSpec``), and corresponds
 to a particular task in a named job."
 
-ref has no network runtime. A ref ``Server`` opens no socket and talks to no
-other process: it is a target string (``grpc://host:port``, the address of its
-task in the cluster) registered in this process. Every ``Session(server.target)``
-uses the state of the server's CLUSTER instead of a private one: all servers
-built in this process from equal cluster definitions share one variable store,
-one set of random generators and one set of resources (queues, gradient
-accumulators). Device strings are recorded in the graph but do not move
-computation: variables are shared by name, as TensorFlow shares the variables
-of its ps tasks between the sessions of its workers. This is what lets a
-between-graph replicated program run in one process, one thread per worker.
-Variables that TensorFlow would keep per worker task (local variables) are
-shared by name too, so give them distinct names when workers must not share
-them.
+``protocol="grpc"`` (the default) is TensorFlow's: one gRPC server on the task's
+address from the cluster, with the ``MasterService`` (:mod:`ref.distributed.master`)
+and the ``WorkerService`` (:mod:`ref.distributed.worker`) on TensorFlow's method
+paths, so ref and TensorFlow processes talk to each other. It binds the host the
+ClusterSpec names (``bind_address="0.0.0.0"`` binds every interface: TensorFlow
+always does) and its port, or ``ServerDef.port`` when set; a port of 0 takes a
+free port, which ``target`` and ``server_def`` then show (TensorFlow leaves
+"host:0" in ``server_def``; ref writes the bound port there so that this task's
+master and worker know their own address). Both services are also registered in this process
+(``rpc.register_local``), so a ``Session(server.target)`` here calls them directly.
+A port already in use is an UnknownError naming the address, as in TensorFlow
+("Could not start gRPC server"); a protocol other than "grpc" and "inprocess" a
+NotFoundError.
 
-``join()`` blocks until ``stop()`` (a ref addition: TensorFlow's servers run until
-the process ends) or until the optional timeout.
+``protocol="inprocess"`` (a ref addition, for fast tests) opens no socket and
+talks to no other process: its target ``inprocess://host:port`` is registered in
+this process, and every ``Session(target)`` of servers built from equal cluster
+definitions shares one variable store, one set of random generators and one set
+of resources (queues, gradient accumulators). Device strings are recorded in the
+graph but do not move computation: variables are shared by name, as TensorFlow
+shares the variables of its ps tasks between the sessions of its workers. Variables
+that TensorFlow would keep per worker task (local variables) are shared by name
+too, so give them distinct names when workers must not share them.
+
+``join()`` blocks until ``stop()`` or the optional timeout; ``stop()`` (a ref
+addition: TensorFlow's servers run until the process ends) releases the port,
+cancels blocked kernels, and a stopped server cannot be started again.
 """
 from __future__ import annotations
 
@@ -29,7 +40,11 @@ import itertools
 import threading
 
 from ref.types import errors
+from ref.platform import tf_logging
+from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
+from ref.distributed.master import Master
+from ref.distributed.worker import Worker
 from ref.protos import tensorflow_server_pb2
 from ref.session import session as _session
 from ref.session.interpreter import StateStore
@@ -92,29 +107,49 @@ def _make_server_def(server_or_cluster_def, job_name, task_index, protocol, conf
     return server_def
 
 
+def _split_address(address):
+    """("host", port) of "host:port"; InvalidArgumentError (TF's) without a port."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise errors.InvalidArgumentError(None, None, f'Could not parse port for local server from "{address}".')
+    return host, int(port)
+
+
 class Server:
-    """An in-process server: a Session target whose sessions share the state of
-    the server's cluster (see the module docstring)."""
+    """An in-process server for a task in a cluster (see the module docstring)."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
-                 start=True):
+                 start=True, bind_address=None):
         self._server_def = _make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
+        protocol = self._server_def.protocol or "grpc"
+        if protocol not in ("grpc", "inprocess"):
+            raise errors.NotFoundError(None, None, f"No server factory registered for the given ServerDef: "
+                                                   f"protocol {protocol!r} (ref has 'grpc' and 'inprocess')")
         cluster = ClusterSpec(self._server_def.cluster)
         address = cluster.task_address(self._server_def.job_name, self._server_def.task_index)
-        host, _, port = address.rpartition(":")
-        if port == "0":  # TensorFlow lets the OS choose a free port
-            address = f"{host}:{next(_PORTS)}"
-        self._target = f"{self._server_def.protocol or 'grpc'}://{address}"
-        self._key = self._server_def.cluster.SerializeToString(deterministic=True)
+        self._host, self._port = _split_address(address)
+        self._port = self._server_def.port or self._port  # ServerDef.port overrides the spec's (TF's rule)
+        self._bind_address = bind_address
         self._cv = threading.Condition()
         self._started = False
         self._stopped = False
+        self._grpc = None
+        if protocol == "inprocess":
+            if self._port == 0:
+                self._port = next(_PORTS)
+            self._key = self._server_def.cluster.SerializeToString(deterministic=True)
+        else:
+            self.worker = Worker(self._server_def)
+            self.master = Master(self._server_def, local_worker=self.worker)
+            if self._port == 0:  # TensorFlow lets the OS choose a free port, known at once
+                self._bind()
+        self._target = f"{protocol}://{self._host}:{self._port}"
         if start:
             self.start()
 
     @staticmethod
     def create_local_server(config=None, start=True):
-        """A single-task cluster ``{"localhost": ["localhost:0"]}`` on its own fresh port."""
+        """A single-task cluster ``{"localhost": ["localhost:0"]}`` on a free port (TensorFlow's)."""
         return Server({"localhost": ["localhost:0"]}, protocol="grpc", config=config, start=start)
 
     @property
@@ -124,26 +159,53 @@ class Server:
 
     @property
     def target(self):
-        """The target to pass to ``tf.Session`` to share this server's state."""
+        """The target to pass to ``tf.Session`` to connect to this server."""
         return self._target
 
+    def _bind(self):
+        address = f"{self._bind_address or self._host}:{self._port}"
+        services = {rpc.MASTER_SERVICE: self.master, rpc.WORKER_SERVICE: self.worker}
+        try:
+            self._grpc, port = rpc.serve(address, services, start=False)
+        except errors.UnavailableError:
+            raise errors.UnknownError(None, None, f"Could not start gRPC server: {address} is in use or cannot "
+                                                  "be bound") from None
+        if self._port == 0:  # the chosen port, in the target and the server_def
+            self._port = port
+            for job in self._server_def.cluster.job:
+                if job.name == self._server_def.job_name:
+                    job.tasks[self._server_def.task_index] = f"{self._host}:{port}"
+            self.worker.address = f"{self._host}:{port}"
+
     def start(self):
-        """Starts the server: Sessions on ``target`` now share the cluster's state."""
+        """Starts the server (nothing happens when it runs already)."""
         with _LOCK:
             if self._stopped:
-                raise RuntimeError("A stopped in-process Server cannot be restarted.")
+                raise RuntimeError("A stopped Server cannot be restarted.")
             if self._started:
                 return
-            if self._target in _session._SHARED_TARGETS:
-                raise errors.UnknownError(None, None, f"Could not start server: address {self._target} is "
-                                                      "already in use by another running Server")
-            state = _CLUSTERS.get(self._key)
-            if state is None:
-                state = _CLUSTERS[self._key] = _SharedState()
-            state.servers += 1
-            self._state = state
-            _session._SHARED_TARGETS[self._target] = state
+            if self._server_def.protocol == "inprocess":
+                self._start_inprocess()
+            else:
+                if self._grpc is None:
+                    self._bind()
+                self._grpc.start()
+                for service, impl in ((rpc.MASTER_SERVICE, self.master), (rpc.WORKER_SERVICE, self.worker)):
+                    rpc.register_local(self._target, service, impl)
             self._started = True
+        if self._server_def.protocol != "inprocess":
+            tf_logging.info("Started server with target: %s", self._target)
+
+    def _start_inprocess(self):
+        if self._target in _session._SHARED_TARGETS:
+            raise errors.UnknownError(None, None, f"Could not start server: address {self._target} is "
+                                                  "already in use by another running Server")
+        state = _CLUSTERS.get(self._key)
+        if state is None:
+            state = _CLUSTERS[self._key] = _SharedState()
+        state.servers += 1
+        self._state = state
+        _session._SHARED_TARGETS[self._target] = state
 
     def join(self, timeout=None):
         """Blocks until the server is stopped (or ``timeout`` seconds pass);
@@ -152,18 +214,28 @@ class Server:
             return self._cv.wait_for(lambda: self._stopped, timeout)
 
     def stop(self):
-        """Stops the server (ref only): its target is unregistered, waiting
-        ``join()`` calls return, and when it is the cluster's last running
-        server the cluster's queues and accumulators are cancelled and its state
-        freed."""
+        """Stops the server (ref only): waiting ``join()`` calls return. A gRPC
+        server unregisters its services, cancels its blocked kernels and releases
+        its port; an in-process one unregisters its target, and when it is its
+        cluster's last running server the cluster's queues and accumulators are
+        cancelled and its state freed."""
         with _LOCK:
             if self._started and not self._stopped:
-                _session._SHARED_TARGETS.pop(self._target, None)
-                self._state.servers -= 1
-                if self._state.servers == 0:
-                    _CLUSTERS.pop(self._key, None)
-                    self._state.cancel_resources()
+                if self._server_def.protocol == "inprocess":
+                    _session._SHARED_TARGETS.pop(self._target, None)
+                    self._state.servers -= 1
+                    if self._state.servers == 0:
+                        _CLUSTERS.pop(self._key, None)
+                        self._state.cancel_resources()
+                else:
+                    for service in (rpc.MASTER_SERVICE, rpc.WORKER_SERVICE):
+                        rpc.unregister_local(self._target, service)
             self._stopped = True
+        if self._grpc is not None:
+            self.worker.close()  # first: handlers blocked in kernels return
+            self.master.close()
+            self._grpc.stop(grace=None).wait(10)
+            self._grpc = None
         with self._cv:
             self._cv.notify_all()
 

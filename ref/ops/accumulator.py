@@ -29,7 +29,9 @@ Like the queues (:mod:`ref.ops.data_flow`) an accumulator is a Session resource,
 keyed by ``container`` and ``shared_name`` (the op's name when empty); the
 ``Resource*`` op names take a resource handle, the others TF's ref handle --
 both run the same kernels here. Closing the Session (or stopping the in-process
-Server) cancels a blocked take (``CancelledError``).
+Server) cancels a blocked take (``CancelledError``); a take is bounded by the
+run's deadline (:mod:`ref.ops.blocking`: a worker's RunGraph deadline) and then
+fails with DeadlineExceededError saying how many gradients it holds.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import threading
 import numpy as np
 
 from ref.types import dtypes as _dtypes, errors
+from ref.ops import blocking
 from ref.ops.registry import REQUIRED, fixed_rule, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -90,7 +93,8 @@ class Accumulator:
             while self._counter < num_required:
                 if self._torn_down:
                     raise errors.CancelledError(None, None, f"TakeGrad operation was cancelled ({self.name})")
-                self._cv.wait()
+                blocking.wait(self._cv, "take_grad", lambda: f"{self._counter} of {num_required} gradients for "
+                              f"global step {self._global_step} (accumulator '{self.name}')")
             taken = collect()
             self._clear()
             self._counter = 0

@@ -26,7 +26,10 @@ progress:
   except ``DequeueUpTo``, which returns what is left;
 * ``QueueCloseV2`` waits behind pending enqueues (they are preserved); with
   ``cancel_pending_enqueues`` it closes at once and cancels them;
-* closing the Session cancels every waiting attempt (``CancelledError``).
+* closing the Session cancels every waiting attempt (``CancelledError``);
+* a wait is bounded by the run's deadline (:mod:`ref.ops.blocking`: a worker's
+  RunGraph deadline): past it the attempt fails with DeadlineExceededError
+  saying what the queue holds and what the attempt waited for.
 
 ``timeout_ms`` is accepted and, as in TensorFlow's kernels, not used.
 """
@@ -39,6 +42,7 @@ import threading
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.ops import blocking
 from ref.ops.registry import REQUIRED, fixed_rule, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.philox import SingleSample
@@ -173,7 +177,8 @@ class FIFOQueue:
                         self._cv.notify_all()
                         if done == len(elements):
                             return
-                    self._cv.wait()
+                    blocking.wait(self._cv, "Enqueue", lambda: f"{self._state()}: room for "
+                                  f"{len(elements) - done} more element(s)")
             finally:
                 self._leave(self._enqueuers, turn)
 
@@ -196,7 +201,7 @@ class FIFOQueue:
                             raise errors.CancelledError(None, None, f"Queue '{self.name}' is already closed.")
                         self._closed = True
                         return
-                    self._cv.wait()
+                    blocking.wait(self._cv, "QueueClose", lambda: f"{self._state()}: pending enqueues to finish")
             finally:
                 self._leave(self._enqueuers, turn)
 
@@ -251,7 +256,12 @@ class FIFOQueue:
                             self._cv.notify_all()
                             if len(got) == n:
                                 return got
-                    self._cv.wait()
+                    try:
+                        blocking.wait(self._cv, "Dequeue", lambda: f"{self._state()}: {n - len(got)} more "
+                                      f"element(s) of {n} requested")
+                    except errors.OpError:
+                        self._restore(got)
+                        raise
             finally:
                 self._leave(self._dequeuers, turn)
 
@@ -302,6 +312,10 @@ class FIFOQueue:
         if [s.as_list() for s in requested] != [s.as_list() for s in self.shapes]:
             raise invalid_argument(f"{where} has component shapes {[_shape_str(s) for s in self.shapes]} but "
                                    f"requested component shapes were {[_shape_str(s) for s in requested]}")
+
+    def _state(self) -> str:
+        return (f"{self.kind} '{self.name}' holds {len(self._items)} element(s)"
+                + (f" (capacity {self.capacity})" if self.capacity >= 0 else "") + (", closed" if self._closed else ""))
 
     def __repr__(self):
         return f"<{self.kind} '{self.name}' size={len(self._items)} closed={self._closed}>"

@@ -18,6 +18,7 @@ from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
                                  get_default_graph, get_default_session, as_bytes_array)
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from ref.ops import blocking
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
 
@@ -154,6 +155,9 @@ class BaseSession:
         self._graph = graph
         self._target = target
         self._config = config
+        # ConfigProto.operation_timeout_in_ms: the deadline of every run's blocking kernels
+        ms = getattr(config, "operation_timeout_in_ms", 0)
+        self._op_timeout = ms / 1000.0 if ms > 0 else None
         self._closed = False
         shared = _SHARED_TARGETS.get(target) if isinstance(target, str) and target else None
         if shared is None:
@@ -221,7 +225,20 @@ class BaseSession:
         ``np.int32``, ``np.bool_``, ...) or ``bytes`` for a 0-d tensor, an ndarray for
         higher ranks (an object array of ``bytes`` for strings), and the fed value
         itself for a fed tensor; a fetched Operation gives ``None``.
+
+        ``options.timeout_in_ms`` (else the config's ``operation_timeout_in_ms``)
+        bounds blocking kernels (queue dequeue, accumulator take): past it they
+        raise DeadlineExceededError.
         """
+        timeout = self._op_timeout
+        if options is not None and getattr(options, "timeout_in_ms", 0) > 0:
+            timeout = options.timeout_in_ms / 1000.0
+        if timeout is not None:
+            with blocking.bounded(timeout):
+                return self._run(fetches, feed_dict, options, run_metadata)
+        return self._run(fetches, feed_dict, options, run_metadata)
+
+    def _run(self, fetches, feed_dict, options, run_metadata):
         self._check_runnable()
         cls = fetches.__class__
         if (cls is Operation or cls is Tensor) and run_metadata is None and fetches.graph is self._graph:

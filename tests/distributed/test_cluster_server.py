@@ -1,4 +1,4 @@
-"""ClusterSpec and the in-process Server, against tf.train.ClusterSpec / TF's ServerDef."""
+"""ClusterSpec and Server (grpc and the in-process stand-in), against tf.train.ClusterSpec / TF's ServerDef."""
 import os
 import threading
 
@@ -73,7 +73,6 @@ def test_cluster_spec_eq(a, b, equal):
 SERVER_ARGS = [
     (({"worker": ["localhost:30001", "localhost:30002"]},), {"job_name": "worker", "task_index": 1}),
     (({"local": ["localhost:30003"]},), {}),
-    (({"local": ["localhost:30004"]},), {"protocol": "grpc+verbs"}),
     (({"ps": ["a:1"], "worker": ["localhost:30005"]},), {"job_name": "worker"}),
 ]
 
@@ -102,10 +101,27 @@ def test_server_errors(args, kwargs, error):
         Server(*args, start=False, **kwargs)
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    (({"local": ["localhost:0"]},), {"protocol": "grpc+verbs"}),  # no such server factory
+    (({"local": ["localhost"]},), {}),  # no port
+])
+def test_server_run_time_errors_match_tf(args, kwargs):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    with pytest.raises(tf.errors.OpError) as theirs:
+        tf.train.Server(*args, start=False, **kwargs)
+    with pytest.raises(rtf.errors.OpError) as ours:
+        Server(*args, start=False, **kwargs)
+    assert ours.value.error_code == theirs.value.error_code
+
+
 def test_local_servers_get_distinct_targets():
     a, b = Server.create_local_server(start=False), Server.create_local_server(start=False)
-    assert a.target.startswith("grpc://localhost:") and a.target != b.target
-    assert a.server_def.job_name == "localhost" and a.server_def.task_index == 0
+    try:
+        assert a.target.startswith("grpc://localhost:") and a.target != b.target
+        assert a.server_def.job_name == "localhost" and a.server_def.task_index == 0
+    finally:
+        a.stop()
+        b.stop()
 
 
 def _counter_graph():
@@ -123,8 +139,9 @@ def _counter_graph():
 def test_sessions_on_a_cluster_share_variables_and_queues(same_cluster, shares):
     cluster = {"worker": ["localhost:31001", "localhost:31002"]}
     other = {"worker": ["localhost:31003", "localhost:31004"]}
-    s0 = Server(cluster, job_name="worker", task_index=0)
-    s1 = Server(cluster if same_cluster else other, job_name="worker", task_index=1)
+    # protocol "inprocess": the stand-in whose sessions share one store (no sockets)
+    s0 = Server(cluster, job_name="worker", task_index=0, protocol="inprocess")
+    s1 = Server(cluster if same_cluster else other, job_name="worker", task_index=1, protocol="inprocess")
     try:
         g0, v0, inc0, enq0, _, init0 = _counter_graph()
         g1, v1, inc1, _, deq1, _ = _counter_graph()
@@ -144,9 +161,10 @@ def test_sessions_on_a_cluster_share_variables_and_queues(same_cluster, shares):
         s1.stop()
 
 
+@pytest.mark.parametrize("protocol", ["grpc", "inprocess"])
 @pytest.mark.parametrize("stop_after", [0.05])
-def test_join_returns_after_stop(stop_after):
-    server = Server({"local": ["localhost:31010"]})
+def test_join_returns_after_stop(stop_after, protocol):
+    server = Server({"local": ["localhost:0"]}, protocol=protocol)
     assert server.join(timeout=0.01) is False
     threading.Timer(stop_after, server.stop).start()
     assert server.join(timeout=5) is True
@@ -154,10 +172,12 @@ def test_join_returns_after_stop(stop_after):
         server.start()
 
 
-def test_stopped_target_is_released_and_duplicate_address_refused():
-    a = Server({"local": ["localhost:31020"]})
-    with pytest.raises(rtf.errors.UnknownError):
-        Server({"local": ["localhost:31020"]})
+@pytest.mark.parametrize("protocol", ["grpc", "inprocess"])
+def test_stopped_target_is_released_and_duplicate_address_refused(protocol):
+    a = Server({"local": ["localhost:0"]}, protocol=protocol)
+    address = a.target.split("://")[1]
+    with pytest.raises(rtf.errors.UnknownError, match=address):  # TF: "Could not start gRPC server"
+        Server({"local": [address]}, protocol=protocol)
     a.stop()
-    b = Server({"local": ["localhost:31020"]})
+    b = Server({"local": [address]}, protocol=protocol)
     b.stop()

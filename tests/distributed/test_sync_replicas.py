@@ -135,8 +135,9 @@ record_coord = []
 def _two_workers(steps, build):
     """Runs ``steps`` synchronous steps on two worker threads; the chief's records."""
     cluster = {"ps": ["localhost:32001"], "worker": ["localhost:32002", "localhost:32003"]}
-    servers = [Server(cluster, job_name="worker", task_index=i) for i in range(2)]
-    ps = Server(cluster, job_name="ps", task_index=0)
+    # protocol "inprocess": the stand-in whose sessions share one store (one process, no sockets)
+    servers = [Server(cluster, job_name="worker", task_index=i, protocol="inprocess") for i in range(2)]
+    ps = Server(cluster, job_name="ps", task_index=0, protocol="inprocess")
     barrier, init_done, record, errs = threading.Barrier(2), threading.Event(), [], []
     record_coord.clear()
     threads = [threading.Thread(target=_worker, args=(i, cluster, servers[i], steps, barrier, init_done, record, errs,

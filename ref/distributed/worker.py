@@ -1,0 +1,407 @@
+"""TensorFlow's ``WorkerService`` for one task: runs the graph partitions a master registers.
+
+A master (ref's, or TensorFlow's in the staged, master-mediated form of
+``DISTRIBUTED.md`` §6.1) talks to a task's worker in this order:
+
+* ``GetStatus``: the task's devices, here its CPU
+  (``/job:ps/replica:0/task:0/device:CPU:0``) with this worker's *incarnation*,
+  a random nonzero 64-bit number: a restarted task answers with a new one.
+* ``CreateWorkerSession`` / ``DeleteWorkerSession``: a worker session per master
+  session. Variables, queues and accumulators live in the worker (per process,
+  as in TensorFlow) and every session shares them, which is how the workers of
+  a between-graph replicated program find the same variables and SyncReplicas
+  accumulators on a ps task; ``isolate_session_state`` gives a session its own.
+  Stateful kernels' random generators belong to the session (TF's ``OpSegment``).
+  A request naming a session that does not exist fails with AbortedError
+  "Session handle is not found" (the worker may have restarted).
+* ``RegisterGraph``: a partition GraphDef whose nodes all live on this task.
+  Values the master sends in are client-terminated ``_Recv`` nodes, values it
+  takes back client-terminated ``_Send`` nodes (attrs ``tensor_name``,
+  ``send_device``, ``send_device_incarnation``, ``recv_device``,
+  ``client_terminated``). The partition is imported into a ref Graph, each
+  ``_Recv`` becoming a placeholder of its ``tensor_type`` and each ``_Send``'s
+  input a fetch, and planned once. Returns a graph handle, a 16-hex-digit counter.
+* ``RunGraph``: runs every node of a registered partition. ``send`` carries a
+  value for each ``_Recv``, named by its rendezvous key
+  ``"{send_device};{incarnation:016x};{recv_device};{tensor_name};0:0"``;
+  ``recv_key`` names the ``_Send`` values to return. A missing value is an
+  InvalidArgumentError naming the key (TensorFlow's worker waits forever).
+  The call's deadline bounds blocking kernels (queue dequeue, accumulator take):
+  past it they fail with DeadlineExceededError naming the node, the task and
+  what they hold (:mod:`ref.ops.blocking`).
+* ``DeregisterGraph``, ``CleanupGraph`` (accepted: a step keeps no state here),
+  ``CleanupAll`` (clears resource containers; none named: the default one,
+  "localhost", which holds what was made with container "").
+
+``RecvTensor`` (worker-to-worker transfers), ``Logging`` and ``Tracing`` answer
+UnimplementedError: partitions with non-client-terminated ``_Send``/``_Recv`` need
+phase 2 of the design (a rendezvous and a dataflow executor).
+"""
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+
+import numpy as np
+
+from ref.types import dtypes, errors
+from ref.formats.tensor_util import make_ndarray, make_tensor_proto
+from ref.framework.graph import Graph, apply_op
+from ref.framework.graph_io import _import_nodes
+from ref.ops import blocking
+from ref.protos import device_attributes_pb2, worker_pb2
+from ref.session.interpreter import Plan, StateStore, execute
+from ref.session.session import BaseSession
+
+__all__ = ["Worker", "rendezvous_key"]
+
+_RECV_OPS = ("_Recv", "_HostRecv")
+_SEND_OPS = ("_Send", "_HostSend")
+_CPU_MEMORY_LIMIT = 268435456  # what TensorFlow reports for a CPU
+_DEFAULT_CONTAINER = "localhost"  # TF's name for the container of resources made with container ""
+# Seconds of a RunGraph deadline kept back so that a kernel's own timeout error,
+# naming what it waited for, reaches the caller before the call's deadline does.
+_REPLY_MARGIN = 1.0
+
+
+def rendezvous_key(send_device, incarnation, recv_device, tensor_name, frame_id=0, iter_id=0):
+    """TensorFlow's rendezvous key, the incarnation as 16 lowercase hex digits."""
+    return (f"{send_device};{int(incarnation) & 0xFFFFFFFFFFFFFFFF:016x};{recv_device};{tensor_name};"
+            f"{frame_id}:{iter_id}")
+
+
+def _node_key(n):
+    a = n.attr
+    return rendezvous_key(a["send_device"].s.decode(), a["send_device_incarnation"].i, a["recv_device"].s.decode(),
+                          a["tensor_name"].s.decode())
+
+
+class _State:
+    """What a worker process keeps between runs: variable values and resources
+    (queues, accumulators), and the container each was made in."""
+
+    def __init__(self):
+        self.store = StateStore()
+        self.resources = {}
+        self.containers = {}  # variable key -> container
+
+    def clear(self, containers):
+        """Drops the variables and resources of ``containers`` (none named: the
+        default container, TF's "localhost", which holds those made with container "")."""
+        wanted = set(containers) or {_DEFAULT_CONTAINER}
+        with self.store.lock:
+            for key in [k for k in self.store.values if self.containers.get(k, _DEFAULT_CONTAINER) in wanted]:
+                del self.store.values[key]
+        for key in list(self.resources):
+            container = key[1] if isinstance(key, tuple) and len(key) > 2 and isinstance(key[1], str) else ""
+            if (container or _DEFAULT_CONTAINER) in wanted:
+                _close(self.resources.pop(key, None))
+
+    def close(self):
+        for res in list(self.resources.values()):
+            _close(res)
+        self.resources.clear()
+
+
+def _close(resource):
+    closer = getattr(resource, "close", None)
+    if closer is not None:
+        closer()
+
+
+class _WorkerSession:
+    """One master session's view of the worker: its graphs, its generators, its runs in flight."""
+
+    def __init__(self, handle, state, master_task="", master_incarnation=0):
+        self.handle = handle
+        self.state = state
+        self.master = (master_task, master_incarnation)
+        self.rngs = {}
+        self.graphs = {}
+        self.runs = set()
+        self.lock = threading.Lock()
+
+    def cancel(self, reason):
+        with self.lock:
+            runs = list(self.runs)
+        for run in runs:
+            run.cancel(reason)
+
+
+class _GraphSession(BaseSession):
+    """A ref Session over a partition's graph, on the worker's state."""
+
+    def __init__(self, graph, wsession):
+        super().__init__("", graph)
+        self._store, self._rngs, self._resources = wsession.state.store, wsession.rngs, wsession.state.resources
+        self._owns_state = False
+
+
+class _Partition:
+    """A registered partition: its graph, the plan running all of it, its keys."""
+
+    def __init__(self, graph_def, wsession, task_name):
+        recvs, sends, body = [], [], []
+        for n in graph_def.node:
+            if n.op in _RECV_OPS or n.op in _SEND_OPS:
+                if not n.attr["client_terminated"].b:
+                    raise errors.UnimplementedError(
+                        None, None, f"{{{{node {n.name}}}}} ({n.op}) on {task_name} is not client-terminated: ref "
+                                    "workers run master-mediated partitions only (no RecvTensor yet)")
+                (recvs if n.op in _RECV_OPS else sends).append(n)
+            else:
+                _check_device(n, task_name)
+                body.append(n)
+        self.graph = g = Graph()
+        functions = {f.signature.name: f for f in graph_def.library.function}
+        with g.as_default():
+            placeholders = {}
+            taken = {n.name for n in body}
+            for n in recvs:
+                name = n.name.lstrip("_") or "recv"  # a graph's op names cannot start with "_"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                with g.device(n.device or None):
+                    placeholders[n.name] = apply_op("Placeholder", name=name + "/",
+                                                    dtype=dtypes.as_dtype(n.attr["tensor_type"].type), shape=None)
+            try:
+                created = _import_nodes(g, body, {}, functions, "", placeholders_as=placeholders)
+            except (ValueError, TypeError) as e:
+                raise errors.InvalidArgumentError(None, None, f"RegisterGraph on {task_name}: {e}") from None
+        self.recvs = {_node_key(n): (n.name, placeholders[n.name]) for n in recvs}
+        self.sends = {}
+        for n in sends:
+            src, _, idx = n.input[0].partition(":")
+            if src in placeholders:
+                t = placeholders[src]
+            elif src in created:
+                t = created[src].outputs[int(idx or 0)]
+            else:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RegisterGraph on {task_name}: {{{{node {n.name}}}}} sends '{n.input[0]}', "
+                                "which is not in the partition")
+            self.sends[_node_key(n)] = (n.name, t, n.attr["T"].type)
+        for op in created.values():
+            if op._opdef.creates_ref:  # remember each variable's container, for CleanupAll
+                wsession.state.containers[op._attrs.get("shared_name") or op.name] = (
+                    op._attrs.get("container") or _DEFAULT_CONTAINER)
+        self.fetches = [t for _, t, _ in self.sends.values()]
+        self.fetch_index = {k: i for i, k in enumerate(self.sends)}
+        self.feeds = [t for _, t in self.recvs.values()]
+        self.plan = Plan(self.fetches, list(created.values()), self.feeds)
+        self.session = _GraphSession(g, wsession)
+
+
+def _check_device(n, task_name):
+    """InvalidArgumentError when node ``n`` is placed on another task."""
+    if not n.device:
+        return
+    parts = dict(p.split(":", 1) for p in n.device.split("/") if ":" in p)
+    mine = dict(p.split(":", 1) for p in task_name.split("/") if ":" in p)
+    for field in ("job", "replica", "task"):
+        if field in parts and parts[field] != mine[field]:
+            raise errors.InvalidArgumentError(
+                None, None, f"RegisterGraph on {task_name}: {{{{node {n.name}}}}} is placed on {n.device}, "
+                            "another task")
+
+
+def _address(server_def):
+    for job in server_def.cluster.job:
+        if job.name == server_def.job_name:
+            return job.tasks.get(server_def.task_index, "")
+    return ""
+
+
+class Worker:
+    """The WorkerService of the task ``server_def`` describes (a ``ServerDef``).
+
+    Methods take a ``worker_pb2`` request and ``timeout`` (seconds left before the
+    caller's deadline, or None) and return the response; errors are ``ref.errors``.
+    """
+
+    def __init__(self, server_def):
+        self.server_def = server_def
+        self.task_name = f"/job:{server_def.job_name}/replica:{server_def.replica}/task:{server_def.task_index}"
+        self.device_name = self.task_name + "/device:CPU:0"
+        self.address = _address(server_def)
+        self.incarnation = secrets.randbits(64) or 1
+        self._state = _State()
+        self._sessions = {"": _WorkerSession("", self._state)}  # "": the legacy session
+        self._graph_ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _where(self):
+        return f"{self.task_name} at {self.address}" if self.address else self.task_name
+
+    def _check_open(self):
+        if self._closed:
+            raise errors.UnavailableError(None, None, f"worker {self._where()} has been stopped")
+
+    def _session(self, handle, create_worker_session_called=True):
+        self._check_open()
+        with self._lock:
+            session = self._sessions.get(handle if create_worker_session_called else "")
+        if session is None:
+            raise errors.AbortedError(None, None, f"Session handle is not found: {handle}. Possibly this worker "
+                                                  f"(\"{self.task_name}\") just restarted.")
+        return session
+
+    # -- WorkerService -----------------------------------------------------------------
+    def GetStatus(self, request, timeout=None):
+        """This task's devices: its CPU, with the worker's incarnation."""
+        self._check_open()
+        return worker_pb2.GetStatusResponse(device_attributes=[device_attributes_pb2.DeviceAttributes(
+            name=self.device_name, device_type="CPU", memory_limit=_CPU_MEMORY_LIMIT,
+            locality=device_attributes_pb2.DeviceLocality(), incarnation=self.incarnation)])
+
+    def CreateWorkerSession(self, request, timeout=None):
+        """Creates a worker session; an existing handle is kept. Sessions an earlier
+        incarnation of the same master task created are dropped (TF's rule)."""
+        self._check_open()
+        handle = request.session_handle
+        if not handle:
+            raise errors.InvalidArgumentError(None, None, "Session must be non-empty.")
+        with self._lock:
+            master = (request.master_task, request.master_incarnation)
+            if request.master_task:
+                stale = [h for h, s in self._sessions.items()
+                         if s.master[0] == request.master_task and s.master != master]
+                for h in stale:
+                    self._sessions.pop(h).cancel(f"the master {request.master_task} restarted")
+            if handle not in self._sessions:
+                state = _State() if request.isolate_session_state else self._state
+                self._sessions[handle] = _WorkerSession(handle, state, *master)
+        return worker_pb2.CreateWorkerSessionResponse()
+
+    def DeleteWorkerSession(self, request, timeout=None):
+        """Deletes a worker session: its graphs go, its blocked runs are cancelled."""
+        self._check_open()
+        with self._lock:
+            session = self._sessions.pop(request.session_handle, None) if request.session_handle else None
+        if session is not None:
+            session.cancel(f"Session::Close: worker session {session.handle} on {self.task_name} was deleted")
+            if session.state is not self._state:
+                session.state.close()
+        return worker_pb2.DeleteWorkerSessionResponse()
+
+    def RegisterGraph(self, request, timeout=None):
+        """Imports and plans a partition; returns its graph handle."""
+        session = self._session(request.session_handle, request.create_worker_session_called)
+        partition = _Partition(request.graph_def, session, self.task_name)
+        handle = f"{next(self._graph_ids):016x}"
+        with session.lock:
+            session.graphs[handle] = partition
+        return worker_pb2.RegisterGraphResponse(graph_handle=handle)
+
+    def DeregisterGraph(self, request, timeout=None):
+        session = self._session(request.session_handle, request.create_worker_session_called)
+        with session.lock:
+            if session.graphs.pop(request.graph_handle, None) is None:
+                raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle}. "
+                                                      f"Possibly, this worker ({self.task_name}) just restarted.")
+        return worker_pb2.DeregisterGraphResponse()
+
+    def RunGraph(self, request, timeout=None):
+        """Runs a registered partition with the sent values; returns the asked-for ``_Send`` values."""
+        session = self._session(request.session_handle, request.create_worker_session_called)
+        if request.is_partial:
+            raise errors.UnimplementedError(None, None, f"partial runs are not supported by ref's worker "
+                                                        f"({self.task_name})")
+        with session.lock:
+            part = session.graphs.get(request.graph_handle)
+        if part is None:
+            raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle} "
+                                                  f"(on {self.task_name})")
+        feeds = self._feeds(part, request)
+        for key in request.recv_key:
+            if key not in part.sends:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RunGraph on {self._where()}: recv_key {key} names no _Send of graph "
+                                f"{request.graph_handle}")
+        limit = None if timeout is None else max(timeout - min(_REPLY_MARGIN, 0.1 * timeout), 0.0)
+        with blocking.bounded(limit, self._where()) as run:
+            with session.lock:
+                session.runs.add(run)
+            try:
+                with np.errstate(all="ignore"):
+                    values = execute(part.plan, feeds, part.session, part.fetches)
+            except errors.OpError as e:
+                raise self._named(e) from None
+            finally:
+                with session.lock:
+                    session.runs.discard(run)
+        response = worker_pb2.RunGraphResponse()
+        for key in request.recv_key:
+            name, _, dtype = part.sends[key]
+            try:
+                tensor = make_tensor_proto(values[part.fetch_index[key]], dtype=dtypes.as_dtype(dtype))
+            except (TypeError, ValueError) as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{{{{node {name}}}}} on {self.task_name} cannot send its value: {e}") from None
+            response.recv.add(name=key, tensor=tensor)
+        return response
+
+    def _feeds(self, part, request):
+        sent = {nt.name: nt.tensor for nt in request.send}
+        feeds = {}
+        for key, (name, placeholder) in part.recvs.items():
+            if key not in sent:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RunGraph on {self._where()}: no value sent for {{{{node {name}}}}} "
+                                f"(rendezvous key {key})")
+            value = make_ndarray(sent[key])
+            want = placeholder.dtype.base_dtype
+            got = dtypes.as_dtype(sent[key].dtype)
+            if got != want:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RunGraph on {self._where()}: the value sent for {{{{node {name}}}}} is "
+                                f"{got.name}, expected {want.name} (rendezvous key {key})")
+            feeds[placeholder] = value
+        return feeds
+
+    def _named(self, e):
+        """``e`` with the node in TF's ``{{node name}}`` form and this task named."""
+        message = e.message.split("\n\t [[node ")[0]
+        node = f"\n\t [[{{{{node {e.op.name}}}}}]]" if e.op is not None else ""
+        if self.task_name not in message:
+            message += f" (on {self._where()})"
+        return type(e)(None, None, message + node)
+
+    def CleanupGraph(self, request, timeout=None):
+        """Accepted: a step leaves nothing behind on a ref worker."""
+        self._check_open()
+        return worker_pb2.CleanupGraphResponse()
+
+    def CleanupAll(self, request, timeout=None):
+        """Clears the named resource containers (none named: the default container)."""
+        self._check_open()
+        self._state.clear(list(request.container))
+        return worker_pb2.CleanupAllResponse()
+
+    def RecvTensor(self, request, timeout=None):
+        raise errors.UnimplementedError(None, None, f"RecvTensor: ref's worker {self.task_name} runs only "
+                                                    "master-mediated partitions (client-terminated _Send/_Recv)")
+
+    def MarkRecvFinished(self, request, timeout=None):
+        return worker_pb2.MarkRecvFinishedResponse()
+
+    def Logging(self, request, timeout=None):
+        raise errors.UnimplementedError(None, None, f"Logging is not supported by ref's worker {self.task_name}")
+
+    def Tracing(self, request, timeout=None):
+        raise errors.UnimplementedError(None, None, f"Tracing is not supported by ref's worker {self.task_name}")
+
+    def close(self):
+        """Stops the worker: blocked kernels are cancelled, later calls fail (UnavailableError)."""
+        with self._lock:
+            self._closed = True
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for s in sessions:
+            s.cancel(f"the worker {self._where()} was stopped")
+            if s.state is not self._state:
+                s.state.close()
+        self._state.close()
