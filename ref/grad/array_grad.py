@@ -182,6 +182,23 @@ def _strided_slice_grad(op, grad):
             None, None, None)
 
 
+@RegisterGradient("TensorStridedSliceUpdate")
+def _tensor_strided_slice_update_grad(op, grad):
+    """d input: grad with the slice zeroed; d value: grad's slice, summed over
+    the axes ``value`` was broadcast along (TF's rule)."""
+    a, m = _a(), _m()
+    begin, end, strides = op.inputs[1:4]
+    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                         "shrink_axis_mask")}
+    dy = a.strided_slice(grad, begin, end, strides, **masks)
+    dx = a.tensor_strided_slice_update(grad, begin, end, strides, a.zeros_like(dy), **masks)
+    slice_shape = a.shape(dy, out_type=begin.dtype)
+    value_shape = a.shape(op.inputs[4], out_type=begin.dtype)
+    _, axes = apply_op("BroadcastGradientArgs", s0=slice_shape, s1=value_shape)
+    dy = a.reshape(m.reduce_sum(dy, axis=axes, keepdims=True), value_shape)
+    return dx, None, None, None, dy
+
+
 @RegisterGradient("StridedSliceGrad")
 def _strided_slice_grad_grad(op, grad):
     return (None, None, None, None,

@@ -7,7 +7,7 @@ import pytest
 import ref as tf
 from ref.framework.graph import apply_op
 from ref.ops import registry
-from ref.graph_ops import complex_ops, linalg_ops, logging_ops, tensor_array_ops
+from ref.graph_ops import array_ops, complex_ops, linalg_ops, logging_ops, tensor_array_ops
 from ref.grad.registry import registered_rules
 
 RNG = np.random.RandomState(0)
@@ -119,6 +119,8 @@ CASES = {
     "Unpack": ([2, 3], _any, lambda x: tf.unstack(x)[1], False),
     "Slice": ([3, 4], _any, lambda x: tf.slice(x, [1, 1], [2, 2]), False),
     "StridedSlice": ([4, 5], _any, lambda x: x[1:3, ::2], False),
+    "TensorStridedSliceUpdate": ([4, 5], _any, lambda x: array_ops.tensor_strided_slice_update(
+        x * x, [1], [3], [1], x[0:1] * 3.0), False),
     "GatherV2": ([4, 2], _any, lambda x: tf.gather(x, tf.constant([3, 0, 3])), False),
     "GatherNd": ([3, 2], _any, lambda x: tf.gather_nd(x, tf.constant([[0, 1], [2, 0]])), False),
     "Tile": ([2, 3], _any, lambda x: tf.tile(x, [2, 1]), False),
