@@ -10,9 +10,12 @@ TensorFlow does, so the proto is deterministic.
 """
 from __future__ import annotations
 
+import json
+import os
+
 from ref.protos import cluster_pb2
 
-__all__ = ["ClusterSpec"]
+__all__ = ["ClusterSpec", "cluster_from_env"]
 
 
 def _as_str(value, what):
@@ -134,3 +137,38 @@ class ClusterSpec:
         for i, address in job.items():
             out[i] = address
         return out
+
+
+def _json_cluster(cluster):
+    """A JSON cluster dict as ``ClusterSpec`` takes it: task-index keys become ints."""
+    if not isinstance(cluster, dict):
+        raise ValueError(f"a cluster must be a JSON object of job name -> addresses, not {cluster!r}")
+    return {job: ({int(i): a for i, a in tasks.items()} if isinstance(tasks, dict) else tasks)
+            for job, tasks in cluster.items()}
+
+
+def cluster_from_env(environ=None):
+    """``(ClusterSpec, job_name, task_index)`` from the ``TF_CONFIG`` environment variable.
+
+    ``TF_CONFIG`` is the JSON that TensorFlow's ``TFConfigClusterResolver`` and
+    Estimator read and that ``python -m ref cluster run`` sets for every task::
+
+        {"cluster": {"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"]},
+         "task": {"type": "worker", "index": 0}}
+
+    Without ``TF_CONFIG`` (or when it is empty) the result is an empty
+    ``ClusterSpec`` and ``None, None``, as TensorFlow's resolver reports a
+    non-distributed run. A malformed value is a ValueError naming it.
+    """
+    text = (os.environ if environ is None else environ).get("TF_CONFIG", "").strip()
+    if not text:
+        return ClusterSpec({}), None, None
+    try:
+        config = json.loads(text)
+        task = config.get("task") or {}
+        cluster = ClusterSpec(_json_cluster(config.get("cluster") or {}))
+        job_name = task.get("type")
+        task_index = int(task["index"]) if "index" in task else (0 if job_name is not None else None)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"TF_CONFIG is not a valid cluster configuration ({exc}): {text!r}") from None
+    return cluster, job_name, task_index
