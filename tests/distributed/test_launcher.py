@@ -1,0 +1,254 @@
+"""``python -m ref server`` / ``cluster run`` / ``cluster status`` and ``cluster_from_env``.
+
+The launcher's tasks are real processes on 127.0.0.1; every run has a --timeout
+and every wait a bound. Worker commands are small Python scripts that print
+their TF_CONFIG, fail or sleep.
+"""
+import importlib.util
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ref.distributed import ClusterSpec, cluster_from_env
+from ref.distributed.launcher import free_ports, load_cluster
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BOUND = 60  # seconds: a generous ceiling for any one command here
+
+
+def ref_cli(*args, timeout=BOUND):
+    return subprocess.run([sys.executable, "-m", "ref", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture()
+def script(tmp_path):
+    """A worker script: prints its TF_CONFIG as one JSON line, then does what the task's row says."""
+    path = tmp_path / "worker.py"
+    path.write_text(textwrap.dedent("""
+        import json, os, sys, time
+        config = json.loads(os.environ["TF_CONFIG"])
+        print("CONFIG " + json.dumps(config))
+        actions = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+        action = actions.get(str(config["task"]["index"]), "ok")
+        if action == "sleep":
+            time.sleep(120)
+        if action.startswith("exit"):
+            print("about to fail")
+            sys.exit(int(action[4:]))
+    """))
+    return str(path)
+
+
+def configs(stdout):
+    """{task name: TF_CONFIG} from the prefixed output lines."""
+    out = {}
+    for line in stdout.splitlines():
+        prefix, _, rest = line.partition(" ")
+        if rest.startswith("CONFIG "):
+            out[prefix.strip("[]")] = json.loads(rest[len("CONFIG "):])
+    return out
+
+
+# -- TF_CONFIG ------------------------------------------------------------------------
+
+TF_CONFIG_CASES = [
+    # (TF_CONFIG, expected cluster dict, job, index)
+    (None, {}, None, None),
+    ("", {}, None, None),
+    ('{"cluster": {"ps": ["h:1"], "worker": ["h:2", "h:3"]}, "task": {"type": "worker", "index": 1}}',
+     {"ps": ["h:1"], "worker": ["h:2", "h:3"]}, "worker", 1),
+    ('{"cluster": {"worker": {"3": "h:9"}}, "task": {"type": "worker", "index": 3}}',
+     {"worker": {3: "h:9"}}, "worker", 3),
+    ('{"cluster": {"chief": ["h:1"]}, "task": {"type": "chief"}}', {"chief": ["h:1"]}, "chief", 0),
+]
+
+
+@pytest.mark.parametrize("value, cluster, job, index", TF_CONFIG_CASES)
+def test_cluster_from_env(value, cluster, job, index):
+    env = {} if value is None else {"TF_CONFIG": value}
+    spec, job_name, task_index = cluster_from_env(env)
+    assert spec.as_dict() == cluster and spec == ClusterSpec(cluster)
+    assert (job_name, task_index) == (job, index)
+
+
+@pytest.mark.parametrize("value", ["{not json", '{"cluster": ["h:1"]}', '{"task": {"type": "ps", "index": "x"}}'])
+def test_cluster_from_env_malformed_names_tf_config(value):
+    with pytest.raises(ValueError, match="TF_CONFIG"):
+        cluster_from_env({"TF_CONFIG": value})
+
+
+def test_load_cluster_from_text_file_and_tf_config(tmp_path):
+    spec = {"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2"]}
+    f = tmp_path / "cluster.json"
+    f.write_text(json.dumps(spec))
+    for arg in (json.dumps(spec), str(f), json.dumps({"cluster": spec, "task": {"type": "ps", "index": 0}})):
+        assert load_cluster(arg) == ClusterSpec(spec)
+
+
+def test_free_ports_are_distinct_and_bindable():
+    import socket
+    ports = free_ports(4)
+    assert len(set(ports)) == 4
+    for p in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", p))
+
+
+# -- cluster run ------------------------------------------------------------------------
+
+
+def test_run_sets_tf_config_and_prefixes_output(script, tmp_path):
+    cluster_file = tmp_path / "c.json"
+    r = ref_cli("cluster", "run", "--ps", "1", "--workers", "2", "--timeout", "50", "--cluster-file",
+                str(cluster_file), "--", sys.executable, script)
+    assert r.returncode == 0, r.stderr
+    seen = configs(r.stdout)
+    assert set(seen) == {"worker:0", "worker:1"}
+    cluster = seen["worker:0"]["cluster"]
+    assert seen["worker:1"]["cluster"] == cluster and json.loads(cluster_file.read_text()) == cluster
+    assert [c["task"] for c in (seen["worker:0"], seen["worker:1"])] == [
+        {"type": "worker", "index": 0}, {"type": "worker", "index": 1}]
+    addresses = cluster["ps"] + cluster["worker"]
+    assert len(addresses) == 3 and len(set(addresses)) == 3
+    assert all(a.startswith("127.0.0.1:") for a in addresses)
+    # the ps ran the built-in server on its address and was stopped after the workers finished
+    assert f"[ps:0] Started server with target: grpc://{cluster['ps'][0]}" in r.stdout
+    assert "[ps:0] Stopped server" in r.stdout
+
+
+@pytest.mark.parametrize("workers, actions, code", [
+    (2, {"1": "exit3", "0": "sleep"}, 3),   # a failing worker stops the sleeping one
+    (1, {"0": "exit1"}, 1),
+])
+def test_run_failing_worker_stops_everything(script, workers, actions, code):
+    r = ref_cli("cluster", "run", "--ps", "0", "--workers", str(workers), "--timeout", "50", "--",
+                sys.executable, script, json.dumps(actions))
+    assert r.returncode == code
+    failed = f"worker:{[k for k, v in actions.items() if v.startswith('exit')][0]}"
+    assert f"{failed} exited with status {code}" in r.stderr
+    assert f"[{failed}] about to fail" in r.stderr  # its last lines, printed again
+    assert "timed out" not in r.stderr
+
+
+def test_run_timeout_kills_everything(script):
+    r = ref_cli("cluster", "run", "--ps", "1", "--workers", "1", "--timeout", "2", "--", sys.executable, script,
+                json.dumps({"0": "sleep"}))
+    assert r.returncode == 124
+    assert "timed out after 2 s" in r.stderr and "worker:0" in r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["cluster", "run", "--workers", "2"],
+    ["cluster", "run", "--workers", "0", "--", "true"],
+    ["cluster", "run", "--ps", "x", "--", "true"],
+    ["cluster"],
+    ["server", "--cluster", '{"ps": ["127.0.0.1:1"]}', "--task", "x"],
+])
+def test_usage_errors_are_one_line_exit_2(args):
+    r = ref_cli(*args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+
+
+def test_server_unknown_job_is_one_line_error():
+    r = ref_cli("server", "--cluster", '{"ps": ["127.0.0.1:1"]}', "--job", "worker", "--task", "0")
+    assert r.returncode == 1 and r.stderr.strip() == "error: No such job in cluster: 'worker'"
+
+
+# -- server ------------------------------------------------------------------------------
+
+
+def start_server(cluster, job, task, env=None):
+    proc = subprocess.Popen([sys.executable, "-m", "ref", "server", "--cluster", json.dumps(cluster), "--job", job,
+                             "--task", str(task)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    line = proc.stdout.readline()  # the server prints its target once it serves
+    return proc, line
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_server_stops_cleanly_on_signal(signum):
+    port, = free_ports(1)
+    proc, line = start_server({"ps": [f"127.0.0.1:{port}"]}, "ps", 0)
+    try:
+        assert line.startswith(f"Started server with target: grpc://127.0.0.1:{port}")
+        proc.send_signal(signum)
+        assert proc.wait(BOUND) == 0
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_server_reads_tf_config():
+    port, = free_ports(1)
+    env = dict(os.environ, TF_CONFIG=json.dumps({"cluster": {"ps": [f"127.0.0.1:{port}"]},
+                                                  "task": {"type": "ps", "index": 0}}))
+    proc = subprocess.Popen([sys.executable, "-m", "ref", "server"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().startswith(f"Started server with target: grpc://127.0.0.1:{port}")
+        proc.terminate()
+        assert proc.wait(BOUND) == 0
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+# -- cluster status ----------------------------------------------------------------------
+
+
+def test_status_dead_port_is_down_within_the_timeout():
+    pytest.importorskip("grpc")
+    port, = free_ports(1)
+    r = ref_cli("cluster", "status", "--cluster", json.dumps({"ps": [f"127.0.0.1:{port}"]}), "--timeout", "1")
+    assert r.returncode == 1
+    assert r.stdout.startswith(f"ps:0  127.0.0.1:{port}  down  ")
+    assert "/job:ps/replica:0/task:0" in r.stdout and "within 1 s" in r.stdout
+
+
+def test_status_against_a_tensorflow_server(capsys):
+    pytest.importorskip("grpc")
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from ref.distributed import launcher
+    server = tf.train.Server.create_local_server()
+    address = server.target[len("grpc://"):]
+    dead, = free_ports(1)
+    code = launcher.cluster_main(["status", "--cluster", json.dumps({"local": [address],
+                                                                     "ps": [f"127.0.0.1:{dead}"]}),
+                                  "--timeout", "10"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 1  # the ps is down
+    up = [line for line in lines if line.startswith("local:0")][0].split()
+    assert up[1:3] == [address, "up"] and up[3] == "incarnation" and int(up[4], 16) != 0
+    assert any(line.startswith(f"ps:0  127.0.0.1:{dead}  down") for line in lines)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ref.distributed.worker") is None,
+                    reason="needs ref's gRPC Server (ref.distributed.worker)")
+def test_server_answers_get_status_and_cluster_run_pings_it(script):
+    pytest.importorskip("grpc")
+    from ref.distributed import rpc
+    from ref.protos import worker_pb2
+    port, = free_ports(1)
+    proc, line = start_server({"ps": [f"127.0.0.1:{port}"]}, "ps", 0)
+    try:
+        assert line.startswith(f"Started server with target: grpc://127.0.0.1:{port}")
+        client = rpc.Client(f"127.0.0.1:{port}", rpc.WORKER_SERVICE, connect_timeout=BOUND)
+        status = client.GetStatus(worker_pb2.GetStatusRequest(), timeout=BOUND)
+        assert status.device_attributes[0].name == "/job:ps/replica:0/task:0/device:CPU:0"
+        assert status.device_attributes[0].incarnation != 0
+        r = ref_cli("cluster", "status", "--cluster", json.dumps({"ps": [f"127.0.0.1:{port}"]}))
+        assert r.returncode == 0 and r.stdout.startswith(f"ps:0  127.0.0.1:{port}  up  incarnation "
+                                                         f"{status.device_attributes[0].incarnation:016x}")
+        proc.terminate()
+        assert proc.wait(BOUND) == 0
+    finally:
+        proc.kill()
+        proc.communicate()
