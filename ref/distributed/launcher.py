@@ -275,8 +275,6 @@ def _ping(job, index, address, timeout):
         response = client.GetStatus(worker_pb2.GetStatusRequest(), timeout=timeout)
     except Exception as exc:  # noqa: BLE001 -- every failure is "down", with its reason
         return f"{job}:{index}  {address}  down  {' '.join(str(exc).split())}", False
-    finally:
-        rpc.forget_channel(client.address)
     ms = (time.monotonic() - start) * 1e3
     devices = response.device_attributes
     incarnation = f"{devices[0].incarnation:016x}" if devices else "-"
