@@ -62,16 +62,16 @@ def load_cluster(text):
     return ClusterSpec(_json_cluster(value))
 
 
-def _task_args(args):
+def _task_args(parser, args):
     """(cluster, job, task) from the command line, completed from TF_CONFIG."""
     env_cluster, env_job, env_task = cluster_from_env()
     cluster = load_cluster(args.cluster) if args.cluster else env_cluster
     job = args.job if args.job is not None else env_job
     task = args.task if args.task is not None else env_task
     if not cluster:
-        raise ValueError("no cluster: pass --cluster JSON_OR_FILE or set TF_CONFIG")
+        parser.error("no cluster: pass --cluster JSON_OR_FILE or set TF_CONFIG")
     if job is None:
-        raise ValueError("no job: pass --job NAME or set TF_CONFIG's task.type")
+        parser.error("no job: pass --job NAME or set TF_CONFIG's task.type")
     cluster.task_address(job, task or 0)  # ValueError naming the job/task when absent
     return cluster, job, task or 0
 
@@ -86,7 +86,7 @@ def server_main(argv):
     p.add_argument("--task", type=int, help="this task's index (default: TF_CONFIG)")
     p.add_argument("--bind", help="address to listen on instead of the spec's host, e.g. 0.0.0.0")
     args = p.parse_args(argv)
-    cluster, job, task = _task_args(args)
+    cluster, job, task = _task_args(p, args)
     kwargs = {}
     if args.bind:
         if "bind_address" not in inspect.signature(Server).parameters:
@@ -184,14 +184,15 @@ def _status(code):
     return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell reports it
 
 
-def _start_ps(n, m, env, lock, deadline, tries=3):
-    """The cluster's addresses and its ps tasks, started (or one of them dead, for the caller to
-    report). Free ports can be taken by others before a ps binds: then it retries with new ones."""
+def _start_ps(n, m, env, lock, deadline, ps, tries=3):
+    """The cluster's addresses; its ps tasks, started (or one of them dead, for the caller to
+    report), are put in the list ``ps``. Free ports can be taken by others before a ps binds:
+    then it retries with new ones."""
     for attempt in range(tries):
         ports = free_ports(n + m)
         cluster = {"ps": [f"127.0.0.1:{p}" for p in ports[:n]]} if n else {}
         cluster["worker"] = [f"127.0.0.1:{p}" for p in ports[n:]]
-        ps = [_Task("ps", i, [sys.executable, "-m", "ref", "server", "--cluster", json.dumps(cluster),
+        ps[:] = [_Task("ps", i, [sys.executable, "-m", "ref", "server", "--cluster", json.dumps(cluster),
                               "--job", "ps", "--task", str(i)], _task_env(env, cluster, "ps", i), lock)
               for i in range(n)]
         dead = []
@@ -204,11 +205,11 @@ def _start_ps(n, m, env, lock, deadline, tries=3):
                 raise TimeoutError("the ps tasks did not start: " + ", ".join(t.name for t in ps))
             time.sleep(0.05)
         if not dead:
-            return cluster, ps
+            return cluster
         for t in dead:
             t.finish()  # all its output is in t.tail
         if attempt == tries - 1 or not any("bind" in line for t in dead for line in t.tail):
-            return cluster, ps
+            return cluster
         _stop(ps)
         print(f"[cluster] a ps port was taken; retrying with new ports ({attempt + 1})", file=sys.stderr, flush=True)
 
@@ -228,8 +229,13 @@ def _run(args):
     deadline = start + args.timeout if args.timeout else float("inf")
     lock = threading.Lock()
     tasks = []
+
+    def terminated(signum, frame):
+        raise SystemExit(128 + signum)  # stops the tasks on the way out (finally below)
+
+    old = signal.signal(signal.SIGTERM, terminated)
     try:
-        cluster, tasks = _start_ps(args.ps, args.workers, env, lock, deadline)
+        cluster = _start_ps(args.ps, args.workers, env, lock, deadline, tasks)
         if args.cluster_file:
             with open(args.cluster_file, "w") as f:
                 json.dump(cluster, f)
@@ -261,7 +267,8 @@ def _run(args):
         print(f"error: cluster run timed out after {args.timeout:g} s: {exc}", file=sys.stderr, flush=True)
         return 124
     finally:
-        _stop(tasks)  # KeyboardInterrupt, errors: never leave a task behind
+        _stop(tasks)  # SIGTERM, KeyboardInterrupt, errors: never leave a task behind
+        signal.signal(signal.SIGTERM, old)
 
 
 # -- python -m ref cluster status ------------------------------------------------------
@@ -282,10 +289,10 @@ def _ping(job, index, address, timeout):
             f"{len(devices)} device{'s' if len(devices) != 1 else ''}"), True
 
 
-def _status_cmd(args):
+def _status_cmd(parser, args):
     cluster = load_cluster(args.cluster) if args.cluster else cluster_from_env()[0]
     if not cluster:
-        raise ValueError("no cluster: pass --cluster JSON_OR_FILE or set TF_CONFIG")
+        parser.error("no cluster: pass --cluster JSON_OR_FILE or set TF_CONFIG")
     rpc.import_grpc()
     tasks = [(job, i, cluster.task_address(job, i)) for job in cluster.jobs for i in cluster.task_indices(job)]
     with futures.ThreadPoolExecutor(max_workers=min(len(tasks), 32) or 1) as pool:
@@ -315,6 +322,6 @@ def cluster_main(argv):
             run.error("a worker command is needed after --, e.g. -- python train.py")
         return _run(args)
     if args.command == "status":
-        return _status_cmd(args)
+        return _status_cmd(status, args)
     p.error("a command is required: run or status")
 

@@ -252,3 +252,34 @@ def test_server_answers_get_status_and_cluster_run_pings_it(script):
     finally:
         proc.kill()
         proc.communicate()
+
+
+def test_sigterm_to_the_launcher_stops_its_tasks(tmp_path):
+    pid_file = tmp_path / "pid"
+    worker = tmp_path / "w.py"
+    worker.write_text("import os, pathlib, sys, time\n"
+                      f"pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+                      "print('running', flush=True)\ntime.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ref", "cluster", "run", "--ps", "1", "--workers", "1",
+                             "--timeout", "100", "--", sys.executable, str(worker)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:  # wait until the worker runs
+            if line.startswith("[worker:0] running"):
+                break
+        proc.terminate()
+        assert proc.wait(BOUND) == 128 + signal.SIGTERM
+        with pytest.raises(ProcessLookupError):  # the worker is gone (and reaped) too
+            os.kill(int(pid_file.read_text()), 0)
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize("args", [["server"], ["server", "--cluster", '{"ps": ["127.0.0.1:1"]}'],
+                                  ["cluster", "status"]])
+def test_missing_cluster_or_job_is_a_usage_error(args):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
+    r = subprocess.run([sys.executable, "-m", "ref", *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=BOUND, env=env)
+    assert r.returncode == 2 and r.stderr.startswith("error: no ") and r.stderr.count("\n") == 1
