@@ -3,9 +3,9 @@
 * ``server --cluster JSON_OR_FILE --job NAME --task N [--bind ADDR]`` runs one task:
   ``tf.train.Server(cluster, job_name, task_index)`` until SIGTERM or SIGINT, then
   stops it and exits 0. Without ``--cluster``/``--job``/``--task`` it reads ``TF_CONFIG``.
-* ``cluster run --ps N --workers M [--timeout S] [--cluster-file F] -- CMD ...``
-  starts a cluster on free 127.0.0.1 ports: N ps tasks running the built-in
-  server, M worker processes running CMD, each with ``TF_CONFIG`` in its
+* ``cluster run --ps N --workers M [--timeout S] [--cluster-file F] [--ps-cmd CMD]
+  -- CMD ...`` starts a cluster on free 127.0.0.1 ports: N ps tasks running the
+  built-in server (or ``--ps-cmd``), M worker processes running CMD, each with ``TF_CONFIG`` in its
   environment and its output prefixed ``[worker:1]``. When every worker exits 0
   the ps tasks get SIGTERM (SIGKILL 5 s later) and the launcher exits 0; when a
   task fails its last lines are printed, everything is stopped and the launcher
@@ -23,6 +23,7 @@ import collections
 import inspect
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -41,6 +42,7 @@ __all__ = ["server_main", "cluster_main", "load_cluster", "free_ports"]
 
 _GRACE = 5.0  # seconds between SIGTERM and SIGKILL
 _TAIL = 20  # lines of a failing task's output printed again
+_PS_START = 120.0  # seconds a ps task may take to start listening
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -184,25 +186,35 @@ def _status(code):
     return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell reports it
 
 
-def _start_ps(n, m, env, lock, deadline, ps, tries=3):
+def _listening(address):
+    host, _, port = address.rpartition(":")
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, int(port))) == 0
+
+
+def _start_ps(n, m, env, lock, deadline, ps, ps_cmd=None, tries=3):
     """The cluster's addresses; its ps tasks, started (or one of them dead, for the caller to
-    report), are put in the list ``ps``. Free ports can be taken by others before a ps binds:
+    report), are put in the list ``ps``. A ps has started when it prints TF's "Started server"
+    line or its port accepts connections. Free ports can be taken by others before a ps binds:
     then it retries with new ones."""
+    deadline = min(deadline, time.monotonic() + _PS_START)
     for attempt in range(tries):
         ports = free_ports(n + m)
         cluster = {"ps": [f"127.0.0.1:{p}" for p in ports[:n]]} if n else {}
         cluster["worker"] = [f"127.0.0.1:{p}" for p in ports[n:]]
-        ps[:] = [_Task("ps", i, [sys.executable, "-m", "ref", "server", "--cluster", json.dumps(cluster),
-                              "--job", "ps", "--task", str(i)], _task_env(env, cluster, "ps", i), lock)
-              for i in range(n)]
-        dead = []
-        while not all(t.started.is_set() for t in ps):
+        ps[:] = [_Task("ps", i, ps_cmd or [sys.executable, "-m", "ref", "server", "--cluster", json.dumps(cluster),
+                                           "--job", "ps", "--task", str(i)], _task_env(env, cluster, "ps", i), lock)
+                 for i in range(n)]
+        dead, waiting = [], list(zip(ps, cluster.get("ps", [])))
+        while waiting:
+            waiting = [(t, a) for t, a in waiting if not (t.started.is_set() or _listening(a))]
             dead = [t for t in ps if t.proc.poll() is not None and not t.started.is_set()]
             if dead:
                 break
             if time.monotonic() > deadline:
                 _stop(ps)
-                raise TimeoutError("the ps tasks did not start: " + ", ".join(t.name for t in ps))
+                raise TimeoutError("the ps tasks did not start listening: " + ", ".join(t.name for t, _ in waiting))
             time.sleep(0.05)
         if not dead:
             return cluster
@@ -235,7 +247,8 @@ def _run(args):
 
     old = signal.signal(signal.SIGTERM, terminated)
     try:
-        cluster = _start_ps(args.ps, args.workers, env, lock, deadline, tasks)
+        ps_cmd = shlex.split(args.ps_cmd) if args.ps_cmd else None
+        cluster = _start_ps(args.ps, args.workers, env, lock, deadline, tasks, ps_cmd)
         if args.cluster_file:
             with open(args.cluster_file, "w") as f:
                 json.dump(cluster, f)
@@ -310,6 +323,8 @@ def cluster_main(argv):
     run.add_argument("--workers", type=int, default=1, help="number of worker processes running CMD")
     run.add_argument("--timeout", type=float, help="seconds after which every task is killed")
     run.add_argument("--cluster-file", help="write the cluster's JSON here")
+    run.add_argument("--ps-cmd", help="run this command (with TF_CONFIG) as each ps task instead of "
+                     "python -m ref server, e.g. 'python train.py'")
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ...: the worker command")
     status = sub.add_parser("status", help="send GetStatus to every task of a cluster")
     status.add_argument("--cluster", help="the ClusterSpec as JSON, or a JSON file (default: TF_CONFIG)")

@@ -283,3 +283,56 @@ def test_missing_cluster_or_job_is_a_usage_error(args):
     r = subprocess.run([sys.executable, "-m", "ref", *args], cwd=ROOT, capture_output=True, text=True,
                        timeout=BOUND, env=env)
     assert r.returncode == 2 and r.stderr.startswith("error: no ") and r.stderr.count("\n") == 1
+
+
+TRAIN = """
+import json, os, sys, time
+if sys.argv[1] == "tf":
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+else:
+    import ref as tf
+from ref.distributed import cluster_from_env
+spec, job, task = cluster_from_env()
+cluster = tf.train.ClusterSpec(spec.as_dict())
+server = tf.train.Server(cluster, job_name=job, task_index=task)
+if job == "ps":
+    server.join()
+with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device=f"/job:worker/task:{task}")):
+    w = tf.Variable([0.0, 0.0], name="w")
+    add = tf.assign_add(w, [1.0, float(task + 1)])
+    ready = tf.is_variable_initialized(w)
+config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task}"])
+deadline = time.monotonic() + 60
+with tf.Session(server.target, config=config) as sess:
+    if task == 0:
+        sess.run(w.initializer)
+    while not sess.run(ready) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for _ in range(5):
+        sess.run(add)
+    if task == 0:  # the chief waits for the other worker's steps, then reports the ps' value
+        while sess.run(w)[0] < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print("final", sess.run(w).tolist())
+"""
+
+
+@pytest.mark.parametrize("framework", [
+    "tf",  # TensorFlow's servers and sessions under ref's launcher (ps via --ps-cmd)
+    pytest.param("ref", marks=pytest.mark.skipif(importlib.util.find_spec("ref.distributed.worker") is None,
+                                                 reason="needs ref's gRPC Server (ref.distributed.worker)")),
+])
+def test_run_one_ps_two_workers_training(tmp_path, framework):
+    pytest.importorskip("grpc")
+    if framework == "tf":
+        pytest.importorskip("tensorflow")
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN)
+    cmd = [sys.executable, str(script), framework]
+    ps_cmd = ["--ps-cmd", " ".join(cmd)] if framework == "tf" else []
+    r = ref_cli("cluster", "run", "--ps", "1", "--workers", "2", "--timeout", "100", *ps_cmd, "--", *cmd,
+                timeout=150)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    # 5 steps of [1, 1] from worker 0 and 5 of [1, 2] from worker 1 on the ps' variable
+    assert "[worker:0] final [10.0, 15.0]" in r.stdout
