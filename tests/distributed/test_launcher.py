@@ -220,12 +220,12 @@ def test_status_against_a_tensorflow_server(capsys):
     server = tf.train.Server.create_local_server()
     address = server.target[len("grpc://"):]
     dead, = free_ports(1)
-    code = launcher.cluster_main(["status", "--cluster", json.dumps({"local": [address],
+    code = launcher.cluster_main(["status", "--cluster", json.dumps({"localhost": [address],
                                                                      "ps": [f"127.0.0.1:{dead}"]}),
                                   "--timeout", "10"])
     lines = capsys.readouterr().out.splitlines()
     assert code == 1  # the ps is down
-    up = [line for line in lines if line.startswith("local:0")][0].split()
+    up = [line for line in lines if line.startswith("localhost:0")][0].split()
     assert up[1:3] == [address, "up"] and up[3] == "incarnation" and int(up[4], 16) != 0
     assert any(line.startswith(f"ps:0  127.0.0.1:{dead}  down") for line in lines)
 

@@ -122,3 +122,25 @@ def test_restore_wakes_blackholed_calls(proxy):
     proxy.restore()
     t.join(BOUND)
     assert not t.is_alive() and out and out[0].type is errors.UnavailableError
+
+
+def test_passes_a_tensorflow_client_and_server_through():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    server = tf.train.Server.create_local_server()
+    with FaultProxy(server.target) as p:
+        status = get_status(client(p))
+        assert status.device_attributes[0].name == "/job:localhost/replica:0/task:0/device:CPU:0"
+        with tf.Graph().as_default():
+            total = tf.constant(3.0) + 1.0
+            config = tf.ConfigProto(operation_timeout_in_ms=1000)
+            with tf.Session("grpc://" + p.address, config=config) as sess:
+                assert sess.run(total) == 4.0
+                p.blackhole("RunStep")
+                start = time.monotonic()
+                with pytest.raises(tf.errors.DeadlineExceededError):
+                    sess.run(total)
+                assert 0.95 <= time.monotonic() - start < BOUND
+                p.restore()
+        assert p.calls[:3] == ["/tensorflow.WorkerService/GetStatus", "/tensorflow.MasterService/CreateSession",
+                               "/tensorflow.MasterService/RunStep"]
+        assert p.calls.count("/tensorflow.MasterService/RunStep") == 2
