@@ -104,7 +104,7 @@ def server_main(argv):
         server = Server(cluster, job_name=job, task_index=task, **kwargs)
         print(f"Started server with target: {server.target} (/job:{job}/replica:0/task:{task})", flush=True)
         while not stop.wait(0.5):
-            if server.join(timeout=0):  # stopped from inside (never today)
+            if server.join(timeout=0):  # the server stopped by itself
                 break
         server.stop()
         server.join(timeout=_GRACE)
@@ -318,9 +318,13 @@ def _status_cmd(parser, args):
 def cluster_main(argv):
     p = Parser(prog="python -m ref cluster", description="Run a local cluster or ping the tasks of one.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    run = sub.add_parser("run", help="start N ps tasks and M workers running CMD on 127.0.0.1")
-    run.add_argument("--ps", type=int, default=1, help="number of ps tasks (python -m ref server)")
-    run.add_argument("--workers", type=int, default=1, help="number of worker processes running CMD")
+    run = sub.add_parser("run", help="start N ps tasks and M workers running CMD on 127.0.0.1",
+                         description="Start a cluster on free 127.0.0.1 ports: N ps tasks (python -m ref "
+                         "server) and M worker processes running CMD, each with TF_CONFIG set and its output "
+                         "prefixed [worker:i]. When every worker exits 0 the ps tasks are stopped and the exit "
+                         "status is 0; when a task fails, everything is stopped and its status is returned.")
+    run.add_argument("--ps", type=int, default=1, help="number of ps tasks (default 1)")
+    run.add_argument("--workers", type=int, default=1, help="number of worker processes running CMD (default 1)")
     run.add_argument("--timeout", type=float, help="seconds after which every task is killed")
     run.add_argument("--cluster-file", help="write the cluster's JSON here")
     run.add_argument("--ps-cmd", help="run this command (with TF_CONFIG) as each ps task instead of "
