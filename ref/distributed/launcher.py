@@ -103,9 +103,8 @@ def server_main(argv):
     try:
         server = Server(cluster, job_name=job, task_index=task, **kwargs)
         print(f"Started server with target: {server.target} (/job:{job}/replica:0/task:{task})", flush=True)
-        while not stop.wait(0.5):
-            if server.join(timeout=0):  # the server stopped by itself
-                break
+        while not stop.wait(0.5):  # a signal sets it; wait() itself is not interrupted
+            pass
         server.stop()
         server.join(timeout=_GRACE)
         print(f"Stopped server {server.target}", flush=True)
