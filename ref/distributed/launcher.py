@@ -4,12 +4,13 @@
   ``tf.train.Server(cluster, job_name, task_index)`` until SIGTERM or SIGINT, then
   stops it and exits 0. Without ``--cluster``/``--job``/``--task`` it reads ``TF_CONFIG``.
 * ``cluster run --ps N --workers M [--timeout S] [--cluster-file F] [--ps-cmd CMD]
-  -- CMD ...`` starts a cluster on free 127.0.0.1 ports: N ps tasks running the
+  [--restart-failed N] -- CMD ...`` starts a cluster on free 127.0.0.1 ports: N ps tasks running the
   built-in server (or ``--ps-cmd``), M worker processes running CMD, each with ``TF_CONFIG`` in its
   environment and its output prefixed ``[worker:1]``. When every worker exits 0
   the ps tasks get SIGTERM (SIGKILL 5 s later) and the launcher exits 0; when a
   task fails its last lines are printed, everything is stopped and the launcher
-  exits with that task's status.
+  exits with that task's status (``--restart-failed N`` restarts failed tasks
+  instead, N times in all, on the same address: recovery testing).
 * ``cluster status --cluster JSON_OR_FILE [--timeout S]`` sends
   ``WorkerService/GetStatus`` to every task (ref's or TensorFlow's servers) and
   prints one line per task; it exits 1 when a task is down.
@@ -138,11 +139,19 @@ class _Task:
         self.name = f"{job}:{index}"
         self.tail = collections.deque(maxlen=_TAIL)
         self.started = threading.Event()  # a ps printed "Started server"
-        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        self._cmd, self._env, self._lock = cmd, env, out_lock
+        self._spawn()
+
+    def _spawn(self):
+        self.proc = subprocess.Popen(self._cmd, env=self._env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        self._lock = out_lock
         self._reader = threading.Thread(target=self._copy, daemon=True)
         self._reader.start()
+
+    def restart(self):
+        """Runs the task's command again, with the same address and TF_CONFIG."""
+        self.finish()
+        self._spawn()
 
     def _copy(self):
         for raw in self.proc.stdout:
@@ -240,6 +249,7 @@ def _run(args):
     deadline = start + args.timeout if args.timeout else float("inf")
     lock = threading.Lock()
     tasks = []
+    restarts = args.restart_failed
 
     def terminated(signum, frame):
         raise SystemExit(128 + signum)  # stops the tasks on the way out (finally below)
@@ -256,6 +266,12 @@ def _run(args):
                       for i in range(args.workers)]
         while True:
             failed = next((t for t in tasks if t.proc.poll() not in (None, 0)), None)
+            if failed is not None and restarts > 0:
+                restarts -= 1
+                print(f"[cluster] {failed.name} exited with status {_status(failed.proc.returncode)}; restarting it "
+                      f"({restarts} restart{'s' if restarts != 1 else ''} left)", file=sys.stderr, flush=True)
+                failed.restart()
+                continue
             if failed is not None:
                 _stop(tasks)
                 code = _status(failed.proc.returncode)
@@ -326,6 +342,8 @@ def cluster_main(argv):
     run.add_argument("--workers", type=int, default=1, help="number of worker processes running CMD (default 1)")
     run.add_argument("--timeout", type=float, help="seconds after which every task is killed")
     run.add_argument("--cluster-file", help="write the cluster's JSON here")
+    run.add_argument("--restart-failed", type=int, default=0, metavar="N",
+                     help="restart a task that exits non-zero, up to N times in all (default 0)")
     run.add_argument("--ps-cmd", help="run this command (with TF_CONFIG) as each ps task instead of "
                      "python -m ref server, e.g. 'python train.py'")
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ...: the worker command")

@@ -336,3 +336,19 @@ def test_run_one_ps_two_workers_training(tmp_path, framework):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     # 5 steps of [1, 1] from worker 0 and 5 of [1, 2] from worker 1 on the ps' variable
     assert "[worker:0] final [10.0, 15.0]" in r.stdout
+
+
+@pytest.mark.parametrize("restarts, code", [(1, 0), (0, 5)])
+def test_restart_failed_reruns_the_task_on_its_address(tmp_path, restarts, code):
+    marker = tmp_path / "failed_once"
+    worker = tmp_path / "w.py"
+    worker.write_text("import os, pathlib, sys\n"
+                      f"m = pathlib.Path({str(marker)!r})\n"
+                      "print('CONFIG ' + os.environ['TF_CONFIG'], flush=True)\n"
+                      "if not m.exists():\n    m.write_text('x')\n    sys.exit(5)\n")
+    r = ref_cli("cluster", "run", "--ps", "0", "--workers", "1", "--timeout", "50", "--restart-failed",
+                str(restarts), "--", sys.executable, str(worker))
+    assert r.returncode == code, r.stderr
+    runs = [json.loads(line.split(" ", 2)[2]) for line in r.stdout.splitlines() if line.startswith("[worker:0] CONFIG")]
+    assert len(runs) == 1 + restarts and all(run == runs[0] for run in runs)  # same address and TF_CONFIG
+    assert ("worker:0 exited with status 5; restarting it (0 restarts left)" in r.stderr) == bool(restarts)
