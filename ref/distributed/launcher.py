@@ -234,6 +234,11 @@ def _start_ps(n, m, env, lock, deadline, ps, ps_cmd=None, tries=3):
         print(f"[cluster] a ps port was taken; retrying with new ports ({attempt + 1})", file=sys.stderr, flush=True)
 
 
+def _say(lock, message):
+    with lock:
+        print(f"[cluster] {message}", flush=True)
+
+
 def _task_env(env, cluster, job, index):
     out = dict(env)
     out["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": job, "index": index}})
@@ -261,6 +266,7 @@ def _run(args):
         if args.cluster_file:
             with open(args.cluster_file, "w") as f:
                 json.dump(cluster, f)
+        _say(lock, "cluster " + json.dumps(cluster))
         if all(t.proc.poll() is None for t in tasks):
             tasks += [_Task("worker", i, cmd, _task_env(env, cluster, "worker", i), lock)
                       for i in range(args.workers)]
@@ -283,6 +289,7 @@ def _run(args):
                 return code
             if all(t.proc.returncode == 0 for t in tasks if t.name.startswith("worker:")):
                 _stop(tasks)
+                _say(lock, f"all {args.workers} workers exited 0; stopped the ps tasks ({args.ps})")
                 return 0
             if time.monotonic() > deadline:
                 running = [t.name for t in tasks if t.proc.poll() is None]
