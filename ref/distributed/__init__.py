@@ -3,4 +3,4 @@
 accumulators and ``SyncReplicasOptimizer`` (sync_replicas.py), TensorFlow's
 RPCs (rpc.py), the ``python -m ref server``/``cluster`` tools (launcher.py) and
 fault injection for tests (testing.py)."""
-from ref.distributed.cluster import ClusterSpec, cluster_from_env  # noqa: F401
+from ref.distributed.cluster import ClusterSpec, TFConfigClusterResolver, cluster_from_env  # noqa: F401

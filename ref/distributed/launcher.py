@@ -75,8 +75,13 @@ def _task_args(parser, args):
         parser.error("no cluster: pass --cluster JSON_OR_FILE or set TF_CONFIG")
     if job is None:
         parser.error("no job: pass --job NAME or set TF_CONFIG's task.type")
-    cluster.task_address(job, task or 0)  # ValueError naming the job/task when absent
-    return cluster, job, task or 0
+    if task is None:  # the job's only task, as Server does (ValueError naming the job when absent)
+        indices = cluster.task_indices(job)
+        if len(indices) != 1:
+            parser.error(f"no task: job {job!r} has {len(indices)} tasks; pass --task N")
+        task = indices[0]
+    cluster.task_address(job, task)  # ValueError naming the job/task when absent
+    return cluster, job, task
 
 
 # -- python -m ref server -------------------------------------------------------------

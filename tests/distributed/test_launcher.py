@@ -66,7 +66,8 @@ TF_CONFIG_CASES = [
      {"ps": ["h:1"], "worker": ["h:2", "h:3"]}, "worker", 1),
     ('{"cluster": {"worker": {"3": "h:9"}}, "task": {"type": "worker", "index": 3}}',
      {"worker": {3: "h:9"}}, "worker", 3),
-    ('{"cluster": {"chief": ["h:1"]}, "task": {"type": "chief"}}', {"chief": ["h:1"]}, "chief", 0),
+    ('{"cluster": {"chief": ["h:1"]}, "task": {"type": "chief"}}', {"chief": ["h:1"]}, "chief", None),
+    ('{"task": {"type": "worker", "index": 2}}', {}, "worker", 2),
 ]
 
 
@@ -78,10 +79,40 @@ def test_cluster_from_env(value, cluster, job, index):
     assert (job_name, task_index) == (job, index)
 
 
-@pytest.mark.parametrize("value", ["{not json", '{"cluster": ["h:1"]}', '{"task": {"type": "ps", "index": "x"}}'])
+@pytest.mark.parametrize("value", ["{not json", '["h:1"]', '{"cluster": ["h:1"]}',
+                                   '{"task": {"type": "ps", "index": "x"}}'])
 def test_cluster_from_env_malformed_names_tf_config(value):
     with pytest.raises(ValueError, match="TF_CONFIG"):
         cluster_from_env({"TF_CONFIG": value})
+
+
+RESOLVER_CASES = [
+    # (TF_CONFIG, resolver arguments, master() arguments)
+    (None, {}, {}),
+    ('{"cluster": {"worker": ["h:1"]}, "task": {"type": "worker", "index": 0}}', {}, {}),
+    ('{"cluster": {"ps": ["h:1"], "worker": ["h:2", "h:3"]}, "task": {"type": "worker", "index": 1}}', {}, {}),
+    ('{"cluster": {"ps": ["h:1"], "worker": ["h:2", "h:3"]}, "task": {"type": "worker", "index": 1},'
+     ' "rpc_layer": "grpc"}', {}, {"task_type": "ps", "task_id": 0}),
+    ('{"cluster": {"ps": ["h:1"], "worker": ["h:2"]}, "task": {"type": "worker", "index": 0}}',
+     {"task_type": "ps", "task_id": 0, "rpc_layer": "grpc", "environment": "google"}, {}),
+    ('{"cluster": {"ps": ["h:1"], "worker": ["h:2"]}, "session_master": "grpc://m:1"}', {}, {}),
+]
+
+
+@pytest.mark.parametrize("value, kwargs, master_kwargs", RESOLVER_CASES)
+def test_tf_config_cluster_resolver_is_tfs(monkeypatch, value, kwargs, master_kwargs):
+    tf = pytest.importorskip("tensorflow")
+    from ref.distributed import TFConfigClusterResolver
+    if value is None:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("TF_CONFIG", value)
+    ours, theirs = (TFConfigClusterResolver(**kwargs),
+                    tf.distribute.cluster_resolver.TFConfigClusterResolver(**kwargs))
+    assert ours.cluster_spec().as_dict() == theirs.cluster_spec().as_dict()
+    for attr in ("task_type", "task_id", "rpc_layer", "environment"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert ours.master(**master_kwargs) == theirs.master(**master_kwargs)
 
 
 def test_load_cluster_from_text_file_and_tf_config(tmp_path):
