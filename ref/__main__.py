@@ -5,6 +5,8 @@
     inspect-checkpoint  list (and print) the tensors of a checkpoint
     golden OP           write golden vectors for a kernel or optimizer
     check GOLDEN        compare an implementation against golden vectors
+    server              run one task of a cluster (tf.train.Server) until SIGTERM
+    cluster run|status  start a local cluster running a training script; ping a cluster's tasks
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ COMMANDS = {
     "inspect-checkpoint": "ref.checkpoint.inspect:main",
     "golden": "ref.golden.cli:golden_main",
     "check": "ref.golden.cli:check_main",
+    "server": "ref.distributed.launcher:server_main",
+    "cluster": "ref.distributed.launcher:cluster_main",
 }
 
 

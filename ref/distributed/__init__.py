@@ -1,5 +1,8 @@
-"""Distributed training: ``ClusterSpec`` (cluster.py), ``Server`` (server.py: a task
-serving TensorFlow's Master and Worker services over gRPC, worker.py, master.py,
-rpc.py; or the ``protocol="inprocess"`` stand-in), ``replica_device_setter``
-(device_setter.py), gradient accumulators (accumulator_ops.py) and
-``SyncReplicasOptimizer`` (sync_replicas.py)."""
+"""Distributed training: ``ClusterSpec`` and ``cluster_from_env`` (cluster.py),
+``Server`` (server.py: a task serving TensorFlow's Master and Worker services over
+gRPC -- worker.py, master.py, placement.py, partition.py, rpc.py -- or the
+``protocol="inprocess"`` stand-in), ``Session("grpc://...")`` (remote_session.py),
+``replica_device_setter`` (device_setter.py), gradient accumulators and
+``SyncReplicasOptimizer`` (sync_replicas.py), the ``python -m ref server``/``cluster``
+tools (launcher.py) and fault injection for tests (testing.py)."""
+from ref.distributed.cluster import ClusterSpec, TFConfigClusterResolver, cluster_from_env  # noqa: F401

@@ -10,9 +10,12 @@ TensorFlow does, so the proto is deterministic.
 """
 from __future__ import annotations
 
+import json
+import os
+
 from ref.protos import cluster_pb2
 
-__all__ = ["ClusterSpec"]
+__all__ = ["ClusterSpec", "cluster_from_env", "TFConfigClusterResolver"]
 
 
 def _as_str(value, what):
@@ -134,3 +137,110 @@ class ClusterSpec:
         for i, address in job.items():
             out[i] = address
         return out
+
+
+def _json_cluster(cluster):
+    """A JSON cluster dict as ``ClusterSpec`` takes it: task-index keys become ints."""
+    if not isinstance(cluster, dict):
+        raise ValueError(f"a cluster must be a JSON object of job name -> addresses, not {cluster!r}")
+    return {job: ({int(i): a for i, a in tasks.items()} if isinstance(tasks, dict) else tasks)
+            for job, tasks in cluster.items()}
+
+
+def _tf_config(environ=None):
+    text = (os.environ if environ is None else environ).get("TF_CONFIG", "").strip()
+    if not text:
+        return {}
+    try:
+        config = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"TF_CONFIG is not JSON ({exc}): {text!r}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"TF_CONFIG must be a JSON object: {text!r}")
+    return config
+
+
+def cluster_from_env(environ=None):
+    """``(ClusterSpec, job_name, task_index)`` from the ``TF_CONFIG`` environment variable.
+
+    ``TF_CONFIG`` is the JSON that TensorFlow's ``TFConfigClusterResolver`` and
+    Estimator read and that ``python -m ref cluster run`` sets for every task::
+
+        {"cluster": {"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"]},
+         "task": {"type": "worker", "index": 0}}
+
+    As with TensorFlow's resolver, a missing ``cluster`` is an empty
+    ``ClusterSpec`` and a missing ``type`` or ``index`` is None (``Server``
+    then takes the job's only task). A malformed value is a ValueError naming
+    ``TF_CONFIG``.
+    """
+    config = _tf_config(environ)
+    try:
+        task = config.get("task") or {}
+        cluster = ClusterSpec(_json_cluster(config.get("cluster") or {}))
+        job_name = str(task["type"]) if "type" in task else None
+        task_index = int(task["index"]) if "index" in task else None
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"TF_CONFIG is not a valid cluster configuration ({exc}): {config!r}") from None
+    return cluster, job_name, task_index
+
+
+class TFConfigClusterResolver:
+    """``tf.distribute.cluster_resolver.TFConfigClusterResolver``: the cluster from ``TF_CONFIG``.
+
+    ``task_type``, ``task_id`` and ``rpc_layer`` given here override the
+    environment's; ``TF_CONFIG`` is read again on every access, as TensorFlow does.
+    """
+
+    def __init__(self, task_type=None, task_id=None, rpc_layer=None, environment=None):
+        self._task_type = task_type
+        self._task_id = task_id
+        self._rpc_layer = rpc_layer
+        self._environment = environment
+
+    @property
+    def task_type(self):
+        return str(self._task_type) if self._task_type is not None else cluster_from_env()[1]
+
+    @task_type.setter
+    def task_type(self, task_type):
+        self._task_type = task_type
+
+    @property
+    def task_id(self):
+        return int(self._task_id) if self._task_id is not None else cluster_from_env()[2]
+
+    @task_id.setter
+    def task_id(self, task_id):
+        self._task_id = task_id
+
+    @property
+    def rpc_layer(self):
+        return self._rpc_layer if self._rpc_layer is not None else _tf_config().get("rpc_layer")
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    @property
+    def environment(self):
+        return self._environment
+
+    def cluster_spec(self):
+        """The ``ClusterSpec`` of ``TF_CONFIG``'s ``cluster`` (empty without one)."""
+        return cluster_from_env()[0]
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        """The session target for a task: ``TF_CONFIG``'s ``session_master`` when set; ``""``
+        for a cluster of one task; else ``rpc_layer://address`` (just the address without an
+        rpc layer) of the given task, by default this one."""
+        session_master = _tf_config().get("session_master")
+        if session_master is not None:
+            return session_master
+        cluster = self.cluster_spec()
+        if not cluster.jobs or (len(cluster.jobs) == 1 and len(cluster.job_tasks(cluster.jobs[0])) == 1):
+            return ""
+        address = cluster.task_address(self.task_type if task_type is None else task_type,
+                                       self.task_id if task_id is None else task_id)
+        rpc_layer = self.rpc_layer if rpc_layer is None else rpc_layer
+        return f"{rpc_layer}://{address}" if rpc_layer else address
