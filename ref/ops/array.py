@@ -935,32 +935,6 @@ def _strided_slice_assign_shape(ins, attrs):
     return [(ins[key].dtype, ins[key].shape)]
 
 
-@register_op("StridedSliceAssign", inputs=("ref", "begin", "end", "strides", "value"), outputs=("output_ref",),
-             attrs=_MASK_ATTRS, type_attrs={"T": ("ref", "value"), "Index": ("begin", "end", "strides")},
-             allowed={"Index": _INDEX}, shape=_strided_slice_assign_shape, refs=("ref",),
-             ref_outputs={"output_ref": "ref"})
-def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                         new_axis_mask=0, shrink_axis_mask=0):
-    """ref[b0:e0:s0, ...] = value (``v[1:3].assign(x)`` on a ref variable): the
-    slice is StridedSlice's, ``value`` broadcasts to the slice's shape. Returns
-    the new ref."""
-    return _strided_slice_assign(ref, begin, end, strides, value,
-                                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
-                                 "StridedSliceAssign")
-
-
-@register_op("ResourceStridedSliceAssign", inputs=("ref", "begin", "end", "strides", "value"), outputs=(),
-             attrs=_MASK_ATTRS, type_attrs={"T": "value", "Index": ("begin", "end", "strides")},
-             allowed={"Index": _INDEX}, shape=lambda ins, attrs: [], refs=("ref",))
-def resource_strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                                  new_axis_mask=0, shrink_axis_mask=0):
-    """StridedSliceAssign on a resource variable (``ref`` is its handle): the
-    variable's new value."""
-    return _strided_slice_assign(ref, begin, end, strides, value,
-                                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
-                                 "ResourceStridedSliceAssign")
-
-
 @register_op("TensorStridedSliceUpdate", inputs=("input", "begin", "end", "strides", "value"), attrs=_MASK_ATTRS,
              type_attrs={"T": ("input", "value"), "Index": ("begin", "end", "strides")}, allowed={"Index": _INDEX},
              shape=_strided_slice_assign_shape)
