@@ -49,7 +49,7 @@ import threading
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops._jit import njit
+from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 M0, M1 = 0xD2511F53, 0xCD9E8D57
 W0, W1 = 0x9E3779B9, 0xBB67AE85
@@ -91,12 +91,38 @@ def _blocks(key, lo, hi, first, stride, count, out):
         out[g, 3] = np.uint32(r3)
 
 
+def _blocks_numpy(key, lo, hi, first, stride, count, out):
+    """:func:`_blocks` as NumPy integer arithmetic on all blocks at once (the
+    same bits: uint64 products of 32-bit words never overflow, and sums wrap
+    modulo 2**64 as Numba's do). Small draws use it so that they do not load Numba."""
+    mask = np.uint64(0xFFFFFFFF)
+    k0, k1 = int(key) & 0xFFFFFFFF, int(key) >> 32
+    add = np.uint64(first) + np.arange(count, dtype=np.uint64) * np.uint64(stride)
+    clo = np.uint64(lo) + add
+    chi = np.full(count, np.uint64(hi))
+    chi[clo < np.uint64(lo)] += np.uint64(1)
+    c0, c1, c2, c3 = clo & mask, clo >> np.uint64(32), chi & mask, chi >> np.uint64(32)
+    m0, m1, s32 = np.uint64(M0), np.uint64(M1), np.uint64(32)
+    for _ in range(10):
+        p0 = m0 * c0
+        p1 = m1 * c2
+        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ np.uint64(k0), p1 & mask, (p0 >> s32) ^ c3 ^ np.uint64(k1), p0 & mask
+        k0 = (k0 + W0) & 0xFFFFFFFF
+        k1 = (k1 + W1) & 0xFFFFFFFF
+    for j, c in enumerate((c0, c1, c2, c3)):
+        out[:, j] = c
+
+
 def words(key, counter, first, groups, stride=1):
     """The 4 uint32 words of each of ``groups`` Philox blocks, shape ``(groups, 4)``."""
     out = np.empty((groups, 4), np.uint32)
     if groups:
-        _blocks(np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64),
+        args = (np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64),
                 np.uint64(first & _U64), np.uint64(stride), groups, out)
+        if numpy_tier(_blocks, groups * 4):
+            run_numpy_form(_blocks, _blocks_numpy, *args)
+        else:
+            _blocks(*args)
     return out
 
 
