@@ -13,7 +13,9 @@ more to compile with an empty cache. A kernel with an *exact NumPy form* (the
 same IEEE operations in the same order, so the same bits: integer arithmetic,
 ``+ - * /``, ``sqrt``, comparisons; never NumPy's own ``exp``/``log``/``**``,
 which round differently from libm) runs that form instead while its input is
-small (:data:`NUMPY_MAX` elements) and Numba has not built the kernel yet;
+small (:data:`NUMPY_MAX` elements) and Numba has not built the kernel yet
+(NaN for NaN: which NaN an operation on two NaNs returns depends on the order
+LLVM puts the operands in, so payloads are not part of the promise);
 :func:`numpy_tier` decides. Each kernel gives its NumPy form
 :data:`NUMPY_BUDGET_S` seconds in all (a rent-or-buy rule: after as much time as
 loading Numba costs, it loads Numba and compiles), so a short script never
@@ -21,6 +23,7 @@ loads Numba and a long one pays for it once.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 import time
@@ -205,8 +208,8 @@ _LIBM = {}
 
 
 def libm(name, dtype):
-    """C's ``name`` (``exp``, ``log``; ``expf``/``logf`` for float32) from the C
-    math library, as a function of a NumPy array of ``dtype`` that calls it on
+    """C's ``name`` (``exp``, ``log``; ``expf``/``logf`` for float32) as the
+    process links it (the C math library), as a function of a NumPy array of ``dtype`` that calls it on
     each element: the function Numba's ``math.exp`` / ``math.log`` compile to,
     so the same bits (NumPy's ``np.exp`` / ``np.log`` round differently). None
     where no C math library can be loaded (the NumPy form is then not used).
@@ -218,19 +221,14 @@ def libm(name, dtype):
 
 
 def _load_libm(name, dtype):
-    import ctypes
-    import ctypes.util
-
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         return None
-    path = ctypes.util.find_library("m")
-    if path is None:
-        return None
     try:
-        lib = ctypes.CDLL(path)
+        # The process's own symbols, where Numba's compiled code finds the function too.
+        lib = ctypes.CDLL(None)
         ctype = ctypes.c_float if dtype == np.float32 else ctypes.c_double
         fn = getattr(lib, name + ("f" if dtype == np.float32 else ""))
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):
         return None
     fn.restype = ctype
     fn.argtypes = [ctype]

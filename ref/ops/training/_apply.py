@@ -22,6 +22,7 @@ Shape rules for graph construction live here too (:func:`dense_rule`,
 """
 from __future__ import annotations
 
+import dis
 import threading
 import types
 
@@ -73,8 +74,6 @@ def numpy_exact(update) -> bool:
     dtype, ``T(...)`` constants too)."""
     exact = _EXACT.get(update)
     if exact is None:
-        import dis
-
         code = (update.py_func if isinstance(update, LazyKernel) else update).__code__
         power = any(i.opname in ("BINARY_POWER", "INPLACE_POWER") or (i.opname == "BINARY_OP" and "**" in i.argrepr)
                     for i in dis.get_instructions(code))
