@@ -178,8 +178,9 @@ def main(argv=None):
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print(f"saver bench: {len(arrays)} float32 variables, {total_mb:.0f} MB total, {args.repeat} rounds "
-          f"(ms per round, then best and median)")
+          f"(ms per round, then best and median; load average {load})")
     for k, ts in times.items():
         rounds = " ".join(f"{t * 1000:6.0f}" for t in ts)
         print(f"  {k:22s} {rounds}   best {min(ts) * 1000:6.1f}  median {statistics.median(ts) * 1000:6.1f} ms  "

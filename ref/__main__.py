@@ -5,6 +5,7 @@
     inspect-checkpoint  list (and print) the tensors of a checkpoint
     golden OP           write golden vectors for a kernel or optimizer
     check GOLDEN        compare an implementation against golden vectors
+    warmup              compile the common Numba kernels into Numba's cache ahead of time
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ COMMANDS = {
     "inspect-checkpoint": "ref.checkpoint.inspect:main",
     "golden": "ref.golden.cli:golden_main",
     "check": "ref.golden.cli:check_main",
+    "warmup": "ref.ops.warmup:main",
 }
 
 
