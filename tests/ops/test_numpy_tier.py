@@ -56,6 +56,34 @@ def test_philox_blocks_numpy_form(key, lo, hi, first, stride, groups):
     _same(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_box_muller_numpy_forms(dtype):
+    rng = np.random.default_rng(5)
+    kernel, form = (philox._box_muller_float, philox._box_muller_float_numpy) if dtype == np.float32 else \
+        (philox._box_muller_double, philox._box_muller_double_numpy)
+    for groups in (1, 3, 250):
+        w = rng.integers(0, 2**32, 4 * groups, dtype=np.uint64).astype(np.uint32)
+        w[:4] = [0, 0xFFFFFFFF, 0x7FFFFF, 0x800000]  # u1 below 1e-7 (clamped), u1 near 1, extreme angles
+        a = np.empty(w.size // (2 if dtype == np.float32 else 4) * 2, dtype)
+        b = np.empty_like(a)
+        kernel(w, a)
+        form(w, b)
+        _same(a, b)
+
+
+@pytest.mark.parametrize("first_blocks", [1, 2])
+@pytest.mark.parametrize("double", [False, True])
+def test_truncated_normal_numpy_form(monkeypatch, first_blocks, double):
+    monkeypatch.setattr(philox, "_TRUNCATED_FIRST_BLOCKS", first_blocks)  # 1: many groups draw again
+    dtype = np.float64 if double else np.float32
+    for key, lo, hi, n in [(1, 2, 3, 1), (2**64 - 1, 2**64 - 7, 5, 301), (12345, 99, 2**63, 1000)]:
+        args = (np.uint64(key), np.uint64(lo), np.uint64(hi), n, double)
+        a, b = np.empty(n, dtype), np.empty(n, dtype)
+        philox._truncated_loop(*args, a)
+        philox._truncated_numpy(*args, b)
+        _same(a, b)
+
+
 # -- softmax cross entropy ------------------------------------------------------------------
 
 def _logits(rng, dtype, n, c, special):
@@ -183,3 +211,25 @@ def test_demo_first_step_loads_numba_only_when_needed(tmp_path, optimizer, budge
                          timeout=600, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [loaded]
+
+
+INIT_SCRIPT = textwrap.dedent("""
+    import sys
+    import ref as tf
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", [784, 16], initializer=tf.truncated_normal_initializer(stddev=0.1, seed=1))
+        b = tf.get_variable("b", [16], dtype=tf.float64, initializer=tf.random_normal_initializer(seed=2))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+    print("numba" in sys.modules)
+""")
+
+
+def test_random_initializers_do_not_load_numba(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    for k in ("REF_NUMPY_MAX", "REF_NUMPY_BUDGET_S"):
+        env.pop(k, None)
+    out = subprocess.run([sys.executable, "-c", INIT_SCRIPT], env=env, capture_output=True, text=True,
+                         timeout=600, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
