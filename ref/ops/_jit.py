@@ -17,9 +17,9 @@ small (:data:`NUMPY_MAX` elements) and Numba has not built the kernel yet
 (NaN for NaN: which NaN an operation on two NaNs returns depends on the order
 LLVM puts the operands in, so payloads are not part of the promise);
 :func:`numpy_tier` decides. Each kernel gives its NumPy form
-:data:`NUMPY_BUDGET_S` seconds in all (a rent-or-buy rule: after as much time as
-loading Numba costs, it loads Numba and compiles), so a short script never
-loads Numba and a long one pays for it once.
+:data:`NUMPY_BUDGET_S` seconds in all (a rent-or-buy rule: after about as much
+time as loading Numba costs, it loads Numba and compiles), so a short script
+never loads Numba and a long one pays for it once.
 """
 from __future__ import annotations
 
@@ -40,8 +40,11 @@ PARALLEL_MIN = int(os.environ.get("REF_PARALLEL_MIN", 1 << 18))
 """Element count from which :func:`njit_sized` kernels use their parallel compilation."""
 NUMPY_MAX = int(os.environ.get("REF_NUMPY_MAX", 1 << 14))
 """Largest input (elements) for which a kernel may run its exact NumPy form (0: never)."""
-NUMPY_BUDGET_S = float(os.environ.get("REF_NUMPY_BUDGET_S", 0.5))
-"""Seconds each kernel may spend in its NumPy form before Numba compiles it."""
+NUMPY_BUDGET_S = float(os.environ.get("REF_NUMPY_BUDGET_S", 0.25))
+"""Seconds each kernel may spend in its NumPy form before Numba compiles it
+(about half of what loading Numba costs: the forms that call libm element by
+element are ~10x slower per call than the compiled loop, so a long run should
+not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."""
 _LAYER_CHOSEN = False
 
 
