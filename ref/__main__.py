@@ -7,6 +7,7 @@
     check GOLDEN        compare an implementation against golden vectors
     server              run one task of a cluster (tf.train.Server) until SIGTERM
     cluster run|status  start a local cluster running a training script; ping a cluster's tasks
+    warmup              compile the common Numba kernels into Numba's cache ahead of time
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ COMMANDS = {
     "check": "ref.golden.cli:check_main",
     "server": "ref.distributed.launcher:server_main",
     "cluster": "ref.distributed.launcher:cluster_main",
+    "warmup": "ref.ops.warmup:main",
 }
 
 

@@ -74,7 +74,7 @@ def test_user_mistakes_are_one_line(tmp_path, checkpoint_dir):
 
 
 def test_help_has_no_restructured_text():
-    for cmd in ("demo", "events", "inspect-checkpoint", "golden", "check", "server", "cluster"):
+    for cmd in ("demo", "events", "inspect-checkpoint", "golden", "check", "server", "cluster", "warmup"):
         p = run_cli(cmd, "--help")
         assert p.returncode == 0 and "``" not in p.stdout, (cmd, p.stdout)
 

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-import queue
 import struct
-import threading
 import uuid
 
 import google_crc32c
@@ -69,70 +67,52 @@ def _np_dtype(dtype: dtypes.DType) -> np.dtype | None:
     return dtype.np
 
 
-class _Checksummer:
-    """CRC32C of a stream of chunks (memoryviews of a tensor's bytes). For
-    large tensors the checksum runs on a second thread while the caller reads
-    or writes the next chunk: file I/O releases the GIL, and so does
-    google_crc32c on >= 1 MiB. The extension takes only ``bytes``, so each
-    chunk is copied once, while it is in cache."""
-
-    def __init__(self, total: int):
-        self._crc = 0
-        self._queue = queue.SimpleQueue() if total > 4 * _CRC_CHUNK else None
-        if self._queue is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-
-    def _run(self):
-        crc = 0
-        while (chunk := self._queue.get()) is not None:
-            crc = google_crc32c.extend(crc, bytes(chunk))
-        self._crc = crc
-
-    def feed(self, chunk: memoryview) -> None:
-        if self._queue is None:
-            self._crc = google_crc32c.extend(self._crc, bytes(chunk))
-        else:
-            self._queue.put(chunk)
-
-    def value(self) -> int:
-        if self._queue is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._queue = None
-        return self._crc
-
-
-def _write_with_crc(f, buf: memoryview) -> int:
-    """Writes ``buf`` straight from the array's memory and returns its CRC32C."""
-    crc = _Checksummer(len(buf))
+def _accepts_arrays() -> bool:
+    """Whether google_crc32c reads a NumPy array's memory directly (its C
+    extension takes any buffer without a release hook, which NumPy arrays are);
+    where it does not, each chunk is copied to ``bytes`` first."""
+    probe = np.frombuffer(b"123456789", np.uint8)
     try:
-        for i in range(0, len(buf), _CRC_CHUNK):
-            chunk = buf[i:i + _CRC_CHUNK]
-            crc.feed(chunk)
-            f.write(chunk)
-    finally:
-        value = crc.value()
-    return value
+        return google_crc32c.extend(0, probe) == 0xE3069283  # the CRC32C check value of "123456789"
+    except TypeError:
+        return False
 
 
-def _readinto_with_crc(f, buf: memoryview) -> tuple[int, int]:
-    """Fills ``buf`` from ``f`` (no intermediate buffer) and checksums it;
-    returns ``(bytes read, crc)``."""
-    crc = _Checksummer(len(buf))
+_ZERO_COPY_CRC = _accepts_arrays()
+
+
+def _extend_crc(crc: int, chunk: np.ndarray) -> int:
+    """CRC32C of ``chunk`` (a contiguous uint8 array) extending ``crc``, read in place."""
+    return google_crc32c.extend(crc, chunk if _ZERO_COPY_CRC else chunk.tobytes())
+
+
+def _write_with_crc(f, flat: np.ndarray) -> int:
+    """Writes ``flat`` (the tensor's bytes as a uint8 array) straight from the
+    array's memory and returns its CRC32C, computed chunk by chunk on the same
+    memory just before it is written, while the chunk is in cache."""
+    crc = 0
+    for i in range(0, flat.size, _CRC_CHUNK):
+        chunk = flat[i:i + _CRC_CHUNK]
+        crc = _extend_crc(crc, chunk)
+        f.write(chunk)
+    return crc
+
+
+def _readinto_with_crc(f, flat: np.ndarray) -> tuple[int, int]:
+    """Fills ``flat`` (the new array's bytes as a uint8 array) from ``f``: no
+    intermediate buffer, each chunk checksummed in place right after it is
+    read; returns ``(bytes read, crc)``."""
+    crc = 0
     got = 0
-    try:
-        for i in range(0, len(buf), _CRC_CHUNK):
-            view = buf[i:i + _CRC_CHUNK]
-            n = f.readinto(view)
-            if n:
-                crc.feed(view[:n])
-                got += n
-            if n != len(view):
-                break
-    finally:
-        value = crc.value()
-    return got, value
+    for i in range(0, flat.size, _CRC_CHUNK):
+        view = flat[i:i + _CRC_CHUNK]
+        n = f.readinto(view)
+        if n:
+            crc = _extend_crc(crc, view[:n])
+            got += n
+        if n != view.size:
+            break
+    return got, crc
 
 
 def _as_bytes(x) -> bytes:
@@ -259,7 +239,7 @@ class BundleWriter:
             for p in pieces:
                 self._out.write(p)
         else:
-            size, crc = arr.nbytes, _write_with_crc(self._out, memoryview(arr.reshape(-1).view(np.uint8)))
+            size, crc = arr.nbytes, _write_with_crc(self._out, arr.reshape(-1).view(np.uint8))
         entry.size = size
         entry.crc32c = _crc.mask(crc)
         self._entries[key] = entry
@@ -493,9 +473,8 @@ class BundleReader:
                                 f"expected size {count * npd.itemsize} (offset {entry.offset})")
         arr = np.empty(shape, dtype=npd.newbyteorder(">" if self._big_endian else "<")
                        if npd.itemsize > 1 else npd)
-        buf = memoryview(arr.reshape(-1).view(np.uint8))
         f.seek(entry.offset)
-        got, crc = _readinto_with_crc(f, buf)
+        got, crc = _readinto_with_crc(f, arr.reshape(-1).view(np.uint8))
         if got != arr.nbytes:
             self._corrupt(path, f"requested {arr.nbytes} bytes for {name} at offset {entry.offset}, "
                                 f"got {got}: file truncated")

@@ -6,12 +6,30 @@ the first call imports Numba, compiles with ``cache=True`` and
 there too) and never ``fastmath`` (TF's arithmetic, in TF's order). Other lazy
 kernels a function calls (scalar helpers written once with ``inline="always"``)
 are compiled first and substituted, so helpers compose.
+
+**Cold start.** A process pays ~0.5 s to import and set up Numba before its
+first kernel runs, even with every kernel in the on-disk cache, and seconds
+more to compile with an empty cache. A kernel with an *exact NumPy form* (the
+same IEEE operations in the same order, so the same bits: integer arithmetic,
+``+ - * /``, ``sqrt``, comparisons; never NumPy's own ``exp``/``log``/``**``,
+which round differently from libm) runs that form instead while its input is
+small (:data:`NUMPY_MAX` elements) and Numba has not built the kernel yet
+(NaN for NaN: which NaN an operation on two NaNs returns depends on the order
+LLVM puts the operands in, so payloads are not part of the promise);
+:func:`numpy_tier` decides. Each kernel gives its NumPy form
+:data:`NUMPY_BUDGET_S` seconds in all (a rent-or-buy rule: after about as much
+time as loading Numba costs, it loads Numba and compiles), so a short script
+never loads Numba and a long one pays for it once.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
+import time
 import types
+
+import numpy as np
 
 from ref.ops import fpenv as _fp
 
@@ -20,6 +38,13 @@ _LOCK = threading.RLock()
 DISABLE = os.environ.get("REF_DISABLE_JIT") == "1"
 PARALLEL_MIN = int(os.environ.get("REF_PARALLEL_MIN", 1 << 18))
 """Element count from which :func:`njit_sized` kernels use their parallel compilation."""
+NUMPY_MAX = int(os.environ.get("REF_NUMPY_MAX", 1 << 14))
+"""Largest input (elements) for which a kernel may run its exact NumPy form (0: never)."""
+NUMPY_BUDGET_S = float(os.environ.get("REF_NUMPY_BUDGET_S", 0.25))
+"""Seconds each kernel may spend in its NumPy form before Numba compiles it
+(about half of what loading Numba costs: the forms that call libm element by
+element are ~10x slower per call than the compiled loop, so a long run should
+not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."""
 _LAYER_CHOSEN = False
 
 
@@ -38,6 +63,7 @@ class LazyKernel:
         self.py_func = fn
         self.options = {"cache": True, "error_model": "numpy", **options}
         self._dispatcher = None
+        self.numpy_seconds = 0.0  # time spent in the kernel's NumPy form (numpy_tier)
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
@@ -126,17 +152,49 @@ _BOUND = {}
 
 
 def _bound(kernel, T, nargs):
-    """``kernel(*args, T)`` compiled with ``T`` as a compile-time constant."""
+    """``kernel(*args, T)`` compiled with ``T`` as a compile-time constant.
+
+    The wrapper is compiled as if written in the kernel's own file, under a
+    name of its own (kernel, T), so Numba's on-disk cache keeps it as it keeps
+    the kernel (and drops it when that file changes)."""
     key = (id(kernel), T, nargs)
     fn = _BOUND.get(key)
     if fn is None:
         import numba
 
+        target = kernel.compiled()
+        py = kernel.py_func
         names = ", ".join(f"a{i}" for i in range(nargs))
-        ns = {"target": kernel.compiled(), "T": T}
-        exec(f"def bound({names}):\n    return target({names}, T)\n", ns)  # noqa: S102
-        fn = _BOUND.setdefault(key, numba.njit(error_model="numpy")(ns["bound"]))
+        name = f"{py.__name__}__bound_{T.__name__}"
+        ns = {"__name__": py.__module__, "target": target, "T": T}
+        code = compile(f"def {name}({names}):\n    return target({names}, T)\n", py.__code__.co_filename, "exec")
+        exec(code, ns)  # noqa: S102
+        wrapper = ns[name]
+        wrapper.__qualname__ = name + ("__parallel" if kernel.options.get("parallel") else "")
+        options = {"error_model": "numpy", "cache": kernel.options.get("cache", True) and not DISABLE}
+        fn = _BOUND.setdefault(key, numba.njit(**options)(wrapper))
     return fn
+
+
+def numpy_tier(kernel, size) -> bool:
+    """Whether to run ``kernel``'s exact NumPy form (see the module docstring)
+    for an input of ``size`` elements instead of the Numba build: while the
+    input is small, Numba has not built the kernel and the kernel's NumPy form
+    has used less than its budget. Run the form through :func:`run_numpy_form`."""
+    if size > NUMPY_MAX or DISABLE:
+        return False
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    return lazy._dispatcher is None and lazy.numpy_seconds < NUMPY_BUDGET_S
+
+
+def run_numpy_form(kernel, form, *args):
+    """``form(*args)``, its time charged to ``kernel``'s budget."""
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    start = time.perf_counter()
+    try:
+        return form(*args)
+    finally:
+        lazy.numpy_seconds += time.perf_counter() - start
 
 
 def njit_sized(fn=None, **options):
@@ -145,3 +203,41 @@ def njit_sized(fn=None, **options):
     if fn is None:
         return lambda f: SizedKernel(f, options)
     return SizedKernel(fn, options)
+
+
+# -- libm's own functions, element by element (NumPy forms of kernels that call them) -----
+
+_LIBM = {}
+
+
+def libm(name, dtype):
+    """C's ``name`` (``exp``, ``log``; ``expf``/``logf`` for float32) as the
+    process links it (the C math library), as a function of a NumPy array of ``dtype`` that calls it on
+    each element: the function Numba's ``math.exp`` / ``math.log`` compile to,
+    so the same bits (NumPy's ``np.exp`` / ``np.log`` round differently). None
+    where no C math library can be loaded (the NumPy form is then not used).
+    About 0.2 us an element: for the small inputs of :func:`numpy_tier` only."""
+    key = (name, np.dtype(dtype))
+    if key not in _LIBM:
+        _LIBM[key] = _load_libm(name, np.dtype(dtype))
+    return _LIBM[key]
+
+
+def _load_libm(name, dtype):
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return None
+    try:
+        # The process's own symbols, where Numba's compiled code finds the function too.
+        lib = ctypes.CDLL(None)
+        ctype = ctypes.c_float if dtype == np.float32 else ctypes.c_double
+        fn = getattr(lib, name + ("f" if dtype == np.float32 else ""))
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype = ctype
+    fn.argtypes = [ctype]
+
+    def apply(a):
+        return np.array([fn(v) for v in a.ravel().tolist()], dtype).reshape(a.shape)
+
+    apply.__name__ = fn.__name__
+    return apply

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import _jit
 from ref.ops._jit import njit
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -236,6 +237,56 @@ def _sparse_xent_rows(x, labels, loss, backprop, zero):
     return loss, backprop
 
 
+def _row_max_sum_numpy(x, exp, zero):
+    """:func:`_row_max_sum` for all rows at once: the same comparisons (a NaN
+    never replaces the running maximum), libm's ``exp``, the sum left to right."""
+    m = x[:, 0].copy()
+    for j in range(1, x.shape[1]):
+        col = x[:, j]
+        m = np.where(col > m, col, m)
+    shifted = x - m[:, None]
+    e = exp(shifted)
+    s = np.full(x.shape[0], zero)
+    for j in range(x.shape[1]):
+        s = s + e[:, j]
+    return shifted, e, s
+
+
+def _xent_rows_numpy(x, labels, loss, backprop, zero):
+    """:func:`_xent_rows` in NumPy, the same operations in the same order (see ref.ops._jit)."""
+    exp, log = _jit.libm("exp", x.dtype), _jit.libm("log", x.dtype)
+    with np.errstate(all="ignore"):
+        shifted, e, s = _row_max_sum_numpy(x, exp, zero)
+        ls = log(s)
+        acc = np.full(x.shape[0], zero)
+        for j in range(x.shape[1]):
+            acc = acc + labels[:, j] * (ls - shifted[:, j])
+        loss[:] = acc
+        backprop[:] = e / s[:, None] - labels
+    return loss, backprop
+
+
+def _sparse_xent_rows_numpy(x, labels, loss, backprop, zero):
+    """:func:`_sparse_xent_rows` in NumPy, the same operations in the same order."""
+    exp, log = _jit.libm("exp", x.dtype), _jit.libm("log", x.dtype)
+    rows = np.arange(x.shape[0])
+    with np.errstate(all="ignore"):
+        shifted, e, s = _row_max_sum_numpy(x, exp, zero)
+        ls = log(s)
+        p = e / s[:, None]
+        loss[:] = ls - shifted[rows, labels]
+        p[rows, labels] = p[rows, labels] - (zero + 1)
+        backprop[:] = p
+    return loss, backprop
+
+
+def _run_xent(kernel, form, x, *args):
+    """``kernel(x, ...)``, or its NumPy ``form`` for a small ``x`` while Numba is not loaded."""
+    if _jit.numpy_tier(kernel, x.size) and _jit.libm("exp", x.dtype) is not None:
+        return _jit.run_numpy_form(kernel, form, x, *args)
+    return kernel(x, *args)
+
+
 def _compute_dtype(x):
     """Numba computes float16 rows in float32 (rounded back at the end)."""
     return np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
@@ -311,7 +362,7 @@ def softmax_cross_entropy_with_logits(features, labels):
     loss, backprop = np.empty(shape[0], ct), np.empty(shape, ct)
     if shape[1] == 0:
         return np.full(shape[0], np.nan if shape[0] else 0, x.dtype), backprop.astype(x.dtype)
-    _xent_rows(xs, ys, loss, backprop, ct.type(0))
+    _run_xent(_xent_rows, _xent_rows_numpy, xs, ys, loss, backprop, ct.type(0))
     return loss.astype(x.dtype, copy=False), backprop.astype(x.dtype, copy=False)
 
 
@@ -352,7 +403,8 @@ def sparse_softmax_cross_entropy_with_logits(features, labels):
     xs = np.ascontiguousarray(x, dtype=ct)
     loss, backprop = np.empty(x.shape[0], ct), np.empty(x.shape, ct)
     if x.size:
-        _sparse_xent_rows(xs, np.ascontiguousarray(k, dtype=np.int64), loss, backprop, ct.type(0))
+        _run_xent(_sparse_xent_rows, _sparse_xent_rows_numpy, xs, np.ascontiguousarray(k, dtype=np.int64), loss,
+                  backprop, ct.type(0))
     return loss.astype(x.dtype, copy=False), backprop.astype(x.dtype, copy=False)
 
 

@@ -49,7 +49,7 @@ import threading
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops._jit import njit
+from ref.ops._jit import libm, njit, numpy_tier, run_numpy_form
 
 M0, M1 = 0xD2511F53, 0xCD9E8D57
 W0, W1 = 0x9E3779B9, 0xBB67AE85
@@ -91,12 +91,45 @@ def _blocks(key, lo, hi, first, stride, count, out):
         out[g, 3] = np.uint32(r3)
 
 
+def _blocks_numpy(key, lo, hi, first, stride, count, out):
+    """:func:`_blocks` as NumPy integer arithmetic on all blocks at once (the
+    same bits: uint64 products of 32-bit words never overflow, and sums wrap
+    modulo 2**64 as Numba's do). Small draws use it so that they do not load Numba."""
+    out[:] = _philox_numpy(key, lo, hi, np.uint64(first) + np.arange(count, dtype=np.uint64) * np.uint64(stride))
+
+
+def _philox_numpy(key, lo, hi, add):
+    """The blocks at offsets ``add`` (uint64 array) from counter (lo, hi), shape ``(len(add), 4)``."""
+    count = add.size
+    out = np.empty((count, 4), np.uint32)
+    mask = np.uint64(0xFFFFFFFF)
+    k0, k1 = int(key) & 0xFFFFFFFF, int(key) >> 32
+    clo = np.uint64(lo) + add
+    chi = np.full(count, np.uint64(hi))
+    chi[clo < np.uint64(lo)] += np.uint64(1)
+    c0, c1, c2, c3 = clo & mask, clo >> np.uint64(32), chi & mask, chi >> np.uint64(32)
+    m0, m1, s32 = np.uint64(M0), np.uint64(M1), np.uint64(32)
+    for _ in range(10):
+        p0 = m0 * c0
+        p1 = m1 * c2
+        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ np.uint64(k0), p1 & mask, (p0 >> s32) ^ c3 ^ np.uint64(k1), p0 & mask
+        k0 = (k0 + W0) & 0xFFFFFFFF
+        k1 = (k1 + W1) & 0xFFFFFFFF
+    for j, c in enumerate((c0, c1, c2, c3)):
+        out[:, j] = c
+    return out
+
+
 def words(key, counter, first, groups, stride=1):
     """The 4 uint32 words of each of ``groups`` Philox blocks, shape ``(groups, 4)``."""
     out = np.empty((groups, 4), np.uint32)
     if groups:
-        _blocks(np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64),
+        args = (np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64),
                 np.uint64(first & _U64), np.uint64(stride), groups, out)
+        if numpy_tier(_blocks, groups * 4):
+            run_numpy_form(_blocks, _blocks_numpy, *args)
+        else:
+            _blocks(*args)
     return out
 
 
@@ -219,6 +252,43 @@ def _box_muller_double(w, out):
         out[2 * i], out[2 * i + 1] = _box_muller64(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3])
 
 
+def _box_muller_float_numpy(w, out):
+    """:func:`_box_muller_float` in NumPy: the same float32 operations, libm's
+    ``logf``/``sinf``/``cosf`` (see ref.ops._jit: NumPy forms of small draws)."""
+    f32 = np.float32
+    log, sin, cos = libm("log", f32), libm("sin", f32), libm("cos", f32)
+    x0, x1 = w[0:w.size // 2 * 2:2], w[1:w.size // 2 * 2:2]
+    u1 = uint32_to_float(x0)
+    u1 = np.where(u1 < f32(1e-7), f32(1e-7), u1)
+    v1 = (2.0 * math.pi * uint32_to_float(x1).astype(np.float64)).astype(f32)
+    u2 = np.sqrt(f32(-2.0) * log(u1))
+    out[0:x0.size * 2:2] = sin(v1) * u2
+    out[1:x0.size * 2:2] = cos(v1) * u2
+
+
+def _box_muller_double_numpy(w, out):
+    """:func:`_box_muller_double` in NumPy (libm's ``log``/``sin``/``cos``)."""
+    log, sin, cos = libm("log", np.float64), libm("sin", np.float64), libm("cos", np.float64)
+    k = w.size // 4
+    u1 = uint64_to_double(w[0:4 * k:4], w[1:4 * k:4])
+    v1 = 2.0 * math.pi * uint64_to_double(w[2:4 * k:4], w[3:4 * k:4])
+    u1 = np.where(u1 < 1e-7, 1e-7, u1)
+    u2 = np.sqrt(-2.0 * log(u1))
+    out[0:2 * k:2] = sin(v1) * u2
+    out[1:2 * k:2] = cos(v1) * u2
+
+
+def _libm_ready(dtype):
+    return all(libm(f, dtype) is not None for f in ("log", "sin", "cos"))
+
+
+def _box_muller(kernel, form, w, out):
+    if numpy_tier(kernel, w.size) and _libm_ready(out.dtype):
+        run_numpy_form(kernel, form, w, out)
+    else:
+        kernel(w, out)
+
+
 def _words_for(key, counter, groups):
     return words(key, counter, 0, groups).reshape(-1)
 
@@ -243,11 +313,11 @@ def normal(key, counter, n, dtype):
     if dt == dtypes.float64:
         w = _words_for(key, counter, (n + 1) // 2)
         out = np.empty(w.size // 2, np.float64)
-        _box_muller_double(w, out)
+        _box_muller(_box_muller_double, _box_muller_double_numpy, w, out)
         return out[:n]
     w = _words_for(key, counter, (n + 3) // 4)
     out = np.empty(w.size, np.float32)
-    _box_muller_float(w, out)
+    _box_muller(_box_muller_float, _box_muller_float_numpy, w, out)
     return out[:n].astype(dt.np)
 
 
@@ -290,13 +360,48 @@ def _truncated_loop(key, lo, hi, n, double, out):
                     index += 1
 
 
+_TRUNCATED_FIRST_BLOCKS = 2
+"""Blocks a group of :func:`_truncated_numpy` draws first (a float32 group then
+fails to fill with probability ~1e-6, a float64 one ~4e-4)."""
+
+
+def _truncated_numpy(key, lo, hi, n, double, out):
+    """:func:`_truncated_loop` in NumPy: every group's first blocks at once, the
+    Box-Muller values in the loop's order, the first ``group`` of them with
+    ``|x| < 2`` kept; a group that has too few draws twice as many blocks again."""
+    group = 2 if double else 4
+    stride = 256 * group // 4
+    groups = (n + group - 1) // group
+    todo = np.arange(groups, dtype=np.uint64)
+    nblocks = _TRUNCATED_FIRST_BLOCKS
+    while todo.size:
+        offsets = (todo[:, None] * np.uint64(stride) + np.arange(nblocks, dtype=np.uint64)).reshape(-1)
+        words = _philox_numpy(key, lo, hi, offsets).reshape(-1)
+        vals = np.empty(words.size // (4 if double else 2) * 2, np.float64 if double else np.float32)
+        (_box_muller_double_numpy if double else _box_muller_float_numpy)(words, vals)
+        vals = vals.reshape(todo.size, -1)
+        kept = np.abs(vals) < 2.0
+        rank = np.cumsum(kept, axis=1)
+        start = todo.astype(np.int64) * group
+        need = np.minimum(group, n - start)
+        done = rank[:, -1] >= need
+        take = kept & (rank <= need[:, None]) & done[:, None]
+        out[(start[:, None] + rank - 1)[take]] = vals[take]
+        todo = todo[~done]
+        nblocks *= 2
+
+
 def truncated_normal(key, counter, n, dtype):
     """TruncatedNormal's ``n`` samples of N(0, 1) restricted to ``|x| < 2``."""
     dt = dtypes.as_dtype(dtype)
     double = dt == dtypes.float64
     out = np.empty(n, np.float64 if double else np.float32)
     if n:
-        _truncated_loop(np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64), n, double, out)
+        args = (np.uint64(key & _U64), np.uint64(counter & _U64), np.uint64(counter >> 64), n, double, out)
+        if numpy_tier(_truncated_loop, n) and _libm_ready(out.dtype):
+            run_numpy_form(_truncated_loop, _truncated_numpy, *args)
+        else:
+            _truncated_loop(*args)
     return out if double else out.astype(dt.np)
 
 

@@ -94,16 +94,32 @@ def _assign_shape(ins, attrs):
              attrs={"validate_shape": True, "use_locking": True, "_ref_shape": None},
              type_attrs={"T": ("ref", "value")}, shape=_assign_shape, refs=("ref",),
              ref_outputs={"output_ref": "ref"}, allow_uninitialized=("ref",))
-def assign(ref, value, validate_shape=True, use_locking=True, _ref_shape=None):
+def assign(ref, value, validate_shape=True, use_locking=True, _ref_shape=None, out=None):
     """ref = value. With ``validate_shape`` the shapes must match; without it the
     variable takes ``value``'s shape. An uninitialized ref takes any value,
     unless ``_ref_shape`` (ref's own underscore attr, which TF ignores: the
     variable's declared shape, as TF's allocated-but-uninitialized variable
-    knows it) is fully defined -- the Saver's restore ops set it."""
+    knows it) is fully defined -- the Saver's restore ops set it.
+
+    ``out=(buffer,)`` (the Session's own buffer of the variable, which nothing
+    else holds) receives the value when it has the value's shape and dtype, as
+    TF's Assign copies into the variable's existing buffer; otherwise a new
+    array is returned."""
     if validate_shape:
         if ref is None and _ref_shape is not None and as_shape(_ref_shape).is_fully_defined():
             ref = np.broadcast_to(np.zeros((), np.asarray(value).dtype), as_shape(_ref_shape).as_list())
         _check_same_shape(ref, value)
+    return _copy_into(value, out)
+
+
+def _copy_into(value, out):
+    """``value`` copied into ``out[0]`` when shape and dtype agree, else into a new array."""
+    if out is not None:
+        value = np.asarray(value)
+        buf = out[0]
+        if buf.shape == value.shape and buf.dtype == value.dtype and buf.flags.c_contiguous:
+            np.copyto(buf, value)
+            return buf
     return np.array(value, copy=True)
 
 
@@ -410,8 +426,18 @@ def _resource_write(op_type, fn, validate):
     return kernel
 
 
-def _write_kernel(op_type, doc, fn, validate, allow_uninit, extra_attrs):
-    kernel = _resource_write(op_type, fn, validate)
+def _assign_variable(resource, value, dtype=None, validate_shape=False, out=None):
+    value = np.asarray(value)
+    if resource is None:
+        return np.array(value, copy=True)
+    if validate_shape and np.shape(resource) != value.shape:
+        raise invalid_argument(f"Cannot update variable with shape {_shape_str(np.shape(resource))} "
+                               f"using a Tensor with shape {_shape_str(value.shape)}, shapes must be equal.")
+    return _copy_into(value, out)
+
+
+def _write_kernel(op_type, doc, fn, validate, allow_uninit, extra_attrs, kernel=None):
+    kernel = kernel or _resource_write(op_type, fn, validate)
     kernel.__name__ = op_type
     kernel.__doc__ = doc
     register_op(op_type, inputs=("resource", "value"), outputs=(), attrs=extra_attrs,
@@ -420,9 +446,9 @@ def _write_kernel(op_type, doc, fn, validate, allow_uninit, extra_attrs):
     return kernel
 
 
-assign_variable_op = _write_kernel("AssignVariableOp", "resource = value (validate_shape: shapes must match).",
-                                   lambda old, v: np.array(v, copy=True), False, True,
-                                   {"validate_shape": False})
+assign_variable_op = _write_kernel("AssignVariableOp", "resource = value (validate_shape: shapes must match); "
+                                   "into the variable's own buffer ``out`` when shape and dtype agree.",
+                                   None, False, True, {"validate_shape": False}, kernel=_assign_variable)
 assign_add_variable_op = _write_kernel("AssignAddVariableOp", "resource = resource + value.",
                                        np.add, True, False, {})
 assign_sub_variable_op = _write_kernel("AssignSubVariableOp", "resource = resource - value.",

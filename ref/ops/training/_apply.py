@@ -22,6 +22,7 @@ Shape rules for graph construction live here too (:func:`dense_rule`,
 """
 from __future__ import annotations
 
+import dis
 import threading
 import types
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from ref.ops import registry
 from ref.ops._cuda import cuda_elementwise, to_host
-from ref.ops._jit import LazyKernel, njit, njit_sized, prange
+from ref.ops._jit import LazyKernel, njit, njit_sized, numpy_tier, prange, run_numpy_form
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
 
@@ -43,16 +44,49 @@ def where(cond, a, b):
 
 
 _NUMPY_HELPERS = {"where": np.where}
+_FORMS: dict = {}
 
 
 def numpy_form(update):
     """The scalar update as a function of whole NumPy arrays (float16, complex)."""
-    fn = update.py_func if isinstance(update, LazyKernel) else update
-    glb = dict(fn.__globals__)
-    for name in fn.__code__.co_names:
-        if name in _NUMPY_HELPERS:
-            glb[name] = _NUMPY_HELPERS[name]
-    return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+    form = _FORMS.get(update)
+    if form is None:
+        fn = update.py_func if isinstance(update, LazyKernel) else update
+        glb = dict(fn.__globals__)
+        for name in fn.__code__.co_names:
+            if name in _NUMPY_HELPERS:
+                glb[name] = _NUMPY_HELPERS[name]
+        form = _FORMS.setdefault(update, types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__,
+                                                            fn.__closure__))
+    return form
+
+
+_EXACT_NAMES = frozenset({"np", "sqrt", "where"})
+_EXACT: dict = {}
+
+
+def numpy_exact(update) -> bool:
+    """Whether :func:`numpy_form` of ``update`` gives the Numba loop's bits on
+    float32/float64 arrays: it calls nothing but ``np.sqrt`` and ``where``
+    (correctly rounded, or exact) and raises nothing to a power (``**`` is
+    libm's ``pow`` in Numba, NumPy's own in NumPy); ``+ - * /`` are IEEE in
+    both, done in the same order and type (the scalars are of the arrays'
+    dtype, ``T(...)`` constants too)."""
+    exact = _EXACT.get(update)
+    if exact is None:
+        code = (update.py_func if isinstance(update, LazyKernel) else update).__code__
+        power = any(i.opname in ("BINARY_POWER", "INPLACE_POWER") or (i.opname == "BINARY_OP" and "**" in i.argrepr)
+                    for i in dis.get_instructions(code))
+        exact = set(code.co_names) <= _EXACT_NAMES and not power
+        _EXACT[update] = exact
+    return exact
+
+
+def _run_numpy_form(update, work, grad, params, T):
+    with np.errstate(all="ignore"):  # Numba's loops raise no floating-point warnings
+        new = numpy_form(update)(*work, grad, *params, T)
+    for w, n in zip(work, new):
+        np.copyto(w, n, casting="unsafe")
 
 
 # -- the CPU loops: one template, filled with each algorithm's scalar update ---------
@@ -311,7 +345,11 @@ def run_dense(loop, update, refs, grad, params, out=None):
         outs = _outputs(out, refs, copy=True)
         direct = all([o.flags.c_contiguous for o in outs])
         work = [o.reshape(-1) for o in outs] if direct else [np.ascontiguousarray(o).reshape(-1) for o in outs]
-        loop(*work, (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1), *params, T)
+        flat_grad = (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1)
+        if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+            run_numpy_form(loop, _run_numpy_form, update, work, flat_grad, params, T)
+        else:
+            loop(*work, flat_grad, *params, T)
         if not direct:
             for o, w in zip(outs, work):
                 np.copyto(o, w.reshape(o.shape))

@@ -1,0 +1,41 @@
+"""``python -m ref warmup`` (ref/ops/warmup.py): its generic recipe builds valid
+inputs for every registered training kernel, and a run compiles with the
+small-input NumPy forms switched off (so the Numba builds land in the cache)."""
+import os
+
+import numpy as np
+import pytest
+
+from ref.ops import _jit, registry, warmup
+
+
+def test_recipe_fits_every_training_op():
+    ops = registry.registered()
+    names = [n for n in ops if n.startswith(("Apply", "SparseApply")) and ops[n].kernel is not None]
+    assert len(names) >= 20
+    for name in names:
+        kwargs = warmup._training_inputs(ops[name], np.float32, 8)
+        assert set(kwargs) == set(ops[name].inputs), name
+        if "indices" in kwargs:
+            assert kwargs["grad"].shape[0] == kwargs["indices"].shape[0], name
+
+
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compiles with Numba")
+def test_run_compiles_with_numpy_forms_off(monkeypatch):
+    from ref.ops.training import gradient_descent
+
+    op = registry.get("ApplyGradientDescent")
+    monkeypatch.setattr(warmup, "_jobs", lambda size: iter([
+        ("ApplyGradientDescent float64",
+         lambda: registry.call("ApplyGradientDescent", **warmup._training_inputs(op, np.float64, size)))]))
+    lines = []
+
+    class Out:
+        def write(self, text):
+            lines.append(text)
+
+    saved = _jit.NUMPY_MAX
+    assert warmup.run(out=Out()) == (1, 0)
+    assert gradient_descent._gradient_descent_loop.serial._dispatcher is not None
+    assert _jit.NUMPY_MAX == saved  # restored
+    assert any("ApplyGradientDescent float64" in t for t in lines)
