@@ -131,7 +131,13 @@ class RemoteSession:
         if options is not None:
             request.options.CopyFrom(options)
             timeout = _seconds(options.timeout_in_ms) or timeout
-        response = self._call("RunStep", request, timeout)
+        try:
+            response = self._call("RunStep", request, timeout)
+        except errors.DeadlineExceededError as e:
+            if e.op is not None:
+                raise
+            raise errors.DeadlineExceededError(None, None, f"{e.message}; the step fetched "
+                                               f"{list(request.fetch)} and ran {list(request.target)}") from None
         if run_metadata is not None:
             run_metadata.MergeFrom(response.metadata)
         by_name = {nt.name: nt.tensor for nt in response.tensor}

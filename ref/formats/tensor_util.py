@@ -67,6 +67,33 @@ def _is_splat(arr) -> bool:
     return arr.size > 1 and all(st == 0 for st, d in zip(arr.strides, arr.shape) if d > 1)
 
 
+def _decode_string_list(content, n):
+    """The ``n`` strings of a DT_STRING ``tensor_content`` as TF's runtime writes it
+    (``port::EncodeStringList``: ``n`` varint32 lengths, then the bytes one after
+    another); ValueError when the lengths and the bytes do not match."""
+    lengths, pos = [], 0
+    for _ in range(n):
+        length = shift = 0
+        while True:
+            if pos >= len(content) or shift > 28:
+                raise ValueError(f"DT_STRING tensor_content too short for {n} string lengths")
+            byte = content[pos]
+            pos += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        lengths.append(length)
+    if pos + sum(lengths) != len(content):
+        raise ValueError(f"DT_STRING tensor_content of {len(content)} bytes does not hold {n} strings of "
+                         f"{sum(lengths)} bytes after their lengths")
+    out = []
+    for length in lengths:
+        out.append(bytes(content[pos:pos + length]))
+        pos += length
+    return out
+
+
 def make_ndarray(tensor):
     """The NumPy array a TensorProto holds.
 
@@ -86,8 +113,10 @@ def make_ndarray(tensor):
         raise ValueError(f"TensorProto has a negative dimension: shape {shape}")
     n = math.prod(shape)
     if dtype == dtypes.string:
-        vals = np.empty(len(tensor.string_val), dtype=object)
-        vals[:] = list(tensor.string_val)
+        strings = list(tensor.string_val) if tensor.string_val or not tensor.tensor_content else \
+            _decode_string_list(tensor.tensor_content, n)
+        vals = np.empty(len(strings), dtype=object)
+        vals[:] = strings
     elif tensor.tensor_content:
         npd = dtype.np.newbyteorder("<")
         if len(tensor.tensor_content) != n * npd.itemsize:

@@ -261,7 +261,7 @@ class BaseSession:
         if (cls is Operation or cls is Tensor) and run_metadata is None and fetches.graph is self._graph:
             # The training loop's case, one op or tensor: no structure to flatten and rebuild.
             feeds = self._prepare_feeds(feed_dict)
-            return self._run_elements([_fetch_element(self._graph, fetches)], feeds)[0]
+            return self._run_elements([_fetch_element(self._graph, fetches)], feeds, None, options)[0]
         feeds = self._prepare_feeds(feed_dict)
         mapper = _FetchMapper(self._graph, fetches)
         return self._run_mapped(mapper, feeds, options, run_metadata)
