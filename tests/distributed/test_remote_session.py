@@ -577,3 +577,16 @@ def test_supervisor_managed_session_on_a_tf_master(tf_local, tmp_path):
             results.append([sess.run([m["loss"], m["train"]], {m["x"]: [[1.0, 2.0]]})[0] for _ in range(3)])
         sv.stop()
     np.testing.assert_allclose(results[1], results[0], rtol=2e-6)
+
+
+def test_interactive_session_on_a_remote_target(fake_master):
+    impl, target = fake_master
+    g = ref.Graph()
+    with g.as_default():
+        c = ref.constant(2.0, name="c")
+    impl.values = {"c:0": np.float32(2.0)}
+    with g.as_default():
+        sess = ref.InteractiveSession(target)
+        assert c.eval() == np.float32(2.0)  # the default session runs it on the master
+        sess.close()
+    assert [m for m, _, _ in impl.calls] == ["CreateSession", "RunStep", "CloseSession"]
