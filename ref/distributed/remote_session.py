@@ -74,8 +74,7 @@ class RemoteSession:
     # -- calls -----------------------------------------------------------------
     def _call(self, method, request, timeout):
         if self._master is None:
-            self._master = rpc.connect(self._address, rpc.MASTER_SERVICE,
-                                       connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
+            self._master = _connect(self._address, self._config)
         try:
             response = getattr(self._master, method)(request, timeout=timeout)
         except errors.OpError as e:
@@ -168,14 +167,21 @@ class RemoteSession:
             logging.warning("Could not close session %s on %s: %s", handle, self._address, e)
 
 
+def _connect(address, config):
+    """The master at ``address``: this process's own, unless
+    ``config.rpc_options.use_rpc_for_inprocess_master`` (as TF), else a Client."""
+    if config is not None and config.rpc_options.use_rpc_for_inprocess_master:
+        return rpc.Client(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
+    return rpc.connect(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
+
+
 def reset(target, containers=None, config=None):
     """``Session.reset(target)``: the master's Reset over a fresh connection."""
     timeout = _seconds(config.operation_timeout_in_ms) if config is not None else None
     request = master_pb2.ResetRequest(container=list(containers or []))
     if config is not None:
         request.device_filters.extend(config.device_filters)
-    master = rpc.connect(_address(target), rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
-    master.Reset(request, timeout=timeout)
+    _connect(_address(target), config).Reset(request, timeout=timeout)
 
 
 _session.register_target_handler(PREFIX, RemoteSession, reset)

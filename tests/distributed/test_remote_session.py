@@ -460,6 +460,29 @@ def test_a_master_in_this_process_is_called_directly():
         rpc.unregister_local(address, rpc.MASTER_SERVICE)
 
 
+def test_use_rpc_for_inprocess_master_goes_through_grpc(fake_master):
+    """With rpc_options.use_rpc_for_inprocess_master a master registered in this
+    process is still called over gRPC (TF's option)."""
+    impl, target = fake_master
+    local = _FakeMaster()
+    rpc.register_local(target, rpc.MASTER_SERVICE, local)
+    try:
+        g = ref.Graph()
+        with g.as_default():
+            c = ref.constant(3.0, name="c")
+        impl.values = local.values = {"c:0": np.float32(3.0)}
+        config = ref.ConfigProto()
+        config.rpc_options.use_rpc_for_inprocess_master = True
+        for cfg, used, unused in ((config, impl, local), (None, local, impl)):
+            with ref.Session(target, graph=g, config=cfg) as s:
+                s.run(c)
+            assert [m for m, _, _ in used.calls] == ["CreateSession", "RunStep", "CloseSession"]
+            assert unused.calls == []
+            used.calls.clear()
+    finally:
+        rpc.unregister_local(target, rpc.MASTER_SERVICE)
+
+
 def test_import_ref_and_a_grpc_session_load_no_grpc():
     code = ("import sys, ref\n"
             "s = ref.Session('grpc://127.0.0.1:1')\n"
@@ -575,7 +598,6 @@ def test_supervisor_managed_session_on_a_tf_master(tf_local, tmp_path):
                                       save_summaries_secs=0, save_model_secs=0)
         with sv.managed_session(target) as sess:
             results.append([sess.run([m["loss"], m["train"]], {m["x"]: [[1.0, 2.0]]})[0] for _ in range(3)])
-        sv.stop()
     np.testing.assert_allclose(results[1], results[0], rtol=2e-6)
 
 
