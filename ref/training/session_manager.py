@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from ref.types import errors
+from ref.types.device_spec import DeviceSpec
 from ref.framework.graph import get_default_graph
 from ref.session.session import Session
 from ref.formats.checkpoint_state import get_checkpoint_state
@@ -196,7 +197,10 @@ def _safe_close(sess):
 
 def _placement(graph, names):
     """" (w, b on /job:ps/task:0; v on /job:worker/task:1)" for the named
-    variables that have a device, else ""."""
+    variables that have a device, else "". Variables on a worker task other than
+    task 0 (the usual chief) get a hint: between-graph, the chief initializes
+    only the variables of its own graph, so a worker's own variables belong in
+    LOCAL_VARIABLES (its local_init_op)."""
     by_device = {}
     for name in names:
         try:
@@ -207,7 +211,17 @@ def _placement(graph, names):
             by_device.setdefault(device, []).append(name)
     if not by_device:
         return ""
-    return " (" + "; ".join(f"{', '.join(n)} on {d}" for d, n in by_device.items()) + ")"
+    hint = ""
+    own = [d for d in by_device if _is_non_chief_worker(d)]
+    if own:
+        hint = (f". Variables on {', '.join(own)} are not initialized by the chief if they are not in its "
+                "graph: put a worker's own variables in LOCAL_VARIABLES")
+    return " (" + "; ".join(f"{', '.join(n)} on {d}" for d, n in by_device.items()) + ")" + hint
+
+
+def _is_non_chief_worker(device):
+    spec = DeviceSpec.from_string(device)
+    return spec.job == "worker" and spec.task not in (None, 0)
 
 
 def _maybe_name(obj):
