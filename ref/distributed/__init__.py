@@ -6,3 +6,4 @@ gRPC -- worker.py, master.py, placement.py, partition.py, rpc.py -- or the
 ``SyncReplicasOptimizer`` (sync_replicas.py), the ``python -m ref server``/``cluster``
 tools (launcher.py) and fault injection for tests (testing.py)."""
 from ref.distributed.cluster import ClusterSpec, TFConfigClusterResolver, cluster_from_env  # noqa: F401
+from ref.distributed import remote_session  # noqa: F401  (registers the "grpc://" Session target)

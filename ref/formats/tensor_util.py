@@ -74,7 +74,7 @@ def _unpack_strings(content: bytes, n: int) -> list:
     for _ in range(n):
         value = shift = 0
         while True:
-            if pos >= len(content):
+            if pos >= len(content) or shift > 28:
                 raise ValueError(f"TensorProto string tensor_content too short for {n} strings")
             byte = content[pos]
             pos += 1

@@ -34,6 +34,31 @@ _REFERENCE_EVALUATOR = os.environ.get("REF_REFERENCE_EVALUATOR", "") not in ("",
 # resources (queues, accumulators). Other targets keep a private state.
 _SHARED_TARGETS = {}
 
+# Targets run by a master elsewhere ("grpc://host:port"): a higher layer registers,
+# per target prefix, a factory ``factory(target, graph, config)`` returning the
+# object a Session hands its steps to (``ref.distributed.remote_session``), and a
+# ``reset(target, containers, config)`` for ``Session.reset``. In-process targets
+# (``_SHARED_TARGETS``) are looked up first.
+_TARGET_HANDLERS = {}
+
+
+def register_target_handler(prefix, factory, reset=None):
+    """Makes ``Session(target)`` use ``factory(target, graph, config)`` for every
+    ``target`` starting with ``prefix`` that no in-process server owns.
+
+    The object it returns has ``run(tensors, targets, feeds, options,
+    run_metadata)`` (the fetched tensors' arrays, in order), ``list_devices()``
+    and ``close()``.
+    """
+    _TARGET_HANDLERS[prefix] = (factory, reset)
+
+
+def _target_handler(target):
+    for prefix, handler in _TARGET_HANDLERS.items():
+        if target.startswith(prefix):
+            return handler
+    return None
+
 
 # -- fetch structures ---------------------------------------------------------
 
@@ -159,7 +184,12 @@ class BaseSession:
         ms = getattr(config, "operation_timeout_in_ms", 0)
         self._op_timeout = ms / 1000.0 if ms > 0 else None
         self._closed = False
+        if isinstance(target, bytes):
+            target = target.decode("utf-8")
         shared = _SHARED_TARGETS.get(target) if isinstance(target, str) and target else None
+        handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
+        # A master elsewhere runs the steps; nothing is sent before the first run.
+        self._remote = handler[0](target, graph, config) if handler is not None else None
         if shared is None:
             self._store, self._rngs, self._resources = StateStore(), {}, {}
         else:  # the state belongs to the server: closing this session leaves it alone
@@ -179,6 +209,8 @@ class BaseSession:
         return self._graph.as_graph_def()
 
     def list_devices(self):
+        if self._remote is not None:
+            return [_DeviceAttributes(*d) for d in self._remote.list_devices()]
         return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 268435456, 0)]
 
     # -- lifecycle --------------------------------------------------------------
@@ -186,6 +218,8 @@ class BaseSession:
         """Frees the session's state; later ``run`` calls raise RuntimeError."""
         if not self._closed:
             self._closed = True
+            if self._remote is not None:
+                self._remote.close()
             for res in list(self._resources.values()) if self._owns_state else ():
                 closer = getattr(res, "close", None) or getattr(res, "cancel", None)
                 if closer is not None:
@@ -244,7 +278,7 @@ class BaseSession:
         if (cls is Operation or cls is Tensor) and run_metadata is None and fetches.graph is self._graph:
             # The training loop's case, one op or tensor: no structure to flatten and rebuild.
             feeds = self._prepare_feeds(feed_dict)
-            return self._run_elements([_fetch_element(self._graph, fetches)], feeds)[0]
+            return self._run_elements([_fetch_element(self._graph, fetches)], feeds, None, options)[0]
         feeds = self._prepare_feeds(feed_dict)
         mapper = _FetchMapper(self._graph, fetches)
         return self._run_mapped(mapper, feeds, options, run_metadata)
@@ -259,8 +293,8 @@ class BaseSession:
         """Runs ``mapper``'s elements. With ``run_metadata`` to fill, honours
         ``options.output_partition_graphs`` and records each op's time (and
         outputs) in ``step_stats`` as ``options.trace_level`` asks (``ref.session.tracing``)."""
-        if run_metadata is None or options is None:
-            return mapper.build(self._run_elements(mapper.elements, feeds))
+        if self._remote is not None or run_metadata is None or options is None:
+            return mapper.build(self._run_elements(mapper.elements, feeds, None, options, run_metadata))
         if options.output_partition_graphs:
             # One partition: the whole graph runs on one device.
             run_metadata.partition_graphs.add().ParseFromString(self._graph.as_graph_def().SerializeToString())
@@ -273,12 +307,14 @@ class BaseSession:
             fill_step_stats(run_metadata, trace, options.trace_level)
         return mapper.build(values)
 
-    def _run_elements(self, elements, feeds, trace=None):
+    def _run_elements(self, elements, feeds, trace=None, options=None, run_metadata=None):
         # A fetched tensor that is fed is not computed: TF hands back the fed array.
         tensors = [e for e in elements if isinstance(e, Tensor) and e not in feeds]
         targets = [e for e in elements if isinstance(e, Operation)]
         if not tensors and not targets:
             results = []
+        elif self._remote is not None:
+            results = self._remote.run(tensors, targets, feeds, options, run_metadata)
         elif _REFERENCE_EVALUATOR and trace is None:
             with np.errstate(all="ignore"):  # TF's kernels are silent on inf/nan arithmetic
                 results = evaluate(tensors, feeds, self, targets)
@@ -439,7 +475,15 @@ class Session(BaseSession):
 
     @staticmethod
     def reset(target, containers=None, config=None):
-        """Resets resource containers on ``target`` (no shared state in ref's in-process sessions)."""
+        """Resets resource containers on ``target``: on a remote master (a
+        ``grpc://`` target) its Reset RPC clears ``containers`` (all when None)
+        on every task and closes the master's sessions; ref's in-process
+        sessions own no shared containers, so there it does nothing."""
+        if isinstance(target, bytes):
+            target = target.decode("utf-8")
+        handler = _target_handler(target) if isinstance(target, str) and target not in _SHARED_TARGETS else None
+        if handler is not None and handler[1] is not None:
+            handler[1](target, containers, config)
 
 
 class InteractiveSession(BaseSession):

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from ref.types import errors
+from ref.types.device_spec import DeviceSpec
 from ref.framework.graph import get_default_graph
 from ref.session.session import Session
 from ref.formats.checkpoint_state import get_checkpoint_state
@@ -27,6 +28,9 @@ from ref.platform import tf_logging as _log
 
 __all__ = ["SessionManager"]
 
+# wait_for_session's first pause between readiness checks (seconds); it doubles
+# up to recovery_wait_secs.
+_FIRST_POLL_SECS = 0.1
 
 
 def _make_session(master, graph, config):
@@ -126,26 +130,44 @@ class SessionManager:
         return sess, True
 
     def wait_for_session(self, master, config=None, max_wait_secs=float("Inf")):
-        """A new session once the model is ready (made so by another thread or
-        process); DeadlineExceededError after ``max_wait_secs``."""
+        """A new session on ``master`` once the model is ready (made so by another
+        thread or process); DeadlineExceededError after ``max_wait_secs``.
+
+        Readiness is polled with backoff: 0.1 s after the first try, doubling up
+        to ``recovery_wait_secs`` (TF sleeps ``recovery_wait_secs``, 30 s by
+        default, between every two tries, so a worker that starts just before the
+        chief initializes waits 30 s). "Waiting for model to be ready" is logged on
+        the first miss, then when the reason changes or ``recovery_wait_secs``
+        passed; the reason names the variables not yet initialized and where they
+        are placed.
+        """
         self._target = master
         if max_wait_secs is None:
             max_wait_secs = float("Inf")
         start = time.time()
+        delay = min(_FIRST_POLL_SECS, self._recovery_wait_secs)
+        logged = None, -float("Inf")
         while True:
             sess = _make_session(master, self._graph, config)
-            ok, msg = self._try_run_local_init_op(sess)
+            not_ready_msg = None
+            ok, not_ready_local_msg = self._try_run_local_init_op(sess)
             if ok:
-                ready, msg = self._model_ready(sess)
+                ready, not_ready_msg = self._model_ready(sess)
                 if ready:
                     return sess
-            sess.close()
+            _safe_close(sess)
             remaining = max_wait_secs - (time.time() - start)
-            if remaining < self._recovery_wait_secs:
-                raise errors.DeadlineExceededError(None, None,
-                                                   f"Session was not ready after waiting {max_wait_secs} secs.")
-            _log.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s", msg, msg)
-            time.sleep(self._recovery_wait_secs)
+            if remaining - delay < 0:
+                raise errors.DeadlineExceededError(
+                    None, None, f"Session was not ready after waiting {max_wait_secs} secs. "
+                                f"Ready_for_local_init_op: {not_ready_local_msg}, ready: {not_ready_msg}")
+            now = time.time()
+            if (not_ready_local_msg, not_ready_msg) != logged[0] or now - logged[1] >= self._recovery_wait_secs:
+                _log.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s",
+                          not_ready_local_msg, not_ready_msg)
+                logged = (not_ready_local_msg, not_ready_msg), now
+            time.sleep(delay)
+            delay = min(delay * 2, self._recovery_wait_secs)
 
     def _model_ready(self, sess):
         return _ready(self._ready_op, sess, "Model not ready")
@@ -163,6 +185,43 @@ class SessionManager:
                      options=self._local_init_run_options)
             _log.info("Done running local_init_op.")
         return True, None
+
+
+def _safe_close(sess):
+    """Closes ``sess``, ignoring errors (the master may have gone away)."""
+    try:
+        sess.close()
+    except Exception:  # noqa: BLE001  (as TF: a failed close must not end the wait)
+        pass
+
+
+def _placement(graph, names):
+    """" (w, b on /job:ps/task:0; v on /job:worker/task:1)" for the named
+    variables that have a device, else "". Variables on a worker task other than
+    task 0 (the usual chief) get a hint: between-graph, the chief initializes
+    only the variables of its own graph, so a worker's own variables belong in
+    LOCAL_VARIABLES (its local_init_op)."""
+    by_device = {}
+    for name in names:
+        try:
+            device = graph.get_operation_by_name(name).device
+        except (KeyError, ValueError):
+            continue
+        if device:
+            by_device.setdefault(device, []).append(name)
+    if not by_device:
+        return ""
+    hint = ""
+    own = [d for d in by_device if _is_non_chief_worker(d)]
+    if own:
+        hint = (f". Variables on {', '.join(own)} are not initialized by the chief if they are not in its "
+                "graph: put a worker's own variables in LOCAL_VARIABLES")
+    return " (" + "; ".join(f"{', '.join(n)} on {d}" for d, n in by_device.items()) + ")" + hint
+
+
+def _is_non_chief_worker(device):
+    spec = DeviceSpec.from_string(device)
+    return spec.job == "worker" and spec.task not in (None, 0)
 
 
 def _maybe_name(obj):
@@ -184,5 +243,5 @@ def _ready(op, sess, msg):
     value = np.asarray(value) if value is not None else None
     if value is None or value.dtype == np.int32 or value.size == 0:
         return True, None
-    names = ", ".join(v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in value.ravel())
-    return False, "Variables not initialized: " + names
+    names = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in value.ravel()]
+    return False, "Variables not initialized: " + ", ".join(names) + _placement(sess.graph, names)
