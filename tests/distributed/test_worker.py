@@ -142,6 +142,20 @@ def task(request):
     return t
 
 
+@pytest.fixture(params=["ref", "tf"])
+def fresh_task(request):
+    """Like ``task``, on a server of its own: TF's worker keeps kernels that earlier
+    tests left blocked (it has no run deadline) on its few inter-op threads."""
+    if request.param == "ref":
+        server = Server.create_local_server()
+        request.addfinalizer(server.stop)
+    else:
+        server = pytest.importorskip("tensorflow").compat.v1.train.Server.create_local_server()
+    t = Task(server.target)
+    t.session("s")
+    return t
+
+
 @pytest.fixture
 def ref_task(ref_server):
     t = Task(ref_server.target)
@@ -339,8 +353,9 @@ def test_accumulator_partitions_average_and_drop_stale_gradients(task):
     assert task.run(take, recvs=["avg"])[0].tolist() == [3.0, 2.0]
 
 
-def test_a_blocked_take_is_served_by_another_session_s_apply(task):
+def test_a_blocked_take_is_served_by_another_session_s_apply(fresh_task):
     """SyncReplicas on a ps: the chief's take waits while a worker's session applies gradients."""
+    task = fresh_task
     task.session("worker-1")
     take = _take_grad(task, "sync/grad_accum")
     apply = _apply_grad(task, "sync/grad_accum")
