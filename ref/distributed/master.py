@@ -123,9 +123,10 @@ class Master:
             for s in specs)]
         return {t: tasks[t] for t in sorted(picked)}
 
-    def _fan_out(self, calls, deadline, what):
+    def _fan_out(self, calls, deadline, what, task_of_key=None):
         """Runs ``{task: fn(timeout)}`` concurrently; ``{task: result}``, or one error naming
-        every task that failed (UnavailableError if any did not answer)."""
+        every task that failed (AbortedError for a restarted task; UnavailableError if any did
+        not answer). ``task_of_key`` names the task of a key that is not one."""
         futs = {t: self._pool.submit(fn, _remaining(deadline)) for t, fn in calls.items()}
         results, failed = {}, []
         for t, f in futs.items():
@@ -136,8 +137,12 @@ class Master:
             except errors.OpError as e:
                 failed.append((t, e))
         if failed:
+            aborted = [e for _, e in failed if isinstance(e, errors.AbortedError)]
+            if aborted:
+                raise aborted[0]
             addresses = self.all_tasks()
-            lines = "; ".join(f"task {t} at {addresses.get(t, '?')}: {e.message}" for t, e in failed)
+            name = task_of_key or (lambda k: k)
+            lines = "; ".join(f"task {name(t)} at {addresses.get(name(t), '?')}: {e.message}" for t, e in failed)
             cls = type(failed[0][1]) if len(failed) == 1 else errors.UnavailableError
             if any(isinstance(e, (errors.UnavailableError, errors.DeadlineExceededError)) for _, e in failed):
                 cls = errors.UnavailableError
@@ -382,12 +387,20 @@ class MasterSession:
                 req = worker_pb2.RegisterGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                                       graph_def=gd, config_proto=self.config)
                 req.graph_options.CopyFrom(self.config.graph_options)
-                return lambda t: self.tasks[p.task].service.RegisterGraph(req, timeout=t).graph_handle
+                task = self.tasks[p.task]
+
+                def call(timeout):
+                    try:
+                        return task.service.RegisterGraph(req, timeout=timeout).graph_handle
+                    except errors.OpError as e:
+                        self._check_restart(task, e)
+                        raise
+                return call
             for i, p in enumerate(step.partitions):
                 if p.task not in self.tasks:
                     raise errors.InvalidArgumentError(None, None, f"partition for {p.task}: no worker session")
             results = self.master._fan_out({i: register(i, p) for i, p in enumerate(step.partitions)}, deadline,
-                                           "RegisterGraph") if step.partitions else {}
+                                           "RegisterGraph", lambda i: step.partitions[i].task)
             handles = [results[i] for i in range(len(step.partitions))]
             plan = self._plans[key] = _Plan(step, handles, [p.task for p in step.partitions])
             return plan
