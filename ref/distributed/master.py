@@ -378,9 +378,8 @@ class MasterSession:
                               fetches=fetch_t, graph=self.graph)
             step = partition(ops, self.node_defs, placement, [t.name for t in feed_t], [t.name for t in fetch_t],
                              {t: task.incarnation for t, task in self.tasks.items()})
-            handles = {}
 
-            def register(i, p):
+            def register(p):
                 gd = p.graph_def
                 gd.versions.CopyFrom(self.versions)
                 gd.library.CopyFrom(self.library)
@@ -399,7 +398,7 @@ class MasterSession:
             for i, p in enumerate(step.partitions):
                 if p.task not in self.tasks:
                     raise errors.InvalidArgumentError(None, None, f"partition for {p.task}: no worker session")
-            results = self.master._fan_out({i: register(i, p) for i, p in enumerate(step.partitions)}, deadline,
+            results = self.master._fan_out({i: register(p) for i, p in enumerate(step.partitions)}, deadline,
                                            "RegisterGraph", lambda i: step.partitions[i].task)
             handles = [results[i] for i in range(len(step.partitions))]
             plan = self._plans[key] = _Plan(step, handles, [p.task for p in step.partitions])
@@ -415,32 +414,53 @@ class MasterSession:
         fetches = [f if ":" in f else f + ":0" for f in request.fetch]
         plan = self._plan(list(values), fetches, list(request.target), deadline)
         step_id = (next(self.master._step_ids) + (self.master.incarnation << 20)) % (1 << 62)
-        parts = plan.step_plan.partitions
-        for level in plan.step_plan.levels:
-            calls = {i: self._run_graph(plan, i, step_id, values) for i in level}
-            if _remaining(deadline) is not None and _remaining(deadline) <= 0:
-                raise errors.DeadlineExceededError(None, None, f"RunStep timed out before stage "
-                                                   f"{parts[level[0]].stage} on {', '.join(parts[i].task for i in level)}")
-            if len(calls) == 1:
-                (i, fn), = calls.items()
-                results = {i: fn(_remaining(deadline))}
-            else:
-                futs = {i: self.master._pool.submit(fn, _remaining(deadline)) for i, fn in calls.items()}
-                results, first_error = {}, None
-                for i, f in futs.items():
-                    try:
-                        results[i] = f.result()
-                    except errors.OpError as e:
-                        first_error = first_error or e
-                if first_error is not None:
-                    raise first_error
-            for i, resp in results.items():
-                for nt in resp.recv:
-                    values[parts[i].sends[nt.name]] = nt.tensor
+        try:
+            self._run_levels(plan, step_id, values, deadline)
+        finally:
+            self._cleanup(plan, step_id)
         resp = master_pb2.RunStepResponse()
         for name, f in zip(request.fetch, fetches):
             resp.tensor.add(name=name, tensor=values[f])
         return resp
+
+    def _run_levels(self, plan, step_id, values, deadline):
+        """Runs the stages in order, the partitions of one stage together (the last one in
+        this thread); what they send back goes into ``values``."""
+        parts = plan.step_plan.partitions
+        for level in plan.step_plan.levels:
+            left = _remaining(deadline)
+            if left is not None and left <= 0:
+                raise errors.DeadlineExceededError(
+                    None, None, f"RunStep ran out of its deadline before stage {parts[level[0]].stage} on "
+                    f"{', '.join(parts[i].task for i in level)}")
+            calls = [(i, self._run_graph(plan, i, step_id, values)) for i in level]
+            futs = [(i, self.master._pool.submit(fn, left)) for i, fn in calls[:-1]]
+            results, first_error = {}, None
+            try:
+                results[calls[-1][0]] = calls[-1][1](left)
+            except errors.OpError as e:
+                first_error = e
+            for i, f in futs:
+                try:
+                    results[i] = f.result()
+                except errors.OpError as e:
+                    first_error = first_error or e
+            if first_error is not None:
+                raise first_error
+            for i, resp in results.items():
+                for nt in resp.recv:
+                    values[parts[i].sends[nt.name]] = nt.tensor
+
+    def _cleanup(self, plan, step_id):
+        """CleanupGraph to each task of the step, in the background, as TF's master does after
+        every step (a TF worker keeps the step's rendezvous until then)."""
+        req = worker_pb2.CleanupGraphRequest(step_id=step_id)
+        for task in set(plan.tasks):
+            service = self.tasks[task].service
+            try:
+                self.master._pool.submit(_quietly, service.CleanupGraph, req, _CLOSE_TIMEOUT)
+            except RuntimeError:  # the master is shutting down
+                return
 
     def _run_graph(self, plan, i, step_id, values):
         p = plan.step_plan.partitions[i]
@@ -498,6 +518,13 @@ class MasterSession:
                                                  timeout=max(_remaining(deadline), 0.001))
             except errors.OpError:
                 pass
+
+
+def _quietly(fn, request, timeout):
+    try:
+        fn(request, timeout=timeout)
+    except errors.OpError:
+        pass
 
 
 def _signed(x):

@@ -255,3 +255,19 @@ def test_ref_master_drives_real_tensorflow_workers():
     del servers
     _assert_same(_local_numbers(), got)
     assert worker_pb2  # the WorkerService messages are ref's own, read by TF
+
+
+@pytest.mark.parametrize("options_ms,config_ms,bound", [(5000, 0, 5.0), (0, 2000, 2.0), (1500, 60000, 1.5)])
+def test_every_run_graph_is_bounded_by_the_step_deadline(options_ms, config_ms, bound):
+    g, fetches, train, init = _model()
+    m, workers = _master()
+    config = config_pb2.ConfigProto(operation_timeout_in_ms=config_ms)
+    h = m.CreateSession(master_pb2.CreateSessionRequest(graph_def=g.as_graph_def(), config=config)).session_handle
+    seen = []
+    for w in workers.values():
+        run = w.RunGraph
+        w.RunGraph = lambda request, timeout=None, run=run: seen.append(timeout) or run(request, timeout)
+    _step(m, h, targets=[init], options=config_pb2.RunOptions(timeout_in_ms=options_ms))
+    _step(m, h, fetches, [train], {"x:0": [1.0, 2.0]}, options=config_pb2.RunOptions(timeout_in_ms=options_ms))
+    assert len(seen) >= 4 and all(t is not None and 0 < t <= bound for t in seen)
+    m.close()
