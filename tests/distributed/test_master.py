@@ -271,3 +271,41 @@ def test_every_run_graph_is_bounded_by_the_step_deadline(options_ms, config_ms, 
     _step(m, h, fetches, [train], {"x:0": [1.0, 2.0]}, options=config_pb2.RunOptions(timeout_in_ms=options_ms))
     assert len(seen) >= 4 and all(t is not None and 0 < t <= bound for t in seen)
     m.close()
+
+
+def test_a_tensorflow_client_trains_through_the_master():
+    """TF's own client (GrpcSession: CreateSession, RunStep with errors in the body,
+    ExtendSession, CloseSession) against this master over gRPC, tasks simulated: TF's
+    local numbers."""
+    pytest.importorskip("grpc")
+    tfm = pytest.importorskip("tensorflow").compat.v1
+    m, workers = _master()
+    server, port = rpc.serve("127.0.0.1:0", {rpc.MASTER_SERVICE: m})
+
+    def train(target):
+        with tfm.Graph().as_default():
+            with tfm.device(tfm.train.replica_device_setter(cluster=tfm.train.ClusterSpec(SPEC),
+                                                            worker_device="/job:worker/task:0") if target else None):
+                x = tfm.placeholder(tfm.float32, [2], name="x")
+                w = tfm.get_variable("w", initializer=[1.0, 2.0], use_resource=True)
+                loss = tfm.reduce_sum(tfm.square(w * x), name="loss")
+                step = tfm.train.GradientDescentOptimizer(0.1).minimize(loss)
+            init = tfm.global_variables_initializer()
+            config = tfm.ConfigProto(operation_timeout_in_ms=30000) if target else None
+            with tfm.Session(target, config=config) as s:
+                if target:
+                    with pytest.raises(tfm.errors.FailedPreconditionError, match="w"):
+                        s.run(w.read_value())
+                s.run(init)
+                out = [s.run([loss, step], {x: [1.0, 2.0]})[0] for _ in range(3)]
+                y = w * 2.0  # built after the first run: sent with ExtendSession
+                return out + [s.run(y)]
+    try:
+        remote = train(f"grpc://127.0.0.1:{port}")
+        local = train("")
+    finally:
+        server.stop(0)
+        m.close()
+    assert sorted(workers) == [PS, W0]
+    for a, b in zip(local, remote):
+        np.testing.assert_array_equal(a, b)
