@@ -309,3 +309,21 @@ def test_a_tensorflow_client_trains_through_the_master():
     assert sorted(workers) == [PS, W0]
     for a, b in zip(local, remote):
         np.testing.assert_array_equal(a, b)
+
+
+def test_extend_session_contacts_tasks_named_for_the_first_time():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant([1.0, 2.0], name="a")
+    m, workers = _master()
+    h = m.CreateSession(master_pb2.CreateSessionRequest(graph_def=g.as_graph_def())).session_handle
+    assert sorted(workers) == [PS, W0]
+    n = len(g.get_operations())
+    with g.as_default(), tf.device("/job:worker/task:1"):
+        tf.square(a, name="b")
+    m.ExtendSession(master_pb2.ExtendSessionRequest(
+        session_handle=h, graph_def=g.as_graph_def(from_version=g.get_operations()[n]._id)))
+    assert sorted(workers) == [PS, W0, W1]
+    assert _step(m, h, ["b:0"])[0].tolist() == [1.0, 4.0]
+    assert any(c == "RunGraph" for c, _ in workers[W1].calls)
+    m.close()
