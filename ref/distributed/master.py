@@ -154,9 +154,16 @@ class Master:
         def status(task):
             return lambda timeout: self.service(task).GetStatus(worker_pb2.GetStatusRequest(), timeout=timeout)
         wait = _remaining(deadline)
-        answers = self._fan_out({t: status(t) for t in tasks}, deadline,
-                                f"GetStatus (device discovery, waited at most {wait:.3g} s)" if wait is not None
-                                else "GetStatus (device discovery)")
+        try:
+            answers = self._fan_out({t: status(t) for t in tasks}, deadline, "GetStatus (device discovery)")
+        except errors.UnavailableError as e:
+            hint = "; ".join(f"is `python -m ref server --job {DeviceSpec.from_string(t).job} --task "
+                             f"{DeviceSpec.from_string(t).task}` (or TF's server) running at {a}?"
+                             for t, a in tasks.items() if f"task {t} at" in e.message)
+            within = f" {wait:.3g} s" if wait is not None else ""
+            raise errors.UnavailableError(None, None, f"{e.message}. Device discovery waited{within} for "
+                                          f"the tasks this session needs ({', '.join(tasks)}); {hint} "
+                                          "(config.device_filters chooses the tasks)") from None
         found = {}
         for t, resp in answers.items():
             devices = [d for d in resp.device_attributes]

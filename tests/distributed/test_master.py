@@ -327,3 +327,18 @@ def test_extend_session_contacts_tasks_named_for_the_first_time():
     assert _step(m, h, ["b:0"])[0].tolist() == [1.0, 4.0]
     assert any(c == "RunGraph" for c, _ in workers[W1].calls)
     m.close()
+
+
+def test_a_task_nobody_serves_fails_create_session_within_its_deadline():
+    pytest.importorskip("grpc")
+    spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
+    g, _, _, _ = _model(cluster=spec)
+    m = Master(_server_def(spec), local_worker=FakeWorker(W0))  # the ps: rpc.connect -> a Client
+    start = time.monotonic()
+    with pytest.raises(errors.UnavailableError) as e:
+        m.CreateSession(master_pb2.CreateSessionRequest(
+            graph_def=g.as_graph_def(), config=config_pb2.ConfigProto(operation_timeout_in_ms=1000)))
+    assert time.monotonic() - start < 30
+    msg = str(e.value)
+    assert f"{PS} at {spec['ps'][0]}" in msg and "GetStatus" in msg and "--job ps --task 0" in msg
+    m.close()
