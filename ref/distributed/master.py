@@ -19,6 +19,8 @@ master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.part
   the stages in order, those of one stage concurrently, with ``RunGraph`` (``send`` /
   ``recv_key``); tensors between stages pass through the master. Every RunGraph is bounded
   by the step's deadline: ``RunOptions.timeout_in_ms``, else ``operation_timeout_in_ms``.
+  ``RunOptions.output_partition_graphs`` returns the partitions in ``RunMetadata``. After
+  each step the tasks get ``CleanupGraph`` in the background, as from TF's master.
   A task that restarted (a new incarnation in GetStatus, found after a RunGraph failed) is
   an AbortedError naming the task, its address and both incarnations: its variables are
   gone, and MonitoredTrainingSession recovers from AbortedError by restoring a checkpoint.
@@ -373,6 +375,9 @@ class MasterSession:
 
     def _plan(self, feeds, fetches, targets, deadline):
         key = (tuple(sorted(feeds)), tuple(sorted(set(fetches))), tuple(sorted(set(targets))))
+        plan = self._plans.get(key)
+        if plan is not None:  # the common case: no lock
+            return plan
         with self._lock:
             plan = self._plans.get(key)
             if plan is not None:
@@ -428,6 +433,8 @@ class MasterSession:
         resp = master_pb2.RunStepResponse()
         for name, f in zip(request.fetch, fetches):
             resp.tensor.add(name=name, tensor=values[f])
+        if request.options.output_partition_graphs:
+            resp.metadata.partition_graphs.extend(p.graph_def for p in plan.step_plan.partitions)
         return resp
 
     def _run_levels(self, plan, step_id, values, deadline):

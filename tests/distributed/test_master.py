@@ -12,7 +12,7 @@ from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
 from ref.distributed.master import Master
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
-from ref.protos import config_pb2, master_pb2, tensorflow_server_pb2, worker_pb2
+from ref.protos import config_pb2, master_pb2, named_tensor_pb2, tensorflow_server_pb2, worker_pb2
 from tests.distributed.fake_worker import FakeWorker
 
 SPEC = {"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}
@@ -60,6 +60,10 @@ def _step(m, h, fetches=(), targets=(), feeds=None, **kw):
     return [make_ndarray(t.tensor) for t in resp.tensor]
 
 
+def _named(name, value):
+    return named_tensor_pb2.NamedTensorProto(name=name, tensor=make_tensor_proto(np.asarray(value, np.float32)))
+
+
 def _local_numbers(steps=3):
     g, fetches, train, init = _model()
     with tf.Session(graph=g) as s:
@@ -88,6 +92,11 @@ def test_between_graph_training_equals_local_and_contacts_only_ps_and_itself():
         before = len(workers[PS].calls)
         _step(m, h, fetches, [train], {"x:0": [1.0, 2.0]})
         step = [r for c, r in workers[PS].calls[before:]]
+        meta = m.RunStep(master_pb2.RunStepRequest(
+            session_handle=h, fetch=fetches, target=[train], feed=[_named("x:0", [1.0, 2.0])],
+            options=config_pb2.RunOptions(output_partition_graphs=True))).metadata
+        assert [{n.device for n in pg.node} for pg in meta.partition_graphs] == [
+            {PS + "/device:CPU:0"}, {W0 + "/device:CPU:0"}, {PS + "/device:CPU:0"}]
         assert [c for c, _ in workers[PS].calls].count("RegisterGraph") == registered  # cached per signature
         assert len(step) == 2 and len({r.step_id for r in step}) == 1  # read, then apply; one step id
         assert step[1].send and step[0].recv_key and not step[0].send  # one step id for the partitions of a step
