@@ -112,18 +112,28 @@ class Master:
             return self._services[task]
 
     def tasks_for(self, config, node_devices=()):
-        """The tasks a session contacts: ``config.device_filters`` when set, else this task,
-        the ps job and every task a device in ``node_devices`` names."""
+        """The tasks a session contacts: those ``config.device_filters`` admit when set (and
+        this task); else this task, the ps job, and for each device in ``node_devices`` the
+        task placement would pick (every task it names; for a spec without a task that admits
+        this task, none more; else the first it admits)."""
         tasks = self.all_tasks()
-        filters = list(config.device_filters)
-        if not filters:
-            filters = [f"/job:{j}" for j in _PS_JOBS] + [d for d in set(node_devices)
-                                                       if d and DeviceSpec.from_string(d).job]
-        specs = [DeviceSpec.from_string(f) for f in filters]
-        picked = [t for t in tasks if t == self.task_name or any(
-            s.job in (None, DeviceSpec.from_string(t).job) and s.task in (None, DeviceSpec.from_string(t).task)
-            for s in specs)]
-        return {t: tasks[t] for t in sorted(picked)}
+
+        def admits(s, t):
+            d = DeviceSpec.from_string(t)
+            return s.job in (None, d.job) and s.replica in (None, d.replica) and s.task in (None, d.task)
+        if config.device_filters:
+            specs = [DeviceSpec.from_string(f) for f in config.device_filters]
+            picked = {t for t in tasks if any(admits(s, t) for s in specs)}
+        else:
+            picked = {t for t in tasks if DeviceSpec.from_string(t).job in _PS_JOBS}
+            for d in set(node_devices):
+                s = DeviceSpec.from_string(d) if d else None
+                if s is None or s.job is None or (s.task is None and admits(s, self.task_name)):
+                    continue
+                matched = sorted((t for t in tasks if admits(s, t)), key=_task_key)
+                picked.update(matched if s.task is not None else matched[:1])
+        picked.add(self.task_name)
+        return {t: tasks[t] for t in sorted(picked, key=_task_key) if t in tasks}
 
     def _fan_out(self, calls, deadline, what, task_of_key=None):
         """Runs ``{task: fn(timeout)}`` concurrently; ``{task: result}``, or one error naming
@@ -218,7 +228,7 @@ class Master:
             tasks = self.discover(self.all_tasks(), time.monotonic() + min(
                 timeout or DEFAULT_DISCOVERY_TIMEOUT, DEFAULT_DISCOVERY_TIMEOUT))
         resp = master_pb2.ListDevicesResponse()
-        for t in sorted(tasks):
+        for t in sorted(tasks, key=_task_key):
             (resp.local_device if t == self.task_name else resp.remote_device).extend(tasks[t].devices)
         return resp
 
@@ -354,7 +364,7 @@ class MasterSession:
         self.tasks.update(found)
 
     def devices(self):
-        return [d.name for t in sorted(self.tasks) for d in self.tasks[t].devices]
+        return [d.name for t in sorted(self.tasks, key=_task_key) for d in self.tasks[t].devices]
 
     # -- steps --------------------------------------------------------------------
     def _element(self, name, what):
@@ -532,6 +542,11 @@ class MasterSession:
                                                  timeout=max(_remaining(deadline), 0.001))
             except errors.OpError:
                 pass
+
+
+def _task_key(task):
+    s = DeviceSpec.from_string(task)
+    return s.job or "", s.replica or 0, s.task or 0
 
 
 def _quietly(fn, request, timeout):

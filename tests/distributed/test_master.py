@@ -351,3 +351,17 @@ def test_a_task_nobody_serves_fails_create_session_within_its_deadline():
     msg = str(e.value)
     assert f"{PS} at {spec['ps'][0]}" in msg and "GetStatus" in msg and "--job ps --task 0" in msg
     m.close()
+
+
+@pytest.mark.parametrize("devices,filters,expected", [
+    ([""], [], [PS, W0]),
+    (["/job:ps/task:0", "/job:worker/task:0"], [], [PS, W0]),
+    (["/job:worker"], [], [PS, W0]),  # a spec without a task that admits this task: nobody else
+    (["/job:worker/task:1"], [], [PS, W0, W1]),
+    (["/job:worker/task:1"], ["/job:ps"], [PS, W0]),  # the filters decide (this task always kept)
+    ([], ["/job:worker"], [W0, W1]),
+])
+def test_which_tasks_a_session_contacts(devices, filters, expected):
+    m = Master(_server_def(), local_worker=FakeWorker(W0))
+    assert list(m.tasks_for(config_pb2.ConfigProto(device_filters=filters), devices)) == expected
+    m.close()
