@@ -25,7 +25,10 @@ Both carry TF's attrs (``tensor_type``/``T``, ``tensor_name`` = the tensor's nam
 ``send_device`` = ``recv_device`` = the task's CPU:0, ``send_device_incarnation``,
 ``client_terminated``), and the key is TF's
 ``"{send_device};{incarnation as 16 hex digits};{recv_device};{tensor_name};0:0"``, so a
-TensorFlow worker runs these partitions too (DISTRIBUTED.md experiment D). Control edges
+TensorFlow worker runs these partitions too (DISTRIBUTED.md experiment D). A handle
+(resource or reference) never travels: a later stage of the variable's task that uses it
+gets its own copy of the input-less op that makes it (``VarHandleOp``, ``VariableV2``,
+queue and accumulator ops), which finds the same resource by name. Control edges
 between partitions are dropped: the stage order already keeps them. Other NodeDef fields
 are the client's, unchanged (TF's attrs survive), with the placed device filled in.
 """
