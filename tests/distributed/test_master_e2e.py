@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ref as tf
+from ref.distributed import rpc
 from tests.distributed.test_master import AFTER, _assert_same, _local_numbers, _model
 
 pytest.importorskip("grpc")
@@ -33,11 +34,14 @@ def cluster():
 
 
 def test_a_ref_client_trains_with_a_ps_task(cluster):
+    pytest.importorskip("ref.distributed.remote_session")
     spec, target = cluster
+    master = rpc.local(target, rpc.MASTER_SERVICE)
     g, fetches, train, init = _model(cluster=spec)
     with g.as_default(), tf.Session(target, config=tf.ConfigProto(operation_timeout_in_ms=30000)) as s:
         s.run(init)
         got = [s.run(fetches + [train], {"x:0": [1.0, 2.0]})[:-1] + s.run(AFTER) for _ in range(3)]
+        assert len(master._sessions) == 1  # the steps went through this task's master
     _assert_same(_local_numbers(), got)
 
 
@@ -59,5 +63,9 @@ def test_a_tensorflow_client_trains_on_ref_servers(cluster):
             with tfm.Session(target, config=tfm.ConfigProto(operation_timeout_in_ms=30000)) as s:
                 s.run(init)
                 return [s.run([loss, step], {x: [1.0, 2.0]})[0] for _ in range(3)] + [s.run(w * 2.0)]
+    ps = rpc.local(spec["ps"][0], rpc.WORKER_SERVICE)  # what the master calls for the ps task
+    run_graph, runs = ps.RunGraph, []
+    ps.RunGraph = lambda request, timeout=None: runs.append(1) or run_graph(request, timeout)
     for a, b in zip(train(""), train(target)):
         np.testing.assert_array_equal(a, b)
+    assert len(runs) >= 5  # init, three steps (two ps stages each), one read: on the ps task
