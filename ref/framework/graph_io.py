@@ -276,6 +276,8 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
             src, idx = _split_input(i)
             if idx >= 0 and (i in input_map or (idx == 0 and src in input_map) or f"{src}:{idx}" in input_map):
                 continue
+            if idx < 0 and i in input_map:  # "^x": a control input to an Operation outside the GraphDef
+                continue
             if src in by_name:
                 d.append(src)
             elif src not in external:
@@ -378,7 +380,8 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
                      if k not in ("_output_shapes", "output_shapes", "_class")}
         except (TypeError, KeyError, IndexError, OverflowError) as e:
             raise ValueError(f"Node '{n.name}': invalid attr value: {e}") from None
-        ctrl = [created[i[1:]] for i in n.input if i.startswith("^") and i[1:] in created]
+        ctrl = [input_map[i] if i in input_map else created[i[1:]] for i in n.input
+                if i.startswith("^") and (i in input_map or i[1:] in created)]
         tensors = [resolve(n, i) for i in n.input if not i.startswith("^")]
         kwargs = _distribute(n, opdef, attrs, tensors)
         for k, v in attrs.items():
