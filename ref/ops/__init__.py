@@ -5,6 +5,7 @@
 every op; ``import ref`` calls it.
 """
 import importlib as _importlib
+import threading as _threading
 
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
@@ -15,6 +16,7 @@ FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summar
 
 
 _loaded = False
+_LOAD_LOCK = _threading.RLock()
 
 
 def load_all():
@@ -22,8 +24,11 @@ def load_all():
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for name in FAMILIES:
-        _importlib.import_module(f"ref.ops.{name}")
-    for name in OPTIMIZERS:
-        _importlib.import_module(f"ref.ops.training.{name}")
+    with _LOAD_LOCK:  # threads (a server's RPC handlers) may miss at once: all wait for the full load
+        if _loaded:
+            return
+        for name in FAMILIES:
+            _importlib.import_module(f"ref.ops.{name}")
+        for name in OPTIMIZERS:
+            _importlib.import_module(f"ref.ops.training.{name}")
+        _loaded = True

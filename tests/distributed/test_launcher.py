@@ -261,8 +261,6 @@ def test_status_against_a_tensorflow_server(capsys):
     assert any(line.startswith(f"ps:0  127.0.0.1:{dead}  down") for line in lines)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ref.distributed.worker") is None,
-                    reason="needs ref's gRPC Server (ref.distributed.worker)")
 def test_server_answers_get_status_and_cluster_run_pings_it(script):
     pytest.importorskip("grpc")
     from ref.distributed import rpc

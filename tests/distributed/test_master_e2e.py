@@ -1,6 +1,6 @@
 """The master inside real ref servers (gRPC on 127.0.0.1): a ref client and a TensorFlow
 client train through it with a ps task; the numbers of a local session. Needs the real
-Worker and Server (skipped where they are not merged yet)."""
+Worker and Server."""
 import socket
 
 import numpy as np
@@ -11,7 +11,6 @@ from ref.distributed import rpc
 from tests.distributed.test_master import AFTER, _assert_same, _local_numbers, _model
 
 pytest.importorskip("grpc")
-pytest.importorskip("ref.distributed.worker")
 
 
 def _spec():
@@ -34,7 +33,6 @@ def cluster():
 
 
 def test_a_ref_client_trains_with_a_ps_task(cluster):
-    pytest.importorskip("ref.distributed.remote_session")
     spec, target = cluster
     master = rpc.local(target, rpc.MASTER_SERVICE)
     g, fetches, train, init = _model(cluster=spec)
