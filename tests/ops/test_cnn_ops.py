@@ -187,6 +187,83 @@ def test_conv_vs_tf_raw_ops(geom, fmt):
             assert _distance(tf, op, {**args, **kw}) <= BUDGETS[op], op
 
 
+def conv_grads_oracle(x, f, dy, strides, dilations, padding, explicit=((0, 0), (0, 0))):
+    """NHWC float64 loops of Conv2D's input and filter gradients: each output
+    gradient spread over the taps of its window."""
+    n, h, w, c = x.shape
+    kh, kw, _, o = f.shape
+    oh, pt = _pads(h, kh, strides[0], dilations[0], padding, explicit[0])
+    ow, pl = _pads(w, kw, strides[1], dilations[1], padding, explicit[1])
+    dx, df = np.zeros(x.shape), np.zeros(f.shape)
+    for i in range(oh):
+        for j in range(ow):
+            for di in range(kh):
+                for dj in range(kw):
+                    r, s = strides[0] * i + dilations[0] * di - pt, strides[1] * j + dilations[1] * dj - pl
+                    if 0 <= r < h and 0 <= s < w:
+                        dx[:, r, s, :] += dy[:, i, j, :] @ f[di, dj].T
+                        df[di, dj] += x[:, r, s, :].T @ dy[:, i, j, :]
+    return dx, df
+
+
+# The kernels' code paths: patch blocks of one image or several (PATCH_BYTES),
+# the stride-1 input gradient as a correlation (out depth <= in depth) or by
+# col2im, explicit padding larger than the filter (out_backprop rows cropped).
+CONV_PATH_CASES = [
+    # (input NHWC, filter HWIO, strides, dilations, padding, explicit)
+    ((5, 7, 6, 4), (3, 2, 4, 2), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 4), (3, 3, 4, 4), (1, 1), (2, 1), "VALID", None),
+    ((5, 7, 6, 4), (2, 3, 4, 4), (1, 1), (1, 2), "SAME", None),
+    ((5, 7, 6, 3), (2, 2, 3, 3), (1, 1), (1, 1), "EXPLICIT", ((4, 0), (1, 3))),
+    ((5, 7, 6, 3), (3, 3, 3, 5), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 3), (3, 3, 3, 5), (2, 2), (1, 1), "SAME", None),
+    ((5, 8, 8, 6), (3, 3, 6, 2), (2, 1), (1, 1), "VALID", None),
+    ((5, 4, 4, 6), (1, 1, 6, 2), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 6), (1, 1, 6, 2), (2, 2), (1, 1), "VALID", None),
+]
+
+
+@pytest.mark.parametrize("case", CONV_PATH_CASES, ids=str)
+@pytest.mark.parametrize("patch_bytes", [1, 600, 1 << 23], ids=["image", "blocks", "batch"])
+def test_conv2d_paths_vs_oracle(case, patch_bytes, monkeypatch):
+    monkeypatch.setattr(ref.ops.conv, "PATCH_BYTES", patch_bytes)
+    xs, fs, strides, dil, padding, explicit = case
+    rng = np.random.default_rng(7)
+    x, f = rng.standard_normal(xs), rng.standard_normal(fs)
+    explicit = explicit or ((0, 0), (0, 0))
+    kw = _conv_kw("NHWC", strides, dil, padding, explicit)
+    want = conv_oracle(x, f, strides, dil, padding, explicit)
+    np.testing.assert_allclose(registry.call("Conv2D", input=x, filter=f, **kw), want, rtol=1e-12, atol=1e-12)
+    dy = rng.standard_normal(want.shape)
+    want_dx, want_df = conv_grads_oracle(x, f, dy, strides, dil, padding, explicit)
+    dx = registry.call("Conv2DBackpropInput", input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw)
+    df = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(df, want_df, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [c for c in CONV_PATH_CASES if c[3] == (1, 1)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_paths_vs_tf_raw_ops(case, dtype, monkeypatch):
+    tf = pytest.importorskip("tensorflow")
+    monkeypatch.setattr(ref.ops.conv, "PATCH_BYTES", 600)
+    xs, fs, strides, dil, padding, explicit = case
+    rng = np.random.default_rng(8)
+    x, f = _u(rng, xs).astype(dtype), _u(rng, fs).astype(dtype)
+    kw = _conv_kw("NHWC", strides, dil, padding, explicit)
+    dy = _u(rng, registry.call("Conv2D", input=x, filter=f, **kw).shape).astype(dtype)
+    # positive terms, summed in another order: at most (terms - 1) roundings of the dtype apart
+    eps, (n, oh, ow, o) = np.finfo(dtype).eps, dy.shape
+    for op, args, terms in [
+            ("Conv2D", dict(input=x, filter=f), fs[0] * fs[1] * fs[2]),
+            ("Conv2DBackpropInput", dict(input_sizes=np.int32(xs), filter=f, out_backprop=dy), fs[0] * fs[1] * o),
+            ("Conv2DBackpropFilter", dict(input=x, filter_sizes=np.int32(fs), out_backprop=dy), n * oh * ow)]:
+        ours = registry.call(op, **args, **kw)
+        theirs = getattr(tf.raw_ops, op)(**args, **kw).numpy()
+        assert ours.dtype == theirs.dtype == dtype and ours.shape == theirs.shape, op
+        np.testing.assert_allclose(ours, theirs, rtol=terms * eps, atol=0, err_msg=op)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32])
 def test_conv2d_dtypes_vs_tf(dtype):
     tf = pytest.importorskip("tensorflow")
