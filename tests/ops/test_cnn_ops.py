@@ -314,6 +314,46 @@ def test_pool_vs_oracle(geom, fmt):
     np.testing.assert_allclose(np.sum(dx * _to(fmt, x)), np.sum(dy * got), rtol=1e-12)
 
 
+def max_pool_grad_oracle(x, dy, k, s, padding):
+    """NHWC loops: each output gradient added at its window's first maximum in
+    row-major window order, padding (the dtype's lowest) included in the order."""
+    n, h, w, c = x.shape
+    oh, pt = _pads(h, k[0], s[0], 1, padding)
+    ow, pl = _pads(w, k[1], s[1], 1, padding)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = np.full((n, h + 2 * k[0], w + 2 * k[1], c), low, x.dtype)
+    xp[:, k[0]:k[0] + h, k[1]:k[1] + w] = x
+    dxp = np.zeros(xp.shape, dy.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = s[0] * i - pt + k[0], s[1] * j - pl + k[1]
+            win = xp[:, r0:r0 + k[0], c0:c0 + k[1], :].reshape(n, -1, c)
+            tap = np.argmax(win, axis=1)  # first maximum; the first NaN if any
+            for b in range(n):
+                for q in range(c):
+                    dxp[b, r0 + tap[b, q] // k[1], c0 + tap[b, q] % k[1], q] += dy[b, i, j, q]
+    return dxp[:, k[0]:k[0] + h, k[1]:k[1] + w]
+
+
+@pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16, np.uint8])
+def test_max_pool_nan_inf_ties_vs_oracle(geom, dtype):
+    k, s, padding = geom
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 4, (2, 7, 6, 3)).astype(dtype)  # many ties
+    if np.dtype(dtype).kind == "f":
+        x[0, 1, 2, 0] = x[1, 4, 4, 2] = np.nan
+        x[0, 3:5, 3:5, 1] = -np.inf
+        x[1, 0, 0, 1] = np.inf
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    got = registry.call("MaxPool", input=x, **kw)
+    np.testing.assert_array_equal(got, pool_oracle(x, k, s, padding, "max"))
+    dy = rng.integers(1, 5, got.shape).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=got, grad=dy, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, max_pool_grad_oracle(x, dy, k, s, padding))
+
+
 @pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_pool_vs_tf_raw_ops(geom, ties, fmt="NHWC"):  # TF's Eigen CPU pooling is NHWC only
