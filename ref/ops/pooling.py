@@ -126,6 +126,37 @@ def _scatter_taps_loop(tap, dy, kw, sh, sw, dxp):
                     dxp[b, sh * i + k // kw, sw * j + k % kw, q] += dy[b, i, j, q]
 
 
+@njit
+def _window_sum_loop(xp, kh, kw, sh, sw, out):
+    """out[b, i, j, q] += xp[b, sh * i + a, sw * j + e, q], taps (a, e) in row-major order."""
+    n, oh, ow, c = out.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                acc = out[b, i, j]
+                for a in range(kh):
+                    for e in range(kw):
+                        src = xp[b, sh * i + a, sw * j + e]
+                        for q in range(c):
+                            acc[q] += src[q]
+
+
+@njit
+def _spread_loop(share, kh, kw, sh, sw, dxp):
+    """dxp[b, sh * i + a, sw * j + e, q] += share[b, i, j, q], one tap (a, e) at a time."""
+    n, oh, ow, c = share.shape
+    for a in range(kh):
+        for e in range(kw):
+            for b in range(n):
+                for i in range(oh):
+                    dst = dxp[b, sh * i + a]
+                    for j in range(ow):
+                        d = dst[sw * j + e]
+                        src = share[b, i, j]
+                        for q in range(c):
+                            d[q] += src[q]
+
+
 def _max_and_taps(x, g):
     """(max [N, OH, OW, C], tap of the first maximum [N, OH, OW, C]) of each window."""
     if x.dtype.type not in _LOOP_T:
@@ -287,7 +318,11 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC"):
     if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"AvgPool: computed output size would be non-positive for input "
                                f"{list(x0.shape)} and ksize {list(ksize)}")
-    s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
+    if x.dtype.type in _LOOP_T and x.size:
+        s = np.zeros((x.shape[0], g.oh, g.ow, x.shape[3]), x.dtype)
+        _window_sum_loop(np.ascontiguousarray(g.pad(x)), g.kh, g.kw, g.sh, g.sw, s)
+    else:
+        s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
     out = s / _avg_counts(g, x.dtype)
     return from_nhwc(out.astype(x0.dtype, copy=False), data_format)
 
@@ -314,9 +349,12 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
                                f"{list(dy0.shape)}")
     share = dy / _avg_counts(g, dy.dtype)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            dxp[g.window_slice(i, j)] += share
+    if dy.dtype.type in _LOOP_T and dy.size:
+        _spread_loop(np.ascontiguousarray(share), g.kh, g.kw, g.sh, g.sw, dxp)
+    else:
+        for i in range(g.kh):
+            for j in range(g.kw):
+                dxp[g.window_slice(i, j)] += share
     return from_nhwc(g.unpad(dxp).astype(dy0.dtype, copy=False), data_format)
 
 
