@@ -8,7 +8,7 @@ Each round times one call of ref's kernel and then one of TF's (after a
 warm-up call of each), so both see the same machine load; a row prints the
 best ref and TF times over ``--rounds`` rounds, their ratio, the median of
 the per-round ratios, and the largest ULP distance between the two results
-(float32). ``--runs`` repeats the whole table in the same process and ends
+(of their dtype). ``--runs`` repeats the whole table in the same process and ends
 with the worst and median ratio per row over the runs. TF runs with oneDNN off
 (as the tests compare with it) unless ``TF_ENABLE_ONEDNN_OPTS`` is set. The
 header names OpenBLAS's kernel family (``OPENBLAS_CORETYPE`` overrides its
@@ -91,12 +91,11 @@ def _openblas_core():
 
 def _ulp(a, b):
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != np.float32:
-        return -1
-    ia = a.view(np.int32).astype(np.int64)
-    ib = b.view(np.int32).astype(np.int64)
-    ia = np.where(ia < 0, -(2**31) - ia, ia)
-    ib = np.where(ib < 0, -(2**31) - ib, ib)
+    bits = {np.dtype(np.float32): (np.int32, 31), np.dtype(np.float64): (np.int64, 63)}[a.dtype]
+    ia = a.view(bits[0]).astype(np.int64)
+    ib = b.view(bits[0]).astype(np.int64)
+    ia = np.where(ia < 0, -(2**bits[1]) - ia, ia)  # monotone integer order of the floats
+    ib = np.where(ib < 0, -(2**bits[1]) - ib, ib)
     return int(np.abs(ia - ib).max())
 
 

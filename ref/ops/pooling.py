@@ -88,30 +88,39 @@ _LOOP_T = (np.float32, np.float64, np.int32, np.int64)
 
 
 @njit
-def _max_taps_loop(xp, kh, kw, sh, sw, out, tap):
-    """out[b, i, j, q] = max over the window (NaN wins, as np.max) and tap[b, i, j, q]
-    = a * kw + e of its first maximum in row-major window order (as np.argmax)."""
+def _max_taps_loop(xp, kh, kw, sh, sw, out, tap, taps):
+    """out[b, i, j, q] = max over the window (NaN wins, as np.max) and, if taps,
+    tap[b, i, j, q] = a * kw + e of its first maximum in row-major window order
+    (as np.argmax)."""
     n, oh, ow, c = out.shape
     for b in range(n):
         for i in range(oh):
             for j in range(ow):
                 m = out[b, i, j]
-                t = tap[b, i, j]
                 r0, c0 = sh * i, sw * j
                 for q in range(c):
                     m[q] = xp[b, r0, c0, q]
-                    t[q] = 0
+                if taps:
+                    t = tap[b, i, j]
+                    for q in range(c):
+                        t[q] = 0
                 for a in range(kh):
                     for e in range(kw):
                         if a == 0 and e == 0:
                             continue
                         src = xp[b, r0 + a, c0 + e]
-                        k = a * kw + e
-                        for q in range(c):
-                            v = src[q]
-                            if v > m[q] or (v != v and m[q] == m[q]):
-                                m[q] = v
-                                t[q] = k
+                        if taps:
+                            k = a * kw + e
+                            for q in range(c):
+                                v = src[q]
+                                if v > m[q] or (v != v and m[q] == m[q]):
+                                    m[q] = v
+                                    t[q] = k
+                        else:
+                            for q in range(c):
+                                v = src[q]
+                                if v > m[q] or (v != v and m[q] == m[q]):
+                                    m[q] = v
 
 
 @njit
@@ -157,17 +166,18 @@ def _spread_loop(share, kh, kw, sh, sw, dxp):
                             d[q] += src[q]
 
 
-def _max_and_taps(x, g):
-    """(max [N, OH, OW, C], tap of the first maximum [N, OH, OW, C]) of each window."""
+def _max_and_taps(x, g, taps=True):
+    """(max [N, OH, OW, C], tap of the first maximum [N, OH, OW, C] or None) of each window."""
     if x.dtype.type not in _LOOP_T:
         w = _max_windows(x, g)
-        return np.max(w, axis=3), np.argmax(w, axis=3)
+        return np.max(w, axis=3), (np.argmax(w, axis=3) if taps else None)
     xp = np.ascontiguousarray(g.pad(x, _lowest(x.dtype)))
     shape = (x.shape[0], g.oh, g.ow, x.shape[3])
-    out, tap = np.empty(shape, x.dtype), np.empty(shape, np.int64)
+    out = np.empty(shape, x.dtype)
+    tap = np.empty(shape if taps else (1, 1, 1, 1), np.int64)
     if out.size:
-        _max_taps_loop(xp, g.kh, g.kw, g.sh, g.sw, out, tap)
-    return out, tap
+        _max_taps_loop(xp, g.kh, g.kw, g.sh, g.sw, out, tap, taps)
+    return out, (tap if taps else None)
 
 
 def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op):
@@ -180,7 +190,7 @@ def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op
     if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"{op}: computed output size would be non-positive for input {list(x0.shape)} "
                                f"and ksize {list(ksize)}")
-    return from_nhwc(_max_and_taps(x, g)[0], data_format)
+    return from_nhwc(_max_and_taps(x, g, taps=False)[0], data_format)
 
 
 _MAX_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [],
