@@ -13,13 +13,20 @@ effective filter size being ``ke = (k - 1) * d + 1``:
   ``data_format`` order, ``out = (n + before + after - ke) // s + 1``.
 
 The kernels compute in NHWC (NCHW is transposed in and out) by im2col: the
-padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` matrix
-(a strided view, copied once), multiplied by the ``[KH*KW*C, O]`` filter.
-The input gradient scatters ``out_backprop @ filter^T`` back window by
-window; the filter gradient is ``patches^T @ out_backprop``. TF sums the same
-products in Eigen's (or oneDNN's) blocked order: float32 results sit a few
-ULPs from ``tf.raw_ops`` (``tests/ops/tf_budgets.py``). float16/bfloat16
-compute in float32 and round once.
+padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` patch
+matrix multiplied by the ``[KH*KW*C, O]`` filter in BLAS GEMMs of the
+input's dtype, the patches copied from a strided view a block of images at a
+time (``PATCH_BYTES``); a 1x1 filter at stride 1 needs no copy (the input is
+the patch matrix). The filter gradient is ``patches^T @ out_backprop`` summed over the
+blocks. The input gradient at stride 1 (when the filter has no more outputs
+than inputs) is the same correlation run on ``out_backprop`` zero-extended by
+``(K - 1) * dilation - pad_before`` rows and columns before, with the filter
+flipped in space and transposed in depth; otherwise ``out_backprop @
+filter^T`` per block, its columns added back where each window read them
+(col2im, a compiled loop). TF sums the same products in Eigen's (or oneDNN's)
+blocked order: float32 results sit a few ULPs from ``tf.raw_ops``
+(``tests/ops/tf_budgets.py``; long sums: within ``terms * eps``). float16/
+bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
@@ -191,13 +198,13 @@ def _pointwise(g):
             and g.oh == g.h and g.ow == g.w)
 
 
-PATCH_BYTES = 1 << 23
-"""Size of the patch block (im2col rows of whole images) copied per GEMM: a
-block that stays in cache while the GEMM reads it costs about a third of one
-patch matrix for the whole batch."""
-
-
-_CORR_RATIO = 1.0
+PATCH_BYTES = 1 << 25
+"""Bytes of patch rows (whole images, at least one) copied per GEMM. Smaller
+blocks stay in cache between the copy and the GEMM (8 MiB: 10-20% faster with
+one BLAS thread on a 2-core machine), but every GEMM call of a multithreaded
+BLAS waits for all its threads, which costs more when other processes share
+the cores (8 MiB: up to 2x slower there); the bound also caps the patch
+buffer's memory for large batches."""
 
 
 def _pad_hw(x, top, bottom, left, right):
@@ -235,8 +242,8 @@ def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
 
 
 def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
-    """out [N, OH, OW, O][b, i, j, o] = sum_{a, c, q} xp[b, sh * i + dh * a, sw * j + dw * c, q]
-    * f[a, c, q, o] over an already padded xp: one GEMM per block of images."""
+    """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
+    * f[a, e, q, o] over an already padded xp: one GEMM per block of images."""
     n, c = xp.shape[0], xp.shape[3]
     kh, kw, _, o = f.shape
     out = np.empty((n, oh, ow, o), np.result_type(xp.dtype, f.dtype))
@@ -261,14 +268,16 @@ def _conv_nhwc(x, f, g):
 def _conv_input_grad_nhwc(shape, f, dy, g):
     """At stride 1 the input gradient is a correlation of the zero-extended
     out_backprop with the filter flipped in space and transposed in depth:
-    dx[b, h, w] = sum_{a, c} dy[b, h + p_t - d_h * a, w + p_l - d_w * c] . f[a, c]^T.
+    dx[b, h, w] = sum_{a, e} dy[b, h + p_t - d_h * a, w + p_l - d_w * e] . f[a, e]^T.
+    It reads KH*KW*O values per input element where col2im writes KH*KW*C, so
+    it is used when O <= C.
     Strided: dcols = out_backprop . f^T per block of images, each window's
     column added back where it was read (col2im)."""
     n, h, w, c = shape
     kh, kw, _, o = f.shape
     if _pointwise(g):
         return np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
-    if g.sh == g.sw == 1 and o <= c * _CORR_RATIO:
+    if g.sh == g.sw == 1 and o <= c:
         top = (kh - 1) * g.dh - g.ph0
         left = (kw - 1) * g.dw - g.pw0
         dyp = _pad_hw(dy, top, h + (kh - 1) * g.dh - top - g.oh, left, w + (kw - 1) * g.dw - left - g.ow)
