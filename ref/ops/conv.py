@@ -198,12 +198,13 @@ def _pointwise(g):
             and g.oh == g.h and g.ow == g.w)
 
 
-PATCH_BYTES = 1 << 25
+PATCH_BYTES = 1 << 24
 """Bytes of patch rows (whole images, at least one) copied per GEMM. Smaller
-blocks stay in cache between the copy and the GEMM (8 MiB: 10-20% faster with
-one BLAS thread on a 2-core machine), but every GEMM call of a multithreaded
-BLAS waits for all its threads, which costs more when other processes share
-the cores (8 MiB: up to 2x slower there); the bound also caps the patch
+blocks stay in cache between the copy and the GEMM (with one BLAS thread on a
+busy 2-core machine, 32 MiB blocks ran 1.1-1.5x slower than 16 or 8 MiB), but
+each GEMM call of a multithreaded BLAS waits for all its threads, which costs
+more when other processes hold the cores (two BLAS threads there: 8 MiB
+1.3-2x slower than 32 MiB, 16 MiB in between). The bound also caps the patch
 buffer's memory for large batches."""
 
 
