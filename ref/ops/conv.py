@@ -300,8 +300,25 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
 
 @njit
 def _col2im(cols, out, sh, sw, dh, dw):
-    """out[b, sh * i + dh * a, sw * j + dw * e, q] += cols[b, i, j, a, e, q] (in that loop order)."""
+    """out[b, sh * i + dh * a, sw * j + dw * e, q] += cols[b, i, j, a, e, q], in the
+    order (b, i, a, j, e, q). Few channels and no column dilation: a window
+    row's KW*C values are contiguous in both arrays and are added as one run
+    (with many channels the loop over q is the faster inner loop)."""
     nb, oh, ow, kh, kw, c = cols.shape
+    if dw == 1 and c < 8:
+        run = kw * c
+        flat = cols.reshape((nb, oh, ow, kh, run))
+        dst = out.reshape((nb, out.shape[1], out.shape[2] * c))
+        for b in range(nb):
+            for i in range(oh):
+                for a in range(kh):
+                    row = dst[b, sh * i + dh * a]
+                    for j in range(ow):
+                        src = flat[b, i, j, a]
+                        o0 = sw * j * c
+                        for t in range(run):
+                            row[o0 + t] += src[t]
+        return
     for b in range(nb):
         for i in range(oh):
             for a in range(kh):

@@ -208,7 +208,8 @@ def conv_grads_oracle(x, f, dy, strides, dilations, padding, explicit=((0, 0), (
 
 # The kernels' code paths: patch blocks of one image or several (PATCH_BYTES),
 # the stride-1 input gradient as a correlation (out depth <= in depth) or by
-# col2im, explicit padding larger than the filter (out_backprop rows cropped).
+# col2im (few or many channels, column dilation), explicit padding larger than
+# the filter (out_backprop rows cropped).
 CONV_PATH_CASES = [
     # (input NHWC, filter HWIO, strides, dilations, padding, explicit)
     ((5, 7, 6, 4), (3, 2, 4, 2), (1, 1), (1, 1), "SAME", None),
@@ -220,6 +221,8 @@ CONV_PATH_CASES = [
     ((5, 8, 8, 6), (3, 3, 6, 2), (2, 1), (1, 1), "VALID", None),
     ((5, 4, 4, 6), (1, 1, 6, 2), (1, 1), (1, 1), "SAME", None),
     ((5, 7, 6, 6), (1, 1, 6, 2), (2, 2), (1, 1), "VALID", None),
+    ((3, 6, 6, 8), (3, 3, 8, 12), (2, 2), (1, 1), "SAME", None),
+    ((3, 6, 7, 2), (2, 3, 2, 4), (1, 2), (1, 2), "SAME", None),
 ]
 
 
