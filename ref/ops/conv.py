@@ -13,13 +13,20 @@ effective filter size being ``ke = (k - 1) * d + 1``:
   ``data_format`` order, ``out = (n + before + after - ke) // s + 1``.
 
 The kernels compute in NHWC (NCHW is transposed in and out) by im2col: the
-padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` matrix
-(a strided view, copied once), multiplied by the ``[KH*KW*C, O]`` filter.
-The input gradient scatters ``out_backprop @ filter^T`` back window by
-window; the filter gradient is ``patches^T @ out_backprop``. TF sums the same
-products in Eigen's (or oneDNN's) blocked order: float32 results sit a few
-ULPs from ``tf.raw_ops`` (``tests/ops/tf_budgets.py``). float16/bfloat16
-compute in float32 and round once.
+padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` patch
+matrix multiplied by the ``[KH*KW*C, O]`` filter in BLAS GEMMs of the
+input's dtype, the patches copied from a strided view a block of images at a
+time (``PATCH_BYTES``); a 1x1 filter at stride 1 needs no copy (the input is
+the patch matrix). The filter gradient is ``patches^T @ out_backprop`` summed over the
+blocks. The input gradient at stride 1 (when the filter has no more outputs
+than inputs) is the same correlation run on ``out_backprop`` zero-extended by
+``(K - 1) * dilation - pad_before`` rows and columns before, with the filter
+flipped in space and transposed in depth; otherwise ``out_backprop @
+filter^T`` per block, its columns added back where each window read them
+(col2im, a compiled loop). TF sums the same products in Eigen's (or oneDNN's)
+blocked order: float32 results sit a few ULPs from ``tf.raw_ops``
+(``tests/ops/tf_budgets.py``; long sums: within ``terms * eps``). float16/
+bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
+from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -190,35 +198,157 @@ def _pointwise(g):
             and g.oh == g.h and g.ow == g.w)
 
 
-def _cols(x, g):
-    """The [N*OH*OW, KH*KW*C] patch matrix (a view for pointwise filters)."""
-    if _pointwise(g):
-        return np.ascontiguousarray(x).reshape(-1, x.shape[3])
-    return g.windows(g.pad(x)).reshape(-1, g.kh * g.kw * x.shape[3])
+PATCH_BYTES = 1 << 24
+"""Bytes of patch rows (whole images, at least one) copied per GEMM. Smaller
+blocks stay in cache between the copy and the GEMM (with one BLAS thread on a
+busy 2-core machine, 32 MiB blocks ran 1.1-1.5x slower than 16 or 8 MiB), but
+each GEMM call of a multithreaded BLAS waits for all its threads, which costs
+more when other processes hold the cores (two BLAS threads there: 8 MiB
+1.3-2x slower than 32 MiB, 16 MiB in between). The bound also caps the patch
+buffer's memory for large batches."""
+
+
+def _pad_hw(x, top, bottom, left, right):
+    """x [N, H, W, C] with zero rows/columns added (negative amounts crop)."""
+    n, h, w, c = x.shape
+    x = x[:, max(-top, 0):h - max(-bottom, 0), max(-left, 0):w - max(-right, 0)]
+    top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)
+    if not (top or bottom or left or right):
+        return x
+    out = np.zeros((n, x.shape[1] + top + bottom, x.shape[2] + left + right, c), x.dtype)
+    out[:, top:top + x.shape[1], left:left + x.shape[2]] = x
+    return out
+
+
+def _padded(x, g):
+    return _pad_hw(x, g.ph0, max(g.ph1, 0), g.pw0, max(g.pw1, 0))
+
+
+def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+    """(b0, b1, patches) over batch blocks: patches is the contiguous
+    [(b1 - b0) * OH * OW, KH * KW * C] im2col matrix of images b0:b1 of the
+    padded input xp (one buffer, refilled per block)."""
+    n, _, _, c = xp.shape
+    s = xp.strides
+    win = as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+                     writeable=False)
+    k = kh * kw * c
+    nb = int(max(1, min(n, PATCH_BYTES // max(1, oh * ow * k * xp.itemsize))))
+    buf = np.empty((nb, oh, ow, kh, kw, c), xp.dtype)
+    for b0 in range(0, n, nb):
+        b1 = min(n, b0 + nb)
+        part = buf[:b1 - b0]
+        np.copyto(part, win[b0:b1])
+        yield b0, b1, part.reshape(-1, k)
+
+
+def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
+    """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
+    * f[a, e, q, o] over an already padded xp: one GEMM per block of images."""
+    n, c = xp.shape[0], xp.shape[3]
+    kh, kw, _, o = f.shape
+    out = np.empty((n, oh, ow, o), np.result_type(xp.dtype, f.dtype))
+    if not out.size or not kh * kw * c:
+        out[...] = 0
+        return out
+    fm = np.ascontiguousarray(f).reshape(-1, o)
+    for b0, b1, cols in _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+        np.matmul(cols, fm, out=out[b0:b1].reshape(-1, o))
+    return out
 
 
 def _conv_nhwc(x, f, g):
     """out [N, OH, OW, O] = windows(x) . f."""
     o = f.shape[3]
-    return np.matmul(_cols(x, g), f.reshape(-1, o)).reshape(x.shape[0], g.oh, g.ow, o)
+    if _pointwise(g):
+        return np.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]), f.reshape(-1, o)).reshape(
+            x.shape[0], g.oh, g.ow, o)
+    return _correlate(_padded(x, g), f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)
 
 
 def _conv_input_grad_nhwc(shape, f, dy, g):
+    """At stride 1 the input gradient is a correlation of the zero-extended
+    out_backprop with the filter flipped in space and transposed in depth:
+    dx[b, h, w] = sum_{a, e} dy[b, h + p_t - d_h * a, w + p_l - d_w * e] . f[a, e]^T.
+    It reads KH*KW*O values per input element where col2im writes KH*KW*C, so
+    it is used when O <= C.
+    Strided: dcols = out_backprop . f^T per block of images, each window's
+    column added back where it was read (col2im)."""
     n, h, w, c = shape
-    o = f.shape[3]
-    dcols = np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T)
+    kh, kw, _, o = f.shape
     if _pointwise(g):
-        return dcols.reshape(n, h, w, c)
-    dcols = dcols.reshape(n, g.oh, g.ow, g.kh, g.kw, c)
+        return np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
+    if g.sh == g.sw == 1 and o <= c:
+        top = (kh - 1) * g.dh - g.ph0
+        left = (kw - 1) * g.dw - g.pw0
+        dyp = _pad_hw(dy, top, h + (kh - 1) * g.dh - top - g.oh, left, w + (kw - 1) * g.dw - left - g.ow)
+        return _correlate(dyp, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            dxp[g.window_slice(i, j)] += dcols[:, :, :, i, j, :]
+    if not dy.size or not c:
+        return g.unpad(dxp)
+    ft = np.ascontiguousarray(f.reshape(-1, o).T)
+    nb = int(max(1, min(n, PATCH_BYTES // max(1, g.oh * g.ow * kh * kw * c * dy.itemsize))))
+    dym = np.ascontiguousarray(dy)
+    dcols = np.empty((nb * g.oh * g.ow, kh * kw * c), dxp.dtype)
+    for b0 in range(0, n, nb):
+        b1 = min(n, b0 + nb)
+        part = dcols[:(b1 - b0) * g.oh * g.ow]
+        np.matmul(dym[b0:b1].reshape(-1, o), ft, out=part)
+        _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dxp[b0:b1], g.sh, g.sw, g.dh, g.dw)
     return g.unpad(dxp)
 
 
+@njit
+def _col2im(cols, out, sh, sw, dh, dw):
+    """out[b, sh * i + dh * a, sw * j + dw * e, q] += cols[b, i, j, a, e, q], in the
+    order (b, i, a, j, e, q). Few channels and no column dilation: a window
+    row's KW*C values are contiguous in both arrays and are added as one run
+    (with many channels the loop over q is the faster inner loop)."""
+    nb, oh, ow, kh, kw, c = cols.shape
+    if dw == 1 and c < 8:
+        run = kw * c
+        flat = cols.reshape((nb, oh, ow, kh, run))
+        dst = out.reshape((nb, out.shape[1], out.shape[2] * c))
+        for b in range(nb):
+            for i in range(oh):
+                for a in range(kh):
+                    row = dst[b, sh * i + dh * a]
+                    for j in range(ow):
+                        src = flat[b, i, j, a]
+                        o0 = sw * j * c
+                        for t in range(run):
+                            row[o0 + t] += src[t]
+        return
+    for b in range(nb):
+        for i in range(oh):
+            for a in range(kh):
+                r = sh * i + dh * a
+                for j in range(ow):
+                    for e in range(kw):
+                        col = sw * j + dw * e
+                        for q in range(c):
+                            out[b, r, col, q] += cols[b, i, j, a, e, q]
+
+
 def _conv_filter_grad_nhwc(x, f_shape, dy, g):
-    return np.matmul(_cols(x, g).T, dy.reshape(-1, dy.shape[3])).reshape(f_shape)
+    """df = patches^T . out_backprop, summed over blocks of images."""
+    o = dy.shape[3]
+    if _pointwise(g):
+        return np.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]).T, dy.reshape(-1, o)).reshape(f_shape)
+    kh, kw, c, _ = f_shape
+    df = np.zeros((kh * kw * c, o), np.result_type(x.dtype, dy.dtype))
+    if not dy.size:
+        return df.reshape(f_shape)
+    dym = np.ascontiguousarray(dy)
+    tmp = None
+    for b0, b1, cols in _patch_blocks(_padded(x, g), kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw):
+        d = dym[b0:b1].reshape(-1, o)
+        if tmp is None and b1 == x.shape[0]:
+            np.matmul(cols.T, d, out=df)
+        else:
+            tmp = np.matmul(cols.T, d, out=tmp)
+            df += tmp
+    return df.reshape(f_shape)
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops._jit import njit
 from ref.ops.conv import Geometry, check_attrs, from_nhwc, to_nhwc, _nchw, _hw, _s
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
@@ -82,6 +83,103 @@ def _max_windows(x, g):
     return w.reshape(w.shape[0], g.oh, g.ow, g.kh * g.kw, w.shape[-1])
 
 
+_LOOP_T = (np.float32, np.float64, np.int32, np.int64)
+"""dtypes whose max pooling runs the compiled loops below (others: NumPy on the windows)."""
+
+
+@njit
+def _max_taps_loop(xp, kh, kw, sh, sw, out, tap, taps):
+    """out[b, i, j, q] = max over the window (NaN wins, as np.max) and, if taps,
+    tap[b, i, j, q] = a * kw + e of its first maximum in row-major window order
+    (as np.argmax)."""
+    n, oh, ow, c = out.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                m = out[b, i, j]
+                r0, c0 = sh * i, sw * j
+                for q in range(c):
+                    m[q] = xp[b, r0, c0, q]
+                if taps:
+                    t = tap[b, i, j]
+                    for q in range(c):
+                        t[q] = 0
+                for a in range(kh):
+                    for e in range(kw):
+                        if a == 0 and e == 0:
+                            continue
+                        src = xp[b, r0 + a, c0 + e]
+                        if taps:
+                            k = a * kw + e
+                            for q in range(c):
+                                v = src[q]
+                                if v > m[q] or (v != v and m[q] == m[q]):
+                                    m[q] = v
+                                    t[q] = k
+                        else:
+                            for q in range(c):
+                                v = src[q]
+                                if v > m[q] or (v != v and m[q] == m[q]):
+                                    m[q] = v
+
+
+@njit
+def _scatter_taps_loop(tap, dy, kw, sh, sw, dxp):
+    """dxp[b, sh * i + tap // kw, sw * j + tap % kw, q] += dy[b, i, j, q], windows in row-major order."""
+    n, oh, ow, c = dy.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                for q in range(c):
+                    k = tap[b, i, j, q]
+                    dxp[b, sh * i + k // kw, sw * j + k % kw, q] += dy[b, i, j, q]
+
+
+@njit
+def _window_sum_loop(xp, kh, kw, sh, sw, out):
+    """out[b, i, j, q] += xp[b, sh * i + a, sw * j + e, q], taps (a, e) in row-major order."""
+    n, oh, ow, c = out.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                acc = out[b, i, j]
+                for a in range(kh):
+                    for e in range(kw):
+                        src = xp[b, sh * i + a, sw * j + e]
+                        for q in range(c):
+                            acc[q] += src[q]
+
+
+@njit
+def _spread_loop(share, kh, kw, sh, sw, dxp):
+    """dxp[b, sh * i + a, sw * j + e, q] += share[b, i, j, q], one tap (a, e) at a time."""
+    n, oh, ow, c = share.shape
+    for a in range(kh):
+        for e in range(kw):
+            for b in range(n):
+                for i in range(oh):
+                    dst = dxp[b, sh * i + a]
+                    for j in range(ow):
+                        d = dst[sw * j + e]
+                        src = share[b, i, j]
+                        for q in range(c):
+                            d[q] += src[q]
+
+
+def _max_and_taps(x, g, taps=True):
+    """(max [N, OH, OW, C], tap of the first maximum [N, OH, OW, C] or None) of each window."""
+    if x.dtype.type not in _LOOP_T:
+        w = _max_windows(x, g)
+        return np.max(w, axis=3), (np.argmax(w, axis=3) if taps else None)
+    xp = np.ascontiguousarray(g.pad(x, _lowest(x.dtype)))
+    shape = (x.shape[0], g.oh, g.ow, x.shape[3])
+    out = np.empty(shape, x.dtype)
+    tap = np.empty(shape if taps else (1, 1, 1, 1), np.int64)
+    if out.size:
+        _max_taps_loop(xp, g.kh, g.kw, g.sh, g.sw, out, tap, taps)
+    return out, (tap if taps else None)
+
+
 def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op):
     _run_check(ksize, strides, padding, explicit_paddings, data_format, op)
     x0 = np.asarray(input)
@@ -92,7 +190,7 @@ def _max_pool(input, ksize, strides, padding, explicit_paddings, data_format, op
     if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"{op}: computed output size would be non-positive for input {list(x0.shape)} "
                                f"and ksize {list(ksize)}")
-    return from_nhwc(np.max(_max_windows(x, g), axis=3), data_format)
+    return from_nhwc(_max_and_taps(x, g, taps=False)[0], data_format)
 
 
 _MAX_ATTRS = {"ksize": REQUIRED, "strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [],
@@ -127,7 +225,7 @@ def max_pool_v2(input, ksize, strides, padding, data_format="NHWC"):
 
 def _argmax_taps(x, g):
     """For each output, the tap (kh * KW + kw) of its window's first maximum."""
-    return np.argmax(_max_windows(x, g), axis=3)
+    return _max_and_taps(x, g)[1]
 
 
 def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings, data_format, op):
@@ -141,10 +239,14 @@ def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, expli
     tap = _argmax_taps(x, g)
     n, h, w, c = x.shape
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    zero = np.zeros((), dy.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            dxp[g.window_slice(i, j)] += np.where(tap == i * g.kw + j, dy, zero)
+    if dy.dtype.type in _LOOP_T:
+        if dy.size:
+            _scatter_taps_loop(tap, np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)
+    else:
+        zero = np.zeros((), dy.dtype)
+        for i in range(g.kh):
+            for j in range(g.kw):
+                dxp[g.window_slice(i, j)] += np.where(tap == i * g.kw + j, dy, zero)
     return from_nhwc(g.unpad(dxp).astype(x0.dtype, copy=False), data_format)
 
 
@@ -226,7 +328,11 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC"):
     if g.oh < 0 or g.ow < 0:
         raise invalid_argument(f"AvgPool: computed output size would be non-positive for input "
                                f"{list(x0.shape)} and ksize {list(ksize)}")
-    s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
+    if x.dtype.type in _LOOP_T and x.size:
+        s = np.zeros((x.shape[0], g.oh, g.ow, x.shape[3]), x.dtype)
+        _window_sum_loop(np.ascontiguousarray(g.pad(x)), g.kh, g.kw, g.sh, g.sw, s)
+    else:
+        s = g.windows(g.pad(x)).sum(axis=(3, 4), dtype=x.dtype)
     out = s / _avg_counts(g, x.dtype)
     return from_nhwc(out.astype(x0.dtype, copy=False), data_format)
 
@@ -253,9 +359,12 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
                                f"{list(dy0.shape)}")
     share = dy / _avg_counts(g, dy.dtype)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            dxp[g.window_slice(i, j)] += share
+    if dy.dtype.type in _LOOP_T and dy.size:
+        _spread_loop(np.ascontiguousarray(share), g.kh, g.kw, g.sh, g.sw, dxp)
+    else:
+        for i in range(g.kh):
+            for j in range(g.kw):
+                dxp[g.window_slice(i, j)] += share
     return from_nhwc(g.unpad(dxp).astype(dy0.dtype, copy=False), data_format)
 
 

@@ -187,6 +187,86 @@ def test_conv_vs_tf_raw_ops(geom, fmt):
             assert _distance(tf, op, {**args, **kw}) <= BUDGETS[op], op
 
 
+def conv_grads_oracle(x, f, dy, strides, dilations, padding, explicit=((0, 0), (0, 0))):
+    """NHWC float64 loops of Conv2D's input and filter gradients: each output
+    gradient spread over the taps of its window."""
+    n, h, w, c = x.shape
+    kh, kw, _, o = f.shape
+    oh, pt = _pads(h, kh, strides[0], dilations[0], padding, explicit[0])
+    ow, pl = _pads(w, kw, strides[1], dilations[1], padding, explicit[1])
+    dx, df = np.zeros(x.shape), np.zeros(f.shape)
+    for i in range(oh):
+        for j in range(ow):
+            for di in range(kh):
+                for dj in range(kw):
+                    r, s = strides[0] * i + dilations[0] * di - pt, strides[1] * j + dilations[1] * dj - pl
+                    if 0 <= r < h and 0 <= s < w:
+                        dx[:, r, s, :] += dy[:, i, j, :] @ f[di, dj].T
+                        df[di, dj] += x[:, r, s, :].T @ dy[:, i, j, :]
+    return dx, df
+
+
+# The kernels' code paths: patch blocks of one image or several (PATCH_BYTES),
+# the stride-1 input gradient as a correlation (out depth <= in depth) or by
+# col2im (few or many channels, column dilation), explicit padding larger than
+# the filter (out_backprop rows cropped).
+CONV_PATH_CASES = [
+    # (input NHWC, filter HWIO, strides, dilations, padding, explicit)
+    ((5, 7, 6, 4), (3, 2, 4, 2), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 4), (3, 3, 4, 4), (1, 1), (2, 1), "VALID", None),
+    ((5, 7, 6, 4), (2, 3, 4, 4), (1, 1), (1, 2), "SAME", None),
+    ((5, 7, 6, 3), (2, 2, 3, 3), (1, 1), (1, 1), "EXPLICIT", ((4, 0), (1, 3))),
+    ((5, 7, 6, 3), (3, 3, 3, 5), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 3), (3, 3, 3, 5), (2, 2), (1, 1), "SAME", None),
+    ((5, 8, 8, 6), (3, 3, 6, 2), (2, 1), (1, 1), "VALID", None),
+    ((5, 4, 4, 6), (1, 1, 6, 2), (1, 1), (1, 1), "SAME", None),
+    ((5, 7, 6, 6), (1, 1, 6, 2), (2, 2), (1, 1), "VALID", None),
+    ((3, 6, 6, 8), (3, 3, 8, 12), (2, 2), (1, 1), "SAME", None),
+    ((3, 6, 7, 2), (2, 3, 2, 4), (1, 2), (1, 2), "SAME", None),
+]
+
+
+@pytest.mark.parametrize("case", CONV_PATH_CASES, ids=str)
+@pytest.mark.parametrize("patch_bytes", [1, 600, 1 << 23], ids=["image", "blocks", "batch"])
+def test_conv2d_paths_vs_oracle(case, patch_bytes, monkeypatch):
+    monkeypatch.setattr(ref.ops.conv, "PATCH_BYTES", patch_bytes)
+    xs, fs, strides, dil, padding, explicit = case
+    rng = np.random.default_rng(7)
+    x, f = rng.standard_normal(xs), rng.standard_normal(fs)
+    explicit = explicit or ((0, 0), (0, 0))
+    kw = _conv_kw("NHWC", strides, dil, padding, explicit)
+    want = conv_oracle(x, f, strides, dil, padding, explicit)
+    np.testing.assert_allclose(registry.call("Conv2D", input=x, filter=f, **kw), want, rtol=1e-12, atol=1e-12)
+    dy = rng.standard_normal(want.shape)
+    want_dx, want_df = conv_grads_oracle(x, f, dy, strides, dil, padding, explicit)
+    dx = registry.call("Conv2DBackpropInput", input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw)
+    df = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(df, want_df, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [c for c in CONV_PATH_CASES if c[3] == (1, 1)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_paths_vs_tf_raw_ops(case, dtype, monkeypatch):
+    tf = pytest.importorskip("tensorflow")
+    monkeypatch.setattr(ref.ops.conv, "PATCH_BYTES", 600)
+    xs, fs, strides, dil, padding, explicit = case
+    rng = np.random.default_rng(8)
+    x, f = _u(rng, xs).astype(dtype), _u(rng, fs).astype(dtype)
+    kw = _conv_kw("NHWC", strides, dil, padding, explicit)
+    dy = _u(rng, registry.call("Conv2D", input=x, filter=f, **kw).shape).astype(dtype)
+    # positive terms, summed in another order: at most (terms - 1) roundings of the dtype apart
+    eps, (n, oh, ow, o) = np.finfo(dtype).eps, dy.shape
+    for op, args, terms in [
+            ("Conv2D", dict(input=x, filter=f), fs[0] * fs[1] * fs[2]),
+            ("Conv2DBackpropInput", dict(input_sizes=np.int32(xs), filter=f, out_backprop=dy), fs[0] * fs[1] * o),
+            ("Conv2DBackpropFilter", dict(input=x, filter_sizes=np.int32(fs), out_backprop=dy), n * oh * ow)]:
+        ours = registry.call(op, **args, **kw)
+        theirs = getattr(tf.raw_ops, op)(**args, **kw).numpy()
+        assert ours.dtype == theirs.dtype == dtype and ours.shape == theirs.shape, op
+        np.testing.assert_allclose(ours, theirs, rtol=terms * eps, atol=0, err_msg=op)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32])
 def test_conv2d_dtypes_vs_tf(dtype):
     tf = pytest.importorskip("tensorflow")
@@ -235,6 +315,46 @@ def test_pool_vs_oracle(geom, fmt):
     dy = np.random.default_rng(5).standard_normal(got.shape)
     dx = registry.call("AvgPoolGrad", orig_input_shape=np.int32(_to(fmt, x).shape), grad=dy, **kw)
     np.testing.assert_allclose(np.sum(dx * _to(fmt, x)), np.sum(dy * got), rtol=1e-12)
+
+
+def max_pool_grad_oracle(x, dy, k, s, padding):
+    """NHWC loops: each output gradient added at its window's first maximum in
+    row-major window order, padding (the dtype's lowest) included in the order."""
+    n, h, w, c = x.shape
+    oh, pt = _pads(h, k[0], s[0], 1, padding)
+    ow, pl = _pads(w, k[1], s[1], 1, padding)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = np.full((n, h + 2 * k[0], w + 2 * k[1], c), low, x.dtype)
+    xp[:, k[0]:k[0] + h, k[1]:k[1] + w] = x
+    dxp = np.zeros(xp.shape, dy.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = s[0] * i - pt + k[0], s[1] * j - pl + k[1]
+            win = xp[:, r0:r0 + k[0], c0:c0 + k[1], :].reshape(n, -1, c)
+            tap = np.argmax(win, axis=1)  # first maximum; the first NaN if any
+            for b in range(n):
+                for q in range(c):
+                    dxp[b, r0 + tap[b, q] // k[1], c0 + tap[b, q] % k[1], q] += dy[b, i, j, q]
+    return dxp[:, k[0]:k[0] + h, k[1]:k[1] + w]
+
+
+@pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16, np.uint8])
+def test_max_pool_nan_inf_ties_vs_oracle(geom, dtype):
+    k, s, padding = geom
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 4, (2, 7, 6, 3)).astype(dtype)  # many ties
+    if np.dtype(dtype).kind == "f":
+        x[0, 1, 2, 0] = x[1, 4, 4, 2] = np.nan
+        x[0, 3:5, 3:5, 1] = -np.inf
+        x[1, 0, 0, 1] = np.inf
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    got = registry.call("MaxPool", input=x, **kw)
+    np.testing.assert_array_equal(got, pool_oracle(x, k, s, padding, "max"))
+    dy = rng.integers(1, 5, got.shape).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=got, grad=dy, **kw)
+    assert dx.dtype == dtype
+    np.testing.assert_array_equal(dx, max_pool_grad_oracle(x, dy, k, s, padding))
 
 
 @pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
