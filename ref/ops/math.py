@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -493,7 +494,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
     a, b = np.asarray(a), np.asarray(b)
     if a.shape[1 - transpose_a] != b.shape[transpose_b]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
-    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    return gemm.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
 
 def _batch_matmul_shape(ins, attrs):

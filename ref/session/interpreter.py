@@ -141,9 +141,36 @@ def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
         stack.extend(c for c in op._control_inputs if c._id not in needed)
     ops = [needed[i] for i in sorted(needed)]
     ops = [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
+    ops = _prune_unread(ops, fetch_tensors, target_ops)
     if not any(_updates_in_place(op) for op in ops):
         return ops  # creation order is already a topological order
     return _readers_first(ops, fed)
+
+
+# Pure ops that TF's dependency optimizer keeps even when nothing reads them: their
+# point is the error they raise (grappler's ``do_not_rewrite_ops``).
+_KEEP_UNREAD = frozenset({"CheckNumerics", "Assert", "Placeholder"})
+
+
+def _prune_unread(ops, fetch_tensors, target_ops):
+    """``ops`` (in creation order) without the pure ones whose outputs no kept op
+    reads and no fetch returns: ops only a control dependency asks for, like the
+    values ``gradients()`` computes for a placeholder and gates with ``tf.tuple``.
+    TF's grappler turns them into NoOps (``DependencyOptimizer``), so they neither
+    run nor raise there; a target op itself always runs, as do ops that pass a
+    variable's reference on (``Identity``)."""
+    live = set(fetch_tensors)
+    targets = {op._id for op in target_ops}
+    kept = []
+    for op in reversed(ops):
+        opdef = op._opdef
+        if (op._outputs and op._id not in targets and _is_pure(opdef) and not opdef.raw_inputs
+                and op._type not in _KEEP_UNREAD and not any(t in live for t in op._outputs)):
+            continue
+        kept.append(op)
+        live.update(op._inputs)
+    kept.reverse()
+    return kept
 
 
 def _updates_in_place(op) -> bool:
