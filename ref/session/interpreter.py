@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import heapq
 import inspect
+from keyword import iskeyword
 import sys
 import threading
 import time
@@ -341,6 +342,9 @@ class Plan:
             step.drops = tuple(d)
             step.needed = frozenset(i for i, s in enumerate(step.outputs) if s in last or s in keep)
         self.steps = steps
+        self.fetch_ops = [t.op for t in fetch_tensors]
+        self.runs = 0
+        self.compiled = None
 
 
 class _Step:
@@ -513,10 +517,26 @@ class _EvaluateContext(RunContext):
         return evaluate(func.outputs, dict(zip(func.inputs, inputs)), self.session, func.targets)
 
 
+COMPILE_AFTER = 1
+"""Runs of a plan through the step loop before :func:`compile_plan` turns it into code."""
+
+
 def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     """Runs ``plan`` with ``feeds`` ({Tensor: value}); returns the fetched values
     (variables dereferenced). With a ``trace`` list, appends ``(op, start_ns,
-    end_ns, outputs)`` for each step run (``RunOptions.trace_level``)."""
+    end_ns, outputs)`` for each step run (``RunOptions.trace_level``).
+
+    A plan run more than :data:`COMPILE_AFTER` times runs as the Python function
+    :func:`compile_plan` writes for it: the same kernel calls in the same order,
+    without the loop's bookkeeping."""
+    if trace is None:
+        run = plan.compiled
+        if run is not None:
+            return run(feeds, session)
+        plan.runs += 1
+        if plan.runs > COMPILE_AFTER:
+            plan.compiled = run = compile_plan(plan)
+            return run(feeds, session)
     env = list(plan.template)
     for t, s in plan.feed_slots:
         env[s] = feeds[t]
@@ -568,6 +588,123 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
             v = store.read(v.key, t.op if t is not None else None)
         out.append(v)
     return out
+
+
+def _run_step(step, args, session, store):
+    """One step that is not a plain positional call (keywords, list inputs,
+    several outputs, a run context, variable updates), as :func:`execute` runs it:
+    returns the kernel's result (a sequence when the step has several outputs)."""
+    if step.kind == _PLACEHOLDER:
+        raise _placeholder_error(step.op)
+    kwargs = step.keywords(args)
+    if step.ctx:
+        kwargs["ctx"] = RunContext(session, step.op, step)
+    if step.kind == _STATEFUL:
+        return _run_stateful(step, kwargs, [args[i].key if end is None else [r.key for r in args[i:end]]
+                                            for _, i, end in step.ref_args], store)
+    return step.kernel(**kwargs)
+
+
+def _deref(value, store, op):
+    """``value``, or the stored value of the variable it refers to."""
+    return store.read(value.key, op) if value.__class__ is Ref else value
+
+
+def _padded(result, n):
+    """A multi-output kernel's ``result`` as exactly ``n`` values (missing ones None, as zip leaves them)."""
+    result = list(result)
+    return result[:n] if len(result) >= n else result + [None] * (n - len(result))
+
+
+def compile_plan(plan):
+    """``plan`` as one Python function ``run(feeds, session) -> fetched values``:
+    every value a local variable, each step one line calling its kernel with the
+    attrs spelled out, constants and variable keys bound at compile time, values
+    dropped after their last reader as in :func:`execute`, and the same
+    ``OpError`` for a failing op. No result changes: the kernels, their inputs and
+    their order are the plan's."""
+    ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
+          "_deref": _deref, "_padded": _padded, "_Ref": Ref}
+    # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
+    kind = {}
+    for i, v in enumerate(plan.template):
+        if v is not None:
+            kind[i] = "ref" if v.__class__ is Ref else "value"
+            ns[f"c{i}"] = v
+    lines = ["def run(feeds, session):", "    store = session._store", "    read = store.read"]
+    for t, s in plan.feed_slots:
+        ns[f"t{s}"] = t
+        lines.append(f"    s{s} = feeds[t{s}]")
+        kind[s] = "any"  # a function body's inputs can be variables' Refs
+    for i, v in enumerate(plan.template):
+        if v is not None and v.__class__ is not Ref:
+            lines.append(f"    s{i} = c{i}")
+    lines.append("    i = 0")
+    lines.append("    try:")
+    body = []
+    ns["OPS"] = [step.op for step in plan.steps]
+
+    def value_of(slot, deref, n):
+        k = kind.get(slot)
+        if not deref:
+            return f"c{slot}" if k == "ref" else f"s{slot}"
+        if k == "ref":
+            ns[f"k{slot}"] = plan.template[slot].key
+            return f"read(k{slot}, OPS[{n}])"
+        if k == "value":
+            return f"s{slot}"
+        return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
+
+    for n, step in enumerate(plan.steps):
+        body.append(f"i = {n}")
+        args = [value_of(src, deref, n) for src, deref in step.reads]
+        if step.kind == _POSITIONAL:
+            attrs = []
+            for j, (name, v) in enumerate(step.attrs.items()):
+                ns[f"a{n}_{j}"] = v
+                attrs.append(f"{name}=a{n}_{j}" if name.isidentifier() and not iskeyword(name) else None)
+            if None in attrs:
+                ns[f"A{n}"] = step.attrs
+                attrs = [f"**A{n}"]
+            ns[f"K{n}"] = step.kernel
+            body.append(f"s{step.out0} = K{n}({', '.join(args + attrs)})")
+            kind[step.out0] = "value"
+        else:
+            ns[f"S{n}"] = step
+            call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
+            outs = step.outputs
+            if not outs:
+                body.append(call)
+            elif step.multi:
+                body.append(f"{', '.join(f's{o}' for o in outs)}, = _padded({call}, {len(outs)})")
+            else:
+                body.append(f"s{outs[0]} = {call}")
+            for o in outs:
+                kind[o] = "any"
+        if step.drops:
+            body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+    lines.extend("        " + b for b in body or ["pass"])
+    lines.append("    except _KERNEL_ERRORS as e:")
+    lines.append("        raise _op_error(e, OPS[i]) from (None if isinstance(e, _errors.OpError) else e)")
+    fetched = []
+    for j, s in enumerate(plan.fetch_slots):
+        ns[f"f{j}"] = plan.fetch_ops[j]
+        k = kind.get(s)
+        if k == "ref":
+            ns[f"k{s}"] = plan.template[s].key
+            fetched.append(f"read(k{s}, f{j})")
+        elif k == "value":
+            fetched.append(f"s{s}")
+        elif k is None:
+            fetched.append("None")
+        else:
+            fetched.append(f"_deref(s{s}, store, f{j})")
+    lines.append(f"    return [{', '.join(fetched)}]")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<ref plan {id(plan):x}>", "exec"), ns)  # noqa: S102 -- our own generated code
+    run = ns["run"]
+    run.source = source
+    return run
 
 
 def _run_stateful(step, kwargs, ref_keys, store):

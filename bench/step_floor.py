@@ -1,0 +1,113 @@
+"""The per-step floor: one GradientDescent step of a 32x10 logistic regression
+(x fed, W [10, 1], sigmoid cross entropy) through ``Session.run``, against a
+hand-written NumPy step and TensorFlow's compat.v1 on the same program, all in
+one process, interleaved over several repeats so machine noise hits each alike.
+
+    python bench/step_floor.py [--steps N] [--repeats R]
+
+Prints microseconds per step (median of the repeats, and best) and the ratios
+ref/NumPy (target <= 4) and ref/TF. A benchmark, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # this checkout's ref
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+from step_bench import BATCH, FEATURES, X, Y, build  # noqa: E402
+
+
+class Framework:
+    """The program built under ``tf`` (TensorFlow or ref), stepped through ``Session.run``
+    (or the callable ``make_callable`` returns)."""
+
+    def __init__(self, tf, callable_=False):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.train_op, self.loss, x, y = build(tf)
+            init = tf.global_variables_initializer()
+        self.sess = tf.Session(graph=self.graph)
+        self.sess.run(init)
+        self.feed = {x: X, y: Y}
+        self.call = self.sess.make_callable(self.train_op, feed_list=[x, y]) if callable_ else None
+
+    def steps(self, n):
+        if self.call is not None:
+            call = self.call
+            for _ in range(n):
+                call(X, Y)
+            return
+        run, op, feed = self.sess.run, self.train_op, self.feed
+        for _ in range(n):
+            run(op, feed)
+
+
+class NumpyStep:
+    """The same step by hand: logits, sigmoid, the mean loss's gradient, two updates."""
+
+    def __init__(self):
+        self.w = np.zeros((FEATURES, 1), np.float32)
+        self.b = np.zeros((1,), np.float32)
+
+    def steps(self, n):
+        lr, inv = np.float32(0.1), np.float32(1.0 / BATCH)
+        w, b = self.w, self.b
+        for _ in range(n):
+            z = X @ w + b
+            p = 1 / (1 + np.exp(-z))
+            dz = (p - Y) * inv
+            w = w - lr * (X.T @ dz)
+            b = b - lr * dz.sum(0)
+        self.w, self.b = w, b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=2000, help="steps per timed repeat")
+    ap.add_argument("--repeats", type=int, default=9)
+    args = ap.parse_args()
+    import ref
+
+    contenders = [("numpy by hand", NumpyStep()), ("ref Session.run", Framework(ref)),
+                  ("ref make_callable", Framework(ref, callable_=True))]
+    try:
+        import tensorflow as tf_real
+
+        contenders.append(("tensorflow compat.v1", Framework(tf_real.compat.v1)))
+    except ImportError:
+        pass
+    for _, c in contenders:
+        c.steps(200)  # warm up: compile, plan
+    times = {name: [] for name, _ in contenders}
+    for _ in range(args.repeats):
+        for name, c in contenders:
+            n = args.steps if not name.startswith("tensorflow") else max(args.steps // 4, 50)
+            t0 = time.perf_counter()
+            c.steps(n)
+            times[name].append((time.perf_counter() - t0) / n * 1e6)
+    print(f"one logistic-regression step, batch {BATCH}x{FEATURES} "
+          f"({args.repeats} repeats x {args.steps} steps, interleaved)")
+    print(f"{'':24s} {'median us':>10s} {'best us':>10s}")
+    med = {n: statistics.median(t) for n, t in times.items()}
+    for name, _ in contenders:
+        print(f"{name:24s} {med[name]:10.1f} {min(times[name]):10.1f}")
+    np_t = med["numpy by hand"]
+    per = [r / n for r, n in zip(times["ref Session.run"], times["numpy by hand"])]
+    line = (f"ref/numpy: {med['ref Session.run'] / np_t:.2f}x (per repeat {min(per):.2f}-{max(per):.2f}, "
+            f"target <= 4)   make_callable/numpy: {med['ref make_callable'] / np_t:.2f}x")
+    if "tensorflow compat.v1" in med:
+        line += f"   ref/TF: {med['ref Session.run'] / med['tensorflow compat.v1']:.2f}x"
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
