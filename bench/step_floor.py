@@ -3,9 +3,11 @@
 hand-written NumPy step and TensorFlow's compat.v1 on the same program, all in
 one process, interleaved over several repeats so machine noise hits each alike.
 
-    python bench/step_floor.py [--steps N] [--repeats R]
+    python bench/step_floor.py [--steps N] [--rounds R]
 
-Prints microseconds per step (median of the repeats, and best) and the ratios
+Each round times every contender for N steps in turn; prints microseconds per
+step (median over the rounds and best, wall clock; and the median CPU time of
+the calling thread, which a busy machine barely disturbs) and the ratios
 ref/NumPy (target <= 4) and ref/TF. A benchmark, not a test.
 """
 from __future__ import annotations
@@ -72,8 +74,8 @@ class NumpyStep:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=2000, help="steps per timed repeat")
-    ap.add_argument("--repeats", type=int, default=9)
+    ap.add_argument("--steps", type=int, default=100, help="steps per timed round")
+    ap.add_argument("--rounds", type=int, default=150, help="rounds, each timing every contender in turn")
     args = ap.parse_args()
     import ref
 
@@ -87,25 +89,31 @@ def main():
         pass
     for _, c in contenders:
         c.steps(200)  # warm up: compile, plan
-    times = {name: [] for name, _ in contenders}
-    for _ in range(args.repeats):
+    wall = {name: [] for name, _ in contenders}
+    cpu = {name: [] for name, _ in contenders}
+    for _ in range(args.rounds):
         for name, c in contenders:
-            n = args.steps if not name.startswith("tensorflow") else max(args.steps // 4, 50)
-            t0 = time.perf_counter()
+            n = args.steps if not name.startswith("tensorflow") else max(args.steps // 4, 10)
+            t0, c0 = time.perf_counter(), time.thread_time()
             c.steps(n)
-            times[name].append((time.perf_counter() - t0) / n * 1e6)
+            cpu[name].append((time.thread_time() - c0) / n * 1e6)
+            wall[name].append((time.perf_counter() - t0) / n * 1e6)
     print(f"one logistic-regression step, batch {BATCH}x{FEATURES} "
-          f"({args.repeats} repeats x {args.steps} steps, interleaved)")
-    print(f"{'':24s} {'median us':>10s} {'best us':>10s}")
-    med = {n: statistics.median(t) for n, t in times.items()}
+          f"({args.rounds} rounds x {args.steps} steps, contenders interleaved)")
+    print(f"{'':24s} {'wall median':>12s} {'wall best':>10s} {'cpu median':>11s}   (us per step; cpu: this "
+          f"thread's CPU time, TF's own threads not counted)")
+    med = {n: statistics.median(t) for n, t in wall.items()}
+    cmed = {n: statistics.median(t) for n, t in cpu.items()}
     for name, _ in contenders:
-        print(f"{name:24s} {med[name]:10.1f} {min(times[name]):10.1f}")
-    np_t = med["numpy by hand"]
-    per = [r / n for r, n in zip(times["ref Session.run"], times["numpy by hand"])]
-    line = (f"ref/numpy: {med['ref Session.run'] / np_t:.2f}x (per repeat {min(per):.2f}-{max(per):.2f}, "
-            f"target <= 4)   make_callable/numpy: {med['ref make_callable'] / np_t:.2f}x")
+        print(f"{name:24s} {med[name]:12.1f} {min(wall[name]):10.1f} {cmed[name]:11.1f}")
+    ref_t, np_t = med["ref Session.run"], med["numpy by hand"]
+    per = sorted(r / n for r, n in zip(wall["ref Session.run"], wall["numpy by hand"]))
+    q = len(per) // 4
+    line = (f"ref/numpy: {ref_t / np_t:.2f}x wall (per-round quartiles {per[q]:.2f}-{per[-q - 1]:.2f}), "
+            f"{cmed['ref Session.run'] / cmed['numpy by hand']:.2f}x cpu, target <= 4   "
+            f"make_callable/numpy: {med['ref make_callable'] / np_t:.2f}x")
     if "tensorflow compat.v1" in med:
-        line += f"   ref/TF: {med['ref Session.run'] / med['tensorflow compat.v1']:.2f}x"
+        line += f"   ref/TF: {ref_t / med['tensorflow compat.v1']:.2f}x wall"
     print(line)
 
 

@@ -624,7 +624,7 @@ def compile_plan(plan):
     ``OpError`` for a failing op. No result changes: the kernels, their inputs and
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
-          "_deref": _deref, "_padded": _padded, "_Ref": Ref}
+          "_run_stateful": _run_stateful, "_deref": _deref, "_padded": _padded, "_Ref": Ref}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -669,9 +669,22 @@ def compile_plan(plan):
             ns[f"K{n}"] = step.kernel
             body.append(f"s{step.out0} = K{n}({', '.join(args + attrs)})")
             kind[step.out0] = "value"
+        elif (step.kind == _STATEFUL and not step.ctx and all(end is None for _, _, end in step.layout)
+              and all(kind.get(step.reads[i][0]) == "ref" for _, i, _ in step.ref_args)):
+            # a variable update whose variables are known now: its keyword arguments as one dict display
+            ns[f"S{n}"] = step
+            ns[f"R{n}"] = [plan.template[step.reads[i][0]].key for _, i, _ in step.ref_args]
+            items = []
+            for j, (name, v) in enumerate(step.attrs.items()):
+                ns[f"a{n}_{j}"] = v
+                items.append(f"{name!r}: a{n}_{j}")
+            refs = {name for name, _, _ in step.ref_args}
+            items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
+            call = f"_run_stateful(S{n}, {{{', '.join(items)}}}, R{n}, store)"
         else:
             ns[f"S{n}"] = step
             call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
+        if step.kind != _POSITIONAL:
             outs = step.outputs
             if not outs:
                 body.append(call)
