@@ -462,6 +462,10 @@ class BaseSession:
                                     + ("" if accept_options else " (make_callable(accept_options=True) takes "
                                                                  "options= and run_metadata=)"))
             # As in TF, the values pair with ``feed_list`` in order (zip: extra values are ignored).
+            if not kwargs:
+                fast = self._fast_run(fetches, dict(zip(feed_list, args)))
+                if fast is not _MISS:
+                    return fast
             return self._run_mapped(mapper, self._prepare_feeds(dict(zip(feed_list, args))), **kwargs)
 
         return callable_
