@@ -71,7 +71,13 @@ def _check_same(a, b, what):
 @_activation("Relu", allowed=_REAL)
 def relu(features):
     """activations = max(features, 0)."""
-    return np.maximum(features, _c(0, features))
+    x = np.asarray(features)
+    if x.dtype.kind == "f" and x.size >= 256:
+        # NumPy's maximum against a zero array of x's shape runs its vector loop (against a
+        # broadcast scalar it does not): same bits, a few times faster.
+        zeros = np.zeros(x.shape, x.dtype)
+        return np.maximum(x, zeros, out=zeros)
+    return np.maximum(x, _c(0, x))
 
 
 @_activation("Relu6", allowed=_REAL)
