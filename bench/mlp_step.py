@@ -108,7 +108,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=60, help="rounds, each timing every contender in turn")
     args = ap.parse_args()
     import ref
-    from ref.ops import gemm
+
+    try:
+        from ref.ops import gemm
+    except ImportError:  # a checkout from before ref.ops.gemm (for before/after numbers)
+        gemm = None
 
     contenders = [("numpy by hand", NumpyMLP()), ("ref Session.run", Framework(ref))]
     try:
@@ -117,7 +121,7 @@ def main():
         contenders.append(("tensorflow compat.v1", Framework(tf_real.compat.v1)))
     except ImportError:
         pass
-    blas = gemm._openblas()
+    blas = gemm._openblas() if gemm else None
     for _, c in contenders:
         c.steps(30)  # warm up: compile, plan, allocate
     times = {name: [] for name, _ in contenders}
@@ -134,7 +138,7 @@ def main():
                 blas[0](before)
     print(f"one Adam step of a {'-'.join(map(str, SIZES))} MLP, batch {BATCH} "
           f"({args.rounds} rounds x {args.steps} steps, contenders interleaved; ref's matmul threads: "
-          f"{gemm.workers()}; numpy by hand on one BLAS thread)")
+          f"{gemm.workers() if gemm else 'BLAS own'}; numpy by hand on one BLAS thread)")
     print(f"{'':24s} {'median us':>10s} {'best us':>10s} {'final loss':>11s}")
     med = {n: statistics.median(t) for n, t in times.items()}
     for name, c in contenders:

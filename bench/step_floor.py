@@ -3,9 +3,9 @@
 hand-written NumPy step and TensorFlow's compat.v1 on the same program, all in
 one process, interleaved over several repeats so machine noise hits each alike.
 
-    python bench/step_floor.py [--steps N] [--rounds R]
+    python bench/step_floor.py [--round-ms MS] [--rounds R]
 
-Each round times every contender for N steps in turn; prints microseconds per
+Each round times every contender in turn, for about MS milliseconds of steps; prints microseconds per
 step (median over the rounds and best, wall clock; and the median CPU time of
 the calling thread, which a busy machine barely disturbs) and the ratios
 ref/NumPy (target <= 4) and ref/TF. A benchmark, not a test.
@@ -74,8 +74,8 @@ class NumpyStep:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=100, help="steps per timed round")
-    ap.add_argument("--rounds", type=int, default=150, help="rounds, each timing every contender in turn")
+    ap.add_argument("--round-ms", type=float, default=1.0, help="CPU milliseconds per contender per round")
+    ap.add_argument("--rounds", type=int, default=300, help="rounds, each timing every contender in turn")
     args = ap.parse_args()
     import ref
 
@@ -87,19 +87,25 @@ def main():
         contenders.append(("tensorflow compat.v1", Framework(tf_real.compat.v1)))
     except ImportError:
         pass
-    for _, c in contenders:
+    per_round = {}
+    for name, c in contenders:
         c.steps(200)  # warm up: compile, plan
+        c0 = time.thread_time()
+        c.steps(50)
+        # steps per round: about --round-ms of CPU time each, so that a busy machine's
+        # preemptions hit every contender's rounds alike
+        per_round[name] = max(5, int(args.round_ms * 1e-3 / max((time.thread_time() - c0) / 50, 1e-7)))
     wall = {name: [] for name, _ in contenders}
     cpu = {name: [] for name, _ in contenders}
     for _ in range(args.rounds):
         for name, c in contenders:
-            n = args.steps if not name.startswith("tensorflow") else max(args.steps // 4, 10)
+            n = per_round[name]
             t0, c0 = time.perf_counter(), time.thread_time()
             c.steps(n)
             cpu[name].append((time.thread_time() - c0) / n * 1e6)
             wall[name].append((time.perf_counter() - t0) / n * 1e6)
     print(f"one logistic-regression step, batch {BATCH}x{FEATURES} "
-          f"({args.rounds} rounds x {args.steps} steps, contenders interleaved)")
+          f"({args.rounds} rounds of ~{args.round_ms:g} ms per contender, interleaved)")
     print(f"{'':24s} {'wall median':>12s} {'wall best':>10s} {'cpu median':>11s}   (us per step; cpu: this "
           f"thread's CPU time, TF's own threads not counted)")
     med = {n: statistics.median(t) for n, t in wall.items()}

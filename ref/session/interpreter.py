@@ -16,7 +16,12 @@ cached:
   are all constant (constant folding);
 * ``NoOp`` steps vanish (creation order already honours control dependencies)
   and an ``Identity``'s output shares its input's slot;
-* each tensor's last reader is known, so its value is dropped right after.
+* each tensor's last reader is known, so its value is dropped right after;
+* pure ops whose outputs nothing reads (only a control dependency asks for
+  them: the values ``gradients()`` gates with ``tf.tuple`` for a placeholder)
+  do not run, as TF's grappler makes them NoOps (:func:`needed_ops`);
+* from its second run on, a plan runs as Python code written for it
+  (:func:`compile_plan`): one line per kernel call, values in local variables.
 
 Variables are references (:class:`Ref`) into the session's :class:`StateStore`;
 an op reading a ref input gets the stored value, a non-ref input fed by a ref is
