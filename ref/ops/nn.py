@@ -394,6 +394,8 @@ def _bias_add_shape(ins, attrs):
 
 def _bias_add(value, bias, data_format):
     v, b = np.asarray(value), np.asarray(bias)
+    if v.ndim == 2 and b.ndim == 1 and v.shape[1] == b.shape[0]:  # [batch, channels]: the common case
+        return np.add(v, b)
     if v.ndim < 2:
         raise invalid_argument(f"Input tensor must be at least 2D: {list(v.shape)}")
     if b.ndim != 1:
@@ -434,6 +436,8 @@ def _bias_add_grad_shape(ins, attrs):
 def bias_add_grad(out_backprop, data_format="NHWC"):
     """output[c] = sum of out_backprop over every axis but the channel axis."""
     g = np.asarray(out_backprop)
+    if g.ndim == 2:  # [batch, channels]: the channel axis is 1 in either format
+        return np.add.reduce(g, axis=0, dtype=g.dtype)
     if g.ndim < 2:
         raise invalid_argument(f"Input tensor must be at least 2D: {list(g.shape)}")
     c = _channel_axis(g.ndim, data_format)
