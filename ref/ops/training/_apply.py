@@ -307,14 +307,15 @@ def run_dense(loop, update, refs, grad, params, out=None):
     """
     if out is not None and grad.__class__ is np.ndarray and grad.flags.c_contiguous and len(out) == len(refs):
         # A Session's in-place update: out= is the stored arrays themselves, contiguous, float32/64.
+        flat = []
         for o, r in zip(out, refs):
             if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
                 break
+            flat.append(o if o.ndim == 1 else o.reshape(-1))
         else:
             dtype = refs[0].dtype
             if dtype in FAST and not _DEVICE.gpu:
-                loop(*[o if o.ndim == 1 else o.reshape(-1) for o in out],
-                     grad if grad.ndim == 1 else grad.reshape(-1), *params, dtype.type)
+                loop(*flat, grad if grad.ndim == 1 else grad.reshape(-1), *params, dtype.type)
                 return tuple(out)
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
