@@ -655,6 +655,8 @@ def compile_plan(plan):
 
     def value_of(slot, deref, n):
         k = kind.get(slot)
+        if k is None:  # nothing writes it (the step loop reads None there too)
+            return "None"
         if not deref:
             return f"c{slot}" if k == "ref" else f"s{slot}"
         if k == "ref":
