@@ -740,14 +740,15 @@ def add_n(inputs):
     first = n if n < first else first
     if n == 1:
         return xs[0].copy()
-    out = xs[0] + xs[1]
+    out = xs[0] + xs[1]  # a new array (a NumPy scalar for 0-d inputs): later sums may go into it
+    own = out.__class__ is np.ndarray
     for x in xs[2:first]:
-        out = out + x
+        out = np.add(out, x, out=out) if own else out + x
     for start in _builtins.range(first, n, 8):
         group = xs[start]
         for x in xs[start + 1:start + 8]:
             group = group + x
-        out = out + group
+        out = np.add(out, group, out=out) if own else out + group
     return out
 
 
