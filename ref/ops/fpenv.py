@@ -28,7 +28,13 @@ import platform
 FTZ, DAZ = 0x8000, 0x0040
 _LOCK = threading.Lock()
 _FUNCS = None
-_state = threading.local()
+
+
+class _State(threading.local):
+    depth = 0  # a class default: reading it needs no failed attribute lookup (every sized kernel call reads it)
+
+
+_state = _State()
 
 
 _IR_OPAQUE = """
@@ -105,7 +111,7 @@ def get_mxcsr() -> int:
 
 def active() -> bool:
     """Whether this thread is inside ``flush_denormals()``."""
-    return getattr(_state, "depth", 0) > 0
+    return _state.depth > 0
 
 
 @contextlib.contextmanager
@@ -114,7 +120,7 @@ def flush_denormals():
     get, set_, _ = _compile()
     previous = get()
     set_(previous | FTZ | DAZ)
-    _state.depth = getattr(_state, "depth", 0) + 1
+    _state.depth += 1
     try:
         yield
     finally:

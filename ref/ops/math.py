@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -493,7 +494,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
     a, b = np.asarray(a), np.asarray(b)
     if a.shape[1 - transpose_a] != b.shape[transpose_b]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
-    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    return gemm.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
 
 def _batch_matmul_shape(ins, attrs):
@@ -739,14 +740,15 @@ def add_n(inputs):
     first = n if n < first else first
     if n == 1:
         return xs[0].copy()
-    out = xs[0] + xs[1]
+    out = xs[0] + xs[1]  # a new array (a NumPy scalar for 0-d inputs): later sums may go into it
+    own = out.__class__ is np.ndarray
     for x in xs[2:first]:
-        out = out + x
+        out = np.add(out, x, out=out) if own else out + x
     for start in _builtins.range(first, n, 8):
         group = xs[start]
         for x in xs[start + 1:start + 8]:
             group = group + x
-        out = out + group
+        out = np.add(out, group, out=out) if own else out + group
     return out
 
 

@@ -21,6 +21,11 @@ cached:
   input is :data:`~ref.ops.control.DEAD` (the branch not taken) does not run
   and its outputs are dead too; ``Merge`` forwards its live input, and
   fetching a dead tensor is TF's "Retval[i] does not have value".
+* pure ops whose outputs nothing reads (only a control dependency asks for
+  them: the values ``gradients()`` gates with ``tf.tuple`` for a placeholder)
+  do not run, as TF's grappler makes them NoOps (:func:`needed_ops`);
+* from its second run on, a plan runs as Python code written for it
+  (:func:`compile_plan`): one line per kernel call, values in local variables.
 
 Variables are references (:class:`Ref`) into the session's :class:`StateStore`;
 an op reading a ref input gets the stored value, a non-ref input fed by a ref is
@@ -34,9 +39,12 @@ from __future__ import annotations
 
 import heapq
 import inspect
+from keyword import iskeyword
 import sys
 import threading
 import time
+
+import numpy as np
 
 from ref.types import errors
 from ref.ops.context import seeded_generator
@@ -156,9 +164,36 @@ def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
         stack.extend(c for c in op._control_inputs if c._id not in needed)
     ops = [needed[i] for i in sorted(needed)]
     ops = [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
+    ops = _prune_unread(ops, fetch_tensors, target_ops)
     if not any(_updates_in_place(op) for op in ops):
         return ops  # creation order is already a topological order
     return _readers_first(ops, fed)
+
+
+# Pure ops that TF's dependency optimizer keeps even when nothing reads them: their
+# point is the error they raise (grappler's ``do_not_rewrite_ops``).
+_KEEP_UNREAD = frozenset({"CheckNumerics", "Assert", "Placeholder"})
+
+
+def _prune_unread(ops, fetch_tensors, target_ops):
+    """``ops`` (in creation order) without the pure ones whose outputs no kept op
+    reads and no fetch returns: ops only a control dependency asks for, like the
+    values ``gradients()`` computes for a placeholder and gates with ``tf.tuple``.
+    TF's grappler turns them into NoOps (``DependencyOptimizer``), so they neither
+    run nor raise there; a target op itself always runs, as do ops that pass a
+    variable's reference on (``Identity``)."""
+    live = set(fetch_tensors)
+    targets = {op._id for op in target_ops}
+    kept = []
+    for op in reversed(ops):
+        opdef = op._opdef
+        if (op._outputs and op._id not in targets and _is_pure(opdef) and not opdef.raw_inputs
+                and op._type not in _KEEP_UNREAD and not any(t in live for t in op._outputs)):
+            continue
+        kept.append(op)
+        live.update(op._inputs)
+    kept.reverse()
+    return kept
 
 
 def _updates_in_place(op) -> bool:
@@ -333,6 +368,9 @@ class Plan:
             step.drops = tuple(d)
             step.needed = frozenset(i for i, s in enumerate(step.outputs) if s in last or s in keep)
         self.steps = steps
+        self.fetch_ops = [t.op for t in fetch_tensors]
+        self.runs = 0
+        self.compiled = None
 
 
 class _Step:
@@ -442,6 +480,8 @@ def _accepts_out(kernel) -> bool:
 
 # A stored array is ours alone when only the store and this frame refer to it.
 _OWN_REFCOUNT = 3
+_getrefcount = sys.getrefcount
+_ndarray = np.ndarray
 
 
 def _donatable(store_values, key):
@@ -508,10 +548,27 @@ class _EvaluateContext(RunContext):
         return evaluate(func.outputs, dict(zip(func.inputs, inputs)), self.session, func.targets)
 
 
+COMPILE_AFTER = 1
+"""Runs of a plan through the step loop before :func:`compile_plan` turns it into code."""
+
+
 def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     """Runs ``plan`` with ``feeds`` ({Tensor: value}); returns the fetched values
     (variables dereferenced). With a ``trace`` list, appends ``(op, start_ns,
-    end_ns, outputs)`` for each step run (``RunOptions.trace_level``)."""
+    end_ns, outputs)`` for each step run (``RunOptions.trace_level``).
+
+    A plan run more than :data:`COMPILE_AFTER` times runs as the Python function
+    :func:`compile_plan` writes for it: the same kernel calls in the same order,
+    without the loop's bookkeeping."""
+    if trace is None:
+        run = plan.compiled
+        if run is not None:
+            return run(feeds, session)
+        plan.runs += 1
+        if plan.runs > COMPILE_AFTER and not any(step.deadable or step.op._type == "Switch" for step in plan.steps):
+            # (Switch/Merge plans stay in the loop: compiled code has no dead-tensor bookkeeping)
+            plan.compiled = run = compile_plan(plan)
+            return run(feeds, session)
     env = list(plan.template)
     for t, s in plan.feed_slots:
         env[s] = feeds[t]
@@ -569,6 +626,188 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     return out
 
 
+def _run_step(step, args, session, store):
+    """One step that is not a plain positional call (keywords, list inputs,
+    several outputs, a run context, variable updates), as :func:`execute` runs it:
+    returns the kernel's result (a sequence when the step has several outputs)."""
+    if step.kind == _PLACEHOLDER:
+        raise _placeholder_error(step.op)
+    kwargs = step.keywords(args)
+    if step.ctx:
+        kwargs["ctx"] = RunContext(session, step.op, step)
+    if step.kind == _STATEFUL:
+        return _run_stateful(step, kwargs, [args[i].key if end is None else [r.key for r in args[i:end]]
+                                            for _, i, end in step.ref_args], store)
+    return step.kernel(**kwargs)
+
+
+def _deref(value, store, op):
+    """``value``, or the stored value of the variable it refers to."""
+    return store.read(value.key, op) if value.__class__ is Ref else value
+
+
+def _padded(result, n):
+    """A multi-output kernel's ``result`` as exactly ``n`` values (missing ones None, as zip leaves them)."""
+    result = list(result)
+    return result[:n] if len(result) >= n else result + [None] * (n - len(result))
+
+
+def compile_plan(plan):
+    """``plan`` as one Python function ``run(feeds, session) -> fetched values``:
+    every value a local variable, each step one line calling its kernel with the
+    attrs spelled out, constants and variable keys bound at compile time, values
+    dropped after their last reader as in :func:`execute`, and the same
+    ``OpError`` for a failing op. No result changes: the kernels, their inputs and
+    their order are the plan's."""
+    ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
+          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref}
+    # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
+    kind = {}
+    for i, v in enumerate(plan.template):
+        if v is not None:
+            kind[i] = "ref" if v.__class__ is Ref else "value"
+            ns[f"c{i}"] = v
+    lines = ["def run(feeds, session):", "    store = session._store", "    read = store.read"]
+    for t, s in plan.feed_slots:
+        ns[f"t{s}"] = t
+        lines.append(f"    s{s} = feeds[t{s}]")
+        kind[s] = "any"  # a function body's inputs can be variables' Refs
+    for i, v in enumerate(plan.template):
+        if v is not None and v.__class__ is not Ref:
+            lines.append(f"    s{i} = c{i}")
+    lines.append("    i = 0")
+    lines.append("    try:")
+    body = []
+    ns["OPS"] = [step.op for step in plan.steps]
+
+    def value_of(slot, deref, n):
+        k = kind.get(slot)
+        if k is None:  # nothing writes it (the step loop reads None there too)
+            return "None"
+        if not deref:
+            return f"c{slot}" if k == "ref" else f"s{slot}"
+        if k == "ref":
+            ns[f"k{slot}"] = plan.template[slot].key
+            return f"read(k{slot}, OPS[{n}])"
+        if k == "value":
+            return f"s{slot}"
+        return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
+
+    for n, step in enumerate(plan.steps):
+        body.append(f"i = {n}")
+        args = [value_of(src, deref, n) for src, deref in step.reads]
+        if step.kind == _POSITIONAL:
+            attrs = []
+            for j, (name, v) in enumerate(step.attrs.items()):
+                ns[f"a{n}_{j}"] = v
+                attrs.append(f"{name}=a{n}_{j}" if name.isidentifier() and not iskeyword(name) else None)
+            if None in attrs:
+                ns[f"A{n}"] = step.attrs
+                attrs = [f"**A{n}"]
+            ns[f"K{n}"] = step.kernel
+            body.append(f"s{step.out0} = K{n}({', '.join(args + attrs)})")
+            kind[step.out0] = "value"
+        elif (step.kind == _STATEFUL and not step.ctx and all(end is None for _, _, end in step.layout)
+              and all(kind.get(step.reads[i][0]) == "ref" for _, i, _ in step.ref_args)):
+            # a variable update whose variables are known now: its keyword arguments as one dict display
+            ns[f"S{n}"] = step
+            ns[f"R{n}"] = [plan.template[step.reads[i][0]].key for _, i, _ in step.ref_args]
+            items = []
+            for j, (name, v) in enumerate(step.attrs.items()):
+                ns[f"a{n}_{j}"] = v
+                items.append(f"{name!r}: a{n}_{j}")
+            refs = {name for name, _, _ in step.ref_args}
+            items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
+            call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
+        else:
+            ns[f"S{n}"] = step
+            call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
+        if step.kind != _POSITIONAL:
+            outs = step.outputs
+            if not outs:
+                body.append(call)
+            elif step.multi:
+                body.append(f"{', '.join(f's{o}' for o in outs)}, = _padded({call}, {len(outs)})")
+            else:
+                body.append(f"s{outs[0]} = {call}")
+            for o in outs:
+                kind[o] = "any"
+        if step.drops:
+            body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+    lines.extend("        " + b for b in body or ["pass"])
+    lines.append("    except _KERNEL_ERRORS as e:")
+    lines.append("        raise _op_error(e, OPS[i]) from (None if isinstance(e, _errors.OpError) else e)")
+    fetched = []
+    for j, s in enumerate(plan.fetch_slots):
+        ns[f"f{j}"] = plan.fetch_ops[j]
+        k = kind.get(s)
+        if k == "ref":
+            ns[f"k{s}"] = plan.template[s].key
+            fetched.append(f"read(k{s}, f{j})")
+        elif k == "value":
+            fetched.append(f"s{s}")
+        elif k is None:
+            fetched.append("None")
+        else:
+            fetched.append(f"_deref(s{s}, store, f{j})")
+    lines.append(f"    return [{', '.join(fetched)}]")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<ref plan {id(plan):x}>", "exec"), ns)  # noqa: S102 -- our own generated code
+    run = ns["run"]
+    run.source = source
+    return run
+
+
+def _update(step, kwargs, keys, store):
+    """:func:`_run_stateful` for a compiled plan's update of variables known at
+    compile time (one key per ref input, no list of refs): the same reads,
+    donation, kernel call and commits, with less to decide per call."""
+    values = store.values
+    with store.lock:
+        if step.donate:
+            own = []
+            for k in keys:
+                arr = values.get(k)
+                if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
+                        or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
+                    break
+                own.append(arr)
+            else:
+                kwargs["out"] = tuple(own)
+                own = None
+        for (name, _, _), key in zip(step.ref_args, keys):
+            v = values.get(key)
+            if v is not None:
+                kwargs[name] = v
+            elif name in step.opdef.allow_uninitialized:
+                kwargs[name] = None
+            else:
+                store.read(key, step.op)
+        result = step.kernel(**kwargs)
+        new = result if result.__class__ is tuple else (result,)
+        for key, v in zip(keys, new):
+            if v is not None:
+                values[key] = v
+    if not step.needed:  # no output is read (an update run for its effect): nothing to bind
+        return None if not step.multi else [None] * len(step.outputs)
+    return _bind_outputs(step, new, keys)
+
+
+def _bind_outputs(step, new, ref_keys):
+    """The op's outputs from a stateful kernel's results ``new`` (new ref values first)."""
+    opdef = step.opdef
+    rest = list(new[len(opdef.refs):])
+    outs = []
+    aliased = dict(step.ref_outputs)
+    for i in range(len(opdef.outputs) if not opdef.outputs or not opdef.outputs[0].startswith("*")
+                   else len(step.outputs)):
+        if i in aliased:
+            outs.append(Ref(ref_keys[aliased[i]]))
+        else:
+            outs.append(rest.pop(0))
+    return tuple(outs) if step.multi else outs[0]
+
+
 def _run_stateful(step, kwargs, ref_keys, store):
     """Reads the refs, runs the kernel, commits new values; returns the op's outputs."""
     opdef = step.opdef
@@ -601,16 +840,7 @@ def _run_stateful(step, kwargs, ref_keys, store):
                 values[key] = v
     if not step.needed:  # no output is read (an update run for its effect): nothing to bind
         return None if not step.multi else [None] * len(step.outputs)
-    rest = list(new[n:])
-    outs = []
-    aliased = dict(step.ref_outputs)
-    for i in range(len(opdef.outputs) if not opdef.outputs or not opdef.outputs[0].startswith("*")
-                   else len(step.outputs)):
-        if i in aliased:
-            outs.append(Ref(ref_keys[aliased[i]]))
-        else:
-            outs.append(rest.pop(0))
-    return tuple(outs) if step.multi else outs[0]
+    return _bind_outputs(step, new, ref_keys)
 
 
 def _shape_str(shape):

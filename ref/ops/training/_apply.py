@@ -287,7 +287,11 @@ def _outputs(out, refs, copy):
     return list(out)
 
 
-_DEVICE = threading.local()
+class _Device(threading.local):
+    gpu = False  # a class default: reading it needs no failed attribute lookup
+
+
+_DEVICE = _Device()
 """``_DEVICE.gpu`` is True while a :func:`gpu_dense` kernel runs (in this thread)."""
 
 
@@ -335,9 +339,21 @@ def run_dense(loop, update, refs, grad, params, out=None):
     values are first copied into fresh arrays or ``out`` unless ``out`` is the
     inputs themselves. ``update`` is the scalar function the loop inlines.
     """
+    if out is not None and grad.__class__ is np.ndarray and grad.flags.c_contiguous and len(out) == len(refs):
+        # A Session's in-place update: out= is the stored arrays themselves, contiguous, float32/64.
+        flat = []
+        for o, r in zip(out, refs):
+            if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
+                break
+            flat.append(o if o.ndim == 1 else o.reshape(-1))
+        else:
+            dtype = refs[0].dtype
+            if dtype in FAST and not _DEVICE.gpu:
+                loop(*flat, grad if grad.ndim == 1 else grad.reshape(-1), *params, dtype.type)
+                return tuple(out)
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
-    if getattr(_DEVICE, "gpu", False):
+    if _DEVICE.gpu:
         return _run_dense_gpu(update, refs, grad, params, out)
     dtype = refs[0].dtype
     T = dtype.type

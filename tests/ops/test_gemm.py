@@ -1,0 +1,94 @@
+"""``ref.ops.gemm``: large products in blocks on ref's own threads.
+
+The blocks come from the shapes alone, so the bits of a product must not depend
+on how many threads run it (``REF_MATMUL_THREADS``: 0 is BLAS's own threading,
+which gives other bits and is not compared); every product must agree with a
+float64 oracle; the MatMul kernel must give what ``gemm.matmul`` gives."""
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ref.raw_ops as raw
+from ref.ops import gemm
+
+SHAPES = [(128, 784, 256), (784, 128, 256), (128, 256, 10), (64, 3000, 64), (33, 129, 65), (1000, 500, 300),
+          (7, 5, 3), (4096, 64, 17)]
+
+
+def _operands(m, k, n, ta, tb, dtype, seed):
+    rng = np.random.RandomState(seed)
+    a = rng.randn(k, m).astype(dtype).T if ta else rng.randn(m, k).astype(dtype)
+    b = rng.randn(n, k).astype(dtype).T if tb else rng.randn(k, n).astype(dtype)
+    return a, b
+
+
+def _digest():
+    h = hashlib.sha1()
+    for i, (m, k, n) in enumerate(SHAPES):
+        for ta in (False, True):
+            for tb in (False, True):
+                for dtype in (np.float32, np.float64):
+                    a, b = _operands(m, k, n, ta, tb, dtype, i)
+                    h.update(gemm.matmul(a, b).tobytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("m, k, n", SHAPES)
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_product_matches_float64_oracle(m, k, n, ta, tb, dtype):
+    a, b = _operands(m, k, n, ta, tb, dtype, 1)
+    got = gemm.matmul(a, b)
+    assert got.dtype == dtype and got.shape == (m, n)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k))
+
+
+def test_bits_do_not_depend_on_the_number_of_threads():
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = f"import sys; sys.path.insert(0, {here!r}); sys.path.insert(0, {os.path.dirname(__file__)!r}); " \
+           "import test_gemm; print(test_gemm._digest())"
+    digests = set()
+    for threads in ("1", "2", "3"):
+        env = dict(os.environ, REF_MATMUL_THREADS=threads)
+        digests.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True, timeout=300).stdout.strip())
+    assert len(digests) == 1
+    assert digests == {_digest()} or gemm.workers() == 0
+
+
+@pytest.mark.parametrize("m, k, n", [(128, 784, 256), (784, 128, 256), (10, 20, 30), (4096, 64, 17)])
+def test_blocks_cover_the_result_once(m, k, n):
+    axis, edges = gemm.blocks(m, n, k)
+    if edges is None:
+        return
+    size = (m, n)[axis]
+    assert edges[0] == 0 and edges[-1] == size and edges == sorted(set(edges))
+    assert 2 <= len(edges) - 1 <= gemm.MAX_BLOCKS
+    assert all(b - a >= 16 for a, b in zip(edges, edges[1:]))
+
+
+def test_matmul_kernel_uses_it():
+    a, b = _operands(128, 784, 256, False, True, np.float32, 3)
+    got = raw.MatMul(a=a, b=np.ascontiguousarray(b.T), transpose_b=True)
+    assert got.tobytes() == gemm.matmul(a, b).tobytes()
+
+
+def test_small_and_integer_products_are_numpys():
+    a, b = _operands(7, 5, 3, False, False, np.float32, 4)
+    assert gemm.matmul(a, b).tobytes() == np.matmul(a, b).tobytes()
+    ai, bi = (np.arange(600 * 600).reshape(600, 600) % 7).astype(np.int32), np.eye(600, dtype=np.int32)
+    np.testing.assert_array_equal(gemm.matmul(ai, bi), ai)
+
+
+def test_errors_in_a_block_reach_the_caller():
+    a = np.ones((512, 512), np.float32)
+    b = np.ones((512, 512), np.float32)[:, ::2]  # fine: a view
+    assert gemm.matmul(a, b.copy()).shape == (512, 256)
+    with pytest.raises(ValueError):
+        gemm.matmul(a, np.ones((300, 512), np.float32))
