@@ -260,17 +260,18 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             first_input = first_input[0]
         first_input = convert_to_tensor(first_input)
         if first_input.shape.ndims != 1:
-            fixed_batch_size = first_input.shape.with_rank_at_least(2)[0]
+            static_batch = dimension_value(first_input.shape.with_rank_at_least(2)[0])
             for x in nest.flatten(inputs):
                 shape = convert_to_tensor(x).shape.with_rank_at_least(2)
-                fixed_batch_size.assert_is_compatible_with(shape[0])
+                other = dimension_value(shape[0])
+                if static_batch is not None and other is not None and other != static_batch:
+                    raise ValueError(f"Dimensions {static_batch} and {other} are not compatible")
                 for i, size in enumerate(shape[1:].as_list()):
                     if size is None:
                         raise ValueError(f"Input size (dimension {i} of input {x}) must be accessible via shape "
                                          f"inference, but saw value None.")
         else:
-            fixed_batch_size = first_input.shape.with_rank_at_least(1)[0]
-        static_batch = dimension_value(fixed_batch_size)
+            static_batch = dimension_value(first_input.shape.with_rank_at_least(1)[0])
         batch_size = static_batch if static_batch else array_ops.shape(first_input)[0]
         state = _initial_state(cell, initial_state, batch_size, dtype)
         if sequence_length is not None:
