@@ -53,6 +53,14 @@ def _activation(activation):
     return activation
 
 
+def _check_supported_dtypes(dtype):
+    if dtype is None:
+        return
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise ValueError(f"RNN cell only supports floating point inputs, but saw dtype: {dtype}")
+
+
 def _snake_case(name):
     s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
@@ -149,9 +157,12 @@ class RNNCell(Layer):
                      partitioner=None, **kwargs):
         """``get_variable(name, ...)`` in the cell's scope, recorded in ``variables``."""
         trainable = self.trainable if trainable is None else trainable
-        var = get_variable(name, shape=shape, dtype=dtype or self._dtype or dtypes.float32,
-                           initializer=initializer, regularizer=regularizer, trainable=trainable,
-                           partitioner=partitioner)
+        self._set_scope(None)
+        reuse = True if (self.built or self._reuse) else None
+        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
+            var = get_variable(name, shape=shape, dtype=dtype or self._dtype or dtypes.float32,
+                               initializer=initializer, regularizer=regularizer, trainable=trainable,
+                               partitioner=partitioner)
         if not any(var is v for v in self.variables):
             self.variables.append(var)
         return var
@@ -176,6 +187,10 @@ class RNNCell(Layer):
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
             with name_scope(self._scope.original_name_scope):
                 inputs = nest.map_structure(lambda x: convert_to_tensor(x, name="inputs"), inputs)
+                if isinstance(self, LayerRNNCell):
+                    for x in nest.flatten(inputs) + nest.flatten(state):
+                        if isinstance(x, Tensor):
+                            _check_supported_dtypes(x.dtype)
                 if not self.built:
                     first = nest.flatten(inputs)[0]
                     if self._dtype is None:
@@ -186,9 +201,19 @@ class RNNCell(Layer):
                 return self.call(inputs, state)
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """``zero_state`` for ``inputs``' batch size and dtype (or the ones given)."""
         if inputs is not None:
             inputs = convert_to_tensor(inputs, name="inputs")
-            batch_size = dimension_value(inputs.shape[0]) or array_ops.shape(inputs)[0]
+            static = dimension_value(inputs.shape[0]) if inputs.shape.ndims else None
+            if batch_size is not None:
+                given = constant_value(batch_size) if isinstance(batch_size, Tensor) else batch_size
+                if static != given:
+                    raise ValueError(f"batch size from input tensor is different from the input param. Input "
+                                     f"tensor batch: {static}, batch_size: {batch_size}")
+            if dtype is not None and inputs.dtype != dtype:
+                raise ValueError(f"dtype from input tensor is different from the input param. Input tensor "
+                                 f"dtype: {inputs.dtype}, dtype: {dtype}")
+            batch_size = static or array_ops.shape(inputs)[0]
             dtype = inputs.dtype
         if batch_size is None or dtype is None:
             raise ValueError(f"batch_size and dtype cannot be None while constructing initial state: "
@@ -219,6 +244,7 @@ class BasicRNNCell(LayerRNNCell):
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self._dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
 
@@ -235,6 +261,7 @@ class BasicRNNCell(LayerRNNCell):
         self._kernel = self.add_variable(_WEIGHTS_VARIABLE_NAME, shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_variable(_BIAS_VARIABLE_NAME, shape=[self._num_units],
                                        initializer=init_ops.zeros_initializer())
+        self.built = True
 
     def call(self, inputs, state):
         gate_inputs = math_ops.matmul(array_ops.concat([inputs, state], 1), self._kernel)
@@ -250,6 +277,7 @@ class GRUCell(LayerRNNCell):
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None, bias_initializer=None,
                  name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self._dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
         self._kernel_initializer = kernel_initializer
@@ -274,6 +302,7 @@ class GRUCell(LayerRNNCell):
                                                    initializer=self._kernel_initializer)
         self._candidate_bias = self.add_variable("candidate/" + _BIAS_VARIABLE_NAME, shape=[n],
                                                  initializer=self._bias_initializer or init_ops.zeros_initializer())
+        self.built = True
 
     def call(self, inputs, state):
         gate_inputs = nn_ops.bias_add(math_ops.matmul(array_ops.concat([inputs, state], 1), self._gate_kernel),
@@ -308,6 +337,7 @@ class BasicLSTMCell(LayerRNNCell):
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self._dtype)
         self._num_units = num_units
         self._forget_bias = forget_bias
         self._state_is_tuple = state_is_tuple
@@ -327,6 +357,7 @@ class BasicLSTMCell(LayerRNNCell):
         n = self._num_units
         self._kernel = self.add_variable(_WEIGHTS_VARIABLE_NAME, shape=[depth + n, 4 * n])
         self._bias = self.add_variable(_BIAS_VARIABLE_NAME, shape=[4 * n], initializer=init_ops.zeros_initializer())
+        self.built = True
 
     def call(self, inputs, state):
         if self._state_is_tuple:
@@ -356,6 +387,7 @@ class LSTMCell(LayerRNNCell):
                  proj_clip=None, num_unit_shards=None, num_proj_shards=None, forget_bias=1.0, state_is_tuple=True,
                  activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self._dtype)
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -391,6 +423,7 @@ class LSTMCell(LayerRNNCell):
         if self._num_proj is not None:
             self._proj_kernel = self.add_variable("projection/" + _WEIGHTS_VARIABLE_NAME, shape=[n, self._num_proj],
                                                   initializer=self._initializer)
+        self.built = True
 
     def call(self, inputs, state):
         n = self._num_units
