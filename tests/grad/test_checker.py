@@ -137,6 +137,7 @@ CASES = {
     "PadV2": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]], constant_values=1.5), False),
     "MirrorPad": ([3, 4], _any, lambda x: tf.pad(x, [[1, 2], [2, 0]], mode="REFLECT"), False),
     "ReverseV2": ([2, 3], _any, lambda x: tf.reverse(x, [1]), False),
+    "ReverseSequence": ([3, 4], _any, lambda x: tf.reverse_sequence(x, [2, 4, 0], seq_axis=1, batch_axis=0), False),
     "Reverse": ([2, 3], _any, lambda x: apply_op("Reverse", tensor=x, dims=[False, True]), False),
     "ScatterNd": ([2], _any, lambda x: tf.scatter_nd(tf.constant([[1], [3]]), x, [5]), False),
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
