@@ -96,8 +96,11 @@ def _run_dynamic(lib, kind, seqlen, time_major):
         return names, init, out, st, g
 
 
-@pytest.mark.parametrize("kind, seqlen, time_major", [(k, s, False) for k in sorted(CELLS) for s in (False, True)]
-                         + [(k, s, True) for k in ("basic_lstm", "gru", "multi", "dropout_in_out") for s in (False, True)])
+DYNAMIC_CASES = ([(k, s, False) for k in sorted(CELLS) for s in (False, True)]
+                 + [(k, s, True) for k in ("basic_lstm", "gru", "multi", "dropout_in_out") for s in (False, True)])
+
+
+@pytest.mark.parametrize("kind, seqlen, time_major", DYNAMIC_CASES)
 def test_dynamic_rnn_matches_tf(kind, seqlen, time_major):
     expected = _run_dynamic(_tf, kind, seqlen, time_major)
     names, init, out, st, g = _run_dynamic(_ref, kind, seqlen, time_major)
