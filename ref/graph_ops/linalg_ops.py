@@ -69,4 +69,9 @@ def einsum(equation, *inputs, **kwargs):
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}")
     with name_scope(name, "einsum", list(inputs)) as scope:
         inputs = [convert_to_tensor(x, name=f"input_{i}") for i, x in enumerate(inputs)]
-        return apply_op("Einsum", inputs=inputs, equation=equation.replace(" ", ""), name=scope)
+        equation = equation.replace(" ", "")
+        if "->" not in equation:  # implicit output: the labels seen once, sorted, after the ellipsis
+            labels = [c for c in equation if c.isalpha()]
+            once = sorted(c for c in set(labels) if labels.count(c) == 1)
+            equation += "->" + ("..." if "..." in equation else "") + "".join(once)
+        return apply_op("Einsum", inputs=inputs, equation=equation, name=scope)

@@ -225,6 +225,8 @@ def einsum(inputs, equation):
     each output element is the sum, over the labels absent from the output,
     of the product of the inputs' elements (``Einsum``; ``...`` broadcasts)."""
     arrays = [np.asarray(x) for x in inputs]
+    if equation.count("->") != 1:
+        raise invalid_argument(f"Expecting exactly one '->' in einsum equation: {equation}")
     try:
         terms, out = parse_einsum(equation, [a.ndim for a in arrays])
         result = np.einsum(",".join(terms) + "->" + out, *arrays)
