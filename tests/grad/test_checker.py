@@ -159,7 +159,8 @@ CASES = {
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
-    "Einsum": ([2, 3, 4], _any, lambda x: tf.einsum("...ij,jk,k->...i", x, tf.constant(_any([4, 3])), x[0, 0]) + tf.einsum("abc->b", x), False),
+    "Einsum": ([2, 3, 4], _any, lambda x: tf.einsum("...ij,jk,k->...i", x, tf.constant(_any([4, 4])), x[0, 0])
+               + tf.einsum("abc->b", x), False),
     # Sparse ops: x is the values of a SparseTensor (or a dense operand).
     "SparseToDense": ([3], _any, lambda x: tf.sparse_to_dense([[0, 1], [1, 3], [2, 0]], [3, 4], x,
                                                                tf.constant(0.5, tf.float64)), False),
