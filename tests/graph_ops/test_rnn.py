@@ -302,3 +302,58 @@ def test_reverse_sequence_matches_tf(shape, seq_dim, batch_dim, lengths):
     expected_grad = tf.raw_ops.ReverseSequence(input=weights, seq_lengths=np.array(lengths, np.int64),
                                                seq_dim=seq_dim, batch_dim=batch_dim).numpy()
     np.testing.assert_array_equal(grad, expected_grad)
+
+
+def _lstm_dropout_run(**keep):
+    """TF's rnn_cell_test setting: LSTMCell(3) with weights 0.5, two time-major
+    steps of a batch of one, initial c = h = 0.1; keep probs "all" (a variable
+    holding 1.0), "none" (1e-6) or a float."""
+    tf, rc = ref, ref.nn.rnn_cell
+    with tf.Graph().as_default(), tf.Session() as sess:
+        probs = {"all": tf.get_variable("all", initializer=1.0), "none": tf.get_variable("none", initializer=1e-6)}
+        keep = {k: probs.get(v, v) for k, v in keep.items()}
+        x = tf.constant([[[2., 2., 2.]], [[1., 1., 1.]]])
+        m = rc.LSTMStateTuple(*[tf.constant([[0.1, 0.1, 0.1]])] * 2)
+        cell = rc.DropoutWrapper(rc.LSTMCell(3, initializer=tf.constant_initializer(0.5)), dtype=tf.float32, **keep)
+        outputs, state = tf.nn.dynamic_rnn(cell, x, initial_state=m, time_major=True, scope="root")
+        sess.run(tf.global_variables_initializer())
+        return sess.run([outputs, state])
+
+
+FULL_OUTPUT = np.array([[[0.751109] * 3], [[0.895509] * 3]], np.float32)  # TF's rnn_cell_test numbers
+
+
+@pytest.mark.parametrize("keep, output, c, h", [
+    (dict(input_keep_prob="all", output_keep_prob="all", state_keep_prob="all"), FULL_OUTPUT, [[1.949385] * 3],
+     FULL_OUTPUT[1]),
+    (dict(input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0), FULL_OUTPUT, [[1.949385] * 3],
+     FULL_OUTPUT[1]),
+    # state dropout never touches an LSTMStateTuple's c; h is zeroed
+    (dict(input_keep_prob="all", output_keep_prob="all", state_keep_prob="none"), None, [[1.713925] * 3],
+     np.zeros((1, 3))),
+    (dict(input_keep_prob="all", output_keep_prob="none", state_keep_prob="all"), np.zeros((2, 1, 3)),
+     [[1.949385] * 3], FULL_OUTPUT[1]),
+])
+def test_dropout_wrapper_keep_all_and_none(keep, output, c, h):
+    outputs, state = _lstm_dropout_run(**keep)
+    if output is not None:
+        np.testing.assert_allclose(outputs, output, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_allclose(outputs[0], FULL_OUTPUT[0], rtol=1e-5)
+        assert np.linalg.norm(outputs[1] - FULL_OUTPUT[1]) > 1e-4
+    np.testing.assert_allclose(state.c, c, rtol=1e-5)
+    np.testing.assert_allclose(state.h, h, rtol=1e-5, atol=1e-6)
+
+
+def test_wrappers_delegate_sizes_and_zero_state():
+    rc = ref.nn.rnn_cell
+    cell = rc.BasicRNNCell(10)
+    for wrapper in (rc.DropoutWrapper(cell), rc.ResidualWrapper(cell), rc.DeviceWrapper(cell, "/cpu:0")):
+        assert wrapper.wrapped_cell is cell
+        assert wrapper.state_size == 10 and wrapper.output_size == 10
+
+    class _Cell(rc.BasicRNNCell):
+        def zero_state(self, batch_size=None, dtype=None):
+            return "wrapped_cell_zero_state"
+
+    assert rc.DropoutWrapper(_Cell(10)).zero_state(10, ref.float32) == "wrapped_cell_zero_state"
