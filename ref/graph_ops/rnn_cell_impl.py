@@ -200,6 +200,9 @@ class RNNCell(Layer):
                     self.built = True
                 return self.call(inputs, state)
 
+    def apply(self, inputs, state, scope=None):
+        return self.__call__(inputs, state, scope=scope)
+
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         """``zero_state`` for ``inputs``' batch size and dtype (or the ones given)."""
         if inputs is not None:
@@ -492,6 +495,14 @@ class MultiRNNCell(RNNCell):
             return _zero_state_tensors(self.state_size, batch_size, dtype)
 
     @property
+    def variables(self):
+        return [v for cell in self._cells if isinstance(cell, Layer) for v in cell.variables]
+
+    @variables.setter
+    def variables(self, value):  # the cells' variables are the only ones
+        pass
+
+    @property
     def trainable_variables(self):
         return [v for cell in self._cells if isinstance(cell, Layer) for v in cell.trainable_variables]
 
@@ -499,7 +510,7 @@ class MultiRNNCell(RNNCell):
 
     @property
     def weights(self):
-        return [v for cell in self._cells if isinstance(cell, Layer) for v in cell.weights]
+        return self.variables
 
     def call(self, inputs, state):
         pos = 0

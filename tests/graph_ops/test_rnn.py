@@ -256,6 +256,13 @@ def test_cell_reuse_scopes_and_namespaces():
                                                     "outer/rnn/my_lstm/projection/kernel:0"]
         assert lstm.variables[0].dtype.base_dtype == tf.float64
         assert lstm.variables[0].shape.as_list() == [3 + 2, 12]
+        multi = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(2), tf.nn.rnn_cell.GRUCell(3)])
+        multi.apply(x, multi.zero_state(2, tf.float32))
+        assert [v.name for v in multi.variables] == [
+            "multi_rnn_cell/cell_0/basic_rnn_cell/kernel:0", "multi_rnn_cell/cell_0/basic_rnn_cell/bias:0",
+            "multi_rnn_cell/cell_1/gru_cell/gates/kernel:0", "multi_rnn_cell/cell_1/gru_cell/gates/bias:0",
+            "multi_rnn_cell/cell_1/gru_cell/candidate/kernel:0", "multi_rnn_cell/cell_1/gru_cell/candidate/bias:0"]
+        assert multi.trainable_variables == multi.variables
 
 
 @pytest.mark.parametrize("call, error, match", [
