@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
 
@@ -218,7 +218,7 @@ def _einsum_shape(ins, attrs):
     return [(dtype, TensorShape(dims))]
 
 
-@register_op("Einsum", inputs=("inputs",), list_inputs={"inputs": "N"}, attrs={"equation": None},
+@register_op("Einsum", inputs=("inputs",), list_inputs={"inputs": "N"}, attrs={"equation": REQUIRED},
              type_attrs={"T": "inputs"}, shape=_einsum_shape)
 def einsum(inputs, equation):
     """Tensor contraction over the labels of ``equation`` (``"ij,jk->ik"``):
