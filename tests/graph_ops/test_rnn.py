@@ -75,13 +75,13 @@ def _parallel_iterations(kind):
     return 1 if kind.startswith("dropout") else None
 
 
-def _run_dynamic(lib, kind, seqlen, time_major):
+def _run_dynamic(lib, kind, seqlen, time_major, unknown_shape=False):
     tf, cells, flatten = lib()
     with tf.Graph().as_default(), tf.Session() as sess:
         tf.set_random_seed(7)
         x = X[:, :_steps(kind)]
         x = x.transpose(1, 0, 2) if time_major else x
-        inputs = tf.placeholder(tf.float32, x.shape)
+        inputs = tf.placeholder(tf.float32, [None, None, x.shape[2]] if unknown_shape else x.shape)
         cell = CELLS[kind](cells)
         lengths = np.minimum(SEQLEN, _steps(kind)) if seqlen else None
         outputs, state = tf.nn.dynamic_rnn(cell, inputs, sequence_length=lengths, dtype=tf.float32,
@@ -118,6 +118,18 @@ def test_dynamic_rnn_matches_tf(kind, seqlen, time_major):
     if kind not in _FRESH_MASKS:
         for i, (a, b) in enumerate(zip(g, expected[4])):
             assert_near(a, b, msg=f"gradient {i}")
+
+
+@pytest.mark.parametrize("kind, seqlen", [("basic_lstm", True), ("multi", False), ("gru", True)])
+def test_dynamic_rnn_unknown_batch_and_time_matches_tf(kind, seqlen):
+    """Unknown batch and time: no static trip count, the state's shape is not
+    fully defined, so ref's While gradient recomputes the forward states."""
+    expected = _run_dynamic(_tf, kind, seqlen, False, unknown_shape=True)
+    names, init, out, st, g = _run_dynamic(_ref, kind, seqlen, False, unknown_shape=True)
+    assert names == expected[0]
+    assert_near(out, expected[2], msg="outputs")
+    for i, (a, b) in enumerate(zip(st + g, expected[3] + expected[4])):
+        assert_near(a, b, msg=f"state/gradient {i}")
 
 
 # Known gap: ref's While gradient re-runs the body, so a random op inside it
