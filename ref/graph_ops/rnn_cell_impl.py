@@ -31,6 +31,7 @@ from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
 from ref.framework.graph import Tensor, constant, constant_value, convert_to_tensor, device, name_scope
 from ref.graph_ops import array_ops, clip_ops, init_ops, math_ops, nn_ops, random_ops
+from ref.graph_ops.partitioned import fixed_size_partitioner
 from ref.graph_ops.layers import Layer
 from ref.graph_ops.variable_scope import get_variable, variable_scope
 
@@ -378,13 +379,30 @@ class BasicLSTMCell(LayerRNNCell):
         return new_h, new_state
 
 
+def _shards(num_shards):
+    return fixed_size_partitioner(num_shards) if num_shards is not None else None
+
+
+class _SliceGlorotUniform(init_ops.GlorotUniform):
+    """glorot_uniform with the fans of each slice of a partitioned variable,
+    not of the whole: what TF 2.21's legacy cells get from Keras' default
+    initializer for ``num_unit_shards``/``num_proj_shards`` kernels."""
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return super().__call__(shape, dtype)
+
+
+def _sharded_initializer(initializer, num_shards):
+    return _SliceGlorotUniform() if initializer is None and num_shards is not None else initializer
+
+
 class LSTMCell(LayerRNNCell):
     """LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``),
     cell clipping, and a projection ``projection/kernel`` [units, num_proj]
     with optional ``proj_clip`` (Hochreiter & Schmidhuber 1997; Sak et al.
     2014). ``initializer`` is for the kernels and peepholes; bias starts at
-    zeros. Partitioning shards (``num_unit_shards``) are accepted and ignored
-    unless the variable scope has a partitioner, as TF recommends."""
+    zeros. ``num_unit_shards``/``num_proj_shards`` (deprecated in TF) split
+    the kernel / projection kernel with ``fixed_size_partitioner``."""
 
     def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None, num_proj=None,
                  proj_clip=None, num_unit_shards=None, num_proj_shards=None, forget_bias=1.0, state_is_tuple=True,
@@ -397,6 +415,8 @@ class LSTMCell(LayerRNNCell):
         self._initializer = initializer
         self._num_proj = num_proj
         self._proj_clip = proj_clip
+        self._num_unit_shards = num_unit_shards
+        self._num_proj_shards = num_proj_shards
         self._forget_bias = forget_bias
         self._state_is_tuple = state_is_tuple
         self._activation = _activation(activation)
@@ -417,7 +437,8 @@ class LSTMCell(LayerRNNCell):
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
         self._kernel = self.add_variable(_WEIGHTS_VARIABLE_NAME, shape=[depth + h_depth, 4 * n],
-                                         initializer=self._initializer)
+                                         initializer=_sharded_initializer(self._initializer, self._num_unit_shards),
+                                         partitioner=_shards(self._num_unit_shards))
         self._bias = self.add_variable(_BIAS_VARIABLE_NAME, shape=[4 * n], initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_variable("w_f_diag", shape=[n], initializer=self._initializer)
@@ -425,7 +446,9 @@ class LSTMCell(LayerRNNCell):
             self._w_o_diag = self.add_variable("w_o_diag", shape=[n], initializer=self._initializer)
         if self._num_proj is not None:
             self._proj_kernel = self.add_variable("projection/" + _WEIGHTS_VARIABLE_NAME, shape=[n, self._num_proj],
-                                                  initializer=self._initializer)
+                                                  initializer=_sharded_initializer(self._initializer,
+                                                                                   self._num_proj_shards),
+                                                  partitioner=_shards(self._num_proj_shards))
         self.built = True
 
     def call(self, inputs, state):

@@ -49,6 +49,7 @@ CELLS = {
     "lstm": lambda c: c.LSTMCell(6),
     "lstm_peep_clip_proj": lambda c: c.LSTMCell(6, use_peepholes=True, cell_clip=0.5, num_proj=4, proj_clip=0.3),
     "lstm_proj_concat": lambda c: c.LSTMCell(5, num_proj=3, state_is_tuple=False, forget_bias=0.5),
+    "lstm_sharded": lambda c: c.LSTMCell(5, num_proj=3, num_unit_shards=2, num_proj_shards=3),
     "gru": lambda c: c.GRUCell(6),
     "multi": lambda c: c.MultiRNNCell([c.BasicLSTMCell(6), c.GRUCell(3), c.BasicRNNCell(2)]),
     "multi_concat": lambda c: c.MultiRNNCell([c.GRUCell(4), c.BasicRNNCell(3)], state_is_tuple=False),
