@@ -116,9 +116,8 @@ def test_dynamic_rnn_matches_tf(kind, seqlen, time_major):
     assert len(st) == len(expected[3])
     for i, (a, b) in enumerate(zip(st, expected[3])):
         assert_near(a, b, msg=f"state {i}")
-    if kind not in _FRESH_MASKS:
-        for i, (a, b) in enumerate(zip(g, expected[4])):
-            assert_near(a, b, msg=f"gradient {i}")
+    for i, (a, b) in enumerate(zip(g, expected[4])):  # dropout: the backward pass reuses the forward's masks
+        assert_near(a, b, msg=f"gradient {i}")
 
 
 @pytest.mark.parametrize("kind, seqlen", [("basic_lstm", True), ("multi", False), ("gru", True)])
@@ -131,21 +130,6 @@ def test_dynamic_rnn_unknown_batch_and_time_matches_tf(kind, seqlen):
     assert_near(out, expected[2], msg="outputs")
     for i, (a, b) in enumerate(zip(st + g, expected[3] + expected[4])):
         assert_near(a, b, msg=f"state/gradient {i}")
-
-
-# Known gap: ref's While gradient re-runs the body, so a random op inside it
-# (DropoutWrapper's per-step masks, not the variational ones, which are drawn
-# once outside the loop) draws new masks in the backward pass, where TF reuses
-# the forward's.
-_FRESH_MASKS = ("dropout_in_out", "dropout_state")
-
-
-@pytest.mark.xfail(strict=True, reason="While gradients recompute random ops in the body (see _FRESH_MASKS)")
-def test_dropout_gradients_inside_dynamic_rnn_match_tf():
-    expected = _run_dynamic(_tf, "dropout_in_out", False, False)
-    got = _run_dynamic(_ref, "dropout_in_out", False, False)
-    for i, (a, b) in enumerate(zip(got[4], expected[4])):
-        assert_near(a, b, msg=f"gradient {i}")
 
 
 def _run_other(lib, which, seqlen):
