@@ -102,7 +102,9 @@ class DropoutWrapper(_RNNCellWrapper):
     the op seed ``md5(f"{seed}{kind}_{i}")[:8] & 0x7fffffff`` (kind
     ``input``/``state``/``output``), as TF, so the masks match TF's under the
     same graph seed. The default state filter drops only ``h`` of an
-    ``LSTMStateTuple``.
+    ``LSTMStateTuple``. Under ``dynamic_rnn`` the per-step masks are drawn in
+    time order (TF draws them in scheduling order unless
+    ``parallel_iterations=1``), and the gradient reuses each step's mask.
     """
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
