@@ -11,9 +11,13 @@ from ref.graph_ops.normalization_ops import __all__ as _norm_all
 from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
 from ref.graph_ops.candidate_sampling_ops import __all__ as _sampling_all
 from ref.graph_ops.embedding_ops import embedding_lookup_sparse  # noqa: F401,E402  (SparseSegment ops, as TF)
+# recurrent networks: tf.nn.rnn_cell.*, dynamic_rnn, static_rnn, bidirectional_*
+from ref.graph_ops import rnn_cell  # noqa: E402
+from ref.graph_ops.rnn import *  # noqa: F401,F403,E402
+from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
 
 __all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
-           + list(_sampling_all))
+           + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all))
 
 from ref import _coverage  # noqa: E402
 

@@ -332,6 +332,12 @@ def _reverse_v2_grad(op, grad):
     return _a().reverse(grad, op.inputs[1]), None
 
 
+@RegisterGradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    return (apply_op("ReverseSequence", input=grad, seq_lengths=op.inputs[1], seq_dim=op.get_attr("seq_dim"),
+                     batch_dim=op.get_attr("batch_dim")), None)
+
+
 @RegisterGradient("Reverse")
 def _reverse_grad(op, grad):
     return apply_op("Reverse", tensor=grad, dims=op.inputs[1]), None

@@ -158,10 +158,13 @@ def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iteratio
     return list(res)[:len(specs)]
 
 
-def _trace(fg, values):
+def _trace(fg, values, replaced=None):
     """The outputs of function graph ``fg`` re-traced in the default graph on ``values``
-    (one per ``fg.inputs``; outer tensors are captured)."""
-    tmap = copy_ops(fg, {ph: convert_to_tensor(v) for ph, v in zip(fg.inputs, values)})
+    (one per ``fg.inputs``; outer tensors are captured); ``replaced`` maps
+    tensors of ``fg`` to values that stand in for them (their ops are not re-run)."""
+    mapping = {ph: convert_to_tensor(v) for ph, v in zip(fg.inputs, values)}
+    mapping.update(replaced or {})
+    tmap = copy_ops(fg, mapping)
     return [tmap[o] if o in tmap else o for o in fg.outputs]
 
 
@@ -190,6 +193,15 @@ def _while_grad(op, *grads):
 
         def history_grad(j, km1):
             return array_ops.gather(hist_grads[j], km1) if j in hist_grads else None
+
+        # Random draws recorded as loop variables (control_flow_ops): iteration
+        # k's draw is the variable's value at the start of iteration k + 1.
+        recorded = getattr(body, "recorded_draws", [])
+        draws = [(t, array_ops.concat([history[j][1:], array_ops.expand_dims(op.outputs[j], 0)], 0))
+                 for j, t in recorded]
+
+        def draws_at(km1):
+            return {t: array_ops.gather(d, km1) for t, d in draws}
     else:
         # A counting While finds the trip count; each backward step recomputes
         # iteration k - 1 from the initial values with an inner While.
@@ -210,13 +222,16 @@ def _while_grad(op, *grads):
         def history_grad(j, km1):
             return None
 
+        def draws_at(km1):
+            return {}
+
     g_init, g_caps = _backward_loop(op.name + "_grad", body, body_caps, out_grads, specs, trips, outer, state_at,
-                                    history_grad)
+                                    history_grad, draws_at)
     return ([g if _differentiable(t) else None for g, t in zip(g_init, init)] + [None] * n_cond +
             [g_caps.get(j) for j in range(len(body_caps))])
 
 
-def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_at, history_grad):
+def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_at, history_grad, draws_at):
     """The backward While over ``k = trips, ..., 1``; returns (the initial
     values' gradients, {capture position: its gradient}).
 
@@ -226,7 +241,8 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
     identities of that state and of the captures, with the carried gradients as
     ``grad_ys`` (the state's own dependence on the initial values and captures
     stays in the graph for higher derivatives); ``history_grad(j, k - 1)`` adds
-    to loop variable ``j``'s gradient."""
+    to loop variable ``j``'s gradient; ``draws_at(k - 1)`` gives the random
+    draws iteration ``k - 1`` made (by body tensor), reused, not redrawn."""
     n = len(out_grads)
     diff_caps = [j for j, c in enumerate(body_caps) if _wrt(c)]
     cap_values = [_readable(c) for c in body_caps]
@@ -247,7 +263,7 @@ def _backward_loop(name, body, body_caps, out_grads, specs, trips, outer, state_
         fg = get_default_graph()
         caps_in = [apply_op("Identity", input=fg.capture(cap_values[j])) if j in diff_caps else body_caps[j]
                    for j in range(len(body_caps))]
-        outs = _trace(body, state_in + caps_in)
+        outs = _trace(body, state_in + caps_in, draws_at(km1))
         pairs = [(o, g) for o, g in zip(outs, gs) if _differentiable(o)]
         wrt = state_in + [caps_in[j] for j in diff_caps]
         got = gradients([o for o, _ in pairs], wrt, grad_ys=[g for _, g in pairs]) if pairs \

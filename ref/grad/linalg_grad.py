@@ -9,6 +9,7 @@ from __future__ import annotations
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, linalg_ops, math_ops
 from ref.grad._util import _broadcast_gradient_args
+from ref.ops.linalg import parse_einsum
 
 
 def _ops():
@@ -93,3 +94,36 @@ def _qr_grad(op, dq, dr):
     dy = math_ops.matmul(q, dv)
     dx = _qr_grad_square_and_deep(q, u, math_ops.add(dq, math_ops.matmul(y, dv, adjoint_b=True)), du)
     return array_ops.concat([dx, dy], -1)
+
+
+@RegisterGradient("Einsum")
+def _einsum_grad(op, grad):
+    """Each input's gradient is the einsum of the output gradient with the
+    other inputs onto the input's labels; labels only that input sums over
+    are broadcast back, and broadcast (size-1) dimensions summed (TF's
+    _EinsumGrad). Repeated labels within one input (traces, diagonals) have
+    no gradient here."""
+    xs = list(op.inputs)
+    ranks = [x.shape.ndims for x in xs]
+    if any(r is None for r in ranks):
+        raise ValueError(f"The gradient of Einsum {op.name} needs inputs of known rank")
+    terms, out = parse_einsum(op.get_attr("equation"), ranks)
+    grads = []
+    for i, (t, x) in enumerate(zip(terms, xs)):
+        if len(set(t)) != len(t):
+            raise ValueError(f"ref's Einsum gradient does not support repeated labels within an input: {t!r} "
+                             f"in {op.get_attr('equation')!r}")
+        others = [(terms[j], xs[j]) for j in range(len(xs)) if j != i]
+        keep = "".join(c for c in t if c in out or any(c in o for o, _ in others))
+        g = linalg_ops.einsum(",".join([out] + [o for o, _ in others]) + "->" + keep, grad,
+                              *[v for _, v in others])
+        if keep != t:
+            g_shape = array_ops.shape(g)
+            shape = array_ops.stack([g_shape[keep.index(c)] if c in keep else 1 for c in t])
+            g = array_ops.broadcast_to(array_ops.reshape(g, shape), array_ops.shape(x))
+        x_dims, g_dims = x.shape.as_list(), g.shape.as_list()
+        axes = [a for a, (xd, gd) in enumerate(zip(x_dims, g_dims)) if xd == 1 and gd != 1]
+        if axes:
+            g = math_ops.reduce_sum(g, axis=axes, keepdims=True)
+        grads.append(g)
+    return grads

@@ -28,7 +28,8 @@ __all__ = ["reshape", "transpose", "concat", "split", "stack", "pack", "unstack"
            "check_numerics", "verify_tensor_all_finite", "where", "where_v2", "boolean_mask", "sequence_mask",
            "reverse", "reverse_v2", "unique", "setdiff1d", "unsorted_segment_sum", "unsorted_segment_max",
            "unsorted_segment_min", "unsorted_segment_prod", "segment_sum", "dynamic_stitch",
-           "dynamic_partition", "invert_permutation", "identity_n", "ensure_shape", "meshgrid", "newaxis"]
+           "dynamic_partition", "invert_permutation", "identity_n", "ensure_shape", "meshgrid", "newaxis",
+           "reverse_sequence"]
 
 newaxis = None
 _slice = slice  # this module defines tf.slice
@@ -183,6 +184,17 @@ def reverse(tensor, axis, name=None):
 
 
 reverse_v2 = reverse
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """Reverses the first ``seq_lengths[b]`` entries of each batch element
+    ``b`` along ``seq_axis`` (``ReverseSequence``; ``seq_dim``/``batch_dim``
+    are the deprecated names)."""
+    seq_axis = seq_axis if seq_axis is not None else seq_dim
+    batch_axis = batch_axis if batch_axis is not None else (batch_dim if batch_dim is not None else 0)
+    return apply_op("ReverseSequence", input=input, seq_lengths=seq_lengths, seq_dim=seq_axis,
+                    batch_dim=batch_axis, name=name or "ReverseSequence")
 
 
 def invert_permutation(x, name=None):

@@ -2,6 +2,8 @@
 identity, with_dependencies -- plus placeholder and friends."""
 from __future__ import annotations
 
+import numpy as np
+
 from ref.types import dtypes, nest
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
@@ -194,14 +196,17 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  "use the `shape_invariants` argument of tf.while_loop to specify a less-specific "
                                  "shape.")
         body_g.outputs = out_t
-        inputs = flat + cond_g.external_captures + body_g.external_captures
+        recorded = _record_random_draws(cond_g, body_g, flat, invariants, back_prop)
+        flat_all = flat + [r[1] for r in recorded]
+        invariants = invariants + [r[2] for r in recorded]
+        inputs = flat_all + cond_g.external_captures + body_g.external_captures
         if maximum_iterations is not None:
             mi = constant_value(convert_to_tensor(maximum_iterations))
             if mi is None:
                 raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
             maximum_iterations = int(mi)
-        specs = [(v.dtype.base_dtype, s) for v, s in zip(flat, invariants)]
-        outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat),
+        specs = [(v.dtype.base_dtype, s) for v, s in zip(flat_all, invariants)]
+        outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat_all),
                         n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
                         parallel_iterations=parallel_iterations, output_specs=specs,
                         accumulate=back_prop and can_accumulate(specs), name=scope)
@@ -211,6 +216,40 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not return_same_structure and len(outs) == 1:
         return outs[0]
     return packed
+
+
+# Stateful random ops whose draws the While gradient must see again.
+_RANDOM_OPS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
+
+
+def _record_random_draws(cond_g, body_g, flat, invariants, back_prop):
+    """Makes each float draw of a random op in ``body_g`` an extra, trailing
+    loop variable (zeros on entry, the draw after each iteration), so that a
+    While that keeps its history for the gradient keeps the draws too: the
+    gradient then reuses iteration ``k``'s draw (as TF's accumulators do)
+    instead of drawing again. Only when every loop variable and draw has a
+    fully defined shape (the While can accumulate). Sets
+    ``body_g.recorded_draws`` to ``[(loop variable index, draw tensor)]``;
+    returns ``[(draw, initial zeros, shape)]``."""
+    body_g.recorded_draws = []
+    if not back_prop:
+        return []
+    draws = [t for op in body_g.get_operations() if op.type in _RANDOM_OPS for t in op.outputs
+             if t.dtype.base_dtype.is_floating and t.shape.is_fully_defined()]
+    specs = [(v.dtype.base_dtype, s) for v, s in zip(flat, invariants)]
+    if not draws or not can_accumulate(specs):
+        return []
+    recorded = []
+    n = len(flat)
+    for i, t in enumerate(draws):
+        zeros = constant(np.zeros(t.shape.as_list(), t.dtype.base_dtype.as_numpy_dtype))
+        for fg in (cond_g, body_g):  # the extra argument sits after the loop variables, before the captures
+            fg.add_argument(t.dtype.base_dtype, t.shape, f"draw{i}")
+            fg.inputs.insert(n + i, fg.inputs.pop())
+        body_g.recorded_draws.append((n + i, t))
+        recorded.append((t, zeros, t.shape))
+    body_g.outputs = list(body_g.outputs) + draws
+    return recorded
 
 
 def _flow(v):

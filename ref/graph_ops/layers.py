@@ -1,4 +1,4 @@
-"""TF1 functional layers (``tf.layers.dense``, ``conv2d``, ``max_pooling2d``,
+"""TF1 functional layers (``tf.layers.dense``, ``conv2d``, ``conv2d_transpose``, ``max_pooling2d``,
 ``average_pooling2d``, ``dropout``, ``flatten``, ``batch_normalization``)
 built from the ``tf.nn`` ops, as TF 1.x's ``tf.layers`` builds them:
 
@@ -34,7 +34,7 @@ from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_
     state_ops
 from ref.graph_ops.variable_scope import get_variable, variable_scope
 
-__all__ = ["dense", "conv2d", "conv1d", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
+__all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "Conv2DTranspose", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
            "dropout", "flatten", "batch_normalization", "Layer", "Dense", "Conv2D", "Conv1D", "BatchNormalization",
            "MaxPooling2D", "AveragePooling2D", "Dropout", "Flatten"]
 
@@ -189,6 +189,70 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
     return _conv(1, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                  kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                  kernel_constraint, bias_constraint, trainable, name, reuse, "conv1d")
+
+
+def _deconv_output_length(length, kernel, padding, stride):
+    """The transposed convolution's output length (Keras' ``deconv_output_length``
+    without output_padding): ``length * stride`` for "same", plus
+    ``max(kernel - stride, 0)`` for "valid"; None stays None."""
+    if length is None:
+        return None
+    return length * stride + (max(kernel - stride, 0) if padding == "VALID" else 0)
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None):
+    """Transposed 2-D convolution ("deconvolution") layer: kernel
+    [kh, kw, filters, in_channels] (``tf.nn.conv2d_transpose``, i.e.
+    ``Conv2DBackpropInput``) plus bias, then ``activation``; the output's
+    spatial size is ``in * stride`` ("same") or ``in * stride + max(k - stride,
+    0)`` ("valid")."""
+    kernel_size = _tuple(kernel_size, 2, "kernel_size")
+    strides = _tuple(strides, 2, "strides")
+    fmt, tf_fmt = _data_format(data_format)
+    pad = _padding(padding)
+    with _layer_scope(name, "conv2d_transpose", [inputs], reuse):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        if inputs.shape.ndims is not None and inputs.shape.ndims != 4:
+            raise ValueError(f"Inputs should have rank 4. Received input shape: {inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        c_axis, (h_axis, w_axis) = (-1, (1, 2)) if fmt == "channels_last" else (1, (2, 3))
+        in_channels = dimension_value(inputs.shape[c_axis]) if inputs.shape.ndims else None
+        if in_channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        kernel = _constrain(get_variable("kernel", list(kernel_size) + [filters, in_channels], dtype=dtype,
+                                         initializer=kernel_initializer, regularizer=kernel_regularizer,
+                                         trainable=trainable), kernel_constraint)
+        bias = _constrain(get_variable("bias", [filters], dtype=dtype, initializer=bias_initializer,
+                                       regularizer=bias_regularizer, trainable=trainable),
+                          bias_constraint) if use_bias else None
+        dynamic = array_ops.shape(inputs)
+        static = inputs.shape.as_list() if inputs.shape.ndims else [None] * 4
+        height, width = static[h_axis], static[w_axis]
+        out_h = _deconv_output_length(height, kernel_size[0], pad, strides[0])
+        out_w = _deconv_output_length(width, kernel_size[1], pad, strides[1])
+        if out_h is None:
+            out_h = _deconv_output_length(1, kernel_size[0], pad, strides[0]) - strides[0] + \
+                math_ops.multiply(dynamic[h_axis], strides[0])
+        if out_w is None:
+            out_w = _deconv_output_length(1, kernel_size[1], pad, strides[1]) - strides[1] + \
+                math_ops.multiply(dynamic[w_axis], strides[1])
+        batch = dynamic[0]
+        dims = [batch, out_h, out_w, filters] if fmt == "channels_last" else [batch, filters, out_h, out_w]
+        output_shape = array_ops.stack(dims)
+        strides4 = [1, *strides, 1] if tf_fmt == "NHWC" else [1, 1, *strides]
+        outputs = conv_ops.conv2d_transpose(inputs, kernel, output_shape, strides4, padding=pad,
+                                            data_format=tf_fmt)
+        static_out = [static[0]] + [d if isinstance(d, int) else None for d in dims[1:]]
+        outputs.set_shape(static_out)
+        if bias is not None:
+            outputs = nn_ops.bias_add(outputs, bias, data_format=tf_fmt)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
 
 
 def _pool2d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
@@ -485,6 +549,7 @@ def _layer_class(cls_name, builder, base, positional, variables=True, training=F
 Dense = _layer_class("Dense", dense, "dense", ("units",))
 Conv2D = _layer_class("Conv2D", conv2d, "conv2d", ("filters", "kernel_size"))
 Conv1D = _layer_class("Conv1D", conv1d, "conv1d", ("filters", "kernel_size"))
+Conv2DTranspose = _layer_class("Conv2DTranspose", conv2d_transpose, "conv2d_transpose", ("filters", "kernel_size"))
 BatchNormalization = _layer_class("BatchNormalization", batch_normalization, "batch_normalization", (),
                                   training=True)
 MaxPooling2D = _layer_class("MaxPooling2D", max_pooling2d, "max_pooling2d", ("pool_size", "strides"), False)

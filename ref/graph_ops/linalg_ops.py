@@ -56,3 +56,22 @@ def adjoint(matrix, name=None):
     """The conjugate transpose of the innermost matrices."""
     with name_scope(name, "adjoint", [matrix]):
         return matrix_transpose(convert_to_tensor(matrix, name="matrix"), conjugate=True)
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Tensor contraction written with index labels (``tf.einsum``): e.g.
+    ``einsum("ij,jk->ik", a, b)`` is a matmul, ``"bij,bjk->bik"`` a batched
+    one, ``"ij->ji"`` a transpose, ``"i,i->"`` a dot product; labels missing
+    from the output are summed over; ``...`` stands for broadcast dimensions
+    (the ``Einsum`` op)."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}")
+    with name_scope(name, "einsum", list(inputs)) as scope:
+        inputs = [convert_to_tensor(x, name=f"input_{i}") for i, x in enumerate(inputs)]
+        equation = equation.replace(" ", "")
+        if "->" not in equation:  # implicit output: the labels seen once, sorted, after the ellipsis
+            labels = [c for c in equation if c.isalpha()]
+            once = sorted(c for c in set(labels) if labels.count(c) == 1)
+            equation += "->" + ("..." if "..." in equation else "") + "".join(once)
+        return apply_op("Einsum", inputs=inputs, equation=equation, name=scope)

@@ -299,6 +299,32 @@ def reverse_v2(tensor, axis):
     return np.flip(tensor, axes).copy() if axes else np.array(tensor)
 
 
+@register_op("ReverseSequence", inputs=("input", "seq_lengths"), attrs={"seq_dim": REQUIRED, "batch_dim": 0},
+             type_attrs={"T": "input", "Tlen": "seq_lengths"}, allowed={"Tlen": _INDEX},
+             shape=lambda ins, attrs: _same_dtype(ins, attrs, ins["input"].shape))
+def reverse_sequence(input, seq_lengths, seq_dim, batch_dim=0):  # noqa: A002 - TF's name
+    """For each ``b``, the first ``seq_lengths[b]`` entries of
+    ``input[b]`` along ``seq_dim`` reversed, the rest kept (``ReverseSequence``)."""
+    x = np.asarray(input)
+    r = x.ndim
+    if not (0 <= batch_dim < r and 0 <= seq_dim < r) or batch_dim == seq_dim:
+        raise invalid_argument(f"Invalid batch_dim {batch_dim} / seq_dim {seq_dim} for an input of rank {r}")
+    lengths = np.asarray(seq_lengths).reshape(-1)
+    if lengths.size != x.shape[batch_dim]:
+        raise invalid_argument(f"Length of seq_lengths != input.dims({batch_dim}), ({lengths.size} vs. "
+                               f"{x.shape[batch_dim]})")
+    if lengths.size and (lengths.min() < 0 or lengths.max() > x.shape[seq_dim]):
+        raise invalid_argument(f"seq_lens(b) must be in [0, input.dims({seq_dim})], got {lengths.tolist()}")
+    out = np.array(x)
+    for b, n in enumerate(lengths.tolist()):
+        src = [builtins.slice(None)] * r
+        src[batch_dim] = b
+        src[seq_dim] = builtins.slice(0, n)
+        part = x[tuple(src)]
+        out[tuple(src)] = np.flip(part, seq_dim - (batch_dim < seq_dim))
+    return out
+
+
 @register_op("Reverse", inputs=("tensor", "dims"), type_attrs={"T": "tensor"},
              shape=lambda ins, attrs: _same_dtype(ins, attrs, ins["tensor"].shape))
 def reverse(tensor, dims):

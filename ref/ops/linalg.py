@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
 
@@ -148,3 +148,88 @@ def matrix_band_part(input, num_lower, num_upper):
     d = np.arange(m)[:, None] - np.arange(n)[None, :]
     keep = ((lo < 0) | (d <= lo)) & ((up < 0) | (-d <= up))
     return np.where(keep, x, np.zeros((), x.dtype))
+
+
+# ---------------------------------------------------------------------------
+# Einsum
+# ---------------------------------------------------------------------------
+
+def parse_einsum(equation, ranks):
+    """``(input label strings, output label string)`` of ``equation`` with
+    ``...`` replaced by upper-case labels for ``ranks`` (the inputs' ranks);
+    an implicit output is the sorted labels seen once, after the ellipsis
+    labels (numpy's and TF's convention). ValueError if malformed."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise ValueError(f"Expecting {len(terms)} inputs to einsum equation {equation!r}, got {len(ranks)}")
+    n_ell = 0
+    for t, r in zip(terms, ranks):
+        if "..." in t:
+            n_ell = max(n_ell, r - len(t.replace("...", "")))
+    unused = [c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in eq]
+    ell = "".join(unused[:n_ell])[::-1]
+    out_terms = []
+    for t, r in zip(terms, ranks):
+        if not all(c.isalpha() for c in t.replace("...", "")):
+            raise ValueError(f"Invalid character in einsum equation {equation!r}")
+        if "..." in t:
+            k = r - len(t.replace("...", ""))
+            t = t.replace("...", ell[n_ell - k:] if k else "")
+        if len(t) != r:
+            raise ValueError(f"Input with rank {r} does not match the subscripts {t!r} of einsum equation "
+                             f"{equation!r}")
+        out_terms.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for t in out_terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    if len(set(out)) != len(out) or any(c not in "".join(out_terms) for c in out):
+        raise ValueError(f"Invalid output subscripts in einsum equation {equation!r}")
+    return out_terms, out
+
+
+def _einsum_shape(ins, attrs):
+    specs = ins["inputs"]
+    dtype = specs[0].dtype
+    if any(s.shape.ndims is None for s in specs):
+        return [(dtype, unknown_shape())]
+    terms, out = parse_einsum(attrs["equation"], [s.shape.ndims for s in specs])
+    sizes = {}
+    for t, s in zip(terms, specs):
+        for c, d in zip(t, s.shape.as_list()):
+            if d is not None and d != 1:
+                if sizes.get(c) not in (None, d):
+                    raise ValueError(f"Expected dimension {sizes[c]} at axis of label {c!r} of einsum "
+                                     f"{attrs['equation']!r}, got {d}")
+                sizes[c] = d
+            elif d == 1:
+                sizes.setdefault(c, None)
+    known = {c: d for c, d in sizes.items() if d is not None}
+    dims = []
+    for c in out:
+        all_one = all(s.shape.as_list()[t.index(c)] == 1 for t, s in zip(terms, specs) if c in t)
+        dims.append(known.get(c, 1 if all_one else None))
+    return [(dtype, TensorShape(dims))]
+
+
+@register_op("Einsum", inputs=("inputs",), list_inputs={"inputs": "N"}, attrs={"equation": REQUIRED},
+             type_attrs={"T": "inputs"}, shape=_einsum_shape)
+def einsum(inputs, equation):
+    """Tensor contraction over the labels of ``equation`` (``"ij,jk->ik"``):
+    each output element is the sum, over the labels absent from the output,
+    of the product of the inputs' elements (``Einsum``; ``...`` broadcasts)."""
+    arrays = [np.asarray(x) for x in inputs]
+    if equation.count("->") != 1:
+        raise invalid_argument(f"Expecting exactly one '->' in einsum equation: {equation}")
+    try:
+        terms, out = parse_einsum(equation, [a.ndim for a in arrays])
+        result = np.einsum(",".join(terms) + "->" + out, *arrays)
+    except ValueError as e:
+        raise invalid_argument(f"Einsum {equation!r}: {e}") from None
+    return np.asarray(result, dtype=arrays[0].dtype)

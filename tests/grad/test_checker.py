@@ -139,6 +139,7 @@ CASES = {
     "PadV2": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]], constant_values=1.5), False),
     "MirrorPad": ([3, 4], _any, lambda x: tf.pad(x, [[1, 2], [2, 0]], mode="REFLECT"), False),
     "ReverseV2": ([2, 3], _any, lambda x: tf.reverse(x, [1]), False),
+    "ReverseSequence": ([3, 4], _any, lambda x: tf.reverse_sequence(x, [2, 4, 0], seq_axis=1, batch_axis=0), False),
     "Reverse": ([2, 3], _any, lambda x: apply_op("Reverse", tensor=x, dims=[False, True]), False),
     "ScatterNd": ([2], _any, lambda x: tf.scatter_nd(tf.constant([[1], [3]]), x, [5]), False),
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
@@ -160,6 +161,8 @@ CASES = {
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
+    "Einsum": ([2, 3, 4], _any, lambda x: tf.einsum("...ij,jk,k->...i", x, tf.constant(_any([4, 4])), x[0, 0])
+               + tf.einsum("abc->b", x), False),
     # Sparse ops: x is the values of a SparseTensor (or a dense operand).
     "SparseToDense": ([3], _any, lambda x: tf.sparse_to_dense([[0, 1], [1, 3], [2, 0]], [3, 4], x,
                                                                tf.constant(0.5, tf.float64)), False),

@@ -166,3 +166,30 @@ def test_unread_history_is_not_kept(monkeypatch):
             assert stacked == []
             s.run(y.op.outputs[3])
             assert stacked == [4, 4]
+
+
+def _noisy_loop(tf, second_order):
+    """y_{i+1} = tanh(y_i * w) * noise_i with a fresh uniform draw per iteration
+    (as dropout inside dynamic_rnn): the gradient must reuse each iteration's
+    draw (TF's accumulators), not draw again."""
+    tf.set_random_seed(4)
+    x = tf.constant(X0)
+    w = tf.constant(A0)
+    _, y = tf.while_loop(lambda i, y: i < 4,
+                         lambda i, y: (i + 1, tf.tanh(y * w) * tf.random_uniform([3], seed=9, dtype=tf.float64)),
+                         [tf.constant(0), x], parallel_iterations=1)
+    (g,) = tf.gradients(tf.reduce_sum(y), [w])
+    if second_order:
+        (g,) = tf.gradients(tf.reduce_sum(g * g), [x])
+    return [y, g]
+
+
+@pytest.mark.parametrize("second_order", [False, True])
+def test_random_draws_in_the_body_are_reused_by_the_gradient(second_order):
+    v1 = pytest.importorskip("tensorflow").compat.v1
+    results = []
+    for tf in (ref, v1):
+        with tf.Graph().as_default(), tf.Session() as sess:
+            results.append(sess.run(_noisy_loop(tf, second_order)))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -218,3 +218,41 @@ def test_layer_objects_share_their_variables():
             a, b, c, d = sess.run([y1, y2, out, dropped], {x: X2})
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(c, d)
+
+
+@pytest.mark.parametrize("strides, padding, placeholder_shape", [
+    ((2, 2), "same", [2, 6, 5, 3]),
+    ((2, 1), "valid", [2, 6, 5, 3]),
+    ((3, 2), "valid", [None, None, None, 3]),
+    ((1, 1), "same", [None, 6, None, 3]),
+])
+def test_conv2d_transpose_matches_tf_nn_graph(strides, padding, placeholder_shape):
+    """Kernel [kh, kw, filters, in_channels] with TF's initial values; output
+    size in * stride (+ max(k - stride, 0) for "valid"); forward as TF's
+    conv2d_transpose + bias_add."""
+    v1 = pytest.importorskip("tensorflow").compat.v1
+    tf = ref
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, placeholder_shape)
+        layer = tf.layers.Conv2DTranspose(4, (3, 2), strides=strides, padding=padding, activation=tf.nn.relu)
+        y = layer(x)
+        assert [v.name for v in layer.variables] == ["conv2d_transpose/kernel:0", "conv2d_transpose/bias:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(layer.variables[1], [0.1, -0.2, 0.3, 0.0]))
+            weights = sess.run(layer.variables)
+            got = sess.run(y, {x: X4})
+    out_h = 6 * strides[0] + (max(3 - strides[0], 0) if padding == "valid" else 0)
+    out_w = 5 * strides[1] + (max(2 - strides[1], 0) if padding == "valid" else 0)
+    static = [placeholder_shape[0], out_h if placeholder_shape[1] else None,
+              out_w if placeholder_shape[2] else None, 4]
+    assert y.shape.as_list() == static
+    assert got.shape == (2, out_h, out_w, 4)
+    np.testing.assert_array_equal(weights[0], _tf_initial_weights(v1, [("conv2d_transpose", [3, 2, 4, 3])], 3)[0])
+    with v1.Graph().as_default():
+        k, b = (v1.constant(w) for w in weights)
+        h = v1.nn.conv2d_transpose(v1.constant(X4), k, [2, out_h, out_w, 4], [1, *strides, 1], padding.upper())
+        with v1.Session() as sess:
+            want = sess.run(v1.nn.relu(v1.nn.bias_add(h, b)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

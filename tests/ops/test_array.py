@@ -387,6 +387,8 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
                                  num_segments=np.int32(3))),
     ("SegmentSum", dict(data=f32(4, 2), segment_ids=np.array([0, 0, 2, 2], np.int32))),
     ("ReverseV2", dict(tensor=f32(2, 3), axis=np.array([-1, 0], np.int32))),
+    ("ReverseSequence", dict(input=f32(2, 4, 3), seq_lengths=np.array([3, 0, 4], np.int64), seq_dim=1,
+                             batch_dim=2)),
     ("Unique", dict(x=np.array([2.5, 1.0, 2.5], np.float32), out_idx=np.int64)),
     ("MirrorPad", dict(input=f32(2, 3), paddings=np.array([[1, 1], [2, 0]], np.int32), mode="SYMMETRIC")),
     ("ScatterNd", dict(indices=np.array([[0, 1], [1, 0], [0, 1]], np.int32), updates=f32(3, 2),
