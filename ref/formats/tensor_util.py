@@ -75,7 +75,7 @@ def _unpack_strings(content: bytes, n: int) -> list:
         value = shift = 0
         while True:
             if pos >= len(content) or shift > 28:
-                raise ValueError(f"TensorProto string tensor_content too short for {n} strings")
+                raise ValueError(f"DT_STRING tensor_content too short for {n} strings")
             byte = content[pos]
             pos += 1
             value |= (byte & 0x7F) << shift
@@ -84,7 +84,7 @@ def _unpack_strings(content: bytes, n: int) -> list:
                 break
         lengths.append(value)
     if pos + sum(lengths) != len(content):
-        raise ValueError(f"TensorProto string tensor_content of {len(content)} bytes does not hold {n} strings "
+        raise ValueError(f"DT_STRING tensor_content of {len(content)} bytes does not hold {n} strings "
                          f"of lengths {lengths}")
     out = []
     for length in lengths:
