@@ -17,9 +17,6 @@ from ref.graph_ops import array_ops, math_ops, sparse_ops
 for _t in ("SparseAddGrad", "SparseConcat", "SparseReshape", "SerializeSparse", "SerializeManySparse",
            "DeserializeSparse", "DeserializeManySparse"):
     NotDifferentiable(_t)
-# The set ops (ref/ops/sets.py) have integer or string outputs: TF declares them NotDifferentiable.
-for _t in ("SetSize", "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation"):
-    NotDifferentiable(_t)
 
 
 @RegisterGradient("SparseReorder")
