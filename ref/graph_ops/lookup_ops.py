@@ -27,7 +27,7 @@ from ref.graph_ops.control_flow_ops import group, no_op
 
 __all__ = ["DenseHashTable", "KeyValueTensorInitializer", "MutableHashTable", "StaticHashTable",
            "StaticVocabularyTable", "TextFileIndex", "TextFileInitializer", "initialize_all_tables",
-           "tables_initializer", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "as_string"]
+           "tables_initializer", "string_to_hash_bucket", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "as_string"]
 
 
 def tables_initializer(name="init_all_tables"):
@@ -47,6 +47,13 @@ def string_to_hash_bucket_fast(input, num_buckets, name=None):
     """``Fingerprint64(input) mod num_buckets`` per string (int64; ``tf.strings.to_hash_bucket_fast``)."""
     return apply_op("StringToHashBucketFast", input=convert_to_tensor(input, dtypes.string), num_buckets=num_buckets,
                     name=name)
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None, input=None):
+    """``Hash64(string) mod num_buckets`` (TF's legacy hash; prefer the fast one)."""
+    string_tensor = input if input is not None else string_tensor
+    return apply_op("StringToHashBucket", string_tensor=convert_to_tensor(string_tensor, dtypes.string),
+                    num_buckets=num_buckets, name=name)
 
 
 def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
@@ -460,8 +467,8 @@ class MutableHashTable(_MutableBase):
 class DenseHashTable(_MutableBase):
     """A mutable hash table in open-addressing bucket arrays
     (``tf.lookup.experimental.DenseHashTable``): ``empty_key`` and
-    ``deleted_key`` mark free and removed buckets and may not be used as keys.
-    ref supports integer keys."""
+    ``deleted_key`` mark free and removed buckets and may not be used as keys
+    (integer or string keys; the export is TF's bucket layout)."""
 
     def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key, initial_num_buckets=None,
                  name="MutableDenseHashTable", checkpoint=True, experimental_is_anonymous=False):

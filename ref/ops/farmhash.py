@@ -216,3 +216,27 @@ def fingerprint64(s: bytes) -> int:
     w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
     z, x = x, z
     return hl16((hl16(v0, w0, mul) + smix(y) * k0 + z) & M, (hl16(v1, w1, mul) + x) & M, mul)
+
+
+# -- TF's own Hash64 (core/lib/hash: MurmurHash64A, seed 0xDECAFCAFFE): StringToHashBucket ----------------
+
+def tf_hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TensorFlow's ``Hash64(s)`` (a MurmurHash64A) as an unsigned Python int."""
+    m, r = 0xc6a4a7935bd1e995, 47
+    n = len(s)
+    h = (seed ^ (n * m)) & M
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = (f64(s, i) * m) & M
+        k ^= k >> r
+        k = (k * m) & M
+        h = ((h ^ k) * m) & M
+    rest = n % 8
+    if rest:
+        for j in range(rest - 1, -1, -1):
+            h ^= s[full + j] << (8 * j)
+        h = (h * m) & M
+    h ^= h >> r
+    h = (h * m) & M
+    h ^= h >> r
+    return h

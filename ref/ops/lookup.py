@@ -19,7 +19,7 @@ name) and outputs it as the handle the other ops take.
   (``default_value`` has the value shape, or the full output shape for a
   per-key default); values have shape ``keys.shape + value_shape``.
 * ``LookupTableExportV2``: every key and its value. ``MutableDenseHashTableV2``
-  (integer keys) exports its bucket arrays, the empty key in unused buckets,
+  exports its bucket arrays, the empty key in unused buckets,
   laid out as TF lays them out (hash = the key, quadratic probing, doubling
   above ``max_load_factor``).
 * ``InitializeTableFromTextFileV2``: one entry per line of ``filename`` (the
@@ -222,14 +222,14 @@ class DenseHashTable(LookupTable):
                                    f"{_shape_str(empty_key.shape)} and {_shape_str(deleted_key.shape)}")
         if np.array_equal(empty_key, deleted_key):
             raise invalid_argument("Empty and deleted keys cannot be equal")
-        if not self.key_dtype.is_integer:
-            raise errors.UnimplementedError(None, None, f"ref's MutableDenseHashTable takes integer keys, not "
-                                                        f"{self.key_dtype.name}")
+        if not (self.key_dtype.is_integer or self.key_dtype == dtypes.string):
+            raise errors.UnimplementedError(None, None, f"ref's MutableDenseHashTable takes integer or string "
+                                                        f"keys, not {self.key_dtype.name}")
         self.key_shape = tuple(empty_key.shape)
         self.key_size = int(np.prod(self.key_shape, dtype=np.int64))
         self.value_size = int(np.prod(self.value_shape, dtype=np.int64))
-        self.empty = empty_key.reshape(-1).astype(self.key_dtype.np)
-        self.deleted = deleted_key.reshape(-1).astype(self.key_dtype.np)
+        self.empty = empty_key.reshape(-1).astype(_np_dtype(self.key_dtype))
+        self.deleted = deleted_key.reshape(-1).astype(_np_dtype(self.key_dtype))
         self.max_load_factor = max_load_factor
         self.allocate(initial_num_buckets)
 
@@ -238,15 +238,20 @@ class DenseHashTable(LookupTable):
             raise invalid_argument(f"Number of buckets must be at least 4 and a power of 2, got: {n}")
         self.num_buckets, self.count = n, 0
         self.keys = np.tile(self.empty, (n, 1))
-        self.values = np.zeros((n, self.value_size), dtype=self.value_dtype.np)
+        self.values = np.zeros((n, self.value_size), dtype=_np_dtype(self.value_dtype))
+        if self.value_dtype == dtypes.string:
+            self.values[...] = b""
+
+    def _scalar_hash(self, x):
+        return farmhash.tf_hash64(_bytes(x)) if self.key_dtype == dtypes.string else int(x) & farmhash.M
 
     def _hash(self, k):
         if self.key_size == 1:
-            return int(k[0]) & farmhash.M
+            return self._scalar_hash(k[0])
         h = 0
         for x in k:  # TF's Hash64Combine
-            h = (h ^ ((int(x) & farmhash.M) + 0x9e3779b97f4a7800 + ((h << 10) & farmhash.M) + (h >> 4))) \
-                & farmhash.M
+            h = (h ^ ((self._scalar_hash(x) + 0x9e3779b97f4a7800 + ((h << 10) & farmhash.M) + (h >> 4))
+                      & farmhash.M)) & farmhash.M
         return h
 
     def _matrix(self, keys):
@@ -281,7 +286,7 @@ class DenseHashTable(LookupTable):
             raise invalid_argument(f"Expected shape {_shape_str(self.value_shape)} or {_shape_str(full)} for "
                                    f"default value, got {_shape_str(default_value.shape)}")
         default = np.asarray(default_value).reshape(-1)[:self.value_size]
-        out = np.empty((n, self.value_size), dtype=self.value_dtype.np)
+        out = np.empty((n, self.value_size), dtype=_np_dtype(self.value_dtype))
         with self.lock:
             for i in range(n):
                 self._check_special(km[i])
@@ -579,6 +584,17 @@ def _bytes(v):
 
 def _same_shape(ins, attrs):
     return [(dtypes.int64, ins["input"].shape)]
+
+
+@register_op("StringToHashBucket", inputs=("string_tensor",), outputs=("output",),
+             attrs={"num_buckets": REQUIRED}, shape=lambda ins, attrs: [(dtypes.int64, ins["string_tensor"].shape)])
+def string_to_hash_bucket(string_tensor, num_buckets):
+    """output = Hash64(string_tensor) mod num_buckets (TF's own MurmurHash64A; int64)."""
+    if num_buckets < 1:
+        raise invalid_argument(f"num_buckets must be >= 1, got {num_buckets}")
+    x = np.asarray(string_tensor, dtype=object)
+    out = np.array([farmhash.tf_hash64(_bytes(s)) % num_buckets for s in x.reshape(-1)], dtype=np.int64)
+    return out.reshape(x.shape)
 
 
 @register_op("StringToHashBucketFast", inputs=("input",), outputs=("output",), attrs={"num_buckets": REQUIRED},

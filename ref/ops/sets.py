@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -70,14 +70,20 @@ def _sparse_groups(indices, values, shape, validate_indices, what):
                                f"and shape {_shape_str(shape.shape)} do not form a SparseTensor")
     groups = {}
     prev = None
-    for row, v in zip(indices, values):
+    for n, (row, v) in enumerate(zip(indices, values)):
         ix = tuple(int(i) for i in row)
-        if any(i < 0 or i >= d for i, d in zip(ix, shape)):
-            raise invalid_argument(f"{what}: index [{','.join(map(str, ix))}] is out of bounds for shape "
-                                   f"{_shape_str(shape)}")
+        where = f"indices[{n}] = [{','.join(map(str, ix))}]"
+        bad = [j for j, (i, d) in enumerate(zip(ix, shape)) if i < 0 or i >= d]
+        if bad and validate_indices:
+            raise invalid_argument(f"{where} is out of bounds: need 0 <= index < {_shape_str(shape)}")
+        if bad:  # TF's CheckGroup, when indices are not validated first
+            j = bad[0]
+            raise errors.InternalError(None, None, f"indices[{n}, {j}] expected < {int(shape[j])}, got {ix[j]}.")
         if validate_indices and prev is not None and ix <= prev:
-            kind = "repeated" if ix == prev else "out of order"
-            raise invalid_argument(f"{what}: indices[{','.join(map(str, ix))}] is {kind}")
+            if ix == prev:
+                raise invalid_argument(f"{where} is repeated")
+            raise invalid_argument(f"{where} is out of order. Many sparse ops require sorted indices.\n    Use "
+                                   "`tf.sparse.reorder` to create a correctly ordered copy.\n\n")
         prev = ix
         groups.setdefault(ix[:-1], set()).add(_key(v))
     return groups, [int(d) for d in shape]

@@ -76,6 +76,8 @@ CASES = [
     ("hash bucket fast", lambda t, v: t.string_to_hash_bucket_fast(
         ["", "a", "bb", "x" * 17, "y" * 40, "z" * 100, "emerson"], 1000)),
     ("strings.to_hash_bucket_fast", lambda t, v: t.strings.to_hash_bucket_fast(t.constant([["a", "b"]]), 3)),
+    ("hash bucket legacy", lambda t, v: t.string_to_hash_bucket(["", "a", "bb", "x" * 17, "emerson"], 1000)),
+    ("strings.to_hash_bucket", lambda t, v: t.strings.to_hash_bucket(t.constant(["a", "bcdefghij"]), 5)),
     ("hash bucket strong", lambda t, v: t.string_to_hash_bucket_strong(
         ["", "a", "bbbbbbbb", "x" * 17, "emerson"], 1000, [1, 2])),
     ("as_string int", lambda t, v: t.as_string(t.constant([0, -5, 123], t.int64))),
@@ -115,7 +117,11 @@ def _mutable(t):
          dn.insert(t.constant([1, 9, 17, 3, 4, 5, 6], t.int64), t.constant([10, 90, 170, 30, 40, 50, 60], t.int64))],
         [dn.erase(t.constant([9], t.int64))],
     ]
-    reads = [m.lookup(t.constant(["a", "b", "c", "d"])), mv.lookup(t.constant([[5, 7], [6, 6]], t.int64)),
+    ds = t.lookup.experimental.DenseHashTable(t.string, t.float32, -1.0, "", "$", initial_num_buckets=4,
+                                             name="strings")
+    updates.append([ds.insert(t.constant(["a", "bb", "ccc", "dddd"]), t.constant([1.0, 2.0, 3.0, 4.0]))])
+    updates.append([ds.erase(t.constant(["bb"]))])
+    reads = [ds.lookup(t.constant(["a", "bb", "dddd", "zz"])), ds.size(), m.lookup(t.constant(["a", "b", "c", "d"])), mv.lookup(t.constant([[5, 7], [6, 6]], t.int64)),
              m.lookup(t.constant(["a", "z"]), dynamic_default_values=t.constant([100, 200], t.int64)),
              dn.lookup(t.constant([1, 9, 17, 2], t.int64)), m.size(), mv.size(), dn.size()]
     return (m, mv, dn), updates, reads
@@ -129,7 +135,8 @@ def _mutable_run(lib):
         got = s.run(reads)
         mk, mvals = s.run(m.export())
         dk, dv = s.run(dn.export())  # the bucket arrays, as TF lays them out
-        return got, sorted(zip(mk.tolist(), mvals.tolist())), (dk.tolist(), dv.tolist())
+        sk, sv = s.run(lib.get_default_graph().get_collection(lib.GraphKeys.SAVEABLE_OBJECTS)[-1].op.export())
+        return got, sorted(zip(mk.tolist(), mvals.tolist())), (dk.tolist(), dv.tolist()), (sk.tolist(), sv.tolist())
 
 
 def test_mutable_tables_match_tf():
@@ -164,7 +171,7 @@ def test_mutable_table_checkpoint(writer, reader, tmp_path):
     path = _save(libs[writer], str(tmp_path))
     names = sorted(tf.train.NewCheckpointReader(path).get_variable_to_shape_map())
     assert names == ["MutableDenseHashTable-keys", "MutableDenseHashTable-values", "MutableHashTable-keys",
-                     "MutableHashTable-values", "vec-keys", "vec-values"]
+                     "MutableHashTable-values", "strings-keys", "strings-values", "vec-keys", "vec-values"]
     want = _restore_and_read(tf, _save(tf, str(tmp_path / "expected")))
     got = _restore_and_read(libs[reader], path)
     for w, g in zip(want, got):
