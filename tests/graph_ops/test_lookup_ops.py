@@ -275,3 +275,64 @@ def test_construction_errors_match_tf(call, error):
     for lib in (tf, ref):
         with lib.Graph().as_default(), pytest.raises(error):
             call(lib)
+
+
+class _CheckpointedOp:
+    """TF's saver_test_utils.CheckpointedOp: a raw MutableHashTableV2 with a
+    custom SaveableObject (the pattern of TF's saver_test basicSaveRestore)."""
+
+    def __init__(self, lib, name):
+        from ref.framework.graph import apply_op as ref_apply
+        real = pytest.importorskip("tensorflow")
+        self.lib, self.name = lib, name
+        if lib is ref:
+            self.op = lambda op_type, **kw: ref_apply(op_type, **kw)
+        else:
+            self.op = lambda op_type, **kw: getattr(real.raw_ops, op_type)(**kw)
+        self.table_ref = self.op("MutableHashTableV2", key_dtype=lib.string, value_dtype=lib.float32, name=name)
+        if lib is ref:
+            builder = ref.train.BaseSaverBuilder
+        else:
+            import importlib
+            builder = importlib.import_module("tensorflow.python.training.saver").BaseSaverBuilder
+        outer = self
+
+        class CustomSaveable(builder.SaveableObject):
+            def __init__(self, table, name):
+                keys, values = table.export()
+                super().__init__(table, [builder.SaveSpec(keys, "", name + "-keys"),
+                                         builder.SaveSpec(values, "", name + "-values")], name)
+
+            def restore(self, restored_tensors, shapes):
+                return outer.op("LookupTableImportV2", table_handle=outer.table_ref, keys=restored_tensors[0],
+                                values=restored_tensors[1])
+        self.saveable = CustomSaveable(self, name)
+        lib.add_to_collection(lib.GraphKeys.SAVEABLE_OBJECTS, self.saveable)
+
+    def insert(self, k, v):
+        return self.op("LookupTableInsertV2", table_handle=self.table_ref, keys=self.lib.constant(k),
+                       values=self.lib.constant(v))
+
+    def export(self):
+        return self.op("LookupTableExportV2", table_handle=self.table_ref, Tkeys=self.lib.string,
+                       Tvalues=self.lib.float32)
+
+
+def test_custom_saveable_over_a_raw_table(tmp_path):
+    """TF's saver_test ``basicSaveRestore``: a raw MutableHashTableV2 saved through a custom SaveableObject."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    results = {}
+    for name, lib in (("tf", tf), ("ref", ref)):
+        path = str(tmp_path / name / "ck")
+        with lib.Graph().as_default(), lib.Session() as s:
+            v2 = _CheckpointedOp(lib, "v2")
+            s.run(v2.insert("k1", 30.0))
+            lib.train.Saver({"v2": v2.saveable}).save(s, path)
+        with lib.Graph().as_default(), lib.Session() as s:
+            v2 = _CheckpointedOp(lib, "v2")
+            empty = s.run(v2.export())
+            s.run(v2.insert("k1000", 3000.0))
+            lib.train.Saver({"v2": v2.saveable}).restore(s, path)
+            results[name] = (empty[0].tolist(), s.run(v2.export()))
+    assert results["ref"][0] == results["tf"][0] == []
+    assert [x.tolist() for x in results["ref"][1]] == [x.tolist() for x in results["tf"][1]] == [[b"k1"], [30.0]]
