@@ -15,11 +15,12 @@
 """
 from __future__ import annotations
 
+import numbers
 import uuid
 
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
-from ref.framework.graph import (GraphKeys, Tensor, add_to_collection, apply_op, convert_to_tensor,
+from ref.framework.graph import (GraphKeys, Tensor, add_to_collection, apply_op, constant_value, convert_to_tensor,
                                  get_collection, name_scope)
 from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops import array_ops, math_ops
@@ -27,7 +28,10 @@ from ref.graph_ops.control_flow_ops import group, no_op
 
 __all__ = ["DenseHashTable", "KeyValueTensorInitializer", "MutableHashTable", "StaticHashTable",
            "StaticVocabularyTable", "TextFileIndex", "TextFileInitializer", "initialize_all_tables",
-           "tables_initializer", "string_to_hash_bucket", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "as_string"]
+           "tables_initializer", "string_to_hash_bucket", "IdTableWithHashBuckets", "index_table_from_file",
+           "index_table_from_tensor", "index_to_string_table_from_file", "index_to_string_table_from_tensor",
+           "TextFileIdTableInitializer", "TextFileStringTableInitializer", "HasherSpec", "FastHashSpec",
+           "StrongHashSpec", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "as_string"]
 
 
 def tables_initializer(name="init_all_tables"):
@@ -215,6 +219,7 @@ class StaticHashTable(LookupInterface):
 
     def __init__(self, initializer, default_value, name=None, experimental_is_anonymous=False):
         self._initializer = initializer
+        self._is_anonymous = experimental_is_anonymous
         self._shared_name = initializer._shared_name or f"hash_table_{uuid.uuid4()}"
         self._name = name or "hash_table"
         super().__init__(initializer.key_dtype, initializer.value_dtype)
@@ -270,6 +275,27 @@ class StaticHashTable(LookupInterface):
 
 
 HashTable = StaticHashTable
+StaticHashTableV1 = StaticHashTable
+
+
+class TextFileStringTableInitializer(TextFileInitializer):
+    """Line number (int64) -> the line (string), by default."""
+
+    def __init__(self, filename, key_column_index=TextFileIndex.LINE_NUMBER,
+                 value_column_index=TextFileIndex.WHOLE_LINE, vocab_size=None, delimiter="\t",
+                 name="text_file_string_table_init"):
+        super().__init__(filename, dtypes.int64, key_column_index, dtypes.string, value_column_index,
+                         vocab_size=vocab_size, delimiter=delimiter, name=name)
+
+
+class TextFileIdTableInitializer(TextFileInitializer):
+    """The line (string) -> its line number (int64), by default."""
+
+    def __init__(self, filename, key_column_index=TextFileIndex.WHOLE_LINE,
+                 value_column_index=TextFileIndex.LINE_NUMBER, vocab_size=None, delimiter="\t",
+                 name="text_file_id_table_init", key_dtype=dtypes.string):
+        super().__init__(filename, key_dtype, key_column_index, dtypes.int64, value_column_index,
+                         vocab_size=vocab_size, delimiter=delimiter, name=name)
 
 
 def _as_string(tensor):
@@ -310,6 +336,7 @@ class StaticVocabularyTable(LookupInterface):
         if not lookup_key_dtype.is_integer and lookup_key_dtype != dtypes.string:
             raise TypeError(f"Invalid `key_dtype`, expected integer or string, got {lookup_key_dtype}")
         self._num_oov_buckets = num_oov_buckets
+        self._is_anonymous = experimental_is_anonymous
         self._table_name = name.split("/")[-1] if name is not None else None
         super().__init__(lookup_key_dtype, dtypes.int64)
 
@@ -354,6 +381,212 @@ class StaticVocabularyTable(LookupInterface):
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, ids, keys.dense_shape)
         return ids
+
+
+StaticVocabularyTableV1 = StaticVocabularyTable
+
+
+class HasherSpec(tuple):
+    """(hasher, key): ``"fasthash"`` (Fingerprint64), ``"legacy"`` (Hash64) or ``"stronghash"`` (SipHash, key)."""
+
+    def __new__(cls, hasher, key):
+        return tuple.__new__(cls, (hasher, key))
+
+    hasher = property(lambda self: self[0])
+    key = property(lambda self: self[1])
+
+
+FastHashSpec = HasherSpec("fasthash", None)
+
+
+class StrongHashSpec(HasherSpec):
+    """SipHash-2-4 with ``key`` (two integers)."""
+
+    def __new__(cls, key):
+        if len(key) != 2:
+            raise ValueError(f"`key` must have size 2, received {len(key)}")
+        if not all(isinstance(k, numbers.Integral) for k in key):
+            raise TypeError(f"Invalid key {key}. Must be unsigned integer values.")
+        return HasherSpec.__new__(cls, "stronghash", key)
+
+
+def _hash_bucket_fn(hasher_spec):
+    if not isinstance(hasher_spec, HasherSpec):
+        raise TypeError(f"`hasher_spec` must be of type HasherSpec, got {type(hasher_spec)}.")
+    if hasher_spec.hasher == "fasthash":
+        return string_to_hash_bucket_fast
+    if hasher_spec.hasher == "legacy":
+        return string_to_hash_bucket
+    if hasher_spec.hasher == "stronghash":
+        return lambda x, num_buckets, name=None: string_to_hash_bucket_strong(x, num_buckets, hasher_spec.key, name)
+    raise ValueError(f"Found unknown hasher {hasher_spec.hasher} in `hasher_spec`")
+
+
+class IdTableWithHashBuckets(LookupInterface):
+    """``table``'s ids, and ``table.size() + hash(key) mod num_oov_buckets`` for
+    keys it lacks (TF's lookup_ops.IdTableWithHashBuckets; ``table`` None: buckets only)."""
+
+    def __init__(self, table, num_oov_buckets, hasher_spec=FastHashSpec, name=None, key_dtype=None):
+        if name:
+            name = name.rstrip("/")
+        if table:
+            key_dtype = table.key_dtype if key_dtype is None else dtypes.as_dtype(key_dtype)
+            if table.key_dtype not in (dtypes.int64, dtypes.string):
+                raise TypeError(f"Invalid `key_dtype`, expected one of {(dtypes.int64, dtypes.string)}, received "
+                                f"{key_dtype}.")
+            if table.key_dtype.is_integer != key_dtype.is_integer:
+                raise TypeError(f"Invalid `key dtype`, expected {'integer' if key_dtype.is_integer else 'non-integer'}"
+                                f" but got {table.key_dtype}.")
+            if table.value_dtype != dtypes.int64:
+                raise TypeError(f"Invalid `value_dtype`: expected int64 but got {table.value_dtype}.")
+            self._table = table
+            name = name or table.name
+        else:
+            if num_oov_buckets <= 0:
+                raise ValueError("`oov_buckets` must be > 0 if no `table` is supplied.")
+            key_dtype = dtypes.string if key_dtype is None else dtypes.as_dtype(key_dtype)
+            self._table = None
+            name = name or "hash_bucket"
+        if not key_dtype.is_integer and key_dtype != dtypes.string:
+            raise TypeError(f"Invalid `key_dtype`, expected integer or string, got {key_dtype}.")
+        if not isinstance(hasher_spec, HasherSpec):
+            raise TypeError(f"`hasher_spec` must be of type HasherSpec, got {type(hasher_spec)}.")
+        self._num_oov_buckets, self._hasher_spec = num_oov_buckets, hasher_spec
+        self._table_name = name.split("/")[-1] if name else None
+        super().__init__(key_dtype, dtypes.int64)
+
+    @property
+    def initializer(self):
+        if self._table is not None:
+            return self._table._init_op
+        with name_scope(None, "init"):
+            return no_op()
+
+    init = initializer
+
+    @property
+    def resource_handle(self):
+        return self._table.resource_handle if self._table is not None else None
+
+    @property
+    def name(self):
+        return self._table_name
+
+    def size(self, name=None):
+        """Table size plus ``num_oov_buckets`` (int64)."""
+        with name_scope(name, f"{self.name}_Size"):
+            tsize = self._table.size() if self._table else convert_to_tensor(0, dtype=dtypes.int64)
+            return tsize + self._num_oov_buckets
+
+    def lookup(self, keys, name=None):
+        """The id of each key (a Tensor or SparseTensor)."""
+        if keys.dtype.base_dtype != self._key_dtype:
+            raise TypeError(f"Dtype of argument `keys` must be {self._key_dtype}, received: {keys.dtype}")
+        values = keys.values if isinstance(keys, SparseTensor) else keys
+        if self._table and self._table.key_dtype.base_dtype == dtypes.int64:
+            values = math_ops.cast(values, dtypes.int64)
+        if self._num_oov_buckets == 0:
+            ids = self._table.lookup(values, name=name)
+        else:
+            with name_scope(name, f"{self.name}_Lookup"):
+                buckets = _hash_bucket_fn(self._hasher_spec)(_as_string(values), num_buckets=self._num_oov_buckets,
+                                                             name="hash_bucket")
+                if self._table:
+                    ids = self._table.lookup(values)
+                    buckets = math_ops.add(buckets, self._table.size())
+                    ids = array_ops.where_v2(math_ops.not_equal(ids, self._table.default_value), ids, buckets)
+                else:
+                    ids = buckets
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, ids, keys.dense_shape)
+        return ids
+
+
+def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=None, default_value=-1,
+                          hasher_spec=FastHashSpec, key_dtype=dtypes.string, name=None,
+                          key_column_index=TextFileIndex.WHOLE_LINE, value_column_index=TextFileIndex.LINE_NUMBER,
+                          delimiter="\t"):
+    """A table mapping each line (or column) of ``vocabulary_file`` to its line number."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
+        raise ValueError("`vocabulary_file` must be specified and must not be empty.")
+    if num_oov_buckets < 0:
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got {num_oov_buckets}.")
+    if vocab_size is not None and vocab_size < 1:
+        shown = vocabulary_file
+        if isinstance(vocabulary_file, Tensor):
+            value = constant_value(vocabulary_file)
+            shown = (value.item() if hasattr(value, "item") else value) if value is not None else "?"
+            shown = shown.decode() if isinstance(shown, bytes) else shown
+        raise ValueError(f"`vocab_size` must be greater than 0, got {vocab_size} for vocabulary_file: {shown}.")
+    key_dtype = dtypes.as_dtype(key_dtype)
+    if not key_dtype.is_integer and key_dtype.base_dtype != dtypes.string:
+        raise TypeError("Dtype for `keys` should be either integer or string.")
+    with name_scope(name, "string_to_index"):
+        with name_scope(None, "hash_table"):
+            init = TextFileIdTableInitializer(vocabulary_file, vocab_size=vocab_size,
+                                              key_dtype=dtypes.int64 if key_dtype.is_integer else key_dtype,
+                                              name="table_init", key_column_index=key_column_index,
+                                              value_column_index=value_column_index, delimiter=delimiter)
+            table = StaticHashTable(init, default_value)
+        if num_oov_buckets:
+            table = IdTableWithHashBuckets(table, num_oov_buckets=num_oov_buckets, hasher_spec=hasher_spec,
+                                           key_dtype=key_dtype)
+        return table
+
+
+def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1, hasher_spec=FastHashSpec,
+                            dtype=dtypes.string, name=None):
+    """A table mapping each element of ``vocabulary_list`` to its position."""
+    if vocabulary_list is None:
+        raise ValueError("`vocabulary_list` must be specified.")
+    if num_oov_buckets < 0:
+        raise ValueError(f"`num_oov_buckets` must be greater or equal than 0, got {num_oov_buckets}.")
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_integer and dtype.base_dtype != dtypes.string:
+        raise TypeError("`dtype` must either be integer or string.")
+    with name_scope(name, "string_to_index"):
+        keys = convert_to_tensor(vocabulary_list)
+        if keys.dtype.is_integer != dtype.is_integer:
+            raise ValueError(f"Invalid `dtype`: Expected {'integer' if dtype.is_integer else 'non-integer'}, got "
+                             f"{keys.dtype}.")
+        if not dtype.is_integer and keys.dtype.base_dtype != dtype:
+            raise ValueError(f"Invalid `dtype`: Expected {dtype}, got {keys.dtype}.")
+        values = math_ops.cast(math_ops.range(array_ops.size(keys)), dtypes.int64)
+        with name_scope(None, "hash_table"):
+            table_keys = math_ops.cast(keys, dtypes.int64) if keys.dtype.is_integer else keys
+            init = KeyValueTensorInitializer(table_keys, values, table_keys.dtype.base_dtype, dtypes.int64,
+                                             name="table_init")
+            table = StaticHashTable(init, default_value)
+        if num_oov_buckets:
+            table = IdTableWithHashBuckets(table, num_oov_buckets=num_oov_buckets, hasher_spec=hasher_spec,
+                                           key_dtype=dtype)
+        return table
+
+
+def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_value="UNK", name=None,
+                                    key_column_index=TextFileIndex.LINE_NUMBER,
+                                    value_column_index=TextFileIndex.WHOLE_LINE, delimiter="\t"):
+    """A table mapping line numbers of ``vocabulary_file`` to the lines (or a column)."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
+        raise ValueError("`vocabulary_file` must be specified and must not be empty.")
+    if vocab_size is not None and vocab_size < 1:
+        raise ValueError(f"`vocab_size` must be greater than 0, got {vocab_size}.")
+    with name_scope(name, "index_to_string"):
+        init = TextFileStringTableInitializer(vocabulary_file, vocab_size=vocab_size, name="table_init",
+                                              key_column_index=key_column_index,
+                                              value_column_index=value_column_index, delimiter=delimiter)
+        return StaticHashTable(init, default_value)
+
+
+def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name=None):
+    """A table mapping positions in ``vocabulary_list`` to its elements."""
+    if vocabulary_list is None:
+        raise ValueError("`vocabulary_list` argument must be specified.")
+    with name_scope(name, "index_to_string"):
+        vocabulary_list = convert_to_tensor(vocabulary_list, dtypes.string)
+        keys = math_ops.cast(math_ops.range(array_ops.size(vocabulary_list)), dtypes.int64)
+        init = KeyValueTensorInitializer(keys, vocabulary_list, dtypes.int64, dtypes.string, name="table_init")
+        return StaticHashTable(init, default_value)
 
 
 # -- mutable tables ---------------------------------------------------------------------------
@@ -436,6 +669,7 @@ class MutableHashTable(_MutableBase):
         self._default_value = convert_to_tensor(default_value, dtype=value_dtype)
         self._value_shape = self._default_value.shape
         self._checkpoint, self._name = checkpoint, name
+        self._is_anonymous = experimental_is_anonymous
         super().__init__(key_dtype, value_dtype)
         common = dict(shared_name="", use_node_name_sharing=checkpoint, key_dtype=self._key_dtype,
                       value_dtype=self._value_dtype, name=name)
@@ -455,9 +689,11 @@ class MutableHashTable(_MutableBase):
         """The values of ``keys``; ``dynamic_default_values`` (per key) replaces the default."""
         with name_scope(name, f"{self.name}_lookup_table_find", (self.resource_handle, keys, self._default_value)):
             keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
-            return apply_op("LookupTableFindV2", table_handle=self.resource_handle, keys=keys,
-                            default_value=dynamic_default_values if dynamic_default_values is not None
-                            else self._default_value)
+            values = apply_op("LookupTableFindV2", table_handle=self.resource_handle, keys=keys,
+                              default_value=dynamic_default_values if dynamic_default_values is not None
+                              else self._default_value)
+        values.set_shape(keys.shape.concatenate(self._value_shape))
+        return values
 
     def insert(self, keys, values, name=None):
         """Sets ``table[keys[i]] = values[i]``."""
@@ -475,6 +711,7 @@ class DenseHashTable(_MutableBase):
         self._default_value = convert_to_tensor(default_value, dtype=value_dtype, name="default_value")
         self._value_shape = self._default_value.shape
         self._checkpoint, self._name = checkpoint, name
+        self._is_anonymous = experimental_is_anonymous
         super().__init__(key_dtype, value_dtype)
         empty_key = convert_to_tensor(empty_key, dtype=self._key_dtype, name="empty_key")
         deleted_key = convert_to_tensor(deleted_key, dtype=self._key_dtype, name="deleted_key")
@@ -488,8 +725,11 @@ class DenseHashTable(_MutableBase):
         """The values of ``keys``, ``default_value`` where absent."""
         with name_scope(name, f"{self.name}_lookup_table_find", [self.resource_handle, keys]):
             keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
-            return apply_op("LookupTableFindV2", table_handle=self.resource_handle, keys=keys,
-                            default_value=self._default_value)
+            values = apply_op("LookupTableFindV2", table_handle=self.resource_handle, keys=keys,
+                              default_value=self._default_value)
+        if keys.shape.ndims is not None and keys.shape.ndims > 0:
+            values.set_shape(keys.shape[:1].concatenate(self._value_shape))
+        return values
 
     def insert_or_assign(self, keys, values, name=None):
         """Sets ``table[keys[i]] = values[i]``."""

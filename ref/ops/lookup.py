@@ -189,6 +189,8 @@ class HashTable(LookupTable):
 
     def import_values(self, keys, values):
         self.check_key_values(keys, values)
+        if keys.size == 0:
+            raise invalid_argument("keys and values cannot be empty tensors.")
         self.initialize(self.rows(keys, values))
 
 
@@ -368,6 +370,28 @@ class DenseHashTable(LookupTable):
 # Table ops: look the table up (or create it) in the session's resources
 # ---------------------------------------------------------------------------
 
+_I32, _I64, _F32, _F64, _STR, _BOOL = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64, dtypes.string,
+                                       dtypes.bool)
+# The (key dtype -> value dtypes) TF registers CPU kernels for.
+KERNEL_TYPES = {
+    "HashTableV2": {_I32: (_F64, _F32, _I32, _STR), _I64: (_F64, _F32, _I32, _I64, _STR),
+                    _STR: (_BOOL, _F64, _F32, _I32, _I64, _STR)},
+    "MutableHashTableV2": {_I32: (_F64, _F32, _I32), _I64: (_F64, _F32, _I32, _I64, _STR),
+                           _STR: (_BOOL, _F64, _F32, _I32, _I64)},
+    "MutableHashTableOfTensorsV2": {_I32: (_F64, _F32, _I32), _I64: (_F64, _F32, _I32, _I64, _STR),
+                                    _STR: (_BOOL, _F64, _F32, _I32, _I64)},
+    "MutableDenseHashTableV2": {_I32: (_F64, _F32, _I32), _I64: (_BOOL, _F64, _F32, _I32, _I64),
+                                _STR: (_BOOL, _F64, _F32, _I32, _I64)},
+}
+
+
+def _check_kernel(op_type, key_dtype, value_dtype):
+    k, v = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
+    if v not in KERNEL_TYPES[op_type].get(k, ()):
+        raise invalid_argument(f"No OpKernel was registered to support Op '{op_type}' with these attrs: "
+                               f"[key_dtype=DT_{k.name.upper()}, value_dtype=DT_{v.name.upper()}]")
+
+
 def _lookup_or_create(ctx, container, shared_name, make):
     op_name = getattr(ctx, "op_name", None)
     if op_name is None:  # a raw-op call: a fresh private table
@@ -389,6 +413,7 @@ _TABLE_ATTRS = {"container": "", "shared_name": "", "use_node_name_sharing": Fal
              ctx=True)
 def hash_table_v2(key_dtype, value_dtype, container="", shared_name="", use_node_name_sharing=False, ctx=None):
     """The handle of a read-only hash table, filled once by an initializer op."""
+    _check_kernel("HashTableV2", key_dtype, value_dtype)
     return _lookup_or_create(ctx, container, shared_name, lambda name: HashTable(name, key_dtype, value_dtype))
 
 
@@ -397,6 +422,7 @@ def hash_table_v2(key_dtype, value_dtype, container="", shared_name="", use_node
 def mutable_hash_table_v2(key_dtype, value_dtype, container="", shared_name="", use_node_name_sharing=False,
                           ctx=None):
     """The handle of a mutable hash table of scalar values."""
+    _check_kernel("MutableHashTableV2", key_dtype, value_dtype)
     return _lookup_or_create(ctx, container, shared_name, lambda name: LookupTable(name, key_dtype, value_dtype))
 
 
@@ -405,6 +431,7 @@ def mutable_hash_table_v2(key_dtype, value_dtype, container="", shared_name="", 
 def mutable_hash_table_of_tensors_v2(key_dtype, value_dtype, container="", shared_name="",
                                      use_node_name_sharing=False, value_shape=(), ctx=None):
     """The handle of a mutable hash table whose values are vectors of shape ``value_shape``."""
+    _check_kernel("MutableHashTableOfTensorsV2", key_dtype, value_dtype)
     value_shape = TensorShape(value_shape).as_list()
     if len(value_shape) != 1:
         raise invalid_argument(f"Default value must be a vector, got shape {_shape_str(value_shape)}")
@@ -421,6 +448,7 @@ def mutable_dense_hash_table_v2(empty_key, deleted_key, value_dtype, container="
                                 max_load_factor=0.8, key_dtype=None, ctx=None):
     """The handle of an open-addressing table whose free buckets hold ``empty_key``."""
     key_dtype = key_dtype or _dtype_of(empty_key)
+    _check_kernel("MutableDenseHashTableV2", key_dtype, value_dtype)
     return _lookup_or_create(ctx, container, shared_name, lambda name: DenseHashTable(
         name, key_dtype, value_dtype, TensorShape(value_shape).as_list(), empty_key, deleted_key,
         initial_num_buckets, max_load_factor))
@@ -474,8 +502,21 @@ def lookup_table_export_v2(table_handle, Tkeys, Tvalues):
     return _table(table_handle).export()
 
 
+def _import_rule(ins, attrs):
+    """TF's shape function: keys a vector, values rank >= 1, the same first dimension."""
+    k, v = ins["keys"].shape, ins["values"].shape
+    if k.ndims is not None and k.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {k.ndims} for '{attrs['_op_name']}' (keys {k})")
+    if v.ndims is not None and v.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs['_op_name']}' (values {v})")
+    if k.ndims and v.ndims and not k.dims[0].is_compatible_with(v.dims[0]):
+        raise ValueError(f"Dimensions must be equal, but are {k.dims[0]} and {v.dims[0]} for "
+                         f"'{attrs['_op_name']}' with input shapes: [], {k}, {v}.")
+    return []
+
+
 @register_op("LookupTableImportV2", inputs=("table_handle", "keys", "values"), outputs=(),
-             type_attrs={"Tin": "keys", "Tout": "values"}, shape=fixed_rule(), stateful=True)
+             type_attrs={"Tin": "keys", "Tout": "values"}, shape=_import_rule, stateful=True)
 def lookup_table_import_v2(table_handle, keys, values, Tin=None, Tout=None):
     """Replaces the content with ``keys`` -> ``values`` (initialises a HashTable)."""
     _table(table_handle).import_values(np.asarray(keys), np.asarray(values))
@@ -483,16 +524,22 @@ def lookup_table_import_v2(table_handle, keys, values, Tin=None, Tout=None):
 
 
 @register_op("InitializeTableV2", inputs=("table_handle", "keys", "values"), outputs=(),
-             type_attrs={"Tkey": "keys", "Tval": "values"}, shape=fixed_rule(), stateful=True)
+             type_attrs={"Tkey": "keys", "Tval": "values"}, shape=_import_rule, stateful=True)
 def initialize_table_v2(table_handle, keys, values, Tkey=None, Tval=None):
     """Initialises a HashTable with ``keys`` -> ``values``."""
     table = _table(table_handle)
     keys, values = np.asarray(keys), np.asarray(values)
-    table.check_key_values(keys, values)
     if not isinstance(table, HashTable):
         raise errors.UnimplementedError(None, None, f"Table {table.name} is not initializable")
-    table.initialize(table.rows(keys, values))
+    table.import_values(keys, values)
     return ()
+
+
+def _scalar_filename(ins, attrs):
+    f = ins["filename"].shape
+    if f.ndims is not None and f.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {f.ndims} for '{attrs['_op_name']}' (filename {f})")
+    return []
 
 
 def _parse(token, dtype, line_no, offset):
@@ -552,7 +599,7 @@ def text_file_rows(filename, key_index, value_index, vocab_size, delimiter, offs
 @register_op("InitializeTableFromTextFileV2", inputs=("table_handle", "filename"), outputs=(),
              attrs={"key_index": REQUIRED, "value_index": REQUIRED, "vocab_size": -1, "delimiter": "\t",
                     "offset": 0},
-             shape=fixed_rule(), stateful=True)
+             shape=lambda ins, attrs: _scalar_filename(ins, attrs), stateful=True)
 def initialize_table_from_text_file_v2(table_handle, filename, key_index, value_index, vocab_size=-1,
                                        delimiter="\t", offset=0):
     """Initialises a HashTable from the lines of a text file (see the module docstring)."""

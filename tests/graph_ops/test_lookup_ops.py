@@ -21,6 +21,15 @@ def vocab(tmp_path):
     return str(path)
 
 
+def _lookup_ops(t):
+    """The module with TF's lookup helpers outside the tf namespace (index_table_from_file, ...)."""
+    if t is ref:
+        from ref.graph_ops import lookup_ops
+        return lookup_ops
+    import importlib
+    return importlib.import_module("tensorflow.python.ops.lookup_ops")
+
+
 def _kv(t, keys, values, kd=None, vd=None):
     return t.lookup.KeyValueTensorInitializer(keys, values, kd, vd)
 
@@ -73,6 +82,21 @@ CASES = [
     ("vocabulary sparse", lambda t, v: t.lookup.StaticVocabularyTable(
         _kv(t, ["a"], t.constant([0], t.int64)), 4).lookup(
         t.SparseTensor([[0, 1], [2, 2]], t.constant(["a", "zz"]), [3, 3]))),
+    ("index_table_from_file oov", lambda t, v: _lookup_ops(t).index_table_from_file(
+        v, num_oov_buckets=2, key_column_index=0).lookup(t.constant(KEYS))),
+    ("index_table_from_tensor int", lambda t, v: _lookup_ops(t).index_table_from_tensor(
+        t.constant([10, 20, 30], t.int64), num_oov_buckets=3, dtype=t.int64).lookup(t.constant([20, 7, 30], t.int64))),
+    ("index_table_from_tensor default", lambda t, v: _lookup_ops(t).index_table_from_tensor(
+        ["a", "b"], default_value=-5).lookup(t.constant(["b", "c"]))),
+    ("index_to_string_table_from_file", lambda t, v: _lookup_ops(t).index_to_string_table_from_file(
+        v, value_column_index=0).lookup(t.constant([2, 0, 9], t.int64))),
+    ("index_to_string_table_from_tensor", lambda t, v: _lookup_ops(t).index_to_string_table_from_tensor(
+        ["x", "y"], default_value="?").lookup(t.constant([1, 5], t.int64))),
+    ("IdTableWithHashBuckets legacy", lambda t, v: _lookup_ops(t).IdTableWithHashBuckets(
+        None, 7, hasher_spec=_lookup_ops(t).HasherSpec("legacy", None)).lookup(t.constant(["a", "bcd"]))),
+    ("IdTableWithHashBuckets strong", lambda t, v: _lookup_ops(t).IdTableWithHashBuckets(
+        t.lookup.StaticHashTable(_kv(t, ["a"], t.constant([0], t.int64)), -1), 5,
+        hasher_spec=_lookup_ops(t).StrongHashSpec((11, 13))).lookup(t.constant(["a", "q", "zz"]))),
     ("hash bucket fast", lambda t, v: t.string_to_hash_bucket_fast(
         ["", "a", "bb", "x" * 17, "y" * 40, "z" * 100, "emerson"], 1000)),
     ("strings.to_hash_bucket_fast", lambda t, v: t.strings.to_hash_bucket_fast(t.constant([["a", "b"]]), 3)),
@@ -226,6 +250,12 @@ RUN_ERRORS = [
     ("dense empty key", lambda t, v: t.lookup.experimental.DenseHashTable(
         t.int64, t.int64, 0, -1, -2, initial_num_buckets=4).insert(t.constant([-1], t.int64), t.constant([1], t.int64)),
      "InvalidArgumentError", "Using the empty_key as a table key is not allowed"),
+    ("empty initializer", lambda t, v: t.lookup.StaticHashTable(
+        _kv(t, t.constant([], t.string), t.constant([], t.int64)), -1).initializer, "InvalidArgumentError",
+     "keys and values cannot be empty tensors"),
+    ("unregistered dtypes", lambda t, v: t.lookup.StaticHashTable(
+        _kv(t, t.constant([1]), t.constant([2], t.int64)), -1).initializer, "InvalidArgumentError",
+     "No OpKernel was registered to support Op 'HashTableV2'"),
     ("dense buckets", lambda t, v: t.lookup.experimental.DenseHashTable(
         t.int64, t.int64, 0, -1, -2, initial_num_buckets=6).size(), "InvalidArgumentError",
      "Number of buckets must be at least 4 and a power of 2, got: 6"),
@@ -269,6 +299,13 @@ def test_reinitialising_with_the_same_data_is_a_no_op():
     (lambda t: t.lookup.TextFileInitializer("", t.string, 0, t.int64, 1), ValueError),
     (lambda t: t.lookup.TextFileInitializer("f", t.string, 0, t.int64, 1, vocab_size=0), ValueError),
     (lambda t: t.lookup.StaticVocabularyTable(_kv(t, ["a"], t.constant([0], t.int32)), 2), TypeError),
+    (lambda t: _lookup_ops(t).StrongHashSpec([1, 2, 3]), ValueError),
+    (lambda t: _lookup_ops(t).StrongHashSpec([1, "2"]), TypeError),
+    (lambda t: _lookup_ops(t).index_table_from_file(None), ValueError),
+    (lambda t: t.lookup.StaticHashTable(t.lookup.KeyValueTensorInitializer(
+        t.constant(["a", "b"]), t.constant([0, 1, 2], t.int64)), -1), ValueError),
+    (lambda t: t.lookup.StaticHashTable(t.lookup.TextFileInitializer(
+        t.constant(["f", "g"]), t.string, -2, t.int64, -1), -1), ValueError),
 ])
 def test_construction_errors_match_tf(call, error):
     tf = pytest.importorskip("tensorflow").compat.v1
