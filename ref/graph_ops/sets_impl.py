@@ -24,7 +24,8 @@ def set_size(a, validate_indices=True):
     if not isinstance(a, SparseTensor):
         raise TypeError(f"Expected `SparseTensor`, got {a}.")
     if a.values.dtype.base_dtype not in _VALID_DTYPES:
-        raise TypeError(f"Invalid dtype `{a.values.dtype}` not in supported dtypes: `{sorted(d.name for d in _VALID_DTYPES)}`.")
+        raise TypeError(f"Invalid dtype `{a.values.dtype}` not in supported dtypes: "
+                        f"`{sorted(d.name for d in _VALID_DTYPES)}`.")
     return apply_op("SetSize", set_indices=a.indices, set_values=a.values, set_shape=a.dense_shape,
                     validate_indices=validate_indices)
 
