@@ -21,7 +21,6 @@ NOT_PROVIDED = {
     "signal": "tf.signal",
     "audio": "tf.audio",
     "image": "the tf.image ops",
-    "strings": "the tf.strings ops",
     "profiler": "the profiler API (ref has tf.train.ProfilerHook and RunMetadata step stats)",
     "experimental": "tf.experimental",
 }

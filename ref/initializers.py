@@ -8,3 +8,4 @@ from ref.graph_ops.init_ops import (Constant as constant, GlorotNormal as glorot
 from ref.graph_ops.variables import global_variables_initializer as global_variables  # noqa: F401
 from ref.graph_ops.variables import local_variables_initializer as local_variables  # noqa: F401
 from ref.graph_ops.variables import variables_initializer as variables  # noqa: F401
+from ref.graph_ops.lookup_ops import tables_initializer as tables_initializer  # noqa: F401,E402

@@ -213,15 +213,24 @@ def _resource_variable_of(t):
     return None
 
 
+def _is_saveable(x) -> bool:
+    """A SaveableObject, or an object with its interface (a lookup table's saveable)."""
+    return isinstance(x, SaveableObject) or (hasattr(x, "specs") and callable(getattr(x, "restore", None)))
+
+
 def saveable_objects_for_op(op, name):
-    """The SaveableObjects for one entry ``name: op`` of a Saver's var_list."""
-    if isinstance(op, SaveableObject):
+    """The SaveableObjects for one entry ``name: op`` of a Saver's var_list
+    (a mutable lookup table gives its ``<name>-keys``/``<name>-values`` saveable)."""
+    if _is_saveable(op):
         yield op
+        return
+    if callable(getattr(op, "_saveable", None)):
+        yield op._saveable(name)
         return
     if isinstance(op, (list, tuple)) or _is_partitioned(op):
         slice_name = None
         for variable in list(op):
-            if isinstance(variable, SaveableObject):
+            if _is_saveable(variable):
                 yield variable
                 continue
             if not _is_variable(variable):
@@ -257,7 +266,9 @@ def op_list_to_dict(op_list, convert_variable_to_tensor=True):
     flat = sorted(flat, key=lambda x: x.name)
     out = {}
     for var in flat:
-        if isinstance(var, SaveableObject) or _is_partitioned(var):
+        if callable(getattr(var, "_saveable", None)):  # a mutable lookup table: under its name
+            var = var._saveable(var._name)
+        if _is_saveable(var) or _is_partitioned(var):
             if var.name in out:
                 raise ValueError(f"At least two variables have the same name: {var.name}")
             out[var.name] = var

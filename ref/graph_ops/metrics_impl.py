@@ -18,7 +18,7 @@ evaluates the confusion counts at ``num_thresholds`` thresholds
 ``minoring``, ``majoring``); recall and precision there are
 ``(tp + 1e-6) / (tp + fn + 1e-6)`` and ``(tp + 1e-6) / (tp + fp + 1e-6)``.
 
-Not provided: the ``*_at_k`` / ``*_at_top_k`` family (it needs TF's set ops).
+The ``*_at_k`` / ``*_at_top_k`` family lives in :mod:`ref.graph_ops.metrics_at_k`.
 """
 from __future__ import annotations
 

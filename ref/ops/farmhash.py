@@ -144,3 +144,99 @@ def fingerprint128(s: bytes) -> tuple:
     if n >= 16:
         return city128_seed(s, 16, n - 16, f64(s, 0), (f64(s, 8) + k0) & M)
     return city128_seed(s, 0, n, k0, k1)
+
+
+# -- Fingerprint64 (farmhash's farmhashna::Hash64): TF's StringToHashBucketFast and Fingerprint ------------
+
+def _hl17to32(s, n):
+    mul = (k2 + n * 2) & M
+    a = (f64(s, 0) * k1) & M
+    b = f64(s, 8)
+    c = (f64(s, n - 8) * mul) & M
+    d = (f64(s, n - 16) * k2) & M
+    return hl16((rot((a + b) & M, 43) + rot(c, 30) + d) & M, (a + rot((b + k2) & M, 18) + c) & M, mul)
+
+
+def _hl33to64(s, n):
+    mul = (k2 + n * 2) & M
+    a = (f64(s, 0) * k2) & M
+    b = f64(s, 8)
+    c = (f64(s, n - 8) * mul) & M
+    d = (f64(s, n - 16) * k2) & M
+    y = (rot((a + b) & M, 43) + rot(c, 30) + d) & M
+    z = hl16(y, (a + rot((b + k2) & M, 18) + c) & M, mul)
+    e = (f64(s, 16) * mul) & M
+    f = f64(s, 24)
+    g = ((y + f64(s, n - 32)) * mul) & M
+    h = ((z + f64(s, n - 24)) * mul) & M
+    return hl16((rot((e + f) & M, 43) + rot(g, 30) + h) & M, (e + rot((f + a) & M, 18) + g) & M, mul)
+
+
+def fingerprint64(s: bytes) -> int:
+    """farmhash ``Fingerprint64(s)`` as an unsigned Python int."""
+    n = len(s)
+    if n <= 16:
+        return hl0to16(s, 0, n)
+    if n <= 32:
+        return _hl17to32(s, n)
+    if n <= 64:
+        return _hl33to64(s, n)
+    seed = 81
+    x = seed
+    y = (seed * k1 + 113) & M
+    z = (smix((y * k2 + 113) & M) * k2) & M
+    v0 = v1 = w0 = w1 = 0
+    x = (x * k2 + f64(s, 0)) & M
+    end = ((n - 1) // 64) * 64
+    last64 = end + ((n - 1) & 63) - 63
+    off = 0
+    while True:
+        x = (rot((x + y + v0 + f64(s, off + 8)) & M, 37) * k1) & M
+        y = (rot((y + v1 + f64(s, off + 48)) & M, 42) * k1) & M
+        x ^= w1
+        y = (y + v0 + f64(s, off + 40)) & M
+        z = (rot((z + w0) & M, 33) * k1) & M
+        v0, v1 = weak32(s, off, (v1 * k1) & M, (x + w0) & M)
+        w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
+        z, x = x, z
+        off += 64
+        if off == end:
+            break
+    mul = (k1 + ((z & 0xff) << 1)) & M
+    off = last64
+    w0 = (w0 + ((n - 1) & 63)) & M
+    v0 = (v0 + w0) & M
+    w0 = (w0 + v0) & M
+    x = (rot((x + y + v0 + f64(s, off + 8)) & M, 37) * mul) & M
+    y = (rot((y + v1 + f64(s, off + 48)) & M, 42) * mul) & M
+    x ^= (w1 * 9) & M
+    y = (y + v0 * 9 + f64(s, off + 40)) & M
+    z = (rot((z + w0) & M, 33) * mul) & M
+    v0, v1 = weak32(s, off, (v1 * mul) & M, (x + w0) & M)
+    w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
+    z, x = x, z
+    return hl16((hl16(v0, w0, mul) + smix(y) * k0 + z) & M, (hl16(v1, w1, mul) + x) & M, mul)
+
+
+# -- TF's own Hash64 (core/lib/hash: MurmurHash64A, seed 0xDECAFCAFFE): StringToHashBucket ----------------
+
+def tf_hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TensorFlow's ``Hash64(s)`` (a MurmurHash64A) as an unsigned Python int."""
+    m, r = 0xc6a4a7935bd1e995, 47
+    n = len(s)
+    h = (seed ^ (n * m)) & M
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = (f64(s, i) * m) & M
+        k ^= k >> r
+        k = (k * m) & M
+        h = ((h ^ k) * m) & M
+    rest = n % 8
+    if rest:
+        for j in range(rest - 1, -1, -1):
+            h ^= s[full + j] << (8 * j)
+        h = (h * m) & M
+    h ^= h >> r
+    h = (h * m) & M
+    h ^= h >> r
+    return h
