@@ -948,10 +948,8 @@ def _python_to_numpy(value, dtype):
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind in "OSU" and dtype != dtypes.string:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
-        if dtype.is_integer and arr.size and arr.dtype.kind in "iu":
-            info = np.iinfo(dtype.np)
-            if arr.min() < info.min or arr.max() > info.max:
-                raise TypeError(f"Value {value!r} out of range for {dtype.name}.")
+        # Integers out of ``dtype``'s range wrap around (two's complement), as TF's
+        # make_tensor_proto gives them: constant(999, uint8) is 231.
         return arr.astype(dtype.np)
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
@@ -985,6 +983,53 @@ def _contains_tensor(value):
     return False
 
 
+def _first_tensor_dtype(value):
+    """The dtype of the first Tensor in nested lists (TF's _get_dtype_from_nested_lists)."""
+    if isinstance(value, Tensor):
+        return value.dtype.base_dtype
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            d = _first_tensor_dtype(v)
+            if d is not None:
+                return d
+    return None
+
+
+def _cast_nested_tensors(value, dtype):
+    """``value`` with every Tensor not of ``dtype`` cast to it (TF's autopacking
+    converts a list of tensors to a requested dtype so)."""
+    if isinstance(value, Tensor):
+        return value if value.dtype.base_dtype == dtype else apply_op("Cast", x=value, DstT=dtype, name="Cast")
+    if isinstance(value, (list, tuple)):
+        return [_cast_nested_tensors(v, dtype) for v in value]
+    return value
+
+
+def _autopack(value, dtype, preferred_dtype, name):
+    """A list holding tensors as one ``Pack`` named ``name``, built as TF's
+    _autopacking_helper: under the scope ``name``, nested lists are packed first
+    (each under its index's scope, which the scope takes even when the list has
+    no tensor), then the remaining values become constants named by index.
+    Returns the list itself when nothing in it is a tensor."""
+    with name_scope(name) as scope:
+        elems, must_pack = [], False
+        for i, v in enumerate(value):
+            if isinstance(v, Tensor):
+                must_pack = True
+                elems.append(convert_to_tensor(v, dtype=dtype))
+            elif isinstance(v, (list, tuple)):
+                packed = _autopack(v, dtype, preferred_dtype, str(i))
+                must_pack = must_pack or isinstance(packed, Tensor)
+                elems.append(packed)
+            else:
+                elems.append(v)
+        if not must_pack:
+            return list(value)
+        elems = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype=dtype, name=str(i))
+                 for i, e in enumerate(elems)]
+        return apply_op("Pack", values=elems, axis=0, name=scope)
+
+
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None, as_ref=False):
     """A Tensor for ``value``: Tensors pass through (dtype checked), Variables give
     their value, Python/NumPy values become ``Const`` ops, lists holding tensors
@@ -1010,8 +1055,12 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, "
                         f"name={name}, as_ref={as_ref})")
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        elems = [convert_to_tensor(v, dtype=dtype, dtype_hint=preferred_dtype) for v in value]
-        return apply_op("Pack", values=elems, axis=0, name=name or "packed")
+        inferred = _first_tensor_dtype(value)  # TF: the first tensor's dtype, unless one is asked for
+        if dtype is None:
+            dtype = inferred
+        elif inferred is not None and inferred != dtypes.as_dtype(dtype).base_dtype:
+            value = _cast_nested_tensors(value, dtypes.as_dtype(dtype).base_dtype)
+        return _autopack(value, dtype, preferred_dtype, name or "packed")
     if dtype is None and preferred_dtype is not None:
         try:
             arr = _python_to_numpy(value, preferred_dtype)
