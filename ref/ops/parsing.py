@@ -475,8 +475,6 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
     [batch, most steps] + shape, zero-padded (empty strings), with each
     example's number of steps in ``feature_list_dense_lengths``. Ragged
     features are not supported by ref (UnimplementedError)."""
-    if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
-        raise errors.UnimplementedError(None, None, "ref's ParseSequenceExampleV2 does not parse ragged features")
     ser = np.asarray(serialized, dtype=object)
     if ser.ndim > 1:
         raise invalid_argument(f"Expected serialized to be a scalar or vector, got shape: {list(ser.shape)}")
@@ -494,6 +492,8 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
         context_dense_shapes=context_dense_shapes, feature_list_sparse_types=feature_list_sparse_types,
         feature_list_dense_types=feature_list_dense_types, feature_list_dense_shapes=feature_list_dense_shapes)
         for i, s in enumerate(flat)]
+    if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
+        raise errors.UnimplementedError(None, None, "ref's ParseSequenceExampleV2 does not parse ragged features")
     ns, nd, ms = len(c_sparse), len(c_dense), len(f_sparse)
     out_ind, out_val, out_shp = [], [], []
     for j, t in enumerate(context_sparse_types):
