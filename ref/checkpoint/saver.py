@@ -33,10 +33,14 @@ renamed into place); then the ``checkpoint`` state file, atomically, last of
 all; only then are checkpoints beyond ``max_to_keep`` deleted. Saving again to
 a prefix that already holds a checkpoint (``save(sess, "dir/model")`` without
 ``global_step``) saves under a staging prefix ``dir/model.tempstate<hex>/model``,
-names it in the state file, links its files onto ``dir/model`` (data, index,
-meta graph), names ``dir/model`` again and drops the staging names. A process
-killed at any moment leaves ``latest_checkpoint`` naming a complete checkpoint,
-old or new, with its meta graph. (TF writes the state file before the meta
+marks it committed (a ``COMMITTED`` file listing its files), links its files
+onto ``dir/model`` (data, index, meta graph), writes the state file and drops
+the staging directory. The state file, ``latest_checkpoint`` and
+``get_checkpoint_state`` never name a staging prefix: a publish a crash
+interrupted is finished by the next reader of ``dir/model``
+(``checkpoint_exists``, ``latest_checkpoint``, ``get_checkpoint_state``,
+``restore``). A process killed at any moment leaves ``latest_checkpoint``
+naming a complete checkpoint, old or new, with its meta graph. (TF writes the state file before the meta
 graph, and overwrites a fixed prefix in place: a kill between its data and
 index renames leaves a checkpoint whose data and index disagree.)
 """
@@ -775,9 +779,10 @@ class Saver:
         save_path_parent = os.path.dirname(save_path)
         model_checkpoint_path = None
         # Overwriting an existing checkpoint (a fixed prefix): save under a staging
-        # prefix, name it in the state file, publish it onto the prefix, then name
-        # the prefix -- the state file always names a complete checkpoint.
+        # prefix, commit it, publish it onto the prefix; the state file only ever
+        # names the prefix, which always holds a complete checkpoint (old or new).
         staging = None
+        _state.recover_prefix(checkpoint_file)  # a previous publish a crash interrupted, finished first
         if not self._is_empty and write_state and _state.checkpoint_exists(checkpoint_file):
             staging = _state.staging_prefix(checkpoint_file)
         target = staging or checkpoint_file
@@ -794,17 +799,20 @@ class Saver:
             with sess.graph.as_default():
                 self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs,
                                        save_debug_info=save_debug_info)
+        if staging is not None:
+            # complete under the staging prefix: commit it, then publish it onto the prefix
+            # (a crash from the commit on is finished forward by the next reader of the prefix)
+            _state.commit_staging(staging, meta_graph_suffix, fsync=self._fsync)
+            _state.publish_checkpoint(staging, checkpoint_file, meta_graph_suffix, fsync=self._fsync)
         if not self._is_empty and write_state:
             self._RecordLastCheckpoint(model_checkpoint_path)
-            if staging is not None:
-                others = [p for p in self.last_checkpoints if p != model_checkpoint_path]
-                _write_state(save_path_parent, staging, others + [staging], latest_filename,
-                             self._save_relative_paths, self._fsync)
-                _state.publish_checkpoint(staging, checkpoint_file, meta_graph_suffix, fsync=self._fsync)
+            _state.crash_point("write_state")
             _write_state(save_path_parent, model_checkpoint_path, self.last_checkpoints, latest_filename,
                          self._save_relative_paths, self._fsync)
-            if staging is not None:
-                _state.discard_staging(staging, meta_graph_suffix)
+        if staging is not None:
+            _state.discard_staging(staging, meta_graph_suffix)
+        if not self._is_empty and write_state:
+            _state.crash_point("delete_old_checkpoints")
             self._MaybeDeleteOldCheckpoints(meta_graph_suffix=meta_graph_suffix, save_dir=save_path_parent)
         return model_checkpoint_path
 

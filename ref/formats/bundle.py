@@ -32,7 +32,7 @@ import google_crc32c
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.formats import crc32c as _crc, table
+from ref.formats import checkpoint_state as _state, crc32c as _crc, table
 from ref.formats.slices import TensorSlice, assemble, encode_tensor_name_slice
 from ref import protos
 
@@ -292,6 +292,7 @@ class BundleWriter:
             return
         self._closed = True
         try:
+            _state.crash_point("bundle_data_rename")
             self._close_into_place(self._out, self._data_tmp, self._data_path)
             with open(self._index_tmp, "wb") as f:
                 builder = table.TableBuilder(f)
@@ -301,6 +302,7 @@ class BundleWriter:
                 for key in sorted(self._entries):
                     builder.add(key, self._entries[key].SerializeToString())
                 builder.finish()
+                _state.crash_point("bundle_index_rename")
                 self._close_into_place(f, self._index_tmp, meta_filename(self.prefix))
             if self._fsync:
                 _fsync_dir(self.prefix)
@@ -341,6 +343,7 @@ class BundleReader:
 
     def __init__(self, prefix: str):
         self.prefix = str(prefix)
+        _state.recover_prefix(self.prefix)  # a publish a crash interrupted (Saver.save to a fixed prefix)
         self._index_path = meta_filename(self.prefix)
         try:
             with open(self._index_path, "rb") as f:

@@ -31,6 +31,7 @@ import glob as _glob
 import os
 import re
 import shutil
+import signal
 import uuid
 from ref import protos
 from ref.platform import tf_logging
@@ -131,6 +132,7 @@ def atomic_write_string_to_file(filename: str, contents, fsync: bool = False) ->
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
+        crash_point("atomic_rename")
         os.replace(tmp, filename)
     except BaseException:
         if os.path.exists(tmp):
@@ -196,6 +198,8 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
         _log.warning("Checkpoint state file %s is damaged and is ignored (%s): no checkpoint will be found "
                      "in %s through it", filename, e, checkpoint_dir)
         return None
+    if ckpt.model_checkpoint_path:
+        recover_prefix(os.path.join(checkpoint_dir, ckpt.model_checkpoint_path))
     if not ckpt.model_checkpoint_path:
         _log.warning("Checkpoint state file %s names no model_checkpoint_path", filename)
         raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
@@ -226,6 +230,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     ckpt = get_checkpoint_state(checkpoint_dir, latest_filename)
     if ckpt and ckpt.model_checkpoint_path:
         path = ckpt.model_checkpoint_path
+        recover_prefix(path)
         if _checkpoint_files(path, V2) or _checkpoint_files(path, V1):
             return path
         _log.warning("Checkpoint state file %s names %s, which does not exist",
@@ -236,6 +241,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 def checkpoint_exists(checkpoint_prefix) -> bool:
     """Checks whether a V1 or V2 checkpoint exists with the specified prefix."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
+    recover_prefix(checkpoint_prefix)
     return bool(_checkpoint_files(checkpoint_prefix, V2) or _checkpoint_files(checkpoint_prefix, V1))
 
 
@@ -295,9 +301,12 @@ def remove_checkpoint_in(directory, checkpoint_prefix, checkpoint_format_version
 def staging_prefix(checkpoint_prefix: str) -> str:
     """A fresh prefix to save under before :func:`publish_checkpoint`: the same
     base name in a new directory beside it, ``P.tempstate<hex>/model-3`` for
-    ``P = dir/model-3`` (TF's temporary-file tag), so a program that parses
-    the step out of ``latest_checkpoint`` reads the same number."""
+    ``P = dir/model-3`` (TF's temporary-file tag). The state file never names
+    it."""
     return os.path.join(f"{checkpoint_prefix}.tempstate{uuid.uuid4().hex}", os.path.basename(checkpoint_prefix))
+
+
+_COMMIT = "COMMITTED"  # in a staging directory: its checkpoint is complete; the names to publish
 
 
 def _staged_files(staging: str, meta_graph_suffix: str) -> list[str]:
@@ -308,21 +317,65 @@ def _staged_files(staging: str, meta_graph_suffix: str) -> list[str]:
     return files
 
 
+def crash_point(name: str) -> None:
+    """A named step of a checkpoint write, for fault injection: the process
+    SIGKILLs itself here when the environment variable ``REF_CRASH_AT`` is
+    ``name`` (the first time) or ``name#n`` (the n-th time, from 1), or when
+    ``crash_point.hook`` (a test's callable) is set and returns True for it."""
+    hook = crash_point.hook
+    spec = os.environ.get("REF_CRASH_AT")
+    if hook is None and not spec:
+        return
+    counts = crash_point.counts
+    counts[name] = counts.get(name, 0) + 1
+    hit = hook is not None and hook(name)
+    if spec:
+        want, _, nth = spec.partition("#")
+        hit = hit or (want == name and counts[name] == int(nth or 1))
+    if hit:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+crash_point.hook = None
+crash_point.counts = {}
+
+
+def commit_staging(staging: str, meta_graph_suffix: str = "meta", fsync: bool = False) -> None:
+    """Marks complete checkpoint ``staging`` as committed to its final prefix:
+    from here on a crash is finished forward by :func:`recover_prefix`."""
+    names = [os.path.basename(f) for f in _staged_files(staging, meta_graph_suffix)]
+    crash_point("commit_staging")
+    atomic_write_string_to_file(os.path.join(os.path.dirname(staging), _COMMIT), "\n".join(names) + "\n",
+                                fsync=fsync)
+    if fsync:
+        _fsync_dir(staging)
+
+
 def publish_checkpoint(staging: str, final: str, meta_graph_suffix: str = "meta", fsync: bool = False) -> None:
-    """Gives checkpoint ``staging``'s files the names of ``final``: each file is
-    hard-linked (copied where links are not supported) to a temporary name and
-    renamed onto its final name, data shards first, the index, then the meta
-    graph. ``staging`` stays complete throughout; the caller names it in the
-    state file until this returns, then names ``final`` and calls
-    :func:`discard_staging`."""
-    for src in _staged_files(staging, meta_graph_suffix):
-        dst = final + src[len(staging):]
+    """Gives committed checkpoint ``staging``'s files the names of ``final``:
+    each file is hard-linked (copied where links are not supported) to a
+    temporary name and renamed onto its final name, data shards first, the
+    index, then the meta graph. ``staging`` stays complete throughout, so a
+    crash part way is finished by :func:`recover_prefix`."""
+    _publish(os.path.dirname(staging), [os.path.basename(f) for f in _staged_files(staging, meta_graph_suffix)],
+             final, fsync)
+
+
+def _publish(staging_dir, names, final, fsync):
+    base = os.path.basename(final)
+    for name in names:
+        src = os.path.join(staging_dir, name)
+        dst = final + name[len(base):]
         tmp = f"{dst}.tempstate{uuid.uuid4().hex}"
+        crash_point("publish_file")
         try:
             try:
                 os.link(src, tmp)
+            except FileNotFoundError:
+                continue  # published and discarded by another process meanwhile
             except OSError:
                 shutil.copyfile(src, tmp)
+            crash_point("publish_rename")
             os.replace(tmp, dst)
         except BaseException:
             try:
@@ -335,16 +388,45 @@ def publish_checkpoint(staging: str, final: str, meta_graph_suffix: str = "meta"
 
 
 def discard_staging(staging: str, meta_graph_suffix: str = "meta") -> None:
-    """Deletes the files of a published staging checkpoint, and its directory."""
-    for f in _staged_files(staging, meta_graph_suffix):
+    """Deletes a published staging checkpoint: its commit mark first, then its
+    files and its directory."""
+    directory = os.path.dirname(staging)
+    crash_point("discard_staging")
+    for f in [os.path.join(directory, _COMMIT)] + _staged_files(staging, meta_graph_suffix):
         try:
             os.remove(f)
         except FileNotFoundError:
             pass
     try:
-        os.rmdir(os.path.dirname(staging))
+        os.rmdir(directory)
     except OSError:
         pass
+
+
+def recover_prefix(checkpoint_prefix: str) -> None:
+    """Finishes a publish of ``checkpoint_prefix`` that a crash interrupted:
+    each committed staging directory ``P.tempstate<hex>`` is published onto
+    ``P`` again (idempotent) and discarded. Uncommitted staging directories
+    are left alone (a save still writing, or one that died before its commit:
+    ``P`` is still the old checkpoint either way)."""
+    checkpoint_prefix = os.fspath(checkpoint_prefix)
+    for directory in _get_matching_files(_glob.escape(checkpoint_prefix) + ".tempstate*"):
+        mark = os.path.join(directory, _COMMIT)
+        try:
+            with open(mark) as f:
+                names = [n for n in f.read().split("\n") if n]
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        _publish(directory, names, checkpoint_prefix, fsync=False)
+        for name in [_COMMIT] + names:
+            try:
+                os.remove(os.path.join(directory, name))
+            except FileNotFoundError:
+                pass
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass
 
 
 def _fsync_dir(path: str) -> None:
@@ -361,4 +443,5 @@ def _fsync_dir(path: str) -> None:
 __all__ = ["generate_checkpoint_state_proto", "update_checkpoint_state", "update_checkpoint_state_internal",
            "get_checkpoint_state", "latest_checkpoint", "checkpoint_exists", "get_checkpoint_mtimes",
            "remove_checkpoint", "meta_graph_filename", "atomic_write_string_to_file", "remove_checkpoint_in",
-           "is_inside", "staging_prefix", "publish_checkpoint", "discard_staging"]
+           "is_inside", "staging_prefix", "commit_staging", "publish_checkpoint", "discard_staging",
+           "recover_prefix", "crash_point"]

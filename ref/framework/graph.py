@@ -1304,7 +1304,8 @@ def apply_op(op_type, name=None, **kwargs):
             if in_name in opdef.list_inputs:
                 if not isinstance(v, (list, tuple)):
                     raise TypeError(f"Expected list for '{in_name}' argument to '{op_type}' Op, not {v!r}.")
-                ts = [_convert_input(x, hint, op_type, in_name, is_ref) for x in v]
+                # TF's convert_n_to_tensor: list items are named "<input>_<i>" ("Assert/data_0").
+                ts = [_convert_input(x, hint, op_type, in_name, is_ref, f"{in_name}_{i}") for i, x in enumerate(v)]
                 list_sizes[in_name] = len(ts)
                 inputs.extend(ts)
                 named[in_name] = ts
@@ -1392,7 +1393,7 @@ def apply_op(op_type, name=None, **kwargs):
     return tuple(outs)
 
 
-def _convert_input(value, hint, op_type, in_name, is_ref):
+def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None):
     if is_ref:
         if hasattr(value, "_ref") and callable(value._ref) and not isinstance(value, Tensor):
             value = value._ref()
@@ -1404,7 +1405,7 @@ def _convert_input(value, hint, op_type, in_name, is_ref):
                             f"(e.g. a tf.Variable): {value.name} has dtype {value.dtype.name}")
         return _maybe_capture(value)
     try:
-        t = convert_to_tensor(value, dtype_hint=hint, name=in_name)
+        t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
     return _maybe_capture(t)

@@ -143,6 +143,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
+    if any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
+        return _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_structure,
+                                     parallel_iterations=parallel_iterations, back_prop=back_prop,
+                                     swap_memory=swap_memory, name=name, maximum_iterations=maximum_iterations)
     outer = get_default_graph()
     with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
         arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(loop_vars)]
@@ -191,7 +195,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                 f"but has type {o.dtype.base_dtype.name} after one iteration.")
             if not s.is_compatible_with(o.shape) or (s.ndims is not None and o.shape.ndims is not None and
                                                      not _more_specific(o.shape, s)):
-                raise ValueError(f"Input tensor '{v.name}' enters the loop with shape {v.shape}, but has shape "
+                raise ValueError(f"Input tensor `{v.name}` enters the loop with shape {v.shape}, but has shape "
                                  f"{o.shape} after one iteration. To allow the shape to vary across iterations, "
                                  "use the `shape_invariants` argument of tf.while_loop to specify a less-specific "
                                  "shape.")
@@ -250,6 +254,101 @@ def _record_random_draws(cond_g, body_g, flat, invariants, back_prop):
         recorded.append((t, zeros, t.shape))
     body_g.outputs = list(body_g.outputs) + draws
     return recorded
+
+
+def _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_structure, **kwargs):
+    """``while_loop`` over SparseTensor / IndexedSlices loop variables, carried
+    as their component tensors. As in compat.v1 (TF's type specs), a
+    SparseTensor's ``indices``/``values`` may change their number of entries
+    (shapes ``[None, rank]``, ``[None]``); its shape invariant is the dense
+    shape. An IndexedSlices keeps its ``values`` shape unless its invariant
+    (the ``values`` shape) relaxes it."""
+    leaves = nest.flatten(loop_vars)
+    if shape_invariants is not None:
+        nest.assert_same_structure(loop_vars, shape_invariants)
+        inv_leaves = nest.flatten(shape_invariants)
+    else:
+        inv_leaves = [None] * len(leaves)
+    comps, comp_inv, kinds = [], [], []
+    for v, inv in zip(leaves, inv_leaves):
+        if isinstance(v, SparseTensor):
+            inv = as_shape(inv) if inv is not None else v.get_shape()
+            rank = inv.ndims if inv.ndims is not None else v.dense_shape.shape.as_list()[0]
+            if not inv.is_compatible_with(v.get_shape()):
+                raise ValueError(f"The shape invariant specified for {v.values.name} is not compatible with the "
+                                 f"initial shape of the loop variable. It enters the loop with shape "
+                                 f"{v.get_shape()}, but the specified shape invariant is {inv}.")
+            comps += [v.indices, v.values, v.dense_shape]
+            comp_inv += [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+            kinds.append(("sparse", inv))
+        elif isinstance(v, IndexedSlices):
+            values_inv = as_shape(inv) if inv is not None else v.values.shape
+            parts = [v.values, v.indices] + ([v.dense_shape] if v.dense_shape is not None else [])
+            comps += parts
+            comp_inv += [values_inv, TensorShape([values_inv.as_list()[0] if values_inv.ndims else None])
+                         if inv is not None else v.indices.shape]
+            if v.dense_shape is not None:
+                comp_inv.append(v.dense_shape.shape)
+            kinds.append(("slices", len(parts)))
+        else:
+            v = v if isinstance(v, TensorArray) else convert_to_tensor(v)
+            comps.append(v)
+            comp_inv.append(TensorShape([]) if isinstance(v, TensorArray) else
+                            (as_shape(inv) if inv is not None else v.shape))
+            kinds.append(None)
+
+    def rebuild(flat):
+        out, i = [], 0
+        for kind in kinds:
+            if kind is None:
+                out.append(flat[i])
+                i += 1
+            elif kind[0] == "sparse":
+                st = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
+                if kind[1].ndims is not None:  # TF rebuilds it from its spec: the invariant is its static shape
+                    st.set_shape(kind[1])
+                out.append(st)
+                i += 3
+            else:
+                n = kind[1]
+                out.append(IndexedSlices(flat[i], flat[i + 1], flat[i + 2] if n == 3 else None))
+                i += n
+        return out
+
+    def components(result):
+        result = result if nest.is_nested(result) else [result]
+        try:
+            nest.assert_same_structure(loop_vars if nest.is_nested(loop_vars) else [loop_vars], result)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"body must return the same structure as loop_vars: {e}") from None
+        flat = []
+        for kind, r in zip(kinds, nest.flatten(result)):
+            if kind is None:
+                if isinstance(r, (SparseTensor, IndexedSlices)):
+                    raise TypeError(f"Loop variable enters the loop as a Tensor but the body returns {r!r}")
+                flat.append(r)
+            elif kind[0] == "sparse":
+                if not isinstance(r, SparseTensor):
+                    raise TypeError(f"Loop variable enters the loop as a SparseTensor but the body returns {r!r}")
+                flat += [r.indices, r.values, r.dense_shape]
+            else:
+                if not isinstance(r, IndexedSlices):
+                    raise TypeError(f"Loop variable enters the loop as an IndexedSlices but the body returns {r!r}")
+                flat += [r.values, r.indices] + ([r.dense_shape] if kind[1] == 3 else [])
+        return flat
+
+    def flat_cond(*flat):
+        return cond(*_as_args(loop_vars, rebuild(flat)))
+
+    def flat_body(*flat):
+        return components(body(*_as_args(loop_vars, rebuild(flat))))
+
+    outs = while_loop(flat_cond, flat_body, comps, shape_invariants=comp_inv, return_same_structure=True,
+                      **kwargs)
+    outs = rebuild(list(outs))
+    if not return_same_structure and len(outs) == 1:
+        return outs[0]
+    return nest.pack_sequence_as(loop_vars, outs)
 
 
 def _flow(v):

@@ -5,31 +5,51 @@ import sys
 
 from ref.types import dtypes, nest
 from ref.framework.graph import Tensor, apply_op, convert_to_tensor, name_scope
+from ref.graph_ops import control_flow_ops
 
 __all__ = ["Assert", "Print", "print_v2"]
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
-    """An op raising InvalidArgumentError ``"assertion failed: [d0] [d1] ..."``
-    when it runs and ``condition`` is false; ``data`` tensors are summarized to
-    their first ``summarize`` (default 3) elements.
+    """Asserts that ``condition`` is true: an op raising InvalidArgumentError
+    ``"assertion failed: [d0] [d1] ..."`` when it runs and ``condition`` is
+    false; ``data`` tensors are summarized to their first ``summarize``
+    (default 3) elements.
 
-    Returns the ``Assert`` Operation: run it, or make it a control dependency
-    (``with tf.control_dependencies([tf.Assert(...)])``). compat.v1 guards
-    non-int32/string data with a cond named ``AssertGuard``; ref runs the
-    Assert op directly, with the same effect and message.
+    When every ``data`` tensor is int32 or string, returns the ``Assert``
+    Operation (``<name>/Assert``). Otherwise, as in compat.v1, the Assert sits
+    in the false branch of a cond named ``AssertGuard`` (so ``data`` is only
+    summarized when the condition fails) and the returned Operation is
+    ``<name>/AssertGuard/Identity``. Either way: run it, or make it a control
+    dependency (``with tf.control_dependencies([tf.Assert(...)])``).
     """
     with name_scope(name, "Assert", [condition, data]) as scope:
         xs = [convert_to_tensor(x) for x in data]
-        condition = convert_to_tensor(condition, name="Condition")
-        if condition.dtype.base_dtype != dtypes.bool:
-            raise TypeError(f"Input 'condition' of 'Assert' Op has type {condition.dtype.base_dtype.name} that "
-                            f"does not match expected type of bool.")
-        if condition.shape.ndims not in (None, 0):
-            raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
-                             f"(op: 'Assert') with input shapes: {condition.shape}.")
-        return apply_op("Assert", condition=condition, data=xs, summarize=3 if summarize is None else summarize,
-                        name="Assert")
+        if not xs:
+            raise ValueError("Attr 'T' of 'Assert' Op passed list of length 0 less than minimum 1.")
+        summarize = 3 if summarize is None else summarize
+        if all(x.dtype.base_dtype in (dtypes.string, dtypes.int32) for x in xs):
+            _check_condition(convert_to_tensor(condition), scope)
+            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert")
+        condition = _check_condition(convert_to_tensor(condition, name="Condition"), scope)
+
+        def true_assert():
+            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert")
+
+        guarded = control_flow_ops.cond(condition, control_flow_ops.no_op, true_assert, name="AssertGuard")
+        with name_scope(scope + "AssertGuard/"):
+            return control_flow_ops.identity(guarded, name="Identity").op
+
+
+def _check_condition(condition, scope):
+    """``condition`` if it is a scalar bool; else the errors of TF's op builder."""
+    if condition.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"Input 'condition' of 'Assert' Op has type {condition.dtype.base_dtype.name} that "
+                        f"does not match expected type of bool.")
+    if condition.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {condition.shape.ndims} for '{scope}Assert' "
+                         f"(op: 'Assert') with input shapes: {condition.shape}.")
+    return condition
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name

@@ -10,7 +10,8 @@ from ref.types import dtypes
 from ref.types.shapes import as_shape
 
 __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
-           "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example"]
+           "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
+           "parse_sequence_example"]
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
@@ -194,3 +195,78 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     for i, k in enumerate(s_dense):
         sequence[k] = outs[pos + i]
     return context, sequence
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None, example_names=None,
+                           name=None):
+    """Parses a batch (a vector) of serialized ``SequenceExample`` protos:
+    returns (context dict, feature-list dict, lengths dict). Context features
+    parse as in :func:`parse_example` ([batch] + shape; VarLenFeature a
+    SparseTensor [batch, longest]); a ``FixedLenSequenceFeature`` feature list
+    becomes [batch, most steps] + shape, zero-padded, with each example's
+    number of steps in the lengths dict; a ``VarLenFeature`` one a
+    SparseTensor [batch, most steps, longest]. ``RaggedFeature`` is not
+    supported by ref."""
+    if not (context_features or sequence_features):
+        raise ValueError("Both `context_features` and `sequence_features` argument are None, but at least one "
+                         "should have values.")
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    for k, f in context_features.items():
+        if not isinstance(f, (VarLenFeature, FixedLenFeature)):
+            raise ValueError(f"Unsupported {type(f).__name__} {f}.")
+    for k, f in sequence_features.items():
+        if not isinstance(f, (VarLenFeature, FixedLenSequenceFeature)):
+            raise ValueError(f"Unsupported {type(f).__name__} {f}.")
+    c_sparse = sorted(k for k, f in context_features.items() if isinstance(f, VarLenFeature))
+    c_dense = sorted(k for k, f in context_features.items() if isinstance(f, FixedLenFeature))
+    s_sparse = sorted(k for k, f in sequence_features.items() if isinstance(f, VarLenFeature))
+    s_dense = sorted(k for k, f in sequence_features.items() if isinstance(f, FixedLenSequenceFeature))
+    for k in s_dense:
+        if sequence_features[k].default_value is not None:
+            raise ValueError(f"Value feature_list.dense_defaults[{k}] must be None")
+    with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
+        defaults = []
+        for k in c_dense:
+            f = context_features[k]
+            dtype = dtypes.as_dtype(f.dtype)
+            if f.default_value is None:
+                defaults.append(convert_to_tensor([], dtype=dtype, name=f"context_key_{k}"))
+            else:
+                defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
+                                         shape=convert_to_tensor(as_shape(f.shape).as_list(), dtype=dtypes.int32),
+                                         name=f"context_key_{k}"))
+        strings = lambda keys: convert_to_tensor(list(keys), dtype=dtypes.string)  # noqa: E731
+        outs = apply_op(
+            "ParseSequenceExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string, name="serialized"),
+            debug_name=strings(example_names if example_names is not None else []),
+            context_sparse_keys=strings(c_sparse), context_dense_keys=strings(c_dense),
+            context_ragged_keys=strings([]), feature_list_sparse_keys=strings(s_sparse),
+            feature_list_dense_keys=strings(s_dense), feature_list_ragged_keys=strings([]),
+            feature_list_dense_missing_assumed_empty=convert_to_tensor(
+                [bool(sequence_features[k].allow_missing) for k in s_dense], dtype=dtypes.bool),
+            context_dense_defaults=defaults, Ncontext_sparse=len(c_sparse), Tcontext_dense=[d.dtype for d in defaults],
+            context_sparse_types=[dtypes.as_dtype(context_features[k].dtype) for k in c_sparse],
+            context_dense_shapes=[as_shape(context_features[k].shape).as_list() for k in c_dense],
+            Nfeature_list_sparse=len(s_sparse), Nfeature_list_dense=len(s_dense),
+            feature_list_dense_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_dense],
+            feature_list_sparse_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_sparse],
+            feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
+            name="ParseSequenceExampleV2")
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    context, feature_lists, lengths = {}, {}, {}
+    n = len(c_sparse)
+    for i, k in enumerate(c_sparse):
+        context[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
+    pos = 3 * n
+    for i, k in enumerate(c_dense):
+        context[k] = outs[pos + i]
+    pos += len(c_dense)
+    m = len(s_sparse)
+    for i, k in enumerate(s_sparse):
+        feature_lists[k] = SparseTensor(outs[pos + i], outs[pos + m + i], outs[pos + 2 * m + i])
+    pos += 3 * m
+    for i, k in enumerate(s_dense):
+        feature_lists[k] = outs[pos + i]
+        lengths[k] = outs[pos + len(s_dense) + i]
+    return context, feature_lists, lengths

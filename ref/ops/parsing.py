@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ref import protos
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -414,3 +414,121 @@ def parse_single_sequence_example(serialized, feature_list_dense_missing_assumed
             rows.append(np.array(v, dtype=np_t).reshape(shape))
         result.append(np.stack(rows) if rows else np.zeros([0] + shape, dtype=np_t))
     return result
+
+
+# -- ParseSequenceExampleV2 (batched) ---------------------------------------------------------
+
+def _seq_v2_rule(ins, attrs):
+    ser = ins["serialized"].shape
+    batch = ser.as_list()[0] if ser.ndims == 1 else None
+    out = []
+    n = attrs["Ncontext_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 2]))] * n
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["context_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([2]))] * n
+    out += [(d.dtype, TensorShape([batch]).concatenate(TensorShape(s)))
+            for d, s in zip(ins["context_dense_defaults"], attrs["context_dense_shapes"])]
+    m = attrs["Nfeature_list_sparse"]
+    out += [(dtypes.int64, TensorShape([None, 3]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["feature_list_sparse_types"]]
+    out += [(dtypes.int64, TensorShape([3]))] * m
+    out += [(dtypes.as_dtype(t), TensorShape([batch, None]).concatenate(TensorShape(s)))
+            for t, s in zip(attrs["feature_list_dense_types"], attrs["feature_list_dense_shapes"])]
+    out += [(dtypes.int64, TensorShape([batch]))] * attrs["Nfeature_list_dense"]
+    return out
+
+
+def _batch_sparse(parts, extra_rank):
+    """One SparseTensor [batch] + dims from per-example (indices, values, dense_shape)."""
+    idx = [np.concatenate([np.full((len(ix), 1), b, np.int64), ix], axis=1) for b, (ix, _, _) in enumerate(parts)]
+    vals = [v for _, v, _ in parts]
+    shape = np.max(np.stack([s for _, _, s in parts]), axis=0) if parts else np.zeros(extra_rank, np.int64)
+    return (np.concatenate(idx).reshape(-1, extra_rank + 1) if idx else np.zeros((0, extra_rank + 1), np.int64),
+            np.concatenate(vals) if vals else np.zeros(0),
+            np.concatenate([[len(parts)], shape]).astype(np.int64))
+
+
+@register_op("ParseSequenceExampleV2",
+             inputs=("serialized", "debug_name", "context_sparse_keys", "context_dense_keys", "context_ragged_keys",
+                     "feature_list_sparse_keys", "feature_list_dense_keys", "feature_list_ragged_keys",
+                     "feature_list_dense_missing_assumed_empty", "context_dense_defaults"),
+             outputs=("*outputs",), list_inputs={"context_dense_defaults": None},
+             attrs={"Ncontext_sparse": 0, "Tcontext_dense": [], "context_sparse_types": [],
+                    "context_ragged_value_types": [], "context_ragged_split_types": [], "context_dense_shapes": [],
+                    "Nfeature_list_sparse": 0, "Nfeature_list_dense": 0, "feature_list_dense_types": [],
+                    "feature_list_sparse_types": [], "feature_list_ragged_value_types": [],
+                    "feature_list_ragged_split_types": [], "feature_list_dense_shapes": []},
+             shape=_seq_v2_rule)
+def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, context_dense_keys, context_ragged_keys,
+                              feature_list_sparse_keys, feature_list_dense_keys, feature_list_ragged_keys,
+                              feature_list_dense_missing_assumed_empty, context_dense_defaults, Ncontext_sparse=0,
+                              Tcontext_dense=(), context_sparse_types=(), context_ragged_value_types=(),
+                              context_ragged_split_types=(), context_dense_shapes=(), Nfeature_list_sparse=0,
+                              Nfeature_list_dense=0, feature_list_dense_types=(), feature_list_sparse_types=(),
+                              feature_list_ragged_value_types=(), feature_list_ragged_split_types=(),
+                              feature_list_dense_shapes=()):
+    """Parses a vector of serialized ``SequenceExample`` protos, each as
+    ParseSingleSequenceExample, batched: context sparse -> indices [N, 2]
+    (example, index), dense shape [batch, longest]; context dense ->
+    [batch] + shape; feature-list sparse -> indices [N, 3] (example, step,
+    index), dense shape [batch, most steps, longest]; feature-list dense ->
+    [batch, most steps] + shape, zero-padded (empty strings), with each
+    example's number of steps in ``feature_list_dense_lengths``. Ragged
+    features are not supported by ref (UnimplementedError)."""
+    ser = np.asarray(serialized, dtype=object)
+    if ser.ndim > 1:
+        raise invalid_argument(f"Expected serialized to be a scalar or vector, got shape: {list(ser.shape)}")
+    flat = ser.reshape(-1)
+    names = np.asarray(debug_name, dtype=object).reshape(-1)
+    if names.size and names.size != flat.size:
+        raise invalid_argument(f"Expected len(debug_name) == len(serialized), got {names.size} vs {flat.size}")
+    keys = lambda k: list(np.asarray(k, dtype=object).reshape(-1))  # noqa: E731
+    c_sparse, c_dense, f_sparse, f_dense = (keys(context_sparse_keys), keys(context_dense_keys),
+                                            keys(feature_list_sparse_keys), keys(feature_list_dense_keys))
+    empty_ok = [k for k, ok in zip(f_dense, np.asarray(feature_list_dense_missing_assumed_empty).reshape(-1)) if ok]
+    per = [parse_single_sequence_example(
+        s, np.array(empty_ok, dtype=object), c_sparse, c_dense, f_sparse, f_dense, context_dense_defaults,
+        names[i] if names.size else b"", context_sparse_types=context_sparse_types,
+        context_dense_shapes=context_dense_shapes, feature_list_sparse_types=feature_list_sparse_types,
+        feature_list_dense_types=feature_list_dense_types, feature_list_dense_shapes=feature_list_dense_shapes)
+        for i, s in enumerate(flat)]
+    if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
+        raise errors.UnimplementedError(None, None, "ref's ParseSequenceExampleV2 does not parse ragged features")
+    ns, nd, ms = len(c_sparse), len(c_dense), len(f_sparse)
+    out_ind, out_val, out_shp = [], [], []
+    for j, t in enumerate(context_sparse_types):
+        ix, v, sh = _batch_sparse([(r[j], r[ns + j], r[2 * ns + j]) for r in per], 1)
+        out_ind.append(ix)
+        out_val.append(v.astype(object if dtypes.as_dtype(t) == dtypes.string else dtypes.as_dtype(t).np))
+        out_shp.append(sh)
+    result = out_ind + out_val + out_shp
+    for j, (default, shape) in enumerate(zip(context_dense_defaults, context_dense_shapes)):
+        np_t = np.asarray(default).dtype
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        rows = [r[3 * ns + j] for r in per]
+        if not rows:  # TF's batched kernel rejects an empty batch with context dense features
+            raise invalid_argument(f"Inconsistent max number of elements for feature {_s(c_dense[j])}: expected "
+                                   f"{int(np.prod(shape))}, but found 0")
+        result.append(np.stack(rows).astype(np_t) if rows else np.zeros([0] + shape, np_t))
+    base = 3 * ns + nd
+    out_ind, out_val, out_shp = [], [], []
+    for j, t in enumerate(feature_list_sparse_types):
+        ix, v, sh = _batch_sparse([(r[base + j], r[base + ms + j], r[base + 2 * ms + j]) for r in per], 2)
+        out_ind.append(ix)
+        out_val.append(v.astype(object if dtypes.as_dtype(t) == dtypes.string else dtypes.as_dtype(t).np))
+        out_shp.append(sh)
+    result += out_ind + out_val + out_shp
+    base += 3 * ms
+    lengths = []
+    for j, (t, shape) in enumerate(zip(feature_list_dense_types, feature_list_dense_shapes)):
+        t = dtypes.as_dtype(t)
+        np_t = object if t == dtypes.string else t.np
+        shape = [int(d) for d in (TensorShape(shape).as_list() if isinstance(shape, TensorShape) else shape)]
+        rows = [r[base + j] for r in per]
+        steps = max([len(x) for x in rows] + [0])
+        full = np.full([len(rows), steps] + shape, b"" if t == dtypes.string else 0, dtype=np_t)
+        for b, x in enumerate(rows):
+            full[b, :len(x)] = x
+        result.append(full)
+        lengths.append(np.array([len(x) for x in rows], dtype=np.int64))
+    return result + lengths

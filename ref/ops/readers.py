@@ -34,15 +34,19 @@ class ReaderBase:
     """The state every reader keeps: the current work unit and the counters."""
 
     op_type = "ReaderBase"
+    _single_record = False  # each work unit is exactly one record
 
-    def __init__(self, name):
+    def __init__(self, name, node_name=None):
         self.name = name
+        # TF's reader name in messages: "IdentityReader 'node'"
+        self.display_name = f"{self.op_type[:-2]} '{node_name or self.op_type}'"
         self._lock = threading.Lock()
         self.reset()
 
     def reset(self):
-        self.work = None            # current file name (bytes) or None
+        self.work = b""             # the last work unit (file name) started; b"" after a reset
         self.records_produced = 0   # over all work units
+        self.work_units_started = 0
         self.work_units_completed = 0
         self._records = None        # iterator over (key, value) of the current unit
 
@@ -64,26 +68,153 @@ class ReaderBase:
                         raise invalid_argument("Expected to dequeue a one-element string tensor")
                     self.work = _as_bytes(unit[0].item() if isinstance(unit[0], np.ndarray) else unit[0])
                     self._records = self._open(self.work)
+                    self.work_units_started += 1
                 try:
                     k, v = next(self._records)
                 except StopIteration:
                     self._records = None
-                    self.work = None
-                    self.work_units_completed += 1
+                    self.work_units_completed = self.work_units_started
                     continue
                 keys.append(k)
                 values.append(v)
                 self.records_produced += 1
+                if self._single_record:  # TF: the one record comes with at_end, finishing the unit
+                    self._records = None
+                    self.work_units_completed = self.work_units_started
         return keys, values
 
     def serialize_state(self) -> bytes:
-        raise errors.UnimplementedError(None, None, f"{self.op_type} does not support serializing state")
+        """TF's ReaderBase: Unimplemented (only IdentityReader and
+        WholeFileReader, whose whole state is the base state, override it)."""
+        raise errors.UnimplementedError(None, None, "Reader SerializeState")
 
     def restore_state(self, state):
-        raise errors.UnimplementedError(None, None, f"{self.op_type} does not support restoring state")
+        raise errors.UnimplementedError(None, None, "Reader RestoreState")
+
+    # -- the base state as a ReaderBaseState proto (for the readers that save it) ------------------
+    def _serialize_base_state(self) -> bytes:
+        """``ReaderBaseState{work_started=1, work_finished=2,
+        num_records_produced=3, current_work=4}`` in proto3 wire format
+        (zero fields omitted), written by hand: kernels do not load protobuf."""
+        out = bytearray()
+        for number, value in ((1, self.work_units_started), (2, self.work_units_completed),
+                              (3, self.records_produced)):
+            if value:
+                out += _varint(number << 3) + _varint(value & 0xFFFFFFFFFFFFFFFF)
+        if self.work:
+            out += _varint(4 << 3 | 2) + _varint(len(self.work)) + self.work
+        return bytes(out)
+
+    def _restore_base_state(self, state: bytes) -> None:
+        """Restores the counters and the current work unit; on any error the
+        reader is reset (TF's RestoreState), and the error names the reader."""
+        try:
+            fields = _parse_reader_base_state(state)
+            if fields is None:
+                raise invalid_argument(f"Could not parse state for {self.display_name}: {_c_escape(state)}")
+            started, finished, produced, work = fields
+            debug = "".join(f"{k}: {v}\n" for k, v in (("work_started", started), ("work_finished", finished),
+                                                        ("num_records_produced", produced)) if v)
+            debug += f'current_work: "{_c_escape(work)}"\n' if work else ""
+            if started < 0 or finished < 0 or produced < 0:
+                raise invalid_argument(f"Unexpected negative value when restoring in {self.display_name}: {debug}")
+            if started > finished:  # TF's check: a restored reader has no work unit in progress
+                raise invalid_argument(f"Inconsistent work started vs. finished when restoring in "
+                                       f"{self.display_name}: {debug}")
+        except errors.OpError:
+            self.reset()
+            raise
+        self.work_units_started, self.work_units_completed, self.records_produced = started, finished, produced
+        self.work, self._records = work, None
 
     def close(self):
         """Session teardown: nothing is held open between reads."""
+
+
+class _BaseStateReader(ReaderBase):
+    """A reader whose whole state is the base state (TF: IdentityReader and
+    WholeFileReader save it as a ReaderBaseState proto); each work unit is
+    one record."""
+
+    _single_record = True
+
+    def serialize_state(self) -> bytes:
+        return self._serialize_base_state()
+
+    def restore_state(self, state):
+        state = state.item() if isinstance(state, np.ndarray) else state
+        with self._lock:
+            self._restore_base_state(_as_bytes(state))
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _read_varint(data: bytes, i: int):
+    """(value, next index), or None for a truncated or over-long varint."""
+    value = shift = 0
+    while i < len(data) and shift < 70:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return (value & 0xFFFFFFFFFFFFFFFF if shift == 63 else value), i
+        shift += 7
+    return None
+
+
+def _parse_reader_base_state(data: bytes):
+    """``(work_started, work_finished, num_records_produced, current_work)``
+    from ReaderBaseState wire bytes (unknown fields skipped, last value
+    wins), or None when the bytes do not parse."""
+    fields = [0, 0, 0, b""]
+    i = 0
+    while i < len(data):
+        tag = _read_varint(data, i)
+        if tag is None:
+            return None
+        tag, i = tag
+        number, wire = tag >> 3, tag & 7
+        if number == 0:
+            return None
+        if wire == 0:
+            v = _read_varint(data, i)
+            if v is None:
+                return None
+            v, i = v
+            if 1 <= number <= 3:
+                v &= 0xFFFFFFFFFFFFFFFF
+                fields[number - 1] = v - (1 << 64) if v >= 1 << 63 else v
+        elif wire == 2:
+            n = _read_varint(data, i)
+            if n is None or n[1] + n[0] > len(data):
+                return None
+            n, i = n
+            if number == 4:
+                fields[3] = bytes(data[i:i + n])
+            i += n
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+            if i > len(data):
+                return None
+        else:  # groups and invalid wire types
+            return None
+    return tuple(fields)
+
+
+def _c_escape(data: bytes) -> str:
+    """absl::CEscape: \\n \\r \\t \\" \\' \\\\ and octal for other non-printable bytes."""
+    special = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}
+    return "".join(special.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in data)
 
 
 def _key(filename: bytes, number: int) -> bytes:
@@ -98,7 +229,7 @@ def _read_file(filename: bytes) -> bytes:
         raise errors.NotFoundError(None, None, f"{filename.decode(errors='replace')}; No such file or directory")
 
 
-class WholeFileReader(ReaderBase):
+class WholeFileReader(_BaseStateReader):
     """Each file is one record: key the file name, value its contents."""
 
     op_type = "WholeFileReaderV2"
@@ -107,7 +238,7 @@ class WholeFileReader(ReaderBase):
         yield filename, _read_file(filename)
 
 
-class IdentityReader(ReaderBase):
+class IdentityReader(_BaseStateReader):
     """Each work unit is one record: key and value are the work unit itself."""
 
     op_type = "IdentityReaderV2"
@@ -122,9 +253,9 @@ class TextLineReader(ReaderBase):
 
     op_type = "TextLineReaderV2"
 
-    def __init__(self, name, skip_header_lines=0):
+    def __init__(self, name, skip_header_lines=0, node_name=None):
         self.skip_header_lines = skip_header_lines
-        super().__init__(name)
+        super().__init__(name, node_name)
 
     def _open(self, filename):
         data = _read_file(filename)
@@ -147,14 +278,14 @@ class FixedLengthRecordReader(ReaderBase):
 
     op_type = "FixedLengthRecordReaderV2"
 
-    def __init__(self, name, record_bytes, header_bytes=0, footer_bytes=0, hop_bytes=0, encoding=""):
+    def __init__(self, name, record_bytes, header_bytes=0, footer_bytes=0, hop_bytes=0, encoding="", node_name=None):
         if record_bytes <= 0:
             raise invalid_argument(f"record_bytes must be > 0 but is {record_bytes}")
         if header_bytes < 0 or footer_bytes < 0 or hop_bytes < 0:
             raise invalid_argument("header_bytes, footer_bytes and hop_bytes must be >= 0")
         self.record_bytes, self.header_bytes, self.footer_bytes = record_bytes, header_bytes, footer_bytes
         self.hop_bytes, self.encoding = hop_bytes, encoding
-        super().__init__(name)
+        super().__init__(name, node_name)
 
     def _open(self, filename):
         data = _read_file(filename)
@@ -176,9 +307,9 @@ class TFRecordReader(ReaderBase):
 
     op_type = "TFRecordReaderV2"
 
-    def __init__(self, name, compression_type=""):
+    def __init__(self, name, compression_type="", node_name=None):
         self.compression_type = compression_type
-        super().__init__(name)
+        super().__init__(name, node_name)
 
     def _open(self, filename):
         path = filename.decode()
@@ -198,7 +329,8 @@ _SCALAR_I64 = (dtypes.int64, TensorShape([]))
 
 
 def _make(ctx, op_type, container, shared_name, cls, **kwargs):
-    return _lookup_or_create(ctx, op_type, container, shared_name, lambda name: cls(name, **kwargs))
+    node = getattr(ctx, "op_name", None)
+    return _lookup_or_create(ctx, op_type, container, shared_name, lambda name: cls(name, node_name=node, **kwargs))
 
 
 @register_op("WholeFileReaderV2", outputs=("reader_handle",), attrs={"container": "", "shared_name": ""},
@@ -306,13 +438,25 @@ def reader_reset_v2(reader_handle):
 @register_op("ReaderSerializeStateV2", inputs=("reader_handle",), outputs=("state",),
              shape=fixed_rule(_SCALAR_STR), stateful=True)
 def reader_serialize_state_v2(reader_handle):
-    """The reader's state as a string (Unimplemented, as for most of TF's readers)."""
+    """The reader's state as a string: a serialized ReaderBaseState for
+    IdentityReader and WholeFileReader; UnimplementedError for the others,
+    as in TF."""
     return np.array(_reader(reader_handle).serialize_state(), dtype=object)
 
 
-@register_op("ReaderRestoreStateV2", inputs=("reader_handle", "state"), outputs=(), shape=fixed_rule(),
+def _restore_state_shape(ins, attrs):
+    state = ins["state"].shape
+    if state.ndims is not None and state.ndims != 0:
+        dims = ",".join("?" if d is None else str(d) for d in state.as_list())
+        raise ValueError(f"Shape must be rank 0 but is rank {state.ndims} for '{attrs['_op_name']}' "
+                         f"(op: 'ReaderRestoreStateV2') with input shapes: [], [{dims}].")
+    return []
+
+
+@register_op("ReaderRestoreStateV2", inputs=("reader_handle", "state"), outputs=(), shape=_restore_state_shape,
              stateful=True)
 def reader_restore_state_v2(reader_handle, state):
-    """Restores a state written by ReaderSerializeStateV2."""
+    """Restores a state written by ReaderSerializeStateV2 (InvalidArgumentError,
+    and the reader reset, when it does not parse or is inconsistent)."""
     _reader(reader_handle).restore_state(state)
     return ()

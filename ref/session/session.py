@@ -150,6 +150,17 @@ def _fetch_element(graph, fetch):
     return element
 
 
+class _Feeds(dict):
+    """The feeds of one run (tensor -> the array the kernels see), and for a
+    fed string tensor the value a fetch of it returns: TF hands back
+    ``np.asarray(fed, dtype=object)`` (the very object when it is already an
+    object array; str elements stay str), while kernels see bytes."""
+
+    def __init__(self):
+        super().__init__()
+        self.fetch_values = {}
+
+
 def _flatten_feed_dict(feed_dict):
     """``feed_dict``'s (key, value) pairs, a tuple key paired element-wise with its
     value (TF's ``nest.flatten_dict_items``)."""
@@ -422,13 +433,13 @@ class BaseSession:
             if isinstance(e, Operation):
                 out.append(None)
             elif e in feeds:
-                out.append(feeds[e])
+                out.append(getattr(feeds, "fetch_values", {}).get(e, feeds[e]))
             else:
                 out.append(_to_fetch_value(by_tensor[e]))
         return out
 
     def _prepare_feeds(self, feed_dict):
-        feeds = {}
+        feeds = _Feeds()
         if not feed_dict:
             return feeds
         for key, value in _flatten_feed_dict(feed_dict):
@@ -494,6 +505,9 @@ class BaseSession:
                                 f"to a larger type (e.g. int64).")
         if dt == dtypes.string:
             arr = as_bytes_array(value)
+            if hasattr(feeds, "fetch_values"):  # fetched back as TF does: np.asarray(value, dtype=object)
+                feeds.fetch_values[t] = value if isinstance(value, np.ndarray) and value.dtype == object \
+                    else np.asarray(value, dtype=object)
         elif np.issubdtype(np_dtype, np.number):
             arr = np.asarray(value).astype(np_dtype, copy=False)
         else:

@@ -76,6 +76,8 @@ def _check(directory, allowed):
     returns the value."""
     latest = latest_checkpoint(directory)
     assert latest is not None, os.listdir(directory)
+    assert "tempstate" not in latest  # never a staging prefix, not even after a crash mid-publish
+    assert "tempstate" not in open(os.path.join(directory, "checkpoint")).read()
     g, a, b, step, fill, saver = _graph(5)
     with g.as_default(), tf.Session() as sess:
         saver.restore(sess, latest)

@@ -43,9 +43,8 @@ def test_assert_op_in_a_graph():
     with tf.Graph().as_default(), tf.Session() as s:
         x = tf.placeholder(tf.float32, [None])
         check = tf.Assert(tf.reduce_all(x > 0), ["x must be positive:", x], summarize=2, name="positive")
-        # TF names the op under the scope: "positive/Assert" (float data: "positive/AssertGuard/Identity",
-        # a cond ref does not build -- the error below is the same)
-        assert check.name.startswith("positive/")
+        # float data: TF (and ref) guard the Assert with a cond named AssertGuard
+        assert check.name == "positive/AssertGuard/Identity"
         with tf.control_dependencies([check]):
             y = tf.identity(x)
         assert s.run(y, {x: [1.0, 2.0]}).tolist() == [1.0, 2.0]
@@ -87,3 +86,45 @@ def test_confusion_matrix(case, error):
     theirs = _cm(t, case)
     assert ours.dtype == theirs.dtype
     np.testing.assert_array_equal(ours, theirs)
+
+
+# (data builders, summarize, name): compat.v1 wraps the Assert in a cond named
+# "AssertGuard" unless every data tensor is int32 or string.
+GUARD_CASES = [
+    (lambda T, x: ["x:", x], 2, None),                                   # float data: guarded
+    (lambda T, x: ["only strings", T.constant(["a", "b"])], 3, "chk"),   # strings: bare Assert
+    (lambda T, x: [T.constant([1, 2, 3, 4], T.int32)], 2, None),         # int32: bare Assert
+    (lambda T, x: [T.constant([1, 2, 3, 4], T.int64)], -1, "i64"),      # int64: guarded
+    (lambda T, x: [T.constant([True, False])], 3, None),                 # bool: guarded
+    (lambda T, x: [7, "n"], 3, "py"),                                    # Python int -> int32: bare
+]
+
+
+def _guard_run(T, case):
+    build, summarize, name = case
+    g = T.Graph()
+    with g.as_default(), T.Session() as s:
+        x = T.placeholder(T.float32, [None], name="x")
+        cond = T.reduce_all(x > 0)
+        before = {o.name for o in g.get_operations()}
+        op = T.Assert(cond, build(T, x), summarize=summarize, name=name)
+        added = sorted((o.name, o.type.replace("StatelessIf", "If"), tuple(i.name for i in o.inputs))
+                       for o in g.get_operations() if o.name not in before)
+        s.run(op, {x: [1.0, 2.0]})
+        with pytest.raises(T.errors.InvalidArgumentError) as e:
+            s.run(op, {x: [-1.0, 2.0, 3.0]})
+    message = [line for line in e.value.message.splitlines() if line.startswith("assertion failed")]
+    return op.name, op.type, added, message
+
+
+@pytest.mark.parametrize("case", GUARD_CASES)
+def test_assert_guard_graph_and_error_match_tensorflow(case):
+    t = pytest.importorskip("tensorflow").compat.v1
+    assert _guard_run(tf, case) == _guard_run(t, case)
+
+
+def test_assert_needs_data_like_tensorflow():
+    t = pytest.importorskip("tensorflow").compat.v1
+    for T in (tf, t):
+        with T.Graph().as_default(), pytest.raises(ValueError, match="less than minimum 1"):
+            T.Assert(T.constant(True), [])

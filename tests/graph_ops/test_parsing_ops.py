@@ -138,3 +138,90 @@ def test_sequence_feature_list_required():
             _sequence_example(), sequence_features={"m": ref.io.FixedLenSequenceFeature([], ref.float32)})
         with pytest.raises(ref.errors.InvalidArgumentError, match="Feature list 'm' is required"):
             s.run(q)
+
+
+def _seq(context=None, lists=None):
+    """A serialized SequenceExample: ``context`` {key: values}, ``lists`` {key: [values per step]}."""
+    T = ref.train
+
+    def feat(v):
+        if v and isinstance(v[0], bytes):
+            return T.Feature(bytes_list=T.BytesList(value=v))
+        if not v or isinstance(v[0], float):  # (an empty list: a float feature, as "w" is)
+            return T.Feature(float_list=T.FloatList(value=v))
+        return T.Feature(int64_list=T.Int64List(value=v))
+
+    return T.SequenceExample(
+        context=T.Features(feature={k: feat(v) for k, v in (context or {}).items()}),
+        feature_lists=T.FeatureLists(feature_list={k: T.FeatureList(feature=[feat(v) for v in steps])
+                                                   for k, steps in (lists or {}).items()})).SerializeToString()
+
+
+BATCH = [
+    _seq({"len": [3], "names": [b"a", b"b"]}, {"tok": [[0, 1], [1, 2], [2, 3]], "w": [[], [0.5], [0.5, 1.5]],
+                                                "s": [[b"x"], [b"y"], [b"z"]]}),
+    _seq({"len": [1]}, {"tok": [[7, 8]], "w": [[2.5, 3.5, 4.5]], "s": [[b"q"]]}),
+    _seq({"len": [0], "names": [b"c"]}, {"tok": [], "w": [], "s": []}),
+]
+
+# (context_features, sequence_features, serialized, example_names)
+SEQ_CASES = [
+    ("all_kinds", lambda tf: ({"len": tf.FixedLenFeature([], tf.int64), "names": tf.VarLenFeature(tf.string),
+                               "d": tf.FixedLenFeature([2], tf.float32, default_value=[1.0, 2.0])},
+                              {"tok": tf.io.FixedLenSequenceFeature([2], tf.int64),
+                               "w": tf.VarLenFeature(tf.float32),
+                               "s": tf.io.FixedLenSequenceFeature([], tf.string),
+                               "m": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)},
+                              BATCH, None)),
+    ("one_example", lambda tf: (None, {"tok": tf.io.FixedLenSequenceFeature([2], tf.int64)}, BATCH[1:2], None)),
+    ("empty_batch", lambda tf: ({"v": tf.VarLenFeature(tf.int64)},
+                                {"tok": tf.io.FixedLenSequenceFeature([2], tf.int64), "w": tf.VarLenFeature(tf.int64)},
+                                tf.constant([], tf.string), None)),
+    # TF's batched kernel rejects an empty batch when there are context dense features
+    ("wrong_empty_batch_context_dense", lambda tf: ({"len": tf.FixedLenFeature([], tf.int64)}, None,
+                                                    tf.constant([], tf.string), None)),
+    ("context_only", lambda tf: ({"names": tf.VarLenFeature(tf.string)}, None, BATCH, ["e0", "e1", "e2"])),
+    ("missing_list", lambda tf: (None, {"m": tf.io.FixedLenSequenceFeature([], tf.float32)}, BATCH, None)),
+    ("missing_context", lambda tf: ({"x": tf.FixedLenFeature([], tf.int64)}, None, BATCH, ["e0", "e1", "e2"])),
+    ("wrong_size", lambda tf: (None, {"tok": tf.io.FixedLenSequenceFeature([3], tf.int64)}, BATCH, None)),
+]
+
+
+def _parse_batch(tf, case):
+    with tf.Graph().as_default(), tf.Session() as s:
+        context_features, sequence_features, serialized, names = case(tf)
+        outs = tf.io.parse_sequence_example(serialized, context_features, sequence_features, example_names=names)
+        static = [{k: (v.shape.as_list() if hasattr(v, "shape") and not hasattr(v, "indices") else
+                       [v.indices.shape.as_list(), v.dense_shape.shape.as_list()]) for k, v in sorted(d.items())}
+                  for d in outs]
+        try:
+            values = s.run(outs)
+        except tf.errors.InvalidArgumentError as e:
+            return static, "InvalidArgumentError"
+    flat = []
+    for d in values:
+        flat.append({k: (tuple(np.asarray(x).tolist() for x in v) if hasattr(v, "indices") else
+                         (np.asarray(v).dtype.kind, np.asarray(v).tolist())) for k, v in sorted(d.items())})
+    return static, flat
+
+
+@pytest.mark.parametrize("name,case", SEQ_CASES, ids=[c[0] for c in SEQ_CASES])
+def test_parse_sequence_example_matches_tensorflow(name, case):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    got, want = _parse_batch(ref, case), _parse_batch(tf, case)
+    assert got == want
+    assert (got[1] == "InvalidArgumentError") == name.startswith(("missing", "wrong"))
+
+
+def test_parse_sequence_example_pads_and_counts_steps():
+    """Hand-checked: dense feature lists pad to the most steps; lengths count each example's."""
+    with ref.Graph().as_default(), ref.Session() as s:
+        c, q, n = ref.io.parse_sequence_example(
+            BATCH, {"len": ref.FixedLenFeature([], ref.int64)},
+            {"tok": ref.io.FixedLenSequenceFeature([2], ref.int64), "w": ref.VarLenFeature(ref.float32)})
+        c, q, n = s.run((c, q, n))
+    assert c["len"].tolist() == [3, 1, 0]
+    assert q["tok"].tolist() == [[[0, 1], [1, 2], [2, 3]], [[7, 8], [0, 0], [0, 0]], [[0, 0]] * 3]
+    assert n["tok"].tolist() == [3, 1, 0]
+    assert q["w"].indices.tolist() == [[0, 1, 0], [0, 2, 0], [0, 2, 1], [1, 0, 0], [1, 0, 1], [1, 0, 2]]
+    assert q["w"].dense_shape.tolist() == [3, 3, 3]

@@ -234,3 +234,36 @@ def test_empty_graph_and_closed_session(rtf, tf1):
             s.close()
             with pytest.raises(RuntimeError, match="Attempted to use a closed Session"):
                 s.run("Const:0")
+
+
+# (fed value, shape): fetching a fed string tensor hands back np.asarray(fed, dtype=object),
+# the very object when it already is an object array; str elements stay str.
+FED_STRINGS = [
+    (lambda: np.array([b"a", b"bc"], dtype=object), [None]),
+    (lambda: np.array(["x", "yy"]), [None]),
+    (lambda: [b"a", "b"], [None]),
+    (lambda: np.array([b"q", b"rr"]), [None]),
+    (lambda: b"abc", []),
+    (lambda: "abc", []),
+    (lambda: np.array(b"x", dtype=object), []),
+]
+
+
+def _fetch_fed_string(T, make, shape):
+    with T.Graph().as_default(), T.Session() as s:
+        p = T.placeholder(T.string, shape)
+        fed = make()
+        got = s.run(p, {p: fed})
+        joined = s.run(T.identity(p), {p: fed})
+        return got, got is fed, joined
+
+
+@pytest.mark.parametrize("make,shape", FED_STRINGS)
+def test_fetching_a_fed_string_tensor_returns_the_fed_value(make, shape):
+    import ref
+    tf = pytest.importorskip("tensorflow").compat.v1
+    got, same, joined = _fetch_fed_string(ref, make, shape)
+    want, want_same, want_joined = _fetch_fed_string(tf, make, shape)
+    _same(got, want)
+    assert same == want_same
+    _same(joined, want_joined)  # the kernels still see bytes
