@@ -1,7 +1,8 @@
 """A between-graph replicated TF1 training program (1 ps + N workers) for
 ``python -m ref cluster run -- python train.py MODE STEPS [CHECKPOINT_DIR]``.
 
-MODE "sync": ``SyncReplicasOptimizer`` aggregating every replica's gradient; "async":
+MODE "sync": ``SyncReplicasOptimizer`` aggregating every replica's gradient (no initial
+tokens; "sync-default-tokens": TF's default hook, ``replicas_to_aggregate`` of them); "async":
 plain ``GradientDescentOptimizer`` updates from each replica. Each worker trains in a
 ``MonitoredTrainingSession`` (chief: task 0) until ``global_step`` reaches STEPS, feeding
 ``data(task, global_step)``; the chief prints the final variables as one JSON line.
@@ -48,12 +49,13 @@ def main(mode, steps, checkpoint_dir):
         x, y, w, b, loss = model()
         opt = tf.train.GradientDescentOptimizer(LEARNING_RATE)
         hooks = [tf.train.StopAtStepHook(last_step=steps)]
-        if mode == "sync":
+        if mode in ("sync", "sync-default-tokens"):
             opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=replicas, total_num_replicas=replicas)
             # num_tokens=0: no initial tokens, so every replica pushes exactly one gradient
             # per global step (with TF's default, replicas_to_aggregate tokens, a fast
             # replica may push two before a slow one pushes any: the mean depends on timing)
-            hooks.append(opt.make_session_run_hook(chief, num_tokens=0))
+            hooks.append(opt.make_session_run_hook(chief, num_tokens=0) if mode == "sync" else
+                         opt.make_session_run_hook(chief))
         train = opt.minimize(loss, global_step=gs)
         done = tf.Variable(0, name="workers_done", trainable=False)  # async: the chief waits for the others
         finish = tf.assign_add(done, 1)
