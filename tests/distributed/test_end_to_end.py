@@ -178,3 +178,39 @@ def test_a_tensorflow_client_trains_on_ref_server_processes(ref_servers):
     assert remote[-1] == 4
     for a, b in zip(local, remote):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_tensorflow_monitored_training_session_on_ref_server_processes(ref_servers, tmp_path):
+    """TF's MonitoredTrainingSession (its Scaffold's tf.cond global-step read and sharded
+    Saver included) as the chief on ref's servers: TF's local losses, and a checkpoint,
+    written by the ref ps task, that TensorFlow restores to the same variables."""
+    tfm = pytest.importorskip("tensorflow").compat.v1
+    spec = ref_servers
+
+    def run(target, checkpoint_dir):
+        with tfm.Graph().as_default():
+            setter = tfm.train.replica_device_setter(cluster=tfm.train.ClusterSpec(spec),
+                                                     worker_device="/job:worker/task:0")
+            with tfm.device(setter if target else None):
+                x = tfm.placeholder(tfm.float32, [3], name="x")
+                w = tfm.get_variable("w", initializer=[1.0, -2.0, 0.5])
+                loss = tfm.reduce_sum(tfm.square(w * x))
+                gs = tfm.train.get_or_create_global_step()
+                train = tfm.train.AdamOptimizer(0.05).minimize(loss, global_step=gs)
+            losses = []
+            with tfm.train.MonitoredTrainingSession(
+                    master=target, is_chief=True, checkpoint_dir=str(checkpoint_dir),
+                    hooks=[tfm.train.StopAtStepHook(last_step=4)],
+                    config=tfm.ConfigProto(operation_timeout_in_ms=30000)) as s:
+                while not s.should_stop():
+                    losses.append(s.run([loss, train], {x: [1.0, 2.0, 3.0]})[0])
+        with tfm.Graph().as_default():  # the checkpoint, restored by TensorFlow in this process
+            w = tfm.get_variable("w", [3])
+            gs = tfm.train.get_or_create_global_step()
+            with tfm.Session() as s:
+                tfm.train.Saver([w, gs]).restore(s, tfm.train.latest_checkpoint(str(checkpoint_dir)))
+                return losses, s.run([w, gs])
+    local, remote = run("", tmp_path / "local"), run("grpc://" + spec["worker"][0], tmp_path / "remote")
+    assert len(remote[0]) == 4 and remote[1][1] == 4
+    np.testing.assert_array_equal(local[0], remote[0])
+    np.testing.assert_array_equal(local[1][0], remote[1][0])
