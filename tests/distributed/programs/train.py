@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import ref as tf
+from ref.distributed import cluster_from_env
 
 LEARNING_RATE = 0.1
 
@@ -36,7 +37,6 @@ def model():
 
 
 def main(mode, steps, checkpoint_dir):
-    from ref.distributed import cluster_from_env
     spec, job, task = cluster_from_env()
     cluster = tf.train.ClusterSpec(spec.as_dict())
     server = tf.train.Server(cluster, job_name=job, task_index=task)
