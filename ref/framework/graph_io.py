@@ -439,17 +439,21 @@ def _from_tf_encoding(fdef):
         if len(parts) != 3 or parts[0] not in by_name:
             raise ValueError(f"Function '{fdef.signature.name}': cannot resolve input '{ref_name}'")
         node, arg, idx = parts
+        op_type = by_name[node].op
         try:
-            outputs = [o.lstrip("*") for o in registry.get(_IMPORT_AS.get(by_name[node].op, by_name[node].op)).outputs]
+            declared = registry.get(_IMPORT_AS.get(op_type, op_type)).outputs
         except LookupError:
-            raise errors.NotFoundError(None, None, f"Op type not registered '{by_name[node].op}' (node "
-                                                   f"'{node}' of function '{fdef.signature.name}')") from None
+            raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}' (node '{node}' of "
+                                                   f"function '{fdef.signature.name}')") from None
+        outputs = [o.lstrip("*") for o in declared]
         if arg not in outputs:
+            if len(outputs) == 1:  # one output argument: whatever TF calls it
+                return f"{node}:{int(idx)}"
             raise ValueError(f"Function '{fdef.signature.name}': node '{node}' has no output '{arg}'")
-        if outputs.index(arg) != 0:  # list outputs before it would shift the index: only single ones here
-            if any(o.startswith("*") for o in registry.get(_IMPORT_AS.get(by_name[node].op, by_name[node].op)).outputs[:outputs.index(arg)]):
-                raise ValueError(f"Function '{fdef.signature.name}': input '{ref_name}' follows a list output")
-        return f"{node}:{outputs.index(arg) + int(idx)}"
+        k = outputs.index(arg)
+        if any(o.startswith("*") for o in declared[:k]):  # a list before it would shift the index
+            raise ValueError(f"Function '{fdef.signature.name}': input '{ref_name}' follows a list output")
+        return f"{node}:{k + int(idx)}"
     for n in fdef.node_def:
         nd = out.node_def.add()
         nd.CopyFrom(n)
