@@ -12,6 +12,7 @@
 Every process and wait is bounded (the launcher's --timeout, ``subprocess`` timeouts).
 """
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -214,3 +215,48 @@ def test_a_tensorflow_monitored_training_session_on_ref_server_processes(ref_ser
     assert len(remote[0]) == 4 and remote[1][1] == 4
     np.testing.assert_array_equal(local[0], remote[0])
     np.testing.assert_array_equal(local[1][0], remote[1][0])
+
+
+def test_workers_restart_against_a_running_ps_and_resume_from_the_checkpoint(tmp_path):
+    """Async training; the two worker processes exit and start again (new addresses'
+    processes, same cluster) while the ps task keeps running: the new chief restores
+    the checkpoint (global step included) and both go on to the new last step."""
+    ps, w0, w1 = free_ports(3)
+    spec = {"ps": [f"127.0.0.1:{ps}"], "worker": [f"127.0.0.1:{w0}", f"127.0.0.1:{w1}"]}
+    server = subprocess.Popen([sys.executable, "-m", "ref", "server", "--cluster", json.dumps(spec), "--job", "ps",
+                               "--task", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def workers(steps):
+        procs = [subprocess.Popen([sys.executable, PROGRAM, "async", str(steps), str(tmp_path)], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, TF_CONFIG=json.dumps(
+                                      {"cluster": spec, "task": {"type": "worker", "index": i}})))
+                 for i in range(2)]
+        outs = []
+        try:
+            for p in procs:
+                out, err = p.communicate(timeout=BOUND)
+                assert p.returncode == 0, err[-3000:]
+                outs.append(out)
+        finally:
+            for p in procs:
+                p.kill()
+        final = json.loads(outs[0].split("final ", 1)[1])
+        return final, int(outs[1].split("trained ", 1)[1])
+    try:
+        assert server.stdout.readline().startswith("Started server with target: grpc://127.0.0.1:")
+        first, other = workers(4)
+        assert first["global_step"] == first["trained"] + other >= 4
+        second, other = workers(first["global_step"] + 3)
+        assert second["global_step"] == first["global_step"] + second["trained"] + other
+        assert second["global_step"] >= first["global_step"] + 3
+        w, b, gs = restore(tmp_path)
+        assert gs == second["global_step"]
+        np.testing.assert_array_equal(w.ravel(), np.float32(second["w"]))
+    finally:
+        server.terminate()
+        try:
+            server.wait(BOUND)
+        finally:
+            server.kill()
+            server.communicate()
