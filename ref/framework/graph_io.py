@@ -244,6 +244,10 @@ def _split_input(name):
     return name, 0
 
 
+# TF op types imported as a ref op: a StatelessIf (TF's tf.cond with stateless branches) runs as If.
+_IMPORT_AS = {"StatelessIf": "If"}
+
+
 def _check_nodes(nodes, input_map, placeholders_as=None):
     """Validates the NodeDefs before anything is added to the graph (so a bad
     GraphDef leaves the graph as it was): unique names, known ops, inputs that
@@ -265,7 +269,7 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
         if not n.op:
             raise ValueError(f"Node '{n.name}' does not specify an operation")
         try:
-            opdefs[n.name] = registry.get(n.op)
+            opdefs[n.name] = registry.get(_IMPORT_AS.get(n.op, n.op))
         except LookupError:
             raise errors.NotFoundError(None, None, f"Op type not registered '{n.op}' (node '{n.name}')") from None
     external = set(placeholders_as or ())
@@ -387,12 +391,17 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         for k, v in attrs.items():
             if k in opdef.attrs:
                 kwargs[k] = v
-        if n.op in ("While", "If"):
+        op_type = _IMPORT_AS.get(n.op, n.op)
+        if op_type in ("While", "If"):
             shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
-            kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
+            types = attrs.get("T", attrs.get("Tout", []))
+            kwargs["output_specs"] = list(zip(types, shapes or [None] * len(types)))
+            if op_type == "If" and "n_then_inputs" not in attrs:  # TF's If: both branches take every input
+                kwargs["input"] = list(kwargs["input"]) * 2
+                kwargs["n_then_inputs"] = len(kwargs["input"]) // 2
         try:
             with control_dependencies(ctrl), g.device(n.device or None):
-                result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+                result = apply_op(op_type, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
         except (TypeError, KeyError, IndexError) as e:
             raise ValueError(f"Node '{n.name}' ({n.op}): {e}") from None
         op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
@@ -404,8 +413,62 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
     return created
 
 
+def _from_tf_encoding(fdef):
+    """``fdef`` in ref's encoding when it is in TensorFlow's (a TF client's ``tf.cond``
+    branches): TF's arguments are no nodes and a body names a tensor
+    ``"node:output_arg:index"``; ref's arguments are Placeholder nodes and a tensor
+    is ``"node:flat_index"``. ref's own FunctionDefs come back unchanged."""
+    args = [a.name for a in fdef.signature.input_arg]
+    names = {n.name for n in fdef.node_def}
+    if all(a in names for a in args):
+        return fdef
+    out = function_pb2.FunctionDef()
+    out.signature.CopyFrom(fdef.signature)
+    by_name = {n.name: n for n in fdef.node_def}
+    for i, a in enumerate(fdef.signature.input_arg):
+        nd = out.node_def.add(name=a.name, op="Placeholder")
+        nd.attr["dtype"].type = a.type
+        shapes = fdef.arg_attr[i].attr["_output_shapes"].list.shape if i in fdef.arg_attr else ()
+        if len(shapes) == 1:
+            nd.attr["shape"].shape.CopyFrom(shapes[0])
+
+    def tensor(ref_name):
+        if ref_name.startswith("^") or ref_name in args:
+            return ref_name
+        parts = ref_name.split(":")
+        if len(parts) != 3 or parts[0] not in by_name:
+            raise ValueError(f"Function '{fdef.signature.name}': cannot resolve input '{ref_name}'")
+        node, arg, idx = parts
+        op_type = by_name[node].op
+        try:
+            declared = registry.get(_IMPORT_AS.get(op_type, op_type)).outputs
+        except LookupError:
+            raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}' (node '{node}' of "
+                                                   f"function '{fdef.signature.name}')") from None
+        outputs = [o.lstrip("*") for o in declared]
+        if arg not in outputs:
+            if len(outputs) == 1:  # one output argument: whatever TF calls it
+                return f"{node}:{int(idx)}"
+            raise ValueError(f"Function '{fdef.signature.name}': node '{node}' has no output '{arg}'")
+        k = outputs.index(arg)
+        if any(o.startswith("*") for o in declared[:k]):  # a list before it would shift the index
+            raise ValueError(f"Function '{fdef.signature.name}': input '{ref_name}' follows a list output")
+        return f"{node}:{k + int(idx)}"
+    for n in fdef.node_def:
+        nd = out.node_def.add()
+        nd.CopyFrom(n)
+        del nd.input[:]
+        nd.input.extend(tensor(i) for i in n.input)
+    for k, v in fdef.ret.items():
+        out.ret[k] = f"{v}:0" if v in args else tensor(v)
+    for k, v in fdef.control_ret.items():
+        out.control_ret[k] = v
+    return out
+
+
 def _build_function(outer, fdef, functions, building=()):
-    """Rebuilds a FuncGraph from ref's FunctionDef encoding."""
+    """Rebuilds a FuncGraph from a FunctionDef (ref's encoding, or TensorFlow's)."""
+    fdef = _from_tf_encoding(fdef)
     fg = FuncGraph(fdef.signature.name, outer)
     arg_names = [a.name for a in fdef.signature.input_arg]
     with fg.as_default():

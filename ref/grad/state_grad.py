@@ -9,6 +9,7 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
            "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
+           "StaticRegexFullMatch", "RegexFullMatch",
            "Save", "SaveSlices", "ShardedFilespec", "GenerateVocabRemapping", "LoadAndRemapMatrix",
            # queues (TF's data_flow_ops.py declares them so too)
            "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueCloseV2", "QueueDequeueManyV2",

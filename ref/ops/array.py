@@ -377,9 +377,12 @@ def _concat_static(specs, axis_value, attrs):
         raise ValueError(f"Expected concatenating dimensions in the range [{-rank}, {rank}), but got {axis} "
                          f"for '{attrs['_op_name']}'")
     axis %= rank
-    out = list(specs[0].shape.as_list())
+    out = [None] * rank
     total = 0
     for i, s in enumerate(specs):
+        if s.shape.ndims is None:  # an input of unknown rank: its length along the axis is unknown
+            total = None
+            continue
         dims = s.shape.as_list()
         total = None if total is None or dims[axis] is None else total + dims[axis]
         for k in range(rank):

@@ -1,6 +1,6 @@
 """Checkpoint I/O ops: ``SaveV2``, ``RestoreV2``, ``MergeV2Checkpoints`` and
 the string helpers sharded savers build their file names with
-(``ShardedFilename``, ``StringJoin``).
+(``ShardedFilename``, ``StringJoin``, ``StaticRegexFullMatch``).
 
 These are TF's io_ops as the Saver uses them (TF's save_restore_v2_ops.cc):
 
@@ -28,6 +28,7 @@ to save come in as arrays, restored tensors go out as new arrays.
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
@@ -259,6 +260,36 @@ def string_join(inputs, separator=""):
     for i in range(flat.size):
         flat[i] = sep.join(_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
     return out
+
+
+def _full_match(input, pattern):
+    pattern = _text(pattern) if not isinstance(pattern, str) else pattern
+    try:
+        pattern = re.compile(pattern)
+    except re.error as e:
+        raise invalid_argument(f"Invalid pattern: {pattern}, error: {e}") from None
+    arr = np.asarray(input, dtype=object)
+    out = np.empty(arr.shape, dtype=np.bool_)
+    flat, src = out.reshape(-1), arr.reshape(-1)
+    for i in range(flat.size):
+        flat[i] = pattern.fullmatch(_text(src[i])) is not None
+    return out
+
+
+@register_op("StaticRegexFullMatch", inputs=("input",), outputs=("output",), attrs={"pattern": REQUIRED},
+             shape=lambda ins, attrs: [(dtypes.bool, ins["input"].shape)])
+def static_regex_full_match(input, pattern):
+    """``output[i] = pattern matches all of input[i]`` (TF's RE2 ``FullMatch``; here
+    Python's ``re.fullmatch``, the same for the patterns savers build, e.g. TF's
+    sharded Saver asks whether the checkpoint prefix matches ``"^s3://.*"``)."""
+    return _full_match(input, pattern)
+
+
+@register_op("RegexFullMatch", inputs=("input", "pattern"), outputs=("output",),
+             shape=lambda ins, attrs: [(dtypes.bool, ins["input"].shape)])
+def regex_full_match(input, pattern):
+    """``StaticRegexFullMatch`` with the pattern a scalar string tensor."""
+    return _full_match(input, np.asarray(pattern, dtype=object).reshape(()).item())
 
 
 # ---------------------------------------------------------------------------

@@ -122,6 +122,11 @@ class QueueRunner:
                                 _log.debug("Ignored exception: %s", e)
                     return
         except Exception as e:
+            if coord and coord.should_stop() and isinstance(e, errors.CancelledError):
+                # Told to stop, then cancelled by the session's close (a SyncReplicas chief's
+                # take_grad waiting for gradients that will not come): the expected end.
+                _log.debug("QueueRunner %s cancelled after the stop: %s", self.name, e)
+                return
             if coord:
                 coord.request_stop(e)
             else:

@@ -592,3 +592,21 @@ def test_out_of_range_gather_is_invalid_argument_at_run_time():
             assert sess.run(y, {idx: [4, 0]}).tolist() == [4.0, 0.0]
             with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 5\)"):
                 sess.run(y, {idx: [0, 7]})
+
+
+@pytest.mark.parametrize("shapes, axis, expected", [
+    # (input shapes (None: unknown rank), axis, the static output shape TF infers)
+    ([None, [3]], 0, [None]),          # report_uninitialized_* in a TF Scaffold concatenates so
+    ([[2, 3], None], 1, [2, None]),
+    ([None, [2, 3], [2, 4]], 1, [2, None]),
+    ([None, None], 0, None),
+    ([[2, 3], [2, 4]], 1, [2, 7]),
+])
+def test_concat_static_shape_with_inputs_of_unknown_rank(shapes, axis, expected):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    with tf.Graph().as_default():
+        t = tf.concat([tf.placeholder(tf.float32, s) for s in shapes], axis)
+        assert (t.shape.as_list() if t.shape.rank is not None else None) == expected
+    with ref.Graph().as_default():
+        r = ref.concat([ref.placeholder(ref.float32, s) for s in shapes], axis)
+        assert (r.shape.as_list() if r.shape.ndims is not None else None) == expected
