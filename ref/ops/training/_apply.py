@@ -349,7 +349,11 @@ def run_dense(loop, update, refs, grad, params, out=None):
         else:
             dtype = refs[0].dtype
             if dtype in FAST and not _DEVICE.gpu:
-                loop(*flat, grad if grad.ndim == 1 else grad.reshape(-1), *params, dtype.type)
+                flat_grad = grad if grad.ndim == 1 else grad.reshape(-1)
+                if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+                    run_numpy_form(loop, _run_numpy_form, update, flat, flat_grad, params, dtype.type)
+                else:
+                    loop(*flat, flat_grad, *params, dtype.type)
                 return tuple(out)
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
