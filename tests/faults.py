@@ -4,7 +4,6 @@ bounded in time (a timeout, never a timing assertion) and in address space
 file's claims fails the test instead of the machine."""
 import json
 import os
-import resource
 import subprocess
 import sys
 import textwrap
@@ -12,12 +11,15 @@ import textwrap
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _limit(memory_mb):
-    def apply():
-        if memory_mb:
-            limit = memory_mb << 20
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    return apply
+def _limited(code, memory_mb):
+    """``code`` preceded by the address-space limit. The child sets it itself,
+    first thing: a ``preexec_fn`` would run Python between fork and exec, which
+    aborts children of a process with live gRPC threads (the distributed tests)."""
+    code = textwrap.dedent(code)
+    if not memory_mb:
+        return code
+    limit = memory_mb << 20
+    return f"import resource as _r; _r.setrlimit(_r.RLIMIT_AS, ({limit}, {limit}))\n" + code
 
 
 def run_child(code, *args, timeout=120, memory_mb=1536):
@@ -27,8 +29,8 @@ def run_child(code, *args, timeout=120, memory_mb=1536):
     env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                MALLOC_ARENA_MAX="2", TF_CPP_MIN_LOG_LEVEL="2")
     try:
-        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout, preexec_fn=_limit(memory_mb))
+        proc = subprocess.run([sys.executable, "-c", _limited(code, memory_mb), *map(str, args)], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
         raise AssertionError(f"child did not finish in {timeout} s (hang?):\n{e.stdout}\n{e.stderr}") from None
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
