@@ -257,7 +257,8 @@ class Client:
         except grpc.RpcError as exc:
             code = exc.code().value[0]
             detail = exc.details() or exc.code().name
-            if code == errors.DEADLINE_EXCEEDED:
+            if code == errors.DEADLINE_EXCEEDED and detail in ("Deadline Exceeded", exc.code().name):
+                # gRPC's own deadline; a task's DeadlineExceededError (a kernel that waited) keeps its message
                 detail = f"no answer within {timeout:g} s" if timeout is not None else detail
             raise error_from_status(code, f"{detail} ({self._where(method)})") from None
         if "status_code" in response.DESCRIPTOR.fields_by_name and response.status_code:

@@ -124,7 +124,6 @@ def config(**kw):
 
 
 def names_ps(message, address):
-    print("MSG", message)
     assert PS in message, message
     assert address in message, message
 
@@ -292,3 +291,100 @@ def test_blackholed_run_graph_is_deadline_exceeded_naming_the_rpc_and_task(proxi
         np.testing.assert_allclose(sess.run(w), expected_w(2), rtol=1e-6)
     msg = e.value.message
     assert "RunGraph" in msg and PS in msg and proxy.address in msg, msg
+
+
+# -- (a) a worker process is killed under SyncReplicasOptimizer -----------------------------
+
+SYNC_WORKER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, sys.argv[3])
+    from tests.distributed.test_faults import sync_model
+    import ref as tf
+    spec, replicas = json.loads(sys.argv[1]), int(sys.argv[2])
+    server = tf.train.Server(tf.train.ClusterSpec(spec), job_name="worker", task_index=1)
+    g, gs, train, hook = sync_model(spec, 1, replicas)
+    with g.as_default():
+        config = tf.ConfigProto(operation_timeout_in_ms=60000, device_filters=["/job:ps", "/job:worker/task:1"])
+        with tf.train.MonitoredTrainingSession(master=server.target, is_chief=False, hooks=[hook], config=config,
+                                               log_step_count_steps=None) as sess:
+            while True:  # until the test kills this process
+                print("STEP", sess.run([train, gs])[1], flush=True)
+""")
+
+
+def sync_model(spec, task, replicas):
+    """The model of :func:`model` with SyncReplicasOptimizer over the 2 workers of ``spec``."""
+    g = tf.Graph()
+    with g.as_default(), tf.device(tf.train.replica_device_setter(cluster=tf.train.ClusterSpec(spec),
+                                                                  worker_device=f"/job:worker/task:{task}")):
+        gs = tf.train.get_or_create_global_step()
+        w = tf.Variable(W0, name="w")
+        loss = tf.reduce_sum(tf.square(w - 3.0))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR), replicas_to_aggregate=replicas,
+                                             total_num_replicas=2)
+        train = opt.minimize(loss, global_step=gs)
+        hook = opt.make_session_run_hook(is_chief=task == 0, num_tokens=0)
+    return g, gs, train, hook
+
+
+SYNC_DEADLINE_MS = 10000  # the chief's take_grad first waits for the other worker to start
+
+
+def _train_until_killed(sess, train, gs, other, replicas):
+    # both workers train: wait (bounded) until the other one has done a step
+    deadline = time.monotonic() + BOUND
+    for line in other.stdout:
+        if line.startswith("STEP"):
+            break
+        assert time.monotonic() < deadline
+    for _ in range(2):
+        sess.run(train)
+    other.kill()
+    other.wait(BOUND)
+    # the update runs in the chief's queue runner: the global step may lag a run
+    before = sess.run(gs)
+    for _ in range(10):
+        sess.run(train)
+        if sess.run(gs) >= before + 3:
+            break
+    return sess.run(gs) - before
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_killed_worker_under_sync_replicas(tmp_path, replicas):
+    """replicas_to_aggregate < total: the chief trains on alone; == total: its take_grad
+    ends at the step deadline with an error naming the accumulator, the gradients it
+    holds and the ps task (raised when the MonitoredTrainingSession closes, as in TF:
+    the queue runner's error stops the coordinator, which closes the token queue)."""
+    spec = make_spec(n_workers=2)
+    ps = PsProcess(spec)
+    script = tmp_path / "sync_worker.py"
+    script.write_text(SYNC_WORKER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    other = subprocess.Popen([sys.executable, str(script), json.dumps(spec), str(replicas), str(ROOT)], cwd=ROOT,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = tf.train.Server(tf.train.ClusterSpec(spec), job_name="worker", task_index=0)
+    try:
+        g, gs, train, hook = sync_model(spec, 0, replicas)
+        cfg = config(device_filters=["/job:ps", "/job:worker/task:0"], operation_timeout_in_ms=SYNC_DEADLINE_MS)
+        with g.as_default():
+            def run():
+                with tf.train.MonitoredTrainingSession(master=server.target, is_chief=True, hooks=[hook], config=cfg,
+                                                       log_step_count_steps=None) as sess:
+                    return _train_until_killed(sess, train, gs, other, replicas)
+            if replicas == 1:
+                assert run() >= 3
+            else:
+                start = time.monotonic()
+                with pytest.raises(errors.DeadlineExceededError) as e:
+                    run()
+                assert time.monotonic() - start < BOUND + 3 * SYNC_DEADLINE_MS / 1000
+    finally:
+        other.kill()
+        other.wait(BOUND)
+        server.stop()
+        ps.kill()
+    if replicas == 2:
+        msg = e.value.message
+        assert "take_grad" in msg and re.search(r"\b[01] of 2 gradients", msg) and PS in msg, msg
+        assert "accumulator" in msg, msg
