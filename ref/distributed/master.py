@@ -173,7 +173,8 @@ class Master:
                              f"{DeviceSpec.from_string(t).task}` (or TF's server) running at {a}?"
                              for t, a in tasks.items() if f"task {t} at" in e.message)
             within = f" {wait:.3g} s" if wait is not None else ""
-            raise errors.UnavailableError(None, None, f"{e.message}. Device discovery waited{within} for "
+            said = e.message if e.message.endswith(("?", ".")) else e.message + "."
+            raise errors.UnavailableError(None, None, f"{said} Device discovery waited{within} for "
                                           f"the tasks this session needs ({', '.join(tasks)}); {hint} "
                                           "(config.device_filters chooses the tasks)") from None
         found = {}
