@@ -173,7 +173,8 @@ class Master:
                              f"{DeviceSpec.from_string(t).task}` (or TF's server) running at {a}?"
                              for t, a in tasks.items() if f"task {t} at" in e.message)
             within = f" {wait:.3g} s" if wait is not None else ""
-            raise errors.UnavailableError(None, None, f"{e.message}. Device discovery waited{within} for "
+            said = e.message if e.message.endswith(("?", ".")) else e.message + "."
+            raise errors.UnavailableError(None, None, f"{said} Device discovery waited{within} for "
                                           f"the tasks this session needs ({', '.join(tasks)}); {hint} "
                                           "(config.device_filters chooses the tasks)") from None
         found = {}
@@ -411,10 +412,11 @@ class MasterSession:
                 task = self.tasks[p.task]
 
                 def call(timeout):
+                    until = None if timeout is None else time.monotonic() + timeout
                     try:
                         return task.service.RegisterGraph(req, timeout=timeout).graph_handle
                     except errors.OpError as e:
-                        self._check_restart(task, e)
+                        self._check_restart(task, e, until)
                         raise
                 return call
             for i, p in enumerate(step.partitions):
@@ -495,26 +497,31 @@ class MasterSession:
         task = self.tasks[p.task]
 
         def call(timeout):
+            until = None if timeout is None else time.monotonic() + timeout
             try:
                 resp = task.service.RunGraph(req, timeout=timeout)
             except errors.OpError as e:
-                self._check_restart(task, e)
+                self._check_restart(task, e, until)
                 raise
             if resp.status_code:
                 raise rpc.error_from_status(resp.status_code, resp.status_error_message)
             return resp
         return call
 
-    def _check_restart(self, task, error):
-        """After a failed RunGraph: a task with a new incarnation restarted (AbortedError)."""
+    def _check_restart(self, task, error, deadline=None):
+        """After a failed RunGraph: a task with a new incarnation restarted (AbortedError).
+        The GetStatus that asks is bounded by what is left of the step's ``deadline``."""
         if not isinstance(error, (errors.AbortedError, errors.NotFoundError, errors.FailedPreconditionError,
                                   errors.InvalidArgumentError, errors.UnavailableError)):
             return
         if isinstance(error, (errors.InvalidArgumentError, errors.FailedPreconditionError)) and \
                 "handle" not in error.message.lower():
             return
+        left = _remaining(deadline)
+        if left is not None and left < 0.05:
+            return
         try:
-            status = task.service.GetStatus(worker_pb2.GetStatusRequest(), timeout=5.0)
+            status = task.service.GetStatus(worker_pb2.GetStatusRequest(), timeout=min(5.0, left or 5.0))
         except errors.OpError:
             return
         now = next((d.incarnation for d in status.device_attributes if d.name.endswith("/device:CPU:0")), None)

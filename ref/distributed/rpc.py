@@ -177,6 +177,7 @@ def connect(address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT
 # -- calling ------------------------------------------------------------------------
 
 _CHANNELS = {}
+_READY = set()  # channels that were connected once (a failed call takes its channel out)
 _CHANNELS_LOCK = threading.Lock()
 
 
@@ -194,6 +195,7 @@ def forget_channel(address):
     with _CHANNELS_LOCK:
         ch = _CHANNELS.pop(address, None)
     if ch is not None:
+        _READY.discard(ch)
         ch.close()
 
 
@@ -228,6 +230,8 @@ class Client:
     def _connect(self, method, timeout):
         grpc = import_grpc()
         ch = _channel(self.address)
+        if ch in _READY:  # connected before: no readiness future (it costs a thread per call)
+            return ch
         wait = self.connect_timeout if timeout is None else min(timeout, self.connect_timeout)
         try:
             grpc.channel_ready_future(ch).result(timeout=wait)
@@ -235,6 +239,7 @@ class Client:
             raise errors.UnavailableError(
                 None, None, f"could not connect to {self._who()} within {wait:g} s "
                 f"(RPC {self.service.split('.')[-1]}/{method}): is the task running and listening there?") from None
+        _READY.add(ch)
         return ch
 
     def call(self, method, request, timeout=None):
@@ -256,8 +261,11 @@ class Client:
             response = stub(request, timeout=timeout)
         except grpc.RpcError as exc:
             code = exc.code().value[0]
+            if code == errors.UNAVAILABLE:  # the next call waits (bounded) for the task to come back
+                _READY.discard(ch)
             detail = exc.details() or exc.code().name
-            if code == errors.DEADLINE_EXCEEDED:
+            if code == errors.DEADLINE_EXCEEDED and detail in ("Deadline Exceeded", exc.code().name):
+                # gRPC's own deadline; a task's DeadlineExceededError (a kernel that waited) keeps its message
                 detail = f"no answer within {timeout:g} s" if timeout is not None else detail
             raise error_from_status(code, f"{detail} ({self._where(method)})") from None
         if "status_code" in response.DESCRIPTOR.fields_by_name and response.status_code:

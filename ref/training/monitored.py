@@ -45,6 +45,10 @@ __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCr
 
 
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+# What a distributed master's UnavailableError says when a task did not answer device
+# discovery within its bounded deadline (ref.distributed.master). Session creation is not
+# retried after it: TF's loop would wait forever for a task that never started (ref only).
+_DISCOVERY_FAILED = "Device discovery waited"
 
 
 class _UseDefault:
@@ -285,6 +289,8 @@ class _RecoverableSession(_WrappedSession):
             try:
                 return self._sess_creator.create_session()
             except _PREEMPTION_ERRORS as e:
+                if isinstance(e, errors.UnavailableError) and _DISCOVERY_FAILED in (e.message or ""):
+                    raise
                 _log.info("An error was raised while a session was being created. This may be due to a "
                           "preemption of a connected worker or parameter server. A new session will be "
                           "created. Error: %s", e)
