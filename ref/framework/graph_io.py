@@ -72,18 +72,64 @@ def _attr_value(v, library, seen_funcs):
 
 
 def op_to_node_def(op, library=None, seen_funcs=None):
-    """The NodeDef of ``op``."""
+    """The NodeDef of ``op`` (a ``While``/``If`` in TensorFlow's functional form)."""
     library = library if library is not None else _scratch_library()
     seen_funcs = seen_funcs if seen_funcs is not None else {}
+    return _node_defs(op, library, seen_funcs, _graph_ref)[_main_index(op)]
+
+
+def _main_index(op):
+    """Where ``op``'s own NodeDef sits among the NodeDefs :func:`_node_defs` returns."""
+    if op.type != "While":
+        return 0
+    n = op._attrs["n_loop_vars"]
+    return (2 if op._attrs.get("maximum_iterations") is not None else 0) + \
+        (3 * n if op._attrs.get("accumulate") else 0)
+
+
+def _graph_ref(t):
+    """A GraphDef's name for tensor ``t``: ``"op"``, ``"op:i"`` (a While's history: its TensorListStack)."""
+    hist = _history_index(t)
+    if hist is not None:
+        return f"{t.op.name}/history_{hist}"
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _history_index(t):
+    """``j`` when ``t`` is the history of loop variable ``j`` of an accumulating While."""
+    op = t.op
+    if op.type == "While" and op._attrs.get("accumulate") and t.value_index >= op._attrs["n_loop_vars"]:
+        return t.value_index - op._attrs["n_loop_vars"]
+    return None
+
+
+def _out_arg(op, index):
+    """(output arg name, index within it) of output ``index`` of ``op`` (FunctionDef naming)."""
+    outs = op._opdef.outputs if hasattr(op, "_opdef") else registry.get(op.type).outputs
+    return _out_arg_of(outs, len(op._outputs), index)
+
+
+def _out_arg_of(outs, n_outputs, index):
+    star = [k for k, o in enumerate(outs) if o.startswith("*")]
+    if not star:
+        return (outs[index] if index < len(outs) else outs[-1]), 0 if index < len(outs) else index
+    p = star[0]
+    size = n_outputs - (len(outs) - 1)
+    if index < p:
+        return outs[index], 0
+    if index < p + size:
+        return outs[p].lstrip("*"), index - p
+    return outs[index - size + 1], 0
+
+
+def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
     nd = node_def_pb2.NodeDef(name=op.name, op=op.type, device=op.device)
     for t in op._inputs:
-        nd.input.append(t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}")
+        nd.input.append(tref(t))
     for c in op._control_inputs:
         nd.input.append("^" + c.name)
-    for k, v in op._attrs.items():
+    for k, v in (op._attrs if attrs is None else attrs).items():
         if k in _INTERNAL:
-            continue
-        if k == "output_specs":
             continue
         av = _attr_value(v, library, seen_funcs)
         if av is None:
@@ -92,38 +138,250 @@ def op_to_node_def(op, library=None, seen_funcs=None):
             else:
                 continue
         nd.attr[k].CopyFrom(av)
-    if "output_specs" in op._attrs:
-        specs = op._attrs["output_specs"]
-        nd.attr["output_shapes"].CopyFrom(_attr_value([TensorShape(s) for _, s in specs], library, seen_funcs))
-        nd.attr["T"].CopyFrom(_attr_value([dtypes.as_dtype(d) for d, _ in specs], library, seen_funcs))
     return nd
+
+
+def _node_defs(op, library, seen_funcs, tref):
+    """The NodeDefs standing for ``op``: one, or for ``While``/``If`` the op in
+    TensorFlow's functional form with the helper nodes it needs (a loop
+    counter, the TensorList accumulators of an accumulating While)."""
+    if op.type == "If":
+        return [_if_node_def(op, library, seen_funcs, tref)]
+    if op.type == "While":
+        return _while_node_defs(op, library, seen_funcs, tref)
+    return [_basic_node_def(op, library, seen_funcs, tref)]
+
+
+def _shapes_av(shapes):
+    a = attr_value_pb2.AttrValue()
+    a.list.SetInParent()
+    for s in shapes:
+        a.list.shape.add().CopyFrom(TensorShape(s).as_proto())
+    return a
+
+
+def _types_av(types):
+    a = attr_value_pb2.AttrValue()
+    a.list.SetInParent()
+    for d in types:
+        a.list.type.append(dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+    return a
+
+
+def _if_node_def(op, library, seen_funcs, tref):
+    """TF's ``If``: both branches take all inputs; ref's then branch reads the
+    first ``n_then_inputs``, the else branch the rest."""
+    ins = list(op._inputs[1:])
+    n_then = op._attrs["n_then_inputs"]
+    specs = op._attrs["output_specs"]
+    types = [t.dtype.base_dtype for t in ins]
+    shapes = [t.shape for t in ins]
+    then_name = _add_function(op._attrs["then_branch"], library, seen_funcs, types, shapes,
+                              args=list(range(n_then)))
+    else_name = _add_function(op._attrs["else_branch"], library, seen_funcs, types, shapes,
+                              args=list(range(n_then, len(ins))))
+    nd = node_def_pb2.NodeDef(name=op.name, op="If", device=op.device)
+    nd.input.extend(tref(t) for t in op._inputs)
+    nd.input.extend("^" + c.name for c in op._control_inputs)
+    nd.attr["Tcond"].type = op._inputs[0].dtype.base_dtype.as_datatype_enum
+    nd.attr["Tin"].CopyFrom(_types_av(types))
+    nd.attr["Tout"].CopyFrom(_types_av([d for d, _ in specs]))
+    nd.attr["then_branch"].func.name = then_name
+    nd.attr["else_branch"].func.name = else_name
+    nd.attr["output_shapes"].CopyFrom(_shapes_av([s for _, s in specs]))
+    _copy_private_attrs(op, nd, library, seen_funcs)
+    return nd
+
+
+def _copy_private_attrs(op, nd, library, seen_funcs):
+    for k, v in op._attrs.items():
+        if k.startswith("_") and k not in _INTERNAL:
+            av = _attr_value(v, library, seen_funcs)
+            if av is not None:
+                nd.attr[k].CopyFrom(av)
+
+
+def _const_nd(name, value, device=""):
+    value = np.asarray(value)
+    nd = node_def_pb2.NodeDef(name=name, op="Const", device=device)
+    nd.attr["dtype"].type = dtypes.as_dtype(value.dtype).as_datatype_enum
+    nd.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
+    return nd
+
+
+def _while_node_defs(op, library, seen_funcs, tref):
+    """TF's ``While`` (as ``while_v2`` builds it): the loop variables, then
+    ref's captures as loop variables the body passes through, then (with
+    ``maximum_iterations``) a loop counter and its bound, then (for an
+    accumulating While) one TensorList per loop variable to which the body
+    pushes the variable's value at the start of each iteration; a
+    TensorListStack of each list stands for ref's history output."""
+    a = op._attrs
+    n, n_cc = a["n_loop_vars"], a["n_cond_captures"]
+    ins = list(op._inputs)
+    n_caps = len(ins) - n
+    specs = [(dtypes.as_dtype(d).base_dtype, TensorShape(s)) for d, s in a["output_specs"]]
+    max_it, acc = a.get("maximum_iterations"), bool(a.get("accumulate"))
+    types = [d for d, _ in specs] + [t.dtype.base_dtype for t in ins[n:]]
+    shapes = [s for _, s in specs] + [t.shape for t in ins[n:]]
+    pre, inputs = [], [tref(t) for t in ins]
+    if max_it is not None:
+        pre.append(_const_nd(f"{op.name}/loop_counter", np.int32(0), op.device))
+        pre.append(_const_nd(f"{op.name}/maximum_iterations", np.int32(max_it), op.device))
+        inputs += [f"{op.name}/loop_counter", f"{op.name}/maximum_iterations"]
+        types += [dtypes.int32, dtypes.int32]
+        shapes += [TensorShape([]), TensorShape([])]
+    if acc:
+        for j, (d, s) in enumerate(specs):
+            base = f"{op.name}/accumulator_{j}"
+            pre.append(_const_nd(base + "/element_shape", np.asarray(s.as_list(), np.int32), op.device))
+            pre.append(_const_nd(base + "/max_num_elements", np.int32(-1), op.device))
+            el = node_def_pb2.NodeDef(name=base, op="EmptyTensorList", device=op.device,
+                                      input=[base + "/element_shape", base + "/max_num_elements"])
+            el.attr["element_dtype"].type = d.as_datatype_enum
+            el.attr["shape_type"].type = dtypes.int32.as_datatype_enum
+            pre.append(el)
+            inputs.append(base)
+        types += [dtypes.variant] * n
+        shapes += [TensorShape([])] * n
+    layout = ("while", n, n_cc, n_caps, max_it is not None, acc)
+    cond_name = _add_function(a["cond"], library, seen_funcs, types, shapes,
+                              args=list(range(n + n_cc)), layout=layout, role="cond")
+    body_name = _add_function(a["body"], library, seen_funcs, types, shapes,
+                              args=list(range(n)) + list(range(n + n_cc, n + n_caps)), layout=layout,
+                              role="body")
+    nd = node_def_pb2.NodeDef(name=op.name, op="While", device=op.device)
+    nd.input.extend(inputs)
+    nd.input.extend("^" + c.name for c in op._control_inputs)
+    nd.attr["T"].CopyFrom(_types_av(types))
+    nd.attr["cond"].func.name = cond_name
+    nd.attr["body"].func.name = body_name
+    nd.attr["output_shapes"].CopyFrom(_shapes_av(shapes))
+    nd.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
+    _copy_private_attrs(op, nd, library, seen_funcs)
+    post = []
+    if acc:
+        first = len(types) - n
+        for j, (d, s) in enumerate(specs):
+            base = f"{op.name}/accumulator_{j}"
+            st = node_def_pb2.NodeDef(name=f"{op.name}/history_{j}", op="TensorListStack", device=op.device,
+                                      input=[f"{op.name}:{first + j}", base + "/element_shape"])
+            st.attr["element_dtype"].type = d.as_datatype_enum
+            st.attr["num_elements"].i = -1
+            post.append(st)
+    return pre + [nd] + post
 
 
 def _scratch_library():
     return function_pb2.FunctionDefLibrary()
 
 
-def _add_function(fg, library, seen_funcs):
-    """Adds FuncGraph ``fg`` to ``library`` (ref's encoding: placeholders are nodes,
-    argument and result names in the signature); returns its name."""
-    if id(fg) in seen_funcs:
-        return seen_funcs[id(fg)]
+def _arg_name(i):
+    return f"arg{i}"
+
+
+def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, layout=None, role=None):
+    """Adds FuncGraph ``fg`` to ``library`` in TF's FunctionDef encoding and
+    returns its name. The function takes arguments of ``types``; ``fg``'s
+    inputs are the arguments at positions ``args`` (by default all, in order).
+    A While's ``cond``/``body`` (``role``) get the extra logic of ``layout``:
+    the loop counter test and step, captures passed through, the pushes to the
+    accumulators."""
+    if types is None:
+        types = [t.dtype.base_dtype for t in fg.inputs]
+        shapes = [t.shape for t in fg.inputs]
+    args = list(range(len(fg.inputs))) if args is None else args
+    key = (id(fg), tuple(types), tuple(args), layout, role)
+    if key in seen_funcs:
+        return seen_funcs[key][0]
+    node_names = {op.name for op in fg.get_operations()}
+    taken = {f.signature.name for f in library.function} | {v[0] for v in seen_funcs.values()}
     name = fg.name.replace("/", "_").strip("_") or "fn"
     base, k = name, 1
-    while any(f.signature.name == name for f in library.function):
+    while name in taken:
         name = f"{base}_{k}"
         k += 1
-    seen_funcs[id(fg)] = name
+    seen_funcs[key] = (name, fg)  # keeps fg alive so its id stays its own
+    arg_names = []
+    for i in range(len(types)):
+        a, k = _arg_name(i), 0
+        while a in node_names:
+            k += 1
+            a = f"{_arg_name(i)}_{k}"
+        arg_names.append(a)
+    arg_of = {id(t): arg_names[pos] for t, pos in zip(fg.inputs, args)}
+
+    def fref(t):
+        if id(t) in arg_of:
+            return arg_of[id(t)]
+        hist = _history_index(t)
+        if hist is not None:
+            return f"{t.op.name}/history_{hist}:tensor:0"
+        out, idx = _out_arg(t.op, t.value_index)
+        return f"{t.op.name}:{out}:{idx}"
+
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = name
-    for t in fg.inputs:
-        fdef.signature.input_arg.add(name=t.op.name, type=t.dtype.base_dtype.as_datatype_enum)
-    for i, t in enumerate(fg.outputs):
-        fdef.signature.output_arg.add(name=f"output_{i}", type=t.dtype.base_dtype.as_datatype_enum)
-        fdef.ret[f"output_{i}"] = f"{t.op.name}:{t.value_index}"
+    for i, (a, d) in enumerate(zip(arg_names, types)):
+        fdef.signature.input_arg.add(name=a, type=dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+        if shapes is not None:
+            fdef.arg_attr[i].attr["_output_shapes"].CopyFrom(_shapes_av([shapes[i]]))
+    dropped = {id(t.op) for t in fg.inputs}
     for op in fg.get_operations():
-        fdef.node_def.add().CopyFrom(op_to_node_def(op, library, seen_funcs))
+        if id(op) in dropped:
+            continue
+        for nd in _node_defs(op, library, seen_funcs, fref):
+            fdef.node_def.add().CopyFrom(nd)
+
+    def fresh(stem):
+        nm, k = stem, 0
+        while nm in node_names or nm in arg_names:
+            k += 1
+            nm = f"{stem}_{k}"
+        node_names.add(nm)
+        return nm
+
+    rets = [fref(t) for t in fg.outputs]
+    out_types = [t.dtype.base_dtype for t in fg.outputs]
+    if role is not None:
+        _, n, n_cc, n_caps, counted, acc = layout
+        counter = n + n_caps
+        if role == "cond" and counted:
+            less = fresh("loop_counter_less")
+            fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                name=less, op="Less", input=[arg_names[counter], arg_names[counter + 1]],
+                attr={"T": attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)}))
+            both = fresh("loop_cond_and")
+            fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                name=both, op="LogicalAnd", input=[f"{less}:z:0", rets[0]]))
+            rets = [f"{both}:z:0"]
+        if role == "body":
+            rets += [arg_names[n + k] for k in range(n_caps)]
+            out_types += list(types[n:n + n_caps])
+            if counted:
+                one = fresh("loop_counter_one")
+                fdef.node_def.add().CopyFrom(_const_nd(one, np.int32(1)))
+                step = fresh("loop_counter_add")
+                fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                    name=step, op="AddV2", input=[arg_names[counter], f"{one}:output:0"],
+                    attr={"T": attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)}))
+                rets += [f"{step}:z:0", arg_names[counter + 1]]
+                out_types += [dtypes.int32, dtypes.int32]
+            if acc:
+                first = counter + (2 if counted else 0)
+                for j in range(n):
+                    push = fresh(f"accumulator_push_{j}")
+                    fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                        name=push, op="TensorListPushBack", input=[arg_names[first + j], arg_names[j]],
+                        attr={"element_dtype": attr_value_pb2.AttrValue(
+                            type=dtypes.as_dtype(types[j]).as_datatype_enum)}))
+                    rets.append(f"{push}:output_handle:0")
+                    out_types.append(dtypes.variant)
+    for i, (r, d) in enumerate(zip(rets, out_types)):
+        fdef.signature.output_arg.add(name=f"output_{i}", type=dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+        fdef.ret[f"output_{i}"] = r
     for i, op in enumerate(fg.targets):
+        fdef.signature.control_output.append(f"target_{i}")
         fdef.control_ret[f"target_{i}"] = op.name
     library.function.add().CopyFrom(fdef)
     return name
@@ -137,10 +395,15 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
     for op in graph.get_operations():
         if from_version is not None and op._id < from_version:
             continue
-        nd = op_to_node_def(op, gd.library, seen)
+        nds = _node_defs(op, gd.library, seen, _graph_ref)
         if add_shapes:
-            nd.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
-        gd.node.add().CopyFrom(nd)
+            main = nds[_main_index(op)]
+            if op.type == "While":  # TF's outputs: every loop variable
+                main.attr["_output_shapes"].CopyFrom(main.attr["output_shapes"])
+            else:
+                main.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
+        for nd in nds:
+            gd.node.add().CopyFrom(nd)
     return gd
 
 
@@ -265,7 +528,7 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
         if not n.op:
             raise ValueError(f"Node '{n.name}' does not specify an operation")
         try:
-            opdefs[n.name] = registry.get(n.op)
+            opdefs[n.name] = registry.get(_ALIASES.get(n.op, n.op))
         except LookupError:
             raise errors.NotFoundError(None, None, f"Op type not registered '{n.op}' (node '{n.name}')") from None
     external = set(placeholders_as or ())
@@ -387,12 +650,12 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         for k, v in attrs.items():
             if k in opdef.attrs:
                 kwargs[k] = v
-        if n.op in ("While", "If"):
-            shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
-            kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
+        op_type = _ALIASES.get(n.op, n.op)
+        if op_type in ("While", "If"):
+            kwargs = _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder)
         try:
             with control_dependencies(ctrl), g.device(n.device or None):
-                result = apply_op(n.op, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+                result = apply_op(op_type, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
         except (TypeError, KeyError, IndexError) as e:
             raise ValueError(f"Node '{n.name}' ({n.op}): {e}") from None
         op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
@@ -404,8 +667,113 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
     return created
 
 
+_ALIASES = {"StatelessIf": "If", "StatelessWhile": "While"}
+
+
+def _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder):
+    """The ``apply_op`` arguments of an imported ``While``/``If``. TF's form
+    (no ``n_loop_vars``/``n_then_inputs``) becomes a ref op whose functions
+    take every input: a While with all inputs as loop variables, an If whose
+    two branches each get the whole input list."""
+    shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
+    if op_type == "While" and "n_loop_vars" not in attrs:
+        types = attrs.get("T", [t.dtype.base_dtype for t in tensors])
+        shapes = shapes if len(shapes) == len(types) else [t.shape for t in tensors]
+        return {"input": list(tensors), "cond": attrs["cond"], "body": attrs["body"], "n_loop_vars": len(tensors),
+                "parallel_iterations": attrs.get("parallel_iterations", 10),
+                "output_specs": list(zip(types, shapes))}
+    if op_type == "If" and "n_then_inputs" not in attrs:
+        types = attrs.get("Tout", [])
+        if len(shapes) != len(types):
+            outs = attrs["then_branch"].outputs
+            shapes = [t.shape for t in outs] if len(outs) == len(types) else [TensorShape(None)] * len(types)
+        ins = list(tensors[1:])
+        return {"cond": tensors[0], "input": ins + ins, "then_branch": attrs["then_branch"],
+                "else_branch": attrs["else_branch"], "n_then_inputs": len(ins),
+                "output_specs": list(zip(types, shapes))}
+    kwargs = dict(kwargs)
+    kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
+    return kwargs
+
+
 def _build_function(outer, fdef, functions, building=()):
-    """Rebuilds a FuncGraph from ref's FunctionDef encoding."""
+    """Rebuilds a FuncGraph from a FunctionDef: TF's encoding (arguments named
+    by the signature, inputs ``"node:output_arg:i"``), or ref's earlier one
+    (a placeholder node per argument, inputs ``"node:i"``)."""
+    node_names = {nd.name for nd in fdef.node_def}
+    arg_names = [a.name for a in fdef.signature.input_arg]
+    if arg_names and all(a in node_names for a in arg_names) or (not arg_names and _legacy_refs(fdef)):
+        return _build_legacy_function(outer, fdef, functions, building)
+    fg = FuncGraph(fdef.signature.name, outer)
+    args = {}
+    with fg.as_default():
+        for i, a in enumerate(fdef.signature.input_arg):
+            shape = TensorShape(None)
+            if i in fdef.arg_attr and "_output_shapes" in fdef.arg_attr[i].attr:
+                shp = fdef.arg_attr[i].attr["_output_shapes"].list.shape
+                if len(shp) == 1:
+                    shape = TensorShape(shp[0])
+            if not a.type:
+                raise ValueError(f"Function '{fdef.signature.name}': argument '{a.name}' has no concrete type")
+            args[a.name] = fg.add_argument(dtypes.as_dtype(a.type), shape, a.name)
+        by_name = {nd.name: nd for nd in fdef.node_def}
+        nodes = []
+        for nd in fdef.node_def:
+            c = node_def_pb2.NodeDef()
+            c.CopyFrom(nd)
+            del c.input[:]
+            c.input.extend(_flat_input(fdef, by_name, args, i) for i in nd.input)
+            nodes.append(c)
+        created = _import_nodes(fg, nodes, {}, functions, "", placeholders_as=args, building=building)
+    fg.outputs = []
+    for out in fdef.signature.output_arg:
+        r = fdef.ret[out.name]
+        if r in args:
+            fg.outputs.append(args[r])
+        else:
+            op_name, idx = _split_input(_flat_input(fdef, by_name, args, r))
+            fg.outputs.append(created[op_name].outputs[idx])
+    fg.targets = [created[fdef.control_ret[k]] for k in fdef.signature.control_output if k in fdef.control_ret]
+    return fg
+
+
+def _legacy_refs(fdef):
+    """Whether ``fdef``'s references are ref's earlier ``"node:i"`` form."""
+    return all(v.count(":") == 1 for v in fdef.ret.values())
+
+
+def _flat_input(fdef, by_name, args, ref_name):
+    """A FunctionDef input (``"arg"``, ``"node:out:i"``, ``"^node"``) as
+    ``"node:flat_index"`` (or the argument's name)."""
+    if ref_name.startswith("^") or ref_name in args:
+        return ref_name
+    parts = ref_name.split(":")
+    if len(parts) == 2 and parts[1].isdigit():  # already flat
+        return ref_name
+    if len(parts) != 3 or not parts[2].isdigit() or parts[0] not in by_name:
+        raise ValueError(f"Function '{fdef.signature.name}': invalid input '{ref_name}'")
+    node, out, k = parts[0], parts[1], int(parts[2])
+    try:
+        outs = registry.get(_ALIASES.get(by_name[node].op, by_name[node].op)).outputs
+    except LookupError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{by_name[node].op}' "
+                                               f"(node '{node}')") from None
+    names = [o.lstrip("*") for o in outs]
+    if out in names:
+        p = names.index(out)
+        star = [j for j, o in enumerate(outs) if o.startswith("*")]
+        if star and star[0] < p:
+            raise ValueError(f"Function '{fdef.signature.name}': cannot place output '{out}' of node '{node}' "
+                             f"after a list output")
+        return f"{node}:{p + k}"
+    if len(outs) == 1:  # TF names this op's only output differently
+        return f"{node}:{k}"
+    raise ValueError(f"Function '{fdef.signature.name}': node '{node}' ({by_name[node].op}) has no output "
+                     f"named '{out}'")
+
+
+def _build_legacy_function(outer, fdef, functions, building=()):
+    """Rebuilds a FuncGraph from ref's earlier FunctionDef encoding."""
     fg = FuncGraph(fdef.signature.name, outer)
     arg_names = [a.name for a in fdef.signature.input_arg]
     with fg.as_default():
