@@ -679,9 +679,12 @@ def _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_build
     if op_type == "While" and "n_loop_vars" not in attrs:
         types = attrs.get("T", [t.dtype.base_dtype for t in tensors])
         shapes = shapes if len(shapes) == len(types) else [t.shape for t in tensors]
+        specs = list(zip(types, shapes))
+        # as ref's while_loop with back_prop: the While keeps its loop variables' histories
+        # for the gradient (extra outputs after TF's) when they can stack
         return {"input": list(tensors), "cond": attrs["cond"], "body": attrs["body"], "n_loop_vars": len(tensors),
-                "parallel_iterations": attrs.get("parallel_iterations", 10),
-                "output_specs": list(zip(types, shapes))}
+                "parallel_iterations": attrs.get("parallel_iterations", 10), "output_specs": specs,
+                "accumulate": _can_accumulate(specs)}
     if op_type == "If" and "n_then_inputs" not in attrs:
         types = attrs.get("Tout", [])
         if len(shapes) != len(types):
@@ -694,6 +697,11 @@ def _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_build
     kwargs = dict(kwargs)
     kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
     return kwargs
+
+
+def _can_accumulate(specs):
+    return all(((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource)
+                or d == dtypes.variant) and TensorShape(sh).is_fully_defined() for d, sh in specs)
 
 
 def _build_function(outer, fdef, functions, building=()):
