@@ -19,7 +19,7 @@ from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2, op
 from ref.formats.tensor_util import make_tensor_proto, make_ndarray
 from ref.framework.graph import Graph, Operation, Tensor, apply_op, control_dependencies, get_default_graph, name_scope
 
-_INTERNAL = ("_list_sizes", "output_specs")
+_INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
 
 
 def _attr_value(v, library, seen_funcs):
@@ -82,17 +82,38 @@ def _main_index(op):
     """Where ``op``'s own NodeDef sits among the NodeDefs :func:`_node_defs` returns."""
     if op.type != "While":
         return 0
+    return (2 if op._attrs.get("maximum_iterations") is not None else 0) + 3 * len(_accumulated(op))
+
+
+def _accumulated(op):
+    """The loop variables whose histories a While's TF form keeps in TensorLists:
+    all of them for ref's accumulating while_loop (a gradient built later reads
+    them), only those something reads for a While imported from TF's form (so
+    export -> import round trips do not grow the loop)."""
+    if op.type != "While" or not op._attrs.get("accumulate"):
+        return []
     n = op._attrs["n_loop_vars"]
-    return (2 if op._attrs.get("maximum_iterations") is not None else 0) + \
-        (3 * n if op._attrs.get("accumulate") else 0)
+    if not op._attrs.get("_tf_while"):
+        return list(range(n))
+    return [j for j in range(n) if op.graph._consumers.get(op._outputs[n + j])]
 
 
 def _graph_ref(t):
     """A GraphDef's name for tensor ``t``: ``"op"``, ``"op:i"`` (a While's history: its TensorListStack)."""
     hist = _history_index(t)
     if hist is not None:
-        return f"{t.op.name}/history_{hist}"
+        return _helper_name(t.op, f"history_{hist}")
     return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _helper_name(op, stem):
+    """The name of a node ``op``'s functional form adds (``op/stem``, made
+    unique against ``op``'s graph; the same for every caller)."""
+    name, k = f"{op.name}/{stem}", 0
+    while name in op.graph._ops_by_name:
+        k += 1
+        name = f"{op.name}/{stem}_{k}"
+    return name
 
 
 def _history_index(t):
@@ -221,19 +242,21 @@ def _while_node_defs(op, library, seen_funcs, tref):
     ins = list(op._inputs)
     n_caps = len(ins) - n
     specs = [(dtypes.as_dtype(d).base_dtype, TensorShape(s)) for d, s in a["output_specs"]]
-    max_it, acc = a.get("maximum_iterations"), bool(a.get("accumulate"))
+    max_it, acc = a.get("maximum_iterations"), _accumulated(op)
     types = [d for d, _ in specs] + [t.dtype.base_dtype for t in ins[n:]]
     shapes = [s for _, s in specs] + [t.shape for t in ins[n:]]
     pre, inputs = [], [tref(t) for t in ins]
     if max_it is not None:
-        pre.append(_const_nd(f"{op.name}/loop_counter", np.int32(0), op.device))
-        pre.append(_const_nd(f"{op.name}/maximum_iterations", np.int32(max_it), op.device))
-        inputs += [f"{op.name}/loop_counter", f"{op.name}/maximum_iterations"]
+        counter, bound = _helper_name(op, "loop_counter"), _helper_name(op, "maximum_iterations")
+        pre.append(_const_nd(counter, np.int32(0), op.device))
+        pre.append(_const_nd(bound, np.int32(max_it), op.device))
+        inputs += [counter, bound]
         types += [dtypes.int32, dtypes.int32]
         shapes += [TensorShape([]), TensorShape([])]
     if acc:
-        for j, (d, s) in enumerate(specs):
-            base = f"{op.name}/accumulator_{j}"
+        for j in acc:
+            d, s = specs[j]
+            base = _helper_name(op, f"accumulator_{j}")
             pre.append(_const_nd(base + "/element_shape", np.asarray(s.as_list(), np.int32), op.device))
             pre.append(_const_nd(base + "/max_num_elements", np.int32(-1), op.device))
             el = node_def_pb2.NodeDef(name=base, op="EmptyTensorList", device=op.device,
@@ -242,9 +265,9 @@ def _while_node_defs(op, library, seen_funcs, tref):
             el.attr["shape_type"].type = dtypes.int32.as_datatype_enum
             pre.append(el)
             inputs.append(base)
-        types += [dtypes.variant] * n
-        shapes += [TensorShape([])] * n
-    layout = ("while", n, n_cc, n_caps, max_it is not None, acc)
+        types += [dtypes.variant] * len(acc)
+        shapes += [TensorShape([])] * len(acc)
+    layout = ("while", n, n_cc, n_caps, max_it is not None, tuple(acc))
     cond_name = _add_function(a["cond"], library, seen_funcs, types, shapes,
                               args=list(range(n + n_cc)), layout=layout, role="cond")
     body_name = _add_function(a["body"], library, seen_funcs, types, shapes,
@@ -260,15 +283,15 @@ def _while_node_defs(op, library, seen_funcs, tref):
     nd.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
     _copy_private_attrs(op, nd, library, seen_funcs)
     post = []
-    if acc:
-        first = len(types) - n
-        for j, (d, s) in enumerate(specs):
-            base = f"{op.name}/accumulator_{j}"
-            st = node_def_pb2.NodeDef(name=f"{op.name}/history_{j}", op="TensorListStack", device=op.device,
-                                      input=[f"{op.name}:{first + j}", base + "/element_shape"])
-            st.attr["element_dtype"].type = d.as_datatype_enum
-            st.attr["num_elements"].i = -1
-            post.append(st)
+    first = len(types) - len(acc)
+    for k, j in enumerate(acc):
+        d, s = specs[j]
+        base = _helper_name(op, f"accumulator_{j}")
+        st = node_def_pb2.NodeDef(name=_helper_name(op, f"history_{j}"), op="TensorListStack", device=op.device,
+                                  input=[f"{op.name}:{first + k}", base + "/element_shape"])
+        st.attr["element_dtype"].type = d.as_datatype_enum
+        st.attr["num_elements"].i = -1
+        post.append(st)
     return pre + [nd] + post
 
 
@@ -316,7 +339,7 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
             return arg_of[id(t)]
         hist = _history_index(t)
         if hist is not None:
-            return f"{t.op.name}/history_{hist}:tensor:0"
+            return _helper_name(t.op, f"history_{hist}") + ":tensor:0"
         out, idx = _out_arg(t.op, t.value_index)
         return f"{t.op.name}:{out}:{idx}"
 
@@ -369,10 +392,10 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
                 out_types += [dtypes.int32, dtypes.int32]
             if acc:
                 first = counter + (2 if counted else 0)
-                for j in range(n):
+                for k, j in enumerate(acc):
                     push = fresh(f"accumulator_push_{j}")
                     fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
-                        name=push, op="TensorListPushBack", input=[arg_names[first + j], arg_names[j]],
+                        name=push, op="TensorListPushBack", input=[arg_names[first + k], arg_names[j]],
                         attr={"element_dtype": attr_value_pb2.AttrValue(
                             type=dtypes.as_dtype(types[j]).as_datatype_enum)}))
                     rets.append(f"{push}:output_handle:0")
@@ -663,6 +686,8 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed with the import scope
             op._attrs["_class"] = [("loc:@" + scope + c.decode()[5:]) if scope and c.startswith(b"loc:@")
                                    else c.decode() for c in n.attr["_class"].list.s]
+        if op_type == "While" and "n_loop_vars" not in attrs:
+            op._attrs["_tf_while"] = True  # (not exported) see _accumulated
         created[n.name] = op
     return created
 

@@ -1,0 +1,237 @@
+"""``cond``/``while_loop`` in TensorFlow's functional encoding
+(ref/framework/graph_io.py): ref's GraphDefs and MetaGraphDefs import into
+TensorFlow and compute what ref computes; TF's ``cond_v2``/``while_v2``
+graphs (If/StatelessIf/While/StatelessWhile over FunctionDefs) import into ref
+and compute what TF computes. TensorFlow is the oracle."""
+import numpy as np
+import pytest
+
+import ref
+
+tf = pytest.importorskip("tensorflow").compat.v1
+
+
+def _cond_captures():
+    x = ref.placeholder(ref.float32, [3], name="x")
+    a, b = ref.constant([1.0, 2.0, 3.0]), ref.constant(4.0)
+    y = ref.cond(ref.reduce_sum(x) > 0, lambda: x * a + b, lambda: x - b)
+    return {"x": x}, [y]
+
+
+def _nested_cond():
+    x = ref.placeholder(ref.float32, [], name="x")
+    y = ref.cond(x > 0, lambda: ref.cond(x > 2.0, lambda: x * 10.0, lambda: x + 100.0), lambda: -x)
+    return {"x": x}, [y]
+
+
+def _cond_in_while():
+    x = ref.placeholder(ref.float32, [], name="x")
+    _, y = ref.while_loop(lambda i, y: i < 5,
+                          lambda i, y: (i + 1, ref.cond(y > 10.0, lambda: y - x, lambda: y * 2.0 + x)),
+                          [ref.constant(0), x])
+    return {"x": x}, [y]
+
+
+def _while_captures():
+    x = ref.placeholder(ref.float32, [2], name="x")
+    n = ref.constant(6)
+    w = ref.constant([0.5, 1.5])
+    i, y = ref.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, ref.sin(y) * w + x), [ref.constant(0), x])
+    return {"x": x}, [i, y]
+
+
+def _maximum_iterations():
+    x = ref.placeholder(ref.float32, [], name="x")
+    i, y = ref.while_loop(lambda i, y: y < 1000.0, lambda i, y: (i + 1, y * 2.0), [ref.constant(0), x],
+                          maximum_iterations=4)
+    return {"x": x}, [i, y]
+
+
+def _while_no_back_prop():
+    x = ref.placeholder(ref.float32, [None], name="x")
+    i, y = ref.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, ref.concat([y, y], 0)), [ref.constant(0), x],
+                          shape_invariants=[ref.TensorShape([]), ref.TensorShape([None])], back_prop=False)
+    return {"x": x}, [i, y]
+
+
+def _cond_reads_variable():
+    x = ref.placeholder(ref.float32, [], name="x")
+    v = ref.Variable(3.0, name="v")
+    y = ref.cond(x > 0, lambda: v * x, lambda: v + x)
+    return {"x": x}, [y]
+
+
+def _while_gradient():
+    x = ref.placeholder(ref.float32, [3], name="x")
+    _, y = ref.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, ref.sin(y) * 0.5 + x), [ref.constant(0), x])
+    (g,) = ref.gradients(ref.reduce_sum(y * y), [x])
+    return {"x": x}, [y, g]
+
+
+def _cond_gradient():
+    x = ref.placeholder(ref.float32, [], name="x")
+    y = ref.cond(x > 1.0, lambda: x * x * x, lambda: ref.sin(x))
+    (g,) = ref.gradients(y, [x])
+    return {"x": x}, [y, g]
+
+
+CASES = [  # (name, builder, feeds)
+    ("cond_captures", _cond_captures, [{"x": [1.0, 2.0, 3.0]}, {"x": [-1.0, -2.0, 0.5]}]),
+    ("nested_cond", _nested_cond, [{"x": 3.0}, {"x": 1.0}, {"x": -2.0}]),
+    ("cond_in_while", _cond_in_while, [{"x": 1.0}, {"x": 7.0}]),
+    ("while_captures", _while_captures, [{"x": [0.1, -0.2]}]),
+    ("maximum_iterations", _maximum_iterations, [{"x": 1.0}, {"x": 300.0}, {"x": 5000.0}]),
+    ("while_no_back_prop", _while_no_back_prop, [{"x": [1.0, 2.0]}]),
+    ("cond_reads_variable", _cond_reads_variable, [{"x": 2.0}, {"x": -2.0}]),
+    ("while_gradient", _while_gradient, [{"x": [0.3, -0.7, 1.1]}]),
+    ("cond_gradient", _cond_gradient, [{"x": 2.0}, {"x": 0.5}]),
+]
+
+
+def _build(builder):
+    g = ref.Graph()
+    with g.as_default():
+        phs, outs = builder()
+        init = ref.global_variables_initializer()
+    return g, phs, outs, init
+
+
+def _run_ref(g, phs, outs, init, feeds):
+    with g.as_default(), ref.Session() as s:
+        s.run(init)
+        return [s.run(outs, {phs[k]: v for k, v in f.items()}) for f in feeds]
+
+
+def _run_tf(graph_def_bytes, phs, outs, init, feeds):
+    gd = tf.GraphDef.FromString(graph_def_bytes)
+    with tf.Graph().as_default(), tf.Session() as s:
+        tf.import_graph_def(gd, name="")
+        s.run(init.name)
+        return [s.run([t.name for t in outs], {phs[k].name: v for k, v in f.items()}) for f in feeds]
+
+
+@pytest.mark.parametrize("name,builder,feeds", CASES, ids=[c[0] for c in CASES])
+def test_ref_graph_runs_in_tensorflow(name, builder, feeds):
+    g, phs, outs, init = _build(builder)
+    gd = g.as_graph_def()
+    for n in gd.node:
+        if n.op in ("If", "While"):
+            assert not {"n_then_inputs", "n_loop_vars", "n_cond_captures", "accumulate", "output_specs"} & set(n.attr)
+    expected = _run_ref(g, phs, outs, init, feeds)
+    got = _run_tf(gd.SerializeToString(), phs, outs, init, feeds)
+    for e, r in zip(expected, got):
+        for a, b in zip(e, r):
+            np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,builder,feeds", CASES, ids=[c[0] for c in CASES])
+def test_ref_graph_round_trips_through_its_own_import(name, builder, feeds):
+    g, phs, outs, init = _build(builder)
+    expected = _run_ref(g, phs, outs, init, feeds)
+    gd = g.as_graph_def()
+    g2 = ref.Graph()
+    with g2.as_default():
+        ref.import_graph_def(gd, name="")
+        outs2 = [g2.get_tensor_by_name(t.name) for t in outs]
+        phs2 = {k: g2.get_tensor_by_name(v.name) for k, v in phs.items()}
+        init2 = g2.get_operation_by_name(init.name)
+    got = _run_ref(g2, phs2, outs2, init2, feeds)
+    for e, r in zip(expected, got):
+        for a, b in zip(e, r):
+            np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+def test_meta_graph_imports_into_tensorflow(tmp_path):
+    path = str(tmp_path / "m.meta")
+    g, phs, outs, init = _build(_while_captures)
+    with g.as_default():
+        ref.add_to_collection("outs", outs[1])
+        ref.train.export_meta_graph(path)
+    (expected,) = _run_ref(g, phs, outs, init, [{"x": [0.1, -0.2]}])
+    with tf.Graph().as_default() as tg, tf.Session() as s:
+        tf.train.import_meta_graph(path)
+        (y,) = tg.get_collection("outs")
+        got = s.run(y, {"x:0": [0.1, -0.2]})
+    np.testing.assert_allclose(got, expected[1], rtol=1e-6)
+
+
+# -- TF's functional graphs into ref -------------------------------------------
+
+def _tf_cond(tf2, x):
+    from tensorflow.python.ops import cond_v2
+    c = tf.constant([2.0, 3.0])
+    return [cond_v2.cond_v2(tf.reduce_sum(x) > 0, lambda: x * c, lambda: x - 1.0)]
+
+
+def _tf_nested_cond(tf2, x):
+    from tensorflow.python.ops import cond_v2
+    return [cond_v2.cond_v2(x[0] > 0, lambda: cond_v2.cond_v2(x[1] > 0, lambda: x * 3.0, lambda: x + 3.0),
+                            lambda: -x)]
+
+
+def _tf_while(tf2, x):
+    from tensorflow.python.ops import while_v2
+    w = tf.constant([0.5, 2.0])
+    return list(while_v2.while_loop(lambda i, y: i < 5, lambda i, y: (i + 1, tf.sin(y) * w + x),
+                                    [tf.constant(0), x]))
+
+
+def _tf_while_max_iter(tf2, x):
+    from tensorflow.python.ops import while_v2
+    return list(while_v2.while_loop(lambda i, y: tf.reduce_sum(y) < 1e6, lambda i, y: (i + 1, y * 2.0),
+                                    [tf.constant(0), x], maximum_iterations=3))
+
+
+def _tf_while_gradient(tf2, x):
+    from tensorflow.python.ops import while_v2
+    _, y = while_v2.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.sin(y) * 0.5 + x),
+                               [tf.constant(0), x])
+    return [y, tf.gradients(tf.reduce_sum(y * y), [x])[0]]
+
+
+def _tf_cond_gradient(tf2, x):
+    from tensorflow.python.ops import cond_v2
+    y = cond_v2.cond_v2(x[0] > 0, lambda: x * x, lambda: tf.sin(x))
+    return [y, tf.gradients(tf.reduce_sum(y), [x])[0]]
+
+
+TF_CASES = [
+    ("cond", _tf_cond, [[1.0, 2.0], [-1.0, -2.0]]),
+    ("nested_cond", _tf_nested_cond, [[1.0, 2.0], [1.0, -2.0], [-1.0, 2.0]]),
+    ("while", _tf_while, [[0.1, 0.2]]),
+    ("while_max_iter", _tf_while_max_iter, [[1.0, 2.0]]),
+    ("while_gradient", _tf_while_gradient, [[0.3, -0.4]]),
+    ("cond_gradient", _tf_cond_gradient, [[0.3, -0.4], [-0.3, 0.4]]),
+]
+
+
+@pytest.mark.parametrize("name,builder,feeds", TF_CASES, ids=[c[0] for c in TF_CASES])
+def test_tensorflow_functional_graph_runs_in_ref(name, builder, feeds):
+    with tf.Graph().as_default() as tg, tf.Session() as s:
+        x = tf.placeholder(tf.float32, [2], name="x")
+        outs = builder(None, x)
+        expected = [s.run(outs, {x: f}) for f in feeds]
+        gd = tg.as_graph_def()
+    assert {"If", "StatelessIf", "While", "StatelessWhile"} & {n.op for n in gd.node}
+    g = ref.Graph()
+    with g.as_default():
+        ref.import_graph_def(ref.GraphDef.FromString(gd.SerializeToString()), name="")
+        with ref.Session() as rs:
+            got = [rs.run([t.name for t in outs], {"x:0": f}) for f in feeds]
+    for e, r in zip(expected, got):
+        for a, b in zip(e, r):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("builder", [_while_captures, _maximum_iterations, _while_gradient])
+def test_export_import_export_keeps_the_loop_size(builder):
+    """Re-exporting an imported While adds no loop variables (its TensorList
+    accumulators are loop variables already; a new one only for a history read)."""
+    g, phs, outs, init = _build(builder)
+    gd = g.as_graph_def()
+    g2 = ref.Graph()
+    with g2.as_default():
+        ref.import_graph_def(gd, name="")
+    gd2 = g2.as_graph_def()
+    sizes = [{n.name: len(n.attr["T"].list.type) for n in d.node if n.op == "While"} for d in (gd, gd2)]
+    assert sizes[0] == sizes[1] and sizes[0]
