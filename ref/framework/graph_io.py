@@ -3,8 +3,30 @@
 An op's attrs map to ``AttrValue`` by Python type (bool -> b, int -> i,
 float -> f, str/bytes -> s, DType -> type, TensorShape -> shape, ndarray ->
 tensor, list -> list); type attrs (``T``...) are exported as TF names them, so
-graphs of ops both share import into TensorFlow. Function bodies of
-``while_loop``/``cond`` go to the graph's function library.
+graphs of ops both share import into TensorFlow.
+
+``while_loop``/``cond`` are exported in TensorFlow's functional form, as
+``while_v2``/``cond_v2`` write it, so TensorFlow imports and runs them:
+
+* ``If`` (``Tcond``, ``Tin``, ``Tout``, ``then_branch``, ``else_branch``,
+  ``output_shapes``): both branch functions take every input; ref's then
+  branch reads the first ``n_then_inputs`` of them, its else branch the rest.
+* ``While`` (``T``, ``cond``, ``body``, ``output_shapes``,
+  ``parallel_iterations``): loop variables, then ref's captures as loop
+  variables the body passes through; with ``maximum_iterations``, a loop
+  counter and its bound come next (``while_v2`` puts them first; ref puts
+  them after, so the While's outputs keep their indices); an accumulating
+  While (ref's gradient reads each loop variable's history) pushes each
+  variable to a TensorList loop variable, and a ``TensorListStack`` of the
+  final list stands for ref's history output.
+* Functions are FunctionDefs: arguments are the signature's ``input_arg``
+  names, node inputs ``"node:output_arg:i"`` (output arg names from ref's op
+  registry), ``ret`` and ``control_ret`` name the results.
+
+Import takes TF's form (``If``/``StatelessIf``/``While``/``StatelessWhile``
+and their FunctionDefs) back to ref's ops, whose functions then take every
+input, and still reads ref's earlier encoding (placeholder nodes for
+arguments, ``n_loop_vars``/``n_then_inputs`` attrs).
 """
 from __future__ import annotations
 

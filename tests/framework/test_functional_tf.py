@@ -235,3 +235,58 @@ def test_export_import_export_keeps_the_loop_size(builder):
     gd2 = g2.as_graph_def()
     sizes = [{n.name: len(n.attr["T"].list.type) for n in d.node if n.op == "While"} for d in (gd, gd2)]
     assert sizes[0] == sizes[1] and sizes[0]
+
+
+def _train_model():
+    x = ref.placeholder(ref.float32, [2], name="x")
+    v = ref.get_variable("v", initializer=ref.constant([0.5, -0.3]), use_resource=True)
+    w = ref.Variable([1.0, 2.0], name="w")
+    _, y = ref.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, ref.tanh(y * v) + w), [ref.constant(0), x])
+    z = ref.cond(ref.reduce_sum(y) > 0, lambda: y * v, lambda: y + w)
+    loss = ref.reduce_sum(z * z)
+    train = ref.train.GradientDescentOptimizer(0.05).minimize(loss)
+    return x, w, loss, train, ref.global_variables_initializer()
+
+
+def test_training_through_while_and_cond_runs_in_tensorflow():
+    """Gradients through while_loop (TensorList histories) and cond (If over the
+    branch gradients), applied to a resource and a ref variable: TF trains the same."""
+    feed = [0.2, 0.4]
+    g = ref.Graph()
+    with g.as_default():
+        x, w, loss, train, init = _train_model()
+        with ref.Session() as s:
+            s.run(init)
+            for _ in range(3):
+                s.run(train, {x: feed})
+            expected = s.run([w, loss], {x: feed})
+    with tf.Graph().as_default(), tf.Session() as s:
+        tf.import_graph_def(tf.GraphDef.FromString(g.as_graph_def().SerializeToString()), name="")
+        s.run(init.name)
+        for _ in range(3):
+            s.run(train.name, {"x:0": feed})
+        got = s.run([w.name, loss.name], {"x:0": feed})
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+
+
+def test_tensorflow_cond_reading_a_resource_variable_runs_in_ref():
+    from tensorflow.python.ops import cond_v2, while_v2
+    with tf.Graph().as_default() as tg, tf.Session() as s:
+        x = tf.placeholder(tf.float32, [2], name="x")
+        v = tf.get_variable("v", initializer=tf.constant([0.5, -0.3]), use_resource=True)
+        y = cond_v2.cond_v2(x[0] > 0, lambda: x * v, lambda: x + v.read_value())
+        _, z = while_v2.while_loop(lambda i, z: i < 3, lambda i, z: (i + 1, z * v), [tf.constant(0), y])
+        init = tf.global_variables_initializer()
+        s.run(init)
+        feeds = [[1.0, 2.0], [-1.0, 2.0]]
+        expected = [s.run(z, {x: f}) for f in feeds]
+        gd = tg.as_graph_def()
+    g = ref.Graph()
+    with g.as_default():
+        ref.import_graph_def(ref.GraphDef.FromString(gd.SerializeToString()), name="")
+        with ref.Session() as rs:
+            rs.run(init.name)
+            got = [rs.run(z.name, {"x:0": f}) for f in feeds]
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
