@@ -146,8 +146,47 @@ def _history_index(t):
     return None
 
 
+def _n(x):
+    return len(x) if isinstance(x, (list, tuple)) else int(x or 0)
+
+
+# TF's output args of ops ref declares with one list output ("*outputs"):
+# (name, count from the attrs) in order.
+_TF_OUTPUT_GROUPS = {
+    "SparseSplit": lambda a: [("output_indices", a["num_split"]), ("output_values", a["num_split"]),
+                              ("output_shape", a["num_split"])],
+    "SdcaOptimizer": lambda a: [("out_example_state_data", 1),
+                                ("out_delta_sparse_weights", _n(a.get("num_sparse_features"))),
+                                ("out_delta_dense_weights", _n(a.get("num_dense_features")))],
+    "ParseExampleV2": lambda a: [("sparse_indices", a["num_sparse"]), ("sparse_values", _n(a["sparse_types"])),
+                                 ("sparse_shapes", a["num_sparse"]), ("dense_values", _n(a.get("Tdense"))),
+                                 ("ragged_values", _n(a.get("ragged_value_types"))),
+                                 ("ragged_row_splits", _n(a.get("ragged_split_types")))],
+    "ParseSingleSequenceExample": lambda a: [
+        ("context_sparse_indices", _n(a.get("Ncontext_sparse"))),
+        ("context_sparse_values", _n(a.get("context_sparse_types"))),
+        ("context_sparse_shapes", _n(a.get("Ncontext_sparse"))),
+        ("context_dense_values", _n(a.get("Tcontext_dense"))),
+        ("feature_list_sparse_indices", _n(a.get("Nfeature_list_sparse"))),
+        ("feature_list_sparse_values", _n(a.get("feature_list_sparse_types"))),
+        ("feature_list_sparse_shapes", _n(a.get("Nfeature_list_sparse"))),
+        ("feature_list_dense_values", _n(a.get("feature_list_dense_types")))],
+}
+_TF_OUTPUT_GROUPS["SdcaOptimizerV2"] = _TF_OUTPUT_GROUPS["SdcaOptimizer"]
+
+
 def _out_arg(op, index):
     """(output arg name, index within it) of output ``index`` of ``op`` (FunctionDef naming)."""
+    if op.type in _TF_OUTPUT_GROUPS:
+        try:
+            groups = _TF_OUTPUT_GROUPS[op.type](op._attrs)
+        except (KeyError, TypeError):
+            groups = []
+        if sum(c for _, c in groups) == len(op._outputs):
+            for name, count in groups:
+                if index < count:
+                    return name, index
+                index -= count
     outs = op._opdef.outputs if hasattr(op, "_opdef") else registry.get(op.type).outputs
     return _out_arg_of(outs, len(op._outputs), index)
 
@@ -813,6 +852,17 @@ def _flat_input(fdef, by_name, args, ref_name):
     except LookupError:
         raise errors.NotFoundError(None, None, f"Op type not registered '{by_name[node].op}' "
                                                f"(node '{node}')") from None
+    if by_name[node].op in _TF_OUTPUT_GROUPS:
+        attrs = {a: _from_attr(v, {}, lambda f: None) for a, v in by_name[node].attr.items()}
+        try:
+            groups = _TF_OUTPUT_GROUPS[by_name[node].op](attrs)
+        except (KeyError, TypeError):
+            groups = []
+        offset = 0
+        for name, count in groups:
+            if name == out:
+                return f"{node}:{offset + k}"
+            offset += count
     names = [o.lstrip("*") for o in outs]
     if out in names:
         p = names.index(out)

@@ -75,7 +75,22 @@ def _cond_gradient():
     return {"x": x}, [y, g]
 
 
+def _list_outputs_in_while():
+    """Ops with list outputs in a loop body: FunctionDef inputs name TF's output args."""
+    x = ref.placeholder(ref.float32, [4], name="x")
+
+    def body(i, y):
+        sp = ref.SparseTensor([[0, 0], [1, 2], [2, 1]], y[:3], [3, 4])
+        parts = ref.sparse.split(sp_input=sp, num_split=2, axis=1)
+        s = ref.dynamic_stitch([ref.constant([0, 2]), ref.constant([1, 3])], [y[:2], y[2:]])
+        return i + 1, s * 0.5 + ref.reduce_sum(parts[1].values) + ref.cast(parts[0].dense_shape[1], ref.float32)
+
+    _, y = ref.while_loop(lambda i, y: i < 3, body, [ref.constant(0), x])
+    return {"x": x}, [y]
+
+
 CASES = [  # (name, builder, feeds)
+    ("list_outputs_in_while", _list_outputs_in_while, [{"x": [1.0, 2.0, 3.0, 4.0]}]),
     ("cond_captures", _cond_captures, [{"x": [1.0, 2.0, 3.0]}, {"x": [-1.0, -2.0, 0.5]}]),
     ("nested_cond", _nested_cond, [{"x": 3.0}, {"x": 1.0}, {"x": -2.0}]),
     ("cond_in_while", _cond_in_while, [{"x": 1.0}, {"x": 7.0}]),
@@ -290,3 +305,27 @@ def test_tensorflow_cond_reading_a_resource_variable_runs_in_ref():
             got = [rs.run(z.name, {"x:0": f}) for f in feeds]
     for a, b in zip(got, expected):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_output_arg_names_are_tensorflows():
+    """FunctionDef inputs name an op's output args: ref's declarations (or, for
+    ops declared with one list output, graph_io's table) use TF's names."""
+    from tensorflow.python.framework import op_def_registry
+    from ref.ops import registry
+    from ref.framework import graph_io
+    checked = 0
+    for name, od in sorted(registry.registered().items()):
+        tf_def = op_def_registry.get(name)
+        if tf_def is None:
+            continue
+        tf_names = [a.name for a in tf_def.output_arg]
+        if name in graph_io._TF_OUTPUT_GROUPS:
+            attrs = {a.name: (a.default_value.i if a.default_value.WhichOneof("value") == "i" else [])
+                     for a in tf_def.attr}
+            attrs.update({"num_split": 1, "num_sparse": 0})
+            ours = [n for n, _ in graph_io._TF_OUTPUT_GROUPS[name](attrs)]
+        else:
+            ours = [o.lstrip("*") for o in od.outputs]
+        assert ours == tf_names, name
+        checked += 1
+    assert checked > 300
