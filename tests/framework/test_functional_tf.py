@@ -329,3 +329,33 @@ def test_output_arg_names_are_tensorflows():
         assert ours == tf_names, name
         checked += 1
     assert checked > 300
+
+
+def test_ref_earlier_encoding_still_imports():
+    """A GraphDef ref wrote before the functional form (placeholder nodes for
+    function arguments; While/If with n_loop_vars/n_then_inputs): a cond, a
+    while_loop with maximum_iterations holding a cond, and their gradient.
+    TF builds the same model as the oracle."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "data", "legacy_functional.pb")
+    with open(path, "rb") as f:
+        gd = ref.GraphDef.FromString(f.read())
+    assert any(n.op == "While" and "n_loop_vars" in n.attr for n in gd.node)
+    feeds = [[1.0, 2.0], [-1.0, 0.5]]
+    g = ref.Graph()
+    with g.as_default():
+        ref.import_graph_def(gd, name="")
+        with ref.Session() as s:
+            got = [s.run(["z:0", "gz:0"], {"x:0": f}) for f in feeds]
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.placeholder(tf.float32, [2])
+        c = tf.constant([0.5, 2.0])
+        y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * c, lambda: x - c)
+        _, z = tf.while_loop(lambda i, z: i < 3,
+                             lambda i, z: (i + 1, tf.cond(z[0] > 1.0, lambda: z * 0.5, lambda: z + c)),
+                             [tf.constant(0), y], maximum_iterations=5)
+        (gz,) = tf.gradients(tf.reduce_sum(z * z), [x])
+        expected = [s.run([z, gz], {x: f}) for f in feeds]
+    for e, r in zip(expected, got):
+        for a, b in zip(e, r):
+            np.testing.assert_allclose(b, a, rtol=1e-6)
