@@ -15,10 +15,11 @@ graphs of ops both share import into TensorFlow.
   ``parallel_iterations``): loop variables, then ref's captures as loop
   variables the body passes through; with ``maximum_iterations``, a loop
   counter and its bound come next (``while_v2`` puts them first; ref puts
-  them after, so the While's outputs keep their indices); an accumulating
-  While (ref's gradient reads each loop variable's history) pushes each
-  variable to a TensorList loop variable, and a ``TensorListStack`` of the
-  final list stands for ref's history output.
+  them after, so the While's outputs keep their indices and names: a
+  collection or a fetch naming ``while:1`` names the same tensor in both);
+  an accumulating While (ref's gradient reads each loop variable's history)
+  pushes each variable to a TensorList loop variable, and a
+  ``TensorListStack`` of the final list stands for ref's history output.
 * Functions are FunctionDefs: arguments are the signature's ``input_arg``
   names, node inputs ``"node:output_arg:i"`` (output arg names from ref's op
   registry), ``ret`` and ``control_ret`` name the results.
@@ -250,20 +251,29 @@ def _types_av(types):
     return a
 
 
+def _unique(tensors):
+    """``tensors`` without repeats (first occurrence order) and each one's position in it."""
+    uniq, pos = [], {}
+    for t in tensors:
+        if id(t) not in pos:
+            pos[id(t)] = len(uniq)
+            uniq.append(t)
+    return uniq, [pos[id(t)] for t in tensors]
+
+
 def _if_node_def(op, library, seen_funcs, tref):
-    """TF's ``If``: both branches take all inputs; ref's then branch reads the
-    first ``n_then_inputs``, the else branch the rest."""
-    ins = list(op._inputs[1:])
+    """TF's ``If``: both branches take every input (each input once, as
+    ``cond_v2`` passes them); ref's then branch reads its ``n_then_inputs``,
+    the else branch the rest."""
     n_then = op._attrs["n_then_inputs"]
+    ins, where = _unique(op._inputs[1:])
     specs = op._attrs["output_specs"]
     types = [t.dtype.base_dtype for t in ins]
     shapes = [t.shape for t in ins]
-    then_name = _add_function(op._attrs["then_branch"], library, seen_funcs, types, shapes,
-                              args=list(range(n_then)))
-    else_name = _add_function(op._attrs["else_branch"], library, seen_funcs, types, shapes,
-                              args=list(range(n_then, len(ins))))
+    then_name = _add_function(op._attrs["then_branch"], library, seen_funcs, types, shapes, args=where[:n_then])
+    else_name = _add_function(op._attrs["else_branch"], library, seen_funcs, types, shapes, args=where[n_then:])
     nd = node_def_pb2.NodeDef(name=op.name, op="If", device=op.device)
-    nd.input.extend(tref(t) for t in op._inputs)
+    nd.input.extend(tref(t) for t in [op._inputs[0]] + ins)
     nd.input.extend("^" + c.name for c in op._control_inputs)
     nd.attr["Tcond"].type = op._inputs[0].dtype.base_dtype.as_datatype_enum
     nd.attr["Tin"].CopyFrom(_types_av(types))
@@ -297,15 +307,17 @@ def _while_node_defs(op, library, seen_funcs, tref):
     ``maximum_iterations``) a loop counter and its bound, then (for an
     accumulating While) one TensorList per loop variable to which the body
     pushes the variable's value at the start of each iteration; a
-    TensorListStack of each list stands for ref's history output."""
+    TensorListStack of each list stands for ref's history output. A tensor
+    both cond and body capture is one loop variable."""
     a = op._attrs
     n, n_cc = a["n_loop_vars"], a["n_cond_captures"]
-    ins = list(op._inputs)
-    n_caps = len(ins) - n
+    caps, where = _unique(op._inputs[n:])
+    ins = list(op._inputs[:n]) + caps
+    n_caps = len(caps)
     specs = [(dtypes.as_dtype(d).base_dtype, TensorShape(s)) for d, s in a["output_specs"]]
     max_it, acc = a.get("maximum_iterations"), _accumulated(op)
-    types = [d for d, _ in specs] + [t.dtype.base_dtype for t in ins[n:]]
-    shapes = [s for _, s in specs] + [t.shape for t in ins[n:]]
+    types = [d for d, _ in specs] + [t.dtype.base_dtype for t in caps]
+    shapes = [s for _, s in specs] + [t.shape for t in caps]
     pre, inputs = [], [tref(t) for t in ins]
     if max_it is not None:
         counter, bound = _helper_name(op, "loop_counter"), _helper_name(op, "maximum_iterations")
@@ -330,10 +342,9 @@ def _while_node_defs(op, library, seen_funcs, tref):
         shapes += [TensorShape([])] * len(acc)
     layout = ("while", n, n_cc, n_caps, max_it is not None, tuple(acc))
     cond_name = _add_function(a["cond"], library, seen_funcs, types, shapes,
-                              args=list(range(n + n_cc)), layout=layout, role="cond")
+                              args=list(range(n)) + [n + w for w in where[:n_cc]], layout=layout, role="cond")
     body_name = _add_function(a["body"], library, seen_funcs, types, shapes,
-                              args=list(range(n)) + list(range(n + n_cc, n + n_caps)), layout=layout,
-                              role="body")
+                              args=list(range(n)) + [n + w for w in where[n_cc:]], layout=layout, role="body")
     nd = node_def_pb2.NodeDef(name=op.name, op="While", device=op.device)
     nd.input.extend(inputs)
     nd.input.extend("^" + c.name for c in op._control_inputs)

@@ -89,7 +89,16 @@ def _list_outputs_in_while():
     return {"x": x}, [y]
 
 
+def _shared_capture():
+    x = ref.placeholder(ref.float32, [], name="x")
+    n = ref.constant(5.0)
+    _, y = ref.while_loop(lambda i, y: y < n * 10.0, lambda i, y: (i + 1, y * 2.0 + n), [ref.constant(0), x])
+    z = ref.cond(x > 0, lambda: x * n, lambda: x - n)
+    return {"x": x}, [y, z]
+
+
 CASES = [  # (name, builder, feeds)
+    ("shared_capture", _shared_capture, [{"x": 1.0}, {"x": -3.0}]),
     ("list_outputs_in_while", _list_outputs_in_while, [{"x": [1.0, 2.0, 3.0, 4.0]}]),
     ("cond_captures", _cond_captures, [{"x": [1.0, 2.0, 3.0]}, {"x": [-1.0, -2.0, 0.5]}]),
     ("nested_cond", _nested_cond, [{"x": 3.0}, {"x": 1.0}, {"x": -2.0}]),
@@ -359,3 +368,18 @@ def test_ref_earlier_encoding_still_imports():
     for e, r in zip(expected, got):
         for a, b in zip(e, r):
             np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+def test_tensorflow_differentiates_ref_cond():
+    """tf.gradients through an imported ref If (its inputs each once, as cond_v2's)."""
+    g = ref.Graph()
+    with g.as_default():
+        x = ref.placeholder(ref.float32, [], name="x")
+        c = ref.constant(3.0)
+        ref.identity(ref.cond(x > 0, lambda: x * x * c, lambda: ref.sin(x) + c), name="y")
+    with tf.Graph().as_default() as tg, tf.Session() as s:
+        tf.import_graph_def(tf.GraphDef.FromString(g.as_graph_def().SerializeToString()), name="")
+        tx, ty = tg.get_tensor_by_name("x:0"), tg.get_tensor_by_name("y:0")
+        (gx,) = tf.gradients(ty, [tx])
+        got = [s.run(gx, {tx: v}) for v in (2.0, -1.0)]
+    np.testing.assert_allclose(got, [2 * 2.0 * 3.0, np.cos(-1.0)], rtol=1e-6)
