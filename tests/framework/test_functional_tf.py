@@ -383,3 +383,45 @@ def test_tensorflow_differentiates_ref_cond():
         (gx,) = tf.gradients(ty, [tx])
         got = [s.run(gx, {tx: v}) for v in (2.0, -1.0)]
     np.testing.assert_allclose(got, [2 * 2.0 * 3.0, np.cos(-1.0)], rtol=1e-6)
+
+
+_TF_V2_SCRIPT = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.enable_control_flow_v2()
+x = tf1.placeholder(tf.float32, [2], name="x")
+v = tf1.get_variable("v", initializer=tf.constant([0.5, 1.5]), use_resource=True)
+y = tf1.cond(tf.reduce_sum(x) > 0, lambda: x * v, lambda: x - v)
+_, z = tf1.while_loop(lambda i, z: i < 4, lambda i, z: (i + 1, tf.tanh(z) * v + x), [tf.constant(0), y],
+                      maximum_iterations=3)
+(g,) = tf1.gradients(tf.reduce_sum(z * z), [x])
+tf1.add_to_collection("outs", z)
+tf1.add_to_collection("outs", g)
+ops = {n.op for n in tf1.get_default_graph().as_graph_def().node}
+assert ops & {"If", "StatelessIf"} and ops & {"While", "StatelessWhile"}, ops
+with tf1.Session() as s:
+    s.run(tf1.global_variables_initializer())
+    np.save(sys.argv[2], np.stack([np.stack(s.run([z, g], {x: f})) for f in ([1.0, 2.0], [-1.0, 0.5])]))
+    tf1.train.Saver().save(s, sys.argv[1])
+"""
+
+
+def test_tensorflow_control_flow_v2_meta_graph_runs_in_ref(tmp_path):
+    """TF's tf.cond/tf.while_loop under enable_control_flow_v2 (a child process:
+    the switch is global), with gradients and a resource variable, saved with a
+    Saver: ref's import_meta_graph and restore compute TF's values."""
+    import subprocess
+    import sys
+    prefix, expected_path = str(tmp_path / "model"), str(tmp_path / "expected.npy")
+    subprocess.run([sys.executable, "-c", _TF_V2_SCRIPT, prefix, expected_path], check=True, timeout=300,
+                   capture_output=True)
+    expected = np.load(expected_path)
+    with ref.Graph().as_default() as g, ref.Session() as s:
+        saver = ref.train.import_meta_graph(prefix + ".meta")
+        saver.restore(s, prefix)
+        z, gz = g.get_collection("outs")
+        got = np.stack([np.stack(s.run([z, gz], {"x:0": f})) for f in ([1.0, 2.0], [-1.0, 0.5])])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
