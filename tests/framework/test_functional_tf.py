@@ -3,10 +3,16 @@
 TensorFlow and compute what ref computes; TF's ``cond_v2``/``while_v2``
 graphs (If/StatelessIf/While/StatelessWhile over FunctionDefs) import into ref
 and compute what TF computes. TensorFlow is the oracle."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import ref
+from ref.framework import graph_io
+from ref.ops import registry
 
 tf = pytest.importorskip("tensorflow").compat.v1
 
@@ -320,8 +326,6 @@ def test_output_arg_names_are_tensorflows():
     """FunctionDef inputs name an op's output args: ref's declarations (or, for
     ops declared with one list output, graph_io's table) use TF's names."""
     from tensorflow.python.framework import op_def_registry
-    from ref.ops import registry
-    from ref.framework import graph_io
     checked = 0
     for name, od in sorted(registry.registered().items()):
         tf_def = op_def_registry.get(name)
@@ -345,7 +349,6 @@ def test_ref_earlier_encoding_still_imports():
     function arguments; While/If with n_loop_vars/n_then_inputs): a cond, a
     while_loop with maximum_iterations holding a cond, and their gradient.
     TF builds the same model as the oracle."""
-    import os
     path = os.path.join(os.path.dirname(__file__), "data", "legacy_functional.pb")
     with open(path, "rb") as f:
         gd = ref.GraphDef.FromString(f.read())
@@ -413,8 +416,6 @@ def test_tensorflow_control_flow_v2_meta_graph_runs_in_ref(tmp_path):
     """TF's tf.cond/tf.while_loop under enable_control_flow_v2 (a child process:
     the switch is global), with gradients and a resource variable, saved with a
     Saver: ref's import_meta_graph and restore compute TF's values."""
-    import subprocess
-    import sys
     prefix, expected_path = str(tmp_path / "model"), str(tmp_path / "expected.npy")
     subprocess.run([sys.executable, "-c", _TF_V2_SCRIPT, prefix, expected_path], check=True, timeout=300,
                    capture_output=True)
