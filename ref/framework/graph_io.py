@@ -422,10 +422,15 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
         if shapes is not None:
             fdef.arg_attr[i].attr["_output_shapes"].CopyFrom(_shapes_av([shapes[i]]))
     dropped = {id(t.op) for t in fg.inputs}
+    arg_ops = {"^" + t.op.name for t in fg.inputs}
     for op in fg.get_operations():
         if id(op) in dropped:
             continue
         for nd in _node_defs(op, library, seen_funcs, fref):
+            if any(i in arg_ops for i in nd.input):  # an argument is no node: no control edge from it
+                keep = [i for i in nd.input if i not in arg_ops]
+                del nd.input[:]
+                nd.input.extend(keep)
             fdef.node_def.add().CopyFrom(nd)
 
     def fresh(stem):

@@ -103,7 +103,19 @@ def _shared_capture():
     return {"x": x}, [y, z]
 
 
+def _control_dependency_on_loop_var():
+    x = ref.placeholder(ref.float32, [], name="x")
+
+    def body(i, y):
+        with ref.control_dependencies([i, y]):
+            return i + 1, ref.identity(y) * 2.0 + x
+
+    _, y = ref.while_loop(lambda i, y: i < 3, body, [ref.constant(0), x])
+    return {"x": x}, [y]
+
+
 CASES = [  # (name, builder, feeds)
+    ("control_dependency_on_loop_var", _control_dependency_on_loop_var, [{"x": 1.5}]),
     ("shared_capture", _shared_capture, [{"x": 1.0}, {"x": -3.0}]),
     ("list_outputs_in_while", _list_outputs_in_while, [{"x": [1.0, 2.0, 3.0, 4.0]}]),
     ("cond_captures", _cond_captures, [{"x": [1.0, 2.0, 3.0]}, {"x": [-1.0, -2.0, 0.5]}]),
