@@ -438,3 +438,27 @@ def test_tensorflow_control_flow_v2_meta_graph_runs_in_ref(tmp_path):
         z, gz = g.get_collection("outs")
         got = np.stack([np.stack(s.run([z, gz], {"x:0": f})) for f in ([1.0, 2.0], [-1.0, 0.5])])
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,builder,feeds", TF_CASES, ids=[c[0] for c in TF_CASES])
+def test_tensorflow_graph_through_ref_back_to_tensorflow(name, builder, feeds):
+    """TF -> ref import -> ref export -> TF: the same outputs (ref's If with its
+    input list doubled goes back with each input once)."""
+    with tf.Graph().as_default() as tg, tf.Session() as s:
+        x = tf.placeholder(tf.float32, [2], name="x")
+        outs = builder(None, x)
+        expected = [s.run(outs, {x: f}) for f in feeds]
+        gd = tg.as_graph_def()
+    g = ref.Graph()
+    with g.as_default():
+        ref.import_graph_def(ref.GraphDef.FromString(gd.SerializeToString()), name="")
+    again = g.as_graph_def()
+    for n in again.node:
+        if n.op == "If":
+            assert len(n.input) == 1 + len(set(n.input[1:]))
+    with tf.Graph().as_default(), tf.Session() as s:
+        tf.import_graph_def(tf.GraphDef.FromString(again.SerializeToString()), name="")
+        got = [s.run([t.name for t in outs], {"x:0": f}) for f in feeds]
+    for e, r in zip(expected, got):
+        for a, b in zip(e, r):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
