@@ -105,7 +105,7 @@ def _main_index(op):
     """Where ``op``'s own NodeDef sits among the NodeDefs :func:`_node_defs` returns."""
     if op.type != "While":
         return 0
-    return (2 if op._attrs.get("maximum_iterations") is not None else 0) + 3 * len(_accumulated(op))
+    return (0 if op._attrs.get("_tf_while") else 2) + 3 * len(_accumulated(op))
 
 
 def _accumulated(op):
@@ -137,6 +137,17 @@ def _helper_name(op, stem):
         k += 1
         name = f"{op.name}/{stem}_{k}"
     return name
+
+
+def _local_graph(name, arg, k):
+    return name if k == 0 else f"{name}:{k}"
+
+
+def _local_function(name, arg, k):
+    return f"{name}:{arg}:{k}"
+
+
+_graph_ref.local = _local_graph
 
 
 def _history_index(t):
@@ -301,51 +312,66 @@ def _const_nd(name, value, device=""):
     return nd
 
 
+_COUNTER = 2  # TF's While starts with the loop counter and the maximum_iterations bound
+
+
 def _while_node_defs(op, library, seen_funcs, tref):
-    """TF's ``While`` (as ``while_v2`` builds it): the loop variables, then
-    ref's captures as loop variables the body passes through, then (with
-    ``maximum_iterations``) a loop counter and its bound, then (for an
-    accumulating While) one TensorList per loop variable to which the body
-    pushes the variable's value at the start of each iteration; a
-    TensorListStack of each list stands for ref's history output. A tensor
-    both cond and body capture is one loop variable."""
+    """TF's ``While`` laid out as ``while_v2`` lays it out: the loop counter
+    and the ``maximum_iterations`` bound (-1: none), ref's loop variables,
+    ref's captures (each once) as loop variables the body passes through,
+    then, for an accumulating While, one TensorList per loop variable to which
+    the body pushes the variable's value at the start of each iteration. The
+    While is the node ``<name>/While``; an ``IdentityN`` named as ref's op
+    forwards the loop variables, so ``<name>:k`` is ref's output ``k`` in both
+    (fetches, collections); a TensorListStack of each final list stands for
+    ref's history output.
+
+    A While imported from TF's form (its loop counter and bound are among
+    its loop variables already) goes back as it came: no counter added, no
+    IdentityN, accumulators appended for the histories something reads."""
     a = op._attrs
+    raw = bool(a.get("_tf_while"))
+    off = 0 if raw else _COUNTER
     n, n_cc = a["n_loop_vars"], a["n_cond_captures"]
     caps, where = _unique(op._inputs[n:])
-    ins = list(op._inputs[:n]) + caps
-    n_caps = len(caps)
     specs = [(dtypes.as_dtype(d).base_dtype, TensorShape(s)) for d, s in a["output_specs"]]
     max_it, acc = a.get("maximum_iterations"), _accumulated(op)
+    L = tref.local  # how this GraphDef or FunctionDef names a helper node's output
+    inputs = [tref(t) for t in op._inputs[:n]] + [tref(t) for t in caps]
     types = [d for d, _ in specs] + [t.dtype.base_dtype for t in caps]
     shapes = [s for _, s in specs] + [t.shape for t in caps]
-    pre, inputs = [], [tref(t) for t in ins]
-    if max_it is not None:
+    if raw:
+        loop, pre = op.name, []
+    else:
+        loop = _helper_name(op, "While")
         counter, bound = _helper_name(op, "loop_counter"), _helper_name(op, "maximum_iterations")
-        pre.append(_const_nd(counter, np.int32(0), op.device))
-        pre.append(_const_nd(bound, np.int32(max_it), op.device))
-        inputs += [counter, bound]
-        types += [dtypes.int32, dtypes.int32]
-        shapes += [TensorShape([]), TensorShape([])]
-    if acc:
-        for j in acc:
-            d, s = specs[j]
-            base = _helper_name(op, f"accumulator_{j}")
-            pre.append(_const_nd(base + "/element_shape", np.asarray(s.as_list(), np.int32), op.device))
-            pre.append(_const_nd(base + "/max_num_elements", np.int32(-1), op.device))
-            el = node_def_pb2.NodeDef(name=base, op="EmptyTensorList", device=op.device,
-                                      input=[base + "/element_shape", base + "/max_num_elements"])
-            el.attr["element_dtype"].type = d.as_datatype_enum
-            el.attr["shape_type"].type = dtypes.int32.as_datatype_enum
-            pre.append(el)
-            inputs.append(base)
-        types += [dtypes.variant] * len(acc)
-        shapes += [TensorShape([])] * len(acc)
-    layout = ("while", n, n_cc, n_caps, max_it is not None, tuple(acc))
+        pre = [_const_nd(counter, np.int32(0), op.device),
+               _const_nd(bound, np.int32(-1 if max_it is None else max_it), op.device)]
+        inputs = [L(counter, "output", 0), L(bound, "output", 0)] + inputs
+        types = [dtypes.int32, dtypes.int32] + types
+        shapes = [TensorShape([]), TensorShape([])] + shapes
+    for j in acc:
+        d, s = specs[j]
+        base = _helper_name(op, f"accumulator_{j}")
+        pre.append(_const_nd(base + "/element_shape", np.asarray(s.as_list(), np.int32), op.device))
+        pre.append(_const_nd(base + "/max_num_elements", np.int32(-1), op.device))
+        el = node_def_pb2.NodeDef(name=base, op="EmptyTensorList", device=op.device,
+                                  input=[L(base + "/element_shape", "output", 0),
+                                         L(base + "/max_num_elements", "output", 0)])
+        el.attr["element_dtype"].type = d.as_datatype_enum
+        el.attr["shape_type"].type = dtypes.int32.as_datatype_enum
+        pre.append(el)
+        inputs.append(L(base, "handle", 0))
+        types.append(dtypes.variant)
+        shapes.append(TensorShape([]))
+    first_cap = off + n
+    layout = ("while", off, n, len(caps), max_it is not None, tuple(acc))
+    loop_args = list(range(off, first_cap))
     cond_name = _add_function(a["cond"], library, seen_funcs, types, shapes,
-                              args=list(range(n)) + [n + w for w in where[:n_cc]], layout=layout, role="cond")
+                              args=loop_args + [first_cap + w for w in where[:n_cc]], layout=layout, role="cond")
     body_name = _add_function(a["body"], library, seen_funcs, types, shapes,
-                              args=list(range(n)) + [n + w for w in where[n_cc:]], layout=layout, role="body")
-    nd = node_def_pb2.NodeDef(name=op.name, op="While", device=op.device)
+                              args=loop_args + [first_cap + w for w in where[n_cc:]], layout=layout, role="body")
+    nd = node_def_pb2.NodeDef(name=loop, op="While", device=op.device)
     nd.input.extend(inputs)
     nd.input.extend("^" + c.name for c in op._control_inputs)
     nd.attr["T"].CopyFrom(_types_av(types))
@@ -355,12 +381,17 @@ def _while_node_defs(op, library, seen_funcs, tref):
     nd.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
     _copy_private_attrs(op, nd, library, seen_funcs)
     post = []
+    if not raw:
+        fwd = node_def_pb2.NodeDef(name=op.name, op="IdentityN", device=op.device,
+                                   input=[L(loop, "output", _COUNTER + j) for j in range(n)])
+        fwd.attr["T"].CopyFrom(_types_av([d for d, _ in specs]))
+        post.append(fwd)
     first = len(types) - len(acc)
     for k, j in enumerate(acc):
         d, s = specs[j]
         base = _helper_name(op, f"accumulator_{j}")
         st = node_def_pb2.NodeDef(name=_helper_name(op, f"history_{j}"), op="TensorListStack", device=op.device,
-                                  input=[f"{op.name}:{first + k}", base + "/element_shape"])
+                                  input=[L(loop, "output", first + k), L(base + "/element_shape", "output", 0)])
         st.attr["element_dtype"].type = d.as_datatype_enum
         st.attr["num_elements"].i = -1
         post.append(st)
@@ -415,6 +446,8 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
         out, idx = _out_arg(t.op, t.value_index)
         return f"{t.op.name}:{out}:{idx}"
 
+    fref.local = _local_function
+
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = name
     for i, (a, d) in enumerate(zip(arg_names, types)):
@@ -444,39 +477,37 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
     rets = [fref(t) for t in fg.outputs]
     out_types = [t.dtype.base_dtype for t in fg.outputs]
     if role is not None:
-        _, n, n_cc, n_caps, counted, acc = layout
-        counter = n + n_caps
+        _, off, n, n_caps, counted, acc = layout
+        i32 = attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)
         if role == "cond" and counted:
             less = fresh("loop_counter_less")
             fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
-                name=less, op="Less", input=[arg_names[counter], arg_names[counter + 1]],
-                attr={"T": attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)}))
+                name=less, op="Less", input=[arg_names[0], arg_names[1]], attr={"T": i32}))
             both = fresh("loop_cond_and")
             fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
                 name=both, op="LogicalAnd", input=[f"{less}:z:0", rets[0]]))
             rets = [f"{both}:z:0"]
         if role == "body":
-            rets += [arg_names[n + k] for k in range(n_caps)]
-            out_types += list(types[n:n + n_caps])
-            if counted:
+            counting = []
+            if off:
                 one = fresh("loop_counter_one")
                 fdef.node_def.add().CopyFrom(_const_nd(one, np.int32(1)))
                 step = fresh("loop_counter_add")
                 fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
-                    name=step, op="AddV2", input=[arg_names[counter], f"{one}:output:0"],
-                    attr={"T": attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)}))
-                rets += [f"{step}:z:0", arg_names[counter + 1]]
-                out_types += [dtypes.int32, dtypes.int32]
-            if acc:
-                first = counter + (2 if counted else 0)
-                for k, j in enumerate(acc):
-                    push = fresh(f"accumulator_push_{j}")
-                    fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
-                        name=push, op="TensorListPushBack", input=[arg_names[first + k], arg_names[j]],
-                        attr={"element_dtype": attr_value_pb2.AttrValue(
-                            type=dtypes.as_dtype(types[j]).as_datatype_enum)}))
-                    rets.append(f"{push}:output_handle:0")
-                    out_types.append(dtypes.variant)
+                    name=step, op="AddV2", input=[arg_names[0], f"{one}:output:0"], attr={"T": i32}))
+                counting = [f"{step}:z:0", arg_names[1]]
+            first_cap = off + n
+            rets = counting + rets + [arg_names[first_cap + k] for k in range(n_caps)]
+            out_types = list(types[:off]) + out_types + list(types[first_cap:first_cap + n_caps])
+            for k, j in enumerate(acc):
+                push = fresh(f"accumulator_push_{j}")
+                fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                    name=push, op="TensorListPushBack",
+                    input=[arg_names[first_cap + n_caps + k], arg_names[off + j]],
+                    attr={"element_dtype": attr_value_pb2.AttrValue(
+                        type=dtypes.as_dtype(types[off + j]).as_datatype_enum)}))
+                rets.append(f"{push}:output_handle:0")
+                out_types.append(dtypes.variant)
     for i, (r, d) in enumerate(zip(rets, out_types)):
         fdef.signature.output_arg.add(name=f"output_{i}", type=dtypes.as_dtype(d).base_dtype.as_datatype_enum)
         fdef.ret[f"output_{i}"] = r
@@ -498,8 +529,11 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
         nds = _node_defs(op, gd.library, seen, _graph_ref)
         if add_shapes:
             main = nds[_main_index(op)]
-            if op.type == "While":  # TF's outputs: every loop variable
+            if op.type == "While":  # TF's outputs: every loop variable; the IdentityN's: ref's loop variables
                 main.attr["_output_shapes"].CopyFrom(main.attr["output_shapes"])
+                n = op._attrs["n_loop_vars"]
+                nds[_main_index(op) + 1].attr["_output_shapes"].CopyFrom(
+                    _attr_value([t.shape for t in op._outputs[:n]], gd.library, seen))
             else:
                 main.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
         for nd in nds:

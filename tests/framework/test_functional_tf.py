@@ -462,3 +462,32 @@ def test_tensorflow_graph_through_ref_back_to_tensorflow(name, builder, feeds):
     for e, r in zip(expected, got):
         for a, b in zip(e, r):
             np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("back_prop,maximum_iterations", [(True, None), (False, None), (True, 4), (False, 2)])
+def test_tensorflow_differentiates_ref_while(back_prop, maximum_iterations):
+    """tf.gradients through an imported ref While: while_v2's layout (loop
+    counter and bound first, captures as loop variables) lets TF's While
+    gradient rewrite and differentiate it; ``while:k`` still names ref's
+    output k (an IdentityN). (Each case names its loop apart: TF keeps the
+    functions its gradient rewrites in one table per process.)"""
+    name = f"loop_{int(back_prop)}_{maximum_iterations}"
+    g = ref.Graph()
+    with g.as_default():
+        x = ref.placeholder(ref.float32, [2], name="x")
+        c = ref.constant([0.5, -1.0])
+        _, w = ref.while_loop(lambda i, w: i < 3, lambda i, w: (i + 1, ref.sin(w) * x + c), [ref.constant(0), x],
+                              back_prop=back_prop, maximum_iterations=maximum_iterations, name=name)
+        ref.identity(w, name="w")
+        (gx,) = ref.gradients(ref.reduce_sum(w * w), [x])
+        with ref.Session() as s:
+            expected = s.run([w, gx], {x: [0.3, 0.8]})
+    assert w.name == name + ":1"
+    with tf.Graph().as_default() as tg:
+        tf.import_graph_def(tf.GraphDef.FromString(g.as_graph_def().SerializeToString()), name="")
+        tx, tw = tg.get_tensor_by_name("x:0"), tg.get_tensor_by_name(name + ":1")
+        (tgx,) = tf.gradients(tf.reduce_sum(tw * tw), [tx])
+        with tf.Session() as s:
+            got = s.run([tw, tgx], {tx: [0.3, 0.8]})
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
