@@ -9,24 +9,27 @@ graphs of ops both share import into TensorFlow.
 ``while_v2``/``cond_v2`` write it, so TensorFlow imports and runs them:
 
 * ``If`` (``Tcond``, ``Tin``, ``Tout``, ``then_branch``, ``else_branch``,
-  ``output_shapes``): both branch functions take every input; ref's then
-  branch reads the first ``n_then_inputs`` of them, its else branch the rest.
+  ``output_shapes``): both branch functions take every input, each input
+  once; ref's then branch reads its ``n_then_inputs``, the else branch the
+  rest.
 * ``While`` (``T``, ``cond``, ``body``, ``output_shapes``,
-  ``parallel_iterations``): loop variables, then ref's captures as loop
-  variables the body passes through; with ``maximum_iterations``, a loop
-  counter and its bound come next (``while_v2`` puts them first; ref puts
-  them after, so the While's outputs keep their indices and names: a
-  collection or a fetch naming ``while:1`` names the same tensor in both);
-  an accumulating While (ref's gradient reads each loop variable's history)
-  pushes each variable to a TensorList loop variable, and a
-  ``TensorListStack`` of the final list stands for ref's history output.
+  ``parallel_iterations``) in ``while_v2``'s layout, as node
+  ``<name>/While``: the loop counter and the ``maximum_iterations`` bound
+  (-1: none), ref's loop variables, ref's captures (each once) as loop
+  variables the body passes through, and for an accumulating While (ref's
+  gradient reads each loop variable's history) one TensorList per loop
+  variable the body pushes to; a ``TensorListStack`` of each final list
+  stands for ref's history output. An ``IdentityN`` named ``<name>``
+  forwards the loop variables, so ``<name>:k`` is ref's output ``k`` in both
+  (fetches, collections), and TF's While gradient can differentiate it.
 * Functions are FunctionDefs: arguments are the signature's ``input_arg``
   names, node inputs ``"node:output_arg:i"`` (output arg names from ref's op
   registry), ``ret`` and ``control_ret`` name the results.
 
 Import takes TF's form (``If``/``StatelessIf``/``While``/``StatelessWhile``
 and their FunctionDefs) back to ref's ops, whose functions then take every
-input, and still reads ref's earlier encoding (placeholder nodes for
+input (an imported While exports again as it came), and still reads ref's
+earlier encoding (placeholder nodes for
 arguments, ``n_loop_vars``/``n_then_inputs`` attrs).
 """
 from __future__ import annotations
