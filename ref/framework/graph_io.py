@@ -101,7 +101,9 @@ def op_to_node_def(op, library=None, seen_funcs=None):
     """The NodeDef of ``op`` (a ``While``/``If`` in TensorFlow's functional form)."""
     library = library if library is not None else _scratch_library()
     seen_funcs = seen_funcs if seen_funcs is not None else {}
-    return _node_defs(op, library, seen_funcs, _graph_ref)[_main_index(op)]
+    nds = _node_defs(op, library, seen_funcs, _graph_ref)
+    # the node named as the op (a While's IdentityN; its TF While is ``<name>/While``)
+    return next((nd for nd in nds if nd.name == op.name), nds[_main_index(op)])
 
 
 def _main_index(op):
