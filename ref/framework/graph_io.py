@@ -3,8 +3,34 @@
 An op's attrs map to ``AttrValue`` by Python type (bool -> b, int -> i,
 float -> f, str/bytes -> s, DType -> type, TensorShape -> shape, ndarray ->
 tensor, list -> list); type attrs (``T``...) are exported as TF names them, so
-graphs of ops both share import into TensorFlow. Function bodies of
-``while_loop``/``cond`` go to the graph's function library.
+graphs of ops both share import into TensorFlow.
+
+``while_loop``/``cond`` are exported in TensorFlow's functional form, as
+``while_v2``/``cond_v2`` write it, so TensorFlow imports and runs them:
+
+* ``If`` (``Tcond``, ``Tin``, ``Tout``, ``then_branch``, ``else_branch``,
+  ``output_shapes``): both branch functions take every input, each input
+  once; ref's then branch reads its ``n_then_inputs``, the else branch the
+  rest.
+* ``While`` (``T``, ``cond``, ``body``, ``output_shapes``,
+  ``parallel_iterations``) in ``while_v2``'s layout, as node
+  ``<name>/While``: the loop counter and the ``maximum_iterations`` bound
+  (-1: none), ref's loop variables, ref's captures (each once) as loop
+  variables the body passes through, and for an accumulating While (ref's
+  gradient reads each loop variable's history) one TensorList per loop
+  variable the body pushes to; a ``TensorListStack`` of each final list
+  stands for ref's history output. An ``IdentityN`` named ``<name>``
+  forwards the loop variables, so ``<name>:k`` is ref's output ``k`` in both
+  (fetches, collections), and TF's While gradient can differentiate it.
+* Functions are FunctionDefs: arguments are the signature's ``input_arg``
+  names, node inputs ``"node:output_arg:i"`` (output arg names from ref's op
+  registry), ``ret`` and ``control_ret`` name the results.
+
+Import takes TF's form (``If``/``StatelessIf``/``While``/``StatelessWhile``
+and their FunctionDefs) back to ref's ops, whose functions then take every
+input (an imported While exports again as it came), and still reads ref's
+earlier encoding (placeholder nodes for
+arguments, ``n_loop_vars``/``n_then_inputs`` attrs).
 """
 from __future__ import annotations
 
@@ -19,7 +45,7 @@ from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2, op
 from ref.formats.tensor_util import make_tensor_proto, make_ndarray
 from ref.framework.graph import Graph, Operation, Tensor, apply_op, control_dependencies, get_default_graph, name_scope
 
-_INTERNAL = ("_list_sizes", "output_specs")
+_INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
 
 
 def _attr_value(v, library, seen_funcs):
@@ -72,18 +98,137 @@ def _attr_value(v, library, seen_funcs):
 
 
 def op_to_node_def(op, library=None, seen_funcs=None):
-    """The NodeDef of ``op``."""
+    """The NodeDef of ``op`` (a ``While``/``If`` in TensorFlow's functional form)."""
     library = library if library is not None else _scratch_library()
     seen_funcs = seen_funcs if seen_funcs is not None else {}
+    nds = _node_defs(op, library, seen_funcs, _graph_ref)
+    # the node named as the op (a While's IdentityN; its TF While is ``<name>/While``)
+    return next((nd for nd in nds if nd.name == op.name), nds[_main_index(op)])
+
+
+def _main_index(op):
+    """Where ``op``'s own NodeDef sits among the NodeDefs :func:`_node_defs` returns."""
+    if op.type != "While":
+        return 0
+    return (0 if op._attrs.get("_tf_while") else 2) + 3 * len(_accumulated(op))
+
+
+def _accumulated(op):
+    """The loop variables whose histories a While's TF form keeps in TensorLists:
+    all of them for ref's accumulating while_loop (a gradient built later reads
+    them), only those something reads for a While imported from TF's form (so
+    export -> import round trips do not grow the loop)."""
+    if op.type != "While" or not op._attrs.get("accumulate"):
+        return []
+    n = op._attrs["n_loop_vars"]
+    if not op._attrs.get("_tf_while"):
+        return list(range(n))
+    return [j for j in range(n) if op.graph._consumers.get(op._outputs[n + j])]
+
+
+def _graph_ref(t):
+    """A GraphDef's name for tensor ``t``: ``"op"``, ``"op:i"`` (a While's history: its TensorListStack)."""
+    hist = _history_index(t)
+    if hist is not None:
+        return _helper_name(t.op, f"history_{hist}")
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _helper_name(op, stem):
+    """The name of a node ``op``'s functional form adds (``op/stem``, made
+    unique against ``op``'s graph; the same for every caller)."""
+    name, k = f"{op.name}/{stem}", 0
+    while name in op.graph._ops_by_name:
+        k += 1
+        name = f"{op.name}/{stem}_{k}"
+    return name
+
+
+def _local_graph(name, arg, k):
+    return name if k == 0 else f"{name}:{k}"
+
+
+def _local_function(name, arg, k):
+    return f"{name}:{arg}:{k}"
+
+
+_graph_ref.local = _local_graph
+
+
+def _history_index(t):
+    """``j`` when ``t`` is the history of loop variable ``j`` of an accumulating While."""
+    op = t.op
+    if op.type == "While" and op._attrs.get("accumulate") and t.value_index >= op._attrs["n_loop_vars"]:
+        return t.value_index - op._attrs["n_loop_vars"]
+    return None
+
+
+def _n(x):
+    return len(x) if isinstance(x, (list, tuple)) else int(x or 0)
+
+
+# TF's output args of ops ref declares with one list output ("*outputs"):
+# (name, count from the attrs) in order.
+_TF_OUTPUT_GROUPS = {
+    "SparseSplit": lambda a: [("output_indices", a["num_split"]), ("output_values", a["num_split"]),
+                              ("output_shape", a["num_split"])],
+    "SdcaOptimizer": lambda a: [("out_example_state_data", 1),
+                                ("out_delta_sparse_weights", _n(a.get("num_sparse_features"))),
+                                ("out_delta_dense_weights", _n(a.get("num_dense_features")))],
+    "ParseExampleV2": lambda a: [("sparse_indices", a["num_sparse"]), ("sparse_values", _n(a["sparse_types"])),
+                                 ("sparse_shapes", a["num_sparse"]), ("dense_values", _n(a.get("Tdense"))),
+                                 ("ragged_values", _n(a.get("ragged_value_types"))),
+                                 ("ragged_row_splits", _n(a.get("ragged_split_types")))],
+    "ParseSingleSequenceExample": lambda a: [
+        ("context_sparse_indices", _n(a.get("Ncontext_sparse"))),
+        ("context_sparse_values", _n(a.get("context_sparse_types"))),
+        ("context_sparse_shapes", _n(a.get("Ncontext_sparse"))),
+        ("context_dense_values", _n(a.get("Tcontext_dense"))),
+        ("feature_list_sparse_indices", _n(a.get("Nfeature_list_sparse"))),
+        ("feature_list_sparse_values", _n(a.get("feature_list_sparse_types"))),
+        ("feature_list_sparse_shapes", _n(a.get("Nfeature_list_sparse"))),
+        ("feature_list_dense_values", _n(a.get("feature_list_dense_types")))],
+}
+_TF_OUTPUT_GROUPS["SdcaOptimizerV2"] = _TF_OUTPUT_GROUPS["SdcaOptimizer"]
+
+
+def _out_arg(op, index):
+    """(output arg name, index within it) of output ``index`` of ``op`` (FunctionDef naming)."""
+    if op.type in _TF_OUTPUT_GROUPS:
+        try:
+            groups = _TF_OUTPUT_GROUPS[op.type](op._attrs)
+        except (KeyError, TypeError):
+            groups = []
+        if sum(c for _, c in groups) == len(op._outputs):
+            for name, count in groups:
+                if index < count:
+                    return name, index
+                index -= count
+    outs = op._opdef.outputs if hasattr(op, "_opdef") else registry.get(op.type).outputs
+    return _out_arg_of(outs, len(op._outputs), index)
+
+
+def _out_arg_of(outs, n_outputs, index):
+    star = [k for k, o in enumerate(outs) if o.startswith("*")]
+    if not star:
+        return (outs[index] if index < len(outs) else outs[-1]), 0 if index < len(outs) else index
+    p = star[0]
+    size = n_outputs - (len(outs) - 1)
+    if index < p:
+        return outs[index], 0
+    if index < p + size:
+        return outs[p].lstrip("*"), index - p
+    return outs[index - size + 1], 0
+
+
+def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
     nd = node_def_pb2.NodeDef(name=op.name, op=op.type, device=op.device)
     for t in op._inputs:
-        nd.input.append(t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}")
+        nd.input.append(tref(t))
     for c in op._control_inputs:
         nd.input.append("^" + c.name)
-    for k, v in op._attrs.items():
+    for k, v in (op._attrs if attrs is None else attrs).items():
         if k in _INTERNAL:
-            continue
-        if k == "output_specs":
             continue
         av = _attr_value(v, library, seen_funcs)
         if av is None:
@@ -92,38 +237,287 @@ def op_to_node_def(op, library=None, seen_funcs=None):
             else:
                 continue
         nd.attr[k].CopyFrom(av)
-    if "output_specs" in op._attrs:
-        specs = op._attrs["output_specs"]
-        nd.attr["output_shapes"].CopyFrom(_attr_value([TensorShape(s) for _, s in specs], library, seen_funcs))
-        nd.attr["T"].CopyFrom(_attr_value([dtypes.as_dtype(d) for d, _ in specs], library, seen_funcs))
     return nd
+
+
+def _node_defs(op, library, seen_funcs, tref):
+    """The NodeDefs standing for ``op``: one, or for ``While``/``If`` the op in
+    TensorFlow's functional form with the helper nodes it needs (a loop
+    counter, the TensorList accumulators of an accumulating While)."""
+    if op.type == "If":
+        return [_if_node_def(op, library, seen_funcs, tref)]
+    if op.type == "While":
+        return _while_node_defs(op, library, seen_funcs, tref)
+    return [_basic_node_def(op, library, seen_funcs, tref)]
+
+
+def _shapes_av(shapes):
+    a = attr_value_pb2.AttrValue()
+    a.list.SetInParent()
+    for s in shapes:
+        a.list.shape.add().CopyFrom(TensorShape(s).as_proto())
+    return a
+
+
+def _types_av(types):
+    a = attr_value_pb2.AttrValue()
+    a.list.SetInParent()
+    for d in types:
+        a.list.type.append(dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+    return a
+
+
+def _unique(tensors):
+    """``tensors`` without repeats (first occurrence order) and each one's position in it."""
+    uniq, pos = [], {}
+    for t in tensors:
+        if id(t) not in pos:
+            pos[id(t)] = len(uniq)
+            uniq.append(t)
+    return uniq, [pos[id(t)] for t in tensors]
+
+
+def _if_node_def(op, library, seen_funcs, tref):
+    """TF's ``If``: both branches take every input (each input once, as
+    ``cond_v2`` passes them); ref's then branch reads its ``n_then_inputs``,
+    the else branch the rest."""
+    n_then = op._attrs["n_then_inputs"]
+    ins, where = _unique(op._inputs[1:])
+    specs = op._attrs["output_specs"]
+    types = [t.dtype.base_dtype for t in ins]
+    shapes = [t.shape for t in ins]
+    then_name = _add_function(op._attrs["then_branch"], library, seen_funcs, types, shapes, args=where[:n_then])
+    else_name = _add_function(op._attrs["else_branch"], library, seen_funcs, types, shapes, args=where[n_then:])
+    nd = node_def_pb2.NodeDef(name=op.name, op="If", device=op.device)
+    nd.input.extend(tref(t) for t in [op._inputs[0]] + ins)
+    nd.input.extend("^" + c.name for c in op._control_inputs)
+    nd.attr["Tcond"].type = op._inputs[0].dtype.base_dtype.as_datatype_enum
+    nd.attr["Tin"].CopyFrom(_types_av(types))
+    nd.attr["Tout"].CopyFrom(_types_av([d for d, _ in specs]))
+    nd.attr["then_branch"].func.name = then_name
+    nd.attr["else_branch"].func.name = else_name
+    nd.attr["output_shapes"].CopyFrom(_shapes_av([s for _, s in specs]))
+    _copy_private_attrs(op, nd, library, seen_funcs)
+    return nd
+
+
+def _copy_private_attrs(op, nd, library, seen_funcs):
+    for k, v in op._attrs.items():
+        if k.startswith("_") and k not in _INTERNAL:
+            av = _attr_value(v, library, seen_funcs)
+            if av is not None:
+                nd.attr[k].CopyFrom(av)
+
+
+def _const_nd(name, value, device=""):
+    value = np.asarray(value)
+    nd = node_def_pb2.NodeDef(name=name, op="Const", device=device)
+    nd.attr["dtype"].type = dtypes.as_dtype(value.dtype).as_datatype_enum
+    nd.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
+    return nd
+
+
+_COUNTER = 2  # TF's While starts with the loop counter and the maximum_iterations bound
+
+
+def _while_node_defs(op, library, seen_funcs, tref):
+    """TF's ``While`` laid out as ``while_v2`` lays it out: the loop counter
+    and the ``maximum_iterations`` bound (-1: none), ref's loop variables,
+    ref's captures (each once) as loop variables the body passes through,
+    then, for an accumulating While, one TensorList per loop variable to which
+    the body pushes the variable's value at the start of each iteration. The
+    While is the node ``<name>/While``; an ``IdentityN`` named as ref's op
+    forwards the loop variables, so ``<name>:k`` is ref's output ``k`` in both
+    (fetches, collections); a TensorListStack of each final list stands for
+    ref's history output.
+
+    A While imported from TF's form (its loop counter and bound are among
+    its loop variables already) goes back as it came: no counter added, no
+    IdentityN, accumulators appended for the histories something reads."""
+    a = op._attrs
+    raw = bool(a.get("_tf_while"))
+    off = 0 if raw else _COUNTER
+    n, n_cc = a["n_loop_vars"], a["n_cond_captures"]
+    caps, where = _unique(op._inputs[n:])
+    specs = [(dtypes.as_dtype(d).base_dtype, TensorShape(s)) for d, s in a["output_specs"]]
+    max_it, acc = a.get("maximum_iterations"), _accumulated(op)
+    L = tref.local  # how this GraphDef or FunctionDef names a helper node's output
+    inputs = [tref(t) for t in op._inputs[:n]] + [tref(t) for t in caps]
+    types = [d for d, _ in specs] + [t.dtype.base_dtype for t in caps]
+    shapes = [s for _, s in specs] + [t.shape for t in caps]
+    if raw:
+        loop, pre = op.name, []
+    else:
+        loop = _helper_name(op, "While")
+        counter, bound = _helper_name(op, "loop_counter"), _helper_name(op, "maximum_iterations")
+        pre = [_const_nd(counter, np.int32(0), op.device),
+               _const_nd(bound, np.int32(-1 if max_it is None else max_it), op.device)]
+        inputs = [L(counter, "output", 0), L(bound, "output", 0)] + inputs
+        types = [dtypes.int32, dtypes.int32] + types
+        shapes = [TensorShape([]), TensorShape([])] + shapes
+    for j in acc:
+        d, s = specs[j]
+        base = _helper_name(op, f"accumulator_{j}")
+        pre.append(_const_nd(base + "/element_shape", np.asarray(s.as_list(), np.int32), op.device))
+        pre.append(_const_nd(base + "/max_num_elements", np.int32(-1), op.device))
+        el = node_def_pb2.NodeDef(name=base, op="EmptyTensorList", device=op.device,
+                                  input=[L(base + "/element_shape", "output", 0),
+                                         L(base + "/max_num_elements", "output", 0)])
+        el.attr["element_dtype"].type = d.as_datatype_enum
+        el.attr["shape_type"].type = dtypes.int32.as_datatype_enum
+        pre.append(el)
+        inputs.append(L(base, "handle", 0))
+        types.append(dtypes.variant)
+        shapes.append(TensorShape([]))
+    first_cap = off + n
+    layout = ("while", off, n, len(caps), max_it is not None, tuple(acc))
+    loop_args = list(range(off, first_cap))
+    cond_name = _add_function(a["cond"], library, seen_funcs, types, shapes,
+                              args=loop_args + [first_cap + w for w in where[:n_cc]], layout=layout, role="cond")
+    body_name = _add_function(a["body"], library, seen_funcs, types, shapes,
+                              args=loop_args + [first_cap + w for w in where[n_cc:]], layout=layout, role="body")
+    nd = node_def_pb2.NodeDef(name=loop, op="While", device=op.device)
+    nd.input.extend(inputs)
+    nd.input.extend("^" + c.name for c in op._control_inputs)
+    nd.attr["T"].CopyFrom(_types_av(types))
+    nd.attr["cond"].func.name = cond_name
+    nd.attr["body"].func.name = body_name
+    nd.attr["output_shapes"].CopyFrom(_shapes_av(shapes))
+    nd.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
+    _copy_private_attrs(op, nd, library, seen_funcs)
+    post = []
+    if not raw:
+        fwd = node_def_pb2.NodeDef(name=op.name, op="IdentityN", device=op.device,
+                                   input=[L(loop, "output", _COUNTER + j) for j in range(n)])
+        fwd.attr["T"].CopyFrom(_types_av([d for d, _ in specs]))
+        post.append(fwd)
+    first = len(types) - len(acc)
+    for k, j in enumerate(acc):
+        d, s = specs[j]
+        base = _helper_name(op, f"accumulator_{j}")
+        st = node_def_pb2.NodeDef(name=_helper_name(op, f"history_{j}"), op="TensorListStack", device=op.device,
+                                  input=[L(loop, "output", first + k), L(base + "/element_shape", "output", 0)])
+        st.attr["element_dtype"].type = d.as_datatype_enum
+        st.attr["num_elements"].i = -1
+        post.append(st)
+    return pre + [nd] + post
 
 
 def _scratch_library():
     return function_pb2.FunctionDefLibrary()
 
 
-def _add_function(fg, library, seen_funcs):
-    """Adds FuncGraph ``fg`` to ``library`` (ref's encoding: placeholders are nodes,
-    argument and result names in the signature); returns its name."""
-    if id(fg) in seen_funcs:
-        return seen_funcs[id(fg)]
+def _arg_name(i):
+    return f"arg{i}"
+
+
+def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, layout=None, role=None):
+    """Adds FuncGraph ``fg`` to ``library`` in TF's FunctionDef encoding and
+    returns its name. The function takes arguments of ``types``; ``fg``'s
+    inputs are the arguments at positions ``args`` (by default all, in order).
+    A While's ``cond``/``body`` (``role``) get the extra logic of ``layout``:
+    the loop counter test and step, captures passed through, the pushes to the
+    accumulators."""
+    if types is None:
+        types = [t.dtype.base_dtype for t in fg.inputs]
+        shapes = [t.shape for t in fg.inputs]
+    args = list(range(len(fg.inputs))) if args is None else args
+    key = (id(fg), tuple(types), tuple(args), layout, role)
+    if key in seen_funcs:
+        return seen_funcs[key][0]
+    node_names = {op.name for op in fg.get_operations()}
+    taken = {f.signature.name for f in library.function} | {v[0] for v in seen_funcs.values()}
     name = fg.name.replace("/", "_").strip("_") or "fn"
     base, k = name, 1
-    while any(f.signature.name == name for f in library.function):
+    while name in taken:
         name = f"{base}_{k}"
         k += 1
-    seen_funcs[id(fg)] = name
+    seen_funcs[key] = (name, fg)  # keeps fg alive so its id stays its own
+    arg_names = []
+    for i in range(len(types)):
+        a, k = _arg_name(i), 0
+        while a in node_names:
+            k += 1
+            a = f"{_arg_name(i)}_{k}"
+        arg_names.append(a)
+    arg_of = {id(t): arg_names[pos] for t, pos in zip(fg.inputs, args)}
+
+    def fref(t):
+        if id(t) in arg_of:
+            return arg_of[id(t)]
+        hist = _history_index(t)
+        if hist is not None:
+            return _helper_name(t.op, f"history_{hist}") + ":tensor:0"
+        out, idx = _out_arg(t.op, t.value_index)
+        return f"{t.op.name}:{out}:{idx}"
+
+    fref.local = _local_function
+
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = name
-    for t in fg.inputs:
-        fdef.signature.input_arg.add(name=t.op.name, type=t.dtype.base_dtype.as_datatype_enum)
-    for i, t in enumerate(fg.outputs):
-        fdef.signature.output_arg.add(name=f"output_{i}", type=t.dtype.base_dtype.as_datatype_enum)
-        fdef.ret[f"output_{i}"] = f"{t.op.name}:{t.value_index}"
+    for i, (a, d) in enumerate(zip(arg_names, types)):
+        fdef.signature.input_arg.add(name=a, type=dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+        if shapes is not None:
+            fdef.arg_attr[i].attr["_output_shapes"].CopyFrom(_shapes_av([shapes[i]]))
+    dropped = {id(t.op) for t in fg.inputs}
+    arg_ops = {"^" + t.op.name for t in fg.inputs}
     for op in fg.get_operations():
-        fdef.node_def.add().CopyFrom(op_to_node_def(op, library, seen_funcs))
+        if id(op) in dropped:
+            continue
+        for nd in _node_defs(op, library, seen_funcs, fref):
+            if any(i in arg_ops for i in nd.input):  # an argument is no node: no control edge from it
+                keep = [i for i in nd.input if i not in arg_ops]
+                del nd.input[:]
+                nd.input.extend(keep)
+            fdef.node_def.add().CopyFrom(nd)
+
+    def fresh(stem):
+        nm, k = stem, 0
+        while nm in node_names or nm in arg_names:
+            k += 1
+            nm = f"{stem}_{k}"
+        node_names.add(nm)
+        return nm
+
+    rets = [fref(t) for t in fg.outputs]
+    out_types = [t.dtype.base_dtype for t in fg.outputs]
+    if role is not None:
+        _, off, n, n_caps, counted, acc = layout
+        i32 = attr_value_pb2.AttrValue(type=dtypes.int32.as_datatype_enum)
+        if role == "cond" and counted:
+            less = fresh("loop_counter_less")
+            fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                name=less, op="Less", input=[arg_names[0], arg_names[1]], attr={"T": i32}))
+            both = fresh("loop_cond_and")
+            fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                name=both, op="LogicalAnd", input=[f"{less}:z:0", rets[0]]))
+            rets = [f"{both}:z:0"]
+        if role == "body":
+            counting = []
+            if off:
+                one = fresh("loop_counter_one")
+                fdef.node_def.add().CopyFrom(_const_nd(one, np.int32(1)))
+                step = fresh("loop_counter_add")
+                fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                    name=step, op="AddV2", input=[arg_names[0], f"{one}:output:0"], attr={"T": i32}))
+                counting = [f"{step}:z:0", arg_names[1]]
+            first_cap = off + n
+            rets = counting + rets + [arg_names[first_cap + k] for k in range(n_caps)]
+            out_types = list(types[:off]) + out_types + list(types[first_cap:first_cap + n_caps])
+            for k, j in enumerate(acc):
+                push = fresh(f"accumulator_push_{j}")
+                fdef.node_def.add().CopyFrom(node_def_pb2.NodeDef(
+                    name=push, op="TensorListPushBack",
+                    input=[arg_names[first_cap + n_caps + k], arg_names[off + j]],
+                    attr={"element_dtype": attr_value_pb2.AttrValue(
+                        type=dtypes.as_dtype(types[off + j]).as_datatype_enum)}))
+                rets.append(f"{push}:output_handle:0")
+                out_types.append(dtypes.variant)
+    for i, (r, d) in enumerate(zip(rets, out_types)):
+        fdef.signature.output_arg.add(name=f"output_{i}", type=dtypes.as_dtype(d).base_dtype.as_datatype_enum)
+        fdef.ret[f"output_{i}"] = r
     for i, op in enumerate(fg.targets):
+        fdef.signature.control_output.append(f"target_{i}")
         fdef.control_ret[f"target_{i}"] = op.name
     library.function.add().CopyFrom(fdef)
     return name
@@ -137,10 +531,18 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
     for op in graph.get_operations():
         if from_version is not None and op._id < from_version:
             continue
-        nd = op_to_node_def(op, gd.library, seen)
+        nds = _node_defs(op, gd.library, seen, _graph_ref)
         if add_shapes:
-            nd.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
-        gd.node.add().CopyFrom(nd)
+            main = nds[_main_index(op)]
+            if op.type == "While":  # TF's outputs: every loop variable; the IdentityN's: ref's loop variables
+                main.attr["_output_shapes"].CopyFrom(main.attr["output_shapes"])
+                n = op._attrs["n_loop_vars"]
+                nds[_main_index(op) + 1].attr["_output_shapes"].CopyFrom(
+                    _attr_value([t.shape for t in op._outputs[:n]], gd.library, seen))
+            else:
+                main.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
+        for nd in nds:
+            gd.node.add().CopyFrom(nd)
     return gd
 
 
@@ -244,9 +646,6 @@ def _split_input(name):
     return name, 0
 
 
-# TF op types imported as a ref op: a StatelessIf (TF's tf.cond with stateless branches) runs as If.
-_IMPORT_AS = {"StatelessIf": "If"}
-
 
 def _check_nodes(nodes, input_map, placeholders_as=None):
     """Validates the NodeDefs before anything is added to the graph (so a bad
@@ -269,7 +668,7 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
         if not n.op:
             raise ValueError(f"Node '{n.name}' does not specify an operation")
         try:
-            opdefs[n.name] = registry.get(_IMPORT_AS.get(n.op, n.op))
+            opdefs[n.name] = registry.get(_ALIASES.get(n.op, n.op))
         except LookupError:
             raise errors.NotFoundError(None, None, f"Op type not registered '{n.op}' (node '{n.name}')") from None
     external = set(placeholders_as or ())
@@ -391,14 +790,9 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         for k, v in attrs.items():
             if k in opdef.attrs:
                 kwargs[k] = v
-        op_type = _IMPORT_AS.get(n.op, n.op)
+        op_type = _ALIASES.get(n.op, n.op)
         if op_type in ("While", "If"):
-            shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
-            types = attrs.get("T", attrs.get("Tout", []))
-            kwargs["output_specs"] = list(zip(types, shapes or [None] * len(types)))
-            if op_type == "If" and "n_then_inputs" not in attrs:  # TF's If: both branches take every input
-                kwargs["input"] = list(kwargs["input"]) * 2
-                kwargs["n_then_inputs"] = len(kwargs["input"]) // 2
+            kwargs = _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder)
         try:
             with control_dependencies(ctrl), g.device(n.device or None):
                 result = apply_op(op_type, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
@@ -409,66 +803,138 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed with the import scope
             op._attrs["_class"] = [("loc:@" + scope + c.decode()[5:]) if scope and c.startswith(b"loc:@")
                                    else c.decode() for c in n.attr["_class"].list.s]
+        if op_type == "While" and "n_loop_vars" not in attrs:
+            op._attrs["_tf_while"] = True  # (not exported) see _accumulated
         created[n.name] = op
     return created
 
 
-def _from_tf_encoding(fdef):
-    """``fdef`` in ref's encoding when it is in TensorFlow's (a TF client's ``tf.cond``
-    branches): TF's arguments are no nodes and a body names a tensor
-    ``"node:output_arg:index"``; ref's arguments are Placeholder nodes and a tensor
-    is ``"node:flat_index"``. ref's own FunctionDefs come back unchanged."""
-    args = [a.name for a in fdef.signature.input_arg]
-    names = {n.name for n in fdef.node_def}
-    if all(a in names for a in args):
-        return fdef
-    out = function_pb2.FunctionDef()
-    out.signature.CopyFrom(fdef.signature)
-    by_name = {n.name: n for n in fdef.node_def}
-    for i, a in enumerate(fdef.signature.input_arg):
-        nd = out.node_def.add(name=a.name, op="Placeholder")
-        nd.attr["dtype"].type = a.type
-        shapes = fdef.arg_attr[i].attr["_output_shapes"].list.shape if i in fdef.arg_attr else ()
-        if len(shapes) == 1:
-            nd.attr["shape"].shape.CopyFrom(shapes[0])
+_ALIASES = {"StatelessIf": "If", "StatelessWhile": "While"}
 
-    def tensor(ref_name):
-        if ref_name.startswith("^") or ref_name in args:
-            return ref_name
-        parts = ref_name.split(":")
-        if len(parts) != 3 or parts[0] not in by_name:
-            raise ValueError(f"Function '{fdef.signature.name}': cannot resolve input '{ref_name}'")
-        node, arg, idx = parts
-        op_type = by_name[node].op
-        try:
-            declared = registry.get(_IMPORT_AS.get(op_type, op_type)).outputs
-        except LookupError:
-            raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}' (node '{node}' of "
-                                                   f"function '{fdef.signature.name}')") from None
-        outputs = [o.lstrip("*") for o in declared]
-        if arg not in outputs:
-            if len(outputs) == 1:  # one output argument: whatever TF calls it
-                return f"{node}:{int(idx)}"
-            raise ValueError(f"Function '{fdef.signature.name}': node '{node}' has no output '{arg}'")
-        k = outputs.index(arg)
-        if any(o.startswith("*") for o in declared[:k]):  # a list before it would shift the index
-            raise ValueError(f"Function '{fdef.signature.name}': input '{ref_name}' follows a list output")
-        return f"{node}:{k + int(idx)}"
-    for n in fdef.node_def:
-        nd = out.node_def.add()
-        nd.CopyFrom(n)
-        del nd.input[:]
-        nd.input.extend(tensor(i) for i in n.input)
-    for k, v in fdef.ret.items():
-        out.ret[k] = f"{v}:0" if v in args else tensor(v)
-    for k, v in fdef.control_ret.items():
-        out.control_ret[k] = v
-    return out
+
+def _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder):
+    """The ``apply_op`` arguments of an imported ``While``/``If``. TF's form
+    (no ``n_loop_vars``/``n_then_inputs``) becomes a ref op whose functions
+    take every input: a While with all inputs as loop variables, an If whose
+    two branches each get the whole input list."""
+    shapes = _from_attr(n.attr["output_shapes"], functions, func_builder) if "output_shapes" in n.attr else []
+    if op_type == "While" and "n_loop_vars" not in attrs:
+        types = attrs.get("T", [t.dtype.base_dtype for t in tensors])
+        shapes = shapes if len(shapes) == len(types) else [t.shape for t in tensors]
+        specs = list(zip(types, shapes))
+        # as ref's while_loop with back_prop: the While keeps its loop variables' histories
+        # for the gradient (extra outputs after TF's) when they can stack
+        return {"input": list(tensors), "cond": attrs["cond"], "body": attrs["body"], "n_loop_vars": len(tensors),
+                "parallel_iterations": attrs.get("parallel_iterations", 10), "output_specs": specs,
+                "accumulate": _can_accumulate(specs)}
+    if op_type == "If" and "n_then_inputs" not in attrs:
+        types = attrs.get("Tout", [])
+        if len(shapes) != len(types):
+            outs = attrs["then_branch"].outputs
+            shapes = [t.shape for t in outs] if len(outs) == len(types) else [TensorShape(None)] * len(types)
+        ins = list(tensors[1:])
+        return {"cond": tensors[0], "input": ins + ins, "then_branch": attrs["then_branch"],
+                "else_branch": attrs["else_branch"], "n_then_inputs": len(ins),
+                "output_specs": list(zip(types, shapes))}
+    kwargs = dict(kwargs)
+    kwargs["output_specs"] = list(zip(attrs.get("T", []), shapes))
+    return kwargs
+
+
+def _can_accumulate(specs):
+    return all(((d.is_numpy_compatible and d != dtypes.string and not d.is_ref_dtype and d != dtypes.resource)
+                or d == dtypes.variant) and TensorShape(sh).is_fully_defined() for d, sh in specs)
 
 
 def _build_function(outer, fdef, functions, building=()):
-    """Rebuilds a FuncGraph from a FunctionDef (ref's encoding, or TensorFlow's)."""
-    fdef = _from_tf_encoding(fdef)
+    """Rebuilds a FuncGraph from a FunctionDef: TF's encoding (arguments named
+    by the signature, inputs ``"node:output_arg:i"``), or ref's earlier one
+    (a placeholder node per argument, inputs ``"node:i"``)."""
+    node_names = {nd.name for nd in fdef.node_def}
+    arg_names = [a.name for a in fdef.signature.input_arg]
+    if arg_names and all(a in node_names for a in arg_names) or (not arg_names and _legacy_refs(fdef)):
+        return _build_legacy_function(outer, fdef, functions, building)
+    fg = FuncGraph(fdef.signature.name, outer)
+    args = {}
+    with fg.as_default():
+        for i, a in enumerate(fdef.signature.input_arg):
+            shape = TensorShape(None)
+            if i in fdef.arg_attr and "_output_shapes" in fdef.arg_attr[i].attr:
+                shp = fdef.arg_attr[i].attr["_output_shapes"].list.shape
+                if len(shp) == 1:
+                    shape = TensorShape(shp[0])
+            if not a.type:
+                raise ValueError(f"Function '{fdef.signature.name}': argument '{a.name}' has no concrete type")
+            args[a.name] = fg.add_argument(dtypes.as_dtype(a.type), shape, a.name)
+        by_name = {nd.name: nd for nd in fdef.node_def}
+        nodes = []
+        for nd in fdef.node_def:
+            c = node_def_pb2.NodeDef()
+            c.CopyFrom(nd)
+            del c.input[:]
+            c.input.extend(_flat_input(fdef, by_name, args, i) for i in nd.input)
+            nodes.append(c)
+        created = _import_nodes(fg, nodes, {}, functions, "", placeholders_as=args, building=building)
+    fg.outputs = []
+    for out in fdef.signature.output_arg:
+        r = fdef.ret[out.name]
+        if r in args:
+            fg.outputs.append(args[r])
+        else:
+            op_name, idx = _split_input(_flat_input(fdef, by_name, args, r))
+            fg.outputs.append(created[op_name].outputs[idx])
+    fg.targets = [created[fdef.control_ret[k]] for k in fdef.signature.control_output if k in fdef.control_ret]
+    return fg
+
+
+def _legacy_refs(fdef):
+    """Whether ``fdef``'s references are ref's earlier ``"node:i"`` form."""
+    return all(v.count(":") == 1 for v in fdef.ret.values())
+
+
+def _flat_input(fdef, by_name, args, ref_name):
+    """A FunctionDef input (``"arg"``, ``"node:out:i"``, ``"^node"``) as
+    ``"node:flat_index"`` (or the argument's name)."""
+    if ref_name.startswith("^") or ref_name in args:
+        return ref_name
+    parts = ref_name.split(":")
+    if len(parts) == 2 and parts[1].isdigit():  # already flat
+        return ref_name
+    if len(parts) != 3 or not parts[2].isdigit() or parts[0] not in by_name:
+        raise ValueError(f"Function '{fdef.signature.name}': invalid input '{ref_name}'")
+    node, out, k = parts[0], parts[1], int(parts[2])
+    try:
+        outs = registry.get(_ALIASES.get(by_name[node].op, by_name[node].op)).outputs
+    except LookupError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{by_name[node].op}' "
+                                               f"(node '{node}')") from None
+    if by_name[node].op in _TF_OUTPUT_GROUPS:
+        attrs = {a: _from_attr(v, {}, lambda f: None) for a, v in by_name[node].attr.items()}
+        try:
+            groups = _TF_OUTPUT_GROUPS[by_name[node].op](attrs)
+        except (KeyError, TypeError):
+            groups = []
+        offset = 0
+        for name, count in groups:
+            if name == out:
+                return f"{node}:{offset + k}"
+            offset += count
+    names = [o.lstrip("*") for o in outs]
+    if out in names:
+        p = names.index(out)
+        star = [j for j, o in enumerate(outs) if o.startswith("*")]
+        if star and star[0] < p:
+            raise ValueError(f"Function '{fdef.signature.name}': cannot place output '{out}' of node '{node}' "
+                             f"after a list output")
+        return f"{node}:{p + k}"
+    if len(outs) == 1:  # TF names this op's only output differently
+        return f"{node}:{k}"
+    raise ValueError(f"Function '{fdef.signature.name}': node '{node}' ({by_name[node].op}) has no output "
+                     f"named '{out}'")
+
+
+def _build_legacy_function(outer, fdef, functions, building=()):
+    """Rebuilds a FuncGraph from ref's earlier FunctionDef encoding."""
     fg = FuncGraph(fdef.signature.name, outer)
     arg_names = [a.name for a in fdef.signature.input_arg]
     with fg.as_default():

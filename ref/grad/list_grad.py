@@ -7,7 +7,8 @@ from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 from ref.graph_ops import tensor_array_ops as L
 
-for _t in ("TensorListLength", "TensorListElementShape", "TensorListReserve", "EmptyTensorList"):
+for _t in ("TensorListLength", "TensorListElementShape", "TensorListReserve", "EmptyTensorList",
+           "OptionalNone", "OptionalHasValue"):  # (Optionals: ref/ops/optional_ops.py, no float input)
     NotDifferentiable(_t)
 
 

@@ -1526,8 +1526,8 @@ def _dynamic_stitch_shape(ins, attrs):
     return [(dt, TensorShape([first]).concatenate(inner))]
 
 
-@register_op("DynamicStitch", inputs=("indices", "data"), list_inputs={"indices": "N", "data": "N"},
-             type_attrs={"T": "data"}, shape=_dynamic_stitch_shape)
+@register_op("DynamicStitch", inputs=("indices", "data"), outputs=("merged",),
+             list_inputs={"indices": "N", "data": "N"}, type_attrs={"T": "data"}, shape=_dynamic_stitch_shape)
 def dynamic_stitch(indices, data):
     """``merged[indices[m][i..], ...] = data[m][i.., ...]``, later entries
     overwriting earlier ones; ``merged`` has ``max(indices) + 1`` rows."""

@@ -13,6 +13,13 @@ in accumulators (stacks in TF 1.x, TensorLists in ``while_v2``); the While
 gradient reads iteration ``k``'s state from them instead of recomputing it. The
 kernel stacks them only when something in the running plan reads them, so a
 loop nobody differentiates pays nothing.
+
+``n_loop_vars``, ``n_cond_captures``, ``n_then_inputs``, ``accumulate`` and
+``output_specs`` are ref's own attrs: a GraphDef carries these ops in
+TensorFlow's form (``If``: ``Tcond``/``Tin``/``Tout``, both branches taking
+every input; ``While``: ``T``, captures and the loop counter as loop
+variables, histories in TensorLists), written and read by
+:mod:`ref.framework.graph_io`.
 """
 from __future__ import annotations
 

@@ -240,8 +240,12 @@ def test_while_and_cond_survive_graph_def_round_trip():
     with tf.Graph().as_default() as g2:
         import_graph_def(graph_def, name="")
         x, z = g2.get_tensor_by_name("x:0"), g2.get_tensor_by_name("z:0")
-        loop = g2.get_operation_by_name("while")
-        assert len(loop.outputs) == 4 and loop.get_attr("accumulate")  # 2 loop variables and their histories
+        # TF's While (while_v2's layout): loop counter, bound, 2 loop variables, the captured x,
+        # 2 TensorList accumulators; then ref's histories of those 7 (the imported loop keeps
+        # them for the gradient). "while" forwards the 2 loop variables (an IdentityN).
+        loop = g2.get_operation_by_name("while/While")
+        assert len(loop.outputs) == 14 and loop.get_attr("accumulate")
+        assert g2.get_operation_by_name("while").type == "IdentityN"
         (gx,) = tf.gradients(tf.reduce_sum(z), [x])
         with tf.Session() as s:
             got = s.run([z, gx], {x: feed})

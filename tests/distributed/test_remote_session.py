@@ -580,9 +580,6 @@ def test_monitored_training_session_chief_and_worker_on_a_tf_cluster(tf_cluster,
         assert sess.run(m["gs"]) == 3
 
 
-@pytest.mark.xfail(strict=True, raises=errors.NotFoundError,
-                   reason="ref exports tf.cond (the hooks' global-step read) as a functional If in its own "
-                          "encoding (no Tcond/Tin/Tout); a TF master rejects it. A ref master accepts it.")
 def test_monitored_training_session_default_hooks_on_a_tf_master(tf_local, tmp_path):
     g, m = _model("gd")
     want = _mts_run("", g, m, str(tmp_path / "local"))

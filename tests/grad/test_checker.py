@@ -351,6 +351,9 @@ KNOWN_GAPS = {
     "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
     "Switch": "TF 1.x dataflow control flow runs (imported GraphDefs) but is not differentiated; tf.cond builds If",
     "Merge": "as Switch",
+    "OptionalFromValue": "Optionals come only with cond_v2 gradients TF wrote; their own gradient "
+                         "(second order through such a graph) is not written yet",
+    "OptionalGetValue": "as OptionalFromValue",
 }
 
 
