@@ -189,6 +189,21 @@ _TF_OUTPUT_GROUPS = {
         ("feature_list_sparse_shapes", _n(a.get("Nfeature_list_sparse"))),
         ("feature_list_dense_values", _n(a.get("feature_list_dense_types")))],
 }
+_TF_OUTPUT_GROUPS["ParseSequenceExampleV2"] = lambda a: [
+    ("context_sparse_indices", _n(a.get("Ncontext_sparse"))),
+    ("context_sparse_values", _n(a.get("context_sparse_types"))),
+    ("context_sparse_shapes", _n(a.get("Ncontext_sparse"))),
+    ("context_dense_values", _n(a.get("Tcontext_dense"))),
+    ("context_ragged_values", _n(a.get("context_ragged_value_types"))),
+    ("context_ragged_row_splits", _n(a.get("context_ragged_split_types"))),
+    ("feature_list_sparse_indices", _n(a.get("Nfeature_list_sparse"))),
+    ("feature_list_sparse_values", _n(a.get("feature_list_sparse_types"))),
+    ("feature_list_sparse_shapes", _n(a.get("Nfeature_list_sparse"))),
+    ("feature_list_dense_values", _n(a.get("feature_list_dense_types"))),
+    ("feature_list_dense_lengths", _n(a.get("Nfeature_list_dense"))),
+    ("feature_list_ragged_values", _n(a.get("feature_list_ragged_value_types"))),
+    ("feature_list_ragged_outer_splits", _n(a.get("feature_list_ragged_split_types"))),
+    ("feature_list_ragged_inner_splits", _n(a.get("feature_list_ragged_split_types")))]
 _TF_OUTPUT_GROUPS["SdcaOptimizerV2"] = _TF_OUTPUT_GROUPS["SdcaOptimizer"]
 
 
