@@ -43,10 +43,17 @@ def optional_from_value(components, Toutput_types=None):
     return Optional(components)
 
 
+def _check_optional(optional, op_type):
+    if not isinstance(optional, Optional):
+        raise invalid_argument(f"{op_type}: input must be a scalar variant tensor holding an Optional, got "
+                               f"{type(optional).__name__}")
+
+
 @register_op("OptionalHasValue", inputs=("optional",), outputs=("has_value",),
              shape=lambda ins, attrs: [(dtypes.bool, TensorShape([]))])
 def optional_has_value(optional):
     """has_value = whether ``optional`` holds a value."""
+    _check_optional(optional, "OptionalHasValue")
     return np.bool_(optional.components is not None)
 
 
@@ -59,6 +66,7 @@ def _get_value_shape(ins, attrs):
              attrs={"output_types": REQUIRED, "output_shapes": []}, shape=_get_value_shape)
 def optional_get_value(optional, output_types, output_shapes=()):
     """components = the tensors ``optional`` holds (InvalidArgumentError if none)."""
+    _check_optional(optional, "OptionalGetValue")
     if optional.components is None:
         raise invalid_argument("The optional variant does not have a value.")
     if len(optional.components) != len(output_types):
