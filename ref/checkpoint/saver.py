@@ -62,7 +62,6 @@ from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.graph_ops.partitioned import PartitionedVariable
 from ref.types.shapes import TensorShape
-from ref.formats.bundle import _fsync_dir
 from ref.formats.checkpoint_reader import load_checkpoint
 from ref.graph_ops.control_flow_ops import with_dependencies, group
 from ref.graph_ops import array_ops
@@ -885,7 +884,7 @@ def _write_state(save_dir, model_checkpoint_path, all_paths, latest_filename, sa
         raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state.  "
                            "Please use a different save path.")
     _state.atomic_write_string_to_file(filename, text_format.MessageToString(ckpt), fsync=True)
-    _fsync_dir(filename)
+    _state.fsync_dir(filename)
 
 
 def _wrap_restore_error(err, extra):

@@ -167,17 +167,6 @@ def _string_payload(arr: np.ndarray, big_endian: bool = False) -> tuple[list, in
     return pieces, sum(len(p) for p in pieces), crc
 
 
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class BundleWriter:
     """Writes a single-shard V2 checkpoint ``prefix.index`` +
     ``prefix.data-00000-of-00001``.
@@ -305,7 +294,7 @@ class BundleWriter:
                 _state.crash_point("bundle_index_rename")
                 self._close_into_place(f, self._index_tmp, meta_filename(self.prefix))
             if self._fsync:
-                _fsync_dir(self.prefix)
+                _state.fsync_dir(self.prefix)
         except BaseException:
             self.abandon()
             raise

@@ -348,7 +348,7 @@ def commit_staging(staging: str, meta_graph_suffix: str = "meta", fsync: bool = 
     atomic_write_string_to_file(os.path.join(os.path.dirname(staging), _COMMIT), "\n".join(names) + "\n",
                                 fsync=fsync)
     if fsync:
-        _fsync_dir(staging)
+        fsync_dir(staging)
 
 
 def publish_checkpoint(staging: str, final: str, meta_graph_suffix: str = "meta", fsync: bool = False) -> None:
@@ -384,7 +384,7 @@ def _publish(staging_dir, names, final, fsync):
                 pass
             raise
     if fsync:
-        _fsync_dir(final)
+        fsync_dir(final)
 
 
 def discard_staging(staging: str, meta_graph_suffix: str = "meta") -> None:
@@ -429,7 +429,8 @@ def recover_prefix(checkpoint_prefix: str) -> None:
             pass
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str) -> None:
+    """Flushes the directory entry of ``path`` (a rename or a new file in it) to disk."""
     try:
         fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     except OSError:
@@ -444,4 +445,4 @@ __all__ = ["generate_checkpoint_state_proto", "update_checkpoint_state", "update
            "get_checkpoint_state", "latest_checkpoint", "checkpoint_exists", "get_checkpoint_mtimes",
            "remove_checkpoint", "meta_graph_filename", "atomic_write_string_to_file", "remove_checkpoint_in",
            "is_inside", "staging_prefix", "commit_staging", "publish_checkpoint", "discard_staging",
-           "recover_prefix", "crash_point"]
+           "recover_prefix", "crash_point", "fsync_dir"]

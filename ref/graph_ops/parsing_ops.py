@@ -137,6 +137,31 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     return _parse(serialized, features, name, example_names, single=True)
 
 
+def _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense):
+    """(context, feature_lists, dense lengths) from a sequence-example parse op's
+    flat outputs: context sparse (indices, values, shapes), context dense,
+    feature-list sparse (indices, values, shapes), feature-list dense, then (the
+    batched op only) the dense lengths."""
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    context, feature_lists, lengths = {}, {}, {}
+    n = len(c_sparse)
+    for i, k in enumerate(c_sparse):
+        context[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
+    pos = 3 * n
+    for i, k in enumerate(c_dense):
+        context[k] = outs[pos + i]
+    pos += len(c_dense)
+    m = len(s_sparse)
+    for i, k in enumerate(s_sparse):
+        feature_lists[k] = SparseTensor(outs[pos + i], outs[pos + m + i], outs[pos + 2 * m + i])
+    pos += 3 * m
+    for i, k in enumerate(s_dense):
+        feature_lists[k] = outs[pos + i]
+        if pos + len(s_dense) + i < len(outs):
+            lengths[k] = outs[pos + len(s_dense) + i]
+    return context, feature_lists, lengths
+
+
 def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
                                   name=None):
     """Parses one serialized ``SequenceExample``: returns (context dict, sequence
@@ -179,21 +204,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
             feature_list_dense_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_dense],
             feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
             name="ParseSingleSequenceExample")
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    context, sequence = {}, {}
-    n, pos = len(c_sparse), 0
-    for i, k in enumerate(c_sparse):
-        context[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
-    pos = 3 * n
-    for i, k in enumerate(c_dense):
-        context[k] = outs[pos + i]
-    pos += len(c_dense)
-    m = len(s_sparse)
-    for i, k in enumerate(s_sparse):
-        sequence[k] = SparseTensor(outs[pos + i], outs[pos + m + i], outs[pos + 2 * m + i])
-    pos += 3 * m
-    for i, k in enumerate(s_dense):
-        sequence[k] = outs[pos + i]
+    context, sequence, _ = _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense)
     return context, sequence
 
 
@@ -253,20 +264,4 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
             feature_list_sparse_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_sparse],
             feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
             name="ParseSequenceExampleV2")
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    context, feature_lists, lengths = {}, {}, {}
-    n = len(c_sparse)
-    for i, k in enumerate(c_sparse):
-        context[k] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
-    pos = 3 * n
-    for i, k in enumerate(c_dense):
-        context[k] = outs[pos + i]
-    pos += len(c_dense)
-    m = len(s_sparse)
-    for i, k in enumerate(s_sparse):
-        feature_lists[k] = SparseTensor(outs[pos + i], outs[pos + m + i], outs[pos + 2 * m + i])
-    pos += 3 * m
-    for i, k in enumerate(s_dense):
-        feature_lists[k] = outs[pos + i]
-        lengths[k] = outs[pos + len(s_dense) + i]
-    return context, feature_lists, lengths
+    return _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense)

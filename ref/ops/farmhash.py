@@ -69,6 +69,19 @@ def weak32(s, off, a, b):
     return (a + z) & M, (b + c) & M
 
 
+def _round64(s, off, x, y, z, v0, v1, w0, w1):
+    """One 64-byte round of CityHash/FarmHash's long-input loop (the state
+    after reading ``s[off:off + 64]``; x and z swap at its end)."""
+    x = (rot((x + y + v0 + f64(s, off + 8)) & M, 37) * k1) & M
+    y = (rot((y + v1 + f64(s, off + 48)) & M, 42) * k1) & M
+    x ^= w1
+    y = (y + v0 + f64(s, off + 40)) & M
+    z = (rot((z + w0) & M, 33) * k1) & M
+    v0, v1 = weak32(s, off, (v1 * k1) & M, (x + w0) & M)
+    w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
+    return z, y, x, v0, v1, w0, w1
+
+
 def murmur(s, off, n, lo, hi):
     a, b, c, d = lo, hi, 0, 0
     l = n - 16
@@ -106,14 +119,7 @@ def city128_seed(s, off, n, lo, hi):
     w1 = (rot((x + f64(s, off + 88)) & M, 53) * k1) & M
     while True:
         for _ in range(2):
-            x = (rot((x + y + v0 + f64(s, off + 8)) & M, 37) * k1) & M
-            y = (rot((y + v1 + f64(s, off + 48)) & M, 42) * k1) & M
-            x ^= w1
-            y = (y + v0 + f64(s, off + 40)) & M
-            z = (rot((z + w0) & M, 33) * k1) & M
-            v0, v1 = weak32(s, off, (v1 * k1) & M, (x + w0) & M)
-            w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
-            z, x = x, z
+            x, y, z, v0, v1, w0, w1 = _round64(s, off, x, y, z, v0, v1, w0, w1)
             off += 64
         n -= 128
         if n < 128:
@@ -191,14 +197,7 @@ def fingerprint64(s: bytes) -> int:
     last64 = end + ((n - 1) & 63) - 63
     off = 0
     while True:
-        x = (rot((x + y + v0 + f64(s, off + 8)) & M, 37) * k1) & M
-        y = (rot((y + v1 + f64(s, off + 48)) & M, 42) * k1) & M
-        x ^= w1
-        y = (y + v0 + f64(s, off + 40)) & M
-        z = (rot((z + w0) & M, 33) * k1) & M
-        v0, v1 = weak32(s, off, (v1 * k1) & M, (x + w0) & M)
-        w0, w1 = weak32(s, off + 32, (z + w1) & M, (y + f64(s, off + 16)) & M)
-        z, x = x, z
+        x, y, z, v0, v1, w0, w1 = _round64(s, off, x, y, z, v0, v1, w0, w1)
         off += 64
         if off == end:
             break

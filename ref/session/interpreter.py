@@ -371,6 +371,8 @@ class Plan:
         self.fetch_ops = [t.op for t in fetch_tensors]
         self.runs = 0
         self.compiled = None
+        # Plans below a Switch stay in the step loop: compiled code has no dead-tensor bookkeeping.
+        self.compilable = not maybe_dead
 
 
 class _Step:
@@ -565,8 +567,7 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
         if run is not None:
             return run(feeds, session)
         plan.runs += 1
-        if plan.runs > COMPILE_AFTER and not any(step.deadable or step.op._type == "Switch" for step in plan.steps):
-            # (Switch/Merge plans stay in the loop: compiled code has no dead-tensor bookkeeping)
+        if plan.runs > COMPILE_AFTER and plan.compilable:
             plan.compiled = run = compile_plan(plan)
             return run(feeds, session)
     env = list(plan.template)
