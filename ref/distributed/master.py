@@ -46,7 +46,7 @@ from ref.session.interpreter import needed_ops
 from ref.protos import config_pb2, graph_pb2, master_pb2, tensorflow_server_pb2, worker_pb2
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
-from ref.distributed.partition import partition
+from ref.distributed.partition import partition, signed64
 from ref.distributed.placement import place, task_of
 
 __all__ = ["Master", "DEFAULT_DISCOVERY_TIMEOUT"]
@@ -358,7 +358,7 @@ class MasterSession:
             job, idx = DeviceSpec.from_string(task).job, DeviceSpec.from_string(task).task
             req = worker_pb2.CreateWorkerSessionRequest(
                 session_handle=self.handle, isolate_session_state=self.config.isolate_session_state,
-                master_task=master.task_name, master_incarnation=_signed(master.incarnation))
+                master_task=master.task_name, master_incarnation=signed64(master.incarnation))
             req.server_def.job_name, req.server_def.task_index, req.server_def.protocol = job, idx, "grpc"
             return lambda t: found[task].service.CreateWorkerSession(req, timeout=t)
         master._fan_out({t: create(t) for t in found}, deadline, "CreateWorkerSession")
@@ -561,9 +561,4 @@ def _quietly(fn, request, timeout):
         fn(request, timeout=timeout)
     except errors.OpError:
         pass
-
-
-def _signed(x):
-    x %= 1 << 64
-    return x - (1 << 64) if x >= 1 << 63 else x
 

@@ -44,12 +44,18 @@ from ref.protos import graph_pb2, node_def_pb2
 __all__ = ["stages", "partition", "rendezvous_key", "Partition", "StepPlan"]
 
 
+def tf_rendezvous_key(send_device, incarnation, recv_device, tensor_name, frame_id=0, iter_id=0):
+    """TensorFlow's rendezvous key, the sender's incarnation as 16 lowercase hex digits."""
+    return f"{send_device};{incarnation % (1 << 64):016x};{recv_device};{tensor_name};{frame_id}:{iter_id}"
+
+
 def rendezvous_key(device, incarnation, tensor_name):
     """TF's key for a client-terminated tensor of ``device`` (frame and iteration 0:0)."""
-    return f"{device};{incarnation % (1 << 64):016x};{device};{tensor_name};0:0"
+    return tf_rendezvous_key(device, incarnation, device, tensor_name)
 
 
-def _signed64(x):
+def signed64(x):
+    """``x`` as the signed int64 TF stores an incarnation in (attrs, CreateWorkerSession)."""
     x %= 1 << 64
     return x - (1 << 64) if x >= 1 << 63 else x
 
@@ -199,6 +205,6 @@ def _client_node(gd, op_type, name, device, incarnation, tensor_name, taken):
     node.attr["tensor_name"].s = tensor_name.encode()
     node.attr["send_device"].s = device.encode()
     node.attr["recv_device"].s = device.encode()
-    node.attr["send_device_incarnation"].i = _signed64(incarnation)
+    node.attr["send_device_incarnation"].i = signed64(incarnation)
     node.attr["client_terminated"].b = True
     return node

@@ -47,6 +47,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
+from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.framework.graph import Graph, apply_op
 from ref.framework.graph_io import _import_nodes
 from ref.ops import blocking
@@ -63,12 +64,6 @@ _DEFAULT_CONTAINER = "localhost"  # TF's name for the container of resources mad
 # Seconds of a RunGraph deadline kept back so that a kernel's own timeout error,
 # naming what it waited for, reaches the caller before the call's deadline does.
 _REPLY_MARGIN = 1.0
-
-
-def rendezvous_key(send_device, incarnation, recv_device, tensor_name, frame_id=0, iter_id=0):
-    """TensorFlow's rendezvous key, the incarnation as 16 lowercase hex digits."""
-    return (f"{send_device};{int(incarnation) & 0xFFFFFFFFFFFFFFFF:016x};{recv_device};{tensor_name};"
-            f"{frame_id}:{iter_id}")
 
 
 def _node_key(n):
