@@ -347,12 +347,7 @@ class BaseSession:
         if run is None:
             tensors = [e for e in elements if e.__class__ is Tensor and e not in feeds]
             targets = [e for e in elements if e.__class__ is Operation]
-            pkey = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
-            plan = self._plans.get(pkey)
-            if plan is None and (tensors or targets):
-                plan = Plan(tensors, targets, list(feeds))
-                with self._plans_lock:
-                    self._plans[pkey] = plan
+            plan = self._plan(tensors, targets, feeds) if tensors or targets else None
             # where each element's value comes from: ("op",), ("fed", tensor) or ("out", index)
             where = []
             for e in elements:
@@ -419,12 +414,7 @@ class BaseSession:
             with np.errstate(all="ignore"):  # TF's kernels are silent on inf/nan arithmetic
                 results = evaluate(tensors, feeds, self, targets)
         else:
-            key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
-            plan = self._plans.get(key)
-            if plan is None:
-                plan = Plan(tensors, targets, list(feeds))
-                with self._plans_lock:
-                    self._plans[key] = plan
+            plan = self._plan(tensors, targets, feeds)
             with np.errstate(all="ignore"):
                 results = execute(plan, feeds, self, tensors, trace)
         by_tensor = dict(zip(tensors, results))
@@ -545,6 +535,16 @@ class BaseSession:
 
     def partial_run_setup(self, fetches, feeds=None):
         raise errors.UnimplementedError(None, None, "partial_run is not supported by ref's Session")
+
+    def _plan(self, tensors, targets, feeds):
+        """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
+        key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = Plan(tensors, targets, list(feeds))
+            with self._plans_lock:
+                self._plans[key] = plan
+        return plan
 
     def _run_function(self, func, inputs):
         """Runs a function graph (``ref.ops.control`` bodies) sharing this session's state."""
