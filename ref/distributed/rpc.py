@@ -219,7 +219,11 @@ class Client:
     def __getattr__(self, method):
         if method.startswith("_") or method not in METHODS[self.service]:
             raise AttributeError(method)
-        return lambda request, timeout=None: self.call(method, request, timeout)
+        def rpc(request, timeout=None):
+            return self.call(method, request, timeout)
+
+        setattr(self, method, rpc)  # later lookups find it without __getattr__
+        return rpc
 
     def _who(self):
         return f"{self.name} at {self.address}" if self.name else self.address
