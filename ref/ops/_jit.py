@@ -19,12 +19,15 @@ LLVM puts the operands in, so payloads are not part of the promise);
 :func:`numpy_tier` decides. Each kernel gives its NumPy form
 :data:`NUMPY_BUDGET_S` seconds in all (a rent-or-buy rule: after about as much
 time as loading Numba costs, it loads Numba and compiles), so a short script
-never loads Numba and a long one pays for it once.
+never loads Numba and a long one pays for it once; once anything has loaded
+Numba the budget is :data:`NUMPY_BUDGET_LOADED_S`, since buying then costs
+only the kernel's own compilation.
 """
 from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 import time
 import types
@@ -45,6 +48,9 @@ NUMPY_BUDGET_S = float(os.environ.get("REF_NUMPY_BUDGET_S", 0.25))
 (about half of what loading Numba costs: the forms that call libm element by
 element are ~10x slower per call than the compiled loop, so a long run should
 not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."""
+NUMPY_BUDGET_LOADED_S = float(os.environ.get("REF_NUMPY_BUDGET_LOADED_S", 0.05))
+"""The budget once Numba is loaded (by another kernel, or by the program): buying
+is then only this kernel's compilation, or its load from Numba's cache."""
 _LAYER_CHOSEN = False
 
 
@@ -89,7 +95,7 @@ class LazyKernel:
         glb = dict(fn.__globals__)
         for name in fn.__code__.co_names:
             val = glb.get(name)
-            if isinstance(val, LazyKernel):
+            if isinstance(val, (LazyKernel, LazyIntrinsic)):
                 glb[name] = val.compiled()
             elif val is prange:
                 glb[name] = numba.prange
@@ -111,6 +117,25 @@ class LazyKernel:
 
     def __repr__(self):
         return f"<lazy numba kernel {self.__qualname__}>"
+
+
+class LazyIntrinsic:
+    """A Numba intrinsic (code written in LLVM IR) made on first use:
+    ``make(numba)`` returns it. Kernels that call it name it as a global, and
+    :class:`LazyKernel` substitutes the intrinsic when it compiles them."""
+
+    def __init__(self, make):
+        self.make = make
+        self._intrinsic = None
+
+    def compiled(self):
+        if self._intrinsic is None:
+            with _LOCK:
+                if self._intrinsic is None:
+                    import numba
+
+                    self._intrinsic = self.make(numba)
+        return self._intrinsic
 
 
 def njit(fn=None, **options):
@@ -184,7 +209,9 @@ def numpy_tier(kernel, size) -> bool:
     if size > NUMPY_MAX or DISABLE:
         return False
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
-    return lazy._dispatcher is None and lazy.numpy_seconds < NUMPY_BUDGET_S
+    if lazy._dispatcher is not None:
+        return False
+    return lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S)
 
 
 def run_numpy_form(kernel, form, *args):

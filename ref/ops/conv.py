@@ -34,6 +34,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
+from ref.ops import gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
@@ -253,7 +254,7 @@ def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
         return out
     fm = np.ascontiguousarray(f).reshape(-1, o)
     for b0, b1, cols in _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
-        np.matmul(cols, fm, out=out[b0:b1].reshape(-1, o))
+        gemm.matmul(cols, fm, out=out[b0:b1].reshape(-1, o))
     return out
 
 
@@ -261,7 +262,7 @@ def _conv_nhwc(x, f, g):
     """out [N, OH, OW, O] = windows(x) . f."""
     o = f.shape[3]
     if _pointwise(g):
-        return np.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]), f.reshape(-1, o)).reshape(
+        return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]), f.reshape(-1, o)).reshape(
             x.shape[0], g.oh, g.ow, o)
     return _correlate(_padded(x, g), f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)
 
@@ -277,7 +278,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     n, h, w, c = shape
     kh, kw, _, o = f.shape
     if _pointwise(g):
-        return np.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
+        return gemm.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
     if g.sh == g.sw == 1 and o <= c:
         top = (kh - 1) * g.dh - g.ph0
         left = (kw - 1) * g.dw - g.pw0
@@ -293,7 +294,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = dcols[:(b1 - b0) * g.oh * g.ow]
-        np.matmul(dym[b0:b1].reshape(-1, o), ft, out=part)
+        gemm.matmul(dym[b0:b1].reshape(-1, o), ft, out=part)
         _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dxp[b0:b1], g.sh, g.sw, g.dh, g.dw)
     return g.unpad(dxp)
 
@@ -334,7 +335,7 @@ def _conv_filter_grad_nhwc(x, f_shape, dy, g):
     """df = patches^T . out_backprop, summed over blocks of images."""
     o = dy.shape[3]
     if _pointwise(g):
-        return np.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]).T, dy.reshape(-1, o)).reshape(f_shape)
+        return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]).T, dy.reshape(-1, o)).reshape(f_shape)
     kh, kw, c, _ = f_shape
     df = np.zeros((kh * kw * c, o), np.result_type(x.dtype, dy.dtype))
     if not dy.size:
@@ -344,9 +345,9 @@ def _conv_filter_grad_nhwc(x, f_shape, dy, g):
     for b0, b1, cols in _patch_blocks(_padded(x, g), kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw):
         d = dym[b0:b1].reshape(-1, o)
         if tmp is None and b1 == x.shape[0]:
-            np.matmul(cols.T, d, out=df)
+            gemm.matmul(cols.T, d, out=df)
         else:
-            tmp = np.matmul(cols.T, d, out=tmp)
+            tmp = gemm.matmul(cols.T, d, out=tmp)
             df += tmp
     return df.reshape(f_shape)
 

@@ -1,25 +1,36 @@
-"""Matrix products on NumPy's BLAS, with ``ref``'s own threading.
+"""Large matrix products on ``ref``'s own kernel and threads.
 
-NumPy's OpenBLAS runs a product on as many threads as the machine has cores,
-and its threads spin while they wait: on a machine whose cores are busy with
-anything else (another process, Numba's threads, a second session) one
-descheduled thread stalls the others, and a product can take ten times its
+**The kernel** (:mod:`ref.ops.gemm_kernel`) computes each element of a
+float32 or float64 product as one chain of fused multiply-adds over the inner
+dimension, in order: the same bits on every machine, whatever its vector
+width, its number of cores or its BLAS, at the speed of an AVX-512 BLAS where
+the CPU has AVX-512. (NumPy's OpenBLAS chooses its kernels for the CPU at load
+time, and can be told to use older ones: ``OPENBLAS_CORETYPE=Haswell`` runs
+AVX2 kernels on an AVX-512 CPU at half its multiply-add width.) Products up to
+:data:`SERIAL_WORK` multiply-adds, and those of other dtypes, are NumPy's
+``matmul``, as are products with fewer than :data:`KERNEL_MIN_SIDE` rows,
+columns or inner length: there the kernel's packing costs more than it saves.
+``REF_MATMUL=numpy`` sends every product to NumPy (the behaviour before this
+kernel, for comparisons).
+
+**Threads.** NumPy's OpenBLAS runs a product on as many threads as the machine
+has cores, and its threads spin while they wait: on a machine whose cores are
+busy with anything else (another process, Numba's threads, a second session)
+one descheduled thread stalls the others, and a product can take ten times its
 single-threaded time. TensorFlow shards a product into blocks that its pool's
 threads pick up, so a late thread only means its blocks go to another one.
 
 :func:`matmul` does the same: a large product is cut into a fixed number of
 row (or column) blocks, chosen from the shapes alone; each block is one
-single-threaded BLAS call writing straight into its part of the result; the
-calling thread and ``workers() - 1`` helper threads take blocks until none is
-left, and whoever waits, sleeps. So the bits of a product depend on its shapes
-(and the CPU's BLAS kernels), not on how many cores the machine has or how busy
-they are: the blocks are the same on one core as on sixteen.
-
-BLAS threads are set to one only around those calls (NumPy's threading stays
-what it was for the rest of the process). Without an OpenBLAS whose threads can
-be set (NumPy built on another BLAS), products are plain ``np.matmul``.
-``REF_MATMUL_THREADS`` overrides the number of threads (1: no helpers; 0: plain
-``np.matmul``, BLAS's own threading).
+single-threaded kernel call (it releases the GIL) writing straight into its
+part of the result; the calling thread and ``workers() - 1`` helper threads
+take blocks until none is left, and whoever waits, sleeps. Blocks never change
+an element's chain, so the bits do not depend on them either. Inside
+:func:`ref.ops.fpenv.flush_denormals` every block runs in the calling thread,
+whose floating-point environment is the one set. ``REF_MATMUL_THREADS``
+overrides the number of threads (1: no helpers; 0: plain ``np.matmul`` with
+BLAS's own threading). With ``REF_MATMUL=numpy`` the blocks are
+single-threaded NumPy products, BLAS's threads set to one only around them.
 """
 from __future__ import annotations
 
@@ -31,13 +42,20 @@ import threading
 
 import numpy as np
 
+from ref.ops import fpenv as _fp
+from ref.ops import gemm_kernel
+
 SERIAL_WORK = 65536 * 4
 """Multiply-adds up to which OpenBLAS itself runs a product on one thread
 (``SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD``): those go to it untouched."""
+KERNEL_MIN_SIDE = 32
+"""Rows, columns and inner length a product needs, each, for :mod:`ref.ops.gemm_kernel`:
+a narrower one spends more on packing and padding to whole panels than it saves."""
 MIN_BLOCK_WORK = 1 << 22
 """Multiply-adds per block, at least: smaller products are one single-threaded BLAS call."""
 MAX_BLOCKS = 8
 
+_OWN_KERNEL = os.environ.get("REF_MATMUL", "").lower() != "numpy"
 _BLAS = None  # (set_num_threads, get_num_threads) of NumPy's OpenBLAS, False when there is none
 _BLAS_LOCK = threading.Lock()
 
@@ -136,10 +154,10 @@ class _Job:
     """One product's blocks: ``next`` hands out block numbers, ``done`` counts
     finished ones; ``finished`` is released when a helper finishes the last."""
 
-    __slots__ = ("a", "b", "out", "axis", "edges", "claim", "done", "finished", "error")
+    __slots__ = ("product", "edges", "claim", "done", "finished", "error")
 
-    def __init__(self, a, b, out, axis, edges):
-        self.a, self.b, self.out, self.axis, self.edges = a, b, out, axis, edges
+    def __init__(self, product, edges):
+        self.product, self.edges = product, edges
         self.claim = itertools.count()
         self.done = []
         self.finished = threading.Lock()
@@ -147,18 +165,14 @@ class _Job:
         self.error = None
 
     def work(self, helper=False):
-        a, b, out, edges = self.a, self.b, self.out, self.edges
+        product, edges = self.product, self.edges
         last = len(edges) - 1
         mine = False
         for i in self.claim:
             if i >= last:
                 break
-            lo, hi = edges[i], edges[i + 1]
             try:
-                if self.axis == 0:
-                    np.matmul(a[lo:hi], b, out=out[lo:hi])
-                else:
-                    np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+                product(edges[i], edges[i + 1])
             except BaseException as e:  # noqa: BLE001 -- reported by the caller
                 self.error = e
             self.done.append(i)
@@ -202,32 +216,95 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
-def matmul(a, b):
-    """``a @ b`` for 2-D float arrays (views such as ``x.T`` go to BLAS as
-    transpose flags), cut into blocks as described in the module docstring."""
+def _flat(x):
+    """``(flat, row stride, column stride)``: a 2-D array as a 1-D view from its
+    first element with its strides in elements; None when its strides are
+    negative or not whole elements (the caller copies it)."""
+    rows, cols = x.shape
+    if x.flags.c_contiguous:
+        return x.reshape(-1), cols, 1
+    if x.flags.f_contiguous:
+        return x.T.reshape(-1), 1, rows
+    s0, s1 = x.strides
+    size = x.itemsize
+    if s0 < 0 or s1 < 0 or s0 % size or s1 % size:
+        return None
+    s0, s1 = s0 // size, s1 // size
+    span = (rows - 1) * s0 + (cols - 1) * s1 + 1
+    return np.lib.stride_tricks.as_strided(x, (span,), (size,)), s0, s1
+
+
+def _kernel_product(a, b, out, axis):
+    """``product(lo, hi)``: rows (axis 0) or columns (axis 1) ``lo:hi`` of ``out = a @ b``
+    by :func:`gemm_kernel.gemm`."""
+    fa = _flat(a) or _flat(np.ascontiguousarray(a))
+    fb = _flat(b) or _flat(np.ascontiguousarray(b))
+    fc = _flat(out)
+    k = a.shape[1]
+    m, n = out.shape
+    (fa, sa0, sa1), (fb, sb0, sb1), (fc, sc0, sc1) = fa, fb, fc
+    nr = 2 * gemm_kernel.WIDTH[out.dtype]
+    kernel = gemm_kernel.gemm
+    if axis == 0:
+        def product(lo, hi):
+            kernel(hi - lo, n, k, fa, lo * sa0, sa0, sa1, fb, 0, sb0, sb1, fc, lo * sc0, sc0, sc1, nr)
+    else:
+        def product(lo, hi):
+            kernel(m, hi - lo, k, fa, 0, sa0, sa1, fb, lo * sb1, sb0, sb1, fc, lo * sc1, sc0, sc1, nr)
+    return product
+
+
+def _numpy_product(a, b, out, axis):
+    """``product(lo, hi)`` of rows or columns ``lo:hi`` by NumPy's (single-threaded) BLAS."""
+    if axis == 0:
+        def product(lo, hi):
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+    else:
+        def product(lo, hi):
+            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+    return product
+
+
+def matmul(a, b, out=None):
+    """``a @ b`` for 2-D arrays (views such as ``x.T`` are read in place), large
+    float products on ``ref``'s kernel in blocks as described in the module
+    docstring; written into ``out`` (C-contiguous, the result's shape and
+    dtype) when given."""
     m, k = a.shape
     n = b.shape[1]
-    if m * n * k <= SERIAL_WORK or _WORKERS <= 0 or a.dtype != b.dtype or a.dtype not in _BLAS_DTYPES:
-        return np.matmul(a, b)
-    blas = _openblas()
-    if not blas:
-        return np.matmul(a, b)
+    if (m * n * k <= SERIAL_WORK or _WORKERS <= 0 or b.shape[0] != k or a.dtype != b.dtype or a.dtype not in _BLAS_DTYPES
+            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))
+            or (_OWN_KERNEL and min(m, n, k) < KERNEL_MIN_SIDE)):
+        return np.matmul(a, b, out=out)
+    set_threads = None
+    if not _OWN_KERNEL:
+        blas = _openblas()
+        if not blas:
+            return np.matmul(a, b, out=out)
+        set_threads, get_threads = blas
+    if out is None:
+        out = np.empty((m, n), a.dtype)
     axis, edges = blocks(m, n, k)
-    set_threads, get_threads = blas
-    out = np.empty((m, n), a.dtype)
-    with _RUN_LOCK:  # one product at a time owns the helpers and BLAS's thread setting
-        before = get_threads()
-        set_threads(1)
+    if edges is None:
+        axis, edges = 0, [0, m]
+    product = (_kernel_product if _OWN_KERNEL else _numpy_product)(a, b, out, axis)
+    if len(edges) == 2 or _WORKERS == 1 or _fp.active():  # one block, or one thread: no helpers
+        if set_threads is None:
+            for lo, hi in zip(edges, edges[1:]):
+                product(lo, hi)
+            return out
+    with _RUN_LOCK:  # one product at a time owns the helpers (and NumPy's BLAS thread setting)
+        if set_threads is not None:
+            before = get_threads()
+            set_threads(1)
         try:
-            if edges is None:
-                np.matmul(a, b, out=out)
+            job = _Job(product, edges)
+            if _WORKERS > 1 and len(edges) > 2 and not _fp.active():
+                _pool().run(job)
             else:
-                job = _Job(a, b, out, axis, edges)
-                if _WORKERS > 1:
-                    _pool().run(job)
-                else:
-                    job.work()
-                    job.wait()
+                job.work()
+                job.wait()
         finally:
-            set_threads(before)
+            if set_threads is not None:
+                set_threads(before)
     return out

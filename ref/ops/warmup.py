@@ -6,7 +6,8 @@ input is small), but a model whose tensors are larger compiles each kernel it
 uses the first time it runs (a few seconds in all), and loads it from the
 cache afterwards. This command runs, with the NumPy forms switched off, every
 dense and sparse ``Apply*`` training kernel, softmax cross entropy (dense and
-sparse) and the random samplers, in float32 and float64; with ``--parallel``
+sparse), the random samplers and the large-matrix-product kernel, in float32
+and float64; with ``--parallel``
 also the multi-threaded builds of the dense loops (used from
 ``REF_PARALLEL_MIN`` elements on; slower to compile). The cache is where Numba
 keeps it: ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside the sources,
@@ -58,6 +59,9 @@ def _jobs(size):
         yield f"SparseSoftmaxCrossEntropyWithLogits {np.dtype(dtype).name}", (
             lambda x=x: registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x,
                                       labels=np.array([0, 1, 2, 0], np.int64)))
+        a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
+        yield f"MatMul {np.dtype(dtype).name} (ref.ops.gemm_kernel)", (
+            lambda a=a: registry.call("MatMul", a=a, b=a, transpose_b=True))
         for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             yield f"{op} {np.dtype(dtype).name}", (
                 lambda op=op, dtype=dtype: registry.call(op, shape=np.array([64], np.int32), dtype=dtype,
