@@ -3,9 +3,11 @@ entropy, batch 128) through ``Session.run``: ``ref`` against TensorFlow's
 compat.v1 on the same program (same process, same run) and a hand-written
 NumPy step, interleaved round by round so machine noise hits all three alike.
 
-    python bench/mlp_step.py [--steps N] [--rounds R]
+    python bench/mlp_step.py [--steps N] [--rounds R] [--warmup S]
 
-Each round times every contender for N steps in turn; prints microseconds per
+Every contender first steps for S seconds (the steady state: graphs planned,
+kernels compiled, ref's small kernels past their NumPy forms); then each round
+times every contender for N steps in turn; prints microseconds per
 step (median over the rounds, and best) and the ratios ref/TF (target <= 0.9)
 and ref/NumPy. A benchmark, not a test.
 """
@@ -106,6 +108,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=20, help="steps per timed round")
     ap.add_argument("--rounds", type=int, default=60, help="rounds, each timing every contender in turn")
+    ap.add_argument("--warmup", type=float, default=1.5, help="seconds of steps per contender before timing")
     args = ap.parse_args()
     import ref
 
@@ -123,7 +126,11 @@ def main():
         pass
     blas = gemm._openblas() if gemm else None
     for _, c in contenders:
-        c.steps(30)  # warm up: compile, plan, allocate
+        # warm up to the steady state: compile, plan, allocate, and run past ref's NumPy
+        # tier (ref.ops._jit.numpy_tier: small kernels' exact NumPy forms until Numba builds them)
+        start = time.perf_counter()
+        while time.perf_counter() - start < args.warmup:
+            c.steps(10)
     times = {name: [] for name, _ in contenders}
     for _ in range(args.rounds):
         for name, c in contenders:
@@ -138,7 +145,8 @@ def main():
                 blas[0](before)
     print(f"one Adam step of a {'-'.join(map(str, SIZES))} MLP, batch {BATCH} "
           f"({args.rounds} rounds x {args.steps} steps, contenders interleaved; ref's matmul threads: "
-          f"{gemm.workers() if gemm else 'BLAS own'}; numpy by hand on one BLAS thread)")
+          f"{gemm.workers() if gemm else 'BLAS own'}; numpy by hand on one BLAS thread; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')})")
     print(f"{'':24s} {'median us':>10s} {'best us':>10s} {'final loss':>11s}")
     med = {n: statistics.median(t) for n, t in times.items()}
     for name, c in contenders:
