@@ -186,16 +186,30 @@ def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
         jpanels = (nc + nr - 1) // nr
         for pc in range(0, k, KC):
             kc = min(KC, k - pc)
-            for p in range(kc):  # pack B[pc:pc+kc, jc:jc+nc]: bp[jp*kc*nr + p*nr + j], zeros past n
-                src = b0 + (pc + p) * sb0 + jc * sb1
+            # pack B[pc:pc+kc, jc:jc+nc] as bp[jp*kc*nr + p*nr + j], zeros past n, reading
+            # along B's unit stride: its rows (B C-ordered) or its columns (B = y.T)
+            if sb0 == 1 and sb1 != 1:
                 for jp in range(jpanels):
-                    dst = jp * kc * nr + p * nr
-                    at = src + jp * nr * sb1
-                    width = min(nr, n - jc - jp * nr)
+                    width = min(nr, nc - jp * nr)
                     for j in range(width):
-                        bp[U(dst + j)] = b[U(at + j * sb1)]
+                        src = b0 + pc + (jc + jp * nr + j) * sb1
+                        dst = jp * kc * nr + j
+                        for p in range(kc):
+                            bp[U(dst + p * nr)] = b[U(src + p)]
                     for j in range(width, nr):
-                        bp[U(dst + j)] = 0
+                        for p in range(kc):
+                            bp[U(jp * kc * nr + j + p * nr)] = 0
+            else:
+                for p in range(kc):
+                    src = b0 + (pc + p) * sb0 + jc * sb1
+                    for jp in range(jpanels):
+                        dst = jp * kc * nr + p * nr
+                        at = src + jp * nr * sb1
+                        width = min(nr, nc - jp * nr)
+                        for j in range(width):
+                            bp[U(dst + j)] = b[U(at + j * sb1)]
+                        for j in range(width, nr):
+                            bp[U(dst + j)] = 0
             for ic in range(0, m, MC):
                 mc = min(MC, m - ic)
                 ipanels = (mc + MR - 1) // MR
