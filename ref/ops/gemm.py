@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import itertools
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -135,7 +135,7 @@ class _Pool:
             wake.acquire()
             job = self.job
             if job is not None:
-                job.work(helper=True)
+                job.help()
 
     def run(self, job):
         self.job = job
@@ -145,47 +145,91 @@ class _Pool:
                     lock.release()
                 except RuntimeError:  # a helper woke in between
                     pass
-        job.work()
-        job.wait()
-        self.job = None
+        try:
+            job.lead()
+        finally:
+            self.job = None
+
+
+_FREE, _CLAIMED, _DONE = range(3)
 
 
 class _Job:
-    """One product's blocks: ``next`` hands out block numbers, ``done`` counts
-    finished ones; ``finished`` is released when a helper finishes the last."""
+    """One product's blocks, claimed by the calling thread and the helpers.
 
-    __slots__ = ("product", "edges", "claim", "done", "finished", "error")
+    A helper computes its block into a scratch array of its own and copies it
+    into the result only if the block is not done yet. The caller computes its
+    blocks straight into the result; when none is left to claim it waits for the
+    helpers' blocks about as long as one of its own took, then computes a block a
+    helper still holds itself (a backup task: a helper that a busy machine has
+    descheduled must not hold up the product for its time slice). Whichever
+    copy of a block finishes first is the one kept -- both hold the same bits --
+    and a late helper never writes into a result that has been returned."""
+
+    __slots__ = ("product", "edges", "state", "left", "cond", "error")
 
     def __init__(self, product, edges):
         self.product, self.edges = product, edges
-        self.claim = itertools.count()
-        self.done = []
-        self.finished = threading.Lock()
-        self.finished.acquire()
+        self.state = [_FREE] * (len(edges) - 1)
+        self.left = len(edges) - 1
+        self.cond = threading.Condition(threading.Lock())
         self.error = None
 
-    def work(self, helper=False):
-        product, edges = self.product, self.edges
-        last = len(edges) - 1
-        mine = False
-        for i in self.claim:
-            if i >= last:
-                break
-            try:
-                product(edges[i], edges[i + 1])
-            except BaseException as e:  # noqa: BLE001 -- reported by the caller
-                self.error = e
-            self.done.append(i)
-            mine = True
-        if helper and mine and len(self.done) == last:
-            try:
-                self.finished.release()
-            except RuntimeError:  # another helper finished at the same moment and released it
-                pass
+    def _claim(self):
+        with self.cond:
+            for i, s in enumerate(self.state):
+                if s == _FREE:
+                    self.state[i] = _CLAIMED
+                    return i
+        return None
 
-    def wait(self):
-        if len(self.done) < len(self.edges) - 1:
-            self.finished.acquire()
+    def _finish(self, i, scratch=None, error=None):
+        with self.cond:
+            if self.state[i] == _DONE:
+                return
+            if error is not None:
+                self.error = error
+            elif scratch is not None:
+                self.product.store(self.edges[i], self.edges[i + 1], scratch)
+            self.state[i] = _DONE
+            self.left -= 1
+            if not self.left:
+                self.cond.notify_all()
+
+    def _backup(self, i):
+        try:
+            scratch = self.product.scratch(self.edges[i], self.edges[i + 1])
+        except BaseException as e:  # noqa: BLE001 -- reported by the caller
+            self._finish(i, error=e)
+        else:
+            self._finish(i, scratch)
+
+    def help(self):
+        """A helper's share: free blocks, each into scratch."""
+        while (i := self._claim()) is not None:
+            self._backup(i)
+
+    def lead(self):
+        """The caller's share: free blocks into the result, then backups of late
+        helpers' blocks; returns (or raises a block's error) when every block is done."""
+        spent, count = 0.0, 0
+        while (i := self._claim()) is not None:
+            start = time.perf_counter()
+            try:
+                self.product.into_result(self.edges[i], self.edges[i + 1])
+            except BaseException as e:  # noqa: BLE001 -- raised below, once every block is done
+                self._finish(i, error=e)
+            else:
+                self._finish(i)
+            spent += time.perf_counter() - start
+            count += 1
+        patience = spent / count if count else 1e-3
+        while True:
+            with self.cond:
+                if not self.left or self.cond.wait_for(lambda: not self.left, timeout=patience):
+                    break
+                late = self.state.index(_CLAIMED)
+            self._backup(late)
         if self.error is not None:
             raise self.error
 
@@ -234,35 +278,59 @@ def _flat(x):
     return np.lib.stride_tricks.as_strided(x, (span,), (size,)), s0, s1
 
 
-def _kernel_product(a, b, out, axis):
-    """``product(lo, hi)``: rows (axis 0) or columns (axis 1) ``lo:hi`` of ``out = a @ b``
-    by :func:`gemm_kernel.gemm`."""
-    fa = _flat(a) or _flat(np.ascontiguousarray(a))
-    fb = _flat(b) or _flat(np.ascontiguousarray(b))
-    fc = _flat(out)
-    k = a.shape[1]
-    m, n = out.shape
-    (fa, sa0, sa1), (fb, sb0, sb1), (fc, sc0, sc1) = fa, fb, fc
-    nr = 2 * gemm_kernel.WIDTH[out.dtype]
-    kernel = gemm_kernel.gemm
-    if axis == 0:
-        def product(lo, hi):
-            kernel(hi - lo, n, k, fa, lo * sa0, sa0, sa1, fb, 0, sb0, sb1, fc, lo * sc0, sc0, sc1, nr)
-    else:
-        def product(lo, hi):
-            kernel(m, hi - lo, k, fa, 0, sa0, sa1, fb, lo * sb1, sb0, sb1, fc, lo * sc1, sc0, sc1, nr)
-    return product
+class _KernelProduct:
+    """Row (axis 0) or column (axis 1) blocks ``lo:hi`` of ``out = a @ b`` by
+    :func:`gemm_kernel.gemm`: into ``out`` itself, or into a scratch array that
+    :meth:`store` copies into ``out``."""
+
+    def __init__(self, a, b, out, axis):
+        self.fa, self.sa0, self.sa1 = _flat(a) or _flat(np.ascontiguousarray(a))
+        self.fb, self.sb0, self.sb1 = _flat(b) or _flat(np.ascontiguousarray(b))
+        self.fc, self.sc0, self.sc1 = _flat(out)
+        self.k = a.shape[1]
+        self.out, self.axis = out, axis
+        self.nr = 2 * gemm_kernel.WIDTH[out.dtype]
+
+    def _run(self, lo, hi, c, c0, sc0, sc1):
+        m, n = self.out.shape
+        if self.axis == 0:
+            gemm_kernel.gemm(hi - lo, n, self.k, self.fa, lo * self.sa0, self.sa0, self.sa1,
+                             self.fb, 0, self.sb0, self.sb1, c, c0, sc0, sc1, self.nr)
+        else:
+            gemm_kernel.gemm(m, hi - lo, self.k, self.fa, 0, self.sa0, self.sa1,
+                             self.fb, lo * self.sb1, self.sb0, self.sb1, c, c0, sc0, sc1, self.nr)
+
+    def into_result(self, lo, hi):
+        self._run(lo, hi, self.fc, lo * (self.sc0 if self.axis == 0 else self.sc1), self.sc0, self.sc1)
+
+    def scratch(self, lo, hi):
+        m, n = self.out.shape
+        shape = (hi - lo, n) if self.axis == 0 else (m, hi - lo)
+        scratch = np.empty(shape, self.out.dtype)
+        self._run(lo, hi, scratch.reshape(-1), 0, shape[1], 1)
+        return scratch
+
+    def store(self, lo, hi, scratch):
+        if self.axis == 0:
+            self.out[lo:hi] = scratch
+        else:
+            self.out[:, lo:hi] = scratch
 
 
-def _numpy_product(a, b, out, axis):
-    """``product(lo, hi)`` of rows or columns ``lo:hi`` by NumPy's (single-threaded) BLAS."""
-    if axis == 0:
-        def product(lo, hi):
-            np.matmul(a[lo:hi], b, out=out[lo:hi])
-    else:
-        def product(lo, hi):
-            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
-    return product
+class _NumpyProduct(_KernelProduct):
+    """The same blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
+
+    def __init__(self, a, b, out, axis):  # noqa: super-init-not-called -- no flat views needed
+        self.a, self.b, self.out, self.axis = a, b, out, axis
+
+    def _parts(self, lo, hi):
+        return (self.a[lo:hi], self.b) if self.axis == 0 else (self.a, self.b[:, lo:hi])
+
+    def into_result(self, lo, hi):
+        np.matmul(*self._parts(lo, hi), out=self.out[lo:hi] if self.axis == 0 else self.out[:, lo:hi])
+
+    def scratch(self, lo, hi):
+        return np.matmul(*self._parts(lo, hi))
 
 
 def matmul(a, b, out=None):
@@ -272,39 +340,38 @@ def matmul(a, b, out=None):
     dtype) when given."""
     m, k = a.shape
     n = b.shape[1]
-    if (m * n * k <= SERIAL_WORK or _WORKERS <= 0 or b.shape[0] != k or a.dtype != b.dtype or a.dtype not in _BLAS_DTYPES
-            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))
+    if (m * n * k <= SERIAL_WORK or _WORKERS <= 0 or b.shape[0] != k or a.dtype != b.dtype
+            or a.dtype not in _BLAS_DTYPES or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))
             or (_OWN_KERNEL and min(m, n, k) < KERNEL_MIN_SIDE)):
         return np.matmul(a, b, out=out)
-    set_threads = None
+    blas = None
     if not _OWN_KERNEL:
         blas = _openblas()
         if not blas:
             return np.matmul(a, b, out=out)
-        set_threads, get_threads = blas
     if out is None:
         out = np.empty((m, n), a.dtype)
     axis, edges = blocks(m, n, k)
     if edges is None:
         axis, edges = 0, [0, m]
-    product = (_kernel_product if _OWN_KERNEL else _numpy_product)(a, b, out, axis)
-    if len(edges) == 2 or _WORKERS == 1 or _fp.active():  # one block, or one thread: no helpers
-        if set_threads is None:
-            for lo, hi in zip(edges, edges[1:]):
-                product(lo, hi)
-            return out
+    product = (_KernelProduct if _OWN_KERNEL else _NumpyProduct)(a, b, out, axis)
+    # One block, one thread, or TF's flush-to-zero arithmetic set for this thread only: no helpers.
+    alone = len(edges) == 2 or _WORKERS == 1 or _fp.active()
+    if alone and blas is None:
+        for lo, hi in zip(edges, edges[1:]):
+            product.into_result(lo, hi)
+        return out
     with _RUN_LOCK:  # one product at a time owns the helpers (and NumPy's BLAS thread setting)
-        if set_threads is not None:
-            before = get_threads()
-            set_threads(1)
+        if blas is not None:
+            before = blas[1]()
+            blas[0](1)
         try:
             job = _Job(product, edges)
-            if _WORKERS > 1 and len(edges) > 2 and not _fp.active():
-                _pool().run(job)
+            if alone:
+                job.lead()
             else:
-                job.work()
-                job.wait()
+                _pool().run(job)
         finally:
-            if set_threads is not None:
-                set_threads(before)
+            if blas is not None:
+                blas[0](before)
     return out

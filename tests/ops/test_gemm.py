@@ -5,6 +5,7 @@ on how many threads run it (``REF_MATMUL_THREADS``: 0 is BLAS's own threading,
 which gives other bits and is not compared); every product must agree with a
 float64 oracle; the MatMul kernel must give what ``gemm.matmul`` gives."""
 import hashlib
+import threading
 import os
 import subprocess
 import sys
@@ -92,3 +93,46 @@ def test_errors_in_a_block_reach_the_caller():
     assert gemm.matmul(a, b.copy()).shape == (512, 256)
     with pytest.raises(ValueError):
         gemm.matmul(a, np.ones((300, 512), np.float32))
+
+
+class _StalledHelper:
+    """A product whose helper thread stalls inside its block (a descheduled thread)."""
+
+    def __init__(self):
+        self.entered, self.release, self.left = threading.Event(), threading.Event(), threading.Event()
+        self.out, self.stored = {}, []
+
+    def into_result(self, lo, hi):
+        self.entered.wait(10)  # let the helper claim a block first
+        self.out[lo] = ("caller", lo)
+
+    def scratch(self, lo, hi):
+        if threading.current_thread().name.startswith("ref-matmul"):
+            self.entered.set()
+            self.release.wait(30)
+            self.left.set()
+            return ("helper", lo)
+        return ("backup", lo)
+
+    def store(self, lo, hi, scratch):
+        self.stored.append(scratch)
+        self.out[lo] = scratch
+
+
+def test_a_stalled_helper_does_not_hold_up_the_product_nor_write_late():
+    product = _StalledHelper()
+    job = gemm._Job(product, [0, 1, 2, 3, 4])
+    caller = threading.Thread(target=gemm._Pool(1).run, args=(job,))
+    caller.start()
+    caller.join(20)
+    try:
+        assert not caller.is_alive(), "the caller waited for the stalled helper"
+        assert sorted(product.out) == [0, 1, 2, 3]
+        backups = [s for s in product.stored if s[0] == "backup"]
+        assert len(backups) == 1 and product.out[backups[0][1]] == backups[0]
+        assert [v[0] for k, v in sorted(product.out.items()) if k != backups[0][1]] == ["caller"] * 3
+    finally:
+        product.release.set()
+    assert product.left.wait(10)
+    caller.join(1)
+    assert not [s for s in product.stored if s[0] == "helper"]  # its late copy was dropped

@@ -23,7 +23,7 @@ def kernel(a, b):
     m, k = a.shape
     n = b.shape[1]
     out = np.empty((m, n), a.dtype)
-    gemm._kernel_product(a, b, out, 0)(0, m)
+    gemm._KernelProduct(a, b, out, 0).into_result(0, m)
     return out
 
 
