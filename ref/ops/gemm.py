@@ -34,6 +34,7 @@ single-threaded NumPy products, BLAS's threads set to one only around them.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
 import os
@@ -100,9 +101,30 @@ _THREADS_ENV = os.environ.get("REF_MATMUL_THREADS", "")
 _WORKERS = int(_THREADS_ENV) if _THREADS_ENV.strip().lstrip("-").isdigit() else min(_cores(), MAX_BLOCKS)
 
 
+_LOCAL = threading.local()
+
+
 def workers() -> int:
-    """Threads a large product runs on (the caller and its helpers); 0: BLAS's own."""
-    return _WORKERS
+    """Threads a large product of this thread runs on (the caller and its
+    helpers; :func:`limit_threads` lowers it); 0: BLAS's own."""
+    return getattr(_LOCAL, "workers", _WORKERS)
+
+
+@contextlib.contextmanager
+def limit_threads(n):
+    """Products made by this thread inside the block run on at most ``n``
+    threads (``n`` <= 0: no limit) -- a Session's
+    ``ConfigProto.intra_op_parallelism_threads``. The bits are the same."""
+    before = getattr(_LOCAL, "workers", None)
+    if n and n > 0:
+        _LOCAL.workers = max(1, min(n, _WORKERS)) if _WORKERS > 0 else _WORKERS
+    try:
+        yield
+    finally:
+        if before is None:
+            _LOCAL.__dict__.pop("workers", None)
+        else:
+            _LOCAL.workers = before
 
 
 def blocks(m, n, k):
@@ -166,10 +188,11 @@ class _Job:
     copy of a block finishes first is the one kept -- both hold the same bits --
     and a late helper never writes into a result that has been returned."""
 
-    __slots__ = ("product", "edges", "state", "left", "cond", "error")
+    __slots__ = ("product", "edges", "state", "left", "cond", "error", "seats")
 
-    def __init__(self, product, edges):
+    def __init__(self, product, edges, helpers=MAX_BLOCKS):
         self.product, self.edges = product, edges
+        self.seats = helpers  # helpers that may still join (limit_threads)
         self.state = [_FREE] * (len(edges) - 1)
         self.left = len(edges) - 1
         self.cond = threading.Condition(threading.Lock())
@@ -206,6 +229,10 @@ class _Job:
 
     def help(self):
         """A helper's share: free blocks, each into scratch."""
+        with self.cond:
+            if self.seats <= 0:
+                return
+            self.seats -= 1
         while (i := self._claim()) is not None:
             self._backup(i)
 
@@ -356,7 +383,8 @@ def matmul(a, b, out=None):
         axis, edges = 0, [0, m]
     product = (_KernelProduct if _OWN_KERNEL else _NumpyProduct)(a, b, out, axis)
     # One block, one thread, or TF's flush-to-zero arithmetic set for this thread only: no helpers.
-    alone = len(edges) == 2 or _WORKERS == 1 or _fp.active()
+    threads = getattr(_LOCAL, "workers", _WORKERS)
+    alone = len(edges) == 2 or threads == 1 or _fp.active()
     if alone and blas is None:
         for lo, hi in zip(edges, edges[1:]):
             product.into_result(lo, hi)
@@ -366,7 +394,7 @@ def matmul(a, b, out=None):
             before = blas[1]()
             blas[0](1)
         try:
-            job = _Job(product, edges)
+            job = _Job(product, edges, threads - 1)
             if alone:
                 job.lead()
             else:

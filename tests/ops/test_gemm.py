@@ -136,3 +136,15 @@ def test_a_stalled_helper_does_not_hold_up_the_product_nor_write_late():
     assert product.left.wait(10)
     caller.join(1)
     assert not [s for s in product.stored if s[0] == "helper"]  # its late copy was dropped
+
+
+def test_limit_threads_keeps_the_bits_and_nests():
+    a, b = _operands(300, 257, 200, False, False, np.float32, 5)
+    whole = gemm.matmul(a, b)
+    with gemm.limit_threads(1):
+        assert gemm.workers() == 1
+        alone = gemm.matmul(a, b)
+        with gemm.limit_threads(0):  # no limit: the outer one stays
+            assert gemm.workers() == 1
+    assert gemm.workers() == gemm._WORKERS
+    assert alone.tobytes() == whole.tobytes()
