@@ -287,10 +287,24 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
+class _Alias:
+    """The memory of a read-only array as an array Numba types like any other
+    (``__array_interface__`` with the read-only flag off): the kernel reads A and
+    B and never writes them, and one compiled kernel per dtype serves both."""
+
+    def __init__(self, x):
+        self.x = x  # keeps the memory alive
+        face = dict(x.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face
+
+
 def _flat(x):
     """``(flat, row stride, column stride)``: a 2-D array as a 1-D view from its
     first element with its strides in elements; None when its strides are
     negative or not whole elements (the caller copies it)."""
+    if not x.flags.writeable:
+        x = np.asarray(_Alias(x))
     rows, cols = x.shape
     if x.flags.c_contiguous:
         return x.reshape(-1), cols, 1
@@ -358,6 +372,12 @@ class _NumpyProduct(_KernelProduct):
 
     def scratch(self, lo, hi):
         return np.matmul(*self._parts(lo, hi))
+
+
+def uses_kernel(m, k, n, dtype) -> bool:
+    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel."""
+    return (_OWN_KERNEL and _WORKERS > 0 and m * n * k > SERIAL_WORK and min(m, n, k) >= KERNEL_MIN_SIDE
+            and np.dtype(dtype) in _BLAS_DTYPES)
 
 
 def matmul(a, b, out=None):

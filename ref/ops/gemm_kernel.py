@@ -65,8 +65,8 @@ def _make_micro(numba):
 
     @intrinsic
     def micro(typingctx, kc, ap, aoff, rs, cs, bp, boff, cp, coff):
-        if not (isinstance(ap, types.Array) and ap.dtype in (types.float32, types.float64)
-                and bp == ap and cp == ap):
+        if not (all(isinstance(t, types.Array) and t.ndim == 1 for t in (ap, bp, cp))
+                and ap.dtype in (types.float32, types.float64) and bp.dtype == ap.dtype and cp.dtype == ap.dtype):
             return None
         sig = types.void(kc, ap, aoff, rs, cs, bp, boff, cp, coff)
         width = 16 if ap.dtype == types.float32 else 8
@@ -77,9 +77,9 @@ def _make_micro(numba):
             arr = signature.args[1]
             scalar = context.get_value_type(arr.dtype)
             ptr = scalar.as_pointer()
-            a = builder.gep(context.make_array(arr)(context, builder, ap_).data, [aoff])
-            b = builder.gep(context.make_array(arr)(context, builder, bp_).data, [boff])
-            c = builder.gep(context.make_array(arr)(context, builder, cp_).data, [coff])
+            a = builder.gep(context.make_array(signature.args[1])(context, builder, ap_).data, [aoff])
+            b = builder.gep(context.make_array(signature.args[5])(context, builder, bp_).data, [boff])
+            c = builder.gep(context.make_array(signature.args[7])(context, builder, cp_).data, [coff])
             # The loop is a function of its own (never inlined), so that its registers are
             # all its accumulators' and not the packing loops' around the call site.
             i64 = ir.IntType(64)

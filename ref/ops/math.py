@@ -530,6 +530,15 @@ def batch_matmul_v2(x, y, adj_x=False, adj_y=False):
     y = _adjoint(y) if adj_y else y
     if x.shape[-1] != y.shape[-2]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: {list(y.shape)}")
+    if x.dtype == y.dtype and gemm.uses_kernel(x.shape[-2], x.shape[-1], y.shape[-1], x.dtype):
+        # large matrices: one product of ref's kernel per batch element (gemm.matmul)
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        xb = np.broadcast_to(x, batch + x.shape[-2:])
+        yb = np.broadcast_to(y, batch + y.shape[-2:])
+        out = np.empty(batch + (x.shape[-2], y.shape[-1]), x.dtype)
+        for i in np.ndindex(*batch):
+            gemm.matmul(xb[i], yb[i], out=out[i])
+        return out
     return np.matmul(x, y)
 
 

@@ -150,3 +150,25 @@ def test_one_compiled_kernel_per_dtype():
         for layout in ("C", "T", "slice"):
             kernel(*_operands(7, 9, 11, dtype, 0, layout))
     assert len(gemm_kernel.gemm.compiled().signatures) == 2
+
+
+def test_read_only_operands_use_the_same_kernel():
+    a, b = _operands(96, 64, 96, np.float32, 3)
+    want = gemm.matmul(a, b)
+    a.setflags(write=False)
+    b.setflags(write=False)  # graph constants are frozen so
+    assert gemm.matmul(a, b).tobytes() == want.tobytes()
+    assert len(gemm_kernel.gemm.compiled().signatures) <= 2
+
+
+def test_batch_matmul_of_large_matrices_is_the_kernel_per_batch():
+    import ref.raw_ops as raw
+
+    rng = np.random.RandomState(7)
+    x = rng.standard_normal((3, 1, 64, 80)).astype(np.float32)
+    y = rng.standard_normal((2, 96, 80)).astype(np.float32)
+    got = raw.BatchMatMulV2(x=x, y=y, adj_y=True)
+    assert got.shape == (3, 2, 64, 96)
+    for i in range(3):
+        for j in range(2):
+            assert got[i, j].tobytes() == fused_chain_f32(x[i, 0], y[j].T).tobytes()
