@@ -47,13 +47,13 @@ from ref.ops import fpenv as _fp
 from ref.ops import gemm_kernel
 
 SERIAL_WORK = 65536 * 4
-"""Multiply-adds up to which OpenBLAS itself runs a product on one thread
-(``SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD``): those go to it untouched."""
+"""Multiply-adds up to which a product is NumPy's ``matmul`` untouched (OpenBLAS
+runs those on one thread too: ``SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD``)."""
 KERNEL_MIN_SIDE = 32
 """Rows, columns and inner length a product needs, each, for :mod:`ref.ops.gemm_kernel`:
 a narrower one spends more on packing and padding to whole panels than it saves."""
 MIN_BLOCK_WORK = 1 << 22
-"""Multiply-adds per block, at least: smaller products are one single-threaded BLAS call."""
+"""Multiply-adds per block, at least: smaller products are one single-threaded call."""
 MAX_BLOCKS = 8
 
 _OWN_KERNEL = os.environ.get("REF_MATMUL", "").lower() != "numpy"
