@@ -133,14 +133,22 @@ class SizedKernel:
         self.py_func = fn
         self.serial = LazyKernel(fn, options)
         self.parallel = LazyKernel(fn, {**options, "parallel": True})
+        self._serial_bound = {}
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
 
     def __call__(self, *args):
+        last = args[-1]
+        if args[0].size < PARALLEL_MIN and isinstance(last, type) and not DISABLE:
+            # The common case, a small loop with its element type T last: the serial
+            # wrapper with T frozen in (see below), kept here by (T, argument count).
+            fn = self._serial_bound.get((last, len(args)))
+            if fn is None:
+                fn = self._serial_bound.setdefault((last, len(args)), _bound(self.serial, last, len(args) - 1))
+            return fn(*args[:-1])
         # Under fpenv.flush_denormals() loops stay in the calling thread, whose MXCSR is set.
         kernel = self.parallel if args[0].size >= PARALLEL_MIN and not DISABLE and not _fp.active() \
             else self.serial
-        last = args[-1]
         if isinstance(last, type) and not DISABLE:
             # Numba types a class argument (the loops' element type T) slowly on
             # every call; a wrapper with T frozen in as a constant avoids that.
