@@ -718,8 +718,15 @@ def compile_plan(plan):
                 ns[f"a{n}_{j}"] = v
                 items.append(f"{name!r}: a{n}_{j}")
             refs = {name for name, _, _ in step.ref_args}
-            items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
-            call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
+            inputs = [args[i] for name, i, _ in step.layout if name not in refs]
+            updater = _in_place_updater(step, ns[f"R{n}"])
+            if updater is not None:  # the training step's case: a lean call, positional
+                ns[f"U{n}"] = updater
+                call = f"U{n}(store{''.join(', ' + a for a in inputs)})"
+            else:
+                items += [f"{name!r}: {a}" for (name, _, _), a in
+                          zip([x for x in step.layout if x[0] not in refs], inputs)]
+                call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
         else:
             ns[f"S{n}"] = step
             call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
@@ -792,6 +799,50 @@ def _update(step, kwargs, keys, store):
     if not step.needed:  # no output is read (an update run for its effect): nothing to bind
         return None if not step.multi else [None] * len(step.outputs)
     return _bind_outputs(step, new, keys)
+
+
+def _in_place_updater(step, keys):
+    """For :func:`compile_plan`: ``update(store, *inputs)``, the variable update
+    ``step`` as :func:`_update` runs it (``inputs``: its other inputs, in order),
+    made lean for a training step: the kernel takes ``out=`` and is called
+    positionally (its leading parameters are the op's inputs, ref inputs first,
+    then its attrs), and when every stored array is the step's own to donate the
+    call needs nothing else. Anything else (a variable not yet initialized, an
+    array something else holds) goes through :func:`_update`. None when ``step``
+    is not of that form."""
+    kernel = step.kernel
+    names = [name for name, _, end in step.layout]
+    refs = [name for name, _, _ in step.ref_args]
+    if (not step.donate or step.ctx or names[:len(refs)] != refs
+            or _leading_params(kernel, len(names) + len(step.attrs)) != names + list(step.attrs)):
+        return None
+    attrs = tuple(step.attrs.values())
+    rest = names[len(refs):]
+    needed, multi, count = bool(step.needed), step.multi, len(step.outputs)
+
+    def update(store, *inputs):
+        values = store.values
+        with store.lock:
+            own = []
+            for k in keys:
+                arr = values.get(k)
+                if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
+                        or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
+                    break
+                own.append(arr)
+            else:
+                own = tuple(own)
+                result = kernel(*own, *inputs, *attrs, out=own)
+                new = result if result.__class__ is tuple else (result,)
+                for key, v in zip(keys, new):
+                    if v is not None:
+                        values[key] = v
+                if needed:
+                    return _bind_outputs(step, new, keys)
+                return [None] * count if multi else None  # an update run for its effect: nothing to bind
+        return _update(step, {**step.attrs, **dict(zip(rest, inputs))}, keys, store)
+
+    return update
 
 
 def _bind_outputs(step, new, ref_keys):
