@@ -296,10 +296,13 @@ def _is_pure(opdef) -> bool:
 
 
 class Plan:
-    """The steps to run for one (fetches, feeds, targets) signature."""
+    """The steps to run for one (fetches, feeds, targets) signature. ``values_fed``:
+    the feeds are values, never a variable's :class:`Ref` (``Session.run``'s feeds;
+    a function body's inputs can be Refs)."""
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors):
+    def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
+        self.values_fed = values_fed
 
         slot = {}
         count = [0]
@@ -661,7 +664,7 @@ def compile_plan(plan):
     ``OpError`` for a failing op. No result changes: the kernels, their inputs and
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
-          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref}
+          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -672,13 +675,14 @@ def compile_plan(plan):
     for t, s in plan.feed_slots:
         ns[f"t{s}"] = t
         lines.append(f"    s{s} = feeds[t{s}]")
-        kind[s] = "any"  # a function body's inputs can be variables' Refs
+        kind[s] = "value" if plan.values_fed else "any"  # a function body's inputs can be variables' Refs
+    read_slots = {src for step in plan.steps for src, _ in step.reads} | set(plan.fetch_slots)
     for i, v in enumerate(plan.template):
-        if v is not None and v.__class__ is not Ref:
+        if v is not None and v.__class__ is not Ref and i in read_slots:
             lines.append(f"    s{i} = c{i}")
-    lines.append("    i = 0")
     lines.append("    try:")
     body = []
+    step_of_line = {}  # a line of the body -> the step it runs (which op failed: _failed_step)
     ns["OPS"] = [step.op for step in plan.steps]
 
     def value_of(slot, deref, n):
@@ -695,7 +699,7 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     for n, step in enumerate(plan.steps):
-        body.append(f"i = {n}")
+        step_of_line[len(lines) + len(body) + 1] = n  # the step's one line (a drop line after it cannot fail)
         args = [value_of(src, deref, n) for src, deref in step.reads]
         if step.kind == _POSITIONAL:
             attrs = []
@@ -727,6 +731,16 @@ def compile_plan(plan):
                 items += [f"{name!r}: {a}" for (name, _, _), a in
                           zip([x for x in step.layout if x[0] not in refs], inputs)]
                 call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
+        elif step.kind == _KERNEL and not step.ctx and all(n.isidentifier() and not iskeyword(n) for n in step.attrs):
+            # keywords (list inputs as lists), as _run_step would pass them
+            items = []
+            for j, name in enumerate(step.attrs):
+                ns[f"a{n}_{j}"] = step.attrs[name]
+                items.append(f"{name}=a{n}_{j}")
+            for name, i, end in step.layout:
+                items.append(f"{name}={args[i] if end is None else '[' + ', '.join(args[i:end]) + ']'}")
+            ns[f"K{n}"] = step.kernel
+            call = f"K{n}({', '.join(items)})"
         else:
             ns[f"S{n}"] = step
             call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
@@ -739,12 +753,14 @@ def compile_plan(plan):
             else:
                 body.append(f"s{outs[0]} = {call}")
             for o in outs:
-                kind[o] = "any"
+                kind[o] = "value" if step.kind == _KERNEL and not step.ctx else "any"
         if step.drops:
             body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
     lines.extend("        " + b for b in body or ["pass"])
     lines.append("    except _KERNEL_ERRORS as e:")
-    lines.append("        raise _op_error(e, OPS[i]) from (None if isinstance(e, _errors.OpError) else e)")
+    lines.append("        raise _op_error(e, OPS[_failed_step(e, LINES)]) from (None if isinstance(e, _errors.OpError) "
+                 "else e)")
+    ns["LINES"] = step_of_line
     fetched = []
     for j, s in enumerate(plan.fetch_slots):
         ns[f"f{j}"] = plan.fetch_ops[j]
@@ -764,6 +780,12 @@ def compile_plan(plan):
     run = ns["run"]
     run.source = source
     return run
+
+
+def _failed_step(error, step_of_line):
+    """The step of a compiled plan that raised ``error``, caught in the plan's
+    function: the line its traceback starts at (that function's) runs it."""
+    return step_of_line[error.__traceback__.tb_lineno]
 
 
 def _update(step, kwargs, keys, store):

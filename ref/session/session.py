@@ -541,7 +541,7 @@ class BaseSession:
         key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
         plan = self._plans.get(key)
         if plan is None:
-            plan = Plan(tensors, targets, list(feeds))
+            plan = Plan(tensors, targets, list(feeds), values_fed=True)
             with self._plans_lock:
                 self._plans[key] = plan
         return plan
