@@ -138,20 +138,36 @@ except ImportError:  # another NumPy: np.errstate itself
     _ERRSTATE = _make_extobj = None
 
 
+_QUIET = (None, None)
+"""(a state, the same state ignoring every error): the last pair :func:`ignore_errors` made."""
+
+
 def ignore_errors():
     """``np.errstate(all="ignore").__enter__()`` for the current context, cheaply:
     NumPy raises no floating-point warnings (overflow, invalid, divide by zero)
     until :func:`restore_errors` is called with the token this returns. Kernels
-    compiled by Numba never warn; their NumPy forms run under this."""
+    compiled by Numba never warn; their NumPy forms run under this. Nothing to do
+    (token None) inside another ``ignore_errors`` (a ``Session.run``); the error
+    state made from the caller's is kept for the next call from that same state."""
+    global _QUIET
     if _ERRSTATE is None:
         state = np.errstate(all="ignore")
         state.__enter__()
         return state
-    return _ERRSTATE.set(_make_extobj(all="ignore"))
+    current = _ERRSTATE.get()
+    base, quiet = _QUIET
+    if current is quiet:
+        return None
+    if current is not base:  # NumPy's states are immutable: made once per caller's state
+        quiet = _make_extobj(all="ignore")
+        _QUIET = (current, quiet)
+    return _ERRSTATE.set(quiet)
 
 
 def restore_errors(token):
     """Undo the :func:`ignore_errors` call that returned ``token``."""
+    if token is None:
+        return
     if _ERRSTATE is None:
         token.__exit__(None, None, None)
     else:

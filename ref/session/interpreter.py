@@ -855,10 +855,13 @@ def _in_place_updater(step, keys):
             else:
                 own = tuple(own)
                 result = kernel(*own, *inputs, *attrs, out=own)
-                new = result if result.__class__ is tuple else (result,)
-                for key, v in zip(keys, new):
-                    if v is not None:
-                        values[key] = v
+                if result is own:  # updated in place: the store holds the new values already
+                    new = own
+                else:
+                    new = result if result.__class__ is tuple else (result,)
+                    for key, v in zip(keys, new):
+                        if v is not None:
+                            values[key] = v
                 if needed:
                     return _bind_outputs(step, new, keys)
                 return [None] * count if multi else None  # an update run for its effect: nothing to bind

@@ -337,6 +337,14 @@ def _run_dense_gpu(update, refs, grad, params, out):
     return tuple(outs)
 
 
+def _own_contiguous(out, refs) -> bool:
+    """Whether the ``out`` buffers are the arrays ``refs`` themselves, each a C-contiguous ndarray."""
+    for o, r in zip(out, refs):
+        if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
+            return False
+    return True
+
+
 def run_dense(loop, update, refs, grad, params, out=None):
     """new (var, slots...) = update(var, slots..., grad, *params, T), element-wise.
 
@@ -349,19 +357,16 @@ def run_dense(loop, update, refs, grad, params, out=None):
     if out is not None and grad.__class__ is np.ndarray and grad.flags.c_contiguous and len(out) == len(refs):
         # A Session's in-place update: out= is the stored arrays themselves, contiguous, float32/64
         # (the kernel has checked that grad and the slots have var's shape and dtype).
-        for o, r in zip(out, refs):
-            if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
-                break
-        else:
-            dtype = refs[0].dtype
-            if dtype in FAST and not _DEVICE.gpu:
-                if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
-                    # element-wise on the arrays as they are: no flat views needed
-                    run_numpy_form(loop, _run_numpy_form, update, out, grad, params, dtype.type)
-                else:  # ravel() of a C-contiguous array is a view
-                    loop(*[o if o.ndim == 1 else o.ravel() for o in out], grad if grad.ndim == 1 else grad.ravel(),
-                         *params, dtype.type)
-                return out if out.__class__ is tuple else tuple(out)
+        dtype = refs[0].dtype
+        if dtype in FAST and _own_contiguous(out, refs) and not _DEVICE.gpu:
+            T = dtype.type
+            if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+                # element-wise on the arrays as they are: no flat views needed
+                run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
+            else:  # the loop over flat views (ravel() of a C-contiguous array is one)
+                loop.bound(T, len(out) + 1 + len(params), grad.size)(
+                    *[o if o.ndim == 1 else o.ravel() for o in out], grad if grad.ndim == 1 else grad.ravel(), *params)
+            return out if out.__class__ is tuple else tuple(out)
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
     if _DEVICE.gpu:
