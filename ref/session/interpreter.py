@@ -37,6 +37,7 @@ checks that both give the same bits.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import inspect
 from keyword import iskeyword
@@ -682,7 +683,7 @@ def compile_plan(plan):
             lines.append(f"    s{i} = c{i}")
     lines.append("    try:")
     body = []
-    step_of_line = {}  # a line of the body -> the step it runs (which op failed: _failed_step)
+    first_lines = []  # each step's line in the function (which op failed: _failed_step)
     ns["OPS"] = [step.op for step in plan.steps]
 
     def value_of(slot, deref, n):
@@ -699,7 +700,7 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     for n, step in enumerate(plan.steps):
-        step_of_line[len(lines) + len(body) + 1] = n  # the step's one line (a drop line after it cannot fail)
+        first_lines.append(len(lines) + len(body) + 1)  # the step's one line (then maybe a drop line)
         args = [value_of(src, deref, n) for src, deref in step.reads]
         if step.kind == _POSITIONAL:
             attrs = []
@@ -722,16 +723,14 @@ def compile_plan(plan):
                 ns[f"a{n}_{j}"] = v
                 items.append(f"{name!r}: a{n}_{j}")
             refs = {name for name, _, _ in step.ref_args}
-            inputs = [args[i] for name, i, _ in step.layout if name not in refs]
             updater = _in_place_updater(step, ns[f"R{n}"])
-            if updater is not None:  # the training step's case: a lean call, positional
+            if updater is not None:  # a training step's update: the other inputs positionally
                 ns[f"U{n}"] = updater
-                call = f"U{n}(store{''.join(', ' + a for a in inputs)})"
+                call = f"U{n}(store{''.join(', ' + args[i] for name, i, _ in step.layout if name not in refs)})"
             else:
-                items += [f"{name!r}: {a}" for (name, _, _), a in
-                          zip([x for x in step.layout if x[0] not in refs], inputs)]
+                items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
                 call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
-        elif step.kind == _KERNEL and not step.ctx and all(n.isidentifier() and not iskeyword(n) for n in step.attrs):
+        elif step.kind == _KERNEL and not step.ctx and all(a.isidentifier() and not iskeyword(a) for a in step.attrs):
             # keywords (list inputs as lists), as _run_step would pass them
             items = []
             for j, name in enumerate(step.attrs):
@@ -760,7 +759,7 @@ def compile_plan(plan):
     lines.append("    except _KERNEL_ERRORS as e:")
     lines.append("        raise _op_error(e, OPS[_failed_step(e, LINES)]) from (None if isinstance(e, _errors.OpError) "
                  "else e)")
-    ns["LINES"] = step_of_line
+    ns["LINES"] = first_lines
     fetched = []
     for j, s in enumerate(plan.fetch_slots):
         ns[f"f{j}"] = plan.fetch_ops[j]
@@ -782,10 +781,11 @@ def compile_plan(plan):
     return run
 
 
-def _failed_step(error, step_of_line):
+def _failed_step(error, first_lines):
     """The step of a compiled plan that raised ``error``, caught in the plan's
-    function: the line its traceback starts at (that function's) runs it."""
-    return step_of_line[error.__traceback__.tb_lineno]
+    function: the last step starting at or before the line its traceback starts
+    at (that function's own). ``first_lines``: each step's first line, in order."""
+    return max(bisect.bisect_right(first_lines, error.__traceback__.tb_lineno) - 1, 0)
 
 
 def _update(step, kwargs, keys, store):
@@ -833,7 +833,7 @@ def _in_place_updater(step, keys):
     array something else holds) goes through :func:`_update`. None when ``step``
     is not of that form."""
     kernel = step.kernel
-    names = [name for name, _, end in step.layout]
+    names = [name for name, _, _ in step.layout]
     refs = [name for name, _, _ in step.ref_args]
     if (not step.donate or step.ctx or names[:len(refs)] != refs
             or _leading_params(kernel, len(names) + len(step.attrs)) != names + list(step.attrs)):
@@ -865,6 +865,7 @@ def _in_place_updater(step, keys):
                 if needed:
                     return _bind_outputs(step, new, keys)
                 return [None] * count if multi else None  # an update run for its effect: nothing to bind
+            own = arr = None  # (references _update's donation check would count)
         return _update(step, {**step.attrs, **dict(zip(rest, inputs))}, keys, store)
 
     return update

@@ -105,7 +105,8 @@ def test_add_n_in_tfs_order(n, shape, as_list):
 
 @pytest.mark.parametrize("inputs,message", [
     ([np.ones(3, np.float32), np.ones(4, np.float32)], r"Input 0: \[3\] != input: \[4\]"),
-    ([np.ones(3, np.float32), np.ones(3, np.float32), np.ones((1, 3), np.float32)], r"Input 0: \[3\] != input: \[1, 3\]"),
+    ([np.ones(3, np.float32), np.ones(3, np.float32), np.ones((1, 3), np.float32)],
+     r"Input 0: \[3\] != input: \[1, 3\]"),
     ([np.ones((2, 3), np.float32), [[1.0, 2.0, 3.0]]], r"Input 0: \[2, 3\] != input: \[1, 3\]"),
     ([1.0, np.ones(2)], r"Input 0: \[\] != input: \[2\]"),
 ])
@@ -136,7 +137,8 @@ def test_select(c, x, y):
 
 @pytest.mark.parametrize("c,x,y,message", [
     (np.ones(3, bool), np.ones(3), np.ones(4), "'then' and 'else' must have the same size"),
-    (np.ones(2, bool), np.ones(3), np.ones(3), r"'cond' and 'then' must have the same size.  but received: \[2\] vs. \[3\]"),
+    (np.ones(2, bool), np.ones(3), np.ones(3),
+     r"'cond' and 'then' must have the same size.  but received: \[2\] vs. \[3\]"),
     (np.ones(3, bool), np.ones((2, 2)), np.ones((2, 2)), "Number of batches of 'then' must match size of 'cond'"),
 ])
 def test_select_errors(c, x, y, message):
