@@ -369,6 +369,8 @@ class BaseSession:
                 results = compiled(feeds, self) if compiled is not None else execute(plan, feeds, self, tensors)
             finally:
                 _fp.restore_errors(token)
+        if cls is Operation:  # a training step's run: nothing to return
+            return None
         out = [None if w is None else _to_fetch_value(results[w]) if w.__class__ is int else feeds[w]
                for w in where]
         if cls is list:
