@@ -142,7 +142,9 @@ class SizedKernel:
         if isinstance(last, type):  # the loops' element type T, last
             size = args[0].size
             fn = self._serial_bound.get((last, len(args) - 1)) if size < PARALLEL_MIN else None
-            return (fn or self.bound(last, len(args) - 1, size))(*args[:-1])
+            if fn is None:
+                fn = self.bound(last, len(args) - 1, size)
+            return fn(*args[:-1])
         return self._pick(args[0].size)(*args)
 
     def _pick(self, size):
