@@ -17,6 +17,12 @@ caller's MXCSR, so inside the block every loop runs serially.
 The MXCSR is read and written by two tiny functions compiled with llvmlite
 (Numba's code generator), x86-64 only; elsewhere ``flush_denormals`` raises
 ``NotImplementedError``.
+
+NumPy's own floating-point error handling is here too: :func:`ignore_errors`
+and :func:`restore_errors` switch its warnings off and back, as
+``np.errstate(all="ignore")`` does, at a fraction of the cost (``Session.run``
+and the kernels' exact NumPy forms, which must warn no more than the compiled
+loops they stand for).
 """
 from __future__ import annotations
 
