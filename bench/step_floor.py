@@ -3,12 +3,18 @@
 hand-written NumPy step and TensorFlow's compat.v1 on the same program, all in
 one process, interleaved over several repeats so machine noise hits each alike.
 
-    python bench/step_floor.py [--round-ms MS] [--rounds R]
+    python bench/step_floor.py [--round-ms MS] [--rounds R] [--warmup-s S]
 
-Each round times every contender in turn, for about MS milliseconds of steps; prints microseconds per
-step (median over the rounds and best, wall clock; and the median CPU time of
-the calling thread, which a busy machine barely disturbs) and the ratios
-ref/NumPy (target <= 4) and ref/TF. A benchmark, not a test.
+Each contender first runs steps for S seconds (default 3): the steady state of
+a training loop. ref's small kernels start in their exact NumPy forms and move
+to their compiled Numba loops once a form has spent its budget
+(``REF_NUMPY_BUDGET_S``, 0.25 s of its own time: ~1-2 s of this program's
+steps; see ``ref/ops/_jit.py``); ``--warmup-s 0`` (200 steps only) times the
+first seconds of a script instead, in the NumPy forms. Then each round times
+every contender in turn, for about MS milliseconds of steps; prints
+microseconds per step (median over the rounds and best, wall clock; and the
+median CPU time of the calling thread, which a busy machine barely disturbs)
+and the ratios ref/NumPy (target <= 4) and ref/TF. A benchmark, not a test.
 """
 from __future__ import annotations
 
@@ -76,6 +82,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--round-ms", type=float, default=1.0, help="CPU milliseconds per contender per round")
     ap.add_argument("--rounds", type=int, default=300, help="rounds, each timing every contender in turn")
+    ap.add_argument("--warmup-s", type=float, default=3.0, help="seconds of steps per contender before timing")
     args = ap.parse_args()
     import ref
 
@@ -89,7 +96,10 @@ def main():
         pass
     per_round = {}
     for name, c in contenders:
-        c.steps(200)  # warm up: compile, plan
+        c.steps(200)  # warm up: compile, plan; then run to the steady state (see the docstring)
+        end = time.perf_counter() + args.warmup_s
+        while time.perf_counter() < end:
+            c.steps(200)
         c0 = time.thread_time()
         c.steps(50)
         # steps per round: about --round-ms of CPU time each, so that a busy machine's
@@ -104,8 +114,8 @@ def main():
             c.steps(n)
             cpu[name].append((time.thread_time() - c0) / n * 1e6)
             wall[name].append((time.perf_counter() - t0) / n * 1e6)
-    print(f"one logistic-regression step, batch {BATCH}x{FEATURES} "
-          f"({args.rounds} rounds of ~{args.round_ms:g} ms per contender, interleaved)")
+    print(f"one logistic-regression step, batch {BATCH}x{FEATURES} ({args.rounds} rounds of "
+          f"~{args.round_ms:g} ms per contender, interleaved, after {args.warmup_s:g} s of warm-up each)")
     print(f"{'':24s} {'wall median':>12s} {'wall best':>10s} {'cpu median':>11s}   (us per step; cpu: this "
           f"thread's CPU time, TF's own threads not counted)")
     med = {n: statistics.median(t) for n, t in wall.items()}

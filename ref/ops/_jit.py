@@ -158,19 +158,41 @@ class SizedKernel:
         self.py_func = fn
         self.serial = LazyKernel(fn, options)
         self.parallel = LazyKernel(fn, {**options, "parallel": True})
+        self._serial_bound = {}
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
 
     def __call__(self, *args):
-        # Under fpenv.flush_denormals() loops stay in the calling thread, whose MXCSR is set.
-        kernel = self.parallel if args[0].size >= PARALLEL_MIN and not DISABLE and not _fp.active() \
-            else self.serial
         last = args[-1]
-        if isinstance(last, type) and not DISABLE:
-            # Numba types a class argument (the loops' element type T) slowly on
-            # every call; a wrapper with T frozen in as a constant avoids that.
-            return _bound(kernel, last, len(args) - 1)(*args[:-1])
-        return kernel(*args)
+        if isinstance(last, type):  # the loops' element type T, last
+            size = args[0].size
+            fn = self._serial_bound.get((last, len(args) - 1)) if size < PARALLEL_MIN else None
+            if fn is None:
+                fn = self.bound(last, len(args) - 1, size)
+            return fn(*args[:-1])
+        return self._pick(args[0].size)(*args)
+
+    def _pick(self, size):
+        # Under fpenv.flush_denormals() loops stay in the calling thread, whose MXCSR is set.
+        return self.parallel if size >= PARALLEL_MIN and not DISABLE and not _fp.active() else self.serial
+
+    def bound(self, T, nargs, size):
+        """The loop for a first argument of ``size`` elements, its last argument ``T``
+        (the element type) frozen in: call it with the other ``nargs`` arguments.
+        Numba types a class argument slowly on every call; a wrapper with ``T`` a
+        compile-time constant avoids that (:func:`_bound`). The serial wrapper of a
+        small loop is kept here, by ``(T, nargs)``: one dictionary lookup per call."""
+        if size < PARALLEL_MIN:
+            fn = self._serial_bound.get((T, nargs))
+            if fn is not None:
+                return fn
+        kernel = self._pick(size)
+        if DISABLE:
+            return lambda *args: kernel(*args, T)
+        fn = _bound(kernel, T, nargs)
+        if kernel is self.serial:
+            self._serial_bound.setdefault((T, nargs), fn)
+        return fn
 
 
 _BOUND = {}

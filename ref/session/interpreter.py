@@ -37,6 +37,7 @@ checks that both give the same bits.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import inspect
 from keyword import iskeyword
@@ -296,10 +297,13 @@ def _is_pure(opdef) -> bool:
 
 
 class Plan:
-    """The steps to run for one (fetches, feeds, targets) signature."""
+    """The steps to run for one (fetches, feeds, targets) signature. ``values_fed``:
+    the feeds are values, never a variable's :class:`Ref` (``Session.run``'s feeds;
+    a function body's inputs can be Refs)."""
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors):
+    def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
+        self.values_fed = values_fed
 
         slot = {}
         count = [0]
@@ -661,7 +665,7 @@ def compile_plan(plan):
     ``OpError`` for a failing op. No result changes: the kernels, their inputs and
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
-          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref}
+          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -672,13 +676,14 @@ def compile_plan(plan):
     for t, s in plan.feed_slots:
         ns[f"t{s}"] = t
         lines.append(f"    s{s} = feeds[t{s}]")
-        kind[s] = "any"  # a function body's inputs can be variables' Refs
+        kind[s] = "value" if plan.values_fed else "any"  # a function body's inputs can be variables' Refs
+    read_slots = {src for step in plan.steps for src, _ in step.reads} | set(plan.fetch_slots)
     for i, v in enumerate(plan.template):
-        if v is not None and v.__class__ is not Ref:
+        if v is not None and v.__class__ is not Ref and i in read_slots:
             lines.append(f"    s{i} = c{i}")
-    lines.append("    i = 0")
     lines.append("    try:")
     body = []
+    first_lines = []  # each step's line in the function (which op failed: _failed_step)
     ns["OPS"] = [step.op for step in plan.steps]
 
     def value_of(slot, deref, n):
@@ -695,7 +700,7 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     for n, step in enumerate(plan.steps):
-        body.append(f"i = {n}")
+        first_lines.append(len(lines) + len(body) + 1)  # the step's one line (then maybe a drop line)
         args = [value_of(src, deref, n) for src, deref in step.reads]
         if step.kind == _POSITIONAL:
             attrs = []
@@ -718,8 +723,23 @@ def compile_plan(plan):
                 ns[f"a{n}_{j}"] = v
                 items.append(f"{name!r}: a{n}_{j}")
             refs = {name for name, _, _ in step.ref_args}
-            items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
-            call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
+            updater = _in_place_updater(step, ns[f"R{n}"])
+            if updater is not None:  # a training step's update: the other inputs positionally
+                ns[f"U{n}"] = updater
+                call = f"U{n}(store{''.join(', ' + args[i] for name, i, _ in step.layout if name not in refs)})"
+            else:
+                items += [f"{name!r}: {args[i]}" for name, i, _ in step.layout if name not in refs]
+                call = f"_update(S{n}, {{{', '.join(items)}}}, R{n}, store)"
+        elif step.kind == _KERNEL and not step.ctx and all(a.isidentifier() and not iskeyword(a) for a in step.attrs):
+            # keywords (list inputs as lists), as _run_step would pass them
+            items = []
+            for j, name in enumerate(step.attrs):
+                ns[f"a{n}_{j}"] = step.attrs[name]
+                items.append(f"{name}=a{n}_{j}")
+            for name, i, end in step.layout:
+                items.append(f"{name}={args[i] if end is None else '[' + ', '.join(args[i:end]) + ']'}")
+            ns[f"K{n}"] = step.kernel
+            call = f"K{n}({', '.join(items)})"
         else:
             ns[f"S{n}"] = step
             call = f"_run_step(S{n}, [{', '.join(args)}], session, store)"
@@ -732,12 +752,14 @@ def compile_plan(plan):
             else:
                 body.append(f"s{outs[0]} = {call}")
             for o in outs:
-                kind[o] = "any"
+                kind[o] = "value" if step.kind == _KERNEL and not step.ctx else "any"
         if step.drops:
             body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
     lines.extend("        " + b for b in body or ["pass"])
     lines.append("    except _KERNEL_ERRORS as e:")
-    lines.append("        raise _op_error(e, OPS[i]) from (None if isinstance(e, _errors.OpError) else e)")
+    lines.append("        raise _op_error(e, OPS[_failed_step(e, LINES)]) from (None if isinstance(e, _errors.OpError) "
+                 "else e)")
+    ns["LINES"] = first_lines
     fetched = []
     for j, s in enumerate(plan.fetch_slots):
         ns[f"f{j}"] = plan.fetch_ops[j]
@@ -757,6 +779,13 @@ def compile_plan(plan):
     run = ns["run"]
     run.source = source
     return run
+
+
+def _failed_step(error, first_lines):
+    """The step of a compiled plan that raised ``error``, caught in the plan's
+    function: the last step starting at or before the line its traceback starts
+    at (that function's own). ``first_lines``: each step's first line, in order."""
+    return max(bisect.bisect_right(first_lines, error.__traceback__.tb_lineno) - 1, 0)
 
 
 def _update(step, kwargs, keys, store):
@@ -792,6 +821,54 @@ def _update(step, kwargs, keys, store):
     if not step.needed:  # no output is read (an update run for its effect): nothing to bind
         return None if not step.multi else [None] * len(step.outputs)
     return _bind_outputs(step, new, keys)
+
+
+def _in_place_updater(step, keys):
+    """For :func:`compile_plan`: ``update(store, *inputs)``, the variable update
+    ``step`` as :func:`_update` runs it (``inputs``: its other inputs, in order),
+    made lean for a training step: the kernel takes ``out=`` and is called
+    positionally (its leading parameters are the op's inputs, ref inputs first,
+    then its attrs), and when every stored array is the step's own to donate the
+    call needs nothing else. Anything else (a variable not yet initialized, an
+    array something else holds) goes through :func:`_update`. None when ``step``
+    is not of that form."""
+    kernel = step.kernel
+    names = [name for name, _, _ in step.layout]
+    refs = [name for name, _, _ in step.ref_args]
+    if (not step.donate or step.ctx or names[:len(refs)] != refs
+            or _leading_params(kernel, len(names) + len(step.attrs)) != names + list(step.attrs)):
+        return None
+    attrs = tuple(step.attrs.values())
+    rest = names[len(refs):]
+    needed, multi, count = bool(step.needed), step.multi, len(step.outputs)
+
+    def update(store, *inputs):
+        values = store.values
+        with store.lock:
+            own = []
+            for k in keys:
+                arr = values.get(k)
+                if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
+                        or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
+                    break
+                own.append(arr)
+            else:
+                own = tuple(own)
+                result = kernel(*own, *inputs, *attrs, out=own)
+                if result is own:  # updated in place: the store holds the new values already
+                    new = own
+                else:
+                    new = result if result.__class__ is tuple else (result,)
+                    for key, v in zip(keys, new):
+                        if v is not None:
+                            values[key] = v
+                if needed:
+                    return _bind_outputs(step, new, keys)
+                return [None] * count if multi else None  # an update run for its effect: nothing to bind
+            own = arr = None  # (references _update's donation check would count)
+        return _update(step, {**step.attrs, **dict(zip(rest, inputs))}, keys, store)
+
+    return update
 
 
 def _bind_outputs(step, new, ref_keys):

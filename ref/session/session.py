@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import os
 import threading
+import types
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
                                  get_default_graph, get_default_session, as_bytes_array)
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from ref.ops import blocking
+from ref.ops import blocking, fpenv as _fp
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
 
@@ -315,7 +316,7 @@ class BaseSession:
             key = (cls, *fetches)
         else:
             return _MISS
-        feeds = {}
+        feeds = _NO_FEEDS
         if feed_dict:
             if feed_dict.__class__ is not dict:
                 return _MISS
@@ -328,7 +329,7 @@ class BaseSession:
                 if dims is not None and value.shape != dims:
                     if len(dims) != value.ndim or any(d is not None and d != v for d, v in zip(dims, value.shape)):
                         return _MISS
-                feeds[t] = value
+            feeds = feed_dict  # every feed is fine as it is: only read from here on
         entry = self._fast_runs.get(key)
         if entry is None:
             if _REFERENCE_EVALUATOR:
@@ -361,15 +362,15 @@ class BaseSession:
         plan, tensors, where = run
         if plan is None:
             results = []
-        elif _ERRSTATE is not None:  # np.errstate(all="ignore")'s work, without its object
-            token = _ERRSTATE.set(_make_extobj(all="ignore"))
-            try:
-                results = execute(plan, feeds, self, tensors)
-            finally:
-                _ERRSTATE.reset(token)
         else:
-            with np.errstate(all="ignore"):
-                results = execute(plan, feeds, self, tensors)
+            token = _fp.ignore_errors()  # np.errstate(all="ignore")'s work, without its object
+            try:
+                compiled = plan.compiled
+                results = compiled(feeds, self) if compiled is not None else execute(plan, feeds, self, tensors)
+            finally:
+                _fp.restore_errors(token)
+        if cls is Operation:  # a training step's run: nothing to return
+            return None
         out = [None if w is None else _to_fetch_value(results[w]) if w.__class__ is int else feeds[w]
                for w in where]
         if cls is list:
@@ -541,7 +542,7 @@ class BaseSession:
         key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
         plan = self._plans.get(key)
         if plan is None:
-            plan = Plan(tensors, targets, list(feeds))
+            plan = Plan(tensors, targets, list(feeds), values_fed=True)
             with self._plans_lock:
                 self._plans[key] = plan
         return plan
@@ -561,11 +562,7 @@ class BaseSession:
 
 
 _MISS = object()
-
-try:  # what np.errstate sets and resets (NumPy 2); a fifth of its cost per run
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE, _make_extobj
-except ImportError:  # another NumPy: np.errstate itself
-    _ERRSTATE = _make_extobj = None
+_NO_FEEDS = types.MappingProxyType({})
 
 
 def _to_fetch_value(value):

@@ -8,6 +8,8 @@
   evaluator; ``Session.run``'s and ``make_callable``'s fast paths return what the
   general path returns (types and structure).
 """
+import weakref
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,121 @@ def test_fast_path_checks_feeds_like_the_general_path():
             g.prevent_fetching(y.op)
             with pytest.raises(ref.errors.InaccessibleTensorError):
                 s.run(y, {x: np.ones((1, 2), np.float32)})
+
+
+# -- training steps: the compiled plan's lean update call -----------------------------------
+
+OPTIMIZERS = {
+    "gd": lambda: ref.train.GradientDescentOptimizer(0.1),
+    "momentum": lambda: ref.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+    "adam": lambda: ref.train.AdamOptimizer(0.01),
+    "rmsprop": lambda: ref.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+    "adagrad": lambda: ref.train.AdagradOptimizer(0.1),
+    "adadelta": lambda: ref.train.AdadeltaOptimizer(1.0),
+    "ftrl": lambda: ref.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+    "proximal_adagrad": lambda: ref.train.ProximalAdagradOptimizer(0.1, l1_regularization_strength=0.01),
+    "adagrad_da": lambda: ref.train.AdagradDAOptimizer(0.1, ref.train.get_or_create_global_step()),
+}
+
+
+def _logistic(dtype, optimizer):
+    """The per-step floor's program (bench/step_floor.py), in ``dtype``, with ``optimizer``."""
+    x = ref.placeholder(dtype, [8, 3], name="x")
+    y = ref.placeholder(dtype, [8, 1], name="y")
+    w = ref.Variable(np.linspace(-1, 1, 3).reshape(3, 1).astype(dtype), name="w")
+    b = ref.Variable(np.zeros(1, dtype), name="b")
+    logits = ref.nn.bias_add(ref.matmul(x, w), b)
+    loss = ref.reduce_mean(ref.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
+    return x, y, OPTIMIZERS[optimizer]().minimize(loss)
+
+
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_training_steps_match_the_reference_evaluator(optimizer, dtype):
+    """Every variable and slot after six steps, compiled (lean in-place updates) and
+    through interpreter.evaluate (no plan, no donation): the same bits; and the
+    compiled run updated the stored arrays in place."""
+    rng = np.random.RandomState(1)
+    batches = [(rng.randn(8, 3).astype(dtype), (rng.rand(8, 1) > 0.5).astype(dtype)) for _ in range(6)]
+    finals = []
+    for compiled in (True, False):
+        g = ref.Graph()
+        with g.as_default():
+            x, y, train = _logistic(dtype, optimizer)
+            with ref.Session() as s:
+                s.run(ref.global_variables_initializer())
+                arrays = {k: weakref.ref(v) for k, v in s._store.values.items() if v.dtype == dtype}
+                for bx, by in batches:
+                    if compiled:
+                        s.run(train, {x: bx, y: by})
+                    else:
+                        interpreter.evaluate([], {x: bx, y: by}, s, [train])
+                if compiled:
+                    plan, = [p for p in s._plans.values() if p.compiled is not None]
+                    assert "U" in plan.compiled.source  # the lean update call
+                    # in place: the same arrays hold the new values (a step counter is a new int64 scalar)
+                    assert all(s._store.values[k] is a() for k, a in arrays.items())
+                finals.append({k: np.array(v) for k, v in s._store.values.items()})
+    fast, reference = finals
+    assert sorted(fast) == sorted(reference)
+    for k in fast:
+        assert fast[k].dtype == reference[k].dtype and fast[k].tobytes() == reference[k].tobytes(), k
+
+
+def test_compiled_update_does_not_donate_a_held_array():
+    """An array something else refers to is not updated in place (the general
+    update runs and stores a new array); once let go, updates are in place again."""
+    g = ref.Graph()
+    with g.as_default():
+        x, y, train = _logistic(np.float32, "gd")
+        feed = {x: np.ones((8, 3), np.float32), y: np.ones((8, 1), np.float32)}
+        with ref.Session() as s:
+            s.run(ref.global_variables_initializer())
+            for _ in range(3):
+                s.run(train, feed)
+            held = s._store.values["w"]
+            copy = held.copy()
+            s.run(train, feed)
+            np.testing.assert_array_equal(held, copy)  # untouched
+            assert s._store.values["w"] is not held and not np.array_equal(s._store.values["w"], copy)
+            new = weakref.ref(s._store.values["w"])  # (a plain reference would hold it too)
+            del held
+            s.run(train, feed)
+            assert s._store.values["w"] is new()
+
+
+def _chain():
+    """Three placeholders feeding reshapes at different depths of one chain."""
+    a = ref.placeholder(ref.float32, [None], name="a")
+    b = ref.placeholder(ref.float32, [None], name="b")
+    c = ref.placeholder(ref.float32, [None], name="c")
+    ra = ref.reshape(a, [2, 2], name="ra") * 2.0
+    rb = ref.reshape(b, [2, 2], name="rb") + ra
+    out = ref.add_n([ref.reshape(c, [2, 2], name="rc"), rb, ra], name="sum")
+    return (a, b, c), out
+
+
+@pytest.mark.parametrize("bad,name", [(0, "ra"), (1, "rb"), (2, "rc")])
+def test_compiled_plan_names_the_op_that_failed(bad, name):
+    """Which op failed comes from where the compiled function stopped: the same op
+    (and message) as the step loop reports, at any depth of the plan."""
+    def failing_run(compile_after):
+        g = ref.Graph()
+        with g.as_default():
+            feeds, out = _chain()
+            old = interpreter.COMPILE_AFTER
+            interpreter.COMPILE_AFTER = compile_after
+            try:
+                with ref.Session() as s:
+                    good = {t: np.ones(4, np.float32) for t in feeds}
+                    for _ in range(3):
+                        np.testing.assert_array_equal(s.run(out, good), np.full((2, 2), 6, np.float32))  # 1 + 3 + 2
+                    with pytest.raises(ref.errors.InvalidArgumentError) as e:
+                        s.run(out, {**good, feeds[bad]: np.ones(5, np.float32)})
+            finally:
+                interpreter.COMPILE_AFTER = old
+        return str(e.value), e.value.op.name
+
+    compiled, loop = failing_run(1), failing_run(10 ** 9)
+    assert compiled == loop
+    assert compiled[1] == name

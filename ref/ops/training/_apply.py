@@ -28,7 +28,7 @@ import types
 
 import numpy as np
 
-from ref.ops import registry
+from ref.ops import fpenv as _fp, registry
 from ref.ops._cuda import cuda_elementwise, to_host
 from ref.ops._jit import LazyKernel, njit, njit_sized, numpy_tier, prange, run_numpy_form
 from ref.types import dtypes
@@ -83,10 +83,13 @@ def numpy_exact(update) -> bool:
 
 
 def _run_numpy_form(update, work, grad, params, T):
-    with np.errstate(all="ignore"):  # Numba's loops raise no floating-point warnings
+    token = _fp.ignore_errors()  # Numba's loops raise no floating-point warnings
+    try:
         new = numpy_form(update)(*work, grad, *params, T)
+    finally:
+        _fp.restore_errors(token)
     for w, n in zip(work, new):
-        np.copyto(w, n, casting="unsafe")
+        w[...] = n  # np.copyto(w, n, casting="unsafe"), at a third of its cost
 
 
 # -- the CPU loops: one template, filled with each algorithm's scalar update ---------
@@ -210,11 +213,14 @@ def shape_str(shape) -> str:
 
 def scalars(dtype, **values):
     """Hyperparameters as scalars of ``dtype``; InvalidArgument for a non-scalar."""
-    t = np.dtype(dtype).type
+    t = dtype.type if isinstance(dtype, np.dtype) else np.dtype(dtype).type
     out = []
     for name, x in values.items():
-        if x.__class__ is t:  # already a scalar of the dtype: the common case in a Session
+        if x.__class__ is t:  # already a scalar of the dtype
             out.append(x)
+            continue
+        if x.__class__ is np.ndarray and x.ndim == 0 and x.dtype.type is t:  # a graph constant: the common case
+            out.append(x[()])
             continue
         a = np.asarray(x)
         if a.ndim != 0:
@@ -227,7 +233,8 @@ def check_dense(var, grad, **slots):
     """Slots and grad must have var's shape (TF's message, no space before the shapes)."""
     var = np.asarray(var)
     for name, s in (*slots.items(), ("grad", grad)):
-        s = np.asarray(s)
+        if s.__class__ is not np.ndarray:
+            s = np.asarray(s)
         if s.shape != var.shape:
             raise registry.invalid_argument(
                 f"var and {name} do not have the same shape{shape_str(var.shape)} {shape_str(s.shape)}")
@@ -330,6 +337,14 @@ def _run_dense_gpu(update, refs, grad, params, out):
     return tuple(outs)
 
 
+def _own_contiguous(out, refs) -> bool:
+    """Whether the ``out`` buffers are the arrays ``refs`` themselves, each a C-contiguous ndarray."""
+    for o, r in zip(out, refs):
+        if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
+            return False
+    return True
+
+
 def run_dense(loop, update, refs, grad, params, out=None):
     """new (var, slots...) = update(var, slots..., grad, *params, T), element-wise.
 
@@ -340,21 +355,18 @@ def run_dense(loop, update, refs, grad, params, out=None):
     inputs themselves. ``update`` is the scalar function the loop inlines.
     """
     if out is not None and grad.__class__ is np.ndarray and grad.flags.c_contiguous and len(out) == len(refs):
-        # A Session's in-place update: out= is the stored arrays themselves, contiguous, float32/64.
-        flat = []
-        for o, r in zip(out, refs):
-            if o is not r or o.__class__ is not np.ndarray or not o.flags.c_contiguous:
-                break
-            flat.append(o if o.ndim == 1 else o.reshape(-1))
-        else:
-            dtype = refs[0].dtype
-            if dtype in FAST and not _DEVICE.gpu:
-                flat_grad = grad if grad.ndim == 1 else grad.reshape(-1)
-                if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
-                    run_numpy_form(loop, _run_numpy_form, update, flat, flat_grad, params, dtype.type)
-                else:
-                    loop(*flat, flat_grad, *params, dtype.type)
-                return tuple(out)
+        # A Session's in-place update: out= is the stored arrays themselves, contiguous, float32/64
+        # (the kernel has checked that grad and the slots have var's shape and dtype).
+        dtype = refs[0].dtype
+        if dtype in FAST and _own_contiguous(out, refs) and not _DEVICE.gpu:
+            T = dtype.type
+            if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+                # element-wise on the arrays as they are: no flat views needed
+                run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
+            else:  # the loop over flat views (ravel() of a C-contiguous array is one)
+                loop.bound(T, len(out) + 1 + len(params), grad.size)(
+                    *[o if o.ndim == 1 else o.ravel() for o in out], grad if grad.ndim == 1 else grad.ravel(), *params)
+            return out if out.__class__ is tuple else tuple(out)
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
     if _DEVICE.gpu:

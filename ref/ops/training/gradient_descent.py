@@ -44,7 +44,8 @@ _gradient_descent_loop = dense_loop(gradient_descent_update)
 
 def check_delta(var, delta):
     """TF's check, with TF's name for the gradient (``delta``)."""
-    delta = np.asarray(delta)
+    if delta.__class__ is not np.ndarray:
+        delta = np.asarray(delta)
     if delta.shape != var.shape:
         raise registry.invalid_argument(
             f"var and delta do not have the same shape{shape_str(var.shape)} {shape_str(delta.shape)}")
