@@ -19,7 +19,7 @@ from ref.types import dtypes, errors
 from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
                                  get_default_graph, get_default_session, as_bytes_array)
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from ref.ops import blocking, fpenv as _fp
+from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
 
@@ -195,6 +195,8 @@ class BaseSession:
         # ConfigProto.operation_timeout_in_ms: the deadline of every run's blocking kernels
         ms = getattr(config, "operation_timeout_in_ms", 0)
         self._op_timeout = ms / 1000.0 if ms > 0 else None
+        # ConfigProto.intra_op_parallelism_threads: the threads one kernel may use (gemm's blocks); 0: all cores
+        self._intra_threads = max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._closed = False
         if isinstance(target, bytes):
             target = target.decode("utf-8")
@@ -277,6 +279,12 @@ class BaseSession:
         bounds blocking kernels (queue dequeue, accumulator take): past it they
         raise DeadlineExceededError.
         """
+        if self._intra_threads:
+            with gemm.limit_threads(self._intra_threads):
+                return self._run_any(fetches, feed_dict, options, run_metadata)
+        return self._run_any(fetches, feed_dict, options, run_metadata)
+
+    def _run_any(self, fetches, feed_dict, options, run_metadata):
         timeout = self._op_timeout
         if options is not None and getattr(options, "timeout_in_ms", 0) > 0:
             timeout = options.timeout_in_ms / 1000.0
@@ -525,6 +533,12 @@ class BaseSession:
                     raise TypeError(f"callable got unexpected keyword arguments {sorted(kwargs)}"
                                     + ("" if accept_options else " (make_callable(accept_options=True) takes "
                                                                  "options= and run_metadata=)"))
+            if self._intra_threads:
+                with gemm.limit_threads(self._intra_threads):
+                    return call(args, kwargs)
+            return call(args, kwargs)
+
+        def call(args, kwargs):
             # As in TF, the values pair with ``feed_list`` in order (zip: extra values are ignored).
             if not kwargs and self._remote is None and self._op_timeout is None:
                 fast = self._fast_run(fetches, dict(zip(feed_list, args)))
