@@ -203,7 +203,8 @@ def _bound(kernel, T, nargs):
 
     The wrapper is compiled as if written in the kernel's own file, under a
     name of its own (kernel, T), so Numba's on-disk cache keeps it as it keeps
-    the kernel (and drops it when that file changes)."""
+    the kernel (and drops it when that file changes) -- the serial kernels' only:
+    see below."""
     key = (id(kernel), T, nargs)
     fn = _BOUND.get(key)
     if fn is None:
@@ -218,7 +219,11 @@ def _bound(kernel, T, nargs):
         exec(code, ns)  # noqa: S102
         wrapper = ns[name]
         wrapper.__qualname__ = name + ("__parallel" if kernel.options.get("parallel") else "")
-        options = {"error_model": "numpy", "cache": kernel.options.get("cache", True) and not DISABLE}
+        # Not cached for a parallel kernel: a wrapper compiled against a parallel loop that was
+        # itself loaded from the cache crashes the next process that loads the wrapper from
+        # the cache (Numba 0.68: the loop's outlined parallel regions are not linked again).
+        cache = kernel.options.get("cache", True) and not DISABLE and not kernel.options.get("parallel")
+        options = {"error_model": "numpy", "cache": cache}
         fn = _BOUND.setdefault(key, numba.njit(**options)(wrapper))
     return fn
 
