@@ -27,7 +27,10 @@ part of the result; the calling thread and ``workers() - 1`` helper threads
 take blocks until none is left, and whoever waits, sleeps. Blocks never change
 an element's chain, so the bits do not depend on them either. Inside
 :func:`ref.ops.fpenv.flush_denormals` every block runs in the calling thread,
-whose floating-point environment is the one set. ``REF_MATMUL_THREADS``
+whose floating-point environment is the one set; a product made while another
+thread's holds the helpers runs on its own thread. :func:`concurrently` runs
+independent calls at once on the same threads (a compiled plan's two products
+of one gradient, ``ref.session.interpreter._matmul_pair``). ``REF_MATMUL_THREADS``
 overrides the number of threads (1: no helpers; 0: plain ``np.matmul`` with
 BLAS's own threading). With ``REF_MATMUL=numpy`` the blocks are
 single-threaded NumPy products, BLAS's threads set to one only around them.
@@ -378,6 +381,47 @@ class _NumpyProduct(_KernelProduct):
         return np.matmul(*self._parts(lo, hi))
 
 
+class _Calls:
+    """Blocks that are whole calls: block ``i`` (``edges`` 0, 1, 2, ...) is ``calls[i]()``."""
+
+    def __init__(self, calls):
+        self.calls = calls
+        self.results = [None] * len(calls)
+
+    def into_result(self, i, _):
+        self.results[i] = self.calls[i]()
+
+    def scratch(self, i, _):
+        return self.calls[i]()
+
+    def store(self, i, _, value):
+        self.results[i] = value
+
+
+def concurrently(calls):
+    """``[call() for call in calls]``, the calls made at once on ``ref``'s matrix
+    threads (the caller makes the first; a helper late with its call is done by
+    the caller too, so each must be a pure function). In order, one by one, with
+    one thread (:func:`limit_threads`), inside ``flush_denormals`` (its setting is
+    the calling thread's) or while another product holds the helpers. A call's
+    error is raised once all are done."""
+    if (len(calls) < 2 or not _OWN_KERNEL or getattr(_LOCAL, "workers", _WORKERS) <= 1 or _fp.active()
+            or not _RUN_LOCK.acquire(False)):
+        return [call() for call in calls]
+    try:
+        product = _Calls(calls)
+        _pool().run(_Job(product, list(range(len(calls) + 1)), getattr(_LOCAL, "workers", _WORKERS) - 1))
+    finally:
+        _RUN_LOCK.release()
+    return product.results
+
+
+def one_thread(m, k, n, dtype) -> bool:
+    """Whether an ``[m, k] @ [k, n]`` product goes to ``ref``'s kernel as one block
+    (on the calling thread alone): one that :func:`concurrently` may run beside another."""
+    return uses_kernel(m, k, n, dtype) and blocks(m, n, k)[1] is None
+
+
 def uses_kernel(m, k, n, dtype) -> bool:
     """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel."""
     return (_OWN_KERNEL and _WORKERS > 0 and m * n * k > SERIAL_WORK and min(m, n, k) >= KERNEL_MIN_SIDE
@@ -406,14 +450,17 @@ def matmul(a, b, out=None):
     if edges is None:
         axis, edges = 0, [0, m]
     product = (_KernelProduct if _OWN_KERNEL else _NumpyProduct)(a, b, out, axis)
-    # One block, one thread, or TF's flush-to-zero arithmetic set for this thread only: no helpers.
+    # One block, one thread, TF's flush-to-zero arithmetic set for this thread only, or the
+    # helpers busy with another thread's product (or with this one's concurrently()): no helpers.
     threads = getattr(_LOCAL, "workers", _WORKERS)
     alone = len(edges) == 2 or threads == 1 or _fp.active()
-    if alone and blas is None:
+    if blas is None and (alone or not _RUN_LOCK.acquire(False)):
         for lo, hi in zip(edges, edges[1:]):
             product.into_result(lo, hi)
         return out
-    with _RUN_LOCK:  # one product at a time owns the helpers (and NumPy's BLAS thread setting)
+    if blas is not None:
+        _RUN_LOCK.acquire()  # NumPy's BLAS thread setting is one for the process
+    try:
         if blas is not None:
             before = blas[1]()
             blas[0](1)
@@ -426,4 +473,6 @@ def matmul(a, b, out=None):
         finally:
             if blas is not None:
                 blas[0](before)
+    finally:
+        _RUN_LOCK.release()
     return out

@@ -49,6 +49,7 @@ import numpy as np
 
 from ref.types import errors
 from ref.ops.context import seeded_generator
+from ref.ops import gemm
 from ref.ops.control import DEAD
 from ref.ops.philox import PhiloxRandom
 
@@ -665,7 +666,8 @@ def compile_plan(plan):
     ``OpError`` for a failing op. No result changes: the kernels, their inputs and
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
-          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step}
+          "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step,
+          "_matmul_pair": _matmul_pair}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -699,9 +701,26 @@ def compile_plan(plan):
             return f"s{slot}"
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
+    paired = _matmul_pairs(plan.steps)
     for n, step in enumerate(plan.steps):
+        if n - 1 in paired:  # the second of a pair: written with the first
+            first_lines.append(first_lines[-1])
+            continue
         first_lines.append(len(lines) + len(body) + 1)  # the step's one line (then maybe a drop line)
         args = [value_of(src, deref, n) for src, deref in step.reads]
+        if n in paired:
+            # two independent products at once (_matmul_pair); each names its own op on error
+            second = plan.steps[n + 1]
+            args2 = [value_of(src, deref, n + 1) for src, deref in second.reads]
+            for j, st in ((n, step), (n + 1, second)):
+                ns[f"K{j}"], ns[f"A{j}"] = st.kernel, st.attrs
+            body.append(f"s{step.out0}, s{second.out0} = _matmul_pair(OPS[{n}], K{n}, ({', '.join(args)},), A{n}, "
+                        f"OPS[{n + 1}], K{n + 1}, ({', '.join(args2)},), A{n + 1})")
+            kind[step.out0] = kind[second.out0] = "value"
+            drops = step.drops + second.drops
+            if drops:
+                body.append(" = ".join(f"s{d}" for d in drops) + " = None")
+            continue
         if step.kind == _POSITIONAL:
             attrs = []
             for j, (name, v) in enumerate(step.attrs.items()):
@@ -779,6 +798,56 @@ def compile_plan(plan):
     run = ns["run"]
     run.source = source
     return run
+
+
+def _matmul_pairs(steps):
+    """Indices ``n`` of the steps that are a ``MatMul`` followed by another that
+    does not read it (a gradient's two products, say): candidates for
+    :func:`_matmul_pair`. A step pairs at most once."""
+    pairs = set()
+    n = 0
+    while n + 1 < len(steps):
+        a, b = steps[n], steps[n + 1]
+        if (a.kind == b.kind == _POSITIONAL and a.op._type == b.op._type == "MatMul" and not a.deadable
+                and not b.deadable and all(src != a.out0 for src, _ in b.reads)):
+            pairs.add(n)
+            n += 2
+        else:
+            n += 1
+    return pairs
+
+
+def _one_thread_product(args, attrs):
+    a, b = args
+    if a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or a.ndim != 2 or b.ndim != 2 \
+            or a.dtype != b.dtype:
+        return False
+    m, k = a.shape[::-1] if attrs.get("transpose_a") else a.shape
+    n = b.shape[0] if attrs.get("transpose_b") else b.shape[1]
+    return gemm.one_thread(m, k, n, a.dtype)
+
+
+def _call(op, kernel, args, attrs):
+    try:
+        return kernel(*args, **attrs)
+    except _KERNEL_ERRORS as e:
+        raise _op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
+
+
+def _matmul_pair(op_a, kernel_a, args_a, attrs_a, op_b, kernel_b, args_b, attrs_b):
+    """Two adjacent ``MatMul`` steps, the second not reading the first, in a
+    compiled plan: at once on ``ref``'s matrix threads when each is a product
+    that would run on one thread (``gemm.concurrently``) -- TF runs independent
+    ops at once too (``inter_op_parallelism_threads``) -- else one after the
+    other. The kernels are pure, so the results are the same bits either way; on
+    an error they run again one after the other, so the first op in the plan's
+    order is the one named, as in the step loop."""
+    if _one_thread_product(args_a, attrs_a) and _one_thread_product(args_b, attrs_b):
+        try:
+            return gemm.concurrently([lambda: kernel_a(*args_a, **attrs_a), lambda: kernel_b(*args_b, **attrs_b)])
+        except _KERNEL_ERRORS:
+            pass
+    return _call(op_a, kernel_a, args_a, attrs_a), _call(op_b, kernel_b, args_b, attrs_b)
 
 
 def _failed_step(error, first_lines):

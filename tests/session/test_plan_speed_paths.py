@@ -324,3 +324,48 @@ def test_compiled_plan_names_the_op_that_failed(bad, name):
     compiled, loop = failing_run(1), failing_run(10 ** 9)
     assert compiled == loop
     assert compiled[1] == name
+
+
+def _two_products(bad=None):
+    """x @ w twice over, independent: the pair a compiled plan runs at once
+    (``interpreter._matmul_pair``). ``bad``: which product gets a feed of the wrong
+    inner size at run time (0, 1 or None)."""
+    g = ref.Graph()
+    with g.as_default():
+        x = ref.placeholder(ref.float32, [None, None], name="x")
+        w = ref.Variable(np.random.RandomState(1).standard_normal((256, 128)).astype(np.float32), name="w")
+        y = ref.placeholder(ref.float32, [None, None], name="y")
+        p = ref.matmul(x, w, name="first")
+        q = ref.matmul(y, w, transpose_b=True, name="second")
+        init = ref.global_variables_initializer()
+    rng = np.random.RandomState(2)
+    xv = rng.standard_normal((128, 256 if bad != 0 else 255)).astype(np.float32)
+    yv = rng.standard_normal((96, 128 if bad != 1 else 127)).astype(np.float32)
+    return g, init, [p, q], {x: xv, y: yv}
+
+
+def test_paired_products_are_the_step_loops_bits():
+    g, init, fetches, feeds = _two_products()
+    with ref.Session(graph=g) as sess:
+        sess.run(init)
+        runs = [sess.run(fetches, feeds) for _ in range(3)]  # the second and third run compiled
+        plan = next(p for p in sess._plans.values() if p.compiled is not None and len(p.steps) == 2)
+        assert "_matmul_pair(" in plan.compiled.source
+        want = interpreter.evaluate(fetches, feeds, sess)
+    for got in runs:
+        for a, b in zip(got, want):
+            assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("bad, name", [(0, "first"), (1, "second")])
+def test_a_failing_product_of_a_pair_is_named(bad, name):
+    g, init, fetches, good_feeds = _two_products()
+    _, _, _, bad_feeds = _two_products(bad)
+    bad_feeds = {t: bad_feeds[k] for t, k in zip(good_feeds, bad_feeds)}
+    with ref.Session(graph=g) as sess:
+        sess.run(init)
+        for _ in range(2):
+            sess.run(fetches, good_feeds)  # compiled
+        with pytest.raises(ref.errors.InvalidArgumentError, match="Matrix size-incompatible") as info:
+            sess.run(fetches, bad_feeds)
+    assert info.value.op.name == name
