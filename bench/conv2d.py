@@ -12,8 +12,9 @@ the per-round ratios, and the largest ULP distance between the two results
 with the worst and median best-of-rounds ratio per row over the runs, and the
 median of the runs' per-round medians (steadier when the machine is shared). TF runs with oneDNN off
 (as the tests compare with it) unless ``TF_ENABLE_ONEDNN_OPTS`` is set. The
-header names OpenBLAS's kernel family (``OPENBLAS_CORETYPE`` overrides its
-CPU detection). Not a test: numbers depend on the machine.
+header names NumPy's OpenBLAS kernel family (``OPENBLAS_CORETYPE`` overrides
+its CPU detection); ref's products no longer use it above ``gemm.SERIAL_WORK``
+multiply-adds (``ref/ops/gemm_kernel.py``). Not a test: numbers depend on the machine.
 """
 from __future__ import annotations
 
@@ -33,13 +34,15 @@ def _args():
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--only", default="", help="rows whose shape name contains this")
     parser.add_argument("--threads", type=int, default=0,
-                        help="threads for TF (intra- and inter-op), OpenBLAS and Numba (0: each library's default)")
+                        help="threads for TF (intra- and inter-op), ref's matrix kernel, OpenBLAS and Numba "
+                             "(0: each library's default)")
     return parser.parse_args()
 
 
 ARGS = _args() if __name__ == "__main__" else None
 if ARGS is not None and ARGS.threads:  # read by OpenBLAS and Numba when they load
     os.environ["OPENBLAS_NUM_THREADS"] = os.environ["NUMBA_NUM_THREADS"] = str(ARGS.threads)
+    os.environ["REF_MATMUL_THREADS"] = str(ARGS.threads)  # ref's matrix kernel (ref.ops.gemm)
 
 import numpy as np  # noqa: E402
 
