@@ -245,7 +245,10 @@ def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
 
 def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
     """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
-    * f[a, e, q, o] over an already padded xp: one GEMM per block of images."""
+    * f[a, e, q, o] over an already padded xp: one GEMM per block of images.
+    The images are split among ``ref``'s matrix threads (``gemm.run_blocks``), each
+    copying its own patches: the copies run in parallel too, and each product
+    gives the bits it gives alone (``ref.ops.gemm_kernel``)."""
     n, c = xp.shape[0], xp.shape[3]
     kh, kw, _, o = f.shape
     out = np.empty((n, oh, ow, o), np.result_type(xp.dtype, f.dtype))
@@ -253,9 +256,38 @@ def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
         out[...] = 0
         return out
     fm = np.ascontiguousarray(f).reshape(-1, o)
-    for b0, b1, cols in _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
-        gemm.matmul(cols, fm, out=out[b0:b1].reshape(-1, o))
+    images = _Images(xp, fm, out, (kh, kw, oh, ow, sh, sw, dh, dw))
+    threads = gemm.workers()
+    work = n * oh * ow * kh * kw * c * o
+    if threads > 1 and n > 1 and work >= 2 * gemm.MIN_BLOCK_WORK:
+        parts = min(threads, n)
+        gemm.run_blocks(images, [n * i // parts for i in range(parts + 1)])
+    else:
+        images.into_result(0, n)
     return out
+
+
+class _Images:
+    """Images ``lo:hi`` of :func:`_correlate`'s result, for ``gemm.run_blocks``."""
+
+    def __init__(self, xp, fm, out, window):
+        self.xp, self.fm, self.out, self.window = xp, fm, out, window
+
+    def _fill(self, lo, hi, dst):
+        o = self.fm.shape[1]
+        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window):
+            gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
+
+    def into_result(self, lo, hi):
+        self._fill(lo, hi, self.out[lo:hi])
+
+    def scratch(self, lo, hi):
+        dst = np.empty((hi - lo,) + self.out.shape[1:], self.out.dtype)
+        self._fill(lo, hi, dst)
+        return dst
+
+    def store(self, lo, hi, scratch):
+        self.out[lo:hi] = scratch
 
 
 def _conv_nhwc(x, f, g):

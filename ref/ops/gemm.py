@@ -398,6 +398,25 @@ class _Calls:
         self.results[i] = value
 
 
+def run_blocks(product, edges):
+    """Blocks ``edges[i]:edges[i + 1]`` of some work on ``ref``'s matrix threads, as
+    :func:`matmul` runs a product's: ``product.into_result(lo, hi)`` does a block
+    in place, ``product.scratch(lo, hi)`` returns it computed apart and
+    ``product.store(lo, hi, scratch)`` puts that in place (a helper's blocks, and
+    the caller's backups of late ones: so a block must be a pure function of its
+    bounds). One after the other, in place, on one thread (:func:`limit_threads`),
+    inside ``flush_denormals`` or while another product holds the helpers."""
+    threads = getattr(_LOCAL, "workers", _WORKERS)
+    if len(edges) <= 2 or threads <= 1 or _fp.active() or not _RUN_LOCK.acquire(False):
+        for lo, hi in zip(edges, edges[1:]):
+            product.into_result(lo, hi)
+        return
+    try:
+        _pool().run(_Job(product, edges, threads - 1))
+    finally:
+        _RUN_LOCK.release()
+
+
 def concurrently(calls):
     """``[call() for call in calls]``, the calls made at once on ``ref``'s matrix
     threads (the caller makes the first; a helper late with its call is done by

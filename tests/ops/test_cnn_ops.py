@@ -535,3 +535,29 @@ RUNTIME_ERRORS = [
 def test_runtime_errors(rid, op, kwargs, match):
     with pytest.raises(errors.InvalidArgumentError, match=match):
         registry.call(op, **kwargs)
+
+
+@pytest.mark.parametrize("xs, fs, strides, dil, padding", [
+    ((8, 16, 16, 32), (3, 3, 32, 64), (1, 1), (1, 1), "SAME"),
+    ((7, 31, 27, 16), (5, 5, 16, 48), (2, 1), (1, 1), "VALID"),
+    ((8, 16, 16, 32), (3, 3, 32, 48), (1, 1), (2, 2), "SAME"),
+])
+@pytest.mark.parametrize("patch_bytes", [1, 1 << 24], ids=["image", "batch"])
+def test_conv2d_images_split_among_threads_give_the_same_bits(xs, fs, strides, dil, padding, patch_bytes,
+                                                              monkeypatch):
+    """Conv2D's images are split among ref's matrix threads (each product its own
+    chains): the bits are those of one thread, and near a float64 oracle."""
+    from ref.ops import gemm
+
+    n, h, w, c = xs
+    assert n * h * w * fs[0] * fs[1] * c * fs[3] // (strides[0] * strides[1]) > 2 * gemm.MIN_BLOCK_WORK  # split
+    monkeypatch.setattr(ref.ops.conv, "PATCH_BYTES", patch_bytes)
+    rng = np.random.default_rng(3)
+    x, f = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(fs).astype(np.float32)
+    kw = _conv_kw("NHWC", strides, dil, padding, ((0, 0), (0, 0)))
+    got = registry.call("Conv2D", input=x, filter=f, **kw)
+    with gemm.limit_threads(1):
+        alone = registry.call("Conv2D", input=x, filter=f, **kw)
+    assert got.tobytes() == alone.tobytes()
+    want = conv_oracle(x.astype(np.float64), f.astype(np.float64), strides, dil, padding, ((0, 0), (0, 0)))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
