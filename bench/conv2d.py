@@ -5,7 +5,8 @@ kernels against ``tf.raw_ops`` on the same inputs, side by side in one process.
     python bench/conv2d.py [--runs 3] [--rounds 7] [--dtype float32] [--only NAME]
 
 Each round times one call of ref's kernel and then one of TF's (after a
-warm-up call of each), so both see the same machine load; a row prints the
+warm-up call of each, and a 5 ms pause before each call so that neither runs
+while the other's idle threads still spin), so both see the same machine load; a row prints the
 best ref and TF times over ``--rounds`` rounds, their ratio, the median of
 the per-round ratios, and the largest ULP distance between the two results
 (of their dtype). ``--runs`` repeats the whole table in the same process and ends
@@ -103,15 +104,22 @@ def _ulp(a, b):
     return int(np.abs(ia - ib).max())
 
 
+PAUSE_S = 0.005
+"""Pause before each timed call: TF's pool threads spin for a while after a call
+and would take the second core from ref's next call (and ref's helpers from TF's)."""
+
+
 def _side_by_side(ours, theirs, rounds):
     """(best ref s, best TF s, median per-round ref/TF)."""
     ours()
     theirs()
     t_ref, t_tf = [], []
     for _ in range(rounds):
+        time.sleep(PAUSE_S)
         t = time.perf_counter()
         ours()
         t_ref.append(time.perf_counter() - t)
+        time.sleep(PAUSE_S)
         t = time.perf_counter()
         theirs()
         t_tf.append(time.perf_counter() - t)
