@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+import threading
 import uuid
 
 import google_crc32c
@@ -98,15 +99,28 @@ def _write_with_crc(f, flat: np.ndarray) -> int:
     return crc
 
 
-def _readinto_with_crc(f, flat: np.ndarray) -> tuple[int, int]:
-    """Fills ``flat`` (the new array's bytes as a uint8 array) from ``f``: no
-    intermediate buffer, each chunk checksummed in place right after it is
-    read; returns ``(bytes read, crc)``."""
+_SEEK_LOCK = threading.Lock()
+
+
+def _pread_into(f, view, offset: int) -> int:
+    """Reads into ``view`` from byte ``offset`` of ``f`` without moving a shared
+    file position (several threads read one file at once: RestoreV2); bytes read."""
+    if hasattr(os, "preadv"):
+        return os.preadv(f.fileno(), [view], offset)
+    with _SEEK_LOCK:  # no positional reads here: one seek-and-read at a time
+        f.seek(offset)
+        return f.readinto(view)
+
+
+def _readinto_with_crc(f, flat: np.ndarray, offset: int) -> tuple[int, int]:
+    """Fills ``flat`` (the new array's bytes as a uint8 array) from byte
+    ``offset`` of ``f``: no intermediate buffer, each chunk checksummed in place
+    right after it is read; returns ``(bytes read, crc)``."""
     crc = 0
     got = 0
     for i in range(0, flat.size, _CRC_CHUNK):
         view = flat[i:i + _CRC_CHUNK]
-        n = f.readinto(view)
+        n = _pread_into(f, view, offset + i)
         if n:
             crc = _extend_crc(crc, view[:n])
             got += n
@@ -354,6 +368,7 @@ class BundleReader:
                             f"min_consumer {v.min_consumer}) that this reader (version "
                             f"{TENSOR_BUNDLE_VERSION}) cannot read")
         self._files: dict[int, object] = {}
+        self._files_lock = threading.Lock()
 
     # -- errors ---------------------------------------------------------------
     @staticmethod
@@ -429,6 +444,13 @@ class BundleReader:
     def _file(self, shard_id: int):
         f = self._files.get(shard_id)
         if f is None:
+            with self._files_lock:  # RestoreV2 reads tensors from several threads
+                return self._open_shard(shard_id)
+        return f
+
+    def _open_shard(self, shard_id: int):
+        f = self._files.get(shard_id)
+        if f is None:
             if not 0 <= shard_id < max(self.num_shards, 1):
                 self._corrupt(self._index_path, f"shard id {shard_id} out of range")
             path = data_filename(self.prefix, shard_id, self.num_shards)
@@ -465,8 +487,7 @@ class BundleReader:
                                 f"expected size {count * npd.itemsize} (offset {entry.offset})")
         arr = np.empty(shape, dtype=npd.newbyteorder(">" if self._big_endian else "<")
                        if npd.itemsize > 1 else npd)
-        f.seek(entry.offset)
-        got, crc = _readinto_with_crc(f, arr.reshape(-1).view(np.uint8))
+        got, crc = _readinto_with_crc(f, arr.reshape(-1).view(np.uint8), entry.offset)
         if got != arr.nbytes:
             self._corrupt(path, f"requested {arr.nbytes} bytes for {name} at offset {entry.offset}, "
                                 f"got {got}: file truncated")
@@ -483,8 +504,8 @@ class BundleReader:
             out[:] = [b""] * count
             return out
         path = f.name
-        f.seek(entry.offset)
-        raw = f.read(entry.size)
+        buf = bytearray(entry.size)
+        raw = bytes(buf[:_pread_into(f, memoryview(buf), entry.offset)])
         if len(raw) != entry.size:
             self._corrupt(path, f"file truncated reading string tensor at offset {entry.offset}")
         lengths, pos = [], 0

@@ -27,6 +27,8 @@ to save come in as arrays, restored tensors go out as new arrays.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import math
 import os
 import re
 
@@ -170,24 +172,56 @@ class _Source:
             self.v2.close()
 
 
+PARALLEL_RESTORE_BYTES = 1 << 26
+"""Bytes (all tensors together) from which RestoreV2 reads two tensors at a time."""
+
+
+def _checked(src, name, spec, want):
+    """``(name, slice)`` of one RestoreV2 entry after TF's dtype and shape checks."""
+    want = as_dtype(want).base_dtype
+    have, shape = src.dtype_and_shape(name)
+    if have != want:
+        raise invalid_argument(f"tensor_name = {name}; expected dtype {_type_string(want)} does not "
+                               f"equal original dtype {_type_string(have)}")
+    full, sl = _parse_slice(spec, name)
+    if sl is not None and tuple(full) != tuple(shape):
+        raise invalid_argument(
+            f"tensor_name = {name}; shape in shape_and_slice spec [{','.join(map(str, full))}] does not "
+            f"match the shape stored in checkpoint: [{','.join(map(str, shape))}]")
+    return name, sl
+
+
+def _stored_bytes(src, names) -> int:
+    total = 0
+    for name in names:
+        try:
+            dtype, shape = src.dtype_and_shape(name)
+        except errors.OpError:  # reported in order by the sequential reads
+            return 0
+        total += math.prod(shape) * (dtype.size or 1)
+    return total
+
+
 def restore_v2_tensors(prefix: str, names, specs, dtype_list) -> list[np.ndarray]:
-    """Reads the named tensors (slices) of checkpoint ``prefix`` (the RestoreV2 kernel body)."""
+    """Reads the named tensors (slices) of checkpoint ``prefix`` (the RestoreV2 kernel body).
+
+    A large V2 restore reads two tensors at a time: one thread's reads (positional,
+    without the GIL) overlap the other's checksums. The error reported is still
+    the first tensor's in order (as TF's one-by-one reads)."""
     src = _Source(prefix)
     try:
-        out = []
-        for name, spec, want in zip(names, specs, dtype_list):
-            want = as_dtype(want).base_dtype
-            have, shape = src.dtype_and_shape(name)
-            if have != want:
-                raise invalid_argument(f"tensor_name = {name}; expected dtype {_type_string(want)} does not "
-                                       f"equal original dtype {_type_string(have)}")
-            full, sl = _parse_slice(spec, name)
-            if sl is not None and tuple(full) != tuple(shape):
-                raise invalid_argument(
-                    f"tensor_name = {name}; shape in shape_and_slice spec [{','.join(map(str, full))}] does not "
-                    f"match the shape stored in checkpoint: [{','.join(map(str, shape))}]")
-            out.append(src.read(name, sl))
-        return out
+        if src.v2 is None or len(names) < 2 or _stored_bytes(src, names) < PARALLEL_RESTORE_BYTES:
+            return [src.read(*_checked(src, name, spec, want)) for name, spec, want in zip(names, specs, dtype_list)]
+        with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="ref-restore") as pool:
+            pending = []
+            try:
+                for name, spec, want in zip(names, specs, dtype_list):
+                    pending.append(pool.submit(src.read, *_checked(src, name, spec, want)))
+            except Exception:
+                for earlier in pending:  # a tensor before this one failing is the error to report
+                    earlier.result()
+                raise
+            return [f.result() for f in pending]
     finally:
         src.close()
 

@@ -29,7 +29,7 @@ def test_write_and_read_checksums_equal_one_shot_crc(tmp_path, nbytes):
     assert crc_w == expected
     out = np.empty(nbytes, np.uint8)
     with open(path, "rb", buffering=0) as f:
-        got, crc_r = bundle._readinto_with_crc(f, out)
+        got, crc_r = bundle._readinto_with_crc(f, out, 0)
     assert (got, crc_r) == (nbytes, expected)
     assert np.array_equal(out, data)
 
