@@ -319,19 +319,48 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if not dy.size or not c:
         return g.unpad(dxp)
-    ft = np.ascontiguousarray(f.reshape(-1, o).T)
-    nb = int(max(1, min(n, PATCH_BYTES // max(1, g.oh * g.ow * kh * kw * c * dy.itemsize))))
-    dym = np.ascontiguousarray(dy)
-    dcols = np.empty((nb * g.oh * g.ow, kh * kw * c), dxp.dtype)
-    for b0 in range(0, n, nb):
-        b1 = min(n, b0 + nb)
-        part = dcols[:(b1 - b0) * g.oh * g.ow]
-        gemm.matmul(dym[b0:b1].reshape(-1, o), ft, out=part)
-        _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dxp[b0:b1], g.sh, g.sw, g.dh, g.dw)
+    images = _ImageGrads(np.ascontiguousarray(dy), np.ascontiguousarray(f.reshape(-1, o).T), dxp, g, (kh, kw, c))
+    threads = gemm.workers()
+    if threads > 1 and n > 1 and n * g.oh * g.ow * kh * kw * c * o >= 2 * gemm.MIN_BLOCK_WORK:
+        parts = min(threads, n)  # images split among ref's matrix threads, as in _correlate
+        gemm.run_blocks(images, [n * i // parts for i in range(parts + 1)])
+    else:
+        images.into_result(0, n)
     return g.unpad(dxp)
 
 
-@njit
+class _ImageGrads:
+    """Images ``lo:hi`` of the strided input gradient (dcols = out_backprop . f^T
+    per block of images, then col2im), for ``gemm.run_blocks``: an image's values
+    do not depend on the images computed with it."""
+
+    def __init__(self, dym, ft, dxp, g, window):
+        self.dym, self.ft, self.dxp, self.g, self.window = dym, ft, dxp, g, window
+
+    def _fill(self, lo, hi, dst):
+        g, (kh, kw, c) = self.g, self.window
+        n = hi - lo
+        nb = int(max(1, min(n, PATCH_BYTES // max(1, g.oh * g.ow * kh * kw * c * self.dym.itemsize))))
+        dcols = np.empty((nb * g.oh * g.ow, kh * kw * c), dst.dtype)
+        for b0 in range(0, n, nb):
+            b1 = min(n, b0 + nb)
+            part = dcols[:(b1 - b0) * g.oh * g.ow]
+            gemm.matmul(self.dym[lo + b0:lo + b1].reshape(-1, self.ft.shape[0]), self.ft, out=part)
+            _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dst[b0:b1], g.sh, g.sw, g.dh, g.dw)
+
+    def into_result(self, lo, hi):
+        self._fill(lo, hi, self.dxp[lo:hi])
+
+    def scratch(self, lo, hi):
+        dst = np.zeros((hi - lo,) + self.dxp.shape[1:], self.dxp.dtype)
+        self._fill(lo, hi, dst)
+        return dst
+
+    def store(self, lo, hi, scratch):
+        self.dxp[lo:hi] = scratch
+
+
+@njit(nogil=True)
 def _col2im(cols, out, sh, sw, dh, dw):
     """out[b, sh * i + dh * a, sw * j + dw * e, q] += cols[b, i, j, a, e, q], in the
     order (b, i, a, j, e, q). Few channels and no column dilation: a window

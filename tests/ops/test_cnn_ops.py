@@ -561,3 +561,27 @@ def test_conv2d_images_split_among_threads_give_the_same_bits(xs, fs, strides, d
     assert got.tobytes() == alone.tobytes()
     want = conv_oracle(x.astype(np.float64), f.astype(np.float64), strides, dil, padding, ((0, 0), (0, 0)))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs, fs, strides, padding", [
+    ((8, 31, 31, 32), (3, 3, 32, 64), (2, 2), "VALID"),
+    ((6, 32, 30, 16), (5, 5, 16, 48), (2, 3), "SAME"),
+])
+def test_strided_input_gradient_split_among_threads_gives_the_same_bits(xs, fs, strides, padding):
+    """The strided input gradient's images are split among ref's matrix threads:
+    the bits are those of one thread, and near a float64 oracle."""
+    from ref.ops import gemm
+
+    rng = np.random.default_rng(4)
+    x, f = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(fs).astype(np.float32)
+    kw = _conv_kw("NHWC", strides, (1, 1), padding, ((0, 0), (0, 0)))
+    y_shape = registry.call("Conv2D", input=x, filter=f, **kw).shape
+    assert np.prod(y_shape[:3]) * fs[0] * fs[1] * fs[2] * fs[3] >= 2 * gemm.MIN_BLOCK_WORK  # it is split
+    dy = rng.standard_normal(y_shape).astype(np.float32)
+    got = registry.call("Conv2DBackpropInput", input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw)
+    with gemm.limit_threads(1):
+        alone = registry.call("Conv2DBackpropInput", input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw)
+    assert got.tobytes() == alone.tobytes()
+    want, _ = conv_grads_oracle(x.astype(np.float64), f.astype(np.float64), dy.astype(np.float64), strides,
+                                (1, 1), padding, ((0, 0), (0, 0)))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
