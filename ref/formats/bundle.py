@@ -100,13 +100,24 @@ def _write_with_crc(f, flat: np.ndarray) -> int:
 
 
 _SEEK_LOCK = threading.Lock()
+_PREADV = getattr(os, "preadv", None)
+_PREAD = getattr(os, "pread", None)
+
+
+def _pread(f, size: int, offset: int) -> bytes:
+    """Up to ``size`` bytes from byte ``offset`` of ``f``, positionally (see :func:`_pread_into`)."""
+    if _PREAD is not None:
+        return _PREAD(f.fileno(), size, offset)
+    with _SEEK_LOCK:
+        f.seek(offset)
+        return f.read(size)
 
 
 def _pread_into(f, view, offset: int) -> int:
     """Reads into ``view`` from byte ``offset`` of ``f`` without moving a shared
     file position (several threads read one file at once: RestoreV2); bytes read."""
-    if hasattr(os, "preadv"):
-        return os.preadv(f.fileno(), [view], offset)
+    if _PREADV is not None:
+        return _PREADV(f.fileno(), [view], offset)
     with _SEEK_LOCK:  # no positional reads here: one seek-and-read at a time
         f.seek(offset)
         return f.readinto(view)
@@ -414,6 +425,17 @@ class BundleReader:
 
     __contains__ = contains
 
+    def data_bytes(self) -> int:
+        """The size of the bundle's data files together (one missing counts 0:
+        reading from it reports it)."""
+        total = 0
+        for shard in range(max(self.num_shards, 1)):
+            try:
+                total += os.path.getsize(data_filename(self.prefix, shard, self.num_shards))
+            except OSError:
+                pass
+        return total
+
     def lookup_dtype_and_shape(self, name) -> tuple[dtypes.DType, tuple[int, ...]]:
         entry = self._entry(name)
         return dtypes.as_dtype(entry.dtype), tuple(d.size for d in entry.shape.dim)
@@ -504,8 +526,7 @@ class BundleReader:
             out[:] = [b""] * count
             return out
         path = f.name
-        buf = bytearray(entry.size)
-        raw = bytes(buf[:_pread_into(f, memoryview(buf), entry.offset)])
+        raw = _pread(f, entry.size, entry.offset)  # no more than the file holds: _read_value checked
         if len(raw) != entry.size:
             self._corrupt(path, f"file truncated reading string tensor at offset {entry.offset}")
         lengths, pos = [], 0

@@ -95,10 +95,22 @@ def _activity(outputs, activity_regularizer):
     return outputs
 
 
-def _constrain(var, constraint):
+def _variable(name, shape, dtype, initializer, regularizer, constraint, trainable):
+    """A layer's weight (kernel, bias, gamma, beta): ``get_variable`` with the
+    layer's initializer and regularizer, and its constraint (if any) attached."""
+    var = get_variable(name, shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                       trainable=trainable)
     if constraint is not None:
         var.constraint = constraint
     return var
+
+
+def _in_channels(inputs, axis):
+    """The static size of ``inputs``' channel ``axis``; ValueError (TF's) when unknown."""
+    channels = dimension_value(inputs.shape[axis]) if inputs.shape.ndims else None
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    return channels
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -114,11 +126,10 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {inputs.shape}")
-        kernel = _constrain(get_variable("kernel", [last, units], dtype=dtype, initializer=kernel_initializer,
-                                         regularizer=kernel_regularizer, trainable=trainable), kernel_constraint)
-        bias = _constrain(get_variable("bias", [units], dtype=dtype, initializer=bias_initializer,
-                                       regularizer=bias_regularizer, trainable=trainable),
-                          bias_constraint) if use_bias else None
+        kernel = _variable("kernel", [last, units], dtype, kernel_initializer, kernel_regularizer, kernel_constraint,
+                           trainable)
+        bias = _variable("bias", [units], dtype, bias_initializer, bias_regularizer, bias_constraint,
+                         trainable) if use_bias else None
         rank = inputs.shape.ndims
         if rank is not None and rank > 2:  # TF's tensordot: [-1, last] . kernel, reshaped back
             flat = math_ops.matmul(array_ops.reshape(inputs, [-1, last]), kernel)
@@ -146,16 +157,11 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
     with _layer_scope(name, default_name, [inputs], reuse):
         inputs = convert_to_tensor(inputs, name="inputs")
         dtype = inputs.dtype.base_dtype
-        axis = -1 if fmt == "channels_last" else 1
-        in_channels = dimension_value(inputs.shape[axis]) if inputs.shape.ndims else None
-        if in_channels is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
-        kernel = _constrain(get_variable("kernel", list(kernel_size) + [in_channels, filters], dtype=dtype,
-                                         initializer=kernel_initializer, regularizer=kernel_regularizer,
-                                         trainable=trainable), kernel_constraint)
-        bias = _constrain(get_variable("bias", [filters], dtype=dtype, initializer=bias_initializer,
-                                       regularizer=bias_regularizer, trainable=trainable),
-                          bias_constraint) if use_bias else None
+        in_channels = _in_channels(inputs, -1 if fmt == "channels_last" else 1)
+        kernel = _variable("kernel", list(kernel_size) + [in_channels, filters], dtype, kernel_initializer,
+                           kernel_regularizer, kernel_constraint, trainable)
+        bias = _variable("bias", [filters], dtype, bias_initializer, bias_regularizer, bias_constraint,
+                         trainable) if use_bias else None
         if rank == 2:
             outputs = conv_ops.conv2d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
                                       dilations=list(dilation_rate), name="Conv2D")
@@ -220,15 +226,11 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
             raise ValueError(f"Inputs should have rank 4. Received input shape: {inputs.shape}")
         dtype = inputs.dtype.base_dtype
         c_axis, (h_axis, w_axis) = (-1, (1, 2)) if fmt == "channels_last" else (1, (2, 3))
-        in_channels = dimension_value(inputs.shape[c_axis]) if inputs.shape.ndims else None
-        if in_channels is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
-        kernel = _constrain(get_variable("kernel", list(kernel_size) + [filters, in_channels], dtype=dtype,
-                                         initializer=kernel_initializer, regularizer=kernel_regularizer,
-                                         trainable=trainable), kernel_constraint)
-        bias = _constrain(get_variable("bias", [filters], dtype=dtype, initializer=bias_initializer,
-                                       regularizer=bias_regularizer, trainable=trainable),
-                          bias_constraint) if use_bias else None
+        in_channels = _in_channels(inputs, c_axis)
+        kernel = _variable("kernel", list(kernel_size) + [filters, in_channels], dtype, kernel_initializer,
+                           kernel_regularizer, kernel_constraint, trainable)
+        bias = _variable("bias", [filters], dtype, bias_initializer, bias_regularizer, bias_constraint,
+                         trainable) if use_bias else None
         dynamic = array_ops.shape(inputs)
         static = inputs.shape.as_list() if inputs.shape.ndims else [None] * 4
         height, width = static[h_axis], static[w_axis]
@@ -377,12 +379,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                              f"received an input with shape {inputs.shape}.")
         dtype = inputs.dtype.base_dtype
         param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
-        gamma = _constrain(get_variable("gamma", [depth], dtype=param_dtype, initializer=gamma_initializer,
-                                        regularizer=gamma_regularizer, trainable=trainable),
-                           gamma_constraint) if scale else None
-        beta = _constrain(get_variable("beta", [depth], dtype=param_dtype, initializer=beta_initializer,
-                                       regularizer=beta_regularizer, trainable=trainable),
-                          beta_constraint) if center else None
+        gamma = _variable("gamma", [depth], param_dtype, gamma_initializer, gamma_regularizer, gamma_constraint,
+                          trainable) if scale else None
+        beta = _variable("beta", [depth], param_dtype, beta_initializer, beta_regularizer, beta_constraint,
+                         trainable) if center else None
         moving_mean = get_variable("moving_mean", [depth], dtype=param_dtype, initializer=moving_mean_initializer,
                                    trainable=False)
         moving_variance = get_variable("moving_variance", [depth], dtype=param_dtype,

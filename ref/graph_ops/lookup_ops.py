@@ -80,8 +80,8 @@ def check_table_dtypes(table, key_dtype, value_dtype):
         raise TypeError(f"Invalid value dtype for table, expected {table.value_dtype} but got {value_dtype}.")
 
 
-class LookupInterface:
-    """A table of ``key_dtype`` keys and ``value_dtype`` values; ``table[keys]`` is ``lookup``."""
+class _KeyValueTypes:
+    """``key_dtype`` and ``value_dtype``, as the constructor was given them."""
 
     def __init__(self, key_dtype, value_dtype):
         self._key_dtype = dtypes.as_dtype(key_dtype)
@@ -94,6 +94,10 @@ class LookupInterface:
     @property
     def value_dtype(self):
         return self._value_dtype
+
+
+class LookupInterface(_KeyValueTypes):
+    """A table of ``key_dtype`` keys and ``value_dtype`` values; ``table[keys]`` is ``lookup``."""
 
     @property
     def resource_handle(self):
@@ -105,20 +109,8 @@ class LookupInterface:
 
 # -- initializers --------------------------------------------------------------------
 
-class TableInitializerBase:
+class TableInitializerBase(_KeyValueTypes):
     """What fills a static table: ``initialize(table)`` returns the op."""
-
-    def __init__(self, key_dtype, value_dtype):
-        self._key_dtype = dtypes.as_dtype(key_dtype)
-        self._value_dtype = dtypes.as_dtype(value_dtype)
-
-    @property
-    def key_dtype(self):
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        return self._value_dtype
 
     @property
     def _shared_name(self):

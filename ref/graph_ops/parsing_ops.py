@@ -162,6 +162,22 @@ def _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense):
     return context, feature_lists, lengths
 
 
+def _context_dense_defaults(context_features, keys):
+    """The context's dense defaults, one tensor per key of ``keys`` (``context_key_<k>``):
+    empty when a feature has none (required), else its default reshaped to its shape."""
+    defaults = []
+    for k in keys:
+        f = context_features[k]
+        dtype = dtypes.as_dtype(f.dtype)
+        if f.default_value is None:
+            defaults.append(convert_to_tensor([], dtype=dtype, name=f"context_key_{k}"))
+        else:
+            defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
+                                     shape=convert_to_tensor(as_shape(f.shape).as_list(), dtype=dtypes.int32),
+                                     name=f"context_key_{k}"))
+    return defaults
+
+
 def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
                                   name=None):
     """Parses one serialized ``SequenceExample``: returns (context dict, sequence
@@ -179,16 +195,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     s_dense = sorted(k for k, f in sequence_features.items()
                      if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)))
     with name_scope(name, "ParseSingleSequenceExample", [serialized]):
-        defaults = []
-        for k in c_dense:
-            f = context_features[k]
-            dtype = dtypes.as_dtype(f.dtype)
-            if f.default_value is None:
-                defaults.append(convert_to_tensor([], dtype=dtype, name=f"context_key_{k}"))
-            else:
-                defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
-                                         shape=convert_to_tensor(as_shape(f.shape).as_list(), dtype=dtypes.int32),
-                                         name=f"context_key_{k}"))
+        defaults = _context_dense_defaults(context_features, c_dense)
         missing_ok = [k for k in s_dense if getattr(sequence_features[k], "allow_missing", False)]
         s = lambda keys: [convert_to_tensor(k, dtype=dtypes.string) for k in keys]  # noqa: E731
         outs = apply_op(
@@ -237,16 +244,7 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
         if sequence_features[k].default_value is not None:
             raise ValueError(f"Value feature_list.dense_defaults[{k}] must be None")
     with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
-        defaults = []
-        for k in c_dense:
-            f = context_features[k]
-            dtype = dtypes.as_dtype(f.dtype)
-            if f.default_value is None:
-                defaults.append(convert_to_tensor([], dtype=dtype, name=f"context_key_{k}"))
-            else:
-                defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
-                                         shape=convert_to_tensor(as_shape(f.shape).as_list(), dtype=dtypes.int32),
-                                         name=f"context_key_{k}"))
+        defaults = _context_dense_defaults(context_features, c_dense)
         strings = lambda keys: convert_to_tensor(list(keys), dtype=dtypes.string)  # noqa: E731
         outs = apply_op(
             "ParseSequenceExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string, name="serialized"),

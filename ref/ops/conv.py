@@ -255,39 +255,54 @@ def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
     if not out.size or not kh * kw * c:
         out[...] = 0
         return out
-    fm = np.ascontiguousarray(f).reshape(-1, o)
-    images = _Images(xp, fm, out, (kh, kw, oh, ow, sh, sw, dh, dw))
-    threads = gemm.workers()
-    work = n * oh * ow * kh * kw * c * o
-    if threads > 1 and n > 1 and work >= 2 * gemm.MIN_BLOCK_WORK:
-        parts = min(threads, n)
-        gemm.run_blocks(images, [n * i // parts for i in range(parts + 1)])
-    else:
-        images.into_result(0, n)
+    images = _Images(out, xp, np.ascontiguousarray(f).reshape(-1, o), (kh, kw, oh, ow, sh, sw, dh, dw))
+    images.run(oh * ow * kh * kw * c * o)
     return out
 
 
-class _Images:
-    """Images ``lo:hi`` of :func:`_correlate`'s result, for ``gemm.run_blocks``."""
+class _ImageBlocks:
+    """Images ``lo:hi`` of a convolution's result ``out`` (all zeros to start with
+    when ``zeroed``), each a pure function of its inputs: split among ``ref``'s
+    matrix threads (``gemm.run_blocks``) when the work is large. ``_fill(lo, hi,
+    dst)`` computes images ``lo:hi`` into ``dst``."""
 
-    def __init__(self, xp, fm, out, window):
-        self.xp, self.fm, self.out, self.window = xp, fm, out, window
+    zeroed = False
 
-    def _fill(self, lo, hi, dst):
-        o = self.fm.shape[1]
-        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window):
-            gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
+    def __init__(self, out):
+        self.out = out
+
+    def run(self, work_per_image):
+        n = self.out.shape[0]
+        threads = gemm.workers()
+        if threads > 1 and n > 1 and n * work_per_image >= 2 * gemm.MIN_BLOCK_WORK:
+            parts = min(threads, n)
+            gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+        else:
+            self.into_result(0, n)
 
     def into_result(self, lo, hi):
         self._fill(lo, hi, self.out[lo:hi])
 
     def scratch(self, lo, hi):
-        dst = np.empty((hi - lo,) + self.out.shape[1:], self.out.dtype)
+        dst = (np.zeros if self.zeroed else np.empty)((hi - lo,) + self.out.shape[1:], self.out.dtype)
         self._fill(lo, hi, dst)
         return dst
 
     def store(self, lo, hi, scratch):
         self.out[lo:hi] = scratch
+
+
+class _Images(_ImageBlocks):
+    """:func:`_correlate`'s images: patches copied, then one GEMM per block of them."""
+
+    def __init__(self, out, xp, fm, window):
+        super().__init__(out)
+        self.xp, self.fm, self.window = xp, fm, window
+
+    def _fill(self, lo, hi, dst):
+        o = self.fm.shape[1]
+        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window):
+            gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
 
 
 def _conv_nhwc(x, f, g):
@@ -319,23 +334,21 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if not dy.size or not c:
         return g.unpad(dxp)
-    images = _ImageGrads(np.ascontiguousarray(dy), np.ascontiguousarray(f.reshape(-1, o).T), dxp, g, (kh, kw, c))
-    threads = gemm.workers()
-    if threads > 1 and n > 1 and n * g.oh * g.ow * kh * kw * c * o >= 2 * gemm.MIN_BLOCK_WORK:
-        parts = min(threads, n)  # images split among ref's matrix threads, as in _correlate
-        gemm.run_blocks(images, [n * i // parts for i in range(parts + 1)])
-    else:
-        images.into_result(0, n)
+    _ImageGrads(dxp, np.ascontiguousarray(dy), np.ascontiguousarray(f.reshape(-1, o).T), g, (kh, kw, c)).run(
+        g.oh * g.ow * kh * kw * c * o)
     return g.unpad(dxp)
 
 
-class _ImageGrads:
-    """Images ``lo:hi`` of the strided input gradient (dcols = out_backprop . f^T
-    per block of images, then col2im), for ``gemm.run_blocks``: an image's values
-    do not depend on the images computed with it."""
+class _ImageGrads(_ImageBlocks):
+    """Images of the strided input gradient (dcols = out_backprop . f^T per block
+    of images, then col2im): an image's values do not depend on the images
+    computed with it."""
 
-    def __init__(self, dym, ft, dxp, g, window):
-        self.dym, self.ft, self.dxp, self.g, self.window = dym, ft, dxp, g, window
+    zeroed = True
+
+    def __init__(self, dxp, dym, ft, g, window):
+        super().__init__(dxp)
+        self.dym, self.ft, self.g, self.window = dym, ft, g, window
 
     def _fill(self, lo, hi, dst):
         g, (kh, kw, c) = self.g, self.window
@@ -347,17 +360,6 @@ class _ImageGrads:
             part = dcols[:(b1 - b0) * g.oh * g.ow]
             gemm.matmul(self.dym[lo + b0:lo + b1].reshape(-1, self.ft.shape[0]), self.ft, out=part)
             _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dst[b0:b1], g.sh, g.sw, g.dh, g.dw)
-
-    def into_result(self, lo, hi):
-        self._fill(lo, hi, self.dxp[lo:hi])
-
-    def scratch(self, lo, hi):
-        dst = np.zeros((hi - lo,) + self.dxp.shape[1:], self.dxp.dtype)
-        self._fill(lo, hi, dst)
-        return dst
-
-    def store(self, lo, hi, scratch):
-        self.dxp[lo:hi] = scratch
 
 
 @njit(nogil=True)

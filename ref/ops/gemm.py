@@ -326,17 +326,30 @@ def _flat(x):
     return np.lib.stride_tricks.as_strided(x, (span,), (size,)), s0, s1
 
 
-class _KernelProduct:
-    """Row (axis 0) or column (axis 1) blocks ``lo:hi`` of ``out = a @ b`` by
-    :func:`gemm_kernel.gemm`: into ``out`` itself, or into a scratch array that
-    :meth:`store` copies into ``out``."""
+class _Product:
+    """Row (axis 0) or column (axis 1) blocks ``lo:hi`` of ``out = a @ b``:
+    :meth:`into_result` writes one into ``out``, :meth:`scratch` returns one apart
+    and :meth:`store` copies that into ``out`` (see :func:`run_blocks`)."""
+
+    def __init__(self, out, axis):
+        self.out, self.axis = out, axis
+
+    def store(self, lo, hi, scratch):
+        if self.axis == 0:
+            self.out[lo:hi] = scratch
+        else:
+            self.out[:, lo:hi] = scratch
+
+
+class _KernelProduct(_Product):
+    """The blocks by :func:`gemm_kernel.gemm`."""
 
     def __init__(self, a, b, out, axis):
+        super().__init__(out, axis)
         self.fa, self.sa0, self.sa1 = _flat(a) or _flat(np.ascontiguousarray(a))
         self.fb, self.sb0, self.sb1 = _flat(b) or _flat(np.ascontiguousarray(b))
         self.fc, self.sc0, self.sc1 = _flat(out)
         self.k = a.shape[1]
-        self.out, self.axis = out, axis
         self.nr = 2 * gemm_kernel.WIDTH[out.dtype]
 
     def _run(self, lo, hi, c, c0, sc0, sc1):
@@ -358,18 +371,13 @@ class _KernelProduct:
         self._run(lo, hi, scratch.reshape(-1), 0, shape[1], 1)
         return scratch
 
-    def store(self, lo, hi, scratch):
-        if self.axis == 0:
-            self.out[lo:hi] = scratch
-        else:
-            self.out[:, lo:hi] = scratch
 
+class _NumpyProduct(_Product):
+    """The blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
 
-class _NumpyProduct(_KernelProduct):
-    """The same blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
-
-    def __init__(self, a, b, out, axis):  # noqa: super-init-not-called -- no flat views needed
-        self.a, self.b, self.out, self.axis = a, b, out, axis
+    def __init__(self, a, b, out, axis):
+        super().__init__(out, axis)
+        self.a, self.b = a, b
 
     def _parts(self, lo, hi):
         return (self.a[lo:hi], self.b) if self.axis == 0 else (self.a, self.b[:, lo:hi])
@@ -404,8 +412,10 @@ def run_blocks(product, edges):
     in place, ``product.scratch(lo, hi)`` returns it computed apart and
     ``product.store(lo, hi, scratch)`` puts that in place (a helper's blocks, and
     the caller's backups of late ones: so a block must be a pure function of its
-    bounds). One after the other, in place, on one thread (:func:`limit_threads`),
-    inside ``flush_denormals`` or while another product holds the helpers."""
+    bounds). One after the other, in place, with one block or one thread
+    (:func:`limit_threads`), inside ``flush_denormals`` (its setting is the calling
+    thread's) or while another product holds the helpers (another thread's, or the
+    one this block belongs to)."""
     threads = getattr(_LOCAL, "workers", _WORKERS)
     if len(edges) <= 2 or threads <= 1 or _fp.active() or not _RUN_LOCK.acquire(False):
         for lo, hi in zip(edges, edges[1:]):
@@ -419,32 +429,31 @@ def run_blocks(product, edges):
 
 def concurrently(calls):
     """``[call() for call in calls]``, the calls made at once on ``ref``'s matrix
-    threads (the caller makes the first; a helper late with its call is done by
-    the caller too, so each must be a pure function). In order, one by one, with
-    one thread (:func:`limit_threads`), inside ``flush_denormals`` (its setting is
-    the calling thread's) or while another product holds the helpers. A call's
-    error is raised once all are done."""
-    if (len(calls) < 2 or not _OWN_KERNEL or getattr(_LOCAL, "workers", _WORKERS) <= 1 or _fp.active()
-            or not _RUN_LOCK.acquire(False)):
+    threads (:func:`run_blocks`; the caller makes the first, and each must be a
+    pure function). A call's error is raised once all are done."""
+    if not _OWN_KERNEL:  # NumPy's products would wait for the helpers these calls hold
         return [call() for call in calls]
-    try:
-        product = _Calls(calls)
-        _pool().run(_Job(product, list(range(len(calls) + 1)), getattr(_LOCAL, "workers", _WORKERS) - 1))
-    finally:
-        _RUN_LOCK.release()
+    product = _Calls(calls)
+    run_blocks(product, list(range(len(calls) + 1)))
     return product.results
+
+
+def _large(m, k, n, dtype) -> bool:
+    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` is one :func:`matmul` runs
+    itself (ref's kernel, or NumPy's BLAS in blocks); else it is ``np.matmul``."""
+    return (_WORKERS > 0 and m * n * k > SERIAL_WORK and np.dtype(dtype) in _BLAS_DTYPES
+            and (not _OWN_KERNEL or min(m, n, k) >= KERNEL_MIN_SIDE))
+
+
+def uses_kernel(m, k, n, dtype) -> bool:
+    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel."""
+    return _OWN_KERNEL and _large(m, k, n, dtype)
 
 
 def one_thread(m, k, n, dtype) -> bool:
     """Whether an ``[m, k] @ [k, n]`` product goes to ``ref``'s kernel as one block
     (on the calling thread alone): one that :func:`concurrently` may run beside another."""
     return uses_kernel(m, k, n, dtype) and blocks(m, n, k)[1] is None
-
-
-def uses_kernel(m, k, n, dtype) -> bool:
-    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel."""
-    return (_OWN_KERNEL and _WORKERS > 0 and m * n * k > SERIAL_WORK and min(m, n, k) >= KERNEL_MIN_SIDE
-            and np.dtype(dtype) in _BLAS_DTYPES)
 
 
 def matmul(a, b, out=None):
@@ -454,44 +463,30 @@ def matmul(a, b, out=None):
     dtype) when given."""
     m, k = a.shape
     n = b.shape[1]
-    if (m * n * k <= SERIAL_WORK or _WORKERS <= 0 or b.shape[0] != k or a.dtype != b.dtype
-            or a.dtype not in _BLAS_DTYPES or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))
-            or (_OWN_KERNEL and min(m, n, k) < KERNEL_MIN_SIDE)):
+    if (b.shape[0] != k or a.dtype != b.dtype or not _large(m, k, n, a.dtype)
+            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
-    blas = None
-    if not _OWN_KERNEL:
-        blas = _openblas()
-        if not blas:
-            return np.matmul(a, b, out=out)
+    blas = None if _OWN_KERNEL else _openblas()
+    if blas is False:
+        return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), a.dtype)
     axis, edges = blocks(m, n, k)
     if edges is None:
         axis, edges = 0, [0, m]
-    product = (_KernelProduct if _OWN_KERNEL else _NumpyProduct)(a, b, out, axis)
-    # One block, one thread, TF's flush-to-zero arithmetic set for this thread only, or the
-    # helpers busy with another thread's product (or with this one's concurrently()): no helpers.
-    threads = getattr(_LOCAL, "workers", _WORKERS)
-    alone = len(edges) == 2 or threads == 1 or _fp.active()
-    if blas is None and (alone or not _RUN_LOCK.acquire(False)):
-        for lo, hi in zip(edges, edges[1:]):
-            product.into_result(lo, hi)
+    if blas is None:
+        run_blocks(_KernelProduct(a, b, out, axis), edges)
         return out
-    if blas is not None:
-        _RUN_LOCK.acquire()  # NumPy's BLAS thread setting is one for the process
-    try:
-        if blas is not None:
-            before = blas[1]()
-            blas[0](1)
+    threads = getattr(_LOCAL, "workers", _WORKERS)
+    with _RUN_LOCK:  # NumPy's BLAS thread setting is one for the process
+        before = blas[1]()
+        blas[0](1)
         try:
-            job = _Job(product, edges, threads - 1)
-            if alone:
+            job = _Job(_NumpyProduct(a, b, out, axis), edges, threads - 1)
+            if len(edges) == 2 or threads == 1 or _fp.active():
                 job.lead()
             else:
                 _pool().run(job)
         finally:
-            if blas is not None:
-                blas[0](before)
-    finally:
-        _RUN_LOCK.release()
+            blas[0](before)
     return out

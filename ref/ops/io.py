@@ -28,7 +28,6 @@ to save come in as arrays, restored tensors go out as new arrays.
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import os
 import re
 
@@ -173,7 +172,7 @@ class _Source:
 
 
 PARALLEL_RESTORE_BYTES = 1 << 26
-"""Bytes (all tensors together) from which RestoreV2 reads two tensors at a time."""
+"""Bytes of a V2 checkpoint's data files from which RestoreV2 reads two tensors at a time."""
 
 
 def _checked(src, name, spec, want):
@@ -191,17 +190,6 @@ def _checked(src, name, spec, want):
     return name, sl
 
 
-def _stored_bytes(src, names) -> int:
-    total = 0
-    for name in names:
-        try:
-            dtype, shape = src.dtype_and_shape(name)
-        except errors.OpError:  # reported in order by the sequential reads
-            return 0
-        total += math.prod(shape) * (dtype.size or 1)
-    return total
-
-
 def restore_v2_tensors(prefix: str, names, specs, dtype_list) -> list[np.ndarray]:
     """Reads the named tensors (slices) of checkpoint ``prefix`` (the RestoreV2 kernel body).
 
@@ -210,7 +198,7 @@ def restore_v2_tensors(prefix: str, names, specs, dtype_list) -> list[np.ndarray
     the first tensor's in order (as TF's one-by-one reads)."""
     src = _Source(prefix)
     try:
-        if src.v2 is None or len(names) < 2 or _stored_bytes(src, names) < PARALLEL_RESTORE_BYTES:
+        if src.v2 is None or len(names) < 2 or src.v2.data_bytes() < PARALLEL_RESTORE_BYTES:
             return [src.read(*_checked(src, name, spec, want)) for name, spec, want in zip(names, specs, dtype_list)]
         with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="ref-restore") as pool:
             pending = []

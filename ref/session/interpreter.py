@@ -491,6 +491,19 @@ _getrefcount = sys.getrefcount
 _ndarray = np.ndarray
 
 
+def _owned(values, keys):
+    """The stored arrays of ``keys`` when each is the store's alone to donate (an
+    ndarray owning its writeable memory that nothing else refers to), else None."""
+    own = []
+    for k in keys:
+        arr = values.get(k)
+        if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
+                or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
+            return None
+        own.append(arr)
+    return tuple(own)
+
+
 def _donatable(store_values, key):
     arr = store_values.get(key)
     return (arr is not None and getattr(arr, "base", 0) is None and arr.flags.writeable
@@ -864,15 +877,9 @@ def _update(step, kwargs, keys, store):
     values = store.values
     with store.lock:
         if step.donate:
-            own = []
-            for k in keys:
-                arr = values.get(k)
-                if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
-                        or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
-                    break
-                own.append(arr)
-            else:
-                kwargs["out"] = tuple(own)
+            own = _owned(values, keys)
+            if own is not None:
+                kwargs["out"] = own
                 own = None
         for (name, _, _), key in zip(step.ref_args, keys):
             v = values.get(key)
@@ -914,15 +921,8 @@ def _in_place_updater(step, keys):
     def update(store, *inputs):
         values = store.values
         with store.lock:
-            own = []
-            for k in keys:
-                arr = values.get(k)
-                if (arr is None or arr.__class__ is not _ndarray or arr.base is not None
-                        or not arr.flags.writeable or _getrefcount(arr) > _OWN_REFCOUNT):
-                    break
-                own.append(arr)
-            else:
-                own = tuple(own)
+            own = _owned(values, keys)
+            if own is not None:
                 result = kernel(*own, *inputs, *attrs, out=own)
                 if result is own:  # updated in place: the store holds the new values already
                     new = own
@@ -934,7 +934,6 @@ def _in_place_updater(step, keys):
                 if needed:
                     return _bind_outputs(step, new, keys)
                 return [None] * count if multi else None  # an update run for its effect: nothing to bind
-            own = arr = None  # (references _update's donation check would count)
         return _update(step, {**step.attrs, **dict(zip(rest, inputs))}, keys, store)
 
     return update
