@@ -33,7 +33,7 @@ import google_crc32c
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.formats import checkpoint_state as _state, crc32c as _crc, table
+from ref.formats import buffers, checkpoint_state as _state, crc32c as _crc, table
 from ref.formats.slices import TensorSlice, assemble, encode_tensor_name_slice
 from ref import protos
 
@@ -507,8 +507,8 @@ class BundleReader:
         if entry.size != count * npd.itemsize:
             self._corrupt(path, f"Invalid size in bundle entry: key {name}; stored size {entry.size}; "
                                 f"expected size {count * npd.itemsize} (offset {entry.offset})")
-        arr = np.empty(shape, dtype=npd.newbyteorder(">" if self._big_endian else "<")
-                       if npd.itemsize > 1 else npd)
+        arr = buffers.empty(shape, npd.newbyteorder(">" if self._big_endian else "<")
+                            if npd.itemsize > 1 else npd)  # a large one's pages are faulted in already
         got, crc = _readinto_with_crc(f, arr.reshape(-1).view(np.uint8), entry.offset)
         if got != arr.nbytes:
             self._corrupt(path, f"requested {arr.nbytes} bytes for {name} at offset {entry.offset}, "
