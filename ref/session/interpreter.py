@@ -680,7 +680,7 @@ def compile_plan(plan):
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
           "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step,
-          "_matmul_pair": _matmul_pair}
+          "_matmul_pair": _matmul_pair, "_memo": _memo}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -715,6 +715,8 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     paired = _matmul_pairs(plan.steps)
+    shaped = {}  # slot -> the h-variables (shape outputs' bytes) its value is a function of
+    fetched_slots = set(plan.fetch_slots)
     for n, step in enumerate(plan.steps):
         if n - 1 in paired:  # the second of a pair: written with the first
             first_lines.append(first_lines[-1])
@@ -743,7 +745,21 @@ def compile_plan(plan):
                 ns[f"A{n}"] = step.attrs
                 attrs = [f"**A{n}"]
             ns[f"K{n}"] = step.kernel
-            body.append(f"s{step.out0} = K{n}({', '.join(args + attrs)})")
+            call = f"K{n}({', '.join(args + attrs)})"
+            roots = _shape_roots(step, shaped, plan.template, fetched_slots)
+            if step.op._type in _SHAPE_OPS and not step.deadable:
+                body.append(f"s{step.out0} = {call}")
+                body.append(f"h{n} = s{step.out0}.tobytes()")
+                shaped[step.out0] = (f"h{n}",)
+            elif roots:
+                # a function of the shapes alone: computed once per shape (_memo)
+                key = roots[0] if len(roots) == 1 else f"({', '.join(roots)},)"
+                ns[f"M{n}"] = {}
+                body.append(f"s{step.out0} = M{n}.get({key})")
+                body.append(f"if s{step.out0} is None: s{step.out0} = _memo(M{n}, {key}, {call})")
+                shaped[step.out0] = roots
+            else:
+                body.append(f"s{step.out0} = {call}")
             kind[step.out0] = "value"
         elif (step.kind == _STATEFUL and not step.ctx and all(end is None for _, _, end in step.layout)
               and all(kind.get(step.reads[i][0]) == "ref" for _, i, _ in step.ref_args)):
@@ -811,6 +827,42 @@ def compile_plan(plan):
     run = ns["run"]
     run.source = source
     return run
+
+
+_SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
+MEMO_ELEMENTS = 64
+"""Values of at most this many elements are what :func:`_memo` keeps."""
+MEMO_SHAPES = 32
+"""Shapes per step :func:`_memo` remembers (then it starts afresh)."""
+
+
+def _shape_roots(step, shaped, template, fetched):
+    """For :func:`compile_plan`: the h-variables (sorted) when ``step`` is a pure
+    positional op whose every input is a function of some ``Shape``/``Size``/``Rank``
+    outputs (``shaped``) or a constant -- the arithmetic on a dynamic batch size
+    that ``reduce_mean``'s gradient does, say -- and its value is not fetched; else ()."""
+    if step.deadable or step.opdef.stateful or step.out0 in fetched:
+        return ()
+    roots = set()
+    for src, _ in step.reads:
+        if src in shaped:
+            roots.update(shaped[src])
+        elif template[src] is None or template[src].__class__ is Ref:
+            return ()
+    return tuple(sorted(roots))
+
+
+def _memo(memo, key, value):
+    """``value`` (computed from shapes ``key`` by a pure kernel), kept read-only in
+    ``memo`` for the next run with the same shapes when it is small: the step then
+    costs a dictionary lookup. Read-only, as a folded constant, so nothing it is
+    handed to can change what the next run reads."""
+    if getattr(value, "size", MEMO_ELEMENTS + 1) <= MEMO_ELEMENTS and hasattr(value, "setflags"):
+        if len(memo) >= MEMO_SHAPES:
+            memo.clear()
+        value.setflags(write=False)
+        memo[key] = value
+    return value
 
 
 def _matmul_pairs(steps):
