@@ -619,7 +619,14 @@ def tile(input, multiples):
     for i, m in enumerate(mult):
         if m < 0:
             raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {m}")
-    return np.tile(input, mult) if mult else np.array(input)
+    if not mult:
+        return np.array(input)
+    x = np.asarray(input)
+    if all(m == 1 or d == 1 for d, m in zip(x.shape, mult)):  # a broadcast: one copy, no repeats
+        out = np.empty([d * m for d, m in zip(x.shape, mult)], x.dtype)
+        out[...] = x
+        return out
+    return np.tile(x, mult)
 
 
 # ---------------------------------------------------------------------------

@@ -216,13 +216,21 @@ def _row_max_sum(x, i, zero):
 @njit
 def _xent_rows(x, labels, loss, backprop, zero):
     for i in range(x.shape[0]):
-        m, s = _row_max_sum(x, i, zero)
+        m = x[i, 0]
+        for j in range(1, x.shape[1]):
+            if x[i, j] > m:
+                m = x[i, j]
+        s = zero
+        for j in range(x.shape[1]):  # exp(x - m) once: kept in backprop's row until s is known
+            e = math.exp(x[i, j] - m)
+            backprop[i, j] = e
+            s += e
         ls = math.log(s)
         acc = zero
         for j in range(x.shape[1]):
             shifted = x[i, j] - m
             acc += labels[i, j] * (ls - shifted)
-            backprop[i, j] = math.exp(shifted) / s - labels[i, j]
+            backprop[i, j] = backprop[i, j] / s - labels[i, j]
         loss[i] = acc
     return loss, backprop
 
@@ -358,13 +366,15 @@ def softmax_cross_entropy_with_logits(features, labels):
     if x.ndim != 2 or y.ndim != 2:
         raise invalid_argument(f"logits and labels must be 2-D, got {list(x.shape)} and {list(y.shape)}")
     try:
-        shape = np.broadcast_shapes(x.shape, y.shape)
+        shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
         raise invalid_argument(f"logits and labels must be broadcastable: logits_size={list(x.shape)} "
                                f"labels_size={list(y.shape)}") from None
     ct = _compute_dtype(x)
-    xs = np.ascontiguousarray(np.broadcast_to(x, shape), dtype=ct)
-    ys = np.ascontiguousarray(np.broadcast_to(y, shape), dtype=ct)
+    xs = x if x.shape == shape and x.dtype == ct and x.flags.c_contiguous else \
+        np.ascontiguousarray(np.broadcast_to(x, shape), dtype=ct)
+    ys = y if y.shape == shape and y.dtype == ct and y.flags.c_contiguous else \
+        np.ascontiguousarray(np.broadcast_to(y, shape), dtype=ct)
     loss, backprop = np.empty(shape[0], ct), np.empty(shape, ct)
     if shape[1] == 0:
         return np.full(shape[0], np.nan if shape[0] else 0, x.dtype), backprop.astype(x.dtype)

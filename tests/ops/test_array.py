@@ -610,3 +610,15 @@ def test_concat_static_shape_with_inputs_of_unknown_rank(shapes, axis, expected)
     with ref.Graph().as_default():
         r = ref.concat([ref.placeholder(ref.float32, s) for s in shapes], axis)
         assert (r.shape.as_list() if r.shape.ndims is not None else None) == expected
+
+
+@pytest.mark.parametrize("shape,mult", [((1,), (128,)), ((1, 4), (3, 1)), ((2, 1), (1, 5)), ((1, 1, 3), (2, 0, 1)),
+                                        ((0, 1), (2, 3)), ((3,), (1,)), ((1,), (0,))])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, object])
+def test_tile_of_size_one_dimensions_is_numpys_tile(shape, mult, dtype):
+    # Tile copies a broadcast once when every repeated dimension has size 1
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape).astype(dtype)
+    got = raw("Tile")(input=x, multiples=np.array(mult, np.int32))
+    want = np.tile(x, mult)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert got.flags.writeable and not np.shares_memory(got, x)
