@@ -49,7 +49,7 @@ import numpy as np
 
 from ref.types import errors
 from ref.ops.context import seeded_generator
-from ref.ops import gemm
+from ref.ops import fused as fused_ops, gemm
 from ref.ops.control import DEAD
 from ref.ops.philox import PhiloxRandom
 
@@ -680,7 +680,8 @@ def compile_plan(plan):
     their order are the plan's."""
     ns = {"_errors": errors, "_KERNEL_ERRORS": _KERNEL_ERRORS, "_op_error": _op_error, "_run_step": _run_step,
           "_update": _update, "_deref": _deref, "_padded": _padded, "_Ref": Ref, "_failed_step": _failed_step,
-          "_matmul_pair": _matmul_pair, "_memo": _memo}
+          "_matmul_pair": _matmul_pair, "_memo": _memo, "_bias_relu": fused_ops.bias_relu,
+          "_relu_bias_grads": _relu_bias_grads}
     # what each slot holds: "ref" (a template Ref), "value" (never a Ref), or "any"
     kind = {}
     for i, v in enumerate(plan.template):
@@ -715,6 +716,8 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     paired = _matmul_pairs(plan.steps)
+    fused = _fusions(plan.steps, set(plan.fetch_slots))  # {first step: the step it runs with}
+    fused_into = {m: n for n, m in fused.items()}
     shaped = {}  # slot -> the h-variables (shape outputs' bytes) its value is a function of
     fetched_slots = set(plan.fetch_slots)
     for n, step in enumerate(plan.steps):
@@ -722,7 +725,27 @@ def compile_plan(plan):
             first_lines.append(first_lines[-1])
             continue
         first_lines.append(len(lines) + len(body) + 1)  # the step's one line (then maybe a drop line)
+        if n in fused_into:  # run with an earlier step (_fusions): only its drops are left
+            if step.drops:
+                body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+            continue
         args = [value_of(src, deref, n) for src, deref in step.reads]
+        if n in fused:
+            m = fused[n]
+            second = plan.steps[m]
+            ns[f"K{n}"], ns[f"K{m}"] = step.kernel, second.kernel
+            ns[f"a{n}_0"] = second.attrs.get("data_format", "NHWC") if step.op._type == "ReluGrad" \
+                else step.attrs.get("data_format", "NHWC")
+            if step.op._type == "BiasAdd":
+                body.append(f"s{second.out0} = _bias_relu(K{n}, K{m}, {', '.join(args)}, a{n}_0)")
+                kind[second.out0] = "value"
+            else:
+                body.append(f"s{step.out0}, s{second.out0} = _relu_bias_grads(OPS[{m}], K{n}, K{m}, "
+                            f"{', '.join(args)}, a{n}_0)")
+                kind[step.out0] = kind[second.out0] = "value"
+            if step.drops:
+                body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+            continue
         if n in paired:
             # two independent products at once (_matmul_pair); each names its own op on error
             second = plan.steps[n + 1]
@@ -863,6 +886,45 @@ def _memo(memo, key, value):
         value.setflags(write=False)
         memo[key] = value
     return value
+
+
+def _fusions(steps, fetched):
+    """``{n: m}``: step ``n`` runs with step ``m`` in one kernel (``ref.ops.fused``),
+    as TF's remapper fuses them: a ``BiasAdd`` with the ``Relu`` that alone reads
+    it (the sum not fetched), a ``ReluGrad`` with a ``BiasAddGrad`` of its result."""
+    readers = {}
+    for i, st in enumerate(steps):
+        for src, _ in st.reads:
+            readers.setdefault(src, []).append(i)
+
+    def plain(st, op_type):
+        return st.kind == _POSITIONAL and not st.deadable and st.op._type == op_type
+
+    out, taken = {}, set()
+    for n, st in enumerate(steps):
+        if n in taken:
+            continue
+        if plain(st, "BiasAdd") and st.out0 not in fetched and len(readers.get(st.out0, ())) == 1:
+            m = readers[st.out0][0]
+            if plain(steps[m], "Relu") and m not in taken:
+                out[n] = m
+                taken.add(m)
+        elif plain(st, "ReluGrad"):
+            for m in readers.get(st.out0, ()):
+                if plain(steps[m], "BiasAddGrad") and m not in taken and steps[m].reads[0][0] == st.out0:
+                    out[n] = m
+                    taken.add(m)
+                    break
+    return out
+
+
+def _relu_bias_grads(bias_grad_op, relu_grad, bias_add_grad, gradients, features, data_format):
+    """:func:`ref.ops.fused.relu_bias_grads` in a compiled plan: an error of the
+    ``BiasAddGrad`` kernel names its own op."""
+    def bias_grad(backprops, data_format):
+        return _call(bias_grad_op, bias_add_grad, (backprops,), {"data_format": data_format})
+
+    return fused_ops.relu_bias_grads(relu_grad, bias_grad, gradients, features, data_format)
 
 
 def _matmul_pairs(steps):

@@ -1,0 +1,97 @@
+"""ref.ops.fused: BiasAdd+Relu and ReluGrad+BiasAddGrad in one pass give the
+bits of the two kernels one after the other (the oracle: ref's own unfused
+kernels, themselves tested against TF), special values included."""
+import numpy as np
+import pytest
+
+from ref.ops import _jit, fused, nn
+
+
+@pytest.fixture(params=["numba", "numpy tier"])
+def tier(request, monkeypatch):
+    # "numba": every input above the NumPy tier's limit; "numpy tier": the forms run
+    monkeypatch.setattr(_jit, "NUMPY_MAX", -1 if request.param == "numba" else 1 << 30)
+    if request.param == "numpy tier":
+        for k in (fused._bias_relu_rows, fused._relu_bias_grad_rows):
+            monkeypatch.setattr(k, "_dispatcher", None)
+            monkeypatch.setattr(k, "numpy_seconds", 0.0)
+    return request.param
+
+
+def _same(a, b):
+    """Same dtype, shape and bits, a NaN's sign and payload aside (which of two NaNs a
+    sum passes on is the compiler's operand order: TF promises no NaN bits either)."""
+    assert a.dtype == b.dtype and a.shape == b.shape
+    nan = np.isnan(a)
+    assert (nan == np.isnan(b)).all()
+    assert a[~nan].tobytes() == b[~nan].tobytes()
+
+
+def _data(shape, dtype, rng, specials=True):
+    x = rng.standard_normal(shape).astype(dtype)
+    if specials and x.size >= 8:
+        flat = x.reshape(-1)
+        flat[:8] = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45]
+    return x
+
+
+SHAPES = [(1, 2), (7, 3), (128, 256), (3, 5, 4), (2, 3, 3, 8)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bias_relu_is_relu_of_bias_add(tier, shape, dtype):
+    rng = np.random.default_rng(len(shape))
+    value = _data(shape, dtype, rng)
+    bias = _data(shape[-1:], dtype, rng)
+    bias[:2] = [-0.0, np.nan][:bias.size]
+    value.reshape(-1, shape[-1])[-1, 0] = -0.0  # -0 + -0: the sum itself -0
+    got = fused.bias_relu(nn.bias_add, nn.relu, value, bias, "NHWC")
+    want = nn.relu(nn.bias_add(value, bias, data_format="NHWC"))
+    _same(got, want)
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (7, 3), (128, 256), (300, 2), (9, 17)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_bias_grads_are_relu_grad_then_bias_add_grad(tier, shape, dtype):
+    rng = np.random.default_rng(shape[0])
+    grads = _data(shape, dtype, rng) * np.exp(rng.uniform(-30, 30, shape)).astype(dtype)
+    feats = _data(shape, dtype, np.random.default_rng(99))
+    got = fused.relu_bias_grads(nn.relu_grad, nn.bias_add_grad, grads, feats, "NHWC")
+    backprops = nn.relu_grad(grads, feats)
+    want = (backprops, nn.bias_add_grad(backprops, data_format="NHWC"))
+    for g, w in zip(got, want):
+        _same(g, w)
+
+
+@pytest.mark.parametrize("case", ["one column", "float16", "transposed", "4-D grads", "NCHW", "bias dtype"])
+def test_what_does_not_fuse_runs_the_two_kernels(tier, case):
+    rng = np.random.default_rng(5)
+    calls = []
+
+    def counted(kernel):
+        def run(*args, **kwargs):
+            calls.append(kernel.__name__)
+            return kernel(*args, **kwargs)
+        return run
+
+    if case in ("one column", "float16", "transposed", "4-D grads"):
+        shape = {"one column": (300, 1), "4-D grads": (2, 3, 3, 4)}.get(case, (20, 6))
+        dtype = np.float16 if case == "float16" else np.float32
+        g, f = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+        if case == "transposed":
+            g, f = g.T, f.T
+        got = fused.relu_bias_grads(counted(nn.relu_grad), counted(nn.bias_add_grad), g, f, "NHWC")
+        bp = nn.relu_grad(g, f)
+        want = (bp, nn.bias_add_grad(bp, data_format="NHWC"))
+    else:
+        v = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
+        b = rng.standard_normal(4).astype(np.float64 if case == "bias dtype" else np.float32)
+        fmt = "NCHW" if case == "NCHW" else "NHWC"
+        if case == "bias dtype":
+            v = v.reshape(6, 12)[:, :4].copy()
+        got = (fused.bias_relu(counted(nn.bias_add), counted(nn.relu), v, b, fmt),)
+        want = (nn.relu(nn.bias_add(v, b, data_format=fmt)),)
+    assert len(calls) == 2
+    for a, w in zip(got, want):
+        _same(a, w)

@@ -1,0 +1,86 @@
+"""A compiled plan runs BiasAdd+Relu and ReluGrad+BiasAddGrad as one kernel
+each (``interpreter._fusions``, ``ref.ops.fused``): training gives the bits
+the step loop gives (traced runs take the step loop, which never fuses), an
+error still names its op, and a fetched sum is not fused away."""
+import gc
+
+import numpy as np
+import pytest
+
+import ref as tf
+from ref import errors
+from ref.ops import _jit
+from ref.session import interpreter
+
+
+@pytest.fixture(autouse=True)
+def numba_kernels(monkeypatch):
+    monkeypatch.setattr(_jit, "NUMPY_MAX", -1)  # the fused Numba kernels, not the NumPy forms
+
+
+def _mlp(sizes=(6, 5, 4, 3), seed=0):
+    rng = np.random.RandomState(seed)
+    x = tf.placeholder(tf.float32, [None, sizes[0]], name="x")
+    y = tf.placeholder(tf.float32, [None, sizes[-1]], name="y")
+    h = x
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        w = tf.Variable(rng.randn(a, b).astype(np.float32), name=f"w{i}")
+        bias = tf.Variable(rng.randn(b).astype(np.float32) * 0.1, name=f"b{i}")
+        h = tf.nn.bias_add(tf.matmul(h, w), bias)
+        if i < len(sizes) - 2:
+            h = tf.nn.relu(h)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    return x, y, loss, train
+
+
+def _compiled_sources(graph):
+    return [o.compiled.source for o in gc.get_objects() if isinstance(o, interpreter.Plan)
+            and o.compiled is not None and o.ops and o.ops[0].graph is graph]
+
+
+def test_training_gives_the_step_loops_bits():
+    rng = np.random.default_rng(1)
+    batches = [(rng.standard_normal((b, 6)).astype(np.float32),
+                np.eye(3, dtype=np.float32)[rng.integers(0, 3, b)]) for b in (8, 8, 5, 8, 8, 3, 8)]
+    results = []
+    for traced in (False, True):
+        g = tf.Graph()
+        with g.as_default(), tf.Session() as sess:
+            x, y, loss, train = _mlp()
+            sess.run(tf.global_variables_initializer())
+            opts = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata()) if traced else {}
+            for bx, by in batches:
+                sess.run(train, {x: bx, y: by}, **opts)
+            results.append([v.tobytes() for v in sess.run(tf.trainable_variables() + [loss], {x: bx, y: by})])
+            if not traced:
+                src = "\n".join(_compiled_sources(g))
+                assert "_bias_relu(" in src and "_relu_bias_grads(" in src
+    assert results[0] == results[1]
+
+
+def test_a_bias_of_the_wrong_length_names_the_bias_add():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, None], name="x")
+        b = tf.placeholder(tf.float32, [None], name="b")
+        out = tf.nn.relu(tf.nn.bias_add(x, b, name="the_bias_add"), name="the_relu") * 2.0
+        feed = {x: np.ones((3, 4), np.float32), b: np.arange(4, dtype=np.float32) - 1.5}
+        for _ in range(3):
+            np.testing.assert_array_equal(sess.run(out, feed), np.maximum(np.ones((3, 4)) + feed[b], 0) * 2)
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            sess.run(out, {x: np.ones((3, 4), np.float32), b: np.ones(5, np.float32)})
+        assert "the_bias_add" in str(e.value)
+
+
+def test_a_fetched_sum_is_not_fused_away():
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        pre = tf.nn.bias_add(x, tf.constant([1.0, -1.0, 0.0]))
+        act = tf.nn.relu(pre)
+        feed = {x: np.array([[-2.0, 0.5, 3.0], [1.0, 1.0, -1.0]], np.float32)}
+        for _ in range(3):
+            p, a = sess.run([pre, act], feed)
+            np.testing.assert_array_equal(p, feed[x] + [1.0, -1.0, 0.0])
+            np.testing.assert_array_equal(a, np.maximum(p, 0))
+        assert not any("_bias_relu(" in s for s in _compiled_sources(g))
