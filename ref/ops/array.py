@@ -179,10 +179,12 @@ def expand_dims(input, axis):
     axis = np.asarray(axis)
     if axis.size != 1:
         raise invalid_argument("'dim' must be a tensor with a single value")
-    a, r = int(axis.reshape(-1)[0]), np.ndim(input)
+    x = np.asarray(input)
+    a, r = int(axis.reshape(-1)[0]), x.ndim
     if not -r - 1 <= a <= r:
         raise invalid_argument(f"Tried to expand dim index {a} for tensor with {r} dimensions.")
-    return np.expand_dims(input, a % (r + 1))
+    a %= r + 1
+    return x.reshape(x.shape[:a] + (1,) + x.shape[a:])  # a view, as np.expand_dims gives
 
 
 def _squeeze_axes(dims, axis, err):
