@@ -6,7 +6,7 @@ input is small), but a model whose tensors are larger compiles each kernel it
 uses the first time it runs (a few seconds in all), and loads it from the
 cache afterwards. This command runs, with the NumPy forms switched off, every
 dense and sparse ``Apply*`` training kernel, softmax cross entropy (dense and
-sparse), the random samplers and the large-matrix-product kernel, in float32
+sparse), the fused bias-add/relu kernels, the random samplers and the large-matrix-product kernel, in float32
 and float64; with ``--parallel``
 also the multi-threaded builds of the dense loops (used from
 ``REF_PARALLEL_MIN`` elements on; slower to compile). The cache is where Numba
@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ref.ops import _jit, registry
+from ref.ops import _jit, fused, nn, registry
 
 _HYPER = {"lr_power": -0.5, "global_step": 1}
 
@@ -62,6 +62,11 @@ def _jobs(size):
         a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
         yield f"MatMul {np.dtype(dtype).name} (ref.ops.gemm_kernel)", (
             lambda a=a: registry.call("MatMul", a=a, b=a, transpose_b=True))
+        b = np.abs(a[0])
+        yield f"BiasAdd+Relu {np.dtype(dtype).name} (ref.ops.fused)", (
+            lambda a=a, b=b: fused.bias_relu(nn.bias_add, nn.relu, a, b))
+        yield f"ReluGrad+BiasAddGrad {np.dtype(dtype).name} (ref.ops.fused)", (
+            lambda a=a: fused.relu_bias_grads(nn.relu_grad, nn.bias_add_grad, a, a))
         for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             yield f"{op} {np.dtype(dtype).name}", (
                 lambda op=op, dtype=dtype: registry.call(op, shape=np.array([64], np.int32), dtype=dtype,

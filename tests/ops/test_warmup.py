@@ -39,3 +39,17 @@ def test_run_compiles_with_numpy_forms_off(monkeypatch):
     assert gradient_descent._gradient_descent_loop.serial._dispatcher is not None
     assert _jit.NUMPY_MAX == saved  # restored
     assert any("ApplyGradientDescent float64" in t for t in lines)
+
+
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compiles with Numba")
+def test_the_fused_kernels_are_warmed_up(monkeypatch):
+    from ref.ops import fused
+
+    jobs = dict(warmup._jobs(8))
+    names = ["BiasAdd+Relu float32 (ref.ops.fused)", "ReluGrad+BiasAddGrad float32 (ref.ops.fused)"]
+    assert set(names) <= set(jobs)
+    monkeypatch.setattr(_jit, "NUMPY_MAX", 0)
+    for name in names:
+        jobs[name]()
+    assert fused._bias_relu_rows._dispatcher is not None
+    assert fused._relu_bias_grad_rows._dispatcher is not None
