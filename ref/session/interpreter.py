@@ -864,7 +864,7 @@ def _shape_roots(step, shaped, template, fetched):
     positional op whose every input is a function of some ``Shape``/``Size``/``Rank``
     outputs (``shaped``) or a constant -- the arithmetic on a dynamic batch size
     that ``reduce_mean``'s gradient does, say -- and its value is not fetched; else ()."""
-    if step.deadable or step.opdef.stateful or step.out0 in fetched:
+    if step.deadable or not _is_pure(step.opdef) or step.out0 in fetched:
         return ()
     roots = set()
     for src, _ in step.reads:
