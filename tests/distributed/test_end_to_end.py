@@ -14,6 +14,7 @@ Every process and wait is bounded (the launcher's --timeout, ``subprocess`` time
 import json
 import os
 import pathlib
+import select
 import subprocess
 import sys
 
@@ -226,14 +227,23 @@ def test_workers_restart_against_a_running_ps_and_resume_from_the_checkpoint(tmp
     server = subprocess.Popen([sys.executable, "-m", "ref", "server", "--cluster", json.dumps(spec), "--job", "ps",
                                "--task", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+    def start(i, steps):
+        return subprocess.Popen([sys.executable, PROGRAM, "async", str(steps), str(tmp_path)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, TF_CONFIG=json.dumps(
+                                    {"cluster": spec, "task": {"type": "worker", "index": i}})))
+
     def workers(steps):
-        procs = [subprocess.Popen([sys.executable, PROGRAM, "async", str(steps), str(tmp_path)], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  env=dict(os.environ, TF_CONFIG=json.dumps(
-                                      {"cluster": spec, "task": {"type": "worker", "index": i}})))
-                 for i in range(2)]
+        # The other worker starts once the chief has restored: the PS still holds the last
+        # run's initialized variables, so it would not wait, and the chief's restore would
+        # overwrite its first updates (TF's MonitoredTrainingSession does the same).
+        procs = [start(0, steps)]
         outs = []
         try:
+            assert select.select([procs[0].stdout], [], [], BOUND)[0], "the chief did not start in time"
+            ready = procs[0].stdout.readline()
+            assert ready.startswith("ready"), ready or procs[0].stderr.read()[-3000:]
+            procs.append(start(1, steps))
             for p in procs:
                 out, err = p.communicate(timeout=BOUND)
                 assert p.returncode == 0, err[-3000:]

@@ -68,6 +68,11 @@ def main(mode, steps, checkpoint_dir):
                                            hooks=hooks, config=config, save_summaries_steps=None,
                                            save_summaries_secs=None, log_step_count_steps=None,
                                            stop_grace_period_secs=1) as sess:
+        # the other workers' count before this run: a restarted cluster's PS keeps (and the
+        # checkpoint restores) the last run's
+        done_before = int(sess.run(done)) if chief and mode == "async" else 0
+        if chief:
+            print("ready", flush=True)  # restored or initialized: the others may start
         while not sess.should_stop():
             xs, ys = data(task, int(sess.run(gs)))
             if sess.should_stop():
@@ -77,7 +82,7 @@ def main(mode, steps, checkpoint_dir):
         if chief and mode == "async":  # the final checkpoint (saved on close) holds every update
             deadline = time.monotonic() + 60
             with tf.Session(server.target, config=config) as s:
-                while s.run(done) < replicas - 1 and time.monotonic() < deadline:
+                while s.run(done) < done_before + replicas - 1 and time.monotonic() < deadline:
                     time.sleep(0.02)
     with tf.Session(server.target, config=config) as s:
         if not chief:
