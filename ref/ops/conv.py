@@ -35,6 +35,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
 from ref.ops import gemm
+from ref.ops import _jit
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
@@ -208,6 +209,15 @@ more when other processes hold the cores (two BLAS threads there: 8 MiB
 1.3-2x slower than 32 MiB, 16 MiB in between). The bound also caps the patch
 buffer's memory for large batches."""
 
+KERNEL_PATCH_BYTES = 1 << 23
+"""The bound for Conv2D's blocks (at most ``PATCH_BYTES``) where every block's
+GEMM runs on ``ref``'s kernel (``gemm.uses_kernel``), single-threaded on its
+thread's images: 8 MiB blocks stay in the shared cache between the copy and
+the GEMM (copy + GEMM of the dilated 3x3 benchmark shape on one thread 3.4-3.5
+ms, against 3.7-3.8 ms with 16 MiB; 4 MiB within noise of 8, 2 MiB slower
+on the 3x3 VALID and stride-2 shapes, whose GEMMs repack the filter per call).
+Where a block would not run on the kernel the blocks stay ``PATCH_BYTES``'
+(the bits of a product then depend on its rows)."""
 
 def _pad_hw(x, top, bottom, left, right):
     """x [N, H, W, C] with zero rows/columns added (negative amounts crop)."""
@@ -225,22 +235,79 @@ def _padded(x, g):
     return _pad_hw(x, g.ph0, max(g.ph1, 0), g.pw0, max(g.pw1, 0))
 
 
-def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
-    """(b0, b1, patches) over batch blocks: patches is the contiguous
-    [(b1 - b0) * OH * OW, KH * KW * C] im2col matrix of images b0:b1 of the
-    padded input xp (one buffer, refilled per block)."""
+def _images_per_block(n, image_bytes, bound):
+    return int(max(1, min(n, bound // max(1, image_bytes))))
+
+
+def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw, nb=None):
+    """(b0, b1, patches) over batch blocks of ``nb`` images (default: as many
+    as fit ``PATCH_BYTES``): patches is the contiguous [(b1 - b0) * OH * OW,
+    KH * KW * C] im2col matrix of images b0:b1 of the padded input xp (one
+    buffer, refilled per block by :func:`_im2col`)."""
     n, _, _, c = xp.shape
-    s = xp.strides
-    win = as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
-                     writeable=False)
     k = kh * kw * c
-    nb = int(max(1, min(n, PATCH_BYTES // max(1, oh * ow * k * xp.itemsize))))
+    if nb is None:
+        nb = _images_per_block(n, oh * ow * k * xp.itemsize, PATCH_BYTES)
     buf = np.empty((nb, oh, ow, kh, kw, c), xp.dtype)
+    window = (kh, kw, oh, ow, sh, sw, dh, dw)
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = buf[:b1 - b0]
-        np.copyto(part, win[b0:b1])
+        _im2col(xp[b0:b1], part, window)
         yield b0, b1, part.reshape(-1, k)
+
+
+def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+    """The [N, OH, OW, KH, KW, C] view of xp's windows (read only)."""
+    n, _, _, c = xp.shape
+    s = xp.strides
+    return as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+                      writeable=False)
+
+
+_COPY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _im2col(xp, dst, window):
+    """dst [N, OH, OW, KH, KW, C][b, i, j, a, e, q] = xp[b, sh * i + dh * a, sw * j + dw * e, q]:
+    the compiled copy :func:`_im2col_runs` (NumPy's copy of the strided window view
+    takes ~4 ns per run of C values, most of the time where C is small), or that
+    NumPy copy (the exact same values) for a small input before Numba is loaded."""
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    if (_jit.DISABLE or xp.dtype not in _COPY_DTYPES or not dst.size
+            or _jit.numpy_tier(_im2col_runs, dst.size)):
+        np.copyto(dst, _windows(xp, *window))
+        return
+    n, hp, wp, c = xp.shape
+    if dw == 1:  # a window row's KW * C values are one contiguous run
+        runs, run, step = 1, kw * c, 0
+    else:
+        runs, run, step = kw, c, dw * c
+    _im2col_runs(np.ascontiguousarray(xp).reshape(-1), dst.reshape(-1), n, hp, wp, c, oh, ow, kh, sh, sw, dh,
+                 runs, run, step)
+
+
+@njit(nogil=True)
+def _im2col_runs(src, dst, n, hp, wp, c, oh, ow, kh, sh, sw, dh, runs, run, step):
+    """dst (flat, in order) = for b, i, j, a, r: the ``run`` values of the flat
+    [N, HP, WP, C] input src from (b, sh * i + dh * a, sw * j, 0) plus ``r * step``.
+    Offsets are unsigned (no negative-index branch in the inner loop, which then
+    vectorises); ``nogil``: the threads of :class:`_ImageBlocks` copy in parallel."""
+    u = np.uintp
+    row = u(wp) * u(c)
+    image = u(hp) * row
+    run_u, step_u = u(run), u(step)
+    o = u(0)
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                for a in range(kh):
+                    base = u(b) * image + u(sh * i + dh * a) * row + u(sw * j) * u(c)
+                    for r in range(runs):
+                        s0 = base + u(r) * step_u
+                        for q in range(run_u):
+                            dst[o + q] = src[s0 + q]
+                        o += run_u
 
 
 def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
@@ -300,9 +367,24 @@ class _Images(_ImageBlocks):
         self.xp, self.fm, self.window = xp, fm, window
 
     def _fill(self, lo, hi, dst):
-        o = self.fm.shape[1]
-        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window):
+        k, o = self.fm.shape
+        rows = self.window[2] * self.window[3]
+        nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
+        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window, nb=nb):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
+
+
+def _kernel_images_per_block(n, rows, k, o, dtype):
+    """Images per block of :class:`_Images`: ``KERNEL_PATCH_BYTES`` where every
+    block, of those and of ``PATCH_BYTES``, is a product on ``ref``'s kernel (each
+    row's bits then its own, whatever rows share its block); else ``PATCH_BYTES``."""
+    image_bytes = rows * k * np.dtype(dtype).itemsize
+    nb = _images_per_block(n, image_bytes, PATCH_BYTES)
+    small = _images_per_block(n, image_bytes, min(PATCH_BYTES, KERNEL_PATCH_BYTES))
+    sizes = {nb, n % nb or nb, small, n % small or small}
+    if small < nb and all(gemm.uses_kernel(m * rows, k, o, dtype) for m in sizes):
+        return small
+    return nb
 
 
 def _conv_nhwc(x, f, g):
