@@ -15,9 +15,10 @@ effective filter size being ``ke = (k - 1) * d + 1``:
 The kernels compute in NHWC (NCHW is transposed in and out) by im2col: the
 padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` patch
 matrix multiplied by the ``[KH*KW*C, O]`` filter in BLAS GEMMs of the
-input's dtype, the patches copied from a strided view a block of images at a
-time (``PATCH_BYTES``); a 1x1 filter at stride 1 needs no copy (the input is
-the patch matrix). The filter gradient is ``patches^T @ out_backprop`` summed over the
+input's dtype, the patches copied a block of images at a time
+(``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
+unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
+filter at stride 1 needs no copy (the input is the patch matrix). The filter gradient is ``patches^T @ out_backprop`` summed over the
 blocks. The input gradient at stride 1 (when the filter has no more outputs
 than inputs) is the same correlation run on ``out_backprop`` zero-extended by
 ``(K - 1) * dilation - pad_before`` rows and columns before, with the filter
@@ -231,34 +232,31 @@ def _pad_hw(x, top, bottom, left, right):
     return out
 
 
-def _padded(x, g):
-    return _pad_hw(x, g.ph0, max(g.ph1, 0), g.pw0, max(g.pw1, 0))
-
-
 def _images_per_block(n, image_bytes, bound):
     return int(max(1, min(n, bound // max(1, image_bytes))))
 
 
-def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw, nb=None):
+def _patch_blocks(x, kh, kw, oh, ow, sh, sw, dh, dw, nb=None, pad=(0, 0)):
     """(b0, b1, patches) over batch blocks of ``nb`` images (default: as many
     as fit ``PATCH_BYTES``): patches is the contiguous [(b1 - b0) * OH * OW,
-    KH * KW * C] im2col matrix of images b0:b1 of the padded input xp (one
-    buffer, refilled per block by :func:`_im2col`)."""
-    n, _, _, c = xp.shape
+    KH * KW * C] im2col matrix of images b0:b1 of x padded with ``pad`` = (top,
+    left) zero rows and columns before (negative: cropped) and zeros after as
+    the windows need (one buffer, refilled per block by :func:`_im2col`)."""
+    n, _, _, c = x.shape
     k = kh * kw * c
     if nb is None:
-        nb = _images_per_block(n, oh * ow * k * xp.itemsize, PATCH_BYTES)
-    buf = np.empty((nb, oh, ow, kh, kw, c), xp.dtype)
+        nb = _images_per_block(n, oh * ow * k * x.itemsize, PATCH_BYTES)
+    buf = np.empty((nb, oh, ow, kh, kw, c), x.dtype)
     window = (kh, kw, oh, ow, sh, sw, dh, dw)
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = buf[:b1 - b0]
-        _im2col(xp[b0:b1], part, window)
+        _im2col(x[b0:b1], part, window, pad)
         yield b0, b1, part.reshape(-1, k)
 
 
 def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):
-    """The [N, OH, OW, KH, KW, C] view of xp's windows (read only)."""
+    """The [N, OH, OW, KH, KW, C] view of the padded input xp's windows (read only)."""
     n, _, _, c = xp.shape
     s = xp.strides
     return as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
@@ -268,61 +266,83 @@ def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):
 _COPY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
 
 
-def _im2col(xp, dst, window):
-    """dst [N, OH, OW, KH, KW, C][b, i, j, a, e, q] = xp[b, sh * i + dh * a, sw * j + dw * e, q]:
-    the compiled copy :func:`_im2col_runs` (NumPy's copy of the strided window view
-    takes ~4 ns per run of C values, most of the time where C is small), or that
-    NumPy copy (the exact same values) for a small input before Numba is loaded."""
+def _im2col(x, dst, window, pad=(0, 0)):
+    """dst [N, OH, OW, KH, KW, C][b, i, j, a, e, q] = xp[b, sh * i + dh * a, sw * j + dw * e, q],
+    xp being x with ``pad`` = (top, left) zero rows and columns before it (negative:
+    rows and columns cropped) and zeros after it: the compiled copy
+    :func:`_im2col_runs` (no padded copy of x; NumPy's copy of the strided window
+    view of xp takes ~4 ns per run of C values, most of the time where C is small),
+    or that NumPy copy (the same values) for a small input before Numba is loaded."""
     kh, kw, oh, ow, sh, sw, dh, dw = window
-    if (_jit.DISABLE or xp.dtype not in _COPY_DTYPES or not dst.size
+    top, left = pad
+    n, h, w, c = x.shape
+    if (_jit.DISABLE or x.dtype not in _COPY_DTYPES or not dst.size
             or _jit.numpy_tier(_im2col_runs, dst.size)):
-        np.copyto(dst, _windows(xp, *window))
+        bottom = (oh - 1) * sh + (kh - 1) * dh + 1 - top - h
+        right = (ow - 1) * sw + (kw - 1) * dw + 1 - left - w
+        np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
         return
-    n, hp, wp, c = xp.shape
-    if dw == 1:  # a window row's KW * C values are one contiguous run
-        runs, run, step = 1, kw * c, 0
-    else:
-        runs, run, step = kw, c, dw * c
-    _im2col_runs(np.ascontiguousarray(xp).reshape(-1), dst.reshape(-1), n, hp, wp, c, oh, ow, kh, sh, sw, dh,
-                 runs, run, step)
+    _im2col_runs(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw,
+                 top, left)
 
 
 @njit(nogil=True)
-def _im2col_runs(src, dst, n, hp, wp, c, oh, ow, kh, sh, sw, dh, runs, run, step):
-    """dst (flat, in order) = for b, i, j, a, r: the ``run`` values of the flat
-    [N, HP, WP, C] input src from (b, sh * i + dh * a, sw * j, 0) plus ``r * step``.
-    Offsets are unsigned (no negative-index branch in the inner loop, which then
-    vectorises); ``nogil``: the threads of :class:`_ImageBlocks` copy in parallel."""
+def _im2col_runs(src, dst, n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left):
+    """dst (flat, in order b, i, j, a, e, q) = the flat [N, H, W, C] input src at
+    (b, sh * i + dh * a - top, sw * j + dw * e - left, q), zero outside it. A window
+    row is copied as runs of C values (one run of KW * C where the columns are
+    not dilated and all inside). Offsets are unsigned (no negative-index branch in
+    the inner loops, which then vectorise); ``nogil``: the threads of
+    :class:`_ImageBlocks` copy in parallel."""
     u = np.uintp
-    row = u(wp) * u(c)
-    image = u(hp) * row
-    run_u, step_u = u(run), u(step)
+    cu = u(c)
+    row = u(w) * cu
+    image = u(h) * row
+    span = u(kw) * cu
     o = u(0)
     for b in range(n):
         for i in range(oh):
             for j in range(ow):
+                c0 = sw * j - left
+                whole = dw == 1 and c0 >= 0 and c0 + kw <= w
                 for a in range(kh):
-                    base = u(b) * image + u(sh * i + dh * a) * row + u(sw * j) * u(c)
-                    for r in range(runs):
-                        s0 = base + u(r) * step_u
-                        for q in range(run_u):
+                    r = sh * i + dh * a - top
+                    if r < 0 or r >= h:
+                        for q in range(span):
+                            dst[o + q] = 0
+                    elif whole:
+                        s0 = u(b) * image + u(r) * row + u(c0) * cu
+                        for q in range(span):
                             dst[o + q] = src[s0 + q]
-                        o += run_u
+                    else:
+                        base = u(b) * image + u(r) * row
+                        for e in range(kw):
+                            col = c0 + dw * e
+                            d0 = o + u(e) * cu
+                            if col < 0 or col >= w:
+                                for q in range(cu):
+                                    dst[d0 + q] = 0
+                            else:
+                                s0 = base + u(col) * cu
+                                for q in range(cu):
+                                    dst[d0 + q] = src[s0 + q]
+                    o += span
 
 
-def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
+def _correlate(x, f, oh, ow, sh=1, sw=1, dh=1, dw=1, top=0, left=0):
     """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
-    * f[a, e, q, o] over an already padded xp: one GEMM per block of images.
+    * f[a, e, q, o], xp being x with ``top`` rows and ``left`` columns of zeros
+    before (negative: cropped) and zeros after: one GEMM per block of images.
     The images are split among ``ref``'s matrix threads (``gemm.run_blocks``), each
     copying its own patches: the copies run in parallel too, and each product
     gives the bits it gives alone (``ref.ops.gemm_kernel``)."""
-    n, c = xp.shape[0], xp.shape[3]
+    n, c = x.shape[0], x.shape[3]
     kh, kw, _, o = f.shape
-    out = np.empty((n, oh, ow, o), np.result_type(xp.dtype, f.dtype))
+    out = np.empty((n, oh, ow, o), np.result_type(x.dtype, f.dtype))
     if not out.size or not kh * kw * c:
         out[...] = 0
         return out
-    images = _Images(out, xp, np.ascontiguousarray(f).reshape(-1, o), (kh, kw, oh, ow, sh, sw, dh, dw))
+    images = _Images(out, x, np.ascontiguousarray(f).reshape(-1, o), (kh, kw, oh, ow, sh, sw, dh, dw), (top, left))
     images.run(oh * ow * kh * kw * c * o)
     return out
 
@@ -362,15 +382,15 @@ class _ImageBlocks:
 class _Images(_ImageBlocks):
     """:func:`_correlate`'s images: patches copied, then one GEMM per block of them."""
 
-    def __init__(self, out, xp, fm, window):
+    def __init__(self, out, x, fm, window, pad):
         super().__init__(out)
-        self.xp, self.fm, self.window = xp, fm, window
+        self.x, self.fm, self.window, self.pad = x, fm, window, pad
 
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
-        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window, nb=nb):
+        for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
 
 
@@ -393,7 +413,7 @@ def _conv_nhwc(x, f, g):
     if _pointwise(g):
         return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]), f.reshape(-1, o)).reshape(
             x.shape[0], g.oh, g.ow, o)
-    return _correlate(_padded(x, g), f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)
+    return _correlate(x, f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.ph0, g.pw0)
 
 
 def _conv_input_grad_nhwc(shape, f, dy, g):
@@ -411,8 +431,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     if g.sh == g.sw == 1 and o <= c:
         top = (kh - 1) * g.dh - g.ph0
         left = (kw - 1) * g.dw - g.pw0
-        dyp = _pad_hw(dy, top, h + (kh - 1) * g.dh - top - g.oh, left, w + (kw - 1) * g.dw - left - g.ow)
-        return _correlate(dyp, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw)
+        return _correlate(dy, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw, top, left)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if not dy.size or not c:
         return g.unpad(dxp)
@@ -487,7 +506,7 @@ def _conv_filter_grad_nhwc(x, f_shape, dy, g):
         return df.reshape(f_shape)
     dym = np.ascontiguousarray(dy)
     tmp = None
-    for b0, b1, cols in _patch_blocks(_padded(x, g), kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw):
+    for b0, b1, cols in _patch_blocks(x, kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, pad=(g.ph0, g.pw0)):
         d = dym[b0:b1].reshape(-1, o)
         if tmp is None and b1 == x.shape[0]:
             gemm.matmul(cols.T, d, out=df)

@@ -39,7 +39,9 @@ IM2COL_CASES = [
     ((3, 10, 10, 6), (3, 3), (2, 2), (1, 1), "SAME", 2),
     ((3, 11, 7, 5), (2, 2), (2, 3), (3, 2), "VALID", 2),
     ((2, 6, 6, 8), (1, 1), (2, 2), (1, 1), "VALID", 1),
-    ((3, 5, 5, 2), (3, 3), (1, 2), (2, 3), "EXPLICIT", 2),
+    ((3, 5, 5, 2), (3, 3), (1, 2), (2, 3), ((2, 1), (0, 3)), 2),
+    ((3, 9, 8, 2), (3, 3), (1, 1), (2, 1), ((-2, 1), (-1, -2)), 2),  # negative: rows/columns cropped
+    ((2, 7, 9, 3), (2, 4), (2, 1), (1, 1), ((5, 6), (4, 4)), 1),  # more padding than the window
 ]
 
 
@@ -54,9 +56,9 @@ def test_patch_blocks_equal_the_window_view(case, dtype, layout, monkeypatch):
     x = (rng.standard_normal(xs) * 100).astype(dtype)
     if layout == "transposed":  # an NCHW input's NHWC view: not contiguous
         x = np.ascontiguousarray(x.transpose(0, 3, 1, 2)).transpose(0, 2, 3, 1)
-    if padding == "EXPLICIT":
-        (oh, pt, pb), (ow, pl, pr) = (conv.output_size(h, kh, sh, dh, padding, 2, 1),
-                                      conv.output_size(w, kw, sw, dw, padding, 0, 3))
+    if not isinstance(padding, str):  # (top, bottom), (left, right)
+        (oh, pt, pb), (ow, pl, pr) = (conv.output_size(h, kh, sh, dh, "EXPLICIT", *padding[0]),
+                                      conv.output_size(w, kw, sw, dw, "EXPLICIT", *padding[1]))
     else:
         (oh, pt, pb), (ow, pl, pr) = conv.output_size(h, kh, sh, dh, padding), conv.output_size(w, kw, sw, dw, padding)
     xp = conv._pad_hw(x, pt, pb, pl, pr)
@@ -65,20 +67,24 @@ def test_patch_blocks_equal_the_window_view(case, dtype, layout, monkeypatch):
     window = (kh, kw, oh, ow, sh, sw, dh, dw)
     want = _oracle_patches(xp, *window).reshape(n * oh * ow, kh * kw * c)
     np.testing.assert_array_equal(_strided_patches(xp, *window).reshape(want.shape), want)  # the old formulation
-    got = np.concatenate([cols.copy() for _, _, cols in conv._patch_blocks(xp, *window, nb=nb)])
-    assert got.dtype == want.dtype
-    assert got.tobytes() == want.tobytes()
-    edges = [b0 for b0, _, _ in conv._patch_blocks(xp, *window, nb=nb)]
+    for source, pad in [(xp, (0, 0)), (x, (pt, pl))]:  # padded, or padded by the copy
+        got = np.concatenate([cols.copy() for _, _, cols in conv._patch_blocks(source, *window, nb=nb, pad=pad)])
+        assert got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes()
+    edges = [b0 for b0, _, _ in conv._patch_blocks(x, *window, nb=nb, pad=(pt, pl))]
     assert edges == list(range(0, n, nb))
 
 
 @pytest.mark.parametrize("numpy_max", [0, 1 << 30], ids=["compiled", "numpy-form"])
-def test_im2col_paths_agree(numpy_max, monkeypatch):
+@pytest.mark.parametrize("pad", [(0, 0), (2, 1), (-1, 3), (1, -2)])
+def test_im2col_paths_agree(numpy_max, pad, monkeypatch):
     monkeypatch.setattr(_jit, "NUMPY_MAX", numpy_max)
-    xp = np.random.default_rng(2).standard_normal((3, 9, 10, 5)).astype(np.float32)
+    x = np.random.default_rng(2).standard_normal((3, 9, 10, 5)).astype(np.float32)
     window = (3, 2, 4, 3, 2, 3, 1, 2)
+    top, left = pad
+    xp = conv._pad_hw(x, top, 3 * 2 + 2 + 1 - top - 9, left, 2 * 3 + 2 + 1 - left - 10)
     dst = np.full((3, 4, 3, 3, 2, 5), np.nan, np.float32)
-    conv._im2col(xp, dst, window)
+    conv._im2col(x, dst, window, pad)
     assert dst.tobytes() == _oracle_patches(xp, *window).tobytes()
 
 
