@@ -276,14 +276,23 @@ def _im2col(x, dst, window, pad=(0, 0)):
     kh, kw, oh, ow, sh, sw, dh, dw = window
     top, left = pad
     n, h, w, c = x.shape
-    if (_jit.DISABLE or x.dtype not in _COPY_DTYPES or not dst.size
-            or _jit.numpy_tier(_im2col_runs, dst.size)):
-        bottom = (oh - 1) * sh + (kh - 1) * dh + 1 - top - h
-        right = (ow - 1) * sw + (kw - 1) * dw + 1 - left - w
-        np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
-        return
-    _im2col_runs(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw,
-                 top, left)
+    if _jit.DISABLE or x.dtype not in _COPY_DTYPES or not dst.size:
+        _copy_windows(x, dst, window, pad)
+    elif _jit.numpy_tier(_im2col_runs, dst.size):
+        _jit.run_numpy_form(_im2col_runs, _copy_windows, x, dst, window, pad)
+    else:
+        _im2col_runs(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), n, h, w, c, oh, ow, kh, kw, sh, sw, dh,
+                     dw, top, left)
+
+
+def _copy_windows(x, dst, window, pad):
+    """:func:`_im2col` in NumPy: a padded copy of x, then its strided window view copied."""
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    top, left = pad
+    h, w = x.shape[1:3]
+    bottom = (oh - 1) * sh + (kh - 1) * dh + 1 - top - h
+    right = (ow - 1) * sw + (kw - 1) * dw + 1 - left - w
+    np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
 
 
 def _make_copy_vector(numba):
