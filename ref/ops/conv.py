@@ -19,9 +19,10 @@ input's dtype, the patches copied a block of images at a time
 (``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
 unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
 filter at stride 1 needs no copy (the input is the patch matrix). The filter
-gradient is ``patches^T @ out_backprop`` summed over the blocks. The input gradient at stride 1 (when the filter has no more outputs
-than inputs) is the same correlation run on ``out_backprop`` zero-extended by
-``(K - 1) * dilation - pad_before`` rows and columns before, with the filter
+gradient is ``patches^T @ out_backprop`` summed over the blocks. The input
+gradient at stride 1 (when the filter has no more outputs than inputs) is the
+same correlation run on ``out_backprop`` zero-extended by ``(K - 1) *
+dilation - pad_before`` rows and columns before, with the filter
 flipped in space and transposed in depth; otherwise ``out_backprop @
 filter^T`` per block, its columns added back where each window read them
 (col2im, a compiled loop). TF sums the same products in Eigen's (or oneDNN's)
