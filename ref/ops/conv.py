@@ -221,6 +221,7 @@ on the 3x3 VALID and stride-2 shapes, whose GEMMs repack the filter per call).
 Where a block would not run on the kernel the blocks stay ``PATCH_BYTES``'
 (the bits of a product then depend on its rows)."""
 
+
 def _pad_hw(x, top, bottom, left, right):
     """x [N, H, W, C] with zero rows/columns added (negative amounts crop)."""
     n, h, w, c = x.shape
