@@ -15,12 +15,14 @@ effective filter size being ``ke = (k - 1) * d + 1``:
 The kernels compute in NHWC (NCHW is transposed in and out) by im2col: the
 padded input's windows become the rows of a ``[N*OH*OW, KH*KW*C]`` patch
 matrix multiplied by the ``[KH*KW*C, O]`` filter in BLAS GEMMs of the
-input's dtype, the patches copied from a strided view a block of images at a
-time (``PATCH_BYTES``); a 1x1 filter at stride 1 needs no copy (the input is
-the patch matrix). The filter gradient is ``patches^T @ out_backprop`` summed over the
-blocks. The input gradient at stride 1 (when the filter has no more outputs
-than inputs) is the same correlation run on ``out_backprop`` zero-extended by
-``(K - 1) * dilation - pad_before`` rows and columns before, with the filter
+input's dtype, the patches copied a block of images at a time
+(``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
+unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
+filter at stride 1 needs no copy (the input is the patch matrix). The filter
+gradient is ``patches^T @ out_backprop`` summed over the blocks. The input
+gradient at stride 1 (when the filter has no more outputs than inputs) is the
+same correlation run on ``out_backprop`` zero-extended by ``(K - 1) *
+dilation - pad_before`` rows and columns before, with the filter
 flipped in space and transposed in depth; otherwise ``out_backprop @
 filter^T`` per block, its columns added back where each window read them
 (col2im, a compiled loop). TF sums the same products in Eigen's (or oneDNN's)
@@ -35,7 +37,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
 from ref.ops import gemm
-from ref.ops._jit import njit
+from ref.ops import _jit
+from ref.ops._jit import LazyIntrinsic, njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -208,6 +211,16 @@ more when other processes hold the cores (two BLAS threads there: 8 MiB
 1.3-2x slower than 32 MiB, 16 MiB in between). The bound also caps the patch
 buffer's memory for large batches."""
 
+KERNEL_PATCH_BYTES = 1 << 23
+"""The bound for Conv2D's blocks (at most ``PATCH_BYTES``) where every block's
+GEMM runs on ``ref``'s kernel (``gemm.uses_kernel``), single-threaded on its
+thread's images: 8 MiB blocks stay in the shared cache between the copy and
+the GEMM (copy + GEMM of the dilated 3x3 benchmark shape on one thread 3.4-3.5
+ms, against 3.7-3.8 ms with 16 MiB; 4 MiB within noise of 8, 2 MiB slower
+on the 3x3 VALID and stride-2 shapes, whose GEMMs repack the filter per call).
+Where a block would not run on the kernel the blocks stay ``PATCH_BYTES``'
+(the bits of a product then depend on its rows)."""
+
 
 def _pad_hw(x, top, bottom, left, right):
     """x [N, H, W, C] with zero rows/columns added (negative amounts crop)."""
@@ -221,41 +234,204 @@ def _pad_hw(x, top, bottom, left, right):
     return out
 
 
-def _padded(x, g):
-    return _pad_hw(x, g.ph0, max(g.ph1, 0), g.pw0, max(g.pw1, 0))
+def _images_per_block(n, image_bytes, bound):
+    return int(max(1, min(n, bound // max(1, image_bytes))))
 
 
-def _patch_blocks(xp, kh, kw, oh, ow, sh, sw, dh, dw):
-    """(b0, b1, patches) over batch blocks: patches is the contiguous
-    [(b1 - b0) * OH * OW, KH * KW * C] im2col matrix of images b0:b1 of the
-    padded input xp (one buffer, refilled per block)."""
-    n, _, _, c = xp.shape
-    s = xp.strides
-    win = as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
-                     writeable=False)
+def _patch_blocks(x, kh, kw, oh, ow, sh, sw, dh, dw, nb=None, pad=(0, 0)):
+    """(b0, b1, patches) over batch blocks of ``nb`` images (default: as many
+    as fit ``PATCH_BYTES``): patches is the contiguous [(b1 - b0) * OH * OW,
+    KH * KW * C] im2col matrix of images b0:b1 of x padded with ``pad`` = (top,
+    left) zero rows and columns before (negative: cropped) and zeros after as
+    the windows need (one buffer, refilled per block by :func:`_im2col`)."""
+    n, _, _, c = x.shape
     k = kh * kw * c
-    nb = int(max(1, min(n, PATCH_BYTES // max(1, oh * ow * k * xp.itemsize))))
-    buf = np.empty((nb, oh, ow, kh, kw, c), xp.dtype)
+    if nb is None:
+        nb = _images_per_block(n, oh * ow * k * x.itemsize, PATCH_BYTES)
+    buf = np.empty((nb, oh, ow, kh, kw, c), x.dtype)
+    window = (kh, kw, oh, ow, sh, sw, dh, dw)
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = buf[:b1 - b0]
-        np.copyto(part, win[b0:b1])
+        _im2col(x[b0:b1], part, window, pad)
         yield b0, b1, part.reshape(-1, k)
 
 
-def _correlate(xp, f, oh, ow, sh=1, sw=1, dh=1, dw=1):
+def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+    """The [N, OH, OW, KH, KW, C] view of the padded input xp's windows (read only)."""
+    n, _, _, c = xp.shape
+    s = xp.strides
+    return as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+                      writeable=False)
+
+
+_COPY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _im2col(x, dst, window, pad=(0, 0)):
+    """dst [N, OH, OW, KH, KW, C][b, i, j, a, e, q] = xp[b, sh * i + dh * a, sw * j + dw * e, q],
+    xp being x with ``pad`` = (top, left) zero rows and columns before it (negative:
+    rows and columns cropped) and zeros after it: the compiled copy
+    :func:`_im2col_runs` (no padded copy of x; NumPy's copy of the strided window
+    view of xp takes ~4 ns per run of C values, most of the time where C is small),
+    or that NumPy copy (the same values) for a small input before Numba is loaded."""
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    top, left = pad
+    n, h, w, c = x.shape
+    if _jit.DISABLE or x.dtype not in _COPY_DTYPES or not dst.size:
+        _copy_windows(x, dst, window, pad)
+    elif _jit.numpy_tier(_im2col_runs, dst.size):
+        _jit.run_numpy_form(_im2col_runs, _copy_windows, x, dst, window, pad)
+    else:
+        _im2col_runs(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), n, h, w, c, oh, ow, kh, kw, sh, sw, dh,
+                     dw, top, left)
+
+
+def _copy_windows(x, dst, window, pad):
+    """:func:`_im2col` in NumPy: a padded copy of x, then its strided window view copied."""
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    top, left = pad
+    h, w = x.shape[1:3]
+    bottom = (oh - 1) * sh + (kh - 1) * dh + 1 - top - h
+    right = (ow - 1) * sw + (kw - 1) * dw + 1 - left - w
+    np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
+
+
+def _make_copy_vector(numba):
+    """``copy_vector(dst, d, src, s)``: the 64 bytes of the 1-D array src from
+    element s to dst from element d, one unaligned vector load and store (LLVM
+    vectorises a short copy loop for runs of 64 elements or more, so a run of 32
+    float32 values would otherwise go element by element)."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def copy_vector(typingctx, dst, d, src, s):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.ndim == src.ndim == 1
+                and dst.dtype == src.dtype and dst.dtype.bitwidth in (32, 64)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            dst_, d_, src_, s_ = args
+            scalar = context.get_value_type(signature.args[0].dtype)
+            vec = ir.VectorType(scalar, 512 // signature.args[0].dtype.bitwidth)
+            sp = builder.gep(context.make_array(signature.args[2])(context, builder, src_).data, [s_])
+            dp = builder.gep(context.make_array(signature.args[0])(context, builder, dst_).data, [d_])
+            value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=1)
+            builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=1)
+            return context.get_dummy_value()
+
+        return types.void(dst, d, src, s), codegen
+
+    return copy_vector
+
+
+_copy_vector = LazyIntrinsic(_make_copy_vector)
+
+
+@njit(inline="always")
+def _copy_run(dst, d, src, s, count, width):
+    """dst[d:d + count] = src[s:s + count] (unsigned offsets), ``width`` (64 bytes)
+    values at a time, then one by one."""
+    q = np.uintp(0)
+    while q + width <= count:
+        _copy_vector(dst, d + q, src, s + q)
+        q += width
+    while q < count:
+        dst[d + q] = src[s + q]
+        q += np.uintp(1)
+
+
+@njit(nogil=True)
+def _im2col_runs(src, dst, n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left):
+    """dst (flat, in order b, i, j, a, e, q) = the flat [N, H, W, C] input src at
+    (b, sh * i + dh * a - top, sw * j + dw * e - left, q), zero outside it. Each
+    window's rows and columns inside the input are found first (the others are
+    zeros written in bulk), then copied as runs of C values (one run of KW * C
+    where the columns are not dilated). Offsets are unsigned (no negative-index
+    branch in the inner loops); ``nogil``: the threads of :class:`_ImageBlocks`
+    copy in parallel. (NumPy's element-wise strided copy took 1.7-2.2 ms for the
+    37 MB patch matrix of the dilated 3x3 benchmark shape; this loop ~0.7 ms.)"""
+    u = np.uintp
+    width = u(64 // src.itemsize)
+    cu = u(c)
+    row = u(w) * cu
+    image = u(h) * row
+    span = u(kw) * cu
+    step = u(dw) * cu
+    o = u(0)
+    for b in range(n):
+        for i in range(oh):
+            r0 = sh * i - top
+            a0, a1 = 0, kh  # the window's rows inside the input: a0 <= a < a1
+            if r0 < 0 or r0 + dh * (kh - 1) >= h:  # (no division: a few windows only)
+                while a0 < kh and r0 + dh * a0 < 0:
+                    a0 += 1
+                a1 = a0
+                while a1 < kh and r0 + dh * a1 < h:
+                    a1 += 1
+            for j in range(ow):
+                c0 = sw * j - left
+                e0, e1 = 0, kw  # and its columns: e0 <= e < e1
+                if c0 < 0 or c0 + dw * (kw - 1) >= w:
+                    while e0 < kw and c0 + dw * e0 < 0:
+                        e0 += 1
+                    e1 = e0
+                    while e1 < kw and c0 + dw * e1 < w:
+                        e1 += 1
+                for q in range(u(a0) * span):
+                    dst[o + q] = 0
+                o += u(a0) * span
+                sb = u(b) * image + u(r0 + dh * a0) * row + u(c0) * cu
+                if e0 == 0 and e1 == kw:
+                    if dw == 1:  # a window row's KW * C values: one run
+                        for a in range(a1 - a0):
+                            s0 = sb + u(a) * u(dh) * row
+                            _copy_run(dst, o, src, s0, span, width)
+                            o += span
+                    else:  # runs of C values (LLVM's vectorised loop: faster here for short runs)
+                        for a in range(a1 - a0):
+                            s0 = sb + u(a) * u(dh) * row
+                            for e in range(kw):
+                                s1 = s0 + u(e) * step
+                                for q in range(cu):
+                                    dst[o + q] = src[s1 + q]
+                                o += cu
+                else:
+                    z0, z1 = u(e0) * cu, u(e1) * cu
+                    for a in range(a1 - a0):
+                        s0 = sb + u(a) * u(dh) * row + u(e0) * step
+                        for q in range(z0):
+                            dst[o + q] = 0
+                        d0 = o + z0
+                        for e in range(e1 - e0):
+                            _copy_run(dst, d0, src, s0, cu, width)
+                            d0 += cu
+                            s0 += step
+                        for q in range(z1, span):
+                            dst[o + q] = 0
+                        o += span
+                tail = u(kh - a1) * span
+                for q in range(tail):
+                    dst[o + q] = 0
+                o += tail
+
+
+def _correlate(x, f, oh, ow, sh=1, sw=1, dh=1, dw=1, top=0, left=0):
     """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
-    * f[a, e, q, o] over an already padded xp: one GEMM per block of images.
+    * f[a, e, q, o], xp being x with ``top`` rows and ``left`` columns of zeros
+    before (negative: cropped) and zeros after: one GEMM per block of images.
     The images are split among ``ref``'s matrix threads (``gemm.run_blocks``), each
     copying its own patches: the copies run in parallel too, and each product
     gives the bits it gives alone (``ref.ops.gemm_kernel``)."""
-    n, c = xp.shape[0], xp.shape[3]
+    n, c = x.shape[0], x.shape[3]
     kh, kw, _, o = f.shape
-    out = np.empty((n, oh, ow, o), np.result_type(xp.dtype, f.dtype))
+    out = np.empty((n, oh, ow, o), np.result_type(x.dtype, f.dtype))
     if not out.size or not kh * kw * c:
         out[...] = 0
         return out
-    images = _Images(out, xp, np.ascontiguousarray(f).reshape(-1, o), (kh, kw, oh, ow, sh, sw, dh, dw))
+    images = _Images(out, x, np.ascontiguousarray(f).reshape(-1, o), (kh, kw, oh, ow, sh, sw, dh, dw), (top, left))
     images.run(oh * ow * kh * kw * c * o)
     return out
 
@@ -295,14 +471,29 @@ class _ImageBlocks:
 class _Images(_ImageBlocks):
     """:func:`_correlate`'s images: patches copied, then one GEMM per block of them."""
 
-    def __init__(self, out, xp, fm, window):
+    def __init__(self, out, x, fm, window, pad):
         super().__init__(out)
-        self.xp, self.fm, self.window = xp, fm, window
+        self.x, self.fm, self.window, self.pad = x, fm, window, pad
 
     def _fill(self, lo, hi, dst):
-        o = self.fm.shape[1]
-        for b0, b1, cols in _patch_blocks(self.xp[lo:hi], *self.window):
+        k, o = self.fm.shape
+        rows = self.window[2] * self.window[3]
+        nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
+        for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
+
+
+def _kernel_images_per_block(n, rows, k, o, dtype):
+    """Images per block of :class:`_Images`: ``KERNEL_PATCH_BYTES`` where every
+    block, of those and of ``PATCH_BYTES``, is a product on ``ref``'s kernel (each
+    row's bits then its own, whatever rows share its block); else ``PATCH_BYTES``."""
+    image_bytes = rows * k * np.dtype(dtype).itemsize
+    nb = _images_per_block(n, image_bytes, PATCH_BYTES)
+    small = _images_per_block(n, image_bytes, min(PATCH_BYTES, KERNEL_PATCH_BYTES))
+    sizes = {nb, n % nb or nb, small, n % small or small}
+    if small < nb and all(gemm.uses_kernel(m * rows, k, o, dtype) for m in sizes):
+        return small
+    return nb
 
 
 def _conv_nhwc(x, f, g):
@@ -311,7 +502,7 @@ def _conv_nhwc(x, f, g):
     if _pointwise(g):
         return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]), f.reshape(-1, o)).reshape(
             x.shape[0], g.oh, g.ow, o)
-    return _correlate(_padded(x, g), f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)
+    return _correlate(x, f, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.ph0, g.pw0)
 
 
 def _conv_input_grad_nhwc(shape, f, dy, g):
@@ -329,8 +520,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
     if g.sh == g.sw == 1 and o <= c:
         top = (kh - 1) * g.dh - g.ph0
         left = (kw - 1) * g.dw - g.pw0
-        dyp = _pad_hw(dy, top, h + (kh - 1) * g.dh - top - g.oh, left, w + (kw - 1) * g.dw - left - g.ow)
-        return _correlate(dyp, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw)
+        return _correlate(dy, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw, top, left)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if not dy.size or not c:
         return g.unpad(dxp)
@@ -405,7 +595,7 @@ def _conv_filter_grad_nhwc(x, f_shape, dy, g):
         return df.reshape(f_shape)
     dym = np.ascontiguousarray(dy)
     tmp = None
-    for b0, b1, cols in _patch_blocks(_padded(x, g), kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw):
+    for b0, b1, cols in _patch_blocks(x, kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, pad=(g.ph0, g.pw0)):
         d = dym[b0:b1].reshape(-1, o)
         if tmp is None and b1 == x.shape[0]:
             gemm.matmul(cols.T, d, out=df)
