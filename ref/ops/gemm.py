@@ -441,13 +441,13 @@ def concurrently(calls):
 def _large(m, k, n, dtype) -> bool:
     """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` is one :func:`matmul` runs
     itself (ref's kernel, or NumPy's BLAS in blocks); else it is ``np.matmul``."""
-    return (_WORKERS > 0 and m * n * k > SERIAL_WORK and np.dtype(dtype) in _BLAS_DTYPES
-            and (not _OWN_KERNEL or min(m, n, k) >= KERNEL_MIN_SIDE))
+    return _WORKERS > 0 and m * n * k > SERIAL_WORK and np.dtype(dtype) in _BLAS_DTYPES
 
 
 def uses_kernel(m, k, n, dtype) -> bool:
-    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel."""
-    return _OWN_KERNEL and _large(m, k, n, dtype)
+    """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel
+    (a large one too narrow for it goes to NumPy's BLAS in blocks on ref's threads)."""
+    return _OWN_KERNEL and min(m, n, k) >= KERNEL_MIN_SIDE and _large(m, k, n, dtype)
 
 
 def one_thread(m, k, n, dtype) -> bool:
@@ -466,7 +466,8 @@ def matmul(a, b, out=None):
     if (b.shape[0] != k or a.dtype != b.dtype or not _large(m, k, n, a.dtype)
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
-    blas = None if _OWN_KERNEL else _openblas()
+    kernel = uses_kernel(m, k, n, a.dtype)
+    blas = None if kernel else _openblas()
     if blas is False:
         return np.matmul(a, b, out=out)
     if out is None:
@@ -474,19 +475,32 @@ def matmul(a, b, out=None):
     axis, edges = blocks(m, n, k)
     if edges is None:
         axis, edges = 0, [0, m]
-    if blas is None:
+    if kernel:
         run_blocks(_KernelProduct(a, b, out, axis), edges)
         return out
-    threads = getattr(_LOCAL, "workers", _WORKERS)
-    with _RUN_LOCK:  # NumPy's BLAS thread setting is one for the process
-        before = blas[1]()
-        blas[0](1)
-        try:
-            job = _Job(_NumpyProduct(a, b, out, axis), edges, threads - 1)
-            if len(edges) == 2 or threads == 1 or _fp.active():
-                job.lead()
-            else:
-                _pool().run(job)
-        finally:
-            blas[0](before)
+    with _one_blas_thread(blas):
+        run_blocks(_NumpyProduct(a, b, out, axis), edges)
     return out
+
+
+_BLAS_USERS = [0, None]  # products inside _one_blas_thread now, and BLAS's thread count before the first
+
+
+@contextlib.contextmanager
+def _one_blas_thread(blas):
+    """NumPy's BLAS on one thread while any of ``ref``'s BLAS products runs (its
+    setting is one for the process: the first product in sets it, the last out
+    puts it back). Its own threads spin while they wait, and stall a product
+    when the cores are busy; ``ref``'s threads run the blocks instead."""
+    with _BLAS_LOCK:
+        if _BLAS_USERS[0] == 0:
+            _BLAS_USERS[1] = blas[1]()
+            blas[0](1)
+        _BLAS_USERS[0] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS[0] -= 1
+            if _BLAS_USERS[0] == 0:
+                blas[0](_BLAS_USERS[1])

@@ -17,7 +17,7 @@ import ref.raw_ops as raw
 from ref.ops import gemm
 
 SHAPES = [(128, 784, 256), (784, 128, 256), (128, 256, 10), (64, 3000, 64), (33, 129, 65), (1000, 500, 300),
-          (7, 5, 3), (4096, 64, 17)]
+          (7, 5, 3), (4096, 64, 17), (20000, 25, 64)]
 
 
 def _operands(m, k, n, ta, tb, dtype, seed):
@@ -148,3 +148,37 @@ def test_limit_threads_keeps_the_bits_and_nests():
             assert gemm.workers() == 1
     assert gemm.workers() == gemm._WORKERS
     assert alone.tobytes() == whole.tobytes()
+
+
+NARROW = [(4096, 25, 32), (6272, 9, 64), (20000, 64, 8), (16, 4096, 4096), (3000, 31, 200)]
+
+
+@pytest.mark.parametrize("m,k,n", NARROW)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_large_narrow_product_runs_on_one_blas_thread_in_blocks(m, k, n, dtype):
+    # too narrow for ref's kernel: NumPy's BLAS on one thread per block, on ref's threads
+    blas = gemm._openblas()
+    if not blas:
+        pytest.skip("no OpenBLAS thread setter found")
+    a, b = _operands(m, k, n, False, False, dtype, 3)
+    assert not gemm.uses_kernel(m, k, n, dtype) and gemm._large(m, k, n, dtype)
+    before = blas[1]()
+    seen = []
+    product = gemm._NumpyProduct.into_result
+
+    def spy(self, lo, hi):
+        seen.append(blas[1]())
+        return product(self, lo, hi)
+
+    gemm._NumpyProduct.into_result = spy
+    try:
+        got = gemm.matmul(a, b)
+    finally:
+        gemm._NumpyProduct.into_result = product
+    assert seen and set(seen) == {1}
+    assert blas[1]() == before  # put back
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    with gemm.limit_threads(1):
+        assert gemm.matmul(a, b).tobytes() == got.tobytes()  # the same bits on one thread
