@@ -8,8 +8,9 @@ the CPU has AVX-512. (NumPy's OpenBLAS chooses its kernels for the CPU at load
 time, and can be told to use older ones: ``OPENBLAS_CORETYPE=Haswell`` runs
 AVX2 kernels on an AVX-512 CPU at half its multiply-add width.) Products up to
 :data:`SERIAL_WORK` multiply-adds, and those of other dtypes, are NumPy's
-``matmul``, as are products with fewer than :data:`KERNEL_MIN_SIDE` rows,
-columns or inner length: there the kernel's packing costs more than it saves.
+``matmul``. Larger products with fewer than :data:`KERNEL_MIN_SIDE` rows,
+columns or inner length (the kernel's packing would cost more than it saves)
+are NumPy's BLAS in blocks on ref's threads, BLAS itself on one thread.
 ``REF_MATMUL=numpy`` sends every product to NumPy (the behaviour before this
 kernel, for comparisons).
 
@@ -32,8 +33,9 @@ thread's holds the helpers runs on its own thread. :func:`concurrently` runs
 independent calls at once on the same threads (a compiled plan's two products
 of one gradient, ``ref.session.interpreter._matmul_pair``). ``REF_MATMUL_THREADS``
 overrides the number of threads (1: no helpers; 0: plain ``np.matmul`` with
-BLAS's own threading). With ``REF_MATMUL=numpy`` the blocks are
-single-threaded NumPy products, BLAS's threads set to one only around them.
+BLAS's own threading). With ``REF_MATMUL=numpy`` every large product's
+blocks are single-threaded NumPy products, BLAS's threads set to one only
+while any of them runs (:func:`_one_blas_thread`).
 """
 from __future__ import annotations
 
