@@ -234,6 +234,13 @@ def _pad_hw(x, top, bottom, left, right):
     return out
 
 
+GRAD_PATCH_BYTES = 1 << 21
+"""The bound for the strided input gradient's blocks of ``dcols`` (see
+``KERNEL_PATCH_BYTES``; the same condition): 2 MiB stay in the core's cache
+between the GEMM and the col2im that reads them back (stride-2 VALID benchmark
+shape, two threads: best 2.3 ms, median 2.6, against 3.6 and 4.0 with 16 MiB)."""
+
+
 def _images_per_block(n, image_bytes, bound):
     return int(max(1, min(n, bound // max(1, image_bytes))))
 
@@ -483,13 +490,15 @@ class _Images(_ImageBlocks):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
 
 
-def _kernel_images_per_block(n, rows, k, o, dtype):
-    """Images per block of :class:`_Images`: ``KERNEL_PATCH_BYTES`` where every
-    block, of those and of ``PATCH_BYTES``, is a product on ``ref``'s kernel (each
-    row's bits then its own, whatever rows share its block); else ``PATCH_BYTES``."""
-    image_bytes = rows * k * np.dtype(dtype).itemsize
+def _kernel_images_per_block(n, rows, k, o, dtype, bound=None, width=None):
+    """Images per block of :class:`_Images` (a block's product ``[nb * rows, k] @ [k, o]``,
+    its patches ``width`` = ``k`` values a row): ``bound`` (``KERNEL_PATCH_BYTES``)
+    bytes of them where every block, of those and of ``PATCH_BYTES``, is a product
+    on ``ref``'s kernel (each row's bits then its own, whatever rows share its
+    block); else ``PATCH_BYTES``."""
+    image_bytes = rows * (k if width is None else width) * np.dtype(dtype).itemsize
     nb = _images_per_block(n, image_bytes, PATCH_BYTES)
-    small = _images_per_block(n, image_bytes, min(PATCH_BYTES, KERNEL_PATCH_BYTES))
+    small = _images_per_block(n, image_bytes, min(PATCH_BYTES, KERNEL_PATCH_BYTES if bound is None else bound))
     sizes = {nb, n % nb or nb, small, n % small or small}
     if small < nb and all(gemm.uses_kernel(m * rows, k, o, dtype) for m in sizes):
         return small
@@ -543,7 +552,8 @@ class _ImageGrads(_ImageBlocks):
     def _fill(self, lo, hi, dst):
         g, (kh, kw, c) = self.g, self.window
         n = hi - lo
-        nb = int(max(1, min(n, PATCH_BYTES // max(1, g.oh * g.ow * kh * kw * c * self.dym.itemsize))))
+        nb = _kernel_images_per_block(n, g.oh * g.ow, self.ft.shape[0], kh * kw * c, self.dym.dtype,
+                                      GRAD_PATCH_BYTES)
         dcols = np.empty((nb * g.oh * g.ow, kh * kw * c), dst.dtype)
         for b0 in range(0, n, nb):
             b1 = min(n, b0 + nb)

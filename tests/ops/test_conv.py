@@ -152,3 +152,28 @@ def test_kernel_images_per_block(n, rows, k, o, patch_bytes, kernel_bytes, want,
     if not gemm.uses_kernel(1 << 16, 64, 64, np.float32):
         pytest.skip("ref's matrix kernel is off (REF_MATMUL=numpy or no threads)")
     assert conv._kernel_images_per_block(n, rows, k, o, np.float32) == want
+
+
+@pytest.mark.parametrize("x_shape,f_shape,stride,padding", [
+    ((8, 32, 32, 32), (3, 3, 32, 64), 2, "VALID"),
+    ((5, 17, 17, 8), (3, 3, 8, 40), 2, "SAME"),
+    ((6, 20, 20, 3), (5, 5, 3, 64), 3, "VALID"),
+])
+def test_strided_input_gradient_bits_do_not_depend_on_its_block_size(monkeypatch, x_shape, f_shape, stride, padding):
+    import ref.raw_ops as raw
+    from ref.ops import conv
+
+    rng = np.random.default_rng(7)
+    f = rng.standard_normal(f_shape).astype(np.float32)
+    probe = raw.Conv2D(input=np.zeros(x_shape, np.float32), filter=f, strides=[1, stride, stride, 1], padding=padding)
+    dy = rng.standard_normal(probe.shape).astype(np.float32)
+
+    def grad():
+        return raw.Conv2DBackpropInput(input_sizes=np.array(x_shape, np.int32), filter=f, out_backprop=dy,
+                                       strides=[1, stride, stride, 1], padding=padding)
+
+    results = []
+    for bound in (1 << 24, 1 << 16, 1 << 21):
+        monkeypatch.setattr(conv, "GRAD_PATCH_BYTES", bound)
+        results.append(grad().tobytes())
+    assert len(set(results)) == 1
