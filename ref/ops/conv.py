@@ -234,11 +234,13 @@ def _pad_hw(x, top, bottom, left, right):
     return out
 
 
-GRAD_PATCH_BYTES = 1 << 21
+GRAD_PATCH_BYTES = 1 << 19
 """The bound for the strided input gradient's blocks of ``dcols`` (see
-``KERNEL_PATCH_BYTES``; the same condition): 2 MiB stay in the core's cache
-between the GEMM and the col2im that reads them back (stride-2 VALID benchmark
-shape, two threads: best 2.3 ms, median 2.6, against 3.6 and 4.0 with 16 MiB)."""
+``KERNEL_PATCH_BYTES``; the same condition): blocks that stay in the core's
+cache between the GEMM and the col2im that reads them back. Two threads, best
+(median) of 15: stride-2 VALID benchmark shape 3.1 (3.9) ms with 16 MiB, 1.9
+(3.3) with 1 MiB, 1.7 (2.9) with 512 KiB; stride-2 SAME 4.7 (6.0), 4.2 (5.2),
+4.0 (4.3)."""
 
 
 def _images_per_block(n, image_bytes, bound):
@@ -490,13 +492,14 @@ class _Images(_ImageBlocks):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
 
 
-def _kernel_images_per_block(n, rows, k, o, dtype, bound=None, width=None):
-    """Images per block of :class:`_Images` (a block's product ``[nb * rows, k] @ [k, o]``,
-    its patches ``width`` = ``k`` values a row): ``bound`` (``KERNEL_PATCH_BYTES``)
-    bytes of them where every block, of those and of ``PATCH_BYTES``, is a product
-    on ``ref``'s kernel (each row's bits then its own, whatever rows share its
-    block); else ``PATCH_BYTES``."""
-    image_bytes = rows * (k if width is None else width) * np.dtype(dtype).itemsize
+def _kernel_images_per_block(n, rows, k, o, dtype, image_bytes=None, bound=None):
+    """Images per block (a block's product ``[nb * rows, k] @ [k, o]``; ``image_bytes``
+    of the block's buffer an image, by default its ``rows * k`` patches): ``bound``
+    (``KERNEL_PATCH_BYTES``) bytes of them where every block, of those and of
+    ``PATCH_BYTES``, is a product on ``ref``'s kernel (each row's bits then its
+    own, whatever rows share its block); else ``PATCH_BYTES``."""
+    if image_bytes is None:
+        image_bytes = rows * k * np.dtype(dtype).itemsize
     nb = _images_per_block(n, image_bytes, PATCH_BYTES)
     small = _images_per_block(n, image_bytes, min(PATCH_BYTES, KERNEL_PATCH_BYTES if bound is None else bound))
     sizes = {nb, n % nb or nb, small, n % small or small}
@@ -552,7 +555,8 @@ class _ImageGrads(_ImageBlocks):
     def _fill(self, lo, hi, dst):
         g, (kh, kw, c) = self.g, self.window
         n = hi - lo
-        nb = _kernel_images_per_block(n, g.oh * g.ow, self.ft.shape[0], kh * kw * c, self.dym.dtype,
+        rows, width = g.oh * g.ow, kh * kw * c
+        nb = _kernel_images_per_block(n, rows, self.ft.shape[0], width, self.dym.dtype, rows * width * dst.itemsize,
                                       GRAD_PATCH_BYTES)
         dcols = np.empty((nb * g.oh * g.ow, kh * kw * c), dst.dtype)
         for b0 in range(0, n, nb):

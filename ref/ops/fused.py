@@ -57,42 +57,55 @@ def _matrix(x, channels):
     return x.reshape(-1, channels)
 
 
+def _fused_or_form(kernel, size, fused, unfused):
+    """``fused()``; ``unfused()`` (the two kernels, the fused kernel's exact NumPy
+    form) for a small input while Numba has not built ``kernel``."""
+    if numpy_tier(kernel, size):
+        return run_numpy_form(kernel, unfused)
+    return fused()
+
+
 def bias_relu(bias_add, relu, value, bias, data_format="NHWC"):
     """``relu(bias_add(value, bias, data_format))`` in one pass where it can be
     (``bias_add`` and ``relu``: the two ops' kernels, run as they are otherwise)."""
+    def unfused():
+        return relu(bias_add(value, bias, data_format=data_format))
+
+    v = None
     if value.__class__ is np.ndarray and bias.__class__ is np.ndarray and bias.ndim == 1 \
             and (data_format == "NHWC" or value.ndim == 2) and bias.dtype == value.dtype:
         v = _matrix(value, bias.shape[0])
-        if v is not None:
-            if numpy_tier(_bias_relu_rows, v.size):  # small, Numba not loaded: the two kernels are its form
-                return run_numpy_form(_bias_relu_rows, lambda: relu(bias_add(value, bias, data_format=data_format)))
-            out = np.empty(value.shape, value.dtype)
-            _bias_relu_rows(v, bias, out.reshape(v.shape), value.dtype.type(0))
-            return out
-    return relu(bias_add(value, bias, data_format=data_format))
+    if v is None:
+        return unfused()
+
+    def fused():
+        out = np.empty(value.shape, value.dtype)
+        _bias_relu_rows(v, bias, out.reshape(v.shape), value.dtype.type(0))
+        return out
+
+    return _fused_or_form(_bias_relu_rows, v.size, fused, unfused)
 
 
 def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="NHWC"):
     """``(relu_grad(gradients, features), bias_add_grad(that, data_format))`` in
     one sweep where it can be; ``bias_add_grad`` is called with the first result
     otherwise (so its own errors are its own)."""
+    def unfused():
+        backprops = relu_grad(gradients, features)
+        return backprops, bias_add_grad(backprops, data_format=data_format)
+
+    g = f = None
     if gradients.__class__ is np.ndarray and gradients.ndim == 2 and gradients.shape[1] > 1 \
             and features.__class__ is np.ndarray and features.shape == gradients.shape \
             and features.dtype == gradients.dtype:
         g, f = _matrix(gradients, gradients.shape[1]), _matrix(features, gradients.shape[1])
-        if g is not None and f is not None and not numpy_tier(_relu_bias_grad_rows, g.size):
-            backprops = np.empty(g.shape, g.dtype)
-            bias_grad = np.empty(g.shape[1], g.dtype)
-            t = g.dtype.type
-            _relu_bias_grad_rows(g, f, backprops, bias_grad, t(1), t(0))
-            return backprops, bias_grad
-        if g is not None and f is not None:  # small, Numba not loaded: the two kernels are its form
-            return run_numpy_form(_relu_bias_grad_rows, lambda: _unfused_grads(relu_grad, bias_add_grad, gradients,
-                                                                               features, data_format))
-    return _unfused_grads(relu_grad, bias_add_grad, gradients, features, data_format)
+    if g is None or f is None:
+        return unfused()
 
+    def fused():
+        backprops, bias_grad = np.empty(g.shape, g.dtype), np.empty(g.shape[1], g.dtype)
+        t = g.dtype.type
+        _relu_bias_grad_rows(g, f, backprops, bias_grad, t(1), t(0))
+        return backprops, bias_grad
 
-def _unfused_grads(relu_grad, bias_add_grad, gradients, features, data_format):
-    backprops = relu_grad(gradients, features)
-    return backprops, bias_add_grad(backprops, data_format=data_format)
-
+    return _fused_or_form(_relu_bias_grad_rows, g.size, fused, unfused)

@@ -433,8 +433,6 @@ def concurrently(calls):
     """``[call() for call in calls]``, the calls made at once on ``ref``'s matrix
     threads (:func:`run_blocks`; the caller makes the first, and each must be a
     pure function). A call's error is raised once all are done."""
-    if not _OWN_KERNEL:  # NumPy's products would wait for the helpers these calls hold
-        return [call() for call in calls]
     product = _Calls(calls)
     run_blocks(product, list(range(len(calls) + 1)))
     return product.results

@@ -201,30 +201,25 @@ def leaky_relu_grad(gradients, features, alpha=0.2):
 # ---------------------------------------------------------------------------
 
 @njit(inline="always")
-def _row_max_sum(x, i, zero):
-    """(m, s) for row i: m = max_j x[i, j], s = sum_j exp(x[i, j] - m), left to right."""
+def _row_max_exp_sum(x, i, zero, e):
+    """(m, s) for row i: m = max_j x[i, j], s = sum_j exp(x[i, j] - m), left to right;
+    each exp(x[i, j] - m) kept in e[i, j] (computed once)."""
     m = x[i, 0]
     for j in range(1, x.shape[1]):
         if x[i, j] > m:
             m = x[i, j]
     s = zero
     for j in range(x.shape[1]):
-        s += math.exp(x[i, j] - m)
+        v = math.exp(x[i, j] - m)
+        e[i, j] = v
+        s += v
     return m, s
 
 
 @njit
 def _xent_rows(x, labels, loss, backprop, zero):
     for i in range(x.shape[0]):
-        m = x[i, 0]
-        for j in range(1, x.shape[1]):
-            if x[i, j] > m:
-                m = x[i, j]
-        s = zero
-        for j in range(x.shape[1]):  # exp(x - m) once: kept in backprop's row until s is known
-            e = math.exp(x[i, j] - m)
-            backprop[i, j] = e
-            s += e
+        m, s = _row_max_exp_sum(x, i, zero, backprop)
         ls = math.log(s)
         acc = zero
         for j in range(x.shape[1]):
@@ -239,20 +234,19 @@ def _xent_rows(x, labels, loss, backprop, zero):
 def _sparse_xent_rows(x, labels, loss, backprop, zero):
     one = zero + 1
     for i in range(x.shape[0]):
-        m, s = _row_max_sum(x, i, zero)
+        m, s = _row_max_exp_sum(x, i, zero, backprop)
         ls = math.log(s)
         for j in range(x.shape[1]):
-            shifted = x[i, j] - m
-            p = math.exp(shifted) / s
+            p = backprop[i, j] / s
             if j == labels[i]:
-                loss[i] = ls - shifted
+                loss[i] = ls - (x[i, j] - m)
                 p = p - one
             backprop[i, j] = p
     return loss, backprop
 
 
 def _row_max_sum_numpy(x, exp, zero):
-    """:func:`_row_max_sum` for all rows at once: the same comparisons (a NaN
+    """:func:`_row_max_exp_sum` for all rows at once: the same comparisons (a NaN
     never replaces the running maximum), libm's ``exp``, the sum left to right."""
     m = x[:, 0].copy()
     for j in range(1, x.shape[1]):

@@ -504,12 +504,6 @@ def _owned(values, keys):
     return tuple(own)
 
 
-def _donatable(store_values, key):
-    arr = store_values.get(key)
-    return (arr is not None and getattr(arr, "base", 0) is None and arr.flags.writeable
-            and sys.getrefcount(arr) <= _OWN_REFCOUNT)
-
-
 class RunContext:
     """What a ``ctx=True`` kernel sees inside a Session."""
 
@@ -716,18 +710,21 @@ def compile_plan(plan):
         return f"(read(s{slot}.key, OPS[{n}]) if s{slot}.__class__ is _Ref else s{slot})"
 
     paired = _matmul_pairs(plan.steps)
-    fused = _fusions(plan.steps, set(plan.fetch_slots))  # {first step: the step it runs with}
+    fetched_slots = set(plan.fetch_slots)
+    fused = _fusions(plan.steps, fetched_slots)  # {first step: the step it runs with}
     fused_into = {m: n for n, m in fused.items()}
     shaped = {}  # slot -> the h-variables (shape outputs' bytes) its value is a function of
-    fetched_slots = set(plan.fetch_slots)
+
+    def drop(drops):  # the line dropping values after their last reader
+        if drops:
+            body.append(" = ".join(f"s{d}" for d in drops) + " = None")
     for n, step in enumerate(plan.steps):
         if n - 1 in paired:  # the second of a pair: written with the first
             first_lines.append(first_lines[-1])
             continue
         first_lines.append(len(lines) + len(body) + 1)  # the step's one line (then maybe a drop line)
         if n in fused_into:  # run with an earlier step (_fusions): only its drops are left
-            if step.drops:
-                body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+            drop(step.drops)
             continue
         args = [value_of(src, deref, n) for src, deref in step.reads]
         if n in fused:
@@ -743,8 +740,7 @@ def compile_plan(plan):
                 body.append(f"s{step.out0}, s{second.out0} = _relu_bias_grads(OPS[{m}], K{n}, K{m}, "
                             f"{', '.join(args)}, a{n}_0)")
                 kind[step.out0] = kind[second.out0] = "value"
-            if step.drops:
-                body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+            drop(step.drops)
             continue
         if n in paired:
             # two independent products at once (_matmul_pair); each names its own op on error
@@ -755,9 +751,7 @@ def compile_plan(plan):
             body.append(f"s{step.out0}, s{second.out0} = _matmul_pair(OPS[{n}], K{n}, ({', '.join(args)},), A{n}, "
                         f"OPS[{n + 1}], K{n + 1}, ({', '.join(args2)},), A{n + 1})")
             kind[step.out0] = kind[second.out0] = "value"
-            drops = step.drops + second.drops
-            if drops:
-                body.append(" = ".join(f"s{d}" for d in drops) + " = None")
+            drop(step.drops + second.drops)
             continue
         if step.kind == _POSITIONAL:
             attrs = []
@@ -769,12 +763,11 @@ def compile_plan(plan):
                 attrs = [f"**A{n}"]
             ns[f"K{n}"] = step.kernel
             call = f"K{n}({', '.join(args + attrs)})"
-            roots = _shape_roots(step, shaped, plan.template, fetched_slots)
             if step.op._type in _SHAPE_OPS and not step.deadable:
                 body.append(f"s{step.out0} = {call}")
                 body.append(f"h{n} = s{step.out0}.tobytes()")
                 shaped[step.out0] = (f"h{n}",)
-            elif roots:
+            elif roots := _shape_roots(step, shaped, plan.template, fetched_slots):
                 # a function of the shapes alone: computed once per shape (_memo)
                 key = roots[0] if len(roots) == 1 else f"({', '.join(roots)},)"
                 ns[f"M{n}"] = {}
@@ -824,8 +817,7 @@ def compile_plan(plan):
                 body.append(f"s{outs[0]} = {call}")
             for o in outs:
                 kind[o] = "value" if step.kind == _KERNEL and not step.ctx else "any"
-        if step.drops:
-            body.append(" = ".join(f"s{d}" for d in step.drops) + " = None")
+        drop(step.drops)
     lines.extend("        " + b for b in body or ["pass"])
     lines.append("    except _KERNEL_ERRORS as e:")
     lines.append("        raise _op_error(e, OPS[_failed_step(e, LINES)]) from (None if isinstance(e, _errors.OpError) "
@@ -1075,11 +1067,10 @@ def _run_stateful(step, kwargs, ref_keys, store):
     with store.lock:
         values = store.values
         if step.donate:
-            for k in ref_keys:
-                if not _donatable(values, k):
-                    break
-            else:
-                kwargs["out"] = tuple([values[k] for k in ref_keys])
+            own = _owned(values, ref_keys)
+            if own is not None:
+                kwargs["out"] = own
+                own = None
         allow = opdef.allow_uninitialized
         for (name, _, _), key in zip(step.ref_args, ref_keys):
             if isinstance(key, list):  # a list of refs: their current values
