@@ -9,14 +9,34 @@ from ref.types.dtypes import *  # noqa: F401,F403
 from ref.types.dtypes import DType, as_dtype  # noqa: F401
 from ref.types.shapes import Dimension, TensorShape, dimension_value  # noqa: F401
 from ref.types.device_spec import DeviceSpec  # noqa: F401
-from ref.framework.graph import (  # noqa: F401
-    Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Operation, Tensor, add_to_collection,
-    add_to_collections, colocate_with, constant, container, control_dependencies, convert_n_to_tensor,
-    convert_to_tensor, convert_to_tensor_or_indexed_slices, device, get_collection, get_collection_ref,
-    get_default_graph, name_scope, register_tensor_conversion_function, reset_default_graph, set_random_seed,
+from ref.framework.graph import (
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    container,
+    control_dependencies,
+    device,
+    get_collection,
+    get_collection_ref,
+    get_default_graph,
+    name_scope,
+    reset_default_graph,
     init_scope,
 )
-from ref.framework.graph_io import import_graph_def  # noqa: F401
+from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ref.framework.op_def_library import (
+    constant,
+    convert_n_to_tensor,
+    convert_to_tensor,
+    convert_to_tensor_or_indexed_slices,
+    register_tensor_conversion_function,
+)
+from ref.framework.random_seed import set_random_seed
+from ref.framework.importer import import_graph_def  # noqa: F401
 from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
 from ref.graph_ops.math_ops import *  # noqa: F401,F403

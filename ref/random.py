@@ -1,5 +1,5 @@
 """``tf.random``: the random ops under their TF 1.13+ names."""
-from ref.framework.graph import get_seed, set_random_seed  # noqa: F401
+from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal,  # noqa: F401
                                       random_gamma as gamma, random_normal as normal,
                                       random_shuffle as shuffle, random_uniform as uniform)

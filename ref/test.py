@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import IndexedSlices, convert_to_tensor
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import convert_to_tensor
 from ref.session import get_default_session
 from ref.graph_ops.control_flow_ops import placeholder
 from ref.grad import gradients

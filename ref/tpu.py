@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import collections
 
-from ref.framework.graph import Operation, apply_op, convert_to_tensor, device
+from ref.framework.graph import Operation, device
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.control_flow_ops import group
 

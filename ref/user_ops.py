@@ -1,5 +1,5 @@
 """``tf.user_ops``: TF's example user op."""
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 
 __all__ = ["my_fact"]
 

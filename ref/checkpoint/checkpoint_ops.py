@@ -12,7 +12,7 @@ appended after the vocabulary, take values from ``initializer``
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.init_ops import TruncatedNormal, Zeros
 

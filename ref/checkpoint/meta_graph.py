@@ -37,7 +37,8 @@ from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_function
                                  prepend_name_scope, strip_name_scope)
 from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2, op_def_pb2
 from ref.ops import registry
-from ref.framework.graph_io import _attr_value, _scratch_library, import_graph_def
+from ref.framework.graph_export import _attr_value, _scratch_library
+from ref.framework.importer import import_graph_def
 from ref.formats.checkpoint_state import atomic_write_string_to_file
 from google.protobuf import any_pb2, message, text_format
 

@@ -56,8 +56,17 @@ import numpy as np
 from ref.ops import io as io_ops
 from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
-from ref.framework.graph import (GraphKeys, Tensor, apply_op, control_dependencies, device, get_collection,
-                                 get_default_graph, name_scope, register_proto_function, constant)
+from ref.framework.graph import (
+    GraphKeys,
+    Tensor,
+    control_dependencies,
+    device,
+    get_collection,
+    get_default_graph,
+    name_scope,
+    register_proto_function,
+)
+from ref.framework.op_def_library import apply_op, constant
 from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.graph_ops.partitioned import PartitionedVariable

@@ -38,7 +38,8 @@ from ref.protos import trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.optimizers.optimizer import Optimizer
 from ref.session import get_default_session
-from ref.framework.graph import control_dependencies, get_default_graph, apply_op, name_scope
+from ref.framework.graph import control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op
 from ref.types.shapes import TensorShape
 from ref.ops.io import _text
 from ref.formats.checkpoint_reader import NewCheckpointReader

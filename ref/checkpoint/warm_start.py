@@ -33,7 +33,8 @@ from __future__ import annotations
 import collections
 
 from ref.formats.checkpoint_reader import _get_checkpoint_filename, load_checkpoint
-from ref.framework.graph import GraphKeys, apply_op, constant, convert_to_tensor, device, get_collection, name_scope
+from ref.framework.graph import GraphKeys, device, get_collection, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
 from ref.graph_ops.variable_scope import _get_default_variable_store

@@ -40,7 +40,7 @@ from concurrent import futures
 
 from ref.types import errors
 from ref.types.device_spec import DeviceSpec
-from ref.framework import graph_io
+from ref.framework import importer
 from ref.framework.graph import Graph
 from ref.session.interpreter import needed_ops
 from ref.protos import config_pb2, graph_pb2, master_pb2, tensorflow_server_pb2, worker_pb2
@@ -318,7 +318,7 @@ class MasterSession:
         functions = {f.signature.name: f for f in list(self.library.function) + list(graph_def.library.function)}
         try:
             with self.graph.as_default():
-                graph_io._import_nodes(self.graph, nodes, input_map, functions, "")
+                importer._import_nodes(self.graph, nodes, input_map, functions, "")
         except ValueError as e:
             raise errors.InvalidArgumentError(None, None, f"Invalid GraphDef: {e}") from None
         for n in nodes:

@@ -33,7 +33,7 @@ import threading
 
 from ref.distributed import rpc
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
-from ref.framework.graph_io import as_graph_def
+from ref.framework.graph_export import as_graph_def
 from ref.protos import master_pb2
 from ref.platform import tf_logging as logging
 from ref.session import session as _session

@@ -24,7 +24,8 @@ from ref.types import dtypes
 from ref.graph_ops import array_ops, control_flow_ops, state_ops
 from ref.graph_ops.data_flow_ops import FIFOQueue
 from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
-from ref.framework.graph import GraphKeys, IndexedSlices, Tensor, colocate_with, control_dependencies, device, name_scope
+from ref.framework.graph import GraphKeys, Tensor, colocate_with, control_dependencies, device, name_scope
+from ref.framework.indexed_slices import IndexedSlices
 from ref.optimizers.optimizer import Optimizer
 from ref.training.hooks import SessionRunHook
 from ref.training.queue_runner import QueueRunner

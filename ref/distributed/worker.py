@@ -48,8 +48,9 @@ import numpy as np
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
-from ref.framework.graph import Graph, apply_op
-from ref.framework.graph_io import _import_nodes
+from ref.framework.graph import Graph
+from ref.framework.op_def_library import apply_op
+from ref.framework.importer import _import_nodes
 from ref.ops import blocking
 from ref.protos import device_attributes_pb2, worker_pb2
 from ref.session.interpreter import Plan, StateStore, execute

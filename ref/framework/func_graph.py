@@ -10,7 +10,8 @@ inputs and fetching its ``outputs``.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import Graph, Tensor, apply_op, Operation
+from ref.framework.graph import Graph, Tensor, Operation
+from ref.framework.op_def_library import apply_op
 from ref.types.shapes import TensorShape
 
 

@@ -1,4 +1,6 @@
-"""The immutable graph: ``Graph`` (append-only), frozen ``Operation``, ``Tensor``.
+"""The immutable graph, as TF's ``framework/ops.py``: ``Graph`` (append-only),
+frozen ``Operation``; ``Tensor`` (``tensor.py``) and ``IndexedSlices``
+(``indexed_slices.py``) come from their own modules, as in TF.
 
 A ``Graph`` only grows: ops are added by name in creation order, which is also
 a topological order (an op's inputs exist before it). Name scopes, device
@@ -6,30 +8,25 @@ scopes, control-dependency and colocation stacks, and collections live on the
 graph; an ``Operation`` never changes once created. Values never live in the
 graph: variables are ops whose values the ``Session`` keeps.
 
-``apply_op`` is the graph builder every TF1 function goes through: it looks the
-op up in the registry (:mod:`ref.ops.registry`), converts and type-checks the
-inputs, infers static shapes with the declared rule, and adds the op.
+The rest of TF's ops.py lives beside this module along TF's own file
+boundaries: the graph builder and tensor conversion (``op_def_library``),
+constant folding (``tensor_util``), random seeds (``random_seed``), the
+default-session stack (``stack``), GraphDef export (``graph_export``) and
+import (``importer``).
 """
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import re
 import sys
 import threading
-import traceback
-from collections import namedtuple
-
-import numpy as np
 
 from ref import protos
-from ref.types import dtypes
-
-from ref.ops import registry
 from ref.types.device_spec import DeviceSpec, merge_device
-from ref.types.shapes import TensorShape, as_shape, unknown_shape
-import warnings
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.stack import get_default_session
+from ref.framework.tensor import Tensor
 
 _REF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ref package
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # a root scope (TF's patterns)
@@ -97,95 +94,6 @@ def _user_frame():
     return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, "")
 
 
-class Tensor:
-    """A symbolic handle to one output of an ``Operation``."""
-
-    # ``assign`` is set only on a slice of a variable (``v[1:3].assign(x)``), as TF does.
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "assign", "__weakref__")
-    __array_priority__ = 100
-
-    def __init__(self, op, value_index, dtype, shape):
-        self._op = op
-        self._value_index = value_index
-        self._dtype = dtypes.as_dtype(dtype)
-        self._shape = as_shape(shape)
-
-    op = property(lambda self: self._op)
-    value_index = property(lambda self: self._value_index)
-    dtype = property(lambda self: self._dtype)
-    graph = property(lambda self: self._op.graph)
-    device = property(lambda self: self._op.device)
-
-    @property
-    def name(self) -> str:
-        return f"{self._op.name}:{self._value_index}"
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    def get_shape(self) -> TensorShape:
-        return self._shape
-
-    def set_shape(self, shape):
-        """Refines the static shape (TF: merge; incompatible shapes raise ValueError)."""
-        self._shape = self._shape.merge_with(as_shape(shape))
-
-    def consumers(self):
-        return self.graph._consumers_of(self)
-
-    def eval(self, feed_dict=None, session=None):
-        session = session or get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
-                             "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-        return session.run(self, feed_dict)
-
-    def _as_graph_element(self):
-        return self
-
-    def __repr__(self):
-        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
-
-    def __str__(self):
-        """TF's ``Tensor("name:0", shape=(None, 3), dtype=float32)`` (no shape when the rank is unknown)."""
-        dims = self._shape.as_list() if self._shape.ndims is not None else None
-        shape = "" if dims is None else f", shape={tuple(dims)}"
-        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
-
-    __hash__ = object.__hash__  # identity, as __eq__; C-level, since every feed and plan lookup hashes tensors
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return self is not other
-
-    def __bool__(self):
-        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-                        "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such "
-                        "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
-
-    def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0] is None:
-            raise TypeError("Tensor objects are only iterable when the first dimension is known "
-                            f"(got shape {shape}).")
-        return iter([self[i] for i in range(shape[0])])
-
-    def __len__(self):
-        raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) "
-                        "Please call `x.shape` rather than `len(x)` for shape information.")
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array.")
-
-
-# Operators (``+``, ``*``, ``<``, ``@``, ...) and ``__getitem__`` are registered onto
-# Tensor from above, by ref.graph_ops.math_ops and ref.graph_ops.array_ops, as
-# TF's math_ops registers them onto framework/ops.py's Tensor.
-
-
 # ---------------------------------------------------------------------------
 # Operation
 # ---------------------------------------------------------------------------
@@ -227,7 +135,7 @@ class Operation:
         """The flat list of input tensors (list inputs expanded)."""
         return list(self._inputs)
 
-    # ``node_def`` (the NodeDef proto of this op) is attached by ref.framework.graph_io.
+    # ``node_def`` (the NodeDef proto of this op) is attached by ref.framework.graph_export.
 
     @property
     def op_def(self):
@@ -284,60 +192,6 @@ class Operation:
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
     __str__ = __repr__
-
-
-# ---------------------------------------------------------------------------
-# IndexedSlices
-# ---------------------------------------------------------------------------
-
-class IndexedSlices:
-    """A sparse representation of a set of tensor slices: ``values`` at ``indices``
-    of a dense tensor of shape ``dense_shape`` (gradients of gather)."""
-
-    def __init__(self, values, indices, dense_shape=None):
-        self._values = values
-        self._indices = indices
-        self._dense_shape = dense_shape
-
-    values = property(lambda self: self._values)
-    indices = property(lambda self: self._indices)
-    dense_shape = property(lambda self: self._dense_shape)
-    name = property(lambda self: self._values.name)
-    device = property(lambda self: self._values.device)
-    op = property(lambda self: self._values.op)
-    dtype = property(lambda self: self._values.dtype)
-    graph = property(lambda self: self._values.graph)
-
-    def __neg__(self):
-        return IndexedSlices(-self._values, self._indices, self._dense_shape)
-
-    def __repr__(self):
-        return (f"IndexedSlices(indices={self._indices}, values={self._values}"
-                + (f", dense_shape={self._dense_shape})" if self._dense_shape is not None else ")"))
-
-    def _as_graph_element(self):
-        return self._values
-
-
-IndexedSlicesValue = namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
-
-_LARGE_SPARSE_NUM_ELEMENTS = 100000000
-
-
-def _indexed_slices_to_tensor(value, dtype=None, name=None):
-    """Densifies IndexedSlices (with TF's warning for large or unknown shapes)."""
-    if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
-    ds = constant_value(value.dense_shape)
-    if ds is None:
-        warnings.warn("Converting sparse IndexedSlices to a dense Tensor of unknown shape. "
-                      "This may consume a large amount of memory.", stacklevel=3)
-    elif int(np.prod(ds)) >= _LARGE_SPARSE_NUM_ELEMENTS:
-        warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {int(np.prod(ds))} "
-                      "elements. This may consume a large amount of memory.", stacklevel=3)
-    return apply_op("UnsortedSegmentSum", data=value.values, segment_ids=value.indices,
-                    num_segments=apply_op("StridedSlice", input=value.dense_shape, begin=[0], end=[1],
-                                          strides=[1], shrink_axis_mask=1), name=name)
 
 
 # ---------------------------------------------------------------------------
@@ -722,7 +576,7 @@ class Graph:
             self._version += 1
             return op
 
-    # ``as_graph_def`` (this graph as a GraphDef proto) is attached by ref.framework.graph_io.
+    # ``as_graph_def`` (this graph as a GraphDef proto) is attached by ref.framework.graph_export.
 
     def __contains__(self, name):
         return name in self._ops_by_name
@@ -752,33 +606,6 @@ def _default_stack():
     if not hasattr(_stack_tls, "stack"):
         _stack_tls.stack = []
     return _stack_tls.stack
-
-
-_session_tls = threading.local()
-
-
-def _session_stack():
-    if not hasattr(_session_tls, "stack"):
-        _session_tls.stack = []
-    return _session_tls.stack
-
-
-def get_default_session():
-    """The innermost session entered with ``as_default()`` on this thread, or None
-    (TF keeps this stack in ``framework/ops.py`` too; sessions push themselves)."""
-    stack = _session_stack()
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def default_session(session):
-    """Makes ``session`` the default session inside the block (``Session.as_default``)."""
-    stack = _session_stack()
-    stack.append(session)
-    try:
-        yield session
-    finally:
-        stack.pop()
 
 
 def get_default_graph() -> Graph:
@@ -872,553 +699,6 @@ def get_collection_ref(key):
 
 
 # ---------------------------------------------------------------------------
-# Random seeds (TF's graph-level + op-level rules)
-# ---------------------------------------------------------------------------
-
-DEFAULT_GRAPH_SEED = 87654321
-_MAXINT32 = 2**31 - 1
-
-
-def set_random_seed(seed):
-    """Sets the graph-level random seed of the default graph."""
-    get_default_graph().seed = seed
-
-
-def get_seed(op_seed):
-    """(graph seed, op seed) for a random op, as TF's ``random_seed.get_seed``:
-    graph seed set and op seed not -> op seed from the graph's counter of such
-    ops (0, 1, 2, ... -- TF 1.x used the graph's last op id instead; today's
-    ``tf.compat.v1`` counts, and so does ref, to give its numbers); op seed set
-    and graph seed not -> DEFAULT_GRAPH_SEED; neither -> (None, None). Seeds
-    are taken modulo 2**31 - 1."""
-    g = get_default_graph()
-    global_seed = g.seed
-    if global_seed is not None:
-        if op_seed is None:
-            with g._lock:
-                op_seed = g._seed_offset
-                g._seed_offset += 1
-        seeds = (int(global_seed) % _MAXINT32, int(op_seed) % _MAXINT32)
-    elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
-    else:
-        seeds = (None, None)
-    if seeds == (0, 0):  # (0, 0) would mean "nondeterministic" to the kernels
-        seeds = (0, _MAXINT32)
-    return seeds
-
-
-# ---------------------------------------------------------------------------
-# Conversion
-# ---------------------------------------------------------------------------
-
-_conversion_functions = []  # (base_type, fn, priority)
-
-
-def register_tensor_conversion_function(base_type, conversion_func, priority=100):
-    """Registers ``conversion_func(value, dtype=None, name=None, as_ref=False)`` for ``base_type``."""
-    _conversion_functions.append((base_type, conversion_func, priority))
-    _conversion_functions.sort(key=lambda e: e[2])
-
-
-def as_bytes_array(value) -> np.ndarray:
-    """An object array of ``bytes`` (TF's string tensors hold bytes; str is UTF-8 encoded)."""
-    arr = np.array(value, dtype=object)
-    flat = arr.reshape(-1)
-    for i, v in enumerate(flat):
-        if isinstance(v, str):
-            flat[i] = v.encode("utf-8")
-        elif isinstance(v, np.bytes_):
-            flat[i] = bytes(v)
-        elif not isinstance(v, bytes):
-            raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
-    return arr
-
-
-def _python_to_numpy(value, dtype):
-    """NumPy value for a Python/NumPy constant, TF's inference when ``dtype`` is None."""
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-        if dtype == dtypes.string:
-            return as_bytes_array(value)
-        arr = np.asarray(value)
-        if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
-            raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
-        if arr.dtype.kind == "b" and not dtype.is_bool:
-            raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
-        if arr.dtype.kind in "OSU" and dtype != dtypes.string:
-            raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
-        # Integers out of ``dtype``'s range wrap around (two's complement), as TF's
-        # make_tensor_proto gives them: constant(999, uint8) is 231.
-        return arr.astype(dtype.np)
-    if isinstance(value, (np.ndarray, np.generic)):
-        arr = np.asarray(value)
-        if arr.dtype.kind in "SUO":
-            arr = as_bytes_array(arr)
-        return arr
-    arr = np.asarray(value)
-    if arr.dtype == np.float64:
-        return arr.astype(np.float32)
-    if arr.dtype == np.int64:
-        if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
-            return arr.astype(np.int32)
-        return arr
-    if arr.dtype.kind in "SU":
-        return as_bytes_array(value)
-    if arr.dtype == np.complex128:
-        return arr
-    if arr.dtype == object:
-        if value is None:  # TF: a ValueError, so tf.losses(weights=None) fails as TF's tests expect
-            raise ValueError("None values not supported.")
-        raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. "
-                        f"Contents: {value!r}.")
-    return arr
-
-
-def _contains_tensor(value):
-    if isinstance(value, (Tensor, IndexedSlices)) or hasattr(value, "_as_graph_element"):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_contains_tensor(v) for v in value)
-    return False
-
-
-def _first_tensor_dtype(value):
-    """The dtype of the first Tensor in nested lists (TF's _get_dtype_from_nested_lists)."""
-    if isinstance(value, Tensor):
-        return value.dtype.base_dtype
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            d = _first_tensor_dtype(v)
-            if d is not None:
-                return d
-    return None
-
-
-def _cast_nested_tensors(value, dtype):
-    """``value`` with every Tensor not of ``dtype`` cast to it (TF's autopacking
-    converts a list of tensors to a requested dtype so)."""
-    if isinstance(value, Tensor):
-        return value if value.dtype.base_dtype == dtype else apply_op("Cast", x=value, DstT=dtype, name="Cast")
-    if isinstance(value, (list, tuple)):
-        return [_cast_nested_tensors(v, dtype) for v in value]
-    return value
-
-
-def _autopack(value, dtype, preferred_dtype, name):
-    """A list holding tensors as one ``Pack`` named ``name``, built as TF's
-    _autopacking_helper: under the scope ``name``, nested lists are packed first
-    (each under its index's scope, which the scope takes even when the list has
-    no tensor), then the remaining values become constants named by index.
-    Returns the list itself when nothing in it is a tensor."""
-    with name_scope(name) as scope:
-        elems, must_pack = [], False
-        for i, v in enumerate(value):
-            if isinstance(v, Tensor):
-                must_pack = True
-                elems.append(convert_to_tensor(v, dtype=dtype))
-            elif isinstance(v, (list, tuple)):
-                packed = _autopack(v, dtype, preferred_dtype, str(i))
-                must_pack = must_pack or isinstance(packed, Tensor)
-                elems.append(packed)
-            else:
-                elems.append(v)
-        if not must_pack:
-            return list(value)
-        elems = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype=dtype, name=str(i))
-                 for i, e in enumerate(elems)]
-        return apply_op("Pack", values=elems, axis=0, name=scope)
-
-
-def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None, as_ref=False):
-    """A Tensor for ``value``: Tensors pass through (dtype checked), Variables give
-    their value, Python/NumPy values become ``Const`` ops, lists holding tensors
-    are packed."""
-    preferred_dtype = preferred_dtype or dtype_hint
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor):
-        if dtype is not None and not dtype.is_compatible_with(value.dtype):
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                             f"{value.dtype.name}: {value!r}")
-        return value
-    for base_type, fn, _ in reversed(_conversion_functions):
-        if isinstance(value, base_type):
-            t = fn(value, dtype=dtype, name=name, as_ref=as_ref)
-            if dtype is not None and not dtype.is_compatible_with(t.dtype):
-                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                                 f"{t.dtype.name}: {t!r}")
-            return t
-    if isinstance(value, IndexedSlices):
-        return _indexed_slices_to_tensor(value, dtype, name)
-    if isinstance(value, Operation):
-        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, "
-                        f"name={name}, as_ref={as_ref})")
-    if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        inferred = _first_tensor_dtype(value)  # TF: the first tensor's dtype, unless one is asked for
-        if dtype is None:
-            dtype = inferred
-        elif inferred is not None and inferred != dtypes.as_dtype(dtype).base_dtype:
-            value = _cast_nested_tensors(value, dtypes.as_dtype(dtype).base_dtype)
-        return _autopack(value, dtype, preferred_dtype, name or "packed")
-    if dtype is None and preferred_dtype is not None:
-        try:
-            arr = _python_to_numpy(value, preferred_dtype)
-        except (TypeError, ValueError):
-            arr = _python_to_numpy(value, None)
-        else:
-            # Only Python/NumPy values that convert losslessly take the preferred dtype.
-            raw = np.asarray(value)
-            if raw.dtype.kind in "fc" and raw.size and dtypes.as_dtype(preferred_dtype).is_integer:
-                arr = _python_to_numpy(value, None)
-    else:
-        arr = _python_to_numpy(value, dtype)
-    return constant(arr, dtype=dtypes.as_dtype(arr.dtype) if arr.dtype != object else dtypes.string,
-                    name=name or "Const")
-
-
-def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
-    return [convert_to_tensor(v, dtype, None if name is None else f"{name}_{i}", preferred_dtype)
-            for i, v in enumerate(values)]
-
-
-def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
-    if isinstance(value, IndexedSlices):
-        if dtype and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
-            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
-                             f"IndexedSlices with dtype {value.dtype.name}")
-        return value
-    return convert_to_tensor(value, dtype, name)
-
-
-def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
-    """A ``Const`` op holding ``value`` (reshaped or broadcast to ``shape`` if given)."""
-    arr = _python_to_numpy(value, dtype)
-    if shape is not None:
-        shape = [int(d) for d in as_shape(shape).as_list()]
-        if arr.shape != tuple(shape):
-            if verify_shape:
-                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {arr.shape}.")
-            if arr.size == 1:
-                arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
-            elif arr.size == int(np.prod(shape)):
-                arr = arr.reshape(shape)
-            else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
-                                f"(converted from {arr.shape}) has {arr.size} elements, but got `shape` "
-                                f"{tuple(shape)} with {int(np.prod(shape))} elements).")
-    dt = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
-    arr.setflags(write=False)
-    return apply_op("Const", value=arr, dtype=dt, name=name)
-
-
-# Ops whose value is known at graph construction when their inputs' values are
-# (TF's constant_value folds the same ones); the arithmetic is the op's own kernel.
-_FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill"})
-
-
-def constant_value(tensor):
-    """The NumPy value of ``tensor`` if it is known at graph construction, else None:
-    a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
-    ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2`` and ``Fill`` of
-    known values, computed by their registered kernels."""
-    if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
-        return np.asarray(tensor)
-    if not isinstance(tensor, Tensor):
-        return None
-    # Iterative (a stack, not recursion), so a 20,000-op chain of Identity folds;
-    # results that can never change (everything but a None owed to a static
-    # shape that set_shape may still refine) are kept per graph, so building
-    # such a chain op by op stays linear.
-    cache = tensor.graph.__dict__.setdefault("_folded_constants", {})
-    known = {}  # id(tensor) -> (value or None, final)
-    stack = [tensor]
-    while stack:
-        t = stack[-1]
-        key = id(t)
-        if key in known:
-            stack.pop()
-            continue
-        hit = cache.get(key)
-        if hit is not None and hit[0] is t:
-            known[key] = (hit[1], True)
-            stack.pop()
-            continue
-        op = t.op
-        if op.type == "Const":
-            value, final = op.get_attr("value"), True
-        elif op.type in ("Shape", "Size", "Rank"):
-            value = _static_shape_value(op)
-            final = value is not None
-        elif op.type not in _FOLDABLE:
-            value, final = None, True
-        else:
-            missing = [i for i in op.inputs if id(i) not in known]
-            if missing:
-                stack.extend(missing)
-                continue
-            value = _fold(op, known)
-            final = all(known[id(i)][1] for i in op.inputs)
-        known[key] = (value, final)
-        if final:
-            cache[key] = (t, value)
-        stack.pop()
-    return known[id(tensor)][0]
-
-
-def _fold(op, known):
-    """The value of a foldable op whose inputs' values are in ``known``, by its kernel."""
-    args = {}
-    for name, inp in op.named_inputs().items():
-        value = [known[id(t)][0] for t in inp] if isinstance(inp, list) else known[id(inp)][0]
-        if value is None or (isinstance(value, list) and any(v is None for v in value)):
-            return None
-        args[name] = value
-    args.update((k, op._attrs[k]) for k in op.op_def.attrs if k in op._attrs)
-    return np.asarray(op.op_def.kernel(**args))
-
-
-def _static_shape_value(op):
-    """``Shape``/``Size``/``Rank`` of the input's static shape, when it is known."""
-    s = op.inputs[0].shape
-    if op.type == "Rank":
-        return np.array(s.ndims, dtype=np.int32) if s.ndims is not None else None
-    if not s.is_fully_defined():
-        return None
-    out_type = op.get_attr("out_type").np
-    if op.type == "Shape":
-        return np.array(s.as_list(), dtype=out_type)
-    return np.array(s.num_elements(), dtype=out_type)
-
-
-def constant_value_as_shape(tensor) -> TensorShape:
-    """A TensorShape from a 1-D shape tensor, as precise as graph construction
-    allows (TF's rules: constants; ``Shape`` of a tensor; ``Pack`` of known
-    scalars; ``Cast`` to an integer type, ``ConcatV2`` and simple ``StridedSlice``
-    of such shape tensors; -1 and unknown values are unknown dimensions)."""
-    v = constant_value(tensor)
-    if v is not None:
-        return TensorShape([None if d == -1 else int(d) for d in np.asarray(v).reshape(-1)])
-    if isinstance(tensor, Tensor):
-        op = tensor.op
-        if op.type == "Shape":
-            return op.inputs[0].shape
-        if op.type == "Pack":
-            return TensorShape([None if (c := constant_value(i)) is None or int(c) < 0 else int(c)
-                                for i in op.inputs])
-        if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
-            return constant_value_as_shape(op.inputs[0])
-        if op.type == "ConcatV2":
-            parts = [constant_value_as_shape(t) for t in op.inputs[:-1]]
-            if all(p.ndims is not None for p in parts):
-                return TensorShape([d for p in parts for d in p.as_list()])
-        if op.type == "StridedSlice":
-            sliced = _strided_slice_shape(op)
-            if sliced is not None:
-                return sliced
-        if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
-            return unknown_shape(tensor.shape[0])
-    return unknown_shape()
-
-
-def _strided_slice_shape(op):
-    """``constant_value_as_shape`` of a 1-D ``StridedSlice`` with known begin/end/strides and no special masks."""
-    bounds = [constant_value(t) for t in op.inputs[1:4]]
-    if any(b is None for b in bounds) or any(op.get_attr(m) for m in ("ellipsis_mask", "new_axis_mask",
-                                                                     "shrink_axis_mask")):
-        return None
-    if op.get_attr("begin_mask") not in (0, 1) or op.get_attr("end_mask") not in (0, 1):
-        return None
-    begin, end, stride = (int(np.asarray(b).reshape(-1)[0]) for b in bounds)
-    begin = None if op.get_attr("begin_mask") == 1 else begin
-    end = None if op.get_attr("end_mask") == 1 else end
-    prev = constant_value_as_shape(op.inputs[0])
-    if prev.ndims is None:
-        return None
-    return TensorShape(prev.as_list()[begin:end:stride])
-
-
-# ---------------------------------------------------------------------------
-# The graph builder
-# ---------------------------------------------------------------------------
-
-def _dtype_of(value):
-    if isinstance(value, Tensor):
-        return value.dtype.base_dtype
-    if hasattr(value, "_as_graph_element") and hasattr(value, "dtype"):
-        return dtypes.as_dtype(value.dtype).base_dtype
-    return None
-
-
-def apply_op(op_type, name=None, **kwargs):
-    """Adds one ``op_type`` op to the default graph from its registry declaration.
-
-    Returns the output Tensor (one output), a tuple of Tensors (several; a list
-    for list outputs), or the Operation (no outputs).
-    """
-    opdef = registry.get(op_type)
-    unknown = set(kwargs) - set(opdef.inputs) - set(opdef.attrs)
-    if unknown:
-        raise TypeError(f"{op_type} got unexpected keyword arguments {sorted(unknown)}")
-
-    # Group dtypes: the first input with a known dtype fixes each type attr.
-    group_dtype = {}
-    for attr, members in opdef.type_attrs.items():
-        for m in members:
-            v = kwargs.get(m)
-            vals = v if m in opdef.list_inputs and isinstance(v, (list, tuple)) else [v]
-            for x in vals:
-                d = _dtype_of(x)
-                if d is not None:
-                    group_dtype[attr] = d
-                    break
-            if attr in group_dtype:
-                break
-        if attr not in group_dtype and attr in opdef.attrs and kwargs.get(attr) is not None:
-            group_dtype[attr] = dtypes.as_dtype(kwargs[attr])
-        if attr not in group_dtype:
-            # Python values only: TF converts them with the attr's default (or first allowed) type.
-            default = opdef.attrs.get(attr)
-            if isinstance(default, dtypes.DType):
-                group_dtype[attr] = default
-            elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
-                # Python ints become int32 where allowed (TF's conversion), else the first allowed type
-                allowed = opdef.allowed[attr]
-                group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
-    member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
-
-    graph = get_default_graph()
-    if not graph._building_function:
-        graph = _graph_of([v for v in kwargs.values()] + [x for v in kwargs.values()
-                                                         if isinstance(v, (list, tuple)) for x in v])
-    # TF converts Python inputs inside the op's own name scope, naming each
-    # constant after its input ("Add/y"), and names the op after that scope.
-    with graph.as_default(), graph.name_scope(name or op_type) as op_scope:
-        inputs, named, list_sizes = [], {}, {}
-        for in_name in opdef.inputs:
-            if in_name not in kwargs:
-                raise TypeError(f"{op_type} missing required input '{in_name}'")
-            v = kwargs[in_name]
-            hint = group_dtype.get(member_attr.get(in_name))
-            is_ref = in_name in opdef.refs
-            if in_name in opdef.list_inputs:
-                if not isinstance(v, (list, tuple)):
-                    raise TypeError(f"Expected list for '{in_name}' argument to '{op_type}' Op, not {v!r}.")
-                # TF's convert_n_to_tensor: list items are named "<input>_<i>" ("Assert/data_0").
-                ts = [_convert_input(x, hint, op_type, in_name, is_ref, f"{in_name}_{i}") for i, x in enumerate(v)]
-                list_sizes[in_name] = len(ts)
-                inputs.extend(ts)
-                named[in_name] = ts
-            else:
-                t = _convert_input(v, hint, op_type, in_name, is_ref)
-                inputs.append(t)
-                named[in_name] = t
-
-        # Type attrs: every member must agree; allowed sets checked.
-        attrs = {}
-        for attr, members in opdef.type_attrs.items():
-            seen = None
-            for m in members:
-                ts = named[m] if isinstance(named[m], list) else [named[m]]
-                for t in ts:
-                    d = t.dtype.base_dtype
-                    if d == dtypes.resource and m in opdef.refs:
-                        continue
-                    if seen is None:
-                        seen = (m, d)
-                    elif d != seen[1]:
-                        raise TypeError(f"Input '{m}' of '{op_type}' Op has type {d.name} that does not match "
-                                        f"type {seen[1].name} of argument '{seen[0]}'.")
-            if seen is None:
-                if attr in kwargs and kwargs[attr] is not None:
-                    seen = (None, dtypes.as_dtype(kwargs[attr]))
-                elif attr in opdef.attrs and opdef.attrs[attr] is not registry.REQUIRED:
-                    seen = (None, dtypes.as_dtype(opdef.attrs[attr]))
-            if seen is not None:
-                allowed = opdef.allowed.get(attr)
-                if allowed and seen[1] not in allowed:
-                    raise TypeError(f"Value passed to parameter '{seen[0] or attr}' has DataType "
-                                    f"{seen[1].name} not in list of allowed values: "
-                                    f"{', '.join(d.name for d in allowed)}")
-                attrs[attr] = seen[1]
-        for attr, default in opdef.attrs.items():
-            if attr in kwargs:
-                val = kwargs[attr]
-                attrs[attr] = dtypes.as_dtype(val) if isinstance(default, dtypes.DType) and val is not None else val
-            elif default is registry.REQUIRED:
-                if attr not in attrs:
-                    raise TypeError(f"{op_type} missing required attr '{attr}'")
-            else:
-                attrs.setdefault(attr, default)
-        for in_name, count_attr in opdef.list_inputs.items():
-            if count_attr:
-                attrs[count_attr] = list_sizes[in_name]
-        if list_sizes:
-            attrs["_list_sizes"] = list_sizes
-
-        specs = {}
-        for in_name, v in named.items():
-            if isinstance(v, list):
-                specs[in_name] = [registry.Spec(t.dtype.base_dtype, t.shape, constant_value(t)) for t in v]
-            else:
-                specs[in_name] = registry.Spec(v.dtype.base_dtype, v.shape,
-                                               None if in_name in opdef.refs else constant_value(v))
-        display = op_scope.rstrip("/")
-        try:
-            out_specs = opdef.infer(specs, {**attrs, "_op_name": display})
-        except ValueError as e:
-            msg = str(e)
-            if display not in msg:
-                msg = f"{msg} for '{display}' (op: '{op_type}')"
-            raise ValueError(msg) from None
-        if opdef.ref_outputs:
-            out_names = opdef.outputs
-            out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
-                          named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
-                         for i, (d, s) in enumerate(out_specs)]
-        # TF colocates an op with its ref-typed inputs (a variable's Assign, ApplyX run where it lives)
-        with contextlib.ExitStack() as stack:
-            for in_name in opdef.refs:
-                t = named.get(in_name)
-                if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
-                    stack.enter_context(graph.colocate_with(t.op))
-            op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
-    outs = op._outputs
-    if not outs:
-        return op
-    if len(outs) == 1 and len(opdef.outputs) == 1 and not opdef.outputs[0].startswith("*"):
-        return outs[0]
-    if len(opdef.outputs) == 1 and opdef.outputs[0].startswith("*"):
-        return list(outs)
-    return tuple(outs)
-
-
-def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None):
-    if is_ref:
-        if hasattr(value, "_ref") and callable(value._ref) and not isinstance(value, Tensor):
-            value = value._ref()
-        if not isinstance(value, Tensor):
-            raise TypeError(f"'{op_type}' Op requires that input '{in_name}' be a mutable tensor "
-                            f"(e.g. a tf.Variable), got {value!r}")
-        if not (value.dtype.is_ref_dtype or value.dtype == dtypes.resource):
-            raise TypeError(f"'{op_type}' Op requires that input '{in_name}' be a mutable tensor "
-                            f"(e.g. a tf.Variable): {value.name} has dtype {value.dtype.name}")
-        return _maybe_capture(value)
-    try:
-        t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
-    return _maybe_capture(t)
-
-
-def _maybe_capture(t):
-    g = get_default_graph()
-    if g._building_function and t.graph is not g:
-        return g.capture(t)
-    return t
-
-
-# ---------------------------------------------------------------------------
 # Proto functions per collection and name-scope helpers (TF's ops.py): how the
 # items of a collection become protos in a MetaGraphDef and come back. The
 # layers above register their own: variables (VariableDef), Saver (SaverDef),
@@ -1453,3 +733,4 @@ def prepend_name_scope(name, import_scope):
         return name
     import_scope = import_scope.rstrip("/")
     return re.sub(r"([\^]|loc:@|^)(.*)", lambda m: m.group(1) + import_scope + "/" + m.group(2), name, count=1)
+

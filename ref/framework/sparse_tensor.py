@@ -12,7 +12,10 @@ from __future__ import annotations
 import collections
 
 from ref.types import dtypes
-from ref.framework.graph import convert_to_tensor, constant_value_as_shape, get_default_session, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.stack import get_default_session
+from ref.framework.tensor_util import constant_value_as_shape
 from ref.types.shapes import TensorShape, as_shape
 
 __all__ = ["SparseTensor", "SparseTensorValue", "is_sparse", "convert_to_tensor_or_sparse_tensor"]

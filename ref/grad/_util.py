@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import constant_value, apply_op
+from ref.framework.op_def_library import apply_op
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
 
 

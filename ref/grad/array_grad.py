@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import IndexedSlices, apply_op, colocate_with, constant_value, convert_to_tensor, constant
+from ref.framework.graph import colocate_with
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
+from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
 from ref.grad._util import unbroadcast

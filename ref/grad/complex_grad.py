@@ -2,7 +2,7 @@
 formulas: gradients of complex tensors are conjugate-linear (TF's convention)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.grad._util import binary_grads
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, math_ops

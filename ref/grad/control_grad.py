@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
-from ref.framework.graph import apply_op, get_default_graph, convert_to_tensor, IndexedSlices
+from ref.framework.graph import get_default_graph
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op as _var_handle_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops.array_ops import zeros_like

@@ -3,7 +3,7 @@
 gradients of the backprop ops in terms of the forward ops)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 

@@ -19,7 +19,8 @@ import inspect
 import itertools
 
 from ref.types import nest
-from ref.framework.graph import GraphKeys, Tensor, control_dependencies, convert_to_tensor, get_default_graph
+from ref.framework.graph import GraphKeys, Tensor, control_dependencies, get_default_graph
+from ref.framework.op_def_library import convert_to_tensor
 from ref.grad.registry import RegisterGradient, get_rule
 from ref.grad.gradients import UnconnectedGradients, gradients
 from ref.graph_ops import array_ops

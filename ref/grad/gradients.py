@@ -18,8 +18,9 @@ import collections
 import enum
 
 from ref.types import dtypes
-from ref.framework.graph import (IndexedSlices, Tensor, apply_op, colocate_with, convert_to_tensor, device,
-                                 get_default_graph, name_scope)
+from ref.framework.graph import Tensor, colocate_with, device, get_default_graph, name_scope
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
 from ref.types.shapes import as_shape

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import apply_op, constant_value
+from ref.framework.op_def_library import apply_op
+from ref.framework.tensor_util import constant_value
 from ref.grad._util import binary_grads, kept_dims_shape, reduction_axes, unbroadcast
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops

@@ -1,7 +1,7 @@
 """Gradient rules for ``ref/ops/nn.py`` (TF's nn_grad.py formulas)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops, nn_ops
 

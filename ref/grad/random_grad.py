@@ -4,7 +4,8 @@ d sample / d alpha = -(dCDF/dalpha) / pdf, the ``RandomGammaGrad`` kernel."""
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, control_dependencies
+from ref.framework.graph import control_dependencies
+from ref.framework.op_def_library import apply_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 

@@ -4,7 +4,7 @@ indices or shape."""
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.framework.sparse_tensor import SparseTensor
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops, sparse_ops

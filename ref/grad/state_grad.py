@@ -1,7 +1,9 @@
 """Gradient rules for variables and summaries (``ref/ops/state.py``, ``summary.py``)."""
 from __future__ import annotations
 
-from ref.framework.graph import IndexedSlices, apply_op, colocate_with
+from ref.framework.graph import colocate_with
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 

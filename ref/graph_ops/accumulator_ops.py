@@ -3,7 +3,8 @@ builders over the accumulator kernels of :mod:`ref.ops.accumulator` (seed
 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SyncReplicasOptimizer``)."""
 from __future__ import annotations
 
-from ref.framework.graph import IndexedSlices, apply_op, convert_to_tensor
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops.math_ops import cast
 from ref.types import dtypes as _dtypes
 from ref.types.shapes import TensorShape, unknown_shape

@@ -1,5 +1,5 @@
 """TF1 array functions (``tf.reshape``, ``tf.concat``, ``tf.gather``, ...) built
-on the ops of :mod:`ref.ops.array` with ``ref.framework.graph.apply_op``.
+on the ops of :mod:`ref.ops.array` with ``ref.framework.op_def_library.apply_op``.
 
 Names, signatures, defaults and the ops they create (types and names) follow
 ``tensorflow.compat.v1``: e.g. ``tf.shape`` of a fully defined tensor is a
@@ -14,8 +14,10 @@ import numbers
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import (IndexedSlices, Tensor, apply_op, constant, constant_value, convert_to_tensor,
-                                 name_scope, constant_value_as_shape)
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.framework.tensor_util import constant_value, constant_value_as_shape
 from ref.types.shapes import Dimension, TensorShape, as_shape
 from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies

@@ -13,7 +13,9 @@ accidental hits pushed to -FLT_MAX.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, convert_to_tensor, get_seed, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.random_seed import get_seed
 from ref.graph_ops import array_ops, control_flow_ops, math_ops as _m, nn_ops
 from ref.graph_ops.embedding_ops import embedding_lookup
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.framework.graph import (Tensor, apply_op, constant_value, control_dependencies, convert_to_tensor,
-                                 get_default_graph, name_scope)
+from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import group, no_op, with_dependencies
 from ref.graph_ops.logging_ops import Assert

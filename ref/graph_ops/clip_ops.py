@@ -16,7 +16,9 @@ import collections.abc
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import IndexedSlices, apply_op, colocate_with, constant, convert_to_tensor, name_scope
+from ref.framework.graph import colocate_with, name_scope
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm", "clip_by_global_norm"]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops
 
 __all__ = ["complex", "real", "imag", "conj", "angle"]

@@ -3,7 +3,8 @@ losses and metrics share (TF's ``ops/confusion_matrix.py``)."""
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.control_flow_ops import cond, with_dependencies

@@ -6,8 +6,18 @@ import numpy as np
 
 from ref.types import dtypes, nest
 from ref.framework.func_graph import FuncGraph
-from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, colocate_with, control_dependencies,
-                                 convert_to_tensor, device, get_default_graph, name_scope, constant_value, constant)
+from ref.framework.graph import (
+    Operation,
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    device,
+    get_default_graph,
+    name_scope,
+)
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
+from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray

@@ -8,7 +8,8 @@ name scopes.
 from __future__ import annotations
 
 from ref.graph_ops import array_ops
-from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",

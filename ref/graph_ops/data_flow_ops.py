@@ -16,8 +16,10 @@ import collections.abc
 import hashlib
 
 from ref.types import dtypes as _dtypes
-from ref.framework.graph import (apply_op, constant_value, control_dependencies, convert_to_tensor, get_seed,
-                       name_scope)
+from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.random_seed import get_seed
+from ref.framework.tensor_util import constant_value
 from ref.types.shapes import Dimension, TensorShape, as_shape, unknown_shape
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"]

@@ -19,7 +19,8 @@ norm (``clip_by_norm`` over the row's axes).
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import colocate_with, convert_to_tensor, name_scope
+from ref.framework.graph import colocate_with, name_scope
+from ref.framework.op_def_library import convert_to_tensor
 from ref.types.shapes import TensorShape, dimension_value
 from ref.graph_ops import array_ops, clip_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity

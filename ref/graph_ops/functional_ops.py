@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.types.shapes import Dimension, TensorShape, dimension_value
-from ref.framework.graph import convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.control_flow_ops import while_loop
 from ref.graph_ops.tensor_array_ops import TensorArray

@@ -4,7 +4,7 @@
 An initializer is called as ``init(shape, dtype=None, partition_info=None)``
 and builds the ops producing the initial value; ``dtype=None`` means the
 constructor's dtype. Random initializers take their op seeds from
-``ref.framework.graph.get_seed(seed)`` (TF's graph-level + op-level rule), so a fixed
+``ref.framework.random_seed.get_seed(seed)`` (TF's graph-level + op-level rule), so a fixed
 ``seed`` gives the same values in every Session. ``partition_info`` (a
 :class:`ref.graph_ops.partitioned.PartitionInfo`) makes the scale depend on the FULL
 shape of a partitioned variable.
@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, constant
+from ref.framework.op_def_library import apply_op, constant
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.array_ops import zeros as _zeros, ones as _ones
 from ref.graph_ops.random_ops import random_uniform as _random_uniform, random_normal as _random_normal, truncated_normal as _truncated_normal

@@ -1,7 +1,8 @@
 """``tf.matching_files`` and ``tf.train.match_filenames_once``."""
 from __future__ import annotations
 
-from ref.framework.graph import GraphKeys, apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import GraphKeys, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.types import dtypes
 from ref.graph_ops import variables
 from ref.formats.tfrecord import TFRecordOptions

@@ -28,8 +28,16 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
-from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant_value, \
-    convert_to_tensor, get_collection, name_scope
+from ref.framework.graph import (
+    GraphKeys,
+    Tensor,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    name_scope,
+)
+from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
 from ref.graph_ops.variable_scope import get_variable, variable_scope

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.math_ops import range as tf_range
 

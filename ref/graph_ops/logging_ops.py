@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 
 from ref.types import dtypes, nest
-from ref.framework.graph import Tensor, apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import control_flow_ops
 
 __all__ = ["Assert", "Print", "print_v2"]

@@ -20,8 +20,9 @@ import uuid
 
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
-from ref.framework.graph import (GraphKeys, Tensor, add_to_collection, apply_op, constant_value, convert_to_tensor,
-                                 get_collection, name_scope)
+from ref.framework.graph import GraphKeys, Tensor, add_to_collection, get_collection, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import group, no_op

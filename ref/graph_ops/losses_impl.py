@@ -20,8 +20,15 @@ Divisions are ``div_no_nan``: all-zero weights give a loss of 0, not NaN.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import (GraphKeys, add_to_collection, control_dependencies, convert_to_tensor,
-                                 get_collection, get_default_graph, name_scope, constant)
+from ref.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    control_dependencies,
+    get_collection,
+    get_default_graph,
+    name_scope,
+)
+from ref.framework.op_def_library import convert_to_tensor, constant
 from ref.graph_ops import array_ops, math_ops, nn_ops
 from ref.graph_ops.weights_broadcast_ops import assert_broadcastable, broadcast_weights
 from ref.graph_ops.confusion_matrix import remove_squeezable_dimensions

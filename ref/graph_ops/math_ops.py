@@ -1,5 +1,5 @@
 """TF1 math functions (``tf.add``, ``tf.matmul``, ``tf.reduce_mean``, ``tf.cast``,
-...) built on the ops of :mod:`ref.ops.math` with ``ref.framework.graph.apply_op``.
+...) built on the ops of :mod:`ref.ops.math` with ``ref.framework.op_def_library.apply_op``.
 
 Names, signatures and defaults are ``tensorflow.compat.v1``'s, and so are the
 ops they create (``tf.add`` builds ``AddV2``, ``tf.div`` floor-divides
@@ -15,7 +15,8 @@ import builtins as _builtins
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import Tensor, apply_op, constant, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.clip_ops import clip_by_value as _clip
 

@@ -23,8 +23,8 @@ The ``*_at_k`` / ``*_at_top_k`` family lives in :mod:`ref.graph_ops.metrics_at_k
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import (GraphKeys, add_to_collections, control_dependencies, convert_to_tensor,
-                                 name_scope)
+from ref.framework.graph import GraphKeys, add_to_collections, control_dependencies, name_scope
+from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, math_ops, state_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.weights_broadcast_ops import broadcast_weights

@@ -1,5 +1,5 @@
 """TF1 ``tf.nn`` functions built on the ops of :mod:`ref.ops.nn` (and math and
-array ops) with ``ref.framework.graph.apply_op``: activations, softmax, the
+array ops) with ``ref.framework.op_def_library.apply_op``: activations, softmax, the
 cross-entropy losses, bias_add, l2_loss/l2_normalize, moments, in_top_k,
 zero_fraction and dropout, with ``tensorflow.compat.v1``'s signatures and
 TF's composite formulas (e.g. ``sigmoid_cross_entropy_with_logits`` is
@@ -11,7 +11,9 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.graph_ops import math_ops as _m, array_ops
-from ref.framework.graph import Tensor, apply_op, constant, convert_to_tensor, get_seed, name_scope
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.framework.random_seed import get_seed
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "softmax", "log_softmax", "bias_add",

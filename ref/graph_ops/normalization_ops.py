@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops as _m
-from ref.framework.graph import apply_op, constant, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 
 __all__ = ["batch_normalization", "fused_batch_norm", "local_response_normalization", "lrn", "top_k",
            "sufficient_statistics", "normalize_moments", "weighted_moments", "batch_norm_with_global_normalization"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import collections
 
-from ref.framework.graph import apply_op, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types import dtypes
 from ref.types.shapes import as_shape

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, control_dependencies, name_scope, register_tensor_conversion_function
+from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.op_def_library import apply_op, register_tensor_conversion_function
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.array_ops import concat
 

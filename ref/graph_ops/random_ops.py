@@ -1,7 +1,7 @@
 """TF1 random functions (``tf.random_normal``, ``tf.truncated_normal``,
 ``tf.random_uniform``, ``tf.random_shuffle``, ``tf.multinomial``, ...) built on
 the ops of :mod:`ref.ops.random`, with TF's graph-level/op-level seed rules
-(``ref.framework.graph.get_seed``): the same graph seed and op seed give the same values
+(``ref.framework.random_seed.get_seed``): the same graph seed and op seed give the same values
 in every Session; values differ from TensorFlow's (see ``ref.ops.random``).
 
 Each function builds the ops TF builds, under TF's names: e.g.
@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, convert_to_tensor, get_seed, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.random_seed import get_seed
 from ref.types.shapes import Dimension, TensorShape
 from ref.graph_ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, broadcast_to, shape as shape_of
 

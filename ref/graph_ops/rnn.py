@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, control_dependencies, name_scope
+from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
 from ref.graph_ops.tensor_array_ops import TensorArray

@@ -27,7 +27,9 @@ import re
 
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, constant, constant_value, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import constant, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, clip_ops, init_ops, math_ops, nn_ops
 from ref.graph_ops.partitioned import fixed_size_partitioner
 from ref.graph_ops.layers import Layer

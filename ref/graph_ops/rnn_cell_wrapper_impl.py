@@ -9,7 +9,9 @@ import numbers
 
 from ref.types import nest
 from ref.types.shapes import TensorShape
-from ref.framework.graph import constant_value, convert_to_tensor, device, name_scope
+from ref.framework.graph import device, name_scope
+from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops, nn_ops, random_ops
 from ref.graph_ops.rnn_cell_impl import LSTMStateTuple, RNNCell, assert_like_rnncell
 

@@ -6,7 +6,7 @@ exported with such an op keeps only the function's token; see
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.ops.script import register_callback
 
 __all__ = ["py_func", "numpy_function"]

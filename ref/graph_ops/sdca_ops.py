@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import collections
 
-from ref.framework.graph import apply_op, convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.types import dtypes
 
 __all__ = ["sdca_fprint", "sdca_optimizer", "sdca_optimizer_v2", "sdca_shrink_l1"]

@@ -7,7 +7,7 @@ Results are SparseTensors whose sets are sorted (TF's sets_impl.py).
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 
 __all__ = ["set_size", "set_intersection", "set_difference", "set_union", "size", "intersection", "difference",

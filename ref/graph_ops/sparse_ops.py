@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, constant, constant_value, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue, as_sparse
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity, placeholder, placeholder_with_default

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import Tensor, apply_op, constant, control_dependencies, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, control_dependencies, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from ref.types import dtypes
-from ref.framework.graph import GraphKeys, add_to_collection, apply_op, constant, get_collection, name_scope
+from ref.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
+from ref.framework.op_def_library import apply_op, constant
 from ref.protos import summary_pb2
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all",

@@ -15,7 +15,9 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.types.shapes import TensorShape, as_shape
-from ref.framework.graph import Tensor, apply_op, constant_value, convert_to_tensor, name_scope
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 
 __all__ = ["TensorArray"]
 

@@ -28,8 +28,17 @@ import threading
 import traceback
 
 from ref.types import dtypes
-from ref.framework.graph import (GraphKeys, Tensor, _graph_of, apply_op, colocate_with, control_dependencies,
-                       convert_to_tensor, get_collection, get_default_graph, name_scope)
+from ref.framework.graph import (
+    GraphKeys,
+    Tensor,
+    _graph_of,
+    colocate_with,
+    control_dependencies,
+    get_collection,
+    get_default_graph,
+    name_scope,
+)
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops import variables, init_ops
 from ref.graph_ops.variables import (RefVariable, ResourceVariable, Variable, VariableAggregation, VariableSynchronization,

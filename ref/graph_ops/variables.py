@@ -27,10 +27,22 @@ import weakref
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, apply_op, colocate_with,
-                                 control_dependencies, convert_to_tensor, device, get_collection,
-                                 get_default_graph, get_default_session, init_scope, name_scope, register_proto_function,
-                                 register_tensor_conversion_function, constant)
+from ref.framework.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    device,
+    get_collection,
+    get_default_graph,
+    init_scope,
+    name_scope,
+    register_proto_function,
+)
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, convert_to_tensor, register_tensor_conversion_function, constant
+from ref.framework.stack import get_default_session
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.array_ops import _slice_helper
 from ref.graph_ops.control_flow_ops import group, no_op, cond

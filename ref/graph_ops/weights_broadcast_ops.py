@@ -10,7 +10,9 @@ at run time (InvalidArgumentError). Both messages start with
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, constant_value, control_dependencies, convert_to_tensor, name_scope
+from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import cond, no_op
 from ref.graph_ops.logging_ops import Assert

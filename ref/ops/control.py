@@ -19,7 +19,7 @@ loop nobody differentiates pays nothing.
 TensorFlow's form (``If``: ``Tcond``/``Tin``/``Tout``, both branches taking
 every input; ``While``: ``T``, captures and the loop counter as loop
 variables, histories in TensorLists), written and read by
-:mod:`ref.framework.graph_io`.
+:mod:`ref.framework.graph_export` and :mod:`ref.framework.importer`.
 """
 from __future__ import annotations
 

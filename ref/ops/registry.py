@@ -13,7 +13,7 @@ From that declaration come
 
 * ``ref.raw_ops.MatMul(a=..., b=..., transpose_a=...)`` -- the pure call on
   NumPy arrays (:func:`call`);
-* the graph builder (``ref.framework.graph.apply_op("MatMul", a=..., b=...)``), which
+* the graph builder (``ref.framework.op_def_library.apply_op("MatMul", a=..., b=...)``), which
   checks dtypes, infers static shapes with the ``shape`` rule and adds a frozen
   ``Operation``;
 * the NodeDef/AttrValue mapping used by ``as_graph_def``/``import_graph_def``.

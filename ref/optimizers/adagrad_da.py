@@ -3,7 +3,8 @@ formula, the ``(Sparse)ApplyAdagradDA`` kernels and the pure ``init`` / ``step``
 are in :mod:`ref.ops.training.adagrad_da` (importable from here too)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op, colocate_with, device
+from ref.framework.graph import colocate_with, device
+from ref.framework.op_def_library import apply_op
 from ref.ops.training.adagrad_da import (DEFAULTS, AdagradDAState, adagrad_da_update, apply_adagrad_da,  # noqa: F401
                                          check_initial_value, init, sparse_adagrad_da_update,
                                          sparse_apply_adagrad_da, step)

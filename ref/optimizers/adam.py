@@ -3,7 +3,8 @@ kernel form, the paper's), the ``ApplyAdam`` kernel and the pure ``init`` /
 ``step`` are in :mod:`ref.ops.training.adam` (importable from here too)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op, colocate_with, control_dependencies, convert_to_tensor, get_default_graph
+from ref.framework.graph import colocate_with, control_dependencies, get_default_graph
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import control_flow_ops, state_ops
 from ref.ops.training.adam import DEFAULTS, AdamState, adam_update, apply_adam, init, step  # noqa: F401
 from ref.optimizers.optimizer import Hyperparameter, NonSlot, Optimizer, Slot

@@ -3,7 +3,7 @@ seed's, TF's kernel forms, the paper's), the ``(Sparse)ApplyFtrl(V2)`` kernels
 and the pure ``init`` / ``step`` are in :mod:`ref.ops.training.ftrl` (importable from here too)."""
 from __future__ import annotations
 
-from ref.framework.graph import apply_op, convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.ops.training.ftrl import (DEFAULTS, DENSE, SPARSE_ROWS, SPARSE_SCALAR, FtrlState,  # noqa: F401
                                    apply_ftrl, apply_ftrl_v2, check_ftrl_args, ftrl_update, init, sparse_apply_ftrl,

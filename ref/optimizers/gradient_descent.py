@@ -3,7 +3,8 @@ formula, the ``ApplyGradientDescent`` kernel and the pure ``init`` / ``step``
 are in :mod:`ref.ops.training.gradient_descent` (importable from here too)."""
 from __future__ import annotations
 
-from ref.framework.graph import IndexedSlices, apply_op
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op
 from ref.ops.training.gradient_descent import (DEFAULTS, GradientDescentState, apply_gradient_descent,  # noqa: F401
                                                check_delta, declare_with_delta, gradient_descent_update, init, step)
 from ref.optimizers.optimizer import Hyperparameter, Optimizer, cast

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numbers
 
-from ref.framework.graph import (GraphKeys, add_to_collection, apply_op, control_dependencies, convert_to_tensor,
-                                 get_default_graph, name_scope)
+from ref.framework.graph import GraphKeys, add_to_collection, control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import state_ops
 from ref.graph_ops.control_flow_ops import group
 from ref.graph_ops.init_ops import zeros_initializer

@@ -57,9 +57,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ref.framework.graph import (GraphKeys, IndexedSlices, Tensor, apply_op, colocate_with, constant,
-                                 control_dependencies, convert_to_tensor, convert_to_tensor_or_indexed_slices,
-                                 get_collection, get_collection_ref, get_default_graph, name_scope)
+from ref.framework.graph import (
+    GraphKeys,
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    get_collection,
+    get_collection_ref,
+    get_default_graph,
+    name_scope,
+)
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor, convert_to_tensor_or_indexed_slices
 from ref.grad.gradients import gradients
 from ref.graph_ops import array_ops, control_flow_ops, state_ops
 from ref.graph_ops.variables import ResourceVariable, Variable

@@ -56,7 +56,8 @@ from ref.types import dtypes, nest
 
 from ref import ops
 from ref.ops import registry
-from ref.framework.graph import apply_op, constant, convert_to_tensor, name_scope
+from ref.framework.graph import name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import control_flow_ops, random_ops
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay", "cosine_decay",

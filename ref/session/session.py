@@ -16,8 +16,10 @@ import types
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.framework.graph import (Graph, IndexedSlices, IndexedSlicesValue, Operation, Tensor, default_session,
-                                 get_default_graph, get_default_session, as_bytes_array)
+from ref.framework.graph import Graph, Operation, Tensor, get_default_graph
+from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ref.framework.op_def_library import as_bytes_array
+from ref.framework.stack import default_session, get_default_session
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, StateStore, evaluate, execute

@@ -27,8 +27,9 @@ from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops, random_ops, sparse_ops, summary_ops
 from ref.graph_ops.control_flow_ops import identity, no_op
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
-from ref.framework.graph import (GraphKeys, Tensor, constant, constant_value, control_dependencies,
-                       convert_n_to_tensor, convert_to_tensor, name_scope)
+from ref.framework.graph import GraphKeys, Tensor, control_dependencies, name_scope
+from ref.framework.op_def_library import constant, convert_n_to_tensor, convert_to_tensor
+from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.training.queue_runner import QueueRunner, add_queue_runner
 from ref.types.shapes import TensorShape, as_shape

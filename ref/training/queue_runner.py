@@ -22,8 +22,14 @@ import threading
 import weakref
 
 from ref.types import errors
-from ref.framework.graph import (GraphKeys, get_default_graph, prepend_name_scope, register_proto_function,
-                                 strip_name_scope, get_default_session)
+from ref.framework.graph import (
+    GraphKeys,
+    get_default_graph,
+    prepend_name_scope,
+    register_proto_function,
+    strip_name_scope,
+)
+from ref.framework.stack import get_default_session
 from ref.protos import queue_runner_pb2
 from ref.session.session import BaseSession
 from ref.platform import tf_logging as _log

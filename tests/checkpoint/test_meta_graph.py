@@ -9,7 +9,7 @@ import ref as tf
 from ref.checkpoint.meta_graph import export_meta_graph, read_meta_graph_file, write_graph
 from ref.checkpoint.saver import import_meta_graph
 from ref.checkpoint.saver import Saver
-from ref.framework.graph_io import import_graph_def
+from ref.framework.importer import import_graph_def
 from ref.protos import graph_pb2, meta_graph_pb2
 
 X = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], np.float32)
@@ -17,7 +17,7 @@ Y = np.array([[0.0, 1.0], [1.0, 0.0]], np.float32)
 
 
 def _apply(op_type, **kw):
-    from ref.framework.graph import apply_op
+    from ref.framework.op_def_library import apply_op
     return apply_op(op_type, **kw)
 
 

@@ -8,6 +8,7 @@ import ref.ops.core  # noqa: F401
 import ref.ops.registry
 from ref.types import dtypes
 from ref.framework import graph as G
+from ref.framework.op_def_library import constant
 from ref.graph_ops.control_flow_ops import group, identity, no_op, placeholder
 
 
@@ -19,7 +20,7 @@ def _names_ref(program):
 
 
 class _RefAPI:
-    constant = staticmethod(G.constant)
+    constant = staticmethod(constant)
     identity = staticmethod(identity)
     name_scope = staticmethod(G.name_scope)
     no_op = staticmethod(no_op)
@@ -71,7 +72,7 @@ def test_names_match_tensorflow(program):
 def test_operation_is_frozen_and_tensor_queries():
     g = G.Graph()
     with g.as_default():
-        c = G.constant(np.zeros((2, 3), np.float32), name="c")
+        c = constant(np.zeros((2, 3), np.float32), name="c")
         i = identity(c, name="i")
     op = i.op
     with pytest.raises(AttributeError):
@@ -96,12 +97,12 @@ def test_set_shape_merges_and_rejects():
 
 def test_control_dependencies_and_group():
     with G.Graph().as_default() as g:
-        a = G.constant(1.0, name="a")
+        a = constant(1.0, name="a")
         b = no_op(name="b")
         with G.control_dependencies([a, b]):
-            c = G.constant(2.0, name="c")
+            c = constant(2.0, name="c")
             with G.control_dependencies(None):
-                d = G.constant(3.0, name="d")
+                d = constant(3.0, name="d")
         grp = group(a, c, name="grp")
     assert c.op.control_inputs == [a.op, b]
     assert d.op.control_inputs == []
@@ -112,13 +113,13 @@ def test_device_strings_and_functions():
     with G.Graph().as_default():
         with G.device("/job:ps"):
             with G.device("/task:1/device:CPU:0"):
-                a = G.constant(1.0, name="a")
+                a = constant(1.0, name="a")
         with G.device(lambda op: "/device:GPU:0" if op.type == "Const" else ""):
-            b = G.constant(1.0, name="b")
+            b = constant(1.0, name="b")
             c = no_op(name="c")
         with G.device("/job:w"):
             with G.device(None):
-                d = G.constant(1.0, name="d")
+                d = constant(1.0, name="d")
         with G.colocate_with(a):
             e = identity(a, name="e")
     assert a.device == "/job:ps/task:1/device:CPU:0"
@@ -129,8 +130,8 @@ def test_device_strings_and_functions():
 
 def test_collections():
     with G.Graph().as_default() as g:
-        a = G.constant(1.0, name="scope1/a")
-        b = G.constant(1.0, name="scope2/b")
+        a = constant(1.0, name="scope1/a")
+        b = constant(1.0, name="scope2/b")
         G.add_to_collection("things", a)
         G.add_to_collections(["things", "more"], b)
         assert G.get_collection("things") == [a, b]
@@ -160,10 +161,10 @@ def test_graphkeys_match_tensorflow():
 def test_finalize():
     g = G.Graph()
     with g.as_default():
-        G.constant(1.0)
+        constant(1.0)
         g.finalize()
         with pytest.raises(RuntimeError, match="finalized"):
-            G.constant(2.0)
+            constant(2.0)
 
 
 def test_default_graph_stack():
@@ -182,7 +183,7 @@ def test_default_graph_stack():
 def test_tensors_from_other_graph_rejected():
     g1, g2 = G.Graph(), G.Graph()
     with g1.as_default():
-        a = G.constant(1.0)
+        a = constant(1.0)
     with g2.as_default():
         with pytest.raises(ValueError):
             g2.create_op("Identity", [a], {}, "x", [(dtypes.float32, [])], ref.ops.registry.get("Identity"))
@@ -190,23 +191,23 @@ def test_tensors_from_other_graph_rejected():
 
 def test_constant_conversion_rules():
     with G.Graph().as_default():
-        assert G.constant(1.0).dtype == dtypes.float32
-        assert G.constant(1).dtype == dtypes.int32
-        assert G.constant(2**40).dtype == dtypes.int64
-        assert G.constant(np.float64(1)).dtype == dtypes.float64
-        assert G.constant("s").dtype == dtypes.string
-        assert G.constant([True]).dtype == dtypes.bool
-        assert G.constant(1, dtype=dtypes.float64).dtype == dtypes.float64
-        assert G.constant(0.0, shape=[2, 2]).shape.as_list() == [2, 2]
+        assert constant(1.0).dtype == dtypes.float32
+        assert constant(1).dtype == dtypes.int32
+        assert constant(2**40).dtype == dtypes.int64
+        assert constant(np.float64(1)).dtype == dtypes.float64
+        assert constant("s").dtype == dtypes.string
+        assert constant([True]).dtype == dtypes.bool
+        assert constant(1, dtype=dtypes.float64).dtype == dtypes.float64
+        assert constant(0.0, shape=[2, 2]).shape.as_list() == [2, 2]
         with pytest.raises(TypeError):
-            G.constant(1.5, dtype=dtypes.int32)
+            constant(1.5, dtype=dtypes.int32)
         with pytest.raises(TypeError):
-            G.constant([1, 2, 3], shape=[2, 2])
+            constant([1, 2, 3], shape=[2, 2])
         with pytest.raises(TypeError):
-            G.constant([1.0, 2.0], shape=[3], verify_shape=True)
+            constant([1.0, 2.0], shape=[3], verify_shape=True)
 
 
 def test_tensor_is_not_a_bool():
     with G.Graph().as_default():
         with pytest.raises(TypeError):
-            bool(G.constant(True))
+            bool(constant(True))

@@ -9,6 +9,8 @@ import ref.ops.control  # noqa: F401
 import ref.ops.core  # noqa: F401
 from ref.types import dtypes, errors
 from ref.framework import graph as G
+from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ref.framework.op_def_library import constant
 from ref.graph_ops.control_flow_ops import group, identity, placeholder
 from ref.session import InteractiveSession, Session, get_default_session
 
@@ -23,8 +25,8 @@ def g():
 
 
 def test_fetch_structures(g):
-    a = G.constant(1.0, name="a")
-    b = G.constant([2, 3], name="b")
+    a = constant(1.0, name="a")
+    b = constant([2, 3], name="b")
     op = group(a, b)
     with Session() as s:
         out = s.run({"x": [a, (b, op)], "p": Pair(a, "b:0"), "name": "a:0"})
@@ -35,18 +37,18 @@ def test_fetch_structures(g):
 
 
 def test_fetch_indexed_slices(g):
-    v = G.constant([[1.0, 2.0]])
-    i = G.constant([3])
-    s_ = G.IndexedSlices(v, i, G.constant([5, 2]))
+    v = constant([[1.0, 2.0]])
+    i = constant([3])
+    s_ = IndexedSlices(v, i, constant([5, 2]))
     with Session() as s:
         out = s.run(s_)
-    assert isinstance(out, G.IndexedSlicesValue)
+    assert isinstance(out, IndexedSlicesValue)
     assert out.indices.tolist() == [3] and out.dense_shape.tolist() == [5, 2]
 
 
 @pytest.mark.parametrize("bad", [None, 3, object()])
 def test_fetch_bad_types(g, bad):
-    G.constant(1.0)  # TF checks for an empty graph (RuntimeError) before the fetches
+    constant(1.0)  # TF checks for an empty graph (RuntimeError) before the fetches
     with Session() as s:
         with pytest.raises(TypeError):
             s.run(bad)
@@ -55,7 +57,7 @@ def test_fetch_bad_types(g, bad):
 def test_feeds(g):
     x = placeholder(dtypes.float32, [None, 2], name="x")
     y = identity(x)
-    c = G.constant(5.0)
+    c = constant(5.0)
     z = identity(c)
     with Session() as s:
         assert s.run(y, {x: [[1, 2]]}).dtype == np.float32
@@ -79,7 +81,7 @@ def test_error_names_op_and_source_line(g):
 
 
 def test_closed_session(g):
-    a = G.constant(1.0)
+    a = constant(1.0)
     s = Session()
     s.close()
     with pytest.raises(RuntimeError, match="closed Session"):
@@ -87,7 +89,7 @@ def test_closed_session(g):
 
 
 def test_default_session_and_eval(g):
-    a = G.constant(4.0)
+    a = constant(4.0)
     assert get_default_session() is None
     with Session() as s:
         assert get_default_session() is s
@@ -138,7 +140,7 @@ def test_list_devices(g):
 
 
 def test_fetched_constant_is_writable_copy(g):
-    c = G.constant([1.0, 2.0])
+    c = constant([1.0, 2.0])
     with Session() as s:
         v = s.run(c)
         v[0] = 9.0

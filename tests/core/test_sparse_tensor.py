@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 
 SP = dict(indices=[[0, 1], [1, 0], [2, 3]], values=[1.0, 2.0, 3.0], dense_shape=[3, 4])
 SP2 = dict(indices=[[0, 1], [1, 2], [2, 3]], values=[10.0, 20.0, -3.0], dense_shape=[3, 4])

@@ -6,7 +6,7 @@ import itertools
 
 from ref.types import dtypes, errors
 import ref as _tf
-from ref.framework import graph_io
+from ref.framework import importer
 from ref.framework.graph import Graph
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.protos import graph_pb2, worker_pb2
@@ -62,7 +62,7 @@ class FakeWorker:
         with g.as_default():
             placeholders = {k: _tf.placeholder(dtypes.as_dtype(t), name=f"recv{i}") for i, (k, (_, t))
                             in enumerate(sorted(recvs.items()))}
-            graph_io._import_nodes(g, list(gd.node), {recvs[k][0]: p for k, p in placeholders.items()}, {}, "")
+            importer._import_nodes(g, list(gd.node), {recvs[k][0]: p for k, p in placeholders.items()}, {}, "")
         recvs = {k: p.name for k, p in placeholders.items()}
         sess = Session(graph=g)
         sess._store, sess._rngs, sess._resources = self.store, self.rngs, self.resources

@@ -1,5 +1,5 @@
 """``cond``/``while_loop`` in TensorFlow's functional encoding
-(ref/framework/graph_io.py): ref's GraphDefs and MetaGraphDefs import into
+(ref/framework/graph_export.py, importer.py): ref's GraphDefs and MetaGraphDefs import into
 TensorFlow and compute what ref computes; TF's ``cond_v2``/``while_v2``
 graphs (If/StatelessIf/While/StatelessWhile over FunctionDefs) import into ref
 and compute what TF computes. TensorFlow is the oracle."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.framework import graph_io
+from ref.framework import graph_export
 from ref.ops import registry
 
 tf = pytest.importorskip("tensorflow").compat.v1
@@ -336,7 +336,7 @@ def test_tensorflow_cond_reading_a_resource_variable_runs_in_ref():
 
 def test_output_arg_names_are_tensorflows():
     """FunctionDef inputs name an op's output args: ref's declarations (or, for
-    ops declared with one list output, graph_io's table) use TF's names."""
+    ops declared with one list output, graph_export's table) use TF's names."""
     from tensorflow.python.framework import op_def_registry
     checked = 0
     for name, od in sorted(registry.registered().items()):
@@ -344,11 +344,11 @@ def test_output_arg_names_are_tensorflows():
         if tf_def is None:
             continue
         tf_names = [a.name for a in tf_def.output_arg]
-        if name in graph_io._TF_OUTPUT_GROUPS:
+        if name in graph_export._TF_OUTPUT_GROUPS:
             attrs = {a.name: (a.default_value.i if a.default_value.WhichOneof("value") == "i" else [])
                      for a in tf_def.attr}
             attrs.update({"num_split": 1, "num_sparse": 0})
-            ours = [n for n, _ in graph_io._TF_OUTPUT_GROUPS[name](attrs)]
+            ours = [n for n, _ in graph_export._TF_OUTPUT_GROUPS[name](attrs)]
         else:
             ours = [o.lstrip("*") for o in od.outputs]
         assert ours == tf_names, name

@@ -1,4 +1,4 @@
-"""Hostile GraphDefs (ref/framework/graph_io.py): cycles raise ValueError naming
+"""Hostile GraphDefs (ref/framework/importer.py): cycles raise ValueError naming
 the nodes in the cycle instead of hanging; malformed nodes raise TensorFlow's
 error class naming the node; deep chains import; splat constants stay compact.
 Cycles and allocations run in a child process with a timeout and a memory limit."""
@@ -8,7 +8,7 @@ import pytest
 import ref as tf
 from ref.protos import graph_pb2
 from ref.types import errors
-from ref.framework.graph import constant_value
+from ref.framework.tensor_util import constant_value
 from tests.faults import REPORT, run_child
 
 FLOAT, INT32 = 1, 3
@@ -123,7 +123,7 @@ def test_identity_chain_of_20000_imports_and_folds():
 import json
 import ref as tf
 from ref.protos import graph_pb2
-from ref.framework.graph import constant_value
+from ref.framework.tensor_util import constant_value
 gd = graph_pb2.GraphDef()
 n = gd.node.add(name="c", op="Const")
 n.attr["dtype"].type = 1

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ref as tf
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.ops import registry
 from ref.graph_ops import array_ops, complex_ops, linalg_ops, logging_ops, tensor_array_ops
 from ref.grad.registry import registered_rules

@@ -100,6 +100,6 @@ def test_random_gamma_has_no_gradient_for_shape():
     with ref.Graph().as_default():
         shape = ref.placeholder(ref.int32, [1])
         alpha = ref.placeholder(ref.float32, [])
-        s = ref.framework.graph.apply_op("RandomGamma", shape=shape, alpha=alpha)
+        s = ref.framework.op_def_library.apply_op("RandomGamma", shape=shape, alpha=alpha)
         g_shape, g_alpha = ref.gradients(s, [shape, alpha])
         assert g_shape is None and g_alpha is not None

@@ -319,7 +319,7 @@ class _CheckpointedOp:
     custom SaveableObject (the pattern of TF's saver_test basicSaveRestore)."""
 
     def __init__(self, lib, name):
-        from ref.framework.graph import apply_op as ref_apply
+        from ref.framework.op_def_library import apply_op as ref_apply
         real = pytest.importorskip("tensorflow")
         self.lib, self.name = lib, name
         if lib is ref:

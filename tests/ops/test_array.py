@@ -455,13 +455,14 @@ class RefTF:
 
         ref.ops.load_all()
         from ref.framework import graph
+        from ref.framework.op_def_library import constant
         from ref.graph_ops import array_ops
         from ref.graph_ops.control_flow_ops import placeholder
         from ref.session import Session
 
         for name in array_ops.__all__:
             setattr(self, name, getattr(array_ops, name))
-        self.placeholder, self.constant, self.Graph, self.Session = placeholder, graph.constant, graph.Graph, Session
+        self.placeholder, self.constant, self.Graph, self.Session = placeholder, constant, graph.Graph, Session
         self.float32, self.int32, self.int64, self.bool = (dtypes.float32, dtypes.int32, dtypes.int64, dtypes.bool)
 
 

@@ -197,7 +197,8 @@ def test_graph_vs_tf_compat_v1(rid, build, xv, zv):
 def test_dropout_keeps_and_scales():
     import ref.ops
     from ref.graph_ops import nn_ops
-    from ref.framework.graph import Graph, constant
+    from ref.framework.graph import Graph
+    from ref.framework.op_def_library import constant
     from ref.session import Session
 
     ref.ops.load_all()

@@ -93,7 +93,7 @@ def _graph_grad(lib, op, raw):
 @pytest.mark.parametrize("op", ["V2", "V3", "V4"])
 def test_quantize_and_dequantize_gradient_matches_tensorflow(op):
     tf = pytest.importorskip("tensorflow")
-    from ref.framework.graph import apply_op
+    from ref.framework.op_def_library import apply_op
 
     want = _graph_grad(tf.compat.v1, op, lambda o: getattr(tf.raw_ops, "QuantizeAndDequantize" + o))
     got = _graph_grad(rtf, op, lambda o: lambda **kw: apply_op("QuantizeAndDequantize" + o, **kw))

@@ -18,6 +18,7 @@ from ref.types import dtypes, errors  # noqa: E402
 
 from ref.ops import registry
 from ref.framework import graph as G  # noqa: E402
+from ref.framework.random_seed import set_random_seed  # noqa: E402
 from ref.graph_ops import random_ops  # noqa: E402
 from ref.ops.context import RawContext  # noqa: E402
 from ref.session import Session  # noqa: E402
@@ -131,7 +132,7 @@ def _ref_run(fn, graph_seed=None, runs=2):
     g = G.Graph()
     with g.as_default():
         if graph_seed is not None:
-            G.set_random_seed(graph_seed)
+            set_random_seed(graph_seed)
         t = fn(random_ops)
         with Session() as s:
             return t, [s.run(t) for _ in range(runs)]

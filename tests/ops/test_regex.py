@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.types import errors
 
 CASES = [

@@ -43,7 +43,7 @@ def ref_v1():
     graph, training_util, variable_scope, variables = (
         importlib.import_module(f"ref.{m}") for m in ("graph", "training_util", "variable_scope", "variables"))
     from ref.graph_ops import array_ops, control_flow_ops
-    from ref.framework.graph import apply_op
+    from ref.framework.op_def_library import apply_op
     from ref.optimizers import (adadelta, adagrad, adagrad_da, adam, ftrl, gradient_descent, momentum,
                                 proximal_adagrad, proximal_gradient_descent, rmsprop)
     from ref.optimizers.optimizer import Optimizer

@@ -8,7 +8,9 @@ import pytest
 
 import ref.ops
 from ref.graph_ops import clip_ops as C
-from ref.framework.graph import Graph, IndexedSlices, constant
+from ref.framework.graph import Graph
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.op_def_library import constant
 from ref.ops import clip as P
 from ref.session import Session
 from specs import clipping as cards

@@ -10,7 +10,8 @@ import pytest
 import ref.ops
 from ref.types import dtypes
 from ref.graph_ops import state_ops
-from ref.framework.graph import Graph, GraphKeys, constant
+from ref.framework.graph import Graph, GraphKeys
+from ref.framework.op_def_library import constant
 from ref.optimizers.moving_averages import ExponentialMovingAverage, assign_moving_average
 from ref.session import Session
 from ref.graph_ops.variables import Variable, global_variables_initializer
@@ -56,7 +57,7 @@ def _namespaces(tf1):
 
     tf_ns = dict(mul=tf1.multiply, EMA=tf1.train.ExponentialMovingAverage,
                  control_dependencies=tf1.control_dependencies, assign_add=tf1.assign_add)
-    from ref.framework.graph import apply_op
+    from ref.framework.op_def_library import apply_op
 
     ref_ns = dict(mul=lambda x, y, name: apply_op("Mul", x=x, y=y, name=name), EMA=ExponentialMovingAverage,
                   control_dependencies=control_dependencies, assign_add=state_ops.assign_add)

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import ref.ops
 from ref.types import dtypes
 from ref.graph_ops.control_flow_ops import placeholder
-from ref.framework.graph import Graph, constant
+from ref.framework.graph import Graph
+from ref.framework.op_def_library import constant
 from ref.optimizers import schedules as S
 from ref.session import Session
 from specs import schedules as cards

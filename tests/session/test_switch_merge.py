@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ref as rtf
-from ref.framework.graph import apply_op
+from ref.framework.op_def_library import apply_op
 from ref.ops import control
 from ref.session import interpreter
 

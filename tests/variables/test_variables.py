@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ref.types import errors
-from ref.framework.graph import IndexedSlices
+from ref.framework.indexed_slices import IndexedSlices
 
 F32 = np.float32
 

@@ -1,0 +1,145 @@
+"""Constant folding at graph construction (TF's ``tensor_util.constant_value`` and
+``constant_value_as_shape``): the values and shapes that are known before a
+Session runs, computed by the ops' own kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.tensor import Tensor
+
+def _contains_tensor(value):
+    if isinstance(value, (Tensor, IndexedSlices)) or hasattr(value, "_as_graph_element"):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    return False
+
+
+# Ops whose value is known at graph construction when their inputs' values are
+# (TF's constant_value folds the same ones); the arithmetic is the op's own kernel.
+_FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill"})
+
+
+def constant_value(tensor):
+    """The NumPy value of ``tensor`` if it is known at graph construction, else None:
+    a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
+    ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2`` and ``Fill`` of
+    known values, computed by their registered kernels."""
+    if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
+        return np.asarray(tensor)
+    if not isinstance(tensor, Tensor):
+        return None
+    # Iterative (a stack, not recursion), so a 20,000-op chain of Identity folds;
+    # results that can never change (everything but a None owed to a static
+    # shape that set_shape may still refine) are kept per graph, so building
+    # such a chain op by op stays linear.
+    cache = tensor.graph.__dict__.setdefault("_folded_constants", {})
+    known = {}  # id(tensor) -> (value or None, final)
+    stack = [tensor]
+    while stack:
+        t = stack[-1]
+        key = id(t)
+        if key in known:
+            stack.pop()
+            continue
+        hit = cache.get(key)
+        if hit is not None and hit[0] is t:
+            known[key] = (hit[1], True)
+            stack.pop()
+            continue
+        op = t.op
+        if op.type == "Const":
+            value, final = op.get_attr("value"), True
+        elif op.type in ("Shape", "Size", "Rank"):
+            value = _static_shape_value(op)
+            final = value is not None
+        elif op.type not in _FOLDABLE:
+            value, final = None, True
+        else:
+            missing = [i for i in op.inputs if id(i) not in known]
+            if missing:
+                stack.extend(missing)
+                continue
+            value = _fold(op, known)
+            final = all(known[id(i)][1] for i in op.inputs)
+        known[key] = (value, final)
+        if final:
+            cache[key] = (t, value)
+        stack.pop()
+    return known[id(tensor)][0]
+
+
+def _fold(op, known):
+    """The value of a foldable op whose inputs' values are in ``known``, by its kernel."""
+    args = {}
+    for name, inp in op.named_inputs().items():
+        value = [known[id(t)][0] for t in inp] if isinstance(inp, list) else known[id(inp)][0]
+        if value is None or (isinstance(value, list) and any(v is None for v in value)):
+            return None
+        args[name] = value
+    args.update((k, op._attrs[k]) for k in op.op_def.attrs if k in op._attrs)
+    return np.asarray(op.op_def.kernel(**args))
+
+
+def _static_shape_value(op):
+    """``Shape``/``Size``/``Rank`` of the input's static shape, when it is known."""
+    s = op.inputs[0].shape
+    if op.type == "Rank":
+        return np.array(s.ndims, dtype=np.int32) if s.ndims is not None else None
+    if not s.is_fully_defined():
+        return None
+    out_type = op.get_attr("out_type").np
+    if op.type == "Shape":
+        return np.array(s.as_list(), dtype=out_type)
+    return np.array(s.num_elements(), dtype=out_type)
+
+
+def constant_value_as_shape(tensor) -> TensorShape:
+    """A TensorShape from a 1-D shape tensor, as precise as graph construction
+    allows (TF's rules: constants; ``Shape`` of a tensor; ``Pack`` of known
+    scalars; ``Cast`` to an integer type, ``ConcatV2`` and simple ``StridedSlice``
+    of such shape tensors; -1 and unknown values are unknown dimensions)."""
+    v = constant_value(tensor)
+    if v is not None:
+        return TensorShape([None if d == -1 else int(d) for d in np.asarray(v).reshape(-1)])
+    if isinstance(tensor, Tensor):
+        op = tensor.op
+        if op.type == "Shape":
+            return op.inputs[0].shape
+        if op.type == "Pack":
+            return TensorShape([None if (c := constant_value(i)) is None or int(c) < 0 else int(c)
+                                for i in op.inputs])
+        if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
+            return constant_value_as_shape(op.inputs[0])
+        if op.type == "ConcatV2":
+            parts = [constant_value_as_shape(t) for t in op.inputs[:-1]]
+            if all(p.ndims is not None for p in parts):
+                return TensorShape([d for p in parts for d in p.as_list()])
+        if op.type == "StridedSlice":
+            sliced = _strided_slice_shape(op)
+            if sliced is not None:
+                return sliced
+        if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
+            return unknown_shape(tensor.shape[0])
+    return unknown_shape()
+
+
+def _strided_slice_shape(op):
+    """``constant_value_as_shape`` of a 1-D ``StridedSlice`` with known begin/end/strides and no special masks."""
+    bounds = [constant_value(t) for t in op.inputs[1:4]]
+    if any(b is None for b in bounds) or any(op.get_attr(m) for m in ("ellipsis_mask", "new_axis_mask",
+                                                                     "shrink_axis_mask")):
+        return None
+    if op.get_attr("begin_mask") not in (0, 1) or op.get_attr("end_mask") not in (0, 1):
+        return None
+    begin, end, stride = (int(np.asarray(b).reshape(-1)[0]) for b in bounds)
+    begin = None if op.get_attr("begin_mask") == 1 else begin
+    end = None if op.get_attr("end_mask") == 1 else end
+    prev = constant_value_as_shape(op.inputs[0])
+    if prev.ndims is None:
+        return None
+    return TensorShape(prev.as_list()[begin:end:stride])
