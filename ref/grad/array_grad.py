@@ -1,4 +1,4 @@
-"""Gradient rules for ``ref/ops/array.py`` and the core ops (TF's array_grad.py)."""
+"""Gradient rules for ``ref/ops/array.py`` (and its sibling families) and the core ops (TF's array_grad.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
 """TF1 array functions (``tf.reshape``, ``tf.concat``, ``tf.gather``, ...) built
-on the ops of :mod:`ref.ops.array` with ``ref.framework.op_def_library.apply_op``.
+on the ops of :mod:`ref.ops.array` (and its sibling families) with ``ref.framework.op_def_library.apply_op``.
 
 Names, signatures, defaults and the ops they create (types and names) follow
 ``tensorflow.compat.v1``: e.g. ``tf.shape`` of a fully defined tensor is a

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes, errors
-from ref.ops.array import _MASK_ATTRS, _strided_slice_assign, _strided_slice_assign_shape
+from ref.ops.slicing import _MASK_ATTRS, _strided_slice_assign, _strided_slice_assign_shape
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 

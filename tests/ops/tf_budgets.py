@@ -3,7 +3,7 @@ on the same inputs, per op. Ops that only move or select elements are exact (0).
 """
 
 TF_BUDGETS = {
-    # ref/ops/array.py: element moves and selections -- exact.
+    # ref/ops/array.py and its sibling families: element moves and selections -- exact.
     "Reshape": 0, "Transpose": 0, "ConjugateTranspose": 0, "ConcatV2": 0, "Concat": 0, "Split": 0,
     "SplitV": 0, "Pack": 0, "Unpack": 0, "ExpandDims": 0, "Squeeze": 0, "Slice": 0, "StridedSlice": 0,
     "StridedSliceGrad": 0, "TensorStridedSliceUpdate": 0, "GatherV2": 0, "Gather": 0, "GatherNd": 0, "ScatterNd": 0, "Tile": 0, "Pad": 0,

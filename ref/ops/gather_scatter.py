@@ -1,0 +1,214 @@
+"""Gathering and scattering (TF's gather, gather_nd, scatter_nd and one_hot
+kernels): GatherV2, Gather, GatherNd, ScatterNd, OneHot. Bad index values at
+run time raise InvalidArgumentError with TF's message (``indices[1] = 7 is not
+in [0, 5)``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.ops.registry import invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.array import _INDEX, _check_range, _dims, _index_str, _ints, _shape_str
+
+
+# ---------------------------------------------------------------------------
+# Gathering and scattering: GatherV2, Gather, GatherNd, ScatterNd, OneHot
+# ---------------------------------------------------------------------------
+
+
+
+def _gather_static(params, indices, axis, batch_dims, attrs):
+    p, i = _dims(params), _dims(indices)
+    if p is None or i is None or axis is None:
+        r = None if p is None or i is None else len(p) + len(i) - 1 - batch_dims
+        return unknown_shape(r)
+    if batch_dims < 0:
+        batch_dims += len(i)
+    if not -len(p) <= axis < len(p):
+        raise ValueError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is rank {len(p)} "
+                         f"for '{attrs['_op_name']}' with input shapes: {_shape_str(p)}, {_shape_str(i)}, [].")
+    axis %= len(p)
+    if batch_dims > axis:
+        raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}) for "
+                         f"'{attrs['_op_name']}'")
+    for k in range(batch_dims):
+        if p[k] is not None and i[k] is not None and p[k] != i[k]:
+            raise ValueError(f"Dimension {k} in both shapes must be equal, but are {p[k]} and {i[k]}. Shapes "
+                             f"are {_shape_str(p)} and {_shape_str(i)}. for '{attrs['_op_name']}'")
+    return TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1:])
+
+
+def _gather_v2_shape(ins, attrs):
+    axis = _ints(ins["axis"].value)
+    shape = _gather_static(ins["params"], ins["indices"], None if axis is None else axis[0],
+                           attrs.get("batch_dims", 0), attrs)
+    return [(ins["params"].dtype, shape)]
+
+
+@register_op("GatherV2", inputs=("params", "indices", "axis"), attrs={"batch_dims": 0},
+             type_attrs={"Tparams": "params", "Tindices": "indices", "Taxis": "axis"},
+             allowed={"Tindices": (dtypes.int16,) + _INDEX, "Taxis": _INDEX}, shape=_gather_v2_shape)
+def gather_v2(params, indices, axis, batch_dims=0):
+    """``output[p0.., i.., p1..] = params[p0.., indices[i..], p1..]`` along ``axis``;
+    the first ``batch_dims`` dimensions of params and indices are matched
+    one-to-one. Out-of-range indices raise InvalidArgumentError (CPU)."""
+    params, indices = np.asarray(params), np.asarray(indices)
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    if not -params.ndim <= axis < params.ndim:
+        raise invalid_argument(f"Expected axis in the range [{-params.ndim}, {params.ndim}), but got {axis}")
+    axis %= params.ndim
+    if batch_dims > axis:
+        raise invalid_argument(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
+    if params.shape[:batch_dims] != indices.shape[:batch_dims]:
+        raise invalid_argument(f"params.shape[:{batch_dims}] should equal indices.shape[:{batch_dims}] but got "
+                               f"{_shape_str(params.shape)} and {_shape_str(indices.shape)}")
+    _check_range("indices", indices, params.shape[axis])
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    batch = params.shape[:batch_dims]
+    n = int(np.prod(batch, dtype=np.int64))
+    p = params.reshape((n,) + params.shape[batch_dims:])
+    i = indices.reshape((n,) + indices.shape[batch_dims:])
+    parts = [np.take(p[b], i[b], axis=axis - batch_dims) for b in range(n)]
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    if not parts:
+        return np.zeros(out_shape, dtype=params.dtype)
+    return np.stack(parts).reshape(out_shape)
+
+
+@register_op("Gather", inputs=("params", "indices"), attrs={"validate_indices": True},
+             type_attrs={"Tparams": "params", "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+             shape=lambda ins, attrs: [(ins["params"].dtype, _gather_static(ins["params"], ins["indices"], 0, 0,
+                                                                            attrs))])
+def gather(params, indices, validate_indices=True):
+    """GatherV2 along axis 0 (the old op)."""
+    return gather_v2(params, indices, 0)
+
+
+def _gather_nd_shape(ins, attrs):
+    p, i = _dims(ins["params"]), _dims(ins["indices"])
+    dt = ins["params"].dtype
+    if p is None or i is None or not i or i[-1] is None:
+        return [(dt, unknown_shape())]
+    if i[-1] > len(p):
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: {_shape_str(i)} and "
+                         f"params shape: {_shape_str(p)} for '{attrs['_op_name']}'")
+    return [(dt, TensorShape(i[:-1] + p[i[-1]:]))]
+
+
+def _nd_positions(name, indices, shape, what, suffix=""):
+    """The leading-dims tuples of ``indices`` (shape [..., K]) as index arrays,
+    after checking each row lies inside ``shape[:K]``."""
+    idx = np.asarray(indices)
+    k = idx.shape[-1]
+    rows = idx.reshape(-1, k)
+    bound = np.array(shape[:k], dtype=np.int64)
+    bad = np.flatnonzero(((rows < 0) | (rows >= bound)).any(axis=1)) if rows.size else []
+    if len(bad):
+        b = int(bad[0])
+        raise invalid_argument(f"{name}{_index_str(idx.shape[:-1], b)} = [{', '.join(str(int(v)) for v in rows[b])}] "
+                               f"does not index into {what} {_shape_str(shape)}{suffix}")
+    return tuple(rows[:, j] for j in range(k))
+
+
+@register_op("GatherNd", inputs=("params", "indices"), attrs={"bad_indices_policy": ""},
+             type_attrs={"Tparams": "params", "Tindices": "indices"},
+             allowed={"Tindices": (dtypes.int16,) + _INDEX}, shape=_gather_nd_shape)
+def gather_nd(params, indices, bad_indices_policy=""):
+    """``output[i..] = params[indices[i.., :]]``: each innermost row of
+    ``indices`` (length K) selects an element or slice of ``params``."""
+    params, indices = np.asarray(params), np.asarray(indices)
+    if indices.ndim == 0 or indices.shape[-1] > params.ndim:
+        raise invalid_argument(f"index innermost dimension length must be <= params rank; saw: "
+                               f"{indices.shape[-1] if indices.ndim else 0} vs. {params.ndim}")
+    k = indices.shape[-1]
+    pos = _nd_positions("indices", indices, params.shape, "param shape", ", node name: GatherNd")
+    out = params[pos] if k else np.broadcast_to(params, (int(np.prod(indices.shape[:-1], dtype=np.int64)),)
+                                                + params.shape)
+    return np.array(out.reshape(indices.shape[:-1] + params.shape[k:]))
+
+
+def _scatter_nd_shape(ins, attrs):
+    shape = _ints(ins["shape"].value)
+    dt = ins["updates"].dtype
+    if shape is None:
+        n = ins["shape"].shape[0] if ins["shape"].shape.ndims == 1 else None
+        return [(dt, unknown_shape(n))]
+    i, u = _dims(ins["indices"]), _dims(ins["updates"])
+    if i is not None and u is not None and i and i[-1] is not None:
+        want = TensorShape(i[:-1] + shape[i[-1]:])
+        if not want.is_compatible_with(TensorShape(u)):
+            raise ValueError(f"Dimensions [{len(i) - 1},{len(u)}) of updates[shape={_shape_str(u)}] = "
+                             f"{_shape_str(u[len(i) - 1:])} must match dimensions [{i[-1]},{len(shape)}) of "
+                             f"output[shape={_shape_str(shape)}] = {_shape_str(shape[i[-1]:])}: for "
+                             f"'{attrs['_op_name']}' with input shapes: {_shape_str(i)}, {_shape_str(u)}, "
+                             f"[{len(shape)}].")
+    return [(dt, TensorShape(shape))]
+
+
+@register_op("ScatterNd", inputs=("indices", "updates", "shape"), attrs={"bad_indices_policy": ""},
+             type_attrs={"T": "updates", "Tindices": ("indices", "shape")},
+             allowed={"Tindices": (dtypes.int16,) + _INDEX}, shape=_scatter_nd_shape)
+def scatter_nd(indices, updates, shape, bad_indices_policy=""):
+    """Zeros of ``shape`` plus ``updates[i..]`` added at ``indices[i.., :]``;
+    duplicates add, in index order."""
+    indices, updates = np.asarray(indices), np.asarray(updates)
+    shape = _ints(shape)
+    if indices.ndim == 0:
+        raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
+    if updates.ndim == 0:
+        raise invalid_argument(f"Updates shape must have rank at least one. Found:{_shape_str(updates.shape)}")
+    k = indices.shape[-1]
+    if updates.shape != indices.shape[:-1] + tuple(shape[k:]):
+        raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="
+                               f"{_shape_str(updates.shape)}] must match dimensions [{k},{len(shape)}) of "
+                               f"output[shape={_shape_str(shape)}]")
+    pos = _nd_positions("indices", indices, shape, "shape")
+    out = np.zeros(shape, dtype=updates.dtype)
+    flat = updates.reshape((-1,) + tuple(shape[k:]))
+    if k == 0:
+        for row in flat:
+            out += row
+        return out
+    np.add.at(out, pos, flat)
+    return out
+
+
+def _one_hot_shape(ins, attrs):
+    dims, depth = _dims(ins["indices"]), _ints(ins["depth"].value)
+    d = None if depth is None else depth[0]
+    dt = ins["on_value"].dtype
+    if dims is None:
+        return [(dt, unknown_shape())]
+    axis = attrs.get("axis", -1)
+    if not -1 <= axis <= len(dims):
+        raise ValueError(f"Expected axis to be -1 or between [0, {len(dims) + 1}).  But received: {axis}")
+    axis = len(dims) if axis == -1 else axis
+    return [(dt, TensorShape(dims[:axis] + [d] + dims[axis:]))]
+
+
+@register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"), attrs={"axis": -1},
+             type_attrs={"T": ("on_value", "off_value"), "TI": "indices"},
+             allowed={"TI": (dtypes.uint8, dtypes.int8) + _INDEX}, shape=_one_hot_shape)
+def one_hot(indices, depth, on_value, off_value, axis=-1):
+    """``on_value`` where ``indices[i..] == j`` along the new dimension ``axis``
+    of size ``depth``, ``off_value`` elsewhere (indices outside [0, depth) give
+    an all-off row)."""
+    indices = np.asarray(indices)
+    depth = int(np.asarray(depth))
+    if depth < 0:
+        raise invalid_argument(f"depth must be non-negative, got: {depth}")
+    if np.ndim(on_value) or np.ndim(off_value):
+        raise invalid_argument("on_value and off_value must be scalars")
+    r = indices.ndim
+    if not -1 <= axis <= r:
+        raise invalid_argument(f"Expected axis to be -1 or between [0, {r + 1}).  But received: {axis}")
+    axis = r if axis == -1 else axis
+    hot = indices[..., None] == np.arange(depth)
+    hot = np.moveaxis(hot, -1, axis)
+    on, off = np.asarray(on_value), np.asarray(off_value)
+    return np.where(hot, on, off).astype(on.dtype)

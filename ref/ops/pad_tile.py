@@ -1,0 +1,119 @@
+"""Padding and tiling (TF's pad and tile kernels): Pad, PadV2, MirrorPad, Tile."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.array import _INDEX, _dims, _ints, _same_dtype, _shape_str
+
+
+# ---------------------------------------------------------------------------
+# Padding: Pad, PadV2, MirrorPad
+# ---------------------------------------------------------------------------
+
+def _pad_shape(ins, attrs, mode=None):
+    dims = _dims(ins["input"])
+    pads = ins["paddings"].value
+    pshape = ins["paddings"].shape
+    if dims is None:
+        n = pshape[0] if pshape.ndims == 2 else None
+        if pads is not None:
+            n = np.shape(pads)[0]
+        return _same_dtype(ins, attrs, unknown_shape(n))
+    if pshape.ndims is not None and (pshape.ndims != 2 or pshape[0] not in (None, len(dims))
+                                     or pshape[1] not in (None, 2)):
+        raise ValueError(f"Shape must be [{len(dims)},2] but is {_shape_str(pshape)} for paddings of "
+                         f"'{attrs['_op_name']}' with input shapes: {_shape_str(dims)}, {_shape_str(pshape)}.")
+    if pads is None:
+        return _same_dtype(ins, attrs, unknown_shape(len(dims)))
+    pads = np.asarray(pads).reshape(-1, 2)
+    if (pads < 0).any():
+        raise ValueError(f"Paddings must be non-negative for '{attrs['_op_name']}'")
+    return _same_dtype(ins, attrs, TensorShape([None if d is None else d + int(a) + int(b)
+                                                for d, (a, b) in zip(dims, pads)]))
+
+
+def _check_paddings(x, paddings):
+    p = np.asarray(paddings)
+    r = np.ndim(x)
+    if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] != r:
+        raise invalid_argument(f"The first dimension of paddings must be the rank of inputs"
+                               f"{_shape_str(p.shape)}, input shape: {_shape_str(np.shape(x))}")
+    for a, b in p.tolist():
+        if a < 0 or b < 0:
+            raise invalid_argument(f"Paddings must be non-negative: {a} {b}")
+    return [(int(a), int(b)) for a, b in p.tolist()]
+
+
+@register_op("Pad", inputs=("input", "paddings"), type_attrs={"T": "input", "Tpaddings": "paddings"},
+             allowed={"Tpaddings": _INDEX}, shape=_pad_shape)
+def pad(input, paddings):
+    """``input`` with ``paddings[i] = [before, after]`` zeros around dimension ``i``."""
+    return np.pad(input, _check_paddings(input, paddings))
+
+
+@register_op("PadV2", inputs=("input", "paddings", "constant_values"),
+             type_attrs={"T": ("input", "constant_values"), "Tpaddings": "paddings"},
+             allowed={"Tpaddings": _INDEX}, shape=_pad_shape)
+def pad_v2(input, paddings, constant_values):
+    """Pad with ``constant_values`` (a scalar) instead of zeros."""
+    if np.ndim(constant_values) != 0:
+        raise invalid_argument(f"constant_values must be a scalar. Found: {_shape_str(np.shape(constant_values))}")
+    return np.pad(input, _check_paddings(input, paddings), constant_values=np.asarray(constant_values).item())
+
+
+@register_op("MirrorPad", inputs=("input", "paddings"), attrs={"mode": REQUIRED},
+             type_attrs={"T": "input", "Tpaddings": "paddings"}, allowed={"Tpaddings": _INDEX},
+             shape=_pad_shape)
+def mirror_pad(input, paddings, mode):
+    """Pad by mirroring: REFLECT omits the edge (``[1,2,3] -> 3,2|1,2,3|2,1``),
+    SYMMETRIC repeats it (``2,1|1,2,3|3,2``)."""
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    pads = _check_paddings(input, paddings)
+    offset = 1 if mode == "REFLECT" else 0
+    for d, (a, b) in zip(np.shape(input), pads):
+        if a > d - offset or b > d - offset:
+            word = "less than" if offset else "no greater than"
+            raise invalid_argument(f"paddings must be {word} the dimension size: {a}, {b} not {word} {d}")
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise invalid_argument(f"mode must be either REFLECT or SYMMETRIC, got {mode}")
+    return np.pad(input, pads, mode=mode.lower())
+
+
+# ---------------------------------------------------------------------------
+# Tiling: Tile
+# ---------------------------------------------------------------------------
+
+def _tile_shape(ins, attrs):
+    dims, mult = _dims(ins["input"]), _ints(ins["multiples"].value)
+    if dims is None:
+        n = ins["multiples"].shape[0] if ins["multiples"].shape.ndims == 1 else None
+        return _same_dtype(ins, attrs, unknown_shape(n if mult is None else len(mult)))
+    if mult is None:
+        return _same_dtype(ins, attrs, unknown_shape(len(dims)))
+    if len(mult) != len(dims):
+        raise ValueError(f"Dimension must be {len(dims)} but is {len(mult)} for '{attrs['_op_name']}' (op: "
+                         f"'Tile') with input shapes: {_shape_str(dims)}, {_shape_str(ins['multiples'].shape)}.")
+    return _same_dtype(ins, attrs, TensorShape([None if d is None else d * m for d, m in zip(dims, mult)]))
+
+
+@register_op("Tile", inputs=("input", "multiples"), type_attrs={"T": "input", "Tmultiples": "multiples"},
+             allowed={"Tmultiples": _INDEX}, shape=_tile_shape)
+def tile(input, multiples):
+    """``input`` repeated ``multiples[i]`` times along dimension ``i``."""
+    mult = _ints(multiples)
+    if len(mult) != np.ndim(input):
+        raise invalid_argument(f"Expected multiples argument to be a vector of length {np.ndim(input)} but "
+                               f"got length {len(mult)}")
+    for i, m in enumerate(mult):
+        if m < 0:
+            raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {m}")
+    if not mult:
+        return np.array(input)
+    x = np.asarray(input)
+    if all(m == 1 or d == 1 for d, m in zip(x.shape, mult)):  # a broadcast: one copy, no repeats
+        out = np.empty([d * m for d, m in zip(x.shape, mult)], x.dtype)
+        out[...] = x
+        return out
+    return np.tile(x, mult)

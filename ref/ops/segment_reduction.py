@@ -1,0 +1,214 @@
+"""Segments and partitions (TF's segment_reduction, dynamic_stitch and
+dynamic_partition kernels): UnsortedSegment{Sum,Max,Min,Prod}, SegmentSum,
+DynamicStitch, DynamicPartition; reductions summed in index order, so results
+are deterministic.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.ops._jit import njit
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.array import _INDEX, _check_range, _dims, _index_str, _ints, _shape_str
+
+
+# ---------------------------------------------------------------------------
+# Segments and partitions: UnsortedSegment{Sum,Max,Min,Prod}, SegmentSum,
+# DynamicStitch, DynamicPartition
+# ---------------------------------------------------------------------------
+
+@njit
+def _segment_extreme_loop(rows, ids, out, take_max):
+    """TF's CPU order: for each row in turn, ``out = out if x < out else x``
+    (max) -- so a NaN is kept until a later element replaces it."""
+    for j in range(rows.shape[0]):
+        s = ids[j]
+        if s < 0:
+            continue
+        for k in range(rows.shape[1]):
+            x = rows[j, k]
+            o = out[s, k]
+            if take_max:
+                if not x < o:
+                    out[s, k] = x
+            elif not x > o:
+                out[s, k] = x
+
+
+def _segment_prepare(data, segment_ids, name="segment_ids"):
+    data, ids = np.asarray(data), np.asarray(segment_ids)
+    if data.shape[:ids.ndim] != ids.shape:
+        raise invalid_argument(f"{name}.shape = {_shape_str(ids.shape)} does not match prefix of "
+                               f"data.shape = {_shape_str(data.shape)}")
+    inner = data.shape[ids.ndim:]
+    return data.reshape((ids.size,) + inner), ids.reshape(-1).astype(np.int64), inner
+
+
+def _unsorted_segment(data, segment_ids, num_segments, kind):
+    rows, ids, inner = _segment_prepare(data, segment_ids)
+    n = int(np.asarray(num_segments))
+    if n < 0:
+        raise invalid_argument(f"num_segments must be non-negative, got {n}")
+    bad = np.flatnonzero(ids >= n)
+    if bad.size:
+        raise invalid_argument(f"segment_ids{_index_str(np.shape(segment_ids), int(bad[0]))} = "
+                               f"{int(ids[bad[0]])} is out of range [0, {n})")
+    dt = rows.dtype
+    if kind == "sum":
+        out = np.zeros((n,) + inner, dt)
+    elif kind == "prod":
+        out = np.ones((n,) + inner, dt)
+    else:
+        info = np.finfo(dt) if dt.kind in "fc" else np.iinfo(dt)
+        out = np.full((n,) + inner, info.min if kind == "max" else info.max, dt)
+    keep = ids >= 0
+    if kind in ("sum", "prod"):
+        (np.add if kind == "sum" else np.multiply).at(out, ids[keep], rows[keep])
+        return out
+    flat = out.reshape(n, int(np.prod(inner, dtype=np.int64)))
+    _segment_extreme_loop(rows.reshape(len(ids), flat.shape[1]), ids, flat, kind == "max")
+    return flat.reshape(out.shape)
+
+
+def _unsorted_segment_shape(ins, attrs):
+    data, ids = _dims(ins["data"]), _dims(ins["segment_ids"])
+    n = _ints(ins["num_segments"].value)
+    dt = ins["data"].dtype
+    if data is None or ids is None:
+        return [(dt, unknown_shape())]
+    if not TensorShape(data[:len(ids)]).is_compatible_with(TensorShape(ids)):
+        raise ValueError(f"Shapes {_shape_str(data[:len(ids)])} and {_shape_str(ids)} are incompatible: "
+                         f"segment_ids.shape must be a prefix of data.shape for '{attrs['_op_name']}' with input "
+                         f"shapes: {_shape_str(data)}, {_shape_str(ids)}, [].")
+    return [(dt, TensorShape([None if n is None else n[0]] + data[len(ids):]))]
+
+
+def _register_unsorted(name, kind, allowed, formula):
+    def kernel(data, segment_ids, num_segments):
+        return _unsorted_segment(data, segment_ids, num_segments, kind)
+
+    kernel.__name__ = f"unsorted_segment_{kind}"
+    kernel.__doc__ = (f"``output[i..] = {formula}`` over ``j`` with ``segment_ids[j] == i``; "
+                      f"negative ids are dropped, ids >= num_segments are an error.")
+    register_op(name, inputs=("data", "segment_ids", "num_segments"),
+                type_attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
+                allowed={"T": allowed, "Tindices": _INDEX, "Tnumsegments": _INDEX},
+                shape=_unsorted_segment_shape)(kernel)
+    return kernel
+
+
+unsorted_segment_sum = _register_unsorted("UnsortedSegmentSum", "sum", dtypes.NUMBERS,
+                                          "sum data[j..] (in index order)")
+unsorted_segment_prod = _register_unsorted("UnsortedSegmentProd", "prod", dtypes.NUMBERS,
+                                           "prod data[j..] (1 for an empty segment)")
+unsorted_segment_max = _register_unsorted("UnsortedSegmentMax", "max", dtypes.REALS,
+                                          "max data[j..] (the type's lowest value for an empty segment)")
+unsorted_segment_min = _register_unsorted("UnsortedSegmentMin", "min", dtypes.REALS,
+                                          "min data[j..] (the type's highest value for an empty segment)")
+
+
+def _segment_sum_shape(ins, attrs):
+    data = _dims(ins["data"])
+    if data is None:
+        return [(ins["data"].dtype, unknown_shape())]
+    return [(ins["data"].dtype, TensorShape([None] + data[1:]))]
+
+
+@register_op("SegmentSum", inputs=("data", "segment_ids"), type_attrs={"T": "data", "Tindices": "segment_ids"},
+             allowed={"T": dtypes.NUMBERS, "Tindices": _INDEX}, shape=_segment_sum_shape)
+def segment_sum(data, segment_ids):
+    """``output[i..] = sum data[j..]`` over ``j`` with ``segment_ids[j] == i``;
+    ``segment_ids`` is a sorted vector; ``output`` has ``segment_ids[-1] + 1`` rows."""
+    ids = np.asarray(segment_ids)
+    data = np.asarray(data)
+    if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
+        raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
+    n = int(ids[-1]) + 1 if ids.size else 0
+    if ids.size and (np.diff(ids) < 0).any():
+        raise invalid_argument("segment ids are not increasing")
+    bad = np.flatnonzero((ids < 0) | (ids >= max(n, 0)))
+    if bad.size:
+        raise invalid_argument(f"Segment id {int(ids[bad[0]])} out of range [0, {n}), possibly because "
+                               f"'segment_ids' input is not sorted.")
+    out = np.zeros((n,) + data.shape[1:], data.dtype)
+    np.add.at(out, ids, data)
+    return out
+
+
+def _dynamic_stitch_shape(ins, attrs):
+    indices, data = ins["indices"], ins["data"]
+    dt = data[0].dtype
+    inner = None
+    for i, d in zip(indices, data):
+        if i.shape.ndims is None or d.shape.ndims is None:
+            continue
+        rest = TensorShape(d.shape.as_list()[i.shape.ndims:])
+        try:
+            inner = rest if inner is None else inner.merge_with(rest)
+        except ValueError:
+            raise ValueError(f"Dimensions must be equal: data shapes {_shape_str(inner)} and {_shape_str(rest)} "
+                             f"beyond the indices' rank for '{attrs['_op_name']}'") from None
+    values = [_ints(i.value) for i in indices]
+    first = None if any(v is None for v in values) else max([-1] + [x for v in values for x in v]) + 1
+    if inner is None:
+        return [(dt, unknown_shape())]
+    return [(dt, TensorShape([first]).concatenate(inner))]
+
+
+@register_op("DynamicStitch", inputs=("indices", "data"), outputs=("merged",),
+             list_inputs={"indices": "N", "data": "N"}, type_attrs={"T": "data"}, shape=_dynamic_stitch_shape)
+def dynamic_stitch(indices, data):
+    """``merged[indices[m][i..], ...] = data[m][i.., ...]``, later entries
+    overwriting earlier ones; ``merged`` has ``max(indices) + 1`` rows."""
+    indices = [np.asarray(i) for i in indices]
+    data = [np.asarray(d) for d in data]
+    n = max([-1] + [int(i.max()) for i in indices if i.size]) + 1
+    inner = None
+    for m, (i, d) in enumerate(zip(indices, data)):
+        if d.shape[:i.ndim] != i.shape:
+            raise invalid_argument(f"data[{m}].shape = {_shape_str(d.shape)} does not start with indices[{m}].shape "
+                                   f"= {_shape_str(i.shape)}")
+        rest = d.shape[i.ndim:]
+        if inner is None:
+            inner = rest
+        elif rest != inner:
+            raise invalid_argument(f"Need data[0].shape[{indices[0].ndim}:] = data[{m}].shape[{i.ndim}:], got "
+                                   f"data[0].shape = {_shape_str(data[0].shape)}, data[{m}].shape = "
+                                   f"{_shape_str(d.shape)}, indices[0].shape = {_shape_str(indices[0].shape)}, "
+                                   f"indices[{m}].shape = {_shape_str(i.shape)}")
+    out = np.zeros((n,) + tuple(inner or ()), dtype=data[0].dtype if data else np.float32)
+    for i, d in zip(indices, data):
+        flat = i.reshape(-1)
+        bad = np.flatnonzero((flat < 0) | (flat >= n))
+        if bad.size:
+            raise invalid_argument(f"indices[{int(bad[0])}] is out of range")
+        out[flat] = d.reshape((flat.size,) + tuple(inner))
+    return out
+
+
+def _dynamic_partition_shape(ins, attrs):
+    data, parts = _dims(ins["data"]), _dims(ins["partitions"])
+    dt = ins["data"].dtype
+    n = attrs["num_partitions"]
+    if data is None or parts is None:
+        return [(dt, unknown_shape())] * n
+    if not TensorShape(data[:len(parts)]).is_compatible_with(TensorShape(parts)):
+        raise ValueError(f"Shapes {_shape_str(data[:len(parts)])} and {_shape_str(parts)} are incompatible: "
+                         f"partitions.shape must be a prefix of data.shape for '{attrs['_op_name']}'")
+    return [(dt, TensorShape([None] + data[len(parts):]))] * n
+
+
+@register_op("DynamicPartition", inputs=("data", "partitions"), outputs=("*outputs",),
+             attrs={"num_partitions": REQUIRED}, type_attrs={"T": "data"}, shape=_dynamic_partition_shape)
+def dynamic_partition(data, partitions, num_partitions):
+    """``outputs[p]`` stacks the slices ``data[j..]`` with ``partitions[j..] == p``, in order."""
+    data, parts = np.asarray(data), np.asarray(partitions)
+    if data.shape[:parts.ndim] != parts.shape:
+        raise invalid_argument(f"data.shape must start with partitions.shape, got data.shape = "
+                               f"{_shape_str(data.shape)}, partitions.shape = {_shape_str(parts.shape)}")
+    _check_range("partitions", parts, num_partitions)
+    flat = parts.reshape(-1)
+    rows = data.reshape((flat.size,) + data.shape[parts.ndim:])
+    return [np.array(rows[flat == p]) for p in range(num_partitions)]
