@@ -58,18 +58,14 @@ from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
 from ref.framework.graph import (
     GraphKeys,
-    Tensor,
     control_dependencies,
     device,
-    get_collection,
     get_default_graph,
     name_scope,
     register_proto_function,
 )
 from ref.framework.op_def_library import apply_op, constant
 from ref.protos import saver_pb2, trackable_object_graph_pb2
-from ref.graph_ops.variables import Variable, ResourceVariable
-from ref.graph_ops.partitioned import PartitionedVariable
 from ref.types.shapes import TensorShape
 from ref.formats.checkpoint_reader import load_checkpoint
 from ref.graph_ops.control_flow_ops import with_dependencies, group
@@ -78,256 +74,20 @@ from ref.graph_ops.training_util import global_step as _global_step
 from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph,
                                       import_scoped_meta_graph_with_return_elements, read_meta_graph_file)
 from ref.platform import tf_logging as logging
+from ref.checkpoint.saveable_object_util import (
+    SaveableObject, SaveSpec, _all_saveable_objects, _is_partitioned, op_list_to_dict, validate_and_slice_inputs)
 from google.protobuf import text_format
 
-__all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "SaveSpec", "SaveableObject",
-           "saver_from_object_based_checkpoint", "object_graph_key_mapping", "op_list_to_dict", "import_meta_graph"]
+__all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "saver_from_object_based_checkpoint",
+           "object_graph_key_mapping", "import_meta_graph"]
 
 
-_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _log = logging  # tf.logging
 
 
 def _saver_pb2():
     return saver_pb2
-
-
-# ---------------------------------------------------------------------------
-# Saveables: what one variable (or slice) contributes to a checkpoint
-# ---------------------------------------------------------------------------
-
-class SaveSpec:
-    """One tensor to save: its value tensor, checkpoint key ``name`` and slice
-    spec (``""`` for a whole tensor, else ``"full shape  offset,len:..."``)."""
-
-    def __init__(self, tensor, slice_spec, name, dtype=None, device=None):
-        self._tensor = tensor
-        self.slice_spec = slice_spec
-        self.name = name
-        self.dtype = dtypes.as_dtype(dtype or tensor.dtype).base_dtype
-        self.device = device if device is not None else getattr(tensor, "device", "")
-
-    @property
-    def tensor(self):
-        return self._tensor() if callable(self._tensor) else self._tensor
-
-
-class SaveableObject:
-    """Something the Saver saves: ``op`` (the variable), its ``specs``, its ``name``.
-    ``restore(tensors, shapes)`` returns the op that assigns the restored tensors."""
-
-    def __init__(self, op, specs, name):
-        self.op = op
-        self.specs = specs
-        self.name = name
-
-    @property
-    def device(self):
-        return self.specs[0].device
-
-    def restore(self, restored_tensors, restored_shapes):
-        raise NotImplementedError
-
-
-class ReferenceVariableSaveable(SaveableObject):
-    """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with
-    ``Assign`` (``validate_shape`` unless reshaping). TF's Assign knows an
-    uninitialized variable's declared shape; ref's Assign is told it through its
-    ``_ref_shape`` attr, so a wrong-shaped checkpoint value is TF's
-    InvalidArgumentError "Assign requires shapes of both tensors to match"."""
-
-    def __init__(self, var, slice_spec, name):
-        super().__init__(var, [SaveSpec(var, slice_spec, name, dtype=var.dtype.base_dtype)], name)
-
-    def restore(self, restored_tensors, restored_shapes):
-        restored = restored_tensors[0]
-        if restored_shapes is not None:
-            restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
-        validate = restored_shapes is None and self.op.shape.is_fully_defined()
-        return apply_op("Assign", ref=self.op, value=restored, validate_shape=validate, use_locking=True,
-                        _ref_shape=self.op.shape if validate else None, name="Assign").op
-
-
-class ResourceVariableSaveable(SaveableObject):
-    """A resource variable: saved from a ``ReadVariableOp``, restored with
-    ``AssignVariableOp``. A restored value of unknown static shape passes
-    ``EnsureShape`` first, so a wrong-shaped value is an InvalidArgumentError
-    (TF's AssignVariableOp would take it silently); a known static shape is
-    checked at construction, as TF's shape-safe assign does."""
-
-    def __init__(self, var, slice_spec, name):
-        self.handle_op = var.handle
-        self._var_shape = var.shape
-        read = var._graph_element
-        if slice_spec:  # a partition: read where the variable lives, copied to that machine's CPU (as TF)
-            read = _read_on_cpu(var)
-        super().__init__(var, [SaveSpec(read, slice_spec, name, dtype=var.dtype, device=var.device)], name)
-
-    def restore(self, restored_tensors, restored_shapes):
-        restored = restored_tensors[0]
-        if restored_shapes is not None:
-            restored = apply_op("Reshape", tensor=restored, shape=restored_shapes[0])
-        restored = apply_op("Identity", input=restored)
-        if not self._var_shape.is_compatible_with(restored.shape):
-            raise ValueError(f"Shapes {self._var_shape} and {restored.shape} are incompatible")
-        if self._var_shape.is_fully_defined() and not restored.shape.is_fully_defined():
-            restored = apply_op("EnsureShape", input=restored, shape=self._var_shape)
-        return apply_op("AssignVariableOp", resource=self.handle_op, value=restored, name="AssignVariableOp")
-
-
-def _read_on_cpu(var):
-    """A callable building (when the save op is built) ``var``'s value read on its
-    device and copied to ``/device:CPU:0`` of the same job and task."""
-    def read():
-        with device(var.device):
-            value = apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
-            with device("/device:CPU:0"):
-                return apply_op("Identity", input=value)
-    return read
-
-
-def _is_variable(x) -> bool:
-    return isinstance(x, Variable)
-
-
-def _is_partitioned(x) -> bool:
-    return isinstance(x, PartitionedVariable)
-
-
-def _is_resource(x) -> bool:
-    return isinstance(x, ResourceVariable)
-
-
-def _variable_saveable(var, slice_spec, name):
-    return (ResourceVariableSaveable if _is_resource(var) else ReferenceVariableSaveable)(
-        var if _is_resource(var) else var._ref(), slice_spec, name)
-
-
-def _tensor_saveable(t, name):
-    """A Tensor that is a variable's output (``v:0`` of VariableV2, or a read of a resource variable)."""
-    if not isinstance(t, Tensor) or t.op.type not in _VARIABLE_OPS:
-        raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
-                        f"Not a variable: {t}")
-    if t.op.type in ("VarHandleOp", "ReadVariableOp"):
-        var = _resource_variable_of(t)
-        if var is None:
-            raise TypeError(f"Cannot save {t}: no tf.Variable owns this resource handle")
-        return ResourceVariableSaveable(var, "", name)
-    return ReferenceVariableSaveable(t, "", name)
-
-
-def _resource_variable_of(t):
-    handle = t if t.op.type == "VarHandleOp" else t.op.inputs[0]
-    for v in t.graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + t.graph.get_collection(GraphKeys.LOCAL_VARIABLES):
-        if _is_resource(v) and v.handle is handle:
-            return v
-    return None
-
-
-def _is_saveable(x) -> bool:
-    """A SaveableObject, or an object with its interface (a lookup table's saveable)."""
-    return isinstance(x, SaveableObject) or (hasattr(x, "specs") and callable(getattr(x, "restore", None)))
-
-
-def saveable_objects_for_op(op, name):
-    """The SaveableObjects for one entry ``name: op`` of a Saver's var_list
-    (a mutable lookup table gives its ``<name>-keys``/``<name>-values`` saveable)."""
-    if _is_saveable(op):
-        yield op
-        return
-    if callable(getattr(op, "_saveable", None)):
-        yield op._saveable(name)
-        return
-    if isinstance(op, (list, tuple)) or _is_partitioned(op):
-        slice_name = None
-        for variable in list(op):
-            if _is_saveable(variable):
-                yield variable
-                continue
-            if not _is_variable(variable):
-                raise ValueError(f"Slices must all be Variables: {variable}")
-            info = variable._get_save_slice_info()
-            if info is None:
-                raise ValueError(f"Slices must all be slices: {variable}")
-            if slice_name is None:
-                slice_name = info.full_name
-            elif slice_name != info.full_name:
-                raise ValueError(f"Slices must all be from the same tensor: {slice_name} != {info.full_name}")
-            yield _variable_saveable(variable, info.spec, name)
-        return
-    if _is_variable(op):
-        yield _variable_saveable(op, "", name)
-        return
-    yield _tensor_saveable(op, name)
-
-
-def op_list_to_dict(op_list, convert_variable_to_tensor=True):
-    """``{checkpoint key: variable}`` for a list of variables: the op name of
-    each variable, the full name (a list of slices) of partitioned ones.
-
-    Raises:
-      TypeError: if ``op_list`` is not a list, tuple or set.
-      ValueError: if two variables have the same name.
-    """
-    if not isinstance(op_list, (list, tuple, set)):
-        raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
-    flat = []
-    for x in op_list:
-        flat.extend(x if isinstance(x, (list, tuple)) else [x])
-    flat = sorted(flat, key=lambda x: x.name)
-    out = {}
-    for var in flat:
-        if callable(getattr(var, "_saveable", None)):  # a mutable lookup table: under its name
-            var = var._saveable(var._name)
-        if _is_saveable(var) or _is_partitioned(var):
-            if var.name in out:
-                raise ValueError(f"At least two variables have the same name: {var.name}")
-            out[var.name] = var
-        elif _is_variable(var) and var._get_save_slice_info() is not None:
-            name = var._get_save_slice_info().full_name
-            if name in out:
-                if not isinstance(out[name], list):
-                    raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
-                out[name].append(var)
-            else:
-                out[name] = [var]
-        else:
-            if _is_variable(var):
-                name = var.op.name
-            elif isinstance(var, Tensor):
-                if var.op.type not in _VARIABLE_OPS:
-                    raise TypeError(f"Variable to save is not a Variable: {var}")
-                name = var.op.inputs[0].op.name if var.op.type == "ReadVariableOp" else var.op.name
-            else:
-                raise TypeError(f"Variable to save is not a Variable: {var}")
-            if name in out:
-                raise ValueError(f"At least two variables have the same name: {name}")
-            out[name] = var
-    return out
-
-
-def validate_and_slice_inputs(names_to_saveables):
-    """The SaveableObjects of a var_list (list or dict), sorted by checkpoint key.
-
-    Raises:
-      ValueError: if the same variable is listed under two names.
-    """
-    if not isinstance(names_to_saveables, dict):
-        names_to_saveables = op_list_to_dict(names_to_saveables)
-    saveables, seen = [], set()
-    for name, op in sorted(names_to_saveables.items(), key=lambda x: x[0]):
-        for s in saveable_objects_for_op(op, name):
-            key = id(s.op)
-            if key in seen:
-                raise ValueError(f"The same saveable will be restored with two names: {name}")
-            seen.add(key)
-            saveables.append(s)
-    return saveables
-
-
-def _all_saveable_objects(scope=None):
-    return get_collection(GraphKeys.GLOBAL_VARIABLES, scope) + get_collection(GraphKeys.SAVEABLE_OBJECTS, scope)
 
 
 # ---------------------------------------------------------------------------

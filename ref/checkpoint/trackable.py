@@ -32,8 +32,8 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats import checkpoint_state as _state
-from ref.checkpoint.saver import OBJECT_GRAPH_PROTO_KEY, BulkSaverBuilder, SaveableObject, SaveSpec, \
-    op_list_to_dict
+from ref.checkpoint.saver import OBJECT_GRAPH_PROTO_KEY, BulkSaverBuilder
+from ref.checkpoint.saveable_object_util import SaveableObject, SaveSpec, op_list_to_dict
 from ref.protos import trackable_object_graph_pb2
 from ref.graph_ops.variables import Variable, ResourceVariable
 from ref.optimizers.optimizer import Optimizer

@@ -38,7 +38,8 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
 from ref.graph_ops.variable_scope import _get_default_variable_store
-from ref.checkpoint.saver import op_list_to_dict, saveable_objects_for_op, object_graph_key_mapping
+from ref.checkpoint.saver import object_graph_key_mapping
+from ref.checkpoint.saveable_object_util import op_list_to_dict, saveable_objects_for_op
 from ref.checkpoint.checkpoint_ops import _load_and_remap_matrix_initializer
 from ref.types import errors
 import numpy as np
