@@ -55,8 +55,12 @@ def _is_int(a) -> bool:
     return np.asarray(a).dtype.kind in "iu"
 
 
-def _check_int_divisor(y):
-    if _is_int(y) and np.any(np.asarray(y) == 0):
+def _check_int_divisor(x, y):
+    """InvalidArgumentError when an integer divisor is zero and some output element
+    divides by it. An empty broadcast output divides by nothing, so TF raises
+    nothing then, even for a zero divisor (``FloorMod([], 0)`` in Sum's gradient
+    of a scalar); a non-empty output uses every divisor element."""
+    if _is_int(y) and np.broadcast(x, y).size and np.any(np.asarray(y) == 0):
         raise invalid_argument("Integer division by zero")
 
 
@@ -104,7 +108,7 @@ def div(x, y):
     """z = x / y: C++ truncating division for integers (InvalidArgumentError on
     zero), true division for floats."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(x, y)
         return _trunc_div_int(x, y)
     return np.true_divide(x, y)
 
@@ -122,7 +126,7 @@ def floor_div(x, y):
     """z = floor(x / y): integer floor division, or ``floor(x / y)`` computed in
     floating point (TF's ``google_floor_div_real``, not Python's divmod)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(x, y)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -132,7 +136,7 @@ def floor_mod(x, y):
     """z = x - floor(x / y) * y, the sign of y: ``r = fmod(x, y)``; ``r + y``
     where r != 0 and its sign differs from y's (TF's ``google_floor_fmod``)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(x, y)
         return np.mod(x, y)
     r = np.fmod(x, y)
     return np.where((r != 0) & ((np.asarray(y) < 0) != (r < 0)), r + y, r)
@@ -142,7 +146,7 @@ def floor_mod(x, y):
 def truncate_div(x, y):
     """z = x / y rounded toward zero (C semantics)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(x, y)
         return _trunc_div_int(x, y)
     return np.trunc(np.true_divide(x, y))
 

@@ -228,10 +228,10 @@ NN_GRAPH_ERRORS = [
 @pytest.mark.parametrize("rid,build,exc,match", NN_GRAPH_ERRORS, ids=[r[0] for r in NN_GRAPH_ERRORS])
 def test_graph_construction_errors(rid, build, exc, match):
     import ref.ops
-    from ref.framework import graph
+    from ref.framework import graph, op_def_library
     from ref.graph_ops import nn_ops
 
     ref.ops.load_all()
     with graph.Graph().as_default():
         with pytest.raises(exc, match=match):
-            build(nn_ops, graph)
+            build(nn_ops, op_def_library)  # the module with ``constant``
