@@ -37,7 +37,7 @@ from __future__ import annotations
 import collections
 
 from ref.types import dtypes
-from ref.session.interpreter import _is_pure
+from ref.session.interpreter import is_pure
 from ref.distributed.placement import task_of
 from ref.protos import graph_pb2, node_def_pb2
 
@@ -85,7 +85,7 @@ def stages(ops, task, fed=()):
             users.setdefault(c.name, []).append(op)
     for op in reversed(ops):
         mine = users.get(op.name)
-        if mine and _is_pure(op._opdef):
+        if mine and is_pure(op._opdef):
             out[op.name] = max(out[op.name], min(out[u.name] - (task[u.name] != task[op.name]) for u in mine))
     return out
 

@@ -46,8 +46,8 @@ from ref.distributed.cluster import ClusterSpec
 from ref.distributed.master import Master
 from ref.distributed.worker import Worker
 from ref.protos import tensorflow_server_pb2
-from ref.session import session as _session
-from ref.session.interpreter import StateStore
+from ref.session.interpreter import RunState
+from ref.session.session import local_target_state, register_local_target, unregister_local_target
 
 __all__ = ["Server"]
 
@@ -60,18 +60,12 @@ class _SharedState:
     """What every Session on the servers of one cluster shares."""
 
     def __init__(self):
-        self.store = StateStore()
-        self.rngs = {}
-        self.resources = {}
+        self.state = RunState()  # variables, random generators, resources
         self.servers = 0  # live (started, not stopped) servers using this state
 
     def cancel_resources(self):
         """Tears down the queues and accumulators: blocked ops raise CancelledError."""
-        for res in list(self.resources.values()):
-            closer = getattr(res, "close", None)
-            if closer is not None:
-                closer()
-        self.resources.clear()
+        self.state.close_resources()
 
 
 def _make_server_def(server_or_cluster_def, job_name, task_index, protocol, config):
@@ -197,7 +191,7 @@ class Server:
             tf_logging.info("Started server with target: %s", self._target)
 
     def _start_inprocess(self):
-        if self._target in _session._SHARED_TARGETS:
+        if local_target_state(self._target) is not None:
             raise errors.UnknownError(None, None, f"Could not start server: address {self._target} is "
                                                   "already in use by another running Server")
         state = _CLUSTERS.get(self._key)
@@ -205,7 +199,7 @@ class Server:
             state = _CLUSTERS[self._key] = _SharedState()
         state.servers += 1
         self._state = state
-        _session._SHARED_TARGETS[self._target] = state
+        register_local_target(self._target, state.state)
 
     def join(self, timeout=None):
         """Blocks until the server is stopped (or ``timeout`` seconds pass);
@@ -222,7 +216,7 @@ class Server:
         with _LOCK:
             if self._started and not self._stopped:
                 if self._server_def.protocol == "inprocess":
-                    _session._SHARED_TARGETS.pop(self._target, None)
+                    unregister_local_target(self._target)
                     self._state.servers -= 1
                     if self._state.servers == 0:
                         _CLUSTERS.pop(self._key, None)

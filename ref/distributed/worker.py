@@ -53,8 +53,7 @@ from ref.framework.op_def_library import apply_op
 from ref.framework.importer import _import_nodes
 from ref.ops import blocking
 from ref.protos import device_attributes_pb2, worker_pb2
-from ref.session.interpreter import Plan, StateStore, execute
-from ref.session.session import BaseSession
+from ref.session.interpreter import Plan, RunState, execute
 
 __all__ = ["Worker", "rendezvous_key"]
 
@@ -75,11 +74,13 @@ def _node_key(n):
 
 class _State:
     """What a worker process keeps between runs: variable values and resources
-    (queues, accumulators), and the container each was made in."""
+    (queues, accumulators) -- a ``RunState`` whose generators no run uses (each
+    worker session has its own) -- and the container each variable was made in."""
 
     def __init__(self):
-        self.store = StateStore()
-        self.resources = {}
+        self.shared = RunState()
+        self.store = self.shared.store
+        self.resources = self.shared.resources
         self.containers = {}  # variable key -> container
 
     def clear(self, containers):
@@ -95,9 +96,7 @@ class _State:
                 _close(self.resources.pop(key, None))
 
     def close(self):
-        for res in list(self.resources.values()):
-            _close(res)
-        self.resources.clear()
+        self.shared.close_resources()
 
 
 def _close(resource):
@@ -113,7 +112,8 @@ class _WorkerSession:
         self.handle = handle
         self.state = state
         self.master = (master_task, master_incarnation)
-        self.rngs = {}
+        # what its runs see: the worker's variables and resources, its own random generators
+        self.run_state = RunState(state.store, {}, state.resources)
         self.graphs = {}
         self.runs = set()
         self.lock = threading.Lock()
@@ -123,15 +123,6 @@ class _WorkerSession:
             runs = list(self.runs)
         for run in runs:
             run.cancel(reason)
-
-
-class _GraphSession(BaseSession):
-    """A ref Session over a partition's graph, on the worker's state."""
-
-    def __init__(self, graph, wsession):
-        super().__init__("", graph)
-        self._store, self._rngs, self._resources = wsession.state.store, wsession.rngs, wsession.state.resources
-        self._owns_state = False
 
 
 class _Partition:
@@ -187,7 +178,7 @@ class _Partition:
         self.fetch_index = {k: i for i, k in enumerate(self.sends)}
         self.feeds = [t for _, t in self.recvs.values()]
         self.plan = Plan(self.fetches, list(created.values()), self.feeds)
-        self.session = _GraphSession(g, wsession)
+        self.state = wsession.run_state
 
 
 def _check_device(n, task_name):
@@ -323,7 +314,7 @@ class Worker:
                 session.runs.add(run)
             try:
                 with np.errstate(all="ignore"):
-                    values = execute(part.plan, feeds, part.session, part.fetches)
+                    values = execute(part.plan, feeds, part.state, part.fetches)
             except errors.OpError as e:
                 raise self._named(e) from None
             finally:

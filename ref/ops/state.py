@@ -505,10 +505,9 @@ def resource_gather_nd(resource, indices, dtype):
 def destroy_resource_op(resource, ignore_lookup_error=True, ctx=None):
     """Deletes the resource variable's value from the Session (later reads fail)."""
     key = getattr(resource, "key", None)
-    session = getattr(ctx, "session", None)
-    if key is None or session is None:
+    store = getattr(ctx, "store", None)  # the run's variable store (a raw call has none)
+    if key is None or store is None:
         return ()
-    store = session._store
     with store.lock:
         if key in store.values:
             del store.values[key]

@@ -9,6 +9,7 @@ structure with the values.
 from __future__ import annotations
 
 import collections
+import importlib
 import os
 import threading
 import types
@@ -22,7 +23,7 @@ from ref.framework.op_def_library import as_bytes_array
 from ref.framework.stack import default_session, get_default_session
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
-from ref.session.interpreter import Plan, StateStore, evaluate, execute
+from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.tracing import fill_step_stats
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
@@ -31,18 +32,40 @@ from ref.session.tracing import fill_step_stats
 _REFERENCE_EVALUATOR = os.environ.get("REF_REFERENCE_EVALUATOR", "") not in ("", "0")
 
 # In-process servers (ref.distributed.server.Server) register their target string
-# here, mapped to their shared state (an object with ``store``, ``rngs`` and
-# ``resources``): a Session created with such a target uses that state instead of
-# its own, so every Session on the target shares variables, random generators and
-# resources (queues, accumulators). Other targets keep a private state.
-_SHARED_TARGETS = {}
+# here (register_local_target), mapped to their RunState: a Session created with
+# such a target runs on that state instead of its own, so every Session on the
+# target shares variables, random generators and resources (queues,
+# accumulators). Other targets keep a private state.
+_LOCAL_TARGETS = {}
 
-# Targets run by a master elsewhere ("grpc://host:port"): a higher layer registers,
-# per target prefix, a factory ``factory(target, graph, config)`` returning the
-# object a Session hands its steps to (``ref.distributed.remote_session``), and a
-# ``reset(target, containers, config)`` for ``Session.reset``. In-process targets
-# (``_SHARED_TARGETS``) are looked up first.
+# Targets run by a master elsewhere ("grpc://host:port"): per target prefix, a
+# factory ``factory(target, graph, config)`` returning the object a Session hands
+# its steps to, and a ``reset(target, containers, config)`` for ``Session.reset``.
+# A higher layer registers them (register_target_handler); in-process targets
+# are looked up first.
 _TARGET_HANDLERS = {}
+
+# Where the handler of each remote scheme is registered: the module, by name,
+# imported on the first Session with such a target (so ``Session("grpc://...")``
+# works before anything imported ``ref.distributed``).
+_TARGET_MODULES = {"grpc://": "ref.distributed.remote_session"}
+
+
+def register_local_target(target, state):
+    """Makes ``Session(target)`` run locally on ``state`` (a ``RunState``): an
+    in-process server's target. False (nothing registered) when ``target`` is
+    registered already."""
+    return _LOCAL_TARGETS.setdefault(target, state) is state
+
+
+def unregister_local_target(target):
+    """Forgets an in-process server's target (its state is left alone)."""
+    _LOCAL_TARGETS.pop(target, None)
+
+
+def local_target_state(target):
+    """The ``RunState`` an in-process server registered for ``target``, or None."""
+    return _LOCAL_TARGETS.get(target)
 
 
 def register_target_handler(prefix, factory, reset=None):
@@ -57,10 +80,18 @@ def register_target_handler(prefix, factory, reset=None):
 
 
 def _target_handler(target):
-    for prefix, handler in _TARGET_HANDLERS.items():
-        if target.startswith(prefix):
-            return handler
-    return None
+    """The (factory, reset) pair for a remote ``target``, its module imported on
+    first use (``_TARGET_MODULES``); None for a local target."""
+    for attempt in range(2):
+        for prefix, handler in _TARGET_HANDLERS.items():
+            if target.startswith(prefix):
+                return handler
+        module = next((m for prefix, m in _TARGET_MODULES.items() if target.startswith(prefix)), None)
+        if module is None:
+            return None
+        if attempt == 0:
+            importlib.import_module(module)  # registers its handler (register_target_handler)
+    raise errors.UnimplementedError(None, None, f"Session target {target!r}: {module} registers no handler for it")
 
 
 # -- fetch structures ---------------------------------------------------------
@@ -202,14 +233,13 @@ class BaseSession:
         self._closed = False
         if isinstance(target, bytes):
             target = target.decode("utf-8")
-        shared = _SHARED_TARGETS.get(target) if isinstance(target, str) and target else None
+        shared = local_target_state(target) if isinstance(target, str) and target else None
         handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
         # A master elsewhere runs the steps; nothing is sent before the first run.
         self._remote = handler[0](target, graph, config) if handler is not None else None
-        if shared is None:
-            self._store, self._rngs, self._resources = StateStore(), {}, {}
-        else:  # the state belongs to the server: closing this session leaves it alone
-            self._store, self._rngs, self._resources = shared.store, shared.rngs, shared.resources
+        # the variables, generators and resources runs use; a server's belongs to it:
+        # closing this session leaves it alone
+        self._state = RunState() if shared is None else shared
         self._owns_state = shared is None
         self._plans = {}
         self._plans_lock = threading.Lock()
@@ -237,13 +267,8 @@ class BaseSession:
             self._closed = True
             if self._remote is not None:
                 self._remote.close()
-            for res in list(self._resources.values()) if self._owns_state else ():
-                closer = getattr(res, "close", None) or getattr(res, "cancel", None)
-                if closer is not None:
-                    try:
-                        closer()
-                    except Exception:
-                        pass
+            if self._owns_state:
+                self._state.close_resources()
 
     def as_default(self):
         return default_session(self)
@@ -376,7 +401,8 @@ class BaseSession:
             token = _fp.ignore_errors()  # np.errstate(all="ignore")'s work, without its object
             try:
                 compiled = plan.compiled
-                results = compiled(feeds, self) if compiled is not None else execute(plan, feeds, self, tensors)
+                results = (compiled(feeds, self._state) if compiled is not None
+                           else execute(plan, feeds, self._state, tensors))
             finally:
                 _fp.restore_errors(token)
         if cls is Operation:  # a training step's run: nothing to return
@@ -423,11 +449,11 @@ class BaseSession:
             results = self._remote.run(tensors, targets, feeds, options, run_metadata)
         elif _REFERENCE_EVALUATOR and trace is None:
             with np.errstate(all="ignore"):  # TF's kernels are silent on inf/nan arithmetic
-                results = evaluate(tensors, feeds, self, targets)
+                results = evaluate(tensors, feeds, self._state, targets)
         else:
             plan = self._plan(tensors, targets, feeds)
             with np.errstate(all="ignore"):
-                results = execute(plan, feeds, self, tensors, trace)
+                results = execute(plan, feeds, self._state, tensors, trace)
         by_tensor = dict(zip(tensors, results))
         out = []
         for e in elements:
@@ -563,19 +589,6 @@ class BaseSession:
                 self._plans[key] = plan
         return plan
 
-    def _run_function(self, func, inputs):
-        """Runs a function graph (``ref.ops.control`` bodies) sharing this session's state."""
-        feeds = dict(zip(func.inputs, inputs))
-        if _REFERENCE_EVALUATOR:
-            return evaluate(func.outputs, feeds, self, func.targets)
-        key = ("fn", id(func))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = Plan(func.outputs, func.targets, func.inputs)
-            with self._plans_lock:
-                self._plans[key] = plan
-        return execute(plan, feeds, self, func.outputs)
-
 
 _MISS = object()
 _NO_FEEDS = types.MappingProxyType({})
@@ -609,7 +622,7 @@ class Session(BaseSession):
         sessions own no shared containers, so there it does nothing."""
         if isinstance(target, bytes):
             target = target.decode("utf-8")
-        handler = _target_handler(target) if isinstance(target, str) and target not in _SHARED_TARGETS else None
+        handler = _target_handler(target) if isinstance(target, str) and target not in _LOCAL_TARGETS else None
         if handler is not None and handler[1] is not None:
             handler[1](target, containers, config)
 

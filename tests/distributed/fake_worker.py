@@ -10,7 +10,7 @@ from ref.framework import importer
 from ref.framework.graph import Graph
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.protos import graph_pb2, worker_pb2
-from ref.session.interpreter import StateStore
+from ref.session.interpreter import RunState, StateStore
 from ref.session.session import Session
 
 
@@ -65,7 +65,7 @@ class FakeWorker:
             importer._import_nodes(g, list(gd.node), {recvs[k][0]: p for k, p in placeholders.items()}, {}, "")
         recvs = {k: p.name for k, p in placeholders.items()}
         sess = Session(graph=g)
-        sess._store, sess._rngs, sess._resources = self.store, self.rngs, self.resources
+        sess._state = RunState(self.store, self.rngs, self.resources)
         ops = [op for op in g.get_operations() if op.type != "Placeholder"]
         handle = f"{next(self._handles):016x}"
         self.graphs[handle] = (sess, {k: g.get_tensor_by_name(v) for k, v in recvs.items()},

@@ -100,19 +100,19 @@ PROGRAMS["varying_shape"] = _p_varying_shape
 
 
 def _body_runs(monkeypatch):
-    """Counts the Session's runs of each function graph, by graph name."""
+    """Counts the interpreter's runs of each function graph, by graph name."""
     from collections import Counter
 
-    from ref.session.session import Session
+    from ref.session.interpreter import executor
 
     runs = Counter()
-    original = Session._run_function
+    original = executor.run_function
 
-    def counting(self, func, inputs):
+    def counting(func, inputs, state):
         runs[func.name] += 1
-        return original(self, func, inputs)
+        return original(func, inputs, state)
 
-    monkeypatch.setattr(Session, "_run_function", counting)
+    monkeypatch.setattr(executor, "run_function", counting)
     return runs
 
 

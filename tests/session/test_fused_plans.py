@@ -1,5 +1,5 @@
 """A compiled plan runs BiasAdd+Relu and ReluGrad+BiasAddGrad as one kernel
-each (``interpreter._fusions``, ``ref.ops.fused``): training gives the bits
+each (``interpreter.rewrite``, ``ref.ops.fused``): training gives the bits
 the step loop gives (traced runs take the step loop, which never fuses), an
 error still names its op, and a fetched sum is not fused away."""
 import numpy as np

@@ -15,6 +15,7 @@ import pytest
 
 import ref
 from ref.session import interpreter
+from ref.session.interpreter import executor
 
 ONES3 = np.ones(3, np.float32)
 
@@ -96,7 +97,7 @@ def test_reference_evaluator_prunes_the_same_ops():
     with g.as_default():
         fetches, feeds = _dead_reshape(ref)
         s = ref.Session(graph=g)
-        got = interpreter.evaluate(fetches, feeds, s)
+        got = interpreter.evaluate(fetches, feeds, s._state)
     np.testing.assert_array_equal(got[0], ONES3 * 2)
 
 
@@ -116,8 +117,8 @@ def test_compiled_plan_matches_the_step_loop_bit_for_bit():
         g = ref.Graph()
         with g.as_default():
             x, w, loss, train = _linear_model()
-            old = interpreter.COMPILE_AFTER
-            interpreter.COMPILE_AFTER = compile_after
+            old = executor.COMPILE_AFTER
+            executor.COMPILE_AFTER = compile_after
             try:
                 with ref.Session() as s:
                     s.run(ref.global_variables_initializer())
@@ -126,7 +127,7 @@ def test_compiled_plan_matches_the_step_loop_bit_for_bit():
                     compiled = any(p.compiled is not None for p in plans)
                     results.append((trace, s.run(w), compiled))
             finally:
-                interpreter.COMPILE_AFTER = old
+                executor.COMPILE_AFTER = old
     (fast, w_fast, compiled), (slow, w_slow, never) = results
     assert compiled and not never
     assert [a.tobytes() for a in fast] == [b.tobytes() for b in slow]
@@ -139,8 +140,8 @@ def test_compiled_plan_raises_what_the_step_loop_raises():
         with g.as_default():
             x = ref.placeholder(ref.float32, [None], name="x")
             y = ref.reshape(x, [2, 2]) * 3.0
-            old = interpreter.COMPILE_AFTER
-            interpreter.COMPILE_AFTER = compile_after
+            old = executor.COMPILE_AFTER
+            executor.COMPILE_AFTER = compile_after
             try:
                 with ref.Session() as s:
                     for _ in range(3):
@@ -149,7 +150,7 @@ def test_compiled_plan_raises_what_the_step_loop_raises():
                         s.run(y, {x: np.ones(5, np.float32)})
                     assert any(p.compiled is not None for p in s._plans.values()) == (compile_after == 1)
             finally:
-                interpreter.COMPILE_AFTER = old
+                executor.COMPILE_AFTER = old
         return str(e.value), e.value.op.name
 
     assert failing_run(1) == failing_run(10 ** 9)
@@ -163,7 +164,7 @@ def test_uninitialized_variable_in_a_compiled_plan():
         with ref.Session() as s:
             s.run(v.initializer)
             assert [s.run(y) for _ in range(3)] == [6.0, 6.0, 6.0]
-            s._store.values.clear()
+            s._state.store.values.clear()
             with pytest.raises(ref.errors.FailedPreconditionError, match="uninitialized value v"):
                 s.run(y)
 
@@ -249,18 +250,18 @@ def test_compiled_training_steps_match_the_reference_evaluator(optimizer, dtype)
             x, y, train = _logistic(dtype, optimizer)
             with ref.Session() as s:
                 s.run(ref.global_variables_initializer())
-                arrays = {k: weakref.ref(v) for k, v in s._store.values.items() if v.dtype == dtype}
+                arrays = {k: weakref.ref(v) for k, v in s._state.store.values.items() if v.dtype == dtype}
                 for bx, by in batches:
                     if compiled:
                         s.run(train, {x: bx, y: by})
                     else:
-                        interpreter.evaluate([], {x: bx, y: by}, s, [train])
+                        interpreter.evaluate([], {x: bx, y: by}, s._state, [train])
                 if compiled:
                     plan, = [p for p in s._plans.values() if p.compiled is not None]
                     assert "U" in plan.compiled.source  # the lean update call
                     # in place: the same arrays hold the new values (a step counter is a new int64 scalar)
-                    assert all(s._store.values[k] is a() for k, a in arrays.items())
-                finals.append({k: np.array(v) for k, v in s._store.values.items()})
+                    assert all(s._state.store.values[k] is a() for k, a in arrays.items())
+                finals.append({k: np.array(v) for k, v in s._state.store.values.items()})
     fast, reference = finals
     assert sorted(fast) == sorted(reference)
     for k in fast:
@@ -278,15 +279,15 @@ def test_compiled_update_does_not_donate_a_held_array():
             s.run(ref.global_variables_initializer())
             for _ in range(3):
                 s.run(train, feed)
-            held = s._store.values["w"]
+            held = s._state.store.values["w"]
             copy = held.copy()
             s.run(train, feed)
             np.testing.assert_array_equal(held, copy)  # untouched
-            assert s._store.values["w"] is not held and not np.array_equal(s._store.values["w"], copy)
-            new = weakref.ref(s._store.values["w"])  # (a plain reference would hold it too)
+            assert s._state.store.values["w"] is not held and not np.array_equal(s._state.store.values["w"], copy)
+            new = weakref.ref(s._state.store.values["w"])  # (a plain reference would hold it too)
             del held
             s.run(train, feed)
-            assert s._store.values["w"] is new()
+            assert s._state.store.values["w"] is new()
 
 
 def _chain():
@@ -308,8 +309,8 @@ def test_compiled_plan_names_the_op_that_failed(bad, name):
         g = ref.Graph()
         with g.as_default():
             feeds, out = _chain()
-            old = interpreter.COMPILE_AFTER
-            interpreter.COMPILE_AFTER = compile_after
+            old = executor.COMPILE_AFTER
+            executor.COMPILE_AFTER = compile_after
             try:
                 with ref.Session() as s:
                     good = {t: np.ones(4, np.float32) for t in feeds}
@@ -318,7 +319,7 @@ def test_compiled_plan_names_the_op_that_failed(bad, name):
                     with pytest.raises(ref.errors.InvalidArgumentError) as e:
                         s.run(out, {**good, feeds[bad]: np.ones(5, np.float32)})
             finally:
-                interpreter.COMPILE_AFTER = old
+                executor.COMPILE_AFTER = old
         return str(e.value), e.value.op.name
 
     compiled, loop = failing_run(1), failing_run(10 ** 9)
@@ -328,7 +329,7 @@ def test_compiled_plan_names_the_op_that_failed(bad, name):
 
 def _two_products(bad=None):
     """x @ w twice over, independent: the pair a compiled plan runs at once
-    (``interpreter._matmul_pair``). ``bad``: which product gets a feed of the wrong
+    (``interpreter.rewrite.MatMulPair``). ``bad``: which product gets a feed of the wrong
     inner size at run time (0, 1 or None)."""
     g = ref.Graph()
     with g.as_default():
@@ -351,7 +352,7 @@ def test_paired_products_are_the_step_loops_bits():
         runs = [sess.run(fetches, feeds) for _ in range(3)]  # the second and third run compiled
         plan = next(p for p in sess._plans.values() if p.compiled is not None and len(p.steps) == 2)
         assert "_matmul_pair(" in plan.compiled.source
-        want = interpreter.evaluate(fetches, feeds, sess)
+        want = interpreter.evaluate(fetches, feeds, sess._state)
     for got in runs:
         for a, b in zip(got, want):
             assert a.tobytes() == b.tobytes()

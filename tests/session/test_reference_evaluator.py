@@ -152,7 +152,7 @@ CASES = [linear_regression_gradient_descent, linear_regression_adam, linear_regr
 def reference_run(session, fetches, feeds):
     """``session.run(fetches, feeds)`` for a flat list of Tensors and Operations, through ``evaluate``."""
     tensors = [f for f in fetches if isinstance(f, tf.Tensor)]
-    values = iter(evaluate(tensors, feeds, session, [f for f in fetches if isinstance(f, tf.Operation)]))
+    values = iter(evaluate(tensors, feeds, session._state, [f for f in fetches if isinstance(f, tf.Operation)]))
     return [next(values) if isinstance(f, tf.Tensor) else None for f in fetches]
 
 

@@ -1,6 +1,6 @@
 """A compiled plan computes a value that depends only on shapes (``Shape`` /
 ``Size`` / ``Rank`` outputs and constants: the batch-size arithmetic of
-``reduce_mean``'s gradient, say) once per shape (``interpreter._memo``). Each
+``reduce_mean``'s gradient, say) once per shape (``interpreter.rewrite.ShapeMemo``). Each
 run must still give what a fresh computation gives, for every shape fed, in
 any order; an error is raised (and named) every time, never remembered; and
 nothing a caller is handed can change what a later run reads."""
