@@ -296,7 +296,7 @@ COVERED_ELSEWHERE = {
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
-    "SparseDenseCwiseAdd": "tests/core/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
+    "SparseDenseCwiseAdd": "tests/framework/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
     # piecewise constant: TF's straight-through rules, compared with TF's in tests/ops/test_quantize.py
     "QuantizeAndDequantizeV2": "tests/ops/test_quantize.py", "QuantizeAndDequantizeV3": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ref
-from tests.core._interop import compare, run, tf1
+from tests.graph_ops._interop import compare, run, tf1
 
 
 def _ta(tf, size=3, **kw):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ref
-from tests.core._interop import compare
+from tests.graph_ops._interop import compare
 
 DTYPES = ["float16", "bfloat16", "float32", "float64"]
 

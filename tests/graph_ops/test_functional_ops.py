@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ref
-from tests.core._interop import compare, tf1
+from tests.graph_ops._interop import compare, tf1
 
 NUMS = np.array([1, 2, 3, 4, 5, 6])
 X = np.array([[1., 2.], [3., 4.], [5., 6.]], np.float32)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ref as tf
-from tests.core._interop import compare
+from tests.graph_ops._interop import compare
 
 
 def _run(fetch, feed=None):

@@ -3,7 +3,7 @@ py_func builders are TensorFlow's (compat.v1 graph mode)."""
 import pytest
 
 import ref
-from tests.core._interop import tf1
+from tests.graph_ops._interop import tf1
 
 
 def _names(tf):

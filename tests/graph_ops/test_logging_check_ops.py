@@ -11,7 +11,7 @@ import pytest
 
 import ref
 from ref.ops.logging import format_v2, summarize
-from tests.core._interop import run, tf1
+from tests.graph_ops._interop import run, tf1
 
 FEED = np.array([1., -2., 3.], np.float32)
 
