@@ -5,6 +5,7 @@ import pytest
 
 import ref
 from tests.graph_ops._interop import compare
+from ref.graph_ops import clip_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 DTYPES = ["float16", "bfloat16", "float32", "float64"]
 

@@ -4,6 +4,7 @@ import pytest
 
 import ref
 from tests.graph_ops._interop import tf1
+from ref.graph_ops import tensor_array_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _names(tf):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.training.test_input import _drain
+from ref.training import input as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _counter_sparse(tf, n):
