@@ -12,7 +12,7 @@ from ref.framework.graph import Graph, IndexedSlices, constant
 from ref.ops import clip as P
 from ref.session import Session
 from specs import clipping as cards
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 ref.ops.load_all()
 

@@ -270,7 +270,7 @@ def test_graph_vs_tf_compat_v1(rid, build, xv, wv):
     from ref.framework.graph import Graph
     from ref.session import Session
     from tests.ops.tf_compare import flush_subnormals
-    from tests.ulp import ulp_distance
+    from ref.golden.ulp import ulp_distance
 
     ref.ops.load_all()
     g = Graph()

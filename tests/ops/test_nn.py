@@ -172,7 +172,7 @@ def test_graph_vs_tf_compat_v1(rid, build, xv, zv):
     from ref.framework.graph import Graph
     from ref.session import Session
     from tests.ops.tf_compare import flush_subnormals
-    from tests.ulp import ulp_distance
+    from ref.golden.ulp import ulp_distance
 
     ref.ops.load_all()
     with Graph().as_default():

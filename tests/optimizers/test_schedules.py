@@ -15,7 +15,7 @@ from ref.framework.graph import Graph, constant
 from ref.optimizers import schedules as S
 from ref.session import Session
 from specs import schedules as cards
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 ref.ops.load_all()
 
