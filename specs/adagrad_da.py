@@ -41,7 +41,7 @@ _NOTES = ("The closed form is TF's own comment in training_ops.cc (the seed desc
           "is rounded; the constraints keep t exact); the sparse kernel divides numerator and denominator "
           "by t*lr, and its single-element-row branch computes in C++ double. The property test keeps |g| "
           "clear of l1 t and the gradients of one sign: cancellation there is unbounded in relative "
-          "terms (TF comparisons in tests/optimizers/test_kernels_group1.py cover it exactly). Budget 8: "
+          "terms (TF comparisons in tests/ops/training/test_update_kernels.py cover it exactly). Budget 8: "
           "the var is computed afresh, so its error is relative to itself; duplicate indices accumulate.")
 
 CARDS = [

@@ -2,7 +2,7 @@
 seed 001_05ea92376fdb369e.txt, "Gradient Clipping".
 
 Compositions of ordinary ops, not raw ops: ``kernel`` is empty and
-tests/optimizers/test_clipping.py checks the pure forms against these
+tests/graph_ops/test_clipping.py checks the pure forms against these
 oracles (float64, straight from the quotes) over sizes 1..100 and scales
 1e-3..1e3. ``target`` is the graph function whose documented defaults are
 checked.

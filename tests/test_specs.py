@@ -49,7 +49,7 @@ from hypothesis import strategies as st
 import specs
 from ref.ops import registry
 from specs.card import SpecCard
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 if not SEEDS.is_dir():  # the repository's own copy, when there is one

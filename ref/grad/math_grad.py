@@ -152,6 +152,14 @@ def _expm1_grad(op, grad):
     return _m().multiply(grad, _m().exp(op.inputs[0]))
 
 
+@RegisterGradient("Asinh")
+def _asinh_grad(op, grad):
+    """d asinh(x) / dx = 1 / sqrt(x ** 2 + 1) (TF writes it 1 / cosh(y))."""
+    m = _m()
+    x = _cj(op.inputs[0])
+    return m.multiply(grad, m.rsqrt(m.add(m.square(x), m.cast(1, x.dtype))))
+
+
 @RegisterGradient("Log")
 def _log_grad(op, grad):
     return _m().multiply(grad, _m().reciprocal(_cj(op.inputs[0])))

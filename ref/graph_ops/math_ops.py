@@ -23,7 +23,7 @@ from ref.graph_ops.clip_ops import clip_by_value as _clip
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "div", "div_no_nan", "floordiv", "floor_div", "mod",
     "floormod", "truncatediv", "realdiv", "pow", "maximum", "minimum", "squared_difference", "square", "sqrt",
-    "rsqrt", "exp", "expm1", "log", "log1p", "negative", "neg", "abs", "sign", "reciprocal", "floor", "ceil",
+    "rsqrt", "exp", "expm1", "asinh", "log", "log1p", "negative", "neg", "abs", "sign", "reciprocal", "floor", "ceil",
     "round", "rint", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "is_finite", "is_nan", "is_inf", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
     "logical_xor", "matmul", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
@@ -193,6 +193,7 @@ sqrt = _unary("Sqrt", "sqrt", "sqrt(x) element-wise (``Sqrt``).")
 rsqrt = _unary("Rsqrt", "rsqrt", "1 / sqrt(x) element-wise (``Rsqrt``).")
 exp = _unary("Exp", "exp", "e ** x element-wise (``Exp``).")
 expm1 = _unary("Expm1", "expm1", "e ** x - 1 element-wise (``Expm1``).")
+asinh = _unary("Asinh", "asinh", "The inverse hyperbolic sine, element-wise (``Asinh``).")
 log = _unary("Log", "log", "ln(x) element-wise (``Log``).")
 log1p = _unary("Log1p", "log1p", "ln(1 + x) element-wise (``Log1p``).")
 negative = _unary("Neg", "negative", "-x element-wise (``Neg``).")

@@ -20,7 +20,7 @@ it calls (other lazy kernels, such as ``_apply.where``) are compiled the same
 way and substituted, recursively. Under the CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``) the ``py_func`` runs as Python on NumPy scalars,
 with the helpers' ``py_func`` substituted; float32 stays float32, so the
-simulator reproduces the CPU kernels bit for bit (tests/optimizers/test_gpu_kernels.py).
+simulator reproduces the CPU kernels bit for bit (tests/ops/training/test_gpu_kernels.py).
 
 Running on a real GPU
 ---------------------

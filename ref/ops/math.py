@@ -213,6 +213,12 @@ def expm1(x):
     return np.expm1(x)
 
 
+@_unary("Asinh", _FC)
+def asinh(x):
+    """y = asinh(x) = log(x + sqrt(x ** 2 + 1)), the inverse hyperbolic sine."""
+    return np.arcsinh(x)
+
+
 @_unary("Log", _FC)
 def log(x):
     """y = ln(x)."""

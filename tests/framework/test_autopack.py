@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.framework import graph as _under_test  # noqa: F401  (the module these tests cover)
 
 LISTS = [
     ("ints", lambda a, f: [a, 2], None),

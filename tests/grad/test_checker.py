@@ -9,6 +9,7 @@ from ref.framework.op_def_library import apply_op
 from ref.ops import registry
 from ref.graph_ops import array_ops, complex_ops, linalg_ops, logging_ops, tensor_array_ops
 from ref.grad.registry import registered_rules
+from tests.ops.math_cases import UNARY_ROWS
 
 RNG = np.random.RandomState(0)
 
@@ -35,22 +36,6 @@ CASES = {
     "Minimum": ([4], lambda s: np.array([-1.0, 0.5, 2.0, -3.0]), lambda x: tf.minimum(x, tf.constant(0.1, tf.float64)), False),
     "Pow": ([3], _pos, lambda x: tf.pow(x, tf.constant(2.5, tf.float64)), True),
     "SquaredDifference": ([3], _any, lambda x: tf.squared_difference(x, tf.constant(_any([3]))), True),
-    "Square": ([2, 2], _any, lambda x: tf.square(x), True),
-    "Sqrt": ([3], _pos, lambda x: tf.sqrt(x), True),
-    "Rsqrt": ([3], _pos, lambda x: tf.rsqrt(x), True),
-    "Reciprocal": ([3], _pos, lambda x: tf.reciprocal(x), True),
-    "Exp": ([3], _any, lambda x: tf.exp(x), True),
-    "Expm1": ([3], _any, lambda x: tf.expm1(x), True),
-    "Log": ([3], _pos, lambda x: tf.log(x), True),
-    "Log1p": ([3], _pos, lambda x: tf.log1p(x), True),
-    "Neg": ([3], _any, lambda x: tf.negative(x), True),
-    "Abs": ([3], _away_from_zero, lambda x: tf.abs(x), True),
-    "Sin": ([3], _any, lambda x: tf.sin(x), True),
-    "Cos": ([3], _any, lambda x: tf.cos(x), True),
-    "Tan": ([3], lambda s: RNG.uniform(-1, 1, s), lambda x: tf.tan(x), True),
-    "Tanh": ([3], _any, lambda x: tf.tanh(x), True),
-    "Sigmoid": ([3], _any, lambda x: tf.sigmoid(x), True),
-    "Erf": ([3], _any, lambda x: tf.erf(x), True),
     "MatMul": ([2, 3], _any, lambda x: tf.matmul(x, tf.constant(_any([3, 4]))), True),
     "BatchMatMulV2": ([2, 2, 3], _any, lambda x: tf.matmul(x, tf.constant(_any([3, 2]))), False),
     "Sum": ([2, 3], _any, lambda x: tf.reduce_sum(x, axis=1), False),
@@ -238,6 +223,12 @@ CASES.update({
 })
 
 
+# element-wise unary math ops: their gradient row is a field of their one row (tests/ops/math_cases.py)
+_INIT = {"any": _any, "pos": _pos, "away": _away_from_zero, "unit": lambda s: RNG.uniform(-1, 1, s)}
+CASES.update({op: (row.grad[0], _INIT[row.grad[1]], lambda x, b=row.builder: getattr(tf.math, b)(x), row.grad[2])
+              for op, row in UNARY_ROWS.items() if row.grad})
+
+
 def _qr_flat(x):
     """Both outputs of a reduced QR, weighted and flattened into one vector."""
     q, r = linalg_ops.qr(x)
@@ -296,7 +287,7 @@ COVERED_ELSEWHERE = {
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
-    "SparseDenseCwiseAdd": "tests/core/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
+    "SparseDenseCwiseAdd": "tests/framework/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
     # piecewise constant: TF's straight-through rules, compared with TF's in tests/ops/test_quantize.py
     "QuantizeAndDequantizeV2": "tests/ops/test_quantize.py", "QuantizeAndDequantizeV3": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",

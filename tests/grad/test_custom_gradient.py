@@ -10,6 +10,7 @@ import pytest
 import ref
 
 from _both import assert_same, resource_variable_class, run, tf_v1
+from ref.grad import custom_gradient as _under_test  # noqa: F401  (the module these tests cover)
 
 cg = importlib.import_module("ref.grad.custom_gradient")  # the module (ref.grad.custom_gradient is the decorator)
 

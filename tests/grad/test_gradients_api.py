@@ -10,6 +10,7 @@ import pytest
 import ref
 
 from _both import assert_same, run, tf_v1
+from ref.grad import gradients as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _ops_of_types(g, prefix, types):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.grad import gradients as _under_test  # noqa: F401  (the module these tests cover)
 
 X0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], np.float32)
 W0 = np.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]], np.float32)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import candidate_sampling_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 LABELS = np.array([[1], [5], [7], [0]], np.int64)
 LABELS2 = np.array([[1, 3], [5, 2], [7, 7], [0, 9]], np.int64)

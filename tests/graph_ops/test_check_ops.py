@@ -7,6 +7,7 @@ import pytest
 
 import ref as tf
 import ref.raw_ops as raw
+from ref.graph_ops import check_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 # (data, summarize, the message TF prints)
 DATA = [

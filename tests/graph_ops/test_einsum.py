@@ -8,6 +8,7 @@ import pytest
 
 import ref
 from ref.ops.linalg import parse_einsum
+from ref.graph_ops import linalg_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 CASES = [
     ("ij,jk->ik", [(2, 3), (3, 4)]),

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ref as tf
+from ref.graph_ops import losses_impl as _under_test  # noqa: F401  (the module these tests cover)
 
 RNG = np.random.RandomState(7)
 LABELS01 = (RNG.rand(4, 3) > 0.5).astype(np.float32)

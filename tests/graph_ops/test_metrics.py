@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ref as tf
+from ref.graph_ops import metrics_impl as _under_test  # noqa: F401  (the module these tests cover)
 
 RNG = np.random.RandomState(3)
 N = 12

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import parsing_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _example(**kw):

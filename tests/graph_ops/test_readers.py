@@ -12,6 +12,7 @@ import pytest
 
 import ref
 from ref.formats.tfrecord import TFRecordWriter
+from ref.graph_ops import io_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _files(tmp_path):

@@ -14,6 +14,7 @@ import pytest
 
 import ref
 from ref.types import nest
+from ref.graph_ops import rnn as _under_test  # noqa: F401  (the module these tests cover)
 
 RNG = np.random.default_rng(5)
 X = RNG.standard_normal((3, 4, 5)).astype(np.float32)   # [batch, time, depth]

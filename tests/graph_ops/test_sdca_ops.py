@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import ref as rtf
+from ref.graph_ops import sdca_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 W1 = np.array([-3.0, -0.5, 0.0, 0.2, 1.0, 2.5, 1e-8], np.float32)
 W2 = np.linspace(-4, 4, 12, dtype=np.float32).reshape(3, 4)

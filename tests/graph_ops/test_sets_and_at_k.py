@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import sets_impl as _under_test  # noqa: F401  (the module these tests cover)
 
 A = np.array([[1, 2, 3], [4, 5, 5], [7, 7, 7]], np.int64)
 B = np.array([[2, 9, 1], [0, 0, 0], [7, 8, 9]], np.int64)

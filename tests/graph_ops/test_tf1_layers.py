@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import layers as _under_test  # noqa: F401  (the module these tests cover)
 
 RNG = np.random.default_rng(21)
 X4 = RNG.uniform(-1, 1, (2, 6, 5, 3)).astype(np.float32)

@@ -4,6 +4,7 @@ tests/ops/test_math.py and tests/ops/test_nn.py (TF comparisons)."""
 from __future__ import annotations
 
 import zlib
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,16 +51,45 @@ def _halves(dtype, shape):
 
 
 S = (5, 7)
-UNARY = {  # op -> (dtypes, domain)
-    "Square": (FLOATS + (I32, I64), "any"), "Sqrt": (FLOATS, "pos"), "Rsqrt": (FLOATS, "pos"),
-    "Exp": (FLOATS, "any"), "Expm1": (FLOATS, "any"), "Log": (FLOATS, "pos"), "Log1p": (FLOATS, "unit"),
-    "Neg": (FLOATS + (I32, I64), "any"), "Abs": (FLOATS + (I32, I64), "any"), "Sign": (FLOATS + (I32, I64), "any"),
-    "Reciprocal": (FLOATS, "nonzero"), "Inv": (FLOATS, "nonzero"), "Floor": (FLOATS, "any"),
-    "Ceil": (FLOATS, "any"), "Sin": (FLOATS, "any"), "Cos": (FLOATS, "any"), "Tan": (FLOATS, "unit"),
-    "Tanh": (FLOATS, "any"), "Sigmoid": (FLOATS, "any"), "Erf": (FLOATS, "small"),
-    "IsFinite": ((F32, F64), "special"), "IsNan": ((F32, F64), "special"), "IsInf": ((F32, F64), "special"),
-    "Round": (FLOATS, "halves"), "Rint": ((F32, F64), "halves"),
+class UnaryRow(NamedTuple):
+    """One element-wise unary math op: everything its tests need, in one row."""
+    dtypes: tuple  # dtypes tested (tf.raw_ops comparison rows)
+    domain: str  # values(domain=...) for the TF rows
+    budget: int  # ULP budget against tf.raw_ops.<Name> (tests/ops/tf_budgets.py serves it)
+    builder: str  # the TF1 builder name (tf.<builder>, tf.math.<builder>)
+    grad: tuple | None  # gradient-checker row (x shape, x init: any/pos/away/unit, second order); None: no rule
+    oracle_ulp: int | None  # ULPs from ref.numpy_reference.UNARY[op]; None: no NumPy oracle there
+
+
+UNARY_ROWS = {
+    "Square": UnaryRow(FLOATS + (I32, I64), "any", 0, "square", ([2, 2], "any", True), 0),
+    "Sqrt": UnaryRow(FLOATS, "pos", 0, "sqrt", ([3], "pos", True), 0),
+    "Rsqrt": UnaryRow(FLOATS, "pos", 2, "rsqrt", ([3], "pos", True), None),
+    "Exp": UnaryRow(FLOATS, "any", 2, "exp", ([3], "any", True), None),
+    "Expm1": UnaryRow(FLOATS, "any", 3, "expm1", ([3], "any", True), None),
+    "Log": UnaryRow(FLOATS, "pos", 3, "log", ([3], "pos", True), None),
+    "Log1p": UnaryRow(FLOATS, "unit", 3, "log1p", ([3], "pos", True), None),
+    "Neg": UnaryRow(FLOATS + (I32, I64), "any", 0, "negative", ([3], "any", True), 0),
+    "Abs": UnaryRow(FLOATS + (I32, I64), "any", 0, "abs", ([3], "away", True), 0),
+    "Sign": UnaryRow(FLOATS + (I32, I64), "any", 0, "sign", None, 0),
+    "Reciprocal": UnaryRow(FLOATS, "nonzero", 2, "reciprocal", ([3], "pos", True), None),
+    "Inv": UnaryRow(FLOATS, "nonzero", 2, "reciprocal", None, None),
+    "Floor": UnaryRow(FLOATS, "any", 0, "floor", None, 0),
+    "Ceil": UnaryRow(FLOATS, "any", 0, "ceil", None, 0),
+    "Sin": UnaryRow(FLOATS, "any", 2, "sin", ([3], "any", True), None),
+    "Cos": UnaryRow(FLOATS, "any", 2, "cos", ([3], "any", True), None),
+    "Tan": UnaryRow(FLOATS, "unit", 2, "tan", ([3], "unit", True), None),
+    "Tanh": UnaryRow(FLOATS, "any", 4, "tanh", ([3], "any", True), None),
+    "Sigmoid": UnaryRow(FLOATS, "any", 4, "sigmoid", ([3], "any", True), None),
+    "Erf": UnaryRow(FLOATS, "small", 3, "erf", ([3], "any", True), None),
+    "IsFinite": UnaryRow((F32, F64), "special", 0, "is_finite", None, None),
+    "IsNan": UnaryRow((F32, F64), "special", 0, "is_nan", None, None),
+    "IsInf": UnaryRow((F32, F64), "special", 0, "is_inf", None, None),
+    "Round": UnaryRow(FLOATS, "halves", 0, "round", None, None),
+    "Rint": UnaryRow((F32, F64), "halves", 0, "rint", None, None),
+    "Asinh": UnaryRow(FLOATS, "any", 2, "asinh", ([3], "any", True), 1),
 }
+UNARY = {op: (row.dtypes, row.domain) for op, row in UNARY_ROWS.items()}  # op -> (dtypes, domain)
 BINARY = {  # op -> (dtypes, domain of y)
     "AddV2": (FLOATS + (I32, I64), "any"), "Add": (FLOATS + (I32,), "any"), "Sub": (FLOATS + (I32, I64), "any"),
     "Mul": (FLOATS + (I32, I64), "any"), "RealDiv": (FLOATS, "nonzero"), "Div": (FLOATS + (I32, I64), "nonzero"),

@@ -16,7 +16,7 @@ import pytest
 import ref.ops
 from ref.ops import registry
 from ref.types import errors
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 ref.ops.load_all()
 

@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import pytest
+from ref.ops import _jit as _under_test  # noqa: F401  (the module these tests cover)
 
 SCRIPT = textwrap.dedent("""
     import sys

@@ -10,23 +10,17 @@ from hypothesis import strategies as st
 import ref.ops.math  # noqa: F401  (registers the ops)
 from ref.types import dtypes, errors
 from ref.ops import registry
-from tests.ops.math_cases import math_rows
+from ref import numpy_reference as npr
+from ref.golden.ulp import max_ulp
+from tests.ops.math_cases import UNARY_ROWS, math_rows, values
 from tests.ops.tf_budgets import TF_BUDGETS
 
 MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ == "ref.ops.math")
 
-# -- NumPy oracles: plain expressions, float64 where the op is rational -------
+# -- NumPy oracles (ref/numpy_reference.py): plain expressions, exact here ------
 
-BINARY_ORACLES = [
-    ("AddV2", lambda x, y: x + y), ("Sub", lambda x, y: x - y), ("Mul", lambda x, y: x * y),
-    ("Maximum", np.maximum), ("Minimum", np.minimum),
-    ("SquaredDifference", lambda x, y: (x - y) * (x - y)),
-    ("Less", lambda x, y: x < y), ("GreaterEqual", lambda x, y: x >= y), ("Equal", lambda x, y: x == y),
-]
-UNARY_ORACLES = [
-    ("Neg", lambda x: -x), ("Abs", np.abs), ("Square", lambda x: x * x), ("Sign", np.sign),
-    ("Floor", np.floor), ("Ceil", np.ceil), ("Sqrt", lambda x: np.sqrt(np.abs(x))),
-]
+BINARY_ORACLES = sorted(npr.BINARY.items())
+UNARY_ORACLES = sorted((op, npr.UNARY[op]) for op, row in UNARY_ROWS.items() if row.oracle_ulp == 0)
 
 shapes = st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple)
 
@@ -67,6 +61,17 @@ def test_unary_vs_numpy(op, oracle, shape, dt, seed):
     assert got.dtype == dt and got.shape == shape
     np.testing.assert_array_equal(got, oracle(x))
 
+
+
+@pytest.mark.parametrize("op", sorted(op for op, row in UNARY_ROWS.items() if row.oracle_ulp))
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_unary_vs_numpy_reference_within_budget(op, dt):
+    """Rows whose oracle (ref.numpy_reference, float64) is a formula, not the kernel's own NumPy call."""
+    row = UNARY_ROWS[op]
+    x = np.concatenate([values(dt, (64,), row.domain), np.array([0, -0.0, 1e-30, -1, 1, 1e15, -1e30], dt)])
+    got = np.asarray(registry.call(op, x=x))
+    assert got.dtype == dt and got.shape == x.shape
+    assert max_ulp(got, npr.UNARY[op](x).astype(dt)) <= row.oracle_ulp
 
 REDUCTIONS = [("Sum", np.sum), ("Prod", np.prod), ("Max", np.max), ("Min", np.min), ("Mean", np.mean),
               ("All", np.all), ("Any", np.any)]
@@ -270,7 +275,7 @@ def test_graph_vs_tf_compat_v1(rid, build, xv, wv):
     from ref.framework.graph import Graph
     from ref.session import Session
     from tests.ops.tf_compare import flush_subnormals
-    from tests.ulp import ulp_distance
+    from ref.golden.ulp import ulp_distance
 
     ref.ops.load_all()
     g = Graph()

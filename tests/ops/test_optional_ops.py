@@ -8,6 +8,7 @@ import pytest
 import ref
 from ref.framework.op_def_library import apply_op
 from ref.types import errors
+from ref.ops import optional_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 tf = pytest.importorskip("tensorflow").compat.v1
 raw_tf = pytest.importorskip("tensorflow").raw_ops

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.ops import parsing as _under_test  # noqa: F401  (the module these tests cover)
 
 # (name, builder(tf) -> fetch, numpy oracle or None)
 CASES = [

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ref as rtf
+from ref.ops import quantize as _under_test  # noqa: F401  (the module these tests cover)
 
 X = np.concatenate([np.linspace(-5, 5, 41), [0.5, 1.5, -2.5, 2.5, 0.0, 7.25, -0.5]]).astype(np.float32).reshape(3, 4, 4)
 

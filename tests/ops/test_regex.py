@@ -5,6 +5,7 @@ import pytest
 import ref
 from ref.framework.op_def_library import apply_op
 from ref.types import errors
+from ref.ops import io as _under_test  # noqa: F401  (the module these tests cover)
 
 CASES = [
     # (input, pattern)

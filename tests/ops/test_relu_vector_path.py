@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ref.raw_ops as raw
+from ref.ops import nn as _under_test  # noqa: F401  (the module these tests cover)
 
 SPECIAL = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0]
 

@@ -8,7 +8,7 @@ import numpy as np
 from ref.types import dtypes
 
 from ref.ops import registry
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 
 def tf_kwargs(tf, kwargs):

@@ -16,7 +16,7 @@ from ref.framework.op_def_library import constant
 from ref.optimizers import schedules as S
 from ref.session import Session
 from specs import schedules as cards
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 ref.ops.load_all()
 

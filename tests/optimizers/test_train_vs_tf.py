@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.optimizers._tf1 import _first, ref_v1, tensorflow_v1
+from ref.optimizers import optimizer as _under_test  # noqa: F401  (the module these tests cover)
 
 tf1 = pytest.importorskip("tensorflow")
 

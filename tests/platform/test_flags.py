@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import ref as tf
+from ref.platform import flags as _under_test  # noqa: F401  (the module these tests cover)
 
 ROOT = Path(__file__).resolve().parents[2]
 

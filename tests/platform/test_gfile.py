@@ -9,6 +9,7 @@ import os
 import pytest
 
 import ref as tf
+from ref.platform import gfile as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _setup(g, d):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ref as tf
+from ref.platform import tf_logging as _under_test  # noqa: F401  (the module these tests cover)
 
 ROOT = Path(__file__).resolve().parents[2]
 

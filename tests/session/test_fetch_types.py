@@ -6,6 +6,7 @@ import collections
 
 import numpy as np
 import pytest
+from ref.session import session as _under_test  # noqa: F401  (the module these tests cover)
 
 Pair = collections.namedtuple("Pair", ["a", "b"])
 

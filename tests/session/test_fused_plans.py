@@ -8,6 +8,7 @@ import pytest
 import ref as tf
 from ref import errors
 from ref.ops import _jit
+from ref.session import interpreter as _under_test  # noqa: F401  (the module these tests cover)
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,7 @@ import pytest
 
 import ref as tf
 from ref.ops import gemm
+from ref.session import session as _under_test  # noqa: F401  (the module these tests cover)
 
 
 @pytest.mark.parametrize("threads, want", [(0, gemm._WORKERS), (1, 1), (64, gemm._WORKERS)])

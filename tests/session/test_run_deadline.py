@@ -8,6 +8,7 @@ import pytest
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import ref as rtf  # noqa: E402
+from ref.session import session as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _build(tf, kind):

@@ -8,6 +8,7 @@ import pytest
 
 import ref as rtf
 from ref.formats.tensor_util import make_ndarray
+from ref.training import quantize_training as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _mlp():

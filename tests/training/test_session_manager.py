@@ -3,6 +3,7 @@ import pytest
 
 import ref
 from ref.types import errors
+from ref.training import session_manager as _under_test  # noqa: F401  (the module these tests cover)
 
 CASES = [
     # (devices of v and w, expected text in the reason)

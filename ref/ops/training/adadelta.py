@@ -23,7 +23,7 @@ index order, ``SparseApplyAdadeltaOp`` -- the same expression order)::
 ``ref`` computes ``rsqrt(x)`` as ``1 / sqrt(x)``; TF's float32 ``rsqrt`` is
 Eigen's vectorised approximation (up to 2 ULP), which shows up magnified in
 ``var`` where ``var`` and ``update * lr`` nearly cancel (TF_NOTES.md: ~2000 ULP
-there). Budgets are measured in tests/optimizers/test_kernels_group1.py.
+there). Budgets are measured in tests/ops/training/test_update_kernels.py.
 """
 from __future__ import annotations
 

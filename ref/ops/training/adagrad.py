@@ -26,7 +26,7 @@ instead: ``var -= lr * grad / sqrt(accum)``.
 ``ref`` computes ``rsqrt(x)`` as ``1 / sqrt(x)`` (correctly rounded twice); TF's
 float32 ``rsqrt`` is Eigen's vectorised approximation, up to 2 ULP away, which
 near cancellation (``var`` close to its update) shows as a larger ULP distance
-in ``var`` (budgets measured in tests/optimizers/test_kernels_group1.py).
+in ``var`` (budgets measured in tests/ops/training/test_update_kernels.py).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from ref.framework.op_def_library import constant
 from ref.ops import clip as P
 from ref.session import Session
 from specs import clipping as cards
-from tests.ulp import ulp_distance
+from ref.golden.ulp import ulp_distance
 
 ref.ops.load_all()
 

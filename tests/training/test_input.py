@@ -11,6 +11,7 @@ import pytest
 
 from ref.types import errors
 from ref.protos import queue_runner_pb2
+from ref.training import input as _under_test  # noqa: F401  (the module these tests cover)
 
 GRACE = 5.0
 MAX_STEPS = 200

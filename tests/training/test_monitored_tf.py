@@ -4,6 +4,7 @@ returns a trace (hook calls, values, errors, files written) that must agree."""
 import os
 
 import pytest
+from ref.training import monitored as _under_test  # noqa: F401  (the module these tests cover)
 
 
 class _Recorder:

@@ -7,6 +7,7 @@ import pytest
 
 import ref
 from ref.ops import state
+from ref.graph_ops import state_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 CASES = [  # (old value, new value, copied in place?)
     (np.zeros((2, 3), np.float32), np.arange(6, dtype=np.float32).reshape(2, 3), True),

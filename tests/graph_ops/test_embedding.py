@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import embedding_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 TABLE = np.arange(40, dtype=np.float32).reshape(10, 4) / 7 - 2

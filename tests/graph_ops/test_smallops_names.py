@@ -3,7 +3,8 @@ py_func builders are TensorFlow's (compat.v1 graph mode)."""
 import pytest
 
 import ref
-from tests.core._interop import tf1
+from tests.graph_ops._interop import tf1
+from ref.graph_ops import tensor_array_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _names(tf):

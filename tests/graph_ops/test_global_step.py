@@ -1,6 +1,7 @@
 """The global step helpers (seed 002 ``tf.compat.v1.train.*global_step``),
 compared with tensorflow.compat.v1 where TF is installed."""
 import pytest
+from ref.graph_ops import training_util as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def create_and_get(tf):

@@ -5,6 +5,7 @@ Variables", seed 002 ``tf.compat.v1.variable_scope``)."""
 import re
 
 import pytest
+from ref.graph_ops import variable_scope as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _err(fn):

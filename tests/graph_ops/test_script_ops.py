@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import ref as tf
-from tests.core._interop import compare
+from tests.graph_ops._interop import compare
+from ref.graph_ops import script_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _run(fetch, feed=None):

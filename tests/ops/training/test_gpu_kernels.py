@@ -5,7 +5,7 @@ The simulator must be switched on before numba is imported, and must not leak
 into this process (where the CPU kernels compile normally), so one subprocess
 (this file run as a script with NUMBA_ENABLE_CUDASIM=1) runs every case and
 reports JSON; the tables below check its report. The CPU kernels themselves are
-checked against TensorFlow in test_kernels_group1/2.py, so "equal to the CPU
+checked against TensorFlow in test_update_kernels*.py, so "equal to the CPU
 kernel" is equal to the tested TF arithmetic. Arrays have 37 elements (two
 simulated blocks of 32 threads; the grid-stride loop covers the rest).
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 N = 37
 
 # (case id, op, {input: array kind or value}); kinds: "n" normal, "p" positive, "s" small
@@ -103,7 +103,7 @@ def _bits_equal(a, b):
 
 
 def _max_ulp(a, b):
-    from tests.ulp import ulp_distance
+    from ref.golden.ulp import ulp_distance
 
     return int(np.max(ulp_distance(np.asarray(a), np.asarray(b)), initial=0))
 

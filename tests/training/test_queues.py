@@ -12,6 +12,7 @@ import pytest
 
 import ref
 from ref.types import errors
+from ref.training import queue_runner as _under_test  # noqa: F401  (the module these tests cover)
 
 WAIT = 5.0  # seconds a test waits for a thread that should finish
 BLOCKED = 0.15  # seconds after which a thread that should block is checked

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ref
+from ref.graph_ops import control_flow_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _prog_while_sum(tf):

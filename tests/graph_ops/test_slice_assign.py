@@ -4,6 +4,7 @@ import pytest
 
 import ref
 import ref.raw_ops as raw
+from ref.graph_ops import array_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 INIT = np.arange(24, dtype=np.float32).reshape(4, 6)
 

@@ -11,7 +11,8 @@ import pytest
 
 import ref
 from ref.ops.logging import format_v2, summarize
-from tests.core._interop import run, tf1
+from tests.graph_ops._interop import run, tf1
+from ref.graph_ops import logging_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 FEED = np.array([1., -2., 3.], np.float32)
 

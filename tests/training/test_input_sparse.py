@@ -5,7 +5,8 @@ shapes of the batched SparseTensor are TF's (input_test.py's checks)."""
 import numpy as np
 import pytest
 
-from tests.session.test_input import _drain
+from tests.training.test_input import _drain
+from ref.training import input as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _counter_sparse(tf, n):

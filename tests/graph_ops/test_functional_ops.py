@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import ref
-from tests.core._interop import compare, tf1
+from tests.graph_ops._interop import compare, tf1
+from ref.graph_ops import functional_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 NUMS = np.array([1, 2, 3, 4, 5, 6])
 X = np.array([[1., 2.], [3., 4.], [5., 6.]], np.float32)

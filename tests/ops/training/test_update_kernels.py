@@ -12,7 +12,7 @@ from ref.types import errors
 
 from ref.ops import registry
 from ref.ops import _jit
-from tests.ulp import assert_ulp
+from ref.golden.ulp import assert_ulp
 
 import ref.ops.training.adadelta  # noqa: F401  (registers the ops)
 import ref.ops.training.adagrad  # noqa: F401

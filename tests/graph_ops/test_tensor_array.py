@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import ref
-from tests.core._interop import compare, run, tf1
+from tests.graph_ops._interop import compare, run, tf1
+from ref.graph_ops import tensor_array_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _ta(tf, size=3, **kw):
