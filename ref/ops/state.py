@@ -131,27 +131,30 @@ def _same_shape_rule(op_type):
     return rule
 
 
-def _elementwise_update(ref, value, fn, op_type):
+def _elementwise_update(ref, value, fn, op_type, out=None):
     if np.shape(ref) != np.shape(value):
         raise invalid_argument(f"{op_type} requires shapes of both tensors to match. lhs shape= "
                                f"{_shape_str(np.shape(ref))} rhs shape= {_shape_str(np.shape(value))}")
+    value = np.asarray(value)
+    if out is not None and out[0] is ref and ref.flags.writeable and value.dtype == ref.dtype:
+        return fn(ref, value, out=ref)  # the same operation in the variable's own buffer
     return fn(ref, value).astype(ref.dtype, copy=False)
 
 
 @register_op("AssignAdd", inputs=("ref", "value"), outputs=("output_ref",), attrs={"use_locking": False},
              type_attrs={"T": ("ref", "value")}, shape=_same_shape_rule("AssignAdd"), refs=("ref",),
              ref_outputs={"output_ref": "ref"})
-def assign_add(ref, value, use_locking=False):
-    """ref = ref + value."""
-    return _elementwise_update(ref, value, np.add, "AssignAdd")
+def assign_add(ref, value, use_locking=False, out=None):
+    """ref = ref + value (in the variable's own buffer when the Session donates it)."""
+    return _elementwise_update(ref, value, np.add, "AssignAdd", out)
 
 
 @register_op("AssignSub", inputs=("ref", "value"), outputs=("output_ref",), attrs={"use_locking": False},
              type_attrs={"T": ("ref", "value")}, shape=_same_shape_rule("AssignSub"), refs=("ref",),
              ref_outputs={"output_ref": "ref"})
-def assign_sub(ref, value, use_locking=False):
-    """ref = ref - value."""
-    return _elementwise_update(ref, value, np.subtract, "AssignSub")
+def assign_sub(ref, value, use_locking=False, out=None):
+    """ref = ref - value (in the variable's own buffer when the Session donates it)."""
+    return _elementwise_update(ref, value, np.subtract, "AssignSub", out)
 
 
 def _is_initialized_shape(ins, attrs):
@@ -230,8 +233,17 @@ _SCATTER = {
 }
 
 
-def _scatter(ref, indices, updates, how, op_type):
-    """ref[indices[i], ...] (how)= updates[i, ...] for each i in order."""
+def _in_place(ref, out):
+    """``out[0]`` when it is ``ref`` itself (the Session donates the variable's own
+    buffer, which nothing else holds: TF's in-place update), else a copy of ``ref``."""
+    if out is not None and out[0] is ref and ref.flags.writeable:
+        return ref
+    return ref.copy()
+
+
+def _scatter(ref, indices, updates, how, op_type, out=None):
+    """ref[indices[i], ...] (how)= updates[i, ...] for each i in order; rows not
+    indexed are untouched, so a donated buffer (``out``) is updated in place."""
     ref = np.asarray(ref)
     indices = np.asarray(indices)
     updates = np.asarray(updates, dtype=ref.dtype)
@@ -250,7 +262,7 @@ def _scatter(ref, indices, updates, how, op_type):
         i = int(bad[0])
         raise invalid_argument(f"indices[{i}] = {int(flat_idx[i])} is not in [0, {n})")
     rows = np.broadcast_to(updates, want).reshape((flat_idx.size,) + ref.shape[1:])
-    out = ref.copy()
+    out = _in_place(ref, out)
     if how == "Update":
         # sequential assignment == the last occurrence of each index wins
         uniq, first_from_end = np.unique(flat_idx[::-1], return_index=True)
@@ -271,8 +283,8 @@ _SCATTER_UFUNC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": 
 def _declare_scatter(how, locking_default):
     op_type = f"Scatter{how}"
 
-    def kernel(ref, indices, updates, use_locking=locking_default):
-        return _scatter(ref, indices, updates, how, op_type)
+    def kernel(ref, indices, updates, use_locking=locking_default, out=None):
+        return _scatter(ref, indices, updates, how, op_type, out)
 
     kernel.__name__ = f"scatter_{how.lower()}"
     sym = {"Update": "=", "Add": "+=", "Sub": "-=", "Mul": "*=", "Div": "/=",
@@ -286,8 +298,8 @@ def _declare_scatter(how, locking_default):
                 type_attrs={"T": ("ref", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
                 shape=_scatter_shape(op_type), refs=("ref",), ref_outputs={"output_ref": "ref"})(kernel)
 
-    def resource_kernel(resource, indices, updates):
-        return _scatter(resource, indices, updates, how, f"ResourceScatter{how}")
+    def resource_kernel(resource, indices, updates, out=None):
+        return _scatter(resource, indices, updates, how, f"ResourceScatter{how}", out)
 
     resource_kernel.__name__ = f"resource_scatter_{how.lower()}"
     resource_kernel.__doc__ = kernel.__doc__.replace("ref", "resource")
@@ -310,8 +322,9 @@ scatter_max = _declare_scatter("Max", False)
 # N-d scatter updates
 # ---------------------------------------------------------------------------
 
-def _scatter_nd(ref, indices, updates, how, op_type):
-    """ref[indices[i]] (how)= updates[i] where indices[i] is a K-vector into ref."""
+def _scatter_nd(ref, indices, updates, how, op_type, out=None):
+    """ref[indices[i]] (how)= updates[i] where indices[i] is a K-vector into ref;
+    in place into a donated buffer (``out``), every index checked first."""
     ref = np.asarray(ref)
     indices = np.asarray(indices)
     updates = np.asarray(updates, dtype=ref.dtype)
@@ -326,12 +339,14 @@ def _scatter_nd(ref, indices, updates, how, op_type):
                                f"{_shape_str(indices.shape)}, ref.shape = {_shape_str(ref.shape)}")
     flat = indices.reshape(-1, k)
     rows = updates.reshape((flat.shape[0],) + ref.shape[k:])
-    out = ref.copy()
-    combine = _SCATTER[how]
+    bound = np.asarray(ref.shape[:k])
     for i, ix in enumerate(flat):
-        if np.any(ix < 0) or np.any(ix >= np.asarray(ref.shape[:k])):
+        if np.any(ix < 0) or np.any(ix >= bound):
             raise invalid_argument(f"indices[{i}] = [{', '.join(str(int(j)) for j in ix)}] does not index "
                                    f"into shape {_shape_str(ref.shape)}")
+    out = _in_place(ref, out)
+    combine = _SCATTER[how]
+    for i, ix in enumerate(flat):
         pos = tuple(int(j) for j in ix)
         out[pos] = combine(out[pos], rows[i])
     return out
@@ -340,8 +355,8 @@ def _scatter_nd(ref, indices, updates, how, op_type):
 def _declare_scatter_nd(how, locking_default):
     op_type = f"ScatterNd{how}"
 
-    def kernel(ref, indices, updates, use_locking=locking_default, bad_indices_policy=""):
-        return _scatter_nd(ref, indices, updates, how, op_type)
+    def kernel(ref, indices, updates, use_locking=locking_default, bad_indices_policy="", out=None):
+        return _scatter_nd(ref, indices, updates, how, op_type, out)
 
     kernel.__name__ = f"scatter_nd_{how.lower()}"
     sym = {"Update": "=", "Add": "+=", "Sub": "-="}[how]
@@ -353,8 +368,8 @@ def _declare_scatter_nd(how, locking_default):
                 shape=lambda ins, attrs: [(ins["ref"].dtype, ins["ref"].shape)], refs=("ref",),
                 ref_outputs={"output_ref": "ref"})(kernel)
 
-    def resource_kernel(ref, indices, updates, use_locking=True, bad_indices_policy=""):
-        return _scatter_nd(ref, indices, updates, how, f"ResourceScatterNd{how}")
+    def resource_kernel(ref, indices, updates, use_locking=True, bad_indices_policy="", out=None):
+        return _scatter_nd(ref, indices, updates, how, f"ResourceScatterNd{how}", out)
 
     resource_kernel.__name__ = f"resource_scatter_nd_{how.lower()}"
     resource_kernel.__doc__ = kernel.__doc__
@@ -412,7 +427,7 @@ def read_variable_op(resource, dtype):
 
 
 def _resource_write(op_type, fn, validate):
-    def kernel(resource, value, dtype=None, validate_shape=False):
+    def kernel(resource, value, dtype=None, validate_shape=False, out=None):
         value = np.asarray(value)
         if resource is None:
             return np.array(value, copy=True)
@@ -421,6 +436,9 @@ def _resource_write(op_type, fn, validate):
                 raise invalid_argument(f"Cannot update variable with shape {_shape_str(np.shape(resource))} "
                                        f"using a Tensor with shape {_shape_str(value.shape)}, shapes must be "
                                        "equal.")
+        if (out is not None and out[0] is resource and resource.flags.writeable
+                and resource.dtype == value.dtype and resource.shape == value.shape):
+            return fn(resource, value, out=resource)  # in the variable's own buffer, as TF
         return np.asarray(fn(resource, value), dtype=value.dtype)
 
     return kernel
