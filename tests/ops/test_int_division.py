@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ref.ops.math  # noqa: F401  the kernels under test, called through ref.raw_ops
 import ref.raw_ops
 from ref.types import errors
 

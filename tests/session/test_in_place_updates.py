@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ref as tf
+from ref.session.session import Session
 
 VOCAB, DIM, BATCH = 4096, 64, 32      # a 1 MiB variable; a step touches 32 rows
 VAR_BYTES = VOCAB * DIM * 4
@@ -56,7 +57,7 @@ def test_sparse_step_allocates_no_variable_copy(name, make_opt, use_resource):
     with tf.Graph().as_default():
         train, ids, emb = _program(make_opt, True, use_resource)
         feed = {ids: np.random.RandomState(0).randint(0, VOCAB, BATCH)}
-        with tf.Session() as sess:
+        with Session() as sess:
             sess.run(tf.global_variables_initializer())
             for _ in range(3):      # plans built, kernels compiled
                 sess.run(train, feed)
@@ -75,7 +76,7 @@ def test_in_place_numbers_equal_copying_numbers(name, make_opt):
             train, ids, emb = _program(make_opt, True, False)
             rng = np.random.RandomState(1)
             held = []
-            with tf.Session() as sess:
+            with Session() as sess:
                 sess.run(tf.global_variables_initializer())
                 for _ in range(4):
                     if hold:
@@ -107,7 +108,7 @@ def test_state_ops_in_place_and_fetched_values_kept(op, use_resource):
         }[op]()
         expect = np.zeros((VOCAB, DIM), np.float32)
         one = {"assign_add": lambda e: e + 1, "assign_sub": lambda e: e - 1}
-        with tf.Session() as sess:
+        with Session() as sess:
             sess.run(tf.global_variables_initializer())
             before = sess.run(v)
             for _ in range(3):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import ref
+import ref.session.session  # noqa: F401  what this file tests: Session's target registry
 
 pytest.importorskip("grpc")
 from ref.distributed.server import Server  # noqa: E402
