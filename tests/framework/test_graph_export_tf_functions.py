@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.framework import graph_io as _under_test  # noqa: F401  (the module these tests cover)
+from ref.framework import graph_export as _under_test  # noqa: F401  (the module these tests cover)
 
 
 def _tf_graph(build):
