@@ -41,7 +41,7 @@ from ref.session import get_default_session
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op
 from ref.types.shapes import TensorShape
-from ref.ops.io import _text
+from ref.ops.io import scalar_text
 from ref.formats.checkpoint_reader import NewCheckpointReader
 
 __all__ = ["Checkpoint"]
@@ -224,7 +224,7 @@ class Checkpoint:
         file_prefix = os.fspath(file_prefix)
         out = session.run(save_t, {filename_t: file_prefix,
                                    object_graph_t: view.proto().SerializeToString()})
-        return _text(out)
+        return scalar_text(out)
 
     def save(self, file_prefix, session=None):
         """Saves ``file_prefix-N`` with N the incremented ``save_counter`` and

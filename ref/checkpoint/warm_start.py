@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import collections
 
-from ref.formats.checkpoint_reader import _get_checkpoint_filename, load_checkpoint
+from ref.formats.checkpoint_reader import checkpoint_filename, load_checkpoint
 from ref.framework.graph import GraphKeys, device, get_collection, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
-from ref.graph_ops.variable_scope import _get_default_variable_store
+from ref.graph_ops.variable_scope import default_variable_store
 from ref.checkpoint.saver import object_graph_key_mapping
 from ref.checkpoint.saveable_object_util import op_list_to_dict, saveable_objects_for_op
 from ref.checkpoint.checkpoint_ops import _load_and_remap_matrix_initializer
@@ -56,7 +56,7 @@ def _is_partitioned(x) -> bool:
 
 
 def _store_vars():
-    return _get_default_variable_store()._vars
+    return default_variable_store().variables
 
 
 def _collect_partitioned_variable(name, all_vars):
@@ -113,7 +113,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
       ValueError: if a tensor is missing from the checkpoint, a shape differs,
         or a scope maps to a non-scope.
     """
-    ckpt_file = _get_checkpoint_filename(ckpt_dir_or_file)
+    ckpt_file = checkpoint_filename(ckpt_dir_or_file)
     reader = load_checkpoint(ckpt_dir_or_file)
     variable_map = reader.get_variable_to_shape_map()
     items = assignment_map.items() if hasattr(assignment_map, "items") else assignment_map
@@ -251,7 +251,7 @@ def _warm_start_var_with_vocab(var, current_vocab_path, current_vocab_size, prev
                         num_row_oov_buckets=0, num_col_oov_buckets=current_oov_buckets)
         else:
             raise ValueError(f"The only supported values for the axis argument are 0 and 1.  Provided axis: {axis}")
-        init = _load_and_remap_matrix_initializer(ckpt_path=_get_checkpoint_filename(prev_ckpt),
+        init = _load_and_remap_matrix_initializer(ckpt_path=checkpoint_filename(prev_ckpt),
                                                   old_tensor_name=prev_tensor_name, initializer=initializer, **rows)
         value = convert_to_tensor(init(shape=shape, partition_info=partition_info))
         assign = v.assign(value)
@@ -283,7 +283,7 @@ def _get_grouped_variables(vars_to_warm_start):
 
 def _get_object_checkpoint_renames(path, variable_names):
     try:
-        names_to_keys = object_graph_key_mapping(_get_checkpoint_filename(path))
+        names_to_keys = object_graph_key_mapping(checkpoint_filename(path))
     except errors.NotFoundError:
         return {}
     missing = set(variable_names) - set(names_to_keys)

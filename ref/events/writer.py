@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from ref.formats.event_writer import FILE_VERSION, EventFileWriter, _pb, _serialize, summary_event_bytes
+from ref.formats.event_writer import FILE_VERSION, EventFileWriter, proto_modules, serialize, summary_event_bytes
 from ref.framework.graph import get_default_graph
 from ref.protos import graph_pb2
 from ref.checkpoint.meta_graph import create_meta_graph_def
@@ -81,7 +81,7 @@ class FileWriter:
             as_def = graph_def if graph_def is not None else (
                 _graph_def_of(graph) if _is_graph(graph) else graph)
             graph_def_proto = graph_pb2.GraphDef()
-            graph_def_proto.ParseFromString(_serialize(as_def))
+            graph_def_proto.ParseFromString(serialize(as_def))
             self.add_meta_graph(create_meta_graph_def(graph_def=graph_def_proto))
 
     # context manager, logdir --------------------------------------------------
@@ -127,13 +127,13 @@ class FileWriter:
             time.time(), 0 if global_step is None else int(global_step), self._summary_bytes(summary)))
 
     def _summary_bytes(self, summary) -> bytes:
-        _, summary_pb2 = _pb()
+        _, summary_pb2 = proto_modules()
         if isinstance(summary, np.ndarray):
             summary = summary[()]
         if isinstance(summary, summary_pb2.Summary):
             raw, msg = None, summary
         else:
-            raw = _serialize(summary)
+            raw = serialize(summary)
             msg = summary_pb2.Summary.FromString(raw)
         seen = self._seen_summary_tags
         strip = []
@@ -152,9 +152,9 @@ class FileWriter:
 
     def add_session_log(self, session_log, global_step=None):
         """Adds a ``SessionLog`` protocol buffer to the event file."""
-        event_pb2, _ = _pb()
+        event_pb2, _ = proto_modules()
         event = event_pb2.Event()
-        event.session_log.ParseFromString(_serialize(session_log))
+        event.session_log.ParseFromString(serialize(session_log))
         self._add_event(event, global_step)
 
     def add_event(self, event):
@@ -164,8 +164,8 @@ class FileWriter:
         self.event_writer.add_event(event)
 
     def _add_graph_def(self, graph_def, global_step=None):
-        event_pb2, _ = _pb()
-        self._add_event(event_pb2.Event(graph_def=_serialize(graph_def)), global_step)
+        event_pb2, _ = proto_modules()
+        self._add_event(event_pb2.Event(graph_def=serialize(graph_def)), global_step)
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Adds a ``Graph`` (any object with ``as_graph_def()``) or, deprecated,
@@ -204,7 +204,7 @@ class FileWriter:
         descriptor = getattr(meta_graph_def, "DESCRIPTOR", None)
         if getattr(descriptor, "name", None) != "MetaGraphDef":
             raise TypeError(f"meta_graph_def must be type MetaGraphDef, saw type: {type(meta_graph_def)}")
-        event_pb2, _ = _pb()
+        event_pb2, _ = proto_modules()
         self._add_event(event_pb2.Event(meta_graph_def=meta_graph_def.SerializeToString()), global_step)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
@@ -215,10 +215,10 @@ class FileWriter:
         if tag in self._session_run_tags:
             raise ValueError("The provided tag was already used for this event type")
         self._session_run_tags[tag] = True
-        event_pb2, _ = _pb()
+        event_pb2, _ = proto_modules()
         event = event_pb2.Event()
         event.tagged_run_metadata.tag = tag
-        event.tagged_run_metadata.run_metadata = _serialize(run_metadata)
+        event.tagged_run_metadata.run_metadata = serialize(run_metadata)
         self._add_event(event, global_step)
 
     # flush / close / reopen -------------------------------------------------------

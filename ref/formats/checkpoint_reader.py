@@ -101,7 +101,7 @@ def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802 - TF's n
     return CheckpointReader(filepattern)
 
 
-def _get_checkpoint_filename(ckpt_dir_or_file) -> str:
+def checkpoint_filename(ckpt_dir_or_file) -> str:
     ckpt_dir_or_file = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(ckpt_dir_or_file):
         return state.latest_checkpoint(ckpt_dir_or_file)
@@ -115,7 +115,7 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     Raises:
       ValueError: if a directory holds no checkpoint.
     """
-    filename = _get_checkpoint_filename(ckpt_dir_or_file)
+    filename = checkpoint_filename(ckpt_dir_or_file)
     if filename is None:
         raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given directory "
                          f"{os.fspath(ckpt_dir_or_file)}")

@@ -51,11 +51,11 @@ SOURCE_WRITER = "ref.events.writer"
 ``tensorflow.core.util.events_writer``; TensorBoard only reports it)."""
 
 
-def _pb():
+def proto_modules():
     return protos.event_pb2, protos.summary_pb2
 
 
-def _serialize(message) -> bytes:
+def serialize(message) -> bytes:
     """Bytes of any protobuf message (ours, TensorFlow's) or of bytes given as such."""
     if isinstance(message, (bytes, bytearray, memoryview)):
         return bytes(message)
@@ -119,7 +119,7 @@ class EventFileWriter:
         self._initialize()
 
     def _initialize(self):
-        protos.event_pb2, _ = _pb()
+        protos.event_pb2, _ = proto_modules()
         seconds = int(time.time())
         while True:
             path = os.path.join(self._logdir, f"events.out.tfevents.{seconds:010d}."
@@ -157,7 +157,7 @@ class EventFileWriter:
 
     def add_event(self, event):
         """Adds an ``Event`` protocol buffer (ours or TF's) to the event file."""
-        self.add_serialized_event(_serialize(event))
+        self.add_serialized_event(serialize(event))
 
     def add_serialized_event(self, data: bytes):
         """Adds an already serialized ``Event``."""

@@ -87,7 +87,7 @@ GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
 def _get_global_step_read(graph=None):
-    """The cached copy of the global step (``_get_or_create_global_step_read``), or None."""
+    """The cached copy of the global step (``get_or_create_global_step_read``), or None."""
     graph = graph or get_default_graph()
     found = graph.get_collection(GLOBAL_STEP_READ_KEY)
     if len(found) > 1:
@@ -96,7 +96,7 @@ def _get_global_step_read(graph=None):
     return found[0] if found else None
 
 
-def _get_or_create_global_step_read(graph=None):
+def get_or_create_global_step_read(graph=None):
     """A tensor copying the global step's value (its initial value while it is
     uninitialized), created once per graph. Ops run in creation order, so
     fetching it in the same run as a later-built increment gives the value
@@ -127,7 +127,7 @@ def _increment_global_step(increment, graph=None):
     if step is None:
         raise ValueError("Global step tensor should be created by tf.train.get_or_create_global_step before "
                          "calling increment.")
-    read = _get_or_create_global_step_read(graph)
+    read = get_or_create_global_step_read(graph)
     with graph.as_default() as g, g.name_scope(None):
         with g.name_scope(step.op.name + "/"):
             with g.control_dependencies([read]):

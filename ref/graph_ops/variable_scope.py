@@ -165,6 +165,11 @@ class _VariableStore:
         self._partitioned_vars = {}
         self._lock = threading.RLock()
 
+    @property
+    def variables(self):
+        """Full name -> variable, of every variable this store made (the live dict)."""
+        return self._vars
+
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None,
@@ -458,7 +463,7 @@ class VariableScope:
             initializer = self._initializer if initializer is None else initializer
             constraint = self._constraint if constraint is None else constraint
             dtype = self._dtype if dtype is None else dtype
-            var_store = var_store or _get_default_variable_store()
+            var_store = var_store or default_variable_store()
             return var_store.get_variable(full_name, shape=shape, dtype=dtype, initializer=initializer,
                                           regularizer=regularizer, reuse=reuse, trainable=trainable,
                                           collections=collections, caching_device=caching_device,
@@ -509,7 +514,7 @@ _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
 
 
-def _get_default_variable_store():
+def default_variable_store():
     store = get_collection(_VARSTORE_KEY)
     if store:
         return store[0]
@@ -736,7 +741,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     scope's, else glorot_uniform for floats and zeros for integers, bools and
     strings."""
     return get_variable_scope().get_variable(
-        _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
+        default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections, caching_device=caching_device,
         partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
         custom_getter=custom_getter, constraint=constraint, synchronization=synchronization,
@@ -880,6 +885,6 @@ def create_partitioned_variables(shapes, slicing, initializer, dtype=dtypes.floa
     partitioner = lambda **unused: list(slicing)  # noqa: E731
     with variable_scope(name, "PartitionedVariable", reuse=reuse):
         pv = get_variable_scope()._get_partitioned_variable(
-            _get_default_variable_store(), None, shape=shapes, dtype=dtype, initializer=initializer,
+            default_variable_store(), None, shape=shapes, dtype=dtype, initializer=initializer,
             trainable=trainable, partitioner=partitioner, collections=collections)
     return list(pv)

@@ -31,7 +31,7 @@ an element's chain, so the bits do not depend on them either. Inside
 whose floating-point environment is the one set; a product made while another
 thread's holds the helpers runs on its own thread. :func:`concurrently` runs
 independent calls at once on the same threads (a compiled plan's two products
-of one gradient, ``ref.session.interpreter._matmul_pair``). ``REF_MATMUL_THREADS``
+of one gradient, ``ref.session.interpreter.rewrite.MatMulPair``). ``REF_MATMUL_THREADS``
 overrides the number of threads (1: no helpers; 0: plain ``np.matmul`` with
 BLAS's own threading). With ``REF_MATMUL=numpy`` every large product's
 blocks are single-threaded NumPy products, BLAS's threads set to one only

@@ -44,7 +44,7 @@ from ref.formats.tensor_slice_writer import write_tensor_slices
 from ref import protos
 
 
-def _text(x) -> str:
+def scalar_text(x) -> str:
     """A string scalar (0-d object array, bytes or str) as str."""
     if isinstance(x, np.ndarray):
         if x.ndim != 0:
@@ -53,11 +53,15 @@ def _text(x) -> str:
     return x.decode("utf-8", "surrogateescape") if isinstance(x, (bytes, np.bytes_)) else str(x)
 
 
+# ref/checkpoint/saver.py still reads io_ops._text (that file is being split; it moves to scalar_text then).
+_text = scalar_text
+
+
 def _texts(x, what: str, n: int | None = None) -> list[str]:
     arr = np.asarray(x, dtype=object)
     if arr.ndim != 1:
         raise invalid_argument(f"Input {what} must be a 1-D tensor, got shape {list(arr.shape)}")
-    out = [_text(v) for v in arr.tolist()]
+    out = [scalar_text(v) for v in arr.tolist()]
     if n is not None and len(out) != n:
         raise invalid_argument(f"Expected {what} to have {n} elements, got {len(out)}")
     return out
@@ -102,7 +106,7 @@ def save_v2(prefix, tensor_names, shape_and_slices, tensors, dtypes=None, _fsync
     n = len(tensors)
     names = _texts(tensor_names, "tensor_names", n)
     specs = _texts(shape_and_slices, "shape_and_slices", n)
-    save_v2_tensors(_text(prefix), names, specs, tensors,
+    save_v2_tensors(scalar_text(prefix), names, specs, tensors,
                     [as_dtype(d) for d in dtypes] if dtypes else None, bool(_fsync))
     return ()
 
@@ -119,7 +123,7 @@ def _restore_shape(ins, attrs):
     if value is not None:
         arr = np.asarray(value, dtype=object).reshape(-1)
         if len(arr) == len(dts):
-            specs = [_text(v) for v in arr.tolist()]
+            specs = [scalar_text(v) for v in arr.tolist()]
     out = []
     for i, d in enumerate(dts):
         shape = unknown_shape()
@@ -222,7 +226,7 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes):
     n = len(dtypes)
     names = _texts(tensor_names, "tensor_names", n)
     specs = _texts(shape_and_slices, "shape_and_slices", n)
-    return restore_v2_tensors(_text(prefix), names, specs, dtypes)
+    return restore_v2_tensors(scalar_text(prefix), names, specs, dtypes)
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +246,7 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
         prefixes = [p for p in prefixes if os.path.exists(meta_filename(p))]
         if not prefixes:
             raise invalid_argument("MergeV2Checkpoints: none of the checkpoint_prefixes exist")
-    dest = _text(destination_prefix)
+    dest = scalar_text(destination_prefix)
     merge_bundles(prefixes, dest)
     if delete_old_dirs:
         for d in sorted({os.path.dirname(os.path.abspath(p)) for p in prefixes}):
@@ -258,7 +262,7 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
              shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
 def sharded_filename(basename, shard, num_shards):
     """``"%s-%05d-of-%05d" % (basename, shard, num_shards)``."""
-    return np.array("%s-%05d-of-%05d" % (_text(basename), int(shard), int(num_shards)), dtype=object)
+    return np.array("%s-%05d-of-%05d" % (scalar_text(basename), int(shard), int(num_shards)), dtype=object)
 
 
 def _join_shape(ins, attrs):
@@ -277,15 +281,15 @@ def string_join(inputs, separator=""):
     shape = np.broadcast_shapes(*[a.shape for a in arrays])
     out = np.empty(shape, dtype=object)
     parts = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
-    sep = _text(separator) if not isinstance(separator, str) else separator
+    sep = scalar_text(separator) if not isinstance(separator, str) else separator
     flat = out.reshape(-1)
     for i in range(flat.size):
-        flat[i] = sep.join(_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
+        flat[i] = sep.join(scalar_text(p[i]) for p in parts).encode("utf-8", "surrogateescape")
     return out
 
 
 def _full_match(input, pattern):
-    pattern = _text(pattern) if not isinstance(pattern, str) else pattern
+    pattern = scalar_text(pattern) if not isinstance(pattern, str) else pattern
     try:
         pattern = re.compile(pattern)
     except re.error as e:
@@ -294,7 +298,7 @@ def _full_match(input, pattern):
     out = np.empty(arr.shape, dtype=np.bool_)
     flat, src = out.reshape(-1), arr.reshape(-1)
     for i in range(flat.size):
-        flat[i] = pattern.fullmatch(_text(src[i])) is not None
+        flat[i] = pattern.fullmatch(scalar_text(src[i])) is not None
     return out
 
 
@@ -328,11 +332,11 @@ def _save_v1(filename, names, specs, data):
         dtype = dtypes.string if value.dtype == object else dtypes.as_dtype(value.dtype)
         entries.append((name, full_shape, sl, value, dtype))
     try:
-        write_tensor_slices(_text(filename), entries)
+        write_tensor_slices(scalar_text(filename), entries)
     except ValueError as e:
         raise invalid_argument(str(e)) from None
     except FileNotFoundError as e:
-        raise errors.NotFoundError(None, None, f"Failed to create a checkpoint file {_text(filename)}: {e}") \
+        raise errors.NotFoundError(None, None, f"Failed to create a checkpoint file {scalar_text(filename)}: {e}") \
             from None
 
 
@@ -361,7 +365,7 @@ def save(filename, tensor_names, data, T=None):
              shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
 def sharded_filespec(basename, num_shards):
     """``"%s-?????-of-%05d" % (basename, num_shards)``: the glob of a sharded V1 checkpoint."""
-    return np.array("%s-?????-of-%05d" % (_text(basename), int(num_shards)), dtype=object)
+    return np.array("%s-?????-of-%05d" % (scalar_text(basename), int(num_shards)), dtype=object)
 
 
 # ---------------------------------------------------------------------------
@@ -385,15 +389,15 @@ def generate_vocab_remapping(new_vocab_file, old_vocab_file, new_vocab_offset, n
     """remapping[i] = the line of the old vocabulary holding line
     ``new_vocab_offset + i`` of the new one (-1 when absent; only the first
     ``old_vocab_size`` old lines count unless -1); num_present = #{i: remapping[i] >= 0}."""
-    old = _vocab_lines(_text(old_vocab_file), "old_vocab_file")
+    old = _vocab_lines(scalar_text(old_vocab_file), "old_vocab_file")
     if old_vocab_size != -1:
         if old_vocab_size > len(old):
             raise invalid_argument(f"old_vocab_size {old_vocab_size} is larger than the {len(old)} lines of "
-                                   f"{_text(old_vocab_file)}")
+                                   f"{scalar_text(old_vocab_file)}")
         old = old[:old_vocab_size]
-    new = _vocab_lines(_text(new_vocab_file), "new_vocab_file")
+    new = _vocab_lines(scalar_text(new_vocab_file), "new_vocab_file")
     if new_vocab_offset + num_new_vocab > len(new):
-        raise invalid_argument(f"Trying to read {num_new_vocab} lines from {_text(new_vocab_file)} starting at line "
+        raise invalid_argument(f"Trying to read {num_new_vocab} lines from {scalar_text(new_vocab_file)} starting at line "
                                f"{new_vocab_offset}, but it has only {len(new)} lines")
     index = {}
     for i, token in enumerate(old):
@@ -426,12 +430,12 @@ def load_and_remap_matrix(ckpt_path, old_tensor_name, row_remapping, col_remappi
         raise invalid_argument(f"Tensor col_remapping shape [{cols.size}] does not match num_cols {num_cols}")
     if not cols.size:
         cols = np.arange(num_cols, dtype=np.int64)
-    old = restore_v2_tensors(_text(ckpt_path), [_text(old_tensor_name)], [""], [dtypes.float32])[0]
+    old = restore_v2_tensors(scalar_text(ckpt_path), [scalar_text(old_tensor_name)], [""], [dtypes.float32])[0]
     if old.ndim != 2:
-        raise invalid_argument(f"Tensor {_text(old_tensor_name)} in {_text(ckpt_path)} is not a matrix: "
+        raise invalid_argument(f"Tensor {scalar_text(old_tensor_name)} in {scalar_text(ckpt_path)} is not a matrix: "
                                f"shape {list(old.shape)}")
     if rows.max(initial=-1) >= old.shape[0] or cols.max(initial=-1) >= old.shape[1]:
-        raise invalid_argument(f"Remapping indices out of range for {_text(old_tensor_name)} of shape "
+        raise invalid_argument(f"Remapping indices out of range for {scalar_text(old_tensor_name)} of shape "
                                f"{list(old.shape)}")
     present = (rows[:, None] >= 0) & (cols[None, :] >= 0)
     init = np.asarray(initializing_values, np.float32).reshape(-1)

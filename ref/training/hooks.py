@@ -26,7 +26,7 @@ import numpy as np
 from ref.types import errors
 from ref.framework.graph import GraphKeys, get_default_graph
 from ref.events.writer import FileWriterCache
-from ref.graph_ops.training_util import _get_or_create_global_step_read, get_global_step
+from ref.graph_ops.training_util import get_or_create_global_step_read, get_global_step
 from ref.protos import event_pb2, summary_pb2
 from ref.checkpoint.meta_graph import create_meta_graph_def, write_graph
 from ref.protos.config_pb2 import RunOptions
@@ -201,7 +201,7 @@ def _as_graph_element(obj):
 def _global_step_or_raise(hook_name):
     """The global step's read tensor (TF's hooks fetch it, not the variable:
     its value in a run is the one before that run's increment)."""
-    step = _get_or_create_global_step_read()
+    step = get_or_create_global_step_read()
     if step is None:
         raise RuntimeError(f"Global step should be created to use {hook_name}.")
     return step
