@@ -11,8 +11,9 @@ from ref.framework.graph import (IndexedSlices, Operation, Tensor, apply_op, col
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
+from ref.graph_ops.control_flow_v1 import cond_v1
 
-__all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
+__all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
 
 _tuple = tuple
@@ -409,6 +410,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     outer = get_default_graph()
+    if not outer._building_function:  # TF 1.x: Switch/Merge; in a function body, If (TF's cond_v2)
+        return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
         if pred.dtype.base_dtype != dtypes.bool:
@@ -489,20 +492,3 @@ def _as_output(x, g):
     if t.graph is not g:
         t = g.capture(t)
     return t
-
-
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
-    """The first ``fn`` whose ``pred`` holds, else ``default()``, as nested conds."""
-    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
-    if not pairs and default is None:
-        raise ValueError("pred_fn_pairs must not be empty when no default is given")
-    for p, f in pairs:
-        if not callable(f):
-            raise TypeError("fn for pred %s must be callable." % p.name)
-    with name_scope(name, "case", [p for p, _ in pairs]):
-        if default is None:
-            *pairs, (last_p, default) = pairs
-        fn = default
-        for p, f in reversed(pairs):
-            fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
-        return fn()

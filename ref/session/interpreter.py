@@ -52,6 +52,7 @@ from ref.ops.context import seeded_generator
 from ref.ops import fused as fused_ops, gemm
 from ref.ops.control import DEAD
 from ref.ops.philox import PhiloxRandom
+from ref.session import frames as _frames  # TF 1.x control flow: see the hook "frames" below
 
 
 def evaluate(fetches, feeds, session, targets=()):
@@ -69,6 +70,11 @@ def evaluate(fetches, feeds, session, targets=()):
     keeps its fed value, as in TensorFlow. ``REF_REFERENCE_EVALUATOR=1`` makes
     every ``Session.run`` use this function.
     """
+    # -- hook "frames": graphs with TF 1.x control flow run in ref.session.frames --
+    frame_plan = _frames.frame_plan(fetches, targets, feeds)
+    if frame_plan is not None:
+        return _run_frames(frame_plan, feeds, session)
+    # -- end hook --
     store = session._store
     env = dict(feeds)  # Tensor -> value; a variable's tensor holds a Ref into the store
     for op in needed_ops(fetches, targets, feeds):
@@ -99,6 +105,52 @@ def evaluate(fetches, feeds, session, targets=()):
             raise _op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
         env.update((t, v) for t, v in zip(op._outputs, outputs) if t not in feeds)
     return [_read(_live(env[t], i), False, store, t.op) for i, t in enumerate(fetches)]
+
+
+# -- hook "frames": TF 1.x control flow (Switch/Merge/Enter/Exit/NextIteration) --------
+# ref.session.frames runs the plan with frames, iterations and dead tensors; it
+# calls back here for every other op.
+
+def _run_frames(frame_plan, feeds, session):
+    """The fetched values of a :class:`ref.session.frames.FramePlan` run."""
+    store = session._store
+
+    def read(value, op):
+        return _read(value, False, store, op)
+
+    def run_op(op, values):
+        return _run_op(op, values, session)
+
+    values = _frames.run(frame_plan, feeds, run_op, read)
+    return [read(_live(v, i), t.op) for i, (v, t) in enumerate(zip(values, frame_plan.fetches))]
+
+
+def _run_op(op, values, session):
+    """The outputs (a tuple) of one op on its input ``values`` (in ``op.inputs`` order)."""
+    store = session._store
+    opdef = op._opdef
+    if op._type == "Placeholder":
+        raise _placeholder_error(op)
+    if opdef.creates_ref:
+        return (Ref(op._attrs.get("shared_name") or op.name),)
+    env = dict(zip(op._inputs, values))
+    kwargs = {k: op._attrs[k] for k in opdef.attrs if k in op._attrs}
+    for name, src in op.named_inputs().items():
+        raw = name in opdef.refs or name in opdef.raw_inputs
+        kwargs[name] = ([_read(env[t], raw, store, op) for t in src] if isinstance(src, list)
+                        else _read(env[src], raw, store, op))
+    if opdef.ctx:
+        kwargs["ctx"] = _EvaluateContext(session, op, None)
+    try:
+        if opdef.refs:
+            return _apply_to_store(opdef, kwargs, store, op)
+        outputs = opdef.kernel(**kwargs)
+    except _KERNEL_ERRORS as e:
+        raise _op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
+    if len(opdef.outputs) == 1 and not opdef.outputs[0].startswith("*"):
+        return (outputs,)
+    return tuple(outputs) if outputs is not None else ()
+# -- end hook --
 
 
 def _live(value, i):
@@ -303,6 +355,13 @@ class Plan:
     a function body's inputs can be Refs)."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
+        # -- hook "frames": a plan with TF 1.x control flow runs in ref.session.frames --
+        self.frames = _frames.frame_plan(fetch_tensors, target_ops, feed_tensors)
+        if self.frames is not None:
+            self.ops, self.values_fed, self.steps, self.runs = self.frames.ops, values_fed, [], 0
+            self.compiled, self.compilable, self.fetch_ops = None, False, [t.op for t in fetch_tensors]
+            return
+        # -- end hook --
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
         self.values_fed = values_fed
 
@@ -574,6 +633,8 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     A plan run more than :data:`COMPILE_AFTER` times runs as the Python function
     :func:`compile_plan` writes for it: the same kernel calls in the same order,
     without the loop's bookkeeping."""
+    if plan.frames is not None:  # hook "frames"
+        return _run_frames(plan.frames, feeds, session)
     if trace is None:
         run = plan.compiled
         if run is not None:

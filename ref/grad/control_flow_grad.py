@@ -1,0 +1,63 @@
+"""Gradients of TF 1.x dataflow control flow (``Switch``, ``Merge``), as TF's
+control_flow_grad.py: a Switch's gradient merges its two outputs' gradients;
+a Merge's gradient switches its gradient on the cond's predicate. The zeros for
+a Switch output that got no gradient sit on the other side of a fresh Switch
+(TF's ``control_flow_state.ZerosLike``), so they exist only when that side runs.
+"""
+from __future__ import annotations
+
+from ref.types import dtypes
+from ref.framework.graph import apply_op, control_dependencies
+from ref.grad.registry import RegisterGradient
+from ref.graph_ops import array_ops, math_ops
+from ref.graph_ops.control_flow_v1 import (CondContext, get_output_context, is_switch, merge, switch,
+                                           _switch_ref_or_tensor)
+
+
+def zeros_like_for_output(op, index):
+    """Zeros for output ``index`` of ``op``, which got no gradient."""
+    val = op.outputs[index]
+    ctxt = op._get_control_flow_context() if is_switch(op) else None
+    if ctxt is None or not isinstance(ctxt, CondContext):
+        return array_ops.zeros_like(val, optimize=not is_switch(op))
+    switch_val = switch(op.inputs[0], ctxt.pred)[1 - ctxt.branch]
+    pivot = apply_op("Identity", input=switch_val, name="Identity")
+    zeros_shape = apply_op("Shape", input=switch_val, out_type=dtypes.int32, name="Shape")
+    with control_dependencies([pivot]):
+        return array_ops.zeros(zeros_shape, dtype=val.dtype.base_dtype)
+
+
+def _switch_grad(op, *grad):
+    op_ctxt = op._get_control_flow_context()
+    if isinstance(op_ctxt, CondContext):
+        zero_grad = grad[1 - op_ctxt.branch]
+        if zero_grad is None:
+            if op.inputs[0].dtype == dtypes.resource:
+                return merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
+            return None, None
+        return merge(list(grad), name="cond_grad")[0], None
+    if op_ctxt is not None:
+        raise NotImplementedError(f"Gradient of {op.name}: Switch of a while loop is differentiated by "
+                                  "the loop's gradient")
+    false_grad = switch(grad[0], op.inputs[1])[0]
+    true_grad = switch(grad[1], op.inputs[1])[1]
+    return merge([false_grad, true_grad])[0], None
+
+
+RegisterGradient("Switch")(_switch_grad)
+RegisterGradient("RefSwitch")(_switch_grad)
+
+
+def _merge_grad(op, grad, _):
+    op_ctxt = get_output_context(op.inputs[0].op)
+    if isinstance(op_ctxt, CondContext):
+        return _switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
+    if op_ctxt is not None:
+        raise NotImplementedError(f"Gradient of {op.name}: Merge of a while loop is differentiated by "
+                                  "the loop's gradient")
+    cond = [math_ops.equal(op.outputs[1], i) for i in range(len(op.inputs))]
+    return [_switch_ref_or_tensor(grad, cond[i])[1] for i in range(len(op.inputs))]
+
+
+RegisterGradient("Merge")(_merge_grad)
+RegisterGradient("RefMerge")(_merge_grad)
