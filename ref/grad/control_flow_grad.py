@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.graph import apply_op, control_dependencies
-from ref.grad.registry import RegisterGradient
+from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_v1 import (CondContext, get_output_context, is_switch, merge, switch,
                                            _switch_ref_or_tensor)
@@ -61,3 +61,5 @@ def _merge_grad(op, grad, _):
 
 RegisterGradient("Merge")(_merge_grad)
 RegisterGradient("RefMerge")(_merge_grad)
+
+NotDifferentiable("LoopCond")

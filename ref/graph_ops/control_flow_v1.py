@@ -70,11 +70,19 @@ def switch(data, pred, dtype=None, name=None):
     with name_scope(name, "Switch", [data, pred]) as scope:
         data = convert_to_tensor(data, dtype=dtype, name="data")
         pred = convert_to_tensor(pred, name="pred")
+        _check_pred(pred, "Switch")
         return apply_op("Switch", data=data, pred=pred, name=scope)
+
+
+def _check_pred(pred, op_type):
+    if pred.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"Input 'pred' of '{op_type}' Op has type {pred.dtype.base_dtype.name} that does not "
+                        "match expected type of bool.")
 
 
 def ref_switch(data, pred, name=None):
     """``switch`` for a reference (a variable): both outputs are references."""
+    _check_pred(convert_to_tensor(pred), "RefSwitch")
     return apply_op("RefSwitch", data=data, pred=pred, name=name or "RefSwitch")
 
 
