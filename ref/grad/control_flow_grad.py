@@ -102,3 +102,8 @@ RegisterGradient("Merge")(_merge_grad)
 RegisterGradient("RefMerge")(_merge_grad)
 
 NotDifferentiable("LoopCond")
+
+
+@RegisterGradient("RefIdentity")
+def _ref_identity_grad(op, grad):
+    return grad

@@ -192,9 +192,15 @@ def _forward_shape(ins, attrs):
     return [(d.dtype, d.shape)]
 
 
+def _enter_shape(ins, attrs):
+    """A loop variable's Enter has an unknown shape (the loop sets its invariant); a constant's keeps it."""
+    d = ins["data"]
+    return [(d.dtype, d.shape if attrs.get("is_constant") else TensorShape(None))]
+
+
 @register_op("Enter", inputs=("data",), type_attrs={"T": "data"},
              attrs={"frame_name": REQUIRED, "is_constant": False, "parallel_iterations": 10},
-             shape=_forward_shape)
+             shape=_enter_shape)
 def enter(data, frame_name=None, is_constant=False, parallel_iterations=10):
     """``data`` made available in child frame ``frame_name`` (to every iteration when ``is_constant``)."""
     return data
@@ -202,7 +208,7 @@ def enter(data, frame_name=None, is_constant=False, parallel_iterations=10):
 
 @register_op("RefEnter", inputs=("data",), type_attrs={"T": "data"},
              attrs={"frame_name": REQUIRED, "is_constant": False, "parallel_iterations": 10},
-             shape=_forward_shape, raw_inputs=("data",), ref_outputs={"output": "data"})
+             shape=_enter_shape, raw_inputs=("data",), ref_outputs={"output": "data"})
 def ref_enter(data, frame_name=None, is_constant=False, parallel_iterations=10):
     """Enter forwarding a reference."""
     return data
@@ -245,4 +251,11 @@ def _loop_cond_shape(ins, attrs):
 @register_op("LoopCond", inputs=("input",), shape=_loop_cond_shape)
 def loop_cond(input):
     """The loop predicate, forwarded (it marks the predicate of a while loop)."""
+    return input
+
+
+@register_op("RefIdentity", inputs=("input",), type_attrs={"T": "input"}, raw_inputs=("input",),
+             ref_outputs={"output": "input"})
+def ref_identity(input):
+    """Identity forwarding a reference (a loop variable that is a variable)."""
     return input

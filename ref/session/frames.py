@@ -207,7 +207,7 @@ def run(plan: FramePlan, feeds: dict, run_op, read):
         for tensor, value in zip(op._outputs, outputs):
             if tensor in fed:
                 continue
-            if frame == () and tensor in fetch_set:
+            if tensor in fetch_set and dest[0][0] == ():
                 results[tensor] = value
             for c_op, i in plan.data_consumers.get(tensor, ()):
                 for fr, k in dest:

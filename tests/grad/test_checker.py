@@ -290,6 +290,7 @@ COVERED_ELSEWHERE = {
     "PlaceholderWithDefault": "Identity", "While": "tests/grad/test_while_grad.py", "If": "test_control_flow",
     "Switch": "tests/graph_ops/test_control_flow_v1.py", "Merge": "tests/graph_ops/test_control_flow_v1.py",
     "RefSwitch": "tests/graph_ops/test_control_flow_v1.py", "RefMerge": "tests/graph_ops/test_control_flow_v1.py",
+    "RefIdentity": "Identity",
     "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
