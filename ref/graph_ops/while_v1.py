@@ -405,7 +405,7 @@ def _logical_and(x, y):
 
 
 def _add_one(i):
-    return apply_op("AddV2", x=i, y=convert_to_tensor(1, dtype=i.dtype.base_dtype, name="y"), name="add")
+    return apply_op("AddV2", x=i, y=1, name="add")
 
 
 control_flow_v1._WHILE_FROM_PROTO.append(WhileContext.from_proto)
