@@ -107,3 +107,17 @@ NotDifferentiable("LoopCond")
 @RegisterGradient("RefIdentity")
 def _ref_identity_grad(op, grad):
     return grad
+
+
+@RegisterGradient("Exit")
+def _exit_grad(op, grad):
+    """A loop built with ``back_prop=False`` passes no gradient (TF's _ExitGrad)."""
+    ctxt = op._get_control_flow_context()
+    if ctxt is None or not ctxt.back_prop:
+        return None
+    raise NotImplementedError(f"Gradient of TF 1.x while loop '{ctxt.name}' (Exit '{op.name}'): the dataflow "
+                              "loop gradient is not written yet; ref's tf.while_loop with back_prop=True builds a "
+                              "functional While, which is differentiable")
+
+
+RegisterGradient("RefExit")(_exit_grad)

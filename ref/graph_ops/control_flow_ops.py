@@ -12,6 +12,7 @@ from ref.framework.sparse_tensor import SparseTensor
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.control_flow_v1 import cond_v1
+from ref.graph_ops.while_v1 import while_loop_v1
 
 __all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
@@ -144,6 +145,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
+    if not back_prop and not get_default_graph()._building_function and \
+            not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
+        # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit). A loop that
+        # keeps back_prop stays a functional While until the TF 1.x loop gradient
+        # (control_flow_state's stacks) is written.
+        return while_loop_v1(cond, body, loop_vars, shape_invariants=shape_invariants,
+                             parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
+                             name=name, maximum_iterations=maximum_iterations,
+                             return_same_structure=return_same_structure)
     if any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
         return _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_structure,
                                      parallel_iterations=parallel_iterations, back_prop=back_prop,

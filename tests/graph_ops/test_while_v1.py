@@ -159,3 +159,24 @@ def test_while_context_imported_back():
             ["while/Exit:0", "while/Exit_1:0"]
         inner = g2.get_operation_by_name("while/while/add")._get_control_flow_context()
         assert inner.outer_context is ctx and inner.name == "while/while/while_context"
+
+
+def test_tf_while_loop_without_back_prop_builds_tf1_loop_and_passes_no_gradient():
+    """``tf.while_loop(back_prop=False)`` is TF 1.x's loop, as TF builds it; the
+    gradient through it is None in both."""
+    def build(lib):
+        x = lib.placeholder(lib.float32, [], name="x")
+        y = lib.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x], back_prop=False)
+        return x, y, lib.gradients(y + x, x)[0], lib.gradients(y, x)[0]
+    def forward(lib):
+        x = lib.placeholder(lib.float32, [], name="x")
+        lib.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x], back_prop=False)
+    want, _ = _graph_def(_tf(), forward)
+    got, _ = _graph_def(rtf, forward)
+    assert _nodes(got) == _nodes(want)
+    for lib in (_tf(), rtf):
+        with lib.Graph().as_default():
+            x, y, g_sum, g_loop = build(lib)
+            assert g_loop is None
+            with lib.Session() as s:
+                assert s.run([y, g_sum], {x: 1.5}) == [12.0, 1.0]
