@@ -1,5 +1,13 @@
-"""TF1 control flow and grouping: while_loop, cond, case, group, tuple, no_op,
-identity, with_dependencies -- plus placeholder and friends."""
+"""TF1 control flow and grouping: while_loop, cond, group, tuple, no_op,
+identity, with_dependencies -- plus placeholder and friends.
+
+Outside function bodies ``cond`` builds TF 1.x's Switch/Merge graph
+(:mod:`ref.graph_ops.control_flow_v1`) and ``while_loop(back_prop=False)``
+TF 1.x's Enter/Merge/Switch/NextIteration/Exit loop
+(:mod:`ref.graph_ops.while_v1`), as TF's compat.v1 does; inside a function
+body ``cond`` builds ``If``. ``while_loop`` with ``back_prop`` builds a
+functional ``While`` (differentiable by ref.grad.control_grad) until the TF 1.x
+loop gradient is written. ``tf.case`` is :mod:`ref.graph_ops.control_flow_case`."""
 from __future__ import annotations
 
 import numpy as np

@@ -98,12 +98,12 @@ def if_(cond, input, then_branch, else_branch, n_then_inputs, output_specs=None,
 
 # -- TF 1.x dataflow control flow: Switch and Merge ---------------------------
 #
-# ``tf.cond`` in ref builds ``If``; Switch and Merge exist for GraphDefs that
-# use them (TF 1.x graphs, ``tf.train.do_quantize_training_on_graphdef``). A
+# ``tf.cond`` builds Switch and Merge outside function bodies (TF 1.x's cond,
+# ref.graph_ops.control_flow_v1; inside a function body it builds ``If``). A
 # Switch forwards ``data`` to one output; the other output is *dead*
-# (:data:`DEAD`). The Session does not run an op with a dead input (other than
-# Merge) and marks its outputs dead; Merge forwards its first live input.
-# Unlike TF, a dead *control* input does not make an op dead.
+# (:data:`DEAD`). The Session runs graphs holding them in ref.session.frames:
+# an op with a dead input (data or control), other than Merge, does not run
+# and its outputs are dead; Merge forwards its first live input.
 
 
 class _Dead:

@@ -17,10 +17,12 @@ cached:
 * ``NoOp`` steps vanish (creation order already honours control dependencies)
   and an ``Identity``'s output shares its input's slot;
 * each tensor's last reader is known, so its value is dropped right after;
-* below a ``Switch`` (TF 1.x control flow in imported GraphDefs), an op whose
-  input is :data:`~ref.ops.control.DEAD` (the branch not taken) does not run
-  and its outputs are dead too; ``Merge`` forwards its live input, and
-  fetching a dead tensor is TF's "Retval[i] does not have value".
+* a plan holding TF 1.x control flow (``Switch``/``Merge`` of ``tf.cond``,
+  ``Enter``/``Exit``/``NextIteration`` of ``tf.while_loop``) runs in
+  :mod:`ref.session.frames` instead: frames and iterations, an op whose input
+  is :data:`~ref.ops.control.DEAD` (the branch not taken) does not run and
+  its outputs are dead too; fetching a dead tensor is TF's "Retval[i] does not
+  have value" (hook "frames" below).
 * pure ops whose outputs nothing reads (only a control dependency asks for
   them: the values ``gradients()`` gates with ``tf.tuple`` for a placeholder)
   do not run, as TF's grappler makes them NoOps (:func:`needed_ops`);
