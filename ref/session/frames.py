@@ -28,6 +28,7 @@ kept per instance until it runs.
 from __future__ import annotations
 
 import heapq
+import time
 
 import numpy as np
 
@@ -113,11 +114,12 @@ class _Instance:
         self.fired = False
 
 
-def run(plan: FramePlan, feeds: dict, run_op, read):
+def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
     """Runs ``plan`` with ``feeds`` ({Tensor: value}); returns the fetched values
     (DEAD for a fetch on an untaken branch). ``run_op(op, values)`` runs any
     other op on its input values and returns its outputs; ``read(value, op)``
-    dereferences a variable's value (a predicate may be one)."""
+    dereferences a variable's value (a predicate may be one). With a ``trace``
+    list, appends ``(op, start_ns, end_ns, outputs)`` for each op run."""
     frames = {(): _Frame((), None, 0)}
     order = [()]  # frames in creation order
     instances = {}
@@ -246,7 +248,13 @@ def run(plan: FramePlan, feeds: dict, run_op, read):
             if dead:
                 send(op, (DEAD,) * len(op._outputs), frame, it, True)
                 continue
-            send(op, _run(op, values, run_op, read), frame, it, False)
+            if trace is None:
+                send(op, _run(op, values, run_op, read), frame, it, False)
+                continue
+            start = time.time_ns()
+            outputs = _run(op, values, run_op, read)
+            trace.append((op, start, time.time_ns(), list(outputs)))
+            send(op, outputs, frame, it, False)
         # quiescent: loops that never sent a live value through an Exit send a dead one
         pending = False
         for key in order:

@@ -113,7 +113,7 @@ def evaluate(fetches, feeds, session, targets=()):
 # ref.session.frames runs the plan with frames, iterations and dead tensors; it
 # calls back here for every other op.
 
-def _run_frames(frame_plan, feeds, session):
+def _run_frames(frame_plan, feeds, session, trace=None):
     """The fetched values of a :class:`ref.session.frames.FramePlan` run."""
     store = session._store
 
@@ -123,7 +123,7 @@ def _run_frames(frame_plan, feeds, session):
     def run_op(op, values):
         return _run_op(op, values, session)
 
-    values = _frames.run(frame_plan, feeds, run_op, read)
+    values = _frames.run(frame_plan, feeds, run_op, read, trace)
     return [read(_live(v, i), t.op) for i, (v, t) in enumerate(zip(values, frame_plan.fetches))]
 
 
@@ -636,7 +636,7 @@ def execute(plan: Plan, feeds: dict, session, fetch_tensors=None, trace=None):
     :func:`compile_plan` writes for it: the same kernel calls in the same order,
     without the loop's bookkeeping."""
     if plan.frames is not None:  # hook "frames"
-        return _run_frames(plan.frames, feeds, session)
+        return _run_frames(plan.frames, feeds, session, trace)
     if trace is None:
         run = plan.compiled
         if run is not None:
