@@ -115,7 +115,16 @@ def _grad_outer(lib):
     lib.gradients(r, x)
 
 
-GRAPHS = [_simple, _outer_value, _tuple_result, _strict_singleton, _nested, _op_result, _variable_in_branch,
+def _dominated_control_inputs(lib):  # an op whose input was made in the same block gets no control input
+    x, p = _sample(lib)
+    a = lib.identity(x, name="a")
+    with lib.control_dependencies([a]):
+        b = lib.add(x, 1.0, name="b")
+        lib.multiply(b, 2.0, name="c")
+        lib.negative(x, name="d")
+
+
+GRAPHS = [_dominated_control_inputs, _simple, _outer_value, _tuple_result, _strict_singleton, _nested, _op_result, _variable_in_branch,
           _two_conds, _case_exclusive, _case_no_default, _grad_neg, _grad_outer]
 
 
@@ -168,7 +177,16 @@ def _fetch_variable(lib):
     return [r, after]
 
 
-VALUE_CASES = [(_fetch_simple, {"x:0": [3., -4.], "p:0": True}), (_fetch_simple, {"x:0": [3., -4.], "p:0": False}),
+def _fetch_loop_in_branch(lib):  # ref: a functional While (back_prop) inside a TF 1.x cond branch
+    x = lib.placeholder(lib.float32, [], name="x")
+    p = lib.placeholder(lib.bool, [], name="p")
+    r = lib.cond(p, lambda: lib.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, x])[1],
+                 lambda: x * 10.0)
+    return [r, lib.gradients(r, x)[0]]
+
+
+VALUE_CASES = [(_fetch_loop_in_branch, {"x:0": 2.0, "p:0": True}), (_fetch_loop_in_branch, {"x:0": 2.0, "p:0": False}),
+               (_fetch_simple, {"x:0": [3., -4.], "p:0": True}), (_fetch_simple, {"x:0": [3., -4.], "p:0": False}),
                (_fetch_nested, {"x:0": [3., -4.], "p:0": True, "q:0": True}),
                (_fetch_nested, {"x:0": [3., -4.], "p:0": True, "q:0": False}),
                (_fetch_nested, {"x:0": [3., -4.], "p:0": False, "q:0": True}),
