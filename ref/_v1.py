@@ -39,6 +39,7 @@ from ref.framework.random_seed import set_random_seed
 from ref.framework.importer import import_graph_def  # noqa: F401
 from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
+from ref.graph_ops.control_flow_case import case  # noqa: F401
 from ref.graph_ops.math_ops import *  # noqa: F401,F403
 from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403

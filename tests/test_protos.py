@@ -44,6 +44,7 @@ TF_MODULES = {
     "saver_pb2": "tensorflow.core.protobuf.saver_pb2",
     "error_codes_pb2": "tensorflow.compiler.xla.tsl.protobuf.error_codes_pb2",
     "queue_runner_pb2": "tensorflow.core.protobuf.queue_runner_pb2",
+    "control_flow_pb2": "tensorflow.core.protobuf.control_flow_pb2",
     "struct_pb2": "tensorflow.core.protobuf.struct_pb2",
     "feature_pb2": "tensorflow.core.example.feature_pb2",
     "example_pb2": "tensorflow.core.example.example_pb2",

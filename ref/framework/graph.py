@@ -102,7 +102,7 @@ class Operation:
     """A node of the graph; frozen once created."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_attrs", "_device",
-                 "_outputs", "_id", "_traceback", "_opdef", "_frozen", "__weakref__")
+                 "_outputs", "_id", "_traceback", "_opdef", "_control_flow_context", "_frozen", "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, control_inputs, attrs, device, output_specs,
                  opdef, op_id, traceback_=None):
@@ -117,6 +117,7 @@ class Operation:
         set_(self, "_opdef", opdef)
         set_(self, "_id", op_id)
         set_(self, "_traceback", traceback_)
+        set_(self, "_control_flow_context", None)
         set_(self, "_outputs", tuple(Tensor(self, i, d, s) for i, (d, s) in enumerate(output_specs)))
         set_(self, "_frozen", True)
 
@@ -136,6 +137,36 @@ class Operation:
         return list(self._inputs)
 
     # ``node_def`` (the NodeDef proto of this op) is attached by ref.framework.graph_export.
+
+    # -- TF 1.x control flow: a context (``ref.graph_ops.control_flow_v1``) rewires
+    # an op while it is being added to it, as TF's contexts do (``Graph.create_op``).
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        object.__setattr__(self, "_control_flow_context", ctx)
+
+    def _update_input(self, index, tensor):
+        """Input ``index`` reads ``tensor`` instead (a Switch or Enter output)."""
+        old = self._inputs[index]
+        consumers = self._graph._consumers
+        if self in consumers.get(old, ()):
+            consumers[old].remove(self)
+        consumers.setdefault(tensor, []).append(self)
+        object.__setattr__(self, "_inputs", self._inputs[:index] + (tensor,) + self._inputs[index + 1:])
+        self._graph._version += 1
+
+    def _add_control_input(self, op):
+        self._add_control_inputs([op])
+
+    def _add_control_inputs(self, ops):
+        new = [c for c in ops if c not in self._control_inputs]
+        object.__setattr__(self, "_control_inputs", self._control_inputs + tuple(new))
+        self._graph._version += 1
+
+    def _remove_all_control_inputs(self):
+        object.__setattr__(self, "_control_inputs", ())
+        self._graph._version += 1
 
     @property
     def op_def(self):
@@ -198,6 +229,16 @@ class Operation:
 # Graph
 # ---------------------------------------------------------------------------
 
+class _ControlLevel(list):
+    """The ops of one ``control_dependencies`` block, and the ops created in it."""
+
+    __slots__ = ("created",)
+
+    def __init__(self, ops):
+        super().__init__(ops)
+        self.created = set()
+
+
 class Graph:
     """A TensorFlow computation: an append-only set of Operations."""
 
@@ -219,6 +260,13 @@ class Graph:
         self._graph_def_versions = (0, 0)
         self._attr_scope_map = {}
         self._container = ""
+        self._control_flow_context = None  # TF 1.x cond/while context new ops join (control_flow_v1)
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
 
     # thread-local construction state (TF keeps name/control/device stacks per thread)
     def _tls(self):
@@ -381,8 +429,10 @@ class Graph:
     def control_dependencies(self, control_inputs):
         tls = self._tls()
         old = tls.control_stack
+        old_context = self._control_flow_context
         if control_inputs is None:
             tls.control_stack = []
+            self._control_flow_context = None  # TF: a new control stack also leaves any cond/while context
         else:
             ops = []
             for c in control_inputs:
@@ -396,16 +446,22 @@ class Graph:
                     raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
                 self.as_graph_element(c)
                 ops.append(c)
-            tls.control_stack = old + [ops]
+            tls.control_stack = old + [_ControlLevel(ops)]
         try:
             yield
         finally:
             tls.control_stack = old
+            if control_inputs is None:
+                self._control_flow_context = old_context
 
     def _current_control_inputs(self, inputs):
+        """TF's _control_dependencies_for_inputs: a level whose block already
+        created one of the op's input ops dominates it and adds nothing."""
         seen, out = set(), []
         input_ops = {t.op for t in inputs}
         for level in self._tls().control_stack:
+            if any(op in level.created for op in input_ops):
+                continue
             for c in level:
                 if c not in seen and c not in input_ops:
                     seen.add(c)
@@ -571,9 +627,15 @@ class Graph:
                            len(self._ops), _user_frame())
             self._ops_by_name[name] = op
             self._ops.append(op)
+            for level in tls.control_stack:
+                level.created.add(op)
             for t in inputs:
                 self._consumers.setdefault(t, []).append(op)
             self._version += 1
+            ctx = self._control_flow_context
+            if ctx is not None:  # TF's _control_flow_post_processing: the context may rewire op
+                op._set_control_flow_context(ctx)
+                ctx.AddOp(op)
             return op
 
     # ``as_graph_def`` (this graph as a GraphDef proto) is attached by ref.framework.graph_export.

@@ -154,11 +154,18 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
             if idx < 0 and i in input_map:  # "^x": a control input to an Operation outside the GraphDef
                 continue
             if src in by_name:
+                if _is_back_edge(n, by_name[src]):
+                    continue  # a while loop's NextIteration -> Merge: connected after both exist
                 d.append(src)
             elif src not in external:
                 raise ValueError(f"Node '{n.name}': Unknown input node '{i}'")
         deps[n.name] = d
     return opdefs, _topo(nodes, deps)
+
+
+def _is_back_edge(node, src):
+    """Whether ``node`` reads ``src`` over a TF 1.x while loop's back edge."""
+    return node.op in ("Merge", "RefMerge") and src.op in ("NextIteration", "RefNextIteration")
 
 
 def _topo(nodes, deps):
@@ -223,6 +230,8 @@ def _distribute(n, opdef, attrs, tensors):
 
 def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
     opdefs, order = _check_nodes(nodes, input_map, placeholders_as)
+    by_name = {n.name: n for n in nodes}
+    back_edges = []  # (Merge node, input position, NextIteration input name)
     created = {}
     built_funcs = {}
 
@@ -257,7 +266,14 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
             raise ValueError(f"Node '{n.name}': invalid attr value: {e}") from None
         ctrl = [input_map[i] if i in input_map else created[i[1:]] for i in n.input
                 if i.startswith("^") and (i in input_map or i[1:] in created)]
-        tensors = [resolve(n, i) for i in n.input if not i.startswith("^")]
+        data = [i for i in n.input if not i.startswith("^")]
+        later = [k for k, i in enumerate(data) if n.op in ("Merge", "RefMerge") and _split_input(i)[0] not in created
+                 and i not in input_map and _split_input(i)[0] in by_name and
+                 _is_back_edge(n, by_name[_split_input(i)[0]])]
+        first = next((k for k in range(len(data)) if k not in later), None)
+        # a back edge reads the Merge's entering input until its NextIteration exists (as TF's builder)
+        tensors = [resolve(n, data[first if k in later else k]) for k in range(len(data))]
+        back_edges.extend((n.name, k, data[k]) for k in later)
         kwargs = _distribute(n, opdef, attrs, tensors)
         for k, v in attrs.items():
             if k in opdef.attrs:
@@ -278,6 +294,8 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
         if op_type == "While" and "n_loop_vars" not in attrs:
             op._attrs["_tf_while"] = True  # (not exported) see _accumulated
         created[n.name] = op
+    for merge_name, k, src in back_edges:
+        created[merge_name]._update_input(k, resolve(by_name[merge_name], src))
     return created
 
 

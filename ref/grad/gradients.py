@@ -27,6 +27,7 @@ from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
+from ref.grad.control_flow_grad import wants_zeros, zeros_like_for_output
 
 
 class AggregationMethod:
@@ -201,8 +202,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                           "`tf.stop_gradient`.") from None
                 if rule is not None:
                     for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
-                        if g is None and _is_backpropagatable(t) and t.dtype.base_dtype != dtypes.resource:
-                            out_grads[i] = zeros_like(t)
+                        if g is None and _is_backpropagatable(t) and wants_zeros(op, i):
+                            out_grads[i] = zeros_like_for_output(op, i)  # a cond's Switch: zeros on its side
                     with name_scope(op.name + "_grad"):
                         in_grads = rule(op, *out_grads)
                         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]

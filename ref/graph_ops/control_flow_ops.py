@@ -1,5 +1,13 @@
-"""TF1 control flow and grouping: while_loop, cond, case, group, tuple, no_op,
-identity, with_dependencies -- plus placeholder and friends."""
+"""TF1 control flow and grouping: while_loop, cond, group, tuple, no_op,
+identity, with_dependencies -- plus placeholder and friends.
+
+Outside function bodies ``cond`` builds TF 1.x's Switch/Merge graph
+(:mod:`ref.graph_ops.control_flow_v1`) and ``while_loop(back_prop=False)``
+TF 1.x's Enter/Merge/Switch/NextIteration/Exit loop
+(:mod:`ref.graph_ops.while_v1`), as TF's compat.v1 does; inside a function
+body ``cond`` builds ``If``. ``while_loop`` with ``back_prop`` builds a
+functional ``While`` (differentiable by ref.grad.control_grad) until the TF 1.x
+loop gradient is written. ``tf.case`` is :mod:`ref.graph_ops.control_flow_case`."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +29,10 @@ from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
+from ref.graph_ops.control_flow_v1 import cond_v1
+from ref.graph_ops.while_v1 import while_loop_v1
 
-__all__ = ["while_loop", "cond", "case", "group", "tuple", "no_op", "identity", "with_dependencies",
+__all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
 
 _tuple = tuple
@@ -153,6 +163,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
+    if not back_prop and not get_default_graph()._building_function and \
+            not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
+        # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit). A loop that
+        # keeps back_prop stays a functional While until the TF 1.x loop gradient
+        # (control_flow_state's stacks) is written.
+        return while_loop_v1(cond, body, loop_vars, shape_invariants=shape_invariants,
+                             parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
+                             name=name, maximum_iterations=maximum_iterations,
+                             return_same_structure=return_same_structure)
     if any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
         return _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_structure,
                                      parallel_iterations=parallel_iterations, back_prop=back_prop,
@@ -419,6 +438,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     outer = get_default_graph()
+    if not outer._building_function:  # TF 1.x: Switch/Merge; in a function body, If (TF's cond_v2)
+        return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
         if pred.dtype.base_dtype != dtypes.bool:
@@ -499,20 +520,3 @@ def _as_output(x, g):
     if t.graph is not g:
         t = g.capture(t)
     return t
-
-
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
-    """The first ``fn`` whose ``pred`` holds, else ``default()``, as nested conds."""
-    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
-    if not pairs and default is None:
-        raise ValueError("pred_fn_pairs must not be empty when no default is given")
-    for p, f in pairs:
-        if not callable(f):
-            raise TypeError("fn for pred %s must be callable." % p.name)
-    with name_scope(name, "case", [p for p, _ in pairs]):
-        if default is None:
-            *pairs, (last_p, default) = pairs
-        fn = default
-        for p, f in reversed(pairs):
-            fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
-        return fn()

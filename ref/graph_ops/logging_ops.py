@@ -38,6 +38,8 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert")
 
         guarded = control_flow_ops.cond(condition, control_flow_ops.no_op, true_assert, name="AssertGuard")
+        if guarded.op.type == "Merge":  # TF 1.x cond (outside function bodies): the Merge is the guard
+            return guarded.op
         with name_scope(scope + "AssertGuard/"):
             return control_flow_ops.identity(guarded, name="Identity").op
 

@@ -98,12 +98,12 @@ def if_(cond, input, then_branch, else_branch, n_then_inputs, output_specs=None,
 
 # -- TF 1.x dataflow control flow: Switch and Merge ---------------------------
 #
-# ``tf.cond`` in ref builds ``If``; Switch and Merge exist for GraphDefs that
-# use them (TF 1.x graphs, ``tf.train.do_quantize_training_on_graphdef``). A
+# ``tf.cond`` builds Switch and Merge outside function bodies (TF 1.x's cond,
+# ref.graph_ops.control_flow_v1; inside a function body it builds ``If``). A
 # Switch forwards ``data`` to one output; the other output is *dead*
-# (:data:`DEAD`). The Session does not run an op with a dead input (other than
-# Merge) and marks its outputs dead; Merge forwards its first live input.
-# Unlike TF, a dead *control* input does not make an op dead.
+# (:data:`DEAD`). The Session runs graphs holding them in ref.session.interpreter.frames:
+# an op with a dead input (data or control), other than Merge, does not run
+# and its outputs are dead; Merge forwards its first live input.
 
 
 class _Dead:
@@ -159,3 +159,103 @@ def merge(inputs):
         if v is not DEAD:
             return v, np.int32(i)
     return DEAD, DEAD
+
+
+# -- reference forms and while-loop frames ---------------------------------------
+#
+# ``tf.cond``/``tf.while_loop`` build these TF 1.x ops (ref.graph_ops.control_flow_v1);
+# the Session runs graphs holding them with frames and dead tensors
+# (ref.session.interpreter.frames), which forwards values itself: the kernels below are each
+# op's value semantics within one frame and iteration.
+
+def _ref_switch_shape(ins, attrs):
+    return _switch_shape(ins, attrs)
+
+
+@register_op("RefSwitch", inputs=("data", "pred"), outputs=("output_false", "output_true"),
+             type_attrs={"T": "data"}, shape=_ref_switch_shape, raw_inputs=("data",),
+             ref_outputs={"output_false": "data", "output_true": "data"})
+def ref_switch(data, pred):
+    """Switch forwarding a reference (a variable) rather than its value."""
+    return switch(data, pred)
+
+
+@register_op("RefMerge", inputs=("inputs",), outputs=("output", "value_index"), list_inputs={"inputs": "N"},
+             type_attrs={"T": "inputs"}, shape=_merge_shape, raw_inputs=("inputs",))
+def ref_merge(inputs):
+    """Merge of references."""
+    return merge(inputs)
+
+
+def _forward_shape(ins, attrs):
+    d = ins["data"]
+    return [(d.dtype, d.shape)]
+
+
+def _enter_shape(ins, attrs):
+    """A loop variable's Enter has an unknown shape (the loop sets its invariant); a constant's keeps it."""
+    d = ins["data"]
+    return [(d.dtype, d.shape if attrs.get("is_constant") else TensorShape(None))]
+
+
+@register_op("Enter", inputs=("data",), type_attrs={"T": "data"},
+             attrs={"frame_name": REQUIRED, "is_constant": False, "parallel_iterations": 10},
+             shape=_enter_shape)
+def enter(data, frame_name=None, is_constant=False, parallel_iterations=10):
+    """``data`` made available in child frame ``frame_name`` (to every iteration when ``is_constant``)."""
+    return data
+
+
+@register_op("RefEnter", inputs=("data",), type_attrs={"T": "data"},
+             attrs={"frame_name": REQUIRED, "is_constant": False, "parallel_iterations": 10},
+             shape=_enter_shape, raw_inputs=("data",), ref_outputs={"output": "data"})
+def ref_enter(data, frame_name=None, is_constant=False, parallel_iterations=10):
+    """Enter forwarding a reference."""
+    return data
+
+
+@register_op("Exit", inputs=("data",), type_attrs={"T": "data"}, shape=_forward_shape)
+def exit_(data):
+    """``data`` made available in the parent frame."""
+    return data
+
+
+@register_op("RefExit", inputs=("data",), type_attrs={"T": "data"}, shape=_forward_shape,
+             raw_inputs=("data",), ref_outputs={"output": "data"})
+def ref_exit(data):
+    """Exit forwarding a reference."""
+    return data
+
+
+@register_op("NextIteration", inputs=("data",), type_attrs={"T": "data"}, shape=_forward_shape)
+def next_iteration(data):
+    """``data`` made available to the next iteration."""
+    return data
+
+
+@register_op("RefNextIteration", inputs=("data",), type_attrs={"T": "data"}, shape=_forward_shape,
+             raw_inputs=("data",), ref_outputs={"output": "data"})
+def ref_next_iteration(data):
+    """NextIteration forwarding a reference."""
+    return data
+
+
+def _loop_cond_shape(ins, attrs):
+    s = ins["input"].shape
+    if s.ndims is not None and s.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {s.ndims} for '{attrs['_op_name']}' (op: 'LoopCond') "
+                         f"with input shapes: {s}.")
+    return [(dtypes.bool, TensorShape([]))]
+
+
+@register_op("LoopCond", inputs=("input",), shape=_loop_cond_shape)
+def loop_cond(input):
+    """The loop predicate, forwarded (it marks the predicate of a while loop)."""
+    return input
+
+
+@register_op("RefIdentity", inputs=("input",), type_attrs={"T": "input"}, raw_inputs=("input",),
+             ref_outputs={"output": "input"})
+def ref_identity(input):
+    """Identity forwarding a reference (a loop variable that is a variable)."""
+    return input

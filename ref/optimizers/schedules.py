@@ -58,7 +58,7 @@ from ref import ops
 from ref.ops import registry
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
-from ref.graph_ops import control_flow_ops, random_ops
+from ref.graph_ops import control_flow_case, control_flow_ops, random_ops
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay", "cosine_decay",
            "cosine_decay_restarts", "linear_cosine_decay", "noisy_linear_cosine_decay", "piecewise_constant",
@@ -422,7 +422,7 @@ def piecewise_constant(x, boundaries, values, name=None):
     with name_scope(name, "PiecewiseConstant", [x, boundaries, values]):
         x, bs, vs = _check_piecewise(_Graph, x, boundaries, values)
         pairs = [(p, (lambda v=v: v)) for p, v in _pieces(_Graph, x, bs, vs)]
-        return control_flow_ops.case(pairs, lambda: vs[0], exclusive=True)
+        return control_flow_case.case(pairs, lambda: vs[0], exclusive=True)
 
 
 piecewise_constant_decay = piecewise_constant

@@ -279,6 +279,10 @@ COVERED_ELSEWHERE = {
     "LeakyReluGrad": "LeakyRelu", "BiasAddGrad": "BiasAdd", "StridedSliceGrad": "StridedSlice",
     "Add": "AddV2", "Div": "RealDiv", "Gather": "GatherV2", "Concat": "ConcatV2",
     "PlaceholderWithDefault": "Identity", "While": "tests/grad/test_while_grad.py", "If": "test_control_flow",
+    "Switch": "tests/graph_ops/test_control_flow_v1.py", "Merge": "tests/graph_ops/test_control_flow_v1.py",
+    "RefSwitch": "tests/graph_ops/test_control_flow_v1.py", "RefMerge": "tests/graph_ops/test_control_flow_v1.py",
+    "RefIdentity": "Identity",
+    "Exit": "tests/graph_ops/test_while_v1.py (back_prop=False: no gradient)", "RefExit": "as Exit",
     "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
@@ -340,8 +344,8 @@ KNOWN_GAPS = {
     "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
     "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
     "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
-    "Switch": "TF 1.x dataflow control flow runs (imported GraphDefs) but is not differentiated; tf.cond builds If",
-    "Merge": "as Switch",
+    "Enter": "TF 1.x while-loop gradients (control_flow_grad's Enter/Exit/NextIteration) are not written yet",
+    "NextIteration": "as Enter", "RefEnter": "as Enter", "RefNextIteration": "as Enter",
     "OptionalFromValue": "Optionals come only with cond_v2 gradients TF wrote; their own gradient "
                          "(second order through such a graph) is not written yet",
     "OptionalGetValue": "as OptionalFromValue",

@@ -44,8 +44,8 @@ def test_assert_op_in_a_graph():
     with tf.Graph().as_default(), tf.Session() as s:
         x = tf.placeholder(tf.float32, [None])
         check = tf.Assert(tf.reduce_all(x > 0), ["x must be positive:", x], summarize=2, name="positive")
-        # float data: TF (and ref) guard the Assert with a cond named AssertGuard
-        assert check.name == "positive/AssertGuard/Identity"
+        # float data: TF 1.x (and ref) guard the Assert with a cond named AssertGuard; the op is its Merge
+        assert check.name == "positive/AssertGuard/Merge"
         with tf.control_dependencies([check]):
             y = tf.identity(x)
         assert s.run(y, {x: [1.0, 2.0]}).tolist() == [1.0, 2.0]
@@ -119,8 +119,10 @@ def _guard_run(T, case):
 
 
 @pytest.mark.parametrize("case", GUARD_CASES)
-def test_assert_guard_graph_and_error_match_tensorflow(case):
+def test_assert_guard_graph_and_error_match_tensorflow(case, monkeypatch):
     t = pytest.importorskip("tensorflow").compat.v1
+    from tensorflow.python.ops import control_flow_util  # TF 1.x cond, as compat.v1 graphs build it
+    monkeypatch.setattr(control_flow_util, "ENABLE_CONTROL_FLOW_V2", False)
     assert _guard_run(tf, case) == _guard_run(t, case)
 
 

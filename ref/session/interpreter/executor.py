@@ -20,6 +20,7 @@ from ref.ops.control import DEAD
 from ref.session.interpreter.codegen import compile_plan
 from ref.session.interpreter.failures import KERNEL_ERRORS, live, op_error, placeholder_error
 from ref.session.interpreter.plan import Plan
+from ref.session.interpreter.reference import run_frames
 from ref.session.interpreter.state import Ref, RunContext
 from ref.session.interpreter.steps import PLACEHOLDER, POSITIONAL, STATEFUL, run_update
 
@@ -38,6 +39,8 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None):
     A plan run more than :data:`COMPILE_AFTER` times runs as the Python function
     :func:`compile_plan` writes for it: the same kernel calls in the same order,
     without the loop's bookkeeping."""
+    if plan.frames is not None:  # TF 1.x control flow
+        return run_frames(plan.frames, feeds, state, trace)
     if trace is None:
         run = plan.compiled
         if run is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 
+from ref.session.interpreter import frames
 from ref.session.interpreter.state import Ref
 from ref.session.interpreter.steps import KERNEL, PLACEHOLDER, STATEFUL, Step, is_pure
 
@@ -117,6 +118,13 @@ class Plan:
     a function body's inputs can be Refs)."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
+        # a plan holding TF 1.x control flow (Enter/Exit/NextIteration, Switch/Merge)
+        # runs in ref.session.interpreter.frames (reference.run_frames), not as steps
+        self.frames = frames.frame_plan(fetch_tensors, target_ops, feed_tensors)
+        if self.frames is not None:
+            self.ops, self.values_fed, self.steps, self.runs = self.frames.ops, values_fed, [], 0
+            self.compiled, self.compilable, self.fetch_ops = None, False, [t.op for t in fetch_tensors]
+            return
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
         self.values_fed = values_fed
 

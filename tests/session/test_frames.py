@@ -1,0 +1,132 @@
+"""The frames executor (ref.session.interpreter.frames): TF 1.x control flow built by
+TensorFlow (compat.v1 graphs: Switch/Merge, Enter/Exit/NextIteration/LoopCond),
+imported as a GraphDef and run by ref, through both evaluators, against
+TensorFlow's values."""
+import numpy as np
+import pytest
+
+import ref as rtf
+from ref.session.interpreter import frames as _under_test  # noqa: F401  (the executor these tests cover)
+from ref.protos import graph_pb2
+
+
+@pytest.fixture(autouse=True)
+def _tf1_control_flow(monkeypatch):
+    try:
+        from tensorflow.python.ops import control_flow_util
+    except ImportError:
+        return
+    monkeypatch.setattr(control_flow_util, "ENABLE_CONTROL_FLOW_V2", False)
+
+
+@pytest.fixture(params=["execute", "evaluate"])
+def evaluator(request, monkeypatch):
+    from ref.session import session as session_mod
+    monkeypatch.setattr(session_mod, "_REFERENCE_EVALUATOR", request.param == "evaluate")
+    return request.param
+
+
+def _nested_loops(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+
+    def body(i, s):
+        _, t = tf.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t * 2 + j), [0, s])
+        return i + 1, t
+    tf.identity(tf.while_loop(lambda i, s: i < n, body, [0, 1])[1], name="out")
+
+
+def _cond_in_loop(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+    x = tf.placeholder(tf.float32, [3], name="x")
+
+    def body(i, v):
+        return i + 1, tf.cond(tf.equal(i % 3, 0), lambda: v * x, lambda: v + 1.0)
+    tf.identity(tf.while_loop(lambda i, v: i < n, body, [0, x])[1], name="out")
+
+
+def _loop_in_cond(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+    p = tf.placeholder(tf.bool, [], name="p")
+    tf.identity(tf.cond(p, lambda: tf.while_loop(lambda i: i < n, lambda i: i + 3, [0]),
+                        lambda: tf.constant(-7)), name="out")
+
+
+def _variable_in_loop(tf):
+    n = tf.placeholder(tf.int32, [], name="n")
+    v = tf.Variable(np.float32(1.0), name="v", use_resource=False)
+
+    def body(i, acc):
+        with tf.control_dependencies([tf.assign_add(v, 2.0)]):
+            return i + 1, acc + tf.identity(v)
+    # one iteration at a time: TF's reads of the variable race with later iterations' updates otherwise
+    _, acc = tf.while_loop(lambda i, acc: i < n, body, [0, 0.0], parallel_iterations=1)
+    tf.identity(acc, name="out")
+
+
+def _tensor_loop(tf):  # a loop variable whose shape grows, and a maximum_iterations bound
+    n = tf.placeholder(tf.int32, [], name="n")
+    _, v = tf.while_loop(lambda i, v: i < n, lambda i, v: [i + 1, tf.concat([v, v[-1:] * 2], 0)],
+                         [0, tf.constant([1, 3])], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+                         maximum_iterations=6)
+    tf.identity(v, name="out")
+
+
+GRAPHS = [_nested_loops, _cond_in_loop, _loop_in_cond, _variable_in_loop, _tensor_loop]
+FEEDS = [{"n:0": 0}, {"n:0": 1}, {"n:0": 4}, {"n:0": 9, "p:0": False}]
+
+
+def _tf_graph_def(build):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    g = tf.Graph()
+    with g.as_default():
+        build(tf)
+        init = [v.initializer.name for v in tf.global_variables()]
+    return g, init
+
+
+def _feeds(names, feeds):
+    out = {"x:0": np.float32([1.5, -2.0, 0.25]), "p:0": True}
+    out.update(feeds)
+    return {k: v for k, v in out.items() if k.split(":")[0] in names}
+
+
+@pytest.mark.parametrize("feeds", FEEDS, ids=["n0", "n1", "n4", "n9_false"])
+@pytest.mark.parametrize("build", GRAPHS, ids=[b.__name__.strip("_") for b in GRAPHS])
+def test_imported_tf1_control_flow_matches_tensorflow(build, feeds, evaluator):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    g, init = _tf_graph_def(build)
+    names = {n.name for n in g.as_graph_def().node}
+    feed = _feeds(names, feeds)
+    with tf.Session(graph=g) as s:
+        s.run(init)
+        want = [s.run("out:0", feed), s.run("out:0", feed)]  # twice: state carried between runs
+    gd = graph_pb2.GraphDef.FromString(g.as_graph_def().SerializeToString())
+    with rtf.Graph().as_default(), rtf.Session() as s:
+        rtf.import_graph_def(gd, name="")
+        s.run(init)
+        got = [s.run("out:0", feed), s.run("out:0", feed)]
+    for w, r in zip(want, got):
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(w))
+
+
+def test_dead_branch_of_untaken_cond_does_not_run_its_loop(evaluator):
+    """A loop on an untaken branch never runs its body: a variable it updates keeps its value."""
+    def build(tf):
+        p = tf.placeholder(tf.bool, [], name="p")
+        v = tf.Variable(np.float32(0.0), name="v", use_resource=False)
+
+        def loop():
+            def body(i):
+                with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+                    return i + 1
+            return tf.while_loop(lambda i: i < 3, body, [0])
+        tf.identity(tf.cond(p, loop, lambda: tf.constant(5)), name="out")
+    g, init = _tf_graph_def(build)
+    gd = graph_pb2.GraphDef.FromString(g.as_graph_def().SerializeToString())
+    with rtf.Graph().as_default() as rg, rtf.Session() as s:
+        rtf.import_graph_def(gd, name="")
+        s.run(init)
+        assert s.run("out:0", {"p:0": False}) == 5
+        assert s.run(rg.get_tensor_by_name("v:0")) == 0.0
+        assert s.run("out:0", {"p:0": True}) == 3
+        assert s.run(rg.get_tensor_by_name("v:0")) == 3.0
