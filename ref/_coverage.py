@@ -7,8 +7,6 @@ DOCS_PAGE = "docs/coverage.rst (built: coverage.html, 'What ref covers')"
 NOT_PROVIDED = {
     "keras": "the Keras API",
     "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
-    "data": "the tf.data input pipelines (ref has the TF1 queue pipelines: tf.train.batch, "
-            "tf.train.string_input_producer, ...)",
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",
     "saved_model": "the SavedModel format (ref writes checkpoints, GraphDefs and MetaGraphDefs)",

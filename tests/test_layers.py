@@ -27,7 +27,7 @@ LAYERS = (
     ("formats", ("ref/formats",)),
     ("kernels", ("ref/ops",)),
     ("graph", ("ref/framework",)),
-    ("builders and session", ("ref/graph_ops", "ref/session")),
+    ("builders and session", ("ref/graph_ops", "ref/session", "ref/data")),
     ("gradients", ("ref/grad",)),
     ("training", ("ref/optimizers", "ref/events", "ref/checkpoint", "ref/training", "ref/distributed")),
     ("namespaces and tools", ("ref",)),  # ref/__init__.py, ref/train.py, ..., ref/golden/, ref/compat/
