@@ -292,9 +292,13 @@ class DatasetV1:
         return DatasetV1(v, out)
 
     def unbatch(self):
+        if any(s.shape.ndims == 0 for s in _flat_specs(self._structure)):
+            raise ValueError("Cannot unbatch an input with scalar components.")
         out = nest.map_structure(lambda s: TensorSpec(s.shape[1:] if s.shape.ndims else TensorShape(None), s.dtype),
                                  self._structure)
-        return self._unary("UnbatchDataset", out)
+        # TF first maps the elements to dense tensors (normalize_to_dense): a MapDataset
+        dense = self.map((lambda *x: x) if isinstance(self._structure, tuple) else (lambda x: x))
+        return dense._unary("UnbatchDataset", out)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         bs = convert_to_tensor(buffer_size, dtype=dtypes.int64, name="buffer_size")

@@ -8,13 +8,14 @@ from ref.data.dataset_ops import DatasetV1, TensorSpec
 from ref.framework.graph import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.types import dtypes
+from ref.types.shapes import TensorShape
 
 
 def _file_names(filenames):
     names = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
     flat = array_ops.reshape(names, [-1], name="flat_filenames")
     return DatasetV1(apply_op("TensorSliceDataset", components=[flat], Toutput_types=[dtypes.string],
-                              output_shapes=[[]], is_files=True), TensorSpec([], dtypes.string))
+                              output_shapes=[TensorShape([])], is_files=True), TensorSpec([], dtypes.string))
 
 
 def _per_file(filenames, make):

@@ -16,6 +16,7 @@ an error inside it names the dataset op and the function.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
@@ -31,6 +32,7 @@ class Env:
         self.ctx = ctx
         self.closed = threading.Event()
         self._threads = []
+        self.state = weakref.WeakKeyDictionary()  # per-walk state of a dataset (a shuffle's seed generator)
 
     def start(self, target):
         t = threading.Thread(target=target, daemon=True, name="ref-tf-data")

@@ -13,8 +13,9 @@ most three epochs buffered); each output is drawn uniformly from the oldest
 slice with ``SingleSampleAdapter<PhiloxRandom>`` (word ``% slice length``) and
 its slot refilled from the slice's start. With ``reshuffle_each_iteration``
 each walk takes its two seeds from a seed generator, a Philox stream on the
-op's (seed, seed2) kept by the dataset, so each epoch reshuffles; otherwise
-every walk uses (seed, seed2). Seeds (0, 0) draw random ones, as TF does.
+op's (seed, seed2) made afresh when the iterator is initialized (TF reruns
+the dataset op), so each epoch of a ``repeat`` reshuffles; otherwise every
+walk uses (seed, seed2). Seeds (0, 0) draw random ones, as TF does.
 """
 from __future__ import annotations
 
@@ -430,11 +431,16 @@ class ShuffleDS(Dataset):
         self.input, self.size, self.count = input_dataset, int(buffer_size), int(count)
         if int(seed) == 0 and int(seed2) == 0:  # TF: random seeds
             seed, seed2 = SingleSample(0, 0).key, SingleSample(0, 0).key
-        self.seeds = (int(seed), int(seed2))
-        self.generator = _SeedGenerator(*self.seeds) if reshuffle else None
+        self.seeds, self.reshuffle = (int(seed), int(seed2)), bool(reshuffle)
 
     def elements(self, env):
-        seeds = self.generator.seeds() if self.generator is not None else self.seeds
+        if self.reshuffle:  # one generator per dataset per iterator initialization, as TF's dataset op
+            gen = env.state.get(self)
+            if gen is None:
+                gen = env.state.setdefault(self, _SeedGenerator(*self.seeds))
+            seeds = gen.seeds()
+        else:
+            seeds = self.seeds
         rand = SingleSample(*seeds)
         size = self.size
         buf = [None] * size
@@ -489,9 +495,11 @@ def shuffle_dataset(input_dataset, buffer_size, seed, seed2, reshuffle_each_iter
            attrs={"reshuffle_each_iteration": True})
 def shuffle_and_repeat_dataset(input_dataset, buffer_size, seed, seed2, count, reshuffle_each_iteration=True,
                                output_types=None, output_shapes=None, metadata=""):
-    """handle = ``count`` epochs (-1: forever) shuffled across epoch boundaries."""
-    return ShuffleDS(input_dataset, scalar(buffer_size, "buffer_size"), scalar(seed, "seed"),
-                     scalar(seed2, "seed2"), scalar(count, "count"), reshuffle_each_iteration)
+    """handle = ``count`` epochs (-1: forever), each shuffled with the next seeds
+    of the seed generator (TF 2.x's kernel gives ``shuffle(...).repeat(count)``'s order)."""
+    shuffled = ShuffleDS(input_dataset, scalar(buffer_size, "buffer_size"), scalar(seed, "seed"),
+                         scalar(seed2, "seed2"), 1, reshuffle_each_iteration)
+    return RepeatDS(shuffled, scalar(count, "count"))
 
 
 # -- counting -------------------------------------------------------------------------
@@ -547,30 +555,31 @@ for _name, _cls in (("RepeatDataset", RepeatDS), ("TakeDataset", TakeDS), ("Skip
 
 
 class CacheDS(_Unary):
-    """A memory cache: the first complete walk records the elements, later walks replay them."""
+    """A memory cache: the first complete walk records the elements, later walks
+    (the epochs of a ``repeat``) replay them; the cache belongs to one iterator
+    initialization, as TF's belongs to the dataset its op makes."""
     op_type = "CacheDataset"
 
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
-        self.filename, self.cached, self._lock = filename, None, threading.Lock()
+        self.filename = filename
 
     def elements(self, env):
-        if self.cached is not None:
-            yield from self.cached
+        cached = env.state.get(self)
+        if cached is not None:
+            yield from cached
             return
         seen = []
         for elem in self.input.elements(env):
             seen.append(elem)
             yield elem
-        with self._lock:
-            if self.cached is None:
-                self.cached = seen
+        env.state.setdefault(self, seen)
 
 
 @_register("CacheDataset", inputs=("input_dataset", "filename"))
 def cache_dataset(input_dataset, filename, output_types=None, output_shapes=None, metadata=""):
     """handle = the input's elements, computed once per iterator resource and then replayed."""
-    filename = scalar(filename, "filename", lambda v: v)
+    filename = np.asarray(scalar(filename, "filename", lambda v: v)).item()
     if filename not in (b"", ""):
         raise errors.UnimplementedError(None, None, "ref caches datasets in memory only (filename must be '')")
     return CacheDS(input_dataset, filename)

@@ -23,7 +23,7 @@ def _text(x):
 
 
 def _compression(c):
-    c = _text(scalar(c, "compression_type", lambda v: v))
+    c = _text(np.asarray(scalar(c, "compression_type", lambda v: v)).item())
     if c not in ("", "ZLIB", "GZIP"):
         raise invalid_argument(f"Unsupported compression_type: {c}.")
     return c
