@@ -370,7 +370,7 @@ def data_seeds(seed):
         s2_t = convert_to_tensor(s2, dtype=dtypes.int64)
         both = math_ops.logical_and(math_ops.equal(seed_t, np.int64(0)), math_ops.equal(s2_t, np.int64(0)))
         s2_t = array_ops.where_v2(both, convert_to_tensor(2 ** 31 - 1, dtype=dtypes.int64), s2_t,
-                                  name=scope.rstrip("/"))
+                                  name=scope)
     return seed_t, s2_t
 
 

@@ -75,7 +75,7 @@ class Iterator:
                                 f"with output shapes {dataset.output_shapes}.")
         with name_scope(name, "make_initializer") as scope:
             return apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=self._iterator_resource,
-                            name=scope.rstrip("/").split("/")[-1])
+                            name=scope)
 
     def get_next(self, name=None):
         self._get_next_calls += 1

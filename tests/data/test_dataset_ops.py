@@ -93,7 +93,8 @@ def _run(t, build, d, one_shot):
                     out.append(s.run(nxt))
                 except t.errors.OutOfRangeError:
                     break
-        ops = [n.op for n in g.as_graph_def().node if "Dataset" in n.op or "Iterator" in n.op]
+        ops = [(n.name, n.op) for n in g.as_graph_def().node if "Dataset" in n.op or "Iterator" in n.op
+               or n.name.startswith("seed")]
     return out, ops
 
 

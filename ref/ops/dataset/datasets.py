@@ -669,7 +669,12 @@ class PrefetchDS(_Unary):
         env.start(work)
         try:
             while True:
-                kind, item = q.get()
+                try:
+                    kind, item = q.get(timeout=0.05)
+                except queue.Empty:
+                    if env.closed.is_set():
+                        raise errors.CancelledError(None, None, "Iterator was cancelled (its session closed)")
+                    continue
                 if kind == "end":
                     return
                 if kind == "error":

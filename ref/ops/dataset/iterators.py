@@ -76,16 +76,12 @@ class IteratorResource:
         self.walk = None
 
     def close(self):
-        with self.lock if not self.lock.locked() else _nolock():
+        """Stops the walk's threads (the Session closes its resources so)."""
+        env = self.env
+        if env is not None:
+            env.closed.set()  # a GetNext waiting on a prefetch buffer gives up
+        with self.lock:
             self._stop()
-
-
-class _nolock:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
 
 
 def _handle_shape(ins, attrs):
