@@ -54,7 +54,7 @@ class Dataset:
     op_type = "Dataset"
 
     def __init__(self, output_types, output_shapes=None):
-        self.output_types = tuple(dtypes.as_dtype(t) for t in output_types)
+        self.output_types = tuple(dtypes.as_dtype(t) for t in output_types or ())
         shapes = output_shapes if output_shapes else [None] * len(self.output_types)
         self.output_shapes = tuple(TensorShape(s) for s in shapes)
 

@@ -578,7 +578,8 @@ class CacheDS(_Unary):
 
 @_register("CacheDataset", inputs=("input_dataset", "filename"))
 def cache_dataset(input_dataset, filename, output_types=None, output_shapes=None, metadata=""):
-    """handle = the input's elements, computed once per iterator resource and then replayed."""
+    """handle = the input's elements, computed once per iterator initialization and then replayed."""
+    check_dataset(input_dataset)
     filename = np.asarray(scalar(filename, "filename", lambda v: v)).item()
     if filename not in (b"", ""):
         raise errors.UnimplementedError(None, None, "ref caches datasets in memory only (filename must be '')")

@@ -1,0 +1,14 @@
+"""The ``tf.data`` ops (ref/ops/dataset) and ReadFile/WriteFile have no
+gradient, as in TF: datasets are variants, iterators resources, files bytes."""
+from __future__ import annotations
+
+from ref.grad.registry import NotDifferentiable
+from ref.ops import registry
+from ref.ops.dataset import datasets, files, iterators
+
+for _module in (datasets, files, iterators):
+    for _name, _opdef in registry.registered().items():
+        if getattr(_opdef.kernel, "__module__", None) == _module.__name__:
+            NotDifferentiable(_name)
+for _t in ("ReadFile", "WriteFile"):
+    NotDifferentiable(_t)
