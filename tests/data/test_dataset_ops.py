@@ -48,6 +48,10 @@ PIPELINES = {
         t.data.experimental.map_and_batch(lambda x: (x, -x), 3)),
     "parallel_interleave": lambda t, d: t.data.Dataset.range(4).apply(t.data.experimental.parallel_interleave(
         lambda x: t.data.Dataset.range(x, x + 3), cycle_length=2)),
+    "from_generator": lambda t, d: t.data.Dataset.from_generator(
+        _gen, (t.int64, t.float32), (t.TensorShape([]), t.TensorShape([None])), args=(3,)).repeat(2),
+    "from_generator_strings": lambda t, d: t.data.Dataset.from_generator(lambda: iter([b"x", b"yz"]), t.string)
+        .batch(2),
     "text_lines": lambda t, d: t.data.TextLineDataset([os.path.join(d, "a.txt"), os.path.join(d, "b.txt")]),
     "text_lines_gzip": lambda t, d: t.data.TextLineDataset(os.path.join(d, "c.txt.gz"), compression_type="GZIP"),
     "tfrecords": lambda t, d: t.data.TFRecordDataset([os.path.join(d, "r.tfrecord")]).map(
@@ -56,6 +60,11 @@ PIPELINES = {
     "fixed_length": lambda t, d: t.data.FixedLengthRecordDataset(os.path.join(d, "f.bin"), 3, header_bytes=2,
                                                                  footer_bytes=1),
 }
+
+
+def _gen(n):
+    for i in range(int(n)):
+        yield i, np.full([i], i, np.float32)
 
 
 def _graph_seed(t, seed, build):

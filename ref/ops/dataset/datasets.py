@@ -691,3 +691,45 @@ def prefetch_dataset(input_dataset, buffer_size, slack_period=0, legacy_autotune
                      output_types=None, output_shapes=None, metadata=""):
     """handle = the input's elements, computed ahead by a background thread."""
     return PrefetchDS(input_dataset, scalar(buffer_size, "buffer_size"))
+
+
+# -- generators -------------------------------------------------------------------------------
+
+class GeneratorDS(Dataset):
+    """``init_func`` makes a state; ``next_func(state)`` each element until it
+    raises OutOfRangeError; ``finalize_func(state)`` when the walk ends."""
+    op_type = "GeneratorDataset"
+
+    def __init__(self, init, next_, finalize, output_types, output_shapes):
+        super().__init__(output_types, output_shapes)
+        self.init, self.next, self.finalize = init, next_, finalize
+
+    def elements(self, env):
+        state = self.init(env, [])
+        try:
+            while True:
+                try:
+                    out = self.next(env, state)
+                except errors.OutOfRangeError:
+                    return
+                yield out
+        finally:
+            try:
+                self.finalize(env, state)
+            except errors.OpError:
+                pass
+
+
+@_register("GeneratorDataset", inputs=("init_func_other_args", "next_func_other_args", "finalize_func_other_args"),
+           list_inputs={"init_func_other_args": None, "next_func_other_args": None,
+                        "finalize_func_other_args": None},
+           attrs={"init_func": REQUIRED, "next_func": REQUIRED, "finalize_func": REQUIRED,
+                  "Tinit_func_args": None, "Tnext_func_args": None, "Tfinalize_func_args": None}, ctx=True)
+def generator_dataset(init_func_other_args, next_func_other_args, finalize_func_other_args, init_func, next_func,
+                      finalize_func, Tinit_func_args=None, Tnext_func_args=None, Tfinalize_func_args=None,
+                      output_types=None, output_shapes=None, metadata="", ctx=None):
+    """handle = the elements ``next_func`` produces from the state ``init_func`` makes."""
+    return GeneratorDS(_fn(init_func, init_func_other_args, ctx, "GeneratorDataset"),
+                       _fn(next_func, next_func_other_args, ctx, "GeneratorDataset"),
+                       _fn(finalize_func, finalize_func_other_args, ctx, "GeneratorDataset"),
+                       output_types, output_shapes)
