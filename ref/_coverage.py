@@ -18,7 +18,6 @@ NOT_PROVIDED = {
     "quantization": "quantization ops",
     "signal": "tf.signal",
     "audio": "tf.audio",
-    "image": "the tf.image ops",
     "profiler": "the profiler API (ref has tf.train.ProfilerHook and RunMetadata step stats)",
     "experimental": "tf.experimental",
 }
