@@ -9,7 +9,6 @@ NOT_PROVIDED = {
     "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",
-    "saved_model": "the SavedModel format (ref writes checkpoints, GraphDefs and MetaGraphDefs)",
     "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
     "feature_column": "feature columns",
     "autograph": "AutoGraph",

@@ -85,7 +85,7 @@ from ref.platform import app, flags, gfile, tf_logging as logging  # noqa: F401,
 from ref.platform.tf_logging import get_logger  # noqa: F401,E402
 from ref.platform.modes import *  # noqa: F401,F403,E402
 from ref import io, random, losses, metrics  # noqa: F401,E402
-from ref import data, image  # noqa: F401,E402  (tf.data, tf.image)
+from ref import data, image, saved_model  # noqa: F401,E402  (tf.data, tf.image, tf.saved_model)
 from ref.graph_ops.image_ops import random_crop  # noqa: F401,E402  (tf.random_crop)
 from ref import sets  # noqa: F401,E402  (tf.sets)
 from ref import lookup, strings  # noqa: F401,E402  (tf.lookup, the tf.strings hash buckets)
