@@ -12,7 +12,6 @@ see its flattened components, :attr:`Dataset.output_types` /
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 
@@ -39,9 +38,13 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
 
     def __eq__(self, other):
-        return isinstance(other, TensorSpec) and self.dtype == other.dtype and self.shape.as_list() == \
-            other.shape.as_list() if self.shape.ndims is not None and other.shape.ndims is not None else \
-            isinstance(other, TensorSpec) and self.dtype == other.dtype and self.shape.ndims == other.shape.ndims
+        if not isinstance(other, TensorSpec) or self.dtype != other.dtype:
+            return False
+        if self.shape.ndims is None or other.shape.ndims is None:
+            return self.shape.ndims == other.shape.ndims
+        return self.shape.as_list() == other.shape.as_list()
+
+    __hash__ = None
 
 
 def _flat_specs(structure):

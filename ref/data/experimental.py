@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.data.dataset_ops import AUTOTUNE, DatasetV1, TensorSpec, _Traced, data_seeds  # noqa: F401
+from ref.data.dataset_ops import AUTOTUNE, DatasetV1, TensorSpec, _Traced, data_seeds  # noqa: F401  (AUTOTUNE: tf.data.experimental.AUTOTUNE)
 from ref.framework.graph import apply_op, convert_to_tensor
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ref.data import dataset_ops
-from ref.data.dataset_ops import DatasetV1, TensorSpec
+from ref.data.dataset_ops import TensorSpec
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, apply_op, colocate_with, convert_to_tensor, get_default_graph, name_scope
 from ref.types import dtypes, nest

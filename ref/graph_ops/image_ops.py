@@ -15,7 +15,6 @@ from ref.framework.graph import apply_op, convert_to_tensor, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.types import dtypes
-from ref.types.shapes import TensorShape
 
 __all__ = ["ResizeMethod", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png",
            "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "flip_left_right",

@@ -39,6 +39,8 @@ PIPELINES = {
         .concatenate(t.data.Dataset.zip((t.data.Dataset.range(2), t.data.Dataset.range(2)))),
     "interleave": lambda t, d: t.data.Dataset.range(1, 6).interleave(
         lambda x: t.data.Dataset.from_tensors(x).repeat(x), cycle_length=2, block_length=2),
+    "interleave_autotune_cycle": lambda t, d: t.data.Dataset.range(1, 9).interleave(
+        lambda x: t.data.Dataset.from_tensors(x).repeat(3)),
     "interleave_parallel": lambda t, d: t.data.Dataset.range(1, 6).interleave(
         lambda x: t.data.Dataset.range(x), cycle_length=3, num_parallel_calls=2),
     "flat_map_capture": lambda t, d: t.data.Dataset.range(3).flat_map(

@@ -20,13 +20,13 @@ walk uses (seed, seed2). Seeds (0, 0) draw random ones, as TF does.
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 
 import numpy as np
 
-from ref.ops.dataset.base import (DATASET_ATTRS, Dataset, Function, as_array, check_dataset, dataset_shape,
-                                  scalar)
+from ref.ops.dataset.base import DATASET_ATTRS, Dataset, Function, check_dataset, dataset_shape, scalar
 from ref.ops.philox import SingleSample
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes, errors
@@ -201,6 +201,8 @@ class InterleaveDS(Dataset):
 
     def __init__(self, input_dataset, fn, cycle_length, block_length, output_types, output_shapes):
         super().__init__(output_types, output_shapes)
+        if cycle_length == -1:  # AUTOTUNE: TF's port::MaxParallelism(), the schedulable CPUs
+            cycle_length = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         if cycle_length <= 0:
             raise invalid_argument("cycle_length must be greater than zero.")
         if block_length <= 0:
@@ -359,7 +361,7 @@ class PaddedBatchDS(Dataset):
                 for d, want in enumerate(shape):
                     longest = max(np.shape(x)[d] for x in items)
                     if want >= 0 and longest > want:
-                        raise invalid_argument(f"Attempted to pad to a smaller size than the input element.")
+                        raise invalid_argument("Attempted to pad to a smaller size than the input element.")
                     target.append(int(want) if want >= 0 else longest)
                 dtype = items[0].dtype
                 batch = np.full([len(items)] + target, self.values[k], dtype=dtype)

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from ref.ops.dataset.base import Dataset, Env, as_array, check_dataset
+from ref.ops.dataset.base import Env, as_array, check_dataset
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes, errors
 from ref.types.shapes import TensorShape
