@@ -7,11 +7,8 @@ DOCS_PAGE = "docs/coverage.rst (built: coverage.html, 'What ref covers')"
 NOT_PROVIDED = {
     "keras": "the Keras API",
     "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
-    "data": "the tf.data input pipelines (ref has the TF1 queue pipelines: tf.train.batch, "
-            "tf.train.string_input_producer, ...)",
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",
-    "saved_model": "the SavedModel format (ref writes checkpoints, GraphDefs and MetaGraphDefs)",
     "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
     "feature_column": "feature columns",
     "autograph": "AutoGraph",
@@ -20,7 +17,6 @@ NOT_PROVIDED = {
     "quantization": "quantization ops",
     "signal": "tf.signal",
     "audio": "tf.audio",
-    "image": "the tf.image ops",
     "profiler": "the profiler API (ref has tf.train.ProfilerHook and RunMetadata step stats)",
     "experimental": "tf.experimental",
 }

@@ -67,7 +67,8 @@ from ref.graph_ops.complex_ops import angle, complex, conj, imag, real  # noqa: 
 from ref.graph_ops.tensor_array_ops import TensorArray  # noqa: F401
 from ref.graph_ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
 from ref.graph_ops.script_ops import numpy_function, py_func  # noqa: F401
-from ref.graph_ops.io_ops import matching_files  # noqa: F401
+from ref.graph_ops.io_ops import matching_files, read_file, write_file  # noqa: F401
+from ref.types import nest  # noqa: F401  (tf.nest)
 from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
                                   TFRecordReader, WholeFileReader)
 from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number  # noqa: F401
@@ -105,6 +106,8 @@ from ref.platform import app, flags, gfile, tf_logging as logging  # noqa: F401,
 from ref.platform.tf_logging import get_logger  # noqa: F401,E402
 from ref.platform.modes import *  # noqa: F401,F403,E402
 from ref import io, random, losses, metrics  # noqa: F401,E402
+from ref import data, image, saved_model  # noqa: F401,E402  (tf.data, tf.image, tf.saved_model)
+from ref.graph_ops.image_ops import random_crop  # noqa: F401,E402  (tf.random_crop)
 from ref import sets  # noqa: F401,E402  (tf.sets)
 from ref import lookup, strings  # noqa: F401,E402  (tf.lookup, the tf.strings hash buckets)
 from ref.graph_ops.lookup_ops import (as_string, initialize_all_tables, string_to_hash_bucket,  # noqa: F401,E402

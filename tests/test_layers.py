@@ -27,7 +27,7 @@ LAYERS = (
     ("formats", ("ref/formats",)),
     ("kernels", ("ref/ops",)),
     ("graph", ("ref/framework",)),
-    ("builders and session", ("ref/graph_ops", "ref/session")),
+    ("builders and session", ("ref/graph_ops", "ref/session", "ref/data")),
     ("gradients", ("ref/grad",)),
     ("training", ("ref/optimizers", "ref/events", "ref/checkpoint", "ref/training", "ref/distributed")),
     ("namespaces and tools", ("ref",)),  # ref/__init__.py, ref/train.py, ..., ref/golden/, ref/compat/
@@ -35,7 +35,8 @@ LAYERS = (
 
 # Third-party packages that may be imported inside a function: optional or heavy
 # (loaded on first use so that ``import ref`` and ``import ref.raw_ops`` stay light).
-LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl")
+LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl",
+                    "PIL", "simplejpeg")  # (the image codecs: ref/ops/image.py)
 
 # What ``import ref.raw_ops`` may load: value types, formats, kernels.
 PURE = ("ref", "ref.raw_ops", "ref.compat", "ref.protos", "ref.types", "ref.formats", "ref.ops")

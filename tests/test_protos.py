@@ -50,6 +50,7 @@ TF_MODULES = {
     "example_pb2": "tensorflow.core.example.example_pb2",
     "saved_object_graph_pb2": "tensorflow.core.protobuf.saved_object_graph_pb2",
     "meta_graph_pb2": "tensorflow.core.protobuf.meta_graph_pb2",
+    "saved_model_pb2": "tensorflow.core.protobuf.saved_model_pb2",
     "allocation_description_pb2": "tensorflow.core.framework.allocation_description_pb2",
     "tensor_description_pb2": "tensorflow.core.framework.tensor_description_pb2",
     "step_stats_pb2": "tensorflow.core.framework.step_stats_pb2",

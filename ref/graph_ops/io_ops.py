@@ -7,7 +7,7 @@ from ref.types import dtypes
 from ref.graph_ops import variables
 from ref.formats.tfrecord import TFRecordOptions
 
-__all__ = ["matching_files", "match_filenames_once", "ReaderBase", "WholeFileReader", "IdentityReader",
+__all__ = ["read_file", "write_file", "matching_files", "match_filenames_once", "ReaderBase", "WholeFileReader", "IdentityReader",
            "TextLineReader", "FixedLengthRecordReader", "TFRecordReader"]
 
 
@@ -15,6 +15,17 @@ def matching_files(pattern, name=None):
     """The sorted file names matching the glob ``pattern`` (``MatchingFiles``)."""
     return apply_op("MatchingFiles", pattern=convert_to_tensor(pattern, dtype=dtypes.string),
                     name=name or "MatchingFiles")
+
+
+def read_file(filename, name=None):
+    """The bytes of file ``filename`` as a string scalar (``ReadFile``)."""
+    return apply_op("ReadFile", filename=convert_to_tensor(filename, dtype=dtypes.string), name=name or "ReadFile")
+
+
+def write_file(filename, contents, name=None):
+    """An op writing ``contents`` to ``filename`` (``WriteFile``)."""
+    return apply_op("WriteFile", filename=convert_to_tensor(filename, dtype=dtypes.string),
+                    contents=convert_to_tensor(contents, dtype=dtypes.string), name=name or "WriteFile")
 
 
 def match_filenames_once(pattern, name=None):

@@ -13,7 +13,7 @@ FAMILIES = ("core", "control", "math", "array", "slicing", "gather_scatter", "co
             "segment_reduction", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
             "accumulator", "logging", "complex", "list_ops", "script", "files", "conv", "pooling", "normalization",
             "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_segment", "readers",
-            "parsing", "user_ops", "sdca", "quantize", "sets", "lookup", "strings", "optional_ops")
+            "parsing", "user_ops", "sdca", "quantize", "sets", "lookup", "strings", "optional_ops", "dataset", "image")
 
 
 _loaded = False

@@ -341,6 +341,9 @@ NO_GRADIENT_IN_TF = {
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
 KNOWN_GAPS = {
+    "ResizeBilinear": "TF's ResizeBilinearGrad op is not written yet (ref/ops/image.py)",
+    "ResizeNearestNeighbor": "TF's ResizeNearestNeighborGrad op is not written yet (ref/ops/image.py)",
+    "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",
     "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
     "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
     "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",

@@ -24,7 +24,8 @@ REQUIRED_ATTRS = {"Cast": {"DstT": dtypes.float64}, "CheckNumerics": {"message":
                   "RandomUniform": {"dtype": dtypes.float32}, "RandomStandardNormal": {"dtype": dtypes.float32},
                   "TruncatedNormal": {"dtype": dtypes.float64}}
 # Ops that cannot run as a pure call (no state, no session) or take no scalars by nature.
-NOT_PURE = {"IsVariableInitialized", "VarIsInitializedOp", "DestroyResourceOp", "Placeholder"}
+NOT_PURE = {"IsVariableInitialized", "VarIsInitializedOp", "DestroyResourceOp", "Placeholder",
+            "ReadFile", "WriteFile"}  # (the file system: tests/ops/test_files.py)
 # Kernels with a run context that a pure call can give them (random generators).
 CTX_OK = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "RandomShuffle",
           "RandomGamma", "Multinomial", "Print"}

@@ -1,0 +1,387 @@
+"""``tf.data.Dataset`` in TF1 graph mode: each dataset is a ``variant``
+tensor made by one of TF's dataset ops (:mod:`ref.ops.dataset`), and a
+function passed to ``map``/``filter``/``flat_map``/``interleave`` is traced
+once into a function graph (an attr of the op, a FunctionDef of the GraphDef's
+library, as TF's ``StructuredFunctionWrapper`` makes it); the tensors it
+captures become the op's ``other_arguments``.
+
+An element is a nested structure (tuples, lists, dicts) of tensors; the ops
+see its flattened components, :attr:`Dataset.output_types` /
+``output_shapes`` / ``output_classes`` give it back in its structure.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ref.framework.func_graph import FuncGraph
+from ref.framework.graph import Tensor, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.random_seed import get_seed
+from ref.graph_ops import array_ops, io_ops, math_ops
+from ref.graph_ops.control_flow_ops import identity
+from ref.types import dtypes, nest
+from ref.types.shapes import TensorShape, as_shape
+
+AUTOTUNE = -1
+_UIDS = itertools.count(1)
+
+
+class TensorSpec:
+    """The dtype and shape of one component of an element."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
+
+    def __eq__(self, other):
+        if not isinstance(other, TensorSpec) or self.dtype != other.dtype:
+            return False
+        if self.shape.ndims is None or other.shape.ndims is None:
+            return self.shape.ndims == other.shape.ndims
+        return self.shape.as_list() == other.shape.as_list()
+
+    __hash__ = None
+
+
+def _flat_specs(structure):
+    return nest.flatten(structure)
+
+
+def _unflatten(structure, flat):
+    return nest.pack_sequence_as(structure, flat)
+
+
+def _fn_name(fn):
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return "lambda" if name == "<lambda>" else name.strip("<>")
+
+
+def _as_element(value, name_prefix="component"):
+    """(structure of tensors, flat tensors) of an element value: tuples, dicts and
+    namedtuples are structure, anything else (a list too) is one tensor."""
+    counter = itertools.count()
+
+    def norm(v):
+        if isinstance(v, dict):
+            return type(v)((k, norm(v[k])) for k in v)
+        if isinstance(v, tuple):
+            kids = [norm(x) for x in v]
+            return type(v)(*kids) if hasattr(v, "_fields") else tuple(kids)
+        return convert_to_tensor(v, name=f"{name_prefix}_{next(counter)}")
+
+    structure = norm(value)
+    return structure, nest.flatten(structure)
+
+
+class _Traced:
+    """A function traced for a dataset op: its graph, captured tensors and output structure."""
+
+    def __init__(self, fn, structure, kind, want_dataset=False):
+        outer = get_default_graph()
+        self.graph = FuncGraph(f"__inference_Dataset_{kind}_{_fn_name(fn)}_{next(_UIDS)}", outer)
+        specs = _flat_specs(structure)
+        with self.graph.as_default():
+            args = [self.graph.add_argument(s.dtype, s.shape, f"args_{i}") for i, s in enumerate(specs)]
+            element = _unflatten(structure, args)
+            if isinstance(structure, tuple):
+                result = fn(*element)
+            else:
+                result = fn(element)
+            if want_dataset:
+                if not isinstance(result, DatasetV1):
+                    raise TypeError(f"The function passed to `{kind}()` must return a `tf.data.Dataset` object, "
+                                    f"got {type(result).__name__}.")
+                self.result_dataset = result
+                outs = [result._variant_tensor]
+                self.structure = result._structure
+            else:
+                if isinstance(result, list):  # TF: a list result is a tuple of components
+                    result = tuple(result)
+                flat = nest.flatten(result)
+                outs = [identity(convert_to_tensor(t), name="Identity" if i == 0 else f"Identity_{i}")
+                        for i, t in enumerate(flat)]
+                self.structure = _unflatten(result, [TensorSpec(t.shape, t.dtype) for t in outs])
+        self.graph.outputs = outs
+        self.captures = list(self.graph.external_captures)
+
+    @property
+    def targuments(self):
+        return [t.dtype.base_dtype for t in self.captures]
+
+
+class DatasetV1:
+    """A dataset: a variant tensor and the structure of its elements."""
+
+    def __init__(self, variant, structure):
+        self._variant_tensor = variant
+        self._structure = structure
+
+    # -- structure ----------------------------------------------------------------
+    @property
+    def element_spec(self):
+        return self._structure
+
+    @property
+    def output_types(self):
+        return nest.map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self):
+        return nest.map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def output_classes(self):
+        return nest.map_structure(lambda s: Tensor, self._structure)
+
+    def _flat_types(self):
+        return [s.dtype for s in _flat_specs(self._structure)]
+
+    def _flat_shapes(self):
+        return [s.shape for s in _flat_specs(self._structure)]
+
+    def _attrs(self, structure=None):
+        specs = _flat_specs(self._structure if structure is None else structure)
+        return {"output_types": [s.dtype for s in specs], "output_shapes": [s.shape for s in specs]}
+
+    def _unary(self, op_type, structure=None, **kwargs):
+        structure = self._structure if structure is None else structure
+        v = apply_op(op_type, input_dataset=self._variant_tensor, **kwargs, **self._attrs(structure))
+        return DatasetV1(v, structure)
+
+    # -- sources ----------------------------------------------------------------------
+    @staticmethod
+    def from_tensors(tensors):
+        with name_scope("normalize_element"):
+            structure, flat = _as_element(tensors)
+        specs = _unflatten(structure, [TensorSpec(t.shape, t.dtype) for t in flat])
+        v = apply_op("TensorDataset", components=flat, Toutput_types=[t.dtype for t in flat],
+                     output_shapes=[t.shape for t in flat])
+        return DatasetV1(v, specs)
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        with name_scope("normalize_element"):
+            structure, flat = _as_element(tensors)
+        if not flat:
+            raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got {t.shape}")
+        shapes = [t.shape[1:] if t.shape.ndims is not None else TensorShape(None) for t in flat]
+        specs = _unflatten(structure, [TensorSpec(s, t.dtype) for s, t in zip(shapes, flat)])
+        v = apply_op("TensorSliceDataset", components=flat, Toutput_types=[t.dtype for t in flat],
+                     output_shapes=shapes)
+        return DatasetV1(v, specs)
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64):
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            (start, stop), step = args, 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
+        ins = {k: convert_to_tensor(v, dtype=dtypes.int64, name=k)
+               for k, v in (("start", start), ("stop", stop), ("step", step))}
+        v = apply_op("RangeDataset", **ins, output_types=[dtypes.as_dtype(output_type)], output_shapes=[TensorShape([])])
+        return DatasetV1(v, TensorSpec([], output_type))
+
+    @staticmethod
+    def zip(datasets):
+        flat = nest.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, DatasetV1):
+                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+                                f"`tf.data.Dataset` objects, got {type(d).__name__}.")
+        structure = _unflatten(datasets, [d._structure for d in flat])
+        v = apply_op("ZipDataset", input_datasets=[d._variant_tensor for d in flat], **DatasetV1(None, structure)._attrs())
+        return DatasetV1(v, structure)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        with name_scope("list_files"):
+            pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
+            matching = io_ops.matching_files(pattern)
+            names = DatasetV1.from_tensor_slices(matching)
+            if shuffle is None or shuffle:
+                buffer = math_ops.maximum(array_ops.shape(matching, out_type=dtypes.int64)[0], 1)
+                names = names.shuffle(buffer, seed=seed)
+        return names
+
+    # -- transformations ------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None, deterministic=None):
+        fn = _Traced(map_func, self._structure, "map")
+        common = dict(other_arguments=fn.captures, f=fn.graph, Targuments=fn.targuments)
+        if num_parallel_calls is None:
+            return self._unary("MapDataset", fn.structure, preserve_cardinality=True, **common)
+        n = convert_to_tensor(num_parallel_calls, dtype=dtypes.int64, name="num_parallel_calls")
+        det = "default" if deterministic is None else ("true" if deterministic else "false")
+        return self._unary("ParallelMapDatasetV2", fn.structure, num_parallel_calls=n, deterministic=det,
+                           preserve_cardinality=True, **common)
+
+    def flat_map(self, map_func):
+        fn = _Traced(map_func, self._structure, "flat_map", want_dataset=True)
+        return self._unary("FlatMapDataset", fn.structure, other_arguments=fn.captures, f=fn.graph,
+                           Targuments=fn.targuments)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None):
+        fn = _Traced(map_func, self._structure, "interleave", want_dataset=True)
+        cycle = convert_to_tensor(AUTOTUNE if cycle_length is None else cycle_length, dtype=dtypes.int64,
+                                  name="cycle_length")
+        block = convert_to_tensor(1 if block_length is None else block_length, dtype=dtypes.int64,
+                                  name="block_length")
+        common = dict(other_arguments=fn.captures, f=fn.graph, Targuments=fn.targuments)
+        if num_parallel_calls is None:
+            return self._unary("InterleaveDataset", fn.structure, cycle_length=cycle, block_length=block, **common)
+        det = "default" if deterministic is None else ("true" if deterministic else "false")
+        return self._unary(
+            "ParallelInterleaveDatasetV4", fn.structure, cycle_length=cycle, block_length=block,
+            buffer_output_elements=convert_to_tensor(AUTOTUNE, dtype=dtypes.int64, name="buffer_output_elements"),
+            prefetch_input_elements=convert_to_tensor(AUTOTUNE, dtype=dtypes.int64, name="prefetch_input_elements"),
+            num_parallel_calls=convert_to_tensor(num_parallel_calls, dtype=dtypes.int64, name="num_parallel_calls"),
+            deterministic=det, **common)
+
+    def filter(self, predicate):
+        fn = _Traced(predicate, self._structure, "filter")
+        out = _flat_specs(fn.structure)
+        if len(out) != 1 or out[0].dtype != dtypes.bool or out[0].shape.ndims not in (None, 0):
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                             f"but its return type is {fn.structure}.")
+        return self._unary("FilterDataset", other_arguments=fn.captures, predicate=fn.graph,
+                           Targuments=fn.targuments)
+
+    def _batched(self, batch_size, drop_remainder):
+        dim = None
+        if drop_remainder:
+            try:
+                dim = int(np.asarray(batch_size))
+            except TypeError:
+                dim = None
+        return nest.map_structure(lambda s: TensorSpec(TensorShape([dim]).concatenate(s.shape), s.dtype),
+                                  self._structure)
+
+    def batch(self, batch_size, drop_remainder=False):
+        bs = convert_to_tensor(batch_size, dtype=dtypes.int64, name="batch_size")
+        dr = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        return self._unary("BatchDatasetV2", self._batched(batch_size, drop_remainder), batch_size=bs,
+                           drop_remainder=dr)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
+        specs = _flat_specs(self._structure)
+        shapes = ([s.shape for s in specs] if padded_shapes is None
+                  else [as_shape(p) for p in _flatten_shapes(padded_shapes)])
+        if padding_values is None:
+            values = [b"" if s.dtype == dtypes.string else 0 for s in specs]
+        else:
+            values = nest.flatten(padding_values)
+        bs = convert_to_tensor(batch_size, dtype=dtypes.int64, name="batch_size")
+        shape_ts = [convert_to_tensor(np.asarray([-1 if d is None else d for d in s.as_list()], np.int64),
+                                      dtype=dtypes.int64) for s in shapes]
+        value_ts = [convert_to_tensor(v, dtype=s.dtype, name="padding_value") for v, s in zip(values, specs)]
+        dr = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        dim = int(batch_size) if drop_remainder and isinstance(batch_size, (int, np.integer)) else None
+        out = _unflatten(self._structure, [TensorSpec(TensorShape([dim]).concatenate(sh), s.dtype)
+                                           for sh, s in zip(shapes, specs)])
+        v = apply_op("PaddedBatchDatasetV2", input_dataset=self._variant_tensor, batch_size=bs, padded_shapes=shape_ts,
+                     padding_values=value_ts, drop_remainder=dr, Toutput_types=[s.dtype for s in specs],
+                     output_shapes=[TensorShape([dim]).concatenate(sh) for sh in shapes])
+        return DatasetV1(v, out)
+
+    def unbatch(self):
+        if any(s.shape.ndims == 0 for s in _flat_specs(self._structure)):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        out = nest.map_structure(lambda s: TensorSpec(s.shape[1:] if s.shape.ndims else TensorShape(None), s.dtype),
+                                 self._structure)
+        # TF first maps the elements to dense tensors (normalize_to_dense): a MapDataset
+        dense = self.map((lambda *x: x) if isinstance(self._structure, tuple) else (lambda x: x))
+        return dense._unary("UnbatchDataset", out)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+        bs = convert_to_tensor(buffer_size, dtype=dtypes.int64, name="buffer_size")
+        s, s2 = data_seeds(seed)
+        return self._unary("ShuffleDataset", buffer_size=bs, seed=s, seed2=s2,
+                           reshuffle_each_iteration=True if reshuffle_each_iteration is None
+                           else bool(reshuffle_each_iteration))
+
+    def repeat(self, count=None):
+        c = convert_to_tensor(-1 if count is None else count, dtype=dtypes.int64, name="count")
+        return self._unary("RepeatDataset", count=c)
+
+    def take(self, count):
+        return self._unary("TakeDataset", count=convert_to_tensor(count, dtype=dtypes.int64, name="count"))
+
+    def skip(self, count):
+        return self._unary("SkipDataset", count=convert_to_tensor(count, dtype=dtypes.int64, name="count"))
+
+    def cache(self, filename=""):
+        return self._unary("CacheDataset", filename=convert_to_tensor(filename, dtype=dtypes.string, name="filename"))
+
+    def prefetch(self, buffer_size):
+        bs = convert_to_tensor(buffer_size, dtype=dtypes.int64, name="buffer_size")
+        return self._unary("PrefetchDataset", buffer_size=bs, legacy_autotune=True)
+
+    def concatenate(self, dataset):
+        a, b = _flat_specs(self._structure), _flat_specs(dataset._structure)
+        if [s.dtype for s in a] != [s.dtype for s in b]:
+            raise TypeError(f"Incompatible dataset elements:\n  {self._structure} vs.\n  {dataset._structure}")
+        structure = _unflatten(self._structure, [TensorSpec(x.shape.most_specific_compatible_shape(y.shape)
+                                                            if hasattr(x.shape, "most_specific_compatible_shape")
+                                                            else x.shape, x.dtype) for x, y in zip(a, b)])
+        v = apply_op("ConcatenateDataset", input_dataset=self._variant_tensor, another_dataset=dataset._variant_tensor,
+                     **self._attrs(structure))
+        return DatasetV1(v, structure)
+
+    def apply(self, transformation_func):
+        out = transformation_func(self)
+        if not isinstance(out, DatasetV1):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object, got {type(out).__name__}.")
+        return out
+
+    # -- iterators (TF1) --------------------------------------------------------------------
+    def make_one_shot_iterator(self):
+        return _iterators.make_one_shot(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        return _iterators.make_initializable(self, shared_name)
+
+
+Dataset = DatasetV1
+
+
+def _flatten_shapes(shapes):
+    if isinstance(shapes, (TensorShape, list)) and all(isinstance(d, (int, type(None))) for d in shapes):
+        return [shapes]
+    return [s for x in (shapes if isinstance(shapes, (tuple, list)) else nest.flatten(shapes))
+            for s in _flatten_shapes(x)]
+
+
+def data_seeds(seed):
+    """TF's ``tf.data`` seeds: int64 tensors ``seed`` and ``seed2`` (0, 0 if none;
+    seed2 2**31 - 1 where both would be 0)."""
+    s, s2 = get_seed(seed)
+    seed_t = convert_to_tensor(0 if s is None else s, dtype=dtypes.int64, name="seed")
+    if s2 is None:
+        return seed_t, convert_to_tensor(0, dtype=dtypes.int64, name="seed2")
+    with name_scope("seed2") as scope:
+        s2_t = convert_to_tensor(s2, dtype=dtypes.int64)
+        both = math_ops.logical_and(math_ops.equal(seed_t, np.int64(0)), math_ops.equal(s2_t, np.int64(0)))
+        s2_t = array_ops.where_v2(both, convert_to_tensor(2 ** 31 - 1, dtype=dtypes.int64), s2_t,
+                                  name=scope)
+    return seed_t, s2_t
+
+
+class _IteratorHooks:
+    """Filled in by :mod:`ref.data.iterator_ops` (which imports this module)."""
+    make_one_shot = make_initializable = None
+
+
+_iterators = _IteratorHooks()

@@ -1,0 +1,11 @@
+"""``tf.image`` (TF1 names)."""
+from ref.graph_ops.image_ops import *  # noqa: F401,F403
+from ref.graph_ops.image_ops import __all__  # noqa: F401
+
+resize_with_crop_or_pad = resize_image_with_crop_or_pad  # noqa: F405  (the TF 2 name, also in compat.v1)
+
+from ref import _coverage  # noqa: E402
+
+
+def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
+    raise _coverage.miss("tf.image", name)
