@@ -15,6 +15,7 @@ the producers.
 from __future__ import annotations
 
 import collections
+import collections.abc
 import enum
 
 from ref.types import dtypes
@@ -121,6 +122,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     between, pass no gradient on. ``gate_gradients`` groups each op's input
     gradients with ``tuple``; ``colocate_gradients_with_ops`` builds each op's
     gradient colocated with it."""
+    if isinstance(ys, collections.abc.MappingView):  # TF's nest turns a dict view into a list
+        ys = list(ys)
     ys, xs = _as_list(ys), _as_list(xs)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
