@@ -13,7 +13,9 @@ from ref.ops import registry
 from tests.ops.math_cases import math_rows
 from tests.ops.tf_budgets import TF_BUDGETS
 
-MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ == "ref.ops.math")
+# ref/ops/math.py and its sibling families (reductions, scans and sequences)
+MATH_FAMILIES = ("ref.ops.math", "ref.ops.reduction", "ref.ops.sequence")
+MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ in MATH_FAMILIES)
 
 # -- NumPy oracles: plain expressions, float64 where the op is rational -------
 
