@@ -195,7 +195,7 @@ def op_list_to_dict(op_list, convert_variable_to_tensor=True):
       ValueError: if two variables have the same name.
     """
     if not isinstance(op_list, (list, tuple, set)):
-        raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
+        raise TypeError(f"Variables to save should be passed in a dict or a list. Got {op_list}")
     flat = []
     for x in op_list:
         flat.extend(x if isinstance(x, (list, tuple)) else [x])

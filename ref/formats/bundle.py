@@ -34,7 +34,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats import buffers, checkpoint_state as _state, crc32c as _crc, table
-from ref.formats.slices import TensorSlice, assemble, encode_tensor_name_slice
+from ref.formats.slices import TensorSlice, assemble, checked_slice, encode_tensor_name_slice
 from ref import protos
 
 HEADER_KEY = b""
@@ -418,6 +418,13 @@ class BundleReader:
         if entry.offset < 0 or entry.size < 0 or entry.shard_id < 0:
             self._corrupt(self._index_path, f"negative offset {entry.offset}, size {entry.size} or shard "
                                             f"{entry.shard_id} in the entry for {name}")
+        if entry.slices:
+            shape = tuple(d.size for d in entry.shape.dim)
+            for proto in entry.slices:
+                try:
+                    checked_slice(proto, shape)
+                except ValueError as e:  # a rank or extent the shape does not hold
+                    self._corrupt(self._index_path, f"tensor {name}: invalid slice: {e}")
 
     def contains(self, name) -> bool:
         key = name.encode() if isinstance(name, str) else bytes(name)

@@ -55,12 +55,13 @@ def _get_matching_files(pattern: str) -> list[str]:
     return sorted(_glob.glob(pattern))
 
 
-_V1_SHARDS = re.compile(r"-\?{5}-of-\d{5}$")
+_V1_SHARDS = re.compile(r"-\?{5}-of-(?:\d{5}|\?{5})$")
 
 
 def _v1_pattern(prefix: str) -> str:
     """The glob pattern of a V1 checkpoint: ``prefix`` escaped, except for a
-    trailing ``-?????-of-NNNNN`` shard pattern (sharded V1 saves)."""
+    trailing ``-?????-of-NNNNN`` or ``-?????-of-?????`` shard pattern (sharded
+    V1 saves; TF's saver tests restore from the latter)."""
     m = _V1_SHARDS.search(prefix)
     if m:
         return _glob.escape(prefix[:m.start()]) + m.group(0)

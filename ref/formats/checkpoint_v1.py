@@ -20,7 +20,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats import table
-from ref.formats.slices import TensorSlice, assemble, encode_tensor_name_slice
+from ref.formats.slices import TensorSlice, assemble, checked_slice, encode_tensor_name_slice
 from ref import protos
 
 # dtype name -> (TensorProto field, NumPy type of the field's values)
@@ -101,8 +101,15 @@ class TensorSliceReader:
                 raise errors.DataLossError(None, None, f"Unable to read V1 checkpoint {path}: no metadata entry")
             sts = self._parse(pb.SavedTensorSlices, value, path)
             for meta in sts.meta.tensor:
-                dtype = dtypes.as_dtype(meta.type)
+                try:
+                    dtype = dtypes.as_dtype(meta.type)
+                except (TypeError, ValueError, KeyError):
+                    raise errors.DataLossError(None, None, f"Tensor {meta.name} in {path} has an invalid "
+                                                           f"type {meta.type}") from None
                 shape = tuple(d.size for d in meta.shape.dim)
+                if any(d < 0 for d in shape) or meta.shape.unknown_rank:
+                    raise errors.DataLossError(None, None, f"Tensor {meta.name} in {path} has an invalid "
+                                                           f"shape {shape}")
                 known = self.tensors.get(meta.name)
                 if known is None:
                     known = self.tensors[meta.name] = (dtype, shape, [])
@@ -111,7 +118,11 @@ class TensorSliceReader:
                         None, None, f"Tensor {meta.name} in {path} has type {dtype.name} and shape {shape}, "
                                     f"another file says {known[0].name} {known[1]}")
                 for sp in meta.slice:
-                    known[2].append((TensorSlice.from_proto(sp), i))
+                    try:
+                        known[2].append((checked_slice(sp, shape), i))
+                    except ValueError as e:
+                        raise errors.DataLossError(None, None, f"Tensor {meta.name} in {path}: invalid "
+                                                               f"slice: {e}") from None
 
     @staticmethod
     def _parse(cls, value: bytes, path: str):

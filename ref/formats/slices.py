@@ -107,6 +107,18 @@ class TensorSlice:
     __repr__ = __str__
 
 
+def checked_slice(proto, full_shape) -> TensorSlice:
+    """The ``TensorSlice`` of a ``TensorSliceProto`` read from a file, checked
+    against the tensor's ``full_shape``: ValueError for a negative start or
+    length, another rank, or an extent past the end (a damaged file; readers
+    report it as DataLossError)."""
+    sl = TensorSlice.from_proto(proto)
+    if any(e.start < 0 or (e.HasField("length") and e.length < 0) for e in proto.extent):
+        raise ValueError(f"negative start or length in slice {sl}")
+    sl.shape(full_shape)
+    return sl
+
+
 def parse_shape_and_slice(shape_and_slice: str):
     """``"4 10 0,2:-"`` -> ``((4, 10), TensorSlice)``; ``""`` means a whole tensor
     of unknown shape and returns ``(None, None)``."""

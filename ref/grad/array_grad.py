@@ -46,7 +46,9 @@ def _identity_n_grad(op, *grads):
 
 @RegisterGradient("PreventGradient")
 def _prevent_gradient_grad(op, grad):
-    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+    message = op.get_attr("message")  # TF's attr is bytes, and its message shows them so
+    raise LookupError(f"Gradient explicitly disabled. Reason: "
+                      f"{message.encode() if isinstance(message, str) else message}")
 
 
 @RegisterGradient("Reshape")

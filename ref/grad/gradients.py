@@ -15,6 +15,7 @@ the producers.
 from __future__ import annotations
 
 import collections
+import collections.abc
 import enum
 
 from ref.types import dtypes
@@ -122,6 +123,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     between, pass no gradient on. ``gate_gradients`` groups each op's input
     gradients with ``tuple``; ``colocate_gradients_with_ops`` builds each op's
     gradient colocated with it."""
+    if isinstance(ys, collections.abc.MappingView):  # TF's nest turns a dict view into a list
+        ys = list(ys)
     ys, xs = _as_list(ys), _as_list(xs)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
@@ -302,16 +305,28 @@ def stop_gradient(input, name=None):
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
-    """Hessians of ``sum(ys)`` with respect to each x (built from gradients of gradients)."""
+    """Hessians of ``sum(ys)`` with respect to each x (built from gradients of gradients).
+
+    ValueError where TF's raises: an x that ``ys`` does not depend on, or a
+    gradient that does not depend on x (``hessians(x, x)``: TF reshapes the None
+    second derivative, "None values not supported."). TF loops over the
+    elements of x in a ``while_loop``; ref unrolls the loop, so an x whose
+    size is unknown at graph construction is a ValueError too."""
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     out = []
     with name_scope(name, "hessians", xs):
         for x, g in zip(xs, gradients(ys, xs)):
             if g is None:
-                out.append(None)
-                continue
+                raise ValueError("None values not supported.")
             flat = array_ops.reshape(g, [-1])
             n = flat.shape[0]
+            if n is None:
+                if gradients(flat, x)[0] is None:
+                    raise ValueError("None values not supported.")
+                raise ValueError(f"hessians: the size of {x.name} (shape {x.shape}) must be known at graph "
+                                 "construction (ref unrolls TF's while_loop over its elements)")
             rows = [gradients(flat[i], x)[0] for i in range(n)]
+            if any(r is None for r in rows):
+                raise ValueError("None values not supported.")
             out.append(array_ops.reshape(array_ops.stack(rows), x.shape.concatenate(x.shape)))
     return out

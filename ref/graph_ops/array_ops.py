@@ -654,6 +654,12 @@ def stop_gradient(input, name=None):
     return apply_op("StopGradient", input=input, name=name or "StopGradient")
 
 
+def prevent_gradient(input, message="", name=None):
+    """``input``; asking for its gradient raises LookupError naming ``message``
+    (TF's ``array_ops.prevent_gradient``, op ``PreventGradient``)."""
+    return apply_op("PreventGradient", input=input, message=message, name=name or "PreventGradient")
+
+
 def identity_n(input, name=None):
     """Every tensor of ``input``, unchanged (one ``IdentityN`` op)."""
     return apply_op("IdentityN", input=list(input), name=name or "IdentityN")

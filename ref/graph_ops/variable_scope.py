@@ -477,14 +477,32 @@ class VariableScope:
                                   partitioner=None, validate_shape=True, use_resource=None, constraint=None,
                                   synchronization=VariableSynchronization.AUTO,
                                   aggregation=VariableAggregation.NONE):
+        """The store's partitioned variable, as TF's: straight to the store, without
+        ``get_variable``'s initializer/dtype check (a Tensor initializer gives the
+        parts its dtype, a NumPy or Python one is converted to ``dtype``) or the
+        custom getter (which TF refuses here)."""
+        initializer = self._initializer if initializer is None else initializer
+        regularizer = self._regularizer if regularizer is None else regularizer
+        constraint = self._constraint if constraint is None else constraint
+        caching_device = self._caching_device if caching_device is None else caching_device
         partitioner = self._partitioner if partitioner is None else partitioner
+        dtype = dtypes.as_dtype(self._dtype if dtype is None else dtype).base_dtype
+        use_resource = self._use_resource if use_resource is None else use_resource
+        if self._custom_getter is not None:
+            raise ValueError("Private access to _get_partitioned_variable is not allowed when a custom getter is "
+                             f"set.  Current custom getter: {self._custom_getter}.  It is likely that you're using "
+                             "create_partitioned_variables.  If so, consider instead using get_variable with a "
+                             "non-empty partitioner parameter instead.")
         if partitioner is None:
             raise ValueError("No partitioner was specified")
-        return self.get_variable(var_store, name, shape=shape, dtype=dtype, initializer=initializer,
-                                 regularizer=regularizer, trainable=trainable, collections=collections,
-                                 caching_device=caching_device, partitioner=partitioner,
-                                 validate_shape=validate_shape, use_resource=use_resource, constraint=constraint,
-                                 synchronization=synchronization, aggregation=aggregation)
+        full_name = "/".join(n for n in (self.name, name) if n)
+        synchronization, aggregation, trainable = _validate_sync_agg_trainable(
+            synchronization, aggregation, trainable, full_name)
+        var_store = var_store or _get_default_variable_store()
+        with name_scope(None):
+            return var_store._get_partitioned_variable(
+                full_name, partitioner, shape, dtype, initializer, regularizer, self._reuse, trainable, collections,
+                caching_device, validate_shape, use_resource, constraint, synchronization, aggregation)
 
     def __repr__(self):
         return f"<VariableScope name={self._name!r} reuse={self._reuse!r}>"

@@ -9,11 +9,12 @@ import threading as _threading
 
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
-FAMILIES = ("core", "control", "math", "array", "slicing", "gather_scatter", "concat_split", "pad_tile",
-            "segment_reduction", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
-            "accumulator", "logging", "complex", "list_ops", "script", "files", "conv", "pooling", "normalization",
-            "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_segment", "readers",
-            "parsing", "user_ops", "sdca", "quantize", "sets", "lookup", "strings", "optional_ops", "dataset", "image")
+FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
+            "concat_split", "pad_tile", "segment_reduction", "nn", "random", "state", "summary", "linalg",
+            "io", "data_flow", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
+            "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization",
+            "sparse_segment", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
+            "strings", "optional_ops", "dataset", "image")
 
 
 _loaded = False

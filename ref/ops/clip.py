@@ -5,7 +5,7 @@
 
 TensorFlow builds these from ordinary ops, not from one kernel each, so there
 is nothing to register: each function below applies the kernels of
-``ref.ops.math`` / ``ref.ops.nn`` in the order TF's ``clip_ops`` builds them
+``ref.ops.math`` / ``ref.ops.reduction`` / ``ref.ops.nn`` in the order TF's ``clip_ops`` builds them
 (the graph functions in ``ref.graph_ops.clip_ops`` build the same ops), in the
 input's dtype:
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import math as _m, nn as _nn
+from ref.ops import math as _m, nn as _nn, reduction as _r
 import collections.abc
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm", "clip_by_global_norm"]
@@ -53,7 +53,7 @@ def clip_by_norm(t, clip_norm, axes=None):
     by default). TF's order: ``(t * clip_norm) / max(l2norm, clip_norm)``."""
     t = np.asarray(t)
     clip_norm = _as(max(clip_norm, 0) if np.isscalar(clip_norm) else _m.maximum(clip_norm, 0), t.dtype)
-    l2sum = _m.sum(_m.mul(t, t), _axes(t, axes), keep_dims=True)
+    l2sum = _r.sum(_m.mul(t, t), _axes(t, axes), keep_dims=True)
     pred = l2sum > 0
     l2norm = np.where(pred, _m.sqrt(np.where(pred, l2sum, _as(1, t.dtype))), l2sum)
     return _m.real_div(_m.mul(t, clip_norm), _m.maximum(l2norm, clip_norm))
@@ -67,7 +67,7 @@ def clip_by_average_norm(t, clip_norm):
     t = np.asarray(t)
     clip_norm = _as(clip_norm, t.dtype)
     n = _as(t.size, t.dtype)
-    l2norm_inv = _m.rsqrt(_m.sum(_m.mul(t, t), _axes(t, None)))
+    l2norm_inv = _m.rsqrt(_r.sum(_m.mul(t, t), _axes(t, None)))
     scale = _m.minimum(_m.mul(l2norm_inv, n), _m.real_div(_as(1.0, t.dtype), clip_norm))
     return _m.mul(_m.mul(t, clip_norm), scale)
 
@@ -85,7 +85,7 @@ def global_norm(t_list):
     dtypes = {h.dtype for h in halves}
     if len(dtypes) != 1:
         raise TypeError(f"global_norm needs tensors of one float dtype, got {sorted(map(str, dtypes))}")
-    half = _m.sum(np.stack(halves), np.asarray([0], np.int32))
+    half = _r.sum(np.stack(halves), np.asarray([0], np.int32))
     return _m.sqrt(_m.mul(half, _as(2.0, half.dtype)))
 
 

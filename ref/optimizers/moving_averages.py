@@ -31,7 +31,7 @@ import numbers
 
 from ref.framework.graph import GraphKeys, add_to_collection, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import state_ops
+from ref.graph_ops import math_ops, state_ops
 from ref.graph_ops.control_flow_ops import group
 from ref.graph_ops.init_ops import zeros_initializer
 from ref.graph_ops.variable_scope import get_variable, get_variable_scope, variable_scope
@@ -40,7 +40,7 @@ from ref.graph_ops.variables import (Variable, global_variables, moving_average_
 from ref.optimizers import slots
 from ref.types import dtypes
 
-__all__ = ["ExponentialMovingAverage", "assign_moving_average"]
+__all__ = ["ExponentialMovingAverage", "assign_moving_average", "weighted_moving_average"]
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
@@ -68,6 +68,26 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             return _zero_debias(variable, value, decay)
         delta = apply_op("Mul", x=apply_op("Sub", x=variable, y=value), y=decay)
         return state_ops.assign_sub(variable, delta, name=scope)
+
+
+def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
+    """``moving_average(value * weight) / moving_average(weight)`` (TF's
+    ``training/moving_averages.py``): two non-trainable variables
+    ``<scope>/value_x_weight`` and ``<scope>/weight``, zero-initialized, each
+    updated by ``assign_moving_average`` without debiasing; the result is their
+    quotient, named after the variable scope ("WeightedMovingAvg"), true
+    division unless ``truediv`` is False (then the dtypes' division)."""
+    if collections is None:
+        collections = [GraphKeys.GLOBAL_VARIABLES]
+    with variable_scope(name, "WeightedMovingAvg", [value, weight, decay]) as scope:
+        value_x_weight_var = get_variable("value_x_weight", shape=value.get_shape(), dtype=value.dtype,
+                                          initializer=zeros_initializer(), trainable=False, collections=collections)
+        weight_var = get_variable("weight", shape=weight.get_shape(), dtype=weight.dtype,
+                                  initializer=zeros_initializer(), trainable=False, collections=collections)
+        numerator = assign_moving_average(value_x_weight_var, apply_op("Mul", x=value, y=weight), decay,
+                                          zero_debias=False)
+        denominator = assign_moving_average(weight_var, weight, decay, zero_debias=False)
+        return (math_ops.truediv if truediv else math_ops.divide)(numerator, denominator, name=scope.name)
 
 
 def _unique_in_scope(name):

@@ -1,12 +1,14 @@
-"""Nested structures (lists, tuples, namedtuples, dicts) flattened and rebuilt,
-as ``tf.nest`` does for while_loop/cond loop variables and Session fetches."""
+"""Nested structures (lists, tuples, namedtuples, dicts, dict views) flattened and
+rebuilt, as ``tf.nest`` does for while_loop/cond loop variables and Session
+fetches. A dict view (``d.values()``, ``d.keys()``, ``d.items()``) is nested in
+its iteration order and rebuilds as a list, as in TF (views cannot be built)."""
 from __future__ import annotations
 
 import collections.abc
 
 
 def is_nested(s) -> bool:
-    return isinstance(s, (list, tuple, collections.abc.Mapping))
+    return isinstance(s, (list, tuple, collections.abc.Mapping, collections.abc.MappingView))
 
 
 def _children(s):
@@ -32,6 +34,8 @@ def _rebuild(s, children):
         return type(s)((k, d[k]) for k in s) if type(s) is not dict else {k: d[k] for k in s}
     if isinstance(s, tuple) and hasattr(s, "_fields"):
         return type(s)(*children)
+    if isinstance(s, collections.abc.MappingView):
+        return list(children)
     return type(s)(children)
 
 

@@ -15,7 +15,9 @@ from ref.golden.ulp import max_ulp
 from tests.ops.math_cases import UNARY_ROWS, math_rows, values
 from tests.ops.tf_budgets import TF_BUDGETS
 
-MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ == "ref.ops.math")
+# ref/ops/math.py and its sibling families (reductions, scans and sequences)
+MATH_FAMILIES = ("ref.ops.math", "ref.ops.reduction", "ref.ops.sequence")
+MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ in MATH_FAMILIES)
 
 # -- NumPy oracles (ref/numpy_reference.py): plain expressions, exact here ------
 
