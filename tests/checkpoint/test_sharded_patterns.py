@@ -12,6 +12,7 @@ import os
 import pytest
 
 import ref
+from ref.checkpoint import saver as _under_test  # noqa: F401  (the module these tests cover)
 from ref.protos import saver_pb2
 
 V1, V2 = saver_pb2.SaverDef.V1, saver_pb2.SaverDef.V2
