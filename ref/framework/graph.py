@@ -542,7 +542,7 @@ class Graph:
                     raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
                 self.as_graph_element(c)
                 ops.append(c)
-            tls.control_stack = old + [ops]
+            tls.control_stack = old + [_ControlLevel(ops)]
         try:
             yield
         finally:
@@ -552,6 +552,8 @@ class Graph:
         seen, out = set(), []
         input_ops = {t.op for t in inputs}
         for level in self._tls().control_stack:
+            if not input_ops.isdisjoint(level.created):
+                continue  # TF prunes: an input made inside this block already waits for its controls
             for c in level:
                 if c not in seen and c not in input_ops:
                     seen.add(c)
@@ -717,6 +719,8 @@ class Graph:
                            len(self._ops), _user_frame())
             self._ops_by_name[name] = op
             self._ops.append(op)
+            for level in tls.control_stack:
+                level.created.add(op)
             for t in inputs:
                 self._consumers.setdefault(t, []).append(op)
             self._version += 1
@@ -726,6 +730,14 @@ class Graph:
 
     def __contains__(self, name):
         return name in self._ops_by_name
+
+
+class _ControlLevel(list):
+    """One ``control_dependencies`` block: its control ops, and the ops created inside it."""
+
+    def __init__(self, ops):
+        super().__init__(ops)
+        self.created = set()
 
 
 class _OpLike:
@@ -1310,7 +1322,8 @@ def apply_op(op_type, name=None, **kwargs):
                 inputs.extend(ts)
                 named[in_name] = ts
             else:
-                t = _convert_input(v, hint, op_type, in_name, is_ref)
+                t = _convert_input(v, hint, op_type, in_name, is_ref,
+                                   registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name))
                 inputs.append(t)
                 named[in_name] = t
 

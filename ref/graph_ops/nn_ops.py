@@ -7,10 +7,14 @@ TF's composite formulas (e.g. ``sigmoid_cross_entropy_with_logits`` is
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ref.types import dtypes
 from ref.graph_ops import math_ops as _m, array_ops
+from ref.graph_ops.random_ops import random_uniform as _random_uniform
+from ref.types.shapes import TensorShape
 from ref.framework.graph import Tensor, apply_op, constant, convert_to_tensor, get_seed, name_scope
 
 __all__ = [
@@ -292,40 +296,53 @@ def zero_fraction(value, name=None):
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """x * (1 / keep_prob) * (uniform >= rate): each element kept with
-    probability 1 - rate and scaled up (TF's ``dropout_v2`` graph: one
-    ``RandomUniform`` of ``noise_shape``, default x's shape)."""
+    """Each element of x zeroed with probability ``rate``, the others scaled by
+    1 / (1 - rate) -- TF's ``dropout_v2`` graph, node for node: ``Mul`` by the
+    Python scale (or ``RealDiv`` by ``1 - rate``), a ``random_uniform`` of
+    ``noise_shape`` (default x's shape), ``GreaterEqual``, ``SelectV2``."""
     if keep_prob is not None:
         if rate is not None:
             raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-        if isinstance(keep_prob, Tensor):
-            rate = _m.subtract(1, keep_prob)
-        else:
-            if not 0 < float(keep_prob) <= 1:
-                raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got "
-                                 f"{keep_prob}")
-            rate = 1 - float(keep_prob)
+        if not isinstance(keep_prob, Tensor) and not 0 < float(keep_prob) <= 1:
+            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
+        rate = 1.0 - keep_prob  # TF computes it before its name scope ("sub" for a tensor)
     if rate is None:
         raise ValueError("Either 'rate' or 'keep_prob' must be given")
     with name_scope(name, "dropout", [x]) as scope:
+        is_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
+        if is_number and not 0 <= rate < 1:
+            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
         x = convert_to_tensor(x, name="x")
-        if not x.dtype.is_floating:
+        dtype = x.dtype.base_dtype
+        if not dtype.is_floating:
             raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
-                             f"Got a {x.dtype.name} tensor instead.")
-        if not isinstance(rate, Tensor):
-            if not 0 <= rate < 1:
-                raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
-            if rate == 0:
-                return apply_op("Identity", input=x, name=scope)
-        rate = convert_to_tensor(rate, dtype=x.dtype.base_dtype, name="rate")
-        shape = _a().shape(x) if noise_shape is None else convert_to_tensor(noise_shape, dtype=dtypes.int32)
-        seed1, seed2 = get_seed(seed)
-        random_tensor = apply_op("RandomUniform", shape=shape, dtype=x.dtype.base_dtype, seed=seed1 or 0,
-                                 seed2=seed2 or 0)
-        keep_prob = _m.subtract(constant(np.ones((), x.dtype.base_dtype.np)), rate)
-        scale = _m.realdiv(constant(np.ones((), x.dtype.base_dtype.np)), keep_prob)
+                             f"Got a {dtype.name} tensor instead.")
+        if is_number and rate == 0:
+            return x
+        if is_number:
+            scale = convert_to_tensor(1 / (1 - rate), dtype=dtype)
+            ret = apply_op("Mul", x=x, y=scale)
+        else:
+            rate = convert_to_tensor(rate)
+            rate.shape.assert_has_rank(0)
+            if rate.dtype.base_dtype != dtype:
+                rate = apply_op("Cast", x=rate, DstT=dtype, name="rate")
+            ret = apply_op("RealDiv", x=x, y=apply_op("Sub", x=constant(1, dtype=dtype), y=rate))
+        shape = _a().shape(x) if noise_shape is None else _noise_shape(x, noise_shape)
+        random_tensor = _random_uniform(shape, dtype=dtype, seed=seed)
         keep_mask = _m.greater_equal(random_tensor, rate)
-        ret = _m.multiply(_m.multiply(x, scale), _m.cast(keep_mask, x.dtype.base_dtype), name=scope)
-        if noise_shape is None:
-            ret.set_shape(x.shape)
+        ret = apply_op("SelectV2", condition=keep_mask, t=ret, e=constant(0, dtype=dtype))
+        ret.set_shape(x.shape)
         return ret
+
+
+def _noise_shape(x, noise_shape):
+    """``noise_shape`` with its unknown dims filled from x's static shape (TF's ``_get_noise_shape``)."""
+    try:
+        given = TensorShape(noise_shape)
+    except (TypeError, ValueError):
+        return noise_shape
+    if x.shape.ndims is not None and given.ndims == x.shape.ndims:
+        return TensorShape([d if n is None and d is not None else n
+                            for d, n in zip(x.shape.as_list(), given.as_list())])
+    return given

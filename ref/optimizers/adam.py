@@ -80,8 +80,8 @@ class AdamOptimizer(Optimizer):
         with control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
             with colocate_with(beta1_power.op):
-                update_beta1 = state_ops.assign(beta1_power, apply_op("Mul", x=beta1_power, y=self._tensors["beta1"]),
+                update_beta1 = state_ops.assign(beta1_power, beta1_power * self._tensors["beta1"],
                                                 use_locking=self._use_locking)
-                update_beta2 = state_ops.assign(beta2_power, apply_op("Mul", x=beta2_power, y=self._tensors["beta2"]),
+                update_beta2 = state_ops.assign(beta2_power, beta2_power * self._tensors["beta2"],
                                                 use_locking=self._use_locking)
         return control_flow_ops.group(*update_ops + [update_beta1, update_beta2], name=name_scope)
