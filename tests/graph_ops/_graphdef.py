@@ -9,16 +9,25 @@ of random ops without an op seed, agree). Tensor attrs are compared by dtype,
 shape and values (TF may write the same tensor as ``tensor_content`` or as a
 repeated field; both read back the same).
 
-Deliberate exclusions: none of the attrs TF writes is skipped. Attrs whose
+Deliberate exclusions (``EXCLUDED_ATTRS``): ``_has_manual_control_dependencies``,
+which TF 2 sets on an op after it was created, when the op becomes a control
+input (a marker for ``tf.function``'s automatic control dependencies; a TF1
+graph runs the same without it, and ref's operations are immutable once
+made). Every other attr TF writes is compared. Attrs whose
 value is TF's registered default may be left out by either side (TF writes
 every attr of the op def; a GraphDef read back with a default filled in is the
 same graph), so a key missing on one side is compared with the op def's
 default.
 """
 import contextlib
+import os
 
-import numpy as np
 import pytest
+
+# tf.compat.v1.layers needs the Keras 2 package (tf-keras); read when first used.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+EXCLUDED_ATTRS = ("_has_manual_control_dependencies",)
 
 
 def tf_v1():
@@ -88,7 +97,7 @@ def describe(node):
     """(name, op, data inputs, control inputs, {attr: value}) of one NodeDef."""
     data = [i for i in node.input if not i.startswith("^")]
     control = sorted(i for i in node.input if i.startswith("^"))
-    attrs = {k: _attr(v) for k, v in node.attr.items()}
+    attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS}
     for k, v in _op_defaults(node.op).items():
         attrs.setdefault(k, _attr(v))
     return node.name, node.op, data, control, attrs
