@@ -13,7 +13,7 @@ for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGrad
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-           "CountUpTo", "DynamicPartition"):
+           "CountUpTo", "DynamicPartition", "ConcatOffset"):
     NotDifferentiable(_t)
 
 
@@ -52,12 +52,8 @@ def _reshape_grad(op, grad):
 
 
 def _reshape_like(grad, x):
-    a = _a()
-    if isinstance(grad, IndexedSlices):
-        grad = _dense(grad)
-    if x.shape.is_fully_defined():
-        return a.reshape(grad, x.shape.as_list())
-    return a.reshape(grad, a.shape(x))
+    """TF's ``_ReshapeToInput``: grad (densified) reshaped to ``shape(x)``."""
+    return _a().reshape(_dense_no_warning(grad), _a().shape(x))
 
 
 def _dense(g):
@@ -84,11 +80,7 @@ def _squeeze_grad(op, grad):
 
 @RegisterGradient("Transpose")
 def _transpose_grad(op, grad):
-    perm = op.inputs[1]
-    c = constant_value(perm)
-    if c is not None:
-        return _a().transpose(grad, np.argsort(c).astype(c.dtype)), None
-    return _a().transpose(grad, _a().invert_permutation(perm)), None
+    return _a().transpose(grad, _a().invert_permutation(op.inputs[1])), None
 
 
 @RegisterGradient("ConjugateTranspose")
@@ -109,17 +101,30 @@ def _sizes_along(values, axis):
 @RegisterGradient("ConcatV2")
 def _concat_grad(op, grad):
     values, axis_t = op.inputs[:-1], op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    if not isinstance(grad, IndexedSlices):
+        return _concat_dense_grad(values, axis_t, grad) + [None]
     axis = constant_value(axis_t)
     if axis is None:
         raise ValueError(f"Concat gradient of '{op.name}' needs a statically known axis")
     rank = values[0].shape.ndims
     axis = int(axis) % rank if rank else int(axis)
-    sizes = _sizes_along(values, axis)
-    if all(isinstance(s, int) for s in sizes):
-        parts = _a().split(grad, sizes, axis)
-    else:
-        parts = _a().split(grad, _a().stack(sizes), axis, num=len(values))
-    return list(parts) + [None]
+    return list(_a().split(_dense(grad), _sizes_along(values, axis), axis)) + [None]
+
+
+def _concat_dense_grad(values, axis_t, grad):
+    """TF's graph: ConcatOffset of the inputs' shapes (constants when known), one Slice each."""
+    a = _a()
+    axis = axis_t % a.rank(values[0])
+    sizes = [a.shape(v) for v in values]
+    if not all(s.op.type == "Const" for s in sizes):
+        sizes = a.shape_n(values)
+    if len(sizes) > 16:
+        sizes = a.squeeze(a.slice(a.stack(sizes, axis=1), [axis, 0], [1, -1]))
+        return list(a.split(grad, sizes, axis))
+    offsets = apply_op("ConcatOffset", concat_dim=axis, shape=list(sizes))
+    return [a.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
 
 
 @RegisterGradient("Concat")

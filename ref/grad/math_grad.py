@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, constant, constant_value
+from ref.framework.graph import apply_op, constant, constant_value, control_dependencies
 from ref.grad._util import (binary_grads, kept_dims_shape, reduction_axes, reduce_gradient_args,
                             shapes_equal_and_known, unbroadcast)
 from ref.grad.registry import NotDifferentiable, RegisterGradient
@@ -62,7 +62,7 @@ def _mul_grad(op, grad):
 def _real_div_grad(op, grad):
     x, y = map(_cj, op.inputs)
     m = _m()
-    return binary_grads(op, m.realdiv(grad, y), m.multiply(grad, m.realdiv(m.realdiv(m.negative(x), y), y)))
+    return binary_grads(op, m.realdiv(grad, y), grad * m.realdiv(m.realdiv(-x, y), y))
 
 
 @RegisterGradient("Div")
@@ -127,9 +127,10 @@ def _squared_difference_grad(op, grad):
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
-    x = _cj(op.inputs[0])
-    m = _m()
-    return m.multiply(grad, m.multiply(x, m.cast(2, x.dtype)))
+    with control_dependencies([grad]):
+        x = _cj(op.inputs[0])
+        two = constant(2.0, dtype=x.dtype.base_dtype)
+        return _m().multiply(grad, _m().multiply(x, two))
 
 
 @RegisterGradient("Sqrt")
@@ -152,24 +153,26 @@ RegisterGradient("Inv")(_reciprocal_grad)
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return _m().multiply(grad, _cj(op.outputs[0]))
+    with control_dependencies([grad]):
+        return grad * _cj(op.outputs[0])
 
 
 @RegisterGradient("Expm1")
 def _expm1_grad(op, grad):
-    return _m().multiply(grad, _m().exp(op.inputs[0]))
+    with control_dependencies([grad]):
+        return grad * _m().exp(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return _m().multiply(grad, _m().reciprocal(_cj(op.inputs[0])))
+    with control_dependencies([grad]):
+        return grad * _m().reciprocal(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
-    m = _m()
-    x = op.inputs[0]
-    return m.multiply(grad, m.reciprocal(m.add(m.cast(1, x.dtype), x)))
+    with control_dependencies([grad]):
+        return grad * _m().reciprocal(1 + _cj(op.inputs[0]))
 
 
 @RegisterGradient("Neg")
@@ -179,17 +182,19 @@ def _neg_grad(op, grad):
 
 @RegisterGradient("Abs")
 def _abs_grad(op, grad):
-    return _m().multiply(grad, _m().sign(op.inputs[0]))
+    return grad * _m().sign(op.inputs[0])
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
-    return _m().multiply(grad, _m().cos(op.inputs[0]))
+    with control_dependencies([grad]):
+        return grad * _m().cos(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
-    return _m().negative(_m().multiply(grad, _m().sin(op.inputs[0])))
+    with control_dependencies([grad]):
+        return -grad * _m().sin(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Tan")
@@ -304,7 +309,7 @@ def _reduced_shape(input_shape, axes):
     """The reduction's output shape with kept dims (TF's ``math_ops.reduced_shape``):
     a NumPy array when shape and axes are constants, else a ``DynamicStitch``."""
     m, a = _m(), _a()
-    shape_value, axes_value = constant_value(input_shape), constant_value(axes)
+    shape_value, axes_value = (v if isinstance(v, np.ndarray) else constant_value(v) for v in (input_shape, axes))
     if shape_value is not None and axes_value is not None:
         out = np.array(shape_value, dtype=np.int32)
         out[np.array(axes_value, dtype=np.int32)] = 1
@@ -330,10 +335,17 @@ def _broadcast_back(op, grad):
             known = None not in dims
             return a.tile(g, constant(np.array(dims, np.int32)) if known else a.shape(x))
         if None not in dims:
-            kept = np.array(dims, np.int32)
-            kept[np.asarray(axes, np.int32).reshape(-1)] = 1
-            scaling = np.array(dims, np.int32) // np.maximum(kept, 1)
-            return a.tile(a.reshape(grad, tuple(int(d) for d in kept)), tuple(int(d) for d in scaling))
+            # TF folds the shapes once per graph, building (and caching) the
+            # Maximum/floordiv nodes of _SafeShapeDiv on the first use.
+            cache = op.graph.__dict__.setdefault("_reduced_shape_cache", {})
+            key = (tuple(dims), tuple(np.asarray(axes).reshape(-1).tolist()))
+            if key not in cache:
+                kept = _reduced_shape(np.array(dims, np.int32), np.asarray(axes))
+                tuple(dims) // _m().maximum(kept, 1)  # TF's nodes; their value is folded here
+                scaling = np.array(dims, np.int64) // np.maximum(kept, 1)
+                cache[key] = (tuple(int(d) for d in kept), tuple(int(d) for d in scaling))
+            kept, scaling = cache[key]
+            return a.tile(a.reshape(grad, kept), scaling)
     input_shape = a.shape(x)
     if not op.get_attr("keep_dims"):
         grad = a.reshape(grad, _reduced_shape(input_shape, op.inputs[1]))
@@ -374,7 +386,7 @@ def _min_or_max_grad(op, grad):
         kept = a.shape(y)
     indicators = m.cast(m.equal(y, x), grad.dtype)
     num_selected = a.reshape(m.reduce_sum(indicators, op.inputs[1]), kept)
-    return m.multiply(m.divide(indicators, num_selected), grad), None
+    return m.divide(indicators, num_selected) * grad, None
 
 
 RegisterGradient("Max")(_min_or_max_grad)

@@ -99,15 +99,15 @@ def _softplus_grad_grad(op, grad):
 def _softmax_grad(op, grad):
     m = _m()
     y = op.outputs[0]
-    s = m.reduce_sum(m.multiply(grad, y), -1, keepdims=True)
-    return m.multiply(m.subtract(grad, s), y)
+    s = m.reduce_sum(grad * y, -1, keepdims=True)
+    return (grad - s) * y
 
 
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
     m = _m()
     softmax = m.exp(op.outputs[0])
-    return m.subtract(grad, m.multiply(m.reduce_sum(grad, -1, keepdims=True), softmax))
+    return grad - m.reduce_sum(grad, -1, keepdims=True) * softmax
 
 
 def _broadcast_mul(vec, mat):
