@@ -220,17 +220,14 @@ def _gather_v2_grad(op, grad):
     axis = constant_value(axis_t)
     batch_dims = op.get_attr("batch_dims")
     if axis is not None and int(axis) == 0 and batch_dims == 0:
-        with colocate_with(params.op):  # dense_shape: int32, next to params (TF)
-            params_shape_t = a.shape(params, out_type="int32") if not params.shape.is_fully_defined() else \
-                constant(np.array(params.shape.as_list(), np.int32))
-        inner = params.shape[1:]
-        if inner.is_fully_defined():
-            values_shape = [-1] + inner.as_list()
-        else:
-            values_shape = a.concat([[-1], a.shape(params)[1:]], 0)
+        # TF's graph: shape(params) next to params, size(indices) as a 1-vector,
+        # values reshaped to [size] + params_shape[1:].
+        with colocate_with(params.op):
+            params_shape = a.shape(params)
+        indices_size = a.expand_dims(a.size(indices), 0)
+        values_shape = a.concat([indices_size, params_shape[1:]], 0)
         values = a.reshape(_dense_no_warning(grad), values_shape)
-        flat_indices = a.reshape(indices, [-1])
-        return IndexedSlices(values, flat_indices, params_shape_t), None, None
+        return IndexedSlices(values, a.reshape(indices, indices_size), params_shape), None, None
     # General axis: move the gathered axis to the front, segment-sum, move it back.
     ax = int(axis) % params.shape.ndims
     rank = params.shape.ndims

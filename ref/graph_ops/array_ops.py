@@ -458,7 +458,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if axis is None:
         axis = batch_dims
     c = constant_value(axis)
-    if c is not None and int(c) == 0 and hasattr(params, "sparse_read") and not isinstance(params, Tensor):
+    # TF reads rows through sparse_read for resource variables only; a reference
+    # variable converts to its snapshot ("w/read") and feeds a plain GatherV2.
+    if c is not None and int(c) == 0 and hasattr(params, "handle") and not isinstance(params, Tensor):
         return params.sparse_read(indices, name=name)
     return apply_op("GatherV2", params=params, indices=indices, axis=axis, batch_dims=batch_dims,
                     name=name or "GatherV2")
