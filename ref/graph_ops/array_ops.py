@@ -641,7 +641,11 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     ``ones(shape(tensor))``, never the OnesLike op)."""
     with name_scope(name, "ones_like", [tensor]) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
-        shp = shape(tensor) if optimize else apply_op("Shape", input=tensor)
+        if optimize and tensor.shape.is_fully_defined():  # TF's shape_internal without out_type
+            with name_scope(None, "Shape", [tensor]):
+                shp = constant(np.array(tensor.shape.as_list(), np.int32), name="shape_as_tensor")
+        else:
+            shp = apply_op("Shape", input=tensor)
         out = ones(shp, dtype=dtype or tensor.dtype, name=scope)
         out.set_shape(tensor.shape)
         return out

@@ -28,7 +28,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
-from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant_value, \
+from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant, constant_value, \
     convert_to_tensor, get_collection, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
@@ -325,12 +325,16 @@ def flatten(inputs, name=None, data_format="channels_last"):
             inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
         if rank == 1:
             return array_ops.expand_dims(inputs, 1)
+        # Keras's Flatten: a Const shape when it can, -1 for the batch.
         batch = dimension_value(inputs.shape[0]) if rank else None
         rest = inputs.shape[1:]
         if rest.is_fully_defined():
-            flat = int(np.prod(rest.as_list(), dtype=np.int64))
-            return array_ops.reshape(inputs, [batch if batch is not None else -1, flat])
-        return array_ops.reshape(inputs, [batch if batch is not None else array_ops.shape(inputs)[0], -1])
+            shape = constant(np.array([-1, int(np.prod(rest.as_list(), dtype=np.int64))], np.int32))
+        elif batch is not None:
+            shape = constant(np.array([int(batch), -1], np.int32))
+        else:
+            shape = [array_ops.shape(inputs)[0], -1]
+        return array_ops.reshape(inputs, shape)
 
 
 def _moving_average_update(variable, value, momentum):
