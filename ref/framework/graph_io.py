@@ -251,7 +251,7 @@ def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
                 av = _attr_value(TensorShape(None), library, seen_funcs)
             else:
                 continue
-        nd.attr[k].CopyFrom(av)
+        nd.attr[registry.TF_ATTR_NAMES.get(op.type, {}).get(k, k)].CopyFrom(av)
     return nd
 
 
@@ -794,8 +794,8 @@ def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, b
     for n in order:
         opdef = opdefs[n.name]
         try:
-            attrs = {k: _from_attr(v, functions, func_builder) for k, v in n.attr.items()
-                     if k not in ("_output_shapes", "output_shapes", "_class")}
+            attrs = {registry.FROM_TF_ATTR_NAMES.get(n.op, {}).get(k, k): _from_attr(v, functions, func_builder)
+                     for k, v in n.attr.items() if k not in ("_output_shapes", "output_shapes", "_class")}
         except (TypeError, KeyError, IndexError, OverflowError) as e:
             raise ValueError(f"Node '{n.name}': invalid attr value: {e}") from None
         ctrl = [input_map[i] if i in input_map else created[i[1:]] for i in n.input

@@ -29,7 +29,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
 from ref.framework.graph import GraphKeys, Tensor, add_to_collection, add_to_collections, constant, constant_value, \
-    convert_to_tensor, get_collection, name_scope
+    colocate_with, convert_to_tensor, get_collection, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
 from ref.graph_ops.variable_scope import get_variable, variable_scope
@@ -339,13 +339,11 @@ def flatten(inputs, name=None, data_format="channels_last"):
 
 def _moving_average_update(variable, value, momentum):
     """assign_sub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
-    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
-        decay = math_ops.subtract(1.0, momentum) if isinstance(momentum, Tensor) else \
-            convert_to_tensor(1.0 - momentum, name="decay")
+    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope, colocate_with(variable):
+        decay = convert_to_tensor(1.0 - momentum, name="decay")
         if decay.dtype.base_dtype != variable.dtype.base_dtype:
             decay = math_ops.cast(decay, variable.dtype.base_dtype)
-        delta = math_ops.multiply(math_ops.subtract(variable, math_ops.cast(value, variable.dtype.base_dtype)),
-                                  decay)
+        delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
         return state_ops.assign_sub(variable, delta, name=scope)
 
 
@@ -424,7 +422,7 @@ def _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momen
     if training_value is False:
         return infer()[0]
     output, mean, variance = train() if training_value else control_flow_ops.cond(training, train, infer)
-    m = momentum if training_value else _smart_momentum(training, momentum)
+    m = convert_to_tensor(momentum) if training_value else _smart_momentum(training, momentum)
     _add_updates([_moving_average_update(moving_mean, mean, m),
                   _moving_average_update(moving_variance, variance, m)])
     return output

@@ -101,6 +101,10 @@ TF_INPUT_NAMES = {
     "SplitV": {"axis": "split_dim"}, "StringToNumber": {"string_input": "string_tensor"},
     "Where": {"condition": "input"},
 }
+# Attrs whose ``tf.raw_ops`` argument name differs from the op def's attr name:
+# a GraphDef carries the op def's name (TF reads no other).
+TF_ATTR_NAMES = {"Squeeze": {"axis": "squeeze_dims"}}
+FROM_TF_ATTR_NAMES = {op: {tf: ours for ours, tf in names.items()} for op, names in TF_ATTR_NAMES.items()}
 
 
 def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=None, allowed=None,
