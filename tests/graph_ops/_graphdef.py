@@ -13,7 +13,11 @@ Deliberate exclusions (``EXCLUDED_ATTRS``): ``_has_manual_control_dependencies``
 which TF 2 sets on an op after it was created, when the op becomes a control
 input (a marker for ``tf.function``'s automatic control dependencies; a TF1
 graph runs the same without it, and ref's operations are immutable once
-made). Every other attr TF writes is compared. Attrs whose
+made). Every other attr TF writes is compared. Two attrs only ref writes are
+skipped too (``REF_PRIVATE_ATTRS``): ``_fsync`` on the Saver's ``SaveV2`` and
+``_ref_shape`` on its restore ``Assign`` ops -- underscore attrs, which TF
+ignores on import, that keep ref's Saver behaviour (durable writes, TF's
+shape check of an uninitialized variable) across a meta-graph round trip. Attrs whose
 value is TF's registered default may be left out by either side (TF writes
 every attr of the op def; a GraphDef read back with a default filled in is the
 same graph), so a key missing on one side is compared with the op def's
@@ -28,6 +32,7 @@ import pytest
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 EXCLUDED_ATTRS = ("_has_manual_control_dependencies",)
+REF_PRIVATE_ATTRS = ("_fsync", "_ref_shape")
 
 
 def tf_v1():
@@ -97,7 +102,7 @@ def describe(node):
     """(name, op, data inputs, control inputs, {attr: value}) of one NodeDef."""
     data = [i for i in node.input if not i.startswith("^")]
     control = sorted(i for i in node.input if i.startswith("^"))
-    attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS}
+    attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS + REF_PRIVATE_ATTRS}
     for k, v in _op_defaults(node.op).items():
         attrs.setdefault(k, _attr(v))
     return node.name, node.op, data, control, attrs
