@@ -55,8 +55,10 @@ def _is_int(a) -> bool:
     return np.asarray(a).dtype.kind in "iu"
 
 
-def _check_int_divisor(y):
-    if _is_int(y) and np.any(np.asarray(y) == 0):
+def _check_int_divisor(y, x):
+    """TF's integer division error for a zero divisor -- unless the broadcast
+    output is empty (TF's binary kernels return before computing anything)."""
+    if _is_int(y) and np.any(np.asarray(y) == 0) and np.broadcast(np.asarray(x), np.asarray(y)).size:
         raise invalid_argument("Integer division by zero")
 
 
@@ -104,7 +106,7 @@ def div(x, y):
     """z = x / y: C++ truncating division for integers (InvalidArgumentError on
     zero), true division for floats."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(y, x)
         return _trunc_div_int(x, y)
     return np.true_divide(x, y)
 
@@ -122,7 +124,7 @@ def floor_div(x, y):
     """z = floor(x / y): integer floor division, or ``floor(x / y)`` computed in
     floating point (TF's ``google_floor_div_real``, not Python's divmod)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(y, x)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -132,7 +134,7 @@ def floor_mod(x, y):
     """z = x - floor(x / y) * y, the sign of y: ``r = fmod(x, y)``; ``r + y``
     where r != 0 and its sign differs from y's (TF's ``google_floor_fmod``)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(y, x)
         return np.mod(x, y)
     r = np.fmod(x, y)
     return np.where((r != 0) & ((np.asarray(y) < 0) != (r < 0)), r + y, r)
@@ -142,7 +144,7 @@ def floor_mod(x, y):
 def truncate_div(x, y):
     """z = x / y rounded toward zero (C semantics)."""
     if _is_int(x):
-        _check_int_divisor(y)
+        _check_int_divisor(y, x)
         return _trunc_div_int(x, y)
     return np.trunc(np.true_divide(x, y))
 
