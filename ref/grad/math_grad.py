@@ -76,8 +76,7 @@ def _div_grad(op, grad):
 def _div_no_nan_grad(op, grad):
     x, y = op.inputs
     m = _m()
-    return binary_grads(op, m.div_no_nan(grad, y),
-                        m.multiply(grad, m.div_no_nan(m.div_no_nan(m.negative(x), y), y)))
+    return binary_grads(op, m.div_no_nan(grad, y), grad * m.div_no_nan(m.div_no_nan(-x, y), y))
 
 
 @RegisterGradient("FloorMod")
@@ -447,9 +446,12 @@ def _select_grad(op, grad):
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op, grad):
     c, x, y = op.inputs
+    z = op.outputs[0]
     a = _a()
-    zeros = a.zeros_like(grad)
-    return None, unbroadcast(a.where_v2(c, grad, zeros), x), unbroadcast(a.where_v2(c, zeros, grad), y)
+    zeros = a.zeros([], dtype=grad.dtype.base_dtype)
+    gx = a.where_v2(c, grad, zeros)
+    gy = a.where_v2(c, zeros, grad)
+    return None, reduce_gradient_args(x, z, gx, None)[0], reduce_gradient_args(y, z, gy, None)[0]
 
 
 @RegisterGradient("ClipByValue")

@@ -112,7 +112,7 @@ def _log_softmax_grad(op, grad):
 
 def _broadcast_mul(vec, mat):
     """vec[:, None] * mat."""
-    return _m().multiply(_a().expand_dims(vec, -1), mat)
+    return _a().expand_dims(vec, -1) * mat
 
 
 @RegisterGradient("SoftmaxCrossEntropyWithLogits")

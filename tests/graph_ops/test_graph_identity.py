@@ -195,6 +195,30 @@ def saver(tf):
     tf.train.Saver()
 
 
+def mlp_with_summaries(tf):
+    """A TF1 tutorial's MLP: name scopes, variable summaries, dropout, tf.losses, Adam."""
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 20], name="x")
+    y = tf.placeholder(tf.int64, [None], name="y")
+    keep_prob = tf.placeholder(tf.float32, name="keep_prob")
+    with tf.name_scope("hidden"):
+        w = tf.Variable(tf.truncated_normal([20, 32], stddev=0.1), name="w")
+        b = tf.Variable(tf.constant(0.1, shape=[32]), name="b")
+        with tf.name_scope("summaries"):
+            mean = tf.reduce_mean(w)
+            tf.summary.scalar("mean", mean)
+            tf.summary.scalar("stddev", tf.sqrt(tf.reduce_mean(tf.square(w - mean))))
+            tf.summary.histogram("histogram", w)
+        h = tf.nn.dropout(tf.nn.relu(tf.matmul(x, w) + b), keep_prob)
+    with tf.name_scope("out"):
+        w2 = tf.Variable(tf.truncated_normal([32, 5], stddev=0.1), name="w")
+        logits = tf.matmul(h, w2) + tf.Variable(tf.zeros([5]), name="b")
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=logits)
+    tf.summary.scalar("loss", loss)
+    train = tf.train.AdamOptimizer(0.01).minimize(loss)
+    return x, y, keep_prob, loss, train, tf.summary.merge_all()
+
+
 def multinomial(tf):
     tf.set_random_seed(3)
     tf.multinomial(tf.log([[0.2, 0.3, 0.5]]), 4)
@@ -230,6 +254,7 @@ CASES = [
     (summaries, None),
     (saver, None),
     (multinomial, None),
+    (mlp_with_summaries, None),
 ]
 
 
@@ -238,3 +263,25 @@ CASES = [
     for f, why in CASES])
 def test_graph_def_is_tensorflows(snippet):
     assert_same_graph(snippet)
+
+
+def test_mlp_with_summaries_trains_as_tensorflow():
+    """Same graph, same seeds: the same initial values, dropout masks and Adam
+    steps, so the losses agree to float rounding over 20 steps."""
+    import contextlib
+
+    import ref
+    from _graphdef import tf1_behaviour, tf_v1
+
+    rs = np.random.RandomState(0)
+    feed_x, feed_y = rs.randn(64, 20).astype(np.float32), rs.randint(0, 5, 64)
+    losses = []
+    for lib in (tf_v1(), ref):
+        with (contextlib.nullcontext() if lib is ref else tf1_behaviour()), lib.Graph().as_default():
+            x, y, keep_prob, loss, train, merged = mlp_with_summaries(lib)
+            init = lib.global_variables_initializer()
+            with lib.Session() as sess:
+                sess.run(init)
+                losses.append([sess.run([loss, train, merged], {x: feed_x, y: feed_y, keep_prob: 0.9})[0]
+                               for _ in range(20)])
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-5)
