@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import apply_op, constant, constant_value, control_dependencies
+from ref.framework.graph import apply_op, constant, constant_value, control_dependencies, convert_to_tensor
 from ref.grad._util import (binary_grads, kept_dims_shape, reduction_axes, reduce_gradient_args,
                             shapes_equal_and_known, unbroadcast)
 from ref.grad.registry import NotDifferentiable, RegisterGradient
@@ -89,8 +89,8 @@ def _floor_mod_grad(op, grad):
 def _select_max_min(op, grad, compare):
     x, y = op.inputs
     a = _a()
-    mask = compare(x, y)  # ties go to x, as TF
     zeros = a.zeros_like(grad)
+    mask = compare(x, y)  # ties go to x, as TF
     return binary_grads(op, a.where_v2(mask, grad, zeros), a.where_v2(mask, zeros, grad))
 
 
@@ -119,9 +119,12 @@ def _pow_grad(op, grad):
 @RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op, grad):
     x, y = op.inputs
-    m = _m()
-    x_grad = m.multiply(m.multiply(m.cast(2, grad.dtype), grad), m.subtract(x, y))
-    return binary_grads(op, x_grad, m.negative(x_grad))
+    with control_dependencies([grad]):
+        scalar = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype, name="scalar")  # TF's scalar_mul
+        x_grad = apply_op("Mul", x=scalar, y=grad) * (x - y)
+    if shapes_equal_and_known(x, y, grad):
+        return x_grad, -x_grad
+    return binary_grads(op, x_grad, -x_grad)
 
 
 @RegisterGradient("Square")

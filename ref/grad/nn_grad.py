@@ -38,7 +38,7 @@ def _selu_grad(op, grad):
 
 @RegisterGradient("Softplus")
 def _softplus_grad(op, grad):
-    return apply_op("SoftplusGrad", gradients=grad, features=op.inputs[0])
+    return grad * _m().sigmoid(op.inputs[0])
 
 
 @RegisterGradient("Softsign")
@@ -182,4 +182,4 @@ def _bias_add_grad_grad(op, received_grad):
 
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op, grad):
-    return _m().multiply(op.inputs[0], grad)
+    return op.inputs[0] * grad

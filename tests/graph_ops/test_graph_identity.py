@@ -219,6 +219,54 @@ def mlp_with_summaries(tf):
     return x, y, keep_prob, loss, train, tf.summary.merge_all()
 
 
+def conv_training(tf):
+    y = tf.layers.conv2d(_x(tf, (2, 8, 8, 3)), 4, 3, padding="same", activation=tf.nn.relu)
+    y = tf.layers.average_pooling2d(tf.layers.max_pooling2d(y, 2, 2), 2, 2)
+    y = tf.layers.dense(tf.layers.flatten(y), 3)
+    tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_mean(tf.square(y)))
+
+
+def layers_dropout_python_training(tf):
+    x = _x(tf)
+    tf.layers.dropout(x, 0.3, training=True)
+    tf.layers.dropout(x, 0.3)
+
+
+def initializers(tf):
+    for i, init in enumerate([tf.glorot_uniform_initializer(), tf.glorot_normal_initializer(),
+                              tf.variance_scaling_initializer(), tf.random_normal_initializer(0.0, 2.0),
+                              tf.constant_initializer(3.0), tf.ones_initializer(),
+                              tf.uniform_unit_scaling_initializer()]):
+        tf.get_variable(f"v{i}", [4, 3], initializer=init)
+
+
+def orthogonal_initializer(tf):
+    tf.get_variable("v", [4, 3], initializer=tf.orthogonal_initializer())
+
+
+def nn_gradients(tf):
+    x = _x(tf)
+    tf.gradients([tf.nn.l2_loss(x), tf.nn.log_softmax(x), tf.nn.elu(x), tf.nn.leaky_relu(x), tf.nn.softplus(x),
+                  tf.nn.l2_normalize(x, 1), tf.nn.moments(x, [0])[1]], [x])
+
+
+def centered_rmsprop_with_momentum(tf):
+    w = tf.get_variable("w", [3, 2])
+    tf.train.RMSPropOptimizer(0.1, momentum=0.9, centered=True).minimize(tf.reduce_sum(w * w))
+
+
+def global_step_and_decay(tf):
+    step = tf.train.get_or_create_global_step()
+    lr = tf.train.exponential_decay(0.1, step, 100, 0.9)
+    w = tf.get_variable("w", [3])
+    tf.train.GradientDescentOptimizer(lr).minimize(tf.reduce_sum(w * w), global_step=step)
+
+
+def sharded_saver(tf):
+    tf.get_variable("w", [3])
+    tf.train.Saver(sharded=True)
+
+
 def multinomial(tf):
     tf.set_random_seed(3)
     tf.multinomial(tf.log([[0.2, 0.3, 0.5]]), 4)
@@ -255,6 +303,15 @@ CASES = [
     (saver, None),
     (multinomial, None),
     (mlp_with_summaries, None),
+    (conv_training, None),
+    (layers_dropout_python_training, None),
+    (initializers, None),
+    (orthogonal_initializer, "orthogonal: TF's DiagPart and Python operators (ref: MatrixDiagPart, Mul)"),
+    (nn_gradients, None),
+    (centered_rmsprop_with_momentum, None),
+    (global_step_and_decay, None),
+    (sharded_saver, "the sharded Saver's StaticRegexFullMatch/Select temp-path subgraph (ref/checkpoint/saver.py, "
+                    "owned by the framework work)"),
 ]
 
 
