@@ -17,7 +17,6 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import IndexedSlices, apply_op, colocate_with, constant, convert_to_tensor, name_scope
-from ref.graph_ops.array_ops import ones_like
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm", "clip_by_global_norm"]
 
@@ -72,12 +71,27 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         axis = _all_axes(values) if axes is None else axes
         l2sum = apply_op("Sum", input=squares, axis=axis, keep_dims=True)
         pred = l2sum > 0
-        l2sum_safe = apply_op("Select", condition=pred, x=l2sum, y=ones_like(l2sum))
+        l2sum_safe = apply_op("Select", condition=pred, x=l2sum, y=_ones_like(l2sum))
         l2norm = apply_op("Select", condition=pred, x=apply_op("Sqrt", x=l2sum_safe), y=l2sum)
         intermediate = values * clip_norm
         _assert_compatible(values, intermediate)
         clipped = apply_op("Identity", input=intermediate / apply_op("Maximum", x=l2norm, y=clip_norm), name=scope)
         return _like(t, clipped)
+
+
+def _ones_like(t):
+    """TF's ``array_ops.ones_like(t)`` graph (``Fill`` of ``Shape/shape_as_tensor``
+    or of ``Shape``), built here: math_ops imports this module, and array_ops is
+    kept out of clip_ops' imports."""
+    with name_scope(None, "ones_like", [t]) as scope:
+        with name_scope(None, "Shape", [t]) as shape_scope:
+            if t.shape.is_fully_defined():
+                shape = constant(np.array(t.shape.as_list(), np.int32), name="shape_as_tensor")
+            else:
+                shape = apply_op("Shape", input=t, name=shape_scope)
+        out = apply_op("Fill", dims=shape, value=constant(1, dtype=t.dtype.base_dtype), name=scope)
+        out.set_shape(t.shape)
+        return out
 
 
 def clip_by_average_norm(t, clip_norm, name=None):
