@@ -248,7 +248,7 @@ def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
                 av = _attr_value(TensorShape(None), library, seen_funcs)
             else:
                 continue
-        nd.attr[k].CopyFrom(av)
+        nd.attr[registry.TF_ATTR_NAMES.get(op.type, {}).get(k, k)].CopyFrom(av)
     return nd
 
 

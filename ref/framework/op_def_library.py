@@ -312,7 +312,8 @@ def apply_op(op_type, name=None, **kwargs):
                 inputs.extend(ts)
                 named[in_name] = ts
             else:
-                t = _convert_input(v, hint, op_type, in_name, is_ref)
+                t = _convert_input(v, hint, op_type, in_name, is_ref,
+                                   registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name))
                 inputs.append(t)
                 named[in_name] = t
 
@@ -407,6 +408,10 @@ def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None):
                             f"(e.g. a tf.Variable): {value.name} has dtype {value.dtype.name}")
         return _maybe_capture(value)
     try:
+        if isinstance(value, (list, tuple)) and not value and hint is not None and hint.is_integer:
+            # TF converts an empty list as float32 first, then again as the attr's
+            # integer default: a dangling "<input>" Const before "<input>_1".
+            convert_to_tensor(value, name=const_name or in_name)
         t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None

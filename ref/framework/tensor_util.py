@@ -21,13 +21,13 @@ def _contains_tensor(value):
 
 # Ops whose value is known at graph construction when their inputs' values are
 # (TF's constant_value folds the same ones); the arithmetic is the op's own kernel.
-_FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill"})
+_FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill", "Range"})
 
 
 def constant_value(tensor):
     """The NumPy value of ``tensor`` if it is known at graph construction, else None:
     a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
-    ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2`` and ``Fill`` of
+    ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2``, ``Fill`` and ``Range`` of
     known values, computed by their registered kernels."""
     if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
         return np.asarray(tensor)

@@ -38,10 +38,60 @@ def _broadcast_gradient_args(s0, s1):
     return apply_op("BroadcastGradientArgs", s0=s0, s1=s1)
 
 
+def _gradient_reduction_axes(xs, ys):
+    """Axes along which x and y were statically broadcast (TF's
+    ``_InferGradientReductionAxes``), or (None, None) when it depends on data."""
+    if xs.ndims is None or ys.ndims is None:
+        return None, None
+    xl, yl = xs.as_list(), ys.as_list()
+    rank = max(len(xl), len(yl))
+    x_axes, y_axes = [], []
+    for axis in range(rank):
+        xd = 1 if axis < rank - len(xl) else xl[axis - (rank - len(xl))]
+        yd = 1 if axis < rank - len(yl) else yl[axis - (rank - len(yl))]
+        if xd == 1 and yd != 1:
+            x_axes.append(axis)
+        elif yd == 1 and xd != 1:
+            y_axes.append(axis)
+        elif xd is None or yd is None:
+            return None, None
+    return x_axes, y_axes
+
+
+def reduce_gradient_args(x, y, gx, gy):
+    """Sums each raw gradient over the axes its input was broadcast along and
+    reshapes it to the input's shape, building TF's graph
+    (``SmartBroadcastGradientArgs`` + ``_ReduceGradientArg``)."""
+    if gx is None and gy is None:
+        return gx, gy
+    array_ops, math_ops = _ops()
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    x_axes, y_axes = _gradient_reduction_axes(x.shape, y.shape)
+    if x_axes is None or y_axes is None:
+        x_axes, y_axes = _broadcast_gradient_args(sx, sy)
+        x_must, y_must = True, True
+    else:
+        x_must = bool(x_axes) or x.shape.ndims < y.shape.ndims
+        y_must = bool(y_axes) or y.shape.ndims < x.shape.ndims
+    out = []
+    for g, shape, axes, must in ((gx, sx, x_axes, x_must), (gy, sy, y_axes, y_must)):
+        if g is not None and must:
+            g = array_ops.reshape(math_ops.reduce_sum(g, axes, keepdims=True), shape)
+        out.append(g)
+    return tuple(out)
+
+
+def shapes_equal_and_known(x, y, grad):
+    """TF's ``_ShapesFullySpecifiedAndEqual``: the fast path of Add/Sub/Mul."""
+    xs = x.shape
+    return (xs.is_fully_defined() and y.shape.is_fully_defined() and grad.shape.is_fully_defined()
+            and xs.as_list() == y.shape.as_list() == grad.shape.as_list())
+
+
 def binary_grads(op, gx, gy):
     """Unbroadcast a binary op's two raw gradients to its inputs' shapes."""
     x, y = op.inputs
-    return unbroadcast(gx, x), unbroadcast(gy, y)
+    return reduce_gradient_args(x, y, gx, gy)
 
 
 def reduction_axes(op):

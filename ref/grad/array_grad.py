@@ -16,7 +16,7 @@ for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGrad
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-           "CountUpTo", "DynamicPartition"):
+           "CountUpTo", "DynamicPartition", "ConcatOffset"):
     NotDifferentiable(_t)
 
 
@@ -57,12 +57,8 @@ def _reshape_grad(op, grad):
 
 
 def _reshape_like(grad, x):
-    a = _a()
-    if isinstance(grad, IndexedSlices):
-        grad = _dense(grad)
-    if x.shape.is_fully_defined():
-        return a.reshape(grad, x.shape.as_list())
-    return a.reshape(grad, a.shape(x))
+    """TF's ``_ReshapeToInput``: grad (densified) reshaped to ``shape(x)``."""
+    return _a().reshape(_dense_no_warning(grad), _a().shape(x))
 
 
 def _dense(g):
@@ -89,11 +85,7 @@ def _squeeze_grad(op, grad):
 
 @RegisterGradient("Transpose")
 def _transpose_grad(op, grad):
-    perm = op.inputs[1]
-    c = constant_value(perm)
-    if c is not None:
-        return _a().transpose(grad, np.argsort(c).astype(c.dtype)), None
-    return _a().transpose(grad, _a().invert_permutation(perm)), None
+    return _a().transpose(grad, _a().invert_permutation(op.inputs[1])), None
 
 
 @RegisterGradient("ConjugateTranspose")
@@ -114,17 +106,30 @@ def _sizes_along(values, axis):
 @RegisterGradient("ConcatV2")
 def _concat_grad(op, grad):
     values, axis_t = op.inputs[:-1], op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    if not isinstance(grad, IndexedSlices):
+        return _concat_dense_grad(values, axis_t, grad) + [None]
     axis = constant_value(axis_t)
     if axis is None:
         raise ValueError(f"Concat gradient of '{op.name}' needs a statically known axis")
     rank = values[0].shape.ndims
     axis = int(axis) % rank if rank else int(axis)
-    sizes = _sizes_along(values, axis)
-    if all(isinstance(s, int) for s in sizes):
-        parts = _a().split(grad, sizes, axis)
-    else:
-        parts = _a().split(grad, _a().stack(sizes), axis, num=len(values))
-    return list(parts) + [None]
+    return list(_a().split(_dense(grad), _sizes_along(values, axis), axis)) + [None]
+
+
+def _concat_dense_grad(values, axis_t, grad):
+    """TF's graph: ConcatOffset of the inputs' shapes (constants when known), one Slice each."""
+    a = _a()
+    axis = axis_t % a.rank(values[0])
+    sizes = [a.shape(v) for v in values]
+    if not all(s.op.type == "Const" for s in sizes):
+        sizes = a.shape_n(values)
+    if len(sizes) > 16:
+        sizes = a.squeeze(a.slice(a.stack(sizes, axis=1), [axis, 0], [1, -1]))
+        return list(a.split(grad, sizes, axis))
+    offsets = apply_op("ConcatOffset", concat_dim=axis, shape=list(sizes))
+    return [a.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
 
 
 @RegisterGradient("Concat")
@@ -220,17 +225,14 @@ def _gather_v2_grad(op, grad):
     axis = constant_value(axis_t)
     batch_dims = op.get_attr("batch_dims")
     if axis is not None and int(axis) == 0 and batch_dims == 0:
-        with colocate_with(params.op):  # dense_shape: int32, next to params (TF)
-            params_shape_t = a.shape(params, out_type="int32") if not params.shape.is_fully_defined() else \
-                constant(np.array(params.shape.as_list(), np.int32))
-        inner = params.shape[1:]
-        if inner.is_fully_defined():
-            values_shape = [-1] + inner.as_list()
-        else:
-            values_shape = a.concat([[-1], a.shape(params)[1:]], 0)
+        # TF's graph: shape(params) next to params, size(indices) as a 1-vector,
+        # values reshaped to [size] + params_shape[1:].
+        with colocate_with(params.op):
+            params_shape = a.shape(params)
+        indices_size = a.expand_dims(a.size(indices), 0)
+        values_shape = a.concat([indices_size, params_shape[1:]], 0)
         values = a.reshape(_dense_no_warning(grad), values_shape)
-        flat_indices = a.reshape(indices, [-1])
-        return IndexedSlices(values, flat_indices, params_shape_t), None, None
+        return IndexedSlices(values, a.reshape(indices, indices_size), params_shape), None, None
     # General axis: move the gathered axis to the front, segment-sum, move it back.
     ax = int(axis) % params.shape.ndims
     rank = params.shape.ndims

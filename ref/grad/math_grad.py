@@ -5,7 +5,11 @@ import numpy as np
 
 from ref.framework.op_def_library import apply_op
 from ref.framework.tensor_util import constant_value
-from ref.grad._util import binary_grads, kept_dims_shape, reduction_axes, unbroadcast
+from ref.grad._util import (binary_grads, kept_dims_shape, reduction_axes, unbroadcast, reduce_gradient_args,
+                            shapes_equal_and_known)
+from ref.types import dtypes
+from ref.framework.op_def_library import constant, convert_to_tensor
+from ref.framework.graph import control_dependencies
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
 
@@ -32,6 +36,9 @@ for _t in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", 
 
 @RegisterGradient("AddV2")
 def _add_grad(op, grad):
+    x, y = op.inputs
+    if shapes_equal_and_known(x, y, grad):
+        return grad, grad
     return binary_grads(op, grad, grad)
 
 
@@ -40,21 +47,25 @@ RegisterGradient("Add")(_add_grad)
 
 @RegisterGradient("Sub")
 def _sub_grad(op, grad):
+    x, y = op.inputs
+    if shapes_equal_and_known(x, y, grad):
+        return grad, _m().negative(grad)
     return binary_grads(op, grad, _m().negative(grad))
 
 
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
-    x, y = map(_cj, op.inputs)
-    m = _m()
-    return binary_grads(op, m.multiply(grad, y), m.multiply(x, grad))
+    x, y = op.inputs
+    if shapes_equal_and_known(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
+        return apply_op("Mul", x=grad, y=y), apply_op("Mul", x=grad, y=x)
+    return binary_grads(op, apply_op("Mul", x=grad, y=_cj(y)), apply_op("Mul", x=_cj(x), y=grad))
 
 
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
     x, y = map(_cj, op.inputs)
     m = _m()
-    return binary_grads(op, m.realdiv(grad, y), m.multiply(grad, m.realdiv(m.realdiv(m.negative(x), y), y)))
+    return binary_grads(op, m.realdiv(grad, y), grad * m.realdiv(m.realdiv(-x, y), y))
 
 
 @RegisterGradient("Div")
@@ -68,8 +79,7 @@ def _div_grad(op, grad):
 def _div_no_nan_grad(op, grad):
     x, y = op.inputs
     m = _m()
-    return binary_grads(op, m.div_no_nan(grad, y),
-                        m.multiply(grad, m.div_no_nan(m.div_no_nan(m.negative(x), y), y)))
+    return binary_grads(op, m.div_no_nan(grad, y), grad * m.div_no_nan(m.div_no_nan(-x, y), y))
 
 
 @RegisterGradient("FloorMod")
@@ -82,8 +92,8 @@ def _floor_mod_grad(op, grad):
 def _select_max_min(op, grad, compare):
     x, y = op.inputs
     a = _a()
-    mask = compare(x, y)  # ties go to x, as TF
     zeros = a.zeros_like(grad)
+    mask = compare(x, y)  # ties go to x, as TF
     return binary_grads(op, a.where_v2(mask, grad, zeros), a.where_v2(mask, zeros, grad))
 
 
@@ -112,16 +122,20 @@ def _pow_grad(op, grad):
 @RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op, grad):
     x, y = op.inputs
-    m = _m()
-    x_grad = m.multiply(m.multiply(m.cast(2, grad.dtype), grad), m.subtract(x, y))
-    return binary_grads(op, x_grad, m.negative(x_grad))
+    with control_dependencies([grad]):
+        scalar = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype, name="scalar")  # TF's scalar_mul
+        x_grad = apply_op("Mul", x=scalar, y=grad) * (x - y)
+    if shapes_equal_and_known(x, y, grad):
+        return x_grad, -x_grad
+    return binary_grads(op, x_grad, -x_grad)
 
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
-    x = _cj(op.inputs[0])
-    m = _m()
-    return m.multiply(grad, m.multiply(x, m.cast(2, x.dtype)))
+    with control_dependencies([grad]):
+        x = _cj(op.inputs[0])
+        two = constant(2.0, dtype=x.dtype.base_dtype)
+        return _m().multiply(grad, _m().multiply(x, two))
 
 
 @RegisterGradient("Sqrt")
@@ -144,12 +158,14 @@ RegisterGradient("Inv")(_reciprocal_grad)
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return _m().multiply(grad, _cj(op.outputs[0]))
+    with control_dependencies([grad]):
+        return grad * _cj(op.outputs[0])
 
 
 @RegisterGradient("Expm1")
 def _expm1_grad(op, grad):
-    return _m().multiply(grad, _m().exp(op.inputs[0]))
+    with control_dependencies([grad]):
+        return grad * _m().exp(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Asinh")
@@ -162,14 +178,14 @@ def _asinh_grad(op, grad):
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return _m().multiply(grad, _m().reciprocal(_cj(op.inputs[0])))
+    with control_dependencies([grad]):
+        return grad * _m().reciprocal(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
-    m = _m()
-    x = op.inputs[0]
-    return m.multiply(grad, m.reciprocal(m.add(m.cast(1, x.dtype), x)))
+    with control_dependencies([grad]):
+        return grad * _m().reciprocal(1 + _cj(op.inputs[0]))
 
 
 @RegisterGradient("Neg")
@@ -179,17 +195,19 @@ def _neg_grad(op, grad):
 
 @RegisterGradient("Abs")
 def _abs_grad(op, grad):
-    return _m().multiply(grad, _m().sign(op.inputs[0]))
+    return grad * _m().sign(op.inputs[0])
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
-    return _m().multiply(grad, _m().cos(op.inputs[0]))
+    with control_dependencies([grad]):
+        return grad * _m().cos(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
-    return _m().negative(_m().multiply(grad, _m().sin(op.inputs[0])))
+    with control_dependencies([grad]):
+        return -grad * _m().sin(_cj(op.inputs[0]))
 
 
 @RegisterGradient("Tan")
@@ -267,16 +285,19 @@ RegisterGradient("InvGrad")(_reciprocal_grad_grad)
 
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
-    a, b = op.inputs
+    a, b = map(_cj, op.inputs)
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    mm = _m().matmul
+
+    def mm(x, y, ta=False, tb=False, **mark):
+        return apply_op("MatMul", a=x, b=y, transpose_a=ta, transpose_b=tb, **mark)
+
     if not ta and not tb:
-        return mm(grad, b, transpose_b=True), mm(a, grad, transpose_a=True)
+        return mm(grad, b, tb=True, grad_a=True), mm(a, grad, ta=True, grad_b=True)
     if not ta and tb:
-        return mm(grad, b), mm(grad, a, transpose_a=True)
+        return mm(grad, b, grad_a=True), mm(grad, a, ta=True, grad_b=True)
     if ta and not tb:
-        return mm(b, grad, transpose_b=True), mm(a, grad)
-    return mm(b, grad, transpose_a=True, transpose_b=True), mm(grad, a, transpose_a=True, transpose_b=True)
+        return mm(b, grad, tb=True, grad_a=True), mm(a, grad, grad_b=True)
+    return mm(b, grad, True, True, grad_a=True), mm(grad, a, True, True, grad_b=True)
 
 
 @RegisterGradient("BatchMatMulV2")
@@ -297,16 +318,51 @@ def _batch_matmul_grad(op, grad):
 
 # -- reductions ----------------------------------------------------------------------
 
+def _reduced_shape(input_shape, axes):
+    """The reduction's output shape with kept dims (TF's ``math_ops.reduced_shape``):
+    a NumPy array when shape and axes are constants, else a ``DynamicStitch``."""
+    m, a = _m(), _a()
+    shape_value, axes_value = (v if isinstance(v, np.ndarray) else constant_value(v) for v in (input_shape, axes))
+    if shape_value is not None and axes_value is not None:
+        out = np.array(shape_value, dtype=np.int32)
+        out[np.array(axes_value, dtype=np.int32)] = 1
+        return out
+    axes = m.cast(axes, dtypes.int32) if axes.dtype.base_dtype != dtypes.int32 else axes
+    rank = a.size(input_shape, out_type=axes.dtype)
+    axes = m.floormod(m.add(axes, rank), rank)
+    return apply_op("DynamicStitch", indices=[m.range(rank), axes],
+                    data=[input_shape, a.ones(a.shape(axes), dtype=input_shape.dtype)])
+
+
 def _broadcast_back(op, grad):
-    """``grad`` of a reduction's output, reshaped to keep dims and tiled to the input."""
-    a, m = _a(), _m()
+    """``grad`` of a Sum's output, reshaped to keep dims and tiled to the input
+    (TF's ``_SumGrad``: static shapes fold to constants)."""
+    a = _a()
     x = op.inputs[0]
-    kept = kept_dims_shape(op)
-    g = a.reshape(grad, kept)
-    if x.shape.is_fully_defined() and isinstance(kept, np.ndarray):
-        multiples = np.array(x.shape.as_list(), np.int32) // np.maximum(kept, 1)
-        return a.tile(g, multiples)
-    return a.tile(g, m.floordiv(a.shape(x), kept))
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    axes = constant_value(op.inputs[1])
+    if dims is not None and axes is not None:
+        rank = len(dims)
+        if np.array_equal(axes, np.arange(rank)):
+            g = a.reshape(grad, [1] * rank)
+            known = None not in dims
+            return a.tile(g, constant(np.array(dims, np.int32)) if known else a.shape(x))
+        if None not in dims:
+            # TF folds the shapes once per graph, building (and caching) the
+            # Maximum/floordiv nodes of _SafeShapeDiv on the first use.
+            cache = op.graph.__dict__.setdefault("_reduced_shape_cache", {})
+            key = (tuple(dims), tuple(np.asarray(axes).reshape(-1).tolist()))
+            if key not in cache:
+                kept = _reduced_shape(np.array(dims, np.int32), np.asarray(axes))
+                tuple(dims) // _m().maximum(kept, 1)  # TF's nodes; their value is folded here
+                scaling = np.array(dims, np.int64) // np.maximum(kept, 1)
+                cache[key] = (tuple(int(d) for d in kept), tuple(int(d) for d in scaling))
+            kept, scaling = cache[key]
+            return a.tile(a.reshape(grad, kept), scaling)
+    input_shape = a.shape(x)
+    if not op.get_attr("keep_dims"):
+        grad = a.reshape(grad, _reduced_shape(input_shape, op.inputs[1]))
+    return a.broadcast_to(grad, input_shape)
 
 
 @RegisterGradient("Sum")
@@ -320,20 +376,30 @@ def _mean_grad(op, grad):
     x, y = op.inputs[0], op.outputs[0]
     g = _broadcast_back(op, grad)
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        factor = max(x.shape.num_elements(), 1) // max(y.shape.num_elements(), 1) if y.shape.num_elements() else 1
-        return m.truediv(g, m.cast(factor, g.dtype)) if g.dtype.is_floating or g.dtype.is_complex else g, None
-    factor = m.maximum(m.floordiv(a.size(x), m.maximum(a.size(y), 1)), 1)
-    return m.realdiv(g, m.cast(factor, g.dtype)), None
+        factor = int(np.prod(x.shape.as_list())) // max(int(np.prod(y.shape.as_list())), 1)
+        factor = constant(factor, dtype=g.dtype.base_dtype)
+    else:
+        input_shape = a.shape(x)
+        rank = a.size(input_shape)
+        axes = m.cast(op.inputs[1], rank.dtype)
+        axes = m.floormod(m.add(axes, rank), rank)
+        factor = m.reduce_prod(a.gather(input_shape, axes))
+    return m.truediv(g, m.cast(factor, g.dtype)), None
 
 
 def _min_or_max_grad(op, grad):
     m, a = _m(), _a()
     x, y = op.inputs[0], op.outputs[0]
-    kept = kept_dims_shape(op)
-    y_kept = a.reshape(y, kept)
-    indicators = m.cast(m.equal(y_kept, x), grad.dtype)
+    input_shape = a.shape(x)
+    if not op.get_attr("keep_dims"):
+        kept = _reduced_shape(input_shape, op.inputs[1])
+        y = a.reshape(y, kept)
+        grad = a.reshape(grad, kept)
+    else:
+        kept = a.shape(y)
+    indicators = m.cast(m.equal(y, x), grad.dtype)
     num_selected = a.reshape(m.reduce_sum(indicators, op.inputs[1]), kept)
-    return m.multiply(m.realdiv(indicators, num_selected), a.reshape(grad, kept)), None
+    return m.divide(indicators, num_selected) * grad, None
 
 
 RegisterGradient("Max")(_min_or_max_grad)
@@ -394,9 +460,12 @@ def _select_grad(op, grad):
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op, grad):
     c, x, y = op.inputs
+    z = op.outputs[0]
     a = _a()
-    zeros = a.zeros_like(grad)
-    return None, unbroadcast(a.where_v2(c, grad, zeros), x), unbroadcast(a.where_v2(c, zeros, grad), y)
+    zeros = a.zeros([], dtype=grad.dtype.base_dtype)
+    gx = a.where_v2(c, grad, zeros)
+    gy = a.where_v2(c, zeros, grad)
+    return None, reduce_gradient_args(x, z, gx, None)[0], reduce_gradient_args(y, z, gy, None)[0]
 
 
 @RegisterGradient("ClipByValue")

@@ -38,7 +38,7 @@ def _selu_grad(op, grad):
 
 @RegisterGradient("Softplus")
 def _softplus_grad(op, grad):
-    return apply_op("SoftplusGrad", gradients=grad, features=op.inputs[0])
+    return grad * _m().sigmoid(op.inputs[0])
 
 
 @RegisterGradient("Softsign")
@@ -99,20 +99,20 @@ def _softplus_grad_grad(op, grad):
 def _softmax_grad(op, grad):
     m = _m()
     y = op.outputs[0]
-    s = m.reduce_sum(m.multiply(grad, y), -1, keepdims=True)
-    return m.multiply(m.subtract(grad, s), y)
+    s = m.reduce_sum(grad * y, -1, keepdims=True)
+    return (grad - s) * y
 
 
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
     m = _m()
     softmax = m.exp(op.outputs[0])
-    return m.subtract(grad, m.multiply(m.reduce_sum(grad, -1, keepdims=True), softmax))
+    return grad - m.reduce_sum(grad, -1, keepdims=True) * softmax
 
 
 def _broadcast_mul(vec, mat):
     """vec[:, None] * mat."""
-    return _m().multiply(_a().expand_dims(vec, -1), mat)
+    return _a().expand_dims(vec, -1) * mat
 
 
 @RegisterGradient("SoftmaxCrossEntropyWithLogits")
@@ -182,4 +182,4 @@ def _bias_add_grad_grad(op, received_grad):
 
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op, grad):
-    return _m().multiply(op.inputs[0], grad)
+    return op.inputs[0] * grad

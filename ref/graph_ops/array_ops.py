@@ -460,7 +460,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if axis is None:
         axis = batch_dims
     c = constant_value(axis)
-    if c is not None and int(c) == 0 and hasattr(params, "sparse_read") and not isinstance(params, Tensor):
+    # TF reads rows through sparse_read for resource variables only; a reference
+    # variable converts to its snapshot ("w/read") and feeds a plain GatherV2.
+    if c is not None and int(c) == 0 and hasattr(params, "handle") and not isinstance(params, Tensor):
         return params.sparse_read(indices, name=name)
     return apply_op("GatherV2", params=params, indices=indices, axis=axis, batch_dims=batch_dims,
                     name=name or "GatherV2")
@@ -641,7 +643,11 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     ``ones(shape(tensor))``, never the OnesLike op)."""
     with name_scope(name, "ones_like", [tensor]) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
-        shp = shape(tensor) if optimize else apply_op("Shape", input=tensor)
+        if optimize and tensor.shape.is_fully_defined():  # TF's shape_internal without out_type
+            with name_scope(None, "Shape", [tensor]):
+                shp = constant(np.array(tensor.shape.as_list(), np.int32), name="shape_as_tensor")
+        else:
+            shp = apply_op("Shape", input=tensor)
         out = ones(shp, dtype=dtype or tensor.dtype, name=scope)
         out.set_shape(tensor.shape)
         return out

@@ -69,16 +69,31 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
             clip_norm = apply_op("Maximum", x=clip_norm, y=0)
             if clip_norm.dtype.base_dtype != values.dtype.base_dtype:
                 clip_norm = apply_op("Cast", x=clip_norm, DstT=values.dtype.base_dtype)
+        squares = values * values
         axis = _all_axes(values) if axes is None else axes
-        l2sum = apply_op("Sum", input=apply_op("Mul", x=values, y=values, name="mul"), axis=axis, keep_dims=True)
-        pred = apply_op("Greater", x=l2sum, y=0)
-        l2sum_safe = apply_op("Select", condition=pred, x=l2sum, y=apply_op("OnesLike", x=l2sum))
+        l2sum = apply_op("Sum", input=squares, axis=axis, keep_dims=True)
+        pred = l2sum > 0
+        l2sum_safe = apply_op("Select", condition=pred, x=l2sum, y=_ones_like(l2sum))
         l2norm = apply_op("Select", condition=pred, x=apply_op("Sqrt", x=l2sum_safe), y=l2sum)
-        intermediate = apply_op("Mul", x=values, y=clip_norm, name="mul_1")
+        intermediate = values * clip_norm
         _assert_compatible(values, intermediate)
-        clipped = apply_op("Identity", input=apply_op("RealDiv", x=intermediate, y=apply_op(
-            "Maximum", x=l2norm, y=clip_norm), name="truediv"), name=scope)
+        clipped = apply_op("Identity", input=intermediate / apply_op("Maximum", x=l2norm, y=clip_norm), name=scope)
         return _like(t, clipped)
+
+
+def _ones_like(t):
+    """TF's ``array_ops.ones_like(t)`` graph (``Fill`` of ``Shape/shape_as_tensor``
+    or of ``Shape``), built here: math_ops imports this module, and array_ops is
+    kept out of clip_ops' imports."""
+    with name_scope(None, "ones_like", [t]) as scope:
+        with name_scope(None, "Shape", [t]) as shape_scope:
+            if t.shape.is_fully_defined():
+                shape = constant(np.array(t.shape.as_list(), np.int32), name="shape_as_tensor")
+            else:
+                shape = apply_op("Shape", input=t, name=shape_scope)
+        out = apply_op("Fill", dims=shape, value=constant(1, dtype=t.dtype.base_dtype), name=scope)
+        out.set_shape(t.shape)
+        return out
 
 
 def clip_by_average_norm(t, clip_norm, name=None):
@@ -118,8 +133,7 @@ def global_norm(t_list, name=None):
                     halves.append(apply_op("L2Loss", t=v))
         half = apply_op("Sum", input=apply_op("Pack", values=halves, axis=0, name="stack"),
                         axis=constant(np.array([0], np.int32)))
-        return apply_op("Sqrt", x=apply_op("Mul", x=half, y=constant(2.0, dtype=half.dtype.base_dtype)),
-                        name="global_norm")
+        return apply_op("Sqrt", x=half * constant(2.0, dtype=half.dtype.base_dtype), name="global_norm")
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
@@ -135,12 +149,9 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     with name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
         use_norm = convert_to_tensor(use_norm)
         dtype = use_norm.dtype.base_dtype
-        one_over_clip = apply_op("RealDiv", x=constant(1.0, dtype=dtype), y=clip_norm)
-        scale_for_finite = apply_op("Mul", x=clip_norm, y=apply_op(
-            "Minimum", x=apply_op("RealDiv", x=constant(1.0, dtype=dtype), y=use_norm, name="truediv"),
-            y=one_over_clip))
+        scale_for_finite = clip_norm * apply_op("Minimum", x=1.0 / use_norm, y=constant(1.0, dtype=dtype) / clip_norm)
         # use_norm - use_norm is 0, or NaN when the norm is inf or NaN
-        scale = apply_op("AddV2", x=scale_for_finite, y=apply_op("Sub", x=use_norm, y=use_norm))
+        scale = scale_for_finite + (use_norm - use_norm)
         values = [None if t is None else _values(t, f"t_{i}") for i, t in enumerate(t_list)]
         clipped = []
         for i, v in enumerate(values):
@@ -149,5 +160,5 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 continue
             with colocate_with(v):
                 s = scale if v.dtype.base_dtype == dtype else apply_op("Cast", x=scale, DstT=v.dtype.base_dtype)
-                clipped.append(apply_op("Identity", input=apply_op("Mul", x=v, y=s), name=f"{scope}_{i}"))
+                clipped.append(apply_op("Identity", input=v * s, name=f"{scope}_{i}"))
         return [_like(t, c) if c is not None else None for t, c in zip(t_list, clipped)], use_norm

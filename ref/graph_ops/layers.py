@@ -28,15 +28,9 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
-from ref.framework.graph import (
-    GraphKeys,
-    Tensor,
-    add_to_collection,
-    add_to_collections,
-    get_collection,
-    name_scope,
-)
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.graph import (GraphKeys, Tensor, add_to_collection, add_to_collections, get_collection,
+                                 name_scope, colocate_with)
+from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
@@ -333,23 +327,25 @@ def flatten(inputs, name=None, data_format="channels_last"):
             inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
         if rank == 1:
             return array_ops.expand_dims(inputs, 1)
+        # Keras's Flatten: a Const shape when it can, -1 for the batch.
         batch = dimension_value(inputs.shape[0]) if rank else None
         rest = inputs.shape[1:]
         if rest.is_fully_defined():
-            flat = int(np.prod(rest.as_list(), dtype=np.int64))
-            return array_ops.reshape(inputs, [batch if batch is not None else -1, flat])
-        return array_ops.reshape(inputs, [batch if batch is not None else array_ops.shape(inputs)[0], -1])
+            shape = constant(np.array([-1, int(np.prod(rest.as_list(), dtype=np.int64))], np.int32))
+        elif batch is not None:
+            shape = constant(np.array([int(batch), -1], np.int32))
+        else:
+            shape = [array_ops.shape(inputs)[0], -1]
+        return array_ops.reshape(inputs, shape)
 
 
 def _moving_average_update(variable, value, momentum):
     """assign_sub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
-    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
-        decay = math_ops.subtract(1.0, momentum) if isinstance(momentum, Tensor) else \
-            convert_to_tensor(1.0 - momentum, name="decay")
+    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope, colocate_with(variable):
+        decay = convert_to_tensor(1.0 - momentum, name="decay")
         if decay.dtype.base_dtype != variable.dtype.base_dtype:
             decay = math_ops.cast(decay, variable.dtype.base_dtype)
-        delta = math_ops.multiply(math_ops.subtract(variable, math_ops.cast(value, variable.dtype.base_dtype)),
-                                  decay)
+        delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
         return state_ops.assign_sub(variable, delta, name=scope)
 
 
@@ -428,7 +424,7 @@ def _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momen
     if training_value is False:
         return infer()[0]
     output, mean, variance = train() if training_value else control_flow_ops.cond(training, train, infer)
-    m = momentum if training_value else _smart_momentum(training, momentum)
+    m = convert_to_tensor(momentum) if training_value else _smart_momentum(training, momentum)
     _add_updates([_moving_average_update(moving_mean, mean, m),
                   _moving_average_update(moving_variance, variance, m)])
     return output

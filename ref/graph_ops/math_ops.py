@@ -382,12 +382,12 @@ def tensordot(a, b, axes, name=None):
 
 def _reduction_dims(x, axis):
     """The ``axis`` input of a reduction: all dims when None (a constant when
-    the rank is known, else ``Range(0, Rank(x), 1)``)."""
+    the rank is known and positive, else ``range(0, Rank(x))``, as TF)."""
     if axis is not None:
         return axis
-    if x.shape.ndims is not None:
+    if x.shape.ndims:  # TF's fast path; a scalar (rank 0) takes the Range path too
         return constant(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
-    return apply_op("Range", start=np.int32(0), limit=_a().rank(x), delta=np.int32(1))
+    return range(0, _a().rank(x))
 
 
 def _keep(keepdims, keep_dims, reduction_indices, axis):

@@ -7,13 +7,18 @@ TF's composite formulas (e.g. ``sigmoid_cross_entropy_with_logits`` is
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ref.types import dtypes
 from ref.graph_ops import math_ops as _m, array_ops
-from ref.framework.graph import Tensor, name_scope
+from ref.framework.graph import Tensor, name_scope, control_dependencies
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
+from ref.graph_ops.random_ops import random_uniform as _random_uniform
+from ref.types.shapes import TensorShape
+from ref.graph_ops.check_ops import assert_equal as _assert_equal
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "softmax", "log_softmax", "bias_add",
@@ -115,39 +120,52 @@ def l2_loss(t, name=None):
     return apply_op("L2Loss", t=t, name=name)
 
 
-def _flatten_outer(x):
-    """x reshaped to [-1, last dim] (x itself when already rank 2)."""
-    if x.shape.ndims == 2:
-        return x
-    return _a().reshape(x, [-1, x.shape[-1] if x.shape.ndims and x.shape[-1] is not None else
-                            _a().shape(x)[-1]])
+def _flatten_outer_dims(x):
+    """x reshaped to [-1, last dim], built as TF builds it (Rank, Slice of Shape, concat)."""
+    a = _a()
+    rank = a.rank(x)
+    last = a.slice(a.shape(x), [_m.subtract(rank, 1)], [1])
+    out = a.reshape(x, a.concat([[-1], last], 0))
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if dims is not None and None not in dims[:-1]:
+        out.set_shape([int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]])
+    return out
+
+
+def _move_dim_to_end(x, axis, rank):
+    return _a().transpose(x, _a().concat([_m.range(axis), _m.range(axis + 1, rank), [axis]], 0))
 
 
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
     """-sum(labels * log_softmax(logits)) along ``axis`` per example
-    (``SoftmaxCrossEntropyWithLogits``); gradients flow into labels too."""
+    (``SoftmaxCrossEntropyWithLogits`` on the inputs flattened to 2-D and the
+    cost reshaped back, as TF builds it); gradients flow into labels too."""
     axis = _axis_arg(axis, dim)
+    a = _a()
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")
-        if labels.dtype.base_dtype != logits.dtype.base_dtype:
-            labels = _m.cast(labels, logits.dtype.base_dtype)
-        n = logits.shape.ndims
-        if axis != -1 and not (n is not None and axis == n - 1):
-            logits, _ = _swap_to_last(logits, axis)
-            labels, _ = _swap_to_last(labels, axis)
-            n = logits.shape.ndims
+        labels = convert_to_tensor(labels, name="labels")
+        to_float32 = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
+        precise = _m.cast(logits, dtypes.float32) if to_float32 else logits
+        labels = _m.cast(labels, precise.dtype)
         if not logits.shape.is_compatible_with(labels.shape):
             raise ValueError(f"logits and labels must be broadcastable: logits_size={logits.shape} "
                              f"labels_size={labels.shape}")
-        if n == 2:
-            loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=scope)
-            return loss
-        loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", features=_flatten_outer(logits),
-                           labels=_flatten_outer(labels))
-        if n is not None and logits.shape[:-1].is_fully_defined():
-            return _a().reshape(loss, logits.shape[:-1].as_list(), name=scope)
-        return _a().reshape(loss, _a().shape(logits)[:-1], name=scope)
+        input_rank = a.rank(precise)
+        shape = logits.shape
+        if axis != -1:
+            precise = _move_dim_to_end(precise, axis, input_rank)
+            labels = _move_dim_to_end(labels, axis, input_rank)
+        input_shape = a.shape(precise)
+        precise = _flatten_outer_dims(precise)
+        labels = _flatten_outer_dims(labels)
+        cost, _ = apply_op("SoftmaxCrossEntropyWithLogits", features=precise, labels=labels, name=scope)
+        cost = a.reshape(cost, a.slice(input_shape, [0], [_m.subtract(input_rank, 1)]))
+        if shape.ndims is not None:
+            dims = shape.as_list()
+            del dims[axis]
+            cost.set_shape(dims)
+        return _m.cast(cost, logits.dtype.base_dtype) if to_float32 else cost
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
@@ -172,30 +190,37 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                          "(labels=..., logits=..., ...).")
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
-    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
-        labels = convert_to_tensor(labels, name="labels")
-        logits = convert_to_tensor(logits, name="logits")
+    a = _a()
+    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
+        labels = convert_to_tensor(labels)
+        logits = convert_to_tensor(logits)
         if logits.dtype.base_dtype == dtypes.float16:
             raise TypeError("sparse_softmax_cross_entropy_with_logits does not take float16 here; cast logits "
                             "to float32 first")
         rl, rg = labels.shape.ndims, logits.shape.ndims
+        labels_shape = a.shape(labels)
+        static = labels.shape.is_fully_defined() and rg is not None and logits.shape[:-1].is_fully_defined()
         if rg == 0:
             raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
         if rl is not None and rg is not None and rl != rg - 1:
             raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                              f"labels.shape={labels.shape} of rank {rl} and logits.shape={logits.shape} of rank {rg}")
-        if rl is not None and rg is not None and not labels.shape.is_compatible_with(logits.shape[:-1]):
+        if static and labels.shape.as_list() != logits.shape[:-1].as_list():
             raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. "
                              f"Received: labels.shape={labels.shape} and logits.shape={logits.shape}")
         if rg == 2:
-            loss, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=scope)
-            return loss
-        flat_labels = _a().reshape(labels, [-1])
-        loss, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=_flatten_outer(logits),
-                           labels=flat_labels)
-        if labels.shape.is_fully_defined():
-            return _a().reshape(loss, labels.shape.as_list(), name=scope)
-        return _a().reshape(loss, _a().shape(labels), name=scope)
+            cost, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=name)
+            return cost
+        checks = [] if static else [_assert_equal(a.shape(labels), a.shape(logits)[:-1])]
+        with control_dependencies(checks):
+            num_classes = a.shape(logits)[a.rank(logits) - 1]
+            flat_logits = a.reshape(logits, [-1, num_classes])
+            flat_labels = a.reshape(labels, [-1])
+            cost, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=flat_logits, labels=flat_labels,
+                               name=name)
+            cost = a.reshape(cost, labels_shape)
+            cost.set_shape(labels.shape)
+            return cost
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -215,8 +240,7 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         cond = _m.greater_equal(logits, zeros)
         relu_logits = apply_op("Select", condition=cond, x=logits, y=zeros)
         neg_abs_logits = apply_op("Select", condition=cond, x=_m.negative(logits), y=logits)
-        return _m.add(_m.subtract(relu_logits, _m.multiply(logits, labels)),
-                      _m.log1p(_m.exp(neg_abs_logits)), name=scope)
+        return _m.add(relu_logits - logits * labels, _m.log1p(_m.exp(neg_abs_logits)), name=scope)
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
@@ -294,40 +318,53 @@ def zero_fraction(value, name=None):
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """x * (1 / keep_prob) * (uniform >= rate): each element kept with
-    probability 1 - rate and scaled up (TF's ``dropout_v2`` graph: one
-    ``RandomUniform`` of ``noise_shape``, default x's shape)."""
+    """Each element of x zeroed with probability ``rate``, the others scaled by
+    1 / (1 - rate) -- TF's ``dropout_v2`` graph, node for node: ``Mul`` by the
+    Python scale (or ``RealDiv`` by ``1 - rate``), a ``random_uniform`` of
+    ``noise_shape`` (default x's shape), ``GreaterEqual``, ``SelectV2``."""
     if keep_prob is not None:
         if rate is not None:
             raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-        if isinstance(keep_prob, Tensor):
-            rate = _m.subtract(1, keep_prob)
-        else:
-            if not 0 < float(keep_prob) <= 1:
-                raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got "
-                                 f"{keep_prob}")
-            rate = 1 - float(keep_prob)
+        if not isinstance(keep_prob, Tensor) and not 0 < float(keep_prob) <= 1:
+            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
+        rate = 1.0 - keep_prob  # TF computes it before its name scope ("sub" for a tensor)
     if rate is None:
         raise ValueError("Either 'rate' or 'keep_prob' must be given")
     with name_scope(name, "dropout", [x]) as scope:
+        is_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
+        if is_number and not 0 <= rate < 1:
+            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
         x = convert_to_tensor(x, name="x")
-        if not x.dtype.is_floating:
+        dtype = x.dtype.base_dtype
+        if not dtype.is_floating:
             raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
-                             f"Got a {x.dtype.name} tensor instead.")
-        if not isinstance(rate, Tensor):
-            if not 0 <= rate < 1:
-                raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
-            if rate == 0:
-                return apply_op("Identity", input=x, name=scope)
-        rate = convert_to_tensor(rate, dtype=x.dtype.base_dtype, name="rate")
-        shape = _a().shape(x) if noise_shape is None else convert_to_tensor(noise_shape, dtype=dtypes.int32)
-        seed1, seed2 = get_seed(seed)
-        random_tensor = apply_op("RandomUniform", shape=shape, dtype=x.dtype.base_dtype, seed=seed1 or 0,
-                                 seed2=seed2 or 0)
-        keep_prob = _m.subtract(constant(np.ones((), x.dtype.base_dtype.np)), rate)
-        scale = _m.realdiv(constant(np.ones((), x.dtype.base_dtype.np)), keep_prob)
+                             f"Got a {dtype.name} tensor instead.")
+        if is_number and rate == 0:
+            return x
+        if is_number:
+            scale = convert_to_tensor(1 / (1 - rate), dtype=dtype)
+            ret = apply_op("Mul", x=x, y=scale)
+        else:
+            rate = convert_to_tensor(rate)
+            rate.shape.assert_has_rank(0)
+            if rate.dtype.base_dtype != dtype:
+                rate = apply_op("Cast", x=rate, DstT=dtype, name="rate")
+            ret = apply_op("RealDiv", x=x, y=apply_op("Sub", x=constant(1, dtype=dtype), y=rate))
+        shape = _a().shape(x) if noise_shape is None else _noise_shape(x, noise_shape)
+        random_tensor = _random_uniform(shape, dtype=dtype, seed=seed)
         keep_mask = _m.greater_equal(random_tensor, rate)
-        ret = _m.multiply(_m.multiply(x, scale), _m.cast(keep_mask, x.dtype.base_dtype), name=scope)
-        if noise_shape is None:
-            ret.set_shape(x.shape)
+        ret = apply_op("SelectV2", condition=keep_mask, t=ret, e=constant(0, dtype=dtype))
+        ret.set_shape(x.shape)
         return ret
+
+
+def _noise_shape(x, noise_shape):
+    """``noise_shape`` with its unknown dims filled from x's static shape (TF's ``_get_noise_shape``)."""
+    try:
+        given = TensorShape(noise_shape)
+    except (TypeError, ValueError):
+        return noise_shape
+    if x.shape.ndims is not None and given.ndims == x.shape.ndims:
+        return TensorShape([d if n is None and d is not None else n
+                            for d, n in zip(x.shape.as_list(), given.as_list())])
+    return given

@@ -18,12 +18,11 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     inv = rsqrt(variance + epsilon) * scale; x * inv + (offset - mean * inv)."""
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
         x = convert_to_tensor(x, name="x")
-        inv = _m.rsqrt(_m.add(variance, variance_epsilon))
+        inv = _m.rsqrt(variance + variance_epsilon)
         if scale is not None:
-            inv = _m.multiply(inv, scale)
-        shift = _m.subtract(offset, _m.multiply(mean, inv)) if offset is not None else \
-            _m.negative(_m.multiply(mean, inv))
-        return _m.add(_m.multiply(x, _m.cast(inv, x.dtype)), _m.cast(shift, x.dtype))
+            inv *= scale
+        scaled = x * _m.cast(inv, x.dtype)
+        return scaled + _m.cast(offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",

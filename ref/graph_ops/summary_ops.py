@@ -11,7 +11,7 @@ import re
 
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
-from ref.framework.op_def_library import apply_op, constant
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.protos import summary_pb2
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all",
@@ -56,29 +56,29 @@ def _collect(op, collections, default=(GraphKeys.SUMMARIES,)):
 def scalar(name, tensor, collections=None, family=None):
     """A summary with one scalar value (``tf.summary.scalar``)."""
     with _summary_scope(name, family, values=[tensor]) as (tag, scope):
-        val = apply_op("ScalarSummary", tags=constant(tag), values=tensor, name=scope)
+        val = apply_op("ScalarSummary", tags=tag, values=tensor, name=scope)
     return _collect(val, collections)
 
 
 def histogram(name, values, collections=None, family=None):
     """A histogram of ``values`` with TF's default buckets (``tf.summary.histogram``)."""
     with _summary_scope(name, family, values=[values], default_name="HistogramSummary") as (tag, scope):
-        val = apply_op("HistogramSummary", tag=constant(tag), values=values, name=scope)
+        val = apply_op("HistogramSummary", tag=tag, values=values, name=scope)
     return _collect(val, collections)
 
 
 def image(name, tensor, max_outputs=3, collections=None, family=None):
     """Up to ``max_outputs`` images of a [batch, h, w, c] tensor (``tf.summary.image``)."""
     with _summary_scope(name, family, values=[tensor]) as (tag, scope):
-        val = apply_op("ImageSummary", tag=constant(tag), tensor=tensor, max_images=max_outputs, name=scope)
+        val = apply_op("ImageSummary", tag=tag, tensor=tensor, max_images=max_outputs, name=scope)
     return _collect(val, collections)
 
 
 def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
     """Up to ``max_outputs`` clips of a [batch, frames(, channels)] tensor (``tf.summary.audio``)."""
     with _summary_scope(name, family, values=[tensor]) as (tag, scope):
-        rate = constant(sample_rate, dtype=dtypes.float32) if not hasattr(sample_rate, "op") else sample_rate
-        val = apply_op("AudioSummaryV2", tag=constant(tag), tensor=tensor, sample_rate=rate,
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")
+        val = apply_op("AudioSummaryV2", tag=tag, tensor=tensor, sample_rate=rate,
                        max_outputs=max_outputs, name=scope)
     return _collect(val, collections)
 
@@ -116,8 +116,8 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
         metadata.display_name = display_name
     serialized = metadata.SerializeToString()
     with _summary_scope(name, family, values=[tensor]) as (tag, scope):
-        val = apply_op("TensorSummaryV2", tag=constant(tag), tensor=tensor,
-                       serialized_summary_metadata=constant(serialized, dtype=dtypes.string), name=scope)
+        val = apply_op("TensorSummaryV2", tag=tag, tensor=tensor,
+                       serialized_summary_metadata=serialized, name=scope)
     return _collect(val, collections)
 
 

@@ -506,10 +506,11 @@ _MATMUL_T = _F + (dtypes.int32, dtypes.int64) + dtypes.COMPLEX
 
 
 @register_op("MatMul", inputs=("a", "b"), outputs=("product",),
-             attrs={"transpose_a": False, "transpose_b": False},
+             attrs={"transpose_a": False, "transpose_b": False, "grad_a": False, "grad_b": False},
              type_attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_T}, shape=_matmul_shape)
-def matmul(a, b, transpose_a=False, transpose_b=False):
-    """product = op(a) @ op(b), op = transpose when asked (no conjugation)."""
+def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False):
+    """product = op(a) @ op(b), op = transpose when asked (no conjugation);
+    ``grad_a``/``grad_b`` only mark a gradient's MatMul (TF's hint, no effect)."""
     a, b = np.asarray(a), np.asarray(b)
     if a.shape[1 - transpose_a] != b.shape[transpose_b]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")

@@ -14,8 +14,8 @@ RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt and
 RandomShuffle draw from ``ctx.philox``: TensorFlow's Philox-4x32-10 stream
 with TF's samplers and reservation rule (:mod:`ref.ops.philox`), so they give
 TensorFlow's values bit for bit -- run after run, and through every initializer
-and ``random_*`` function built on them. Multinomial and RandomGamma draw from
-``ctx.rng``, NumPy's PCG64 generator: TF's distribution, not TF's bits (compare
+and ``random_*`` function built on them; Multinomial draws TF's stream too.
+RandomGamma draws from ``ctx.rng``, NumPy's PCG64 generator: TF's distribution, not TF's bits (compare
 statistics there, never values). A pure ``ref.raw_ops`` call gets fresh
 generators seeded from its seeds: its values are those of the op's first run.
 """
@@ -147,15 +147,25 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64,
     if classes == 0 and batch and n:
         raise invalid_argument("num_classes should be positive, got 0")
     out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
-    z = logits.astype(np.float64)
-    for b in range(batch if n else 0):
-        row = z[b]
+    # TF's CPU kernel: reserve batch * ceil4(n) * 2 outputs (two words per double),
+    # then each row, in order, draws n doubles from one SimplePhilox stream
+    # (x0, x1 words -> uint64_to_double) and takes upper_bound in the
+    # unnormalised cdf of exp(logit - max finite logit). TF shards rows over its
+    # thread pool only when batch * cost passes 2 * 10000 cycles; one stream
+    # covers every row here (TF's values wherever TF runs one shard).
+    gen = ctx.philox
+    start = gen.reserve_outputs(batch * ((n + 3) // 4 * 4) * 2)
+    if not (batch and n):
+        return out
+    w = philox.words(gen.key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
+    uniforms = philox.uint64_to_double(w[0::2], w[1::2]).reshape(batch, n)
+    for b in range(batch):
+        row = logits[b]
         finite = np.isfinite(row)
-        p = np.where(finite, np.exp(row - (row[finite].max() if finite.any() else 0.0)), 0.0)
-        if not p.sum() > 0:  # TF: a row of -inf logits gives the out-of-range class num_classes
-            out[b] = classes
-            continue
-        out[b] = ctx.rng.choice(classes, size=n, p=p / p.sum())
+        top = row[finite].max() if finite.any() else np.finfo(row.dtype).min
+        cdf = np.cumsum(np.where(finite, np.exp(row.astype(np.float64) - np.float64(top)), 0.0))
+        total = cdf[-1] if classes else 0.0
+        out[b] = np.searchsorted(cdf, uniforms[b] * total, side="right")
     return out
 
 

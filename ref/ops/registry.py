@@ -91,6 +91,21 @@ class OpDef:
 
 _REGISTRY: dict[str, OpDef] = {}
 
+# Inputs whose ``tf.raw_ops`` argument name differs from the op def's input
+# name: TF names a converted Python input after the op def's name
+# ("Sum/reduction_indices", "ExpandDims/dim"), so the graph builder does too.
+_REDUCTION = {"axis": "reduction_indices"}
+TF_INPUT_NAMES = {
+    **{op: _REDUCTION for op in ("All", "Any", "Max", "Mean", "Min", "Prod", "Sum")},
+    "ExpandDims": {"axis": "dim"}, "Select": {"x": "t", "y": "e"}, "Split": {"axis": "split_dim"},
+    "SplitV": {"axis": "split_dim"}, "StringToNumber": {"string_input": "string_tensor"},
+    "Where": {"condition": "input"},
+}
+# Attrs whose ``tf.raw_ops`` argument name differs from the op def's attr name:
+# a GraphDef carries the op def's name (TF reads no other).
+TF_ATTR_NAMES = {"Squeeze": {"axis": "squeeze_dims"}}
+FROM_TF_ATTR_NAMES = {op: {tf: ours for ours, tf in names.items()} for op, names in TF_ATTR_NAMES.items()}
+
 
 def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=None, allowed=None,
                 list_inputs=None, shape=None, stateful=False, refs=(), ref_outputs=None,

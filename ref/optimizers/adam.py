@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ref.framework.graph import colocate_with, control_dependencies, get_default_graph
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import control_flow_ops, state_ops
+from ref.graph_ops import control_flow_ops, state_ops, math_ops
 from ref.ops.training.adam import DEFAULTS, AdamState, adam_update, apply_adam, init, step  # noqa: F401
 from ref.optimizers.optimizer import Hyperparameter, NonSlot, Optimizer, Slot
 
@@ -43,26 +43,20 @@ class AdamOptimizer(Optimizer):
 
     def _apply_sparse_shared(self, grad, var, indices, scatter_add):
         a = self._kernel_args(var, var.dtype)
-        one = lambda t: convert_to_tensor(1, dtype=t.dtype)  # noqa: E731
-        lr = apply_op("RealDiv", x=apply_op("Mul", x=a["lr"], y=apply_op(
-            "Sqrt", x=apply_op("Sub", x=one(a["beta2_power"]), y=a["beta2_power"]))),
-            y=apply_op("Sub", x=one(a["beta1_power"]), y=a["beta1_power"]))
+        lr = a["lr"] * math_ops.sqrt(1 - a["beta2_power"]) / (1 - a["beta1_power"])
         m, v = a["m"], a["v"]
         # m_t = beta1 * m + (1 - beta1) * g_t
-        m_scaled_g_values = apply_op("Mul", x=grad, y=apply_op("Sub", x=one(a["beta1"]), y=a["beta1"]))
-        m_t = state_ops.assign(m, apply_op("Mul", x=m, y=a["beta1"]), use_locking=self._use_locking)
+        m_scaled_g_values = grad * (1 - a["beta1"])
+        m_t = state_ops.assign(m, m * a["beta1"], use_locking=self._use_locking)
         with control_dependencies([m_t]):
             m_t = scatter_add(m, indices, m_scaled_g_values)
         # v_t = beta2 * v + (1 - beta2) * (g_t * g_t)
-        v_scaled_g_values = apply_op("Mul", x=apply_op("Mul", x=grad, y=grad),
-                                     y=apply_op("Sub", x=one(a["beta2"]), y=a["beta2"]))
-        v_t = state_ops.assign(v, apply_op("Mul", x=v, y=a["beta2"]), use_locking=self._use_locking)
+        v_scaled_g_values = (grad * grad) * (1 - a["beta2"])
+        v_t = state_ops.assign(v, v * a["beta2"], use_locking=self._use_locking)
         with control_dependencies([v_t]):
             v_t = scatter_add(v, indices, v_scaled_g_values)
-        v_sqrt = apply_op("Sqrt", x=v_t)
-        step = apply_op("RealDiv", x=apply_op("Mul", x=lr, y=m_t),
-                        y=apply_op("AddV2", x=v_sqrt, y=a["epsilon"]))
-        var_update = state_ops.assign_sub(var, step, use_locking=self._use_locking)
+        v_sqrt = math_ops.sqrt(v_t)
+        var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + a["epsilon"]), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
 
     def _apply_sparse(self, grad, var):
@@ -81,8 +75,8 @@ class AdamOptimizer(Optimizer):
         with control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
             with colocate_with(beta1_power.op):
-                update_beta1 = state_ops.assign(beta1_power, apply_op("Mul", x=beta1_power, y=self._tensors["beta1"]),
+                update_beta1 = state_ops.assign(beta1_power, beta1_power * self._tensors["beta1"],
                                                 use_locking=self._use_locking)
-                update_beta2 = state_ops.assign(beta2_power, apply_op("Mul", x=beta2_power, y=self._tensors["beta2"]),
+                update_beta2 = state_ops.assign(beta2_power, beta2_power * self._tensors["beta2"],
                                                 use_locking=self._use_locking)
         return control_flow_ops.group(*update_ops + [update_beta1, update_beta2], name=name_scope)

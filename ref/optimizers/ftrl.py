@@ -4,7 +4,7 @@ and the pure ``init`` / ``step`` are in :mod:`ref.ops.training.ftrl` (importable
 from __future__ import annotations
 
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import array_ops
+from ref.graph_ops import array_ops, math_ops
 from ref.ops.training.ftrl import (DEFAULTS, DENSE, SPARSE_ROWS, SPARSE_SCALAR, FtrlState,  # noqa: F401
                                    apply_ftrl, apply_ftrl_v2, check_ftrl_args, ftrl_update, init, sparse_apply_ftrl,
                                    sparse_apply_ftrl_v2, step)
@@ -67,20 +67,18 @@ class FtrlOptimizer(Optimizer):
     def _accum_initializer(self, v):
         """TF's: ``ones(shape) * initial_accumulator_value``."""
         def accum_initializer(shape, dtype=dtypes.float32, partition_info=None):
-            return apply_op("Mul", x=array_ops.ones(shape, dtype=dtype), y=self._initial_accumulator_value)
+            return array_ops.ones(shape, dtype=dtype) * self._initial_accumulator_value
         return accum_initializer
 
     def _prepare(self):
-        """TF's order: lr, l1, the adjusted l2 (``l2 + beta / (2 * max(lr, 1e-36))``:
-        Maximum, Mul, RealDiv, AddV2), l2_shrinkage, lr_power; callables are not called."""
+        """TF's order: lr, l1, the adjusted l2 (``l2 + beta / (2 * max(lr, 1e-36))``
+        with Python operators: Maximum, mul, truediv, add), beta, l2_shrinkage,
+        lr_power; callables are not called."""
         t = self._tensors
         t["lr"] = convert_to_tensor(self._learning_rate, name="learning_rate")
         t["l1"] = convert_to_tensor(self._l1_regularization_strength, name="l1_regularization_strength")
-        floor = apply_op("Maximum", x=self._learning_rate, y=1e-36)
-        two_lr = apply_op("Mul", x=convert_to_tensor(2.0, dtype=floor.dtype), y=floor)
-        ratio = apply_op("RealDiv", x=convert_to_tensor(self._beta, dtype_hint=floor.dtype), y=two_lr)
-        t["l2"] = apply_op("AddV2", x=convert_to_tensor(self._l2_regularization_strength, dtype_hint=ratio.dtype),
-                           y=ratio, name="adjusted_l2_regularization_strength")
+        t["l2"] = self._l2_regularization_strength + self._beta / (2.0 * math_ops.maximum(self._learning_rate, 1e-36))
+        t["beta"] = convert_to_tensor(self._beta, name="beta")
         t["l2_shrinkage"] = convert_to_tensor(self._l2_shrinkage_regularization_strength,
                                               name="l2_shrinkage_regularization_strength")
         t["lr_power"] = convert_to_tensor(self._learning_rate_power, name="learning_rate_power")

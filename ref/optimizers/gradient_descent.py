@@ -26,11 +26,11 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate = learning_rate
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        values = apply_op("Mul", x=grad.values, y=cast(self._tensors["alpha"], var.dtype))
+        values = grad.values * cast(self._tensors["alpha"], var.dtype)
         return var.scatter_sub(IndexedSlices(values, grad.indices, grad.dense_shape), use_locking=self._use_locking)
 
     def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
         # TF: resource_scatter_add(handle, indices, -grad * self._learning_rate), the raw learning rate
         lr = self._tensors["alpha"] if callable(self._learning_rate) else self._learning_rate
         return apply_op("ResourceScatterAdd", resource=var.handle, indices=indices,
-                        updates=apply_op("Mul", x=apply_op("Neg", x=grad), y=lr))
+                        updates=-grad * lr)

@@ -58,7 +58,7 @@ from ref import ops
 from ref.ops import registry
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
-from ref.graph_ops import control_flow_case, control_flow_ops, random_ops
+from ref.graph_ops import control_flow_case, control_flow_ops, random_ops, math_ops
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay", "cosine_decay",
            "cosine_decay_restarts", "linear_cosine_decay", "noisy_linear_cosine_decay", "piecewise_constant",
@@ -85,11 +85,9 @@ class _Graph:
 
     @staticmethod
     def cast(x, dtype):
-        """TF's ``math_ops.cast``: no op when ``x`` already has ``dtype``."""
-        x = convert_to_tensor(x)
-        if x.dtype.base_dtype == dtype:
-            return x
-        return apply_op("Cast", x=x, DstT=dtype)
+        """TF's ``math_ops.cast``: no op when ``x`` already has ``dtype``; a Python
+        value becomes ``Cast/x`` inside the cast's scope."""
+        return math_ops.cast(x, dtype)
 
     @staticmethod
     def const(value, dtype):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ref.grad  # noqa: F401  (the package these tests cover)
 import ref
 
 

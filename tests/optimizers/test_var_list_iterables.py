@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ref.optimizers  # noqa: F401  (the package these tests cover)
 import ref
 
 

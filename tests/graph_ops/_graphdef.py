@@ -1,0 +1,140 @@
+"""Build one TF1 snippet under ``ref`` and under ``tensorflow.compat.v1`` (TF1
+behaviour: reference variables, TF1 control flow, no tensor equality, set for
+the snippet only) and compare the two GraphDefs node for node.
+
+A snippet is ``snippet(tf) -> None``; it builds into a fresh default graph.
+A node is compared by name, op, data inputs in order, control inputs as a set,
+and its attrs; nodes are compared in creation order (so op ids, hence op seeds
+of random ops without an op seed, agree). Tensor attrs are compared by dtype,
+shape and values (TF may write the same tensor as ``tensor_content`` or as a
+repeated field; both read back the same).
+
+Deliberate exclusions (``EXCLUDED_ATTRS``): ``_has_manual_control_dependencies``,
+which TF 2 sets on an op after it was created, when the op becomes a control
+input (a marker for ``tf.function``'s automatic control dependencies; a TF1
+graph runs the same without it, and ref's operations are immutable once
+made). Every other attr TF writes is compared. Two attrs only ref writes are
+skipped too (``REF_PRIVATE_ATTRS``): ``_fsync`` on the Saver's ``SaveV2`` and
+``_ref_shape`` on its restore ``Assign`` ops -- underscore attrs, which TF
+ignores on import, that keep ref's Saver behaviour (durable writes, TF's
+shape check of an uninitialized variable) across a meta-graph round trip. Attrs whose
+value is TF's registered default may be left out by either side (TF writes
+every attr of the op def; a GraphDef read back with a default filled in is the
+same graph), so a key missing on one side is compared with the op def's
+default.
+"""
+import contextlib
+import os
+
+import pytest
+
+# tf.compat.v1.layers needs the Keras 2 package (tf-keras); read when first used.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+EXCLUDED_ATTRS = ("_has_manual_control_dependencies",)
+REF_PRIVATE_ATTRS = ("_fsync", "_ref_shape")
+
+
+def tf_v1():
+    return pytest.importorskip("tensorflow").compat.v1
+
+
+@contextlib.contextmanager
+def tf1_behaviour():
+    """TF1's builders without touching eager mode (the graph is built inside a
+    ``tf.Graph``): reference variables, v1 control flow, v1 shapes, ``==`` by
+    identity. Restored on exit."""
+    from tensorflow.python import tf2
+    from tensorflow.python.framework import tensor, tensor_shape
+    from tensorflow.python.ops import control_flow_util, resource_variables_toggle as rv
+
+    saved = (tf2.enabled(), rv.resource_variables_enabled(), control_flow_util.ENABLE_CONTROL_FLOW_V2,
+             tensor.Tensor._USE_EQUALITY, tensor_shape._TENSORSHAPE_V2_OVERRIDE)
+    tf2.disable()
+    rv.disable_resource_variables()
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    tensor.Tensor._USE_EQUALITY = False
+    tensor_shape._TENSORSHAPE_V2_OVERRIDE = False
+    try:
+        yield
+    finally:
+        (tf2.enable if saved[0] else tf2.disable)()
+        (rv.enable_resource_variables if saved[1] else rv.disable_resource_variables)()
+        (control_flow_util.ENABLE_CONTROL_FLOW_V2, tensor.Tensor._USE_EQUALITY,
+         tensor_shape._TENSORSHAPE_V2_OVERRIDE) = saved[2:]
+
+
+def graph_def(lib, snippet):
+    """The snippet's GraphDef as TF's protobuf class (ref's parsed from its bytes)."""
+    from tensorflow.core.framework import graph_pb2
+
+    tf = tf_v1()
+    ctx = tf1_behaviour() if lib is tf else contextlib.nullcontext()
+    with ctx:
+        g = lib.Graph()
+        with g.as_default():
+            snippet(lib)
+        gd = g.as_graph_def()
+    out = graph_pb2.GraphDef()
+    out.ParseFromString(gd.SerializeToString())
+    return out
+
+
+def _op_defaults(op_type):
+    from tensorflow.python.framework import op_def_registry
+
+    op_def = op_def_registry.get(op_type)
+    if op_def is None:
+        return {}
+    return {a.name: a.default_value for a in op_def.attr if a.HasField("default_value")}
+
+
+def _attr(value):
+    from tensorflow.python.framework import tensor_util
+
+    if value.HasField("tensor"):
+        a = tensor_util.MakeNdarray(value.tensor)
+        return ("tensor", a.dtype.str, a.shape, a.tolist())
+    return value.SerializeToString(deterministic=True)
+
+
+def describe(node):
+    """(name, op, data inputs, control inputs, {attr: value}) of one NodeDef."""
+    data = [i for i in node.input if not i.startswith("^")]
+    control = sorted(i for i in node.input if i.startswith("^"))
+    attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS + REF_PRIVATE_ATTRS}
+    for k, v in _op_defaults(node.op).items():
+        attrs.setdefault(k, _attr(v))
+    return node.name, node.op, data, control, attrs
+
+
+def differences(ref_gd, tf_gd, limit=12):
+    """Readable lines for every node where the two GraphDefs differ ([] when equal)."""
+    got = [describe(n) for n in ref_gd.node]
+    want = [describe(n) for n in tf_gd.node]
+    lines = []
+    for i in range(max(len(got), len(want))):
+        g = got[i] if i < len(got) else None
+        w = want[i] if i < len(want) else None
+        if g == w:
+            continue
+        if g is None or w is None or g[:4] != w[:4]:
+            lines.append(f"node {i}: ref {g[:4] if g else None} tf {w[:4] if w else None}")
+        else:
+            keys = sorted(set(g[4]) | set(w[4]))
+            bad = [k for k in keys if g[4].get(k) != w[4].get(k)]
+            lines.append(f"node {i} {w[0]}: attrs {bad}: ref {[g[4].get(k) for k in bad]} "
+                         f"tf {[w[4].get(k) for k in bad]}")
+        if len(lines) >= limit:
+            break
+    return lines
+
+
+def assert_same_graph(snippet):
+    import ref
+
+    tf = tf_v1()
+    want = graph_def(tf, snippet)
+    got = graph_def(ref, snippet)
+    diff = differences(got, want)
+    assert not diff, f"{len(got.node)} ref nodes, {len(want.node)} tf nodes\n" + "\n".join(diff)
