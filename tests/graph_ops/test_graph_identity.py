@@ -10,6 +10,7 @@ differs, so it flips when fixed.
 import numpy as np
 import pytest
 
+import ref.graph_ops  # noqa: F401  (the builders these tests cover)
 from _graphdef import assert_same_graph
 
 
