@@ -96,3 +96,5 @@ from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
 VERSION = "2.21.0"
 GIT_VERSION = "v2.21.0"
 COMPILER_VERSION = "ref: Python/NumPy/Numba"
+from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,  # noqa: F401
+                                    GRAPH_DEF_VERSION_MIN_PRODUCER)

@@ -29,6 +29,7 @@ from ref.types import dtypes
 from ref.ops import registry
 from ref.types.device_spec import DeviceSpec, merge_device
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.framework.versions import GRAPH_DEF_VERSION
 import warnings
 
 _REF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ref package
@@ -362,7 +363,7 @@ class Graph:
         self._gradient_override_map = {}
         self._local = threading.local()
         self._building_function = False
-        self._graph_def_versions = (0, 0)
+        self._graph_def_versions = (GRAPH_DEF_VERSION, 0)
         self._attr_scope_map = {}
         self._container = ""
 
@@ -399,7 +400,13 @@ class Graph:
 
     @property
     def graph_def_versions(self):
-        return protos.versions_pb2.VersionDef(producer=self._graph_def_versions[0] or 1087, min_consumer=0)
+        return protos.versions_pb2.VersionDef(producer=self._graph_def_versions[0],
+                                              min_consumer=self._graph_def_versions[1])
+
+    def switch_to_thread_local(self):
+        """Makes the device, colocation and control-dependency stacks thread-local
+        (TF's opt-in; in ref they always are, per thread, so this only records it)."""
+        self._stack_state_is_thread_local = True
 
     def get_operations(self):
         return list(self._ops)
