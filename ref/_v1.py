@@ -98,3 +98,5 @@ GIT_VERSION = "v2.21.0"
 COMPILER_VERSION = "ref: Python/NumPy/Numba"
 from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,  # noqa: F401
                                     GRAPH_DEF_VERSION_MIN_PRODUCER)
+from ref.graph_ops.math_extras import lin_space, linspace, norm  # noqa: F401
+from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
