@@ -1099,24 +1099,37 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
-    """A ``Const`` op holding ``value`` (reshaped or broadcast to ``shape`` if given)."""
+    """A ``Const`` op holding ``value``, reshaped to ``shape`` if given. As TF1's
+    graph-mode constant: one value fills the shape (a zero-stride view when large:
+    nothing big is allocated while building), fewer values are padded with the
+    last one, more raise ValueError; ``verify_shape`` demands the exact shape."""
     arr = _python_to_numpy(value, dtype)
     if shape is not None:
         shape = [int(d) for d in as_shape(shape).as_list()]
+        n = int(np.prod(shape, dtype=object))
         if arr.shape != tuple(shape):
             if verify_shape:
-                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {arr.shape}.")
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+            if arr.size > n:
+                raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
             if arr.size == 1:
-                arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
-            elif arr.size == int(np.prod(shape)):
+                arr = (np.broadcast_to(arr.reshape(()), shape) if n > _SPLAT_VIEW
+                       else np.full(shape, arr.reshape(()), dtype=arr.dtype))
+            elif arr.size == n:
                 arr = arr.reshape(shape)
-            else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
-                                f"(converted from {arr.shape}) has {arr.size} elements, but got `shape` "
-                                f"{tuple(shape)} with {int(np.prod(shape))} elements).")
+            elif arr.size == 0:
+                raise ValueError(f"Cannot fill a shape {tuple(shape)} tensor from zero values.")
+            else:  # TF's proto repeats the last value over the rest
+                flat = arr.reshape(-1)
+                arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)]).reshape(shape)
     dt = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
-    arr.setflags(write=False)
+    if arr.flags.writeable:
+        arr.setflags(write=False)
     return apply_op("Const", value=arr, dtype=dt, name=name)
+
+
+_SPLAT_VIEW = 1 << 16  # a filled constant above this many elements is a broadcast view
+_FOLD_LIMIT = 1 << 20  # constant_value does not fold an op with more output elements
 
 
 # Ops whose value is known at graph construction when their inputs' values are
@@ -1174,7 +1187,15 @@ def constant_value(tensor):
 
 
 def _fold(op, known):
-    """The value of a foldable op whose inputs' values are in ``known``, by its kernel."""
+    """The value of a foldable op whose inputs' values are in ``known``, by its
+    kernel; None above ``_FOLD_LIMIT`` elements (no graph-time allocation blow-up)."""
+    n = op.outputs[0].shape.num_elements() if op.outputs else None
+    if n is not None and n > _FOLD_LIMIT:
+        return None
+    if op.type == "Fill" and n is None:
+        dims = known[id(op.inputs[0])][0]
+        if dims is None or int(np.prod(np.asarray(dims), dtype=object)) > _FOLD_LIMIT:
+            return None
     args = {}
     for name, inp in op.named_inputs().items():
         value = [known[id(t)][0] for t in inp] if isinstance(inp, list) else known[id(inp)][0]
@@ -1193,6 +1214,8 @@ def _static_shape_value(op):
     if not s.is_fully_defined():
         return None
     out_type = op.get_attr("out_type").np
+    if max(s.as_list() + [s.num_elements()]) > np.iinfo(out_type).max:
+        return None  # the kernel fails at run time, as TF's
     if op.type == "Shape":
         return np.array(s.as_list(), dtype=out_type)
     return np.array(s.num_elements(), dtype=out_type)
