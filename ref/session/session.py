@@ -22,6 +22,7 @@ from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
+from ref.session.partial_run import PartialRun
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -214,6 +215,7 @@ class BaseSession:
         self._feed_info = {}
         self._fast_runs = {}
         self._default_ctx = []
+        self._partial_runs = {}
 
     # -- properties -----------------------------------------------------------
     graph = property(lambda self: self._graph)
@@ -549,7 +551,44 @@ class BaseSession:
         return callable_
 
     def partial_run_setup(self, fetches, feeds=None):
-        raise errors.UnimplementedError(None, None, "partial_run is not supported by ref's Session")
+        """Sets up a step run in pieces by :meth:`partial_run`; returns its handle.
+        ``fetches``: every Tensor/Operation the pieces will fetch; ``feeds``: every
+        tensor they will feed."""
+        self._check_runnable()
+        elements = _FetchMapper(self._graph, fetches).elements
+        feed_list = [_fetch_element(self._graph, f) for f in (feeds or [])]
+        pr = PartialRun(self._graph, elements, feed_list)
+        self._partial_runs[pr.handle] = pr
+        return pr.handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Runs one piece of the step set up by :meth:`partial_run_setup`: feeds
+        ``feed_dict`` and returns ``fetches`` (shaped like them), computing only
+        what earlier pieces did not."""
+        self._check_runnable()
+        pr = self._partial_runs.get(handle)
+        if pr is None:
+            raise errors.InvalidArgumentError(None, None, "Must run 'setup' before performing partial runs!")
+        mapper = _FetchMapper(self._graph, fetches)
+        feeds = self._prepare_feeds(feed_dict)
+        with pr.lock:
+            pr.check(mapper.elements, list(feeds))
+            tensors, targets, extra, missing = pr.needed(mapper.elements, feeds)
+            if missing:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {missing[0].name} can't be computed from the feeds that have been fed "
+                                "so far.")
+            all_feeds = _Feeds()
+            all_feeds.update(pr.known)
+            all_feeds.update(feeds)
+            all_feeds.fetch_values.update(getattr(feeds, "fetch_values", {}))
+            values = self._run_elements(tensors + targets + extra, all_feeds)
+            computed = dict(zip(tensors + targets + extra, values))
+            pr.fed.update(feeds)
+            pr.known.update(feeds)
+            pr.known.update((t, v) for t, v in computed.items() if isinstance(t, Tensor))
+            pr.fetched.update(mapper.elements)
+        return mapper.build([computed[e] if e in computed else all_feeds[e] for e in mapper.elements])
 
     def _plan(self, tensors, targets, feeds):
         """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
