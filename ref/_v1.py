@@ -101,3 +101,4 @@ from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CON
 from ref.graph_ops.math_extras import lin_space, linspace, norm  # noqa: F401
 from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto  # noqa: F401
+from ref.graph_ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor  # noqa: F401

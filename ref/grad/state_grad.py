@@ -27,7 +27,9 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
            # no numeric inputs: the example user op and the TPU system op (ref/ops/user_ops.py)
            "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint",
-           "SdcaOptimizer", "SdcaOptimizerV2"):
+           "SdcaOptimizer", "SdcaOptimizerV2",
+           # session tensors (TF's session_ops: not differentiable)
+           "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"):
     NotDifferentiable(_t)
 
 

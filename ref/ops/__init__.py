@@ -12,7 +12,8 @@ from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/tr
 FAMILIES = ("core", "control", "math", "array", "nn", "random", "state", "summary", "linalg", "io", "data_flow",
             "accumulator", "logging", "complex", "list_ops", "script", "files", "conv", "pooling", "normalization",
             "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_segment", "readers",
-            "parsing", "user_ops", "sdca", "quantize", "sets", "lookup", "strings", "optional_ops")
+            "parsing", "user_ops", "sdca", "quantize", "sets", "lookup", "strings", "optional_ops",
+            "session_tensor")
 
 
 _loaded = False

@@ -23,6 +23,9 @@ from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, StateStore, evaluate, execute
 from ref.session.tracing import fill_step_stats
 from ref.session.partial_run import PartialRun
+from ref.session.session_ops import TensorHandle, handle_op
+
+_HANDLE_OPS = frozenset({"GetSessionHandle", "GetSessionHandleV2"})
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -216,6 +219,7 @@ class BaseSession:
         self._fast_runs = {}
         self._default_ctx = []
         self._partial_runs = {}
+        self._handle_ops = {}  # (kind, dtype) -> the (holder, op) TensorHandle.eval/delete run
 
     # -- properties -----------------------------------------------------------
     graph = property(lambda self: self._graph)
@@ -348,6 +352,8 @@ class BaseSession:
             graph = self._graph
             if graph.version == 0 or any(e.graph is not graph or not graph.is_fetchable(e) for e in elements):
                 return _MISS
+            if any(e.__class__ is Tensor and e.op._type in _HANDLE_OPS for e in elements):
+                return _MISS  # fetched as a TensorHandle by the general path
             entry = self._fast_runs.setdefault(key, ({}, elements, len(graph._unfetchable)))
         plans, elements, unfetchable = entry
         if unfetchable != len(self._graph._unfetchable):  # prevent_fetching since: check again
@@ -435,6 +441,8 @@ class BaseSession:
                 out.append(None)
             elif e in feeds:
                 out.append(getattr(feeds, "fetch_values", {}).get(e, feeds[e]))
+            elif e.op._type in _HANDLE_OPS:  # TF hands back a TensorHandle
+                out.append(TensorHandle(_to_fetch_value(by_tensor[e]), e.op.inputs[0].dtype.base_dtype, self))
             else:
                 out.append(_to_fetch_value(by_tensor[e]))
         return out
@@ -474,6 +482,12 @@ class BaseSession:
         ``np.asarray(value)`` cast to the tensor's dtype (so 1.5 fed to an int32
         tensor is 1, as in TF), a Python int that the dtype cannot hold is a
         TypeError, a shape the tensor's static shape rejects a ValueError."""
+        if isinstance(value, TensorHandle):  # a fed TensorHandle gives its value, as TF's
+            stored = self._resources.get(("session_tensor", value.handle))
+            if stored is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"The tensor with handle '{value.handle}' is not in the session store.")
+            value = stored
         # Fast path: an ndarray of the right dtype and a compatible shape for a Tensor.
         if key.__class__ is Tensor and value.__class__ is np.ndarray and key.graph is self._graph:
             info = self._feed_info.get(key)
@@ -589,6 +603,9 @@ class BaseSession:
             pr.known.update((t, v) for t, v in computed.items() if isinstance(t, Tensor))
             pr.fetched.update(mapper.elements)
         return mapper.build([computed[e] if e in computed else all_feeds[e] for e in mapper.elements])
+
+    def _handle_op(self, kind, dtype):
+        return handle_op(self, kind, dtype)
 
     def _plan(self, tensors, targets, feeds):
         """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
