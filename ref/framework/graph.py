@@ -990,9 +990,16 @@ def _contains_tensor(value):
     return False
 
 
+def _tensor_like(v):
+    """A Tensor, or an object with a registered conversion (a Variable): TF's
+    autopacking packs both."""
+    return isinstance(v, Tensor) or (not isinstance(v, (list, tuple, np.ndarray))
+                                     and any(isinstance(v, b) for b, _, _ in _conversion_functions))
+
+
 def _first_tensor_dtype(value):
     """The dtype of the first Tensor in nested lists (TF's _get_dtype_from_nested_lists)."""
-    if isinstance(value, Tensor):
+    if _tensor_like(value):
         return value.dtype.base_dtype
     if isinstance(value, (list, tuple)):
         for v in value:
@@ -1021,7 +1028,7 @@ def _autopack(value, dtype, preferred_dtype, name):
     with name_scope(name) as scope:
         elems, must_pack = [], False
         for i, v in enumerate(value):
-            if isinstance(v, Tensor):
+            if _tensor_like(v):
                 must_pack = True
                 elems.append(convert_to_tensor(v, dtype=dtype))
             elif isinstance(v, (list, tuple)):
