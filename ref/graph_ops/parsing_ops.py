@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import collections
 
+import re
+
 from ref.framework.graph import apply_op, convert_to_tensor, name_scope
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types import dtypes
@@ -13,6 +15,11 @@ __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "Fix
            "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
            "parse_sequence_example"]
 
+
+
+def _scope_safe(key):
+    """A feature key as a name (TF replaces characters a scope may not hold with _)."""
+    return re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
     """Reinterprets the bytes of each string as a vector of ``out_type`` values
@@ -98,15 +105,15 @@ def _parse(serialized, features, name, example_names, single):
                     raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
                 shapes.append([-1] + shape)
                 dv = [] if f.default_value is None else f.default_value
-                defaults.append(convert_to_tensor(dv, dtype=dtype, name=f"key_{k}"))
+                defaults.append(convert_to_tensor(dv, dtype=dtype, name="key_" + _scope_safe(k)))
             else:
                 shapes.append(shape)
                 if f.default_value is None:
-                    defaults.append(convert_to_tensor([], dtype=dtype, name=f"key_{k}"))
+                    defaults.append(convert_to_tensor([], dtype=dtype, name="key_" + _scope_safe(k)))
                 else:
                     defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
                                              shape=convert_to_tensor(shape, dtype=dtypes.int32),
-                                             name=f"key_{k}"))
+                                             name="key_" + _scope_safe(k)))
         sparse_types = [dtypes.as_dtype(features[k].dtype) for k in sparse]
         outs = apply_op(
             "ParseExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string),

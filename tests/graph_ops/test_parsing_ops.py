@@ -225,3 +225,24 @@ def test_parse_sequence_example_pads_and_counts_steps():
     assert n["tok"].tolist() == [3, 1, 0]
     assert q["w"].indices.tolist() == [[0, 1, 0], [0, 2, 0], [0, 2, 1], [1, 0, 0], [1, 0, 1], [1, 0, 2]]
     assert q["w"].dense_shape.tolist() == [3, 3, 3]
+
+
+@pytest.mark.parametrize("key", ["key_b*has+a:tricky_name", "a b", "ok/key.-_", "ünï"])
+def test_feature_keys_need_not_be_scope_names(key):
+    """parse_example takes any feature key (TF sanitises it where it names ops)."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from ref.protos import example_pb2
+    ex = example_pb2.Example()
+    ex.features.feature[key].float_list.value.extend([1.5, 2.5])
+    data = [ex.SerializeToString()]
+    out = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            s = lib.placeholder(lib.string, [None])
+            feats = {key: lib.FixedLenFeature([2], lib.float32, default_value=[0.0, 0.0]),
+                     "missing": lib.FixedLenFeature([1], lib.float32, default_value=[3.0])}
+            parsed = lib.parse_example(s, feats)
+            with lib.Session() as sess:
+                r = sess.run(parsed, {s: data})
+                out.append({k: v.tolist() for k, v in r.items()})
+    assert out[0] == out[1]
