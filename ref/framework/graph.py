@@ -1387,6 +1387,8 @@ def apply_op(op_type, name=None, **kwargs):
                     raise TypeError(f"{op_type} missing required attr '{attr}'")
             else:
                 attrs.setdefault(attr, default)
+        if opdef.stateful and "container" in opdef.attrs and not attrs.get("container") and graph._container:
+            attrs["container"] = graph._container  # TF: a stateful op takes tf.container's name
         for in_name, count_attr in opdef.list_inputs.items():
             if count_attr:
                 attrs[count_attr] = list_sizes[in_name]

@@ -12,6 +12,7 @@ import collections
 import os
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
 
 _HANDLE_OPS = frozenset({"GetSessionHandle", "GetSessionHandleV2"})
+_LOCAL_SESSIONS = weakref.WeakSet()  # the in-process sessions Session.reset("") reaches
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -219,7 +221,10 @@ class BaseSession:
         self._fast_runs = {}
         self._default_ctx = []
         self._partial_runs = {}
+        self._was_reset = False  # Session.reset("") closed it
         self._handle_ops = {}  # (kind, dtype) -> the (holder, op) TensorHandle.eval/delete run
+        if not target and self._remote is None:
+            _LOCAL_SESSIONS.add(self)
 
     # -- properties -----------------------------------------------------------
     graph = property(lambda self: self._graph)
@@ -297,7 +302,7 @@ class BaseSession:
         if timeout is not None:
             with blocking.bounded(timeout):
                 return self._run(fetches, feed_dict, options, run_metadata)
-        if run_metadata is None and self._remote is None and not self._closed:
+        if run_metadata is None and self._remote is None and not self._closed and not self._was_reset:
             fast = self._fast_run(fetches, feed_dict)
             if fast is not _MISS:
                 return fast
@@ -398,6 +403,8 @@ class BaseSession:
     def _check_runnable(self):
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._was_reset:
+            raise errors.CancelledError(None, None, "Session has been closed.")
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
 
@@ -604,6 +611,19 @@ class BaseSession:
             pr.fetched.update(mapper.elements)
         return mapper.build([computed[e] if e in computed else all_feeds[e] for e in mapper.elements])
 
+    def _reset_containers(self, containers):
+        """Drops the values of the variables in ``containers`` (all when None)."""
+        if self._closed or not self._owns_state:
+            return
+        wanted = None if containers is None else {c.decode() if isinstance(c, bytes) else c for c in containers}
+        with self._store.lock:
+            for op in self._graph.get_operations():
+                if not op._opdef.creates_ref:
+                    continue
+                container = op._attrs.get("container") or ""
+                if wanted is None or container in wanted:
+                    self._store.values.pop(op._attrs.get("shared_name") or op.name, None)
+
     def _handle_op(self, kind, dtype):
         return handle_op(self, kind, dtype)
 
@@ -659,10 +679,17 @@ class Session(BaseSession):
     def reset(target, containers=None, config=None):
         """Resets resource containers on ``target``: on a remote master (a
         ``grpc://`` target) its Reset RPC clears ``containers`` (all when None)
-        on every task and closes the master's sessions; ref's in-process
-        sessions own no shared containers, so there it does nothing."""
+        on every task and closes the master's sessions; on the in-process target
+        ("") every open local session forgets the variables created in those
+        containers (``tf.container``), which are then uninitialised, as TF's
+        DirectSession reset."""
         if isinstance(target, bytes):
             target = target.decode("utf-8")
+        if not target:  # TF closes every in-process session: their runs raise CancelledError
+            for sess in list(_LOCAL_SESSIONS):
+                sess._reset_containers(containers)
+                sess._was_reset = True
+            return
         handler = _target_handler(target) if isinstance(target, str) and target not in _SHARED_TARGETS else None
         if handler is not None and handler[1] is not None:
             handler[1](target, containers, config)
