@@ -102,3 +102,4 @@ from ref.graph_ops.math_extras import lin_space, linspace, norm  # noqa: F401
 from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto  # noqa: F401
 from ref.graph_ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor  # noqa: F401
+from ref import graph_util  # noqa: F401
