@@ -21,13 +21,21 @@ def _scope_safe(key):
     """A feature key as a name (TF replaces characters a scope may not hold with _)."""
     return re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None,  # noqa: A002
+               fixed_length=None):
     """Reinterprets the bytes of each string as a vector of ``out_type`` values
-    (``DecodeRaw``); TF 1.x's ``bytes`` keyword is accepted too."""
+    (``DecodeRaw``); TF 1.x's ``bytes`` keyword is accepted too; with
+    ``fixed_length`` (tf.io.decode_raw v2's) each string is cut or zero-padded
+    to that many bytes (``DecodePaddedRaw``)."""
     if input_bytes is None:
         input_bytes = bytes
     if out_type is None:
         raise TypeError("decode_raw() missing required argument 'out_type'")
+    if fixed_length is not None:
+        return apply_op("DecodePaddedRaw", input_bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
+                        fixed_length=convert_to_tensor(fixed_length, dtype=dtypes.int32),
+                        out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
+                        name=name or "DecodePaddedRaw")
     return apply_op("DecodeRaw", bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
                     out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                     name=name or "DecodeRaw")

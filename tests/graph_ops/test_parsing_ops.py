@@ -246,3 +246,24 @@ def test_feature_keys_need_not_be_scope_names(key):
                 r = sess.run(parsed, {s: data})
                 out.append({k: v.tolist() for k, v in r.items()})
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("little_endian", [True, False])
+@pytest.mark.parametrize("out_type,n", [("int16", 8), ("int16", 6), ("uint8", 3), ("float32", 8), ("int16", 3)])
+def test_decode_raw_fixed_length(out_type, n, little_endian):
+    """decode_raw(fixed_length=): tf.io.decode_raw (v2)'s DecodePaddedRaw, against TF."""
+    tf2 = pytest.importorskip("tensorflow")
+    tf = tf2.compat.v1
+    data = [b"abcd", b"abcdefghij", b""]
+    out = []
+    for lib, fn in ((tf, tf2.io.decode_raw), (ref, ref.decode_raw)):
+        with lib.Graph().as_default():
+            try:
+                r = fn(lib.constant(data), getattr(lib, out_type), fixed_length=n, little_endian=little_endian)
+            except ValueError:
+                out.append("ValueError")
+                continue
+            with lib.Session() as s:
+                v = s.run(r)
+                out.append((r.shape.as_list(), v.dtype, np.nan_to_num(v).tolist()))
+    assert out[0] == out[1]
