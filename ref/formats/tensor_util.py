@@ -50,7 +50,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
         if arr.shape != tuple(shape):
             if verify_shape or (allow_broadcast and arr.size != 1):
                 raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
-            if arr.size > n:
+            if arr.size > n and arr.size != 1:
                 raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
             flat = arr.reshape(-1)
             if 0 < flat.size < n:

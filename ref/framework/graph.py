@@ -1117,11 +1117,11 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         if arr.shape != tuple(shape):
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
-            if arr.size > n:
-                raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
-            if arr.size == 1:
+            if arr.size == 1:  # one value fills any shape, an empty one too
                 arr = (np.broadcast_to(arr.reshape(()), shape) if n > _SPLAT_VIEW
                        else np.full(shape, arr.reshape(()), dtype=arr.dtype))
+            elif arr.size > n:
+                raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
             elif arr.size == n:
                 arr = arr.reshape(shape)
             elif arr.size == 0:
