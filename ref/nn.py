@@ -10,7 +10,7 @@ from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
 from ref.graph_ops.normalization_ops import __all__ as _norm_all
 from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
 from ref.graph_ops.candidate_sampling_ops import __all__ as _sampling_all
-from ref.graph_ops.embedding_ops import embedding_lookup_sparse  # noqa: F401,E402  (SparseSegment ops, as TF)
+from ref.graph_ops.embedding_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse  # noqa: F401,E402
 # recurrent networks: tf.nn.rnn_cell.*, dynamic_rnn, static_rnn, bidirectional_*
 from ref.graph_ops import rnn_cell  # noqa: E402
 from ref.graph_ops.rnn import *  # noqa: F401,F403,E402

@@ -34,28 +34,33 @@ def _dense(v, shape):
 
 
 def _jacobians(x, x_shape, y, y_shape, x_value, delta, feeds):
+    """Jacobians laid out as TF's: a complex element counts as two reals (its real
+    and imaginary parts, interleaved), so a complex scalar gives 2x2."""
     sess = _session()
-    x_size = int(np.prod(x_shape))
-    y_size = int(np.prod(y_shape))
-    real = x.dtype.base_dtype.real_dtype.np
-    dy = placeholder(y.dtype.base_dtype, list(y_shape))
+    x_dt, y_dt = x.dtype.base_dtype, y.dtype.base_dtype
+    x_size = int(np.prod(x_shape)) * (2 if x_dt.is_complex else 1)
+    y_size = int(np.prod(y_shape)) * (2 if y_dt.is_complex else 1)
+    real = x_dt.real_dtype.np
+    dy = placeholder(y_dt, list(y_shape))
     (g,) = gradients(y, [x], grad_ys=[dy])
     theoretical = np.zeros((x_size, y_size), dtype=real)
     if g is not None:
+        dy_value = np.zeros(y_shape, dtype=y_dt.np)
+        dy_flat = dy_value.reshape(-1).view(y_dt.real_dtype.np)  # real and imaginary parts, one by one
         for j in range(y_size):
-            onehot = np.zeros(y_size, dtype=y.dtype.base_dtype.np)
-            onehot[j] = 1
-            gv = sess.run(g, {**feeds, x: x_value, dy: onehot.reshape(y_shape)})
-            theoretical[:, j] = _dense(gv, x_shape).reshape(-1)
+            dy_flat[j] = 1
+            gv = sess.run(g, {**feeds, x: x_value, dy: dy_value})
+            theoretical[:, j] = np.ascontiguousarray(_dense(gv, x_shape), dtype=x_dt.np).reshape(-1).view(real)
+            dy_flat[j] = 0
     numeric = np.zeros((x_size, y_size), dtype=real)
-    flat = x_value.reshape(-1)
+    wide = np.complex128 if y_dt.is_complex else np.float64
     for i in range(x_size):
-        plus, minus = flat.copy(), flat.copy()
-        plus[i] += delta
-        minus[i] -= delta
-        yp = np.asarray(sess.run(y, {**feeds, x: plus.reshape(x_shape)}), dtype=np.float64)
-        ym = np.asarray(sess.run(y, {**feeds, x: minus.reshape(x_shape)}), dtype=np.float64)
-        numeric[i, :] = ((yp - ym) / (2 * delta)).reshape(-1)
+        plus, minus = x_value.copy(), x_value.copy()
+        plus.reshape(-1).view(real)[i] += delta
+        minus.reshape(-1).view(real)[i] -= delta
+        yp = np.asarray(sess.run(y, {**feeds, x: plus}), dtype=wide)
+        ym = np.asarray(sess.run(y, {**feeds, x: minus}), dtype=wide)
+        numeric[i, :] = ((yp - ym) / (2 * delta)).reshape(-1).view(np.float64)
     return theoretical, numeric
 
 
@@ -79,7 +84,11 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
 
 
 def _random(x, shape):
-    return np.random.RandomState(1).random_sample(shape).astype(x.dtype.base_dtype.np)
+    dt = x.dtype.base_dtype
+    r = np.random.RandomState(1).random_sample(shape)
+    if dt.is_complex:
+        r = r + 1j * np.random.RandomState(2).random_sample(shape)
+    return r.astype(dt.np)
 
 
 def _init(x, shape, value):

@@ -25,10 +25,19 @@ _VAL_FIELD = {
 }
 
 
-def make_tensor_proto(values, dtype=None, shape=None):
-    """A TensorProto holding ``values`` (converted to ``dtype`` / reshaped to ``shape``)."""
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
+    """A TensorProto holding ``values`` (converted to ``dtype``). With ``shape``: one
+    value fills it, fewer values are padded with the last (TF's rule), more raise
+    ValueError; ``verify_shape`` demands the exact shape, ``allow_broadcast`` the
+    exact shape or one value (TypeError otherwise)."""
+    if verify_shape and allow_broadcast:
+        raise ValueError("allow_broadcast and verify_shape are not both allowed.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
+        if dtype.is_integer and not isinstance(values, np.ndarray):
+            for v in np.asarray(values, dtype=object).reshape(-1):
+                if isinstance(v, float) and not float(v).is_integer():
+                    raise TypeError(f"Expected {dtype.name}, but got {v} of type 'float'.")
         arr = np.asarray(values, dtype=object if dtype == dtypes.string else dtype.np)
     else:
         arr = np.asarray(values)
@@ -37,9 +46,16 @@ def make_tensor_proto(values, dtype=None, shape=None):
         dtype = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
     if shape is not None:
         shape = [int(d) for d in shape]
-        if arr.size == 1 and math.prod(shape) != 1:
-            arr = np.broadcast_to(arr.reshape(()), shape)
-        arr = arr.reshape(shape)
+        n = math.prod(shape)
+        if arr.shape != tuple(shape):
+            if verify_shape or (allow_broadcast and arr.size != 1):
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+            if arr.size > n and arr.size != 1:
+                raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
+            flat = arr.reshape(-1)
+            if 0 < flat.size < n:
+                flat = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)])
+            arr = np.broadcast_to(flat.reshape(()), shape) if flat.size == 1 else flat.reshape(shape)
     proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto())
     if _is_splat(arr):
         arr = arr.reshape(-1)[:1]  # one value; TF spreads the last value over the shape

@@ -27,6 +27,9 @@ from ref.types.device_spec import DeviceSpec, merge_device
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
+from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.framework.versions import GRAPH_DEF_VERSION
+import warnings
 
 _REF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ref package
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # a root scope (TF's patterns)
@@ -257,7 +260,7 @@ class Graph:
         self._gradient_override_map = {}
         self._local = threading.local()
         self._building_function = False
-        self._graph_def_versions = (0, 0)
+        self._graph_def_versions = (GRAPH_DEF_VERSION, 0)
         self._attr_scope_map = {}
         self._container = ""
         self._control_flow_context = None  # TF 1.x cond/while context new ops join (control_flow_v1)
@@ -301,7 +304,13 @@ class Graph:
 
     @property
     def graph_def_versions(self):
-        return protos.versions_pb2.VersionDef(producer=self._graph_def_versions[0] or 1087, min_consumer=0)
+        return protos.versions_pb2.VersionDef(producer=self._graph_def_versions[0],
+                                              min_consumer=self._graph_def_versions[1])
+
+    def switch_to_thread_local(self):
+        """Makes the device, colocation and control-dependency stacks thread-local
+        (TF's opt-in; in ref they always are, per thread, so this only records it)."""
+        self._stack_state_is_thread_local = True
 
     def get_operations(self):
         return list(self._ops)

@@ -38,9 +38,11 @@ from ref.types import dtypes
 from ref.ops import registry
 from ref.types.shapes import TensorShape
 from ref.framework.func_graph import FuncGraph
-from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2
-from ref.formats.tensor_util import make_tensor_proto
-from ref.framework.graph import Graph, Operation
+from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2, op_def_pb2
+from ref.formats.tensor_util import make_tensor_proto, make_ndarray
+from ref.framework.graph import Graph, Operation, Tensor, control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op
+from ref.framework import versions
 
 _INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
 
@@ -538,7 +540,7 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
 def as_graph_def(graph, from_version=None, add_shapes=False):
     """The GraphDef of ``graph`` (ops in creation order; functions in the library)."""
     gd = graph_pb2.GraphDef()
-    gd.versions.producer = 1087
+    gd.versions.CopyFrom(graph.graph_def_versions)
     seen = {}
     for op in graph.get_operations():
         if from_version is not None and op._id < from_version:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ref.types import dtypes, errors
 
 from ref.ops import registry
+from ref.framework import versions
 from ref.types.shapes import TensorShape
 from ref.framework.func_graph import FuncGraph
 from ref.protos import node_def_pb2
@@ -72,15 +73,37 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         base = k.lstrip("^").split(":")[0]
         if base not in names:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
+    _check_versions(graph_def.versions)
     functions = {f.signature.name: f for f in graph_def.library.function}
     n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
             created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+        v = graph_def.versions  # an empty graph takes the GraphDef's; else TF keeps the older producer
+        if n_ops == 0:
+            g._graph_def_versions = (v.producer, v.min_consumer)
+        else:
+            g._graph_def_versions = (min(g._graph_def_versions[0], v.producer),
+                                     max(g._graph_def_versions[1], graph_def.versions.min_consumer))
         return None if return_elements is None else [_return_element(created, r) for r in return_elements]
     except BaseException:
         _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
         raise
+
+
+def _check_versions(v):
+    """TF's version gate on a GraphDef (ValueError, worded as TF's)."""
+    tf_v = versions.TF_VERSION
+    if v.producer < versions.GRAPH_DEF_VERSION_MIN_PRODUCER:
+        raise ValueError(f"GraphDef producer version {v.producer} below min producer "
+                         f"{versions.GRAPH_DEF_VERSION_MIN_PRODUCER} supported by TensorFlow {tf_v}.  "
+                         "Please regenerate your graph.")
+    if v.min_consumer > versions.GRAPH_DEF_VERSION:
+        raise ValueError(f"GraphDef min consumer version {v.min_consumer} above current version "
+                         f"{versions.GRAPH_DEF_VERSION} for TensorFlow {tf_v}.  Please upgrade TensorFlow.")
+    if versions.GRAPH_DEF_VERSION in v.bad_consumers:
+        raise ValueError(f"GraphDef disallows consumer version {versions.GRAPH_DEF_VERSION}.  "
+                         "Please upgrade TensorFlow: this version is likely buggy.")
 
 
 def _return_element(created, r):

@@ -90,9 +90,16 @@ def _python_to_numpy(value, dtype):
 
 
 
+def _tensor_like(v):
+    """A Tensor, or an object with a registered conversion (a Variable): TF's
+    autopacking packs both."""
+    return isinstance(v, Tensor) or (not isinstance(v, (list, tuple, np.ndarray))
+                                     and any(isinstance(v, b) for b, _, _ in _conversion_functions))
+
+
 def _first_tensor_dtype(value):
     """The dtype of the first Tensor in nested lists (TF's _get_dtype_from_nested_lists)."""
-    if isinstance(value, Tensor):
+    if _tensor_like(value):
         return value.dtype.base_dtype
     if isinstance(value, (list, tuple)):
         for v in value:
@@ -121,7 +128,7 @@ def _autopack(value, dtype, preferred_dtype, name):
     with name_scope(name) as scope:
         elems, must_pack = [], False
         for i, v in enumerate(value):
-            if isinstance(v, Tensor):
+            if _tensor_like(v):
                 must_pack = True
                 elems.append(convert_to_tensor(v, dtype=dtype))
             elif isinstance(v, (list, tuple)):
@@ -199,24 +206,36 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
-    """A ``Const`` op holding ``value`` (reshaped or broadcast to ``shape`` if given)."""
+    """A ``Const`` op holding ``value``, reshaped to ``shape`` if given. As TF1's
+    graph-mode constant: one value fills the shape (a zero-stride view when large:
+    nothing big is allocated while building), fewer values are padded with the
+    last one, more raise ValueError; ``verify_shape`` demands the exact shape."""
     arr = _python_to_numpy(value, dtype)
     if shape is not None:
         shape = [int(d) for d in as_shape(shape).as_list()]
+        n = int(np.prod(shape, dtype=object))
         if arr.shape != tuple(shape):
             if verify_shape:
-                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {arr.shape}.")
-            if arr.size == 1:
-                arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
-            elif arr.size == int(np.prod(shape)):
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+            if arr.size == 1:  # one value fills any shape, an empty one too
+                arr = (np.broadcast_to(arr.reshape(()), shape) if n > _SPLAT_VIEW
+                       else np.full(shape, arr.reshape(()), dtype=arr.dtype))
+            elif arr.size > n:
+                raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
+            elif arr.size == n:
                 arr = arr.reshape(shape)
-            else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
-                                f"(converted from {arr.shape}) has {arr.size} elements, but got `shape` "
-                                f"{tuple(shape)} with {int(np.prod(shape))} elements).")
+            elif arr.size == 0:
+                raise ValueError(f"Cannot fill a shape {tuple(shape)} tensor from zero values.")
+            else:  # TF's proto repeats the last value over the rest
+                flat = arr.reshape(-1)
+                arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)]).reshape(shape)
     dt = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
-    arr.setflags(write=False)
+    if arr.flags.writeable:
+        arr.setflags(write=False)
     return apply_op("Const", value=arr, dtype=dt, name=name)
+
+
+_SPLAT_VIEW = 1 << 16  # a filled constant above this many elements is a broadcast view
 
 
 # IndexedSlices to a dense Tensor (TF registers this conversion in indexed_slices.py).
@@ -353,6 +372,8 @@ def apply_op(op_type, name=None, **kwargs):
                     raise TypeError(f"{op_type} missing required attr '{attr}'")
             else:
                 attrs.setdefault(attr, default)
+        if opdef.stateful and "container" in opdef.attrs and not attrs.get("container") and graph._container:
+            attrs["container"] = graph._container  # TF: a stateful op takes tf.container's name
         for in_name, count_attr in opdef.list_inputs.items():
             if count_attr:
                 attrs[count_attr] = list_sizes[in_name]

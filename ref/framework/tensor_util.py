@@ -73,8 +73,19 @@ def constant_value(tensor):
     return known[id(tensor)][0]
 
 
+_FOLD_LIMIT = 1 << 20  # constant_value does not fold an op with more output elements
+
+
 def _fold(op, known):
-    """The value of a foldable op whose inputs' values are in ``known``, by its kernel."""
+    """The value of a foldable op whose inputs' values are in ``known``, by its
+    kernel; None above ``_FOLD_LIMIT`` elements (no graph-time allocation blow-up)."""
+    n = op.outputs[0].shape.num_elements() if op.outputs else None
+    if n is not None and n > _FOLD_LIMIT:
+        return None
+    if op.type == "Fill" and n is None:
+        dims = known[id(op.inputs[0])][0]
+        if dims is None or int(np.prod(np.asarray(dims), dtype=object)) > _FOLD_LIMIT:
+            return None
     args = {}
     for name, inp in op.named_inputs().items():
         value = [known[id(t)][0] for t in inp] if isinstance(inp, list) else known[id(inp)][0]
@@ -93,6 +104,8 @@ def _static_shape_value(op):
     if not s.is_fully_defined():
         return None
     out_type = op.get_attr("out_type").np
+    if max(s.as_list() + [s.num_elements()]) > np.iinfo(out_type).max:
+        return None  # the kernel fails at run time, as TF's
     if op.type == "Shape":
         return np.array(s.as_list(), dtype=out_type)
     return np.array(s.num_elements(), dtype=out_type)

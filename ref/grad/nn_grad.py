@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ref.framework.op_def_library import apply_op
+import numpy as np
+from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops, nn_ops
 
@@ -142,7 +144,13 @@ def _sparse_softmax_cross_entropy_grad(op, grad_loss, grad_grad):
 
 
 def _is_zeros(t):
-    return t.op.type in ("ZerosLike",) or (t.op.type == "Fill" and False)
+    """TF's _IsZero: a ZerosLike/Zeros op, or a value known to be all zeros (the
+    zeros gradients() builds for an unused output), so the first-order gradient
+    builds no second-order terms (no BatchMatMulV2)."""
+    if t.op.type in ("ZerosLike", "Zeros"):
+        return True
+    value = constant_value(t)
+    return value is not None and bool((np.asarray(value) == 0).all())
 
 
 def _nn():

@@ -21,7 +21,7 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "WholeFileReaderV2", "IdentityReaderV2", "TextLineReaderV2", "FixedLengthRecordReaderV2",
            "TFRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
            "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
-           "DecodeRaw", "DecodeCSV", "StringToNumber", "ParseExampleV2", "ParseSingleSequenceExample",
+           "DecodeRaw", "DecodePaddedRaw", "DecodeCSV", "StringToNumber", "ParseExampleV2", "ParseSingleSequenceExample",
            "ParseSequenceExampleV2",
            # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
            "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
@@ -29,7 +29,9 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
            # no numeric inputs: the example user op and the TPU system op (ref/ops/user_ops.py)
            "Fact", "ShutdownDistributedTPU", "SdcaShrinkL1", "SdcaFprint",
-           "SdcaOptimizer", "SdcaOptimizerV2"):
+           "SdcaOptimizer", "SdcaOptimizerV2",
+           # session tensors (TF's session_ops: not differentiable)
+           "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"):
     NotDifferentiable(_t)
 
 

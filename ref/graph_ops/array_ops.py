@@ -73,8 +73,9 @@ def shape(input, name=None, out_type=dtypes.int32):
         if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: its dense_shape, cast
             return apply_op("Cast", x=_sparse_shape(input), DstT=out_type, name=scope)
         input = convert_to_tensor(input)
-        if input.shape.is_fully_defined():
-            return constant(np.array(input.shape.as_list(), out_type.np), name=scope)
+        dims = input.shape.as_list() if input.shape.is_fully_defined() else None
+        if dims is not None and all(d <= np.iinfo(out_type.np).max for d in dims):
+            return constant(np.array(dims, out_type.np), name=scope)
         return apply_op("Shape", input=input, out_type=out_type, name=scope)
 
 
@@ -591,6 +592,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    if not isinstance(dims, Tensor):  # int64 when a dimension needs it, as TF's conversion
+        dims = convert_to_tensor(dims, name="dims") if np.asarray(dims).dtype.kind in "iu" else dims
     return _refine(apply_op("Fill", dims=dims, value=value, name=name or "Fill"), dims)
 
 

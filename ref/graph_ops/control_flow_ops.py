@@ -243,7 +243,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
                         parallel_iterations=parallel_iterations, output_specs=specs,
                         accumulate=back_prop and can_accumulate(specs), name=scope)
-        outs = _as_arrays(arrays, list(outs)[:len(flat)])
+        outs = list(outs)[:len(flat)]
+        if not back_prop:  # TF: no gradient flows through the loop
+            outs = [apply_op("StopGradient", input=t) if t.dtype.is_floating or t.dtype.is_complex else t
+                    for t in outs]
+        outs = _as_arrays(arrays, outs)
     # TF packs the exits like the body's result and unpacks a single exit value.
     packed = nest.pack_sequence_as(out, outs)
     if not return_same_structure and len(outs) == 1:

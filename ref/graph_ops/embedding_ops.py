@@ -27,7 +27,7 @@ from ref.graph_ops.control_flow_ops import identity
 from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops import sparse_ops
 
-__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
+__all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
 
 def _clip(params, ids, max_norm):
@@ -171,3 +171,60 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         if embeddings.dtype != original_dtype:
             embeddings = math_ops.cast(embeddings, original_dtype)
         return embeddings
+
+
+def _retain(sp_ids, sp_weights, keep):
+    sp_ids = sparse_ops.sparse_retain(sp_ids, keep)
+    if sp_weights is not None:
+        sp_weights = sparse_ops.sparse_retain(sp_weights, keep)
+    return sp_ids, sp_weights
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None,
+                                 allow_fast_lookup=False):
+    """:func:`embedding_lookup_sparse` over ``sparse_ids`` of any rank >= 2 (all
+    but the last dimension are batch dimensions), dropping ids < 0 (and, unless
+    ``combiner`` is "sum", weights <= 0); a row left empty gives the embedding of
+    ``default_id``, or zeros when it is None. TF's ``safe_embedding_lookup_sparse``."""
+    if embedding_weights is None:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if not isinstance(embedding_weights, (list, tuple)):
+        embedding_weights = list(embedding_weights) if hasattr(embedding_weights, "_get_variable_list") \
+            else [embedding_weights]
+    embedding_weights = list(embedding_weights)
+    if not embedding_weights:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    embedding_weights = [w if hasattr(w, "_variable") or hasattr(w, "initializer")
+                         else convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+    with name_scope(name, "embedding_lookup", embedding_weights + [sparse_ids, sparse_weights]) as scope:
+        original_shape = sparse_ids.dense_shape
+        rank_dim = dimension_value(original_shape.get_shape()[0])
+        rank = array_ops.size(original_shape) if rank_dim is None else rank_dim
+        sparse_ids = sparse_ops.sparse_reshape(sparse_ids, [
+            math_ops.reduce_prod(array_ops.slice(original_shape, [0], [rank - 1])),
+            array_ops.gather(original_shape, rank - 1)])
+        if sparse_weights is not None:
+            sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
+        keep = math_ops.greater_equal(sparse_ids.values, 0)
+        sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights, keep)
+        if combiner != "sum" and sparse_weights is not None:
+            sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights,
+                                                 math_ops.greater(sparse_weights.values, 0))
+        sparse_ids, is_row_empty = sparse_ops.sparse_fill_empty_rows(sparse_ids, default_id or 0)
+        if sparse_weights is not None:
+            sparse_weights, _ = sparse_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
+        result = embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
+                                         partition_strategy=partition_strategy,
+                                         name=None if default_id is None else scope, max_norm=max_norm)
+        if default_id is None:
+            empty = array_ops.tile(array_ops.reshape(is_row_empty, [-1, 1]),
+                                   array_ops.stack([1, array_ops.shape(result)[1]]))
+            result = array_ops.where(empty, array_ops.zeros_like(result), result, name=scope)
+        final = array_ops.reshape(result, array_ops.concat([
+            array_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0], [rank - 1]),
+            array_ops.slice(array_ops.shape(result), [1], [-1])], 0))
+        outer = TensorShape(None) if rank_dim is None else TensorShape([None] * (rank_dim - 1))
+        final.set_shape(outer.concatenate(result.get_shape()[1:]))
+        return final

@@ -25,6 +25,7 @@ __all__ = [
     "l2_loss", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
     "weighted_cross_entropy_with_logits", "l2_normalize", "moments", "in_top_k", "zero_fraction", "dropout",
+    "xw_plus_b", "crelu",
 ]
 
 
@@ -113,6 +114,33 @@ def bias_add(value, bias, data_format=None, name=None):
         value = convert_to_tensor(value, name="input")
         bias = convert_to_tensor(bias, dtype=value.dtype.base_dtype, name="bias")
         return apply_op("BiasAdd", value=value, bias=bias, data_format=data_format or "NHWC", name=scope)
+
+
+def _xw_plus_b(x, weights, biases, name, add):
+    with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        return add(_m.matmul(x, weights), biases, name=scope)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases, the add a ``BiasAdd``."""
+    return _xw_plus_b(x, weights, biases, name, bias_add)
+
+
+def xw_plus_b_v1(x, weights, biases, name=None):
+    """As :func:`xw_plus_b`, the add a ``BiasAddV1``."""
+    return _xw_plus_b(x, weights, biases, name,
+                      lambda v, b, name: apply_op("BiasAddV1", value=v, bias=b, name=name))
+
+
+def crelu(features, name=None, axis=-1):
+    """relu(concat([features, -features], axis)): the positive and the negative part."""
+    with name_scope(name, "CRelu", [features]) as scope:
+        features = convert_to_tensor(features, name="features")
+        both = array_ops.concat([features, -features], axis, name=scope)
+        return relu(both)
 
 
 def l2_loss(t, name=None):
@@ -255,10 +283,10 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")
         if not labels.shape.is_compatible_with(logits.shape):
             raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
-        log_weight = _m.add(1, _m.multiply(_m.subtract(pos_weight, 1), labels))
-        return _m.add(_m.multiply(_m.subtract(1, labels), logits),
-                      _m.multiply(log_weight, _m.add(_m.log1p(_m.exp(_m.negative(_m.abs(logits)))),
-                                                     relu(_m.negative(logits)))), name=scope)
+        # operators, as TF: a Python pos_weight takes the labels' dtype
+        log_weight = 1 + (pos_weight - 1) * labels
+        softplus_neg = _m.log1p(_m.exp(-_m.abs(logits))) + relu(-logits)
+        return _m.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):

@@ -6,6 +6,7 @@ import collections
 
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
+import re
 from ref.framework.sparse_tensor import SparseTensor
 from ref.types import dtypes
 from ref.types.shapes import as_shape
@@ -15,13 +16,26 @@ __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "Fix
            "parse_sequence_example"]
 
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+
+def _scope_safe(key):
+    """A feature key as a name (TF replaces characters a scope may not hold with _)."""
+    return re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None,  # noqa: A002
+               fixed_length=None):
     """Reinterprets the bytes of each string as a vector of ``out_type`` values
-    (``DecodeRaw``); TF 1.x's ``bytes`` keyword is accepted too."""
+    (``DecodeRaw``); TF 1.x's ``bytes`` keyword is accepted too; with
+    ``fixed_length`` (tf.io.decode_raw v2's) each string is cut or zero-padded
+    to that many bytes (``DecodePaddedRaw``)."""
     if input_bytes is None:
         input_bytes = bytes
     if out_type is None:
         raise TypeError("decode_raw() missing required argument 'out_type'")
+    if fixed_length is not None:
+        return apply_op("DecodePaddedRaw", input_bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
+                        fixed_length=convert_to_tensor(fixed_length, dtype=dtypes.int32),
+                        out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
+                        name=name or "DecodePaddedRaw")
     return apply_op("DecodeRaw", bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
                     out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                     name=name or "DecodeRaw")
@@ -99,15 +113,15 @@ def _parse(serialized, features, name, example_names, single):
                     raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
                 shapes.append([-1] + shape)
                 dv = [] if f.default_value is None else f.default_value
-                defaults.append(convert_to_tensor(dv, dtype=dtype, name=f"key_{k}"))
+                defaults.append(convert_to_tensor(dv, dtype=dtype, name="key_" + _scope_safe(k)))
             else:
                 shapes.append(shape)
                 if f.default_value is None:
-                    defaults.append(convert_to_tensor([], dtype=dtype, name=f"key_{k}"))
+                    defaults.append(convert_to_tensor([], dtype=dtype, name="key_" + _scope_safe(k)))
                 else:
                     defaults.append(apply_op("Reshape", tensor=convert_to_tensor(f.default_value, dtype=dtype),
                                              shape=convert_to_tensor(shape, dtype=dtypes.int32),
-                                             name=f"key_{k}"))
+                                             name="key_" + _scope_safe(k)))
         sparse_types = [dtypes.as_dtype(features[k].dtype) for k in sparse]
         outs = apply_op(
             "ParseExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string),

@@ -26,7 +26,7 @@ import time
 
 from ref.types import errors
 
-__all__ = ["Run", "bounded", "current", "wait"]
+__all__ = ["Run", "bounded", "check", "current", "wait"]
 
 _LOCAL = threading.local()
 
@@ -69,6 +69,21 @@ def bounded(timeout=None, where=""):
 def current():
     """The :class:`Run` of the calling thread, or None."""
     return getattr(_LOCAL, "run", None)
+
+
+def check(what):
+    """Raises CancelledError / DeadlineExceededError when the calling thread's run
+    was cancelled or is past its deadline: a long-running kernel (a loop) calls it
+    between iterations, so every run honours ``timeout_in_ms``."""
+    run = getattr(_LOCAL, "run", None)
+    if run is None:
+        return
+    if run.cancelled is not None:
+        raise errors.CancelledError(None, None, f"{what} was cancelled: {run.cancelled}")
+    if run.deadline is not None and time.monotonic() > run.deadline:
+        where = f" on {run.where}" if run.where else ""
+        raise errors.DeadlineExceededError(
+            None, None, f"{what}{where} ran past the run's deadline ({run.timeout:.3g} s)")
 
 
 def wait(cv, what, describe):

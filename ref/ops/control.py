@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.ops import blocking
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
@@ -57,6 +58,7 @@ def while_(input, cond, body, n_loop_vars, n_cond_captures=0, maximum_iterations
     history = []
     i = 0
     while maximum_iterations is None or i < maximum_iterations:
+        blocking.check("While")  # the run's deadline (timeout_in_ms) and cancellation
         (pred,) = ctx.run_subgraph(cond, loop_vars + cond_caps)
         if not bool(np.asarray(pred)):
             break

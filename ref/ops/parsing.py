@@ -55,6 +55,34 @@ def decode_raw(bytes, out_type, little_endian=True):
     return flat.reshape(arr.shape + (size // np_t.itemsize,))
 
 
+def _padded_rule(ins, attrs):
+    shape, t = ins["input_bytes"].shape, dtypes.as_dtype(attrs["out_type"])
+    n = ins["fixed_length"].value
+    if n is not None and int(n) % t.size:
+        raise ValueError(f"Dimension size must be evenly divisible by {t.size} but is {int(n)} for "
+                         f"'{attrs['_op_name']}' (DecodePaddedRaw)")
+    last = None if n is None else int(n) // t.size
+    return [(t, shape.concatenate([last]) if shape.ndims is not None else unknown_shape())]
+
+
+@register_op("DecodePaddedRaw", inputs=("input_bytes", "fixed_length"), outputs=("output",),
+             attrs={"out_type": REQUIRED, "little_endian": True},
+             allowed={"out_type": tuple(d for d in _RAW_TYPES if d.size > 1 or d in (dtypes.uint8, dtypes.int8))},
+             shape=_padded_rule)
+def decode_padded_raw(input_bytes, fixed_length, out_type, little_endian=True):
+    """As ``DecodeRaw`` with each string cut or zero-padded to ``fixed_length``
+    bytes (a multiple of the type's size)."""
+    t = dtypes.as_dtype(out_type)
+    n = int(fixed_length)
+    if n % t.size:
+        raise invalid_argument(f"fixed_length (={n}) must be a multiple of the size of out_type ({t.size})")
+    np_t = np.dtype(t.np).newbyteorder("<" if little_endian else ">")
+    arr = np.asarray(input_bytes, dtype=object)
+    items = [_b(x)[:n].ljust(n, b"\0") for x in arr.reshape(-1)]
+    flat = np.frombuffer(b"".join(items), dtype=np_t).astype(t.np)
+    return flat.reshape(arr.shape + (n // t.size,))
+
+
 _INT_RE = re.compile(r"^\s*[+-]?\d+\s*$")
 _FLOAT_RE = re.compile(r"^\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)\s*$",
                        re.IGNORECASE)

@@ -13,6 +13,7 @@ import importlib
 import os
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.tracing import fill_step_stats
+from ref.session.partial_run import PartialRun
+from ref.session.session_ops import TensorHandle, handle_op
+
+_HANDLE_OPS = frozenset({"GetSessionHandle", "GetSessionHandleV2"})
+_LOCAL_SESSIONS = weakref.WeakSet()  # the in-process sessions Session.reset("") reaches
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -246,6 +252,11 @@ class BaseSession:
         self._feed_info = {}
         self._fast_runs = {}
         self._default_ctx = []
+        self._partial_runs = {}
+        self._was_reset = False  # Session.reset("") closed it
+        self._handle_ops = {}  # (kind, dtype) -> the (holder, op) TensorHandle.eval/delete run
+        if not target and self._remote is None:
+            _LOCAL_SESSIONS.add(self)
 
     # -- properties -----------------------------------------------------------
     graph = property(lambda self: self._graph)
@@ -318,7 +329,7 @@ class BaseSession:
         if timeout is not None:
             with blocking.bounded(timeout):
                 return self._run(fetches, feed_dict, options, run_metadata)
-        if run_metadata is None and self._remote is None and not self._closed:
+        if run_metadata is None and self._remote is None and not self._closed and not self._was_reset:
             fast = self._fast_run(fetches, feed_dict)
             if fast is not _MISS:
                 return fast
@@ -373,6 +384,8 @@ class BaseSession:
             graph = self._graph
             if graph.version == 0 or any(e.graph is not graph or not graph.is_fetchable(e) for e in elements):
                 return _MISS
+            if any(e.__class__ is Tensor and e.op._type in _HANDLE_OPS for e in elements):
+                return _MISS  # fetched as a TensorHandle by the general path
             entry = self._fast_runs.setdefault(key, ({}, elements, len(graph._unfetchable)))
         plans, elements, unfetchable = entry
         if unfetchable != len(self._graph._unfetchable):  # prevent_fetching since: check again
@@ -418,6 +431,8 @@ class BaseSession:
     def _check_runnable(self):
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._was_reset:
+            raise errors.CancelledError(None, None, "Session has been closed.")
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
 
@@ -461,6 +476,8 @@ class BaseSession:
                 out.append(None)
             elif e in feeds:
                 out.append(getattr(feeds, "fetch_values", {}).get(e, feeds[e]))
+            elif e.op._type in _HANDLE_OPS:  # TF hands back a TensorHandle
+                out.append(TensorHandle(_to_fetch_value(by_tensor[e]), e.op.inputs[0].dtype.base_dtype, self))
             else:
                 out.append(_to_fetch_value(by_tensor[e]))
         return out
@@ -500,6 +517,12 @@ class BaseSession:
         ``np.asarray(value)`` cast to the tensor's dtype (so 1.5 fed to an int32
         tensor is 1, as in TF), a Python int that the dtype cannot hold is a
         TypeError, a shape the tensor's static shape rejects a ValueError."""
+        if isinstance(value, TensorHandle):  # a fed TensorHandle gives its value, as TF's
+            stored = self._resources.get(("session_tensor", value.handle))
+            if stored is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"The tensor with handle '{value.handle}' is not in the session store.")
+            value = stored
         # Fast path: an ndarray of the right dtype and a compatible shape for a Tensor.
         if key.__class__ is Tensor and value.__class__ is np.ndarray and key.graph is self._graph:
             info = self._feed_info.get(key)
@@ -577,7 +600,60 @@ class BaseSession:
         return callable_
 
     def partial_run_setup(self, fetches, feeds=None):
-        raise errors.UnimplementedError(None, None, "partial_run is not supported by ref's Session")
+        """Sets up a step run in pieces by :meth:`partial_run`; returns its handle.
+        ``fetches``: every Tensor/Operation the pieces will fetch; ``feeds``: every
+        tensor they will feed."""
+        self._check_runnable()
+        elements = _FetchMapper(self._graph, fetches).elements
+        feed_list = [_fetch_element(self._graph, f) for f in (feeds or [])]
+        pr = PartialRun(self._graph, elements, feed_list)
+        self._partial_runs[pr.handle] = pr
+        return pr.handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Runs one piece of the step set up by :meth:`partial_run_setup`: feeds
+        ``feed_dict`` and returns ``fetches`` (shaped like them), computing only
+        what earlier pieces did not."""
+        self._check_runnable()
+        pr = self._partial_runs.get(handle)
+        if pr is None:
+            raise errors.InvalidArgumentError(None, None, "Must run 'setup' before performing partial runs!")
+        mapper = _FetchMapper(self._graph, fetches)
+        feeds = self._prepare_feeds(feed_dict)
+        with pr.lock:
+            pr.check(mapper.elements, list(feeds))
+            tensors, targets, extra, missing = pr.needed(mapper.elements, feeds)
+            if missing:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {missing[0].name} can't be computed from the feeds that have been fed "
+                                "so far.")
+            all_feeds = _Feeds()
+            all_feeds.update(pr.known)
+            all_feeds.update(feeds)
+            all_feeds.fetch_values.update(getattr(feeds, "fetch_values", {}))
+            values = self._run_elements(tensors + targets + extra, all_feeds)
+            computed = dict(zip(tensors + targets + extra, values))
+            pr.fed.update(feeds)
+            pr.known.update(feeds)
+            pr.known.update((t, v) for t, v in computed.items() if isinstance(t, Tensor))
+            pr.fetched.update(mapper.elements)
+        return mapper.build([computed[e] if e in computed else all_feeds[e] for e in mapper.elements])
+
+    def _reset_containers(self, containers):
+        """Drops the values of the variables in ``containers`` (all when None)."""
+        if self._closed or not self._owns_state:
+            return
+        wanted = None if containers is None else {c.decode() if isinstance(c, bytes) else c for c in containers}
+        with self._store.lock:
+            for op in self._graph.get_operations():
+                if not op._opdef.creates_ref:
+                    continue
+                container = op._attrs.get("container") or ""
+                if wanted is None or container in wanted:
+                    self._store.values.pop(op._attrs.get("shared_name") or op.name, None)
+
+    def _handle_op(self, kind, dtype):
+        return handle_op(self, kind, dtype)
 
     def _plan(self, tensors, targets, feeds):
         """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
@@ -618,10 +694,17 @@ class Session(BaseSession):
     def reset(target, containers=None, config=None):
         """Resets resource containers on ``target``: on a remote master (a
         ``grpc://`` target) its Reset RPC clears ``containers`` (all when None)
-        on every task and closes the master's sessions; ref's in-process
-        sessions own no shared containers, so there it does nothing."""
+        on every task and closes the master's sessions; on the in-process target
+        ("") every open local session forgets the variables created in those
+        containers (``tf.container``), which are then uninitialised, as TF's
+        DirectSession reset."""
         if isinstance(target, bytes):
             target = target.decode("utf-8")
+        if not target:  # TF closes every in-process session: their runs raise CancelledError
+            for sess in list(_LOCAL_SESSIONS):
+                sess._reset_containers(containers)
+                sess._was_reset = True
+            return
         handler = _target_handler(target) if isinstance(target, str) and target not in _LOCAL_TARGETS else None
         if handler is not None and handler[1] is not None:
             handler[1](target, containers, config)

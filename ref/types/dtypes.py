@@ -11,12 +11,11 @@ import numpy as np
 
 builtins_bool = _builtins.bool
 
-try:  # bfloat16 has no NumPy type of its own; ml_dtypes provides one if present.
-    import ml_dtypes as _ml_dtypes
+# bfloat16, the float8 types and int4/uint4 have no NumPy types of their own: as
+# TF, ref takes them from the ``ml_dtypes`` package (a dependency).
+import ml_dtypes as _ml_dtypes
 
-    _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - depends on the environment
-    _BFLOAT16_NP = None
+_BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
 
 
 class DType:
@@ -69,7 +68,7 @@ class DType:
     # -- classification -------------------------------------------------------
     @property
     def is_floating(self) -> bool:
-        return self.base_dtype in (float16, float32, float64, bfloat16)
+        return self.base_dtype._enum in _FLOAT_ENUMS
 
     @property
     def is_complex(self) -> bool:
@@ -77,11 +76,11 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.base_dtype in _INTEGERS
+        return self.base_dtype in _INTEGERS or self.base_dtype._enum in _NARROW_INT_ENUMS
 
     @property
     def is_unsigned(self) -> bool:
-        return self.base_dtype in (uint8, uint16, uint32, uint64)
+        return self.base_dtype in (uint8, uint16, uint32, uint64) or self.base_dtype._enum in (30, 32)
 
     @property
     def is_bool(self) -> bool:
@@ -99,9 +98,9 @@ class DType:
     def min(self):
         b = self.base_dtype
         if b.is_floating:
-            return float(np.finfo(b.np).min)
+            return float(_ml_dtypes.finfo(b.np).min)
         if b.is_integer:
-            return int(np.iinfo(b.np).min)
+            return int(_ml_dtypes.iinfo(b.np).min)
         if b.is_bool:
             return False
         raise TypeError(f"Cannot find minimum value of {b.name}.")
@@ -110,9 +109,9 @@ class DType:
     def max(self):
         b = self.base_dtype
         if b.is_floating:
-            return float(np.finfo(b.np).max)
+            return float(_ml_dtypes.finfo(b.np).max)
         if b.is_integer:
-            return int(np.iinfo(b.np).max)
+            return int(_ml_dtypes.iinfo(b.np).max)
         if b.is_bool:
             return True
         raise TypeError(f"Cannot find maximum value of {b.name}.")
@@ -173,7 +172,18 @@ _SPECS = [
     ("variant", 21, None),
     ("uint32", 22, np.dtype(np.uint32)),
     ("uint64", 23, np.dtype(np.uint64)),
+    ("float8_e5m2", 24, np.dtype(_ml_dtypes.float8_e5m2)),
+    ("float8_e4m3fn", 25, np.dtype(_ml_dtypes.float8_e4m3fn)),
+    ("float8_e4m3fnuz", 26, np.dtype(_ml_dtypes.float8_e4m3fnuz)),
+    ("float8_e4m3b11fnuz", 27, np.dtype(_ml_dtypes.float8_e4m3b11fnuz)),
+    ("float8_e5m2fnuz", 28, np.dtype(_ml_dtypes.float8_e5m2fnuz)),
+    ("int4", 29, np.dtype(_ml_dtypes.int4)),
+    ("uint4", 30, np.dtype(_ml_dtypes.uint4)),
+    ("int2", 31, np.dtype(_ml_dtypes.int2)),
+    ("uint2", 32, np.dtype(_ml_dtypes.uint2)),
 ]
+_FLOAT_ENUMS = frozenset({19, 14, 1, 2, 24, 25, 26, 27, 28})  # float16, bfloat16, float32/64, the float8s
+_NARROW_INT_ENUMS = frozenset({29, 30, 31, 32})  # int4, uint4, int2, uint2
 
 _BY_ENUM: dict[int, DType] = {}
 _BY_NAME: dict[str, DType] = {}
@@ -205,6 +215,10 @@ complex64 = _BY_NAME["complex64"]
 complex128 = _BY_NAME["complex128"]
 resource = _BY_NAME["resource"]
 variant = _BY_NAME["variant"]
+float8_e5m2, float8_e4m3fn = _BY_NAME["float8_e5m2"], _BY_NAME["float8_e4m3fn"]
+float8_e4m3fnuz, float8_e4m3b11fnuz = _BY_NAME["float8_e4m3fnuz"], _BY_NAME["float8_e4m3b11fnuz"]
+float8_e5m2fnuz = _BY_NAME["float8_e5m2fnuz"]
+int4, uint4, int2, uint2 = (_BY_NAME[n] for n in ("int4", "uint4", "int2", "uint2"))
 qint8, quint8, qint16, quint16, qint32 = (_BY_NAME[n] for n in ("qint8", "quint8", "qint16", "quint16", "qint32"))
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)

@@ -226,3 +226,45 @@ def test_parse_sequence_example_pads_and_counts_steps():
     assert n["tok"].tolist() == [3, 1, 0]
     assert q["w"].indices.tolist() == [[0, 1, 0], [0, 2, 0], [0, 2, 1], [1, 0, 0], [1, 0, 1], [1, 0, 2]]
     assert q["w"].dense_shape.tolist() == [3, 3, 3]
+
+
+@pytest.mark.parametrize("key", ["key_b*has+a:tricky_name", "a b", "ok/key.-_", "ünï"])
+def test_feature_keys_need_not_be_scope_names(key):
+    """parse_example takes any feature key (TF sanitises it where it names ops)."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from ref.protos import example_pb2
+    ex = example_pb2.Example()
+    ex.features.feature[key].float_list.value.extend([1.5, 2.5])
+    data = [ex.SerializeToString()]
+    out = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            s = lib.placeholder(lib.string, [None])
+            feats = {key: lib.FixedLenFeature([2], lib.float32, default_value=[0.0, 0.0]),
+                     "missing": lib.FixedLenFeature([1], lib.float32, default_value=[3.0])}
+            parsed = lib.parse_example(s, feats)
+            with lib.Session() as sess:
+                r = sess.run(parsed, {s: data})
+                out.append({k: v.tolist() for k, v in r.items()})
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("little_endian", [True, False])
+@pytest.mark.parametrize("out_type,n", [("int16", 8), ("int16", 6), ("uint8", 3), ("float32", 8), ("int16", 3)])
+def test_decode_raw_fixed_length(out_type, n, little_endian):
+    """decode_raw(fixed_length=): tf.io.decode_raw (v2)'s DecodePaddedRaw, against TF."""
+    tf2 = pytest.importorskip("tensorflow")
+    tf = tf2.compat.v1
+    data = [b"abcd", b"abcdefghij", b""]
+    out = []
+    for lib, fn in ((tf, tf2.io.decode_raw), (ref, ref.decode_raw)):
+        with lib.Graph().as_default():
+            try:
+                r = fn(lib.constant(data), getattr(lib, out_type), fixed_length=n, little_endian=little_endian)
+            except ValueError:
+                out.append("ValueError")
+                continue
+            with lib.Session() as s:
+                v = s.run(r)
+                out.append((r.shape.as_list(), v.dtype, np.nan_to_num(v).tolist()))
+    assert out[0] == out[1]

@@ -50,7 +50,7 @@ def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
     ops = [needed[i] for i in sorted(needed)]
     ops = [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
     ops = _prune_unread(ops, fetch_tensors, target_ops)
-    if not any(_updates_in_place(op) for op in ops):
+    if not any(_rank(op) for op in ops):
         return ops  # creation order is already a topological order
     return _readers_first(ops, fed)
 
@@ -81,6 +81,25 @@ def _prune_unread(ops, fetch_tensors, target_ops):
     return kept
 
 
+# Cancellation: kernels that may wait on another step (a dequeue from an empty
+# queue, an accumulator's take) run after every op that does not depend on them, so
+# a failing op of the same run (an Assert) ends the step before they block; TF
+# cancels them. Sorted last among ready ops by ``_rank``.
+_MAY_BLOCK = frozenset({
+    "QueueDequeue", "QueueDequeueV2", "QueueDequeueMany", "QueueDequeueManyV2", "QueueDequeueUpTo",
+    "QueueDequeueUpToV2", "AccumulatorTakeGradient", "SparseAccumulatorTakeGradient",
+    "ResourceAccumulatorTakeGradient", "ReaderRead", "ReaderReadV2", "ReaderReadUpTo", "ReaderReadUpToV2",
+    "BarrierTakeMany", "QueueEnqueue", "QueueEnqueueV2", "QueueEnqueueMany", "QueueEnqueueManyV2",
+})
+
+
+def _rank(op) -> int:
+    """0: runs as soon as it is ready; 1: updates a variable in place; 2: may block."""
+    if op._type in _MAY_BLOCK:
+        return 2
+    return 1 if _updates_in_place(op) else 0
+
+
 def _updates_in_place(op) -> bool:
     """Whether ``op`` may change a variable it takes by reference
     (IsVariableInitialized takes one only to look at it)."""
@@ -99,7 +118,7 @@ def _readers_first(ops, fed):
         waiting[op._id] = len(deps)
         for d in deps:
             users.setdefault(d, []).append(op._id)
-    ready = [(_updates_in_place(op), op._id) for op in ops if waiting[op._id] == 0]
+    ready = [(_rank(op), op._id) for op in ops if waiting[op._id] == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -108,7 +127,7 @@ def _readers_first(ops, fed):
         for u in users.get(i, ()):
             waiting[u] -= 1
             if waiting[u] == 0:
-                heapq.heappush(ready, (_updates_in_place(index[u]), u))
+                heapq.heappush(ready, (_rank(index[u]), u))
     return order
 
 

@@ -1,0 +1,111 @@
+"""``tf.linspace``/``tf.lin_space`` and ``tf.norm`` (``tf.linalg.norm``), built
+from elementary ops as TF's ``math_ops.linspace_nd`` and ``linalg_ops.norm`` do."""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.tensor_util import constant_value
+from ref.framework.op_def_library import convert_to_tensor
+from ref.graph_ops import array_ops, complex_ops, math_ops
+
+__all__ = ["linspace", "lin_space", "norm"]
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included)
+    along ``axis``; ``start``/``stop`` broadcast against each other. The values
+    are ``start + i * (stop - start) / (num - 1)`` with the last one ``stop``."""
+    with name_scope(name, "linspace", [start, stop]):
+        start = convert_to_tensor(start, name="start")
+        stop = convert_to_tensor(stop, name="stop", dtype=start.dtype)
+        num = convert_to_tensor(num, name="num")
+        if not num.dtype.is_integer:
+            raise TypeError(f"Value passed to parameter 'num' has DataType {num.dtype.name} not in list of allowed "
+                            "values: int32, int64")
+        shape = array_ops.shape(math_ops.add(start, stop))  # the broadcast shape
+        rank = start.shape.ndims if start.shape.ndims is not None else 0
+        rank = max(rank, stop.shape.ndims or 0)
+        axis = axis + rank + 1 if axis < 0 else axis
+        start = array_ops.expand_dims(array_ops.broadcast_to(start, shape), axis)
+        stop = array_ops.expand_dims(array_ops.broadcast_to(stop, shape), axis)
+        n = math_ops.cast(num, dtypes.int64)
+        steps = math_ops.maximum(n - 1, 1)
+        delta = (stop - start) / math_ops.cast(steps, start.dtype)
+        indices = math_ops.cast(math_ops.range(1, steps, dtype=dtypes.int64), start.dtype)
+        idx_shape = array_ops.concat([array_ops.ones([axis], dtypes.int64), [-1],
+                                      array_ops.ones([rank - axis], dtypes.int64)], 0)
+        middle = start + array_ops.reshape(indices, idx_shape) * delta
+        both = array_ops.concat([start, middle, stop], axis)
+        size = array_ops.concat([math_ops.cast(shape[:axis], dtypes.int64), array_ops.reshape(n, [1]),
+                                 math_ops.cast(shape[axis:], dtypes.int64)], 0)
+        return array_ops.slice(both, array_ops.zeros_like(size), size)
+
+
+lin_space = linspace
+
+_VECTOR_ORDS = ("euclidean", "fro")
+_MATRIX_ORDS = ["euclidean", "fro", 1, 2, np.inf]
+
+
+def _static_axis(axis):
+    if isinstance(axis, Tensor):
+        v = constant_value(axis)
+        axis = None if v is None else v.tolist()
+    return axis
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """The vector norm over ``axis`` (an int, or all of ``tensor`` when None) or the
+    matrix norm over a pair of axes: ``'euclidean'``/``'fro'``, ``p > 0``, ``inf``;
+    for matrices ``1`` (max column sum) and ``inf`` (max row sum)."""
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
+        keepdims = keep_dims
+    keepdims = bool(keepdims)
+    axis = _static_axis(axis)
+    is_matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix:
+        if axis[0] == axis[1]:
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {tuple(axis)}")
+        if ord not in _MATRIX_ORDS:
+            raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_ORDS}, got {ord}")
+    else:
+        if not (axis is None or isinstance(axis, (int, np.integer))
+                or (isinstance(axis, (tuple, list)) and len(axis) == 1)):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        if axis is not None and not isinstance(axis, (int, np.integer)):
+            axis = axis[0]
+        ok = ord in _VECTOR_ORDS or ord == np.inf or (
+            isinstance(ord, (int, float, np.number)) and not isinstance(ord, bool) and ord > 0)
+        if not ok:
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    with name_scope(name, "norm", [tensor]):
+        x = convert_to_tensor(tensor)
+        if is_matrix and ord == 2:
+            raise ValueError("ord=2 matrix norms need a singular value decomposition, which ref does not have")
+        if ord in _VECTOR_ORDS:
+            sq = x * complex_ops.conj(x) if x.dtype.is_complex else x * x  # complex stays complex, as TF
+            result = math_ops.sqrt(math_ops.reduce_sum(sq, None if axis is None else list(
+                axis if is_matrix else [axis]), keepdims=True))
+        else:
+            result = math_ops.abs(x)
+            if ord == np.inf:
+                if is_matrix:
+                    # the largest row sum
+                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
+                    result = math_ops.reduce_max(result, axis[0], keepdims=True)
+                else:
+                    result = math_ops.reduce_max(result, axis, keepdims=True)
+            elif is_matrix:  # ord == 1: the largest column sum
+                result = math_ops.reduce_sum(result, axis[0], keepdims=True)
+                result = math_ops.reduce_max(result, axis[1], keepdims=True)
+            else:
+                p = convert_to_tensor(ord, dtype=result.dtype)
+                result = math_ops.pow(math_ops.reduce_sum(math_ops.pow(result, p), axis, keepdims=True),
+                                      math_ops.reciprocal(p))
+        if not keepdims:
+            result = array_ops.squeeze(result, axis)
+        return result

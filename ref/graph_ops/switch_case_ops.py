@@ -1,0 +1,52 @@
+"""``tf.switch_case``: the branch numbered ``branch_index`` (out of range: the
+default, or the last branch without one), as a chain of ``cond``s on
+``branch_index == i``; TF's argument checks and messages."""
+from __future__ import annotations
+
+from ref.framework.graph import Tensor, name_scope
+from ref.graph_ops import math_ops
+from ref.graph_ops.control_flow_ops import cond
+
+__all__ = ["switch_case"]
+
+
+def _branches(branch_fns, default, branch_index):
+    """The branch callables in index order, ``default`` last (TF's checks)."""
+    if not isinstance(branch_index, Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got <dtype: '{branch_index.dtype.name}'>")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(f) for f in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+                         "{" + ",".join(map(str, sorted(keys))) + "}")
+    actions = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    if default is not None:
+        actions.append(default)
+    return actions
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """The outputs of ``branch_fns[branch_index]()`` (only that branch runs)."""
+    actions = _branches(branch_fns, default, branch_index)
+    with name_scope(name, "case", [branch_index]):
+        fn = actions[-1]
+        for i in reversed(range(len(actions) - 1)):
+            fn = (lambda i=i, f=actions[i], rest=fn:
+                  cond(math_ops.equal(branch_index, i), f, rest))
+        return fn()
