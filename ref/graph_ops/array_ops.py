@@ -648,7 +648,9 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         tensor = convert_to_tensor(tensor, name="tensor")
         if optimize and tensor.shape.is_fully_defined():  # TF's shape_internal without out_type
             with name_scope(None, "Shape", [tensor]):
-                shp = constant(np.array(tensor.shape.as_list(), np.int32), name="shape_as_tensor")
+                dims = tensor.shape.as_list()
+                wide = max(dims, default=0) > np.iinfo(np.int32).max  # TF's shape_internal: int64 then
+                shp = constant(np.array(dims, np.int64 if wide else np.int32), name="shape_as_tensor")
         else:
             shp = apply_op("Shape", input=tensor)
         out = ones(shp, dtype=dtype or tensor.dtype, name=scope)

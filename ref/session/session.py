@@ -518,7 +518,7 @@ class BaseSession:
         tensor is 1, as in TF), a Python int that the dtype cannot hold is a
         TypeError, a shape the tensor's static shape rejects a ValueError."""
         if isinstance(value, TensorHandle):  # a fed TensorHandle gives its value, as TF's
-            stored = self._resources.get(("session_tensor", value.handle))
+            stored = self._state.resources.get(("session_tensor", value.handle))
             if stored is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"The tensor with handle '{value.handle}' is not in the session store.")
@@ -644,13 +644,13 @@ class BaseSession:
         if self._closed or not self._owns_state:
             return
         wanted = None if containers is None else {c.decode() if isinstance(c, bytes) else c for c in containers}
-        with self._store.lock:
+        with self._state.store.lock:
             for op in self._graph.get_operations():
                 if not op._opdef.creates_ref:
                     continue
                 container = op._attrs.get("container") or ""
                 if wanted is None or container in wanted:
-                    self._store.values.pop(op._attrs.get("shared_name") or op.name, None)
+                    self._state.store.values.pop(op._attrs.get("shared_name") or op.name, None)
 
     def _handle_op(self, kind, dtype):
         return handle_op(self, kind, dtype)

@@ -21,7 +21,7 @@ class TensorHandle:
     def __del__(self):
         if self._auto_gc_enabled and self._session is not None:  # TF deletes it when garbage collected
             try:
-                self._session._resources.pop(("session_tensor", self._handle), None)
+                self._session._state.resources.pop(("session_tensor", self._handle), None)
             except Exception:
                 pass
 
