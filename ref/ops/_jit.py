@@ -211,6 +211,13 @@ def _bound(kernel, T, nargs):
         import numba
 
         target = kernel.compiled()
+        if kernel.options.get("parallel") and not DISABLE:
+            # A parallel loop runs on >= PARALLEL_MIN elements: typing the class argument
+            # on each call (tens of microseconds) is small beside it, and a jitted wrapper
+            # could not be cached (below), so every process would compile it again (~1 s
+            # on the first step of any model with a large variable).
+            fn = _BOUND.setdefault(key, lambda *args: target(*args, T))
+            return fn
         py = kernel.py_func
         names = ", ".join(f"a{i}" for i in range(nargs))
         name = f"{py.__name__}__bound_{T.__name__}"
@@ -218,11 +225,12 @@ def _bound(kernel, T, nargs):
         code = compile(f"def {name}({names}):\n    return target({names}, T)\n", py.__code__.co_filename, "exec")
         exec(code, ns)  # noqa: S102
         wrapper = ns[name]
-        wrapper.__qualname__ = name + ("__parallel" if kernel.options.get("parallel") else "")
-        # Not cached for a parallel kernel: a wrapper compiled against a parallel loop that was
-        # itself loaded from the cache crashes the next process that loads the wrapper from
-        # the cache (Numba 0.68: the loop's outlined parallel regions are not linked again).
-        cache = kernel.options.get("cache", True) and not DISABLE and not kernel.options.get("parallel")
+        wrapper.__qualname__ = name
+        # (A wrapper of a parallel loop is never compiled: one compiled against a parallel
+        # loop that was itself loaded from the cache crashes the next process that loads
+        # the wrapper from the cache -- Numba 0.68 does not link the loop's outlined
+        # parallel regions again.)
+        cache = kernel.options.get("cache", True) and not DISABLE
         options = {"error_model": "numpy", "cache": cache}
         fn = _BOUND.setdefault(key, numba.njit(**options)(wrapper))
     return fn

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import math
+import struct
 
 import numpy as np
 
@@ -35,6 +37,9 @@ from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape
 
 _U32, _U64 = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
+_F32 = struct.Struct("<f")
+_U64_AS_F64 = struct.Struct("<Q"), struct.Struct("<d")
+_ONE_EXPONENT = 1023 << 52
 _SEEDS = {"seed": 0, "seed2": 0}
 
 
@@ -64,8 +69,12 @@ class SimplePhilox:
         return float(philox.uint32_to_float(np.uint32(self.rand32())))
 
     def rand_double(self):
+        """philox.uint64_to_double on Python ints: [0, 1) from the low 20 bits of
+        the first word above all of the second, as a double in [1, 2) minus 1."""
         x0 = self.rand32()
-        return float(philox.uint64_to_double(np.uint64(x0), np.uint64(self.rand32())))
+        bits = ((x0 & 0xFFFFF) << 32) | self.rand32() | _ONE_EXPONENT
+        pack, unpack = _U64_AS_F64
+        return unpack.unpack(pack.pack(bits))[0] - 1.0
 
     def _exact_uniform(self, n, draw, mask):
         if n == 0:
@@ -86,7 +95,8 @@ class SimplePhilox:
 
 
 def _f32(x):
-    return float(np.float32(x))
+    """``x`` rounded to float32 (C's cast: to nearest, ties to even), as a Python float."""
+    return _F32.unpack(_F32.pack(x))[0]
 
 
 class UniformSampler:
@@ -212,15 +222,19 @@ def _float_libm():
     return _LIBM[0]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a pure function of its arguments: frequent classes repeat
 def _expected(p, batch_size, num_tries):
-    p = np.float32(p)
+    """TF's expected count in float32 arithmetic, on Python floats: a product of
+    two float32 values (24-bit significands) is exact in a double, so rounding
+    it once to float32 is float32's own product."""
+    p = _f32(p)
     if num_tries == batch_size:
-        return np.float32(p * np.float32(batch_size))
+        return _f32(p * batch_size)
     libm = _float_libm()
     if libm is None:  # no C library: rounded once from double (within an ULP of TF)
-        return np.float32(-math.expm1(num_tries * math.log1p(-float(p))))
+        return _f32(-math.expm1(num_tries * math.log1p(-p)))
     log1pf, expm1f = libm
-    return np.float32(-expm1f(float(np.float32(np.float32(num_tries) * np.float32(log1pf(-float(p)))))))
+    return -expm1f(_f32(_f32(num_tries) * log1pf(-p)))
 
 
 def _sample(sampler, ctx, true_classes, num_true, num_sampled, unique, update=False):
