@@ -10,7 +10,7 @@ actual ``var`` trajectory is: the mean over every element and step of
 ``log2(1 + ULP error)`` (ULPs at the update's scale, as the budgets).
 0 means bit-identical.
 
-Adam (ApplyAdam; seed 001 "tf.train.AdamOptimizer", Kingma & Ba 2015):
+Adam (ApplyAdam; TF 1.x documentation "Training", tf.train.AdamOptimizer; Kingma & Ba 2015):
 
 * ``tf``: TF's kernel -- ``alpha = lr sqrt(1 - beta2^t) / (1 - beta1^t)``,
   ``m += (g - m)(1 - beta1)``, ``v += (g^2 - v)(1 - beta2)``,

@@ -1,4 +1,4 @@
-"""``tf.Variable`` with TF1 semantics (seed 003 "Variables"; seed 002
+"""``tf.Variable`` with TF1 semantics (TF docs, "Variables" "Variables"; TF's API reference
 ``tf.compat.v1.Variable``).
 
 A variable is graph ops; its value lives in the Session's state store:
@@ -159,7 +159,7 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """A variable maintains state in the graph across calls to ``run()``
-    (seed 003 ``class tf.Variable``). The constructor adds a variable op, its
+    (TF docs, "Variables" ``class tf.Variable``). The constructor adds a variable op, its
     initializer (an assign op) and a snapshot, and registers the variable in
     ``collections`` (default ``[GraphKeys.GLOBAL_VARIABLES]``, plus
     ``TRAINABLE_VARIABLES`` when ``trainable``)."""
@@ -880,7 +880,7 @@ register_tensor_conversion_function(Variable, _to_tensor)
 
 
 # ---------------------------------------------------------------------------
-# Collections and initializers (seed 003 "Variable helper functions")
+# Collections and initializers (TF docs, "Variables" "Variable helper functions")
 # ---------------------------------------------------------------------------
 
 def global_variables(scope=None):
@@ -1012,7 +1012,7 @@ def assert_variables_initialized(var_list=None):
 
 def sparse_mask(a, mask_indices, name=None):
     """The slices of IndexedSlices ``a`` whose indices are NOT in ``mask_indices``
-    (seed 003: ``a.indices = [12, 26, 37, 45]``, mask ``[12, 45]`` -> ``[26, 37]``)."""
+    (TF docs, "Variables": ``a.indices = [12, 26, 37, 45]``, mask ``[12, 45]`` -> ``[26, 37]``)."""
     with name_scope(name, "sparse_mask", [a, mask_indices]) as scope:
         indices = a.indices
         out_indices, to_gather = apply_op("ListDiff", x=indices, y=mask_indices, out_idx=dtypes.int32)

@@ -1,4 +1,4 @@
-"""Gradient clipping on NumPy arrays (seed 001_05ea92376fdb369e.txt and
+"""Gradient clipping on NumPy arrays (TF 1.x docs, "Training" and
 004_96791d6311aaba71.txt, "Gradient Clipping"): the pure forms of
 ``tf.clip_by_value``, ``tf.clip_by_norm``, ``tf.clip_by_average_norm``,
 ``tf.global_norm`` and ``tf.clip_by_global_norm``.

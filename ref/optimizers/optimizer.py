@@ -142,7 +142,7 @@ class NonSlot(NamedTuple):
 
 
 class Optimizer:
-    """Base class for optimizers (seed 002 ``tf.compat.v1.train.Optimizer(use_locking, name)``)."""
+    """Base class for optimizers (TF's API reference ``tf.compat.v1.train.Optimizer(use_locking, name)``)."""
 
     GATE_NONE = 0
     GATE_OP = 1

@@ -38,7 +38,7 @@ from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(learning_rate=0.001, rho=0.95, epsilon=1e-08)
-"""``tf.train.AdadeltaOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdadeltaOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")

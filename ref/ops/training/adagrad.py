@@ -41,7 +41,7 @@ from ref.ops.training.functional import apply_leaves, filled, hyper, tree_map
 from ref.types import dtypes
 
 DEFAULTS = dict(initial_accumulator_value=0.1)
-"""``tf.train.AdagradOptimizer``'s default (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdagradOptimizer``'s default (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")

@@ -47,7 +47,7 @@ from ref.types import dtypes
 
 DEFAULTS = dict(initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
                 l2_regularization_strength=0.0)
-"""``tf.train.AdagradDAOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdagradDAOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")

@@ -39,7 +39,7 @@ from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08)
-"""``tf.train.AdamOptimizer``'s defaults (seed 002), also those of :func:`init` / :func:`step`."""
+"""``tf.train.AdamOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also those of :func:`init` / :func:`step`."""
 
 
 @njit(inline="always")

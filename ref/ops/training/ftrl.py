@@ -58,7 +58,7 @@ from ref.types import dtypes
 
 DEFAULTS = dict(learning_rate_power=-0.5, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0, beta=None)
-"""``tf.train.FtrlOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.FtrlOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 DENSE, SPARSE_ROWS, SPARSE_SCALAR = 0, 1, 2
 """Which of TF's expression orders: dense functor, sparse Eigen rows, sparse scalar path."""

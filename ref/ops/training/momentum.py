@@ -44,7 +44,7 @@ from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(use_nesterov=False)
-"""``tf.train.MomentumOptimizer``'s default (seed 002), also :func:`init` / :func:`step`'s
+"""``tf.train.MomentumOptimizer``'s default (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s
 (``learning_rate`` and ``momentum`` have none)."""
 
 

@@ -44,7 +44,7 @@ from ref.ops.training.proximal_gradient_descent import proximal_step, proximal_s
 from ref.types import dtypes
 
 DEFAULTS = dict(initial_accumulator_value=0.1, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-"""``tf.train.ProximalAdagradOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.ProximalAdagradOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")

@@ -41,7 +41,7 @@ from ref.ops.training.gradient_descent import check_delta, declare_with_delta
 from ref.types import dtypes
 
 DEFAULTS = dict(l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-"""``tf.train.ProximalGradientDescentOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.ProximalGradientDescentOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")

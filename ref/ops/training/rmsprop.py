@@ -49,7 +49,7 @@ from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(decay=0.9, momentum=0.0, epsilon=1e-10, centered=False)
-"""``tf.train.RMSPropOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.RMSPropOptimizer``'s defaults (TensorFlow's API reference, tf.compat.v1), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
