@@ -104,15 +104,72 @@ class Golden:
     def content_hash(self) -> str:
         return content_hash(self.arrays)
 
-    def save(self, out_dir, stem: str | None = None):
-        """Writes ``<stem>.npz`` and ``<stem>.json`` into ``out_dir``; returns both paths."""
+    def save(self, out_dir, stem: str | None = None, force: bool = False):
+        """Writes ``<stem>.npz`` and ``<stem>.json`` into ``out_dir``; returns both paths.
+
+        The stem (``manifest["stem"]``) names everything that distinguishes one
+        golden from another. Where those files already hold a different golden
+        (other numbers), :class:`GoldenExistsError` unless ``force``; the same
+        golden is rewritten."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         stem = stem or self.manifest["stem"]
         npz, js = out / f"{stem}.npz", out / f"{stem}.json"
+        if not force and js.exists():
+            try:
+                old = json.loads(js.read_text()).get("content_sha256")
+            except (ValueError, OSError, AttributeError):
+                old = None
+            if old != self.manifest["content_sha256"]:
+                raise GoldenExistsError(f"{js} holds a different golden; --force overwrites it "
+                                        f"(or write to another --out)")
         write_npz(npz, self.arrays)
         js.write_text(json.dumps(self.manifest, indent=1, sort_keys=False) + "\n")
         return npz, js
+
+
+class GoldenExistsError(FileExistsError):
+    """A save would overwrite a different golden (see :meth:`Golden.save`)."""
+
+
+def _token(value) -> str:
+    """A value as it appears in a golden's file name (``0.001``, ``true``, ``-0.5``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "-".join(_token(v) for v in value)
+    return "".join(c if c.isalnum() or c in ".-+" else "-" for c in str(value))
+
+
+def _differences(values: dict, defaults: dict) -> list:
+    """``name`` for a boolean flag turned on, ``no_name`` off, ``name<value>`` otherwise:
+    the entries of ``values`` that differ from ``defaults``, in sorted order."""
+    parts = []
+    for k in sorted(values):
+        v = values[k]
+        if k in defaults and _same(v, defaults[k]):
+            continue
+        if isinstance(v, bool):
+            parts.append(k if v else f"no_{k}")
+        else:
+            parts.append(f"{k}{_token(v)}")
+    return parts
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def stem_of(name, dtype, seed, variants=(), flush_denormals=False) -> str:
+    """The file stem: ``<name>[_<variant>...]_<dtype>_seed<seed>[_ftz]``."""
+    return "_".join([name, *variants, np.dtype(dtype).name, f"seed{int(seed)}"]) + ("_ftz" if flush_denormals else "")
 
 
 def hyper_values(case) -> dict:
@@ -272,7 +329,13 @@ def _kernel_golden(name, dtype, seed, user, attrs):
         entries.append(entry)
     manifest["cases"] = entries
     manifest["skipped"] = skipped
-    return _finish(manifest, arrays)
+    defaults = {k: v for k, v in op.attrs.items() if v is not registry.REQUIRED}
+    variants = _differences(_jsonable(attrs or {}), defaults)
+    golden = _finish(manifest, arrays)
+    if user is not None:  # the caller's own inputs: named by their numbers
+        variants.append("cases" + golden.manifest["content_sha256"][:8])
+    manifest["stem"] = stem_of(name, dtype, seed, variants)
+    return golden
 
 
 def _output_names(op, results):
@@ -345,4 +408,29 @@ def _trajectory_golden(spec, dtype, steps, seed, hyper, schedule, clip, loop_des
         entries.append(entry)
     manifest["cases"] = entries
     manifest["skipped"] = []
-    return _finish(manifest, arrays)
+    golden = _finish(manifest, arrays)
+    variants = _loop_variants(spec, hyper_all, schedule, clip, loop_description, manifest)
+    if steps != DEFAULT_STEPS:
+        variants.append(f"steps{steps}")
+    manifest["stem"] = stem_of(spec.name, dtype, seed, variants)
+    return golden
+
+
+def _loop_variants(spec, hyper_all, schedule, clip, loop, manifest):
+    """The stem's parts after the optimizer's name: hyperparameters and flags
+    that differ from the optimizer's defaults, the schedule, the clipping."""
+    base = trajectory.OPTIMIZERS[spec.name].hyper
+    parts = _differences(_jsonable(hyper_all), base)
+    loop = loop or {}
+    described = loop.get("schedule")
+    if described:
+        args = {k: v for k, v in described.items() if k not in ("name", "learning_rate")}
+        parts.append("-".join([described["name"], *(f"{k}{_token(v)}" for k, v in sorted(args.items()))]))
+    elif schedule is not None:  # a Python schedule: named by the rates it gave
+        parts.append("schedule" + manifest["content_sha256"][:8])
+    clip_d = loop.get("clip")
+    if clip_d:
+        parts.append(f"clip_norm{_token(clip_d.get('clip_norm'))}")
+    elif clip is not None:
+        parts.append("clipped" + manifest["content_sha256"][:8])
+    return parts

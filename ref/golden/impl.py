@@ -62,6 +62,28 @@ def load_callable(spec: str):
     return obj
 
 
+class ProtocolError(TypeError):
+    """The implementation's signature does not take the call its protocol makes."""
+
+
+PROTOCOLS = {"kernel": "fn(**kwargs) -> outputs",
+             "trajectory": "fn(var, grads, learning_rate, **hyper) -> {'var': ..., ...}"}
+
+
+def _check_call(fn, protocol, args, kwargs):
+    """ProtocolError (one line) unless ``fn(*args, **kwargs)`` binds to ``fn``'s signature."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise ProtocolError(f"{name}{sig} cannot be called as the {protocol} protocol's "
+                            f"{PROTOCOLS[protocol]}: {e}") from None
+
+
 def _accepts(fn, name):
     try:
         params = inspect.signature(fn).parameters
@@ -82,7 +104,9 @@ def _run_kernel(golden, fn):
     for case in golden.cases:
         i = case["index"]
         names = list(case["outputs"])
-        result = fn(**golden.kernel_kwargs(i))
+        kwargs = golden.kernel_kwargs(i)
+        _check_call(fn, "kernel", (), kwargs)
+        result = fn(**kwargs)
         out.update(_named(result, names, f"c{i}.out."))
     return out
 
@@ -110,7 +134,9 @@ def _run_trajectory(golden, fn):
             kw["raw_grads"] = ins["raw_grads"]
         if clip and "clip_norm" in inspect.signature(fn).parameters:
             kw["clip_norm"] = clip.get("clip_norm")
-        result = fn(ins["var"].copy(), ins["grads"].copy(), lr, **kw)
+        args = (ins["var"].copy(), ins["grads"].copy(), lr)
+        _check_call(fn, "trajectory", args, kw)
+        result = fn(*args, **kw)
         if isinstance(result, dict):
             result = {k: np.stack([np.asarray(x) for x in v]) if isinstance(v, list) else np.asarray(v)
                       for k, v in result.items()}
