@@ -261,3 +261,33 @@ def test_versions_name_the_tensorflow_they_follow():
     assert tf.VERSION == "2.21.0" and tf.__version__.endswith("+tf" + tf.VERSION)
     real = pytest.importorskip("tensorflow")
     assert real.__version__.split(".")[:2] == tf.VERSION.split(".")[:2]
+
+
+ADAM_STEP = ("import numpy as np, ref\n"
+             "z = np.zeros(3, np.float32)\n"
+             "print(ref.raw_ops.ApplyAdam(var=z + 1, m=z, v=z, beta1_power=0.9, beta2_power=0.999, lr=0.1, beta1=0.9,"
+             " beta2=0.999, epsilon=1e-8, grad=z + 1)[0])")
+
+
+@pytest.mark.parametrize("cache,threshold,expect", [
+    ("cold", "0", "notice"),      # a compilation longer than the threshold: one line, once per kernel
+    ("warm", "0", "quiet"),       # loaded from Numba's cache: no compilation, no word
+    ("cold", "1000", "quiet"),    # a compilation shorter than the threshold: no word
+])
+def test_compile_notice(tmp_path_factory, cache, threshold, expect):
+    cache_dir = tmp_path_factory.getbasetemp() / f"numba_cache_{threshold}"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), REF_NUMPY_MAX="0", REF_COMPILE_NOTICE_S=threshold)
+    runs = 2 if cache == "warm" else 1
+    if cache == "cold":
+        import shutil
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    for _ in range(runs):
+        p = subprocess.run([sys.executable, "-c", ADAM_STEP], capture_output=True, text=True, timeout=300, env=env)
+        assert p.returncode == 0 and p.stdout.strip() == "[0.90000004 0.90000004 0.90000004]", p.stderr
+    lines = p.stderr.splitlines()
+    if expect == "quiet":
+        assert lines == []
+    else:
+        assert lines and len(set(lines)) == len(lines), lines
+        assert all(re.fullmatch(r"compiling kernels for ref\.ops\.[\w.]+, first run only", x) for x in lines), lines
+        assert "compiling kernels for ref.ops.training.adam._adam_loop, first run only" in lines
