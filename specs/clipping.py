@@ -1,5 +1,5 @@
 """Gradient clipping (ref.graph_ops.clip_ops graph functions, ref.ops.clip pure forms):
-seed 001_05ea92376fdb369e.txt, "Gradient Clipping".
+TF 1.x docs, "Training", "Gradient Clipping".
 
 Compositions of ordinary ops, not raw ops: ``kernel`` is empty and
 tests/optimizers/test_clipping.py checks the pure forms against these

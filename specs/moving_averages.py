@@ -1,4 +1,4 @@
-"""Moving averages (ref.optimizers.moving_averages): seed 001_05ea92376fdb369e.txt,
+"""Moving averages (ref.optimizers.moving_averages): TF 1.x docs, "Training",
 "Moving Averages". Graph behaviour, not a raw op: ``kernel`` is empty and
 tests/optimizers/test_moving_averages.py checks shadow trajectories against
 these float64 oracles and against TensorFlow.

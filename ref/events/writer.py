@@ -2,8 +2,8 @@
 summaries, graphs and meta graphs into an event file written by
 :class:`ref.formats.event_writer.EventFileWriter`.
 
-Seed ("Adding Summaries to Event Files", 001_05ea92376fdb369e.txt and
-004_96791d6311aaba71.txt): "The SummaryWriter class provides a mechanism to
+The documentation ("Adding Summaries to Event Files", TF 1.x docs, "Training" and
+TF docs, "Training" (Korean edition)): "The SummaryWriter class provides a mechanism to
 create an event file in a given directory and add summaries and events to it."
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ops that enqueue into, dequeue from, close and inspect them.
 
 TF docs, "Training" (Korean edition), "Coordinator and QueueRunner"; seed
-002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.batch``: "The returned operation
+TF's API reference, ``tf.compat.v1.train.batch``: "The returned operation
 is a dequeue operation and will throw tf.errors.OutOfRangeError if the input
 queue is exhausted."
 

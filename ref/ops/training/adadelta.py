@@ -1,6 +1,6 @@
 """Adadelta (Zeiler, 2012): TF's ``ApplyAdadelta`` and ``SparseApplyAdadelta``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdadeltaOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdadeltaOptimizer")
 cites "ADADELTA - An Adaptive Learning Rate Method: Zeiler, 2012" with
 defaults ``learning_rate=0.001, rho=0.95, epsilon=1e-08`` and notes "To match
 the exact form in the original paper use 1.0" for the learning rate.

@@ -1,7 +1,7 @@
 """Adagrad (Duchi, Hazan & Singer, 2011): TF's ``ApplyAdagrad``,
 ``ApplyAdagradV2`` and their sparse twins.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdagradOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdagradOptimizer")
 cites "Adaptive Subgradient Methods for Online Learning and Stochastic
 Optimization :Duchi et al., 2011" and gives ``initial_accumulator_value=0.1``
 ("Starting value for the accumulators, must be positive"). The diagonal

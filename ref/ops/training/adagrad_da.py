@@ -1,7 +1,7 @@
 """Adagrad Dual Averaging (Duchi, Hazan & Singer, 2011, Section 3 "primal-dual
 subgradient" form; Xiao, 2010): TF's ``ApplyAdagradDA`` and ``SparseApplyAdagradDA``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdagradDAOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdagradDAOptimizer")
 calls it "Adagrad Dual Averaging algorithm for sparse linear models", which
 "takes care of regularization of unseen features in a mini batch by updating
 them when they are seen with a closed form update rule", with

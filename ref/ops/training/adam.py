@@ -1,6 +1,6 @@
 """Adam (Kingma & Ba, 2015): TF's ``ApplyAdam``.
 
-The seed (001_05ea92376fdb369e.txt, "class tf.train.AdamOptimizer",
+The documentation (TF 1.x docs, "Training", "class tf.train.AdamOptimizer",
 ``__init__``) states the update::
 
     t <- t + 1

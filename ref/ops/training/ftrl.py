@@ -2,7 +2,7 @@
 Trenches", Algorithm 1): TF's ``ApplyFtrl``, ``ApplyFtrlV2`` (with L2
 shrinkage) and their sparse twins -- one parametrised kernel.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.FtrlOptimizer") states,
+The documentation (TF's API reference, "tf.compat.v1.train.FtrlOptimizer") states,
 with ``\\hat{g} = g + 2 L2_shrinkage w``::
 
     w_{t+1} = argmin_w(\\hat{g}_{1:t} w + L1 ||w||_1 + L2 ||w||_2^2)
@@ -10,7 +10,7 @@ with ``\\hat{g} = g + 2 L2_shrinkage w``::
     w_{t+1} = w_t - lr_t / (beta + 2 L2 lr_t) * g_t
                   - 2 L2_shrinkage lr_t / (beta + 2 L2 lr_t) * w_t
 
-(001_05ea92376fdb369e.txt adds: learning_rate_power=-0.5 behaves like
+(TF 1.x docs, "Training" adds: learning_rate_power=-0.5 behaves like
 Adagrad, 0.0 like gradient descent.) The paper's per-coordinate form, with
 n = accum, z = linear, p = -lr_power (the paper has p = 1/2)::
 

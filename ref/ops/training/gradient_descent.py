@@ -1,6 +1,6 @@
 """Gradient descent: TF's ``ApplyGradientDescent``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.GradientDescentOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.GradientDescentOptimizer")
 describes an "Optimizer that implements the gradient descent algorithm" with
 ``learning_rate`` "The learning rate to use"; the update is the textbook one::
 

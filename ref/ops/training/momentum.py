@@ -2,7 +2,7 @@
 ``ApplyMomentum`` and ``SparseApplyMomentum``, and the Keras form
 ``ApplyKerasMomentum`` / ``SparseApplyKerasMomentum``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.MomentumOptimizer")::
+The documentation (TF's API reference, "tf.compat.v1.train.MomentumOptimizer")::
 
     accumulation = momentum * accumulation + gradient
     variable -= learning_rate * accumulation

@@ -1,7 +1,7 @@
 """Proximal Adagrad (FOBOS with Adagrad's learning rate): TF's
 ``ApplyProximalAdagrad`` and ``SparseApplyProximalAdagrad``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.ProximalAdagradOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.ProximalAdagradOptimizer")
 cites Duchi et al., 2011 (Adagrad) and "Efficient Learning using
 Forward-Backward Splitting: Duchi et al., 2009" (FOBOS), with
 ``initial_accumulator_value=0.1`` and non-negative ``l1`` / ``l2``. Adagrad's

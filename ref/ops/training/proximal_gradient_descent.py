@@ -1,7 +1,7 @@
 """Proximal gradient descent (FOBOS): TF's ``ApplyProximalGradientDescent`` and
 ``SparseApplyProximalGradientDescent``.
 
-The seed (002_05f9b9b98e89c771.txt,
+The documentation (TF's API reference,
 "tf.compat.v1.train.ProximalGradientDescentOptimizer") names the algorithm and
 its reference, "Efficient Learning using Forward-Backward Splitting: Duchi et
 al., 2009", with ``l1_regularization_strength`` and

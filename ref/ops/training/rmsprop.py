@@ -2,7 +2,7 @@
 variant (Graves, 2013, eq. 38-45): TF's ``ApplyRMSProp`` /
 ``ApplyCenteredRMSProp`` and their sparse twins.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.RMSPropOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.RMSPropOptimizer")
 gives the defaults ``decay=0.9, momentum=0.0, epsilon=1e-10`` and says that
 with ``centered`` "gradients are normalized by the estimated variance of the
 gradient; if False, by the uncentered second moment". The update, as the
