@@ -17,6 +17,7 @@ import argparse
 import functools
 import json
 import sys
+from typing import Any
 
 import numpy as np
 from ref.types import cli
@@ -104,7 +105,7 @@ def golden_main(argv) -> int:
     spec = trajectory.lookup(a.name)
     hyper, attrs = _pairs(a.hyper), _pairs(a.attr)
     schedule = clip = None
-    loop = {"schedule": None, "clip": None}
+    loop: dict[str, Any] = {"schedule": None, "clip": None}
     if spec is None:
         try:
             op = registry.get(a.name)

@@ -31,10 +31,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ref.ops import registry
 from ref.golden import cases as _cases, hexfloat, trajectory
@@ -48,7 +51,7 @@ TRAJECTORY_ULP = 8
 
 def _version():
     try:
-        return version("ref")
+        return version("ref-tf1")  # the distribution's name (import name: ref)
     except Exception:  # noqa: BLE001 -- running from a source tree that is not installed
         return "0.1.0"
 
@@ -104,7 +107,7 @@ class Golden:
     def content_hash(self) -> str:
         return content_hash(self.arrays)
 
-    def save(self, out_dir, stem: str | None = None, force: bool = False):
+    def save(self, out_dir: str | os.PathLike, stem: str | None = None, force: bool = False) -> tuple[Path, Path]:
         """Writes ``<stem>.npz`` and ``<stem>.json`` into ``out_dir``; returns both paths.
 
         The stem (``manifest["stem"]``) names everything that distinguishes one
@@ -167,15 +170,16 @@ def _same(a, b) -> bool:
         return a == b
 
 
-def stem_of(name, dtype, seed, variants=(), flush_denormals=False) -> str:
+def stem_of(name: str, dtype: DTypeLike, seed: int, variants: Sequence[str] = (),
+            flush_denormals: bool = False) -> str:
     """The file stem: ``<name>[_<variant>...]_<dtype>_seed<seed>[_ftz]``."""
     return "_".join([name, *variants, np.dtype(dtype).name, f"seed{int(seed)}"]) + ("_ftz" if flush_denormals else "")
 
 
-def hyper_values(case) -> dict:
+def hyper_values(case: Mapping[str, Any]) -> dict:
     """A trajectory case's hyperparameters as the optimizer was given them
     (Python floats, or 0-d arrays where the case says so)."""
-    out = {}
+    out: dict[str, object] = {}
     for k, e in case["hyper"].items():
         if e["form"] == "0-d array":
             out[k] = hexfloat.array_from_entry(e)
@@ -193,7 +197,7 @@ def _storable(a):
     return a.view(np.uint16) if a.dtype.name == "bfloat16" else a
 
 
-def write_npz(path, arrays: dict):
+def write_npz(path: str | os.PathLike, arrays: dict) -> None:
     """``np.savez`` layout with fixed timestamps, keys sorted: same arrays, same bytes."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
         for key in sorted(arrays):
@@ -220,7 +224,7 @@ def _paths(path):
     return p.with_suffix(".npz"), p.with_suffix(".json")
 
 
-def load(path) -> Golden:
+def load(path: str | os.PathLike) -> Golden:
     """A saved golden set (``path`` = the .npz, the .json, or their common stem);
     ValueError when the arrays do not match the manifest's content hash."""
     npz, js = _paths(path)
@@ -241,8 +245,11 @@ def _entry(a, **extra):
     return {**hexfloat.describe(a), **extra}
 
 
-def generate(name: str, dtype=np.float32, steps: int | None = None, seed: int = 0, cases=None, hyper=None,
-             attrs=None, schedule=None, clip=None, loop_description=None, flush_denormals=False) -> Golden:
+def generate(name: str, dtype: DTypeLike = np.float32, steps: int | None = None, seed: int = 0,
+             cases: Sequence[Mapping[str, Any]] | None = None, hyper: Mapping[str, Any] | None = None,
+             attrs: Mapping[str, Any] | None = None, schedule: Callable[[int], Any] | None = None,
+             clip: Callable[[np.ndarray], np.ndarray] | None = None, loop_description: Mapping[str, Any] | None = None,
+             flush_denormals: bool = False) -> Golden:
     """Golden cases for kernel or optimizer ``name``.
 
     ``name``: a ``ref.raw_ops`` op (``"ApplyAdam"``, ``"Softmax"``...) or an

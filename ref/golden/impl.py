@@ -38,11 +38,15 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+if TYPE_CHECKING:  # for the annotations only: generate imports nothing from here
+    from ref.golden.generate import Golden
 
-def load_callable(spec: str):
+
+def load_callable(spec: str) -> Callable[..., Any]:
     """``"module:function"`` or ``"path/file.py:function"`` -> the function."""
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
@@ -50,13 +54,15 @@ def load_callable(spec: str):
     if target.endswith(".py") or "/" in target:
         path = Path(target).resolve()
         mod_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if mod_spec is None or mod_spec.loader is None:
+            raise ImportError(f"{path} is not a Python file")
         module = importlib.util.module_from_spec(mod_spec)
         mod_spec.loader.exec_module(module)
     else:
         if "" not in sys.path and str(Path.cwd()) not in sys.path:
             sys.path.insert(0, str(Path.cwd()))
         module = importlib.import_module(target)
-    obj = module
+    obj: Any = module
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
@@ -92,7 +98,7 @@ def _accepts(fn, name):
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def run_impl(golden, fn) -> dict:
+def run_impl(golden: Golden, fn: Callable[..., Any]) -> dict:
     """``fn``'s results on every case of ``golden``, under the golden's output keys."""
     if golden.kind == "trajectory":
         return _run_trajectory(golden, fn)

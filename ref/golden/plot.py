@@ -9,9 +9,14 @@ or ``.svg``). Needs matplotlib (the ``plot`` extra): ``pip install 'ref-tf1[plot
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ref.golden.compare import Report
 
 FORMATS = ("png", "svg")
 """The file types ``--plot`` writes, chosen by the file name's extension."""
@@ -21,7 +26,7 @@ class PlotUnavailable(ImportError):
     """matplotlib is not installed."""
 
 
-def pyplot():
+def pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -31,7 +36,7 @@ def pyplot():
     return pyplot
 
 
-def plot_format(path) -> str:
+def plot_format(path: str | os.PathLike) -> str:
     """``"png"`` or ``"svg"`` from the file name; ValueError for another extension."""
     ext = Path(path).suffix.lower().lstrip(".")
     if ext not in FORMATS:
@@ -39,7 +44,7 @@ def plot_format(path) -> str:
     return ext
 
 
-def series(report) -> list:
+def series(report: Report) -> list:
     """``[(case index, label, [(output, steps, scaled ULPs, budgets, first over-budget step or None)])]``:
     the numbers the plot draws, one entry per case of ``report``."""
     out = []
@@ -61,7 +66,7 @@ def _y(values):
     return np.log10(1.0 + np.nan_to_num(np.asarray(values, np.float64), nan=1e30, posinf=1e30))
 
 
-def write_plot(report, path) -> Path:
+def write_plot(report: Report, path: str | os.PathLike) -> Path:
     """Draws ``report`` (a :class:`ref.golden.compare.Report`) into ``path`` (.png or .svg)."""
     fmt = plot_format(path)
     plt = pyplot()

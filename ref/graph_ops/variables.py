@@ -159,10 +159,48 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """A variable maintains state in the graph across calls to ``run()``
-    (TF docs, "Variables" ``class tf.Variable``). The constructor adds a variable op, its
-    initializer (an assign op) and a snapshot, and registers the variable in
-    ``collections`` (default ``[GraphKeys.GLOBAL_VARIABLES]``, plus
-    ``TRAINABLE_VARIABLES`` when ``trainable``)."""
+    (TF docs, "Variables" ``class tf.Variable``).
+
+    The constructor adds a variable op, its initializer (an assign op: run it,
+    or ``tf.global_variables_initializer()``, before reading the variable) and a
+    snapshot, and registers the variable in ``collections``. Its value lives in
+    each Session that initializes it, until the session closes; a Saver writes
+    and restores it by name.
+
+    Args:
+        initial_value: the first value: an array, a Python number or list, a
+            ``Tensor`` (e.g. ``tf.random_normal([2, 3])``), or a callable
+            returning one. Its dtype is the variable's unless ``dtype`` is given.
+        trainable: whether optimizers update it (it joins
+            ``GraphKeys.TRAINABLE_VARIABLES``); default True.
+        collections: the graph collections it joins (default
+            ``[GraphKeys.GLOBAL_VARIABLES]``).
+        validate_shape: False allows an initial value of unknown shape.
+        name: the op name (default ``"Variable"``, made unique in the graph).
+        dtype: the variable's dtype: a Python or NumPy initial value is
+            converted to it (a ``Tensor`` must already have it: ValueError).
+        use_resource: True makes a ``ResourceVariable`` (TF2's kind of
+            variable, read and written through a handle); default a ref variable.
+        shape: the static shape, if less specific than the initial value's.
+        caching_device, variable_def, expected_shape, import_scope, constraint,
+        synchronization, aggregation: as in TensorFlow (``variable_def`` and
+        ``import_scope`` rebuild a variable from a MetaGraph's ``VariableDef``).
+
+    Reading a variable in a session that has not initialized it raises
+    FailedPreconditionError ("Attempting to use uninitialized value ...").
+
+    >>> import numpy as np, ref as tf
+    >>> with tf.Graph().as_default():
+    ...     w = tf.Variable(np.ones((2, 2), np.float32), name="w")
+    ...     step = tf.Variable(0, trainable=False, name="step")
+    ...     print(w.name, w.shape, step.dtype, step in tf.trainable_variables())
+    ...     with tf.Session() as sess:
+    ...         sess.run(tf.global_variables_initializer())
+    ...         print(sess.run(w.assign_add(np.eye(2, dtype=np.float32))))
+    w:0 (2, 2) tf.int32_ref False
+    [[2. 1.]
+     [1. 2.]]
+    """
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
