@@ -23,6 +23,7 @@ import importlib
 import os
 import sys
 
+import ref
 from ref.types import errors
 
 DISTRIBUTION = "ref-tf1"
@@ -55,7 +56,6 @@ def install_hint(extra: str) -> str:
 
 
 def _version() -> str:
-    import ref
     return f"{DISTRIBUTION} {ref.__version__} (import ref; TensorFlow {ref.VERSION}'s 1.x API)"
 
 
@@ -71,9 +71,13 @@ def _missing(cmd, rest):
 
 
 def _dispatch(argv) -> int:
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        print(f"error: no command given; commands: {', '.join(COMMANDS)} (see python -m ref --help)",
+              file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
         print(__doc__.strip())
-        return 0 if argv else 2
+        return 0
     if argv[0] == "--version":
         print(_version())
         return 0

@@ -42,6 +42,7 @@ def _mistakes(tmp, ckpt):
     return [
         # (argv, exit status, words the one line must contain)
         (["nosuch"], 2, ["unknown command", "nosuch"]),
+        ([], 2, ["no command", "demo", "--help"]),
         (["golden", "adam", "--dtype", "float8"], 2, ["float8", "float32"]),
         (["golden", "adam", "--hyper", "learning_rat=0.5"], 2, ["learning_rat", "learning_rate"]),
         (["golden", "ApplyAdam", "--attr", "use_nesterv=true"], 2, ["use_nesterv", "use_nesterov"]),

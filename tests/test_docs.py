@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("sphinx")
+pytest.importorskip("latex2mathml", reason="the docs render formulas with latex2mathml (the docs extra)")
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

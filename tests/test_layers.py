@@ -35,7 +35,8 @@ LAYERS = (
 
 # Third-party packages that may be imported inside a function: optional or heavy
 # (loaded on first use so that ``import ref`` and ``import ref.raw_ops`` stay light).
-LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl")
+LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl",
+                    "matplotlib")  # the plot extra: python -m ref check --plot
 
 # What ``import ref.raw_ops`` may load: value types, formats, kernels.
 PURE = ("ref", "ref.raw_ops", "ref.compat", "ref.protos", "ref.types", "ref.formats", "ref.ops")
