@@ -69,4 +69,4 @@ CARDS = [
 MATH = r"""d = \min\!\left(\texttt{decay},\ \frac{1 + n}{10 + n}\right) \ \ (\text{with } \texttt{num\_updates} = n) \qquad
 \bar\theta \leftarrow \bar\theta - (1 - d)(\bar\theta - \theta)
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

@@ -131,7 +131,7 @@ def _fmt(v):
 
 
 def math_lines(name: str) -> list[str]:
-    """The card module's ``MATH`` (LaTeX) as a ``.. math::`` block (MathJax in HTML)."""
+    """The card module's ``MATH`` (LaTeX) as a ``.. math::`` block (MathML in HTML: docs/_ext/mathml.py)."""
     math = getattr(importlib.import_module(f"specs.{name}"), "MATH", None)
     if math is None:
         if name not in NO_MATH:
