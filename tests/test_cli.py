@@ -160,6 +160,8 @@ def test_golden_names_what_distinguishes_it_and_refuses_to_overwrite(tmp_path):
             argv, p.stdout, p.stderr)
     names = sorted(f.name for f in tmp_path.glob("*.json"))
     assert names == sorted({stem + ".json" for _, stem in runs})
+    from ref.golden import load  # a stem with dots, given without its extension, names its files
+    assert load(tmp_path / "adam_epsilon0.001_float32_seed0").manifest["hyper_defaults"]["epsilon"] == 1e-3
     # a different golden under an existing name: refused (one line), kept, then --force
     target = tmp_path / "adam_float32_seed0.json"
     (tmp_path / "adam_epsilon0.001_float32_seed0.json").replace(target)

@@ -218,10 +218,9 @@ def content_hash(arrays: dict) -> str:
 
 
 def _paths(path):
-    p = Path(path)
-    if p.suffix in (".npz", ".json"):
-        p = p.with_suffix("")
-    return p.with_suffix(".npz"), p.with_suffix(".json")
+    p = Path(path)  # stems hold dots (adam_epsilon0.001_...): only .npz / .json is a suffix
+    stem = p.name[:-len(p.suffix)] if p.suffix in (".npz", ".json") else p.name
+    return p.with_name(stem + ".npz"), p.with_name(stem + ".json")
 
 
 def load(path: str | os.PathLike) -> Golden:
@@ -430,14 +429,14 @@ def _loop_variants(spec, hyper_all, schedule, clip, loop, manifest):
     parts = _differences(_jsonable(hyper_all), base)
     loop = loop or {}
     described = loop.get("schedule")
-    if described:
+    if isinstance(described, Mapping) and "name" in described:
         args = {k: v for k, v in described.items() if k not in ("name", "learning_rate")}
         parts.append("-".join([described["name"], *(f"{k}{_token(v)}" for k, v in sorted(args.items()))]))
     elif schedule is not None:  # a Python schedule: named by the rates it gave
         parts.append("schedule" + manifest["content_sha256"][:8])
     clip_d = loop.get("clip")
-    if clip_d:
-        parts.append(f"clip_norm{_token(clip_d.get('clip_norm'))}")
+    if isinstance(clip_d, Mapping) and "clip_norm" in clip_d:
+        parts.append(f"clip_norm{_token(clip_d['clip_norm'])}")
     elif clip is not None:
         parts.append("clipped" + manifest["content_sha256"][:8])
     return parts

@@ -62,7 +62,7 @@ def adam_golden(tmp_path_factory):
     out = tmp_path_factory.mktemp("golden")
     r = _cli("golden", "adam", "--steps", "3", "--seed", "1", "--out", str(out), cwd=out)
     assert r.returncode == 0, r.stderr
-    return out / "adam_float32_seed1.json"
+    return out / "adam_steps3_float32_seed1.json"
 
 
 def test_cli_check_paper_epsilon_adam_fails_with_diagnosis(adam_golden):
