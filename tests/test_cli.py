@@ -13,7 +13,7 @@ import ref as tf
 
 
 def run_cli(*args, cwd=None):
-    env = dict(os.environ)
+    env = dict(os.environ, REF_COMPILE_NOTICE_S="-1")  # a cold Numba cache must not add lines here
     env.pop("REF_TRACEBACK", None)
     return subprocess.run([sys.executable, "-m", "ref", *map(str, args)], capture_output=True, text=True,
                           timeout=300, cwd=cwd, env=env)
@@ -127,7 +127,8 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path, argv):
         g = np.load(tmp_path / "Softmax_float32_seed0.npz")
         np.savez(tmp_path / "x.npz", **{k: g[k] for k in g.files if ".out." in k})
     proc = subprocess.Popen([sys.executable, "-m", "ref", *(a.replace("{tmp}", str(tmp_path)) for a in argv)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, REF_COMPILE_NOTICE_S="-1"))
     proc.stdout.close()  # before the command writes a byte
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0 and err == "", err
