@@ -182,9 +182,11 @@ class Variable(metaclass=_VariableMeta):
         use_resource: True makes a ``ResourceVariable`` (TF2's kind of
             variable, read and written through a handle); default a ref variable.
         shape: the static shape, if less specific than the initial value's.
-        caching_device, variable_def, expected_shape, import_scope, constraint,
-        synchronization, aggregation: as in TensorFlow (``variable_def`` and
-        ``import_scope`` rebuild a variable from a MetaGraph's ``VariableDef``).
+
+    The other arguments (``caching_device``, ``variable_def``,
+    ``expected_shape``, ``import_scope``, ``constraint``, ``synchronization``,
+    ``aggregation``) are TensorFlow's; ``variable_def`` with ``import_scope``
+    rebuilds a variable from a MetaGraph's ``VariableDef``.
 
     Reading a variable in a session that has not initialized it raises
     FailedPreconditionError ("Attempting to use uninitialized value ...").
