@@ -25,16 +25,18 @@ version = release = ref.__version__
 
 extensions = [
     "sphinx.ext.autodoc",
-    "sphinx.ext.mathjax",           # the update formulas on the optimizer, schedule, clipping and EMA pages
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "plaindocstrings",
     "refapi",
     "speccards",
     "mdinclude",
+    "mathml",                       # the update formulas (optimizer, schedule, clipping, EMA pages) as MathML
 ]
+html_math_renderer = "mathml"       # rendered at build time: the pages need no network (no MathJax CDN)
 
-exclude_patterns = ["_build", "golden.md"]
+exclude_patterns = ["_build", "golden.md"]  # golden.rst renders it; html_extra_path copies the source
+html_extra_path = ["golden.md"]     # the guide's Markdown, as README.md links it, beside golden.html
 root_doc = "index"
 html_theme = "alabaster"
 html_static_path = ["_static"]

@@ -10,13 +10,18 @@ again with the same ``--logdir`` and it resumes from the latest checkpoint.
 Each optimizer has its own default log directory (``runs/demo/<optimizer>``),
 since a checkpoint holds the optimizer's slots; a directory holding another
 model's checkpoint is refused with a one-line message.
+
+The run is reproducible bit for bit: the weights start from fixed seeds and the
+batch of step ``s`` is drawn from ``RandomState([seed, s])`` (``--seed``, 0
+unless given, printed first), so two runs with the same seed print the same
+losses, and a run resumed from a checkpoint draws the batches an uninterrupted
+run would have.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 from ref.types import cli
@@ -120,9 +125,22 @@ def _progress(step, total, loss, width=30, stream=sys.stderr):
     stream.flush()
 
 
-def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, out=sys.stdout):
+DEFAULT_SEED = 0
+"""The batch seed when ``--seed`` is not given."""
+
+
+def batch_indices(seed: int, step: int, n: int, batch: int) -> np.ndarray:
+    """The example indices of the batch that trains step ``step`` (0-based)."""
+    return np.random.RandomState([seed, step]).randint(0, n, batch)
+
+
+def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, out=sys.stdout,
+        seed=DEFAULT_SEED):
     """Trains (or resumes) and returns a dict with the final step, loss, accuracy and paths.
-    The progress bar is drawn only when stderr is a terminal (and not ``quiet``)."""
+    Batches are drawn from ``seed`` (see :func:`batch_indices`). The progress bar
+    is drawn only when stderr is a terminal (and not ``quiet``)."""
+    if not 0 <= int(seed) < 2**32:
+        raise DemoError(f"--seed must be in [0, 2**32), got {seed}")
     if optimizer not in OPTIMIZERS:
         raise DemoError(f"unknown optimizer {optimizer!r}; one of: {', '.join(sorted(OPTIMIZERS))}")
     if int(steps) < 1:
@@ -139,7 +157,7 @@ def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, ou
         if latest:
             _check_compatible(latest, tf.global_variables(), optimizer)
         writer = tf.summary.FileWriter(logdir, graph)
-        rng = np.random.RandomState(int(time.time()) % 2**31)
+        print(f"seed {seed} (batches; --seed to change)", file=out)
         with tf.Session() as sess:
             if latest:
                 saver.restore(sess, latest)
@@ -152,7 +170,7 @@ def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, ou
             loss = float("nan")
             step = start
             while step < target:
-                idx = rng.randint(0, len(y_data), batch)
+                idx = batch_indices(seed, step, len(y_data), batch)
                 _, loss, step = sess.run([m["train_op"], m["loss"], m["global_step"]],
                                          {m["x"]: x_data[idx], m["y"]: y_data[idx]})
                 step = int(step)
@@ -173,7 +191,8 @@ def run(logdir=None, steps=600, optimizer="momentum", batch=128, quiet=False, ou
     print(f"event files: {logdir}", file=out)
     print(f"view them with: python -m ref events {logdir}", file=out)
     print(f"  or in TensorBoard: pip install tensorboard && tensorboard --logdir {logdir}", file=out)
-    return dict(step=int(step), loss=float(loss), accuracy=float(acc), checkpoint=ckpt, logdir=logdir)
+    return dict(step=int(step), loss=float(loss), accuracy=float(acc), checkpoint=ckpt, logdir=logdir,
+                seed=int(seed))
 
 
 def _positive_int(text):
@@ -186,16 +205,29 @@ def _positive_int(text):
     return value
 
 
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**32), got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
     ap = cli.Parser(prog="python -m ref demo",
                                  description="Train a small network end to end with the TF1 API.")
     ap.add_argument("--logdir", default=None, help="event files and checkpoints (default: runs/demo/OPTIMIZER)")
     ap.add_argument("--steps", type=_positive_int, default=600, help="training steps to run (default: 600)")
-    ap.add_argument("--optimizer", default="momentum", choices=sorted(OPTIMIZERS))
+    ap.add_argument("--optimizer", default="momentum", choices=sorted(OPTIMIZERS),
+                    help="the optimizer to train with (default: momentum)")
+    ap.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+                    help=f"seed of the batches; the same seed gives the same bits (default: {DEFAULT_SEED})")
     ap.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     args = ap.parse_args(argv)
     try:
-        run(args.logdir, args.steps, args.optimizer, quiet=args.quiet)
+        run(args.logdir, args.steps, args.optimizer, quiet=args.quiet, seed=args.seed)
     except DemoError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

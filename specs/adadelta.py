@@ -50,4 +50,4 @@ MATH = r"""E[g^2]_t = \rho\, E[g^2]_{t-1} + (1 - \rho)\, g_t^2 \qquad
 \theta_{t+1} = \theta_t - \alpha\, \Delta_t \qquad
 E[\Delta^2]_t = \rho\, E[\Delta^2]_{t-1} + (1 - \rho)\, \Delta_t^2
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

@@ -47,4 +47,4 @@ CARDS = [_card("ApplyAdagrad", False), _card("ApplyAdagradV2", False),
 MATH = r"""n_t = n_{t-1} + g_t^2 \quad (n_0 = \texttt{initial\_accumulator\_value}) \qquad
 \theta_{t+1} = \theta_t - \frac{\alpha\, g_t}{\sqrt{n_t}}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

@@ -58,4 +58,4 @@ H_t = H_0 + \sum_{s \le t} g_s^2 \qquad
 \theta_{t+1} = \operatorname{sign}(-G_t)\,
   \frac{\alpha \max(|G_t| - \lambda_1 t,\, 0)}{\lambda_2\, t\, \alpha + \sqrt{H_t}}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

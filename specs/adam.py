@@ -55,4 +55,4 @@ v_t = \beta_2 v_{t-1} + (1 - \beta_2)\, g_t^2
 
 \theta_{t+1} = \theta_t - \frac{\alpha_t\, m_t}{\sqrt{v_t} + \hat\epsilon}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

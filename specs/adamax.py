@@ -37,4 +37,4 @@ MATH = r"""m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t \qquad
 u_t = \max(\beta_2 u_{t-1},\, |g_t|) \qquad
 \theta_{t+1} = \theta_t - \frac{\alpha}{1 - \beta_1^t}\, \frac{m_t}{u_t + \epsilon}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

@@ -30,4 +30,4 @@ CARD = SpecCard(
 MATH = r"""m_t = \beta\, m_{t-1} + (1 - \beta)\, g_t \qquad
 \theta_{t+1} = \theta_t - \alpha \left(a + d_t \operatorname{sign}(g_t) \operatorname{sign}(m_t)\right) g_t
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

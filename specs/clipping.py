@@ -1,5 +1,5 @@
 """Gradient clipping (ref.graph_ops.clip_ops graph functions, ref.ops.clip pure forms):
-seed 001_05ea92376fdb369e.txt, "Gradient Clipping".
+TF 1.x docs, "Training", "Gradient Clipping".
 
 Compositions of ordinary ops, not raw ops: ``kernel`` is empty and
 tests/graph_ops/test_clipping.py checks the pure forms against these
@@ -96,4 +96,4 @@ MATH = r"""\operatorname{clip\_by\_value}(t) = \min(\max(t, c_{\min}), c_{\max})
 \operatorname{global\_norm} = \sqrt{\textstyle\sum_i \lVert t_i \rVert_2^2} \qquad
 \operatorname{clip\_by\_global\_norm}(t_i) = \frac{t_i \cdot c}{\max(\operatorname{global\_norm},\, c)}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

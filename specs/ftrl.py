@@ -50,4 +50,4 @@ z_t = z_{t-1} + \hat g_t - \frac{n_t^{-p} - n_{t-1}^{-p}}{\alpha}\, \theta_t
 0 & \text{otherwise} \end{cases}
 \qquad (p = \texttt{learning\_rate\_power})
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

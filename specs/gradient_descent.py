@@ -40,4 +40,4 @@ CARD = SpecCard(
 
 MATH = r"""\theta_{t+1} = \theta_t - \alpha\, g_t
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

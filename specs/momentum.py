@@ -62,4 +62,4 @@ MATH = r"""a_{t} = \mu\, a_{t-1} + g_t \qquad
 \theta_{t+1} = \begin{cases} \theta_t - \alpha\, a_t & \text{default} \\
 \theta_t - \alpha\, g_t - \alpha\, \mu\, a_t & \texttt{use\_nesterov} \end{cases}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

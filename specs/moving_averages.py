@@ -1,4 +1,4 @@
-"""Moving averages (ref.optimizers.moving_averages): seed 001_05ea92376fdb369e.txt,
+"""Moving averages (ref.optimizers.moving_averages): TF 1.x docs, "Training",
 "Moving Averages". Graph behaviour, not a raw op: ``kernel`` is empty and
 tests/optimizers/test_moving_averages.py checks shadow trajectories against
 these float64 oracles and against TensorFlow.
@@ -69,4 +69,4 @@ CARDS = [
 MATH = r"""d = \min\!\left(\texttt{decay},\ \frac{1 + n}{10 + n}\right) \ \ (\text{with } \texttt{num\_updates} = n) \qquad
 \bar\theta \leftarrow \bar\theta - (1 - d)(\bar\theta - \theta)
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

@@ -1,5 +1,5 @@
 """The TF1 optimizer classes: documented constructor signatures and defaults
-(seed 002_05f9b9b98e89c771.txt, each ``tf.compat.v1.train.*Optimizer`` entry),
+(TF's API reference, each ``tf.compat.v1.train.*Optimizer`` entry),
 checked against ``ref``'s ``__init__`` signatures, and the Optimizer base
 class's ``minimize`` / ``compute_gradients`` / ``apply_gradients`` defaults
 and gating constants. The update formulas have their own cards (adam.py,

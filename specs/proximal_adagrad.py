@@ -45,4 +45,4 @@ MATH = r"""n_t = n_{t-1} + g_t^2 \qquad \alpha_t = \frac{\alpha}{\sqrt{n_t}} \qq
 v = \theta_t - \alpha_t\, g_t \qquad
 \theta_{t+1} = \operatorname{sign}(v)\, \frac{\max(|v| - \alpha_t \lambda_1,\, 0)}{1 + \alpha_t \lambda_2}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

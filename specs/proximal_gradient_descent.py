@@ -50,4 +50,4 @@ CARDS = [
 MATH = r"""v = \theta_t - \alpha\, g_t \qquad
 \theta_{t+1} = \operatorname{sign}(v)\, \frac{\max(|v| - \alpha \lambda_1,\, 0)}{1 + \alpha \lambda_2}
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

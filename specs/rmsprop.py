@@ -75,4 +75,4 @@ m_t = \mu\, m_{t-1} + \frac{\alpha\, g_t}{\sqrt{s_t + \epsilon}}
 \ \ \text{or, centered,}\ \ \frac{\alpha\, g_t}{\sqrt{s_t - \bar g_t^2 + \epsilon}} \qquad
 \theta_{t+1} = \theta_t - m_t
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

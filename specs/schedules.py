@@ -216,4 +216,4 @@ MATH = r"""\text{exponential\_decay:}\quad \alpha\, r^{\,s / S} \qquad
 
 (s = \texttt{global\_step},\ S = \texttt{decay\_steps},\ r = \texttt{decay\_rate};\ \texttt{staircase}:\ s / S \to \lfloor s / S \rfloor)
 """
-"""The update in LaTeX (TF's form; rendered with MathJax at the top of the docs page)."""
+"""The update in LaTeX (TF's form; rendered as MathML at the top of the docs page)."""

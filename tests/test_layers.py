@@ -36,7 +36,8 @@ LAYERS = (
 # Third-party packages that may be imported inside a function: optional or heavy
 # (loaded on first use so that ``import ref`` and ``import ref.raw_ops`` stay light).
 LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl",
-                    "PIL", "simplejpeg")  # (the image codecs: ref/ops/image.py)
+                    "PIL", "simplejpeg",  # the image codecs: ref/ops/image.py
+                    "matplotlib")  # the plot extra: python -m ref check --plot
 
 # What ``import ref.raw_ops`` may load: value types, formats, kernels.
 PURE = ("ref", "ref.raw_ops", "ref.compat", "ref.protos", "ref.types", "ref.formats", "ref.ops")

@@ -131,7 +131,7 @@ def _fmt(v):
 
 
 def math_lines(name: str) -> list[str]:
-    """The card module's ``MATH`` (LaTeX) as a ``.. math::`` block (MathJax in HTML)."""
+    """The card module's ``MATH`` (LaTeX) as a ``.. math::`` block (MathML in HTML: docs/_ext/mathml.py)."""
     math = getattr(importlib.import_module(f"specs.{name}"), "MATH", None)
     if math is None:
         if name not in NO_MATH:
@@ -238,14 +238,15 @@ def page_lines(name: str) -> list[str]:
 
     # 1. the documented rule
     out += ["The documented rule", "-------------------", ""]
-    quoted = _unique((c.seed, c.section, c.quote) for c in ccards + cards)
+    quoted = _unique((c.seed, c.section, c.quote, c.citation) for c in ccards + cards)
     any_seed = False
-    for seed, section, quote in quoted:
+    for seed, section, quote, citation in quoted:
         users = [c.name for c in ccards + cards if (c.seed, c.section, c.quote) == (seed, section, quote)]
         if not seed or not quote:
             continue
         any_seed = True
-        out += [f"Seed ``{seed}``, section \"{esc(section)}\" (cards: {', '.join(f'``{u}``' for u in users)}):",
+        out += [f"TensorFlow's documentation, {esc(citation)}, section \"{esc(section)}\" "
+                f"(cards: {', '.join(f'``{u}``' for u in users)}):",
                 "", ".. code-block:: text", ""]
         out += ["   " + line for line in textwrap.dedent(quote).splitlines()] + [""]
     unquoted = [c.name for c in cards if not c.seed or not c.quote]

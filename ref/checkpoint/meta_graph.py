@@ -1,6 +1,6 @@
 """Meta graphs: ``export_meta_graph``, ``import_meta_graph``, ``write_graph``.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.export_meta_graph``: "This
+TF's API reference, ``tf.compat.v1.train.export_meta_graph``: "This
 function exports the graph, saver, and collection objects into MetaGraphDef
 protocol buffer with the intention of it being imported at a later time or
 location to restart training, run inference, or be a subgraph." and
@@ -458,7 +458,7 @@ def write_graph(graph_or_graph_def=None, logdir=None, name=None, as_text=True, g
     """Writes a graph proto (a Graph is written as its GraphDef) to
     ``logdir/name``, text or binary, atomically; returns the path.
 
-    ``graph_def`` is the 0.x name of the first argument (seed 001,
+    ``graph_def`` is the 0.x name of the first argument (TF 1.x docs, "Training",
     ``tf.train.write_graph(graph_def, logdir, name, as_text=True)``).
     """
     if graph_def is not None:

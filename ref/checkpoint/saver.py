@@ -1,8 +1,8 @@
 """``tf.train.Saver``: save and restore variables as graph ops run by a Session.
 
-Seed 003_d053aea9ab04ac36.txt, "class tf.train.Saver": "The Saver class adds
+TF docs, "Variables", "class tf.train.Saver": "The Saver class adds
 ops to save and restore variables to and from checkpoints. It also provides
-convenience methods to run these ops." Seed 002_05f9b9b98e89c771.txt,
+convenience methods to run these ops." TF's API reference,
 ``tf.compat.v1.train.Saver``, adds ``defer_build``, ``allow_empty``,
 ``write_version``, ``pad_step_number``, ``save_relative_paths``, ``filename``
 and ``save(..., write_state, strip_default_attrs, save_debug_info)``.
@@ -312,7 +312,7 @@ def _prepend_scope(name, scope):
 
 
 class Saver:
-    """Saves and restores variables (seed 003, "class tf.train.Saver").
+    """Saves and restores variables (TF docs, "Variables", "class tf.train.Saver").
 
     ``var_list``: a list of Variables (keyed by op name; a PartitionedVariable
     by its full name), a dict ``{name: variable or list of slices}``, or None
@@ -480,7 +480,7 @@ class Saver:
         self.set_last_checkpoints_with_time(found)
 
     def _RecordLastCheckpoint(self, latest_save_path):  # noqa: N802 - TF's name
-        """Seed 003: "max_to_keep indicates the maximum number of recent checkpoint
+        """TF docs, "Variables": "max_to_keep indicates the maximum number of recent checkpoint
         files to keep. As new files are created, older files are deleted. If None
         or 0, all checkpoint files are kept." (specs/saver.py)."""
         if not self.saver_def.max_to_keep:
@@ -494,7 +494,7 @@ class Saver:
     def _MaybeDeleteOldCheckpoints(self, meta_graph_suffix="meta", save_dir=None):  # noqa: N802
         """Deletes the oldest checkpoint pushed out of ``max_to_keep`` unless it was
         saved after the next "every N hours" mark (then it is kept for good and
-        the mark moves N hours on). Seed 003: "passing keep_checkpoint_every_n_hours=2
+        the mark moves N hours on). TF docs, "Variables": "passing keep_checkpoint_every_n_hours=2
         ensures that you keep one checkpoint file for every 2 hours of training".
 
         Only checkpoints this Saver wrote, or that lie in ``save_dir`` (the

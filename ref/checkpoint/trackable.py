@@ -1,7 +1,7 @@
 """``tf.train.Checkpoint``: object-based checkpoints of Variables and Optimizers
 (graph mode), in TensorFlow's format.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.Checkpoint``: "Object-based
+TF's API reference, ``tf.compat.v1.train.Checkpoint``: "Object-based
 checkpointing saves a graph of dependencies between Python objects (Layers,
 Optimizers, Variables, etc.) with named edges, and this graph is used to match
 variables when restoring a checkpoint."

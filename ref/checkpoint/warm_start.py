@@ -1,7 +1,7 @@
 """``tf.train.init_from_checkpoint`` and ``tf.train.warm_start``: variable
 initializers that load from a checkpoint.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.init_from_checkpoint``:
+TF's API reference, ``tf.compat.v1.train.init_from_checkpoint``:
 "Replaces tf.Variable initializers so they load from a checkpoint file. Values
 are not loaded immediately, but when the initializer is run (typically by
 running a tf.compat.v1.global_variables_initializer op)." Each chosen variable

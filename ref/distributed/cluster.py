@@ -1,6 +1,6 @@
 """``tf.train.ClusterSpec``: the jobs of a cluster and their tasks' addresses.
 
-Seed 004_96791d6311aaba71.txt, ``class tf.train.ClusterSpec``: "A
+TF docs, "Training" (Korean edition), ``class tf.train.ClusterSpec``: "A
 ``tf.train.ClusterSpec`` represents the set of processes that participate in a
 distributed TensorFlow computation." A cluster is given as a dict mapping job
 names to a list of addresses (task ``i`` is element ``i``) or to a dict of

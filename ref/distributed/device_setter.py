@@ -1,6 +1,6 @@
 """``tf.train.replica_device_setter``: place variables on ps tasks, the rest on the worker.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.replica_device_setter``:
+TF's API reference, ``tf.compat.v1.train.replica_device_setter``:
 "By default, only Variable ops are placed on ps tasks, and the placement
 strategy is round-robin over all ps tasks." "If cluster is None, and ps_tasks
 is 0, the returned function is a no-op. Otherwise, the value of ps_tasks is

@@ -233,7 +233,7 @@ def _start_ps(n, m, env, lock, deadline, ps, ps_cmd=None, tries=3):
             return cluster
         for t in dead:
             t.finish()  # all its output is in t.tail
-        if attempt == tries - 1 or not any("bind" in line for t in dead for line in t.tail):
+        if attempt == tries - 1 or not any("could not bind" in line for t in dead for line in t.tail):
             return cluster
         _stop(ps)
         print(f"[cluster] a ps port was taken; retrying with new ports ({attempt + 1})", file=sys.stderr, flush=True)

@@ -17,7 +17,7 @@ same shape, so a master calls its own task's worker and a remote one alike. Erro
 (equal numbers), and RunStep/RunGraph put them in the response body when the request
 sets ``store_errors_in_response_body``, as TF's clients ask.
 
-``grpcio`` is imported on first use (``pip install 'ref[distributed]'``).
+``grpcio`` is imported on first use (``pip install 'ref-tf1[distributed]'``).
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def import_grpc():
         import grpc
     except ImportError:
         raise ImportError("ref's distributed runtime (tf.train.Server, Session('grpc://...')) needs grpcio: "
-                          "pip install 'ref[distributed]'") from None
+                          "pip install 'ref-tf1[distributed]'") from None
     return grpc
 
 

@@ -1,6 +1,6 @@
 """``tf.train.Server``: a task of a cluster, serving TensorFlow's Master and Worker services.
 
-Seed 004_96791d6311aaba71.txt, ``class tf.train.Server``: "A
+TF docs, "Training" (Korean edition), ``class tf.train.Server``: "A
 ``tf.train.Server`` instance encapsulates a set of devices and a
 ``tf.Session`` target that can participate in distributed training. A server
 belongs to a cluster (specified by a ``tf.train.ClusterSpec``), and corresponds

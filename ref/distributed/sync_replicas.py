@@ -1,7 +1,7 @@
 """``tf.train.SyncReplicasOptimizer``: aggregate the gradients of several replicas
 before one update.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SyncReplicasOptimizer``:
+TF's API reference, ``tf.compat.v1.train.SyncReplicasOptimizer``:
 "For the Parameter Server job: An accumulator is created for each variable, and
 each replica pushes the gradients into the accumulators instead of directly
 applying them to the variables. Each accumulator averages once enough gradients

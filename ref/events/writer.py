@@ -2,8 +2,8 @@
 summaries, graphs and meta graphs into an event file written by
 :class:`ref.formats.event_writer.EventFileWriter`.
 
-Seed ("Adding Summaries to Event Files", 001_05ea92376fdb369e.txt and
-004_96791d6311aaba71.txt): "The SummaryWriter class provides a mechanism to
+The documentation ("Adding Summaries to Event Files", TF 1.x docs, "Training" and
+TF docs, "Training" (Korean edition)): "The SummaryWriter class provides a mechanism to
 create an event file in a given directory and add summaries and events to it."
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ class FileWriter:
 
     "On construction the summary writer creates a new event file in logdir
     ... If you pass a Graph to the constructor it is added to the event file.
-    (This is equivalent to calling add_graph() later)." (seed 004, "Adding
+    (This is equivalent to calling add_graph() later)." (TF docs, "Training" (Korean edition), "Adding
     Summaries to Event Files"). With a graph (any object with
     ``as_graph_def()``) or ``graph_def``, the file gets a graph event and a
     meta-graph event, as TF writes. Writers created with the same ``session``
@@ -211,7 +211,7 @@ class FileWriter:
         """Adds the ``RunMetadata`` of one ``session.run()`` call under ``tag``.
 
         Raises ValueError "If the provided tag was already used for this type of
-        event" (seed 004, ``add_run_metadata``)."""
+        event" (TF docs, "Training" (Korean edition), ``add_run_metadata``)."""
         if tag in self._session_run_tags:
             raise ValueError("The provided tag was already used for this event type")
         self._session_run_tags[tag] = True

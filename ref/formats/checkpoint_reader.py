@@ -1,6 +1,6 @@
 """``tf.compat.v1.train.NewCheckpointReader`` and the checkpoint_utils helpers
 ``load_checkpoint``, ``list_variables``, ``load_variable``
-(002_05f9b9b98e89c771.txt, tf.compat.v1.train).
+(TF's API reference, tf.compat.v1.train).
 
 A reader opens a V2 bundle when ``filepattern.index`` exists and otherwise
 treats ``filepattern`` as the (glob) pattern of V1 checkpoint files, as TF's

@@ -1,5 +1,5 @@
 """The ``checkpoint`` state file and the checkpoint-file helpers of
-``tf.compat.v1.train`` (002_05f9b9b98e89c771.txt: generate_checkpoint_state_proto,
+``tf.compat.v1.train`` (TF's API reference: generate_checkpoint_state_proto,
 update_checkpoint_state, get_checkpoint_state, latest_checkpoint,
 checkpoint_exists, get_checkpoint_mtimes, remove_checkpoint).
 

@@ -1,6 +1,6 @@
 """Reading event files: ``tf.train.summary_iterator``.
 
-Seed (002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.summary_iterator``): "It
+(TF's API reference, ``tf.compat.v1.train.summary_iterator``): "It
 returns a Python iterator that yields Event protocol buffers", and the same
 iterator may be iterated again to "Continuously check for new summary values"
 of a file still being written. So :func:`summary_iterator` follows the file:

@@ -1,8 +1,8 @@
 """Event files: ``EventFileWriter`` writes ``Event`` protos into TF's event-file format
 (the graph-level ``FileWriter`` on top of it is :mod:`ref.events.writer`).
 
-Seed ("Adding Summaries to Event Files", 001_05ea92376fdb369e.txt and
-004_96791d6311aaba71.txt): "The SummaryWriter class provides a mechanism to
+The documentation ("Adding Summaries to Event Files", TF 1.x docs, "Training" and
+TF docs, "Training" (Korean edition)): "The SummaryWriter class provides a mechanism to
 create an event file in a given directory and add summaries and events to it.
 The class updates the file contents asynchronously." An event file is a
 TFRecord file (:mod:`ref.formats.tfrecord`) of serialized ``Event`` protos named

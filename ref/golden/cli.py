@@ -17,13 +17,16 @@ import argparse
 import functools
 import json
 import sys
+from typing import Any
 
 import numpy as np
 from ref.types import cli
 from ref.ops import registry
 from ref.optimizers import schedules
 from ref.golden import generate, trajectory, compare, diagnose, load, run_impl
-from ref.golden.impl import load_callable
+from ref.golden import plot
+from ref.golden.generate import GoldenExistsError
+from ref.golden.impl import ProtocolError, load_callable
 
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 """The float dtypes golden vectors are written in."""
@@ -72,12 +75,12 @@ def _schedule(text, learning_rate):
     name, _, args = text.partition(":")
     fn = getattr(schedules, f"{name}_value", None)
     if fn is None:
-        raise SystemExit(f"unknown schedule {name!r}; one of: " + ", ".join(
+        raise ValueError(f"unknown schedule {name!r}; one of: " + ", ".join(
             n[:-6] for n in schedules.__all__ if n.endswith("_value")))
     kw = _pairs([args])
     base = kw.pop("learning_rate", learning_rate)
     if name == "piecewise_constant":
-        raise SystemExit("piecewise_constant needs lists; use ref.golden.generate(..., schedule=...) from Python")
+        raise ValueError("piecewise_constant needs lists; use ref.golden.generate(..., schedule=...) from Python")
     return functools.partial(fn, base, **kw), {"name": name, "learning_rate": base, **kw}
 
 
@@ -87,8 +90,10 @@ def golden_main(argv) -> int:
     p.add_argument("name", help="a ref.raw_ops kernel (ApplyAdam, Softmax, ...) or an optimizer (adam, ftrl, ...)")
     p.add_argument("--dtype", default="float32", type=_dtype_arg, help=f"one of {', '.join(DTYPES)}")
     p.add_argument("--steps", type=int, default=None, help="trajectory length (optimizers; default 10)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="golden")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default: 0)")
+    p.add_argument("--out", default="golden", help="directory to write the .npz and .json into (default: golden)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files of the same name that hold a different golden")
     p.add_argument("--hyper", action="append", help="optimizer hyperparameters: name=value[,name=value]")
     p.add_argument("--attr", action="append", help="kernel attrs for every case: name=value[,...]")
     p.add_argument("--schedule", help="learning-rate schedule in the loop: NAME[:k=v,...], e.g. "
@@ -100,7 +105,7 @@ def golden_main(argv) -> int:
     spec = trajectory.lookup(a.name)
     hyper, attrs = _pairs(a.hyper), _pairs(a.attr)
     schedule = clip = None
-    loop = {"schedule": None, "clip": None}
+    loop: dict[str, Any] = {"schedule": None, "clip": None}
     if spec is None:
         try:
             op = registry.get(a.name)
@@ -120,7 +125,10 @@ def golden_main(argv) -> int:
             p.error("--attr applies to kernels; use --hyper for an optimizer")
         lr = {**spec.hyper, **hyper}["learning_rate"]
         if a.schedule:
-            schedule, loop["schedule"] = _schedule(a.schedule, lr)
+            try:
+                schedule, loop["schedule"] = _schedule(a.schedule, lr)
+            except (ValueError, TypeError) as e:
+                p.error(f"--schedule {a.schedule}: {e}")
         if a.clip_norm is not None:
             clip = trajectory.clip_by_global_norm(a.clip_norm)
             loop["clip"] = {"name": "clip_by_global_norm", "clip_norm": a.clip_norm}
@@ -132,7 +140,10 @@ def golden_main(argv) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        npz, js = g.save(a.out)
+        npz, js = g.save(a.out, force=a.force)
+    except GoldenExistsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"error: cannot write to --out {a.out}: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -152,7 +163,19 @@ def check_main(argv) -> int:
     src.add_argument("--impl", help="module:function or path/file.py:function (see docs/golden.md: protocols)")
     p.add_argument("--no-diagnosis", action="store_true", help="skip ranking the known formula variants")
     p.add_argument("--json", help="also write the summary as JSON to this file")
+    p.add_argument("--plot", help="also draw the ULP error per step and slot, the budget and the first "
+                                  "diverging step into this .png or .svg file (needs matplotlib)")
     a = p.parse_args(argv)
+    if a.plot:
+        try:
+            plot.plot_format(a.plot)
+        except ValueError as e:
+            p.error(str(e))
+        try:
+            plot.pyplot()
+        except plot.PlotUnavailable as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     try:
         golden = load(a.golden)
     except (OSError, ValueError, KeyError) as e:
@@ -176,12 +199,23 @@ def check_main(argv) -> int:
         except (ImportError, OSError, AttributeError, ValueError) as e:
             print(f"error: --impl {a.impl}: {e}", file=sys.stderr)
             return 2
-        actual = run_impl(golden, impl)
+        try:
+            actual = run_impl(golden, impl)
+        except ProtocolError as e:
+            print(f"error: --impl {a.impl}: {e}", file=sys.stderr)
+            return 2
         source = a.impl
     report = compare(golden, actual, source)
     if not report.ok and not a.no_diagnosis:
         report.diagnosis = diagnose(golden, actual)
     print(report.format())
+    if a.plot:
+        try:
+            plot.write_plot(report, a.plot)
+        except OSError as e:
+            print(f"error: cannot write --plot {a.plot}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"plot: {a.plot}")
     if a.json:
         first = report.first_divergence
         summary = {"ok": report.ok, "first_divergence": None if first is None else first._asdict(),

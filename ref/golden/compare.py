@@ -15,12 +15,13 @@ a missing required output (``var``) fails.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+import os
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
 from ref.golden import ulp as _ulp, hexfloat
-from ref.golden.generate import load
+from ref.golden.generate import Golden, load
 
 
 class Divergence(NamedTuple):
@@ -50,7 +51,7 @@ class StepStats(NamedTuple):
     budget: float
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.max_scaled <= self.budget
 
 
@@ -62,21 +63,21 @@ class OutputResult(NamedTuple):
     first_diff: Divergence | None
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return not self.missing and self.first_over is None
 
-    def worst(self, field):
+    def worst(self, field: str) -> float:
         return max((getattr(s, field) for s in self.steps), default=0.0)
 
 
 class CaseResult(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # the case's index (a field named like tuple.index)
     label: str
     outputs: dict          # name -> OutputResult (absent optional outputs left out)
     skipped: tuple         # optional outputs the actual did not provide
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return all(o.ok for o in self.outputs.values())
 
 
@@ -84,11 +85,11 @@ class Report:
     """The comparison: ``ok``, ``cases``, ``first_divergence``, ``format()``;
     ``diagnosis`` (a :class:`ref.golden.variants.Diagnosis`) when one was run."""
 
-    def __init__(self, golden, cases, source=""):
+    def __init__(self, golden: Golden, cases: list[CaseResult], source: str = "") -> None:
         self.golden = golden
         self.cases = cases
         self.source = source
-        self.diagnosis = None
+        self.diagnosis: Any = None  # a ref.golden.variants.Diagnosis once diagnosed
 
     @property
     def ok(self) -> bool:
@@ -189,10 +190,11 @@ def _errors(exp, act, scale_kind, old, budget_dtype):
     return abs_err, rel_err, plain, np.minimum(plain, scaled)
 
 
-def compare(expected, actual, source: str = "") -> Report:
+def compare(expected: Golden | str | os.PathLike, actual: Mapping[str, Any] | str | os.PathLike | Golden,
+            source: str = "") -> Report:
     """Compares ``actual`` (dict / npz path / Golden with the golden's output keys)
     against the :class:`~ref.golden.generate.Golden` ``expected``."""
-    if isinstance(expected, (str, Path)):
+    if not isinstance(expected, Golden):  # a path
         expected = load(expected)
     arrays, src = _as_arrays(actual)
     trajectory = expected.kind == "trajectory"

@@ -31,10 +31,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ref.ops import registry
 from ref.golden import cases as _cases, hexfloat, trajectory
@@ -48,7 +51,7 @@ TRAJECTORY_ULP = 8
 
 def _version():
     try:
-        return version("ref")
+        return version("ref-tf1")  # the distribution's name (import name: ref)
     except Exception:  # noqa: BLE001 -- running from a source tree that is not installed
         return "0.1.0"
 
@@ -104,21 +107,79 @@ class Golden:
     def content_hash(self) -> str:
         return content_hash(self.arrays)
 
-    def save(self, out_dir, stem: str | None = None):
-        """Writes ``<stem>.npz`` and ``<stem>.json`` into ``out_dir``; returns both paths."""
+    def save(self, out_dir: str | os.PathLike, stem: str | None = None, force: bool = False) -> tuple[Path, Path]:
+        """Writes ``<stem>.npz`` and ``<stem>.json`` into ``out_dir``; returns both paths.
+
+        The stem (``manifest["stem"]``) names everything that distinguishes one
+        golden from another. Where those files already hold a different golden
+        (other numbers), :class:`GoldenExistsError` unless ``force``; the same
+        golden is rewritten."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         stem = stem or self.manifest["stem"]
         npz, js = out / f"{stem}.npz", out / f"{stem}.json"
+        if not force and js.exists():
+            try:
+                old = json.loads(js.read_text()).get("content_sha256")
+            except (ValueError, OSError, AttributeError):
+                old = None
+            if old != self.manifest["content_sha256"]:
+                raise GoldenExistsError(f"{js} holds a different golden; --force overwrites it "
+                                        f"(or write to another --out)")
         write_npz(npz, self.arrays)
         js.write_text(json.dumps(self.manifest, indent=1, sort_keys=False) + "\n")
         return npz, js
 
 
-def hyper_values(case) -> dict:
+class GoldenExistsError(FileExistsError):
+    """A save would overwrite a different golden (see :meth:`Golden.save`)."""
+
+
+def _token(value) -> str:
+    """A value as it appears in a golden's file name (``0.001``, ``true``, ``-0.5``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "-".join(_token(v) for v in value)
+    return "".join(c if c.isalnum() or c in ".-+" else "-" for c in str(value))
+
+
+def _differences(values: dict, defaults: dict) -> list:
+    """``name`` for a boolean flag turned on, ``no_name`` off, ``name<value>`` otherwise:
+    the entries of ``values`` that differ from ``defaults``, in sorted order."""
+    parts = []
+    for k in sorted(values):
+        v = values[k]
+        if k in defaults and _same(v, defaults[k]):
+            continue
+        if isinstance(v, bool):
+            parts.append(k if v else f"no_{k}")
+        else:
+            parts.append(f"{k}{_token(v)}")
+    return parts
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def stem_of(name: str, dtype: DTypeLike, seed: int, variants: Sequence[str] = (),
+            flush_denormals: bool = False) -> str:
+    """The file stem: ``<name>[_<variant>...]_<dtype>_seed<seed>[_ftz]``."""
+    return "_".join([name, *variants, np.dtype(dtype).name, f"seed{int(seed)}"]) + ("_ftz" if flush_denormals else "")
+
+
+def hyper_values(case: Mapping[str, Any]) -> dict:
     """A trajectory case's hyperparameters as the optimizer was given them
     (Python floats, or 0-d arrays where the case says so)."""
-    out = {}
+    out: dict[str, object] = {}
     for k, e in case["hyper"].items():
         if e["form"] == "0-d array":
             out[k] = hexfloat.array_from_entry(e)
@@ -136,7 +197,7 @@ def _storable(a):
     return a.view(np.uint16) if a.dtype.name == "bfloat16" else a
 
 
-def write_npz(path, arrays: dict):
+def write_npz(path: str | os.PathLike, arrays: dict) -> None:
     """``np.savez`` layout with fixed timestamps, keys sorted: same arrays, same bytes."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
         for key in sorted(arrays):
@@ -157,13 +218,12 @@ def content_hash(arrays: dict) -> str:
 
 
 def _paths(path):
-    p = Path(path)
-    if p.suffix in (".npz", ".json"):
-        p = p.with_suffix("")
-    return p.with_suffix(".npz"), p.with_suffix(".json")
+    p = Path(path)  # stems hold dots (adam_epsilon0.001_...): only .npz / .json is a suffix
+    stem = p.name[:-len(p.suffix)] if p.suffix in (".npz", ".json") else p.name
+    return p.with_name(stem + ".npz"), p.with_name(stem + ".json")
 
 
-def load(path) -> Golden:
+def load(path: str | os.PathLike) -> Golden:
     """A saved golden set (``path`` = the .npz, the .json, or their common stem);
     ValueError when the arrays do not match the manifest's content hash."""
     npz, js = _paths(path)
@@ -184,8 +244,11 @@ def _entry(a, **extra):
     return {**hexfloat.describe(a), **extra}
 
 
-def generate(name: str, dtype=np.float32, steps: int | None = None, seed: int = 0, cases=None, hyper=None,
-             attrs=None, schedule=None, clip=None, loop_description=None, flush_denormals=False) -> Golden:
+def generate(name: str, dtype: DTypeLike = np.float32, steps: int | None = None, seed: int = 0,
+             cases: Sequence[Mapping[str, Any]] | None = None, hyper: Mapping[str, Any] | None = None,
+             attrs: Mapping[str, Any] | None = None, schedule: Callable[[int], Any] | None = None,
+             clip: Callable[[np.ndarray], np.ndarray] | None = None, loop_description: Mapping[str, Any] | None = None,
+             flush_denormals: bool = False) -> Golden:
     """Golden cases for kernel or optimizer ``name``.
 
     ``name``: a ``ref.raw_ops`` op (``"ApplyAdam"``, ``"Softmax"``...) or an
@@ -272,7 +335,13 @@ def _kernel_golden(name, dtype, seed, user, attrs):
         entries.append(entry)
     manifest["cases"] = entries
     manifest["skipped"] = skipped
-    return _finish(manifest, arrays)
+    defaults = {k: v for k, v in op.attrs.items() if v is not registry.REQUIRED}
+    variants = _differences(_jsonable(attrs or {}), defaults)
+    golden = _finish(manifest, arrays)
+    if user is not None:  # the caller's own inputs: named by their numbers
+        variants.append("cases" + golden.manifest["content_sha256"][:8])
+    manifest["stem"] = stem_of(name, dtype, seed, variants)
+    return golden
 
 
 def _output_names(op, results):
@@ -345,4 +414,29 @@ def _trajectory_golden(spec, dtype, steps, seed, hyper, schedule, clip, loop_des
         entries.append(entry)
     manifest["cases"] = entries
     manifest["skipped"] = []
-    return _finish(manifest, arrays)
+    golden = _finish(manifest, arrays)
+    variants = _loop_variants(spec, hyper_all, schedule, clip, loop_description, manifest)
+    if steps != DEFAULT_STEPS:
+        variants.append(f"steps{steps}")
+    manifest["stem"] = stem_of(spec.name, dtype, seed, variants)
+    return golden
+
+
+def _loop_variants(spec, hyper_all, schedule, clip, loop, manifest):
+    """The stem's parts after the optimizer's name: hyperparameters and flags
+    that differ from the optimizer's defaults, the schedule, the clipping."""
+    base = trajectory.OPTIMIZERS[spec.name].hyper
+    parts = _differences(_jsonable(hyper_all), base)
+    loop = loop or {}
+    described = loop.get("schedule")
+    if isinstance(described, Mapping) and "name" in described:
+        args = {k: v for k, v in described.items() if k not in ("name", "learning_rate")}
+        parts.append("-".join([described["name"], *(f"{k}{_token(v)}" for k, v in sorted(args.items()))]))
+    elif schedule is not None:  # a Python schedule: named by the rates it gave
+        parts.append("schedule" + manifest["content_sha256"][:8])
+    clip_d = loop.get("clip")
+    if isinstance(clip_d, Mapping) and "clip_norm" in clip_d:
+        parts.append(f"clip_norm{_token(clip_d['clip_norm'])}")
+    elif clip is not None:
+        parts.append("clipped" + manifest["content_sha256"][:8])
+    return parts

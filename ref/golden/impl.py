@@ -38,11 +38,15 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+if TYPE_CHECKING:  # for the annotations only: generate imports nothing from here
+    from ref.golden.generate import Golden
 
-def load_callable(spec: str):
+
+def load_callable(spec: str) -> Callable[..., Any]:
     """``"module:function"`` or ``"path/file.py:function"`` -> the function."""
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
@@ -50,16 +54,40 @@ def load_callable(spec: str):
     if target.endswith(".py") or "/" in target:
         path = Path(target).resolve()
         mod_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if mod_spec is None or mod_spec.loader is None:
+            raise ImportError(f"{path} is not a Python file")
         module = importlib.util.module_from_spec(mod_spec)
         mod_spec.loader.exec_module(module)
     else:
         if "" not in sys.path and str(Path.cwd()) not in sys.path:
             sys.path.insert(0, str(Path.cwd()))
         module = importlib.import_module(target)
-    obj = module
+    obj: Any = module
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+class ProtocolError(TypeError):
+    """The implementation's signature does not take the call its protocol makes."""
+
+
+PROTOCOLS = {"kernel": "fn(**kwargs) -> outputs",
+             "trajectory": "fn(var, grads, learning_rate, **hyper) -> {'var': ..., ...}"}
+
+
+def _check_call(fn, protocol, args, kwargs):
+    """ProtocolError (one line) unless ``fn(*args, **kwargs)`` binds to ``fn``'s signature."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise ProtocolError(f"{name}{sig} cannot be called as the {protocol} protocol's "
+                            f"{PROTOCOLS[protocol]}: {e}") from None
 
 
 def _accepts(fn, name):
@@ -70,7 +98,7 @@ def _accepts(fn, name):
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def run_impl(golden, fn) -> dict:
+def run_impl(golden: Golden, fn: Callable[..., Any]) -> dict:
     """``fn``'s results on every case of ``golden``, under the golden's output keys."""
     if golden.kind == "trajectory":
         return _run_trajectory(golden, fn)
@@ -82,7 +110,9 @@ def _run_kernel(golden, fn):
     for case in golden.cases:
         i = case["index"]
         names = list(case["outputs"])
-        result = fn(**golden.kernel_kwargs(i))
+        kwargs = golden.kernel_kwargs(i)
+        _check_call(fn, "kernel", (), kwargs)
+        result = fn(**kwargs)
         out.update(_named(result, names, f"c{i}.out."))
     return out
 
@@ -110,7 +140,9 @@ def _run_trajectory(golden, fn):
             kw["raw_grads"] = ins["raw_grads"]
         if clip and "clip_norm" in inspect.signature(fn).parameters:
             kw["clip_norm"] = clip.get("clip_norm")
-        result = fn(ins["var"].copy(), ins["grads"].copy(), lr, **kw)
+        args = (ins["var"].copy(), ins["grads"].copy(), lr)
+        _check_call(fn, "trajectory", args, kw)
+        result = fn(*args, **kw)
         if isinstance(result, dict):
             result = {k: np.stack([np.asarray(x) for x in v]) if isinstance(v, list) else np.asarray(v)
                       for k, v in result.items()}

@@ -186,7 +186,8 @@ def initial_state(spec, var, hyper=None) -> dict:
 def clip_by_global_norm(clip_norm):
     """``grad -> grad``: ``tf.clip_by_global_norm`` of a single gradient, in TF's
     arithmetic (clip_ops.py): ``global_norm = sqrt(sum(2 * l2_loss(g)))`` and
-    ``g * (clip_norm * min(1 / global_norm, 1 / clip_norm))`` -- seed 002:
+    ``g * (clip_norm * min(1 / global_norm, 1 / clip_norm))`` -- TF's API reference,
+    ``tf.compat.v1.clip_by_global_norm``:
     ``t_list[i] * clip_norm / max(global_norm, clip_norm)``."""
     def clip(g):
         g = np.asarray(g)

@@ -20,11 +20,12 @@ float16, bfloat16, float32 and float64 are supported.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 NAN_MISMATCH = np.iinfo(np.int64).max
 """The distance reported where exactly one side is NaN."""
 
-_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+_INT_OF_SIZE: dict[int, type[np.signedinteger]] = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _is_float(dtype) -> bool:
@@ -38,7 +39,7 @@ def _ordered(a: np.ndarray) -> np.ndarray:
     return np.where(i < 0, np.int64(np.iinfo(it).min) - i, i)
 
 
-def ulp_distance(a, b) -> np.ndarray:
+def ulp_distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Element-wise distance in ULPs of ``a``'s dtype (``b`` is cast to it), int64."""
     a = np.asarray(a)
     if not _is_float(a.dtype):
@@ -79,13 +80,13 @@ def ulp_scaled(actual, expected, scale=None) -> np.ndarray:
     return np.where(np.isnan(err), np.inf, err)
 
 
-def max_ulp(a, b) -> int:
+def max_ulp(a: ArrayLike, b: ArrayLike) -> int:
     """The largest element-wise :func:`ulp_distance` (0 for empty arrays)."""
     d = ulp_distance(a, b)
     return int(d.max()) if d.size else 0
 
 
-def assert_ulp(actual, expected, max_ulp: int, msg: str = ""):
+def assert_ulp(actual: ArrayLike, expected: ArrayLike, max_ulp: int, msg: str = "") -> None:
     """AssertionError naming the worst element unless every element of ``actual`` is
     within ``max_ulp`` ULPs of ``expected`` (shapes must agree)."""
     actual = np.asarray(actual)

@@ -10,7 +10,7 @@ actual ``var`` trajectory is: the mean over every element and step of
 ``log2(1 + ULP error)`` (ULPs at the update's scale, as the budgets).
 0 means bit-identical.
 
-Adam (ApplyAdam; seed 001 "tf.train.AdamOptimizer", Kingma & Ba 2015):
+Adam (ApplyAdam; TF 1.x documentation "Training", tf.train.AdamOptimizer; Kingma & Ba 2015):
 
 * ``tf``: TF's kernel -- ``alpha = lr sqrt(1 - beta2^t) / (1 - beta1^t)``,
   ``m += (g - m)(1 - beta1)``, ``v += (g^2 - v)(1 - beta2)``,
@@ -47,12 +47,15 @@ accumulation`` (ref's own kernels run in float64).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 import numpy as np
 from ref.golden import trajectory
 from ref.golden.compare import _errors, _old_values
 from ref.ops import registry
+
+if TYPE_CHECKING:
+    from ref.golden.generate import Golden
 
 
 
@@ -333,10 +336,11 @@ def _distance(golden, i, name, candidate, actual):
     return float(np.log2(1 + scaled).sum()), scaled.size, float(scaled.max()) if scaled.size else 0.0
 
 
-def diagnose(golden, actual) -> Diagnosis:
+def diagnose(golden: Golden, actual: Mapping[str, Any]) -> Diagnosis:
     """Ranks the known variants of ``golden``'s formula by distance to ``actual``
     (a dict of the golden's output keys)."""
-    candidates, formulas = {}, {}
+    candidates: dict[str, dict[int, Any]] = {}
+    formulas: dict[str, str] = {}
     if golden.kind == "trajectory":
         family = "momentum" if golden.name == "momentum" else golden.name
         for variant in VARIANTS.get(family, []):
@@ -377,7 +381,7 @@ def diagnose(golden, actual) -> Diagnosis:
                 key = f"c{i}.out.var"
                 if key not in actual:
                     continue
-                cand = {"var": per_case[i](i)}
+                cand: dict[str, Any] = {"var": per_case[i](i)}
             elif per_case[i] is not None:
                 cand = per_case[i](i)
             else:

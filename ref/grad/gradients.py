@@ -1,6 +1,6 @@
 """``tf.gradients``: symbolic differentiation that adds ops to the graph.
 
-Seeds: 001_05ea92376fdb369e.txt / 004_96791d6311aaba71.txt, "Gradient
+TF docs, "Training", "Gradient
 Computation": "constructs symbolic partial derivatives of sum of ys w.r.t. x
 in xs"; "grad_ys is a list of tensors of the same length as ys that holds the
 initial gradients for each y in ys. When grad_ys is None, we fill in a tensor

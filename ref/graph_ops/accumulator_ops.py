@@ -1,6 +1,6 @@
 """``tf.ConditionalAccumulator`` and ``tf.SparseConditionalAccumulator``: graph
 builders over the accumulator kernels of :mod:`ref.ops.accumulator` (seed
-002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SyncReplicasOptimizer``)."""
+TF's API reference, ``tf.compat.v1.train.SyncReplicasOptimizer``)."""
 from __future__ import annotations
 
 from ref.framework.indexed_slices import IndexedSlices

@@ -1,6 +1,6 @@
 """TF1 clipping functions (``tf.clip_by_value``, ``tf.clip_by_norm``,
 ``tf.clip_by_average_norm``, ``tf.clip_by_global_norm``, ``tf.global_norm``):
-seed 001_05ea92376fdb369e.txt / 004_96791d6311aaba71.txt, "Gradient Clipping".
+TF docs, "Training", "Gradient Clipping".
 
 Each builds the ops TF's ``clip_ops`` builds, in the same order and with the
 same names (``clip_by_norm/...``, ``global_norm/L2Loss``,

@@ -10,6 +10,8 @@ functional ``While`` (differentiable by ref.grad.control_grad) until the TF 1.x
 loop gradient is written. ``tf.case`` is :mod:`ref.graph_ops.control_flow_case`."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ref.types import dtypes, nest
@@ -38,8 +40,32 @@ __all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_de
 _tuple = tuple
 
 
-def placeholder(dtype, shape=None, name=None):
-    """A tensor that must be fed (``tf.placeholder``)."""
+def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tensor:
+    """A tensor whose value is fed to each ``Session.run`` (``tf.placeholder``).
+
+    Args:
+        dtype: the element type: a ``tf.DType`` (``tf.float32``) or its name
+            (``"float32"``).
+        shape: the static shape a fed value must have: a list with ``None`` for
+            a dimension of any size (``[None, 3]``: any number of rows of 3), or
+            ``None`` (the default) for any shape at all.
+        name: the op's name (default ``"Placeholder"``, made unique in the graph).
+
+    Returns:
+        The placeholder's output ``Tensor``. Running anything that depends on
+        it without feeding it raises InvalidArgumentError naming the
+        placeholder; a fed value is converted to ``dtype`` and must match
+        ``shape`` (ValueError otherwise).
+
+    >>> import numpy as np, ref as tf
+    >>> with tf.Graph().as_default():
+    ...     x = tf.placeholder(tf.float32, [None, 3], name="x")
+    ...     print(x)
+    ...     with tf.Session() as sess:
+    ...         print(sess.run(tf.reduce_sum(x), feed_dict={x: np.ones((2, 3))}))
+    Tensor("x:0", shape=(None, 3), dtype=float32)
+    6.0
+    """
     return apply_op("Placeholder", dtype=dtypes.as_dtype(dtype),
                     shape=None if shape is None else as_shape(shape), name=name or "Placeholder")
 

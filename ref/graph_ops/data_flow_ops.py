@@ -6,7 +6,7 @@ builds the ops that use it, named as TF names them (``fifo_queue_enqueue``,
 ``fifo_queue_EnqueueMany``, ``fifo_queue_Dequeue``, ``fifo_queue_DequeueMany``,
 ``fifo_queue_DequeueUpTo``, ``fifo_queue_Close``, ``fifo_queue_Size``,
 ``fifo_queue_Is_Closed``). The queue itself lives in the Session
-(:mod:`ref.ops.data_flow`); seed 002_05f9b9b98e89c771.txt,
+(:mod:`ref.ops.data_flow`); TF's API reference,
 ``tf.compat.v1.train.batch``: dequeue ops "throw tf.errors.OutOfRangeError if
 the input queue is exhausted".
 """

@@ -1,4 +1,4 @@
-"""Initializers (seed 003 ``tf.*_initializer``; seed 002
+"""Initializers (TF docs, "Variables" ``tf.*_initializer``; TF's API reference
 ``tf.compat.v1.truncated_normal_initializer`` & co.).
 
 An initializer is called as ``init(shape, dtype=None, partition_info=None)``
@@ -12,7 +12,7 @@ shape of a partitioned variable.
 The scales, as documented:
 
 * uniform_unit_scaling: ``U(-m, m)``, ``m = factor * sqrt(3 / dim)``, ``dim``
-  the product of all but the last dimension (seed 003).
+  the product of all but the last dimension (TF docs, "Variables").
 * variance_scaling: ``n`` = fan_in, fan_out or their mean; ``truncated_normal``
   draws ``N(0, sqrt(scale / n) / 0.87962566103423978)`` cut at two standard
   deviations (the constant is the stddev of a standard normal truncated to
@@ -105,7 +105,7 @@ class Initializer:
 
 class _Fill(Initializer):
     """An initializer filling the shape with one value (``_fill(shape, dtype)``).
-    Seed 003's older form ``zeros_initializer(shape, dtype=tf.float32)`` (and
+    the older form in TF docs, "Variables": ``zeros_initializer(shape, dtype=tf.float32)`` (and
     ``ones_initializer``) returns the tensor itself."""
 
     _fill = None
@@ -196,7 +196,7 @@ class RandomNormal(Initializer):
 
 class TruncatedNormal(Initializer):
     """N(mean, stddev) with values more than two standard deviations from the
-    mean discarded and re-drawn (seed 003)."""
+    mean discarded and re-drawn (TF docs, "Variables")."""
 
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         self.mean = mean
@@ -214,7 +214,7 @@ class TruncatedNormal(Initializer):
 
 class UniformUnitScaling(Initializer):
     """U(-m, m) with m = factor * sqrt(3 / dim), dim = prod(shape[:-1]) of the
-    full shape (``full_shape``, or the partition's full shape) -- seed 003."""
+    full shape (``full_shape``, or the partition's full shape) -- TF docs, "Variables"."""
 
     def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32, full_shape=None):
         self.factor = factor

@@ -1,4 +1,4 @@
-"""Partitioned variables: the partitioners (seed 003 "Variable Partitioners for
+"""Partitioned variables: the partitioners (TF docs, "Variables" "Variable Partitioners for
 Sharding") and the ``PartitionedVariable`` that ``get_variable(...,
 partitioner=...)`` returns.
 

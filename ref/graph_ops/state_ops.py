@@ -1,5 +1,5 @@
 """TF1 functions on variables: ``tf.assign``, ``tf.assign_add``, ``tf.scatter_*``
-(seed 003 "Sparse Variable Updates"), ``tf.scatter_nd_*``,
+(TF docs, "Variables" "Sparse Variable Updates"), ``tf.scatter_nd_*``,
 ``tf.batch_scatter_update``, ``tf.count_up_to``, ``tf.is_variable_initialized``.
 
 A ref variable (or a ``_ref`` tensor) gets the ref op (``Assign``,
@@ -34,7 +34,7 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
-    """ref = value; returns ``ref`` after the assignment (seed 003 ``assign``)."""
+    """ref = value; returns ``ref`` after the assignment (TF docs, "Variables" ``assign``)."""
     if _is_ref(ref):
         return apply_op("Assign", ref=ref, value=value, use_locking=True if use_locking is None else use_locking,
                         validate_shape=True if validate_shape is None else validate_shape, name=name or "Assign")
@@ -125,7 +125,7 @@ def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     """ref[i_1, ..., i_n, indices[i_1, ..., i_n, j]] = updates[i_1, ..., i_n, j]:
     ``scatter_update`` along the axis after the leading batch dimensions of
-    ``indices`` (seed 002 ``Variable.batch_scatter_update``)."""
+    ``indices`` (TF's API reference ``Variable.batch_scatter_update``)."""
     with name_scope(name, "BatchScatterUpdate", [ref, indices, updates]) as scope:
         indices = convert_to_tensor(indices, name="indices")
         updates = convert_to_tensor(updates, name="updates")

@@ -1,4 +1,4 @@
-"""The global step (seed 002 ``tf.compat.v1.train.global_step``,
+"""The global step (TF's API reference ``tf.compat.v1.train.global_step``,
 ``get_global_step``, ``create_global_step``, ``get_or_create_global_step``,
 ``assert_global_step``).
 

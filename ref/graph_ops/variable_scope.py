@@ -1,6 +1,6 @@
 """Sharing variables: ``get_variable``, ``variable_scope``, ``VariableScope``,
-``make_template``, ``variable_creator_scope`` (seed 003 "Sharing Variables";
-seed 002 ``tf.compat.v1.variable_scope`` / ``VariableScope``).
+``make_template``, ``variable_creator_scope`` (TF docs, "Variables" "Sharing Variables";
+TF's API reference ``tf.compat.v1.variable_scope`` / ``VariableScope``).
 
 A graph holds one variable store (full name -> variable) and one scope store
 (the current VariableScope and how often each scope name was opened, for
@@ -370,7 +370,7 @@ def _slice(t, begin, size):
 # ---------------------------------------------------------------------------
 
 class VariableScope:
-    """Variable scope object carrying defaults for ``get_variable`` (seed 003
+    """Variable scope object carrying defaults for ``get_variable`` (TF docs, "Variables"
     ``class tf.VariableScope``)."""
 
     def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None, partitioner=None,
@@ -653,7 +653,7 @@ class _pure_variable_scope:  # noqa: N801  (TF's name)
 class variable_scope:  # noqa: N801  (TF's name)
     """A context manager for defining ops that create variables (layers): it
     validates that ``values`` are from one graph, makes that graph the default,
-    and pushes a name scope and a variable scope (seed 002
+    and pushes a name scope and a variable scope (TF's API reference
     ``tf.compat.v1.variable_scope``)."""
 
     def __init__(self, name_or_scope, default_name=None, values=None, initializer=None, regularizer=None,
@@ -754,7 +754,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  custom_getter=None, constraint=None, synchronization=VariableSynchronization.AUTO,
                  aggregation=VariableAggregation.NONE):
     """Gets an existing variable with these parameters or creates a new one
-    (seed 003 ``tf.get_variable``): the name is prefixed with the current
+    (TF docs, "Variables" ``tf.get_variable``): the name is prefixed with the current
     variable scope and reuse is checked. The default initializer is the
     scope's, else glorot_uniform for floats and zeros for integers, bools and
     strings."""
@@ -884,7 +884,7 @@ class Template:
 
 def make_template(name_, func_, create_scope_now_=False, unique_name_=None, custom_getter_=None, **kwargs):
     """Wraps ``func_`` so that it creates variables on its first call and shares
-    them afterwards (seed 003 ``tf.make_template``); ``kwargs`` are bound to it."""
+    them afterwards (TF docs, "Variables" ``tf.make_template``); ``kwargs`` are bound to it."""
     if kwargs:
         func_ = functools.partial(func_, **kwargs)
     return Template(name_, func_, create_scope_now=create_scope_now_, unique_name=unique_name_,

@@ -1,4 +1,4 @@
-"""``tf.Variable`` with TF1 semantics (seed 003 "Variables"; seed 002
+"""``tf.Variable`` with TF1 semantics (TF docs, "Variables" "Variables"; TF's API reference
 ``tf.compat.v1.Variable``).
 
 A variable is graph ops; its value lives in the Session's state store:
@@ -171,10 +171,50 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """A variable maintains state in the graph across calls to ``run()``
-    (seed 003 ``class tf.Variable``). The constructor adds a variable op, its
-    initializer (an assign op) and a snapshot, and registers the variable in
-    ``collections`` (default ``[GraphKeys.GLOBAL_VARIABLES]``, plus
-    ``TRAINABLE_VARIABLES`` when ``trainable``)."""
+    (TF docs, "Variables" ``class tf.Variable``).
+
+    The constructor adds a variable op, its initializer (an assign op: run it,
+    or ``tf.global_variables_initializer()``, before reading the variable) and a
+    snapshot, and registers the variable in ``collections``. Its value lives in
+    each Session that initializes it, until the session closes; a Saver writes
+    and restores it by name.
+
+    Args:
+        initial_value: the first value: an array, a Python number or list, a
+            ``Tensor`` (e.g. ``tf.random_normal([2, 3])``), or a callable
+            returning one. Its dtype is the variable's unless ``dtype`` is given.
+        trainable: whether optimizers update it (it joins
+            ``GraphKeys.TRAINABLE_VARIABLES``); default True.
+        collections: the graph collections it joins (default
+            ``[GraphKeys.GLOBAL_VARIABLES]``).
+        validate_shape: False allows an initial value of unknown shape.
+        name: the op name (default ``"Variable"``, made unique in the graph).
+        dtype: the variable's dtype: a Python or NumPy initial value is
+            converted to it (a ``Tensor`` must already have it: ValueError).
+        use_resource: True makes a ``ResourceVariable`` (TF2's kind of
+            variable, read and written through a handle); default a ref variable.
+        shape: the static shape, if less specific than the initial value's.
+
+    The other arguments (``caching_device``, ``variable_def``,
+    ``expected_shape``, ``import_scope``, ``constraint``, ``synchronization``,
+    ``aggregation``) are TensorFlow's; ``variable_def`` with ``import_scope``
+    rebuilds a variable from a MetaGraph's ``VariableDef``.
+
+    Reading a variable in a session that has not initialized it raises
+    FailedPreconditionError ("Attempting to use uninitialized value ...").
+
+    >>> import numpy as np, ref as tf
+    >>> with tf.Graph().as_default():
+    ...     w = tf.Variable(np.ones((2, 2), np.float32), name="w")
+    ...     step = tf.Variable(0, trainable=False, name="step")
+    ...     print(w.name, w.shape, step.dtype, step in tf.trainable_variables())
+    ...     with tf.Session() as sess:
+    ...         sess.run(tf.global_variables_initializer())
+    ...         print(sess.run(w.assign_add(np.eye(2, dtype=np.float32))))
+    w:0 (2, 2) tf.int32_ref False
+    [[2. 1.]
+     [1. 2.]]
+    """
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
@@ -892,7 +932,7 @@ register_tensor_conversion_function(Variable, _to_tensor)
 
 
 # ---------------------------------------------------------------------------
-# Collections and initializers (seed 003 "Variable helper functions")
+# Collections and initializers (TF docs, "Variables" "Variable helper functions")
 # ---------------------------------------------------------------------------
 
 def global_variables(scope=None):
@@ -1024,7 +1064,7 @@ def assert_variables_initialized(var_list=None):
 
 def sparse_mask(a, mask_indices, name=None):
     """The slices of IndexedSlices ``a`` whose indices are NOT in ``mask_indices``
-    (seed 003: ``a.indices = [12, 26, 37, 45]``, mask ``[12, 45]`` -> ``[26, 37]``)."""
+    (TF docs, "Variables": ``a.indices = [12, 26, 37, 45]``, mask ``[12, 45]`` -> ``[26, 37]``)."""
     with name_scope(name, "sparse_mask", [a, mask_indices]) as scope:
         indices = a.indices
         out_indices, to_gather = apply_op("ListDiff", x=indices, y=mask_indices, out_idx=dtypes.int32)

@@ -22,6 +22,12 @@ time as loading Numba costs, it loads Numba and compiles), so a short script
 never loads Numba and a long one pays for it once; once anything has loaded
 Numba the budget is :data:`NUMPY_BUDGET_LOADED_S`, since buying then costs
 only the kernel's own compilation.
+
+**Compile notice.** A compilation (a Numba cache miss) still running after
+:data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
+for <kernel>, first run only`` (once per kernel and process), so that a first
+step that sits for seconds says why; loads from the cache and short compiles
+print nothing.
 """
 from __future__ import annotations
 
@@ -51,7 +57,62 @@ not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."
 NUMPY_BUDGET_LOADED_S = float(os.environ.get("REF_NUMPY_BUDGET_LOADED_S", 0.05))
 """The budget once Numba is loaded (by another kernel, or by the program): buying
 is then only this kernel's compilation, or its load from Numba's cache."""
+COMPILE_NOTICE_S = float(os.environ.get("REF_COMPILE_NOTICE_S", 1.0))
+"""Seconds a compilation runs before its notice is printed (negative: never)."""
 _LAYER_CHOSEN = False
+_NOTICE_INSTALLED = False
+_NOTICE_THREAD = threading.local()
+_ANNOUNCED = set()
+
+
+def _kernel_name(dispatcher) -> str:
+    """``module.function`` of what a dispatcher compiles (a bound wrapper by its kernel's name)."""
+    fn = getattr(dispatcher, "py_func", None)
+    if fn is None:
+        return repr(dispatcher)
+    return f"{fn.__module__}.{fn.__name__.split('__bound_')[0]}"
+
+
+def _announce(name):
+    with _LOCK:
+        if name in _ANNOUNCED:
+            return
+        _ANNOUNCED.add(name)
+    try:
+        print(f"compiling kernels for {name}, first run only", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed: nobody to tell
+        pass
+
+
+def _install_compile_notice():
+    """Registers the notice with Numba's ``numba:compile`` event (cache misses only):
+    the outermost compilation of a thread starts a timer; its end cancels it."""
+    global _NOTICE_INSTALLED
+    if _NOTICE_INSTALLED or COMPILE_NOTICE_S < 0:
+        return
+    with _LOCK:
+        if _NOTICE_INSTALLED:
+            return
+        _NOTICE_INSTALLED = True
+        from numba.core import event
+
+        class Notice(event.Listener):
+            def on_start(self, ev):
+                depth = getattr(_NOTICE_THREAD, "depth", 0)
+                _NOTICE_THREAD.depth = depth + 1
+                if depth == 0:
+                    timer = threading.Timer(COMPILE_NOTICE_S, _announce, (_kernel_name(ev.data["dispatcher"]),))
+                    timer.daemon = True
+                    timer.start()
+                    _NOTICE_THREAD.timer = timer
+
+            def on_end(self, ev):
+                _NOTICE_THREAD.depth = max(getattr(_NOTICE_THREAD, "depth", 1) - 1, 0)
+                if _NOTICE_THREAD.depth == 0 and getattr(_NOTICE_THREAD, "timer", None) is not None:
+                    _NOTICE_THREAD.timer.cancel()
+                    _NOTICE_THREAD.timer = None
+
+        event.register("numba:compile", Notice())
 
 
 def _choose_threading_layer(numba):
@@ -90,6 +151,7 @@ class LazyKernel:
             return fn
         import numba
 
+        _install_compile_notice()
         if self.options.get("parallel"):
             _choose_threading_layer(numba)
         glb = dict(fn.__globals__)
@@ -210,6 +272,7 @@ def _bound(kernel, T, nargs):
     if fn is None:
         import numba
 
+        _install_compile_notice()
         target = kernel.compiled()
         if kernel.options.get("parallel") and not DISABLE:
             # A parallel loop runs on >= PARALLEL_MIN elements: typing the class argument

@@ -1,7 +1,7 @@
 """Gradient accumulators: TF's ``ConditionalAccumulator`` resource and its kernels
 (the ``tf.ConditionalAccumulator`` class is :mod:`ref.graph_ops.accumulator_ops`).
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SyncReplicasOptimizer``:
+TF's API reference, ``tf.compat.v1.train.SyncReplicasOptimizer``:
 "Once the gradients have been computed, push them into gradient accumulators.
 Each accumulator will check the staleness and drop the stale." An accumulator
 keeps a sum of gradients, a counter and a global step:

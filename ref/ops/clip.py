@@ -1,5 +1,5 @@
-"""Gradient clipping on NumPy arrays (seed 001_05ea92376fdb369e.txt and
-004_96791d6311aaba71.txt, "Gradient Clipping"): the pure forms of
+"""Gradient clipping on NumPy arrays (TF 1.x docs, "Training" and
+TF docs, "Training" (Korean edition), "Gradient Clipping"): the pure forms of
 ``tf.clip_by_value``, ``tf.clip_by_norm``, ``tf.clip_by_average_norm``,
 ``tf.global_norm`` and ``tf.clip_by_global_norm``.
 

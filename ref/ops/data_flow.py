@@ -1,8 +1,8 @@
 """Queue kernels: FIFOQueueV2, RandomShuffleQueueV2, PaddingFIFOQueueV2 and the
 ops that enqueue into, dequeue from, close and inspect them.
 
-Seed 004_96791d6311aaba71.txt, "Coordinator and QueueRunner"; seed
-002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.batch``: "The returned operation
+TF docs, "Training" (Korean edition), "Coordinator and QueueRunner"; seed
+TF's API reference, ``tf.compat.v1.train.batch``: "The returned operation
 is a dequeue operation and will throw tf.errors.OutOfRangeError if the input
 queue is exhausted."
 

@@ -6,7 +6,7 @@ current value of its variable and returns the NEW value first, then any other
 outputs; the Session commits it. So ``ref.raw_ops.ScatterAdd(ref=, indices=,
 updates=)`` simply returns the updated array.
 
-Duplicate indices (seed 003, "Sparse Variable Updates": "Duplicate entries are
+Duplicate indices (TF docs, "Variables", "Sparse Variable Updates": "Duplicate entries are
 handled correctly: if multiple indices reference the same location, their
 contributions add") are applied one after another, in index order, as TF's CPU
 kernels do -- so the result is deterministic, also for ``ScatterUpdate``

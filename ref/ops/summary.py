@@ -1,7 +1,7 @@
 """Summary ops: kernels that turn tensors into serialized ``Summary`` protos.
 
 "The following ops output Summary protocol buffers as serialized string
-tensors" (seed 001_05ea92376fdb369e.txt / 004_96791d6311aaba71.txt, "Summary
+tensors" (TF docs, "Training", "Summary
 Operations"). Every kernel returns a 0-d object array holding the bytes, TF's
 string scalar, ready for ``FileWriter.add_summary``. Each mirrors the TF
 kernel named in its docstring (``core/kernels/summary_*op.cc``), including the
@@ -154,7 +154,7 @@ def histogram_summary(tag, values):
     """One ``Summary.Value(tag, histo=...)`` over all elements of ``values``.
 
     "This op reports an InvalidArgument error if any value is not finite"
-    (seed 004_96791d6311aaba71.txt, ``tf.histogram_summary``): "Nan in summary
+    (TF docs, "Training" (Korean edition), ``tf.histogram_summary``): "Nan in summary
     histogram for: <tag>" or "Infinity in Histogram for: <tag>", after the first
     non-finite value (TF names the op; the Session adds that here).
     """
@@ -359,7 +359,7 @@ def _audio(tag, tensor, sample_rate, max_outputs):
 def audio_summary_v2(tag, tensor, sample_rate, max_outputs=3):
     """Up to ``max_outputs`` WAV clips from a ``[batch, frames, channels]`` or
     ``[batch, frames]`` float tensor "assumed to be in the range of [-1.0,
-    1.0]" (seed 004_96791d6311aaba71.txt, ``tf.audio_summary``). Tags
+    1.0]" (TF docs, "Training" (Korean edition), ``tf.audio_summary``). Tags
     ``tag/audio/0``, ... (``tag/audio`` when ``max_outputs`` is 1)."""
     return _audio(tag, tensor, sample_rate, max_outputs)
 

@@ -9,7 +9,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class AdadeltaOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.AdadeltaOptimizer(learning_rate=0.001,
+    """TF's API reference ``tf.compat.v1.train.AdadeltaOptimizer(learning_rate=0.001,
     rho=0.95, epsilon=1e-08, use_locking=False, name='Adadelta')``:
     ``(Sparse)ApplyAdadelta`` (:mod:`ref.ops.training.adadelta`). Slots
     ``accum`` (``<var>/Adadelta``) and ``accum_update`` (``<var>/Adadelta_1``), zeros."""

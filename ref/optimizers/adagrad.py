@@ -13,7 +13,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot, cast
 
 
 class AdagradOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.AdagradOptimizer(learning_rate,
+    """TF's API reference ``tf.compat.v1.train.AdagradOptimizer(learning_rate,
     initial_accumulator_value=0.1, use_locking=False, name='Adagrad')``:
     ``(Sparse)ApplyAdagrad`` (:mod:`ref.ops.training.adagrad`);
     ``initial_accumulator_value`` "must be positive" (ValueError otherwise).

@@ -12,7 +12,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class AdagradDAOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.AdagradDAOptimizer(learning_rate, global_step,
+    """TF's API reference ``tf.compat.v1.train.AdagradDAOptimizer(learning_rate, global_step,
     initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
     l2_regularization_strength=0.0, use_locking=False, name='AdagradDA')``:
     ``(Sparse)ApplyAdagradDA`` (:mod:`ref.ops.training.adagrad_da`).

@@ -11,7 +11,7 @@ from ref.optimizers.optimizer import Hyperparameter, NonSlot, Optimizer, Slot
 
 
 class AdamOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.AdamOptimizer(learning_rate=0.001, beta1=0.9,
+    """TF's API reference ``tf.compat.v1.train.AdamOptimizer(learning_rate=0.001, beta1=0.9,
     beta2=0.999, epsilon=1e-08, use_locking=False, name='Adam')``: ``ApplyAdam``
     (:mod:`ref.ops.training.adam`).
 

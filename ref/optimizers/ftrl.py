@@ -13,7 +13,7 @@ from ref.types import dtypes
 
 
 class FtrlOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.FtrlOptimizer(learning_rate,
+    """TF's API reference ``tf.compat.v1.train.FtrlOptimizer(learning_rate,
     learning_rate_power=-0.5, initial_accumulator_value=0.1,
     l1_regularization_strength=0.0, l2_regularization_strength=0.0,
     use_locking=False, name='Ftrl', accum_name=None, linear_name=None,

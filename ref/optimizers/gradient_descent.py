@@ -11,7 +11,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, cast
 
 
 class GradientDescentOptimizer(Optimizer):
-    """``variable -= learning_rate * gradient`` (seed 002
+    """``variable -= learning_rate * gradient`` (TF's API reference
     ``tf.compat.v1.train.GradientDescentOptimizer(learning_rate, use_locking=False,
     name='GradientDescent')``): ``ApplyGradientDescent``
     (:mod:`ref.ops.training.gradient_descent`). No slots. A sparse gradient is

@@ -10,7 +10,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class MomentumOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.MomentumOptimizer(learning_rate, momentum,
+    """TF's API reference ``tf.compat.v1.train.MomentumOptimizer(learning_rate, momentum,
     use_locking=False, name='Momentum', use_nesterov=False)``: ``accumulation =
     momentum * accumulation + gradient; variable -= learning_rate * accumulation``
     (``(Sparse)ApplyMomentum``, :mod:`ref.ops.training.momentum`).

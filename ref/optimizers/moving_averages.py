@@ -1,5 +1,5 @@
 """Exponential moving averages: ``tf.train.ExponentialMovingAverage`` and
-``assign_moving_average`` (seed 001_05ea92376fdb369e.txt / 004, "Moving
+``assign_moving_average`` (TF docs, "Training", "Moving
 Averages").
 
 The seed's update, one ``AssignSub`` per shadow variable::

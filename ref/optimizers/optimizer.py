@@ -1,7 +1,7 @@
 """``tf.train.Optimizer``: the base class of the TF1 optimizers.
 
-Seeds: 001_05ea92376fdb369e.txt / 004_96791d6311aaba71.txt "class
-tf.train.Optimizer", "Gating Gradients", "Slots"; 002_05f9b9b98e89c771.txt
+TF docs, "Training" "class
+tf.train.Optimizer", "Gating Gradients", "Slots"; TF's API reference
 ``tf.compat.v1.train.Optimizer``: "This class defines the API to add Ops to
 train a model. You never use this class directly, but instead instantiate one
 of its subclasses".
@@ -151,7 +151,7 @@ class NonSlot(NamedTuple):
 
 
 class Optimizer:
-    """Base class for optimizers (seed 002 ``tf.compat.v1.train.Optimizer(use_locking, name)``)."""
+    """Base class for optimizers (TF's API reference ``tf.compat.v1.train.Optimizer(use_locking, name)``)."""
 
     GATE_NONE = 0
     GATE_OP = 1

@@ -11,7 +11,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class ProximalAdagradOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.ProximalAdagradOptimizer(learning_rate,
+    """TF's API reference ``tf.compat.v1.train.ProximalAdagradOptimizer(learning_rate,
     initial_accumulator_value=0.1, l1_regularization_strength=0.0,
     l2_regularization_strength=0.0, use_locking=False, name='ProximalAdagrad')``:
     ``(Sparse)ApplyProximalAdagrad`` (:mod:`ref.ops.training.proximal_adagrad`).

@@ -12,7 +12,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer
 
 
 class ProximalGradientDescentOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.ProximalGradientDescentOptimizer(learning_rate,
+    """TF's API reference ``tf.compat.v1.train.ProximalGradientDescentOptimizer(learning_rate,
     l1_regularization_strength=0.0, l2_regularization_strength=0.0,
     use_locking=False, name='ProximalGradientDescent')``:
     ``(Sparse)ApplyProximalGradientDescent``

@@ -14,7 +14,7 @@ from ref.optimizers.optimizer import Hyperparameter, Optimizer, Slot
 
 
 class RMSPropOptimizer(Optimizer):
-    """Seed 002 ``tf.compat.v1.train.RMSPropOptimizer(learning_rate, decay=0.9,
+    """TF's API reference ``tf.compat.v1.train.RMSPropOptimizer(learning_rate, decay=0.9,
     momentum=0.0, epsilon=1e-10, use_locking=False, centered=False, name='RMSProp')``:
     ``(Sparse)ApplyRMSProp``, centered ``(Sparse)ApplyCenteredRMSProp``
     (:mod:`ref.ops.training.rmsprop`). Slots ``rms`` (``<var>/RMSProp``,

@@ -1,7 +1,7 @@
 """Learning-rate decay: ``tf.train.exponential_decay`` and its relatives.
 
-Seed 001_05ea92376fdb369e.txt / 004_96791d6311aaba71.txt, "Decaying the
-learning rate"; seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.*_decay``
+TF docs, "Training", "Decaying the
+learning rate"; TF's API reference, ``tf.compat.v1.train.*_decay``
 and ``tf.compat.v1.train.piecewise_constant``::
 
     exponential_decay:   learning_rate * decay_rate ^ (global_step / decay_steps)

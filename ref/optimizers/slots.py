@@ -1,6 +1,6 @@
 """Slot variables: the per-variable state an optimizer keeps (TF's ``slot_creator``).
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.Optimizer``, "Slots":
+TF's API reference, ``tf.compat.v1.train.Optimizer``, "Slots":
 "Some optimizer subclasses, such as MomentumOptimizer and AdagradOptimizer
 allocate and manage additional variables associated with the variables to
 train. These are called Slots."

@@ -14,6 +14,7 @@ import os
 import threading
 import types
 import weakref
+from typing import Any, Mapping, Self
 
 import numpy as np
 
@@ -223,7 +224,7 @@ class _DeviceAttributes(collections.namedtuple(
 class BaseSession:
     """The shared implementation of Session and InteractiveSession."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target: str | bytes = "", graph: Graph | None = None, config: Any = None) -> None:
         if graph is None:
             graph = get_default_graph()
         if not isinstance(graph, Graph):
@@ -247,7 +248,7 @@ class BaseSession:
         # closing this session leaves it alone
         self._state = RunState() if shared is None else shared
         self._owns_state = shared is None
-        self._plans = {}
+        self._plans: dict[Any, Any] = {}
         self._plans_lock = threading.Lock()
         self._feed_info = {}
         self._fast_runs = {}
@@ -272,7 +273,7 @@ class BaseSession:
         return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 268435456, 0)]
 
     # -- lifecycle --------------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Frees the session's state; later ``run`` calls raise RuntimeError."""
         if not self._closed:
             self._closed = True
@@ -284,7 +285,7 @@ class BaseSession:
     def as_default(self):
         return default_session(self)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         gctx = self._graph.as_default()
         sctx = self.as_default()
         gctx.__enter__()
@@ -292,7 +293,7 @@ class BaseSession:
         self._default_ctx.append((gctx, sctx))
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         gctx, sctx = self._default_ctx.pop()
         sctx.__exit__(exc_type, exc, tb)
         gctx.__exit__(exc_type, exc, tb)
@@ -305,17 +306,51 @@ class BaseSession:
             pass
 
     # -- running ----------------------------------------------------------------
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(self, fetches: Any, feed_dict: Mapping[Any, Any] | None = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
         """Runs the ops needed for ``fetches`` and returns their values, shaped like ``fetches``.
 
-        A fetched Tensor's value is what TF returns: a NumPy scalar (``np.float32``,
-        ``np.int32``, ``np.bool_``, ...) or ``bytes`` for a 0-d tensor, an ndarray for
-        higher ranks (an object array of ``bytes`` for strings), and the fed value
-        itself for a fed tensor; a fetched Operation gives ``None``.
+        Only the part of the graph that ``fetches`` depend on runs, once per call:
+        each stateful op (an assign, an optimizer's update, a queue operation) at
+        most once, in an order its data and control dependencies allow.
 
-        ``options.timeout_in_ms`` (else the config's ``operation_timeout_in_ms``)
-        bounds blocking kernels (queue dequeue, accumulator take): past it they
-        raise DeadlineExceededError.
+        Args:
+            fetches: a graph element -- a ``Tensor``, an ``Operation``, a
+                ``SparseTensor``, a ``Variable``, or the name of a tensor or op
+                (``"loss:0"``, ``"train"``) -- or a list, tuple, namedtuple or dict
+                of them, nested.
+            feed_dict: values for tensors, by tensor (or tensor name): a NumPy
+                array, a Python scalar or nested list, converted to the tensor's
+                dtype and checked against its static shape. A placeholder must be
+                fed; any other tensor may be, which replaces its value this call.
+            options: a ``RunOptions``; ``timeout_in_ms`` (else the config's
+                ``operation_timeout_in_ms``) bounds blocking kernels (queue
+                dequeue, accumulator take): past it they raise
+                DeadlineExceededError. ``trace_level`` asks for step stats.
+            run_metadata: a ``RunMetadata`` that receives the step stats.
+
+        Returns:
+            ``fetches`` with each element replaced by its value, as TensorFlow
+            returns it: a NumPy scalar (``np.float32``, ``np.int32``,
+            ``np.bool_``, ...) or ``bytes`` for a 0-d tensor, an ndarray for
+            higher ranks (an object array of ``bytes`` for strings), the fed value
+            itself for a fed tensor, ``None`` for an Operation.
+
+        Raises:
+            RuntimeError: the session is closed, or its graph is empty.
+            TypeError: a fetch is not a graph element, or a feed key not a tensor.
+            ValueError: a fed value does not fit the tensor's shape or dtype, or a
+                fetch belongs to another graph.
+            InvalidArgumentError: a placeholder the fetches need was not fed (the
+                message names it), or a kernel rejected its input.
+
+        >>> import numpy as np, ref as tf
+        >>> with tf.Graph().as_default():
+        ...     x = tf.placeholder(tf.float32, [None], name="x")
+        ...     y = tf.reduce_sum(x * 2.0)
+        ...     with tf.Session() as sess:
+        ...         print(sess.run({"y": y, "both": [x, y]}, feed_dict={x: [1.0, 2.0]}))
+        {'y': np.float32(6.0), 'both': [array([1., 2.], dtype=float32), np.float32(6.0)]}
         """
         if self._intra_threads:
             with gemm.limit_threads(self._intra_threads):
@@ -667,7 +702,7 @@ class BaseSession:
 
 
 _MISS = object()
-_NO_FEEDS = types.MappingProxyType({})
+_NO_FEEDS: Mapping[Any, Any] = types.MappingProxyType({})
 
 
 def _to_fetch_value(value):
@@ -687,7 +722,7 @@ def _to_fetch_value(value):
 class Session(BaseSession):
     """A class for running TensorFlow operations (``tf.Session``)."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target: str | bytes = "", graph: Graph | None = None, config: Any = None) -> None:
         super().__init__(target, graph, config)
 
     @staticmethod

@@ -1,4 +1,4 @@
-"""``tf.train.basic_train_loop`` (seed 002_05f9b9b98e89c771.txt): "Calls
+"""``tf.train.basic_train_loop`` (TF's API reference): "Calls
 train_step_fn in a loop to train a model. The function is called as:
 ``train_step_fn(session, *args, **kwargs)``" inside ``supervisor.managed_session(master)``
 until ``supervisor.should_stop()``; an AbortedError starts a new managed session."""

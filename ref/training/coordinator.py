@@ -1,7 +1,7 @@
 """``tf.train.Coordinator`` and ``tf.train.LooperThread``: stopping a set of
 threads together and reporting their exceptions.
 
-Seed 004_96791d6311aaba71.txt, "Coordinator and QueueRunner", ``class
+TF docs, "Training" (Korean edition), "Coordinator and QueueRunner", ``class
 tf.train.Coordinator``: "Any of the threads can call `coord.request_stop()` to
 ask for all the threads to stop. To cooperate with the requests, each thread
 must check for `coord.should_stop()` on a regular basis." -- "After a thread
@@ -10,7 +10,7 @@ this is called the 'stop grace period' and defaults to 2 minutes. If any of the
 threads is still alive after the grace period expires `coord.join()` raises a
 RuntimeException reporting the laggards."
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.LooperThread``: "It
+TF's API reference, ``tf.compat.v1.train.LooperThread``: "It
 repeatedly runs code specified either as target and args or by the run_loop()
 method. Before each run the thread checks if the coordinator has requested
 stop."

@@ -1,6 +1,6 @@
 """Session run hooks (``tf.train.SessionRunHook`` and the basic hooks).
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.MonitoredSession``: "When
+TF's API reference, ``tf.compat.v1.train.MonitoredSession``: "When
 run() is called, the monitored session does following things: calls
 hook.before_run(); calls TensorFlow session.run() with merged fetches and
 feed_dict; calls hook.after_run(); returns result of session.run() asked by

@@ -1,6 +1,6 @@
 """Queue-based input pipelines (``tf.train.*``): producers and batchers.
 
-Seed 002_05f9b9b98e89c771.txt:
+TF's API reference:
 
 * ``tf.compat.v1.train.input_producer``: "Output the rows of input_tensor to a
   queue for an input pipeline." -- "if num_epochs is not None, this function

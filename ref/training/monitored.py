@@ -1,7 +1,7 @@
 """``tf.train.MonitoredSession`` and friends: sessions that initialize, restore,
 run hooks and recover.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.MonitoredSession``,
+TF's API reference, ``tf.compat.v1.train.MonitoredSession``,
 "Initialization: At creation time the monitored session does following things
 in given order: calls hook.begin() for each given hook; finalizes the graph via
 scaffold.finalize(); create session; initializes the model via initialization
@@ -581,7 +581,7 @@ class _MonitoredSession:
 
 class MonitoredSession(_MonitoredSession):
     """Session-like object that handles initialization, recovery and hooks
-    (seed 002, ``tf.compat.v1.train.MonitoredSession``)."""
+    (TF's API reference, ``tf.compat.v1.train.MonitoredSession``)."""
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
         super().__init__(session_creator, hooks, should_recover=True, stop_grace_period_secs=stop_grace_period_secs)
@@ -607,7 +607,7 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              save_summaries_steps=USE_DEFAULT, save_summaries_secs=USE_DEFAULT, config=None,
                              stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
                              save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True):
-    """A MonitoredSession for training (seed 002,
+    """A MonitoredSession for training (TF's API reference,
     ``tf.compat.v1.train.MonitoredTrainingSession``): a chief restores from or
     initializes into ``checkpoint_dir`` and gets StepCounterHook,
     SummarySaverHook (every 100 steps by default) and CheckpointSaverHook

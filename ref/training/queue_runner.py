@@ -1,6 +1,6 @@
 """``tf.train.QueueRunner``, ``add_queue_runner``, ``start_queue_runners``.
 
-Seed 004_96791d6311aaba71.txt, "Coordinator and QueueRunner", ``class
+TF docs, "Training" (Korean edition), "Coordinator and QueueRunner", ``class
 tf.train.QueueRunner``: "Holds a list of enqueue operations for a queue, each to
 be run in a thread." -- "On construction the `QueueRunner` adds an op to close
 the queue. That op will be run if the enqueue ops raise exceptions." --

@@ -1,6 +1,6 @@
 """``tf.train.SessionManager``: create a session, restore or initialize the model.
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.SessionManager``,
+TF's API reference, ``tf.compat.v1.train.SessionManager``,
 ``prepare_session``: "If a saver object is passed in, and checkpoint_dir points
 to a directory containing valid checkpoint files, then it will try to recover
 the model from checkpoint. ... If the model cannot be recovered successfully

@@ -1,7 +1,7 @@
 """``tf.train.Supervisor``: a Coordinator, a Saver and a SessionManager for a
 training program (deprecated in TF for MonitoredTrainingSession).
 
-Seed 002_05f9b9b98e89c771.txt, ``tf.compat.v1.train.Supervisor``: "Within the
+TF's API reference, ``tf.compat.v1.train.Supervisor``: "Within the
 with sv.managed_session() block all variables in the graph have been
 initialized. In addition, a few services have been started to checkpoint the
 model and add summaries to the event log. If the program crashes and is

@@ -62,7 +62,7 @@ def adam_golden(tmp_path_factory):
     out = tmp_path_factory.mktemp("golden")
     r = _cli("golden", "adam", "--steps", "3", "--seed", "1", "--out", str(out), cwd=out)
     assert r.returncode == 0, r.stderr
-    return out / "adam_float32_seed1.json"
+    return out / "adam_steps3_float32_seed1.json"
 
 
 def test_cli_check_paper_epsilon_adam_fails_with_diagnosis(adam_golden):
@@ -104,7 +104,7 @@ def test_cli_schedule_and_clip_are_recorded(tmp_path):
     assert r.returncode == 0, r.stderr
     from ref.golden import load
 
-    g = load(tmp_path / "momentum_float32_seed0.json")
+    g = load(tmp_path / "momentum_exponential_decay-decay_rate0.5-decay_steps1_clip_norm0.5_steps3_float32_seed0.json")
     assert g.manifest["loop"]["clip"]["clip_norm"] == 0.5
     np.testing.assert_allclose(g.arrays["c0.lr"], [0.01, 0.005, 0.0025], rtol=1e-6)
     norms = np.sqrt((g.arrays["c0.grad"].astype(np.float64) ** 2).sum(axis=1))

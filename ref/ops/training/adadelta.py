@@ -1,6 +1,6 @@
 """Adadelta (Zeiler, 2012): TF's ``ApplyAdadelta`` and ``SparseApplyAdadelta``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdadeltaOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdadeltaOptimizer")
 cites "ADADELTA - An Adaptive Learning Rate Method: Zeiler, 2012" with
 defaults ``learning_rate=0.001, rho=0.95, epsilon=1e-08`` and notes "To match
 the exact form in the original paper use 1.0" for the learning rate.
@@ -34,11 +34,11 @@ import numpy as np
 from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      sparse_loop)
-from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(learning_rate=0.001, rho=0.95, epsilon=1e-08)
-"""``tf.train.AdadeltaOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdadeltaOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -92,13 +92,15 @@ class AdadeltaState(NamedTuple):
     accum_update: object
 
 
-def init(params, learning_rate=DEFAULTS["learning_rate"], rho=DEFAULTS["rho"], epsilon=DEFAULTS["epsilon"]):
+def init(params: ArrayTree, learning_rate: Hyper = DEFAULTS["learning_rate"], rho: Hyper = DEFAULTS["rho"],
+         epsilon: Hyper = DEFAULTS["epsilon"]) -> AdadeltaState:
     """Zero accumulators shaped like ``params``."""
     return AdadeltaState(tree_map(zeros, params), tree_map(zeros, params))
 
 
-def step(params, grads, state, learning_rate=DEFAULTS["learning_rate"], rho=DEFAULTS["rho"],
-         epsilon=DEFAULTS["epsilon"]):
+def step(params: ArrayTree, grads: GradTree, state: AdadeltaState,
+         learning_rate: Hyper = DEFAULTS["learning_rate"], rho: Hyper = DEFAULTS["rho"],
+         epsilon: Hyper = DEFAULTS["epsilon"]) -> tuple[ArrayTree, AdadeltaState]:
     """``(new_params, new_state)``: one ``AdadeltaOptimizer`` step, bit for bit."""
     def update(var, grad, accum, accum_update):
         t = var.dtype

@@ -1,7 +1,7 @@
 """Adagrad (Duchi, Hazan & Singer, 2011): TF's ``ApplyAdagrad``,
 ``ApplyAdagradV2`` and their sparse twins.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdagradOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdagradOptimizer")
 cites "Adaptive Subgradient Methods for Online Learning and Stochastic
 Optimization :Duchi et al., 2011" and gives ``initial_accumulator_value=0.1``
 ("Starting value for the accumulators, must be positive"). The diagonal
@@ -37,11 +37,11 @@ import numpy as np
 from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      sparse_loop)
-from ref.ops.training.functional import apply_leaves, filled, hyper, tree_map
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, filled, hyper, tree_map
 from ref.types import dtypes
 
 DEFAULTS = dict(initial_accumulator_value=0.1)
-"""``tf.train.AdagradOptimizer``'s default (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdagradOptimizer``'s default (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -147,13 +147,15 @@ def check_initial_accumulator_value(initial_accumulator_value):
         raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
 
 
-def init(params, learning_rate=None, initial_accumulator_value=DEFAULTS["initial_accumulator_value"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None,
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"]) -> AdagradState:
     """Accumulators filled with ``initial_accumulator_value`` (in each parameter's dtype)."""
     check_initial_accumulator_value(initial_accumulator_value)
     return AdagradState(tree_map(filled(initial_accumulator_value), params))
 
 
-def step(params, grads, state, learning_rate, initial_accumulator_value=DEFAULTS["initial_accumulator_value"]):
+def step(params: ArrayTree, grads: GradTree, state: AdagradState, learning_rate: Hyper,
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"]) -> tuple[ArrayTree, AdagradState]:
     """``(new_params, new_state)``: one ``AdagradOptimizer`` step, bit for bit."""
     def update(var, grad, accum):
         return apply_adagrad(var, accum, hyper(learning_rate, var.dtype), grad)

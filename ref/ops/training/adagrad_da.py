@@ -1,7 +1,7 @@
 """Adagrad Dual Averaging (Duchi, Hazan & Singer, 2011, Section 3 "primal-dual
 subgradient" form; Xiao, 2010): TF's ``ApplyAdagradDA`` and ``SparseApplyAdagradDA``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.AdagradDAOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.AdagradDAOptimizer")
 calls it "Adagrad Dual Averaging algorithm for sparse linear models", which
 "takes care of regularization of unseen features in a mini batch by updating
 them when they are seen with a closed form update rule", with
@@ -42,12 +42,12 @@ from ref.ops import registry
 from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, dense_loop, dense_rule, gpu_dense, run_dense,
                                      run_sparse, scalars, shape_str, sparse_loop, sparse_rule)
-from ref.ops.training.functional import apply_leaves, filled, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, filled, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0,
                 l2_regularization_strength=0.0)
-"""``tf.train.AdagradDAOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.AdagradDAOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -169,7 +169,7 @@ class AdagradDAState(NamedTuple):
     and the global step (an int64 the graph path keeps in ``global_step``)."""
     gradient_accumulator: object
     gradient_squared_accumulator: object
-    global_step: object
+    global_step: np.int64
 
 
 def check_initial_value(initial_gradient_squared_accumulator_value):
@@ -179,10 +179,11 @@ def check_initial_value(initial_gradient_squared_accumulator_value):
                          % initial_gradient_squared_accumulator_value)
 
 
-def init(params, learning_rate=None,
-         initial_gradient_squared_accumulator_value=DEFAULTS["initial_gradient_squared_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"], global_step=0):
+def init(params: ArrayTree, learning_rate: Hyper | None = None,
+         initial_gradient_squared_accumulator_value: Hyper = DEFAULTS["initial_gradient_squared_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         global_step: int = 0) -> AdagradDAState:
     """Zero gradient sums, squared sums at the initial value, ``global_step``."""
     check_initial_value(initial_gradient_squared_accumulator_value)
     return AdagradDAState(tree_map(zeros, params),
@@ -190,10 +191,11 @@ def init(params, learning_rate=None,
                           np.int64(global_step))
 
 
-def step(params, grads, state, learning_rate,
-         initial_gradient_squared_accumulator_value=DEFAULTS["initial_gradient_squared_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"]):
+def step(params: ArrayTree, grads: GradTree, state: AdagradDAState, learning_rate: Hyper,
+         initial_gradient_squared_accumulator_value: Hyper = DEFAULTS["initial_gradient_squared_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         ) -> tuple[ArrayTree, AdagradDAState]:
     """``(new_params, new_state)``: one ``AdagradDAOptimizer`` step with
     ``minimize(global_step=...)``, bit for bit (the kernel sees ``global_step + 1``)."""
     t_step = np.int64(state.global_step) + np.int64(1)

@@ -1,6 +1,6 @@
 """Adam (Kingma & Ba, 2015): TF's ``ApplyAdam``.
 
-The seed (001_05ea92376fdb369e.txt, "class tf.train.AdamOptimizer",
+The documentation (TF 1.x docs, "Training", "class tf.train.AdamOptimizer",
 ``__init__``) states the update::
 
     t <- t + 1
@@ -35,11 +35,11 @@ import numpy as np
 
 from ref.ops._jit import njit
 from ref.ops.training._apply import check_dense, declare, dense_loop, run_dense, scalars
-from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08)
-"""``tf.train.AdamOptimizer``'s defaults (seed 002), also those of :func:`init` / :func:`step`."""
+"""``tf.train.AdamOptimizer``'s defaults (TF's API reference), also those of :func:`init` / :func:`step`."""
 
 
 @njit(inline="always")
@@ -91,14 +91,17 @@ class AdamState(NamedTuple):
     beta2_power: object
 
 
-def init(params, learning_rate=DEFAULTS["learning_rate"], beta1=DEFAULTS["beta1"], beta2=DEFAULTS["beta2"],
-         epsilon=DEFAULTS["epsilon"]):
+def init(params: ArrayTree, learning_rate: Hyper = DEFAULTS["learning_rate"],
+         beta1: Hyper = DEFAULTS["beta1"], beta2: Hyper = DEFAULTS["beta2"],
+         epsilon: Hyper = DEFAULTS["epsilon"]) -> AdamState:
     """Zero moments, ``beta1_power = beta1`` and ``beta2_power = beta2``."""
     return AdamState(tree_map(zeros, params), tree_map(zeros, params), hyper(beta1), hyper(beta2))
 
 
-def step(params, grads, state, learning_rate=DEFAULTS["learning_rate"], beta1=DEFAULTS["beta1"],
-         beta2=DEFAULTS["beta2"], epsilon=DEFAULTS["epsilon"]):
+def step(params: ArrayTree, grads: GradTree, state: AdamState,
+         learning_rate: Hyper = DEFAULTS["learning_rate"], beta1: Hyper = DEFAULTS["beta1"],
+         beta2: Hyper = DEFAULTS["beta2"],
+         epsilon: Hyper = DEFAULTS["epsilon"]) -> tuple[ArrayTree, AdamState]:
     """``(new_params, new_state)``: one ``AdamOptimizer`` step (dense ``ApplyAdam``
     per parameter, then ``beta_power *= beta``), bit for bit."""
     def update(var, grad, m, v):

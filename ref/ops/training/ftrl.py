@@ -2,7 +2,7 @@
 Trenches", Algorithm 1): TF's ``ApplyFtrl``, ``ApplyFtrlV2`` (with L2
 shrinkage) and their sparse twins -- one parametrised kernel.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.FtrlOptimizer") states,
+The documentation (TF's API reference, "tf.compat.v1.train.FtrlOptimizer") states,
 with ``\\hat{g} = g + 2 L2_shrinkage w``::
 
     w_{t+1} = argmin_w(\\hat{g}_{1:t} w + L1 ||w||_1 + L2 ||w||_2^2)
@@ -10,7 +10,7 @@ with ``\\hat{g} = g + 2 L2_shrinkage w``::
     w_{t+1} = w_t - lr_t / (beta + 2 L2 lr_t) * g_t
                   - 2 L2_shrinkage lr_t / (beta + 2 L2 lr_t) * w_t
 
-(001_05ea92376fdb369e.txt adds: learning_rate_power=-0.5 behaves like
+(TF 1.x docs, "Training" adds: learning_rate_power=-0.5 behaves like
 Adagrad, 0.0 like gradient descent.) The paper's per-coordinate form, with
 n = accum, z = linear, p = -lr_power (the paper has p = 1/2)::
 
@@ -45,7 +45,7 @@ those ULPs grow in ``linear`` and ``var`` (tests compare such rows to within
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,12 +53,12 @@ from ref.ops._jit import njit
 from ref.ops.registry import invalid_argument
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      sparse_loop, where)
-from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
-DEFAULTS = dict(learning_rate_power=-0.5, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+DEFAULTS: dict[str, Any] = dict(learning_rate_power=-0.5, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0, beta=None)
-"""``tf.train.FtrlOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.FtrlOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 DENSE, SPARSE_ROWS, SPARSE_SCALAR = 0, 1, 2
 """Which of TF's expression orders: dense functor, sparse Eigen rows, sparse scalar path."""
@@ -204,12 +204,13 @@ class FtrlState(NamedTuple):
     linear: object
 
 
-def init(params, learning_rate=None, learning_rate_power=DEFAULTS["learning_rate_power"],
-         initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"],
-         l2_shrinkage_regularization_strength=DEFAULTS["l2_shrinkage_regularization_strength"],
-         beta=DEFAULTS["beta"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None,
+         learning_rate_power: Hyper = DEFAULTS["learning_rate_power"],
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         l2_shrinkage_regularization_strength: float = DEFAULTS["l2_shrinkage_regularization_strength"],
+         beta: Hyper | None = DEFAULTS["beta"]) -> FtrlState:
     """``accum`` at ``initial_accumulator_value`` (``ones * value`` in the parameter's dtype), ``linear`` zeros."""
     check_ftrl_args(learning_rate_power, initial_accumulator_value, l1_regularization_strength,
                      l2_regularization_strength, l2_shrinkage_regularization_strength)
@@ -221,12 +222,13 @@ def init(params, learning_rate=None, learning_rate_power=DEFAULTS["learning_rate
     return FtrlState(tree_map(accum, params), tree_map(zeros, params))
 
 
-def step(params, grads, state, learning_rate, learning_rate_power=DEFAULTS["learning_rate_power"],
-         initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"],
-         l2_shrinkage_regularization_strength=DEFAULTS["l2_shrinkage_regularization_strength"],
-         beta=DEFAULTS["beta"]):
+def step(params: ArrayTree, grads: GradTree, state: FtrlState, learning_rate: Hyper,
+         learning_rate_power: Hyper = DEFAULTS["learning_rate_power"],
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         l2_shrinkage_regularization_strength: float = DEFAULTS["l2_shrinkage_regularization_strength"],
+         beta: Hyper | None = DEFAULTS["beta"]) -> tuple[ArrayTree, FtrlState]:
     """``(new_params, new_state)``: one ``FtrlOptimizer`` step, bit for bit."""
     lr = hyper(learning_rate)
     t0 = np.asarray(lr).dtype.type

@@ -8,7 +8,17 @@ would: the same kernel, the same hyperparameter conversions, the same bits.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping, Sequence, Union
+
 import numpy as np
+
+ArrayTree = Union[np.ndarray, Mapping[str, "ArrayTree"], Sequence["ArrayTree"]]
+"""Parameters (and slots): an array, or a dict / list / tuple of them, nested."""
+GradTree = Union[np.ndarray, None, Mapping[str, "GradTree"], Sequence["GradTree"]]
+"""Gradients shaped like the parameters; a None leaf leaves its parameter alone."""
+Hyper = Union[float, np.floating, np.ndarray, Callable[[], Any]]
+"""A hyperparameter: a Python float, a NumPy scalar or 0-d array, or a callable
+returning one (called each step, as TF1's optimizers call theirs)."""
 
 
 def pick(structure, tree, i):

@@ -1,6 +1,6 @@
 """Gradient descent: TF's ``ApplyGradientDescent``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.GradientDescentOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.GradientDescentOptimizer")
 describes an "Optimizer that implements the gradient descent algorithm" with
 ``learning_rate`` "The learning rate to use"; the update is the textbook one::
 
@@ -26,10 +26,10 @@ import numpy as np
 from ref.ops import registry
 from ref.ops._jit import njit
 from ref.ops.training._apply import dense_loop, dense_rule, gpu_dense, run_dense, scalars, shape_str
-from ref.ops.training.functional import apply_leaves, hyper
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper
 from ref.types import dtypes
 
-DEFAULTS = {}
+DEFAULTS: dict[str, float] = {}
 """``tf.train.GradientDescentOptimizer`` has no hyperparameter defaults (``learning_rate`` is required)."""
 
 
@@ -93,12 +93,13 @@ class GradientDescentState(NamedTuple):
     """Gradient descent keeps no state."""
 
 
-def init(params, learning_rate=None):
+def init(params: ArrayTree, learning_rate: Hyper | None = None) -> GradientDescentState:
     """The (empty) state for ``params`` (a dict or list of NumPy arrays)."""
     return GradientDescentState()
 
 
-def step(params, grads, state, learning_rate):
+def step(params: ArrayTree, grads: GradTree, state: GradientDescentState,
+         learning_rate: Hyper) -> tuple[ArrayTree, GradientDescentState]:
     """``(new_params, state)``: one ``GradientDescentOptimizer`` step, bit for bit."""
     def update(var, grad):
         return apply_gradient_descent(var, hyper(learning_rate, var.dtype), grad)

@@ -2,7 +2,7 @@
 ``ApplyMomentum`` and ``SparseApplyMomentum``, and the Keras form
 ``ApplyKerasMomentum`` / ``SparseApplyKerasMomentum``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.MomentumOptimizer")::
+The documentation (TF's API reference, "tf.compat.v1.train.MomentumOptimizer")::
 
     accumulation = momentum * accumulation + gradient
     variable -= learning_rate * accumulation
@@ -40,11 +40,11 @@ import numpy as np
 from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      sparse_loop)
-from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
 DEFAULTS = dict(use_nesterov=False)
-"""``tf.train.MomentumOptimizer``'s default (seed 002), also :func:`init` / :func:`step`'s
+"""``tf.train.MomentumOptimizer``'s default (TF's API reference), also :func:`init` / :func:`step`'s
 (``learning_rate`` and ``momentum`` have none)."""
 
 
@@ -137,12 +137,14 @@ class MomentumState(NamedTuple):
     momentum: object
 
 
-def init(params, learning_rate=None, momentum=None, use_nesterov=DEFAULTS["use_nesterov"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None, momentum: Hyper | None = None,
+         use_nesterov: bool = DEFAULTS["use_nesterov"]) -> MomentumState:
     """Zero accumulators shaped like ``params`` (a dict or list of NumPy arrays)."""
     return MomentumState(tree_map(zeros, params))
 
 
-def step(params, grads, state, learning_rate, momentum, use_nesterov=DEFAULTS["use_nesterov"]):
+def step(params: ArrayTree, grads: GradTree, state: MomentumState, learning_rate: Hyper, momentum: Hyper,
+         use_nesterov: bool = DEFAULTS["use_nesterov"]) -> tuple[ArrayTree, MomentumState]:
     """``(new_params, new_state)``: one ``MomentumOptimizer`` step, bit for bit."""
     def update(var, grad, accum):
         return apply_momentum(var, accum, hyper(learning_rate, var.dtype), grad, hyper(momentum, var.dtype),

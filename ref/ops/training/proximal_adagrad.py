@@ -1,7 +1,7 @@
 """Proximal Adagrad (FOBOS with Adagrad's learning rate): TF's
 ``ApplyProximalAdagrad`` and ``SparseApplyProximalAdagrad``.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.ProximalAdagradOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.ProximalAdagradOptimizer")
 cites Duchi et al., 2011 (Adagrad) and "Efficient Learning using
 Forward-Backward Splitting: Duchi et al., 2009" (FOBOS), with
 ``initial_accumulator_value=0.1`` and non-negative ``l1`` / ``l2``. Adagrad's
@@ -39,12 +39,12 @@ from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      shape_str, sparse_loop)
 from ref.ops.training.adagrad import check_initial_accumulator_value
-from ref.ops.training.functional import apply_leaves, filled, hyper, tree_map
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, filled, hyper, tree_map
 from ref.ops.training.proximal_gradient_descent import proximal_step, proximal_step_scalar_path
 from ref.types import dtypes
 
 DEFAULTS = dict(initial_accumulator_value=0.1, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-"""``tf.train.ProximalAdagradOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.ProximalAdagradOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -117,17 +117,20 @@ class ProximalAdagradState(NamedTuple):
     accumulator: object
 
 
-def init(params, learning_rate=None, initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None,
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"]) -> ProximalAdagradState:
     """Accumulators filled with ``initial_accumulator_value``."""
     check_initial_accumulator_value(initial_accumulator_value)
     return ProximalAdagradState(tree_map(filled(initial_accumulator_value), params))
 
 
-def step(params, grads, state, learning_rate, initial_accumulator_value=DEFAULTS["initial_accumulator_value"],
-         l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"]):
+def step(params: ArrayTree, grads: GradTree, state: ProximalAdagradState, learning_rate: Hyper,
+         initial_accumulator_value: Hyper = DEFAULTS["initial_accumulator_value"],
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         ) -> tuple[ArrayTree, ProximalAdagradState]:
     """``(new_params, new_state)``: one ``ProximalAdagradOptimizer`` step, bit for bit."""
     def update(var, grad, accum):
         t = var.dtype

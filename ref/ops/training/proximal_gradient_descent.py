@@ -1,7 +1,7 @@
 """Proximal gradient descent (FOBOS): TF's ``ApplyProximalGradientDescent`` and
 ``SparseApplyProximalGradientDescent``.
 
-The seed (002_05f9b9b98e89c771.txt,
+The documentation (TF's API reference,
 "tf.compat.v1.train.ProximalGradientDescentOptimizer") names the algorithm and
 its reference, "Efficient Learning using Forward-Backward Splitting: Duchi et
 al., 2009", with ``l1_regularization_strength`` and
@@ -36,12 +36,12 @@ import numpy as np
 
 from ref.ops._jit import njit
 from ref.ops.training._apply import check_sparse, declare, dense_loop, run_dense, run_sparse, scalars, sparse_loop
-from ref.ops.training.functional import apply_leaves, hyper
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper
 from ref.ops.training.gradient_descent import check_delta, declare_with_delta
 from ref.types import dtypes
 
 DEFAULTS = dict(l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-"""``tf.train.ProximalGradientDescentOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+"""``tf.train.ProximalGradientDescentOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -112,14 +112,17 @@ class ProximalGradientDescentState(NamedTuple):
     """Proximal gradient descent keeps no state."""
 
 
-def init(params, learning_rate=None, l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None,
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"]) -> ProximalGradientDescentState:
     """The (empty) state."""
     return ProximalGradientDescentState()
 
 
-def step(params, grads, state, learning_rate, l1_regularization_strength=DEFAULTS["l1_regularization_strength"],
-         l2_regularization_strength=DEFAULTS["l2_regularization_strength"]):
+def step(params: ArrayTree, grads: GradTree, state: ProximalGradientDescentState, learning_rate: Hyper,
+         l1_regularization_strength: Hyper = DEFAULTS["l1_regularization_strength"],
+         l2_regularization_strength: Hyper = DEFAULTS["l2_regularization_strength"],
+         ) -> tuple[ArrayTree, ProximalGradientDescentState]:
     """``(new_params, state)``: one ``ProximalGradientDescentOptimizer`` step, bit for bit."""
     def update(var, grad):
         t = var.dtype

@@ -2,7 +2,7 @@
 variant (Graves, 2013, eq. 38-45): TF's ``ApplyRMSProp`` /
 ``ApplyCenteredRMSProp`` and their sparse twins.
 
-The seed (002_05f9b9b98e89c771.txt, "tf.compat.v1.train.RMSPropOptimizer")
+The documentation (TF's API reference, "tf.compat.v1.train.RMSPropOptimizer")
 gives the defaults ``decay=0.9, momentum=0.0, epsilon=1e-10`` and says that
 with ``centered`` "gradients are normalized by the estimated variance of the
 gradient; if False, by the uncentered second moment". The update, as the
@@ -38,18 +38,18 @@ tests/ops/training/test_update_kernels_adaptive.py).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ref.ops._jit import njit
 from ref.ops.training._apply import (check_dense, check_sparse, declare, dense_loop, run_dense, run_sparse, scalars,
                                      sparse_loop)
-from ref.ops.training.functional import apply_leaves, hyper, tree_map, zeros
+from ref.ops.training.functional import ArrayTree, GradTree, Hyper, apply_leaves, hyper, tree_map, zeros
 from ref.types import dtypes
 
-DEFAULTS = dict(decay=0.9, momentum=0.0, epsilon=1e-10, centered=False)
-"""``tf.train.RMSPropOptimizer``'s defaults (seed 002), also :func:`init` / :func:`step`'s."""
+DEFAULTS: dict[str, Any] = dict(decay=0.9, momentum=0.0, epsilon=1e-10, centered=False)
+"""``tf.train.RMSPropOptimizer``'s defaults (TF's API reference), also :func:`init` / :func:`step`'s."""
 
 
 @njit(inline="always")
@@ -155,15 +155,18 @@ class RMSPropState(NamedTuple):
     mg: object = None
 
 
-def init(params, learning_rate=None, decay=DEFAULTS["decay"], momentum=DEFAULTS["momentum"],
-         epsilon=DEFAULTS["epsilon"], centered=DEFAULTS["centered"]):
+def init(params: ArrayTree, learning_rate: Hyper | None = None, decay: Hyper = DEFAULTS["decay"],
+         momentum: Hyper = DEFAULTS["momentum"], epsilon: Hyper = DEFAULTS["epsilon"],
+         centered: bool = DEFAULTS["centered"]) -> RMSPropState:
     """``rms`` ones (as TF), ``momentum`` and ``mg`` zeros."""
     return RMSPropState(tree_map(lambda p: np.ones_like(np.asarray(p)), params), tree_map(zeros, params),
                         tree_map(zeros, params) if centered else None)
 
 
-def step(params, grads, state, learning_rate, decay=DEFAULTS["decay"], momentum=DEFAULTS["momentum"],
-         epsilon=DEFAULTS["epsilon"], centered=DEFAULTS["centered"]):
+def step(params: ArrayTree, grads: GradTree, state: RMSPropState, learning_rate: Hyper,
+         decay: Hyper = DEFAULTS["decay"], momentum: Hyper = DEFAULTS["momentum"],
+         epsilon: Hyper = DEFAULTS["epsilon"],
+         centered: bool = DEFAULTS["centered"]) -> tuple[ArrayTree, RMSPropState]:
     """``(new_params, new_state)``: one ``RMSPropOptimizer`` step, bit for bit."""
     def hypers(t):
         return hyper(learning_rate, t), hyper(decay, t), hyper(momentum, t), hyper(epsilon, t)
@@ -176,7 +179,7 @@ def step(params, grads, state, learning_rate, decay=DEFAULTS["decay"], momentum=
         new_params, ms, mom, mg = apply_leaves(update, params, grads, state.rms, state.momentum, state.mg)
         return new_params, RMSPropState(ms, mom, mg)
 
-    def update(var, grad, ms, mom):
+    def update(var, grad, ms, mom):  # type: ignore[no-redef]  # the centered form returned above
         return apply_rms_prop(var, ms, mom, *hypers(var.dtype), grad)
 
     new_params, ms, mom = apply_leaves(update, params, grads, state.rms, state.momentum)
