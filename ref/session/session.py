@@ -31,7 +31,7 @@ from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
 
 _HANDLE_OPS = frozenset({"GetSessionHandle", "GetSessionHandleV2"})
-_LOCAL_SESSIONS = weakref.WeakSet()  # the in-process sessions Session.reset("") reaches
+_LOCAL_SESSIONS: weakref.WeakSet[Any] = weakref.WeakSet()  # the in-process sessions Session.reset("") reaches
 
 # REF_REFERENCE_EVALUATOR=1 runs every step through the plain reference evaluator
 # (interpreter.evaluate) instead of the planned, optimised execute() -- to run a
@@ -43,14 +43,14 @@ _REFERENCE_EVALUATOR = os.environ.get("REF_REFERENCE_EVALUATOR", "") not in ("",
 # such a target runs on that state instead of its own, so every Session on the
 # target shares variables, random generators and resources (queues,
 # accumulators). Other targets keep a private state.
-_LOCAL_TARGETS = {}
+_LOCAL_TARGETS: dict[str, Any] = {}
 
 # Targets run by a master elsewhere ("grpc://host:port"): per target prefix, a
 # factory ``factory(target, graph, config)`` returning the object a Session hands
 # its steps to, and a ``reset(target, containers, config)`` for ``Session.reset``.
 # A higher layer registers them (register_target_handler); in-process targets
 # are looked up first.
-_TARGET_HANDLERS = {}
+_TARGET_HANDLERS: dict[str, Any] = {}
 
 # Where the handler of each remote scheme is registered: the module, by name,
 # imported on the first Session with such a target (so ``Session("grpc://...")``
@@ -250,12 +250,12 @@ class BaseSession:
         self._owns_state = shared is None
         self._plans: dict[Any, Any] = {}
         self._plans_lock = threading.Lock()
-        self._feed_info = {}
-        self._fast_runs = {}
-        self._default_ctx = []
-        self._partial_runs = {}
+        self._feed_info: dict[Any, Any] = {}
+        self._fast_runs: dict[Any, Any] = {}
+        self._default_ctx: list[Any] = []
+        self._partial_runs: dict[Any, Any] = {}
         self._was_reset = False  # Session.reset("") closed it
-        self._handle_ops = {}  # (kind, dtype) -> the (holder, op) TensorHandle.eval/delete run
+        self._handle_ops: dict[Any, Any] = {}  # (kind, dtype) -> the (holder, op) TensorHandle.eval/delete run
         if not target and self._remote is None:
             _LOCAL_SESSIONS.add(self)
 
