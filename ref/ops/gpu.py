@@ -136,8 +136,8 @@ def _compiled(name, *key):
 _BINARY_EXPR = {"AddV2": "a + b", "Add": "a + b", "Sub": "a - b", "Mul": "a * b", "RealDiv": "a / b",
                 "Maximum": "a if a >= b or b != b else b", "Minimum": "a if a <= b or b != b else b",
                 "SquaredDifference": "(a - b) * (a - b)", "ReluGrad": "a if b > 0 else z",
-                "Relu6Grad": "a if b > 0 and b < 6 else z", "SigmoidGrad": "a * b * (1 - b)",
-                "TanhGrad": "a * (1 - b * b)"}
+                "Relu6Grad": "a if b > 0 and b < 6 else z", "SigmoidGrad": "(b * a) * (T(1) - a)",
+                "TanhGrad": "b * (T(1) - a * a)"}
 _UNARY_EXPR = {"Relu": "x if x > 0 else z", "Relu6": "z if x < 0 else (x if x < 6 else z + 6)",
                "Neg": "-x", "Square": "x * x", "Abs": "x if x >= 0 else -x", "Identity": "x",
                "Exp": "math.exp(x)", "Log": "math.log(x)", "Tanh": "math.tanh(x)", "Sqrt": "math.sqrt(x)",
@@ -148,10 +148,10 @@ _UNARY_EXPR = {"Relu": "x if x > 0 else z", "Relu6": "z if x < 0 else (x if x < 
 def _unary_source(cuda, expr, T):
     ns = {"cuda": cuda, "math": math, "T": T}
     exec(  # noqa: S102
-        "def k(x, out):\n"
+        "def k(xin, out):\n"
         "    z = T(0)\n    one = T(1)\n"
         "    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):\n"
-        f"        x_ = x[i]\n        out[i] = T({expr.replace('x', 'x_')})\n", ns)
+        f"        x = xin[i]\n        out[i] = T({expr})\n", ns)
     return cuda.jit(ns["k"])
 
 

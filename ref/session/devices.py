@@ -194,21 +194,31 @@ def _host_args(kernel):
     return run
 
 
-def _gpu_args(op, kernel):
-    """The GPU kernel ``kernel`` called with the op's keyword arguments: inputs on the
-    device (host inputs on the host, host 0-d values as they are where it takes them)."""
-    opdef = op._opdef
-    names = opdef.inputs
+def _gpu_args(step, kernel, plan, fed):
+    """The GPU kernel ``kernel`` called with the step's keyword arguments: inputs on the
+    device (host inputs on the host, host 0-d values as they are where it takes them).
+    A fed value is copied to the device once per run, whichever GPU steps read it
+    (``fed``: {slot: (run, host value, device copy)}, the plan's)."""
+    names = step.opdef.inputs
     host, scalars = kernel.host, kernel.scalars
     to_device, to_host = gpu_ops.to_device, gpu_ops.to_host
+    slot_of = {name: step.reads[i][0] for name, i, end in step.layout if end is None}
 
     def convert(name, v):
         if name in host:
             return to_host(v)
-        if v is None:
+        if v is None or gpu_ops.is_device_array(v):
             return v
-        if name in scalars and not gpu_ops.is_device_array(v) and getattr(v, "ndim", 0) == 0:
+        if name in scalars and getattr(v, "ndim", 0) == 0:
             return v
+        s = slot_of.get(name)
+        if s in fed:
+            run, seen, dev = fed[s]
+            if run == plan.runs and seen is v:
+                return dev
+            dev = to_device(v)
+            fed[s] = (plan.runs, v, dev)
+            return dev
         return to_device(v)
 
     def run(**kwargs):
@@ -229,6 +239,7 @@ def place_plan(plan, config=None) -> dict | None:
     if not any(placement[s.op.name] == GPU0 for s in plan.steps):
         return placement
     device_slots, host_slots = set(), set()
+    fed = {s: (-1, None, None) for _, s in plan.feed_slots}
     for step in plan.steps:
         if step.kind == PLACEHOLDER:
             continue
@@ -236,7 +247,7 @@ def place_plan(plan, config=None) -> dict | None:
         support = _gpu_support(op) if placement[op.name] == GPU0 else None
         if support == "device":
             k = gpu_ops.kernel(op._type)
-            step.kernel = _gpu_args(op, k)
+            step.kernel = _gpu_args(step, k, plan, fed)
             if step.kind == POSITIONAL:
                 step.kind = KERNEL
             step.donate = False
