@@ -22,7 +22,7 @@ Placement rules (TF's):
 * ops without a device run on the CPU (TF prefers GPU:0 for them; here a model
   asks for the GPU with ``tf.device``, so that nothing runs under the simulator
   unasked);
-* ``log_device_placement`` prints ``name: (Type): device`` for each op, as TF does.
+* ``log_device_placement`` prints ``name: (Type): device`` for each op to stdout, as TF does.
 
 The GPU form of a plan (:func:`place_plan`): GPU steps call ``ref.ops.gpu``'s
 kernels on device arrays; CPU steps get host arrays; ``ref.ops.gpu.to_device``
@@ -179,7 +179,7 @@ def place(ops, config=None) -> dict:
             out[m.name] = device
     if getattr(config, "log_device_placement", False):
         for op in ops:
-            print(f"{op.name}: ({op._type}): {out[op.name]}", file=sys.stderr)
+            print(f"{op.name}: ({op._type}): {out[op.name]}", file=sys.stdout)
     return out
 
 
