@@ -30,7 +30,8 @@ import threading
 
 import numpy as np
 
-from ref.ops import registry
+from ref.ops import _cuda, registry
+from ref.ops.training.gradient_descent import gradient_descent_update
 
 __all__ = ["COPIES", "reset_copies", "to_device", "to_host", "is_device_array", "supports", "kernel",
            "GPU_OPS", "HOST_MEMORY_OPS"]
@@ -498,9 +499,6 @@ def assign(ref, value, validate_shape=True, use_locking=True, _ref_shape=None):
 def apply_gradient_descent(var, alpha, delta, use_locking=False):
     """The CPU kernel's scalar ``gradient_descent_update`` looped by ``ref.ops._cuda``
     on a device copy of ``var`` (the stored array is not changed in place)."""
-    from ref.ops import _cuda
-    from ref.ops.training.gradient_descent import gradient_descent_update
-
     if tuple(var.shape) != tuple(delta.shape):
         raise registry.invalid_argument(f"var and delta do not have the same shape{list(var.shape)} "
                                         f"{list(delta.shape)}")
