@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from ref.ops import _cuda, registry
+from ref.ops import _cuda as cuda_loops, registry
 from ref.ops.training.gradient_descent import gradient_descent_update
 
 __all__ = ["COPIES", "reset_copies", "to_device", "to_host", "is_device_array", "supports", "kernel",
@@ -504,7 +504,7 @@ def apply_gradient_descent(var, alpha, delta, use_locking=False):
                                         f"{list(delta.shape)}")
     new = _copy(var)
     if new.size:
-        k = _cuda.cuda_elementwise(gradient_descent_update, 1).compiled(1, var.dtype.type)
+        k = cuda_loops.cuda_elementwise(gradient_descent_update, 1).compiled(1, var.dtype.type)
         k[_launch(new.size)](_flat(new), _flat(delta), var.dtype.type(_scalar(alpha)))
     return new
 
