@@ -14,6 +14,7 @@ from ref.types import dtypes
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import convert_to_tensor
 from ref.session import get_default_session
+from ref.session.devices import gpu_count
 from ref.graph_ops.control_flow_ops import placeholder
 from ref.grad import gradients
 
@@ -114,12 +115,11 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
 
 
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
-    """True when Numba sees a CUDA GPU (GPU kernels then run there)."""
-    try:
-        from numba import cuda
-    except ImportError:
-        return False
-    try:
-        return bool(cuda.is_available())
-    except Exception:
-        return False
+    """True when a Session has a GPU:0 (numba.cuda sees a GPU, or its simulator is on):
+    ``tf.device('/gpu:0')`` then runs the ops that have GPU kernels there."""
+    return gpu_count() > 0
+
+
+def gpu_device_name():
+    """"/device:GPU:0" when a GPU is available, else "" (TF's ``tf.test.gpu_device_name``)."""
+    return "/device:GPU:0" if gpu_count() > 0 else ""

@@ -26,6 +26,7 @@ from ref.framework.stack import default_session, get_default_session
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.session.interpreter import Plan, RunState, evaluate, execute
+from ref.session.devices import local_devices, place_plan
 from ref.session.tracing import fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
@@ -270,7 +271,7 @@ class BaseSession:
     def list_devices(self):
         if self._remote is not None:
             return [_DeviceAttributes(*d) for d in self._remote.list_devices()]
-        return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 268435456, 0)]
+        return [_DeviceAttributes(*d) for d in local_devices(self._config)]
 
     # -- lifecycle --------------------------------------------------------------
     def close(self) -> None:
@@ -696,6 +697,7 @@ class BaseSession:
         plan = self._plans.get(key)
         if plan is None:
             plan = Plan(tensors, targets, list(feeds), values_fed=True)
+            place_plan(plan, self._config)  # tf.device('/gpu:0'): GPU steps, device-resident values
             with self._plans_lock:
                 self._plans[key] = plan
         return plan

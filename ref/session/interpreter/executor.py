@@ -93,6 +93,8 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None):
         if v.__class__ is Ref:
             v = store.read(v.key, t.op if t is not None else None)
         out.append(v)
+    if plan.fetch_to_host is not None:  # a plan with GPU steps: fetched values come back to the host
+        out = [plan.fetch_to_host(v) for v in out]
     return out
 
 

@@ -219,5 +219,7 @@ class Plan:
         self.compiled = None
         # Plans below a Switch stay in the step loop: compiled code has no dead-tensor bookkeeping.
         self.compilable = not maybe_dead
+        # Set by ref.session.devices for a plan with GPU steps: a fetched value's host copy.
+        self.fetch_to_host = None
 
 

@@ -168,7 +168,7 @@ def owned(values, keys):
     return tuple(own)
 
 
-def commit(opdef, names, keys, kwargs, store, op, donate=False):
+def commit(opdef, names, keys, kwargs, store, op, donate=False, kernel=None):
     """Runs the stateful kernel of ``opdef`` on the stored values and stores the
     new ones; returns the kernel's results as a tuple (new ref values first).
 
@@ -177,7 +177,8 @@ def commit(opdef, names, keys, kwargs, store, op, donate=False):
     op may initialize (``allow_uninitialized``) gets None when unset; another
     raises FailedPreconditionError. With ``donate``, when the stored arrays are
     the store's alone they are passed as ``out=``: the kernel may update them in
-    place (same bits). A None new value leaves the stored one."""
+    place (same bits). A None new value leaves the stored one. ``kernel``: the
+    step's kernel when it is not ``opdef.kernel`` (a GPU-placed step's)."""
     with store.lock:
         values = store.values
         if donate:
@@ -195,7 +196,7 @@ def commit(opdef, names, keys, kwargs, store, op, donate=False):
                 kwargs[name] = None
             else:
                 store.read(key, op)  # raises FailedPreconditionError: uninitialized
-        result = opdef.kernel(**kwargs)
+        result = (kernel or opdef.kernel)(**kwargs)
         new = result if isinstance(result, tuple) else (result,)
         store_new(values, keys, new)
     return new
@@ -221,7 +222,7 @@ def bind_outputs(opdef, aliased, new, keys, count):
 def run_update(step, kwargs, keys, store):
     """A variable update step (:func:`commit`); returns its outputs as the step
     binds them (a sequence when it has several, None when none is read)."""
-    new = commit(step.opdef, step.ref_names, keys, kwargs, store, step.op, step.donate)
+    new = commit(step.opdef, step.ref_names, keys, kwargs, store, step.op, step.donate, step.kernel)
     if not step.needed:  # no output is read (an update run for its effect): nothing to bind
         return None if not step.multi else [None] * len(step.outputs)
     outs = bind_outputs(step.opdef, step.aliased, new, keys, len(step.outputs))
