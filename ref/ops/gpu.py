@@ -360,7 +360,7 @@ def _binary_kernel(op_type):
     return run
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False):
+def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False):
     """MatMul: the tiled shared-memory kernel."""
     m = a.shape[1] if transpose_a else a.shape[0]
     ka = a.shape[0] if transpose_a else a.shape[1]

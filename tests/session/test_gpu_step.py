@@ -89,7 +89,8 @@ def test_gpu_step_equals_cpu_step(report):
         np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("op", ["MatMul", "BiasAdd", "Relu", "SparseSoftmaxCrossEntropyWithLogits", "Mean",
+@pytest.mark.parametrize("op", ["MatMul", "BiasAdd", "Relu",
+                                "SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits", "Mean",
                                 "gradients/Relu_grad/ReluGrad", "gradients/BiasAdd_grad/BiasAddGrad",
                                 "GradientDescent/update_w1/ApplyGradientDescent"])
 def test_training_ops_logged_on_gpu(report, op):
