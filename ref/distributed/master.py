@@ -520,8 +520,10 @@ class MasterSession:
         left = _remaining(deadline)
         if left is not None and left < 0.05:
             return
+        # a lost connection: ask briefly (the task restarted and listens, or the error stands)
+        ask = 1.0 if isinstance(error, errors.UnavailableError) else 5.0
         try:
-            status = task.service.GetStatus(worker_pb2.GetStatusRequest(), timeout=min(5.0, left or 5.0))
+            status = task.service.GetStatus(worker_pb2.GetStatusRequest(), timeout=min(ask, left or ask))
         except errors.OpError:
             return
         now = next((d.incarnation for d in status.device_attributes if d.name.endswith("/device:CPU:0")), None)

@@ -41,6 +41,9 @@ from ref.session.interpreter import is_pure
 from ref.distributed.placement import task_of
 from ref.protos import graph_pb2, node_def_pb2
 
+# ops whose handle is TF's Ref(string) and a plain string in ref: they are copied like refs
+_STRING_HANDLE_OPS = frozenset({"ConditionalAccumulator", "SparseConditionalAccumulator"})
+
 __all__ = ["stages", "partition", "rendezvous_key", "Partition", "StepPlan"]
 
 
@@ -128,8 +131,8 @@ def partition(ops, node_defs, placement, feeds=(), fetches=(), incarnations=None
     def copied(t, op):
         """A handle (resource or ref) from an input-less op of the same task (a variable)
         is not shipped between stages: the consumer's partition gets its own copy of the op."""
-        return ((t.dtype == dtypes.resource or t.dtype.is_ref_dtype) and not t.op.inputs
-                and t.op.name in where and where[t.op.name][0] == where[op.name][0])
+        handle = t.dtype == dtypes.resource or t.dtype.is_ref_dtype or t.op.type in _STRING_HANDLE_OPS
+        return handle and not t.op.inputs and t.op.name in where and where[t.op.name][0] == where[op.name][0]
 
     # tensors leaving a partition: consumed by another partition, or fetched
     leaving = collections.defaultdict(dict)

@@ -17,10 +17,25 @@ same shape, so a master calls its own task's worker and a remote one alike. Erro
 (equal numbers), and RunStep/RunGraph put them in the response body when the request
 sets ``store_errors_in_response_body``, as TF's clients ask.
 
+Failure detection (a ref addition; TF relies on deadlines alone): every channel sends
+HTTP/2 keepalive pings while a call is in flight, every ``KEEPALIVE_TIME`` seconds of
+silence, and drops the connection when a ping is not acknowledged within
+``KEEPALIVE_TIMEOUT``; the calls on it then fail with an UnavailableError naming the
+task, its address and the RPC. So a network partition under a call that may legitimately
+block for long (a RunGraph waiting on a queue) surfaces within :func:`failure_bound`
+seconds (10 s by default, at most 15 s with the master's restart check). A channel that
+was connected once waits at most ``RECONNECT_WAIT`` seconds for its task to come back
+before a call fails. Set them with :func:`set_failure_detection` or the environment
+(``REF_GRPC_KEEPALIVE_TIME_S``, ``REF_GRPC_KEEPALIVE_TIMEOUT_S``, ``REF_GRPC_RECONNECT_WAIT_S``;
+a keepalive time of 0 turns the pings off). ref's servers accept a ping every second;
+a TensorFlow server accepts two pings without data per 5 minutes before it answers
+``too_many_pings`` and closes the connection, so against TF tasks turn pings off.
+
 ``grpcio`` is imported on first use (``pip install 'ref-tf1[distributed]'``).
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent import futures
@@ -30,7 +45,7 @@ from ref.types import errors
 
 __all__ = ["MASTER_SERVICE", "WORKER_SERVICE", "MASTER_METHODS", "WORKER_METHODS", "import_grpc",
            "serve", "Client", "connect", "register_local", "unregister_local", "local",
-           "error_from_status", "DEFAULT_CONNECT_TIMEOUT"]
+           "error_from_status", "DEFAULT_CONNECT_TIMEOUT", "set_failure_detection", "failure_bound"]
 
 MASTER_SERVICE = "tensorflow.MasterService"
 WORKER_SERVICE = "tensorflow.WorkerService"
@@ -52,6 +67,49 @@ METHODS = {MASTER_SERVICE: MASTER_METHODS, WORKER_SERVICE: WORKER_METHODS}
 DEFAULT_CONNECT_TIMEOUT = 60.0
 
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+
+KEEPALIVE_TIME = float(os.environ.get("REF_GRPC_KEEPALIVE_TIME_S", 5.0))
+KEEPALIVE_TIMEOUT = float(os.environ.get("REF_GRPC_KEEPALIVE_TIMEOUT_S", 5.0))
+RECONNECT_WAIT = float(os.environ.get("REF_GRPC_RECONNECT_WAIT_S", 5.0))
+
+
+def set_failure_detection(keepalive_time=None, keepalive_timeout=None, reconnect_wait=None):
+    """Sets the keepalive period and ack timeout (seconds; a period of 0 sends no pings) and
+    how long a lost channel waits for its task; channels opened before are dropped so that
+    the next call uses the new values. Returns the previous ``(time, timeout, wait)``."""
+    global KEEPALIVE_TIME, KEEPALIVE_TIMEOUT, RECONNECT_WAIT
+    old = KEEPALIVE_TIME, KEEPALIVE_TIMEOUT, RECONNECT_WAIT
+    if keepalive_time is not None:
+        KEEPALIVE_TIME = float(keepalive_time)
+    if keepalive_timeout is not None:
+        KEEPALIVE_TIMEOUT = float(keepalive_timeout)
+    if reconnect_wait is not None:
+        RECONNECT_WAIT = float(reconnect_wait)
+    with _CHANNELS_LOCK:
+        addresses = list(_CHANNELS)
+    for address in addresses:
+        forget_channel(address)
+    return old
+
+
+def failure_bound():
+    """Seconds within which a silent connection under a call is declared lost (None: no pings)."""
+    return KEEPALIVE_TIME + KEEPALIVE_TIMEOUT if KEEPALIVE_TIME > 0 else None
+
+
+def _channel_options():
+    opts = list(_UNLIMITED) + [("grpc.max_reconnect_backoff_ms", 1000)]  # TF's reconnect backoff
+    if KEEPALIVE_TIME > 0:
+        opts += [("grpc.keepalive_time_ms", int(KEEPALIVE_TIME * 1000)),
+                 ("grpc.keepalive_timeout_ms", int(KEEPALIVE_TIMEOUT * 1000)),
+                 ("grpc.http2.ping_timeout_ms", int(KEEPALIVE_TIMEOUT * 1000)),  # gRPC's other pings (BDP)
+                 ("grpc.keepalive_permit_without_calls", 0), ("grpc.http2.max_pings_without_data", 0)]
+    return opts
+
+
+# ref's servers accept a client's pings every second, however long a call stays silent
+_SERVER_PINGS = [("grpc.http2.min_recv_ping_interval_without_data_ms", 1000), ("grpc.http2.max_ping_strikes", 0),
+                 ("grpc.keepalive_permit_without_calls", 1)]
 
 
 def import_grpc():
@@ -123,7 +181,7 @@ def serve(address, services, max_workers=64, start=True):
     """
     grpc = import_grpc()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ref-rpc"),
-                         options=_UNLIMITED + [("grpc.so_reuseport", 0)])
+                         options=_UNLIMITED + _SERVER_PINGS + [("grpc.so_reuseport", 0)])
     for service, impl in services.items():
         handlers = {m: _handler(grpc, impl, service, m, req, resp) for m, (req, resp) in METHODS[service].items()}
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
@@ -178,6 +236,7 @@ def connect(address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT
 
 _CHANNELS = {}
 _READY = set()  # channels that were connected once (a failed call takes its channel out)
+_LOST = set()  # channels that were connected once and lost: they wait RECONNECT_WAIT at most
 _CHANNELS_LOCK = threading.Lock()
 
 
@@ -186,7 +245,7 @@ def _channel(address):
     with _CHANNELS_LOCK:
         ch = _CHANNELS.get(address)
         if ch is None:
-            ch = _CHANNELS[address] = grpc.insecure_channel(address, options=_UNLIMITED)
+            ch = _CHANNELS[address] = grpc.insecure_channel(address, options=_channel_options())
         return ch
 
 
@@ -196,6 +255,7 @@ def forget_channel(address):
         ch = _CHANNELS.pop(address, None)
     if ch is not None:
         _READY.discard(ch)
+        _LOST.discard(ch)
         ch.close()
 
 
@@ -237,6 +297,8 @@ class Client:
         if ch in _READY:  # connected before: no readiness future (it costs a thread per call)
             return ch
         wait = self.connect_timeout if timeout is None else min(timeout, self.connect_timeout)
+        if ch in _LOST:
+            wait = min(wait, RECONNECT_WAIT)
         try:
             grpc.channel_ready_future(ch).result(timeout=wait)
         except grpc.FutureTimeoutError:
@@ -244,6 +306,7 @@ class Client:
                 None, None, f"could not connect to {self._who()} within {wait:g} s "
                 f"(RPC {self.service.split('.')[-1]}/{method}): is the task running and listening there?") from None
         _READY.add(ch)
+        _LOST.discard(ch)
         return ch
 
     def call(self, method, request, timeout=None):
@@ -267,6 +330,7 @@ class Client:
             code = exc.code().value[0]
             if code == errors.UNAVAILABLE:  # the next call waits (bounded) for the task to come back
                 _READY.discard(ch)
+                _LOST.add(ch)
             detail = exc.details() or exc.code().name
             if code == errors.DEADLINE_EXCEEDED and detail in ("Deadline Exceeded", exc.code().name):
                 # gRPC's own deadline; a task's DeadlineExceededError (a kernel that waited) keeps its message

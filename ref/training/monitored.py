@@ -25,7 +25,9 @@ from __future__ import annotations
 import abc
 import functools
 import inspect
+import os
 import sys
+import time
 
 from ref.types import errors
 from ref.framework.graph import GraphKeys, get_default_graph
@@ -49,6 +51,10 @@ _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 # discovery within its bounded deadline (ref.distributed.master). Session creation is not
 # retried after it: TF's loop would wait forever for a task that never started (ref only).
 _DISCOVERY_FAILED = "Device discovery waited"
+# How long MonitoredSession keeps recovering from preemption errors before it raises the
+# last one (ref; TF retries forever). Module attribute or environment variable.
+RECOVERY_TIMEOUT_SECS = float(os.environ.get("REF_RECOVERY_TIMEOUT_SECS", 60.0))
+_RETRY_PAUSE_SECS = 0.5
 
 
 class _UseDefault:
@@ -276,24 +282,50 @@ class _WrappedSession:
 
 
 class _RecoverableSession(_WrappedSession):
-    """Re-creates the session (through ``sess_creator``) when a run, a step
-    function or a stop check raises AbortedError or UnavailableError; the failed
-    call is then run again on the new session."""
+    """Recovers from AbortedError and UnavailableError raised by a run, a step function
+    or a stop check; the failed call then runs again.
+
+    AbortedError (a task restarted: its state is gone) re-creates the session through
+    ``sess_creator``, which restores the last checkpoint, as TF. UnavailableError (a task
+    did not answer: a partition or a dead process) keeps the session while its
+    coordinator runs and calls again until the task answers, so a task that comes back
+    with its state loses no steps (ref; TF re-creates the session and restores). Either
+    way recovery is bounded (ref): after ``RECOVERY_TIMEOUT_SECS`` seconds of failures the
+    last error is raised, naming the task, its address and the RPC, so training ends
+    instead of retrying forever. Creating a session is retried within the same bound."""
 
     def __init__(self, sess_creator):
         self._sess_creator = sess_creator
+        self._give_up = None  # when recovery ends (monotonic seconds), while recovering
         super().__init__(self._create_session())
+
+    def _recovering(self, e):
+        """Starts or continues a bounded recovery; raises ``e`` when its time is up."""
+        now = time.monotonic()
+        if self._give_up is None:
+            self._give_up = now + RECOVERY_TIMEOUT_SECS
+        elif now >= self._give_up:
+            self._give_up = None
+            _log.error("Recovery gave up after %g s (RECOVERY_TIMEOUT_SECS). Error: %s", RECOVERY_TIMEOUT_SECS, e)
+            raise e
 
     def _create_session(self):
         while True:
             try:
-                return self._sess_creator.create_session()
+                sess = self._sess_creator.create_session()
+                return sess
             except _PREEMPTION_ERRORS as e:
                 if isinstance(e, errors.UnavailableError) and _DISCOVERY_FAILED in (e.message or ""):
                     raise
+                self._recovering(e)
                 _log.info("An error was raised while a session was being created. This may be due to a "
                           "preemption of a connected worker or parameter server. A new session will be "
                           "created. Error: %s", e)
+                time.sleep(_RETRY_PAUSE_SECS)
+
+    def _coordinator_running(self):
+        coord = getattr(self._sess, "_coord", None)
+        return coord is not None and not coord.should_stop()
 
     def _check_stop(self):
         try:
@@ -301,7 +333,9 @@ class _RecoverableSession(_WrappedSession):
         except _PREEMPTION_ERRORS as e:
             _log.info("An error was raised while considering whether the session is complete; the session "
                       "will be re-created. Error: %s", e)
+            self._recovering(e)
             self.close()
+            self._sess = None
             self._sess = self._create_session()
             return False
         except Exception:  # a fatal error the coordinator holds: stop (close() raises it)
@@ -309,11 +343,20 @@ class _RecoverableSession(_WrappedSession):
 
     def _retrying(self, call):
         while True:
+            if not self._sess:
+                self._sess = self._create_session()  # outside the except: its own bound holds
             try:
-                if not self._sess:
-                    self._sess = self._create_session()
-                return call()
+                result = call()
+                self._give_up = None
+                return result
             except _PREEMPTION_ERRORS as e:
+                self._recovering(e)
+                if isinstance(e, errors.UnavailableError) and self._coordinator_running():
+                    _log.info("An error was raised. This may be due to a network partition or a preemption in "
+                              "a connected worker or parameter server. The call will be run again on the same "
+                              "session. Error: %s", e)
+                    time.sleep(_RETRY_PAUSE_SECS)
+                    continue
                 _log.info("An error was raised. This may be due to a preemption in a connected worker or "
                           "parameter server. The current session will be closed and a new session will be "
                           "created. Error: %s", e)

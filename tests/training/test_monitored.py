@@ -4,8 +4,10 @@
 tensorflow.compat.v1 where it runs the same program."""
 import logging
 import os
+import time
 
 import numpy as np
+
 import pytest
 
 import ref
@@ -204,11 +206,12 @@ class _AbortOnce(H.SessionRunHook):
             raise self.error(None, None, "preempted")
 
 
-@pytest.mark.parametrize("error,recovers", [(errors.AbortedError, True), (errors.UnavailableError, True),
-                                            (errors.InternalError, False)])
-def test_recovery_recreates_session(tmp_path, error, recovers):
-    """AbortedError / UnavailableError: the session is re-created (restored from
-    the checkpoint) and the run retried; other errors propagate."""
+@pytest.mark.parametrize("error,sessions", [(errors.AbortedError, 2), (errors.UnavailableError, 1),
+                                            (errors.InternalError, None)])
+def test_recovery_recreates_session(tmp_path, error, sessions):
+    """AbortedError: the session is re-created (restored from the checkpoint) and the run
+    retried; UnavailableError: the run is retried on the same session (ref: a task that
+    answers again kept its state); other errors propagate."""
     with ref.Graph().as_default():
         v = ref.Variable(1.0, name="v")
         saver = ref.train.Saver()
@@ -219,11 +222,28 @@ def test_recovery_recreates_session(tmp_path, error, recovers):
         hook = _AbortOnce(error)
         creator = M.ChiefSessionCreator(checkpoint_dir=str(tmp_path), scaffold=M.Scaffold(saver=saver))
         with M.MonitoredSession(session_creator=creator, hooks=[hook]) as sess:
-            if recovers:
-                assert sess.run(v) == 7.0 and hook.created == 2
+            if sessions:
+                assert sess.run(v) == 7.0 and hook.created == sessions
             else:
                 with pytest.raises(error):
                     sess.run(v)
+
+
+class _AlwaysUnavailable(H.SessionRunHook):
+    def before_run(self, run_context):
+        raise errors.UnavailableError(None, None, "task /job:ps/replica:0/task:0 at h:1 is gone")
+
+
+def test_recovery_is_bounded(monkeypatch):
+    """A task that never answers: the run raises its error after RECOVERY_TIMEOUT_SECS."""
+    monkeypatch.setattr(M, "RECOVERY_TIMEOUT_SECS", 1.0)
+    with ref.Graph().as_default():
+        v = ref.Variable(1.0, name="v")
+        with M.MonitoredSession(hooks=[_AlwaysUnavailable()]) as sess:
+            start = time.monotonic()
+            with pytest.raises(errors.UnavailableError, match="is gone"):
+                sess.run(v)
+            assert 1.0 <= time.monotonic() - start < 1.0 + 2 * M._RETRY_PAUSE_SECS + 1.0
 
 
 @pytest.mark.parametrize("checkpoint,init_op,expect", [
