@@ -52,7 +52,8 @@ from ref.framework.graph import Graph
 from ref.framework.op_def_library import apply_op
 from ref.framework.importer import _import_nodes
 from ref.ops import blocking
-from ref.protos import device_attributes_pb2, worker_pb2
+from ref.protos import device_attributes_pb2, tensor_pb2, worker_pb2
+from ref.ops.control import DEAD
 from ref.session.interpreter import Plan, RunState, execute
 
 __all__ = ["Worker", "rendezvous_key"]
@@ -70,6 +71,22 @@ def _node_key(n):
     a = n.attr
     return rendezvous_key(a["send_device"].s.decode(), a["send_device_incarnation"].i, a["recv_device"].s.decode(),
                           a["tensor_name"].s.decode())
+
+
+# Deadness between ref tasks. TF's workers pass a dead tensor (a Switch's untaken
+# branch) to each other through the rendezvous with ``is_dead``; ref's partitions
+# exchange values through the master, so a dead value travels as a TensorProto
+# with no contents whose ``version_number`` is DEAD_VERSION (TF writes 0 there).
+DEAD_VERSION = 0x44454144  # "DEAD"
+
+
+def dead_tensor_proto(dtype):
+    """The TensorProto a ref worker sends for a dead value of ``dtype``."""
+    return tensor_pb2.TensorProto(dtype=int(dtypes.as_dtype(dtype).as_datatype_enum), version_number=DEAD_VERSION)
+
+
+def is_dead_tensor_proto(tensor) -> bool:
+    return tensor.version_number == DEAD_VERSION and not tensor.tensor_content and not tensor.tensor_shape.dim
 
 
 class _State:
@@ -314,7 +331,7 @@ class Worker:
                 session.runs.add(run)
             try:
                 with np.errstate(all="ignore"):
-                    values = execute(part.plan, feeds, part.state, part.fetches)
+                    values = execute(part.plan, feeds, part.state, part.fetches, allow_dead=True)
             except errors.OpError as e:
                 raise self._named(e) from None
             finally:
@@ -323,8 +340,12 @@ class Worker:
         response = worker_pb2.RunGraphResponse()
         for key in request.recv_key:
             name, _, dtype = part.sends[key]
+            value = values[part.fetch_index[key]]
+            if value is DEAD:
+                response.recv.add(name=key, tensor=dead_tensor_proto(dtype))
+                continue
             try:
-                tensor = make_tensor_proto(values[part.fetch_index[key]], dtype=dtypes.as_dtype(dtype))
+                tensor = make_tensor_proto(value, dtype=dtypes.as_dtype(dtype))
             except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(
                     None, None, f"{{{{node {name}}}}} on {self.task_name} cannot send its value: {e}") from None
@@ -339,6 +360,9 @@ class Worker:
                 raise errors.InvalidArgumentError(
                     None, None, f"RunGraph on {self._where()}: no value sent for {{{{node {name}}}}} "
                                 f"(rendezvous key {key})")
+            if is_dead_tensor_proto(sent[key]):
+                feeds[placeholder] = DEAD  # a Switch's untaken branch on the sending task
+                continue
             value = make_ndarray(sent[key])
             want = placeholder.dtype.base_dtype
             got = dtypes.as_dtype(sent[key].dtype)

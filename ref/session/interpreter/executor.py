@@ -30,7 +30,7 @@ COMPILE_AFTER = 1
 """Runs of a plan through the step loop before :func:`compile_plan` turns it into code."""
 
 
-def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None):
+def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None, allow_dead=False):
     """Runs ``plan`` with ``feeds`` ({Tensor: value}) against ``state`` (a
     ``RunState``); returns the fetched values (variables dereferenced). With a
     ``trace`` list, appends ``(op, start_ns, end_ns, outputs)`` for each step
@@ -38,9 +38,12 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None):
 
     A plan run more than :data:`COMPILE_AFTER` times runs as the Python function
     :func:`compile_plan` writes for it: the same kernel calls in the same order,
-    without the loop's bookkeeping."""
+    without the loop's bookkeeping. ``allow_dead``: a fetched tensor on a
+    Switch's untaken branch comes back as :data:`~ref.ops.control.DEAD` instead
+    of TF's "does not have value" (a worker's partition hands deadness on, as
+    TF's rendezvous does with ``is_dead``)."""
     if plan.frames is not None:  # TF 1.x control flow
-        return run_frames(plan.frames, feeds, state, trace)
+        return run_frames(plan.frames, feeds, state, trace, allow_dead)
     if trace is None:
         run = plan.compiled
         if run is not None:
@@ -89,7 +92,7 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None):
             env[s] = None
     out = []
     for i, (s, t) in enumerate(zip(plan.fetch_slots, fetch_tensors or [None] * len(plan.fetch_slots))):
-        v = live(env[s], i)
+        v = env[s] if allow_dead and env[s] is DEAD else live(env[s], i)
         if v.__class__ is Ref:
             v = store.read(v.key, t.op if t is not None else None)
         out.append(v)

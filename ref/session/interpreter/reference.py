@@ -69,7 +69,7 @@ def evaluate(fetches, feeds, state, targets=()):
     return [_read(live(env[t], i), False, store, t.op) for i, t in enumerate(fetches)]
 
 
-def run_frames(frame_plan, feeds, state, trace=None):
+def run_frames(frame_plan, feeds, state, trace=None, allow_dead=False):
     """The fetched values of a :class:`~ref.session.interpreter.frames.FramePlan`
     run: :mod:`~ref.session.interpreter.frames` schedules the ops over frames and
     iterations and calls :func:`run_op` for every op that is not control flow."""
@@ -79,7 +79,8 @@ def run_frames(frame_plan, feeds, state, trace=None):
         return _read(value, False, store, op)
 
     values = frames.run(frame_plan, feeds, lambda op, vals: run_op(op, vals, state), read, trace)
-    return [read(live(v, i), t.op) for i, (v, t) in enumerate(zip(values, frame_plan.fetches))]
+    return [v if allow_dead and v is DEAD else read(live(v, i), t.op)
+            for i, (v, t) in enumerate(zip(values, frame_plan.fetches))]
 
 
 def run_op(op, values, state):
