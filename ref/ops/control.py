@@ -252,8 +252,8 @@ def _loop_cond_shape(ins, attrs):
 
 @register_op("LoopCond", inputs=("input",), shape=_loop_cond_shape)
 def loop_cond(input):
-    """The loop predicate, forwarded (it marks the predicate of a while loop)."""
-    return input
+    """The loop predicate, forwarded as a bool (it marks the predicate of a while loop)."""
+    return np.asarray(input, dtype=np.bool_)
 
 
 @register_op("RefIdentity", inputs=("input",), type_attrs={"T": "input"}, raw_inputs=("input",),

@@ -21,8 +21,11 @@ from ref.golden.ulp import ulp_distance
 ref.ops.load_all()
 
 BUDGETS = {
-    # measured: 0, 2, 0, 0, 2, 5 / 0, 2, 0, 0, 2 / 0 / 2 / 0
-    "Conv2D": 2, "Conv2DBackpropInput": 4, "Conv2DBackpropFilter": 4, "DepthwiseConv2dNative": 2,
+    # measured: 0, 2, 0, 0, 2, 5 / 0, 2, 0, 0, 2 / 0 / 2 / 0 (Intel AVX-512). TF's Eigen
+    # contraction picks its blocking, and so its summation order, from the CPU's vector
+    # width and caches: on an AMD Zen 4 (EPYC) Conv2D's 5x5 VALID case is 3 ULP from
+    # ref, every time; the inputs are positive (no cancellation), so 4 bounds both.
+    "Conv2D": 4, "Conv2DBackpropInput": 4, "Conv2DBackpropFilter": 4, "DepthwiseConv2dNative": 2,
     "DepthwiseConv2dNativeBackpropInput": 4, "DepthwiseConv2dNativeBackpropFilter": 8,
     "MaxPool": 0, "MaxPoolGrad": 4, "MaxPoolGradGrad": 0, "AvgPool": 2, "AvgPoolGrad": 4,
     "FusedBatchNormV3": 2, "LRN": 4, "TopKV2": 0,
