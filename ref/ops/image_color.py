@@ -5,7 +5,7 @@ Colour arithmetic is float32 in the order of TF's CPU kernels:
 
 * RGBToHSV: ``V = max``, ``S = range / V``, ``H = (1 / range) * (1/6) * (G - B)``
   (plus 2/6 or 4/6 when green or blue is the maximum), wrapped into [0, 1);
-* HSVToRGB: ``(1 - S + S * clamp(|6H - 3| - 1)) * V`` and its green/blue kin;
+* HSVToRGB: ``(1 - S + S * clamp(|6H - 3| - 1, 0, 1)) * V`` and its green/blue kin;
 * AdjustHue: hue as a category 0-5 and a ratio between the channel extremes,
   shifted by ``6 * delta`` and wrapped; AdjustSaturation: the scalar HSV
   round trip with ``S`` scaled and clamped to [0, 1].
@@ -66,9 +66,9 @@ def hsv_to_rgb(images):
     t = x.dtype.type
     h, s, v = x[..., 0], x[..., 1], x[..., 2]
     dh = h * t(6)
-    dr = np.clip(np.abs(dh - t(3)) - t(1), t(-1), t(1))
-    dg = np.clip(-np.abs(dh - t(2)) + t(2), t(-1), t(1))
-    db = np.clip(-np.abs(dh - t(4)) + t(2), t(-1), t(1))
+    dr = np.clip(np.abs(dh - t(3)) - t(1), t(0), t(1))
+    dg = np.clip(-np.abs(dh - t(2)) + t(2), t(0), t(1))
+    db = np.clip(-np.abs(dh - t(4)) + t(2), t(0), t(1))
     one_minus_s = t(1) - s
     return np.stack([(one_minus_s + s * d) * v for d in (dr, dg, db)], -1).astype(x.dtype)
 
@@ -142,8 +142,10 @@ def adjust_saturation(images, scale):
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(vv > 0, rng / vv, _F(0)).astype(_F)
         norm = (_F(1) / (_F(6) * rng)).astype(_F)
+        # TF writes the offsets as double constants: the float product is added in double
         hh = np.where(r == vv, norm * (g - b),
-                      np.where(g == vv, _F(2.0 / 6.0) + norm * (b - r), _F(4.0 / 6.0) + norm * (r - g))).astype(_F)
+                      np.where(g == vv, 2.0 / 6.0 + (norm * (b - r)).astype(np.float64),
+                               4.0 / 6.0 + (norm * (r - g)).astype(np.float64))).astype(_F)
     hh = np.where(rng <= 0, _F(0), hh).astype(_F)
     hh = np.where(hh < 0, hh + _F(1), hh).astype(_F)
     s = np.minimum(_F(1), np.maximum(_F(0), (s * _F(sc)).astype(_F))).astype(_F)

@@ -6,8 +6,8 @@ All arithmetic is float32 in TF's order (its CPU kernels, no FMA):
 
 * bicubic: Keys' cubic convolution from a 1024-entry coefficient table
   (``a = -0.75``; ``a = -0.5`` with half-pixel centres, whose taps outside the
-  image get weight 0 and the rest renormalised), rows interpolated along x
-  first, then the four rows along y;
+  image get weight 0 and the rest renormalised), columns interpolated along y
+  first, then the four columns along x;
 * area: each output pixel averages the input cells its footprint covers,
   partial cells weighted by the covered fraction, sums along x then y, times
   ``1 / (height_scale * width_scale)``;
@@ -80,13 +80,13 @@ def resize_bicubic(images, size, align_corners=False, half_pixel_centers=False):
     yi, yw = _bicubic_taps(x.shape[1], h, align_corners, half_pixel_centers)
     xi, xw = _bicubic_taps(x.shape[2], w, align_corners, half_pixel_centers)
     out = None
-    for k in range(4):
-        rows = x[:, yi[k]]
-        row = None
-        for j in range(4):
-            term = rows[:, :, xi[j]] * xw[j][None, None, :, None]
-            row = term if row is None else (row + term)
-        term = row * yw[k][None, :, None, None]
+    for j in range(4):  # TF caches the four y-interpolated columns, then blends them along x
+        cols = x[:, :, xi[j]]
+        col = None
+        for k in range(4):
+            term = cols[:, yi[k]] * yw[k][None, :, None, None]
+            col = term if col is None else (col + term)
+        term = col * xw[j][None, None, :, None]
         out = term if out is None else (out + term)
     return out.astype(_F)
 
@@ -245,7 +245,7 @@ def _crop_points(lo, hi, size, n_crop):
     if n_crop > 1:
         scale = _F(_F(_F(hi - lo) * _F(size - 1)) / _F(n_crop - 1))
         return (lo * _F(size - 1) + np.arange(n_crop).astype(_F) * scale).astype(_F)
-    return np.full(1, _F(0.5 * (float(lo) + float(hi)) * (size - 1)), _F)
+    return np.full(1, _F(0.5 * float(_F(lo + hi)) * (size - 1)), _F)  # float sum, double product
 
 
 def _check_crop(image, boxes, box_ind, crop_size, op):
@@ -380,9 +380,9 @@ def crop_and_resize_grad_boxes(grads, image, boxes, box_ind, method="bilinear"):
         hr = _F(_F(ih - 1) / _F(ch - 1)) if ch > 1 else _F(0)
         wr = _F(_F(iw - 1) / _F(cw - 1)) if cw > 1 else _F(0)
         ys = (y1 * _F(ih - 1) + np.arange(ch).astype(_F) * _F((y2 - y1) * hr)).astype(_F) if ch > 1 \
-            else np.full(1, _F(0.5 * (float(y1) + float(y2)) * (ih - 1)), _F)
+            else np.full(1, _F(0.5 * float(_F(y1 + y2)) * (ih - 1)), _F)
         xs = (x1 * _F(iw - 1) + np.arange(cw).astype(_F) * _F((x2 - x1) * wr)).astype(_F) if cw > 1 \
-            else np.full(1, _F(0.5 * (float(x1) + float(x2)) * (iw - 1)), _F)
+            else np.full(1, _F(0.5 * float(_F(x1 + x2)) * (iw - 1)), _F)
         d = [_F(0)] * 4
         for y in range(ch):
             in_y = ys[y]
