@@ -1,6 +1,7 @@
 """``tf.image`` (TF1) colour and box functions: colour-space conversions,
 ``adjust_hue``/``adjust_saturation``/``adjust_gamma`` and their random kin,
-``draw_bounding_boxes``, ``non_max_suppression``, ``crop_and_resize``, built as TF's ``image_ops_impl`` builds
+``draw_bounding_boxes``, ``non_max_suppression``, ``crop_and_resize`` and
+``sample_distorted_bounding_box``, built as TF's ``image_ops_impl`` builds
 them (kernels in :mod:`ref.ops.image_color` and :mod:`ref.ops.image_resize`).
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from ref.types import dtypes
 
 __all__ = ["rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv", "hsv_to_rgb", "rgb_to_yiq", "yiq_to_rgb",
            "rgb_to_yuv", "yuv_to_rgb", "adjust_hue", "random_hue", "adjust_saturation", "random_saturation",
-           "adjust_gamma", "draw_bounding_boxes", "non_max_suppression", "crop_and_resize"]
+           "adjust_gamma", "draw_bounding_boxes", "non_max_suppression", "crop_and_resize",
+           "sample_distorted_bounding_box"]
 
 _RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
 _YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0.64720424, 1.70423049]]
@@ -179,3 +181,22 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
                     crop_size=convert_to_tensor(crop_size, dtype=dtypes.int32), method=method,
                     extrapolation_value=float(extrapolation_value), name=name)
 
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """(begin, size, bboxes) of a random crop covering ``min_object_covered`` of a
+    box. As in TF1, ``seed``/``seed2`` go to the op as given (the graph seed is
+    not consulted); both unset draws fresh seeds each session."""
+    with name_scope(name, "sample_distorted_bounding_box"):
+        attrs = {k: v for k, v in (("aspect_ratio_range", aspect_ratio_range), ("area_range", area_range),
+                                   ("max_attempts", max_attempts),
+                                   ("use_image_if_no_bounding_boxes", use_image_if_no_bounding_boxes))
+                 if v is not None}
+        return apply_op("SampleDistortedBoundingBoxV2", image_size=convert_to_tensor(image_size),
+                        bounding_boxes=convert_to_tensor(bounding_boxes, dtype=dtypes.float32),
+                        min_object_covered=convert_to_tensor(min_object_covered, dtype=dtypes.float32),
+                        seed=int(seed or 0), seed2=int(seed2 or 0),
+                        **{k: [float(x) for x in v] if k.endswith("range") else v for k, v in attrs.items()},
+                        name=name)

@@ -1,5 +1,5 @@
 """Colour and box kernels: RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation,
-DrawBoundingBoxes, NonMaxSuppressionV3.
+DrawBoundingBoxes, NonMaxSuppressionV3, SampleDistortedBoundingBoxV2.
 
 Colour arithmetic is float32 in the order of TF's CPU kernels:
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.ops import philox
 from ref.ops.image import _check_image
 from ref.ops.registry import invalid_argument, register_op
 from ref.types import dtypes
@@ -250,3 +251,144 @@ def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_
         if all(_iou(b, i, j) <= iou_t for j in reversed(selected)):
             selected.append(i)
     return np.asarray(selected, np.int32)
+
+
+# -- sample_distorted_bounding_box -------------------------------------------------------------
+
+class _Words:
+    """TF's ``SimplePhilox`` over a reserved counter: 32-bit words one at a time."""
+
+    def __init__(self, key, counter):
+        self.key, self.counter, self.buf, self.pos = key, counter, np.empty(0, np.uint32), 0
+
+    def rand32(self):
+        if self.pos >= self.buf.size:
+            self.buf = philox.words(self.key, self.counter, 0, 16).reshape(-1)
+            self.counter = (self.counter + 16) & ((1 << 128) - 1)
+            self.pos = 0
+        self.pos += 1
+        return int(self.buf[self.pos - 1])
+
+    def rand_float(self):
+        return philox.uint32_to_float(np.uint32(self.rand32()))
+
+    def uniform(self, n):
+        return self.rand32() % n
+
+
+def _lrintf(x):
+    return int(np.rint(_F(x)))
+
+
+def _random_crop(rng, width, height, min_rel, max_rel, aspect):
+    """TF's GenerateRandomCrop: (min_x, min_y, max_x, max_y) or None."""
+    if max_rel <= 0 or aspect <= 0 or width <= 0 or height <= 0 or min_rel > max_rel:
+        return None
+    min_area = _F(_F(min_rel * _F(width)) * _F(height))
+    max_area = _F(_F(max_rel * _F(width)) * _F(height))
+    h = _lrintf(np.sqrt(_F(min_area / aspect), dtype=_F))
+    max_h = _lrintf(np.sqrt(_F(max_area / aspect), dtype=_F))
+    if _lrintf(_F(max_h) * aspect) > width:
+        max_h = int((width + 0.5 - float(_F(0.0000001))) / float(aspect))
+        if _lrintf(_F(max_h) * aspect) > width:
+            max_h -= 1
+    max_h = min(max_h, height)
+    h = min(h, max_h)
+    if h < max_h:
+        h += rng.uniform(max_h - h + 1)
+    w = _lrintf(_F(h) * aspect)
+    area = _F(w * h)
+    if area < min_area:
+        h += 1
+        w = _lrintf(_F(h) * aspect)
+        area = _F(w * h)
+    if area > max_area:
+        h -= 1
+        w = _lrintf(_F(h) * aspect)
+        area = _F(w * h)
+    if area < min_area or area > max_area or w > width or h > height or w <= 0 or h <= 0:
+        return None
+    y = rng.uniform(height - h) if h < height else 0
+    x = rng.uniform(width - w) if w < width else 0
+    return x, y, x + w, y + h
+
+
+def _area(r):
+    return (r[2] - r[0]) * (r[3] - r[1])
+
+
+def _covers(crop, min_covered, boxes):
+    if _area(crop) < 10:
+        return False
+    for bb in boxes:
+        if _area(bb) == 0:
+            continue
+        lo_x, lo_y, hi_x, hi_y = max(crop[0], bb[0]), max(crop[1], bb[1]), min(crop[2], bb[2]), min(crop[3], bb[3])
+        inter = 0 if lo_x > hi_x or lo_y > hi_y else (hi_x - lo_x) * (hi_y - lo_y)
+        if _F(_F(inter) / _F(_area(bb))) >= min_covered:
+            return True
+    return False
+
+
+def _sdbb_shape(ins, attrs):
+    return [(ins["image_size"].dtype, TensorShape([3])), (ins["image_size"].dtype, TensorShape([3])),
+            (dtypes.float32, TensorShape([1, 1, 4]))]
+
+
+@register_op("SampleDistortedBoundingBoxV2", inputs=("image_size", "bounding_boxes", "min_object_covered"),
+             outputs=("begin", "size", "bboxes"),
+             attrs={"seed": 0, "seed2": 0, "aspect_ratio_range": [0.75, 1.33], "area_range": [0.05, 1.0],
+                    "max_attempts": 100, "use_image_if_no_bounding_boxes": False},
+             type_attrs={"T": ("image_size",)},
+             allowed={"T": (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)},
+             shape=_sdbb_shape, stateful=True, ctx=True)
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, min_object_covered, seed=0, seed2=0,
+                                     aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
+                                     use_image_if_no_bounding_boxes=False, ctx=None):
+    """(begin, size, bboxes): a random crop (TF's Philox draws, ``max_attempts``
+    tries) of the given aspect-ratio and area ranges covering at least
+    ``min_object_covered`` of one of the boxes; the whole image if none fits."""
+    size = np.asarray(image_size)
+    if size.shape != (3,):
+        raise invalid_argument(f"image_size must be 1-dimensional with 3 elements, got shape {list(size.shape)}")
+    height, width = int(size[0]), int(size[1])
+    boxes = np.asarray(bounding_boxes, _F)
+    if boxes.ndim != 3 or boxes.shape[-1] != 4:
+        raise invalid_argument(f"input boxes must be 3-dimensional [batch, num_boxes, coords], got shape "
+                               f"{list(boxes.shape)}")
+    min_cov = _F(np.asarray(min_object_covered))
+    if min_cov < 0:
+        raise invalid_argument(f"min_object_covered must be non-negative: {min_cov}")
+    if max_attempts <= 0:
+        raise invalid_argument(f"max_attempts must be positive: {max_attempts}")
+    rects = []
+    for b in boxes.reshape(-1, 4):
+        if (b < 0).any() or (b > 1).any():
+            raise invalid_argument(f"All bounding box coordinates must be in [0.0, 1.0]: {b[0]}, {b[1]}, {b[2]}, "
+                                   f"{b[3]}")
+        rects.append((int(_F(b[1] * _F(width))), int(_F(b[0] * _F(height))), int(_F(b[3] * _F(width))),
+                      int(_F(b[2] * _F(height)))))
+    image_rect = (0, 0, width, height)
+    if not rects:
+        if not use_image_if_no_bounding_boxes:
+            raise invalid_argument("No bounding boxes provided as input. One must enable "
+                                   "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.")
+        rects.append(image_rect)
+    amin, amax = (_F(v) for v in area_range)
+    rmin, rmax = (_F(v) for v in aspect_ratio_range)
+    gen = ctx.philox
+    rng = _Words(gen.key, gen.reserve((4 * max_attempts + 3) // 4))
+    crop = None
+    for _ in range(max_attempts):
+        aspect = _F(_F(rng.rand_float() * _F(rmax - rmin)) + rmin)
+        cand = _random_crop(rng, width, height, amin, amax, aspect)
+        if cand is not None and _covers(cand, min_cov, rects):
+            crop = cand
+            break
+    crop = crop or image_rect
+    dt = size.dtype
+    begin = np.asarray([crop[1], crop[0], 0], dt)
+    out_size = np.asarray([crop[3] - crop[1], crop[2] - crop[0], -1], dt)
+    bboxes = np.asarray([crop[1] / _F(height), crop[0] / _F(width), crop[3] / _F(height), crop[2] / _F(width)],
+                        _F).reshape(1, 1, 4)
+    return begin, out_size, bboxes

@@ -152,3 +152,46 @@ def test_adjust_hue_has_no_gradient_as_in_tf():
         x = ref.constant(X4)
         with pytest.raises(LookupError):
             ref.gradients(ref.image.adjust_hue(x, 0.1), x)
+
+
+SDBB_BOXES = np.array([[[0.1, 0.2, 0.5, 0.6], [0.3, 0.3, 0.9, 0.95]]], np.float32)
+SDBB_CASES = {
+    "defaults": ([480, 640, 3], {}),
+    "ranges": ([100, 120, 3], dict(min_object_covered=0.5, aspect_ratio_range=[0.5, 2.0], area_range=[0.1, 0.9])),
+    "few_attempts_falls_back": ([33, 17, 1], dict(max_attempts=2, min_object_covered=0.99)),
+    "inception_style": ([64, 64, 3], dict(min_object_covered=0.0, area_range=[0.08, 1.0])),
+    "whole_image": ([50, 70, 3], dict(use_image_if_no_bounding_boxes=True, boxes=np.zeros((1, 0, 4), np.float32))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SDBB_CASES))
+def test_sample_distorted_bounding_box_matches_tf(name):
+    size, kw = SDBB_CASES[name]
+    kw = dict(kw)
+    boxes = kw.pop("boxes", SDBB_BOXES)
+
+    def build(t):
+        return [t.image.sample_distorted_bounding_box(np.array(size, np.int32), boxes, seed=11, seed2=s2, **kw)
+                for s2 in (0, 7)]
+    runs = []
+    for t in (ref, tf1):
+        with t.Graph().as_default():
+            fetch = build(t)
+            with t.Session() as s:
+                runs.append([s.run(fetch) for _ in range(3)])  # successive runs advance the op's generator
+    for got, want in zip(*runs):
+        for g3, w3 in zip(got, want):
+            for g, w in zip(g3, w3):
+                assert g.dtype == w.dtype
+                np.testing.assert_array_equal(g, w)
+
+
+def test_sample_distorted_bounding_box_errors_as_tf():
+    with ref.Graph().as_default():
+        bad = ref.image.sample_distorted_bounding_box([10, 10, 3], [[[0.0, 0.0, 1.5, 1.0]]], seed=1)
+        empty = ref.image.sample_distorted_bounding_box([10, 10, 3], np.zeros((1, 0, 4), np.float32), seed=1)
+        with ref.Session() as s:
+            with pytest.raises(ref.errors.InvalidArgumentError, match=r"must be in \[0.0, 1.0\]"):
+                s.run(bad)
+            with pytest.raises(ref.errors.InvalidArgumentError, match="use_image_if_no_bounding_boxes"):
+                s.run(empty)
