@@ -10,7 +10,7 @@ import numpy as np
 
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops
+from ref.graph_ops import array_ops, control_flow_ops, random_ops
 from ref.graph_ops.image_ops import convert_image_dtype
 from ref.types import dtypes
 
@@ -25,16 +25,36 @@ _RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.5149651
 _YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
 
 
+def _static_last_axis_dot(images, kernel):
+    """TF's ``tensordot`` graph for a contraction of the last axis of ``images``
+    (shape known) with the first of ``kernel``: reshapes only where the shape
+    changes, ``MatMul``, reshape back (names ``Tensordot/...``)."""
+    with name_scope(None, "Tensordot", [images, kernel]) as scope:
+        a = convert_to_tensor(images, name="a")
+        b = convert_to_tensor(kernel, name="b")
+        sa, sb = a.shape.as_list(), b.shape.as_list()
+        a2 = [int(np.prod(sa[:-1])), sa[-1]]
+        b2 = [sb[0], int(np.prod(sb[1:]))]
+        a_r = array_ops.reshape(a, a2) if sa != a2 else a
+        b_r = array_ops.reshape(b, b2) if sb != b2 else b
+        prod = apply_op("MatMul", a=a_r, b=b_r)
+        out_shape = sa[:-1] + sb[1:]
+        return prod if out_shape == a2[:1] + b2[1:] else array_ops.reshape(prod, out_shape, name=scope)
+
+
 def _last_axis_dot(images, kernel):
     """``tensordot(images, kernel, [[-1], [0]])``; shapes known or not."""
     if images.shape.is_fully_defined():
-        return math_ops.tensordot(images, kernel, [[images.shape.ndims - 1], [0]])
-    k = kernel.shape.as_list()[-1]
-    flat = array_ops.reshape(images, [-1, kernel.shape.as_list()[0]])
-    prod = apply_op("MatMul", a=flat, b=kernel)
-    out_shape = array_ops.concat([array_ops.shape(images)[:-1], np.asarray([k], np.int32)], 0)
+        return _static_last_axis_dot(images, kernel)
+    kernel = convert_to_tensor(kernel, dtype=images.dtype)
+    vector = kernel.shape.ndims == 1
+    n = kernel.shape.as_list()[0]
+    k = [] if vector else kernel.shape.as_list()[1:]
+    flat = array_ops.reshape(images, [-1, n])
+    prod = apply_op("MatMul", a=flat, b=array_ops.reshape(kernel, [n, 1]) if vector else kernel)
+    out_shape = array_ops.concat([array_ops.shape(images)[:-1], np.asarray(k, np.int32)], 0)
     out = array_ops.reshape(prod, out_shape)
-    out.set_shape(images.shape[:-1].concatenate([k]))
+    out.set_shape(images.shape[:-1].concatenate(k))
     return out
 
 
@@ -44,21 +64,21 @@ def rgb_to_grayscale(images, name=None):
         images = convert_to_tensor(images, name="images")
         orig = images.dtype
         flt = convert_image_dtype(images, dtypes.float32)
-        weights = convert_to_tensor(np.asarray([[0.2989], [0.5870], [0.1140]], np.float32))
-        gray = _last_axis_dot(flt, weights)
+        gray = array_ops.expand_dims(_last_axis_dot(flt, [0.2989, 0.5870, 0.1140]), -1)
         return convert_image_dtype(gray, orig, name=scope)
 
 
 def grayscale_to_rgb(images, name=None):
     """The single channel repeated three times (``Tile``)."""
     with name_scope(name, "grayscale_to_rgb", [images]) as scope:
-        images = convert_to_tensor(images, name="images")
+        images = convert_to_tensor(images)
         if images.shape.ndims is not None:
             if images.shape.ndims < 2:
                 raise ValueError("A grayscale image must be at least two-dimensional.")
             last = images.shape.as_list()[-1]
             if last is not None and last != 1:
                 raise ValueError("Last dimension of a grayscale image should be size 1.")
+        images = control_flow_ops.with_dependencies([], images)  # TF's _AssertGrayscaleImage (static: no asserts)
         rank_1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
         multiples = array_ops.concat([array_ops.ones(rank_1, dtype=dtypes.int32), array_ops.expand_dims(3, 0)], 0)
         rgb = array_ops.tile(images, multiples, name=scope)
@@ -76,7 +96,7 @@ def hsv_to_rgb(images, name=None):
 
 def _kernel_transform(images, table):
     images = convert_to_tensor(images, name="images")
-    kernel = convert_to_tensor(np.asarray(table, images.dtype.as_numpy_dtype), name="kernel")
+    kernel = convert_to_tensor(table, dtype=images.dtype, name="kernel")
     return _last_axis_dot(images, kernel)
 
 
@@ -106,7 +126,7 @@ def adjust_hue(image, delta, name=None):
     with name_scope(name, "adjust_hue", [image]):
         image = convert_to_tensor(image, name="image")
         orig, flt = _float_image(image)
-        out = apply_op("AdjustHue", images=flt, delta=convert_to_tensor(delta, dtype=dtypes.float32))
+        out = apply_op("AdjustHue", images=flt, delta=delta)
         return convert_image_dtype(out, orig)
 
 
@@ -125,7 +145,7 @@ def adjust_saturation(image, saturation_factor, name=None):
         image = convert_to_tensor(image, name="image")
         orig, flt = _float_image(image)
         out = apply_op("AdjustSaturation", images=flt,
-                       scale=convert_to_tensor(saturation_factor, dtype=dtypes.float32))
+                       scale=saturation_factor)
         return convert_image_dtype(out, orig)
 
 
@@ -164,7 +184,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
         iou_threshold = convert_to_tensor(iou_threshold, name="iou_threshold")
         score_threshold = convert_to_tensor(score_threshold, name="score_threshold")
         return apply_op("NonMaxSuppressionV3", boxes=convert_to_tensor(boxes), scores=convert_to_tensor(scores),
-                        max_output_size=convert_to_tensor(max_output_size, dtype=dtypes.int32),
+                        max_output_size=max_output_size,
                         iou_threshold=iou_threshold, score_threshold=score_threshold)
 
 
@@ -175,10 +195,9 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
         if box_ind is not None:
             raise ValueError("Cannot specify both 'box_indices' and 'box_ind'.")
         box_ind = box_indices
-    return apply_op("CropAndResize", image=convert_to_tensor(image),
-                    boxes=convert_to_tensor(boxes, dtype=dtypes.float32),
-                    box_ind=convert_to_tensor(box_ind, dtype=dtypes.int32),
-                    crop_size=convert_to_tensor(crop_size, dtype=dtypes.int32), method=method,
+    return apply_op("CropAndResize", image=image, boxes=boxes,
+                    box_ind=box_ind,
+                    crop_size=crop_size, method=method,
                     extrapolation_value=float(extrapolation_value), name=name)
 
 
@@ -194,9 +213,8 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
                                    ("max_attempts", max_attempts),
                                    ("use_image_if_no_bounding_boxes", use_image_if_no_bounding_boxes))
                  if v is not None}
-        return apply_op("SampleDistortedBoundingBoxV2", image_size=convert_to_tensor(image_size),
-                        bounding_boxes=convert_to_tensor(bounding_boxes, dtype=dtypes.float32),
-                        min_object_covered=convert_to_tensor(min_object_covered, dtype=dtypes.float32),
+        return apply_op("SampleDistortedBoundingBoxV2", image_size=image_size, bounding_boxes=bounding_boxes,
+                        min_object_covered=min_object_covered,
                         seed=int(seed or 0), seed2=int(seed2 or 0),
                         **{k: [float(x) for x in v] if k.endswith("range") else v for k, v in attrs.items()},
                         name=name)

@@ -18,7 +18,8 @@ from ref.graph_ops.logging_ops import Assert
 from ref.types import dtypes
 
 __all__ = ["ResizeMethod", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png",
-           "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area", "flip_left_right",
+           "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+           "flip_left_right",
            "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90", "transpose_image",
            "crop_to_bounding_box", "pad_to_bounding_box", "central_crop", "resize_image_with_crop_or_pad",
            "adjust_brightness", "random_brightness", "adjust_contrast", "random_contrast",
@@ -215,7 +216,8 @@ def central_crop(image, central_fraction):
 # -- resizing ---------------------------------------------------------------------------
 
 def _size_tensor(size):
-    return convert_to_tensor(size, dtype=dtypes.int32, name="size")
+    """A size as given: a list becomes the op's own ``<op>/size`` constant, as in TF."""
+    return size
 
 
 def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
@@ -250,6 +252,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         if preserve_aspect_ratio:
             raise NotImplementedError("ref's resize_images does not preserve the aspect ratio yet")
         static = np.asarray(size) if not hasattr(size, "op") else None
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         h, w = images.shape.as_list()[1:3]
         if static is not None and h is not None and w is not None and [h, w] == [int(v) for v in static]:
             out = images  # TF skips a resize to the same size

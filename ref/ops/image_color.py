@@ -179,7 +179,7 @@ def draw_bounding_boxes(images, boxes):
     bx = np.asarray(boxes, np.float32)
     n, height, width, depth = x.shape
     if depth not in (1, 3, 4):
-        raise invalid_argument(f"Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+        raise invalid_argument("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
     if bx.ndim != 3 or bx.shape[2] != 4 or bx.shape[0] != n:
         raise invalid_argument(f"boxes must be 3-D [batch, num_boxes, 4], got shape {list(bx.shape)}")
     table = _COLORS.copy()

@@ -1,12 +1,14 @@
 """tf.image colour, box and extra resize functions against TensorFlow 1.x
 graphs: bicubic/area resizes, colour-space conversions, adjust_hue /
 adjust_saturation / adjust_gamma and their random kin with TF's seeds,
-draw_bounding_boxes, non_max_suppression, crop_and_resize, and the gradients
-of the resizes and of crop_and_resize."""
+draw_bounding_boxes, non_max_suppression, crop_and_resize,
+sample_distorted_bounding_box, the gradients of the resizes and of
+crop_and_resize, and the GraphDefs of the builders."""
 import numpy as np
 import pytest
 
 import ref
+from _graphdef import assert_same_graph
 from ref.graph_ops import image_color_ops as _under_test  # noqa: F401  (the module these tests cover)
 
 tf = pytest.importorskip("tensorflow")
@@ -195,3 +197,55 @@ def test_sample_distorted_bounding_box_errors_as_tf():
                 s.run(bad)
             with pytest.raises(ref.errors.InvalidArgumentError, match="use_image_if_no_bounding_boxes"):
                 s.run(empty)
+
+
+# -- GraphDefs: the same nodes as TF's builders --------------------------------------------------
+
+def _g_resize(t):
+    x = t.placeholder(t.float32, [2, 6, 7, 3], name="x")
+    return [t.image.resize_images(x, [3, 4], method=t.image.ResizeMethod.BICUBIC),
+            t.image.resize_images(x, [3, 4], method=t.image.ResizeMethod.AREA, align_corners=True),
+            t.image.resize_bicubic(x, [5, 5], half_pixel_centers=True)]
+
+
+def _g_colour(t):
+    x = t.placeholder(t.uint8, [6, 7, 3], name="x")
+    return [t.image.rgb_to_grayscale(x), t.image.adjust_hue(x, 0.2), t.image.adjust_saturation(x, 1.3),
+            t.image.random_hue(x, 0.1, seed=2), t.image.random_saturation(x, 0.5, 1.5)]
+
+
+def _g_colour_spaces(t):
+    x = t.placeholder(t.float32, [6, 7, 3], name="x")
+    g = t.placeholder(t.uint8, [6, 7, 1], name="g")
+    return [t.image.rgb_to_hsv(x), t.image.hsv_to_rgb(x), t.image.rgb_to_yiq(x), t.image.yuv_to_rgb(x),
+            t.image.grayscale_to_rgb(g)]
+
+
+def _g_boxes(t):
+    x = t.placeholder(t.float32, [2, 6, 7, 3], name="x")
+    b = t.placeholder(t.float32, [5, 4], name="b")
+    return [t.image.crop_and_resize(x, b, t.zeros([5], t.int32), [3, 3]),
+            t.image.non_max_suppression(b, t.ones([5]), 3),
+            t.image.draw_bounding_boxes(x, t.zeros([2, 1, 4])),
+            t.image.sample_distorted_bounding_box([6, 7, 3], t.zeros([1, 1, 4]), seed=3)]
+
+
+def _g_gradients(t):
+    x = t.placeholder(t.float32, [2, 6, 7, 3], name="x")
+    b = t.constant(np.full((1, 4), 0.5, np.float32))
+    y = (t.reduce_sum(t.image.resize_bilinear(x, [3, 4])) + t.reduce_sum(t.image.resize_nearest_neighbor(x, [3, 4]))
+         + t.reduce_sum(t.image.resize_bicubic(x, [3, 4])) + t.reduce_sum(t.image.crop_and_resize(x, b, [0], [2, 2])))
+    return t.gradients(y, [x, b])
+
+
+def _g_gamma(t):
+    return t.image.adjust_gamma(t.placeholder(t.uint8, [6, 7, 3], name="x"), 1.5)
+
+
+@pytest.mark.parametrize("snippet", [
+    pytest.param(f, id=f.__name__[3:], marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
+    for f, why in ((_g_resize, None), (_g_colour, None), (_g_colour_spaces, None), (_g_boxes, None),
+                   (_g_gradients, None),
+                   (_g_gamma, "ref's saturate_cast clamps with Maximum/Minimum, TF's with one ClipByValue"))])
+def test_graph_def_is_tensorflows(snippet):
+    assert_same_graph(snippet)
