@@ -1,6 +1,9 @@
 """``tf.image`` (TF1 names)."""
 from ref.graph_ops.image_ops import *  # noqa: F401,F403
-from ref.graph_ops.image_ops import __all__  # noqa: F401
+from ref.graph_ops.image_color_ops import *  # noqa: F401,F403
+from ref.graph_ops import image_color_ops as _color, image_ops as _base
+
+__all__ = list(_base.__all__) + list(_color.__all__)
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad  # noqa: F405  (the TF 2 name, also in compat.v1)
 

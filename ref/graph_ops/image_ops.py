@@ -18,7 +18,8 @@ from ref.graph_ops.logging_ops import Assert
 from ref.types import dtypes
 
 __all__ = ["ResizeMethod", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png",
-           "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "flip_left_right",
+           "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+           "flip_left_right",
            "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90", "transpose_image",
            "crop_to_bounding_box", "pad_to_bounding_box", "central_crop", "resize_image_with_crop_or_pad",
            "adjust_brightness", "random_brightness", "adjust_contrast", "random_contrast",
@@ -215,7 +216,8 @@ def central_crop(image, central_fraction):
 # -- resizing ---------------------------------------------------------------------------
 
 def _size_tensor(size):
-    return convert_to_tensor(size, dtype=dtypes.int32, name="size")
+    """A size as given: a list becomes the op's own ``<op>/size`` constant, as in TF."""
+    return size
 
 
 def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
@@ -228,10 +230,20 @@ def resize_nearest_neighbor(images, size, align_corners=False, half_pixel_center
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
 
 
+def resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    return apply_op("ResizeBicubic", images=convert_to_tensor(images), size=_size_tensor(size),
+                    align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    return apply_op("ResizeArea", images=convert_to_tensor(images), size=_size_tensor(size),
+                    align_corners=align_corners, name=name)
+
+
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
-    """TF1's ``tf.image.resize_images``: bilinear (float32 out) or nearest-neighbour
-    (the input's dtype), with TF1's ``align_corners`` and no half-pixel centres."""
+    """TF1's ``tf.image.resize_images``: bilinear, bicubic and area give float32,
+    nearest neighbour keeps the dtype; TF1's ``align_corners``, no half-pixel centres."""
     with name_scope(name, "resize", [images, size]):
         images = _image(images)
         squeeze = images.shape.ndims == 3
@@ -240,6 +252,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         if preserve_aspect_ratio:
             raise NotImplementedError("ref's resize_images does not preserve the aspect ratio yet")
         static = np.asarray(size) if not hasattr(size, "op") else None
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         h, w = images.shape.as_list()[1:3]
         if static is not None and h is not None and w is not None and [h, w] == [int(v) for v in static]:
             out = images  # TF skips a resize to the same size
@@ -247,8 +260,12 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             out = resize_bilinear(images, size, align_corners=align_corners)
         elif method == ResizeMethod.NEAREST_NEIGHBOR:
             out = resize_nearest_neighbor(images, size, align_corners=align_corners)
+        elif method == ResizeMethod.BICUBIC:
+            out = resize_bicubic(images, size, align_corners=align_corners)
+        elif method == ResizeMethod.AREA:
+            out = resize_area(images, size, align_corners=align_corners)
         else:
-            raise ValueError(f"Resize method {method} is not implemented by ref (BILINEAR and NEAREST_NEIGHBOR are)")
+            raise ValueError("Resize method is not implemented: {}".format(method))
         return array_ops.squeeze(out, axis=[0]) if squeeze else out
 
 

@@ -7,7 +7,8 @@ from ref.ops import registry
 
 tf = pytest.importorskip("tensorflow")
 
-MODULES = ("ref.ops.dataset.datasets", "ref.ops.dataset.files", "ref.ops.dataset.iterators", "ref.ops.image")
+MODULES = ("ref.ops.dataset.datasets", "ref.ops.dataset.files", "ref.ops.dataset.iterators", "ref.ops.image",
+           "ref.ops.image_resize", "ref.ops.image_color")
 OPS = sorted(n for n, d in registry.registered().items()
              if d.kernel.__module__ in MODULES or n in ("ReadFile", "WriteFile"))
 

@@ -26,6 +26,7 @@ import threading
 
 import numpy as np
 
+from ref.ops.dataset import cache
 from ref.ops.dataset.base import DATASET_ATTRS, Dataset, Function, check_dataset, dataset_shape, scalar
 from ref.ops.philox import SingleSample
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
@@ -567,6 +568,9 @@ class CacheDS(_Unary):
         self.filename = filename
 
     def elements(self, env):
+        if self.filename:
+            yield from cache.elements(self.filename, self.input.elements(env), self.output_types)
+            return
         cached = env.state.get(self)
         if cached is not None:
             yield from cached
@@ -580,11 +584,11 @@ class CacheDS(_Unary):
 
 @_register("CacheDataset", inputs=("input_dataset", "filename"))
 def cache_dataset(input_dataset, filename, output_types=None, output_shapes=None, metadata=""):
-    """handle = the input's elements, computed once per iterator initialization and then replayed."""
+    """handle = the input's elements, computed once per iterator initialization and then replayed
+    (``filename`` empty), or once into TF's file cache at ``filename`` and read from it after."""
     check_dataset(input_dataset)
     filename = np.asarray(scalar(filename, "filename", lambda v: v)).item()
-    if filename not in (b"", ""):
-        raise errors.UnimplementedError(None, None, "ref caches datasets in memory only (filename must be '')")
+    filename = filename.decode() if isinstance(filename, bytes) else str(filename)
     return CacheDS(input_dataset, filename)
 
 
