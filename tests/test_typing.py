@@ -55,7 +55,11 @@ def test_raw_op_signature_is_the_declaration(name):
 
 @pytest.mark.parametrize("fn", ["ref.session.session.BaseSession.run", "ref.session.session.Session.__init__",
                                 "ref.graph_ops.control_flow_ops.placeholder", "ref.golden.generate",
-                                "ref.golden.compare", "ref.ops.training.adam.step", "ref.ops.training.ftrl.init"])
+                                "ref.golden.compare", "ref.ops.training.adam.step", "ref.ops.training.ftrl.init",
+                                "ref.framework.graph.Graph.get_operations", "ref.framework.graph.Graph.get_tensor_by_name",
+                                "ref.framework.graph.Graph.as_default", "ref.framework.graph.Graph.name_scope",
+                                "ref.framework.graph.Graph.control_dependencies", "ref.framework.graph.Graph.device",
+                                "ref.framework.graph.Graph.get_collection", "ref.framework.graph.Graph.finalize"])
 def test_public_functions_are_annotated(fn):
     module, _, attr = fn.rpartition(".")
     try:

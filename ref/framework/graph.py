@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import threading
+from typing import Any, Callable, Iterable, Iterator
 
 from ref import protos
 from ref.types.device_spec import DeviceSpec, merge_device
@@ -312,20 +313,20 @@ class Graph:
         (TF's opt-in; in ref they always are, per thread, so this only records it)."""
         self._stack_state_is_thread_local = True
 
-    def get_operations(self):
+    def get_operations(self) -> list[Operation]:
         return list(self._ops)
 
-    def get_operation_by_name(self, name):
+    def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
         return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
 
-    def get_tensor_by_name(self, name):
+    def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
         return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
 
-    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True) -> Tensor | Operation:
         """The Tensor or Operation ``obj`` names or is, checked to belong to this graph."""
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
@@ -411,7 +412,7 @@ class Graph:
         return name
 
     @contextlib.contextmanager
-    def name_scope(self, name):
+    def name_scope(self, name: str | None) -> Iterator[str]:
         """Pushes a name scope; yields the scope string (with trailing '/')."""
         tls = self._tls()
         old = tls.name_stack
@@ -435,7 +436,7 @@ class Graph:
 
     # -- control dependencies ---------------------------------------------------
     @contextlib.contextmanager
-    def control_dependencies(self, control_inputs):
+    def control_dependencies(self, control_inputs: Iterable[Any] | None) -> Iterator[None]:
         tls = self._tls()
         old = tls.control_stack
         old_context = self._control_flow_context
@@ -479,7 +480,7 @@ class Graph:
 
     # -- devices ----------------------------------------------------------------
     @contextlib.contextmanager
-    def device(self, device_name_or_function):
+    def device(self, device_name_or_function: str | Callable[[Any], str] | None) -> Iterator[None]:
         tls = self._tls()
         old = tls.device_stack
         tls.device_stack = old + [device_name_or_function]
@@ -555,21 +556,21 @@ class Graph:
             self._container = old
 
     # -- collections ------------------------------------------------------------
-    def add_to_collection(self, name, value):
+    def add_to_collection(self, name: str, value: Any) -> None:
         self._check_not_finalized()
         with self._lock:
             self._collections.setdefault(name, []).append(value)
 
-    def add_to_collections(self, names, value):
+    def add_to_collections(self, names: str | Iterable[str], value: Any) -> None:
         names = (names,) if isinstance(names, str) else set(names)
         for name in names:
             self.add_to_collection(name, value)
 
-    def get_collection_ref(self, name):
+    def get_collection_ref(self, name: str) -> list[Any]:
         with self._lock:
             return self._collections.setdefault(name, [])
 
-    def get_collection(self, name, scope=None):
+    def get_collection(self, name: str, scope: str | None = None) -> list[Any]:
         with self._lock:
             items = list(self._collections.get(name, []))
         if scope is None:
@@ -577,17 +578,17 @@ class Graph:
         pattern = re.compile(scope) if isinstance(scope, str) else scope
         return [i for i in items if hasattr(i, "name") and pattern.match(i.name)]
 
-    def get_all_collection_keys(self):
+    def get_all_collection_keys(self) -> list[str]:
         with self._lock:
             return [k for k, v in self._collections.items() if isinstance(k, str)]
 
-    def clear_collection(self, name):
+    def clear_collection(self, name: str) -> None:
         self._check_not_finalized()
         with self._lock:
             self._collections.pop(name, None)
 
     # -- building ---------------------------------------------------------------
-    def finalize(self):
+    def finalize(self) -> None:
         """Makes this graph read-only: later op creation raises RuntimeError."""
         self._finalized = True
 
@@ -599,7 +600,7 @@ class Graph:
             raise RuntimeError("Graph is finalized and cannot be modified.")
 
     @contextlib.contextmanager
-    def as_default(self):
+    def as_default(self) -> Iterator[Graph]:
         _default_stack().append(self)
         try:
             yield self
