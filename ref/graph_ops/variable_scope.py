@@ -31,7 +31,7 @@ from ref.types import dtypes
 from ref.framework.graph import (
     GraphKeys,
     Tensor,
-    _graph_of,
+    graph_of,
     colocate_with,
     control_dependencies,
     get_collection,
@@ -673,7 +673,7 @@ class variable_scope:  # noqa: N801  (TF's name)
             raise ValueError("The reuse parameter must be True or False or None.")
         if not isinstance(auxiliary_name_scope, bool):
             raise TypeError(f"The auxiliary_name_scope must be `True` or `False`, while get {auxiliary_name_scope}")
-        self._graph = _graph_of(self._values)
+        self._graph = graph_of(self._values)
         self._stack = []
 
     def __enter__(self):
