@@ -49,7 +49,9 @@ from ref.grad import (  # noqa: F401
 )
 from ref.graph_ops.state_ops import *  # noqa: F401,F403
 from ref.graph_ops.variables import *  # noqa: F401,F403
+from ref.graph_ops.resource_variable_ops import ResourceVariable  # noqa: F401
 from ref.graph_ops.variable_scope import *  # noqa: F401,F403
+from ref.graph_ops.template import *  # noqa: F401,F403
 from ref.graph_ops.init_ops import *  # noqa: F401,F403
 from ref.graph_ops.partitioned import *  # noqa: F401,F403
 from ref.graph_ops.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: F401

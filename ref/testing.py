@@ -137,7 +137,7 @@ class _Strategies:
         op = registry.get(name)
         if C.is_training_op(op):
             return self._training(op, dtype, st)
-        if op.name not in C.RECIPES and C._float_group(op) is not None:
+        if op.name not in C.RECIPES and C.float_group(op) is not None:
             fin = bool(finite)
 
             @st.composite

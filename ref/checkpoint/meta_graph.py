@@ -37,7 +37,7 @@ from ref.framework.graph import (Graph, GraphKeys, get_collection_proto_function
                                  prepend_name_scope, strip_name_scope)
 from ref.protos import meta_graph_pb2, saver_pb2, variable_pb2, graph_pb2, graph_debug_info_pb2, op_def_pb2
 from ref.ops import registry
-from ref.framework.graph_export import _attr_value, _scratch_library
+from ref.framework.graph_export import attr_value_proto, scratch_library
 from ref.framework.importer import import_graph_def
 from ref.formats.checkpoint_state import atomic_write_string_to_file
 from google.protobuf import any_pb2, message, text_format
@@ -173,7 +173,7 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
 
 def _strip_default_attrs(graph_def):
     """Removes attrs whose value equals the registered default of their op."""
-    lib = _scratch_library()
+    lib = scratch_library()
     nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
     for node in nodes:
         try:
@@ -183,7 +183,7 @@ def _strip_default_attrs(graph_def):
         for name, default in opdef.attrs.items():
             if name in node.attr and default is not registry.REQUIRED and default is not None:
                 try:
-                    want = _attr_value(default, lib, {})
+                    want = attr_value_proto(default, lib, {})
                 except TypeError:
                     continue
                 if want is not None and node.attr[name] == want:

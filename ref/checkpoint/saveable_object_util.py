@@ -9,7 +9,8 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, device, get_collection
 from ref.framework.op_def_library import apply_op
-from ref.graph_ops.variables import Variable, ResourceVariable
+from ref.graph_ops.resource_variable_ops import ResourceVariable
+from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable
 
 __all__ = ["SaveSpec", "SaveableObject", "op_list_to_dict", "saveable_objects_for_op", "validate_and_slice_inputs"]

@@ -561,7 +561,7 @@ class Saver:
                 if save_path_parent and not os.path.isdir(save_path_parent):
                     raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from exc
                 raise
-            model_checkpoint_path = checkpoint_file if staging is not None else io_ops._text(value)
+            model_checkpoint_path = checkpoint_file if staging is not None else io_ops.scalar_text(value)
         if write_meta_graph:
             meta_file = _state.meta_graph_filename(target, meta_graph_suffix=meta_graph_suffix)
             with sess.graph.as_default():

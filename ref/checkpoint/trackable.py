@@ -35,7 +35,8 @@ from ref.formats import checkpoint_state as _state
 from ref.checkpoint.saver import OBJECT_GRAPH_PROTO_KEY, BulkSaverBuilder
 from ref.checkpoint.saveable_object_util import SaveableObject, SaveSpec, op_list_to_dict
 from ref.protos import trackable_object_graph_pb2
-from ref.graph_ops.variables import Variable, ResourceVariable
+from ref.graph_ops.resource_variable_ops import ResourceVariable
+from ref.graph_ops.variables import Variable
 from ref.optimizers.optimizer import Optimizer
 from ref.session import get_default_session
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope

@@ -318,7 +318,7 @@ class MasterSession:
         functions = {f.signature.name: f for f in list(self.library.function) + list(graph_def.library.function)}
         try:
             with self.graph.as_default():
-                importer._import_nodes(self.graph, nodes, input_map, functions, "")
+                importer.import_nodes(self.graph, nodes, input_map, functions, "")
         except ValueError as e:
             raise errors.InvalidArgumentError(None, None, f"Invalid GraphDef: {e}") from None
         for n in nodes:

@@ -127,7 +127,10 @@ def import_grpc():
 
 def error_from_status(code, message):
     """The ``ref.errors`` exception for a TF/gRPC status code (unknown codes: UnknownError)."""
-    cls = errors._CODE_TO_CLASS.get(int(code), errors.UnknownError)
+    try:
+        cls = errors.exception_type_from_error_code(int(code))
+    except KeyError:
+        cls = errors.UnknownError
     return cls(None, None, message)
 
 

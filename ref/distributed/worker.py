@@ -50,7 +50,7 @@ from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.framework.graph import Graph
 from ref.framework.op_def_library import apply_op
-from ref.framework.importer import _import_nodes
+from ref.framework.importer import import_nodes
 from ref.ops import blocking
 from ref.protos import device_attributes_pb2, tensor_pb2, worker_pb2
 from ref.ops.control import DEAD
@@ -171,7 +171,7 @@ class _Partition:
                     placeholders[n.name] = apply_op("Placeholder", name=name + "/",
                                                     dtype=dtypes.as_dtype(n.attr["tensor_type"].type), shape=None)
             try:
-                created = _import_nodes(g, body, {}, functions, "", placeholders_as=placeholders)
+                created = import_nodes(g, body, {}, functions, "", placeholders_as=placeholders)
             except (ValueError, TypeError) as e:
                 raise errors.InvalidArgumentError(None, None, f"RegisterGraph on {task_name}: {e}") from None
         self.recvs = {_node_key(n): (n.name, placeholders[n.name]) for n in recvs}

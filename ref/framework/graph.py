@@ -699,7 +699,7 @@ def reset_default_graph():
     _global_default_graph = Graph()
 
 
-def _graph_of(values):
+def graph_of(values):
     default = get_default_graph()
     if default._building_function:  # inside a while/cond body: outer tensors get captured
         return default
@@ -720,7 +720,7 @@ def name_scope(name, default_name=None, values=None):
     n = default_name if name is None else name
     if n is None and values is not None:
         raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
-    g = _graph_of(values)
+    g = graph_of(values)
     with g.as_default(), g.name_scope(n) as scope:
         yield scope
 

@@ -47,7 +47,7 @@ from ref.framework import versions
 _INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
 
 
-def _attr_value(v, library, seen_funcs):
+def attr_value_proto(v, library, seen_funcs):
     a = attr_value_pb2.AttrValue()
     if isinstance(v, bool) or isinstance(v, np.bool_):
         a.b = bool(v)
@@ -98,7 +98,7 @@ def _attr_value(v, library, seen_funcs):
 
 def op_to_node_def(op, library=None, seen_funcs=None):
     """The NodeDef of ``op`` (a ``While``/``If`` in TensorFlow's functional form)."""
-    library = library if library is not None else _scratch_library()
+    library = library if library is not None else scratch_library()
     seen_funcs = seen_funcs if seen_funcs is not None else {}
     nds = _node_defs(op, library, seen_funcs, _graph_ref)
     # the node named as the op (a While's IdentityN; its TF While is ``<name>/While``)
@@ -244,10 +244,10 @@ def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
     for k, v in (op._attrs if attrs is None else attrs).items():
         if k in _INTERNAL:
             continue
-        av = _attr_value(v, library, seen_funcs)
+        av = attr_value_proto(v, library, seen_funcs)
         if av is None:
             if k == "shape" and op.type in ("Placeholder",):
-                av = _attr_value(TensorShape(None), library, seen_funcs)
+                av = attr_value_proto(TensorShape(None), library, seen_funcs)
             else:
                 continue
         nd.attr[registry.TF_ATTR_NAMES.get(op.type, {}).get(k, k)].CopyFrom(av)
@@ -318,7 +318,7 @@ def _if_node_def(op, library, seen_funcs, tref):
 def _copy_private_attrs(op, nd, library, seen_funcs):
     for k, v in op._attrs.items():
         if k.startswith("_") and k not in _INTERNAL:
-            av = _attr_value(v, library, seen_funcs)
+            av = attr_value_proto(v, library, seen_funcs)
             if av is not None:
                 nd.attr[k].CopyFrom(av)
 
@@ -417,7 +417,7 @@ def _while_node_defs(op, library, seen_funcs, tref):
     return pre + [nd] + post
 
 
-def _scratch_library():
+def scratch_library():
     return function_pb2.FunctionDefLibrary()
 
 
@@ -552,9 +552,9 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
                 main.attr["_output_shapes"].CopyFrom(main.attr["output_shapes"])
                 n = op._attrs["n_loop_vars"]
                 nds[_main_index(op) + 1].attr["_output_shapes"].CopyFrom(
-                    _attr_value([t.shape for t in op._outputs[:n]], gd.library, seen))
+                    attr_value_proto([t.shape for t in op._outputs[:n]], gd.library, seen))
             else:
-                main.attr["_output_shapes"].CopyFrom(_attr_value([t.shape for t in op._outputs], gd.library, seen))
+                main.attr["_output_shapes"].CopyFrom(attr_value_proto([t.shape for t in op._outputs], gd.library, seen))
         for nd in nds:
             gd.node.add().CopyFrom(nd)
     return gd

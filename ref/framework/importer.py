@@ -78,7 +78,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
-            created = _import_nodes(g, list(graph_def.node), input_map, functions, scope)
+            created = import_nodes(g, list(graph_def.node), input_map, functions, scope)
         v = graph_def.versions  # an empty graph takes the GraphDef's; else TF keeps the older producer
         if n_ops == 0:
             g._graph_def_versions = (v.producer, v.min_consumer)
@@ -251,7 +251,7 @@ def _distribute(n, opdef, attrs, tensors):
     return kwargs
 
 
-def _import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
+def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
     opdefs, order = _check_nodes(nodes, input_map, placeholders_as)
     by_name = {n.name: n for n in nodes}
     back_edges = []  # (Merge node, input position, NextIteration input name)
@@ -387,7 +387,7 @@ def _build_function(outer, fdef, functions, building=()):
             del c.input[:]
             c.input.extend(_flat_input(fdef, by_name, args, i) for i in nd.input)
             nodes.append(c)
-        created = _import_nodes(fg, nodes, {}, functions, "", placeholders_as=args, building=building)
+        created = import_nodes(fg, nodes, {}, functions, "", placeholders_as=args, building=building)
     fg.outputs = []
     for out in fdef.signature.output_arg:
         r = fdef.ret[out.name]
@@ -451,7 +451,7 @@ def _build_legacy_function(outer, fdef, functions, building=()):
     fg = FuncGraph(fdef.signature.name, outer)
     arg_names = [a.name for a in fdef.signature.input_arg]
     with fg.as_default():
-        created = _import_nodes(fg, list(fdef.node_def), {}, functions, "", building=building)
+        created = import_nodes(fg, list(fdef.node_def), {}, functions, "", building=building)
     fg.inputs = [created[a].outputs[0] for a in arg_names]
     fg.outputs = []
     for out in fdef.signature.output_arg:

@@ -17,7 +17,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.types.shapes import as_shape
 from ref.ops import registry
-from ref.framework.graph import Operation, _graph_of, get_default_graph, name_scope
+from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.tensor import Tensor
 from ref.framework.tensor_util import _contains_tensor, constant_value
@@ -310,7 +310,7 @@ def apply_op(op_type, name=None, **kwargs):
 
     graph = get_default_graph()
     if not graph._building_function:
-        graph = _graph_of([v for v in kwargs.values()] + [x for v in kwargs.values()
+        graph = graph_of([v for v in kwargs.values()] + [x for v in kwargs.values()
                                                          if isinstance(v, (list, tuple)) for x in v])
     # TF converts Python inputs inside the op's own name scope, naming each
     # constant after its input ("Add/y"), and names the op after that scope.

@@ -135,7 +135,7 @@ def training_cases(op, dtype, rng) -> list:
 
 # -- element-wise ops ----------------------------------------------------------------
 
-def _float_group(op):
+def float_group(op):
     """The type attr all inputs share, if the op is element-wise over floats."""
     if not op.inputs or op.list_inputs or op.ctx or op.stateful:
         return None
@@ -300,7 +300,7 @@ def kernel_cases(op, dtype, rng) -> list:
         return training_cases(op, dtype, rng)
     if op.name in RECIPES:
         return RECIPES[op.name](rng, np.dtype(dtype), op)
-    if _float_group(op) is not None:
+    if float_group(op) is not None:
         return elementwise_cases(op, dtype, rng)
     raise LookupError(f"no automatic inputs for {op.name} (inputs {list(op.inputs)}); pass them: "
                       f"ref.golden.generate({op.name!r}, cases=[{{...}}, ...])")

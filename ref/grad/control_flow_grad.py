@@ -13,7 +13,7 @@ from ref.grad._util import var_handle_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_v1 import (CondContext, get_output_context, is_switch, merge, switch,
-                                           _switch_ref_or_tensor)
+                                           switch_ref_or_tensor)
 
 
 def wants_zeros(op, index) -> bool:
@@ -91,12 +91,12 @@ RegisterGradient("RefSwitch")(_switch_grad)
 def _merge_grad(op, grad, _):
     op_ctxt = get_output_context(op.inputs[0].op)
     if isinstance(op_ctxt, CondContext):
-        return _switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
+        return switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
     if op_ctxt is not None:
         raise NotImplementedError(f"Gradient of {op.name}: Merge of a while loop is differentiated by "
                                   "the loop's gradient")
     cond = [math_ops.equal(op.outputs[1], i) for i in range(len(op.inputs))]
-    return [_switch_ref_or_tensor(grad, cond[i])[1] for i in range(len(op.inputs))]
+    return [switch_ref_or_tensor(grad, cond[i])[1] for i in range(len(op.inputs))]
 
 
 RegisterGradient("Merge")(_merge_grad)

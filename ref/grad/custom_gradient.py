@@ -25,7 +25,7 @@ from ref.grad.registry import RegisterGradient, get_rule
 from ref.grad.gradients import UnconnectedGradients, gradients
 from ref.graph_ops import array_ops
 from ref.graph_ops.control_flow_ops import identity
-from ref.graph_ops.variables import ResourceVariable
+from ref.graph_ops.resource_variable_ops import ResourceVariable
 
 __all__ = ["custom_gradient", "recompute_grad", "grad_pass_through"]
 

@@ -87,7 +87,7 @@ def ref_switch(data, pred, name=None):
     return apply_op("RefSwitch", data=data, pred=pred, name=name or "RefSwitch")
 
 
-def _switch_ref_or_tensor(data, pred, name="Switch"):
+def switch_ref_or_tensor(data, pred, name="Switch"):
     """TF's ``_SwitchRefOrTensor``: the Switch colocated with ``data``; RefSwitch for a reference."""
     data = convert_to_tensor(data, name="data") if not isinstance(data, Tensor) else data
     with colocate_with(data, ignore_existing=True):
@@ -289,7 +289,7 @@ class CondContext(ControlFlowContext):
             self._values.add(result.name)
             self._external_values[result.name] = result
         with control_dependencies(None):
-            result = _switch_ref_or_tensor(result, self._pred)[self._branch]
+            result = switch_ref_or_tensor(result, self._pred)[self._branch]
             if self._outer_context:
                 self._outer_context.AddInnerOp(result.op)
         result.op.graph.prevent_fetching(result.op)
@@ -337,7 +337,7 @@ class CondContext(ControlFlowContext):
                 real_val = self._outer_context.AddValue(val)
                 self._values.add(real_val.name)
                 self._external_values[real_val.name] = real_val
-            real_val = _switch_ref_or_tensor(real_val, self._pred)[self._branch]
+            real_val = switch_ref_or_tensor(real_val, self._pred)[self._branch]
             self._external_values[val.name] = real_val
         else:
             external_val = self._external_values.get(val.name)

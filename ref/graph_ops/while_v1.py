@@ -19,7 +19,7 @@ from ref.framework.graph import (GraphKeys, Tensor, control_dependencies, get_co
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import control_flow_v1
-from ref.graph_ops.control_flow_v1 import (ControlFlowContext, _switch_ref_or_tensor, get_output_context,
+from ref.graph_ops.control_flow_v1 import (ControlFlowContext, switch_ref_or_tensor, get_output_context,
                                            is_loop_exit, merge)
 from ref.protos import control_flow_pb2
 
@@ -290,7 +290,7 @@ class WhileContext(ControlFlowContext):
             raise TypeError(f"Input 'input' of 'LoopCond' Op has type {c.dtype.base_dtype.name} that does not "
                             "match expected type of bool.")
         self._pivot = apply_op("LoopCond", input=c, name="LoopCond")
-        switch_vars = [_switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
+        switch_vars = [switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
         vars_for_body = [_identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
         key = GraphKeys._SUMMARY_COLLECTION

@@ -12,7 +12,8 @@ from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/tr
 FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
             "concat_split", "pad_tile", "segment_reduction", "nn", "random", "state", "summary", "linalg",
             "io", "data_flow", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
-            "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization",
+            "depthwise_conv",
+            "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
             "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers",
             "session_tensor")

@@ -1,6 +1,6 @@
-"""Convolutions: Conv2D, DepthwiseConv2dNative and their input/filter
-backprops (TF's ``conv_ops.cc``, ``conv_grad_*_ops.cc``,
-``depthwise_conv_op.cc``).
+"""Convolutions: Conv2D and its input/filter backprops (TF's ``conv_ops.cc``,
+``conv_grad_*_ops.cc``), and the geometry, padding and shape rules that
+``depthwise_conv`` and ``pooling`` share.
 
 Geometry (TF's ``GetWindowedOutputSizeVerbose``), per spatial dimension of
 size ``n`` with filter size ``k``, stride ``s`` and dilation ``d``, the
@@ -43,7 +43,6 @@ from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_ra
 from ref.types.shapes import TensorShape, unknown_shape
 
 _CONV_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32)
-_DW_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 _PADDINGS = ("SAME", "VALID", "EXPLICIT")
 
 
@@ -693,8 +692,6 @@ def _sizes_shape(sizes, like):
 
 _CONV_ATTRS = {"strides": REQUIRED, "use_cudnn_on_gpu": True, "padding": REQUIRED, "explicit_paddings": [],
                "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
-_DW_ATTRS = {"strides": REQUIRED, "padding": REQUIRED, "explicit_paddings": [], "data_format": "NHWC",
-             "dilations": [1, 1, 1, 1]}
 
 
 def _prepare(strides, dilations, padding, explicit_paddings, data_format, op):
@@ -784,86 +781,3 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
         raise invalid_argument(f"Conv2DBackpropFilter: input {list(x0.shape)}, filter_sizes {fs} and "
                                f"out_backprop {list(dy0.shape)} do not match")
     return _conv_filter_grad_nhwc(x, fs, dy, g).astype(x0.dtype, copy=False)
-
-
-# ---------------------------------------------------------------------------
-# DepthwiseConv2dNative
-# ---------------------------------------------------------------------------
-
-@register_op("DepthwiseConv2dNative", inputs=("input", "filter"), attrs=dict(_DW_ATTRS),
-             type_attrs={"T": ("input", "filter")}, allowed={"T": _DW_T}, shape=_conv_shape(True))
-def depthwise_conv2d_native(input, filter, strides, padding, explicit_paddings=(), data_format="NHWC",
-                            dilations=(1, 1, 1, 1)):
-    """output[b, i, j, q * M + m] = sum_{di, dj} input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q]
-    * filter[di, dj, q, m] (filter [KH, KW, C, M]: M outputs per input channel)."""
-    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNative")
-    x0, f0 = np.asarray(input), np.asarray(filter)
-    _check_run(x0, f0, "DepthwiseConv2dNative")
-    x, f = to_nhwc(_compute(x0), data_format), _compute(f0)
-    if x.shape[3] != f.shape[2]:
-        raise invalid_argument(f"input and filter must have the same depth: {x.shape[3]} vs {f.shape[2]}")
-    g = _geometry(x.shape, f.shape, strides, dilations, padding, explicit_paddings, data_format,
-                  "DepthwiseConv2dNative")
-    win = g.windows(g.pad(x))
-    n, c, m = x.shape[0], x.shape[3], f.shape[3]
-    out = np.zeros((n, g.oh, g.ow, c, m), x.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            out += win[:, :, :, i, j, :, None] * f[i, j]
-    return from_nhwc(out.reshape(n, g.oh, g.ow, c * m).astype(x0.dtype, copy=False), data_format)
-
-
-@register_op("DepthwiseConv2dNativeBackpropInput", inputs=("input_sizes", "filter", "out_backprop"),
-             attrs=dict(_DW_ATTRS), type_attrs={"T": ("filter", "out_backprop")}, allowed={"T": _DW_T},
-             shape=_sizes_shape("input_sizes", "filter"))
-def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,
-                                           explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
-    """d loss / d input of DepthwiseConv2dNative: dx[b, ih, iw, q] = sum over the
-    windows reaching (ih, iw) and m of out_backprop[b, i, j, q * M + m] * filter[di, dj, q, m]."""
-    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNativeBackpropInput")
-    f0, dy0 = np.asarray(filter), np.asarray(out_backprop)
-    sizes = _sizes(input_sizes, "DepthwiseConv2dNativeBackpropInput: input_sizes")
-    shape = [sizes[0], sizes[2], sizes[3], sizes[1]] if _nchw(data_format) else sizes
-    f, dy = _compute(f0), to_nhwc(_compute(dy0), data_format)
-    _check_run(dy, f, "DepthwiseConv2dNativeBackpropInput")
-    g = _geometry(shape, f.shape, strides, dilations, padding, explicit_paddings, data_format,
-                  "DepthwiseConv2dNativeBackpropInput")
-    n, h, w, c = shape
-    m = f.shape[3]
-    if c != f.shape[2] or dy.shape != (n, g.oh, g.ow, c * m):
-        raise invalid_argument(f"DepthwiseConv2dNativeBackpropInput: input_sizes {sizes}, filter "
-                               f"{list(f0.shape)} and out_backprop {list(dy0.shape)} do not match")
-    dy5 = dy.reshape(n, g.oh, g.ow, c, m)
-    dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            dxp[g.window_slice(i, j)] += np.einsum("nhwcm,cm->nhwc", dy5, f[i, j])
-    return from_nhwc(g.unpad(dxp).astype(f0.dtype, copy=False), data_format)
-
-
-@register_op("DepthwiseConv2dNativeBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"),
-             attrs=dict(_DW_ATTRS), type_attrs={"T": ("input", "out_backprop")}, allowed={"T": _DW_T},
-             shape=_sizes_shape("filter_sizes", "input"))
-def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
-                                            explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
-    """d loss / d filter of DepthwiseConv2dNative: df[di, dj, q, m] = sum_{b, i, j}
-    input[b, s_h * i + d_h * di - p_t, s_w * j + d_w * dj - p_l, q] * out_backprop[b, i, j, q * M + m]."""
-    _prepare(strides, dilations, padding, explicit_paddings, data_format, "DepthwiseConv2dNativeBackpropFilter")
-    x0, dy0 = np.asarray(input), np.asarray(out_backprop)
-    fs = _sizes(filter_sizes, "DepthwiseConv2dNativeBackpropFilter: filter_sizes")
-    x, dy = to_nhwc(_compute(x0), data_format), to_nhwc(_compute(dy0), data_format)
-    _check_run(x, dy, "DepthwiseConv2dNativeBackpropFilter")
-    g = _geometry(x.shape, fs, strides, dilations, padding, explicit_paddings, data_format,
-                  "DepthwiseConv2dNativeBackpropFilter")
-    n, c = x.shape[0], x.shape[3]
-    m = fs[3]
-    if c != fs[2] or dy.shape != (n, g.oh, g.ow, c * m):
-        raise invalid_argument(f"DepthwiseConv2dNativeBackpropFilter: input {list(x0.shape)}, filter_sizes "
-                               f"{fs} and out_backprop {list(dy0.shape)} do not match")
-    win = g.windows(g.pad(x))
-    dy5 = dy.reshape(n, g.oh, g.ow, c, m)
-    df = np.empty(fs, x.dtype)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            df[i, j] = np.einsum("nhwc,nhwcm->cm", win[:, :, :, i, j, :], dy5)
-    return df.astype(x0.dtype, copy=False)

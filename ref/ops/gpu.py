@@ -31,10 +31,11 @@ import threading
 import numpy as np
 
 from ref.ops import _cuda as cuda_loops, registry
+from ref.ops._cuda import simulating
 from ref.ops.training.gradient_descent import gradient_descent_update
 
 __all__ = ["COPIES", "reset_copies", "to_device", "to_host", "is_device_array", "supports", "kernel",
-           "GPU_OPS", "HOST_MEMORY_OPS"]
+           "GPU_OPS", "HOST_MEMORY_OPS", "simulating"]
 
 COPIES = collections.Counter()
 """Host<->device copies since :func:`reset_copies`: ``"host_to_device"`` and ``"device_to_host"``."""
@@ -52,12 +53,6 @@ def _cuda():
     from numba import cuda
 
     return cuda
-
-
-def _simulating() -> bool:
-    from numba import config
-
-    return bool(config.ENABLE_CUDASIM)
 
 
 def is_device_array(x) -> bool:
@@ -92,7 +87,7 @@ def _copy(d):
 
 
 def _launch(n):
-    threads = 32 if _simulating() else 256
+    threads = 32 if simulating() else 256
     return max(1, min(-(-n // threads), 1024)), threads
 
 
@@ -121,7 +116,7 @@ _COMPILED = {}
 
 
 def _compiled(name, *key):
-    k = (name, key, _simulating())
+    k = (name, key, simulating())
     fn = _COMPILED.get(k)
     if fn is None:
         with _LOCK:
@@ -370,7 +365,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fals
         raise registry.invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
     out = _empty((m, n), a.dtype)
     if m and n:
-        tile = 4 if _simulating() else 16
+        tile = 4 if simulating() else 16
         k = _compiled("matmul", a.dtype.type, tile)
         k[((n + tile - 1) // tile, (m + tile - 1) // tile), (tile, tile)](a, b, out, bool(transpose_a),
                                                                         bool(transpose_b))

@@ -53,10 +53,6 @@ def scalar_text(x) -> str:
     return x.decode("utf-8", "surrogateescape") if isinstance(x, (bytes, np.bytes_)) else str(x)
 
 
-# ref/checkpoint/saver.py still reads io_ops._text (that file is being split; it moves to scalar_text then).
-_text = scalar_text
-
-
 def _texts(x, what: str, n: int | None = None) -> list[str]:
     arr = np.asarray(x, dtype=object)
     if arr.ndim != 1:

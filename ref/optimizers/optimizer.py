@@ -71,7 +71,8 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor, convert_to_tensor_or_indexed_slices
 from ref.grad.gradients import gradients
 from ref.graph_ops import array_ops, control_flow_ops, state_ops
-from ref.graph_ops.variables import ResourceVariable, Variable
+from ref.graph_ops.resource_variable_ops import ResourceVariable
+from ref.graph_ops.variables import Variable
 from ref.ops.training.functional import apply_leaves, hyper, leaves, pick, tree_map  # noqa: F401  (re-exported)
 from ref.optimizers import slots
 from ref.types import dtypes, nest

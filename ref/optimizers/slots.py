@@ -19,7 +19,8 @@ from ref.framework.graph import Tensor, colocate_with
 from ref.graph_ops import array_ops
 from ref.graph_ops.init_ops import Zeros
 from ref.graph_ops.variable_scope import get_variable, get_variable_scope, variable_scope
-from ref.graph_ops.variables import RefVariable, ResourceVariable, Variable
+from ref.graph_ops.resource_variable_ops import ResourceVariable
+from ref.graph_ops.variables import RefVariable, Variable
 from ref.types import dtypes
 from ref.types.shapes import as_shape
 

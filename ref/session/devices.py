@@ -76,7 +76,7 @@ def local_devices(config=None) -> list:
         try:
             from numba import cuda
 
-            if not gpu_ops._simulating():
+            if not gpu_ops.simulating():
                 mem = int(cuda.current_context().get_memory_info()[1])
         except Exception:
             pass

@@ -62,7 +62,7 @@ class FakeWorker:
         with g.as_default():
             placeholders = {k: _tf.placeholder(dtypes.as_dtype(t), name=f"recv{i}") for i, (k, (_, t))
                             in enumerate(sorted(recvs.items()))}
-            importer._import_nodes(g, list(gd.node), {recvs[k][0]: p for k, p in placeholders.items()}, {}, "")
+            importer.import_nodes(g, list(gd.node), {recvs[k][0]: p for k, p in placeholders.items()}, {}, "")
         recvs = {k: p.name for k, p in placeholders.items()}
         sess = Session(graph=g)
         sess._state = RunState(self.store, self.rngs, self.resources)

@@ -1,4 +1,4 @@
-"""importer._import_nodes with inputs outside the GraphDef (how a master imports the
+"""importer.import_nodes with inputs outside the GraphDef (how a master imports the
 nodes of ExtendSession): data inputs and control inputs ("^x") through input_map."""
 import pytest
 
@@ -19,7 +19,7 @@ def test_control_and_data_inputs_to_existing_ops():
                 tf.add(pa, pa, name="c")
         nodes = [n for n in src.as_graph_def().node if n.name == "c"]
         assert "^b" in nodes[0].input
-        created = importer._import_nodes(g, nodes, {"a:0": a, "^b": b.op}, {}, "")
+        created = importer.import_nodes(g, nodes, {"a:0": a, "^b": b.op}, {}, "")
     c = created["c"]
     assert c.inputs[0] is a and [op.name for op in c.control_inputs] == ["b"]
     with tf.Session(graph=g) as s:
@@ -35,4 +35,4 @@ def test_a_control_input_naming_nothing_is_still_an_error():
             tf.constant(2.0, name="y")
     nodes = [n for n in src.as_graph_def().node if n.name == "y"]
     with g.as_default(), pytest.raises(ValueError, match="Unknown input node '\\^x'"):
-        importer._import_nodes(g, nodes, {}, {}, "")
+        importer.import_nodes(g, nodes, {}, {}, "")

@@ -10,7 +10,7 @@ import pytest
 
 import ref
 
-from ref.graph_ops.variables import ResourceVariable as _RefResourceVariable
+from ref.graph_ops.resource_variable_ops import ResourceVariable as _RefResourceVariable
 
 
 def tf_v1():

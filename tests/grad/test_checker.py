@@ -9,7 +9,7 @@ from ref.framework.op_def_library import apply_op
 from ref.ops import registry
 from ref.graph_ops import array_ops, complex_ops, linalg_ops, logging_ops, tensor_array_ops
 from ref.grad.registry import registered_rules
-from tests.ops.math_cases import UNARY_ROWS
+from tests.ops.math_cases import ACTIVATION_ROWS, UNARY_ROWS
 
 RNG = np.random.RandomState(0)
 
@@ -48,13 +48,13 @@ CASES = {
              False),
     "Select": ([3], _any, lambda x: tf.where(tf.constant([True, False, True]), x, tf.square(x)), False),
     "SelectV2": ([2, 3], _any, lambda x: tf.where_v2(tf.constant([True, False, True]), x, tf.square(x)), False),
-    "Relu": ([4], _away_from_zero, lambda x: tf.nn.relu(x), True),
-    "Relu6": ([4], lambda s: np.array([-1.0, 2.0, 5.0, 7.0]), lambda x: tf.nn.relu6(x), True),
-    "Elu": ([4], _away_from_zero, lambda x: tf.nn.elu(x), True),
-    "Selu": ([4], _away_from_zero, lambda x: tf.nn.selu(x), True),
-    "Softplus": ([4], _any, lambda x: tf.nn.softplus(x), True),
-    "Softsign": ([4], _any, lambda x: tf.nn.softsign(x), False),
-    "LeakyRelu": ([4], _away_from_zero, lambda x: tf.nn.leaky_relu(x, alpha=0.3), True),
+}
+# nn activations: their gradient row is a field of their one row (tests/ops/math_cases.py ACTIVATION_ROWS)
+_ACT_INIT = {"any": _any, "away": _away_from_zero, "relu6": lambda s: np.array([-1.0, 2.0, 5.0, 7.0])}
+CASES.update({op: (row.grad[0], _ACT_INIT[row.grad[1]],
+                   lambda x, b=row.builder, kw=row.grad[3]: getattr(tf.nn, b)(x, **kw), row.grad[2])
+              for op, row in ACTIVATION_ROWS.items()})
+CASES.update({
     "Softmax": ([2, 3], _any, lambda x: tf.nn.softmax(x), True),
     "LogSoftmax": ([2, 3], _any, lambda x: tf.nn.log_softmax(x), False),
     "SoftmaxCrossEntropyWithLogits": ([2, 3], _any, lambda x: tf.nn.softmax_cross_entropy_with_logits_v2(
@@ -183,7 +183,7 @@ CASES = {
         x, [0, 2, 2, 3], [0, 0, 1, 3], num_segments=5), False),
     "SparseFillEmptyRows": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_fill_empty_rows(
         tf.SparseTensor([[0, 1], [2, 3], [4, 0]], x, [6, 4]), x[1] * 2.0)[0]), False),
-}
+})
 
 
 # Complex ops (real-valued paths through complex intermediates) and the

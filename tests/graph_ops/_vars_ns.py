@@ -16,14 +16,15 @@ from ref.session import Session
 
 
 # (by module path: ``ref`` itself exports e.g. the ``variable_scope`` class)
-init_ops, partitioned, training_util, variable_scope, variables = (
-    importlib.import_module(f"ref.graph_ops.{m}") for m in ("init_ops", "partitioned", "training_util", "variable_scope",
-                                                   "variables"))
+init_ops, partitioned, resource_variable_ops, template, training_util, variable_scope, variables = (
+    importlib.import_module(f"ref.graph_ops.{m}") for m in ("init_ops", "partitioned", "resource_variable_ops",
+                                                            "template", "training_util", "variable_scope",
+                                                            "variables"))
 
 
 def ref_namespace():
     ns = types.SimpleNamespace()
-    for mod in (variables, variable_scope, init_ops, partitioned, state_ops):
+    for mod in (variables, resource_variable_ops, variable_scope, template, init_ops, partitioned, state_ops):
         for name in mod.__all__:
             setattr(ns, name, getattr(mod, name))
     ns.Graph, ns.Session, ns.GraphKeys = G.Graph, Session, G.GraphKeys

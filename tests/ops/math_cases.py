@@ -241,11 +241,36 @@ def math_rows():
     return rows
 
 
-NN_UNARY = {"Relu": "any", "Relu6": "wide", "Elu": "any", "Selu": "any", "Softplus": "wide", "Softsign": "any",
-            "LeakyRelu": "any"}
-NN_GRAD = {"ReluGrad": ("features", "any"), "Relu6Grad": ("features", "wide"), "EluGrad": ("outputs", "elu"),
-           "SeluGrad": ("outputs", "selu"), "SoftplusGrad": ("features", "wide"), "SoftsignGrad": ("features", "any"),
-           "LeakyReluGrad": ("features", "any")}
+class ActivationRow(NamedTuple):
+    """One nn activation (``features`` in, same shape out) and its gradient kernel:
+    everything their tests need, in one row."""
+    domain: str  # TF rows' values: "any" (N(0, 3)) or "wide" (x 6, with the kinks 0, 6, +-20)
+    budget: int  # ULP budget against tf.raw_ops.<Name> (tests/ops/tf_budgets.py serves it)
+    builder: str  # the TF1 builder, tf.nn.<builder>
+    grad: tuple  # gradient-checker row: (x shape, x init: any/away/relu6, second order, builder kwargs)
+    grad_op: str  # the gradient kernel (<Name>Grad)
+    grad_input: tuple  # its second input and that input's domain: any/wide, "elu"/"selu" (an output)
+    grad_budget: int  # ULP budget of grad_op against tf.raw_ops
+    scalar: tuple = ()  # which of (op, grad_op) tests/ops/test_scalar_inputs.py runs on TF's scalars too
+
+
+# The oracle of each is ref.numpy_reference.ACTIVATIONS[op].
+ACTIVATION_ROWS = {
+    "Relu": ActivationRow("any", 0, "relu", ([4], "away", True, {}), "ReluGrad", ("features", "any"), 0,
+                          ("Relu", "ReluGrad")),
+    "Relu6": ActivationRow("wide", 0, "relu6", ([4], "relu6", True, {}), "Relu6Grad", ("features", "wide"), 0,
+                           ("Relu6",)),
+    "Elu": ActivationRow("any", 3, "elu", ([4], "away", True, {}), "EluGrad", ("outputs", "elu"), 0, ("Elu",)),
+    "Selu": ActivationRow("any", 3, "selu", ([4], "away", True, {}), "SeluGrad", ("outputs", "selu"), 0, ("Selu",)),
+    "Softplus": ActivationRow("wide", 4, "softplus", ([4], "any", True, {}), "SoftplusGrad", ("features", "wide"), 3,
+                              ("Softplus",)),
+    "Softsign": ActivationRow("any", 0, "softsign", ([4], "any", False, {}), "SoftsignGrad", ("features", "any"), 0,
+                              ("Softsign",)),
+    "LeakyRelu": ActivationRow("any", 0, "leaky_relu", ([4], "away", True, {"alpha": 0.3}), "LeakyReluGrad",
+                               ("features", "any"), 0, ("LeakyRelu",)),
+}
+NN_UNARY = {op: row.domain for op, row in ACTIVATION_ROWS.items()}
+NN_GRAD = {row.grad_op: row.grad_input for row in ACTIVATION_ROWS.values()}
 
 
 def _wide(dt, shape, seed):

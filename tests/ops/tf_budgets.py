@@ -1,7 +1,7 @@
 """Largest ULP distance allowed between a ref kernel and ``tf.raw_ops.<Name>``
 on the same inputs, per op. Ops that only move or select elements are exact (0).
 """
-from tests.ops.math_cases import UNARY_ROWS
+from tests.ops.math_cases import ACTIVATION_ROWS, UNARY_ROWS
 
 TF_BUDGETS = {
     # ref/ops/array.py and its sibling families: element moves and selections -- exact.
@@ -32,11 +32,10 @@ TF_BUDGETS.update({
     "NotEqual": 0, "LogicalAnd": 0, "LogicalOr": 0, "LogicalNot": 0, "Max": 0, "Min": 0, "All": 0, "Any": 0,
     "ArgMax": 0, "ArgMin": 0, "AddN": 0, "Cast": 0, "ClipByValue": 0, "Select": 0, "SelectV2": 0,
     "Cumsum": 0, "Cumprod": 0, "Range": 0, "TanhGrad": 0,
-    "Relu": 0, "Relu6": 0, "Softsign": 0, "LeakyRelu": 0, "ReluGrad": 0, "Relu6Grad": 0, "EluGrad": 0,
-    "SeluGrad": 0, "SoftsignGrad": 0, "LeakyReluGrad": 0, "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0,
+    "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0,
     # transcendental approximations (measured 1-3)
     "Pow": 2, "SigmoidGrad": 2, "SqrtGrad": 2,
-    "RsqrtGrad": 2, "ReciprocalGrad": 3, "InvGrad": 3, "Elu": 3, "Selu": 3, "Softplus": 4, "SoftplusGrad": 3,
+    "RsqrtGrad": 2, "ReciprocalGrad": 3, "InvGrad": 3,
     # summation order (measured: MatMul 10, BatchMatMulV2 1, Sum 3, Mean 3, Prod 3, BiasAddGrad 1,
     # L2Loss 2, Softmax 7, LogSoftmax 8191, xent 51, sparse xent 64)
     "MatMul": 16, "BatchMatMulV2": 4, "Sum": 6, "Mean": 6, "Prod": 6, "BiasAddGrad": 4, "L2Loss": 4,
@@ -46,3 +45,6 @@ TF_BUDGETS.update({
 
 # element-wise unary math ops: the budget is a field of their row (tests/ops/math_cases.py UNARY_ROWS)
 TF_BUDGETS.update({op: row.budget for op, row in UNARY_ROWS.items()})
+# nn activations and their gradient kernels: fields of their row (tests/ops/math_cases.py ACTIVATION_ROWS)
+TF_BUDGETS.update({op: row.budget for op, row in ACTIVATION_ROWS.items()})
+TF_BUDGETS.update({row.grad_op: row.grad_budget for row in ACTIVATION_ROWS.values()})

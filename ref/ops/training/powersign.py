@@ -21,7 +21,7 @@ sign_gm`` is exactly ``-ld``, 0 or ``ld``: ``ref`` computes ``exp(ld)`` and
 ``exp(-ld)`` once per call and selects per element -- the same values as an
 element-wise exp, without a libm call per element (which would not vectorise).
 TF's float32 ``exp`` is Eigen's vectorised approximation, libm's here (see the
-ULP budget in tests/ops/training/test_update_kernels_adaptive.py). TF has no sparse
+ULP budget in tests/ops/training/test_update_kernels.py). TF has no sparse
 PowerSign kernel.
 """
 from __future__ import annotations

@@ -34,7 +34,7 @@ use another expression order, row by row in index order::
 Where they differ from Hinton's slide: epsilon sits inside the square root
 (Hinton adds it outside or not at all). TF's float32 ``rsqrt`` is Eigen's
 vectorised approximation; ``ref`` computes ``1 / sqrt`` (ULP budget measured in
-tests/ops/training/test_update_kernels_adaptive.py).
+tests/ops/training/test_update_kernels.py).
 """
 from __future__ import annotations
 
