@@ -273,6 +273,33 @@ def multinomial(tf):
     tf.multinomial(tf.log([[0.2, 0.3, 0.5]]), 4)
 
 
+# -- word2vec: candidate sampling losses, their gradients, sparse updates --------
+
+def nce_word2vec_step(tf):
+    emb = tf.Variable(tf.random_uniform([10, 4], -1.0, 1.0), name="emb")
+    w = tf.Variable(tf.truncated_normal([10, 4], stddev=0.5), name="nce_w")
+    b = tf.Variable(tf.zeros([10]), name="nce_b")
+    inputs = tf.placeholder(tf.int32, [8], name="inputs")
+    labels = tf.placeholder(tf.int64, [8, 1], name="labels")
+    loss = tf.reduce_mean(tf.nn.nce_loss(weights=w, biases=b, labels=labels,
+                                         inputs=tf.nn.embedding_lookup(emb, inputs), num_sampled=3, num_classes=10))
+    tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+
+
+def sampled_softmax_step(tf):
+    w = tf.Variable(tf.truncated_normal([10, 4], stddev=0.5), name="w")
+    b = tf.Variable(tf.zeros([10]), name="b")
+    labels = tf.placeholder(tf.int64, [8, 1], name="labels")
+    loss = tf.reduce_mean(tf.nn.sampled_softmax_loss(w, b, labels, _x(tf, (8, 4)), 3, 10))
+    tf.train.AdagradOptimizer(1.0).minimize(loss)
+
+
+def cross_entropy_gradients(tf):
+    x, labels = _x(tf), _x(tf, name="labels")
+    tf.gradients(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x), [x])
+    tf.gradients(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int32, [4]), logits=x), [x])
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -303,6 +330,9 @@ CASES = [
     (summaries, None),
     (saver, None),
     (multinomial, None),
+    (nce_word2vec_step, None),
+    (sampled_softmax_step, None),
+    (cross_entropy_gradients, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
