@@ -300,6 +300,35 @@ def cross_entropy_gradients(tf):
     tf.gradients(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int32, [4]), logits=x), [x])
 
 
+# -- static RNNs ------------------------------------------------------------------
+
+def _steps(tf, n=3):
+    return [_x(tf, (2, 3), f"x{i}") for i in range(n)]
+
+
+def static_rnn_cells(tf):
+    rnn = tf.nn.rnn_cell
+    for i, cell in enumerate([rnn.BasicRNNCell(5), rnn.BasicLSTMCell(5), rnn.GRUCell(5), rnn.LSTMCell(5)]):
+        tf.nn.static_rnn(cell, _steps(tf), dtype=tf.float32, scope=f"rnn{i}")
+
+
+def static_rnn_multi_cell_training(tf):
+    rnn = tf.nn.rnn_cell
+    out, _ = tf.nn.static_rnn(rnn.MultiRNNCell([rnn.BasicLSTMCell(5), rnn.GRUCell(4)]), _steps(tf), dtype=tf.float32)
+    tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(out[-1]))
+
+
+def static_rnn_peephole_projection_adam(tf):
+    out, _ = tf.nn.static_rnn(tf.nn.rnn_cell.LSTMCell(5, use_peepholes=True, num_proj=3), _steps(tf),
+                              dtype=tf.float32)
+    tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(out[-1]))
+
+
+def static_bidirectional_rnn(tf):
+    rnn = tf.nn.rnn_cell
+    tf.nn.static_bidirectional_rnn(rnn.BasicLSTMCell(5), rnn.GRUCell(4), _steps(tf), dtype=tf.float32)
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -333,6 +362,10 @@ CASES = [
     (nce_word2vec_step, None),
     (sampled_softmax_step, None),
     (cross_entropy_gradients, None),
+    (static_rnn_cells, None),
+    (static_rnn_multi_cell_training, None),
+    (static_rnn_peephole_projection_adam, None),
+    (static_bidirectional_rnn, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
