@@ -329,7 +329,48 @@ def static_bidirectional_rnn(tf):
     tf.nn.static_bidirectional_rnn(rnn.BasicLSTMCell(5), rnn.GRUCell(4), _steps(tf), dtype=tf.float32)
 
 
-CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
+# -- moving averages, losses, initializers, layers with a training tensor ----------
+
+def moving_averages_of_a_training_step(tf):
+    w = _w(tf)
+    step = tf.train.get_or_create_global_step()
+    ema = tf.train.ExponentialMovingAverage(0.99, num_updates=step)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(w), global_step=step)
+    with tf.control_dependencies([train]):
+        ema.apply([w, tf.reduce_mean(w)])
+    ema.average(w)
+
+
+def losses_variants(tf):
+    x, labels = _x(tf), _x(tf, name="labels")
+    tf.losses.mean_squared_error(labels, x, weights=tf.placeholder(tf.float32, [4, 1], name="weights"))
+    tf.losses.sigmoid_cross_entropy(labels, x, label_smoothing=0.1)
+    tf.losses.softmax_cross_entropy(labels, x, weights=2.0, label_smoothing=0.2)
+    tf.losses.hinge_loss(labels, x)
+    tf.losses.huber_loss(labels, x, delta=0.5)
+    tf.losses.absolute_difference(labels, x)
+    tf.losses.log_loss(labels, tf.sigmoid(x))
+    tf.losses.get_total_loss()
+
+
+def variance_scaling_initializers(tf):
+    for i, init in enumerate([tf.variance_scaling_initializer(2.0, "fan_avg", "uniform"),
+                              tf.variance_scaling_initializer(1.0, "fan_out", "truncated_normal"),
+                              tf.variance_scaling_initializer(1.0, "fan_in", "untruncated_normal"),
+                              tf.glorot_uniform_initializer(seed=3), tf.glorot_normal_initializer(),
+                              tf.truncated_normal_initializer(0.5, 2.0), tf.random_uniform_initializer(0, 2)]):
+        tf.get_variable(f"v{i}", [5, 4], initializer=init)
+
+
+def layers_with_training_tensor(tf):
+    training = tf.placeholder(tf.bool, [], name="training")
+    y = tf.layers.max_pooling2d(tf.layers.conv2d(_x(tf, (2, 8, 8, 3)), 4, 3, activation=tf.nn.relu), 2, 2)
+    y = tf.layers.dropout(tf.layers.batch_normalization(y, training=training), 0.5, training=training)
+    y = tf.layers.dense(tf.layers.flatten(y), 2)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        tf.train.AdamOptimizer(0.1).minimize(tf.reduce_mean(y))
+
+
 CASES = [
     (operators, None),
     (reductions, None),
@@ -355,7 +396,7 @@ CASES = [
     (losses, None),
     (metrics, None),
     (clipping, None),
-    (moving_averages, CONTROL_FLOW + " (the EMA slot's initial value is a tf.cond)"),
+    (moving_averages, None),
     (summaries, None),
     (saver, None),
     (multinomial, None),
@@ -366,6 +407,10 @@ CASES = [
     (static_rnn_multi_cell_training, None),
     (static_rnn_peephole_projection_adam, None),
     (static_bidirectional_rnn, None),
+    (moving_averages_of_a_training_step, None),
+    (losses_variants, None),
+    (variance_scaling_initializers, None),
+    (layers_with_training_tensor, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
