@@ -371,6 +371,25 @@ def layers_with_training_tensor(tf):
         tf.train.AdamOptimizer(0.1).minimize(tf.reduce_mean(y))
 
 
+def metrics_counts_and_auc(tf):
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    pred = tf.placeholder(tf.int64, [4], name="pred")
+    scores = _x(tf, (4,), "scores")
+    tf.metrics.accuracy(labels, pred, weights=tf.ones([4]))
+    tf.metrics.mean(scores, weights=scores)
+    tf.metrics.precision(labels, pred)
+    tf.metrics.recall(labels, pred)
+    tf.metrics.auc(labels, tf.sigmoid(scores), num_thresholds=5)
+
+
+def clipping_norms(tf):
+    x = _x(tf)
+    tf.clip_by_norm(x, 1.0, axes=[1])
+    tf.clip_by_average_norm(x, 1.0)
+    w = _w(tf)
+    tf.clip_by_norm(tf.gradients(tf.reduce_sum(w * w), [w])[0], 2.0)
+
+
 CASES = [
     (operators, None),
     (reductions, None),
@@ -411,6 +430,8 @@ CASES = [
     (losses_variants, None),
     (variance_scaling_initializers, None),
     (layers_with_training_tensor, None),
+    (metrics_counts_and_auc, None),
+    (clipping_norms, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
