@@ -328,6 +328,7 @@ def _segment_sum_grad(op, grad):
 
 
 @RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
 def _dynamic_stitch_grad(op, grad):
     n = op.get_attr("N")
     indices = op.inputs[:n]

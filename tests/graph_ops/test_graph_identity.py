@@ -451,8 +451,7 @@ CASES = [
     (metrics_counts_and_auc, None),
     (clipping_norms, None),
     (input_producers_and_batching, None),
-    (partitioned_variables, "embedding_lookup over partitions: TF's ParallelDynamicStitch (not a ref op yet) "
-                            "and `%` operators (ref: DynamicStitch, FloorMod)"),
+    (partitioned_variables, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
