@@ -68,7 +68,7 @@ from ref.framework.op_def_library import apply_op, constant
 from ref.protos import saver_pb2, trackable_object_graph_pb2
 from ref.types.shapes import TensorShape
 from ref.formats.checkpoint_reader import load_checkpoint
-from ref.graph_ops.control_flow_ops import with_dependencies, group
+from ref.graph_ops.control_flow_ops import group, identity, with_dependencies
 from ref.graph_ops import array_ops
 from ref.graph_ops.training_util import global_step as _global_step
 from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph,
@@ -144,24 +144,29 @@ class BaseSaverBuilder:
         glob ``<prefix>-?????-of-0000n``.)"""
         if self._write_version != _saver_pb2().SaverDef.V2:
             return self._AddShardedSaveOpsForV1(checkpoint_prefix, per_device)
-        suffix = _const(os.path.normpath("_temp/part"), "Const")
-        tmp_prefix = apply_op("StringJoin", inputs=[checkpoint_prefix, suffix], name="StringJoin")
+        with device("/device:CPU:*"):  # TF: ".part" next to an s3:// prefix, "_temp/part" elsewhere
+            is_s3 = apply_op("StaticRegexFullMatch", input=checkpoint_prefix, pattern="^s3://.*",
+                             name="StaticRegexFullMatch")
+            suffix = apply_op("Select", condition=is_s3, x=_const(".part", "Const"),
+                              y=_const(os.path.normpath("_temp/part"), "Const"), name="Select")
+            tmp_prefix = apply_op("StringJoin", inputs=[checkpoint_prefix, suffix], name="StringJoin")
         num_shards = apply_op("Const", value=np.array(len(per_device), np.int32), dtype=dtypes.int32,
                               name="num_shards")
         saves, prefixes = [], []
         for shard, (_, saveables) in enumerate(per_device):
-            with name_scope("ShardedFilename"):
+            with name_scope(None, "ShardedFilename") as scope:  # the op takes its scope's name, as TF's
                 shard_t = apply_op("Const", value=np.array(shard, np.int32), dtype=dtypes.int32, name="shard")
-            sharded = apply_op("ShardedFilename", basename=tmp_prefix, shard=shard_t, num_shards=num_shards,
-                               name="ShardedFilename")
+                sharded = apply_op("ShardedFilename", basename=tmp_prefix, shard=shard_t, num_shards=num_shards,
+                                   name=scope)
             prefixes.append(sharded)
             saves.append(self._AddSaveOps(sharded, saveables))
         with control_dependencies([s.op for s in saves]):
-            with name_scope("MergeV2Checkpoints"):
+            with name_scope(None, "MergeV2Checkpoints") as scope:
                 packed = array_ops.stack(prefixes, name="checkpoint_prefixes")
-            merge = apply_op("MergeV2Checkpoints", checkpoint_prefixes=packed, destination_prefix=checkpoint_prefix,
-                             delete_old_dirs=True, name="MergeV2Checkpoints")
-            return with_dependencies([merge], checkpoint_prefix, name="Identity")
+                merge = apply_op("MergeV2Checkpoints", checkpoint_prefixes=packed,
+                                 destination_prefix=checkpoint_prefix, delete_old_dirs=True, name=scope)
+            with control_dependencies([merge]):  # TF: a plain identity (not colocated with the prefix)
+                return identity(checkpoint_prefix)
 
     def _AddShardedSaveOpsForV1(self, checkpoint_prefix, per_device):  # noqa: N802
         num_shards = apply_op("Const", value=np.array(len(per_device), np.int32), dtype=dtypes.int32,

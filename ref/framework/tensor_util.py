@@ -22,6 +22,10 @@ def _contains_tensor(value):
 # Ops whose value is known at graph construction when their inputs' values are
 # (TF's constant_value folds the same ones); the arithmetic is the op's own kernel.
 _FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill", "Range"})
+# Shape inference (TF's C++ EvaluateConstantTensor) evaluates a small constant
+# subgraph as well: e.g. ``Slice(x, [0, 0], stack([shape(y)[0], -1]))`` has a
+# static shape when ``y``'s is known, where Python's constant_value gives None.
+_INFERENCE_FOLDABLE = _FOLDABLE | {"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze"}
 
 
 def constant_value(tensor):
@@ -29,6 +33,17 @@ def constant_value(tensor):
     a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
     ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2``, ``Fill`` and ``Range`` of
     known values, computed by their registered kernels."""
+    return _constant_value(tensor, _FOLDABLE, "_folded_constants")
+
+
+def inference_value(tensor):
+    """The value shape inference sees for an op's input (TF's C++ shape
+    refiner): ``constant_value``'s, and also ``StridedSlice``, ``Slice``,
+    ``Reshape``, ``ExpandDims`` and ``Squeeze`` of known values."""
+    return _constant_value(tensor, _INFERENCE_FOLDABLE, "_inferred_constants")
+
+
+def _constant_value(tensor, foldable, cache_name):
     if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
         return np.asarray(tensor)
     if not isinstance(tensor, Tensor):
@@ -37,7 +52,7 @@ def constant_value(tensor):
     # results that can never change (everything but a None owed to a static
     # shape that set_shape may still refine) are kept per graph, so building
     # such a chain op by op stays linear.
-    cache = tensor.graph.__dict__.setdefault("_folded_constants", {})
+    cache = tensor.graph.__dict__.setdefault(cache_name, {})
     known = {}  # id(tensor) -> (value or None, final)
     stack = [tensor]
     while stack:
@@ -57,7 +72,7 @@ def constant_value(tensor):
         elif op.type in ("Shape", "Size", "Rank"):
             value = _static_shape_value(op)
             final = value is not None
-        elif op.type not in _FOLDABLE:
+        elif op.type not in foldable:
             value, final = None, True
         else:
             missing = [i for i in op.inputs if id(i) not in known]

@@ -167,16 +167,16 @@ def _unpack_grad(op, *grads):
 
 @RegisterGradient("Slice")
 def _slice_grad(op, grad):
-    a, m = _a(), _m()
-    x, begin, size = op.inputs
-    y = op.outputs[0]
-    rank = x.shape.ndims
-    x_shape = a.shape(x)
-    y_shape = a.shape(y)
-    before = a.reshape(begin, [rank, 1])
-    after = a.reshape(m.subtract(m.subtract(x_shape, y_shape), begin), [rank, 1])
-    paddings = a.concat([before, after], 1)
-    return a.pad(grad, paddings), None, None
+    """Pad ``grad`` back to the input's shape: ``begin`` zeros before, and
+    ``shape(x) - shape(y) - begin`` after, in each dimension (TF's nodes)."""
+    a = _a()
+    x, begin = op.inputs[0], op.inputs[1]
+    rank = a.rank(x)
+    y_shape = a.shape(op.outputs[0], out_type=begin.dtype)
+    shape = a.stack([rank, 1])
+    before = a.reshape(begin, shape)
+    after = a.reshape(a.shape(x, out_type=begin.dtype) - y_shape - begin, shape)
+    return a.pad(grad, a.concat([before, after], 1)), None, None
 
 
 @RegisterGradient("StridedSlice")
@@ -328,6 +328,7 @@ def _segment_sum_grad(op, grad):
 
 
 @RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
 def _dynamic_stitch_grad(op, grad):
     n = op.get_attr("N")
     indices = op.inputs[:n]

@@ -742,6 +742,13 @@ def dynamic_stitch(indices, data, name=None):
     return apply_op("DynamicStitch", indices=list(indices), data=list(data), name=name or "DynamicStitch")
 
 
+def parallel_dynamic_stitch(indices, data, name=None):
+    """``dynamic_stitch`` run in parallel (``ParallelDynamicStitch``; what
+    ``embedding_lookup`` builds over partitions). Not a ``tf.*`` name in TF either."""
+    return apply_op("ParallelDynamicStitch", indices=list(indices), data=list(data),
+                    name=name or "ParallelDynamicStitch")
+
+
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """``num_partitions`` tensors: the slices of ``data`` with ``partitions == p``."""
     return list(apply_op("DynamicPartition", data=data, partitions=partitions, num_partitions=num_partitions,

@@ -104,12 +104,19 @@ def clip_by_average_norm(t, clip_norm, name=None):
     with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
         t = convert_to_tensor(t, name="t")
         dtype = t.dtype.base_dtype
-        n_element = apply_op("Cast", x=apply_op("Size", input=t, out_type=dtypes.int32), DstT=dtype)
-        l2norm_inv = apply_op("Rsqrt", x=apply_op("Sum", input=apply_op("Mul", x=t, y=t), axis=_all_axes(t)))
-        scale = apply_op("Minimum", x=apply_op("Mul", x=l2norm_inv, y=n_element),
-                         y=apply_op("RealDiv", x=constant(1.0, dtype=dtype), y=clip_norm))
-        return apply_op("Identity", input=apply_op("Mul", x=apply_op("Mul", x=t, y=clip_norm), y=scale),
-                        name=scope)
+        # TF's nodes: size and rank fold to Consts when static, Tensor operators elsewhere
+        shape = t.shape
+        size = (constant(np.int32(shape.num_elements()), name="Size") if shape.is_fully_defined()
+                else apply_op("Size", input=t, out_type=dtypes.int32))
+        n_element = apply_op("Cast", x=size, DstT=dtype, name="Cast")
+        squares = t * t
+        rank = (constant(np.int32(shape.ndims), name="Rank") if shape.ndims is not None
+                else apply_op("Rank", input=t))
+        axes = apply_op("Range", start=0, limit=rank, delta=1, name="range")
+        l2norm_inv = apply_op("Rsqrt", x=apply_op("Sum", input=squares, axis=axes))
+        scaled = t * clip_norm
+        scale = apply_op("Minimum", x=l2norm_inv * n_element, y=constant(1.0, dtype=dtype) / clip_norm)
+        return apply_op("Identity", input=scaled * scale, name=scope)
 
 
 def _check_sequence(t_list):

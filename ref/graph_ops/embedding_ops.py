@@ -70,9 +70,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                              f"`mod` or `div`.")
         flat_ids = array_ops.reshape(ids, [-1])
         original_indices = math_ops.range(array_ops.size(flat_ids))
-        if partition_strategy == "mod":
-            p_assignments = math_ops.floormod(flat_ids, n)
-            new_ids = math_ops.floordiv(flat_ids, n)
+        if partition_strategy == "mod":  # TF's operators: "mod", "floordiv"
+            p_assignments = flat_ids % n
+            new_ids = flat_ids // n
         else:
             rows = [dimension_value(TensorShape(p.shape)[0]) if TensorShape(p.shape).ndims else None
                     for p in params]
@@ -93,14 +93,15 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         for p in range(n):
             with colocate_with(params[p]):
                 partitioned.append(array_ops.gather(params[p], gather_ids[p]))
-        ret = array_ops.dynamic_stitch(pindices, partitioned, name=scope)
+        ret = array_ops.parallel_dynamic_stitch(pindices, partitioned, name=scope)
         row_shape = TensorShape(params[0].shape)[1:]
         for p in params[1:]:
             row_shape = row_shape.merge_with(TensorShape(p.shape)[1:])
         if row_shape.is_fully_defined():
-            element_shape = convert_to_tensor(row_shape.as_list(), dtype=dtypes.int32)
+            element_shape = row_shape.as_list()  # converted inside concat, after shape(ids), as TF
         else:
-            element_shape = array_ops.shape(ret)[1:]
+            with colocate_with(params[0]):
+                element_shape = array_ops.shape(params[0])[1:]
         ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_shape], 0))
         ret.set_shape(ids.shape.concatenate(row_shape))
         return _clip(ret, ids, max_norm)

@@ -294,7 +294,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         logits.shape.assert_is_compatible_with(labels.shape)
         if label_smoothing > 0:
             num_classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype)
-            labels = labels * (1.0 - label_smoothing) + label_smoothing / num_classes
+            smooth_negatives = label_smoothing / num_classes  # TF builds the division first
+            labels = labels * (1.0 - label_smoothing) + smooth_negatives
         labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
         losses = nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)

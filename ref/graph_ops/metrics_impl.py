@@ -25,8 +25,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, add_to_collections, control_dependencies, name_scope
 from ref.framework.op_def_library import convert_to_tensor
-from ref.graph_ops import array_ops, math_ops, state_ops
-from ref.graph_ops.logging_ops import Assert
+from ref.graph_ops import array_ops, check_ops, math_ops, state_ops
 from ref.graph_ops.weights_broadcast_ops import broadcast_weights
 from ref.graph_ops.confusion_matrix import confusion_matrix, remove_squeezable_dimensions
 from ref.graph_ops.control_flow_ops import cond, identity
@@ -267,6 +266,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 # -- counts -----------------------------------------------------------------------------
 
 def _count_condition(values, weights, metrics_collections, updates_collections):
+    check_ops.assert_type(values, dtypes.bool)  # TF's NoOp "assert_type/statically_determined_correct_type"
     count = metric_variable([], dtypes.float32, name="count")
     values = math_ops.cast(values, dtypes.float32)
     if weights is not None:
@@ -328,10 +328,11 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights=None, incl
         if key not in all_includes:
             raise ValueError(f"Invalid key: {key}")
     predictions = convert_to_tensor(predictions)
-    in_range = math_ops.logical_and(
-        math_ops.reduce_all(math_ops.greater_equal(predictions, math_ops.cast(0.0, predictions.dtype))),
-        math_ops.reduce_all(math_ops.less_equal(predictions, math_ops.cast(1.0, predictions.dtype))))
-    with control_dependencies([Assert(in_range, ["predictions must be in [0, 1]"])]):
+    in_range = [check_ops.assert_greater_equal(predictions, math_ops.cast(0.0, predictions.dtype),
+                                               message="predictions must be in [0, 1]"),
+                check_ops.assert_less_equal(predictions, math_ops.cast(1.0, predictions.dtype),
+                                            message="predictions must be in [0, 1]")]
+    with control_dependencies(in_range):
         predictions, labels, weights = _align(math_ops.cast(predictions, dtypes.float32),
                                               math_ops.cast(labels, dtypes.bool), weights)
     n = len(thresholds)
@@ -458,16 +459,17 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                 x, y = math_ops.divide(fp, fp + tn + epsilon), rec
             else:
                 x, y = rec, math_ops.divide(tp + epsilon, tp + fp + epsilon)
-            if summation_method in ("trapezoidal", "careful_interpolation"):
-                heights = (y[:n - 1] + y[1:]) / 2.
-            elif summation_method == "minoring":
+            if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
+                raise ValueError(f"Invalid summation_method: {summation_method} summation_method should be "
+                                 "'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'.")
+            widths = x[:n - 1] - x[1:]  # TF builds the widths before the heights
+            if summation_method == "minoring":
                 heights = math_ops.minimum(y[:n - 1], y[1:])
             elif summation_method == "majoring":
                 heights = math_ops.maximum(y[:n - 1], y[1:])
             else:
-                raise ValueError(f"Invalid summation_method: {summation_method} summation_method should be "
-                                 "'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'.")
-            return math_ops.reduce_sum(math_ops.multiply(x[:n - 1] - x[1:], heights), name=name)
+                heights = (y[:n - 1] + y[1:]) / 2.
+            return math_ops.reduce_sum(math_ops.multiply(widths, heights), name=name)
 
         value = _publish(metrics_collections, compute_auc(values["tp"], values["fn"], values["tn"], values["fp"],
                                                           "value"))

@@ -256,6 +256,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         raise ValueError("Argument `inputs` must not be empty.")
     outputs = []
     with variable_scope(scope or "rnn") as varscope:
+        if varscope.caching_device is None:  # TF: reads cached on the reading op's device, not colocated
+            varscope.set_caching_device(lambda op: op.device)
         first_input = inputs
         while nest.is_nested(first_input):
             first_input = first_input[0]

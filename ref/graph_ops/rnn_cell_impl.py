@@ -33,7 +33,7 @@ from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, clip_ops, init_ops, math_ops, nn_ops
 from ref.graph_ops.partitioned import fixed_size_partitioner
 from ref.graph_ops.layers import Layer
-from ref.graph_ops.variable_scope import get_variable, variable_scope
+from ref.graph_ops.variable_scope import get_variable, get_variable_scope, variable_scope
 
 __all__ = ["RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
            "LSTMStateTuple"]
@@ -182,7 +182,23 @@ class RNNCell(Layer):
     def __call__(self, inputs, state, scope=None):
         """Runs the cell on ``inputs`` [batch, depth] from ``state``; the first
         call creates the variables under ``scope`` (default: the snake-case
-        class name, uniquified), later calls reuse them."""
+        class name, uniquified), later calls reuse them.
+
+        A cell that is not a ``LayerRNNCell`` (``MultiRNNCell``, the
+        wrappers) first re-enters the variable scope it is called in (``scope``
+        or the current one, kept from the first call), as TF's does: that opens
+        a name scope named after the scope's last part (``rnn/rnn/...``)."""
+        if isinstance(self, LayerRNNCell):
+            return self._layer_call(inputs, state, scope)
+        if scope is not None:
+            with variable_scope(scope) as captured:
+                return self._layer_call(inputs, state, captured)
+        if getattr(self, "_rnncell_scope", None) is None:
+            self._rnncell_scope = variable_scope(get_variable_scope())
+        with self._rnncell_scope:
+            return self._layer_call(inputs, state, None)
+
+    def _layer_call(self, inputs, state, scope):
         self._set_scope(scope)
         reuse = True if (self.built or self._reuse) else None
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
@@ -364,12 +380,13 @@ class BasicLSTMCell(LayerRNNCell):
         self.built = True
 
     def call(self, inputs, state):
+        one = constant(1, dtype=dtypes.int32)  # TF splits on this tensor (a "Const" node first)
         if self._state_is_tuple:
             c, h = state
         else:
-            c, h = array_ops.split(state, 2, axis=1)
+            c, h = array_ops.split(state, 2, axis=one)
         gate_inputs = nn_ops.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel), self._bias)
-        i, j, f, o = array_ops.split(gate_inputs, 4, axis=1)
+        i, j, f, o = array_ops.split(gate_inputs, 4, axis=one)
         forget_bias = constant(self._forget_bias, dtype=f.dtype)
         sigmoid = math_ops.sigmoid
         new_c = math_ops.add(math_ops.multiply(c, sigmoid(math_ops.add(f, forget_bias))),

@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import registry
 from ref.framework.graph import (
     GraphKeys,
     Operation,
@@ -641,8 +642,12 @@ def _guard_uninitialized_dependencies(name, initial_value):
             if all(a is b for a, b in zip(inputs, op.inputs)):
                 new = op
             else:
-                new = op.graph.create_op(op.type, inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
-                                         [(t.dtype, t.shape) for t in op.outputs], op._opdef)
+                op_type, opdef, outs = op.type, op._opdef, [(t.dtype, t.shape) for t in op.outputs]
+                if op_type == "RefSwitch":  # TF: the copy reads a value (the initialized_value cond), a Switch
+                    op_type, opdef = "Switch", registry.get("Switch")
+                    outs = [(d.base_dtype, s) for d, s in outs]
+                new = op.graph.create_op(op_type, inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
+                                         outs, opdef)
         cache[op] = new
         return new
 

@@ -188,6 +188,15 @@ def dynamic_stitch(indices, data):
     return out
 
 
+@register_op("ParallelDynamicStitch", inputs=("indices", "data"), outputs=("merged",),
+             list_inputs={"indices": "N", "data": "N"}, type_attrs={"T": "data"}, shape=_dynamic_stitch_shape)
+def parallel_dynamic_stitch(indices, data):
+    """``DynamicStitch`` as TF runs it in parallel: the same ``merged``
+    (where ``indices`` repeat, which entry wins is unspecified in TF; here
+    the last, as ``DynamicStitch``)."""
+    return dynamic_stitch(indices, data)
+
+
 def _dynamic_partition_shape(ins, attrs):
     data, parts = _dims(ins["data"]), _dims(ins["partitions"])
     dt = ins["data"].dtype

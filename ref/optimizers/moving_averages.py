@@ -66,8 +66,7 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             decay = apply_op("Cast", x=decay, DstT=var_dtype)
         if zero_debias:
             return _zero_debias(variable, value, decay)
-        delta = apply_op("Mul", x=apply_op("Sub", x=variable, y=value), y=decay)
-        return state_ops.assign_sub(variable, delta, name=scope)
+        return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)  # TF's operators
 
 
 def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
@@ -113,10 +112,10 @@ def _zero_debias(unbiased_var, value, decay):
                                   shape=unbiased_var.get_shape(), dtype=dtype, trainable=False)
             local_step = get_variable(_unique_in_scope("local_step"), shape=[], dtype=dtype,
                                       initializer=zeros_initializer(), trainable=False)
-    update_biased = state_ops.assign_sub(biased, apply_op("Mul", x=apply_op("Sub", x=biased, y=value), y=decay))
+    update_biased = state_ops.assign_sub(biased, (biased - value) * decay)  # TF's operators, TF's names
     update_local_step = state_ops.assign_add(local_step, 1)
-    bias_factor = apply_op("Sub", x=1, y=apply_op("Pow", x=apply_op("Sub", x=1.0, y=decay), y=update_local_step))
-    return state_ops.assign(unbiased_var, apply_op("RealDiv", x=update_biased, y=bias_factor),
+    bias_factor = 1 - math_ops.pow(1.0 - decay, update_local_step)
+    return state_ops.assign(unbiased_var, update_biased / bias_factor,
                             name=get_default_graph().get_name_scope() + "/")
 
 
@@ -179,8 +178,7 @@ class ExponentialMovingAverage:
                 num_updates = convert_to_tensor(self._num_updates)
                 if num_updates.dtype.base_dtype != dtypes.float32:
                     num_updates = apply_op("Cast", x=num_updates, DstT=dtypes.float32, name="num_updates")
-                ratio = apply_op("RealDiv", x=apply_op("AddV2", x=1.0, y=num_updates),
-                                 y=apply_op("AddV2", x=10.0, y=num_updates), name="truediv")
+                ratio = (1.0 + num_updates) / (10.0 + num_updates)
                 decay = apply_op("Minimum", x=decay, y=ratio)
             updates = [assign_moving_average(self._averages[id(var)], var, decay,
                                              zero_debias=id(self._averages[id(var)]) in debiased)

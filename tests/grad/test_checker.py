@@ -130,6 +130,8 @@ CASES.update({
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
     "DynamicStitch": ([3], _any, lambda x: tf.dynamic_stitch([tf.constant([0, 2, 4]), tf.constant([1, 3])],
                                                                 [x, tf.constant(_any([2]))]), False),
+    "ParallelDynamicStitch": ([3], _any, lambda x: apply_op("ParallelDynamicStitch", indices=[
+        tf.constant([0, 2, 4]), tf.constant([1, 3])], data=[x, tf.constant(_any([2]))]), False),
     "UnsortedSegmentMax": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
                            lambda x: tf.unsorted_segment_max(x, tf.constant([0, 0, 1, 1]), 2), False),
     "UnsortedSegmentMin": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),

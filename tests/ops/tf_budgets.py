@@ -12,7 +12,7 @@ TF_BUDGETS = {
     "Fill": 0, "Where": 0, "BroadcastTo": 0, "BroadcastArgs": 0, "BroadcastGradientArgs": 0, "OneHot": 0,
     "StopGradient": 0, "PreventGradient": 0, "IdentityN": 0, "CheckNumerics": 0, "UnsortedSegmentSum": 0,
     "UnsortedSegmentMax": 0, "UnsortedSegmentMin": 0, "UnsortedSegmentProd": 0, "SegmentSum": 0,
-    "DynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
+    "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
     "Unique": 0, "ListDiff": 0, "MatrixDiag": 0, "MatrixDiagPart": 0, "Empty": 0, "EnsureShape": 0,
 }
