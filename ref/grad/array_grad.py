@@ -53,6 +53,11 @@ def _prevent_gradient_grad(op, grad):
 
 @RegisterGradient("Reshape")
 def _reshape_grad(op, grad):
+    """TF's ``_ReshapeGrad``: with one unknown dim (and no zero dim) the target
+    shape is a constant with -1 there, else ``shape(x)``."""
+    dims = op.inputs[0].shape.as_list() if op.inputs[0].shape.ndims is not None else None
+    if dims is not None and None in dims and dims.count(None) == 1 and 0 not in dims:
+        return _a().reshape(_dense_no_warning(grad), [-1 if d is None else d for d in dims]), None
     return _reshape_like(grad, op.inputs[0]), None
 
 
