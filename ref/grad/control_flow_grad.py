@@ -32,7 +32,7 @@ def zeros_like_for_output(op, index):
     val = op.outputs[index]
     ctxt = op._get_control_flow_context() if is_switch(op) else None
     if ctxt is None or not isinstance(ctxt, CondContext):
-        return array_ops.zeros_like(val, optimize=not is_switch(op))
+        return array_ops.zeros_like(val, optimize=False)  # TF: a ZerosLike op, even for a static shape
     switch_val = switch(op.inputs[0], ctxt.pred)[1 - ctxt.branch]
     pivot = apply_op("Identity", input=switch_val, name="Identity")
     if val.dtype.base_dtype == dtypes.resource:

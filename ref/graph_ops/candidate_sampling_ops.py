@@ -110,9 +110,9 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
         if all_w.dtype.base_dtype != inputs.dtype.base_dtype:
             all_w = _m.cast(all_w, inputs.dtype.base_dtype)
-        n_true = array_ops.shape(labels_flat)[0]
-        true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([n_true, -1]))
-        sampled_w = array_ops.slice(all_w, array_ops.stack([n_true, 0]), [-1, -1])
+        # TF takes shape(labels_flat)[0] twice: two Shape/strided_slice pairs
+        true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = array_ops.slice(all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
         sampled_logits = _m.matmul(inputs, sampled_w, transpose_b=True)
         all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
         if all_b.dtype.base_dtype != inputs.dtype.base_dtype:
@@ -125,8 +125,8 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
         true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
         true_b = array_ops.reshape(true_b, [-1, num_true])
-        true_logits = _m.add(true_logits, true_b)
-        sampled_logits = _m.add(sampled_logits, sampled_b)
+        true_logits += true_b  # TF's operators: nodes named add, add_1, sub, sub_1
+        sampled_logits += sampled_b
         if remove_accidental_hits:
             acc_indices, acc_ids, acc_weights = compute_accidental_hits(labels, sampled, num_true=num_true)
             acc_indices_2d = array_ops.reshape(acc_indices, [-1, 1])
@@ -137,11 +137,10 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
             if sampled_logits.dtype.base_dtype != acc_weights.dtype.base_dtype:
                 acc_weights = _m.cast(acc_weights, sampled_logits.dtype.base_dtype)
             # TF: sparse_to_dense(validate_indices=False); a scatter gives the same -FLT_MAX logits
-            sampled_logits = _m.add(sampled_logits, array_ops.scatter_nd(sparse_indices, acc_weights,
-                                                                         sampled_logits_shape))
+            sampled_logits += array_ops.scatter_nd(sparse_indices, acc_weights, sampled_logits_shape)
         if subtract_log_q:
-            true_logits = _m.subtract(true_logits, _m.log(true_expected_count))
-            sampled_logits = _m.subtract(sampled_logits, _m.log(sampled_expected_count))
+            true_logits -= _m.log(true_expected_count)
+            sampled_logits -= _m.log(sampled_expected_count)
         out_logits = array_ops.concat([true_logits, sampled_logits], 1)
         out_labels = array_ops.concat([_m.truediv(array_ops.ones_like(true_logits), num_true),
                                        array_ops.zeros_like(sampled_logits)], 1)

@@ -364,12 +364,13 @@ class BasicLSTMCell(LayerRNNCell):
         self.built = True
 
     def call(self, inputs, state):
+        one = constant(1, dtype=dtypes.int32)  # TF's split axis: one Const shared by the splits
         if self._state_is_tuple:
             c, h = state
         else:
-            c, h = array_ops.split(state, 2, axis=1)
+            c, h = array_ops.split(state, 2, axis=one)
         gate_inputs = nn_ops.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel), self._bias)
-        i, j, f, o = array_ops.split(gate_inputs, 4, axis=1)
+        i, j, f, o = array_ops.split(gate_inputs, 4, axis=one)
         forget_bias = constant(self._forget_bias, dtype=f.dtype)
         sigmoid = math_ops.sigmoid
         new_c = math_ops.add(math_ops.multiply(c, sigmoid(math_ops.add(f, forget_bias))),
