@@ -24,11 +24,30 @@ def _contains_tensor(value):
 _FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill", "Range"})
 
 
+# TF's C++ shape inference evaluates a small constant subgraph further than the
+# Python constant_value does (EvaluateConstantTensor): a slice of a folded
+# Shape, say, so Slice(x, 0, stack([shape(y)[0], -1])) gets a static shape.
+_SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze", "AddV2",
+                                         "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+                                         "Prod", "Sum", "Neg"})
+
+
 def constant_value(tensor):
     """The NumPy value of ``tensor`` if it is known at graph construction, else None:
     a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
     ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2``, ``Fill`` and ``Range`` of
     known values, computed by their registered kernels."""
+    return _folded_value(tensor, _FOLDABLE, "_folded_constants")
+
+
+def shape_inference_value(tensor):
+    """The value shape functions see for an input (TF's C++ shape refiner): as
+    ``constant_value``, folding also slices, reshapes and integer arithmetic of
+    known values."""
+    return _folded_value(tensor, _SHAPE_FOLDABLE, "_shape_folded_constants")
+
+
+def _folded_value(tensor, foldable, cache_name):
     if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
         return np.asarray(tensor)
     if not isinstance(tensor, Tensor):
@@ -37,7 +56,7 @@ def constant_value(tensor):
     # results that can never change (everything but a None owed to a static
     # shape that set_shape may still refine) are kept per graph, so building
     # such a chain op by op stays linear.
-    cache = tensor.graph.__dict__.setdefault("_folded_constants", {})
+    cache = tensor.graph.__dict__.setdefault(cache_name, {})
     known = {}  # id(tensor) -> (value or None, final)
     stack = [tensor]
     while stack:
@@ -57,7 +76,7 @@ def constant_value(tensor):
         elif op.type in ("Shape", "Size", "Rank"):
             value = _static_shape_value(op)
             final = value is not None
-        elif op.type not in _FOLDABLE:
+        elif op.type not in foldable:
             value, final = None, True
         else:
             missing = [i for i in op.inputs if id(i) not in known]
@@ -93,7 +112,13 @@ def _fold(op, known):
             return None
         args[name] = value
     args.update((k, op._attrs[k]) for k in op.op_def.attrs if k in op._attrs)
-    return np.asarray(op.op_def.kernel(**args))
+    if op.type in _FOLDABLE:
+        return np.asarray(op.op_def.kernel(**args))
+    try:  # shape inference only: a value the kernel rejects is left unknown (the run fails)
+        out = op.op_def.kernel(**args)
+    except Exception:  # noqa: BLE001 - any kernel error means "not known here"
+        return None
+    return np.asarray(out[0] if isinstance(out, tuple) else out)
 
 
 def _static_shape_value(op):

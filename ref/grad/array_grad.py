@@ -172,15 +172,18 @@ def _unpack_grad(op, *grads):
 
 @RegisterGradient("Slice")
 def _slice_grad(op, grad):
-    a, m = _a(), _m()
-    x, begin, size = op.inputs
-    y = op.outputs[0]
-    rank = x.shape.ndims
-    x_shape = a.shape(x)
-    y_shape = a.shape(y)
-    before = a.reshape(begin, [rank, 1])
-    after = a.reshape(m.subtract(m.subtract(x_shape, y_shape), begin), [rank, 1])
-    paddings = a.concat([before, after], 1)
+    """Pad ``grad`` back to the input: before = begin, after = shape(x) -
+    shape(y) - begin, each reshaped to ``stack([rank, 1])`` (TF's
+    ``_SliceGrad``, node for node)."""
+    a = _a()
+    x, begin = op.inputs[0], op.inputs[1]
+    input_rank = a.rank(x)
+    index_dtype = begin.dtype.base_dtype
+    slice_size = a.shape(op.outputs[0], out_type=index_dtype)
+    shape = a.stack([input_rank, 1])
+    before_pad = a.reshape(begin, shape)
+    after_pad = a.reshape(a.shape(x, out_type=index_dtype) - slice_size - begin, shape)
+    paddings = a.concat([before_pad, after_pad], 1)
     return a.pad(grad, paddings), None, None
 
 
