@@ -26,6 +26,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops, random_ops, sparse_ops, summary_ops
 from ref.graph_ops.control_flow_ops import identity, no_op
+from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from ref.framework.graph import GraphKeys, Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import constant, convert_n_to_tensor, convert_to_tensor
@@ -93,7 +94,10 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
         if string_tensor.shape.num_elements() == 0:
             raise ValueError(not_null_err)
-        return input_producer(string_tensor, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+        # TF checks at run time too (a fed or computed list may be empty)
+        with control_dependencies([Assert(math_ops.greater(array_ops.size(string_tensor), 0), [not_null_err])]):
+            string_tensor = identity(string_tensor)
+        return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
                               shared_name=shared_name, name=scope, summary_name=f"fraction_of_{capacity}_full",
                               cancel_op=cancel_op)
 

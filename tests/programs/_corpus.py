@@ -44,6 +44,7 @@ def library_context(lib):
 
 def run(lib, module, steps, workdir):
     """``module.train`` in a fresh default graph of ``lib``."""
+    os.makedirs(workdir, exist_ok=True)
     with library_context(lib):
         with lib.Graph().as_default():
             return module.train(lib, steps, str(workdir))
