@@ -31,11 +31,13 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
         summarize = 3 if summarize is None else summarize
         if all(x.dtype.base_dtype in (dtypes.string, dtypes.int32) for x in xs):
             _check_condition(convert_to_tensor(condition), scope)
-            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert")
+            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert",
+                            T=[x.dtype.base_dtype for x in xs])
         condition = _check_condition(convert_to_tensor(condition, name="Condition"), scope)
 
         def true_assert():
-            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert")
+            return apply_op("Assert", condition=condition, data=list(data), summarize=summarize, name="Assert",
+                            T=[x.dtype.base_dtype for x in xs])
 
         guarded = control_flow_ops.cond(condition, control_flow_ops.no_op, true_assert, name="AssertGuard")
         if guarded.op.type == "Merge":  # TF 1.x cond (outside function bodies): the Merge is the guard

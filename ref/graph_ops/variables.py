@@ -27,6 +27,7 @@ import weakref
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import registry as ops_registry
 from ref.framework.graph import (
     GraphKeys,
     Operation,
@@ -632,6 +633,10 @@ def _guard_uninitialized_dependencies(name, initial_value):
             inputs = [rebuild(t.op).outputs[t.value_index] for t in op.inputs]
             if all(a is b for a, b in zip(inputs, op.inputs)):
                 new = op
+            elif op.type == "RefSwitch":  # TF: the rebuilt switch forwards a value, not a reference
+                new = op.graph.create_op("Switch", inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
+                                         [(t.dtype.base_dtype, t.shape) for t in op.outputs],
+                                         ops_registry.get("Switch"))
             else:
                 new = op.graph.create_op(op.type, inputs, dict(op._attrs), (op.name + "_" + name).replace(":", "_"),
                                          [(t.dtype, t.shape) for t in op.outputs], op._opdef)

@@ -96,8 +96,8 @@ def _no_outputs(ins, attrs):
 
 
 @register_op("Assert", inputs=("condition", "data"), outputs=(), list_inputs={"data": None},
-             attrs={"summarize": 3}, shape=_no_outputs, stateful=True)
-def assert_(condition, data, summarize=3):
+             attrs={"summarize": 3, "T": None}, shape=_no_outputs, stateful=True)
+def assert_(condition, data, summarize=3, T=None):
     """Nothing when ``condition`` (a scalar bool) holds; else InvalidArgumentError
     ``"assertion failed: [d0] [d1] ..."`` with each ``data`` tensor summarized
     to its first ``summarize`` elements."""

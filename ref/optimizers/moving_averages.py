@@ -66,7 +66,7 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             decay = apply_op("Cast", x=decay, DstT=var_dtype)
         if zero_debias:
             return _zero_debias(variable, value, decay)
-        delta = apply_op("Mul", x=apply_op("Sub", x=variable, y=value), y=decay)
+        delta = (variable - value) * decay  # TF's operators: sub_1, mul
         return state_ops.assign_sub(variable, delta, name=scope)
 
 
@@ -179,8 +179,7 @@ class ExponentialMovingAverage:
                 num_updates = convert_to_tensor(self._num_updates)
                 if num_updates.dtype.base_dtype != dtypes.float32:
                     num_updates = apply_op("Cast", x=num_updates, DstT=dtypes.float32, name="num_updates")
-                ratio = apply_op("RealDiv", x=apply_op("AddV2", x=1.0, y=num_updates),
-                                 y=apply_op("AddV2", x=10.0, y=num_updates), name="truediv")
+                ratio = (1.0 + num_updates) / (10.0 + num_updates)  # TF's operators: add, add_1, truediv
                 decay = apply_op("Minimum", x=decay, y=ratio)
             updates = [assign_moving_average(self._averages[id(var)], var, decay,
                                              zero_debias=id(self._averages[id(var)]) in debiased)

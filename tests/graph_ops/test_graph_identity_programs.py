@@ -72,7 +72,29 @@ def _slice_grad(tf):
     tf.gradients(tf.slice(y, tf.stack([tf.shape(y)[0] - 1, 0]), [-1, 2]), y)
 
 
+def _input_producer_and_moving_average(tf):
+    """string_input_producer's run-time non-empty Assert (its list(type) attr
+    T); ExponentialMovingAverage with num_updates (operators: add, sub_1,
+    mul); the guarded initial value of an average rebuilds the variable's
+    RefSwitch as a Switch."""
+    tf.train.string_input_producer(["a", "b"], shuffle=False)
+    step = tf.train.get_or_create_global_step()
+    v = tf.Variable(tf.zeros([2]), name="v")
+    tf.train.ExponentialMovingAverage(0.9, num_updates=step).apply([v])
+    tf.Assert(tf.constant(True), ["message", tf.constant(1)])
+
+
+def _one_shot_iterator_seed(tf):
+    """A one-shot iterator uses up one op seed: the initializer after it draws
+    TF's numbers (its dataset_factory name is TF's hash: not compared here)."""
+    tf.set_random_seed(3)
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(6.0, dtype=np.float32)).batch(2)
+    x = ds.make_one_shot_iterator().get_next()
+    tf.Variable(tf.random_uniform([2]), name="after") * x
+
+
 ROWS = {
+    "input_producer_and_moving_average": _input_producer_and_moving_average,
     "scalar_feed_regression": _scalar_feed_regression,
     "unknown_rank_reductions": _unknown_rank_reductions,
     "unknown_rank_prod": pytest.param(_unknown_rank_prod, marks=pytest.mark.xfail(
@@ -116,6 +138,16 @@ def test_static_shapes_as_tf():
 
     assert _static_shapes(ref) == _static_shapes(tf_v1())
     assert _static_shapes(ref)[:1] + _static_shapes(ref)[3:5] == [[], [4, 3], [2, 3]]
+
+
+def test_one_shot_iterator_seed_and_colocation():
+    """Every node but the factory function's name as TF (see the docstring)."""
+    import ref
+    from _graphdef import differences, graph_def
+
+    got, want = graph_def(ref, _one_shot_iterator_seed), graph_def(tf_v1(), _one_shot_iterator_seed)
+    diff = differences(got, want)
+    assert len(diff) == 1 and "OneShotIterator: attrs ['dataset_factory']" in diff[0], diff
 
 
 def test_scalar_feed_regression_runs():
