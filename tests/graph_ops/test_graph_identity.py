@@ -299,7 +299,7 @@ CASES = [
     (losses, None),
     (metrics, None),
     (clipping, None),
-    (moving_averages, CONTROL_FLOW + " (the EMA slot's initial value is a tf.cond)"),
+    (moving_averages, None),
     (summaries, None),
     (saver, None),
     (multinomial, None),
