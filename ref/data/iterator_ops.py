@@ -16,6 +16,7 @@ from ref.data.dataset_ops import TensorSpec
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.random_seed import get_seed
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape
 
@@ -81,8 +82,9 @@ class Iterator:
     def get_next(self, name=None):
         self._get_next_calls += 1
         specs = nest.flatten(self._structure)
-        out = apply_op("IteratorGetNext", iterator=self._iterator_resource, output_types=[s.dtype for s in specs],
-                       output_shapes=[s.shape for s in specs], name=name)
+        with colocate_with(self._iterator_resource.op):  # as TF: the iterator's colocation group
+            out = apply_op("IteratorGetNext", iterator=self._iterator_resource,
+                           output_types=[s.dtype for s in specs], output_shapes=[s.shape for s in specs], name=name)
         out = [out] if isinstance(out, Tensor) else list(out)
         return nest.pack_sequence_as(self._structure, out)
 
@@ -146,6 +148,9 @@ def _copy_by_value(fg, tensor, memo):
 
 
 def make_one_shot(dataset):
+    # TF takes (graph seed, op seed) here for the factory function's graph seed:
+    # with a graph seed set that uses up one op-seed slot of the graph's counter
+    get_seed(None)
     outer = get_default_graph()
     fg = FuncGraph(f"_make_dataset_{next(_UIDS)}", outer)
     variant = _copy_by_value(fg, dataset._variant_tensor, {})

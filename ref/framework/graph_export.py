@@ -87,6 +87,11 @@ def attr_value_proto(v, library, seen_funcs):
                 lst.shape.add().CopyFrom(x.as_proto())
             elif isinstance(x, np.ndarray):
                 lst.tensor.add().CopyFrom(make_tensor_proto(x))
+            elif isinstance(x, (list, tuple)) and all(d is None or isinstance(d, int) for d in x):
+                # a shape given as a list of dims (list(shape) is the only list attr of lists)
+                proto = lst.shape.add()
+                for d in x:
+                    proto.dim.add().size = -1 if d is None else d
             else:
                 raise TypeError(f"Cannot export list attr element {x!r}")
     elif v is None:

@@ -20,7 +20,7 @@ from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.tensor import Tensor
-from ref.framework.tensor_util import _contains_tensor, constant_value, inference_value
+from ref.framework.tensor_util import _contains_tensor, constant_value, shape_inference_value
 
 # ---------------------------------------------------------------------------
 # Conversion
@@ -383,10 +383,10 @@ def apply_op(op_type, name=None, **kwargs):
         specs = {}
         for in_name, v in named.items():
             if isinstance(v, list):
-                specs[in_name] = [registry.Spec(t.dtype.base_dtype, t.shape, inference_value(t)) for t in v]
+                specs[in_name] = [registry.Spec(t.dtype.base_dtype, t.shape, shape_inference_value(t)) for t in v]
             else:
                 specs[in_name] = registry.Spec(v.dtype.base_dtype, v.shape,
-                                               None if in_name in opdef.refs else inference_value(v))
+                                               None if in_name in opdef.refs else shape_inference_value(v))
         display = op_scope.rstrip("/")
         try:
             out_specs = opdef.infer(specs, {**attrs, "_op_name": display})

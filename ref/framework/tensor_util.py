@@ -22,10 +22,14 @@ def _contains_tensor(value):
 # Ops whose value is known at graph construction when their inputs' values are
 # (TF's constant_value folds the same ones); the arithmetic is the op's own kernel.
 _FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "Fill", "Range"})
-# Shape inference (TF's C++ EvaluateConstantTensor) evaluates a small constant
-# subgraph as well: e.g. ``Slice(x, [0, 0], stack([shape(y)[0], -1]))`` has a
-# static shape when ``y``'s is known, where Python's constant_value gives None.
-_INFERENCE_FOLDABLE = _FOLDABLE | {"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze"}
+
+
+# TF's C++ shape inference evaluates a small constant subgraph further than the
+# Python constant_value does (EvaluateConstantTensor): a slice of a folded
+# Shape, say, so Slice(x, 0, stack([shape(y)[0], -1])) gets a static shape.
+_SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze", "AddV2",
+                                         "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+                                         "Prod", "Sum", "Neg"})
 
 
 def constant_value(tensor):
@@ -33,17 +37,17 @@ def constant_value(tensor):
     a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
     ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2``, ``Fill`` and ``Range`` of
     known values, computed by their registered kernels."""
-    return _constant_value(tensor, _FOLDABLE, "_folded_constants")
+    return _folded_value(tensor, _FOLDABLE, "_folded_constants")
 
 
-def inference_value(tensor):
-    """The value shape inference sees for an op's input (TF's C++ shape
-    refiner): ``constant_value``'s, and also ``StridedSlice``, ``Slice``,
-    ``Reshape``, ``ExpandDims`` and ``Squeeze`` of known values."""
-    return _constant_value(tensor, _INFERENCE_FOLDABLE, "_inferred_constants")
+def shape_inference_value(tensor):
+    """The value shape functions see for an input (TF's C++ shape refiner): as
+    ``constant_value``, folding also slices, reshapes and integer arithmetic of
+    known values."""
+    return _folded_value(tensor, _SHAPE_FOLDABLE, "_shape_folded_constants")
 
 
-def _constant_value(tensor, foldable, cache_name):
+def _folded_value(tensor, foldable, cache_name):
     if isinstance(tensor, (np.ndarray, np.generic, int, float, list, tuple)) and not _contains_tensor(tensor):
         return np.asarray(tensor)
     if not isinstance(tensor, Tensor):
@@ -108,7 +112,13 @@ def _fold(op, known):
             return None
         args[name] = value
     args.update((k, op._attrs[k]) for k in op.op_def.attrs if k in op._attrs)
-    return np.asarray(op.op_def.kernel(**args))
+    if op.type in _FOLDABLE:
+        return np.asarray(op.op_def.kernel(**args))
+    try:  # shape inference only: a value the kernel rejects is left unknown (the run fails)
+        out = op.op_def.kernel(**args)
+    except Exception:  # noqa: BLE001 - any kernel error means "not known here"
+        return None
+    return np.asarray(out[0] if isinstance(out, tuple) else out)
 
 
 def _static_shape_value(op):

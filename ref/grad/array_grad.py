@@ -53,6 +53,11 @@ def _prevent_gradient_grad(op, grad):
 
 @RegisterGradient("Reshape")
 def _reshape_grad(op, grad):
+    """TF's ``_ReshapeGrad``: with one unknown dim (and no zero dim) the target
+    shape is a constant with -1 there, else ``shape(x)``."""
+    dims = op.inputs[0].shape.as_list() if op.inputs[0].shape.ndims is not None else None
+    if dims is not None and None in dims and dims.count(None) == 1 and 0 not in dims:
+        return _a().reshape(_dense_no_warning(grad), [-1 if d is None else d for d in dims]), None
     return _reshape_like(grad, op.inputs[0]), None
 
 
@@ -167,16 +172,19 @@ def _unpack_grad(op, *grads):
 
 @RegisterGradient("Slice")
 def _slice_grad(op, grad):
-    """Pad ``grad`` back to the input's shape: ``begin`` zeros before, and
-    ``shape(x) - shape(y) - begin`` after, in each dimension (TF's nodes)."""
+    """Pad ``grad`` back to the input: before = begin, after = shape(x) -
+    shape(y) - begin, each reshaped to ``stack([rank, 1])`` (TF's
+    ``_SliceGrad``, node for node)."""
     a = _a()
     x, begin = op.inputs[0], op.inputs[1]
-    rank = a.rank(x)
-    y_shape = a.shape(op.outputs[0], out_type=begin.dtype)
-    shape = a.stack([rank, 1])
-    before = a.reshape(begin, shape)
-    after = a.reshape(a.shape(x, out_type=begin.dtype) - y_shape - begin, shape)
-    return a.pad(grad, a.concat([before, after], 1)), None, None
+    input_rank = a.rank(x)
+    index_dtype = begin.dtype.base_dtype
+    slice_size = a.shape(op.outputs[0], out_type=index_dtype)
+    shape = a.stack([input_rank, 1])
+    before_pad = a.reshape(begin, shape)
+    after_pad = a.reshape(a.shape(x, out_type=index_dtype) - slice_size - begin, shape)
+    paddings = a.concat([before_pad, after_pad], 1)
+    return a.pad(grad, paddings), None, None
 
 
 @RegisterGradient("StridedSlice")

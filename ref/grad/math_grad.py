@@ -9,7 +9,7 @@ from ref.grad._util import (binary_grads, kept_dims_shape, reduction_axes, unbro
                             shapes_equal_and_known)
 from ref.types import dtypes
 from ref.framework.op_def_library import constant, convert_to_tensor
-from ref.framework.graph import control_dependencies
+from ref.framework.graph import colocate_with, control_dependencies
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
 
@@ -109,13 +109,16 @@ def _minimum_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
+    """grad * (y * x^(y-1), z * log(x)), built as TF's ``_PowGrad`` builds it
+    (operators, so ``mul``/``sub`` names; TF1 ``where``, so ``Select``)."""
     x, y = op.inputs
-    z = op.outputs[0]
     m, a = _m(), _a()
-    gx = m.multiply(grad, m.multiply(y, m.pow(x, m.subtract(y, m.cast(1, y.dtype)))))
-    safe_x = a.where_v2(m.greater(x, m.cast(0, x.dtype)), x, a.ones_like(x))
-    log_x = a.where_v2(m.greater(x, m.cast(0, x.dtype)), m.log(safe_x), a.zeros_like(x))
-    gy = m.multiply(grad, m.multiply(z, log_x))
+    cx, cy = _cj(x), _cj(y)
+    gx = grad * cy * m.pow(cx, cy - 1)
+    mask = m.not_equal(cx, 0) if x.dtype.is_complex else cx > 0
+    safe_x = a.where(mask, cx, a.ones_like(x))
+    log_x = a.where(mask, m.log(safe_x), a.zeros_like(x))
+    gy = grad * _cj(op.outputs[0]) * log_x
     return binary_grads(op, gx, gy)
 
 
@@ -327,11 +330,11 @@ def _reduced_shape(input_shape, axes):
         out = np.array(shape_value, dtype=np.int32)
         out[np.array(axes_value, dtype=np.int32)] = 1
         return out
-    axes = m.cast(axes, dtypes.int32) if axes.dtype.base_dtype != dtypes.int32 else axes
     rank = a.size(input_shape, out_type=axes.dtype)
-    axes = m.floormod(m.add(axes, rank), rank)
+    axes = (axes + rank) % rank  # TF's operators: nodes named add, mod
+    axes_shape = a.shape(axes)
     return apply_op("DynamicStitch", indices=[m.range(rank), axes],
-                    data=[input_shape, a.ones(a.shape(axes), dtype=input_shape.dtype)])
+                    data=[input_shape, a.ones(axes_shape, dtype=input_shape.dtype)])
 
 
 def _broadcast_back(op, grad):
@@ -361,7 +364,9 @@ def _broadcast_back(op, grad):
             return a.tile(a.reshape(grad, kept), scaling)
     input_shape = a.shape(x)
     if not op.get_attr("keep_dims"):
-        grad = a.reshape(grad, _reduced_shape(input_shape, op.inputs[1]))
+        with colocate_with(input_shape):  # as TF's _SumGrad
+            kept = _reduced_shape(input_shape, op.inputs[1])
+        grad = a.reshape(grad, kept)
     return a.broadcast_to(grad, input_shape)
 
 
@@ -382,7 +387,7 @@ def _mean_grad(op, grad):
         input_shape = a.shape(x)
         rank = a.size(input_shape)
         axes = m.cast(op.inputs[1], rank.dtype)
-        axes = m.floormod(m.add(axes, rank), rank)
+        axes = (axes + rank) % rank  # TF's operators: add, mod
         factor = m.reduce_prod(a.gather(input_shape, axes))
     return m.truediv(g, m.cast(factor, g.dtype)), None
 

@@ -613,7 +613,8 @@ def _filled(shape, value, dtype, name, default_name):
             else:
                 if np.prod(dims) < 1000:  # small: a constant (TF's _constant_if_small)
                     return constant(value, dtype=dtype, shape=dims, name=scope)
-                shape = constant(np.array(dims, np.int64 if max(dims, default=0) >= 2**31 else np.int32))
+                big = max(dims, default=0) >= 2**31  # TF converts the TensorShape: int64 if needed
+                shape = constant(np.array(dims, np.int64 if big else np.int32), name="shape_as_tensor")
         if shape.shape.ndims == 0:
             shape = reshape(shape, [-1])
         return _refine(apply_op("Fill", dims=shape, value=constant(value, dtype=dtype), name=scope), shape)

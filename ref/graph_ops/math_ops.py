@@ -390,6 +390,15 @@ def _reduction_dims(x, axis):
     return range(0, _a().rank(x))
 
 
+def _may_reduce_to_scalar(keepdims, axis, out):
+    """A full reduction (no axis, no keepdims) is a scalar even when the input's
+    rank is unknown: TF sets the static shape to ``[]`` (so gradients fold
+    shapes to constants)."""
+    if not keepdims and axis is None and not out.shape.is_fully_defined():
+        out.set_shape([])
+    return out
+
+
 def _keep(keepdims, keep_dims, reduction_indices, axis):
     if keep_dims is not None:
         if keepdims is not None:
@@ -406,7 +415,8 @@ def _reducer(op_type, fname, doc, bool_input=False):
     def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         keep, axis = _keep(keepdims, keep_dims, reduction_indices, axis)
         x = convert_to_tensor(input_tensor, dtype=dtypes.bool if bool_input else None, name="input_tensor")
-        return apply_op(op_type, input=x, axis=_reduction_dims(x, axis), keep_dims=keep, name=name)
+        out = apply_op(op_type, input=x, axis=_reduction_dims(x, axis), keep_dims=keep, name=name)
+        return _may_reduce_to_scalar(keep, axis, out)
 
     fn.__name__ = fn.__qualname__ = fname
     fn.__doc__ = doc

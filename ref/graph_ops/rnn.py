@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, control_dependencies, name_scope
+from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
@@ -22,6 +22,20 @@ from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.variable_scope import variable_scope
 
 __all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+
+
+def _cache_variables(varscope):
+    """TF's ``_should_cache``: outside a while loop, an RNN's scope reads its
+    variables on the device of the op that uses them (``caching_device`` set
+    to ``lambda op: op.device`` unless the parent scope set one), so the
+    variables' ``read`` snapshots carry no colocation attr."""
+    ctxt = get_default_graph()._get_control_flow_context()
+    while ctxt is not None:
+        if ctxt.IsWhileContext():
+            return
+        ctxt = ctxt.outer_context
+    if varscope.caching_device is None:
+        varscope.set_caching_device(lambda op: op.device)
 
 
 def _transpose_batch_time(x):
@@ -138,7 +152,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
       ``output_size`` as the depth; the final state.
     """
     assert_like_rnncell("cell", cell)
-    with variable_scope(scope or "rnn"):
+    with variable_scope(scope or "rnn") as varscope:
+        _cache_variables(varscope)
         flat_input = nest.flatten(inputs)
         if not time_major:
             flat_input = [convert_to_tensor(x) for x in flat_input]
@@ -256,8 +271,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         raise ValueError("Argument `inputs` must not be empty.")
     outputs = []
     with variable_scope(scope or "rnn") as varscope:
-        if varscope.caching_device is None:  # TF: reads cached on the reading op's device, not colocated
-            varscope.set_caching_device(lambda op: op.device)
+        _cache_variables(varscope)
         first_input = inputs
         while nest.is_nested(first_input):
             first_input = first_input[0]

@@ -94,9 +94,10 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
         if string_tensor.shape.num_elements() == 0:
             raise ValueError(not_null_err)
+        # TF checks at run time too (a fed or computed list may be empty)
         with control_dependencies([Assert(math_ops.greater(array_ops.size(string_tensor), 0), [not_null_err])]):
-            string_tensor = identity(string_tensor)  # TF's run-time check of a fed/empty tensor
-        return input_producer(string_tensor, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+            string_tensor = identity(string_tensor)
+        return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
                               shared_name=shared_name, name=scope, summary_name=f"fraction_of_{capacity}_full",
                               cancel_op=cancel_op)
 
