@@ -132,6 +132,10 @@ def _concat_dense_grad(values, axis_t, grad):
         sizes = a.shape_n(values)
     if len(sizes) > 16:
         sizes = a.squeeze(a.slice(a.stack(sizes, axis=1), [axis, 0], [1, -1]))
+        # TF's shape refiner evaluates the small constant graph of the slice's begin
+        # (a FloorMod of constants) and so knows this [len(values)] shape, which split
+        # needs; ref's graph-time folding does not fold FloorMod: the same fact, set.
+        sizes.set_shape([len(values)])
         return list(a.split(grad, sizes, axis))
     offsets = apply_op("ConcatOffset", concat_dim=axis, shape=list(sizes))
     return [a.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit
+from ref.ops import _jit, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -216,7 +216,7 @@ def _row_max_exp_sum(x, i, zero, e):
     return m, s
 
 
-@njit
+@njit(nogil=True)
 def _xent_rows(x, labels, loss, backprop, zero):
     for i in range(x.shape[0]):
         m, s = _row_max_exp_sum(x, i, zero, backprop)
@@ -230,7 +230,7 @@ def _xent_rows(x, labels, loss, backprop, zero):
     return loss, backprop
 
 
-@njit
+@njit(nogil=True)
 def _sparse_xent_rows(x, labels, loss, backprop, zero):
     one = zero + 1
     for i in range(x.shape[0]):
@@ -288,11 +288,45 @@ def _sparse_xent_rows_numpy(x, labels, loss, backprop, zero):
     return loss, backprop
 
 
-def _run_xent(kernel, form, x, *args):
-    """``kernel(x, ...)``, or its NumPy ``form`` for a small ``x`` while Numba is not loaded."""
+XENT_SPLIT_ELEMENTS = 1 << 16
+"""Logits from which a cross entropy's rows are split among ``ref``'s matrix
+threads (a 400 x 10,000 language-model softmax: ~4 ms of ``exp`` a step)."""
+
+
+class _XentRows:
+    """Rows ``lo:hi`` of a cross-entropy row kernel ``kernel(x, labels, loss,
+    backprop, zero)``, for ``gemm.run_blocks``: every row is a function of its own
+    row of ``x`` and ``labels`` alone, so the rows split among threads give the
+    bits of one call over all of them."""
+
+    def __init__(self, kernel, x, labels, loss, backprop, zero):
+        self.kernel, self.x, self.labels, self.loss, self.backprop, self.zero = \
+            kernel, x, labels, loss, backprop, zero
+
+    def into_result(self, lo, hi):
+        self.kernel(self.x[lo:hi], self.labels[lo:hi], self.loss[lo:hi], self.backprop[lo:hi], self.zero)
+
+    def scratch(self, lo, hi):
+        loss = np.empty(hi - lo, self.loss.dtype)
+        backprop = np.empty((hi - lo,) + self.backprop.shape[1:], self.backprop.dtype)
+        self.kernel(self.x[lo:hi], self.labels[lo:hi], loss, backprop, self.zero)
+        return loss, backprop
+
+    def store(self, lo, hi, scratch):
+        self.loss[lo:hi], self.backprop[lo:hi] = scratch
+
+
+def _run_xent(kernel, form, x, labels, loss, backprop, zero):
+    """``kernel(x, ...)``, or its NumPy ``form`` for a small ``x`` while Numba is not
+    loaded; rows split among ``ref``'s matrix threads from ``XENT_SPLIT_ELEMENTS``."""
     if _jit.numpy_tier(kernel, x.size) and _jit.libm("exp", x.dtype) is not None:
-        return _jit.run_numpy_form(kernel, form, x, *args)
-    return kernel(x, *args)
+        return _jit.run_numpy_form(kernel, form, x, labels, loss, backprop, zero)
+    n = x.shape[0]
+    parts = min(gemm.workers(), n)
+    if parts > 1 and x.size >= XENT_SPLIT_ELEMENTS:
+        gemm.run_blocks(_XentRows(kernel, x, labels, loss, backprop, zero), [n * i // parts for i in range(parts + 1)])
+        return loss, backprop
+    return kernel(x, labels, loss, backprop, zero)
 
 
 def _compute_dtype(x):

@@ -119,6 +119,16 @@ def _p_second_order(tf, x, w):
     return tf.gradients(tf.reduce_sum(g * g), [x])
 
 
+def _p_concat_many(tf, x, w):  # more than 16 pieces: TF's Split of the sizes (an LSTM's outputs)
+    parts = [x * float(i + 1) for i in range(17)]
+    return tf.gradients(tf.reduce_sum(tf.sin(tf.concat(parts, 1))), [x])
+
+
+def _p_concat_many_negative_axis(tf, x, w):
+    parts = [tf.square(x) + float(i) for i in range(18)]
+    return tf.gradients(tf.reduce_sum(tf.cos(tf.concat(parts, -2))), [x])
+
+
 PROGRAMS = {name[3:]: fn for name, fn in globals().items() if name.startswith("_p_")}
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ref.ops.state  # noqa: F401
+from ref.ops import state as ref_state
 from ref.types import errors
 from ref.ops.registry import call
 
@@ -59,6 +60,32 @@ def test_scatter_matches_sequential_oracle(how, ref, indices, updates):
     np.testing.assert_array_equal(ref, before)  # pure: input untouched
     res = call(f"ResourceScatter{how}", resource=ref, indices=indices, updates=updates)
     np.testing.assert_array_equal(res, got)
+
+
+# distinct indices (the gathered, whole-rows path), with NaN, -0.0 and infinities in
+# the variable and the updates, float32/float64/int32: the sequential oracle's bits
+_WIDE = _rng.standard_normal((40, 6)).astype(F32)
+_WIDE[3, 1], _WIDE[7, 0], _WIDE[11, 2] = np.nan, -0.0, np.inf
+_WUPD = _rng.standard_normal((5, 6)).astype(F32)
+_WUPD[0, 1], _WUPD[1, 0], _WUPD[2, 3] = 0.0, np.nan, -np.inf
+_WIDX = np.array([3, 7, 11, 0, 39])
+DISTINCT_CASES = [(how, ref, idx, upd) for how in ("Add", "Sub", "Mul", "Div", "Min", "Max")
+                  for ref, idx, upd in ((_WIDE, _WIDX, _WUPD),
+                                        (_WIDE.astype(np.float64), _WIDX[::-1], _WUPD.astype(np.float64)),
+                                        (np.arange(24, dtype=np.int32).reshape(8, 3), np.array([[5, 1], [0, 7]]),
+                                         np.arange(1, 13, dtype=np.int32).reshape(2, 2, 3)))]
+
+
+@pytest.mark.parametrize("how,ref,indices,updates", DISTINCT_CASES,
+                         ids=[f"{c[0]}-{c[1].dtype}" for c in DISTINCT_CASES])
+def test_scatter_distinct_indices_bits(how, ref, indices, updates):
+    want = oracle_scatter(ref, indices, updates, how)
+    got = call(f"Scatter{how}", ref=ref, indices=indices, updates=updates)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    buf = ref.copy()  # the Session's donated buffer: updated in place
+    assert ref_state._scatter(buf, indices, updates, how, f"Scatter{how}", out=(buf,)) is buf
+    np.testing.assert_array_equal(buf.view(np.uint8), want.view(np.uint8))
 
 
 @pytest.mark.parametrize("how", ["Update", "Add", "Sub", "Mul", "Div", "Min", "Max"])

@@ -28,7 +28,7 @@ import types
 
 import numpy as np
 
-from ref.ops import fpenv as _fp, registry
+from ref.ops import _jit, fpenv as _fp, gemm, registry
 from ref.ops._cuda import cuda_elementwise, to_host
 from ref.ops._jit import LazyKernel, njit, njit_sized, numpy_tier, prange, run_numpy_form
 from ref.types import dtypes
@@ -128,7 +128,7 @@ def _call_line(update, refs, grad, params, at, grad_at, indent):
     return f"{indent}{'(' + lhs + ')' if len(refs) == 1 else lhs} = {update.__name__}({args})\n"
 
 
-def _generate(update, name, source, jit):
+def _generate(update, name, source, jit, constants=None):
     """``source`` compiled as if it were written in the update's own file (see above)
     and wrapped by ``jit``; the source is kept as the loop's docstring and as its
     ``source`` attribute (a traceback through a loop run as Python, under
@@ -137,7 +137,7 @@ def _generate(update, name, source, jit):
     filename = py.__code__.co_filename
     if _LOOPS.setdefault((filename, name), source) != source:
         raise ValueError(f"two different loops named {name} in {filename}")
-    namespace = {"__name__": py.__module__, update.__name__: update, "prange": prange}
+    namespace = {"__name__": py.__module__, update.__name__: update, "prange": prange, **(constants or {})}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102
     fn = namespace[name]
     fn.__doc__ = f"Generated from ``{update.__name__}`` (ref.ops.training._apply)::\n\n" + \
@@ -177,7 +177,55 @@ def dense_loop(update, constants=None, cases=()):
         test = " and ".join(p if v is True else f"not {p}" if v is False else f"{p} == {v!r}" for p, v in case.items())
         source += f"    {'if' if k == 0 else 'elif'} {test}:\n" + loop("        ", {**constants, **case})
     source += ("    else:\n" + loop("        ", constants)) if cases else loop("    ", constants)
-    return _generate(update, name, source, njit_sized)
+    kernel = _generate(update, name, source, njit_sized)
+    # The same loop without the GIL, under a name of its own (Numba's on-disk cache keys a
+    # function by its name and bytecode, not by its options): run in blocks on ref's
+    # matrix threads for a large in-place update (:class:`_DenseBlocks`).
+    # One per element type, T a global of its source (a compile-time constant: Numba types
+    # a class argument slowly on every call).
+    kernel.blocks = {}
+    for T in (np.float32, np.float64):
+        blocks = f"{name}_nogil_{T.__name__}"
+        kernel.blocks[np.dtype(T)] = _generate(
+            update, blocks, source.replace(f"def {name}(", f"def {blocks}(", 1).replace(", T):", "):", 1),
+            lambda fn: njit(fn, nogil=True), {"T": T})
+    return kernel
+
+
+class _DenseBlocks:
+    """Elements ``lo:hi`` of a dense in-place update, for ``gemm.run_blocks``: each
+    element is a function of its own elements alone, so the blocks give the bits of
+    one serial loop. The caller updates its blocks in place; a helper (or the caller
+    backing up a late helper) updates copies, which the first to finish stores, so a
+    block's inputs are never half-updated while someone reads them."""
+
+    def __init__(self, kernel, refs, grad, params):
+        self.kernel, self.refs, self.grad, self.params = kernel, refs, grad, params
+
+    def run(self):
+        n = self.grad.size
+        parts = gemm.workers()
+        gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+
+    def into_result(self, lo, hi):
+        self.kernel(*[r[lo:hi] for r in self.refs], self.grad[lo:hi], *self.params)
+
+    def scratch(self, lo, hi):
+        work = [r[lo:hi].copy() for r in self.refs]
+        self.kernel(*work, self.grad[lo:hi], *self.params)
+        return work
+
+    def store(self, lo, hi, work):
+        for r, w in zip(self.refs, work):
+            r[lo:hi] = w
+
+
+def _in_blocks(loop, size):
+    """Whether a large in-place update runs in blocks on ref's matrix threads (each
+    with a backup: a descheduled helper never holds the step up) rather than as
+    Numba's parallel loop, whose threads all wait for the slowest one."""
+    return (size >= _jit.PARALLEL_MIN and not _jit.DISABLE and gemm.workers() > 1 and not _fp.active()
+            and hasattr(loop, "blocks"))
 
 
 def sparse_loop(update):
@@ -363,6 +411,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
             if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
                 # element-wise on the arrays as they are: no flat views needed
                 run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
+            elif _in_blocks(loop, grad.size):
+                _DenseBlocks(loop.blocks[dtype], [o.ravel() for o in out], grad.ravel(), params).run()
             else:  # the loop over flat views (ravel() of a C-contiguous array is one)
                 loop.bound(T, len(out) + 1 + len(params), grad.size)(
                     *[o if o.ndim == 1 else o.ravel() for o in out], grad if grad.ndim == 1 else grad.ravel(), *params)
