@@ -14,7 +14,7 @@ FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicin
             "io", "data_flow", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization",
             "sparse_segment", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
-            "strings", "optional_ops", "dataset", "image", "grad_helpers",
+            "strings", "optional_ops", "dataset", "image", "grad_helpers", "stack",
             "session_tensor")
 
 
