@@ -48,6 +48,7 @@ _MERGE = frozenset({"Merge", "RefMerge"})
 _ENTER = frozenset({"Enter", "RefEnter"})
 _EXIT = frozenset({"Exit", "RefExit"})
 _NEXT = frozenset({"NextIteration", "RefNextIteration"})
+_LOOP_OPS = _ENTER | _EXIT | _NEXT | {"LoopCond"}
 _FORWARD = frozenset({"LoopCond", "Identity", "RefIdentity"})
 
 
@@ -67,6 +68,7 @@ class FramePlan:
             stack.extend(c for c in op._control_inputs if c._id not in needed)
         self.ops = [needed[i] for i in sorted(needed)]
         self.has_control_flow = any(op._type in CONTROL_FLOW_OPS for op in self.ops)
+        self.has_loops = any(op._type in _LOOP_OPS for op in self.ops)  # else only conds: steps can run it
         self.fetches = list(fetch_tensors)
         self.feeds = list(feed_tensors)
         ids = set(needed)
