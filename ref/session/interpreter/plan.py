@@ -11,7 +11,10 @@ the :class:`Plan` that runs them over a flat environment of slots.
   ops whose inputs are all constant (constant folding);
 * ``NoOp`` steps vanish and an ``Identity``'s output shares its input's slot;
 * each value is dropped after its last reader;
-* below a ``Switch``, steps check their inputs for ``DEAD`` (``deadable``).
+* below a ``Switch``, steps check their inputs for ``DEAD`` (``deadable``), and
+  the control inputs that may be dead (a cond branch's pivot: ``dead_controls``);
+  a plan with while-loop ops (or a variable's reference through a cond) runs in
+  :mod:`ref.session.interpreter.frames` instead.
 """
 from __future__ import annotations
 
@@ -161,8 +164,8 @@ class Plan:
     a function body's inputs can be Refs)."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
-        # a plan holding TF 1.x control flow (Enter/Exit/NextIteration, Switch/Merge)
-        # runs in ref.session.interpreter.frames (reference.run_frames), not as steps
+        # a plan holding TF 1.x loops (Enter/Exit/NextIteration) runs in
+        # ref.session.interpreter.frames (reference.run_frames), not as steps; conds only: steps
         self.frames = frames.frame_plan(fetch_tensors, target_ops, feed_tensors)
         if self.frames is not None and (self.frames.has_loops or not self._build_steps(
                 fetch_tensors, target_ops, feed_tensors, values_fed)):
