@@ -7,13 +7,14 @@ a Switch output that got no gradient sit on the other side of a fresh Switch
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import IndexedSlices, control_dependencies, name_scope
+from ref.framework.graph import IndexedSlices, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op
 from ref.grad._util import var_handle_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_v1 import (CondContext, get_output_context, is_switch, merge, switch,
                                            switch_ref_or_tensor)
+from ref.graph_ops.while_v1 import WhileContext, add_next_and_back_edge, enter_frame as enter, exit_
 
 
 def wants_zeros(op, index) -> bool:
@@ -53,9 +54,18 @@ def _switch_grad(op, *grad):
                 return _merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad"), None
             return None, None
         return _merge(list(grad), name="cond_grad"), None
-    if op_ctxt is not None:
-        raise NotImplementedError(f"Gradient of {op.name}: Switch of a while loop is differentiated by "
-                                  "the loop's gradient")
+    if isinstance(op_ctxt, WhileContext):
+        grad_ctxt = get_default_graph()._get_control_flow_context()
+        merge_grad = grad_ctxt.grad_state.switch_map.get(op)
+        if merge_grad is not None:  # second visit, from the body side: the gradient Merge's back edge
+            if grad[1] is not None:
+                add_next_and_back_edge(merge_grad, grad[1], enforce_shape_invariant=False)
+            return None, None
+        if grad[0] is not None:  # first visit, from the Exit side
+            merge_grad = merge([grad[0], grad[0]], name="b_switch")[0]
+            grad_ctxt.grad_state.switch_map[op] = merge_grad
+            return merge_grad, None
+        return None, None
     false_grad = switch(grad[0], op.inputs[1])[0]
     true_grad = switch(grad[1], op.inputs[1])[1]
     return merge([false_grad, true_grad])[0], None
@@ -92,9 +102,8 @@ def _merge_grad(op, grad, _):
     op_ctxt = get_output_context(op.inputs[0].op)
     if isinstance(op_ctxt, CondContext):
         return switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
-    if op_ctxt is not None:
-        raise NotImplementedError(f"Gradient of {op.name}: Merge of a while loop is differentiated by "
-                                  "the loop's gradient")
+    if isinstance(op_ctxt, WhileContext):
+        return switch_ref_or_tensor(grad, get_default_graph()._get_control_flow_context().pivot)
     cond = [math_ops.equal(op.outputs[1], i) for i in range(len(op.inputs))]
     return [switch_ref_or_tensor(grad, cond[i])[1] for i in range(len(op.inputs))]
 
@@ -112,13 +121,52 @@ def _ref_identity_grad(op, grad):
 
 @RegisterGradient("Exit")
 def _exit_grad(op, grad):
-    """A loop built with ``back_prop=False`` passes no gradient (TF's _ExitGrad)."""
-    ctxt = op._get_control_flow_context()
-    if ctxt is None or not ctxt.back_prop:
+    """The gradient of a loop's result enters the gradient loop (``b_exit``);
+    a loop built with ``back_prop=False`` passes none (TF's _ExitGrad)."""
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if grad_ctxt is None or not grad_ctxt.back_prop:
         return None
-    raise NotImplementedError(f"Gradient of TF 1.x while loop '{ctxt.name}' (Exit '{op.name}'): the dataflow "
-                              "loop gradient is not written yet; ref's tf.while_loop with back_prop=True builds a "
-                              "functional While, which is differentiable")
+    if op._get_control_flow_context().grad_state:
+        raise TypeError("Second-order gradient for while loops not supported.")
+    if isinstance(grad, IndexedSlices):
+        raise NotImplementedError(f"Gradient of {op.name}: an IndexedSlices gradient leaving a TF 1.x while loop")
+    grad_ctxt.AddName(grad.name)
+    grad_ctxt.Enter()
+    result = enter(grad, grad_ctxt.name, is_constant=False, parallel_iterations=grad_ctxt.parallel_iterations,
+                   name="b_exit")
+    grad_ctxt.loop_enters.append(result)
+    grad_ctxt.Exit()
+    return result
 
 
 RegisterGradient("RefExit")(_exit_grad)
+
+
+@RegisterGradient("NextIteration")
+def _next_iteration_grad(_, grad):
+    return grad
+
+
+RegisterGradient("RefNextIteration")(_next_iteration_grad)
+
+
+@RegisterGradient("Enter")
+def _enter_grad(op, grad):
+    """A loop variable's gradient leaves the gradient loop (an Exit); a loop
+    invariant's is summed over the iterations (``b_acc``)."""
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
+        return grad
+    if op.get_attr("is_constant"):
+        if isinstance(grad, IndexedSlices):
+            raise NotImplementedError(f"Gradient of {op.name}: an IndexedSlices gradient of a loop invariant")
+        return grad_ctxt.AddBackpropAccumulator(op, grad)
+    result = exit_(grad)
+    grad_ctxt.loop_exits.append(result)
+    grad_ctxt.ExitResult([result])
+    return result
+
+
+RegisterGradient("RefEnter")(_enter_grad)
+for _t in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2", "ControlTrigger"):
+    NotDifferentiable(_t)

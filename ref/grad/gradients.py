@@ -29,6 +29,9 @@ from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
 from ref.grad.control_flow_grad import wants_zeros, zeros_like_for_output
+from ref.grad.control_flow_state import maybe_create_control_flow_state
+from ref.graph_ops.control_flow_v1 import is_loop_exit
+from ref.graph_ops.while_v1 import is_loop_switch
 
 
 class AggregationMethod:
@@ -161,16 +164,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 between_list.append(op)
                 reached.discard(op)
                 queue.extend(t.op for t in op._inputs)
+        # TF 1.x while loops between: their gradient loops' state (every exit of such a loop is between)
+        loop_state = maybe_create_control_flow_state(between_list, between, colocate_gradients_with_ops)
         pending = collections.defaultdict(int)
         for op in between_list:
             for t in op._inputs:
                 if t.op in between:
                     pending[t.op] += 1
-        # xs' ops with nothing between above them, and the stop_gradients ops, pass nothing on
-        for op in from_ops:
-            if not any(pending[t.op] > 0 for t in op._inputs):
-                stop_ops.add(op)
-
         grads = {}  # Tensor -> list of gradient contributions
         for y, gy in zip(ys, grad_ys):
             grads.setdefault(y, []).append(gy)
@@ -179,6 +179,15 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if pending[op] == 0 and op not in queued and op in reachable_to_ops:
                 queued.add(op)
                 queue.append(op)
+        if loop_state:  # exits of loops whose other exits lead nowhere get zeros
+            for y in loop_state.ProcessUnusedLoopExits(pending, queued):
+                if _is_backpropagatable(y):
+                    grads.setdefault(y, []).append(loop_state.ZerosLikeForExit(y))
+                    queue.append(y.op)
+        # xs' ops with nothing between above them, and the stop_gradients ops, pass nothing on
+        for op in from_ops:
+            if not any(pending[t.op] > 0 for t in op._inputs):
+                stop_ops.add(op)
         valid = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
         while queue:
@@ -187,11 +196,15 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values "
                                  f"are {valid}.")
             with colocate_with(op) if colocate_gradients_with_ops else _null():
+                if loop_state:
+                    loop_state.EnterGradWhileContext(op, before=True)
                 out_grads = []
                 for t in op._outputs:
                     g = _aggregate(grads.get(t), aggregation_method, t)
                     grads[t] = [] if g is None else [g]
                     out_grads.append(g)
+                if loop_state:
+                    loop_state.ExitGradWhileContext(op, before=True)
                 has_out_grads = any(g is not None for g in out_grads)
                 rule = None
                 if has_out_grads and op not in stop_ops:
@@ -203,9 +216,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                           "for correct autodiff, which this op is lacking. If you want to pretend "
                                           "this operation is a constant in your program, you may insert "
                                           "`tf.stop_gradient`.") from None
+                if loop_state:
+                    loop_state.EnterGradWhileContext(op, before=False)
                 if rule is not None:
                     for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
-                        if g is None and _is_backpropagatable(t) and wants_zeros(op, i):
+                        if g is None and _is_backpropagatable(t) and loop_state:
+                            out_grads[i] = loop_state.ZerosLike(op, i)
+                        elif g is None and _is_backpropagatable(t) and wants_zeros(op, i):
                             out_grads[i] = zeros_like_for_output(op, i)  # a cond's Switch: zeros on its side
                     with name_scope(op.name + "_grad"):
                         in_grads = rule(op, *out_grads)
@@ -229,10 +246,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                              f"Forward operation: {op.name}. Input index: {i}. Original input "
                                              f"shape: {t.shape}. Calculated input gradient shape: {g.shape}") from None
                     grads.setdefault(t, []).append(g)
-            for t in op._inputs:
-                pending[t.op] -= 1
-                if pending[t.op] == 0:
-                    queue.append(t.op)
+                if loop_state:
+                    loop_state.ExitGradWhileContext(op, before=False)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+        if loop_state:
+            loop_state.PostProcessing()
 
         result = []
         for x in xs:
@@ -241,6 +259,42 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
             result.append(g)
     return result
+
+
+def _has_any_grad(grads, op):
+    return any(g is not None for t in op._outputs for g in grads.get(t, ()))
+
+
+def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state):
+    """Counts ``op`` off its inputs' producers and queues those now ready (TF's
+    _UpdatePendingAndEnqueueReady): a loop Switch is ready at each gradient it
+    gets (the Exit's first, then the body's); a loop's exits wait for each other."""
+    for t in op._inputs:
+        x = t.op
+        pending[x] -= 1
+        ready = pending[x] == 0
+        if loop_state and not ready:
+            ready = pending[x] > 0 and is_loop_switch(x)
+        if not ready:
+            continue
+        if loop_state and is_loop_exit(x):
+            grad_state = loop_state.GetGradState(x, before=False)
+            grad_state.deferred_exits.append(t)
+            grad_state.pending_exits_count -= 1
+            if grad_state.pending_exits_count == 0:
+                has_not_none_grad = False
+                for y in grad_state.deferred_exits:
+                    if _has_any_grad(grads, y.op):
+                        has_not_none_grad = True
+                        queue.append(y.op)
+                    else:
+                        grad_state.unused_exits.append(y)
+                for y in grad_state.unused_exits:
+                    if has_not_none_grad and _is_backpropagatable(y):
+                        grads.setdefault(y, []).append(loop_state.ZerosLikeForExit(y))
+                    queue.append(y.op)
+        else:
+            queue.append(x)
 
 
 def _resource_zeros(handle):

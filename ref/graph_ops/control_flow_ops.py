@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ref.types import dtypes, nest
+from ref.platform import modes
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import (
     Operation,
@@ -189,11 +190,14 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
-    if not back_prop and not get_default_graph()._building_function and \
-            not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)):
-        # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit). A loop that
-        # keeps back_prop stays a functional While until the TF 1.x loop gradient
-        # (control_flow_state's stacks) is written.
+    if not get_default_graph()._building_function and \
+            not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)) and \
+            (not back_prop or (not modes.control_flow_v2_enabled() and
+                               not any(isinstance(v, TensorArray) for v in nest.flatten(loop_vars)))):
+        # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit), differentiated by
+        # ref.grad.control_flow_state's gradient loop: always without back_prop, and with it
+        # after tf.disable_control_flow_v2(). A differentiable loop carrying a TensorArray
+        # stays a functional While (TensorArrayV3's loop gradient is not written).
         return while_loop_v1(cond, body, loop_vars, shape_invariants=shape_invariants,
                              parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
                              name=name, maximum_iterations=maximum_iterations,

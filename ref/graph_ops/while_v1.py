@@ -20,17 +20,61 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import control_flow_v1
 from ref.graph_ops.control_flow_v1 import (ControlFlowContext, switch_ref_or_tensor, get_output_context,
-                                           is_loop_exit, merge)
+                                           is_loop_exit, merge, switch)
 from ref.protos import control_flow_pb2
 
-__all__ = ["WhileContext", "while_loop_v1"]
+__all__ = ["WhileContext", "while_loop_v1", "get_while_context", "get_loop_constant_enter", "is_loop_switch",
+           "control_trigger", "next_iteration", "exit_"]
+
+
+def get_while_context(op):
+    """The while loop ``op`` is in, or None (TF's control_flow_util.GetWhileContext)."""
+    ctxt = op._get_control_flow_context()
+    return ctxt.GetWhileContext() if ctxt is not None else None
+
+
+def is_loop_switch(op) -> bool:
+    """A Switch of a while loop's variable."""
+    if op.type not in ("Switch", "RefSwitch"):
+        return False
+    ctxt = op._get_control_flow_context()
+    return ctxt is not None and ctxt.IsWhileContext()
+
+
+def get_loop_constant_enter(value):
+    """The constant Enter ``value`` comes from through Identity ops, or None."""
+    op = value.op
+    while op.type in ("Identity", "RefIdentity"):
+        op = op.inputs[0].op
+    return op if _is_loop_constant_enter(op) else None
+
+
+def control_trigger(name=None):
+    return apply_op("ControlTrigger", name=name or "ControlTrigger")
+
+
+def zeros_for(shape, dtype):
+    """``zeros`` of a shape tensor (TF's array_ops.zeros: ``zeros/Const`` filled as ``zeros``)."""
+    with name_scope(None, "zeros", [shape]) as scope:
+        return apply_op("Fill", dims=shape, value=constant(0, dtype=dtype.base_dtype, name="Const"), name=scope)
+
+
+def next_iteration(data, name=None):
+    """``data`` handed to the next iteration (TF's ``_NextIteration``)."""
+    return _forward("NextIteration", "RefNextIteration", data, name)
+
+
+def exit_(data, name=None):
+    """``data`` handed to the parent frame (TF's ``exit``)."""
+    return _forward("Exit", "RefExit", data, name)
+
 
 
 def _is_loop_constant_enter(op) -> bool:
     return op.type in ("Enter", "RefEnter") and op.get_attr("is_constant")
 
 
-def _enter(tensor, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
+def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
            name=None):
     """``tensor`` made available in frame ``frame_name`` (TF's ``_Enter``)."""
     tensor = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
@@ -70,7 +114,7 @@ def _enforce_shape_invariant(merge_var, next_var):
                          "`shape_invariants` argument of tf.while_loop to specify a less-specific shape.")
 
 
-def _add_next_and_back_edge(m, v, enforce_shape_invariant=True):
+def add_next_and_back_edge(m, v, enforce_shape_invariant=True):
     """``NextIteration(v)`` made the second input of Merge ``m``: the back edge."""
     v = _forward("NextIteration", "RefNextIteration", convert_to_tensor(v), None)
     if enforce_shape_invariant:
@@ -178,10 +222,22 @@ class WhileContext(ControlFlowContext):
         result = val
         if val.name not in self._values and val.op._get_control_flow_context() is not self:
             self._values.add(val.name)
+            # in a gradient loop, a value of its forward loop is that value's history (a stack pop)
+            grad_ctxt = get_default_graph()._get_control_flow_context()
+            grad_ctxt = grad_ctxt.GetWhileContext() if grad_ctxt is not None else None
+            if grad_ctxt is not None and grad_ctxt.grad_state is not None:
+                forward_ctxt = get_while_context(val.op)
+                if is_loop_exit(val.op):
+                    forward_ctxt = forward_ctxt.outer_context
+                    forward_ctxt = forward_ctxt.GetWhileContext() if forward_ctxt is not None else None
+                if forward_ctxt is grad_ctxt.grad_state.forward_context:
+                    real_val = grad_ctxt.grad_state.GetRealValue(val)
+                    self._external_values[val.name] = real_val
+                    return real_val
             if self._outer_context is not None:
                 result = self._outer_context.AddValue(val)
             with control_dependencies(None):
-                enter = _enter(result, self._name, is_constant=True, parallel_iterations=self._parallel_iterations)
+                enter = enter_frame(result, self._name, is_constant=True, parallel_iterations=self._parallel_iterations)
                 enter.graph.prevent_feeding(enter)
                 if self._outer_context:
                     self._outer_context.AddInnerOp(enter.op)
@@ -196,6 +252,17 @@ class WhileContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):
+        # a Shape/Size/Rank of a forward value built in its gradient loop moves to the forward loop,
+        # which saves the (small) result rather than the tensor
+        if op.type in ("Shape", "Size", "Rank"):
+            grad_ctxt = get_default_graph()._get_control_flow_context()
+            grad_ctxt = grad_ctxt.GetWhileContext() if grad_ctxt is not None else None
+            if grad_ctxt is not None and grad_ctxt.grad_state is not None and \
+                    get_while_context(op.inputs[0].op) is grad_ctxt.grad_state.forward_context:
+                op_input_ctxt = op.inputs[0].op._get_control_flow_context()
+                op._set_control_flow_context(op_input_ctxt)
+                op_input_ctxt._AddOpInternal(op)
+                return
         self._AddOpInternal(op)
 
     def _AddOpInternal(self, op):
@@ -228,7 +295,7 @@ class WhileContext(ControlFlowContext):
         """An op reading only loop invariants waits for the loop's pivot."""
         if op.control_inputs:
             return
-        if all(_is_loop_constant_enter(x.op) for x in op.inputs):
+        if op.type == "SymbolicGradient" or all(_is_loop_constant_enter(x.op) for x in op.inputs):
             op._add_control_input(self.GetControlPivot().op)
 
     def _fix_control_inputs_and_context(self, enters):
@@ -253,6 +320,102 @@ class WhileContext(ControlFlowContext):
             for level in graph._tls().control_stack:
                 level.created.add(x.op)
 
+
+    # -- the loops and accumulators TF 1.x's while-loop gradient adds (TF's WhileContext) --
+
+    def AddForwardLoopCounter(self, outer_grad_state):
+        """A counter of this loop's iterations (``f_count``); returns its Exit
+        and its NextIteration (the forward index)."""
+        n = constant(0, name="f_count")
+        if outer_grad_state is not None:  # order it after the outer loop's counter step
+            n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
+        self.Enter()
+        self.AddName(n.name)
+        enter_n = enter_frame(n, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                         name="f_count")
+        self.loop_enters.append(enter_n)
+        merge_n = merge([enter_n, enter_n])[0]
+        switch_n = switch(merge_n, self._pivot)
+        index = apply_op("AddV2", x=switch_n[1], y=1, name="Add")
+        next_n = _forward("NextIteration", "RefNextIteration", index, None)
+        merge_n.op._update_input(1, next_n)
+        total_iterations = _forward("Exit", "RefExit", switch_n[0], "f_count")
+        self.loop_exits.append(total_iterations)
+        self.ExitResult([total_iterations])
+        self.Exit()
+        return total_iterations, next_n
+
+    def AddBackpropLoopCounter(self, count, outer_grad_state):
+        """This (gradient) loop's predicate: it runs ``count`` times (``b_count``)."""
+        one = constant(1, name="b_count")
+        self.Enter()
+        self.AddName(count.name)
+        enter_count = enter_frame(count, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                             name="b_count")
+        self.loop_enters.append(enter_count)
+        merge_count = merge([enter_count, enter_count])[0]
+        self._pivot_for_pred = merge_count
+        pred = apply_op("GreaterEqual", x=merge_count, y=one, name="GreaterEqual")
+        self._pivot = apply_op("LoopCond", input=pred, name="b_count")
+        switch_count = switch(merge_count, self._pivot)
+        index = apply_op("Sub", x=switch_count[1], y=one, name="Sub")
+        self._pivot_for_body = index
+        next_count = _forward("NextIteration", "RefNextIteration", index, None)
+        merge_count.op._update_input(1, next_count)
+        final_zero = _forward("Exit", "RefExit", switch_count[0], "b_count")
+        self.loop_exits.append(final_zero)
+        if outer_grad_state is not None:  # the pops of one run of an inner loop before the next run's
+            outer_grad_state.grad_sync._add_control_input(final_zero.op)
+        self.ExitResult([final_zero])
+        self.Exit()
+        return next_count
+
+    def AddBackpropAccumulator(self, op, grad):
+        """The sum over iterations of ``grad``, the gradient of loop invariant
+        ``op`` (a constant Enter), as a loop variable of this gradient loop (``b_acc``)."""
+        self.Exit()
+        shape = grad.shape
+        if shape.is_fully_defined():
+            if self.outer_context:
+                self.outer_context.Enter()
+            acc = constant(0, dtype=grad.dtype, shape=shape.as_list(), name="b_acc")
+            if self.outer_context:
+                self.outer_context.Exit()
+        else:
+            value = op.inputs[0]
+            if isinstance(self.outer_context, WhileContext) and self.outer_context.grad_state is not None:
+                forward_ctxt = self.grad_state.forward_context
+                forward_ctxt.outer_context.Enter()
+                zeros_shape = apply_op("Shape", input=value, out_type=dtypes.int32, name="Shape")
+                forward_ctxt.outer_context.Exit()
+                outer_grad_state = self.grad_state.outer_grad_state
+                history_zeros_shape = outer_grad_state.AddForwardAccumulator(zeros_shape)
+                self.outer_context.Enter()
+                real_shape = outer_grad_state.AddBackpropAccumulatedValue(history_zeros_shape, zeros_shape)
+                acc = zeros_for(real_shape, grad.dtype)
+                self.outer_context.Exit()
+            else:
+                if self.outer_context:
+                    self.outer_context.Enter()
+                zeros_shape = apply_op("Shape", input=value, out_type=dtypes.int32, name="Shape")
+                acc = zeros_for(zeros_shape, grad.dtype)
+                if self.outer_context:
+                    self.outer_context.Exit()
+        self.Enter()
+        self.AddName(acc.name)
+        enter_acc = enter_frame(acc, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                           name="b_acc")
+        self.loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = switch(merge_acc, self._pivot)
+        add_acc = apply_op("AddV2", x=switch_acc_true, y=grad, name="Add")
+        next_acc = _forward("NextIteration", "RefNextIteration", add_acc, None)
+        merge_acc.op._update_input(1, next_acc)
+        result_acc = _forward("Exit", "RefExit", switch_acc_false, "b_acc")
+        self.loop_exits.append(result_acc)
+        self.ExitResult([result_acc])
+        return result_acc
+
     def _build_loop(self, pred, body, flat_orig, flat_loop_vars, structure, invariants):
         self._values = {x.name for x in flat_loop_vars}
         real_vars = [self._outer_context.AddValue(x) for x in flat_loop_vars] if self._outer_context \
@@ -260,7 +423,7 @@ class WhileContext(ControlFlowContext):
         enter_vars = []
         with control_dependencies(None):
             for real_var, invariant in zip(real_vars, invariants):
-                enter_var = _enter(real_var, self._name, is_constant=False,
+                enter_var = enter_frame(real_var, self._name, is_constant=False,
                                    parallel_iterations=self._parallel_iterations, use_input_shape=False)
                 if not _shape_less_than_or_equal(real_var.shape, invariant):
                     raise ValueError(f"The shape invariant specified for {real_var.name} is not compatible with "
@@ -316,7 +479,7 @@ class WhileContext(ControlFlowContext):
                 raise TypeError(f"Loop variable {m.op.inputs[0].op.inputs[0].name} enters the loop with type "
                                 f"{m.dtype.base_dtype.name}, but has type {v.dtype.base_dtype.name} after one "
                                 "iteration.")
-            _add_next_and_back_edge(m, v)
+            add_next_and_back_edge(m, v)
         exit_vars = [_forward("Exit", "RefExit", x[0], None) for x in switch_vars]
         self._loop_exits = exit_vars
         self.ExitResult(exit_vars)

@@ -3,8 +3,10 @@ graphs and runs them in Sessions (TF 1.x behaviour), so turning eager
 execution or v2 behaviour *off* is a no-op and asking for either raises."""
 from __future__ import annotations
 
-__all__ = ["disable_eager_execution", "disable_v2_behavior", "enable_eager_execution", "enable_v2_behavior",
-           "executing_eagerly"]
+__all__ = ["control_flow_v2_enabled", "disable_control_flow_v2", "disable_eager_execution", "disable_v2_behavior",
+           "enable_control_flow_v2", "enable_eager_execution", "enable_v2_behavior", "executing_eagerly"]
+
+_CONTROL_FLOW_V2 = [True]
 
 _GRAPH_ONLY = ("ref runs TensorFlow 1.x graph mode only (graphs run in a tf.Session); {what} is not provided. "
                "See docs/coverage.rst (built: coverage.html, 'What ref covers').")
@@ -31,3 +33,23 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 def enable_v2_behavior():
     """Raises NotImplementedError: ``ref`` has no TF 2.x mode."""
     raise NotImplementedError(_GRAPH_ONLY.format(what="TF 2.x behaviour"))
+
+
+def enable_control_flow_v2():
+    """A differentiable ``tf.while_loop`` builds the functional ``While`` op (the
+    default): its gradient is a ``While`` too, and higher derivatives work."""
+    _CONTROL_FLOW_V2[0] = True
+
+
+def disable_control_flow_v2():
+    """A differentiable ``tf.while_loop`` builds TF 1.x's dataflow loop
+    (Enter/Merge/Switch/LoopCond/NextIteration/Exit), differentiated as TF 1.x
+    does (a gradient loop reading stacks of forward values; second-order
+    gradients of it raise TypeError, as in TF 1.x). ``tf.cond`` and loops with
+    ``back_prop=False`` build TF 1.x's dataflow form either way."""
+    _CONTROL_FLOW_V2[0] = False
+
+
+def control_flow_v2_enabled():
+    """Whether a differentiable ``tf.while_loop`` builds the functional ``While``."""
+    return _CONTROL_FLOW_V2[0]

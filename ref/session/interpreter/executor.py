@@ -59,7 +59,8 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None, allo
     for step in plan.steps:
         if trace is not None:
             start = time.time_ns()
-        if step.deadable and any(env[src] is DEAD for src, _ in step.reads):
+        if step.deadable and (any(env[src] is DEAD for src, _ in step.reads) or
+                              any(env[s] is DEAD for s in step.dead_controls)):
             for s in step.outputs:  # an op on a Switch's untaken branch does not run
                 env[s] = DEAD
             continue

@@ -19,6 +19,9 @@ dynamic control flow):
   with a dead input (data or control) does not run: its outputs are dead.
   Deadness stops at ``NextIteration``; a dead ``Exit`` value reaches the
   parent frame only if its loop never sent a live one, once the loop is done;
+* ``ControlTrigger`` runs even when its control inputs are dead;
+* every new iteration checks the run's deadline and cancellation
+  (:func:`ref.ops.blocking.check`);
 * among ready instances, those not updating a variable in place run first,
   then the lower op id and the earlier arrival: runs are deterministic.
 
@@ -33,6 +36,7 @@ import time
 import numpy as np
 
 from ref.types import errors
+from ref.ops import blocking
 from ref.ops.control import DEAD
 
 __all__ = ["CONTROL_FLOW_OPS", "FramePlan", "frame_plan", "run"]
@@ -44,6 +48,7 @@ _MERGE = frozenset({"Merge", "RefMerge"})
 _ENTER = frozenset({"Enter", "RefEnter"})
 _EXIT = frozenset({"Exit", "RefExit"})
 _NEXT = frozenset({"NextIteration", "RefNextIteration"})
+_LOOP_OPS = _ENTER | _EXIT | _NEXT | {"LoopCond"}
 _FORWARD = frozenset({"LoopCond", "Identity", "RefIdentity"})
 
 
@@ -63,6 +68,7 @@ class FramePlan:
             stack.extend(c for c in op._control_inputs if c._id not in needed)
         self.ops = [needed[i] for i in sorted(needed)]
         self.has_control_flow = any(op._type in CONTROL_FLOW_OPS for op in self.ops)
+        self.has_loops = any(op._type in _LOOP_OPS for op in self.ops)  # else only conds: steps can run it
         self.fetches = list(fetch_tensors)
         self.feeds = list(feed_tensors)
         ids = set(needed)
@@ -149,7 +155,7 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         n_data, n_control = plan.n_inputs[op]
         if index is None:
             inst.controls += 1
-            if dead and op._type not in _MERGE:
+            if dead and op._type not in _MERGE and op._type != "ControlTrigger":
                 inst.dead = True
         else:
             inst.values[index] = value
@@ -173,6 +179,7 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
 
     def new_iteration(frame, it):
         f = frames[frame]
+        blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
         while f.iterations <= it:
             for op, index, value in f.invariants:
                 arrive(op, index, value, frame, f.iterations)

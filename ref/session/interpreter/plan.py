@@ -11,7 +11,10 @@ the :class:`Plan` that runs them over a flat environment of slots.
   ops whose inputs are all constant (constant folding);
 * ``NoOp`` steps vanish and an ``Identity``'s output shares its input's slot;
 * each value is dropped after its last reader;
-* below a ``Switch``, steps check their inputs for ``DEAD`` (``deadable``).
+* below a ``Switch``, steps check their inputs for ``DEAD`` (``deadable``), and
+  the control inputs that may be dead (a cond branch's pivot: ``dead_controls``);
+  a plan with while-loop ops (or a variable's reference through a cond) runs in
+  :mod:`ref.session.interpreter.frames` instead.
 """
 from __future__ import annotations
 
@@ -49,10 +52,34 @@ def needed_ops(fetch_tensors, target_ops, feed_tensors) -> list:
         stack.extend(c for c in op._control_inputs if c._id not in needed)
     ops = [needed[i] for i in sorted(needed)]
     ops = [op for op in ops if not (op._outputs and all(t in fed for t in op._outputs))]
+    if any(t.op._id > op._id for op in ops for t in op._inputs):
+        ops = _creation_order_topological(ops)  # a cond rewired an input to a later Switch
     ops = _prune_unread(ops, fetch_tensors, target_ops)
     if not any(_rank(op) for op in ops):
         return ops  # creation order is already a topological order
     return _readers_first(ops, fed)
+
+
+def _creation_order_topological(ops):
+    """``ops`` in a topological order (inputs first), otherwise in creation order."""
+    ids = {op._id: op for op in ops}
+    waiting, users = {}, {}
+    for op in ops:
+        deps = {t.op._id for t in op._inputs if t.op._id in ids} | {c._id for c in op._control_inputs if c._id in ids}
+        waiting[op._id] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(op._id)
+    ready = [i for i, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(ids[i])
+        for u in users.get(i, ()):
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    return order
 
 
 # Pure ops that TF's dependency optimizer keeps even when nothing reads them: their
@@ -137,14 +164,24 @@ class Plan:
     a function body's inputs can be Refs)."""
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
-        # a plan holding TF 1.x control flow (Enter/Exit/NextIteration, Switch/Merge)
-        # runs in ref.session.interpreter.frames (reference.run_frames), not as steps
+        # a plan holding TF 1.x loops (Enter/Exit/NextIteration) runs in
+        # ref.session.interpreter.frames (reference.run_frames), not as steps; conds only: steps
         self.frames = frames.frame_plan(fetch_tensors, target_ops, feed_tensors)
-        if self.frames is not None:
+        if self.frames is not None and (self.frames.has_loops or not self._build_steps(
+                fetch_tensors, target_ops, feed_tensors, values_fed)):
             self.ops, self.values_fed, self.steps, self.runs = self.frames.ops, values_fed, [], 0
             self.compiled, self.compilable, self.fetch_ops = None, False, [t.op for t in fetch_tensors]
             return
+        if self.frames is not None:  # a plan with conds only runs as steps, dead tensors checked
+            self.frames = None
+            return
+        self._build_steps(fetch_tensors, target_ops, feed_tensors, values_fed)
+
+    def _build_steps(self, fetch_tensors, target_ops, feed_tensors, values_fed):
+        """Builds the steps; False (nothing kept) when an op's deadness comes from a
+        control input the steps cannot check (TF 1.x cond ops run in frames then)."""
         self.ops = needed_ops(fetch_tensors, target_ops, feed_tensors)
+        in_plan = set(self.ops)
         self.values_fed = values_fed
 
         slot = {}
@@ -169,10 +206,32 @@ class Plan:
         template = {}
         steps = []
         maybe_dead = set()  # tensors downstream of a Switch: their consumers check for DEAD
+        dead_ops = set()  # ops that may not run (a dead data or control input)
+
+        def control_slot(c):
+            """The slot whose DEAD says control input ``c`` did not run, or None."""
+            while c not in in_plan and c._type in ("Identity", "RefIdentity"):
+                c = c._inputs[0].op  # a pruned pivot: it shares its input's deadness
+            if c not in in_plan or not c._outputs or c._type == "Merge":
+                return None
+            return slot_of(c._outputs[0])
+
         for op in self.ops:
             opdef = op._opdef
-            if op._type == "Switch" or any(t in maybe_dead for t in op._inputs):
+            if op._type in ("RefSwitch", "RefMerge"):  # a variable's reference through a cond: frames
+                return False
+            dead_controls = [c for c in op._control_inputs if c in dead_ops]
+            if op._type in ("Switch", "RefSwitch") or dead_controls or any(t in maybe_dead for t in op._inputs):
                 maybe_dead.update(op._outputs)
+                dead_ops.add(op)
+            control_slots = tuple(control_slot(c) for c in dead_controls)
+            if None in control_slots or (dead_controls and op._type in ("Identity", "Merge", "RefMerge")):
+                return False
+            if control_slots and op._type == "Const":  # a branch's constant: dead with its pivot
+                step = Step(op, KERNEL, slot_of, [output_slot(t) for t in op._outputs])
+                step.deadable, step.dead_controls = True, control_slots
+                steps.append(step)
+                continue
             if op._type == "Identity":
                 # An identity is a second name for its input's value: share the slot.
                 slot[op._outputs[0]] = slot_of(op._inputs[0])
@@ -190,7 +249,8 @@ class Plan:
                 steps.append(Step(op, PLACEHOLDER, slot_of, outs))
                 continue
             step = Step(op, STATEFUL if opdef.refs else KERNEL, slot_of, outs)
-            step.deadable = op._type != "Merge" and any(t in maybe_dead for t in op._inputs)
+            step.deadable = op._type != "Merge" and (bool(control_slots) or any(t in maybe_dead for t in op._inputs))
+            step.dead_controls = control_slots
             if is_pure(opdef) and step.inputs_constant(template):
                 folded = step.fold(template)
                 if folded is not None:
@@ -204,6 +264,8 @@ class Plan:
         last = {}
         for i, step in enumerate(steps):
             for s, _ in step.reads:
+                last[s] = i
+            for s in step.dead_controls:
                 last[s] = i
         keep = set(self.fetch_slots)
         drops = [[] for _ in steps]
@@ -221,5 +283,6 @@ class Plan:
         self.compilable = not maybe_dead
         # Set by ref.session.devices for a plan with GPU steps: a fetched value's host copy.
         self.fetch_to_host = None
+        return True
 
 

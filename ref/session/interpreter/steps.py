@@ -39,7 +39,8 @@ class Step:
     """Everything about one op the evaluator needs, precomputed."""
 
     __slots__ = ("op", "kind", "kernel", "attrs", "reads", "layout", "ref_args", "ref_names", "outputs", "multi",
-                 "donate", "deadable", "ctx", "drops", "opdef", "aliased", "out0", "needed")
+                 "donate", "deadable", "ctx", "drops", "opdef", "aliased", "out0", "needed",
+                 "dead_controls")
 
     def __init__(self, op, kind, slot_of, outs):
         opdef = op._opdef
@@ -76,6 +77,7 @@ class Step:
         self.drops = ()
         self.needed = frozenset(range(len(outs)))
         self.deadable = False
+        self.dead_controls = ()  # slots of control inputs that may be dead (a cond's pivot)
         self.out0 = outs[0] if outs else None
         # The common case: one output, no context, inputs passed positionally when the
         # kernel's first parameters are the op's inputs, in order.
