@@ -1,10 +1,10 @@
 """``tf.random``: the random ops under their TF 1.13+ names."""
 from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal,  # noqa: F401
-                                      random_gamma as gamma, random_normal as normal,
+                                      random_gamma as gamma, random_normal as normal, random_poisson as poisson,
                                       random_shuffle as shuffle, random_uniform as uniform)
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma",
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
            "set_random_seed", "get_seed"]
 
 from ref import _coverage  # noqa: E402
