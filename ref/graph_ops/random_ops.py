@@ -144,7 +144,7 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
         s1, s2 = _seeds(seed)
         sample = apply_op("RandomGamma", shape=shape_t, alpha=alpha_b, seed=s1, seed2=s2)
         tiny = np.asarray(np.finfo(dtype.np).tiny, dtype.np)
-        return apply_op("Maximum", x=tiny, y=apply_op("RealDiv", x=sample, y=beta))
+        return apply_op("Maximum", x=tiny, y=apply_op("RealDiv", x=sample, y=beta, name="truediv"))
 
 
 def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):

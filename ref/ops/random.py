@@ -146,7 +146,6 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64,
     batch, classes = logits.shape
     if classes == 0 and batch and n:
         raise invalid_argument("num_classes should be positive, got 0")
-    out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
     # TF's CPU kernel: reserve batch * ceil4(n) * 2 outputs (two words per double),
     # then each row, in order, draws n doubles from one SimplePhilox stream
     # (x0, x1 words -> uint64_to_double) and takes upper_bound in the
@@ -155,8 +154,25 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64,
     # covers every row here (TF's values wherever TF runs one shard).
     gen = ctx.philox
     start = gen.reserve_outputs(batch * ((n + 3) // 4 * 4) * 2)
+    return multinomial_draws(logits, n, gen.key, start, output_dtype)
+
+
+def multinomial_draws(logits, n, key, start, output_dtype):
+    """TF's CPU MultinomialFunctor from Philox counter ``start`` (also StatelessMultinomial's)."""
+    batch, classes = logits.shape
+    out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
     if not (batch and n):
         return out
+    w = philox.words(key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
+    uniforms = philox.uint64_to_double(w[0::2], w[1::2]).reshape(batch, n)
+    for b in range(batch):
+        row = logits[b]
+        finite = np.isfinite(row)
+        top = row[finite].max() if finite.any() else np.finfo(row.dtype).min
+        cdf = np.cumsum(np.where(finite, np.exp(row.astype(np.float64) - np.float64(top)), 0.0))
+        total = cdf[-1] if classes else 0.0
+        out[b] = np.searchsorted(cdf, uniforms[b] * total, side="right")
+    return out
     w = philox.words(gen.key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
     uniforms = philox.uint64_to_double(w[0::2], w[1::2]).reshape(batch, n)
     for b in range(batch):

@@ -273,6 +273,16 @@ def multinomial(tf):
     tf.multinomial(tf.log([[0.2, 0.3, 0.5]]), 4)
 
 
+def gamma_poisson_stateless(tf):
+    tf.set_random_seed(3)
+    tf.random_gamma([5], [0.5, 2.0], beta=[1.0, 3.0])
+    tf.random_poisson([1.5, 4.0], [5], seed=2)
+    tf.random.stateless_uniform([5], [1, 2], minval=1.0, maxval=4.0)
+    tf.random.stateless_normal([2, 3], [1, 2], dtype=tf.float64)
+    tf.random.stateless_truncated_normal([5], [1, 2])
+    tf.random.stateless_categorical(tf.log([[0.2, 0.3, 0.5]]), 6, [3, 4])
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -303,6 +313,7 @@ CASES = [
     (summaries, None),
     (saver, None),
     (multinomial, None),
+    (gamma_poisson_stateless, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),

@@ -49,15 +49,16 @@ CASES = {
     "stateless_normal": lambda tf: tf.random.stateless_normal([5], [1, 2]),
     "stateless_truncated_normal": lambda tf: tf.random.stateless_truncated_normal([5], [1, 2]),
     "stateless_categorical": lambda tf: tf.random.stateless_categorical(tf.log([[0.2, 0.3, 0.5]]), 6, [3, 4]),
+    "stateless_uniform_range_float64_int64_seed": lambda tf: tf.random.stateless_uniform(
+        [3, 7], tf.constant([-5, 2**40], tf.int64), minval=-2.0, maxval=3.0, dtype=tf.float64),
+    "stateless_normal_half_negative_seed": lambda tf: tf.random.stateless_normal([9], [-1, 123], dtype=tf.float16),
+    "stateless_truncated_normal_float64": lambda tf: tf.random.stateless_truncated_normal([4, 5], [7, 0],
+                                                                                         stddev=2.0, dtype=tf.float64),
+    "stateless_multinomial_int32": lambda tf: tf.random.stateless_multinomial([[1.0, 2.0, 3.0], [0.0, 0.0, 9.0]], 5,
+                                                                              [8, 9], output_dtype=tf.int32),
 }
 
-MISSING = "ref has no {} yet (a missing TF1 name and kernel; issue 27's list)"
-XFAIL = {
-    "stateless_uniform": MISSING.format("stateless random ops"),
-    "stateless_normal": MISSING.format("stateless random ops"),
-    "stateless_truncated_normal": MISSING.format("stateless random ops"),
-    "stateless_categorical": MISSING.format("stateless random ops"),
-}
+XFAIL: dict = {}  # name -> reason, for rows ref cannot match yet
 
 
 def _draws(lib, build):
