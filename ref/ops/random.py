@@ -173,16 +173,6 @@ def multinomial_draws(logits, n, key, start, output_dtype):
         total = cdf[-1] if classes else 0.0
         out[b] = np.searchsorted(cdf, uniforms[b] * total, side="right")
     return out
-    w = philox.words(gen.key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
-    uniforms = philox.uint64_to_double(w[0::2], w[1::2]).reshape(batch, n)
-    for b in range(batch):
-        row = logits[b]
-        finite = np.isfinite(row)
-        top = row[finite].max() if finite.any() else np.finfo(row.dtype).min
-        cdf = np.cumsum(np.where(finite, np.exp(row.astype(np.float64) - np.float64(top)), 0.0))
-        total = cdf[-1] if classes else 0.0
-        out[b] = np.searchsorted(cdf, uniforms[b] * total, side="right")
-    return out
 
 
 def _gamma_shape(ins, attrs):

@@ -243,6 +243,16 @@ def initializers(tf):
 
 def orthogonal_initializer(tf):
     tf.get_variable("v", [4, 3], initializer=tf.orthogonal_initializer())
+    tf.get_variable("wide", [2, 5], initializer=tf.orthogonal_initializer(gain=2.0))
+    tf.get_variable("conv", [3, 2, 4], initializer=tf.orthogonal_initializer(), dtype=tf.float64)
+
+
+def diag_svd_norm(tf):
+    x = tf.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    tf.diag([1.0, 2.0])
+    tf.diag_part(tf.ones([2, 3, 2, 3]))
+    tf.linalg.svd(x)
+    tf.svd(x, compute_uv=False)
 
 
 def nn_gradients(tf):
@@ -318,7 +328,8 @@ CASES = [
     (conv_training, None),
     (layers_dropout_python_training, None),
     (initializers, None),
-    (orthogonal_initializer, "orthogonal: TF's DiagPart and Python operators (ref: MatrixDiagPart, Mul)"),
+    (orthogonal_initializer, None),
+    (diag_svd_norm, None),
     (nn_gradients, None),
     (centered_rmsprop_with_momentum, None),
     (global_step_and_decay, None),
