@@ -73,6 +73,7 @@ from ref.types import nest  # noqa: F401  (tf.nest)
 from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
                                   TFRecordReader, WholeFileReader)
 from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number, parse_tensor, serialize_tensor  # noqa: F401,E501
+from ref.graph_ops.parsing_ops import decode_json_example  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
                                        parse_example, parse_single_example, parse_single_sequence_example)
 from ref import debugging  # noqa: F401

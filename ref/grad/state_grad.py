@@ -22,7 +22,7 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "TFRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
            "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
            "DecodeRaw", "DecodePaddedRaw", "DecodeCSV", "StringToNumber", "ParseExampleV2", "ParseSingleSequenceExample",
-           "ParseSequenceExampleV2", "ParseTensor", "SerializeTensor",
+           "ParseSequenceExampleV2", "ParseTensor", "SerializeTensor", "DecodeJSONExample",
            # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
            "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",

@@ -13,7 +13,8 @@ from ref.types.shapes import as_shape
 
 __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
            "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
-           "parse_sequence_example", "parse_tensor", "serialize_tensor"]
+           "parse_sequence_example", "parse_tensor", "serialize_tensor",
+           "decode_json_example"]
 
 
 
@@ -289,3 +290,9 @@ def parse_tensor(serialized, out_type, name=None):
     """The tensor of ``out_type`` that a serialized TensorProto holds (``ParseTensor``)."""
     return apply_op("ParseTensor", serialized=convert_to_tensor(serialized, dtype=dtypes.string),
                     out_type=dtypes.as_dtype(out_type), name=name or "ParseTensor")
+
+
+def decode_json_example(json_examples, name=None):
+    """JSON-encoded ``Example`` protos as binary ones (``DecodeJSONExample``)."""
+    return apply_op("DecodeJSONExample", json_examples=convert_to_tensor(json_examples, dtype=dtypes.string),
+                    name=name or "DecodeJSONExample")

@@ -604,3 +604,23 @@ def parse_tensor(serialized, out_type):
         raise invalid_argument(f"Type mismatch between parsed tensor ({dtypes.as_dtype(proto.dtype).name}) "
                                f"and dtype ({want.name})")
     return np.array(value)
+
+
+@register_op("DecodeJSONExample", inputs=("json_examples",), outputs=("binary_examples",),
+             shape=lambda ins, attrs: [(dtypes.string, ins["json_examples"].shape)])
+def decode_json_example(json_examples):
+    """Each JSON-encoded ``Example`` (protobuf's JSON mapping: ``floatList``,
+    ``int64List`` values as numbers or strings, ``bytesList`` values base64) as
+    its binary serialization (map entries sorted by key; repeated numbers packed,
+    where TF's writer leaves them unpacked: both decode to the same Example)."""
+    json_format = protos.json_format  # protobuf's JSON mapping, loaded on use
+    x = np.asarray(json_examples, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    for i, text in np.ndenumerate(x):
+        msg = protos.example_pb2.Example()
+        try:
+            json_format.Parse(text.decode("utf-8") if isinstance(text, bytes) else str(text), msg)
+        except (json_format.ParseError, ValueError, UnicodeDecodeError) as e:
+            raise invalid_argument(f"Error while parsing JSON: {e}")
+        out[i] = msg.SerializeToString(deterministic=True)
+    return out

@@ -307,3 +307,31 @@ def test_parse_tensor_errors_as_tensorflow(serialized, out_type):
     with ref.Graph().as_default(), ref.Session() as s:
         with pytest.raises(ref.errors.InvalidArgumentError):
             s.run(ref.parse_tensor(serialized, out_type))
+
+
+_JSON = ['{"features": {"feature": {"a": {"floatList": {"value": [1.5, 2]}}, "b": {"bytesList": {"value": '
+         '["aGk="]}}, "c": {"int64List": {"value": ["7", 8]}}}}}', '{}',
+         '{"features": {"feature": {"z": {"int64List": {}}, "y": {"floatList": {"value": [-0.25]}}}}}']
+
+
+@pytest.mark.parametrize("examples", [_JSON, [_JSON[0]], _JSON[2], [["{bad"]], ['{"nope": 1}']],
+                         ids=["three", "one", "scalar", "bad_json", "unknown_field"])
+def test_decode_json_example_as_tensorflow(examples):
+    tf = pytest.importorskip("tensorflow")
+    try:
+        want = tf.io.decode_json_example(examples).numpy()
+    except tf.errors.InvalidArgumentError:
+        want = None
+    with ref.Graph().as_default(), ref.Session() as s:
+        out = ref.io.decode_json_example(examples)
+        if want is None:
+            with pytest.raises(ref.errors.InvalidArgumentError, match="Error while parsing JSON"):
+                s.run(out)
+            return
+        got = np.asarray(s.run(out), dtype=object)
+    want = np.asarray(want, dtype=object)
+    assert got.shape == want.shape and out.shape.as_list() == list(want.shape)
+    # the same Example messages (TF writes repeated numbers unpacked, ref packed: both decode alike)
+    from tensorflow.core.example import example_pb2
+    for g, w in zip(got.reshape(-1), want.reshape(-1)):
+        assert example_pb2.Example.FromString(g) == example_pb2.Example.FromString(w)
