@@ -57,6 +57,7 @@ from ref.graph_ops.linalg_ops import einsum  # noqa: F401  (tf.einsum)
 from ref.graph_ops.linalg_ops import diag, diag_part, svd  # noqa: F401
 from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401
+from ref.graph_ops.data_flow_ops import PriorityQueue  # noqa: F401
 from ref.graph_ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, clip_by_norm,  # noqa: F401
                               clip_by_value, global_norm)
 from ref.graph_ops.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: F401
