@@ -104,3 +104,18 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     if s.dtype.is_complex:
         s = apply_op("Real", input=s, Tout=s.dtype.real_dtype, name="Real")
     return (s, u, v) if compute_uv else s
+
+
+def matrix_diag(diagonal, name="diag"):
+    """Batched matrices with ``diagonal``'s last dimension on their main diagonal
+    (``tf.linalg.diag`` / ``tf.matrix_diag`` with the default ``k=0``; builds
+    ``MatrixDiag``, where TF 2.x builds ``MatrixDiagV3``)."""
+    with name_scope(name, "diag", [diagonal]):
+        return apply_op("MatrixDiag", diagonal=diagonal)
+
+
+def matrix_diag_part(input, name="diag_part"):  # noqa: A002 - TF's name
+    """The main diagonals of the innermost matrices (``tf.linalg.diag_part`` /
+    ``tf.matrix_diag_part`` with the default ``k=0``; ``MatrixDiagPart``)."""
+    with name_scope(name, "diag_part", [input]):
+        return apply_op("MatrixDiagPart", input=input)

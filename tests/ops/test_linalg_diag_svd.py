@@ -61,3 +61,21 @@ def test_svd_equals_tf_up_to_vector_signs(x, compute_uv, full):
         p = s.shape[-1]
         rebuilt = (u[..., :p] * s[..., None, :]) @ np.conj(np.swapaxes(v[..., :p], -1, -2))
         np.testing.assert_allclose(rebuilt, x, rtol=10 * tol, atol=10 * tol)
+
+
+def test_tf_diag_and_tf_linalg_diag_differ_as_in_tf():
+    """tf.diag is the tensor diagonal (Diag); tf.linalg.diag the batched matrix one."""
+    import ref
+    tf = pytest.importorskip("tensorflow").compat.v1
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    m = RNG.standard_normal((2, 3, 3)).astype(np.float32)
+    for name, arg in (("diag", x), ("linalg.diag", x), ("matrix_diag", x), ("linalg.diag_part", m),
+                      ("matrix_diag_part", m), ("linalg.tensor_diag_part", np.arange(64.0).reshape(2, 4, 2, 4))):
+        results = []
+        for lib in (tf, ref):
+            fn = lib
+            for part in name.split("."):
+                fn = getattr(fn, part)
+            with lib.Graph().as_default(), lib.Session() as s:
+                results.append(s.run(fn(arg)))
+        np.testing.assert_array_equal(results[1], results[0])
