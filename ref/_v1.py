@@ -56,8 +56,10 @@ from ref.graph_ops.init_ops import *  # noqa: F401,F403
 from ref.graph_ops.partitioned import *  # noqa: F401,F403
 from ref.graph_ops.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: F401
 from ref.graph_ops.linalg_ops import einsum  # noqa: F401  (tf.einsum)
+from ref.graph_ops.linalg_ops import diag, diag_part, matrix_diag, matrix_diag_part, svd  # noqa: F401
 from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401
+from ref.graph_ops.data_flow_ops import PriorityQueue  # noqa: F401
 from ref.graph_ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, clip_by_norm,  # noqa: F401
                               clip_by_value, global_norm)
 from ref.graph_ops.summary_ops import (audio_summary, histogram_summary, image_summary,  # noqa: F401
@@ -73,7 +75,8 @@ from ref.graph_ops.io_ops import matching_files, read_file, write_file  # noqa: 
 from ref.types import nest  # noqa: F401  (tf.nest)
 from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
                                   TFRecordReader, WholeFileReader)
-from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number  # noqa: F401
+from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number, parse_tensor, serialize_tensor  # noqa: F401,E501
+from ref.graph_ops.parsing_ops import decode_json_example  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
                                        parse_example, parse_single_example, parse_single_sequence_example)
 from ref import debugging  # noqa: F401

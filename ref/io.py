@@ -5,11 +5,13 @@ from ref.platform import gfile  # noqa: F401
 from ref.graph_ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
                                        decode_csv, decode_raw, parse_example, parse_single_example,
-                                       parse_single_sequence_example, parse_sequence_example)
+                                       parse_single_sequence_example, parse_sequence_example, parse_tensor,
+                                       serialize_tensor, decode_json_example)
 
 __all__ = list(_records) + ["gfile", "matching_files", "read_file", "write_file", "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv",
                             "decode_raw", "parse_example", "parse_single_example",
-                            "parse_single_sequence_example", "parse_sequence_example"]
+                            "parse_single_sequence_example", "parse_sequence_example", "parse_tensor",
+                            "serialize_tensor", "decode_json_example"]
 
 from ref import _coverage  # noqa: E402
 

@@ -1,11 +1,16 @@
 """``tf.random``: the random ops under their TF 1.13+ names."""
 from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal,  # noqa: F401
-                                      random_gamma as gamma, random_normal as normal,
+                                      random_gamma as gamma, random_normal as normal, random_poisson as poisson,
                                       random_shuffle as shuffle, random_uniform as uniform)
+from ref.graph_ops.stateless_random_ops import (stateless_categorical, stateless_multinomial,  # noqa: F401
+                                                stateless_random_normal as stateless_normal,
+                                                stateless_random_uniform as stateless_uniform,
+                                                stateless_truncated_normal)
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma",
-           "set_random_seed", "get_seed"]
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
+           "set_random_seed", "get_seed", "stateless_uniform", "stateless_normal", "stateless_truncated_normal",
+           "stateless_categorical", "stateless_multinomial"]
 
 from ref import _coverage  # noqa: E402
 

@@ -6,6 +6,7 @@ be differentiated again.
 """
 from __future__ import annotations
 
+from ref.framework.op_def_library import apply_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, linalg_ops, math_ops
 from ref.grad._util import _broadcast_gradient_args
@@ -127,3 +128,39 @@ def _einsum_grad(op, grad):
             g = math_ops.reduce_sum(g, axis=axes, keepdims=True)
         grads.append(g)
     return grads
+
+
+@RegisterGradient("Diag")
+def _diag_grad(op, grad):
+    return apply_op("DiagPart", input=grad)
+
+
+@RegisterGradient("DiagPart")
+def _diag_part_grad(op, grad):
+    return apply_op("Diag", diagonal=grad)
+
+
+@RegisterGradient("Svd")
+def _svd_grad(op, grad_s, grad_u, grad_v):
+    """The singular values' part of TF's Svd gradient: ``u diag(grad_s) adjoint(v)``
+    (``u``, ``v`` recomputed when the op has ``compute_uv=False``, as TF does).
+    Gradients through ``u`` or ``v`` are not implemented (TF's full rule solves
+    for them with the ``1 / (s_j^2 - s_i^2)`` matrix)."""
+    a = op.inputs[0]
+    unused = [g for g in (grad_u, grad_v) if g is not None and g.op.type != "ZerosLike"]
+    if op.get_attr("compute_uv") and unused:
+        raise NotImplementedError("ref differentiates Svd through its singular values only, not u or v")
+    full = op.get_attr("full_matrices")
+    if op.get_attr("compute_uv"):
+        u, v = op.outputs[1], op.outputs[2]
+    else:
+        _, u, v = apply_op("Svd", input=a, compute_uv=True, full_matrices=full)
+    if full:
+        p = array_ops.shape(op.outputs[0])[-1:]
+        u = array_ops.slice(u, array_ops.zeros_like(array_ops.shape(u)),
+                            array_ops.concat([array_ops.shape(u)[:-1], p], 0))
+        v = array_ops.slice(v, array_ops.zeros_like(array_ops.shape(v)),
+                            array_ops.concat([array_ops.shape(v)[:-1], p], 0))
+    g = math_ops.cast(grad_s, a.dtype)
+    scaled = math_ops.multiply(u, array_ops.expand_dims(g, -2))
+    return math_ops.matmul(scaled, v, adjoint_b=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op
-from ref.grad.registry import RegisterGradient
+from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 
 
@@ -28,3 +28,9 @@ def _random_gamma_grad(op, grad):
         partial_a = apply_op("RandomGammaGrad", alpha=alpha_broadcastable, sample=sample)
         axes = math_ops.range(num_sample_dimensions, dtype=dtypes.int32)
         return None, math_ops.reduce_sum(math_ops.multiply(grad, partial_a), axes)
+
+
+for _t in ("RandomPoissonV2", "StatelessRandomGetKeyCounter", "StatelessRandomUniformV2", "StatelessRandomNormalV2",
+           "StatelessTruncatedNormalV2", "StatelessRandomUniform", "StatelessRandomNormal",
+           "StatelessTruncatedNormal", "StatelessMultinomial"):
+    NotDifferentiable(_t)

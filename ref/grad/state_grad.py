@@ -14,7 +14,8 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "StaticRegexFullMatch", "RegexFullMatch",
            "Save", "SaveSlices", "ShardedFilespec", "GenerateVocabRemapping", "LoadAndRemapMatrix",
            # queues (TF's data_flow_ops.py declares them so too)
-           "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueCloseV2", "QueueDequeueManyV2",
+           "FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2", "QueueCloseV2",
+           "QueueDequeueManyV2",
            "QueueDequeueUpToV2", "QueueDequeueV2", "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2",
            "QueueSizeV2",
            # readers (TF's io_ops.py declares them so too)
@@ -22,7 +23,7 @@ for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "Histo
            "TFRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
            "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
            "DecodeRaw", "DecodePaddedRaw", "DecodeCSV", "StringToNumber", "ParseExampleV2", "ParseSingleSequenceExample",
-           "ParseSequenceExampleV2",
+           "ParseSequenceExampleV2", "ParseTensor", "SerializeTensor", "DecodeJSONExample",
            # gradient accumulators (SyncReplicasOptimizer; TF's data_flow_ops.py declares them so too)
            "ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
            "AccumulatorSetGlobalStep", "AccumulatorTakeGradient", "SparseConditionalAccumulator",

@@ -22,7 +22,7 @@ from ref.framework.random_seed import get_seed
 from ref.framework.tensor_util import constant_value
 from ref.types.shapes import Dimension, TensorShape, as_shape, unknown_shape
 
-__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"]
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"]
 
 
 class QueueBase:
@@ -263,3 +263,18 @@ class RandomShuffleQueue(QueueBase):
                            min_after_dequeue=min_after_dequeue, seed=seed1, seed2=seed2,
                            shared_name=shared_name or "", name=name)
         super().__init__(dtypes, shapes, names, ref)
+
+
+class PriorityQueue(QueueBase):
+    """A queue that dequeues the element of smallest priority first: every
+    element is ``(priority, *components)`` with ``priority`` a scalar int64."""
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"):
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes)
+        if shapes is None:  # PriorityQueueV2's shapes attr has no default
+            raise TypeError("Expected list for 'shapes' argument to 'priority_queue_v2' Op, not None.")
+        with control_dependencies(None):
+            ref = apply_op("PriorityQueueV2", component_types=types, shapes=shapes or [], capacity=capacity,
+                           shared_name=shared_name or "", name=name)
+        super().__init__([_dtypes.int64] + types, [TensorShape([])] + shapes if shapes else shapes, names, ref)

@@ -34,6 +34,7 @@ from ref.framework.op_def_library import apply_op, constant
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.array_ops import zeros as _zeros, ones as _ones
 from ref.graph_ops.random_ops import random_uniform as _random_uniform, random_normal as _random_normal, truncated_normal as _truncated_normal
+from ref.graph_ops.linalg_ops import matrix_transpose
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
            "UniformUnitScaling", "VarianceScaling", "GlorotUniform", "GlorotNormal", "Orthogonal", "Identity",
@@ -340,12 +341,12 @@ class Orthogonal(Initializer):
         flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
         a = random_normal(flat_shape, dtype=dtype, seed=self.seed)
         q, r = apply_op("Qr", input=a, full_matrices=False)
-        d = apply_op("MatrixDiagPart", input=r)
-        q = apply_op("Mul", x=q, y=apply_op("Sign", x=d))
+        d = apply_op("DiagPart", input=r)
+        q = apply_op("Mul", x=q, y=apply_op("Sign", x=d), name="mul")
         if num_rows < num_cols:
-            q = apply_op("Transpose", x=q, perm=constant(np.array([1, 0], np.int32)))
-        q = apply_op("Reshape", tensor=q, shape=constant(np.asarray(shape, np.int32)))
-        return apply_op("Mul", x=constant(self.gain, dtype=dtype), y=q)
+            q = matrix_transpose(q)
+        q = apply_op("Reshape", tensor=q, shape=np.asarray(shape, np.int32))
+        return apply_op("Mul", x=np.asarray(self.gain, dtype.np), y=q, name="mul_1")
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}

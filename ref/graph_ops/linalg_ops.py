@@ -1,7 +1,9 @@
 """TF1 linear-algebra functions: ``tf.qr`` / ``tf.linalg.qr``,
 ``tf.matrix_triangular_solve`` / ``tf.linalg.triangular_solve``,
 ``tf.matrix_band_part`` / ``tf.linalg.band_part``, ``tf.matrix_transpose`` /
-``tf.linalg.matrix_transpose`` and ``tf.linalg.adjoint``."""
+``tf.linalg.matrix_transpose``, ``tf.linalg.adjoint``, ``tf.diag`` /
+``tf.diag_part`` (``tf.linalg.tensor_diag[_part]``) and ``tf.linalg.svd`` /
+``tf.svd``."""
 from __future__ import annotations
 
 import numpy as np
@@ -76,3 +78,44 @@ def einsum(equation, *inputs, **kwargs):
             once = sorted(c for c in set(labels) if labels.count(c) == 1)
             equation += "->" + ("..." if "..." in equation else "") + "".join(once)
         return apply_op("Einsum", inputs=inputs, equation=equation, name=scope)
+
+
+def diag(diagonal, name=None):
+    """The tensor with ``diagonal`` on its diagonal: ``output[i, j, ..., i, j, ...] =
+    diagonal[i, j, ...]``, shape ``D + D`` (``Diag``; ``tf.linalg.tensor_diag``)."""
+    return apply_op("Diag", diagonal=diagonal, name=name or "Diag")
+
+
+def diag_part(input, name=None):  # noqa: A002 - TF's name
+    """The diagonal of a rank-2k tensor of shape ``D + D`` (``DiagPart``;
+    ``tf.linalg.tensor_diag_part``)."""
+    return apply_op("DiagPart", input=input, name=name or "DiagPart")
+
+
+tensor_diag, tensor_diag_part = diag, diag_part
+
+
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """Singular values ``s`` (descending) of the innermost matrices, and with
+    ``compute_uv`` the ``(s, u, v)`` of ``tensor = u @ diag(s) @ adjoint(v)``
+    (``Svd``)."""
+    s, u, v = apply_op("Svd", input=tensor, compute_uv=bool(compute_uv), full_matrices=bool(full_matrices),
+                       name=name or "Svd")
+    if s.dtype.is_complex:
+        s = apply_op("Real", input=s, Tout=s.dtype.real_dtype, name="Real")
+    return (s, u, v) if compute_uv else s
+
+
+def matrix_diag(diagonal, name="diag"):
+    """Batched matrices with ``diagonal``'s last dimension on their main diagonal
+    (``tf.linalg.diag`` / ``tf.matrix_diag`` with the default ``k=0``; builds
+    ``MatrixDiag``, where TF 2.x builds ``MatrixDiagV3``)."""
+    with name_scope(name, "diag", [diagonal]):
+        return apply_op("MatrixDiag", diagonal=diagonal)
+
+
+def matrix_diag_part(input, name="diag_part"):  # noqa: A002 - TF's name
+    """The main diagonals of the innermost matrices (``tf.linalg.diag_part`` /
+    ``tf.matrix_diag_part`` with the default ``k=0``; ``MatrixDiagPart``)."""
+    with name_scope(name, "diag_part", [input]):
+        return apply_op("MatrixDiagPart", input=input)

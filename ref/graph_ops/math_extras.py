@@ -7,7 +7,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.framework.graph import Tensor, name_scope
 from ref.framework.tensor_util import constant_value
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, complex_ops, math_ops
 
 __all__ = ["linspace", "lin_space", "norm"]
@@ -59,7 +59,8 @@ def _static_axis(axis):
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
     """The vector norm over ``axis`` (an int, or all of ``tensor`` when None) or the
     matrix norm over a pair of axes: ``'euclidean'``/``'fro'``, ``p > 0``, ``inf``;
-    for matrices ``1`` (max column sum) and ``inf`` (max row sum)."""
+    for matrices ``1`` (max column sum), ``inf`` (max row sum) and ``2`` (the
+    largest singular value)."""
     if keep_dims is not None:
         if keepdims is not None:
             raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
@@ -85,8 +86,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     with name_scope(name, "norm", [tensor]):
         x = convert_to_tensor(tensor)
         if is_matrix and ord == 2:
-            raise ValueError("ord=2 matrix norms need a singular value decomposition, which ref does not have")
-        if ord in _VECTOR_ORDS:
+            result = _matrix_2_norm(x, axis)
+        elif ord in _VECTOR_ORDS:
             sq = x * complex_ops.conj(x) if x.dtype.is_complex else x * x  # complex stays complex, as TF
             result = math_ops.sqrt(math_ops.reduce_sum(sq, None if axis is None else list(
                 axis if is_matrix else [axis]), keepdims=True))
@@ -109,3 +110,19 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         if not keepdims:
             result = array_ops.squeeze(result, axis)
         return result
+
+
+def _matrix_2_norm(x, axis):
+    """TF's ord=2 matrix norm: the two axes moved last (in ``axis``'s order), the
+    largest absolute singular value (``Svd`` without u, v) kept as a 1 x 1 matrix,
+    and the axes moved back. ``x``'s rank must be known statically here."""
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("ref computes the ord=2 matrix norm of tensors of known rank only")
+    positive = [int(a) + rank if int(a) < 0 else int(a) for a in axis]
+    before = [i for i in range(rank) if i not in positive] + positive
+    after = [before.index(i) for i in range(rank)]
+    permed = array_ops.transpose(x, perm=np.asarray(before, np.int32))
+    s = apply_op("Svd", input=permed, compute_uv=False, full_matrices=False)[0]
+    top = math_ops.reduce_max(math_ops.abs(s), axis=-1, keepdims=True)
+    return array_ops.transpose(array_ops.expand_dims(top, -1), perm=np.asarray(after, np.int32))

@@ -13,7 +13,8 @@ from ref.types.shapes import as_shape
 
 __all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
            "FixedLenSequenceFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
-           "parse_sequence_example"]
+           "parse_sequence_example", "parse_tensor", "serialize_tensor",
+           "decode_json_example"]
 
 
 
@@ -278,3 +279,20 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
             feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
             name="ParseSequenceExampleV2")
     return _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense)
+
+
+def serialize_tensor(tensor, name=None):
+    """A scalar string: ``tensor`` as a serialized TensorProto (``SerializeTensor``)."""
+    return apply_op("SerializeTensor", tensor=tensor, name=name or "SerializeTensor")
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor of ``out_type`` that a serialized TensorProto holds (``ParseTensor``)."""
+    return apply_op("ParseTensor", serialized=convert_to_tensor(serialized, dtype=dtypes.string),
+                    out_type=dtypes.as_dtype(out_type), name=name or "ParseTensor")
+
+
+def decode_json_example(json_examples, name=None):
+    """JSON-encoded ``Example`` protos as binary ones (``DecodeJSONExample``)."""
+    return apply_op("DecodeJSONExample", json_examples=convert_to_tensor(json_examples, dtype=dtypes.string),
+                    name=name or "DecodeJSONExample")

@@ -20,7 +20,7 @@ from ref.types.shapes import Dimension, TensorShape
 from ref.graph_ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, broadcast_to, shape as shape_of
 
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle", "multinomial", "categorical",
-           "random_gamma"]
+           "random_gamma", "random_poisson"]
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
@@ -144,4 +144,13 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
         s1, s2 = _seeds(seed)
         sample = apply_op("RandomGamma", shape=shape_t, alpha=alpha_b, seed=s1, seed2=s2)
         tiny = np.asarray(np.finfo(dtype.np).tiny, dtype.np)
-        return apply_op("Maximum", x=tiny, y=apply_op("RealDiv", x=sample, y=beta))
+        return apply_op("Maximum", x=tiny, y=apply_op("RealDiv", x=sample, y=beta, name="truediv"))
+
+
+def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
+    """``shape`` samples of each Poisson(``lam``): shape ``shape + lam.shape``
+    (``RandomPoissonV2``, TF's argument order: rates first)."""
+    with name_scope(name, "random_poisson", [lam, shape]):
+        shape_t = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
+        s1, s2 = _seeds(seed)
+        return apply_op("RandomPoissonV2", shape=shape_t, rate=lam, dtype=dtypes.as_dtype(dtype), seed=s1, seed2=s2)

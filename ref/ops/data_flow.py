@@ -1,4 +1,4 @@
-"""Queue kernels: FIFOQueueV2, RandomShuffleQueueV2, PaddingFIFOQueueV2 and the
+"""Queue kernels: FIFOQueueV2, RandomShuffleQueueV2, PaddingFIFOQueueV2, PriorityQueueV2 and the
 ops that enqueue into, dequeue from, close and inspect them.
 
 TF docs, "Training" (Korean edition), "Coordinator and QueueRunner"; seed
@@ -36,6 +36,7 @@ progress:
 from __future__ import annotations
 
 import collections
+import heapq
 import itertools
 import threading
 
@@ -392,6 +393,44 @@ class PaddingFIFOQueue(FIFOQueue):
         return out
 
 
+class PriorityQueue(FIFOQueue):
+    """Dequeues the element with the smallest priority first: component 0 is a
+    scalar int64 priority, before the ``component_types`` the op names (TF's
+    PriorityQueue; equal priorities leave in the order they came)."""
+
+    kind = "PriorityQueue"
+    op_type = "PriorityQueueV2"
+
+    def __init__(self, name, component_types, shapes, capacity):
+        super().__init__(name, [dtypes.int64] + list(component_types),
+                         [TensorShape([])] + [TensorShape(s) for s in shapes] if shapes else [], capacity)
+        self._items = []
+        self._order = itertools.count()
+
+    def _check_element_shape(self, i, shape):
+        if i == 0 and tuple(shape) != ():
+            raise invalid_argument(f"Expected the priority element to be a scalar, but received shape: "
+                                   f"{_shape_str(shape)}")
+        super()._check_element_shape(i, shape)
+
+    def _put(self, element):
+        heapq.heappush(self._items, (int(element[0]), next(self._order), element))
+
+    def _available(self) -> int:
+        return len(self._items)
+
+    def _take(self, k):
+        return [heapq.heappop(self._items)[2] for _ in range(k)]
+
+    def _restore(self, elements):
+        for e in elements:
+            self._put(e)
+
+    def matches(self, op_type, component_types, shapes, capacity, **extra):
+        super().matches(op_type, [dtypes.int64] + list(component_types),
+                        [TensorShape([])] + [TensorShape(x) for x in shapes] if shapes else [], capacity)
+
+
 # ---------------------------------------------------------------------------
 # Queue ops: look the queue up (or create it) in the session's resources
 # ---------------------------------------------------------------------------
@@ -449,6 +488,17 @@ def random_shuffle_queue_v2(component_types, shapes=(), capacity=-1, min_after_d
         ctx, "RandomShuffleQueueV2", container, shared_name,
         lambda name: RandomShuffleQueue(name, component_types, shapes, capacity, min_after_dequeue, seed, seed2),
         component_types=component_types, shapes=shapes, capacity=capacity, min_after_dequeue=min_after_dequeue)
+
+
+@register_op("PriorityQueueV2", outputs=("handle",), attrs={**_QUEUE_ATTRS, "component_types": [],
+                                                          "shapes": REQUIRED},
+             shape=_HANDLE, stateful=True, ctx=True)
+def priority_queue_v2(component_types=(), shapes=(), capacity=-1, container="", shared_name="", ctx=None):
+    """The handle of a queue that dequeues the smallest int64 priority (its
+    component 0, before ``component_types``) first."""
+    return _lookup_or_create(ctx, "PriorityQueueV2", container, shared_name,
+                             lambda name: PriorityQueue(name, component_types, shapes, capacity),
+                             component_types=component_types, shapes=shapes, capacity=capacity)
 
 
 def _queue(handle) -> FIFOQueue:

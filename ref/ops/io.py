@@ -424,8 +424,19 @@ def load_and_remap_matrix(ckpt_path, old_tensor_name, row_remapping, col_remappi
         raise invalid_argument(f"Tensor row_remapping shape [{rows.size}] does not match num_rows {num_rows}")
     if cols.size and cols.size != num_cols:
         raise invalid_argument(f"Tensor col_remapping shape [{cols.size}] does not match num_cols {num_cols}")
+    for what, ids in (("row", rows), ("col", cols)):
+        kept = ids[ids >= 0]
+        if np.unique(kept).size != kept.size:
+            dup = int(next(i for i in kept if np.count_nonzero(kept == i) > 1))
+            first, second = (int(i) for i in np.flatnonzero(ids == dup)[:2])
+            raise errors.UnimplementedError(None, None, f"Old {what} ID {dup} is mapped to both new {what} ID "
+                                            f"{first} and {second}, which is not supported.")
     if not cols.size:
         cols = np.arange(num_cols, dtype=np.int64)
+    # TF reads both strings with Tensor::scalar(): any one-element tensor will do (the remapping
+    # initializers pass ckpt_path as a [1] vector)
+    ckpt_path, old_tensor_name = (np.asarray(t, dtype=object).reshape(()) if np.size(t) == 1 else t
+                                  for t in (ckpt_path, old_tensor_name))
     old = restore_v2_tensors(scalar_text(ckpt_path), [scalar_text(old_tensor_name)], [""], [dtypes.float32])[0]
     if old.ndim != 2:
         raise invalid_argument(f"Tensor {scalar_text(old_tensor_name)} in {scalar_text(ckpt_path)} is not a matrix: "

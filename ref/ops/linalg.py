@@ -1,6 +1,7 @@
 """Linear-algebra kernels: ``Qr`` (used by the orthogonal initializer and
 differentiated in ref/grad/linalg_grad.py), ``MatrixTriangularSolve`` and
-``MatrixBandPart`` (the pieces of the Qr gradient)."""
+``MatrixBandPart`` (the pieces of the Qr gradient); ``Diag``/``DiagPart`` (TF's
+tensor diagonals) and ``Svd``."""
 from __future__ import annotations
 
 import numpy as np
@@ -233,3 +234,103 @@ def einsum(inputs, equation):
     except ValueError as e:
         raise invalid_argument(f"Einsum {equation!r}: {e}") from None
     return np.asarray(result, dtype=arrays[0].dtype)
+
+
+# -- Diag / DiagPart (rank-2k tensors) and Svd -----------------------------------
+
+def _diag_shape(ins, attrs):
+    s = ins["diagonal"].shape
+    if s.ndims is None:
+        return [(ins["diagonal"].dtype, unknown_shape())]
+    if s.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{attrs['_op_name']}' "
+                         "(op: 'Diag') with input shapes: [].")
+    return [(ins["diagonal"].dtype, s.concatenate(s))]
+
+
+_DIAG_TYPES = (dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64,
+               dtypes.complex64, dtypes.complex128)
+
+
+@register_op("Diag", inputs=("diagonal",), type_attrs={"T": "diagonal"}, allowed={"T": _DIAG_TYPES},
+             shape=_diag_shape)
+def diag(diagonal):
+    """``output[i1..ik, i1..ik] = diagonal[i1..ik]``, zeros elsewhere: shape ``D + D``."""
+    d = np.asarray(diagonal)
+    if d.ndim < 1:
+        raise invalid_argument("Input must be at least rank 1, got 0")
+    out = np.zeros((d.size, d.size), d.dtype)
+    out[np.arange(d.size), np.arange(d.size)] = d.reshape(-1)
+    return out.reshape(d.shape + d.shape)
+
+
+def _diag_part_shape(ins, attrs):
+    s = ins["input"].shape
+    if s.ndims is None:
+        return [(ins["input"].dtype, unknown_shape())]
+    if s.ndims % 2 or s.ndims == 0:
+        raise ValueError(f"Input must have even rank and be non-empty, got rank {s.ndims} for "
+                         f"'{attrs['_op_name']}' (op: 'DiagPart') with input shapes: {s}.")
+    k = s.ndims // 2
+    dims = s.as_list()
+    out = []
+    for a, b in zip(dims[:k], dims[k:]):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b} for '{attrs['_op_name']}' "
+                             f"(op: 'DiagPart') with input shapes: {s}.")
+        out.append(a if a is not None else b)
+    return [(ins["input"].dtype, TensorShape(out))]
+
+
+@register_op("DiagPart", inputs=("input",), outputs=("diagonal",), type_attrs={"T": "input"},
+             allowed={"T": _DIAG_TYPES}, shape=_diag_part_shape)
+def diag_part(input):  # noqa: A002 - TF's name
+    """``diagonal[i1..ik] = input[i1..ik, i1..ik]`` for ``input`` of shape ``D + D``."""
+    x = np.asarray(input)
+    if x.ndim == 0 or x.ndim % 2:
+        raise invalid_argument(f"The rank of the tensor should be even and positive, got shape "
+                               f"[{','.join(str(d) for d in x.shape)}]")
+    k = x.ndim // 2
+    if x.shape[:k] != x.shape[k:]:
+        raise invalid_argument(f"Invalid shape [{','.join(str(d) for d in x.shape)}]: dimensions {k} and "
+                               f"{2 * k} do not match.")
+    n = int(np.prod(x.shape[:k], dtype=np.int64))
+    return np.array(x.reshape(n, n).diagonal()).reshape(x.shape[:k])
+
+
+def _svd_shape(ins, attrs):
+    s, d = ins["input"].shape, ins["input"].dtype
+    real = d  # TF's s has the input's type: complex singular values with zero imaginary parts
+    if s.ndims is None:
+        return [(real, unknown_shape()), (d, unknown_shape()), (d, unknown_shape())]
+    if s.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for '{attrs['_op_name']}' "
+                         f"(op: 'Svd') with input shapes: {s}.")
+    *batch, m, n = s.as_list()
+    p = None if m is None or n is None else min(m, n)
+    if not attrs.get("compute_uv", True):
+        return [(real, TensorShape(batch + [p])), (d, TensorShape([0])), (d, TensorShape([0]))]
+    full = attrs.get("full_matrices", False)
+    return [(real, TensorShape(batch + [p])), (d, TensorShape(batch + [m, m if full else p])),
+            (d, TensorShape(batch + [n, n if full else p]))]
+
+
+@register_op("Svd", inputs=("input",), outputs=("s", "u", "v"), attrs={"compute_uv": True, "full_matrices": False},
+             type_attrs={"T": "input"},
+             allowed={"T": (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)},
+             shape=_svd_shape)
+def svd(input, compute_uv=True, full_matrices=False):  # noqa: A002 - TF's name
+    """``input = u @ diag(s) @ adjoint(v)``, singular values ``s`` descending
+    (LAPACK's gesdd; the signs of singular vector pairs may differ from TF's
+    Eigen JacobiSVD). ``compute_uv=False``: ``u`` and ``v`` are empty ``[0]``."""
+    a = np.asarray(input)
+    if a.ndim < 2:
+        raise invalid_argument(f"Input tensor 0 must have rank >= 2, got {a.ndim}")
+    real = a.dtype  # s in the input's type, as TF's op (tf.linalg.svd takes the real part)
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    if not compute_uv:
+        s = np.linalg.svd(work, compute_uv=False) if a.size else np.zeros(a.shape[:-1][:-1] + (min(a.shape[-2:]),))
+        return s.astype(real), np.zeros([0], a.dtype), np.zeros([0], a.dtype)
+    u, s, vh = np.linalg.svd(work, full_matrices=bool(full_matrices))
+    v = np.conj(np.swapaxes(vh, -1, -2))
+    return s.astype(real), u.astype(a.dtype), v.astype(a.dtype)

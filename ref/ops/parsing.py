@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from ref import protos
+from ref.formats import tensor_util
 from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
@@ -560,3 +561,66 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
         result.append(full)
         lengths.append(np.array([len(x) for x in rows], dtype=np.int64))
     return result + lengths
+
+
+# -- SerializeTensor / ParseTensor: a tensor as a serialized TensorProto ---------
+
+@register_op("SerializeTensor", inputs=("tensor",), outputs=("serialized",), type_attrs={"T": "tensor"},
+             shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
+def serialize_tensor(tensor):
+    """The TensorProto of ``tensor`` as TF writes it (``AsProtoTensorContent``):
+    dtype, shape, and the values as raw little-endian ``tensor_content``
+    (strings in ``string_val``)."""
+    x = np.asarray(tensor)
+    dt = dtypes.string if x.dtype == object or x.dtype.kind in "SU" else dtypes.as_dtype(x.dtype)
+    proto = protos.tensor_pb2.TensorProto(dtype=dt.as_datatype_enum)
+    proto.tensor_shape.SetInParent()  # written even for a scalar, as TF does
+    for d in x.shape:
+        proto.tensor_shape.dim.add(size=int(d))
+    if dt == dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in x.reshape(-1))
+    elif x.size:
+        proto.tensor_content = np.ascontiguousarray(x).astype(x.dtype.newbyteorder("<")).tobytes()
+    return np.array(proto.SerializeToString(), dtype=object)
+
+
+@register_op("ParseTensor", inputs=("serialized",), outputs=("output",), attrs={"out_type": REQUIRED},
+             shape=lambda ins, attrs: [(attrs["out_type"], unknown_shape())])
+def parse_tensor(serialized, out_type):
+    """The tensor a serialized TensorProto holds; its dtype must be ``out_type``."""
+    s = np.asarray(serialized, dtype=object)
+    if s.ndim != 0:
+        raise invalid_argument(f"Expected `serialized` to be a scalar, got shape: [{','.join(map(str, s.shape))}]")
+    raw = s.item()
+    proto = protos.tensor_pb2.TensorProto()
+    try:
+        proto.ParseFromString(raw if isinstance(raw, bytes) else str(raw).encode())
+        value = tensor_util.make_ndarray(proto)
+    except Exception:  # noqa: BLE001 - protobuf's DecodeError, or make_ndarray's ValueError
+        raise invalid_argument("Could not parse `serialized` as TensorProto: '"
+                               + (raw if isinstance(raw, bytes) else str(raw).encode()).decode("latin-1") + "'")
+    want = dtypes.as_dtype(out_type)
+    if proto.dtype != want.as_datatype_enum:
+        raise invalid_argument(f"Type mismatch between parsed tensor ({dtypes.as_dtype(proto.dtype).name}) "
+                               f"and dtype ({want.name})")
+    return np.array(value)
+
+
+@register_op("DecodeJSONExample", inputs=("json_examples",), outputs=("binary_examples",),
+             shape=lambda ins, attrs: [(dtypes.string, ins["json_examples"].shape)])
+def decode_json_example(json_examples):
+    """Each JSON-encoded ``Example`` (protobuf's JSON mapping: ``floatList``,
+    ``int64List`` values as numbers or strings, ``bytesList`` values base64) as
+    its binary serialization (map entries sorted by key; repeated numbers packed,
+    where TF's writer leaves them unpacked: both decode to the same Example)."""
+    json_format = protos.json_format  # protobuf's JSON mapping, loaded on use
+    x = np.asarray(json_examples, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    for i, text in np.ndenumerate(x):
+        msg = protos.example_pb2.Example()
+        try:
+            json_format.Parse(text.decode("utf-8") if isinstance(text, bytes) else str(text), msg)
+        except (json_format.ParseError, ValueError, UnicodeDecodeError) as e:
+            raise invalid_argument(f"Error while parsing JSON: {e}")
+        out[i] = msg.SerializeToString(deterministic=True)
+    return out

@@ -434,3 +434,55 @@ def shuffle_permutation(key, counter, size):
         return np.arange(size)
     w = _words_for(key, counter, (size - 1 + 3) // 4)
     return _shuffle_permutation(w, size)
+
+
+class BlockStream:
+    """TF's ``PhiloxRandom`` called block after block from counter ``start``: each
+    call gives the next block's 4 words (RandomGamma and RandomPoisson draw their
+    doubles so, each sample from its own skipped-to region)."""
+
+    _BATCH = 8
+
+    def __init__(self, key, start):
+        self.key, self.start = key, start
+        self._pos = 0
+        self._buf = np.empty((0, 4), np.uint32)
+        self._next = 0
+
+    def __call__(self):
+        if self._next == len(self._buf):
+            self._buf = words(self.key, self.start, self._pos, self._BATCH)
+            self._pos += self._BATCH
+            self._next = 0
+        self._next += 1
+        return self._buf[self._next - 1]
+
+    def uniform_doubles(self):
+        """One block as TF's ``UniformDistribution<double>``: 2 doubles in [0, 1)."""
+        w = self()
+        return uint64_to_double(w[0::2], w[1::2])
+
+    def normal_doubles(self):
+        """One block as TF's ``NormalDistribution<double>``: Box-Muller's (sin, cos) pair."""
+        w = self()
+        u1 = max(float(uint64_to_double(w[0:1], w[1:2])[0]), 1e-7)
+        v1 = 2.0 * math.pi * float(uint64_to_double(w[2:3], w[3:4])[0])
+        r = math.sqrt(-2.0 * math.log(u1))
+        return (math.sin(v1) * r, math.cos(v1) * r)
+
+
+class Remaining:
+    """TF's ``UNIFORM``/``NORMAL`` macros: a block's results are taken last first,
+    a new block drawn when they run out."""
+
+    def __init__(self, draw):
+        self._draw = draw
+        self._vals = ()
+        self._left = 0
+
+    def __call__(self):
+        if self._left == 0:
+            self._vals = self._draw()
+            self._left = len(self._vals)
+        self._left -= 1
+        return float(self._vals[self._left])

@@ -15,8 +15,8 @@ RandomShuffle draw from ``ctx.philox``: TensorFlow's Philox-4x32-10 stream
 with TF's samplers and reservation rule (:mod:`ref.ops.philox`), so they give
 TensorFlow's values bit for bit -- run after run, and through every initializer
 and ``random_*`` function built on them; Multinomial draws TF's stream too.
-RandomGamma draws from ``ctx.rng``, NumPy's PCG64 generator: TF's distribution, not TF's bits (compare
-statistics there, never values). A pure ``ref.raw_ops`` call gets fresh
+RandomGamma and RandomPoissonV2 draw TF's stream with TF's per-sample skips
+(:func:`gamma_samples`, :func:`poisson_samples`). A pure ``ref.raw_ops`` call gets fresh
 generators seeded from its seeds: its values are those of the op's first run.
 """
 from __future__ import annotations
@@ -146,7 +146,6 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64,
     batch, classes = logits.shape
     if classes == 0 and batch and n:
         raise invalid_argument("num_classes should be positive, got 0")
-    out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
     # TF's CPU kernel: reserve batch * ceil4(n) * 2 outputs (two words per double),
     # then each row, in order, draws n doubles from one SimplePhilox stream
     # (x0, x1 words -> uint64_to_double) and takes upper_bound in the
@@ -155,9 +154,16 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64,
     # covers every row here (TF's values wherever TF runs one shard).
     gen = ctx.philox
     start = gen.reserve_outputs(batch * ((n + 3) // 4 * 4) * 2)
+    return multinomial_draws(logits, n, gen.key, start, output_dtype)
+
+
+def multinomial_draws(logits, n, key, start, output_dtype):
+    """TF's CPU MultinomialFunctor from Philox counter ``start`` (also StatelessMultinomial's)."""
+    batch, classes = logits.shape
+    out = np.zeros((batch, n), dtype=dtypes.as_dtype(output_dtype).np)
     if not (batch and n):
         return out
-    w = philox.words(gen.key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
+    w = philox.words(key, start, 0, (2 * batch * n + 3) // 4).reshape(-1)[:2 * batch * n]
     uniforms = philox.uint64_to_double(w[0::2], w[1::2]).reshape(batch, n)
     for b in range(batch):
         row = logits[b]
@@ -178,11 +184,139 @@ def _gamma_shape(ins, attrs):
              allowed={"S": _INDEX, "T": (dtypes.float16, dtypes.float32, dtypes.float64)},
              shape=_gamma_shape, stateful=True, ctx=True)
 def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
-    """Samples of Gamma(``alpha``, 1), shape ``shape + alpha.shape``."""
+    """Samples of Gamma(``alpha``, 1), shape ``shape + alpha.shape``: TF's
+    RandomGammaOp bit for bit (see :func:`gamma_samples`)."""
     dims = _dims(shape)
     alpha = np.asarray(alpha)
-    out = np.asarray(ctx.rng.standard_gamma(np.broadcast_to(alpha.astype(np.float64), dims + list(alpha.shape))))
-    return out.astype(alpha.dtype)  # an array even for a 0-d sample
+    per_alpha = int(np.prod(dims, dtype=np.int64))
+    if per_alpha <= 0:
+        raise invalid_argument(f"Input shape should have non-zero element count, got: {per_alpha}")
+    if alpha.size <= 0:
+        raise invalid_argument(f"Input alpha should have non-zero element count, got: {alpha.size}")
+    gen = ctx.philox
+    start = gen.reserve(per_alpha * alpha.size * philox.RESERVED_PER_OUTPUT)
+    return gamma_samples(gen.key, start, alpha, per_alpha).reshape(dims + list(alpha.shape))
+
+
+def gamma_samples(key, start, alpha, per_alpha):
+    """Marsaglia and Tsang's transformation-rejection sampler as TF runs it, in
+    double: output ``o = alpha_index * per_alpha + sample`` draws Philox blocks from
+    ``start + 256 o``; normals (Box-Muller pairs) and uniforms (two per block) are
+    taken last first. ``alpha == 1``: ``-log1p(-u)`` of one uniform. Otherwise
+    ``d = alpha - 1/3`` (``alpha + 2/3`` below 1), ``c = 1 / (3 sqrt d)``; draw x
+    until ``v = (1 + c x)^3 > 0`` and ``u < 1 - 0.0331 x^4`` or
+    ``log u < x^2 / 2 + d (1 - v + log v)``; the sample is ``d v``, times
+    ``u'^(1/alpha)`` of one more uniform below 1. Sample ``s`` of alpha ``a``
+    lands at ``s * num_alphas + a``."""
+    flat = alpha.reshape(-1)
+    num_alphas = flat.size
+    out = np.empty(per_alpha * num_alphas, np.float64)
+    for a_idx in range(num_alphas):
+        a = float(flat[a_idx])
+        less = a < 1.0
+        d = a + (2.0 / 3 if less else -1.0 / 3)
+        c = 1.0 / 3 / math.sqrt(d) if a != 1.0 else 0.0
+        for s in range(per_alpha):
+            gen = philox.BlockStream(key, start + philox.RESERVED_PER_OUTPUT * (a_idx * per_alpha + s))
+            uniform = philox.Remaining(gen.uniform_doubles)
+            if a == 1.0:
+                out[s * num_alphas + a_idx] = -math.log1p(-uniform())
+                continue
+            normal = philox.Remaining(gen.normal_doubles)
+            while True:
+                x = normal()
+                v = 1 + c * x
+                if v <= 0:
+                    continue
+                v = v * v * v
+                u = uniform()
+                if u < 1 - 0.0331 * (x * x) * (x * x) or math.log(u) < 0.5 * x * x + d * (1 - v + math.log(v)):
+                    res = d * v
+                    if less:
+                        res *= math.pow(uniform(), 1 / a)
+                    out[s * num_alphas + a_idx] = res
+                    break
+    return out.astype(alpha.dtype)
+
+
+def _poisson_shape(ins, attrs):
+    return [(attrs["dtype"], _shape_of(ins["shape"]).concatenate(ins["rate"].shape))]
+
+
+_POISSON_OUT = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+
+
+@register_op("RandomPoissonV2", inputs=("shape", "rate"), attrs={**_SEEDS, "dtype": dtypes.int64},
+             type_attrs={"S": "shape", "R": "rate"},
+             allowed={"S": _INDEX, "R": _POISSON_OUT, "dtype": _POISSON_OUT},
+             shape=_poisson_shape, stateful=True, ctx=True)
+def random_poisson_v2(shape, rate, seed=0, seed2=0, dtype=dtypes.int64, ctx=None):
+    """Samples of Poisson(``rate``), shape ``shape + rate.shape``: TF's
+    RandomPoissonOp bit for bit (see :func:`poisson_samples`)."""
+    dims = _dims(shape)
+    rate = np.asarray(rate)
+    out_np = dtypes.as_dtype(dtype).np
+    per_rate = int(np.prod(dims, dtype=np.int64))
+    if per_rate == 0 or rate.size == 0:
+        return np.zeros(dims + list(rate.shape), out_np)
+    gen = ctx.philox
+    start = gen.reserve(per_rate * rate.size * philox.RESERVED_PER_OUTPUT)
+    return poisson_samples(gen.key, start, rate, per_rate, out_np).reshape(dims + list(rate.shape))
+
+
+def poisson_samples(key, start, rate, per_rate, out_np):
+    """TF's Poisson sampler in double, output ``o`` drawing uniforms (two per
+    Philox block, last first) from ``start + 256 o``. ``rate < 10``: Knuth's
+    method, the count of uniforms whose running product stays above
+    ``exp(-rate)``. Otherwise Hormann's transformed rejection: ``b = 0.931 +
+    2.53 sqrt(rate)``, ``a = -0.059 + 0.02483 b``, ``inv_alpha = 1.1239 +
+    1.1328 / (b - 3.4)``; per try ``u = U - 0.5``, ``v = U``, ``us = 0.5 - |u|``,
+    ``k = floor((2a / us + b) u + rate + 0.43)``; accept ``k`` when ``us >= 0.07``
+    and ``v <= 0.9277 - 3.6224 / (b - 2)``, retry when ``k < 0`` or ``us < 0.013 <
+    ...`` (``v > us``), else accept when ``log(v inv_alpha / (a / us^2 + b)) <=
+    -rate + k log(rate) - lgamma(k + 1)``."""
+    flat = rate.reshape(-1)
+    num_rate = flat.size
+    highest = float(np.finfo(out_np).max) if np.issubdtype(out_np, np.floating) else float(np.iinfo(out_np).max)
+    out = np.empty(per_rate * num_rate, np.float64)
+    for r_idx in range(num_rate):
+        lam = float(flat[r_idx])
+        for s in range(per_rate):
+            gen = philox.BlockStream(key, start + philox.RESERVED_PER_OUTPUT * (r_idx * per_rate + s))
+            uniform = philox.Remaining(gen.uniform_doubles)
+            out[s * num_rate + r_idx] = _knuth(lam, uniform, highest) if lam < 10 else _hormann(lam, uniform, highest)
+    return out.astype(out_np)
+
+
+def _knuth(lam, uniform, highest):
+    limit = math.exp(-lam)
+    prod, x = 1.0, 0.0
+    while True:
+        prod *= uniform()
+        if prod <= limit and x <= highest:
+            return x
+        x += 1
+
+
+def _hormann(lam, uniform, highest):
+    log_rate = math.log(lam)
+    b = 0.931 + 2.53 * math.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = (2 * a / us + b) * u + lam + 0.43 if us else -math.inf  # us == 0: C's -inf, retried below
+        k = math.floor(k) if math.isfinite(k) else k
+        if k > highest:
+            continue
+        if us >= 0.07 and v <= 0.9277 - 3.6224 / (b - 2):
+            return k
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        if math.log(v * inv_alpha / (a / (us * us) + b)) <= -lam + k * log_rate - math.lgamma(k + 1):
+            return k
 
 
 # -- RandomGammaGrad: d sample / d alpha of a Gamma(alpha, 1) sample ------------

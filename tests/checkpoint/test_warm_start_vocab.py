@@ -136,6 +136,11 @@ def test_load_and_remap_matrix_as_tf(tmp_path, rows, cols):
     ours = io_ops.load_and_remap_matrix(**{k: (np.array(v, dtype=object) if isinstance(v, str) else v)
                                            for k, v in args.items()})
     np.testing.assert_array_equal(ours, theirs)
+    one_element = dict(args, ckpt_path=[prefix], old_tensor_name=["m"])  # TF reads any 1-element string tensor
+    np.testing.assert_array_equal(tf2.raw_ops.LoadAndRemapMatrix(**one_element).numpy(), theirs)
+    np.testing.assert_array_equal(io_ops.load_and_remap_matrix(**{
+        **args, "ckpt_path": np.array([prefix], dtype=object), "old_tensor_name": np.array(["m"], dtype=object)}),
+        theirs)
     with pytest.raises(errors.InvalidArgumentError, match="initializing_values"):
         io_ops.load_and_remap_matrix(**{**args, "ckpt_path": np.array(prefix, dtype=object),
                                         "old_tensor_name": np.array("m", dtype=object),
@@ -152,3 +157,20 @@ def test_repeated_old_vocabulary_word_is_tfs_error(tmp_path):
     with pytest.raises(errors.FailedPreconditionError) as ours:
         io_ops.generate_vocab_remapping(np.array(new_path, dtype=object), np.array(old_path, dtype=object), 0, 1)
     assert ours.value.message in theirs.value.message
+
+
+@pytest.mark.parametrize("rows,cols", [([1, 0, 0], []), ([0, 1], [1, 1])])
+def test_an_old_id_mapped_twice_is_tfs_unimplemented_error(tmp_path, rows, cols):
+    tf2 = pytest.importorskip("tensorflow")
+    with tf.Graph().as_default(), tf.Session() as s:
+        v = tf.Variable(np.ones((3, 2), np.float32), name="m")
+        s.run(v.initializer)
+        prefix = tf.train.Saver().save(s, os.path.join(str(tmp_path), "ckpt"))
+    args = dict(ckpt_path=prefix, old_tensor_name="m", row_remapping=np.array(rows, np.int64),
+                col_remapping=np.array(cols, np.int64), initializing_values=np.zeros([0], np.float32),
+                num_rows=len(rows), num_cols=len(cols) or 2)
+    with pytest.raises(tf2.errors.UnimplementedError):
+        tf2.raw_ops.LoadAndRemapMatrix(**args)
+    with pytest.raises(errors.UnimplementedError):
+        io_ops.load_and_remap_matrix(**{k: (np.array(v, dtype=object) if isinstance(v, str) else v)
+                                        for k, v in args.items()})

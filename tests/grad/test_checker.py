@@ -140,6 +140,9 @@ CASES.update({
                             lambda x: tf.unsorted_segment_prod(x, tf.constant([0, 0, 1, 1, 0]), 2), False),
     "MatrixDiag": ([2, 3], _any, lambda x: apply_op("MatrixDiag", diagonal=x), False),
     "MatrixDiagPart": ([2, 3, 3], _any, lambda x: apply_op("MatrixDiagPart", input=x), False),
+    "Diag": ([2, 3], _any, lambda x: apply_op("Diag", diagonal=x), False),
+    "DiagPart": ([2, 3, 2, 3], _any, lambda x: apply_op("DiagPart", input=x), False),
+    "Svd": ([4, 3], _any, lambda x: apply_op("Svd", input=x, compute_uv=False)[0], False),  # 2nd order: u, v
     "ReadVariableOp": ([3], _any, lambda x: _through_resource_variable(x), False),
     "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: apply_op(
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),

@@ -243,6 +243,16 @@ def initializers(tf):
 
 def orthogonal_initializer(tf):
     tf.get_variable("v", [4, 3], initializer=tf.orthogonal_initializer())
+    tf.get_variable("wide", [2, 5], initializer=tf.orthogonal_initializer(gain=2.0))
+    tf.get_variable("conv", [3, 2, 4], initializer=tf.orthogonal_initializer(), dtype=tf.float64)
+
+
+def diag_svd_norm(tf):
+    x = tf.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    tf.diag([1.0, 2.0])
+    tf.diag_part(tf.ones([2, 3, 2, 3]))
+    tf.linalg.svd(x)
+    tf.svd(x, compute_uv=False)
 
 
 def nn_gradients(tf):
@@ -408,6 +418,17 @@ def partitioned_variables(tf):
     tf.nn.embedding_lookup(e, [1, 2, 3])
 
 
+def gamma_poisson_stateless(tf):
+    tf.set_random_seed(3)
+    tf.random_gamma([5], [0.5, 2.0], beta=[1.0, 3.0])
+    tf.random_poisson([1.5, 4.0], [5], seed=2)
+    tf.random.stateless_uniform([5], [1, 2], minval=1.0, maxval=4.0)
+    tf.random.stateless_normal([2, 3], [1, 2], dtype=tf.float64)
+    tf.random.stateless_truncated_normal([5], [1, 2])
+    tf.random.stateless_categorical(tf.log([[0.2, 0.3, 0.5]]), 6, [3, 4])
+
+
+CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
     (reductions, None),
@@ -452,11 +473,13 @@ CASES = [
     (clipping_norms, None),
     (input_producers_and_batching, None),
     (partitioned_variables, None),
+    (gamma_poisson_stateless, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),
     (initializers, None),
-    (orthogonal_initializer, "orthogonal: TF's DiagPart and Python operators (ref: MatrixDiagPart, Mul)"),
+    (orthogonal_initializer, None),
+    (diag_svd_norm, None),
     (nn_gradients, None),
     (centered_rmsprop_with_momentum, None),
     (global_step_and_decay, None),

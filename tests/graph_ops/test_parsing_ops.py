@@ -268,3 +268,70 @@ def test_decode_raw_fixed_length(out_type, n, little_endian):
                 v = s.run(r)
                 out.append((r.shape.as_list(), v.dtype, np.nan_to_num(v).tolist()))
     assert out[0] == out[1]
+
+
+SERIALIZED = [
+    np.array([[1.5, -2.0], [0.0, 3.25]], np.float32),
+    np.float64(2.5),
+    np.arange(6, dtype=np.int64).reshape(3, 1, 2),
+    np.array([True, False]),
+    np.array([b"a", b"", b"xyz"], dtype=object),
+    np.zeros([0, 3], np.int32),
+    np.array([1 + 2j], np.complex64),
+    np.array([1.0, 2.0], np.float16),
+]
+
+
+@pytest.mark.parametrize("value", SERIALIZED, ids=lambda v: f"{v.dtype}{list(np.shape(v))}")
+def test_serialize_and_parse_tensor_as_tensorflow(value):
+    tf = pytest.importorskip("tensorflow")
+    want = tf.io.serialize_tensor(value).numpy()
+    with ref.Graph().as_default(), ref.Session() as s:
+        t = ref.constant(value)
+        ser = ref.io.serialize_tensor(t)
+        back = ref.io.parse_tensor(ser, t.dtype)
+        got, parsed = s.run([ser, back])
+        theirs = tf.io.parse_tensor(got, tf.as_dtype(t.dtype.name)).numpy()
+    assert got == want  # the same TensorProto bytes
+    assert parsed.dtype == theirs.dtype and parsed.shape == theirs.shape == np.shape(value)
+    np.testing.assert_array_equal(parsed, theirs)
+
+
+@pytest.mark.parametrize("serialized,out_type", [("bad", "float32"), (None, "float64"), ([b"", b""], "float32")])
+def test_parse_tensor_errors_as_tensorflow(serialized, out_type):
+    tf = pytest.importorskip("tensorflow")
+    if serialized is None:
+        serialized = tf.io.serialize_tensor(np.float32(1.0)).numpy()
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.raw_ops.ParseTensor(serialized=serialized, out_type=out_type)
+    with ref.Graph().as_default(), ref.Session() as s:
+        with pytest.raises(ref.errors.InvalidArgumentError):
+            s.run(ref.parse_tensor(serialized, out_type))
+
+
+_JSON = ['{"features": {"feature": {"a": {"floatList": {"value": [1.5, 2]}}, "b": {"bytesList": {"value": '
+         '["aGk="]}}, "c": {"int64List": {"value": ["7", 8]}}}}}', '{}',
+         '{"features": {"feature": {"z": {"int64List": {}}, "y": {"floatList": {"value": [-0.25]}}}}}']
+
+
+@pytest.mark.parametrize("examples", [_JSON, [_JSON[0]], _JSON[2], [["{bad"]], ['{"nope": 1}']],
+                         ids=["three", "one", "scalar", "bad_json", "unknown_field"])
+def test_decode_json_example_as_tensorflow(examples):
+    tf = pytest.importorskip("tensorflow")
+    try:
+        want = tf.io.decode_json_example(examples).numpy()
+    except tf.errors.InvalidArgumentError:
+        want = None
+    with ref.Graph().as_default(), ref.Session() as s:
+        out = ref.io.decode_json_example(examples)
+        if want is None:
+            with pytest.raises(ref.errors.InvalidArgumentError, match="Error while parsing JSON"):
+                s.run(out)
+            return
+        got = np.asarray(s.run(out), dtype=object)
+    want = np.asarray(want, dtype=object)
+    assert got.shape == want.shape and out.shape.as_list() == list(want.shape)
+    # the same Example messages (TF writes repeated numbers unpacked, ref packed: both decode alike)
+    from tensorflow.core.example import example_pb2
+    for g, w in zip(got.reshape(-1), want.reshape(-1)):
+        assert example_pb2.Example.FromString(g) == example_pb2.Example.FromString(w)

@@ -37,23 +37,28 @@ CASES = {
     "dropout_after_initializers": lambda tf: tf.nn.dropout(
         tf.matmul(tf.ones([2, 3]), tf.Variable(tf.truncated_normal([3, 4])).initialized_value()), rate=0.5),
     "random_gamma": lambda tf: tf.random_gamma([5], [0.5, 2.0], seed=3),
+    "random_gamma_alpha_one_beta_float64": lambda tf: tf.random_gamma([3, 2], [[1.0], [7.5]], beta=[2.0, 0.5],
+                                                                      dtype=tf.float64, seed=11),
+    "random_gamma_tiny_alpha_half": lambda tf: tf.random_gamma([6], 0.05, dtype=tf.float16),
     "random_poisson": lambda tf: tf.random_poisson([1.5, 4.0], [5], seed=3),
+    "random_poisson_large_rates_int64": lambda tf: tf.random_poisson([[10.0, 250.5], [33.3, 0.0]], [4],
+                                                                     dtype=tf.int64, seed=1),
+    "random_poisson_float64_rates": lambda tf: tf.random.poisson([3.5, 12.0], [2, 3], dtype=tf.float64),
     "random_crop": lambda tf: tf.random_crop(tf.reshape(tf.range(48), [6, 8]), [3, 4], seed=2),
     "stateless_uniform": lambda tf: tf.random.stateless_uniform([5], [1, 2]),
     "stateless_normal": lambda tf: tf.random.stateless_normal([5], [1, 2]),
     "stateless_truncated_normal": lambda tf: tf.random.stateless_truncated_normal([5], [1, 2]),
     "stateless_categorical": lambda tf: tf.random.stateless_categorical(tf.log([[0.2, 0.3, 0.5]]), 6, [3, 4]),
+    "stateless_uniform_range_float64_int64_seed": lambda tf: tf.random.stateless_uniform(
+        [3, 7], tf.constant([-5, 2**40], tf.int64), minval=-2.0, maxval=3.0, dtype=tf.float64),
+    "stateless_normal_half_negative_seed": lambda tf: tf.random.stateless_normal([9], [-1, 123], dtype=tf.float16),
+    "stateless_truncated_normal_float64": lambda tf: tf.random.stateless_truncated_normal([4, 5], [7, 0],
+                                                                                         stddev=2.0, dtype=tf.float64),
+    "stateless_multinomial_int32": lambda tf: tf.random.stateless_multinomial([[1.0, 2.0, 3.0], [0.0, 0.0, 9.0]], 5,
+                                                                              [8, 9], output_dtype=tf.int32),
 }
 
-MISSING = "ref has no {} yet (a missing TF1 name and kernel; issue 27's list)"
-XFAIL = {
-    "random_gamma": "RandomGamma draws from NumPy's generator, not TF's Philox-based Marsaglia-Tsang sampler",
-    "random_poisson": MISSING.format("random_poisson / RandomPoissonV2"),
-    "stateless_uniform": MISSING.format("stateless random ops"),
-    "stateless_normal": MISSING.format("stateless random ops"),
-    "stateless_truncated_normal": MISSING.format("stateless random ops"),
-    "stateless_categorical": MISSING.format("stateless random ops"),
-}
+XFAIL: dict = {}  # name -> reason, for rows ref cannot match yet
 
 
 def _draws(lib, build):

@@ -4,8 +4,8 @@ Tests here check statistics with fixed seeds (mean, std, bounds), determinism
 (same seeds, same values in every Session), that successive runs of one op
 differ (as in TF), and static shapes/dtypes against tensorflow.compat.v1. The
 Philox ops' values are compared with TensorFlow's bit for bit in
-test_philox.py; Multinomial and RandomGamma draw from NumPy's PCG64, so only
-their statistics can be compared.
+test_philox.py; RandomGamma's, RandomPoissonV2's and the stateless ops' in
+tests/graph_ops/test_random_draws.py.
 """
 import numpy as np
 import pytest
@@ -52,6 +52,10 @@ STAT_CASES = [
     ("RandomUniformInt", dict(shape=SHAPE, minval=np.int64(-3), maxval=np.int64(5)), np.int64, 0.5,
      np.sqrt((8 ** 2 - 1) / 12), -3, 4),
     ("RandomGamma", dict(shape=SHAPE, alpha=np.float32(4.0)), np.float32, 4.0, 2.0, 0, np.inf),
+    ("RandomGamma", dict(shape=SHAPE, alpha=np.float64(0.5)), np.float64, 0.5, np.sqrt(0.5), 0, np.inf),
+    ("RandomPoissonV2", dict(shape=SHAPE, rate=np.float32(3.0)), np.int64, 3.0, np.sqrt(3.0), 0, np.inf),
+    ("RandomPoissonV2", dict(shape=SHAPE, rate=np.float64(30.0), dtype=dtypes.float32), np.float32, 30.0,
+     np.sqrt(30.0), 0, np.inf),
 ]
 
 
