@@ -1,8 +1,6 @@
 """Adadelta (ApplyAdadelta, SparseApplyAdadelta)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-from specs.gradient_descent import rows_in_order
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.AdadeltaOptimizer"
@@ -10,20 +8,6 @@ QUOTE = ("tf.compat.v1.train.AdadeltaOptimizer( learning_rate=0.001, rho=0.95, e
          "name='Adadelta' ) References: ADADELTA - An Adaptive Learning Rate Method: Zeiler, 2012 (pdf) Args "
          "learning_rate A Tensor or a floating point value. The learning rate. To match the exact form in the "
          "original paper use 1.0.")
-
-
-def oracle(var, accum, accum_update, lr, rho, epsilon, grad, use_locking=False):
-    """Zeiler 2012, Algorithm 1, with the learning rate in front of the step."""
-    accum = rho * accum + (1 - rho) * grad * grad
-    update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
-    accum_update = rho * accum_update + (1 - rho) * update * update
-    return var - lr * update, accum, accum_update
-
-
-def sparse_oracle(var, accum, accum_update, lr, rho, epsilon, grad, indices, use_locking=False):
-    return rows_in_order(oracle, ("var", "accum", "accum_update"),
-                         dict(var=var, accum=accum, accum_update=accum_update, lr=lr, rho=rho, epsilon=epsilon,
-                              grad=grad, indices=indices))
 
 
 # var is kept clear of its steps (cancellation is inherent in the formula; TF_NOTES.md).
@@ -37,11 +21,11 @@ _NOTES = ("The seed cites Zeiler's paper; the oracle is its Algorithm 1 with lr 
 
 CARDS = [
     SpecCard(name="ApplyAdadelta", seed=SEED, section=SECTION, quote=QUOTE, target="raw_ops.ApplyAdadelta",
-             defaults={"use_locking": False}, kernel="ApplyAdadelta", oracle=oracle, ulp=8, ulp64=8,
+             defaults={"use_locking": False}, kernel="ApplyAdadelta", oracle=numpy_reference.apply_adadelta, ulp=8, ulp64=8,
              constraints=_CONSTRAINTS, notes=_NOTES),
     SpecCard(name="SparseApplyAdadelta", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.SparseApplyAdadelta", defaults={"use_locking": False}, kernel="SparseApplyAdadelta",
-             oracle=sparse_oracle, ulp=16, ulp64=16, constraints=_CONSTRAINTS, notes=_NOTES),
+             oracle=numpy_reference.sparse_apply_adadelta, ulp=16, ulp64=16, constraints=_CONSTRAINTS, notes=_NOTES),
 ]
 
 MATH = r"""E[g^2]_t = \rho\, E[g^2]_{t-1} + (1 - \rho)\, g_t^2 \qquad

@@ -1,26 +1,12 @@
 """Adagrad (ApplyAdagrad, ApplyAdagradV2 and the sparse twins)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-from specs.gradient_descent import rows_in_order
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.AdagradOptimizer"
 QUOTE = ("tf.compat.v1.train.AdagradOptimizer( learning_rate, initial_accumulator_value=0.1, use_locking=False, "
          "name='Adagrad' ) References: Adaptive Subgradient Methods for Online Learning and Stochastic "
          "Optimization :Duchi et al., 2011")
-
-
-def oracle(var, accum, lr, grad, epsilon=0.0, use_locking=False, update_slots=True):
-    """Duchi et al. 2011, diagonal form: accum += g^2; var -= lr g / sqrt(accum) (V2: + epsilon)."""
-    if update_slots:
-        accum = accum + grad * grad
-    return var - lr * grad / (np.sqrt(accum) + epsilon), accum
-
-
-def sparse_oracle(var, accum, lr, grad, indices, epsilon=0.0, use_locking=False, update_slots=True):
-    return rows_in_order(oracle, ("var", "accum"), dict(var=var, accum=accum, lr=lr, grad=grad, indices=indices,
-                                                        epsilon=epsilon, update_slots=update_slots))
 
 
 # var is kept clear of its steps: var - step cancelling (also across duplicate
@@ -37,7 +23,7 @@ _NOTES = ("The seed cites the paper; the oracle is its diagonal update with TF's
 def _card(name, sparse):
     return SpecCard(name=name, seed=SEED, section=SECTION, quote=QUOTE, target=f"raw_ops.{name}",
                     defaults={"use_locking": False, "update_slots": True}, kernel=name,
-                    oracle=sparse_oracle if sparse else oracle, ulp=8 if sparse else 4, ulp64=8 if sparse else 4,
+                    oracle=numpy_reference.sparse_apply_adagrad if sparse else numpy_reference.apply_adagrad, ulp=8 if sparse else 4, ulp64=8 if sparse else 4,
                     constraints=_CONSTRAINTS, notes=_NOTES)
 
 

@@ -1,8 +1,6 @@
 """Adagrad Dual Averaging (ApplyAdagradDA, SparseApplyAdagradDA)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-from specs.gradient_descent import rows_in_order
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.AdagradDAOptimizer"
@@ -10,26 +8,6 @@ QUOTE = ("Adagrad Dual Averaging algorithm for sparse linear models. Inherits Fr
          "tf.compat.v1.train.AdagradDAOptimizer( learning_rate, global_step, "
          "initial_gradient_squared_accumulator_value=0.1, l1_regularization_strength=0.0, "
          "l2_regularization_strength=0.0, use_locking=False, name='AdagradDA' )")
-
-
-def oracle(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step,
-           use_locking=False):
-    """Dual averaging's closed form (Duchi et al. 2011, Section 3; Xiao 2010) with
-    g = sum of gradients, gg = sum of squares, t = global_step:
-    w = sign(-g) * lr * max(|g| - l1 t, 0) / (l2 t lr + sqrt(gg))."""
-    g = gradient_accumulator + grad
-    gg = gradient_squared_accumulator + grad * grad
-    t = float(global_step)
-    w = np.sign(-g) * lr * np.maximum(np.abs(g) - l1 * t, 0.0) / (l2 * t * lr + np.sqrt(gg))
-    return w, g, gg
-
-
-def sparse_oracle(var, gradient_accumulator, gradient_squared_accumulator, grad, indices, lr, l1, l2,
-                  global_step, use_locking=False):
-    return rows_in_order(oracle, ("var", "gradient_accumulator", "gradient_squared_accumulator"),
-                         dict(var=var, gradient_accumulator=gradient_accumulator,
-                              gradient_squared_accumulator=gradient_squared_accumulator, grad=grad,
-                              indices=indices, lr=lr, l1=l1, l2=l2, global_step=global_step))
 
 
 # |g| - l1*t and the sum of gradients are kept clear of cancellation (g >= 1 > l1*t).
@@ -46,11 +24,11 @@ _NOTES = ("The closed form is TF's own comment in training_ops.cc (the seed desc
 
 CARDS = [
     SpecCard(name="ApplyAdagradDA", seed=SEED, section=SECTION, quote=QUOTE, target="raw_ops.ApplyAdagradDA",
-             defaults={"use_locking": False}, kernel="ApplyAdagradDA", oracle=oracle, ulp=8, ulp64=8,
+             defaults={"use_locking": False}, kernel="ApplyAdagradDA", oracle=numpy_reference.apply_adagrad_da, ulp=8, ulp64=8,
              constraints=_CONSTRAINTS, notes=_NOTES),
     SpecCard(name="SparseApplyAdagradDA", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.SparseApplyAdagradDA", defaults={"use_locking": False}, kernel="SparseApplyAdagradDA",
-             oracle=sparse_oracle, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES),
+             oracle=numpy_reference.sparse_apply_adagrad_da, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES),
 ]
 
 MATH = r"""G_t = \sum_{s \le t} g_s \qquad

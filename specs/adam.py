@@ -1,21 +1,6 @@
 """Adam's update rule (ApplyAdam)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-
-
-def oracle(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking=False,
-           use_nesterov=False):
-    """The seed's formula, with beta1^t = beta1_power and beta2^t = beta2_power."""
-    lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
-    m_t = beta1 * m + (1 - beta1) * grad
-    v_t = beta2 * v + (1 - beta2) * grad * grad
-    if use_nesterov:  # not in the seed: TF's Nesterov variant (Dozat, 2016) of the same step
-        step = (beta1 * m_t + (1 - beta1) * grad)
-    else:
-        step = m_t
-    return var - lr_t * step / (np.sqrt(v_t) + epsilon), m_t, v_t
-
 
 CARD = SpecCard(
     name="ApplyAdam",
@@ -30,7 +15,7 @@ variable <- variable - lr_t * m_t / (sqrt(v_t) + epsilon)""",
     target="raw_ops.ApplyAdam",
     defaults={"use_locking": False, "use_nesterov": False},
     kernel="ApplyAdam",
-    oracle=oracle,
+    oracle=numpy_reference.apply_adam,
     ulp=12,
     ulp64=12,
     constraints=("0.5 <= beta1 < 1", "0.5 <= beta2 < 1", "0 <= beta1_power < 0.9999", "0 <= beta2_power < 0.9999",

@@ -1,15 +1,6 @@
 """AdaMax's update rule (ApplyAdaMax)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-
-
-def oracle(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad, use_locking=False):
-    """Kingma & Ba (2015), Section 7.1, with TF's epsilon added to u_t."""
-    m_t = beta1 * m + (1 - beta1) * grad
-    u_t = np.maximum(beta2 * v, np.abs(grad))
-    return var - (lr / (1 - beta1_power)) * m_t / (u_t + epsilon), m_t, u_t
-
 
 CARD = SpecCard(
     name="ApplyAdaMax",
@@ -19,7 +10,7 @@ CARD = SpecCard(
     target="raw_ops.ApplyAdaMax",
     defaults={"use_locking": False},
     kernel="ApplyAdaMax",
-    oracle=oracle,
+    oracle=numpy_reference.apply_ada_max,
     ulp=12,
     ulp64=12,
     constraints=("0.5 <= beta1 < 1", "0.5 <= beta2 < 1", "0 <= beta1_power < 0.9999", "1e-6 <= lr <= 1e3",

@@ -1,14 +1,6 @@
 """AddSign's update rule (ApplyAddSign)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-
-
-def oracle(var, m, lr, alpha, sign_decay, beta, grad, use_locking=False):
-    """Bello et al. (2017), Section 5: (alpha + sign_decay * sign(g) * sign(m)) * g."""
-    m_t = beta * m + (1 - beta) * grad
-    return var - lr * (alpha + sign_decay * np.sign(grad) * np.sign(m_t)) * grad, m_t
-
 
 CARD = SpecCard(
     name="ApplyAddSign",
@@ -18,7 +10,7 @@ CARD = SpecCard(
     target="raw_ops.ApplyAddSign",
     defaults={"use_locking": False},
     kernel="ApplyAddSign",
-    oracle=oracle,
+    oracle=numpy_reference.apply_add_sign,
     ulp=4,
     ulp64=4,
     constraints=("0 <= beta <= 1", "1e-6 <= lr <= 1e3", "0 <= alpha <= 10", "0 <= sign_decay <= 1"),

@@ -20,7 +20,6 @@ from typing import Callable
 
 import attrs
 
-
 SEED_DOCUMENTS = {
     # file name: (the document's title as its header states it, where it comes from)
     "000_a3806c59bb068aca.txt": ("Training", "TensorFlow 0.x Python API, tf.train"),

@@ -7,42 +7,11 @@ oracles (float64, straight from the quotes) over sizes 1..100 and scales
 1e-3..1e3. ``target`` is the graph function whose documented defaults are
 checked.
 """
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
 
 SEED = "001_05ea92376fdb369e.txt"
 SECTION = "Gradient Clipping"
-
-
-def _l2norm(t):
-    return np.sqrt(np.sum(np.square(t)))
-
-
-def clip_by_value_oracle(t, clip_value_min, clip_value_max):
-    t = np.asarray(t, np.float64)
-    return np.where(t < clip_value_min, clip_value_min, np.where(t > clip_value_max, clip_value_max, t))
-
-
-def clip_by_norm_oracle(t, clip_norm):
-    t = np.asarray(t, np.float64)
-    norm = _l2norm(t)
-    return t if norm <= clip_norm else t * clip_norm / norm
-
-
-def clip_by_average_norm_oracle(t, clip_norm):
-    t = np.asarray(t, np.float64)
-    avg = _l2norm(t) / t.size  # l2norm_avg: the L2-norm divided by the number of elements
-    return t if avg <= clip_norm else t * clip_norm / avg
-
-
-def global_norm_oracle(t_list):
-    return np.sqrt(sum(_l2norm(np.asarray(t, np.float64)) ** 2 for t in t_list if t is not None))
-
-
-def clip_by_global_norm_oracle(t_list, clip_norm, use_norm=None):
-    norm = global_norm_oracle(t_list) if use_norm is None else use_norm
-    return [None if t is None else np.asarray(t, np.float64) * clip_norm / max(norm, clip_norm) for t in t_list]
 
 
 _ORDER = "TF's order, in t's dtype: "
@@ -51,7 +20,7 @@ CARDS = [
     SpecCard(name="clip_by_value", seed=SEED, section=SECTION,
              quote="Any values less than `clip_value_min` are set to `clip_value_min`. Any values greater than "
                    "`clip_value_max` are set to `clip_value_max`.",
-             target="ref.graph_ops.clip_ops.clip_by_value", defaults={"name": None}, oracle=clip_by_value_oracle,
+             target="ref.graph_ops.clip_ops.clip_by_value", defaults={"name": None}, oracle=numpy_reference.clip_by_value,
              ulp=0, ulp64=0,
              notes=_ORDER + "Maximum(Minimum(t, clip_value_max), clip_value_min) (TF's Python clip_by_value; the "
                             "ClipByValue raw op computes the same). Bounds broadcasting t to a larger shape "
@@ -59,14 +28,14 @@ CARDS = [
              errors=("ValueError: Shapes ... are incompatible (bounds that broadcast t)",)),
     SpecCard(name="clip_by_norm", seed=SEED, section=SECTION, quote="`t * clip_norm / l2norm(t)`",
              target="ref.graph_ops.clip_ops.clip_by_norm", defaults={"axes": None, "name": None},
-             oracle=clip_by_norm_oracle, ulp=4, ulp64=4,
+             oracle=numpy_reference.clip_by_norm, ulp=4, ulp64=4,
              notes=_ORDER + "(t * clip_norm) / max(l2norm, clip_norm), l2norm = sqrt(sum(t * t, axes, keepdims)) "
                             "(0 where the sum is 0, so zeros stay zeros); a negative clip_norm counts as 0. "
                             "`axes` (later TF) normalises each slice separately. IndexedSlices are clipped on "
                             "their values."),
     SpecCard(name="clip_by_average_norm", seed=SEED, section=SECTION, quote="`t * clip_norm / l2norm_avg(t)`",
              target="ref.graph_ops.clip_ops.clip_by_average_norm", defaults={"name": None},
-             oracle=clip_by_average_norm_oracle, ulp=8, ulp64=4,
+             oracle=numpy_reference.clip_by_average_norm, ulp=8, ulp64=4,
              notes=_ORDER + "(t * clip_norm) * min(rsqrt(sum(t * t)) * n, 1 / clip_norm), n the element count. "
                             "TF's float32 rsqrt is Eigen's approximation (2 ULP). TF 2.21 computes n and "
                             "1 / clip_norm in float32 and fails for float64 t; ref computes them in t's dtype "
@@ -74,7 +43,7 @@ CARDS = [
     SpecCard(name="global_norm", seed=SEED, section=SECTION,
              quote="`global_norm = sqrt(sum([l2norm(t)**2 for t in t_list]))` Any entries in `t_list` that are of "
                    "type None are ignored.",
-             target="ref.graph_ops.clip_ops.global_norm", defaults={"name": None}, oracle=global_norm_oracle,
+             target="ref.graph_ops.clip_ops.global_norm", defaults={"name": None}, oracle=numpy_reference.global_norm,
              ulp=4, ulp64=4,
              notes=_ORDER + "sqrt(sum(stack([l2_loss(t) for t])) * 2), l2_loss(t) = sum(t * t * 0.5). "
                             "IndexedSlices count their values. Sums of many elements may be reordered by TF's "
@@ -83,7 +52,7 @@ CARDS = [
     SpecCard(name="clip_by_global_norm", seed=SEED, section=SECTION,
              quote="t_list[i] * clip_norm / max(global_norm, clip_norm)",
              target="ref.graph_ops.clip_ops.clip_by_global_norm", defaults={"use_norm": None, "name": None},
-             oracle=clip_by_global_norm_oracle, ulp=6, ulp64=6,
+             oracle=numpy_reference.clip_by_global_norm, ulp=6, ulp64=6,
              notes=_ORDER + "t * (clip_norm * min(1 / use_norm, 1 / clip_norm) + (use_norm - use_norm)): an inf or "
                             "NaN norm makes every output NaN. None entries stay None; IndexedSlices stay "
                             "IndexedSlices.",

@@ -1,28 +1,11 @@
 """FTRL-Proximal (ApplyFtrl, ApplyFtrlV2 and the sparse twins)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.FtrlOptimizer"
 QUOTE = ("in the absence of L1 regularization, it is equivalent to the following update rule: "
          "w_{t+1} = w_t - lr_t / (beta + 2L2lr_t) * g_t - 2L2_shrinkagelr_t / (beta + 2L2lr_t) * w_t")
-
-
-def oracle(var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=0.0, indices=None,
-           use_locking=False, multiply_linear_by_lr=False):
-    """The quoted rule with beta = accum^(-lr_power) = 1 (lr_power = 0), l1 = 0; also the
-    state FTRL keeps: accum += g^2, linear += g + 2 L2_shrinkage w (sigma = 0 at lr_power 0)."""
-    if indices is not None:
-        out = [np.array(r, np.float64) for r in (var, accum, linear)]
-        for i, r in enumerate(indices):
-            new = oracle(out[0][r], out[1][r], out[2][r], grad[i], lr, l1, l2, lr_power, l2_shrinkage)
-            for o, n in zip(out, new):
-                o[r] = n
-        return tuple(out)
-    beta = 1.0
-    w = var - lr / (beta + 2 * l2 * lr) * grad - 2 * l2_shrinkage * lr / (beta + 2 * l2 * lr) * var
-    return w, accum + grad * grad, linear + grad + 2 * l2_shrinkage * var
 
 
 _CONSTRAINTS = ("l1 == 0.0", "lr_power == 0.0", "multiply_linear_by_lr == False", "1e-6 <= lr <= 1e3",
@@ -36,7 +19,8 @@ _NOTES = ("The quote holds for FTRL's own state, linear = -w (1/lr + 2 L2), whic
 
 CARDS = [
     SpecCard(name=name, seed=SEED, section=SECTION, quote=QUOTE, target=f"raw_ops.{name}",
-             defaults={"use_locking": False, "multiply_linear_by_lr": False}, kernel=name, oracle=oracle,
+             defaults={"use_locking": False, "multiply_linear_by_lr": False}, kernel=name,
+             oracle=numpy_reference.sparse_apply_ftrl if name.startswith("Sparse") else numpy_reference.apply_ftrl,
              ulp=16, ulp64=16, constraints=_CONSTRAINTS, notes=_NOTES)
     for name in ("ApplyFtrl", "ApplyFtrlV2", "SparseApplyFtrl", "SparseApplyFtrlV2")
 ]

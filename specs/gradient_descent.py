@@ -1,25 +1,6 @@
 """Gradient descent (ApplyGradientDescent)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-
-
-def rows_in_order(dense, refs, kw):
-    """A sparse oracle from a dense one: row ``indices[i]`` of every ref updated
-    with ``grad[i]``, one index after another (duplicates apply twice)."""
-    out = [np.array(kw[r], np.float64) for r in refs]
-    hypers = {k: v for k, v in kw.items() if k not in (*refs, "grad", "indices")}
-    for i, r in enumerate(kw["indices"]):
-        new = dense(**{name: o[r] for name, o in zip(refs, out)}, grad=kw["grad"][i], **hypers)
-        for o, n in zip(out, new):
-            o[r] = n
-    return tuple(out)
-
-
-def oracle(var, alpha, delta, use_locking=False):
-    """variable <- variable - learning_rate * gradient."""
-    return (var - alpha * delta,)
-
 
 CARD = SpecCard(
     name="ApplyGradientDescent",
@@ -29,7 +10,7 @@ CARD = SpecCard(
     target="raw_ops.ApplyGradientDescent",
     defaults={"use_locking": False},
     kernel="ApplyGradientDescent",
-    oracle=oracle,
+    oracle=numpy_reference.apply_gradient_descent,
     ulp=1,
     ulp64=1,
     constraints=("-1e12 <= alpha <= 1e12", "-1e12 <= delta <= 1e12"),

@@ -3,30 +3,11 @@
 tests/optimizers/test_moving_averages.py checks shadow trajectories against
 these float64 oracles and against TensorFlow.
 """
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
 
 SEED = "001_05ea92376fdb369e.txt"
 SECTION = "Moving Averages"
-
-
-def shadow_update_oracle(shadow_variable, variable, decay):
-    """shadow_variable -= (1 - decay) * (shadow_variable - variable)"""
-    return shadow_variable - (1 - decay) * (shadow_variable - variable)
-
-
-def num_updates_decay_oracle(decay, num_updates):
-    return min(decay, (1 + num_updates) / (10 + num_updates))
-
-
-def zero_debias_oracle(values, decay):
-    """The debiased averages after each value: biased / (1 - decay^t), biased started at 0."""
-    biased, out = 0.0, []
-    for t, value in enumerate(values, start=1):
-        biased = decay * biased + (1 - decay) * np.asarray(value, np.float64)
-        out.append(biased / (1 - decay ** t))
-    return out
 
 
 CARDS = [
@@ -34,7 +15,7 @@ CARDS = [
              quote="`shadow_variable -= (1 - decay) * (shadow_variable - variable)`",
              target="ref.optimizers.moving_averages.ExponentialMovingAverage.__init__",
              defaults={"num_updates": None, "name": "ExponentialMovingAverage", "zero_debias": False},
-             oracle=shadow_update_oracle, ulp=2, ulp64=2,
+             oracle=numpy_reference.moving_average_update, ulp=2, ulp64=2,
              notes="TF: AssignSub(shadow, (shadow - value) * (1 - decay)), 1 - decay computed in float32 (the "
                    "decay is a float32 tensor) and cast to the variable's dtype, so a float64 average carries "
                    "float32 precision in 1 - decay. Shadows of Variables start at the variable's initial value "
@@ -47,7 +28,7 @@ CARDS = [
     SpecCard(name="ExponentialMovingAverage num_updates", seed=SEED, section=SECTION,
              quote="`min(decay, (1 + num_updates) / (10 + num_updates))`",
              target="ref.optimizers.moving_averages.ExponentialMovingAverage.__init__",
-             defaults={"num_updates": None}, oracle=num_updates_decay_oracle, ulp=1, ulp64=1,
+             defaults={"num_updates": None}, oracle=numpy_reference.moving_average_decay, ulp=1, ulp64=1,
              notes="TF: Minimum(decay, (1.0 + n) / (10.0 + n)) in float32, n = Cast(num_updates, float32)."),
     SpecCard(name="ExponentialMovingAverage variables_to_restore", seed=SEED, section=SECTION,
              quote="If a variable has a moving average, use the moving average variable name as the restore "
@@ -59,7 +40,7 @@ CARDS = [
                    "other global variable from its own op name (global_step: global_step)."),
     SpecCard(name="assign_moving_average zero_debias", seed="", section="", quote="",
              target="ref.optimizers.moving_averages.assign_moving_average",
-             defaults={"zero_debias": True, "name": None}, oracle=zero_debias_oracle,
+             defaults={"zero_debias": True, "name": None}, oracle=numpy_reference.zero_debiased_averages,
              notes="Not in the seeds: TF's moving_averages.assign_moving_average. biased -= (biased - value) * "
                    "(1 - decay); local_step += 1; variable = biased / (1 - (1 - (1 - decay)) ** local_step), "
                    "with <variable>/biased and <variable>/local_step created next to the variable (Adam's "

@@ -1,14 +1,6 @@
 """PowerSign's update rule (ApplyPowerSign)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-
-
-def oracle(var, m, lr, logbase, sign_decay, beta, grad, use_locking=False):
-    """Bello et al. (2017), Section 5: exp(logbase * sign_decay * sign(g) * sign(m)) * g."""
-    m_t = beta * m + (1 - beta) * grad
-    return var - lr * np.exp(logbase * sign_decay * np.sign(grad) * np.sign(m_t)) * grad, m_t
-
 
 CARD = SpecCard(
     name="ApplyPowerSign",
@@ -18,7 +10,7 @@ CARD = SpecCard(
     target="raw_ops.ApplyPowerSign",
     defaults={"use_locking": False},
     kernel="ApplyPowerSign",
-    oracle=oracle,
+    oracle=numpy_reference.apply_power_sign,
     ulp=4,
     ulp64=4,
     constraints=("0 <= beta <= 1", "1e-6 <= lr <= 1e3", "0 <= logbase <= 2", "0 <= sign_decay <= 1"),

@@ -1,25 +1,11 @@
 """Proximal Adagrad (ApplyProximalAdagrad, SparseApplyProximalAdagrad)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-from specs.gradient_descent import rows_in_order
-from specs.proximal_gradient_descent import fobos
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.ProximalAdagradOptimizer"
 QUOTE = ("References: Adaptive Subgradient Methods for Online Learning and Stochastic Optimization: "
          "Duchi et al., 2011 (pdf) Efficient Learning using Forward-Backward Splitting: Duchi et al., 2009")
-
-
-def oracle(var, accum, lr, l1, l2, grad, use_locking=False):
-    """FOBOS with Adagrad's per-coordinate step lr / sqrt(accum + g^2)."""
-    accum = accum + grad * grad
-    return fobos(var, lr / np.sqrt(accum), l1, l2, grad), accum
-
-
-def sparse_oracle(var, accum, lr, l1, l2, grad, indices, use_locking=False):
-    return rows_in_order(oracle, ("var", "accum"),
-                         dict(var=var, accum=accum, lr=lr, l1=l1, l2=l2, grad=grad, indices=indices))
 
 
 # var is kept clear of its steps and of lr_t*l1 (cancellation is inherent in the formula).
@@ -33,11 +19,11 @@ _NOTES = ("The seed cites Adagrad and FOBOS; the oracle composes them (Adagrad's
 CARDS = [
     SpecCard(name="ApplyProximalAdagrad", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.ApplyProximalAdagrad", defaults={"use_locking": False},
-             kernel="ApplyProximalAdagrad", oracle=oracle, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES,
+             kernel="ApplyProximalAdagrad", oracle=numpy_reference.apply_proximal_adagrad, ulp=8, ulp64=8, constraints=_CONSTRAINTS, notes=_NOTES,
              errors=("lr <= 0, l1 < 0 or l2 < 0: InvalidArgumentError",)),
     SpecCard(name="SparseApplyProximalAdagrad", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.SparseApplyProximalAdagrad", defaults={"use_locking": False},
-             kernel="SparseApplyProximalAdagrad", oracle=sparse_oracle, ulp=16, ulp64=16,
+             kernel="SparseApplyProximalAdagrad", oracle=numpy_reference.sparse_apply_proximal_adagrad, ulp=16, ulp64=16,
              constraints=_CONSTRAINTS, notes=_NOTES, errors=("lr <= 0, l1 < 0 or l2 < 0: InvalidArgumentError",)),
 ]
 

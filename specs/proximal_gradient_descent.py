@@ -1,8 +1,6 @@
 """Proximal gradient descent, FOBOS (ApplyProximalGradientDescent, SparseApplyProximalGradientDescent)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
-from specs.gradient_descent import rows_in_order
 
 SEED = "002_05f9b9b98e89c771.txt"
 SECTION = "tf.compat.v1.train.ProximalGradientDescentOptimizer"
@@ -10,21 +8,6 @@ QUOTE = ("Optimizer that implements the proximal gradient descent algorithm. Inh
          "tf.compat.v1.train.ProximalGradientDescentOptimizer( learning_rate, l1_regularization_strength=0.0, "
          "l2_regularization_strength=0.0, use_locking=False, name='ProximalGradientDescent' ) References: "
          "Efficient Learning using Forward-Backward Splitting: Duchi et al., 2009")
-
-
-def fobos(var, lr, l1, l2, grad):
-    """Duchi & Singer 2009: a gradient step, then the prox of l1|w| + (l2/2) w^2."""
-    v = var - lr * grad
-    return np.sign(v) * np.maximum(np.abs(v) - lr * l1, 0.0) / (1.0 + lr * l2)
-
-
-def oracle(var, alpha, l1, l2, delta, use_locking=False):
-    return (fobos(var, alpha, l1, l2, delta),)
-
-
-def sparse_oracle(var, alpha, l1, l2, grad, indices, use_locking=False):
-    return rows_in_order(lambda var, grad, **h: oracle(var, delta=grad, **h), ("var",),
-                         dict(var=var, alpha=alpha, l1=l1, l2=l2, grad=grad, indices=indices))
 
 
 # var is kept clear of its steps (and of lr*l1): cancellation there is inherent in
@@ -39,11 +22,11 @@ _NOTES = ("The seed names FOBOS (Duchi et al., 2009); the oracle is its closed-f
 CARDS = [
     SpecCard(name="ApplyProximalGradientDescent", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.ApplyProximalGradientDescent", defaults={"use_locking": False},
-             kernel="ApplyProximalGradientDescent", oracle=oracle, ulp=4, ulp64=4, constraints=_CONSTRAINTS,
+             kernel="ApplyProximalGradientDescent", oracle=numpy_reference.apply_proximal_gradient_descent, ulp=4, ulp64=4, constraints=_CONSTRAINTS,
              notes=_NOTES),
     SpecCard(name="SparseApplyProximalGradientDescent", seed=SEED, section=SECTION, quote=QUOTE,
              target="raw_ops.SparseApplyProximalGradientDescent", defaults={"use_locking": False},
-             kernel="SparseApplyProximalGradientDescent", oracle=sparse_oracle, ulp=8, ulp64=8,
+             kernel="SparseApplyProximalGradientDescent", oracle=numpy_reference.sparse_apply_proximal_gradient_descent, ulp=8, ulp64=8,
              constraints=_CONSTRAINTS, notes=_NOTES),
 ]
 

@@ -1,6 +1,5 @@
 """RMSProp and centered RMSProp (ApplyRMSProp, ApplyCenteredRMSProp and the sparse twins)."""
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
 
 SEED = "002_05f9b9b98e89c771.txt"
@@ -9,36 +8,6 @@ SIGNATURE = ("tf.compat.v1.train.RMSPropOptimizer( learning_rate, decay=0.9, mom
              "use_locking=False, centered=False, name='RMSProp' )")
 CENTERED = ("centered If True, gradients are normalized by the estimated variance of the gradient; if False, "
             "by the uncentered second moment.")
-
-
-def rmsprop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices=None, use_locking=False):
-    """mean_square = decay * mean_square + (1 - decay) * g^2;
-    mom = momentum * mom + lr * g / sqrt(mean_square + epsilon); var -= mom."""
-    if indices is not None:
-        return _rows(rmsprop, (var, ms, mom), grad, indices, (lr, rho, momentum, epsilon))
-    ms_t = rho * ms + (1 - rho) * grad ** 2
-    mom_t = momentum * mom + lr * grad / np.sqrt(ms_t + epsilon)
-    return var - mom_t, ms_t, mom_t
-
-
-def centered_rmsprop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices=None, use_locking=False):
-    """As rmsprop, normalised by the variance estimate mean_square - mean_grad^2."""
-    if indices is not None:
-        return _rows(centered_rmsprop, (var, mg, ms, mom), grad, indices, (lr, rho, momentum, epsilon))
-    mg_t = rho * mg + (1 - rho) * grad
-    ms_t = rho * ms + (1 - rho) * grad ** 2
-    mom_t = momentum * mom + lr * grad / np.sqrt(ms_t - mg_t ** 2 + epsilon)
-    return var - mom_t, mg_t, ms_t, mom_t
-
-
-def _rows(dense, refs, grad, indices, hypers):
-    """The dense rule applied to rows ``indices`` one after another, in order."""
-    out = [np.array(r, np.float64) for r in refs]
-    for i, r in enumerate(indices):
-        new = dense(*(o[r] for o in out), *hypers, grad[i])
-        for o, n in zip(out, new):
-            o[r] = n
-    return tuple(out)
 
 
 _COMMON = ("1e-6 <= lr <= 1e3", "0.5 <= rho < 1", "momentum == 0.0", "1e-10 <= epsilon <= 1", "0 <= ms <= 1e12")
@@ -53,18 +22,20 @@ _NOTES = ("The seed gives the defaults and what 'centered' means; the update is 
 
 CARDS = [
     SpecCard(name="ApplyRMSProp", seed=SEED, section=SECTION, quote=SIGNATURE, target="raw_ops.ApplyRMSProp",
-             defaults={"use_locking": False}, kernel="ApplyRMSProp", oracle=rmsprop, ulp=6, ulp64=6,
+             defaults={"use_locking": False}, kernel="ApplyRMSProp", oracle=numpy_reference.apply_rms_prop, ulp=6, ulp64=6,
              constraints=_COMMON, notes=_NOTES),
     SpecCard(name="SparseApplyRMSProp", seed=SEED, section=SECTION, quote=SIGNATURE,
              target="raw_ops.SparseApplyRMSProp", defaults={"use_locking": False}, kernel="SparseApplyRMSProp",
-             oracle=rmsprop, ulp=16, ulp64=16, constraints=_COMMON, notes=_NOTES),
+             oracle=numpy_reference.sparse_apply_rms_prop, ulp=16, ulp64=16, constraints=_COMMON, notes=_NOTES),
     SpecCard(name="ApplyCenteredRMSProp", seed=SEED, section=SECTION, quote=CENTERED,
              target="raw_ops.ApplyCenteredRMSProp", defaults={"use_locking": False},
-             kernel="ApplyCenteredRMSProp", oracle=centered_rmsprop, ulp=8, ulp64=8, constraints=_CENTERED,
+             kernel="ApplyCenteredRMSProp",
+             oracle=numpy_reference.apply_centered_rms_prop, ulp=8, ulp64=8, constraints=_CENTERED,
              notes=_NOTES),
     SpecCard(name="SparseApplyCenteredRMSProp", seed=SEED, section=SECTION, quote=CENTERED,
              target="raw_ops.SparseApplyCenteredRMSProp", defaults={"use_locking": False},
-             kernel="SparseApplyCenteredRMSProp", oracle=centered_rmsprop, ulp=16, ulp64=16,
+             kernel="SparseApplyCenteredRMSProp",
+             oracle=numpy_reference.sparse_apply_centered_rms_prop, ulp=16, ulp64=16,
              constraints=_CENTERED, notes=_NOTES),
 ]
 

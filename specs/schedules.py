@@ -11,10 +11,7 @@ compute in float64 straight from the quote. Budgets (``ulp``, float32;
 -- the scale at which a schedule's error matters (cos(pi * x) near x = 1 and pow with a large
 exponent make relative error near zero meaningless).
 """
-import math
-
-import numpy as np
-
+from ref import numpy_reference
 from specs.card import SpecCard
 
 SEED = "002_05f9b9b98e89c771.txt"
@@ -24,90 +21,6 @@ _DTYPE_NOTE = (" Every hyperparameter is cast to learning_rate's dtype (a Python
                "float32).")
 _F64_NOTE = (" TF 2.21 cannot build this schedule for a float64 learning_rate (it mixes float32 constants, "
              "e.g. constant(math.pi), into float64 ops); ref supports float64 and computes in float64.")
-
-
-def _steps(global_step):
-    return np.asarray(global_step, np.float64)
-
-
-def exponential_oracle(learning_rate, global_step, decay_steps, decay_rate, staircase=False):
-    p = _steps(global_step) / decay_steps
-    if staircase:
-        p = np.floor(p)
-    return learning_rate * decay_rate ** p
-
-
-def natural_exp_oracle(learning_rate, global_step, decay_steps, decay_rate, staircase=False):
-    p = _steps(global_step) / decay_steps
-    if staircase:
-        p = np.floor(p)
-    return learning_rate * np.exp(-decay_rate * p)
-
-
-def inverse_time_oracle(learning_rate, global_step, decay_steps, decay_rate, staircase=False):
-    p = _steps(global_step) / decay_steps
-    if staircase:
-        p = np.floor(p)
-    return learning_rate / (1 + decay_rate * p)
-
-
-def polynomial_oracle(learning_rate, global_step, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False):
-    step = _steps(global_step)
-    if cycle:
-        decay_steps = decay_steps * np.where(step == 0, 1.0, np.ceil(step / decay_steps))
-    else:
-        step = np.minimum(step, decay_steps)
-    return (learning_rate - end_learning_rate) * (1 - step / decay_steps) ** power + end_learning_rate
-
-
-def cosine_oracle(learning_rate, global_step, decay_steps, alpha=0.0):
-    step = np.minimum(_steps(global_step), decay_steps)
-    cosine = 0.5 * (1 + np.cos(np.pi * step / decay_steps))
-    return learning_rate * ((1 - alpha) * cosine + alpha)
-
-
-def restart_period(step, first_decay_steps, t_mul):
-    """(i, fraction of period i done): periods of first_decay_steps * t_mul^i steps, walked one by one."""
-    start, length, i = 0.0, float(first_decay_steps), 0
-    while step >= start + length:
-        start += length
-        length *= t_mul
-        i += 1
-    return i, (step - start) / length
-
-
-def cosine_restarts_oracle(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0):
-    out = []
-    for s in np.atleast_1d(_steps(global_step)):
-        i, frac = restart_period(float(s), first_decay_steps, t_mul)
-        cosine = 0.5 * m_mul ** i * (1 + math.cos(math.pi * frac))
-        out.append(learning_rate * ((1 - alpha) * cosine + alpha))
-    return np.asarray(out).reshape(np.shape(global_step))
-
-
-def linear_cosine_oracle(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001):
-    step = np.minimum(_steps(global_step), decay_steps)
-    linear = (decay_steps - step) / decay_steps
-    cosine = 0.5 * (1 + np.cos(np.pi * 2 * num_periods * step / decay_steps))
-    return learning_rate * ((alpha + linear) * cosine + beta)
-
-
-def noisy_linear_cosine_oracle(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
-                               num_periods=0.5, alpha=0.0, beta=0.001, noise=0.0):
-    """``noise`` is the N(0, 1) draw: eps_t = noise * sqrt(variance)."""
-    step = np.minimum(_steps(global_step), decay_steps)
-    linear = (decay_steps - step) / decay_steps
-    eps = noise * np.sqrt(initial_variance / (1 + step) ** variance_decay)
-    cosine = 0.5 * (1 + np.cos(np.pi * 2 * num_periods * step / decay_steps))
-    return learning_rate * ((alpha + linear + eps) * cosine + beta)
-
-
-def piecewise_oracle(x, boundaries, values):
-    x = np.asarray(x)
-    out = np.full(x.shape, values[-1], dtype=np.float64)
-    for b, v in reversed(list(zip(boundaries, values))):
-        out = np.where(x <= b, v, out)
-    return out
 
 
 def _card(name, quote, oracle, defaults, ulp=4, ulp64=4, notes="", section=None, errors=()):
@@ -124,19 +37,19 @@ CARDS = [
              section="Decaying the learning rate",
              quote="decayed_learning_rate = learning_rate * decay_rate ^ (global_step / decay_steps)",
              target="ref.optimizers.schedules.exponential_decay", defaults={"staircase": False, "name": None},
-             oracle=exponential_oracle, ulp=8, ulp64=8,
+             oracle=numpy_reference.exponential_decay, ulp=8, ulp64=8,
              notes="TF: Mul(lr, Pow(decay_rate, [Floor](step / decay_steps)))." + _DTYPE_NOTE),
     _card("exponential_decay",
           "decayed_learning_rate = learning_rate * decay_rate ^ (global_step / decay_steps) If the argument "
           "staircase is True, then global_step / decay_steps is an integer division",
-          exponential_oracle, {"staircase": False, "name": None}, ulp=8, ulp64=8,
+          numpy_reference.exponential_decay, {"staircase": False, "name": None}, ulp=8, ulp64=8,
           notes="TF: Mul(lr, Pow(decay_rate, [Floor](step / decay_steps))). Pow's error grows with "
                 "|p * log(decay_rate)|: the budget holds for |p * log(decay_rate)| <= 8." + _DTYPE_NOTE),
     _card("natural_exp_decay",
           "decayed_learning_rate = learning_rate * exp(-decay_rate * global_step / decay_step) or, if staircase "
           "is True, as: decayed_learning_rate = learning_rate * exp(-decay_rate * floor(global_step / "
           "decay_step))",
-          natural_exp_oracle, {"staircase": False, "name": None}, ulp=8, ulp64=8,
+          numpy_reference.natural_exp_decay, {"staircase": False, "name": None}, ulp=8, ulp64=8,
           notes="TF computes exponential_decay with base exp(-decay_rate), built in decay_rate's own dtype "
                 "(float32 for a Python number, even for a float64 learning rate: float32 precision then)."
                 + _DTYPE_NOTE),
@@ -144,14 +57,14 @@ CARDS = [
           "decayed_learning_rate = learning_rate / (1 + decay_rate * global_step / decay_step) or, if staircase "
           "is True, as: decayed_learning_rate = learning_rate / (1 + decay_rate * floor(global_step / "
           "decay_step))",
-          inverse_time_oracle, {"staircase": False, "name": None},
+          numpy_reference.inverse_time_decay, {"staircase": False, "name": None},
           notes="TF: RealDiv(lr, AddV2(Cast(1), Mul(decay_rate, [Floor](step / decay_steps)))." + _DTYPE_NOTE),
     _card("polynomial_decay",
           "global_step = min(global_step, decay_steps) decayed_learning_rate = (learning_rate - end_learning_rate)"
           " * (1 - global_step / decay_steps) ^ (power) + end_learning_rate If cycle is True then a multiple of "
           "decay_steps is used, the first one that is bigger than global_steps. decay_steps = decay_steps * "
           "ceil(global_step / decay_steps)",
-          polynomial_oracle, {"end_learning_rate": 0.0001, "power": 1.0, "cycle": False, "name": None},
+          numpy_reference.polynomial_decay, {"end_learning_rate": 0.0001, "power": 1.0, "cycle": False, "name": None},
           ulp=8, ulp64=8,
           notes="At global_step 0 the cycle multiplier is 1 (TF: where(step == 0, 1, ceil(step / decay_steps)))."
                 " Budget in ULPs of learning_rate; (1 - p) ** power cancels as p -> 1." + _DTYPE_NOTE
@@ -161,13 +74,13 @@ CARDS = [
           "global_step = min(global_step, decay_steps) cosine_decay = 0.5 * (1 + cos(pi * global_step / "
           "decay_steps)) decayed = (1 - alpha) * cosine_decay + alpha decayed_learning_rate = learning_rate * "
           "decayed",
-          cosine_oracle, {"alpha": 0.0, "name": None}, ulp=4, ulp64=4,
+          numpy_reference.cosine_decay, {"alpha": 0.0, "name": None}, ulp=4, ulp64=4,
           notes="(1 - alpha) is Python arithmetic for a Python alpha, as in TF." + _DTYPE_NOTE + _F64_NOTE),
     _card("cosine_decay_restarts",
           "The learning rate multiplier first decays from 1 to alpha for first_decay_steps steps. Then, a warm "
           "restart is performed. Each new warm restart runs for t_mul times more steps and with m_mul times "
           "smaller initial learning rate.",
-          cosine_restarts_oracle, {"t_mul": 2.0, "m_mul": 1.0, "alpha": 0.0, "name": None}, ulp=16, ulp64=16,
+          numpy_reference.cosine_decay_restarts, {"t_mul": 2.0, "m_mul": 1.0, "alpha": 0.0, "name": None}, ulp=16, ulp64=16,
           notes="TF finds the period in closed form: i = floor(log(1 - f * (1 - t_mul)) / log(t_mul)), "
                 "f = step / first_decay_steps (i = floor(f) when t_mul == 1), then the fraction "
                 "(f - (1 - t_mul^i) / (1 - t_mul)) / t_mul^i; the oracle walks the periods one by one. "
@@ -177,7 +90,7 @@ CARDS = [
           "global_step = min(global_step, decay_steps) linear_decay = (decay_steps - global_step) / decay_steps) "
           "cosine_decay = 0.5 * ( 1 + cos(pi * 2 * num_periods * global_step / decay_steps)) decayed = (alpha + "
           "linear_decay) * cosine_decay + beta decayed_learning_rate = learning_rate * decayed",
-          linear_cosine_oracle, {"num_periods": 0.5, "alpha": 0.0, "beta": 0.001, "name": None}, ulp=16,
+          numpy_reference.linear_cosine_decay, {"num_periods": 0.5, "alpha": 0.0, "beta": 0.001, "name": None}, ulp=16,
           ulp64=16, notes="TF: fraction = (2 * num_periods) * (step / decay_steps). The rounding of cos's "
                           "argument (up to 2 * pi * num_periods) grows with num_periods: the budget holds for "
                           "num_periods <= 4." + _DTYPE_NOTE + _F64_NOTE),
@@ -185,7 +98,7 @@ CARDS = [
           "decayed = (alpha + linear_decay + eps_t) * cosine_decay + beta decayed_learning_rate = learning_rate "
           "* decayed where eps_t is 0-centered gaussian noise with variance initial_variance / (1 + global_step)"
           " ** variance_decay",
-          noisy_linear_cosine_oracle,
+          numpy_reference.noisy_linear_cosine_decay,
           {"initial_variance": 1.0, "variance_decay": 0.55, "num_periods": 0.5, "alpha": 0.0, "beta": 0.001,
            "name": None}, ulp=16, ulp64=16,
           notes="eps_t = RandomStandardNormal() * sqrt(variance) + 0, one draw per evaluation (in a graph, TF's "
@@ -196,7 +109,7 @@ CARDS = [
              quote="Its value is values[0] when x <= boundaries[0], values[1] when x > boundaries[0] and x <= "
                    "boundaries[1], ..., and values[-1] when x > boundaries[-1].",
              target="ref.optimizers.schedules.piecewise_constant", defaults={"name": None},
-             oracle=piecewise_oracle, ulp=0, ulp64=0,
+             oracle=numpy_reference.piecewise_constant, ulp=0, ulp64=0,
              notes="piecewise_constant_decay is the same function. The value is one of `values` exactly.",
              errors=("ValueError if types of x and boundaries do not match (an int64 x accepts int32 "
                      "boundaries), or types of all values do not match",

@@ -291,7 +291,8 @@ def page_lines(name: str) -> list[str]:
     oracles = _unique(c.oracle for c in cards if c.oracle is not None)
     if oracles:
         out += ["The oracle", "----------", "",
-                f"The quote transcribed to float64 NumPy (``specs/{name}.py``), the independent expectation "
+                f"The quote transcribed to float64 NumPy (``ref.numpy_reference``, which users may import "
+                "too), the independent expectation "
                 "the kernels are tested against:", ""]
         for fn in oracles:
             out += [".. code-block:: python", ""]

@@ -15,7 +15,7 @@ from ref.framework.op_def_library import constant
 from ref.optimizers.moving_averages import ExponentialMovingAverage, assign_moving_average
 from ref.session import Session
 from ref.graph_ops.variables import Variable, global_variables_initializer
-from specs import moving_averages as cards
+from ref import numpy_reference as npr
 
 ref.ops.load_all()
 
@@ -115,8 +115,8 @@ def _oracle_trajectory(decay, num_updates_from_step):
     """The seed's formula, float64: shadow -= (1 - decay) * (shadow - variable)."""
     shadow, var, out = V0.copy(), V0.copy(), []
     for i in range(STEPS):
-        d = cards.num_updates_decay_oracle(decay, i) if num_updates_from_step else decay
-        shadow = cards.shadow_update_oracle(shadow, var, d)
+        d = npr.moving_average_decay(decay, i) if num_updates_from_step else decay
+        shadow = npr.moving_average_update(shadow, var, d)
         out.append(shadow.copy())
         var = var + DELTA
     return out
@@ -136,7 +136,7 @@ def test_zero_debias_oracle(tf1):
     _, ref_ns = _namespaces(tf1)
     got, _ = _trajectory(ref_ns, np.float64, dict(decay=0.9, zero_debias=True), False, True)
     values = [2 * (V0 + i * DELTA) for i in range(STEPS)]
-    want = cards.zero_debias_oracle(values, float(np.float32(0.9)))
+    want = npr.zero_debiased_averages(values, float(np.float32(0.9)))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g[1], w, rtol=1e-12)
 
