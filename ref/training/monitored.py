@@ -286,8 +286,8 @@ class _RecoverableSession(_WrappedSession):
     or a stop check; the failed call then runs again.
 
     AbortedError (a task restarted: its state is gone) re-creates the session through
-    ``sess_creator``, which restores the last checkpoint, as TF. UnavailableError (a task
-    did not answer: a partition or a dead process) keeps the session while its
+    ``sess_creator``, which restores the last checkpoint, as TF. On a ``grpc://`` target,
+    UnavailableError (a task did not answer: a partition or a dead process) keeps the session while its
     coordinator runs and calls again until the task answers, so a task that comes back
     with its state loses no steps (ref; TF re-creates the session and restores). Either
     way recovery is bounded (ref): after ``RECOVERY_TIMEOUT_SECS`` seconds of failures the
@@ -341,6 +341,18 @@ class _RecoverableSession(_WrappedSession):
         except Exception:  # a fatal error the coordinator holds: stop (close() raises it)
             return True
 
+    def _remote_target(self) -> bool:
+        """Whether the session runs on a master elsewhere (a ``grpc://`` target): only
+        there is an UnavailableError a partition that may heal with the tasks' state
+        intact; in-process, TF's rule holds (close and re-create)."""
+        try:
+            target = self._sess.sess_str
+        except AttributeError:
+            return False
+        if isinstance(target, bytes):
+            target = target.decode("utf-8", "replace")
+        return isinstance(target, str) and target.startswith("grpc://")
+
     def _retrying(self, call):
         while True:
             if not self._sess:
@@ -351,7 +363,8 @@ class _RecoverableSession(_WrappedSession):
                 return result
             except _PREEMPTION_ERRORS as e:
                 self._recovering(e)
-                if isinstance(e, errors.UnavailableError) and self._coordinator_running():
+                if (isinstance(e, errors.UnavailableError) and self._remote_target()
+                        and self._coordinator_running()):
                     _log.info("An error was raised. This may be due to a network partition or a preemption in "
                               "a connected worker or parameter server. The call will be run again on the same "
                               "session. Error: %s", e)

@@ -207,6 +207,9 @@ class Plan:
         steps = []
         maybe_dead = set()  # tensors downstream of a Switch: their consumers check for DEAD
         dead_ops = set()  # ops that may not run (a dead data or control input)
+        if any(op._type in ("Merge", "RefMerge") for op in self.ops):
+            # a Merge whose Switch ran elsewhere (a worker's partition): a fed value may be dead
+            maybe_dead.update(feed_tensors)
 
         def control_slot(c):
             """The slot whose DEAD says control input ``c`` did not run, or None."""
