@@ -270,7 +270,7 @@ def test_decode_raw_fixed_length(out_type, n, little_endian):
     assert out[0] == out[1]
 
 
-SERIALIZED = [
+TENSOR_VALUES = [
     np.array([[1.5, -2.0], [0.0, 3.25]], np.float32),
     np.float64(2.5),
     np.arange(6, dtype=np.int64).reshape(3, 1, 2),
@@ -282,7 +282,7 @@ SERIALIZED = [
 ]
 
 
-@pytest.mark.parametrize("value", SERIALIZED, ids=lambda v: f"{v.dtype}{list(np.shape(v))}")
+@pytest.mark.parametrize("value", TENSOR_VALUES, ids=lambda v: f"{v.dtype}{list(np.shape(v))}")
 def test_serialize_and_parse_tensor_as_tensorflow(value):
     tf = pytest.importorskip("tensorflow")
     want = tf.io.serialize_tensor(value).numpy()
