@@ -115,17 +115,9 @@ class _Traced:
         return [t.dtype.base_dtype for t in self.captures]
 
 
-class DatasetV1:
-    """A dataset: a variant tensor and the structure of its elements."""
-
-    def __init__(self, variant, structure):
-        self._variant_tensor = variant
-        self._structure = structure
-
-    # -- structure ----------------------------------------------------------------
-    @property
-    def element_spec(self):
-        return self._structure
+class StructureProperties:
+    """TF1's ``output_types``/``output_shapes``/``output_classes`` of an element
+    structure (``self._structure``, TensorSpecs), shared by datasets and iterators."""
 
     @property
     def output_types(self):
@@ -138,6 +130,20 @@ class DatasetV1:
     @property
     def output_classes(self):
         return nest.map_structure(lambda s: Tensor, self._structure)
+
+
+class DatasetV1(StructureProperties):
+    """A dataset: a variant tensor and the structure of its elements."""
+
+    def __init__(self, variant, structure):
+        self._variant_tensor = variant
+        self._structure = structure
+
+    # -- structure ----------------------------------------------------------------
+    @property
+    def element_spec(self):
+        return self._structure
+
 
     def _flat_types(self):
         return [s.dtype for s in _flat_specs(self._structure)]

@@ -25,7 +25,7 @@ _NOT_BY_VALUE = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Vari
                  "VarHandleOp", "ReadVariableOp")
 
 
-class Iterator:
+class Iterator(dataset_ops.StructureProperties):
     """A TF1 iterator: a resource handle, its initializer and the element structure."""
 
     def __init__(self, iterator_resource, initializer, output_types, output_shapes, output_classes=None):
@@ -93,17 +93,6 @@ class Iterator:
             return self._string_handle
         return apply_op("IteratorToStringHandle", resource_handle=self._iterator_resource, name=name)
 
-    @property
-    def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._structure)
-
-    @property
-    def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
 
     @property
     def element_spec(self):
