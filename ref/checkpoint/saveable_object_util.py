@@ -6,8 +6,8 @@
 """
 from __future__ import annotations
 
-from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, device, get_collection
+from ref.framework.saveable_object import SaveableObject, SaveSpec
 from ref.framework.op_def_library import apply_op
 from ref.graph_ops.resource_variable_ops import ResourceVariable
 from ref.graph_ops.variables import Variable
@@ -21,39 +21,6 @@ _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", 
 # ---------------------------------------------------------------------------
 # Saveables: what one variable (or slice) contributes to a checkpoint
 # ---------------------------------------------------------------------------
-
-class SaveSpec:
-    """One tensor to save: its value tensor, checkpoint key ``name`` and slice
-    spec (``""`` for a whole tensor, else ``"full shape  offset,len:..."``)."""
-
-    def __init__(self, tensor, slice_spec, name, dtype=None, device=None):
-        self._tensor = tensor
-        self.slice_spec = slice_spec
-        self.name = name
-        self.dtype = dtypes.as_dtype(dtype or tensor.dtype).base_dtype
-        self.device = device if device is not None else getattr(tensor, "device", "")
-
-    @property
-    def tensor(self):
-        return self._tensor() if callable(self._tensor) else self._tensor
-
-
-class SaveableObject:
-    """Something the Saver saves: ``op`` (the variable), its ``specs``, its ``name``.
-    ``restore(tensors, shapes)`` returns the op that assigns the restored tensors."""
-
-    def __init__(self, op, specs, name):
-        self.op = op
-        self.specs = specs
-        self.name = name
-
-    @property
-    def device(self):
-        return self.specs[0].device
-
-    def restore(self, restored_tensors, restored_shapes):
-        raise NotImplementedError
-
 
 class ReferenceVariableSaveable(SaveableObject):
     """A ``VariableV2`` (ref variable): saved from its ref tensor, restored with

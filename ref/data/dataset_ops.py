@@ -85,6 +85,7 @@ class _Traced:
     def __init__(self, fn, structure, kind, want_dataset=False):
         outer = get_default_graph()
         self.graph = FuncGraph(f"__inference_Dataset_{kind}_{_fn_name(fn)}_{next(_UIDS)}", outer)
+        self.graph.name_attrs = {"_tf_data_function": True}  # TF marks the function attr of a dataset op
         specs = _flat_specs(structure)
         with self.graph.as_default():
             args = [self.graph.add_argument(s.dtype, s.shape, f"args_{i}") for i, s in enumerate(specs)]
@@ -227,11 +228,13 @@ class DatasetV1(StructureProperties):
         fn = _Traced(map_func, self._structure, "map")
         common = dict(other_arguments=fn.captures, f=fn.graph, Targuments=fn.targuments)
         if num_parallel_calls is None:
-            return self._unary("MapDataset", fn.structure, preserve_cardinality=True, **common)
+            # TF1's map (DatasetV1) does not preserve cardinality: an OutOfRangeError
+            # raised by map_func ends the dataset rather than failing it.
+            return self._unary("MapDataset", fn.structure, preserve_cardinality=False, **common)
         n = convert_to_tensor(num_parallel_calls, dtype=dtypes.int64, name="num_parallel_calls")
         det = "default" if deterministic is None else ("true" if deterministic else "false")
         return self._unary("ParallelMapDatasetV2", fn.structure, num_parallel_calls=n, deterministic=det,
-                           preserve_cardinality=True, **common)
+                           preserve_cardinality=False, **common)
 
     def flat_map(self, map_func):
         fn = _Traced(map_func, self._structure, "flat_map", want_dataset=True)

@@ -1,10 +1,12 @@
 """``tf.data.experimental`` pieces TF1 scripts used: ``map_and_batch``,
-``shuffle_and_repeat``, ``parallel_interleave``, ``AUTOTUNE``."""
+``shuffle_and_repeat``, ``parallel_interleave``, ``AUTOTUNE``,
+``make_saveable_from_iterator``."""
 from __future__ import annotations
 
 import numpy as np
 
 from ref.data.dataset_ops import AUTOTUNE, DatasetV1, TensorSpec, _Traced, data_seeds  # noqa: F401  (AUTOTUNE: tf.data.experimental.AUTOTUNE)
+from ref.data.iterator_ops import make_saveable_from_iterator  # noqa: F401  (tf.data.experimental's name)
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape

@@ -16,6 +16,7 @@ from ref.data.dataset_ops import TensorSpec
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.saveable_object import SaveableObject, SaveSpec
 from ref.framework.random_seed import get_seed
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape
@@ -184,3 +185,35 @@ def get_output_shapes(dataset_or_iterator):
 
 def get_output_classes(dataset_or_iterator):
     return dataset_or_iterator.output_classes
+
+
+class _IteratorSaveable(SaveableObject):
+    """What a Saver saves of an iterator: ``SerializeIterator``'s state under
+    ``<handle name>_STATE``; restoring runs ``DeserializeIterator``."""
+
+    def __init__(self, iterator_resource, name, external_state_policy=2):
+        serialized = apply_op("SerializeIterator", resource_handle=iterator_resource,
+                              external_state_policy=int(external_state_policy))
+        super().__init__(iterator_resource, [SaveSpec(serialized, "", name + "_STATE",
+                                                      device=iterator_resource.device)], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        with colocate_with(self.op.op):
+            return apply_op("DeserializeIterator", resource_handle=self.op, serialized=restored_tensors[0])
+
+
+_POLICIES = {"warn": 0, "ignore": 1, "fail": 2}
+
+
+def make_saveable_from_iterator(iterator, external_state_policy=None):
+    """A SaveableObject saving and restoring ``iterator``'s position with a
+    ``Saver`` (``tf.data.experimental.make_saveable_from_iterator``): add it to
+    the ``SAVEABLE_OBJECTS`` collection (or a Saver's ``var_list``). Restore
+    after running the iterator's initializer. ``external_state_policy``
+    (``'warn'``, ``'ignore'``, ``'fail'``, default ``'fail'``) decides what
+    a stateful op in a dataset function does to the save."""
+    policy = "fail" if external_state_policy is None else external_state_policy
+    if policy not in _POLICIES:
+        raise ValueError("Invalid `ExternalStatePolicy.` Supported values include 'warn', 'ignore', and 'fail.'")
+    res = iterator._iterator_resource
+    return _IteratorSaveable(res, res.name, _POLICIES[policy])

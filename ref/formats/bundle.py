@@ -12,7 +12,9 @@ A numeric tensor is its raw little-endian bytes. A string tensor is
 ``varint64 len_0 .. len_{n-1} | uint32 masked crc | bytes_0 .. bytes_{n-1}``,
 where the crc covers each length as a little-endian uint32 (uint64 when it
 does not fit), and the entry's crc covers those lengths, the 4 crc bytes and
-the strings. A slice of a partitioned variable is its own entry, keyed by
+the strings. A variant tensor is, per element, ``varint64 len | serialized
+VariantTensorDataProto | uint32 masked crc`` with one running crc over each
+length (as a uint64), the bytes and the element crcs. A slice of a partitioned variable is its own entry, keyed by
 ``slices.encode_tensor_name_slice(name, slice)``; the full name's entry lists
 the slices and has no data.
 
@@ -154,6 +156,8 @@ def _to_tensor(value, dtype=None) -> tuple[dtypes.DType, np.ndarray]:
     """Normalises ``value`` to (DType, C-contiguous little-endian array)."""
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype == dtypes.variant:
+        return dtypes.variant, _variant_array(value)
     arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
     if dtype == dtypes.string or (dtype is None and arr.dtype.kind in "OSU"):
         flat = [_as_bytes(x) for x in arr.reshape(-1).tolist()]
@@ -167,6 +171,42 @@ def _to_tensor(value, dtype=None) -> tuple[dtypes.DType, np.ndarray]:
         raise errors.UnimplementedError(None, None, f"Saving tensors of type {dtype.name} is not supported")
     arr = np.asarray(arr, dtype=npd.newbyteorder("<") if npd.itemsize > 1 else npd, order="C")
     return dtype, arr
+
+
+def _variant_array(value) -> np.ndarray:
+    """An object array of ``VariantTensorDataProto`` messages: each element is
+    one already, or a value with ``to_variant_proto()`` (ref's variant values)."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    out = np.empty(arr.size, dtype=object)
+    for i, v in enumerate(arr.reshape(-1).tolist()):
+        if hasattr(v, "to_variant_proto"):
+            v = v.to_variant_proto()
+        if not isinstance(v, protos.tensor_pb2.VariantTensorDataProto):
+            raise errors.UnimplementedError(None, None, f"Saving a variant tensor holding a {type(v).__name__} "
+                                                        f"is not supported (it cannot be encoded)")
+        out[i] = v
+    return out.reshape(arr.shape)
+
+
+def _variant_payload(arr: np.ndarray, big_endian: bool = False) -> tuple[list, int, int]:
+    """Pieces of a variant tensor's on-disk form, their size and the entry crc.
+
+    Per element: [varint64 len][serialized VariantTensorDataProto][uint32 masked
+    crc]; the running crc covers each length as a uint64 (not its varint
+    bytes), the bytes, and each element's 4-byte checksum (TF's
+    WriteVariantTensor)."""
+    end = ">" if big_endian else "<"
+    pieces, crc = [], 0
+    for proto in arr.reshape(-1).tolist():
+        elem = proto.SerializeToString()
+        length = bytearray()
+        table.put_varint(length, len(elem))
+        crc = _crc.crc32c(struct.pack(end + "Q", len(elem)), crc)
+        crc = _crc.crc32c(elem, crc)
+        check = struct.pack(end + "I", _crc.mask(crc))
+        crc = _crc.crc32c(check, crc)
+        pieces += [bytes(length), elem, check]
+    return pieces, sum(len(p) for p in pieces), crc
 
 
 def _string_payload(arr: np.ndarray, big_endian: bool = False) -> tuple[list, int, int]:
@@ -248,8 +288,8 @@ class BundleWriter:
         entry.shape.SetInParent()  # TF writes the shape even for a scalar
         for d in arr.shape:
             entry.shape.dim.add(size=d)
-        if dtype == dtypes.string:
-            pieces, size, crc = _string_payload(arr)
+        if dtype in (dtypes.string, dtypes.variant):
+            pieces, size, crc = (_string_payload if dtype == dtypes.string else _variant_payload)(arr)
             for p in pieces:
                 self._out.write(p)
         else:
@@ -496,7 +536,7 @@ class BundleReader:
         make the reader allocate more than the file holds."""
         dtype = dtypes.as_dtype(entry.dtype)
         shape = tuple(d.size for d in entry.shape.dim)
-        npd = _np_dtype(dtype) if dtype != dtypes.string else np.dtype(object)
+        npd = _np_dtype(dtype) if dtype not in (dtypes.string, dtypes.variant) else np.dtype(object)
         if npd is None:
             raise errors.UnimplementedError(None, None, f"Reading tensors of type {dtype.name} is not supported")
         f = self._file(entry.shard_id)
@@ -511,6 +551,11 @@ class BundleReader:
                 self._corrupt(path, f"string tensor {name} of {count} elements cannot fit in {entry.size} bytes "
                                     f"at offset {entry.offset}")
             return self._read_strings(f, entry, shape, count).reshape(shape)
+        if dtype == dtypes.variant:
+            if count and entry.size < count * 5:  # a length byte and a 4-byte checksum per element
+                self._corrupt(path, f"variant tensor {name} of {count} elements cannot fit in {entry.size} bytes "
+                                    f"at offset {entry.offset}")
+            return self._read_variants(f, entry, count).reshape(shape)
         if entry.size != count * npd.itemsize:
             self._corrupt(path, f"Invalid size in bundle entry: key {name}; stored size {entry.size}; "
                                 f"expected size {count * npd.itemsize} (offset {entry.offset})")
@@ -526,6 +571,41 @@ class BundleReader:
         if self._big_endian:
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         return arr
+
+    def _read_variants(self, f, entry, count) -> np.ndarray:
+        """The ``VariantTensorDataProto`` elements of a variant entry, each
+        length checked against the entry before it is sliced out."""
+        path = f.name
+        raw = _pread(f, entry.size, entry.offset)  # no more than the file holds: _read_value checked
+        if len(raw) != entry.size:
+            self._corrupt(path, f"file truncated reading variant tensor at offset {entry.offset}")
+        end = ">" if self._big_endian else "<"
+        out, pos, crc = np.empty(count, dtype=object), 0, 0
+        for i in range(count):
+            try:
+                n, pos = table.get_varint(raw, pos, len(raw))
+            except ValueError:
+                self._corrupt(path, f"bad variant length in tensor at offset {entry.offset}")
+            if pos + n + 4 > len(raw):
+                self._corrupt(path, f"variant element {i} of {n} bytes runs past the entry's {entry.size} bytes "
+                                    f"at offset {entry.offset}")
+            elem, check = raw[pos:pos + n], raw[pos + n:pos + n + 4]
+            crc = _crc.crc32c(elem, _crc.crc32c(struct.pack(end + "Q", n), crc))
+            if check != struct.pack(end + "I", _crc.mask(crc)):
+                self._corrupt(path, f"The checksum of variant element {i} does not match at offset {entry.offset}")
+            crc = _crc.crc32c(check, crc)
+            proto = protos.tensor_pb2.VariantTensorDataProto()
+            try:
+                proto.ParseFromString(elem)
+            except Exception:
+                self._corrupt(path, f"variant element {i} of the tensor at offset {entry.offset} does not parse")
+            out[i] = proto
+            pos += n + 4
+        if pos != entry.size:
+            self._corrupt(path, f"variant tensor elements add up to {pos} bytes, entry says {entry.size}")
+        if crc != _crc.unmask(entry.crc32c):
+            self._corrupt(path, f"Checksum does not match in variant tensor at offset {entry.offset}")
+        return out
 
     def _read_strings(self, f, entry, shape, count) -> np.ndarray:
         out = np.empty(count, dtype=object)

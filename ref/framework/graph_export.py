@@ -67,6 +67,8 @@ def attr_value_proto(v, library, seen_funcs):
         a.tensor.CopyFrom(make_tensor_proto(v))
     elif isinstance(v, FuncGraph):
         a.func.name = _add_function(v, library, seen_funcs)
+        for k, x in getattr(v, "name_attrs", {}).items():  # e.g. tf.data's ``_tf_data_function``
+            a.func.attr[k].CopyFrom(attr_value_proto(x, library, seen_funcs))
     elif isinstance(v, (list, tuple)):
         lst = a.list
         lst.SetInParent()  # an empty list is still a list attr (``list {}``), as TF writes it
@@ -446,7 +448,8 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
         return seen_funcs[key][0]
     node_names = {op.name for op in fg.get_operations()}
     taken = {f.signature.name for f in library.function} | {v[0] for v in seen_funcs.values()}
-    name = fg.name.replace("/", "_").strip("_") or "fn"
+    name = fg.name.replace("/", "_")
+    name = name if name.startswith("__inference_") else (name.strip("_") or "fn")  # TF keeps the "__" of traced functions
     base, k = name, 1
     while name in taken:
         name = f"{base}_{k}"

@@ -23,6 +23,7 @@ from ref.types.shapes import TensorShape
 from ref.framework.graph import GraphKeys, Tensor, add_to_collection, get_collection, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
+from ref.framework.saveable_object import SaveableObject, SaveSpec
 from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import group, no_op
@@ -584,28 +585,14 @@ def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name
 
 # -- mutable tables ---------------------------------------------------------------------------
 
-class _SaveSpec:
-    """One tensor of a table's checkpoint entry (the Saver's SaveSpec interface)."""
-
-    def __init__(self, tensor, slice_spec, name):
-        self.tensor, self.slice_spec, self.name = tensor, slice_spec, name
-        self.dtype = tensor.dtype.base_dtype
-        self.device = tensor.device
-
-
-class _TableSaveable:
+class _TableSaveable(SaveableObject):
     """What the Saver saves of a mutable table: its export as ``<name>-keys``
     and ``<name>-values``; restoring imports them (TF's ``_Saveable``)."""
 
     def __init__(self, table, name, table_name=None):
         keys, values = table.export()
-        self.op, self.name = table, name
-        self.specs = [_SaveSpec(keys, "", name + "-keys"), _SaveSpec(values, "", name + "-values")]
+        super().__init__(table, [SaveSpec(keys, "", name + "-keys"), SaveSpec(values, "", name + "-values")], name)
         self.table_name = table_name or name
-
-    @property
-    def device(self):
-        return self.specs[0].device
 
     def restore(self, restored_tensors, restored_shapes):
         with name_scope(f"{self.table_name}_table_restore"):

@@ -108,13 +108,22 @@ def range_dataset(start, stop, step, output_types=None, output_shapes=None, meta
 class MapDS(Dataset):
     op_type = "MapDataset"
 
-    def __init__(self, input_dataset, fn, output_types, output_shapes):
+    def __init__(self, input_dataset, fn, output_types, output_shapes, preserve_cardinality=False):
         super().__init__(output_types, output_shapes)
         self.input, self.fn = check_dataset(input_dataset), fn
+        self.preserve_cardinality = bool(preserve_cardinality)
 
     def elements(self, env):
+        """``fn`` of each element. An OutOfRangeError from ``fn`` ends the
+        dataset, unless ``preserve_cardinality`` (TF2's map) makes it an error."""
         for elem in self.input.elements(env):
-            yield self.fn(env, elem)
+            try:
+                yield self.fn(env, elem)
+            except errors.OutOfRangeError as e:
+                if self.preserve_cardinality:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Function invocation produced OutOfRangeError: {e.message}") from e
+                return
 
 
 def _fn(f, other_arguments, ctx, op_type):
@@ -128,7 +137,8 @@ def map_dataset(input_dataset, other_arguments, f, Targuments=None, output_types
                 use_inter_op_parallelism=True, preserve_cardinality=False, force_synchronous=False, metadata="",
                 ctx=None):
     """handle = ``f`` applied to each element of ``input_dataset``."""
-    return MapDS(input_dataset, _fn(f, other_arguments, ctx, "MapDataset"), output_types, output_shapes)
+    return MapDS(input_dataset, _fn(f, other_arguments, ctx, "MapDataset"), output_types, output_shapes,
+                 preserve_cardinality)
 
 
 @_register("ParallelMapDatasetV2", inputs=("input_dataset", "other_arguments", "num_parallel_calls"),
@@ -143,7 +153,8 @@ def parallel_map_dataset_v2(input_dataset, other_arguments, num_parallel_calls, 
     n = scalar(num_parallel_calls, "num_parallel_calls")
     if n <= 0 and n != -1:
         raise invalid_argument("num_parallel_calls must be greater than zero.")
-    return MapDS(input_dataset, _fn(f, other_arguments, ctx, "ParallelMapDatasetV2"), output_types, output_shapes)
+    return MapDS(input_dataset, _fn(f, other_arguments, ctx, "ParallelMapDatasetV2"), output_types, output_shapes,
+                 preserve_cardinality)
 
 
 class FilterDS(Dataset):
