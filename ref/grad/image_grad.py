@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
-from ref.graph_ops import array_ops
+from ref.graph_ops import array_ops, math_ops
 from ref.types import dtypes
 
 for _t in ("HSVToRGB", "DrawBoundingBoxes", "NonMaxSuppressionV3", "SampleDistortedBoundingBoxV2", "ResizeBilinearGrad", "ResizeArea",
@@ -52,3 +52,93 @@ def _crop_and_resize_grad(op, grad):
                          image_size=shape, T=image.dtype, method=op.get_attr("method"))
     grad1 = apply_op("CropAndResizeGradBoxes", grads=grad, image=image, boxes=op.inputs[1], box_ind=op.inputs[2])
     return [grad0, grad1, None, None]
+
+
+# -- RGBToHSV ------------------------------------------------------------------------------------
+#
+# TF's _RGBToHSVGrad differentiates the piecewise map of each pixel (r, g, b) ->
+# (h, s, v) with M = max, m = min (ties broken in the order R > G > B):
+#
+#   v = M                      dv/dc = [c is M]
+#   s = (M - m) / M            ds/dc = [c > 0] ([c is M] m / c^2 - [c is m] / M)
+#   h = 60 (..) / (M - m) / 360, one formula per channel that is M; its
+#       partial by c takes five cases: c is M, or another channel is M and c
+#       is m (a quotient rule) or not.
+#
+# 1/x is div_no_nan(1, x) (0 where x == 0), and the graph is built op for op
+# in TF's order, so it is TF's GraphDef.
+
+def _reciprocal(x):
+    """1 / x, 0 where x is 0 (TF's _CustomReciprocal)."""
+    return math_ops.div_no_nan(math_ops.cast(1.0, x.dtype), x)
+
+
+@RegisterGradient("RGBToHSV")
+def _rgb_to_hsv_grad(op, grad):
+    rgb, hsv = op.inputs[0], op.outputs[0]
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    s, v = hsv[..., 1], hsv[..., 2]
+    dtype = rgb.dtype
+
+    def mask(x):
+        return math_ops.cast(x, dtype)
+
+    r_max, g_max, b_max = mask((r >= b) & (r >= g)), mask((g > r) & (g >= b)), mask((b > r) & (b > g))
+    r_min, g_min, b_min = mask((r < b) & (r < g)), mask((g <= r) & (g < b)), mask((b <= r) & (b <= g))
+
+    def positive(c):
+        return math_ops.cast(c > 0, dtype)
+
+    # ds/dc for c = r, g, b: (c, c is M, c is m, the other two (x, x is m, x is M)).
+    ds = []
+    for c, c_max, c_min, (x, x_min, x_max), (y, y_min, y_max) in (
+            (r, r_max, r_min, (g, g_min, g_max), (b, b_min, b_max)),
+            (g, g_max, g_min, (r, r_min, r_max), (b, b_min, b_max)),
+            (b, b_max, b_min, (g, g_min, g_max), (r, r_min, r_max))):
+        ds.append(positive(c) * math_ops.add(
+            c_max * math_ops.add(x_min * x, y_min * y) * _reciprocal(math_ops.square(c)),
+            c_min * -1 * _reciprocal((x_max * x) + (y_max * y))))
+
+    def gate(c, c_max, x_min=None, negate=False):
+        t = positive(c) * c_max
+        if x_min is not None:
+            t = t * x_min
+        return t * -1 if negate else t
+
+    def hue(c, c_max, hue_diff, cases):
+        """dh/dc: c is M (hue_diff = the other two channels' difference in h's
+        formula), then four cases (another channel X is M; c is m or Y is m)."""
+        terms = [60 * (gate(c, c_max, negate=True) * hue_diff() * _reciprocal(math_ops.square(s))
+                       * _reciprocal(math_ops.square(v)))]
+        for X, X_max, Y_min, numerator, denominator, negate in cases:
+            if numerator is not None:  # the quotient rule: numerator / (denominator)^2
+                terms.append(60 * (gate(X, X_max, Y_min) * numerator()
+                                   * _reciprocal(math_ops.square(denominator()))))
+            else:
+                terms.append(60 * (gate(X, X_max, Y_min, negate) * _reciprocal(denominator())))
+        total = terms[0] + terms[1] + terms[2] + terms[3] + terms[4]
+        return total / 360
+
+    dh_dr = hue(r, r_max, lambda: g - b, (
+        (g, g_max, r_min, lambda: b - g, lambda: r - g, False),
+        (g, g_max, b_min, None, lambda: g - b, True),
+        (b, b_max, r_min, lambda: b - g, lambda: b - r, False),
+        (b, b_max, g_min, None, lambda: b - g, False)))
+    dh_dg = hue(g, g_max, lambda: b - r, (
+        (r, r_max, g_min, lambda: r - b, lambda: r - g, False),
+        (r, r_max, b_min, None, lambda: r - b, False),
+        (b, b_max, g_min, lambda: r - b, lambda: b - g, False),
+        (b, b_max, r_min, None, lambda: b - r, True)))
+    dh_db = hue(b, b_max, lambda: r - g, (
+        (r, r_max, b_min, lambda: g - r, lambda: r - b, False),
+        (r, r_max, g_min, None, lambda: r - g, True),
+        (g, g_max, b_min, lambda: g - r, lambda: g - b, False),
+        (g, g_max, r_min, None, lambda: g - r, False)))
+
+    def chain(channel, partials):
+        return array_ops.stack([grad[..., channel] * p for p in partials], axis=-1)
+
+    dv = chain(2, (r_max, g_max, b_max))
+    ds_ = chain(1, ds)
+    dh = chain(0, (dh_dr, dh_dg, dh_db))
+    return math_ops.add(math_ops.add(dv, ds_), dh)

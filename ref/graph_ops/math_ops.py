@@ -551,19 +551,44 @@ def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A00
 
 
 def saturate_cast(value, dtype, name=None):
-    """cast(value, dtype) after clamping to ``dtype``'s range (no wrap-around)."""
+    """cast(value, dtype) after clamping to ``dtype``'s range (no wrap-around).
+
+    As TF 2.21 builds it: one ``ClipByValue`` named ``clamp`` whatever the
+    types, its limits ``max(in.min, out.min)`` and ``min(in.max, out.max)`` in
+    the input's type, each nudged one step towards 0 when that rounding put it
+    outside the output's range (float32 -> int32: 2147483520, not 2**31).
+    Complex -> complex clamps both parts only where the range shrinks; complex
+    -> real takes the real part first."""
     with name_scope(name, "saturate_cast", [value]) as scope:
         value = convert_to_tensor(value, name="value")
         dtype = dtypes.as_dtype(dtype).base_dtype
         src = value.dtype.base_dtype
-        if src.is_complex and not dtype.is_complex:
-            value = cast(value, src.real_dtype)  # Cast keeps the real part
+        if src.is_complex:
+            if dtype.is_complex:
+                lo, hi = src.real_dtype, dtype.real_dtype
+                if lo.min < hi.min or lo.max > hi.max:
+                    value = apply_op("ClipByValue", t=value,
+                                     clip_value_min=convert_to_tensor(_builtins.complex(hi.min, hi.min), dtype=src),
+                                     clip_value_max=convert_to_tensor(_builtins.complex(hi.max, hi.max), dtype=src),
+                                     name="clamp")
+                return cast(value, dtype, name=scope)
+            value = apply_op("Real", input=value, Tout=src.real_dtype, name="Real")  # tf.math.real's op
             src = src.real_dtype
-        if not src.is_bool and not dtype.is_bool:
-            if src.min < dtype.min:
-                value = maximum(value, constant(np.asarray(dtype.min).astype(src.np), dtype=src, name="min"))
-            if src.max > dtype.max:
-                value = minimum(value, constant(np.asarray(dtype.max).astype(src.np), dtype=src, name="max"))
+        if src.is_bool or dtype.is_bool:
+            raise TypeError(f"Cannot find minimum value of {(src if src.is_bool else dtype).name}.")
+        np_src, out = src.as_numpy_dtype, dtype.real_dtype
+        try:
+            promoted = np.promote_types(np_src, out.as_numpy_dtype)
+        except TypeError:  # bfloat16 and the like: compare as floats
+            promoted = float
+        lo = np_src(np.maximum(src.min, out.min))
+        if np.array([lo, out.min], dtype=promoted)[0] < np.array([lo, out.min], dtype=promoted)[1]:
+            lo = np.nextafter(lo, np_src(0), dtype=np_src)
+        hi = np_src(np.minimum(float(src.max), float(out.max)))
+        if np.array([hi, out.max], dtype=promoted)[0] > np.array([hi, out.max], dtype=promoted)[1]:
+            hi = np.nextafter(hi, np_src(0), dtype=np_src)
+        value = apply_op("ClipByValue", t=value, clip_value_min=convert_to_tensor(lo, dtype=src),
+                         clip_value_max=convert_to_tensor(hi, dtype=src), name="clamp")
         return cast(value, dtype, name=scope)
 
 

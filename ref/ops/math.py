@@ -665,16 +665,24 @@ def _clip_shape(ins, attrs):
 
 
 @register_op("ClipByValue", inputs=("t", "clip_value_min", "clip_value_max"),
-             type_attrs={"T": ("t", "clip_value_min", "clip_value_max")}, allowed={"T": _REAL},
+             type_attrs={"T": ("t", "clip_value_min", "clip_value_max")}, allowed={"T": dtypes.NUMBERS},
              shape=_clip_shape)
 def clip_by_value(t, clip_value_min, clip_value_max):
     """output = max(min(t, clip_value_max), clip_value_min): the bounds are
-    scalars or t's shape; NaN stays NaN; min > max gives min."""
+    scalars or t's shape; NaN stays NaN; min > max gives min. A complex ``t``
+    is clipped part by part (real parts by the bounds' real parts, imaginary
+    by imaginary), as TF's kernel does."""
     t = np.asarray(t)
     for name, v in (("clip_value_min", clip_value_min), ("clip_value_max", clip_value_max)):
         if np.ndim(v) != 0 and np.shape(v) != t.shape:
             raise invalid_argument(f"{name} and t must have the same shape or {name} must be a scalar. "
                                    f"t shape: {list(t.shape)}, {name} shape: {list(np.shape(v))}")
+    if t.dtype.kind == "c":
+        lo, hi = np.asarray(clip_value_min), np.asarray(clip_value_max)
+        out = np.empty_like(t)
+        out.real = np.maximum(np.minimum(t.real, hi.real), lo.real)
+        out.imag = np.maximum(np.minimum(t.imag, hi.imag), lo.imag)
+        return out
     return np.maximum(np.minimum(t, clip_value_max), clip_value_min)
 
 

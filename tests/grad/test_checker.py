@@ -1,6 +1,8 @@
 """Every differentiable op passes the gradient checker (float64), first order
 and -- where the row says so -- second order; a coverage test fails when an op
 is registered without a gradient check or a NotDifferentiable declaration."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -48,6 +50,9 @@ CASES = {
              False),
     "Select": ([3], _any, lambda x: tf.where(tf.constant([True, False, True]), x, tf.square(x)), False),
     "SelectV2": ([2, 3], _any, lambda x: tf.where_v2(tf.constant([True, False, True]), x, tf.square(x)), False),
+    # each pixel a different order of its channels (no ties: the map is smooth there)
+    "RGBToHSV": ([6, 3], lambda s: np.array(list(itertools.permutations([0.8, 0.5, 0.25]))),
+                 lambda x: tf.image.rgb_to_hsv(x), False),
 }
 # nn activations: their gradient row is a field of their one row (tests/ops/math_cases.py ACTIVATION_ROWS)
 _ACT_INIT = {"any": _any, "away": _away_from_zero, "relu6": lambda s: np.array([-1.0, 2.0, 5.0, 7.0])}
@@ -348,7 +353,6 @@ NO_GRADIENT_IN_TF = {
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
 KNOWN_GAPS = {
-    "RGBToHSV": "TF's _RGBToHSVGrad (a graph of masks and reciprocals) is not written yet",
     "AdjustHue": "TF registers no gradient for it either (tf.image.adjust_hue)",
     "AdjustSaturation": "TF registers no gradient for it either (tf.image.adjust_saturation)",
     "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",
