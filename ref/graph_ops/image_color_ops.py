@@ -170,11 +170,17 @@ def adjust_gamma(image, gamma=1, gain=1):
 
 
 def draw_bounding_boxes(images, boxes, name=None, colors=None):
-    """Box outlines drawn on float ``images`` (batch, height, width, 1/3/4) in TF's colour cycle."""
-    if colors is not None:
-        raise NotImplementedError("ref draws with TF's default colour table (DrawBoundingBoxes) only")
-    return apply_op("DrawBoundingBoxes", images=convert_to_tensor(images),
-                    boxes=convert_to_tensor(boxes, dtype=dtypes.float32), name=name)
+    """Box outlines drawn on float ``images`` (batch, height, width, 1/3/4),
+    cycling through ``colors`` (rows of RGBA; ``DrawBoundingBoxesV2``) or,
+    without them, TF's colour table (``DrawBoundingBoxes``)."""
+    op = "DrawBoundingBoxes" if colors is None else "DrawBoundingBoxesV2"
+    with name_scope(name, op, [images, boxes, colors]) as scope:  # inputs converted as TF's op wrapper does
+        images = convert_to_tensor(images, name="images")
+        boxes = convert_to_tensor(boxes, dtype=dtypes.float32, name="boxes")
+        if colors is None:
+            return apply_op(op, images=images, boxes=boxes, name=scope)
+        colors = convert_to_tensor(colors, dtype=dtypes.float32, name="colors")
+        return apply_op(op, images=images, boxes=boxes, colors=colors, name=scope)
 
 
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),

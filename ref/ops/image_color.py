@@ -171,20 +171,31 @@ _COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5
                     [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]], np.float64)
 
 
-@register_op("DrawBoundingBoxes", inputs=("images", "boxes"), outputs=("output",), type_attrs={"T": ("images",)},
-             allowed={"T": (dtypes.float32, dtypes.float16)}, shape=_same("images"))
-def draw_bounding_boxes(images, boxes):
-    """output = ``images`` with each box's outline drawn in TF's colour table (cycled per box)."""
-    x = _check_image(images, "DrawBoundingBoxes", 4)
+def _draw(images, boxes, op, colors=None):
+    """``images`` with each box's outline drawn, colours cycled per box:
+    ``colors`` (one row per colour, its first ``depth`` channels) or, when
+    absent or empty, TF's table (a grey image draws with the red channel 1)."""
+    x = _check_image(images, op, 4)
     bx = np.asarray(boxes, np.float32)
     n, height, width, depth = x.shape
     if depth not in (1, 3, 4):
         raise invalid_argument("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
     if bx.ndim != 3 or bx.shape[2] != 4 or bx.shape[0] != n:
         raise invalid_argument(f"boxes must be 3-D [batch, num_boxes, 4], got shape {list(bx.shape)}")
-    table = _COLORS.copy()
-    if depth == 1:
-        table[:, 0] = 1
+    table = None
+    if colors is not None:
+        c = np.asarray(colors, np.float32)
+        if c.ndim != 2:
+            raise invalid_argument(f"colors must be a 2-D matrix{list(c.shape)}")
+        if c.shape[1] < depth:
+            raise invalid_argument(f"colors must have equal or more channels than the image provided: "
+                                   f"{list(c.shape)}")
+        if c.size:
+            table = c[:, :depth]
+    if table is None:
+        table = _COLORS.copy()
+        if depth == 1:
+            table[:, 0] = 1
     out = x.copy()
     for b in range(n):
         for k in range(bx.shape[1]):
@@ -205,6 +216,20 @@ def draw_bounding_boxes(images, boxes):
             if c1 < width:
                 out[b, r0c:r1c + 1, c1] = color
     return out
+
+
+@register_op("DrawBoundingBoxes", inputs=("images", "boxes"), outputs=("output",), type_attrs={"T": ("images",)},
+             allowed={"T": (dtypes.float32, dtypes.float16)}, shape=_same("images"))
+def draw_bounding_boxes(images, boxes):
+    """output = ``images`` with each box's outline drawn in TF's colour table (cycled per box)."""
+    return _draw(images, boxes, "DrawBoundingBoxes")
+
+
+@register_op("DrawBoundingBoxesV2", inputs=("images", "boxes", "colors"), outputs=("output",),
+             type_attrs={"T": ("images",)}, allowed={"T": (dtypes.float32, dtypes.float16)}, shape=_same("images"))
+def draw_bounding_boxes_v2(images, boxes, colors):
+    """output = ``images`` with each box's outline drawn in ``colors`` (cycled per box; TF's table if empty)."""
+    return _draw(images, boxes, "DrawBoundingBoxesV2", colors)
 
 
 def _iou(boxes, i, j):

@@ -322,6 +322,9 @@ def _sparse_split_values(lib, raw, x):
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
 NO_GRADIENT_IN_TF = {
+    "DrawBoundingBoxesV2": lambda lib, raw, x: raw.DrawBoundingBoxesV2(
+        images=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]), boxes=lib.zeros([1, 1, 4]),
+        colors=lib.ones([1, 3])),
     "SoftsignGrad": lambda lib, raw, x: raw.SoftsignGrad(gradients=x * 2.0, features=x),
     "RandomGammaGrad": lambda lib, raw, x: raw.RandomGammaGrad(alpha=x, sample=x * 0.5),
     "LRNGrad": lambda lib, raw, x: raw.LRNGrad(input_grads=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),

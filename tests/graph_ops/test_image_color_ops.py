@@ -75,6 +75,12 @@ CASES = {
     "draw_bounding_boxes_gray": lambda t: t.image.draw_bounding_boxes(X4[..., :1], np.stack([BOXES] * 2)),
     "draw_bounding_boxes_rgba": lambda t: t.image.draw_bounding_boxes(
         np.concatenate([X4, X4[..., :1]], -1), np.stack([np.tile(BOXES, (3, 1))] * 2)),
+    **{f"draw_bounding_boxes_colors_{k}": (lambda t, d=d, c=c: t.image.draw_bounding_boxes(
+        X4[..., :d] if d < 4 else np.concatenate([X4, X4[..., :1]], -1), np.stack([np.tile(BOXES, (2, 1))] * 2),
+        colors=c))
+       for k, (d, c) in enumerate([(3, [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), (1, [[0.25, 1, 1, 1]]),
+                                   (4, np.arange(12, dtype=np.float32).reshape(3, 4) / 12),
+                                   (3, np.zeros((0, 3), np.float32)), (3, [[0.5, 0.5, 0.5, 0.5]] * 3)])},
     "nms": lambda t: t.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 10),
     "nms_few": lambda t: t.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 3, iou_threshold=0.2),
     "nms_score_threshold": lambda t: t.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 10, iou_threshold=0.9,
@@ -158,6 +164,18 @@ def test_rgb_to_hsv_gradient_matches_tf(image):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("colors,message", [([1.0, 0.0, 0.0], "colors must be a 2-D matrix"),
+                                            ([[1.0, 0.0]], "colors must have equal or more channels")])
+def test_draw_bounding_boxes_colors_errors_as_tf(colors, message):
+    for t in (ref, tf1):
+        with t.Graph().as_default(), t.Session() as s:
+            x = t.placeholder(t.float32)
+            y = t.image.draw_bounding_boxes(x, np.stack([BOXES] * 2), colors=t.placeholder_with_default(
+                np.asarray(colors, np.float32), None))
+            with pytest.raises(t.errors.InvalidArgumentError, match=message):
+                s.run(y, {x: X4})
+
+
 def test_adjust_hue_has_no_gradient_as_in_tf():
     with ref.Graph().as_default():
         x = ref.constant(X4)
@@ -236,6 +254,7 @@ def _g_boxes(t):
     return [t.image.crop_and_resize(x, b, t.zeros([5], t.int32), [3, 3]),
             t.image.non_max_suppression(b, t.ones([5]), 3),
             t.image.draw_bounding_boxes(x, t.zeros([2, 1, 4])),
+            t.image.draw_bounding_boxes(x, t.zeros([2, 1, 4]), colors=[[1.0, 0.0, 0.0, 1.0]]),
             t.image.sample_distorted_bounding_box([6, 7, 3], t.zeros([1, 1, 4]), seed=3)]
 
 
