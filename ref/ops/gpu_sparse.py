@@ -161,6 +161,31 @@ def unsorted_segment_sum(data, segment_ids, num_segments):
     return out
 
 
+def fill(dims, value):
+    """Fill: a device array of shape ``dims`` (host) holding the host scalar ``value``."""
+    dims = [int(d) for d in np.asarray(dims).reshape(-1)]
+    v = gpu._scalar(value)
+    if v is None:
+        raise registry.invalid_argument("Fill on the GPU takes a host scalar value")
+    dtype = np.asarray(value).dtype
+    out = gpu._empty(dims, dtype)
+    if out.size:
+        _kernel(_build_fill, dtype.type)[gpu._launch(out.size)](_flat(out), dtype.type(v))
+    return out
+
+
+def zeros_like(x):
+    out = gpu._empty(x.shape, x.dtype)
+    if out.size:
+        _kernel(_build_fill, x.dtype.type)[gpu._launch(out.size)](_flat(out), x.dtype.type(0))
+    return out
+
+
+def shape_n(input, out_type=None):  # noqa: A002
+    """ShapeN: host int vectors (TF's GPU kernel keeps its outputs in host memory)."""
+    return [gpu.shape(x, out_type) for x in input]
+
+
 def read_variable(resource, dtype=None):
     """ReadVariableOp: the variable's device array itself (values are never changed in place here)."""
     return gpu.to_device(resource)
@@ -195,6 +220,9 @@ for _how in ("Update", "Add", "Sub"):
     gpu._register(f"Scatter{_how}", _ref, scalars=("updates",))
     gpu._register(f"ResourceScatter{_how}", _res, scalars=("updates",))
 gpu._register("UnsortedSegmentSum", unsorted_segment_sum, host=("num_segments",))
+gpu._register("Fill", fill, host=("dims",), scalars=("value",))
+gpu._register("ZerosLike", zeros_like)
+gpu._register("ShapeN", shape_n, dtypes=None, host=("input",))
 gpu._register("ReadVariableOp", read_variable)
 gpu._register("AssignVariableOp", assign_variable)
 gpu._register("AssignAdd", _update_variable("AssignAdd", "AddV2"), scalars=("value",))
