@@ -514,7 +514,7 @@ output; None: any), the inputs it takes in host memory and those it takes as a h
 GPU_OPS: dict = {}
 HOST_MEMORY_OPS = frozenset(("Shape", "Size", "Rank", "BroadcastGradientArgs", "FloorDiv", "Maximum", "Minimum",
                              "Prod", "Range", "Pack", "StridedSlice", "ConcatV2", "Sub", "AddV2", "Mul",
-                             "FloorMod", "GatherV2", "Unique"))
+                             "FloorMod", "GatherV2", "Unique", "ExpandDims"))
 """Ops registered for the GPU with every int32/int64 input and output in host memory (TF's
 int32 GPU kernels): they run their CPU kernel on host values."""
 
