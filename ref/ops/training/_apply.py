@@ -343,7 +343,7 @@ def _outputs(out, refs, copy):
 
 
 class _Device(threading.local):
-    gpu = False  # a class default: reading it needs no failed attribute lookup
+    gpu: object = False  # True, a Capture, or False; a class default: reading it needs no failed attribute lookup
 
 
 _DEVICE = _Device()

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from ref.ops import gpu_training as _under_test  # noqa: F401
+from ref.ops.training._apply import capturing  # noqa: F401  (how each device kernel reads its CPU kernel)
 from tests.ops.training.test_gpu_kernels import CASES
 
 ROOT = Path(__file__).resolve().parents[3]
