@@ -20,6 +20,13 @@ element (same bits); reductions (``Sum``, ``Mean``, ``BiasAddGrad``) and the mat
 dot products add left to right in a fixed order (deterministic, but not NumPy's
 pairwise/blocked order: tests/ops/test_gpu_ops.py states the budget).
 
+More kernels register themselves in :data:`GPU_OPS` from their own modules, which
+``ref.session.devices`` imports: :mod:`ref.ops.gpu_nn` (Conv2D and its backprops,
+pooling, Softmax), :mod:`ref.ops.gpu_sparse` (gathers, scatters, UnsortedSegmentSum,
+Fill, resource-variable reads and writes), :mod:`ref.ops.gpu_training` (every
+``Apply*``/``SparseApply*`` and ``Resource*`` update, from the CPU kernels' scalar
+updates) and :mod:`ref.ops.gpu_random` (the Philox random ops, the CPU's stream).
+
 Nothing here imports numba before the first GPU kernel runs.
 """
 from __future__ import annotations
