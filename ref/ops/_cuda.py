@@ -113,6 +113,24 @@ def _loop_source(n_refs, n_params):
             f"        {lhs} = update({call})\n")
 
 
+def _sparse_loop_source(n_refs, n_params):
+    """Rows ``idx[i]`` of the flat ``(rows, inner)`` arrays updated with gradient row
+    ``i``: one thread per column, the indices in order (duplicates apply one after
+    another, as in the CPU ``sparse_loop``); out-of-range indices are skipped (TF's
+    GPU sparse training kernels: "Ignore indices that are out of range")."""
+    refs = [f"r{k}" for k in range(n_refs)]
+    params = [f"p{k}" for k in range(n_params)]
+    at = "r * inner + j"
+    lhs = ", ".join(f"{r}[{at}]" for r in refs) + ("," if n_refs == 1 else "")
+    call = ", ".join([f"{r}[{at}]" for r in refs] + ["g[i * inner + j]"] + params + ["T"])
+    return (f"def loop({', '.join(refs + ['g', 'idx', 'rows', 'inner'] + params)}):\n"
+            f"    for j in range(cuda.grid(1), inner, cuda.gridsize(1)):\n"
+            f"        for i in range(idx.size):\n"
+            f"            r = idx[i]\n"
+            f"            if r >= 0 and r < rows:\n"
+            f"                {lhs} = update({call})\n")
+
+
 class CudaElementwise:
     """A grid-stride ``@cuda.jit`` loop of one scalar update (see the module docstring)."""
 
@@ -132,6 +150,21 @@ class CudaElementwise:
                     cuda = _cuda()
                     ns = {"cuda": cuda, "update": device_function(self.update), "T": T}
                     exec(_loop_source(self.n_refs, n_params), ns)  # noqa: S102
+                    kernel = _KERNELS.setdefault(key, cuda.jit(ns["loop"]))
+        return kernel
+
+    def compiled_sparse(self, n_params, T):
+        """The ``@cuda.jit`` row-update loop (:func:`_sparse_loop_source`) for ``n_params``
+        scalar parameters and element type ``T``."""
+        key = (self.update, self.n_refs, n_params, T, simulating(), "sparse")
+        kernel = _KERNELS.get(key)
+        if kernel is None:
+            with _LOCK:
+                kernel = _KERNELS.get(key)
+                if kernel is None:
+                    cuda = _cuda()
+                    ns = {"cuda": cuda, "update": device_function(self.update), "T": T}
+                    exec(_sparse_loop_source(self.n_refs, n_params), ns)  # noqa: S102
                     kernel = _KERNELS.setdefault(key, cuda.jit(ns["loop"]))
         return kernel
 

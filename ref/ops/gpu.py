@@ -20,6 +20,13 @@ element (same bits); reductions (``Sum``, ``Mean``, ``BiasAddGrad``) and the mat
 dot products add left to right in a fixed order (deterministic, but not NumPy's
 pairwise/blocked order: tests/ops/test_gpu_ops.py states the budget).
 
+More kernels register themselves in :data:`GPU_OPS` from their own modules, which
+``ref.session.devices`` imports: :mod:`ref.ops.gpu_nn` (Conv2D and its backprops,
+pooling, Softmax), :mod:`ref.ops.gpu_sparse` (gathers, scatters, UnsortedSegmentSum,
+Fill, resource-variable reads and writes), :mod:`ref.ops.gpu_training` (every
+``Apply*``/``SparseApply*`` and ``Resource*`` update, from the CPU kernels' scalar
+updates) and :mod:`ref.ops.gpu_random` (the Philox random ops, the CPU's stream).
+
 Nothing here imports numba before the first GPU kernel runs.
 """
 from __future__ import annotations
@@ -513,7 +520,8 @@ output; None: any), the inputs it takes in host memory and those it takes as a h
 
 GPU_OPS: dict = {}
 HOST_MEMORY_OPS = frozenset(("Shape", "Size", "Rank", "BroadcastGradientArgs", "FloorDiv", "Maximum", "Minimum",
-                             "Prod", "Range", "Pack", "StridedSlice", "ConcatV2", "Sub", "AddV2", "Mul"))
+                             "Prod", "Range", "Pack", "StridedSlice", "ConcatV2", "Sub", "AddV2", "Mul",
+                             "FloorMod", "GatherV2", "Unique", "ExpandDims"))
 """Ops registered for the GPU with every int32/int64 input and output in host memory (TF's
 int32 GPU kernels): they run their CPU kernel on host values."""
 

@@ -37,6 +37,7 @@ import sys
 from ref.types import dtypes, errors
 from ref.types.device_spec import DeviceSpec
 from ref.ops import gpu as gpu_ops
+from ref.ops import gpu_nn, gpu_random, gpu_sparse, gpu_training  # noqa: F401  (register their GPU kernels)
 from ref.session.interpreter.steps import KERNEL, PLACEHOLDER, POSITIONAL, STATEFUL
 
 __all__ = ["CPU0", "GPU0", "gpu_count", "local_devices", "place", "place_plan"]

@@ -2,8 +2,8 @@
 (ref/session/devices.py, ref/ops/gpu.py) against the same step on the CPU.
 
 The worker (this file run as a script with NUMBA_ENABLE_CUDASIM=1) builds the MLP
-twice (``tf.device('/cpu:0')`` and ``'/gpu:0'``, soft placement for the
-initializers' random ops, which have no GPU kernel), runs STEPS steps and reports
+twice (``tf.device('/cpu:0')`` and ``'/gpu:0'``; the initializers' random ops
+run on the GPU too), runs STEPS steps and reports
 the losses, the variables, the placement log and the copies counted during the
 steps. Budget: the GPU's matmul and reductions add in another order than the CPU's
 (tests/ops/test_gpu_ops.py), so values agree to 1e-6 relative, not bit for bit.
@@ -98,10 +98,10 @@ def test_training_ops_logged_on_gpu(report, op):
     assert lines and all(ln.endswith(GPU0) for ln in lines)
 
 
-def test_initializers_soft_placed_on_cpu(report):
-    # RandomStandardNormal has no GPU kernel: soft placement runs it on the CPU
+def test_initializers_placed_on_gpu(report):
+    # RandomStandardNormal has a GPU kernel (ref/ops/gpu_random.py: the CPU's Philox stream)
     lines = [ln for ln in report["/gpu:0"]["log"] if "(RandomStandardNormal)" in ln]
-    assert lines and all(ln.endswith("device:CPU:0") for ln in lines)
+    assert lines and all(ln.endswith(GPU0) for ln in lines)
 
 
 def test_copies_only_at_feeds_and_fetches(report):

@@ -343,7 +343,7 @@ def _outputs(out, refs, copy):
 
 
 class _Device(threading.local):
-    gpu = False  # a class default: reading it needs no failed attribute lookup
+    gpu: object = False  # True, a Capture, or False; a class default: reading it needs no failed attribute lookup
 
 
 _DEVICE = _Device()
@@ -374,6 +374,38 @@ def gpu_dense(kernel):
     gpu_kernel.__doc__ = f"GPU form of {kernel.__qualname__} (see _apply.gpu_dense)."
     gpu_kernel.__wrapped__ = kernel
     return gpu_kernel
+
+
+class Capture:
+    """What a training kernel hands its loop: the scalar ``update`` and its ``params``
+    (the hyperparameters after the kernel's checks and arithmetic). While
+    :func:`capturing` runs a kernel, :func:`run_dense` / :func:`run_sparse` record
+    them instead of updating anything, and return ``refs`` unchanged: the device
+    kernels of :mod:`ref.ops.gpu_training` then run ``update`` on device arrays."""
+
+    def __init__(self):
+        self.update = self.params = None
+
+    def take(self, update, refs, params):
+        self.update, self.params = update, tuple(params)
+        return tuple(refs)
+
+
+def capturing(kernel, **kwargs) -> Capture:
+    """``kernel(**kwargs)`` run for its checks and hyperparameter arithmetic only
+    (see :class:`Capture`); its arrays may be stand-ins of the right shape and dtype
+    (``np.broadcast_to``): nothing is read from them but their shapes (and the
+    indices' values, which a stand-in of zeros passes)."""
+    cap = Capture()
+    previous = _DEVICE.gpu
+    _DEVICE.gpu = cap
+    try:
+        kernel(**kwargs)
+    finally:
+        _DEVICE.gpu = previous
+    if cap.update is None:
+        raise TypeError(f"{getattr(kernel, '__name__', kernel)} ran no training loop")
+    return cap
 
 
 def _run_dense_gpu(update, refs, grad, params, out):
@@ -420,6 +452,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
     refs = [np.asarray(r) for r in refs]
     grad = np.asarray(grad)
     if _DEVICE.gpu:
+        if _DEVICE.gpu is not True:  # a Capture: the device kernel runs the update itself
+            return _DEVICE.gpu.take(update, refs, params)
         return _run_dense_gpu(update, refs, grad, params, out)
     dtype = refs[0].dtype
     T = dtype.type
@@ -446,6 +480,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
 def run_sparse(loop, update, refs, grad, indices, params, out=None):
     """Rows ``indices[i]`` of (var, slots...) updated with ``grad[i]``, one index
     after another in index order (duplicates apply twice); other rows copied."""
+    if _DEVICE.gpu.__class__ is Capture:
+        return _DEVICE.gpu.take(update, refs, params)
     refs = [np.asarray(r) for r in refs]
     grad, indices = np.asarray(grad), np.asarray(indices)
     outs = _outputs(out, refs, copy=True)

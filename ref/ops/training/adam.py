@@ -58,6 +58,12 @@ def adam_update(var, m, v, grad, alpha, beta1, beta2, epsilon, use_nesterov, T):
 _adam_loop = dense_loop(adam_update)
 
 
+def adam_alpha(lr, beta1_power, beta2_power, T):
+    """TF's bias-corrected step size ``lr * sqrt(1 - beta2_power) / (1 - beta1_power)``
+    (also computed on the device by ref.ops.gpu_training, from this function)."""
+    return lr * np.sqrt(T(1) - beta2_power) / (T(1) - beta1_power)
+
+
 def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
                use_locking=False, use_nesterov=False, out=None):
     """TF's ApplyAdam: returns new ``(var, m, v)`` (or fills ``out``)."""
@@ -67,7 +73,7 @@ def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, g
         beta2=beta2, epsilon=epsilon)
     check_dense(var, grad, m=m, v=v)
     T = var.dtype.type
-    alpha = lr * np.sqrt(T(1) - beta2_power) / (T(1) - beta1_power)
+    alpha = adam_alpha(lr, beta1_power, beta2_power, T)
     return run_dense(_adam_loop, adam_update, (var, m, v), grad,
                      (alpha, beta1, beta2, epsilon, bool(use_nesterov)), out)
 
