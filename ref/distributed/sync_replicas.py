@@ -216,6 +216,10 @@ class _ChiefQueueRunner(QueueRunner):
     of its own that the stop closes, cancelling the take it blocks in (module docstring)."""
 
     def create_threads(self, sess, coord=None, daemon=False, start=False):
+        with self._lock:  # threads for ``sess`` still running in its own session: none more (TF's rule)
+            if any(n > 0 and getattr(s, "_ref_chief_runner_parent", None) is sess
+                   for s, n in self._runs_per_session.items()):
+                return []
         own = _own_session(sess) if coord is not None else None
         return super().create_threads(own or sess, coord=coord, daemon=daemon, start=start)
 
@@ -240,4 +244,5 @@ def _own_session(sess):
         return None
     own = Session(target, graph=sess.graph, config=config)
     own._ref_chief_runner_session = True
+    own._ref_chief_runner_parent = sess
     return own
