@@ -74,3 +74,35 @@ def test_cluster_status_of_a_tls_cluster_needs_its_ca(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+NO_FS_WORKER = """
+import ref as tf
+from ref.distributed import cluster_from_env
+spec, job, task = cluster_from_env()
+server = tf.train.Server(tf.train.ClusterSpec(spec.as_dict()), job_name=job, task_index=task)
+with tf.device("/job:ps/task:0"):
+    write = tf.io.write_file({path!r}, "x", name="write_on_ps")
+    total = tf.reduce_sum(tf.constant([1.0, 2.0]))
+with tf.device("/job:worker/task:0"):
+    local = tf.io.write_file({path!r} + ".local", "x", name="write_on_worker")
+with tf.Session(server.target, config=tf.ConfigProto(operation_timeout_in_ms=60000)) as s:
+    print("sum", s.run(total))
+    s.run(local)  # the worker task allows file ops
+    try:
+        s.run(write)
+    except tf.errors.PermissionDeniedError as e:
+        print("refused", e.op.name if e.op is not None else None)
+"""
+
+
+def test_launcher_no_file_ops_ps_refuses_a_file_op_the_worker_may_run(tmp_path):
+    script = tmp_path / "w.py"
+    target = tmp_path / "written"
+    script.write_text(NO_FS_WORKER.format(path=str(target)))
+    r = subprocess.run([sys.executable, "-m", "ref", "cluster", "run", "--ps", "1", "--workers", "1", "--no-file-ops",
+                        "--token", "--timeout", str(BOUND - 10), "--", sys.executable, str(script)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=BOUND)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "[worker:0] sum 3.0" in r.stdout and "[worker:0] refused write_on_ps" in r.stdout, r.stdout[-3000:]
+    assert not target.exists() and (tmp_path / "written.local").exists()
