@@ -46,18 +46,24 @@ _TRUE = ("1", "true", "yes", "on")
 
 
 def _pem(value, what):
-    """PEM bytes from a path or bytes (None stays None)."""
+    """PEM bytes from a path or bytes (None stays None); ValueError when they hold no PEM
+    block of the kind ``what`` names (a certificate or a private key)."""
     if value is None:
         return None
     if isinstance(value, bytes):
-        return value
-    if isinstance(value, str) and value.lstrip().startswith("-----BEGIN"):
-        return value.encode()
-    try:
-        with open(os.fspath(value), "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise ValueError(f"cannot read the {what} from {value!r}: {e.strerror}") from None
+        data = value
+    elif isinstance(value, str) and value.lstrip().startswith("-----BEGIN"):
+        data = value.encode()
+    else:
+        try:
+            with open(os.fspath(value), "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise ValueError(f"cannot read the {what} from {value!r}: {e.strerror}") from None
+    label = b"PRIVATE KEY-----" if what.endswith("key") else b"CERTIFICATE-----"
+    if b"-----BEGIN" not in data or label not in data:
+        raise ValueError(f"the {what} is not PEM (no '-----BEGIN ...{label.decode()}' block)")
+    return data
 
 
 def _token(value):

@@ -42,6 +42,9 @@ SETTINGS_ERRORS = [
     ({"cert": "cert", "key": "key", "client_auth": True}, "client_auth=True"),
     ({"ca": "ca", "client_auth": True}, "client_auth=True"),
     ({"cert": "/nonexistent/cert.pem", "key": "key"}, "cannot read the server certificate"),
+    ({"cert": b"garbage", "key": "key"}, "server certificate is not PEM"),
+    ({"cert": "cert", "key": "cert"}, "server key is not PEM"),
+    ({"ca": "key"}, "CA certificate is not PEM"),
 ]
 
 
