@@ -37,7 +37,8 @@ LAYERS = (
 # (loaded on first use so that ``import ref`` and ``import ref.raw_ops`` stay light).
 LAZY_THIRD_PARTY = ("numba", "llvmlite", "tensorflow", "grpc", "hypothesis", "threadpoolctl",
                     "PIL", "simplejpeg",  # the image codecs: ref/ops/image.py
-                    "matplotlib")  # the plot extra: python -m ref check --plot
+                    "matplotlib",  # the plot extra: python -m ref check --plot
+                    "cryptography")  # the distributed extra: ref/distributed/certs.py (a local CA)
 
 # What ``import ref.raw_ops`` may load: value types, formats, kernels.
 PURE = ("ref", "ref.raw_ops", "ref.compat", "ref.protos", "ref.types", "ref.formats", "ref.ops")

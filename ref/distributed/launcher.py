@@ -11,6 +11,14 @@
   task fails its last lines are printed, everything is stopped and the launcher
   exits with that task's status (``--restart-failed N`` restarts failed tasks
   instead, N times in all, on the same address: recovery testing).
+* Security (ref only): ``cluster run --tls`` makes a throwaway CA and task certificate
+  for 127.0.0.1/localhost in a temporary directory (removed at the end) and starts every
+  task with ``REF_TLS_CA``/``REF_TLS_CERT``/``REF_TLS_KEY`` set, so their
+  ``tf.train.Server``s serve TLS and call each other over it; ``--mtls`` also requires
+  client certificates; ``--token`` gives every task a fresh random ``REF_RPC_TOKEN``;
+  ``--no-file-ops`` starts the ps tasks refusing file ops. ``server`` takes
+  ``--tls-cert/--tls-key/--tls-ca/--client-auth/--token-file/--no-file-ops/
+  --allow-global-reset`` (or the same environment).
 * ``cluster status --cluster JSON_OR_FILE [--timeout S]`` sends
   ``WorkerService/GetStatus`` to every task (ref's or TensorFlow's servers) and
   prints one line per task; it exits 1 when a task is down.
@@ -24,17 +32,22 @@ import collections
 import inspect
 import json
 import os
+import secrets
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent import futures
 
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec, _json_cluster, cluster_from_env
+from ref.distributed.certs import make_local_ca
+from ref.distributed.security import ClientSecurity, ServerSecurity
 from ref.distributed.server import Server
 from ref.protos import worker_pb2
 from ref.types.cli import Parser
@@ -93,9 +106,23 @@ def server_main(argv):
     p.add_argument("--job", help="this task's job name (default: TF_CONFIG)")
     p.add_argument("--task", type=int, help="this task's index (default: TF_CONFIG)")
     p.add_argument("--bind", help="address to listen on instead of the spec's host, e.g. 0.0.0.0")
+    p.add_argument("--tls-cert", help="PEM certificate: serve TLS (default: REF_TLS_CERT)")
+    p.add_argument("--tls-key", help="PEM private key of --tls-cert (default: REF_TLS_KEY)")
+    p.add_argument("--tls-ca", help="PEM CA of the cluster: verifies the tasks called and, with "
+                   "--client-auth, the clients' certificates (default: REF_TLS_CA)")
+    p.add_argument("--client-auth", action="store_true", help="require client certificates (mutual TLS)")
+    p.add_argument("--token-file", help="file holding the shared token every RPC must carry "
+                   "(default: REF_RPC_TOKEN / REF_RPC_TOKEN_FILE)")
+    p.add_argument("--no-file-ops", action="store_true", help="refuse graphs with ops that touch files")
+    p.add_argument("--allow-global-reset", action="store_true",
+                   help="let Reset clear every client's containers (TF's Reset); default with any security "
+                   "option: only the caller's own sessions' containers")
     args = p.parse_args(argv)
     cluster, job, task = _task_args(p, args)
     kwargs = {}
+    security = _server_security(p, args)
+    if security is not None:
+        kwargs["security"] = security
     if args.bind:
         if "bind_address" not in inspect.signature(Server).parameters:
             raise ValueError("--bind needs ref's gRPC server; this Server is the in-process stand-in")
@@ -118,6 +145,29 @@ def server_main(argv):
         for s, h in old.items():
             signal.signal(s, h)
     return 0
+
+
+def _server_security(parser, args):
+    """A ServerSecurity from the flags, completed from the environment (None: flags give none)."""
+    flags = (args.tls_cert, args.tls_key, args.tls_ca, args.client_auth, args.token_file, args.no_file_ops,
+             args.allow_global_reset)
+    if not any(flags):
+        return None
+    env = dict(os.environ)
+    for name, value in (("REF_TLS_CERT", args.tls_cert), ("REF_TLS_KEY", args.tls_key), ("REF_TLS_CA", args.tls_ca),
+                        ("REF_RPC_TOKEN_FILE", args.token_file)):
+        if value:
+            env[name] = value
+    if args.token_file:
+        env.pop("REF_RPC_TOKEN", None)
+    for name, on in (("REF_TLS_CLIENT_AUTH", args.client_auth), ("REF_SERVER_NO_FILE_OPS", args.no_file_ops),
+                     ("REF_SERVER_ALLOW_GLOBAL_RESET", args.allow_global_reset)):
+        if on:
+            env[name] = "1"
+    try:
+        return ServerSecurity.from_env(env)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
 
 
 # -- python -m ref cluster run -------------------------------------------------------
@@ -251,10 +301,28 @@ def _task_env(env, cluster, job, index):
     return out
 
 
+def _secure_env(args, env):
+    """Adds the security settings of ``cluster run``'s flags to ``env``; returns the
+    temporary directory holding the certificates (None without --tls)."""
+    directory = None
+    if args.tls or args.mtls:
+        directory = tempfile.mkdtemp(prefix="ref-cluster-tls-")
+        paths = make_local_ca(directory)
+        env.update(REF_TLS_CA=paths["ca"], REF_TLS_CERT=paths["cert"], REF_TLS_KEY=paths["key"])
+        if args.mtls:
+            env["REF_TLS_CLIENT_AUTH"] = "1"
+    if args.token:
+        env.pop("REF_RPC_TOKEN_FILE", None)
+        env["REF_RPC_TOKEN"] = secrets.token_hex(32)
+    return directory
+
+
 def _run(args):
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)  # the ps' `-m ref`
+    tls_dir = _secure_env(args, env)
+    ps_env = dict(env, REF_SERVER_NO_FILE_OPS="1") if args.no_file_ops else env
     start = time.monotonic()
     deadline = start + args.timeout if args.timeout else float("inf")
     lock = threading.Lock()
@@ -267,7 +335,7 @@ def _run(args):
     old = signal.signal(signal.SIGTERM, terminated)
     try:
         ps_cmd = shlex.split(args.ps_cmd) if args.ps_cmd else None
-        cluster = _start_ps(args.ps, args.workers, env, lock, deadline, tasks, ps_cmd)
+        cluster = _start_ps(args.ps, args.workers, ps_env, lock, deadline, tasks, ps_cmd)
         if args.cluster_file:
             with open(args.cluster_file, "w") as f:
                 json.dump(cluster, f)
@@ -309,6 +377,8 @@ def _run(args):
     finally:
         _stop(tasks)  # SIGTERM, KeyboardInterrupt, errors: never leave a task behind
         signal.signal(signal.SIGTERM, old)
+        if tls_dir is not None:
+            shutil.rmtree(tls_dir, ignore_errors=True)
 
 
 # -- python -m ref cluster status ------------------------------------------------------
@@ -316,7 +386,8 @@ def _run(args):
 
 def _ping(job, index, address, timeout):
     name = f"/job:{job}/replica:0/task:{index}"
-    client = rpc.Client(address, rpc.WORKER_SERVICE, name=name, connect_timeout=timeout)
+    client = rpc.Client(address, rpc.WORKER_SERVICE, name=name, connect_timeout=timeout,
+                        security=ClientSecurity.from_env())
     start = time.monotonic()
     try:
         response = client.GetStatus(worker_pb2.GetStatusRequest(), timeout=timeout)
@@ -358,6 +429,11 @@ def cluster_main(argv):
                      help="restart a task that exits non-zero, up to N times in all (default 0)")
     run.add_argument("--ps-cmd", help="run this command (with TF_CONFIG) as each ps task instead of "
                      "python -m ref server, e.g. 'python train.py'")
+    run.add_argument("--tls", action="store_true", help="make a throwaway CA and serve every task over TLS "
+                     "(REF_TLS_CA/CERT/KEY in every task's environment)")
+    run.add_argument("--mtls", action="store_true", help="--tls, and every server requires client certificates")
+    run.add_argument("--token", action="store_true", help="a fresh random REF_RPC_TOKEN that every RPC must carry")
+    run.add_argument("--no-file-ops", action="store_true", help="the ps tasks refuse graphs with file ops")
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ...: the worker command")
     status = sub.add_parser("status", help="send GetStatus to every task of a cluster")
     status.add_argument("--cluster", help="the ClusterSpec as JSON, or a JSON file (default: TF_CONFIG)")

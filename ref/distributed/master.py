@@ -26,7 +26,11 @@ master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.part
   gone, and MonitoredTrainingSession recovers from AbortedError by restoring a checkpoint.
 * **CloseSession** deregisters the graphs and deletes the worker sessions (bounded, 10 s as
   TF); **ListDevices**; **Reset** sends ``CleanupAll`` to the tasks and closes this
-  master's sessions.
+  master's sessions. On a server with a ``ServerSecurity`` (``self.security``) that does
+  not allow global resets, Reset closes only the caller's own sessions (their handles come
+  in the call's ``ref-sessions`` metadata, which ref's ``Session.reset`` sends) and clears
+  only containers their graphs name; the default container, shared by every client, and
+  any other container are a PermissionDeniedError naming them and the server.
 
 PartialRunSetup, MakeCallable, RunCallable and ReleaseCallable answer UnimplementedError.
 """
@@ -48,6 +52,7 @@ from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
 from ref.distributed.partition import partition, signed64
 from ref.distributed.placement import place, task_of
+from ref.distributed.security import SESSIONS_KEY
 
 __all__ = ["Master", "DEFAULT_DISCOVERY_TIMEOUT"]
 
@@ -95,6 +100,7 @@ class Master:
         self._lock = threading.Lock()
         self._pool = futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="ref-master")
         self._step_ids = itertools.count(1)
+        self.security = None  # the server's ServerSecurity: limits Reset unless it allows global resets
 
     # -- tasks -------------------------------------------------------------------
     def all_tasks(self):
@@ -234,6 +240,8 @@ class Master:
         return resp
 
     def Reset(self, request, timeout=None):
+        if self.security is not None and not self.security.allow_global_reset:
+            return self._reset_own(request, timeout)
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
@@ -247,6 +255,36 @@ class Master:
             return lambda t: self.service(task).CleanupAll(
                 worker_pb2.CleanupAllRequest(container=list(request.container)), timeout=t)
         self._fan_out({t: cleanup(t) for t in tasks}, deadline, "CleanupAll (Reset)")
+        return master_pb2.ResetResponse()
+
+    def _reset_own(self, request, timeout):
+        """Reset limited to the caller's sessions and the containers their graphs name."""
+        handles = [h for k, v in rpc.CALL_METADATA.get() if k == SESSIONS_KEY for h in v.split(",") if h]
+        with self._lock:
+            own = {h: self._sessions[h] for h in handles if h in self._sessions}
+        where = f"{self.task_name} at {self.all_tasks().get(self.task_name, '?')}"
+        allowed = {n.attr["container"].s.decode() for sess in own.values() for n in sess.node_defs.values()
+                   if "container" in n.attr and n.attr["container"].s}
+        if not request.container:
+            denied = ['"" (the default container, which holds every client\'s variables)']
+        else:
+            denied = [repr(c) for c in request.container if c not in allowed]
+        if denied:
+            raise errors.PermissionDeniedError(
+                None, None, f"Reset of container {', '.join(denied)} refused by the server {where}: it allows a "
+                f"reset only of containers the caller's own sessions use ({sorted(allowed) or 'none'}); start it "
+                "with ServerSecurity(allow_global_reset=True) (REF_SERVER_ALLOW_GLOBAL_RESET=1) for TF's global Reset")
+        with self._lock:
+            for h in own:
+                self._sessions.pop(h, None)
+        tasks = {}
+        for sess in own.values():
+            sess.close(timeout)
+            tasks.update({t: task.service for t, task in sess.tasks.items()})
+        deadline = time.monotonic() + (timeout if timeout is not None else DEFAULT_DISCOVERY_TIMEOUT)
+        req = worker_pb2.CleanupAllRequest(container=list(request.container))
+        self._fan_out({t: (lambda service: lambda left: service.CleanupAll(req, timeout=left))(svc)
+                       for t, svc in tasks.items()}, deadline, "CleanupAll (Reset)")
         return master_pb2.ResetResponse()
 
     def _unimplemented(self, what, instead):

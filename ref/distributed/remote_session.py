@@ -18,6 +18,13 @@ TensorFlow server:
   (creating the session first when needed), ``Session.reset(target)`` ``Reset``
   on a fresh connection.
 
+Security (ref only): a ``grpcs://host:port`` target is called over TLS with the
+process's ``ClientSecurity`` (:func:`ref.distributed.security.set_client_security`, else
+the ``REF_TLS_*`` environment); ``grpc://`` stays plain, as TensorFlow's. A configured
+token is sent with every call. ``Session.reset`` also sends the handles of this
+process's open sessions on that target, so that a server limiting resets to the
+caller's own sessions knows which are its.
+
 Deadlines: ``ConfigProto.operation_timeout_in_ms`` bounds every call and
 ``RunOptions.timeout_in_ms`` one step. Unlike TF (whose client waits forever
 for an address where nothing listens), connecting is always bounded:
@@ -30,8 +37,10 @@ from __future__ import annotations
 import random
 import re
 import threading
+import weakref
 
 from ref.distributed import rpc
+from ref.distributed.security import SESSIONS_KEY, client_security
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.framework.graph_export import as_graph_def
 from ref.protos import master_pb2
@@ -39,9 +48,11 @@ from ref.platform import tf_logging as logging
 from ref.session import session as _session
 from ref.types import errors
 
-__all__ = ["RemoteSession", "reset", "PREFIX"]
+__all__ = ["RemoteSession", "reset", "PREFIX", "TLS_PREFIX"]
 
 PREFIX = "grpc://"
+TLS_PREFIX = "grpcs://"
+_OPEN = weakref.WeakSet()  # this process's RemoteSessions, for Reset's ref-sessions metadata
 # CloseSession to a master that went away waits at most this long (seconds).
 _CLOSE_TIMEOUT = 10.0
 # TF's client's pattern for the node an error names ("{{node name}}" or "[[Node: name = ...").
@@ -49,7 +60,7 @@ _NODE_RE = re.compile(r"\[\[(Node: )?(\{\{node )?([^\} ]*)(\}\})?\s*=*|\{\{node 
 
 
 def _address(target):
-    return target[len(PREFIX):] if target.startswith(PREFIX) else target
+    return rpc._bare(target)
 
 
 def _seconds(ms):
@@ -70,11 +81,12 @@ class RemoteSession:
         self._sent = 0  # the graph version (ops) the master has
         self._master_version = 0
         self._lock = threading.Lock()
+        _OPEN.add(self)
 
     # -- calls -----------------------------------------------------------------
     def _call(self, method, request, timeout):
         if self._master is None:
-            self._master = _connect(self._address, self._config)
+            self._master = _connect(self._target, self._config)
         try:
             response = getattr(self._master, method)(request, timeout=timeout)
         except errors.OpError as e:
@@ -167,21 +179,37 @@ class RemoteSession:
             logging.warning("Could not close session %s on %s: %s", handle, self._address, e)
 
 
-def _connect(address, config):
-    """The master at ``address``: this process's own, unless
+def _security(target):
+    """The ClientSecurity for ``target``: TLS only for grpcs://; the token either way."""
+    security = client_security()
+    if target.startswith(TLS_PREFIX) or not security.tls:
+        return security
+    return type(security)(token=security.token)
+
+
+def _connect(target, config):
+    """The master of ``target``: this process's own, unless
     ``config.rpc_options.use_rpc_for_inprocess_master`` (as TF), else a Client."""
+    address = _address(target)
     if config is not None and config.rpc_options.use_rpc_for_inprocess_master:
-        return rpc.Client(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
-    return rpc.connect(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT)
+        return rpc.Client(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT,
+                          security=_security(target))
+    return rpc.connect(address, rpc.MASTER_SERVICE, connect_timeout=rpc.DEFAULT_CONNECT_TIMEOUT,
+                       security=_security(target))
 
 
 def reset(target, containers=None, config=None):
-    """``Session.reset(target)``: the master's Reset over a fresh connection."""
+    """``Session.reset(target)``: the master's Reset over a fresh connection, naming this
+    process's open sessions on ``target`` (``ref-sessions`` metadata)."""
     timeout = _seconds(config.operation_timeout_in_ms) if config is not None else None
     request = master_pb2.ResetRequest(container=list(containers or []))
     if config is not None:
         request.device_filters.extend(config.device_filters)
-    _connect(_address(target), config).Reset(request, timeout=timeout)
+    address = _address(target)
+    handles = [s._handle for s in list(_OPEN) if s._address == address and s._handle]
+    with rpc.sending(((SESSIONS_KEY, ",".join(handles)),) if handles else ()):
+        _connect(target, config).Reset(request, timeout=timeout)
 
 
 _session.register_target_handler(PREFIX, RemoteSession, reset)
+_session.register_target_handler(TLS_PREFIX, RemoteSession, reset)

@@ -31,21 +31,52 @@ a keepalive time of 0 turns the pings off). ref's servers accept a ping every se
 a TensorFlow server accepts two pings without data per 5 minutes before it answers
 ``too_many_pings`` and closes the connection, so against TF tasks turn pings off.
 
+Security (ref only; :mod:`.security`): :func:`serve` takes a ``ServerSecurity`` (TLS port,
+mutual TLS, a token every call must carry: an interceptor answers UNAUTHENTICATED naming
+the server otherwise) and a :class:`Client` a ``ClientSecurity`` (TLS channel, token in every
+call's metadata). A plain client meeting a TLS port (or the reverse) cannot even finish the
+handshake: after a few seconds of refused handshakes on a listening port the call fails with
+an UnavailableError naming the address and saying so. :data:`CALL_METADATA` is the metadata
+of the call a service method is serving; :func:`sending` adds metadata to a thread's calls.
+
 ``grpcio`` is imported on first use (``pip install 'ref-tf1[distributed]'``).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import socket
 import threading
 import time
 from concurrent import futures
 
 from ref.protos import master_pb2, worker_pb2
 from ref.types import errors
+from ref.distributed.security import TOKEN_KEY, token_matches
 
 __all__ = ["MASTER_SERVICE", "WORKER_SERVICE", "MASTER_METHODS", "WORKER_METHODS", "import_grpc",
            "serve", "Client", "connect", "register_local", "unregister_local", "local",
-           "error_from_status", "DEFAULT_CONNECT_TIMEOUT", "set_failure_detection", "failure_bound"]
+           "error_from_status", "DEFAULT_CONNECT_TIMEOUT", "set_failure_detection", "failure_bound",
+           "CALL_METADATA", "sending", "HANDSHAKE_WAIT"]
+
+# The metadata (pairs) of the call being served, set around each service method.
+CALL_METADATA = contextvars.ContextVar("ref_rpc_call_metadata", default=())
+_OUTGOING = contextvars.ContextVar("ref_rpc_outgoing_metadata", default=())
+
+
+@contextlib.contextmanager
+def sending(pairs):
+    """Within it, every call this thread makes carries the metadata ``pairs``; a service in
+    this process called directly sees them as its CALL_METADATA."""
+    out, meta = _OUTGOING.set(tuple(pairs)), CALL_METADATA.set(tuple(pairs))
+    try:
+        yield
+    finally:
+        CALL_METADATA.reset(meta)
+        _OUTGOING.reset(out)
+# Seconds a listening port may refuse handshakes before a call fails (a TLS mismatch).
+HANDSHAKE_WAIT = 3.0
 
 MASTER_SERVICE = "tensorflow.MasterService"
 WORKER_SERVICE = "tensorflow.WorkerService"
@@ -153,6 +184,8 @@ def _handler(grpc, impl, service, method, request_cls, response_cls):
         if fn is None:
             context.abort(grpc.StatusCode.UNIMPLEMENTED,
                           f"{service}/{method} is not implemented by ref's {type(impl).__name__}")
+        meta = CALL_METADATA.set(tuple(context.invocation_metadata() or ()))
+        out = _OUTGOING.set(())  # nothing of the caller's goes on to the calls this one makes
         try:
             left = context.time_remaining()  # grpcio: a huge number when the call has no deadline
             return fn(request, timeout=left if left is not None and left < 1e9 else None)
@@ -162,6 +195,9 @@ def _handler(grpc, impl, service, method, request_cls, response_cls):
             if in_body and getattr(request, "store_errors_in_response_body", False):
                 return response_cls(status_code=code, status_error_message=message)
             context.abort(grpc.StatusCode(_grpc_status(grpc, code)), message)
+        finally:
+            _OUTGOING.reset(out)
+            CALL_METADATA.reset(meta)
 
     return grpc.unary_unary_rpc_method_handler(
         unary, request_deserializer=request_cls.FromString, response_serializer=response_cls.SerializeToString)
@@ -174,26 +210,50 @@ def _grpc_status(grpc, code):
     return grpc.StatusCode.UNKNOWN.value
 
 
-def serve(address, services, max_workers=64, start=True):
+def _token_interceptor(grpc, token, where):
+    """A server interceptor refusing calls without ``token`` (UNAUTHENTICATED naming the
+    server, ``where[0]``)."""
+    def deny(request, context):
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, f"the server at {where[0]} refused the call: missing or "
+                      "wrong token (ref-token metadata; ClientSecurity(token=...) or REF_RPC_TOKEN)")
+    denied = grpc.unary_unary_rpc_method_handler(deny)
+
+    class TokenCheck(grpc.ServerInterceptor):
+        def intercept_service(self, continuation, details):
+            if token_matches(token, details.invocation_metadata or ()):
+                return continuation(details)
+            return denied
+    return TokenCheck()
+
+
+def serve(address, services, max_workers=64, start=True, security=None):
     """Starts a grpcio server on ``address`` ("host:port"; port 0 picks a free one).
 
     ``services`` maps a service name (``MASTER_SERVICE``, ``WORKER_SERVICE``) to its
     implementation. Returns ``(server, port)`` with the port actually bound. Raises
     UnavailableError naming the address when it cannot be bound. With ``start=False``
-    the port is bound but nothing is served until ``server.start()``.
+    the port is bound but nothing is served until ``server.start()``. ``security``
+    (a ``ServerSecurity``): a TLS port when it has a certificate, and a token check.
     """
     grpc = import_grpc()
+    interceptors, where = (), [address]
+    if security is not None and security.token:
+        interceptors = (_token_interceptor(grpc, security.token, where),)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ref-rpc"),
-                         options=_UNLIMITED + _SERVER_PINGS + [("grpc.so_reuseport", 0)])
+                         options=_UNLIMITED + _SERVER_PINGS + [("grpc.so_reuseport", 0)], interceptors=interceptors)
     for service, impl in services.items():
         handlers = {m: _handler(grpc, impl, service, m, req, resp) for m, (req, resp) in METHODS[service].items()}
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
     try:
-        port = server.add_insecure_port(address)
+        if security is not None and security.tls:
+            port = server.add_secure_port(address, security.server_credentials(grpc))
+        else:
+            port = server.add_insecure_port(address)
     except RuntimeError as exc:
         raise errors.UnavailableError(None, None, f"could not bind {address}: {exc}") from None
     if not port:
         raise errors.UnavailableError(None, None, f"could not bind {address} (in use?)")
+    where[0] = f"{address.rpartition(':')[0]}:{port}"
     if start:
         server.start()
     return server, port
@@ -211,7 +271,10 @@ _LOCAL_LOCK = threading.Lock()
 
 
 def _bare(address):
-    return address[len("grpc://"):] if address.startswith("grpc://") else address
+    for prefix in ("grpc://", "grpcs://"):
+        if address.startswith(prefix):
+            return address[len(prefix):]
+    return address
 
 
 def register_local(address, service, impl):
@@ -229,10 +292,10 @@ def local(address, service):
     return _LOCAL.get((_bare(address), service))
 
 
-def connect(address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT):
+def connect(address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT, security=None):
     """The in-process service at ``address`` if there is one, else a :class:`Client`."""
     impl = local(address, service)
-    return impl if impl is not None else Client(address, service, name, connect_timeout)
+    return impl if impl is not None else Client(address, service, name, connect_timeout, security)
 
 
 # -- calling ------------------------------------------------------------------------
@@ -243,23 +306,42 @@ _LOST = set()  # channels that were connected once and lost: they wait RECONNECT
 _CHANNELS_LOCK = threading.Lock()
 
 
-def _channel(address):
+def _channel(address, security=None):
     grpc = import_grpc()
+    tls = security is not None and security.tls
+    key = (address, security.key_id()) if tls else address
     with _CHANNELS_LOCK:
-        ch = _CHANNELS.get(address)
+        ch = _CHANNELS.get(key)
         if ch is None:
-            ch = _CHANNELS[address] = grpc.insecure_channel(address, options=_channel_options())
+            if tls:
+                opts = _channel_options()
+                if security.target_name:
+                    opts.append(("grpc.ssl_target_name_override", security.target_name))
+                ch = grpc.secure_channel(address, security.channel_credentials(grpc), options=opts)
+            else:
+                ch = grpc.insecure_channel(address, options=_channel_options())
+            _CHANNELS[key] = ch
         return ch
 
 
 def forget_channel(address):
-    """Drops the cached channel to ``address`` (after its task went away)."""
+    """Drops the cached channels to ``address`` (after its task went away)."""
     with _CHANNELS_LOCK:
-        ch = _CHANNELS.pop(address, None)
-    if ch is not None:
+        keys = [k for k in _CHANNELS if k == address or (isinstance(k, tuple) and k[0] == address)]
+        chs = [_CHANNELS.pop(k) for k in keys]
+    for ch in chs:
         _READY.discard(ch)
         _LOST.discard(ch)
         ch.close()
+
+
+def _listening(address):
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=0.5):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 class Client:
@@ -272,11 +354,13 @@ class Client:
     becomes the gRPC deadline; running out of it is a DeadlineExceededError.
     """
 
-    def __init__(self, address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT):
+    def __init__(self, address, service, name=None, connect_timeout=DEFAULT_CONNECT_TIMEOUT, security=None):
         self.address = _bare(address)
         self.service = service
         self.name = name
         self.connect_timeout = connect_timeout
+        self.security = security
+        self._metadata = security.metadata() if security is not None else ()
         self._calls = {}
 
     def __getattr__(self, method):
@@ -296,14 +380,14 @@ class Client:
 
     def _connect(self, method, timeout):
         grpc = import_grpc()
-        ch = _channel(self.address)
+        ch = _channel(self.address, self.security)
         if ch in _READY:  # connected before: no readiness future (it costs a thread per call)
             return ch
         wait = self.connect_timeout if timeout is None else min(timeout, self.connect_timeout)
         if ch in _LOST:
             wait = min(wait, RECONNECT_WAIT)
         try:
-            grpc.channel_ready_future(ch).result(timeout=wait)
+            self._wait_ready(grpc, ch, method, wait)
         except grpc.FutureTimeoutError:
             raise errors.UnavailableError(
                 None, None, f"could not connect to {self._who()} within {wait:g} s "
@@ -311,6 +395,33 @@ class Client:
         _READY.add(ch)
         _LOST.discard(ch)
         return ch
+
+    def _wait_ready(self, grpc, ch, method, wait):
+        """Waits for the channel; a port that listens but keeps refusing the handshake for
+        HANDSHAKE_WAIT seconds speaks the other protocol (TLS against plain): UnavailableError."""
+        ready = grpc.channel_ready_future(ch)
+        start = time.monotonic()
+        refused_since = None
+        while True:
+            left = wait - (time.monotonic() - start)
+            try:
+                return ready.result(timeout=max(min(left, 0.5), 0.001))
+            except grpc.FutureTimeoutError:
+                if left <= 0.5:
+                    raise
+            if not _listening(self.address):
+                refused_since = None
+                continue
+            refused_since = refused_since or time.monotonic()
+            if time.monotonic() - refused_since >= HANDSHAKE_WAIT:
+                ready.cancel()
+                tls = self.security is not None and self.security.tls
+                raise errors.UnavailableError(
+                    None, None, f"{self._who()} listens but refused the {'TLS ' if tls else 'plain '}connection "
+                    f"for {HANDSHAKE_WAIT:g} s (RPC {self.service.split('.')[-1]}/{method}): "
+                    + ("is it a plain (grpc://) server, or does it require a client certificate, or is the "
+                       "certificate not signed by this CA / not for this address?" if tls else
+                       "does it require TLS (a grpcs:// target, ClientSecurity / REF_TLS_CA)?"))
 
     def call(self, method, request, timeout=None):
         grpc = import_grpc()
@@ -327,8 +438,9 @@ class Client:
                 f"/{self.service}/{method}", request_serializer=type(request).SerializeToString,
                 response_deserializer=response_cls.FromString)
             self._calls[method] = (ch, stub)
+        extra = _OUTGOING.get()
         try:
-            response = stub(request, timeout=timeout)
+            response = stub(request, timeout=timeout, metadata=(self._metadata + tuple(extra)) or None)
         except grpc.RpcError as exc:
             code = exc.code().value[0]
             if code == errors.UNAVAILABLE:  # the next call waits (bounded) for the task to come back

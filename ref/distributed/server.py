@@ -30,6 +30,14 @@ shares the variables of its ps tasks between the sessions of its workers. Variab
 that TensorFlow would keep per worker task (local variables) are shared by name
 too, so give them distinct names when workers must not share them.
 
+Security (ref only; :mod:`ref.distributed.security`): ``security=ServerSecurity(cert=...,
+key=..., ca=..., token=..., client_auth=..., allow_file_ops=..., allow_global_reset=...)``,
+or the ``REF_TLS_*``/``REF_RPC_TOKEN``/``REF_SERVER_*`` environment when the keyword is not
+given (``security=False``: plain, whatever the environment says). A TLS server's target is
+``grpcs://host:port``; its master calls the other tasks over TLS with the same CA, its own
+certificate as client certificate, and the token. Without any, the server is TensorFlow's
+plain one.
+
 ``join()`` blocks until ``stop()`` or the optional timeout; ``stop()`` (a ref
 addition: TensorFlow's servers run until the process ends) releases the port,
 cancels blocked kernels, and a stopped server cannot be started again.
@@ -44,6 +52,7 @@ from ref.platform import tf_logging
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
 from ref.distributed.master import Master
+from ref.distributed.security import ServerSecurity
 from ref.distributed.worker import Worker
 from ref.protos import tensorflow_server_pb2
 from ref.session.interpreter import RunState
@@ -113,7 +122,10 @@ class Server:
     """An in-process server for a task in a cluster (see the module docstring)."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
-                 start=True, bind_address=None):
+                 start=True, bind_address=None, security=None):
+        if security is None:
+            security = ServerSecurity.from_env()
+        self._security = security or None
         self._server_def = _make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
         protocol = self._server_def.protocol or "grpc"
         if protocol not in ("grpc", "inprocess"):
@@ -134,10 +146,15 @@ class Server:
             self._key = self._server_def.cluster.SerializeToString(deterministic=True)
         else:
             self.worker = Worker(self._server_def)
-            self.master = Master(self._server_def, local_worker=self.worker)
+            self.worker.security = self._security
+            outgoing = self._security.outgoing() if self._security is not None else None
+            self.master = Master(self._server_def, local_worker=self.worker, connect_worker=(
+                lambda task, address: rpc.connect(address, rpc.WORKER_SERVICE, name=task, security=outgoing)))
+            self.master.security = self._security
             if self._port == 0:  # TensorFlow lets the OS choose a free port, known at once
                 self._bind()
-        self._target = f"{protocol}://{self._host}:{self._port}"
+        scheme = "grpcs" if protocol == "grpc" and self._security is not None and self._security.tls else protocol
+        self._target = f"{scheme}://{self._host}:{self._port}"
         if start:
             self.start()
 
@@ -152,6 +169,11 @@ class Server:
         return self._server_def
 
     @property
+    def security(self):
+        """The ``ServerSecurity`` this server was started with (None: TensorFlow's plain server)."""
+        return self._security
+
+    @property
     def target(self):
         """The target to pass to ``tf.Session`` to connect to this server."""
         return self._target
@@ -160,7 +182,7 @@ class Server:
         address = f"{self._bind_address or self._host}:{self._port}"
         services = {rpc.MASTER_SERVICE: self.master, rpc.WORKER_SERVICE: self.worker}
         try:
-            self._grpc, port = rpc.serve(address, services, start=False)
+            self._grpc, port = rpc.serve(address, services, start=False, security=self._security)
         except errors.UnavailableError:
             raise errors.UnknownError(None, None, f"Could not start gRPC server: {address} is in use or cannot "
                                                   "be bound") from None

@@ -17,6 +17,18 @@ A dense gradient goes through a ``ConditionalAccumulator`` (averaged over the
 replicas); an ``IndexedSlices`` one (``tf.gather``, embeddings) through a
 ``SparseConditionalAccumulator``, which averages each row over the replicas
 that sent it, as TF does.
+
+The end of a run (ref's quicker end, within TF's semantics): when training stops, the
+chief's queue runner is blocked in the gradient take for a step no replica will push,
+and TensorFlow's ``MonitoredSession`` waits ``stop_grace_period_secs`` (120 s by default)
+for it before closing the session, which cancels the take. On a remote (``grpc://``)
+session ref runs the chief queue runner in a session of its own on the same master
+(the variables, accumulators and token queue live on the tasks, shared by every session,
+so the same ops run on the same state); on the coordinator's stop it closes the token
+queue, cancelling the replicas' pending dequeues as TF's queue runner does, and then
+closes that session, which cancels its blocked take (CancelledError, the cancellation
+TF's session close gives) at once. The runner ends within a round trip instead of the
+grace period. A session with ``isolate_session_state`` keeps TF's behaviour.
 """
 from __future__ import annotations
 
@@ -30,6 +42,8 @@ from ref.optimizers.optimizer import Optimizer
 from ref.training.hooks import SessionRunHook
 from ref.training.queue_runner import QueueRunner
 from ref.graph_ops.variables import VariableV1, global_variables, report_uninitialized_variables
+from ref.platform import tf_logging as logging
+from ref.session.session import Session
 
 __all__ = ["SyncReplicasOptimizer"]
 
@@ -115,7 +129,7 @@ class SyncReplicasOptimizer(Optimizer):
                 if self._variable_averages is not None:
                     with control_dependencies([sync_op]), name_scope(""):
                         sync_op = self._variable_averages.apply(self._variables_to_average)
-                self._chief_queue_runner = QueueRunner(self._sync_token_queue, [sync_op])
+                self._chief_queue_runner = _ChiefQueueRunner(self._sync_token_queue, [sync_op])
             for accum, dev in self._accumulator_list:
                 with device(dev):
                     chief_init_ops.append(accum.set_global_step(global_step, name="SetGlobalStep"))
@@ -195,3 +209,40 @@ class _SyncReplicasOptimizerHook(SessionRunHook):
             session.run(self._init_tokens_op)
         if self._q_runner is not None:
             self._q_runner.create_threads(session, coord=coord, daemon=True, start=True)
+
+
+class _ChiefQueueRunner(QueueRunner):
+    """The chief's queue runner: with a coordinator on a remote session, it runs in a session
+    of its own that the stop closes, cancelling the take it blocks in (module docstring)."""
+
+    def create_threads(self, sess, coord=None, daemon=False, start=False):
+        with self._lock:  # threads for ``sess`` still running in its own session: none more (TF's rule)
+            if any(n > 0 and getattr(s, "_ref_chief_runner_parent", None) is sess
+                   for s, n in self._runs_per_session.items()):
+                return []
+        own = _own_session(sess) if coord is not None else None
+        return super().create_threads(own or sess, coord=coord, daemon=daemon, start=start)
+
+    def _close_on_stop(self, sess, cancel_op, coord):
+        super()._close_on_stop(sess, cancel_op, coord)  # the token queue: replicas' dequeues end
+        if getattr(sess, "_ref_chief_runner_session", False):
+            try:
+                sess.close()  # cancels this runner's blocked step on the tasks
+            except Exception as e:  # noqa: BLE001 -- the master may be gone already
+                logging.debug("Ignored exception closing the chief queue runner's session: %s", e)
+
+
+def _own_session(sess):
+    """A new Session on ``sess``'s remote target, graph and config; None when ``sess`` is
+    local, isolates its state, or is not a plain Session."""
+    target = getattr(sess, "sess_str", "")
+    if isinstance(target, bytes):
+        target = target.decode("utf-8", "replace")
+    config = getattr(sess, "_config", None)
+    if not isinstance(target, str) or not target.startswith(("grpc://", "grpcs://")) or \
+            (config is not None and config.isolate_session_state) or getattr(sess, "graph", None) is None:
+        return None
+    own = Session(target, graph=sess.graph, config=config)
+    own._ref_chief_runner_session = True
+    own._ref_chief_runner_parent = sess
+    return own

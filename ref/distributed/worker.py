@@ -48,6 +48,7 @@ import numpy as np
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
+from ref.distributed.security import check_file_ops
 from ref.framework.graph import Graph
 from ref.framework.op_def_library import apply_op
 from ref.framework.importer import import_nodes
@@ -236,6 +237,7 @@ class Worker:
         self._graph_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._closed = False
+        self.security = None  # the server's ServerSecurity: refuses file ops when it says so
 
     def _where(self):
         return f"{self.task_name} at {self.address}" if self.address else self.task_name
@@ -294,6 +296,7 @@ class Worker:
     def RegisterGraph(self, request, timeout=None):
         """Imports and plans a partition; returns its graph handle."""
         session = self._session(request.session_handle, request.create_worker_session_called)
+        check_file_ops(request.graph_def, self.security, self._where())
         partition = _Partition(request.graph_def, session, self.task_name)
         handle = f"{next(self._graph_ids):016x}"
         with session.lock:

@@ -56,7 +56,7 @@ _TARGET_HANDLERS: dict[str, Any] = {}
 # Where the handler of each remote scheme is registered: the module, by name,
 # imported on the first Session with such a target (so ``Session("grpc://...")``
 # works before anything imported ``ref.distributed``).
-_TARGET_MODULES = {"grpc://": "ref.distributed.remote_session"}
+_TARGET_MODULES = {"grpc://": "ref.distributed.remote_session", "grpcs://": "ref.distributed.remote_session"}
 
 
 def register_local_target(target, state):

@@ -351,7 +351,7 @@ class _RecoverableSession(_WrappedSession):
             return False
         if isinstance(target, bytes):
             target = target.decode("utf-8", "replace")
-        return isinstance(target, str) and target.startswith("grpc://")
+        return isinstance(target, str) and target.startswith(("grpc://", "grpcs://"))
 
     def _retrying(self, call):
         while True:

@@ -61,13 +61,12 @@ def main(mode, steps, checkpoint_dir):
         finish = tf.assign_add(done, 1)
     config = tf.ConfigProto(operation_timeout_in_ms=60000, device_filters=["/job:ps", f"/job:worker/task:{task}"])
     trained = 0
-    # stop_grace_period_secs: at the end a SyncReplicas chief's queue runner waits in
-    # take_grad for gradients that never come; closing the session cancels it after
-    # the coordinator's grace period (TF's default, 120 s)
+    # TF's default stop_grace_period_secs (120 s): at the end the SyncReplicas chief's queue
+    # runner, blocked in take_grad for gradients that never come, is cancelled at the stop
+    # (its own session is closed), so the run ends without waiting for the grace period
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=chief, checkpoint_dir=checkpoint_dir,
                                            hooks=hooks, config=config, save_summaries_steps=None,
-                                           save_summaries_secs=None, log_step_count_steps=None,
-                                           stop_grace_period_secs=1) as sess:
+                                           save_summaries_secs=None, log_step_count_steps=None) as sess:
         # the other workers' count before this run: a restarted cluster's PS keeps (and the
         # checkpoint restores) the last run's
         done_before = int(sess.run(done)) if chief and mode == "async" else 0
