@@ -43,6 +43,8 @@ SHAPES = [  # (name, m, k, n, a transposed, b transposed)
     ("lstm dx", 20, 800, 400, False, True),
     ("lstm dW", 400, 20, 800, True, False),
     ("lm softmax", 400, 200, 10000, False, False),
+    ("lm softmax dW", 200, 400, 10000, True, False),
+    ("lm softmax dX", 400, 10000, 200, False, True),
     ("square 1024", 1024, 1024, 1024, False, False),
 ]
 

@@ -200,6 +200,77 @@ def _micro_body(fn, scalar, width, rows):
 _micro = LazyIntrinsic(_make_micro)
 
 
+def _make_transpose(numba):
+    """``transpose(src, soff, ld, dst, doff, dld)``: the ``w x w`` tile
+    ``dst[doff + p * dld + j] = src[soff + j * ld + p]`` for ``p, j < w`` (``w`` the
+    vector width): ``w`` vector loads, ``w log2 w`` shuffles, ``w`` vector stores --
+    the packing of a B read along its columns (``B = y.T``), which element by
+    element costs a strided store each."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def transpose(typingctx, sp, soff, ld, dp, doff, dld):
+        if not (isinstance(sp, types.Array) and isinstance(dp, types.Array) and sp.dtype == dp.dtype
+                and sp.dtype in (types.float32, types.float64)):
+            return None
+        sig = types.void(sp, soff, ld, dp, doff, dld)
+        width = 16 if sp.dtype == types.float32 else 8
+
+        def codegen(context, builder, signature, args):
+            sp_, soff, ld, dp_, doff, dld = args
+            scalar = context.get_value_type(signature.args[0].dtype)
+            ptr = scalar.as_pointer()
+            s = builder.gep(context.make_array(signature.args[0])(context, builder, sp_).data, [soff])
+            d = builder.gep(context.make_array(signature.args[3])(context, builder, dp_).data, [doff])
+            i64 = ir.IntType(64)
+            name = f"ref_gemm_transpose_{signature.args[0].dtype}"
+            fn = builder.module.globals.get(name)
+            if fn is None:
+                fn = ir.Function(builder.module, ir.FunctionType(ir.VoidType(), [ptr, i64, ptr, i64]), name)
+                fn.linkage = "internal"
+                _transpose_body(fn, scalar, width)
+            builder.call(fn, [s, ld, d, dld])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return transpose
+
+
+def _transpose_body(fn, scalar, width):
+    """The tile transpose's LLVM IR: for ``step`` = w/2, ..., 1, rows ``i`` and
+    ``i + step`` (``i & step == 0``) swap their off-diagonal ``step``-wide blocks,
+    which exchanges that bit of every element's row and column index."""
+    from llvmlite import ir
+
+    s, ld, d, dld = fn.args
+    vec = ir.VectorType(scalar, width)
+    vptr = vec.as_pointer()
+    i64, i32 = ir.IntType(64), ir.IntType(32)
+    align = 4 if width == 16 else 8
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    rows = [builder.load(builder.bitcast(builder.gep(s, [builder.mul(ld, ir.Constant(i64, j))]), vptr), align=align)
+            for j in range(width)]
+    step = width // 2
+    while step:
+        low = ir.Constant(ir.VectorType(i32, width), [j if not j & step else width + j - step for j in range(width)])
+        high = ir.Constant(ir.VectorType(i32, width), [j + step if not j & step else width + j for j in range(width)])
+        for i in range(width):
+            if not i & step:
+                rows[i], rows[i + step] = (builder.shuffle_vector(rows[i], rows[i + step], low),
+                                           builder.shuffle_vector(rows[i], rows[i + step], high))
+        step //= 2
+    for p in range(width):
+        dst = builder.bitcast(builder.gep(d, [builder.mul(dld, ir.Constant(i64, p))]), vptr)
+        builder.store(rows[p], dst, align=align)
+    builder.ret_void()
+
+
+_transpose = LazyIntrinsic(_make_transpose)
+
+
 @njit(nogil=True, boundscheck=False)
 def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
     """``c[c0 + i*sc0 + j*sc1] = sum_p a[a0 + i*sa0 + p*sa1] * b[b0 + p*sb0 + j*sb1]``
@@ -242,9 +313,15 @@ def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
                     q = jp - lo
                     width = min(nr, nc - jp * nr)
                     src = b0 + pc + (jc + jp * nr) * sb1
-                    for p0 in range(0, kc, 16):  # 16 rows of the panel at a time: its nr source lines stay in L1
-                        p1 = min(p0 + 16, kc)
-                        for j in range(width):
+                    w = nr // 2
+                    for p0 in range(0, kc, w):  # tiles of w rows: w x w transposes where whole
+                        p1 = min(p0 + w, kc)
+                        j0 = 0
+                        if p1 - p0 == w:
+                            while j0 + w <= width:
+                                _transpose(b, src + j0 * sb1 + p0, sb1, bp, q * kc * nr + p0 * nr + j0, nr)
+                                j0 += w
+                        for j in range(j0, width):
                             at = src + j * sb1
                             for p in range(p0, p1):
                                 bp[U(q * kc * nr + p * nr + j)] = b[U(at + p)]
