@@ -5,7 +5,12 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
   ``activations = max(value + bias, 0)``, the sum never stored;
 * ``ReluGrad`` and the ``BiasAddGrad`` of its result:
   ``backprops = gradients * (features > 0)`` and
-  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows.
+  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows;
+* an LSTM cell's gates (``BasicLSTMCell``, ``LSTMCell`` without peepholes or
+  clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
+  ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
+  ops as two compiled passes around NumPy's ``exp`` (once, over the three
+  sigmoids' arguments) and ``tanh`` (:func:`lstm_cell`).
 
 Each gives the bits of the two kernels one after the other (``ref.ops.nn``):
 the same IEEE operations in the same order -- ``max`` as NumPy's (a NaN passes,
@@ -13,13 +18,19 @@ the same IEEE operations in the same order -- ``max`` as NumPy's (a NaN passes,
 NaN, as TF's), and the bias gradient summed row after row from the first row,
 as NumPy's ``add.reduce(axis=0)`` sums a C-contiguous matrix of two or more
 columns (a NaN's sign and payload aside: which of two NaNs a sum passes on
-is the compiler's choice of operand order, and TF promises no NaN bits). Anything else (other dtypes or layouts, one column, a small input
+is the compiler's choice of operand order, and TF promises no NaN bits). The
+LSTM cell's transcendental functions stay NumPy's (``Sigmoid`` is
+``1 / (1 + exp(-x))`` on NumPy's ``exp``, ``Tanh`` NumPy's ``tanh``: SIMD
+code whose bits a compiled loop's ``exp``/``tanh`` do not reproduce); only
+its additions, negations, multiplications and the reciprocal's division -- each
+one IEEE operation, correctly rounded wherever it runs -- are compiled. Anything else (other dtypes or layouts, one column, a small input
 while Numba is not loaded) runs the two kernels themselves.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ref.ops import fpenv
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -109,3 +120,67 @@ def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="
         return backprops, bias_grad
 
     return _fused_or_form(_relu_bias_grad_rows, g.size, fused, unfused)
+
+
+@njit(nogil=True)
+def _lstm_in(f, bias, i, o, t, e):
+    """t = f + bias; e[0] = -t, e[1] = -i, e[2] = -o (the sigmoids' arguments negated)."""
+    n = f.size
+    ff, ii, oo, tt, ee = f.reshape(-1), i.reshape(-1), o.reshape(-1), t.reshape(-1), e.reshape(-1)
+    for k in range(n):
+        x = ff[k] + bias
+        tt[k] = x
+        ee[k] = -x
+        ee[n + k] = -ii[k]
+        ee[2 * n + k] = -oo[k]
+
+
+@njit(nogil=True)
+def _lstm_mid(c, e, tj, m1, m2, new_c, one):
+    """e <- 1 / (e + 1) (exp already applied: the three sigmoids); m1 = c * sigmoid(f + bias),
+    m2 = sigmoid(i) * tanh(j), new_c = m1 + m2."""
+    n = c.size
+    cc, ee, jj, a, b, s = c.reshape(-1), e.reshape(-1), tj.reshape(-1), m1.reshape(-1), m2.reshape(-1), new_c.reshape(-1)
+    for k in range(3 * n):
+        ee[k] = one / (ee[k] + one)
+    for k in range(n):
+        x = cc[k] * ee[k]
+        y = ee[n + k] * jj[k]
+        a[k] = x
+        b[k] = y
+        s[k] = x + y
+
+
+LSTM_OUTPUTS = ("f_biased", "sigmoid_f", "c_kept", "sigmoid_i", "tanh_j", "c_added", "new_c", "tanh_new_c",
+                "sigmoid_o", "new_h")
+"""What :func:`lstm_cell` returns, in order: each op of the cell's value."""
+
+
+def lstm_cell(unfused, c, i, j, f, forget_bias, o):
+    """The cell's ten values (:data:`LSTM_OUTPUTS`) from the state ``c``, the
+    gates ``i, j, f, o`` and ``forget_bias``; ``unfused()`` (the ops' own kernels
+    one after the other, returning the same ten) where the inputs are not four
+    same-shaped contiguous float32/float64 arrays and a 0-d ``forget_bias`` of
+    their dtype, or a small input while Numba has not built the passes."""
+    x = c
+    if not (x.__class__ is np.ndarray and x.dtype in _FAST and x.flags.c_contiguous and x.size
+            and all(g.__class__ is np.ndarray and g.dtype == x.dtype and g.shape == x.shape and g.flags.c_contiguous
+                    for g in (i, j, f, o))
+            and forget_bias.__class__ is np.ndarray and forget_bias.dtype == x.dtype and forget_bias.ndim == 0):
+        return unfused()
+    if numpy_tier(_lstm_mid, x.size):
+        return run_numpy_form(_lstm_mid, unfused)
+    shape, dtype = x.shape, x.dtype
+    t = np.empty(shape, dtype)
+    e = np.empty((3,) + shape, dtype)
+    _lstm_in(f, forget_bias[()], i, o, t, e)
+    token = fpenv.ignore_errors()  # exp's overflow is sigmoid's 0, as in the Sigmoid kernel
+    try:
+        np.exp(e, out=e)
+    finally:
+        fpenv.restore_errors(token)
+    tj = np.tanh(j)
+    m1, m2, new_c = np.empty(shape, dtype), np.empty(shape, dtype), np.empty(shape, dtype)
+    _lstm_mid(c, e, tj, m1, m2, new_c, dtype.type(1))
+    tc = np.tanh(new_c)
+    return t, e[0], m1, e[1], tj, m2, new_c, tc, e[2], np.multiply(tc, e[2])

@@ -145,11 +145,115 @@ def _one_thread_product(args, attrs):
     return gemm.one_thread(m, k, n, a.dtype)
 
 
-GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads())
+_ADDS = ("AddV2", "Add")
+
+
+class LSTMCell:
+    """An LSTM cell's element-wise ops as one call (``ref.ops.fused.lstm_cell``):
+    from its last ``Mul`` ``h' = tanh(c') * sigmoid(o)`` back through
+    ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)`` (either operand
+    order of each ``Mul`` and of ``c'``'s add). The call takes the place of the
+    first of the ten steps, so every input the cell reads from outside must be
+    computed before that step; all ten values are written, whoever reads them."""
+
+    def find(self, steps, fetched, taken):
+        made = {st.out0: n for n, st in enumerate(steps) if st.kind == POSITIONAL and st.out0 is not None}
+
+        def producer(slot, *types):
+            n = made.get(slot)
+            if n is None or n in taken or not any(_plain(steps[n], t) for t in types):
+                return None
+            return n
+
+        def operands(n, first, second):
+            """Step n's two inputs' producers as (one of ``first``, one of ``second``), either order."""
+            if len(steps[n].reads) != 2:
+                return None
+            x, y = (src for src, _ in steps[n].reads)
+            for u, v in ((x, y), (y, x)):
+                p, q = producer(u, *first), producer(v, *second)
+                if p is not None and q is not None:
+                    return p, q
+            return None
+
+        def kept(m):
+            """(sigmoid step, add step) when step m is ``c * sigmoid(f + forget_bias)``."""
+            for src, _ in steps[m].reads:
+                sf = producer(src, "Sigmoid")
+                t = None if sf is None else producer(steps[sf].reads[0][0], *_ADDS)
+                if t is not None and len(steps[t].reads) == 2:
+                    return sf, t
+            return None
+
+        for nh in range(len(steps)):
+            if nh in taken or not _plain(steps[nh], "Mul"):
+                continue
+            outer = operands(nh, ("Tanh",), ("Sigmoid",))
+            nc = None if outer is None else producer(steps[outer[0]].reads[0][0], *_ADDS)
+            parts = None if nc is None else operands(nc, ("Mul",), ("Mul",))
+            if parts is None:
+                continue
+            for m1, m2 in (parts, parts[::-1]):
+                sig_t, added = kept(m1), operands(m2, ("Sigmoid",), ("Tanh",))
+                if sig_t is not None and added is not None:
+                    break
+            else:
+                continue
+            (tc, so), (sf, t), (si, tj) = outer, sig_t, added
+            group = (t, sf, m1, si, tj, m2, nc, tc, so, nh)
+            if len(set(group)) != len(group) or taken.intersection(group):
+                continue
+            inside = {steps[n].out0 for n in group}
+            outside = {src for n in group for src, _ in steps[n].reads} - inside
+            first = min(group)
+            if any(made.get(s, -1) >= first for s in outside):
+                continue
+            taken.update(group)
+            yield (first,) + group
+
+    def emit(self, group, w):
+        first, members = group[0], group[1:]
+        steps = w.steps
+        t, sf, m1 = members[:3]
+        si, tj, so = members[3], members[4], members[8]
+        c_read = next(r for r in steps[m1].reads if r[0] != steps[sf].out0)
+        reads = [c_read, steps[si].reads[0], steps[tj].reads[0], steps[t].reads[0], steps[t].reads[1],
+                 steps[so].reads[0]]
+        unfused = _UnfusedCell([src for src, _ in reads], [steps[n] for n in sorted(members)],
+                               [steps[n].out0 for n in members])
+        name = w.bind(f"L{first}", unfused)
+        ins = ", ".join(w.value_of(src, deref, first) for src, deref in reads)
+        outs = [steps[n].out0 for n in members]
+        w.line(f"{', '.join(f's{o}' for o in outs)} = _lstm_cell({name}, {ins})")
+        w.values(*outs)
+
+    @staticmethod
+    def run(unfused, c, i, j, f, forget_bias, o):
+        return fused_ops.lstm_cell(lambda: unfused(c, i, j, f, forget_bias, o), c, i, j, f, forget_bias, o)
+
+
+class _UnfusedCell:
+    """The cell's ten ops one after the other in the plan's order, each its own
+    kernel (an error names its op), from the cell's six input slots' values;
+    returns the values of ``outs``."""
+
+    def __init__(self, inputs, steps, outs):
+        self.inputs, self.outs = inputs, outs
+        self.calls = [(st.op, st.kernel, tuple(src for src, _ in st.reads), st.out0, dict(st.attrs))
+                      for st in steps]
+
+    def __call__(self, *values):
+        env = dict(zip(self.inputs, values))
+        for op, kernel, reads, out, attrs in self.calls:
+            env[out] = call(op, kernel, [env[s] for s in reads], attrs)
+        return [env[s] for s in self.outs]
+
+
+GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads(), LSTMCell())
 """The group rewrites, in the order they choose their steps."""
 
 RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_relu_bias_grads": ReluBiasGrads.run,
-           "_matmul_pair": MatMulPair.run}
+           "_matmul_pair": MatMulPair.run, "_lstm_cell": LSTMCell.run}
 """The names the code the rewrites write calls."""
 
 
@@ -159,7 +263,7 @@ def groups(steps, fetched):
     for rewrite in GROUPS:
         for group in list(rewrite.find(steps, fetched, taken)):
             first[group[0]] = (rewrite, group)
-            member.update((m, group[0]) for m in group[1:])
+            member.update((m, group[0]) for m in group[1:] if m != group[0])
     return first, member
 
 
