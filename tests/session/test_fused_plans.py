@@ -127,3 +127,23 @@ def test_a_fetched_lstm_gate_value_is_still_computed():
                         run_metadata=tf.RunMetadata())
         assert "_lstm_cell(" in "\n".join(_compiled_sources(sess))
         assert [v.tobytes() for v in got] == [v.tobytes() for v in want]
+
+
+def test_an_lstm_cell_error_names_its_op():
+    g = tf.Graph()
+    with g.as_default(), tf.Session() as sess:
+        c, i, j, f, o = (tf.placeholder(tf.float32, [None, 4], name=n) for n in "cijfo")
+        kept = tf.multiply(c, tf.sigmoid(f + 1.0), name="kept")
+        new_h = tf.multiply(tf.tanh(kept + tf.sigmoid(i) * tf.tanh(j)), tf.sigmoid(o), name="new_h")
+        ok = {t: np.ones((3, 4), np.float32) for t in (c, i, j, f, o)}
+        for _ in range(3):
+            want = sess.run(new_h, ok)
+        assert "_lstm_cell(" in "\n".join(_compiled_sources(sess))
+        traced = sess.run(new_h, ok, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                          run_metadata=tf.RunMetadata())
+        assert want.tobytes() == traced.tobytes()
+        bad = dict(ok)
+        bad[c] = np.ones((2, 4), np.float32)
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            sess.run(new_h, bad)
+        assert e.value.op.name == "kept"

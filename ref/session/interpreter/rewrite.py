@@ -158,6 +158,7 @@ class LSTMCell:
 
     def find(self, steps, fetched, taken):
         made = {st.out0: n for n, st in enumerate(steps) if st.kind == POSITIONAL and st.out0 is not None}
+        written = {o: n for n, st in enumerate(steps) for o in st.outputs if o is not None}
 
         def producer(slot, *types):
             n = made.get(slot)
@@ -206,7 +207,7 @@ class LSTMCell:
             inside = {steps[n].out0 for n in group}
             outside = {src for n in group for src, _ in steps[n].reads} - inside
             first = min(group)
-            if any(made.get(s, -1) >= first for s in outside):
+            if any(written.get(s, -1) >= first for s in outside):
                 continue
             taken.update(group)
             yield (first,) + group
