@@ -10,7 +10,12 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
   clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
   ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
   ops as two compiled passes around NumPy's ``exp`` (once, over the three
-  sigmoids' arguments) and ``tanh`` (:func:`lstm_cell`).
+  sigmoids' arguments) and ``tanh`` (:func:`lstm_cell`);
+* that cell's gradient: the ``ConcatV2`` of its four gates' ``SigmoidGrad`` /
+  ``TanhGrad`` of ``Mul``\\ s, and the gradient of ``c'`` (a ``TanhGrad`` of a
+  ``Mul``, plus the one carried from the next step by ``AddN``) -- nothing but
+  IEEE multiplications, subtractions and additions, so one compiled pass
+  (:func:`lstm_cell_grads`).
 
 Each gives the bits of the two kernels one after the other (``ref.ops.nn``):
 the same IEEE operations in the same order -- ``max`` as NumPy's (a NaN passes,
@@ -184,3 +189,72 @@ def lstm_cell(unfused, c, i, j, f, forget_bias, o):
     _lstm_mid(c, e, tj, m1, m2, new_c, dtype.type(1))
     tc = np.tanh(new_c)
     return t, e[0], m1, e[1], tj, m2, new_c, tc, e[2], np.multiply(tc, e[2])
+
+
+@njit(nogil=True)
+def _lstm_grad_rows(a, b, yt, carry, has_carry, carry_first, p, r, y, tanh_gate, p_d, r_d, pos, out, d, one):
+    """The cell's gradient, element by element (each op's IEEE operations in its order):
+    ``d = [carry +] TanhGrad(yt, a * b)`` and, for each gate ``q``,
+    ``out[:, pos[q]]`` = ``SigmoidGrad`` or ``TanhGrad`` of ``y[q]`` and ``p[q] * r[q]``
+    (``d`` in place of ``p[q]`` / ``r[q]`` where ``p_d[q]`` / ``r_d[q]``)."""
+    rows, u = a.shape
+    for i in range(rows):
+        for k in range(u):
+            t = a[i, k] * b[i, k]
+            z = yt[i, k]
+            g = t * (one - z * z)
+            if has_carry:
+                g = carry[i, k] + g if carry_first else g + carry[i, k]
+            d[i, k] = g
+            for q in range(4):
+                x = g if p_d[q] else p[q][i, k]
+                w = g if r_d[q] else r[q][i, k]
+                m = x * w
+                v = y[q][i, k]
+                out[i, pos[q] * u + k] = m * (one - v * v) if tanh_gate[q] else (m * v) * (one - v)
+
+
+def lstm_cell_grads(unfused, axis, a, b, yt, carry, carry_first, gates):
+    """``(concat, d)``: an LSTM cell's gate gradients joined along axis 1 (``axis``:
+    the ``ConcatV2``'s axis input) and ``d``, the gradient of its new state ``c'``
+    (``[carry +] TanhGrad(yt, a * b)``, ``carry`` None when there is none); ``gates``,
+    in the concat's order: ``(tanh, p, r, y)`` each, the gate's gradient being
+    ``TanhGrad(y, p * r)`` (``tanh``) or ``SigmoidGrad(y, p * r)``, ``p`` or ``r``
+    None for ``d``. ``unfused()`` (the ops one after the other) where the arrays are
+    not same-shaped C-contiguous float32/float64 matrices or the axis is not 1 / -1."""
+    arrays = [a, b, yt] + ([] if carry is None else [carry]) + [x for g in gates for x in g[1:] if x is not None]
+    x0 = a
+    ax = axis.reshape(-1)[0] if axis.__class__ is np.ndarray and axis.size == 1 and axis.dtype.kind in "iu" else None
+    if not (x0.__class__ is np.ndarray and x0.dtype in _FAST and x0.ndim == 2 and x0.size and ax in (1, -1)
+            and all(x.__class__ is np.ndarray and x.dtype == x0.dtype and x.shape == x0.shape and x.flags.c_contiguous
+                    for x in arrays)):
+        return unfused()
+    if numpy_tier(_lstm_grad_rows, x0.size):
+        return run_numpy_form(_lstm_grad_rows, unfused)
+    rows, u = x0.shape
+    out = np.empty((rows, 4 * u), x0.dtype)
+    d = np.empty((rows, u), x0.dtype)
+    p = tuple(_writable(a if g[1] is None else g[1]) for g in gates)  # tuples of one array type
+    r = tuple(_writable(a if g[2] is None else g[2]) for g in gates)
+    y = tuple(_writable(g[3]) for g in gates)
+    flags = np.array([[g[0], g[1] is None, g[2] is None] for g in gates], np.bool_)
+    _lstm_grad_rows(a, b, yt, a if carry is None else carry, carry is not None, bool(carry_first), p, r, y,
+                    flags[:, 0].copy(), flags[:, 1].copy(), flags[:, 2].copy(), np.arange(4, dtype=np.int64), out, d,
+                    x0.dtype.type(1))
+    return out, d
+
+
+class _Memory:
+    """A read-only array's memory seen as writable (``__array_interface__`` with the
+    read-only flag off), so that a tuple of arrays has one Numba type; the
+    passes only read it."""
+
+    def __init__(self, x):
+        self.x = x
+        face = dict(x.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face
+
+
+def _writable(x):
+    return x if x.flags.writeable else np.asarray(_Memory(x))

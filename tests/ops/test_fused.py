@@ -159,3 +159,64 @@ def test_an_lstm_cell_that_does_not_fuse_runs_its_ops(tier, case):
     assert calls == [1]
     for g, w in zip(got, _unfused_cell(c, i, j, f, bias, o)):
         _same(np.asarray(g), w)
+
+
+def _unfused_cell_grads(axis, a, b, yt, carry, carry_first, gates):
+    """The cell gradient's ops one by one (ref.ops.math, ref.ops.concat_split kernels)."""
+    from ref.ops import concat_split
+
+    with np.errstate(all="ignore"):
+        d = math_ops.tanh_grad(yt, math_ops.mul(a, b))
+        if carry is not None:
+            d = math_ops.add_n([carry, d] if carry_first else [d, carry])
+        parts = []
+        for tanh, p, r, y in gates:
+            m = math_ops.mul(d if p is None else p, d if r is None else r)
+            parts.append(math_ops.tanh_grad(y, m) if tanh else math_ops.sigmoid_grad(y, m))
+        return concat_split.concat_v2(parts, axis), d
+
+
+GRAD_CASES = [  # (shape, carry: None / "first" / "second")
+    ((1, 1), None), ((20, 200), "first"), ((3, 7), "second"), ((64, 33), "first"), ((5, 2), None),
+]
+
+
+@pytest.mark.parametrize("shape, carry", GRAD_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lstm_cell_grads_are_their_ops(tier, shape, carry, dtype):
+    rng = np.random.default_rng(shape[1])
+    a, b, c_in, g = (_data(shape, dtype, rng) for _ in range(4))
+    yt, si, tj, sf, so, tc = (np.tanh(_data(shape, dtype, rng, specials=False)) for _ in range(6))
+    si[0, 0] = np.nan
+    # BasicLSTMCell's gates in the Split's order i, j, f, o: d * tanh(j), d * sigmoid(i),
+    # d * c, d_h * tanh(c'); the Mul operand order as TF's gradients build them
+    gates = [(False, None, tj, si), (True, None, si, tj), (False, None, c_in, sf), (False, g, tc, so)]
+    carry_value = None if carry is None else _data(shape, dtype, rng)
+    for axis in (np.array(1, np.int32), np.array(-1, np.int64)):
+        want = _unfused_cell_grads(axis, a, b, yt, carry_value, carry == "first", gates)
+        got = fused.lstm_cell_grads(lambda: want, axis, a, b, yt, carry_value, carry == "first", gates)
+        for x, w in zip(got, want):
+            _same(x, w)
+        if tier == "numba":
+            assert got[0] is not want[0]  # computed, not the unfused result
+
+
+@pytest.mark.parametrize("case", ["axis 0", "float16", "shapes differ", "1-D", "strided"])
+def test_lstm_cell_grads_that_do_not_fuse_run_their_ops(tier, case):
+    rng = np.random.default_rng(4)
+    dtype = np.float16 if case == "float16" else np.float32
+    shape = (6,) if case == "1-D" else (6, 4)
+    a, b, yt, y, r = (rng.standard_normal(shape).astype(dtype) for _ in range(5))
+    axis = np.array(0 if case in ("axis 0", "1-D") else 1, np.int32)
+    if case == "shapes differ":
+        r = r[:3]
+    elif case == "strided":
+        r = np.ascontiguousarray(r.T).T
+    gates = [(False, None, r, y)] * 4
+    calls = []
+
+    def unfused():
+        calls.append(1)
+        return "unfused"
+
+    assert fused.lstm_cell_grads(unfused, axis, a, b, yt, None, False, gates) == "unfused" and calls == [1]

@@ -111,6 +111,7 @@ def test_lstm_training_gives_the_step_loops_bits(cell):
             if not traced:
                 src = "\n".join(_compiled_sources(sess))
                 assert src.count("_lstm_cell(") == 6  # 2 layers x 3 steps, in the training plan
+                assert src.count("_lstm_cell_grads(") == 6
     assert results[0] == results[1]
 
 
