@@ -6,7 +6,13 @@ type; it asks this table. No rewrite changes a result's bits.
   first one's place (the others leave only their drops): a ``BiasAdd`` with
   the ``Relu`` that alone reads it and a ``ReluGrad`` with the ``BiasAddGrad``
   of its result run fused (``ref.ops.fused``, TF's remapper); two adjacent
-  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads.
+  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads; an
+  LSTM cell's ten element-wise ops (``c' = c * sigmoid(f + forget_bias) +
+  sigmoid(i) * tanh(j)``, ``h' = tanh(c') * sigmoid(o)``: ``BasicLSTMCell``'s and
+  ``LSTMCell``'s) run as ``ref.ops.fused.lstm_cell``, every value still produced
+  (the gradient reads the sigmoids and tanhs), and its gradient's twelve or
+  thirteen (the gates' ``SigmoidGrad``/``TanhGrad`` of ``Mul``\\ s, their
+  ``ConcatV2``, the new state's gradient) as ``ref.ops.fused.lstm_cell_grads``.
 * the shape memo: a pure step whose every input is a function of some
   ``Shape``/``Size``/``Rank`` output (or a constant) is computed once per shape
   (the arithmetic on a dynamic batch size ``reduce_mean``'s gradient does).
