@@ -5,7 +5,17 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
   ``activations = max(value + bias, 0)``, the sum never stored;
 * ``ReluGrad`` and the ``BiasAddGrad`` of its result:
   ``backprops = gradients * (features > 0)`` and
-  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows.
+  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows;
+* an LSTM cell's gates (``BasicLSTMCell``, ``LSTMCell`` without peepholes or
+  clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
+  ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
+  ops as two compiled passes around NumPy's ``exp`` (once, over the three
+  sigmoids' arguments) and ``tanh`` (:func:`lstm_cell`);
+* that cell's gradient: the ``ConcatV2`` of its four gates' ``SigmoidGrad`` /
+  ``TanhGrad`` of ``Mul``\\ s, and the gradient of ``c'`` (a ``TanhGrad`` of a
+  ``Mul``, plus the one carried from the next step by ``AddN``) -- nothing but
+  IEEE multiplications, subtractions and additions, so one compiled pass
+  (:func:`lstm_cell_grads`).
 
 Each gives the bits of the two kernels one after the other (``ref.ops.nn``):
 the same IEEE operations in the same order -- ``max`` as NumPy's (a NaN passes,
@@ -13,13 +23,19 @@ the same IEEE operations in the same order -- ``max`` as NumPy's (a NaN passes,
 NaN, as TF's), and the bias gradient summed row after row from the first row,
 as NumPy's ``add.reduce(axis=0)`` sums a C-contiguous matrix of two or more
 columns (a NaN's sign and payload aside: which of two NaNs a sum passes on
-is the compiler's choice of operand order, and TF promises no NaN bits). Anything else (other dtypes or layouts, one column, a small input
+is the compiler's choice of operand order, and TF promises no NaN bits). The
+LSTM cell's transcendental functions stay NumPy's (``Sigmoid`` is
+``1 / (1 + exp(-x))`` on NumPy's ``exp``, ``Tanh`` NumPy's ``tanh``: SIMD
+code whose bits a compiled loop's ``exp``/``tanh`` do not reproduce); only
+its additions, negations, multiplications and the reciprocal's division -- each
+one IEEE operation, correctly rounded wherever it runs -- are compiled. Anything else (other dtypes or layouts, one column, a small input
 while Numba is not loaded) runs the two kernels themselves.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ref.ops import fpenv
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -109,3 +125,136 @@ def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="
         return backprops, bias_grad
 
     return _fused_or_form(_relu_bias_grad_rows, g.size, fused, unfused)
+
+
+@njit(nogil=True)
+def _lstm_in(f, bias, i, o, t, e):
+    """t = f + bias; e[0] = -t, e[1] = -i, e[2] = -o (the sigmoids' arguments negated)."""
+    n = f.size
+    ff, ii, oo, tt, ee = f.reshape(-1), i.reshape(-1), o.reshape(-1), t.reshape(-1), e.reshape(-1)
+    for k in range(n):
+        x = ff[k] + bias
+        tt[k] = x
+        ee[k] = -x
+        ee[n + k] = -ii[k]
+        ee[2 * n + k] = -oo[k]
+
+
+@njit(nogil=True)
+def _lstm_mid(c, e, tj, m1, m2, new_c, one):
+    """e <- 1 / (e + 1) (exp already applied: the three sigmoids); m1 = c * sigmoid(f + bias),
+    m2 = sigmoid(i) * tanh(j), new_c = m1 + m2."""
+    n = c.size
+    cc, ee, jj, a, b, s = c.reshape(-1), e.reshape(-1), tj.reshape(-1), m1.reshape(-1), m2.reshape(-1), new_c.reshape(-1)
+    for k in range(3 * n):
+        ee[k] = one / (ee[k] + one)
+    for k in range(n):
+        x = cc[k] * ee[k]
+        y = ee[n + k] * jj[k]
+        a[k] = x
+        b[k] = y
+        s[k] = x + y
+
+
+LSTM_OUTPUTS = ("f_biased", "sigmoid_f", "c_kept", "sigmoid_i", "tanh_j", "c_added", "new_c", "tanh_new_c",
+                "sigmoid_o", "new_h")
+"""What :func:`lstm_cell` returns, in order: each op of the cell's value."""
+
+
+def lstm_cell(unfused, c, i, j, f, forget_bias, o):
+    """The cell's ten values (:data:`LSTM_OUTPUTS`) from the state ``c``, the
+    gates ``i, j, f, o`` and ``forget_bias``; ``unfused()`` (the ops' own kernels
+    one after the other, returning the same ten) where the inputs are not four
+    same-shaped contiguous float32/float64 arrays and a 0-d ``forget_bias`` of
+    their dtype, or a small input while Numba has not built the passes."""
+    x = c
+    if not (x.__class__ is np.ndarray and x.dtype in _FAST and x.flags.c_contiguous and x.size
+            and all(g.__class__ is np.ndarray and g.dtype == x.dtype and g.shape == x.shape and g.flags.c_contiguous
+                    for g in (i, j, f, o))
+            and forget_bias.__class__ is np.ndarray and forget_bias.dtype == x.dtype and forget_bias.ndim == 0):
+        return unfused()
+    if numpy_tier(_lstm_mid, x.size):
+        return run_numpy_form(_lstm_mid, unfused)
+    shape, dtype = x.shape, x.dtype
+    t = np.empty(shape, dtype)
+    e = np.empty((3,) + shape, dtype)
+    _lstm_in(f, forget_bias[()], i, o, t, e)
+    token = fpenv.ignore_errors()  # exp's overflow is sigmoid's 0, as in the Sigmoid kernel
+    try:
+        np.exp(e, out=e)
+    finally:
+        fpenv.restore_errors(token)
+    tj = np.tanh(j)
+    m1, m2, new_c = np.empty(shape, dtype), np.empty(shape, dtype), np.empty(shape, dtype)
+    _lstm_mid(c, e, tj, m1, m2, new_c, dtype.type(1))
+    tc = np.tanh(new_c)
+    return t, e[0], m1, e[1], tj, m2, new_c, tc, e[2], np.multiply(tc, e[2])
+
+
+@njit(nogil=True)
+def _lstm_grad_rows(a, b, yt, carry, has_carry, carry_first, p, r, y, tanh_gate, p_d, r_d, pos, out, d, one):
+    """The cell's gradient, element by element (each op's IEEE operations in its order):
+    ``d = [carry +] TanhGrad(yt, a * b)`` and, for each gate ``q``,
+    ``out[:, pos[q]]`` = ``SigmoidGrad`` or ``TanhGrad`` of ``y[q]`` and ``p[q] * r[q]``
+    (``d`` in place of ``p[q]`` / ``r[q]`` where ``p_d[q]`` / ``r_d[q]``)."""
+    rows, u = a.shape
+    for i in range(rows):
+        for k in range(u):
+            t = a[i, k] * b[i, k]
+            z = yt[i, k]
+            g = t * (one - z * z)
+            if has_carry:
+                g = carry[i, k] + g if carry_first else g + carry[i, k]
+            d[i, k] = g
+            for q in range(4):
+                x = g if p_d[q] else p[q][i, k]
+                w = g if r_d[q] else r[q][i, k]
+                m = x * w
+                v = y[q][i, k]
+                out[i, pos[q] * u + k] = m * (one - v * v) if tanh_gate[q] else (m * v) * (one - v)
+
+
+def lstm_cell_grads(unfused, axis, a, b, yt, carry, carry_first, gates):
+    """``(concat, d)``: an LSTM cell's gate gradients joined along axis 1 (``axis``:
+    the ``ConcatV2``'s axis input) and ``d``, the gradient of its new state ``c'``
+    (``[carry +] TanhGrad(yt, a * b)``, ``carry`` None when there is none); ``gates``,
+    in the concat's order: ``(tanh, p, r, y)`` each, the gate's gradient being
+    ``TanhGrad(y, p * r)`` (``tanh``) or ``SigmoidGrad(y, p * r)``, ``p`` or ``r``
+    None for ``d``. ``unfused()`` (the ops one after the other) where the arrays are
+    not same-shaped C-contiguous float32/float64 matrices or the axis is not 1 / -1."""
+    arrays = [a, b, yt] + ([] if carry is None else [carry]) + [x for g in gates for x in g[1:] if x is not None]
+    x0 = a
+    ax = axis.reshape(-1)[0] if axis.__class__ is np.ndarray and axis.size == 1 and axis.dtype.kind in "iu" else None
+    if not (x0.__class__ is np.ndarray and x0.dtype in _FAST and x0.ndim == 2 and x0.size and ax in (1, -1)
+            and all(x.__class__ is np.ndarray and x.dtype == x0.dtype and x.shape == x0.shape and x.flags.c_contiguous
+                    for x in arrays)):
+        return unfused()
+    if numpy_tier(_lstm_grad_rows, x0.size):
+        return run_numpy_form(_lstm_grad_rows, unfused)
+    rows, u = x0.shape
+    out = np.empty((rows, 4 * u), x0.dtype)
+    d = np.empty((rows, u), x0.dtype)
+    p = tuple(_writable(a if g[1] is None else g[1]) for g in gates)  # tuples of one array type
+    r = tuple(_writable(a if g[2] is None else g[2]) for g in gates)
+    y = tuple(_writable(g[3]) for g in gates)
+    flags = np.array([[g[0], g[1] is None, g[2] is None] for g in gates], np.bool_)
+    _lstm_grad_rows(a, b, yt, a if carry is None else carry, carry is not None, bool(carry_first), p, r, y,
+                    flags[:, 0].copy(), flags[:, 1].copy(), flags[:, 2].copy(), np.arange(4, dtype=np.int64), out, d,
+                    x0.dtype.type(1))
+    return out, d
+
+
+class _Memory:
+    """A read-only array's memory seen as writable (``__array_interface__`` with the
+    read-only flag off), so that a tuple of arrays has one Numba type; the
+    passes only read it."""
+
+    def __init__(self, x):
+        self.x = x
+        face = dict(x.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face
+
+
+def _writable(x):
+    return x if x.flags.writeable else np.asarray(_Memory(x))

@@ -8,8 +8,8 @@ the CPU has AVX-512. (NumPy's OpenBLAS chooses its kernels for the CPU at load
 time, and can be told to use older ones: ``OPENBLAS_CORETYPE=Haswell`` runs
 AVX2 kernels on an AVX-512 CPU at half its multiply-add width.) Products up to
 :data:`SERIAL_WORK` multiply-adds, and those of other dtypes, are NumPy's
-``matmul``. Larger products with fewer than :data:`KERNEL_MIN_SIDE` rows,
-columns or inner length (the kernel's packing would cost more than it saves)
+``matmul``. Larger products with fewer than :data:`KERNEL_MIN_SIDE` rows
+or inner length, or :data:`KERNEL_MIN_COLUMNS` columns (lanes left idle)
 are NumPy's BLAS in blocks on ref's threads, BLAS itself on one thread.
 ``REF_MATMUL=numpy`` sends every product to NumPy (the behaviour before this
 kernel, for comparisons).
@@ -54,9 +54,15 @@ from ref.ops import gemm_kernel
 SERIAL_WORK = 65536 * 4
 """Multiply-adds up to which a product is NumPy's ``matmul`` untouched (OpenBLAS
 runs those on one thread too: ``SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD``)."""
-KERNEL_MIN_SIDE = 32
-"""Rows, columns and inner length a product needs, each, for :mod:`ref.ops.gemm_kernel`:
-a narrower one spends more on packing and padding to whole panels than it saves."""
+KERNEL_MIN_COLUMNS = 32
+"""Columns a product needs for :mod:`ref.ops.gemm_kernel` (a panel of B is 32
+float32 / 16 float64 columns wide: a narrower product leaves lanes idle; 4096x64x16
+ran at 0.7x OpenBLAS's speed)."""
+KERNEL_MIN_SIDE = 8
+"""Rows and inner length a product needs, each, for the kernel: a last group of
+rows runs a micro-kernel of its own size and B is read in place for few rows (an
+LSTM's 20x400x800 gates, and 400x20x800 weight gradient, run at 1.2-1.3x
+OpenBLAS's single-thread speed)."""
 MIN_BLOCK_WORK = 1 << 23
 """Multiply-adds per block, at least: smaller products are one single-threaded call.
 Waking a helper costs the caller ~10 us (a futex wake, an inter-processor
@@ -447,7 +453,7 @@ def _large(m, k, n, dtype) -> bool:
 def uses_kernel(m, k, n, dtype) -> bool:
     """Whether an ``[m, k] @ [k, n]`` product of ``dtype`` goes to ``ref``'s kernel
     (a large one too narrow for it goes to NumPy's BLAS in blocks on ref's threads)."""
-    return _OWN_KERNEL and min(m, n, k) >= KERNEL_MIN_SIDE and _large(m, k, n, dtype)
+    return _OWN_KERNEL and min(m, k) >= KERNEL_MIN_SIDE and n >= KERNEL_MIN_COLUMNS and _large(m, k, n, dtype)
 
 
 def one_thread(m, k, n, dtype) -> bool:

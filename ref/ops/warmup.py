@@ -67,6 +67,11 @@ def _jobs(size):
             lambda a=a, b=b: fused.bias_relu(nn.bias_add, nn.relu, a, b))
         yield f"ReluGrad+BiasAddGrad {np.dtype(dtype).name} (ref.ops.fused)", (
             lambda a=a: fused.relu_bias_grads(nn.relu_grad, nn.bias_add_grad, a, a))
+        yield f"LSTM cell {np.dtype(dtype).name} (ref.ops.fused)", (
+            lambda a=a, d=dtype: fused.lstm_cell(None, a, a, a, a, np.array(1, d), a))
+        yield f"LSTM cell gradient {np.dtype(dtype).name} (ref.ops.fused)", (
+            lambda a=a: fused.lstm_cell_grads(None, np.array(1, np.int32), a, a, a, None, False,
+                                              [(False, None, a, a)] * 4))
         for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             yield f"{op} {np.dtype(dtype).name}", (
                 lambda op=op, dtype=dtype: registry.call(op, shape=np.array([64], np.int32), dtype=dtype,

@@ -1,10 +1,12 @@
-"""ref.ops.fused: BiasAdd+Relu and ReluGrad+BiasAddGrad in one pass give the
-bits of the two kernels one after the other (the oracle: ref's own unfused
+"""ref.ops.fused: BiasAdd+Relu and ReluGrad+BiasAddGrad in one pass, and an
+LSTM cell's ten element-wise ops as two compiled passes, give the bits of the
+kernels one after the other (the oracle: ref's own unfused
 kernels, themselves tested against TF), special values included."""
 import numpy as np
 import pytest
 
 from ref.ops import _jit, fused, nn
+from ref.ops import math as math_ops
 
 
 @pytest.fixture(params=["numba", "numpy tier"])
@@ -12,7 +14,7 @@ def tier(request, monkeypatch):
     # "numba": every input above the NumPy tier's limit; "numpy tier": the forms run
     monkeypatch.setattr(_jit, "NUMPY_MAX", -1 if request.param == "numba" else 1 << 30)
     if request.param == "numpy tier":
-        for k in (fused._bias_relu_rows, fused._relu_bias_grad_rows):
+        for k in (fused._bias_relu_rows, fused._relu_bias_grad_rows, fused._lstm_in, fused._lstm_mid):
             monkeypatch.setattr(k, "_dispatcher", None)
             monkeypatch.setattr(k, "numpy_seconds", 0.0)
     return request.param
@@ -95,3 +97,126 @@ def test_what_does_not_fuse_runs_the_two_kernels(tier, case):
     assert len(calls) == 2
     for a, w in zip(got, want):
         _same(a, w)
+
+
+def _unfused_cell(c, i, j, f, bias, o):
+    """The ten ops of BasicLSTMCell, each its own kernel (ref.ops.math), in TF's order."""
+    with np.errstate(all="ignore"):
+        return _cell(c, i, j, f, bias, o)
+
+
+def _cell(c, i, j, f, bias, o):
+    add, sigmoid, mul, tanh = math_ops.add_v2, math_ops.sigmoid, math_ops.mul, math_ops.tanh
+    t = add(f, bias)
+    sf = sigmoid(t)
+    kept = mul(c, sf)
+    si, tj = sigmoid(i), tanh(j)
+    added = mul(si, tj)
+    new_c = add(kept, added)
+    tc = tanh(new_c)
+    so = sigmoid(o)
+    return [t, sf, kept, si, tj, added, new_c, tc, so, mul(tc, so)]
+
+
+CELL_SHAPES = [(1, 1), (20, 200), (3, 7), (64, 33), (5,), (2, 3, 17)]
+
+
+@pytest.mark.parametrize("shape", CELL_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scale", [1.0, 60.0])  # 60: exp overflows and sigmoid saturates (f32 and f64 at 800)
+def test_lstm_cell_is_its_ten_ops(tier, shape, dtype, scale):
+    rng = np.random.default_rng(shape[0] * 31 + len(shape))
+    scale = scale if dtype == np.float32 else scale * 13
+    c, i, j, f, o = (_data(shape, dtype, rng) * dtype(scale) for _ in range(5))
+    for bias in (np.array(1.0, dtype), np.array(-0.0, dtype), np.array(np.nan, dtype)):
+        got = fused.lstm_cell(lambda: _unfused_cell(c, i, j, f, bias, o), c, i, j, f, bias, o)
+        want = _unfused_cell(c, i, j, f, bias, o)
+        assert len(got) == len(fused.LSTM_OUTPUTS) == len(want)
+        for g, w in zip(got, want):
+            _same(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("case", ["float16", "shapes differ", "bias not 0-d", "bias dtype", "transposed", "empty"])
+def test_an_lstm_cell_that_does_not_fuse_runs_its_ops(tier, case):
+    rng = np.random.default_rng(3)
+    dtype = np.float16 if case == "float16" else np.float32
+    shape = (0, 4) if case == "empty" else (6, 4)
+    c, i, j, f, o = (rng.standard_normal(shape).astype(dtype) for _ in range(5))
+    bias = np.array(1.0, np.float64 if case == "bias dtype" else dtype)
+    if case == "shapes differ":
+        c = c[:1]
+    elif case == "bias not 0-d":
+        bias = np.ones(4, dtype)
+    elif case == "transposed":
+        i = np.ascontiguousarray(i.T).T
+    calls = []
+
+    def unfused():
+        calls.append(1)
+        return _unfused_cell(c, i, j, f, bias, o)
+
+    got = fused.lstm_cell(unfused, c, i, j, f, bias, o)
+    assert calls == [1]
+    for g, w in zip(got, _unfused_cell(c, i, j, f, bias, o)):
+        _same(np.asarray(g), w)
+
+
+def _unfused_cell_grads(axis, a, b, yt, carry, carry_first, gates):
+    """The cell gradient's ops one by one (ref.ops.math, ref.ops.concat_split kernels)."""
+    from ref.ops import concat_split
+
+    with np.errstate(all="ignore"):
+        d = math_ops.tanh_grad(yt, math_ops.mul(a, b))
+        if carry is not None:
+            d = math_ops.add_n([carry, d] if carry_first else [d, carry])
+        parts = []
+        for tanh, p, r, y in gates:
+            m = math_ops.mul(d if p is None else p, d if r is None else r)
+            parts.append(math_ops.tanh_grad(y, m) if tanh else math_ops.sigmoid_grad(y, m))
+        return concat_split.concat_v2(parts, axis), d
+
+
+GRAD_CASES = [  # (shape, carry: None / "first" / "second")
+    ((1, 1), None), ((20, 200), "first"), ((3, 7), "second"), ((64, 33), "first"), ((5, 2), None),
+]
+
+
+@pytest.mark.parametrize("shape, carry", GRAD_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lstm_cell_grads_are_their_ops(tier, shape, carry, dtype):
+    rng = np.random.default_rng(shape[1])
+    a, b, c_in, g = (_data(shape, dtype, rng) for _ in range(4))
+    yt, si, tj, sf, so, tc = (np.tanh(_data(shape, dtype, rng, specials=False)) for _ in range(6))
+    si[0, 0] = np.nan
+    # BasicLSTMCell's gates in the Split's order i, j, f, o: d * tanh(j), d * sigmoid(i),
+    # d * c, d_h * tanh(c'); the Mul operand order as TF's gradients build them
+    gates = [(False, None, tj, si), (True, None, si, tj), (False, None, c_in, sf), (False, g, tc, so)]
+    carry_value = None if carry is None else _data(shape, dtype, rng)
+    for axis in (np.array(1, np.int32), np.array(-1, np.int64)):
+        want = _unfused_cell_grads(axis, a, b, yt, carry_value, carry == "first", gates)
+        got = fused.lstm_cell_grads(lambda: want, axis, a, b, yt, carry_value, carry == "first", gates)
+        for x, w in zip(got, want):
+            _same(x, w)
+        if tier == "numba":
+            assert got[0] is not want[0]  # computed, not the unfused result
+
+
+@pytest.mark.parametrize("case", ["axis 0", "float16", "shapes differ", "1-D", "strided"])
+def test_lstm_cell_grads_that_do_not_fuse_run_their_ops(tier, case):
+    rng = np.random.default_rng(4)
+    dtype = np.float16 if case == "float16" else np.float32
+    shape = (6,) if case == "1-D" else (6, 4)
+    a, b, yt, y, r = (rng.standard_normal(shape).astype(dtype) for _ in range(5))
+    axis = np.array(0 if case in ("axis 0", "1-D") else 1, np.int32)
+    if case == "shapes differ":
+        r = r[:3]
+    elif case == "strided":
+        r = np.ascontiguousarray(r.T).T
+    gates = [(False, None, r, y)] * 4
+    calls = []
+
+    def unfused():
+        calls.append(1)
+        return "unfused"
+
+    assert fused.lstm_cell_grads(unfused, axis, a, b, yt, None, False, gates) == "unfused" and calls == [1]

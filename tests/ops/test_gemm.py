@@ -150,7 +150,7 @@ def test_limit_threads_keeps_the_bits_and_nests():
     assert alone.tobytes() == whole.tobytes()
 
 
-NARROW = [(4096, 25, 32), (6272, 9, 64), (20000, 64, 8), (16, 4096, 4096), (3000, 31, 200)]
+NARROW = [(4096, 4, 32), (6272, 64, 16), (20000, 64, 8), (4, 4096, 4096), (3000, 7, 200), (4096, 512, 31)]
 
 
 @pytest.mark.parametrize("m,k,n", NARROW)

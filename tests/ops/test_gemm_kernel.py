@@ -93,17 +93,43 @@ def _operands(m, k, n, dtype, seed, layout="C"):
     return a, b
 
 
-@pytest.mark.parametrize("m, k, n", SMALL)
+EDGES = [
+    # every last-row-group size (micro-kernels of 1..MR rows), B read in place (m <= SMALL_M)
+    (2, 40, 64), (3, 17, 32), (4, 9, 96), (8, 33, 64), (9, 12, 40), (10, 70, 45), (11, 5, 33),
+    # in place, with a last partial panel packed, and chains resumed from C past KC
+    (20, 300, 80), (23, 520, 47), (17, 257, 32),
+    # B packed (m > SMALL_M): partial panels through the scratch block, resumed past KC
+    (25, 300, 40), (31, 513, 65), (50, 260, 31),
+    # more columns than NC (2048): B packed and in place
+    (3, 20, 2100), (40, 9, 2081),
+    # B larger than DIRECT_B_BYTES with few rows: packed
+    (5, 1600, 1030),
+]
+"""Shapes through each path of ``gemm_kernel.gemm``: the row-group sizes, B in
+place or packed, whole or partial panels (C written in place or through the
+scratch block), first and resumed chains."""
+
+
+@pytest.mark.parametrize("m, k, n", SMALL + EDGES)
 @pytest.mark.parametrize("layout", ["C", "T", "slice"])
 def test_float32_is_the_fused_chain(m, k, n, layout):
     a, b = _operands(m, k, n, np.float32, m * 1000 + k, layout)
     assert kernel(a, b).tobytes() == fused_chain_f32(a, b).tobytes()
 
 
-@pytest.mark.parametrize("m, k, n", SMALL[:5])
-def test_float64_is_the_fused_chain(m, k, n):
-    a, b = _operands(m, k, n, np.float64, k)
+@pytest.mark.parametrize("m, k, n", SMALL[:5] + [(2, 30, 16), (5, 7, 40), (11, 270, 17), (26, 20, 33)])
+@pytest.mark.parametrize("layout", ["C", "T"])
+def test_float64_is_the_fused_chain(m, k, n, layout):
+    a, b = _operands(m, k, n, np.float64, k, layout)
     assert kernel(a, b).tobytes() == fused_chain_f64(a, b).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_empty_inner_dimension_is_zeros(dtype):
+    a, b = np.ones((3, 0), dtype), np.ones((0, 40), dtype)
+    out = np.full((3, 40), np.nan, dtype)
+    gemm._KernelProduct(a, b, out, 0).into_result(0, 3)
+    assert out.tobytes() == np.zeros((3, 40), dtype).tobytes()
 
 
 @pytest.mark.parametrize("m, k, n", [(128, 784, 256), (300, 257, 70), (96, 64, 96)])

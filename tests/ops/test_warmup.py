@@ -46,10 +46,13 @@ def test_the_fused_kernels_are_warmed_up(monkeypatch):
     from ref.ops import fused
 
     jobs = dict(warmup._jobs(8))
-    names = ["BiasAdd+Relu float32 (ref.ops.fused)", "ReluGrad+BiasAddGrad float32 (ref.ops.fused)"]
+    names = ["BiasAdd+Relu float32 (ref.ops.fused)", "ReluGrad+BiasAddGrad float32 (ref.ops.fused)",
+             "LSTM cell float32 (ref.ops.fused)", "LSTM cell gradient float32 (ref.ops.fused)"]
     assert set(names) <= set(jobs)
     monkeypatch.setattr(_jit, "NUMPY_MAX", 0)
     for name in names:
         jobs[name]()
     assert fused._bias_relu_rows._dispatcher is not None
     assert fused._relu_bias_grad_rows._dispatcher is not None
+    assert fused._lstm_in._dispatcher is not None and fused._lstm_mid._dispatcher is not None
+    assert fused._lstm_grad_rows._dispatcher is not None

@@ -81,3 +81,70 @@ def test_a_fetched_sum_is_not_fused_away():
             np.testing.assert_array_equal(p, feed[x] + [1.0, -1.0, 0.0])
             np.testing.assert_array_equal(a, np.maximum(p, 0))
         assert not any("_bias_relu(" in s for s in _compiled_sources(sess))
+
+
+def _lstm(cell_class, steps=3, batch=4, depth=5, units=6, seed=0):
+    tf.set_random_seed(seed)
+    x = tf.placeholder(tf.float32, [batch, steps, depth], name="x")
+    cells = tf.nn.rnn_cell.MultiRNNCell([cell_class(units) for _ in range(2)])
+    outputs, _ = tf.nn.static_rnn(cells, tf.unstack(x, axis=1), initial_state=cells.zero_state(batch, tf.float32))
+    loss = tf.reduce_mean(tf.square(tf.concat(outputs, 1)))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    return x, loss, train
+
+
+@pytest.mark.parametrize("cell", ["BasicLSTMCell", "LSTMCell"])
+def test_lstm_training_gives_the_step_loops_bits(cell):
+    rng = np.random.default_rng(2)
+    batches = [rng.standard_normal((4, 3, 5)).astype(np.float32) * s for s in (1, 3, 1, 10)]
+    results = []
+    for traced in (False, True):
+        g = tf.Graph()
+        with g.as_default(), tf.Session() as sess:
+            x, loss, train = _lstm(getattr(tf.nn.rnn_cell, cell))
+            sess.run(tf.global_variables_initializer())
+            opts = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata()) if traced else {}
+            for bx in batches:
+                sess.run(train, {x: bx}, **opts)
+            results.append([v.tobytes() for v in sess.run(tf.trainable_variables() + [loss], {x: bx})])
+            if not traced:
+                src = "\n".join(_compiled_sources(sess))
+                assert src.count("_lstm_cell(") == 6  # 2 layers x 3 steps, in the training plan
+                assert src.count("_lstm_cell_grads(") == 6
+    assert results[0] == results[1]
+
+
+def test_a_fetched_lstm_gate_value_is_still_computed():
+    g = tf.Graph()
+    with g.as_default(), tf.Session() as sess:
+        x, loss, train = _lstm(tf.nn.rnn_cell.BasicLSTMCell, steps=1)
+        sess.run(tf.global_variables_initializer())
+        sig = [op for op in g.get_operations() if op.type == "Sigmoid"][0].outputs[0]
+        bx = np.ones((4, 1, 5), np.float32)
+        for _ in range(3):  # a plan is compiled after its first runs
+            got = sess.run([sig, loss], {x: bx})
+        want = sess.run([sig, loss], {x: bx}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata())
+        assert "_lstm_cell(" in "\n".join(_compiled_sources(sess))
+        assert [v.tobytes() for v in got] == [v.tobytes() for v in want]
+
+
+def test_an_lstm_cell_error_names_its_op():
+    g = tf.Graph()
+    with g.as_default(), tf.Session() as sess:
+        c, i, j, f, o = (tf.placeholder(tf.float32, [None, 4], name=n) for n in "cijfo")
+        kept = tf.multiply(c, tf.sigmoid(f + 1.0), name="kept")
+        new_h = tf.multiply(tf.tanh(kept + tf.sigmoid(i) * tf.tanh(j)), tf.sigmoid(o), name="new_h")
+        ok = {t: np.ones((3, 4), np.float32) for t in (c, i, j, f, o)}
+        for _ in range(3):
+            want = sess.run(new_h, ok)
+        assert "_lstm_cell(" in "\n".join(_compiled_sources(sess))
+        traced = sess.run(new_h, ok, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                          run_metadata=tf.RunMetadata())
+        assert want.tobytes() == traced.tobytes()
+        bad = dict(ok)
+        bad[c] = np.ones((2, 4), np.float32)
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            sess.run(new_h, bad)
+        assert e.value.op.name == "kept"

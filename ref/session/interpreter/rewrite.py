@@ -6,7 +6,13 @@ type; it asks this table. No rewrite changes a result's bits.
   first one's place (the others leave only their drops): a ``BiasAdd`` with
   the ``Relu`` that alone reads it and a ``ReluGrad`` with the ``BiasAddGrad``
   of its result run fused (``ref.ops.fused``, TF's remapper); two adjacent
-  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads.
+  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads; an
+  LSTM cell's ten element-wise ops (``c' = c * sigmoid(f + forget_bias) +
+  sigmoid(i) * tanh(j)``, ``h' = tanh(c') * sigmoid(o)``: ``BasicLSTMCell``'s and
+  ``LSTMCell``'s) run as ``ref.ops.fused.lstm_cell``, every value still produced
+  (the gradient reads the sigmoids and tanhs), and its gradient's twelve or
+  thirteen (the gates' ``SigmoidGrad``/``TanhGrad`` of ``Mul``\\ s, their
+  ``ConcatV2``, the new state's gradient) as ``ref.ops.fused.lstm_cell_grads``.
 * the shape memo: a pure step whose every input is a function of some
   ``Shape``/``Size``/``Rank`` output (or a constant) is computed once per shape
   (the arithmetic on a dynamic batch size ``reduce_mean``'s gradient does).
@@ -22,7 +28,7 @@ import numpy as np
 from ref.ops import fused as fused_ops, gemm
 from ref.session.interpreter.failures import KERNEL_ERRORS, call
 from ref.session.interpreter.state import Ref
-from ref.session.interpreter.steps import POSITIONAL, is_pure
+from ref.session.interpreter.steps import KERNEL, POSITIONAL, is_pure
 
 
 def _plain(step, op_type):
@@ -145,11 +151,267 @@ def _one_thread_product(args, attrs):
     return gemm.one_thread(m, k, n, a.dtype)
 
 
-GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads())
+_ADDS = ("AddV2", "Add")
+
+
+class LSTMCell:
+    """An LSTM cell's element-wise ops as one call (``ref.ops.fused.lstm_cell``):
+    from its last ``Mul`` ``h' = tanh(c') * sigmoid(o)`` back through
+    ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)`` (either operand
+    order of each ``Mul`` and of ``c'``'s add). The call takes the place of the
+    first of the ten steps, so every input the cell reads from outside must be
+    computed before that step; all ten values are written, whoever reads them."""
+
+    def find(self, steps, fetched, taken):
+        made = {st.out0: n for n, st in enumerate(steps) if st.kind == POSITIONAL and st.out0 is not None}
+        written = {o: n for n, st in enumerate(steps) for o in st.outputs if o is not None}
+
+        def producer(slot, *types):
+            n = made.get(slot)
+            if n is None or n in taken or not any(_plain(steps[n], t) for t in types):
+                return None
+            return n
+
+        def operands(n, first, second):
+            """Step n's two inputs' producers as (one of ``first``, one of ``second``), either order."""
+            if len(steps[n].reads) != 2:
+                return None
+            x, y = (src for src, _ in steps[n].reads)
+            for u, v in ((x, y), (y, x)):
+                p, q = producer(u, *first), producer(v, *second)
+                if p is not None and q is not None:
+                    return p, q
+            return None
+
+        def kept(m):
+            """(sigmoid step, add step) when step m is ``c * sigmoid(f + forget_bias)``."""
+            for src, _ in steps[m].reads:
+                sf = producer(src, "Sigmoid")
+                t = None if sf is None else producer(steps[sf].reads[0][0], *_ADDS)
+                if t is not None and len(steps[t].reads) == 2:
+                    return sf, t
+            return None
+
+        for nh in range(len(steps)):
+            if nh in taken or not _plain(steps[nh], "Mul"):
+                continue
+            outer = operands(nh, ("Tanh",), ("Sigmoid",))
+            nc = None if outer is None else producer(steps[outer[0]].reads[0][0], *_ADDS)
+            parts = None if nc is None else operands(nc, ("Mul",), ("Mul",))
+            if parts is None:
+                continue
+            for m1, m2 in (parts, parts[::-1]):
+                sig_t, added = kept(m1), operands(m2, ("Sigmoid",), ("Tanh",))
+                if sig_t is not None and added is not None:
+                    break
+            else:
+                continue
+            (tc, so), (sf, t), (si, tj) = outer, sig_t, added
+            group = (t, sf, m1, si, tj, m2, nc, tc, so, nh)
+            if len(set(group)) != len(group) or taken.intersection(group):
+                continue
+            inside = {steps[n].out0 for n in group}
+            outside = {src for n in group for src, _ in steps[n].reads} - inside
+            first = min(group)
+            if any(written.get(s, -1) >= first for s in outside):
+                continue
+            taken.update(group)
+            yield (first,) + group
+
+    def emit(self, group, w):
+        first, members = group[0], group[1:]
+        steps = w.steps
+        t, sf, m1 = members[:3]
+        si, tj, so = members[3], members[4], members[8]
+        c_read = next(r for r in steps[m1].reads if r[0] != steps[sf].out0)
+        reads = [c_read, steps[si].reads[0], steps[tj].reads[0], steps[t].reads[0], steps[t].reads[1],
+                 steps[so].reads[0]]
+        unfused = _UnfusedCell([src for src, _ in reads], [steps[n] for n in sorted(members)],
+                               [steps[n].out0 for n in members])
+        name = w.bind(f"L{first}", unfused)
+        ins = ", ".join(w.value_of(src, deref, first) for src, deref in reads)
+        outs = [steps[n].out0 for n in members]
+        w.line(f"{', '.join(f's{o}' for o in outs)} = _lstm_cell({name}, {ins})")
+        w.values(*outs)
+
+    @staticmethod
+    def run(unfused, c, i, j, f, forget_bias, o):
+        return fused_ops.lstm_cell(lambda: unfused(c, i, j, f, forget_bias, o), c, i, j, f, forget_bias, o)
+
+
+class _UnfusedCell:
+    """The cell's ten ops one after the other in the plan's order, each its own
+    kernel (an error names its op), from the cell's six input slots' values;
+    returns the values of ``outs``."""
+
+    def __init__(self, inputs, steps, outs):
+        self.inputs, self.outs = inputs, outs
+        self.calls = [(st.op, st.kernel, tuple(src for src, _ in st.reads), st.out0, dict(st.attrs))
+                      for st in steps]
+
+    def __call__(self, *values):
+        env = dict(zip(self.inputs, values))
+        for op, kernel, reads, out, attrs in self.calls:
+            env[out] = call(op, kernel, [env[s] for s in reads], attrs)
+        return [env[s] for s in self.outs]
+
+
+class LSTMCellGrads:
+    """An LSTM cell's gradient as one call (``ref.ops.fused.lstm_cell_grads``): the
+    ``ConcatV2`` of its four gates' gradients (its ``Split``'s gradient), each a
+    ``SigmoidGrad``/``TanhGrad`` of a ``Mul``, three of the ``Mul``\\ s reading the
+    gradient ``d`` of the new state ``c'`` -- a ``TanhGrad`` of a ``Mul``, or the
+    ``AddN`` of that and the gradient carried from the next step. ``d`` and the
+    concat are written (whoever reads them); every other value of the group must
+    have no reader outside it and not be fetched."""
+
+    def find(self, steps, fetched, taken):
+        made = {st.out0: n for n, st in enumerate(steps) if st.kind == POSITIONAL and st.out0 is not None}
+        written = {o: n for n, st in enumerate(steps) for o in st.outputs if o is not None}
+        readers = _readers(steps)
+
+        def producer(slot, *types):
+            n = made.get(slot)
+            if n is None or n in taken or not any(_plain(steps[n], t) for t in types):
+                return None
+            return n
+
+        def tanh_of_mul(slot):
+            tg = producer(slot, "TanhGrad")
+            m = None if tg is None else producer(steps[tg].reads[1][0], "Mul")
+            return None if m is None or len(steps[m].reads) != 2 else (m, tg)
+
+        for cat, st in enumerate(steps):
+            if (cat in taken or st.kind != KERNEL or st.deadable or st.ctx or st.op._type != "ConcatV2"
+                    or len(st.reads) != 5):
+                continue
+            gates = []
+            for src, _ in st.reads[:4]:
+                g = producer(src, "SigmoidGrad", "TanhGrad")
+                m = None if g is None else producer(steps[g].reads[1][0], "Mul")
+                if m is None or len(steps[m].reads) != 2:
+                    break
+                gates.append((g, m))
+            if len(gates) != 4:
+                continue
+            shared = _shared(steps, gates)
+            if len(shared) != 1:
+                continue
+            d_slot = shared[0]
+            chain = tanh_of_mul(d_slot)
+            add = None
+            if chain is None:
+                add = written.get(d_slot)
+                if (add is None or add in taken or steps[add].kind != KERNEL or steps[add].deadable
+                        or steps[add].ctx or steps[add].op._type != "AddN" or len(steps[add].reads) != 2):
+                    continue
+                x, y = (src for src, _ in steps[add].reads)
+                chain = tanh_of_mul(x) or tanh_of_mul(y)
+                if chain is None:
+                    continue
+            group = tuple(n for gm in gates for n in gm) + chain + ((add,) if add is not None else ()) + (cat,)
+            if len(set(group)) != len(group) or taken.intersection(group):
+                continue
+            inside = {steps[n].out0 for n in group}
+            own = inside - {d_slot, st.out0}
+            m, tg = chain
+            if (any(src in inside and src != d_slot for _, gm in gates for src, _ in steps[gm].reads)
+                    or any(steps[g].reads[0][0] in inside for g, _ in gates)
+                    or any(src in inside for src, _ in steps[m].reads) or steps[tg].reads[0][0] in inside
+                    or (add is not None and all(src in inside for src, _ in steps[add].reads))
+                    or any(src in inside for src, _ in st.reads[4:])):
+                continue
+            if own & fetched or any(set(readers.get(s, ())) - set(group) for s in own):
+                continue
+            outside = {src for n in group for src, _ in steps[n].reads} - inside
+            first = min(group)
+            if any(written.get(s, -1) >= first for s in outside):
+                continue
+            taken.update(group)
+            yield (first,) + group
+
+    def emit(self, group, w):
+        first, members = group[0], group[1:]
+        steps = w.steps
+        cat = steps[members[-1]]
+        gates = [members[2 * q: 2 * q + 2] for q in range(4)]
+        d_slot = _shared(steps, gates)[0]
+        mul_d, tanh_d = members[8], members[9]
+        add = members[10] if len(members) == 12 else None
+        inputs = []  # the group's outside (slot, deref) reads, each once
+
+        def ref(n, pos):
+            src, deref = steps[n].reads[pos]
+            if src == d_slot and n != add:
+                return None
+            if (src, deref) not in inputs:
+                inputs.append((src, deref))
+            return inputs.index((src, deref))
+
+        a, b, yt = ref(mul_d, 0), ref(mul_d, 1), ref(tanh_d, 0)
+        carry, carry_first = None, False
+        if add is not None:
+            x = steps[add].reads[0][0]
+            carry_first = x != steps[tanh_d].out0
+            carry = ref(add, 0 if carry_first else 1)
+        spec = [(steps[g].op._type == "TanhGrad", ref(m, 0), ref(m, 1), ref(g, 0)) for g, m in gates]
+        axis = ref(members[-1], 4)
+        unfused = _UnfusedGroup([src for src, _ in inputs], [steps[n] for n in sorted(members)],
+                                [cat.out0, d_slot])
+        name = w.bind(f"G{first}", (unfused, axis, a, b, yt, carry, carry_first, spec))
+        w.line(f"s{cat.out0}, s{d_slot} = _lstm_cell_grads({name}, "
+               f"[{', '.join(w.value_of(src, deref, first) for src, deref in inputs)}])")
+        w.values(cat.out0, d_slot)
+
+    @staticmethod
+    def run(spec, values):
+        unfused, axis, a, b, yt, carry, carry_first, gates = spec
+
+        def v(i):
+            return None if i is None else values[i]
+
+        return fused_ops.lstm_cell_grads(
+            lambda: unfused(*values), values[axis], values[a], values[b], values[yt], v(carry), carry_first,
+            [(tanh, v(p), v(r), values[y]) for tanh, p, r, y in gates])
+
+
+def _shared(steps, gates):
+    """The slots that exactly three of the gates' ``Mul``\\ s read (the new state's gradient)."""
+    counts = {}
+    for _, m in gates:
+        for s in {src for src, _ in steps[m].reads}:
+            counts[s] = counts.get(s, 0) + 1
+    return [s for s, k in counts.items() if k == 3]
+
+
+class _UnfusedGroup:
+    """A group's steps one after the other in the plan's order, each its own kernel
+    (an error names its op), from the values of its outside input slots; returns
+    the values of ``outs``."""
+
+    def __init__(self, inputs, steps, outs):
+        self.inputs, self.steps, self.outs = inputs, steps, outs
+
+    def __call__(self, *values):
+        env = dict(zip(self.inputs, values))
+        for st in self.steps:
+            args = [env[s] for s, _ in st.reads]
+            if st.kind == POSITIONAL:
+                env[st.out0] = call(st.op, st.kernel, args, st.attrs)
+            else:
+                kwargs = dict(st.attrs)
+                for name, i, end in st.layout:
+                    kwargs[name] = args[i] if end is None else args[i:end]
+                env[st.out0] = call(st.op, st.kernel, (), kwargs)
+        return [env[s] for s in self.outs]
+
+
+GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads())
 """The group rewrites, in the order they choose their steps."""
 
 RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_relu_bias_grads": ReluBiasGrads.run,
-           "_matmul_pair": MatMulPair.run}
+           "_matmul_pair": MatMulPair.run, "_lstm_cell": LSTMCell.run,
+           "_lstm_cell_grads": LSTMCellGrads.run}
 """The names the code the rewrites write calls."""
 
 
@@ -159,7 +421,7 @@ def groups(steps, fetched):
     for rewrite in GROUPS:
         for group in list(rewrite.find(steps, fetched, taken)):
             first[group[0]] = (rewrite, group)
-            member.update((m, group[0]) for m in group[1:])
+            member.update((m, group[0]) for m in group[1:] if m != group[0])
     return first, member
 
 
