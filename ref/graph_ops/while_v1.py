@@ -42,9 +42,10 @@ def is_loop_switch(op) -> bool:
 
 
 def get_loop_constant_enter(value):
-    """The constant Enter ``value`` comes from through Identity ops, or None."""
+    """The constant Enter ``value`` comes from through Identity and Switch ops
+    (a cond's view of a loop invariant is invariant too), or None."""
     op = value.op
-    while op.type in ("Identity", "RefIdentity"):
+    while op.type in ("Identity", "RefIdentity", "Switch", "RefSwitch"):
         op = op.inputs[0].op
     return op if _is_loop_constant_enter(op) else None
 
@@ -375,6 +376,8 @@ class WhileContext(ControlFlowContext):
         ``op`` (a constant Enter), as a loop variable of this gradient loop (``b_acc``)."""
         self.Exit()
         shape = grad.shape
+        if grad.dtype.base_dtype == dtypes.variant:  # a TensorList's gradient: zeros like the list, AddN to sum
+            return self._add_variant_accumulator(op, grad)
         if shape.is_fully_defined():
             if self.outer_context:
                 self.outer_context.Enter()
@@ -411,6 +414,29 @@ class WhileContext(ControlFlowContext):
         add_acc = apply_op("AddV2", x=switch_acc_true, y=grad, name="Add")
         next_acc = _forward("NextIteration", "RefNextIteration", add_acc, None)
         merge_acc.op._update_input(1, next_acc)
+        result_acc = _forward("Exit", "RefExit", switch_acc_false, "b_acc")
+        self.loop_exits.append(result_acc)
+        self.ExitResult([result_acc])
+        return result_acc
+
+    def _add_variant_accumulator(self, op, grad):
+        """``AddBackpropAccumulator`` for a ``variant`` gradient (a TensorList
+        invariant the loop reads, as TensorArray builds on this branch): the
+        sum starts from ``ZerosLike`` of the list and adds with ``AddN``."""
+        if self.outer_context:
+            self.outer_context.Enter()
+        acc = apply_op("ZerosLike", x=op.inputs[0], name="b_acc")
+        if self.outer_context:
+            self.outer_context.Exit()
+        self.Enter()
+        self.AddName(acc.name)
+        enter_acc = enter_frame(acc, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                                name="b_acc")
+        self.loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = switch(merge_acc, self._pivot)
+        add_acc = apply_op("AddN", inputs=[switch_acc_true, grad], name="Add")
+        merge_acc.op._update_input(1, _forward("NextIteration", "RefNextIteration", add_acc, None))
         result_acc = _forward("Exit", "RefExit", switch_acc_false, "b_acc")
         self.loop_exits.append(result_acc)
         self.ExitResult([result_acc])
@@ -468,7 +494,7 @@ class WhileContext(ControlFlowContext):
             with control_dependencies(new):
                 body_result = nest.map_structure(lambda x: x if isinstance(x, TensorArray) else _identity(
                     convert_to_tensor(x)), body_result)
-        nest.assert_same_structure(list(_pack(structure, flat_orig)), list(body_result))
+        nest.assert_same_structure(list(_pack(structure, flat_orig)), list(body_result), check_types=True)
         result = [convert_to_tensor(x.flow if isinstance(x, TensorArray) else x) for x in nest.flatten(body_result)]
         if len(merge_vars) != len(result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
