@@ -16,6 +16,7 @@ from ref.types.shapes import TensorShape, as_shape
 from ref.framework.graph import (GraphKeys, Tensor, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, prepend_name_scope, register_proto_function,
                                  strip_name_scope, add_to_collection)
+from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import control_flow_v1
@@ -418,6 +419,60 @@ class WhileContext(ControlFlowContext):
         self.loop_exits.append(result_acc)
         self.ExitResult([result_acc])
         return result_acc
+
+    def AddBackpropIndexedSlicesAccumulator(self, op, grad):
+        """``AddBackpropAccumulator`` for an IndexedSlices gradient (a gather
+        from a loop invariant, as an embedding lookup in the body): the
+        iterations' slices concatenated, from one zero row at index 0; the
+        dense shape the maximum seen. Returns the IndexedSlices of the exits."""
+        values, indices, dense_shape = grad.values, grad.indices, grad.dense_shape
+        self.Exit()
+        if self.outer_context:
+            self.outer_context.Enter()
+        if values.shape.is_fully_defined():
+            values_acc = constant(0, dtype=values.dtype.base_dtype, shape=[1] + values.shape.as_list()[1:],
+                                  name="b_acc")
+        else:
+            inner = apply_op("Shape", input=op.inputs[0], out_type=dtypes.int32, name="Shape")
+            with name_scope(None, "strided_slice") as scope:  # TF: shape[1:]
+                rows = apply_op("StridedSlice", input=inner, begin=constant([1], name="stack"),
+                                end=constant([0], name="stack_1"), strides=constant([1], name="stack_2"),
+                                end_mask=1, name=scope)
+            shape = apply_op("ConcatV2", values=[[1], rows], axis=0, name="concat")
+            values_acc = zeros_for(shape, values.dtype)
+        indices_acc = constant([0], dtype=indices.dtype.base_dtype)
+        shape_acc = None
+        if dense_shape is not None:
+            if dense_shape.shape.is_fully_defined():
+                shape_acc = constant(0, dtype=dense_shape.dtype.base_dtype, shape=dense_shape.shape.as_list())
+            else:
+                shape_acc = apply_op("ZerosLike", x=apply_op("Shape", input=op.inputs[0],
+                                                              out_type=dense_shape.dtype.base_dtype, name="Shape"),
+                                     name="zeros_like")
+        if self.outer_context:
+            self.outer_context.Exit()
+        self.Enter()
+        init_acc = [indices_acc, values_acc] + ([shape_acc] if shape_acc is not None else [])
+        for x in init_acc:
+            self.AddName(x.name)
+        enter_acc = [enter_frame(x, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                                 use_input_shape=False, name="b_acc") for x in init_acc]
+        enter_acc[0].set_shape([None])
+        if values_acc.shape.ndims is not None:
+            enter_acc[1].set_shape([None] + values_acc.shape.as_list()[1:])
+        self.loop_enters.extend(enter_acc)
+        merge_acc = [merge([x, x], name="b_acc")[0] for x in enter_acc]
+        switch_acc = [switch(x, self._pivot) for x in merge_acc]
+        acc = [apply_op("ConcatV2", values=[sw[1], new], axis=0, name="concat")
+               for sw, new in zip(switch_acc[:2], [indices, values])]
+        if shape_acc is not None:
+            acc.append(apply_op("Maximum", x=dense_shape, y=switch_acc[2][1], name="Maximum"))
+        for m, x in zip(merge_acc, acc):
+            m.op._update_input(1, _forward("NextIteration", "RefNextIteration", x, None))
+        exit_acc = [_forward("Exit", "RefExit", sw[0], "b_acc") for sw in switch_acc]
+        self.loop_exits.extend(exit_acc)
+        self.ExitResult(exit_acc)
+        return IndexedSlices(exit_acc[1], exit_acc[0], exit_acc[2] if shape_acc is not None else None)
 
     def _add_variant_accumulator(self, op, grad):
         """``AddBackpropAccumulator`` for a ``variant`` gradient (a TensorList
