@@ -122,9 +122,29 @@ def gather_unknown_rows_in_body(tf):
     return [g.values, g.indices, g.dense_shape]
 
 
+
+def indexed_slices_loop_var(tf):
+    """TF 1.x loops carry an IndexedSlices as its component tensors; the gradient reaches its values."""
+    x = tf.placeholder(tf.float32, [2, 2], name="x")
+    s0 = tf.IndexedSlices(x, tf.constant([0, 2]), tf.constant([3, 2]))
+    _, s = tf.while_loop(lambda i, s: i < 3,
+                         lambda i, s: (i + 1, tf.IndexedSlices(tf.sin(s.values) * 2.0, s.indices, s.dense_shape)),
+                         [tf.constant(0), s0])
+    return tf.gradients(tf.reduce_sum(s.values), x)
+
+
+def sparse_tensor_loop_var(tf):
+    x = tf.placeholder(tf.float32, [2], name="x")
+    st0 = tf.SparseTensor([[0, 0], [1, 1]], x, [2, 2])
+    _, st = tf.while_loop(lambda i, s: i < 2,
+                          lambda i, s: (i + 1, tf.SparseTensor(s.indices, s.values * s.values, s.dense_shape)),
+                          [tf.constant(0), st0])
+    return tf.gradients(tf.reduce_sum(st.values), x)
+
+
 SNIPPETS = [simple, nested, maximum_iterations, maximum_iterations_single, parallel_iterations_1,
             parallel_iterations_32, cond_in_loop, loop_in_cond, variable_in_body, get_variable_in_body, no_back_prop,
-            gather_in_body, gather_unknown_rows_in_body]
+            gather_in_body, gather_unknown_rows_in_body, indexed_slices_loop_var, sparse_tensor_loop_var]
 
 
 NOT_YET = {gather_unknown_rows_in_body: "ref's GatherV2 gradient leaves its values' row count unknown "
