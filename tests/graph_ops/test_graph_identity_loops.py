@@ -142,9 +142,20 @@ def sparse_tensor_loop_var(tf):
     return tf.gradients(tf.reduce_sum(st.values), x)
 
 
+
+def gather_from_loop_output(tf):
+    """An IndexedSlices gradient reaching the loop's Exit: its components enter,
+    merge, switch and exit the gradient loop (the gather takes as many rows as
+    the loop variable has, or TF's graph builder refuses the back edge)."""
+    x = tf.placeholder(tf.float32, [3, 2], name="x")
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.sin(y) * x), [tf.constant(0), x])
+    return tf.gradients(tf.reduce_sum(tf.gather(y, [2, 0, 1])), x)
+
+
 SNIPPETS = [simple, nested, maximum_iterations, maximum_iterations_single, parallel_iterations_1,
             parallel_iterations_32, cond_in_loop, loop_in_cond, variable_in_body, get_variable_in_body, no_back_prop,
-            gather_in_body, gather_unknown_rows_in_body, indexed_slices_loop_var, sparse_tensor_loop_var]
+            gather_in_body, gather_unknown_rows_in_body, indexed_slices_loop_var, sparse_tensor_loop_var,
+            gather_from_loop_output]
 
 
 NOT_YET = {gather_unknown_rows_in_body: "ref's GatherV2 gradient leaves its values' row count unknown "
@@ -186,3 +197,27 @@ def test_loop_gradient_values_match_tensorflow(snippet, p):
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
 
+
+
+def _fewer_rows(tf):
+    x = tf.placeholder(tf.float32, [3, 2], name="x")
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.sin(y) * x), [tf.constant(0), x])
+    return tf.gradients(tf.reduce_sum(tf.gather(y, [2, 0])), x)
+
+
+def test_gathering_fewer_rows_from_a_loop_output_fails_as_in_tensorflow():
+    """TF's graph builder refuses the gradient loop's back edge: the dense
+    gradient of the body has all rows, the gathered slices fewer."""
+    def error(lib):
+        with lib.Graph().as_default():
+            try:
+                _fewer_rows(lib)
+            except Exception as e:  # noqa: BLE001 -- compared with TF's
+                return type(e).__name__, str(e)
+        return None
+
+    tf = tf_v1()
+    with tf1_behaviour():
+        want = error(tf)
+    assert want == ("InvalidArgumentError", "Cannot update edge, incompatible shapes: [3,2] and [2,2].")
+    assert error(ref) == want
