@@ -254,9 +254,12 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None):
     elif int(np.prod(ds)) >= _LARGE_SPARSE_NUM_ELEMENTS:
         warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {int(np.prod(ds))} "
                       "elements. This may consume a large amount of memory.", stacklevel=3)
-    return apply_op("UnsortedSegmentSum", data=value.values, segment_ids=value.indices,
-                    num_segments=apply_op("StridedSlice", input=value.dense_shape, begin=[0], end=[1],
-                                          strides=[1], shrink_axis_mask=1), name=name)
+    with name_scope(None, "strided_slice") as scope:  # TF: dense_shape[0], as Tensor.__getitem__ names it
+        rows = apply_op("StridedSlice", input=value.dense_shape, begin=constant([0], name="stack"),
+                        end=constant([1], name="stack_1"), strides=constant([1], name="stack_2"),
+                        shrink_axis_mask=1, name=scope)
+    return apply_op("UnsortedSegmentSum", data=value.values, segment_ids=value.indices, num_segments=rows,
+                    name=name)
 
 
 # ---------------------------------------------------------------------------

@@ -82,7 +82,10 @@ def reduce_gradient_args(x, y, gx, gy):
 
 
 def shapes_equal_and_known(x, y, grad):
-    """TF's ``_ShapesFullySpecifiedAndEqual``: the fast path of Add/Sub/Mul."""
+    """TF's ``_ShapesFullySpecifiedAndEqual``: the fast path of Add/Sub/Mul
+    (never for an IndexedSlices gradient, which the slow path densifies)."""
+    if not hasattr(grad, "shape"):
+        return False
     xs = x.shape
     return (xs.is_fully_defined() and y.shape.is_fully_defined() and grad.shape.is_fully_defined()
             and xs.as_list() == y.shape.as_list() == grad.shape.as_list())

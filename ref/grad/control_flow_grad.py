@@ -6,15 +6,15 @@ a Switch output that got no gradient sit on the other side of a fresh Switch
 """
 from __future__ import annotations
 
-from ref.types import dtypes
-from ref.framework.graph import IndexedSlices, control_dependencies, get_default_graph, name_scope
+from ref.types import dtypes, errors
+from ref.framework.graph import IndexedSlices, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op
 from ref.grad._util import var_handle_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_v1 import (CondContext, get_output_context, is_switch, merge, switch,
                                            switch_ref_or_tensor)
-from ref.graph_ops.while_v1 import WhileContext, add_next_and_back_edge, enter_frame as enter, exit_
+from ref.graph_ops.while_v1 import WhileContext, add_next_and_back_edge, enter_frame as enter, exit_, next_iteration
 
 
 def wants_zeros(op, index) -> bool:
@@ -59,10 +59,13 @@ def _switch_grad(op, *grad):
         merge_grad = grad_ctxt.grad_state.switch_map.get(op)
         if merge_grad is not None:  # second visit, from the body side: the gradient Merge's back edge
             if grad[1] is not None:
-                add_next_and_back_edge(merge_grad, grad[1], enforce_shape_invariant=False)
+                if isinstance(merge_grad, IndexedSlices):
+                    _slices_back_edge(merge_grad, grad[1])
+                else:
+                    add_next_and_back_edge(merge_grad, grad[1], enforce_shape_invariant=False)
             return None, None
         if grad[0] is not None:  # first visit, from the Exit side
-            merge_grad = merge([grad[0], grad[0]], name="b_switch")[0]
+            merge_grad = _merge([grad[0], grad[0]], name="b_switch")
             grad_ctxt.grad_state.switch_map[op] = merge_grad
             return merge_grad, None
         return None, None
@@ -101,9 +104,26 @@ RegisterGradient("RefSwitch")(_switch_grad)
 def _merge_grad(op, grad, _):
     op_ctxt = get_output_context(op.inputs[0].op)
     if isinstance(op_ctxt, CondContext):
-        return switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
+        pred = op_ctxt.pred
+        grad_ctxt = get_default_graph()._get_control_flow_context()
+        grad_state = grad_ctxt.grad_state if grad_ctxt is not None else None
+        if grad_state is not None:  # a cond in a loop: the predicate of every iteration, saved on a stack
+            real_pred = grad_state.history_map.get(pred.name)
+            if real_pred is None:
+                grad_state.grad_context.Exit()
+                history_pred = grad_state.AddForwardAccumulator(pred)
+                grad_state.grad_context.Enter()
+                real_pred = grad_state.AddBackpropAccumulatedValue(history_pred, pred)
+                grad_state.history_map[pred.name] = real_pred
+            pred = real_pred
+        return switch_ref_or_tensor(grad, pred, name="cond_grad")
     if isinstance(op_ctxt, WhileContext):
-        return switch_ref_or_tensor(grad, get_default_graph()._get_control_flow_context().pivot)
+        pivot = get_default_graph()._get_control_flow_context().pivot
+        if isinstance(grad, IndexedSlices):  # each component switched (TF's switch of a composite)
+            with colocate_with(grad.values, ignore_existing=True), name_scope(None, "Switch", []):
+                parts = [switch(c, pivot, name="Switch") for c in _slices_components(grad)]
+            return tuple(_slices_from(grad, [p[k] for p in parts]) for k in (0, 1))
+        return switch_ref_or_tensor(grad, pivot)
     cond = [math_ops.equal(op.outputs[1], i) for i in range(len(op.inputs))]
     return [switch_ref_or_tensor(grad, cond[i])[1] for i in range(len(op.inputs))]
 
@@ -128,8 +148,16 @@ def _exit_grad(op, grad):
         return None
     if op._get_control_flow_context().grad_state:
         raise TypeError("Second-order gradient for while loops not supported.")
-    if isinstance(grad, IndexedSlices):
-        raise NotImplementedError(f"Gradient of {op.name}: an IndexedSlices gradient leaving a TF 1.x while loop")
+    if isinstance(grad, IndexedSlices):  # its components enter the gradient loop
+        parts = _slices_components(grad)
+        for c in parts:
+            grad_ctxt.AddName(c.name)
+        grad_ctxt.Enter()
+        parts = [enter(c, grad_ctxt.name, is_constant=False, parallel_iterations=grad_ctxt.parallel_iterations)
+                 for c in parts]
+        grad_ctxt.loop_enters.extend(parts)
+        grad_ctxt.Exit()
+        return _slices_from(grad, parts)
     grad_ctxt.AddName(grad.name)
     grad_ctxt.Enter()
     result = enter(grad, grad_ctxt.name, is_constant=False, parallel_iterations=grad_ctxt.parallel_iterations,
@@ -159,12 +187,47 @@ def _enter_grad(op, grad):
         return grad
     if op.get_attr("is_constant"):
         if isinstance(grad, IndexedSlices):
-            raise NotImplementedError(f"Gradient of {op.name}: an IndexedSlices gradient of a loop invariant")
+            return grad_ctxt.AddBackpropIndexedSlicesAccumulator(op, grad)
         return grad_ctxt.AddBackpropAccumulator(op, grad)
+    if isinstance(grad, IndexedSlices):
+        parts = [exit_(c) for c in _slices_components(grad)]
+        grad_ctxt.loop_exits.extend(parts)
+        grad_ctxt.ExitResult(parts)
+        return _slices_from(grad, parts)
     result = exit_(grad)
     grad_ctxt.loop_exits.append(result)
     grad_ctxt.ExitResult([result])
     return result
+
+
+def _slices_components(s):
+    """An IndexedSlices' component tensors in TF's order: values, indices, dense_shape."""
+    return [s.values, s.indices] + ([s.dense_shape] if s.dense_shape is not None else [])
+
+
+def _slices_from(like, parts):
+    return IndexedSlices(parts[0], parts[1], parts[2] if like.dense_shape is not None else None)
+
+
+def _shape_str(shape):
+    """A shape as TF's C++ shape inference writes it (``[3,?]``)."""
+    if shape.ndims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _slices_back_edge(merge_grad, grad):
+    """The back edge of an IndexedSlices gradient Merge: ``grad`` as IndexedSlices
+    (a dense one over all its rows), each component through a NextIteration into
+    its Merge. TF's graph builder refuses a component whose shape differs."""
+    if not isinstance(grad, IndexedSlices):
+        shape = apply_op("Shape", input=grad, out_type=dtypes.int32, name="Shape")
+        grad = IndexedSlices(grad, math_ops.range(0, shape[0]), shape)
+    for m, v in zip(_slices_components(merge_grad), _slices_components(grad)):
+        if not m.shape.is_compatible_with(v.shape):
+            raise errors.InvalidArgumentError(None, None, f"Cannot update edge, incompatible shapes: "
+                                                          f"{_shape_str(v.shape)} and {_shape_str(m.shape)}.")
+        m.op._update_input(1, next_iteration(v))
 
 
 RegisterGradient("RefEnter")(_enter_grad)

@@ -288,9 +288,11 @@ class ControlFlowState:
         val = convert_to_tensor(op.outputs[index], name="tensor")
         shape = val.shape
         if shape.is_fully_defined():
-            if val.dtype.base_dtype == dtypes.resource:
-                raise NotImplementedError(f"zero gradient of resource {val.name} inside a while loop")
-            result = constant(0, dtype=val.dtype.base_dtype, shape=shape.as_list())
+            if val.dtype.base_dtype == dtypes.resource:  # zeros of the variable's shape (TF)
+                result = zeros_for(apply_op("VariableShape", input=val, out_type=dtypes.int32, name="VariableShape"),
+                                   _variable_dtype(val))
+            else:
+                result = constant(0, dtype=val.dtype.base_dtype, shape=shape.as_list())
             if dead_branch:
                 pred = grad_state.history_map.get(op_ctxt.pred.name)
                 result = switch_ref_or_tensor(result, pred)[1 - op_ctxt.branch]
@@ -338,6 +340,19 @@ class ControlFlowState:
                     next_grad_val = next_iteration(grad_val)
                     grad_state.grad_context.Exit()
                 b_merge.op._update_input(1, next_grad_val)
+
+
+def _variable_dtype(handle):
+    """The dtype of the variable behind resource tensor ``handle`` (through the
+    Identity/Enter/Switch ops of loops and conds); float32 when unknown."""
+    t = handle
+    while t.dtype.base_dtype == dtypes.resource:
+        if t.op.type in ("VarHandleOp", "VariableV2"):
+            return dtypes.as_dtype(t.op.get_attr("dtype"))
+        if t.op.type not in ("Identity", "Enter", "Switch", "Merge") or not t.op.inputs:
+            break
+        t = t.op.inputs[0]
+    return dtypes.float32
 
 
 def _zeros_const(shape, dtype):

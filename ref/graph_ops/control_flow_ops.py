@@ -2,12 +2,14 @@
 identity, with_dependencies -- plus placeholder and friends.
 
 Outside function bodies ``cond`` builds TF 1.x's Switch/Merge graph
-(:mod:`ref.graph_ops.control_flow_v1`) and ``while_loop(back_prop=False)``
-TF 1.x's Enter/Merge/Switch/NextIteration/Exit loop
-(:mod:`ref.graph_ops.while_v1`), as TF's compat.v1 does; inside a function
-body ``cond`` builds ``If``. ``while_loop`` with ``back_prop`` builds a
-functional ``While`` (differentiable by ref.grad.control_grad) until the TF 1.x
-loop gradient is written. ``tf.case`` is :mod:`ref.graph_ops.control_flow_case`."""
+(:mod:`ref.graph_ops.control_flow_v1`) and ``while_loop`` TF 1.x's
+Enter/Merge/Switch/LoopCond/NextIteration/Exit loop
+(:mod:`ref.graph_ops.while_v1`, differentiated by
+:mod:`ref.grad.control_flow_state`), as TF's compat.v1 does with v2 behaviour
+disabled. Inside a function body, or after ``tf.enable_control_flow_v2()``
+for a differentiable loop, they build the functional ``If``/``While``
+(differentiable by ref.grad.control_grad). ``tf.case`` is
+:mod:`ref.graph_ops.control_flow_case`."""
 from __future__ import annotations
 
 from typing import Any
@@ -195,9 +197,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             (not back_prop or (not modes.control_flow_v2_enabled() and
                                not any(isinstance(v, TensorArray) for v in nest.flatten(loop_vars)))):
         # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit), differentiated by
-        # ref.grad.control_flow_state's gradient loop: always without back_prop, and with it
-        # after tf.disable_control_flow_v2(). A differentiable loop carrying a TensorArray
-        # stays a functional While (TensorArrayV3's loop gradient is not written).
+        # ref.grad.control_flow_state's gradient loop: the default (compat.v1 with v2 behaviour
+        # disabled); a differentiable loop only builds a While after tf.enable_control_flow_v2().
+        # A differentiable loop carrying a TensorArray stays a functional While while TensorArray
+        # is TensorList-based (its TF 1.x loop gradient needs TensorArrayV3).
         return while_loop_v1(cond, body, loop_vars, shape_invariants=shape_invariants,
                              parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
                              name=name, maximum_iterations=maximum_iterations,

@@ -469,7 +469,8 @@ def add_n(inputs, name=None):
     """inputs[0] + ... + inputs[N-1] (``AddN``; one input gives an ``Identity``)."""
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the same dtype and shape")
-    inputs = [convert_to_tensor(x) for x in inputs] if any(isinstance(x, Tensor) for x in inputs) else inputs
+    if any(isinstance(x, Tensor) for x in inputs):  # an IndexedSlices densifies in AddN's scope (TF's inputs_<i>)
+        inputs = [x if type(x).__name__ == "IndexedSlices" else convert_to_tensor(x) for x in inputs]
     if len(inputs) == 1:
         return apply_op("Identity", input=inputs[0], name=name)
     return apply_op("AddN", inputs=list(inputs), name=name)

@@ -607,7 +607,17 @@ def _initial_tensor(initial_value, dtype, init_from_fn, name=None, resource=Fals
                          "tensor in a `tf.init_scope` or pass a callable `initial_value` (e.g., `tf.Variable(lambda "
                          ": tf.truncated_normal([10, 40]))`). Please file a feature request if this restriction "
                          "inconveniences you.")
-    return convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+    value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+    if not init_from_fn and value.op._get_control_flow_context() is not None:
+        # a tensor of a TF 1.x loop or cond body (init_scope leaves the context only for callables)
+        if resource:
+            raise ValueError(f"The `initial_value` passed to `tf.Variable` {name} is from inside a control-flow  "
+                             "construct, such as a loop or conditional. When creating a `tf.Variable` inside a loop "
+                             f"or conditional, use a lambda as the `initial_value`. Got: initial_value=({value})")
+        raise ValueError(f"Initializer for variable {name} is from inside a control-flow construct, such as a "
+                         "loop or conditional. When creating a variable inside a loop or conditional, use a lambda "
+                         "as the initializer.")
+    return value
 
 
 # Ops the guard leaves alone: checks and reads of a variable, and function ops (their bodies capture values)
@@ -651,7 +661,34 @@ def _guard_uninitialized_dependencies(name, initial_value):
         cache[op] = new
         return new
 
+    if _has_cycle(initial_value.op):  # a TF 1.x loop's value: left as it is (TF does the same)
+        return initial_value
     return rebuild(initial_value.op).outputs[initial_value.value_index]
+
+
+def _has_cycle(root) -> bool:
+    """Whether the ops ``root`` depends on (data and control inputs) form a
+    cycle, as a TF 1.x while loop's NextIteration -> Merge back edge does."""
+    done, active = set(), set()
+    stack = [(root, False)]
+    while stack:
+        op, leaving = stack.pop()
+        if leaving:
+            active.discard(op)
+            done.add(op)
+            continue
+        if op in done:
+            continue
+        if op in active:
+            return True
+        active.add(op)
+        stack.append((op, True))
+        for dep in [t.op for t in op.inputs] + list(op.control_inputs):
+            if dep in active:
+                return True
+            if dep not in done:
+                stack.append((dep, False))
+    return False
 
 
 def _try_guard_against_uninitialized_dependencies(name, initial_value):

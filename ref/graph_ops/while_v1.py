@@ -16,6 +16,7 @@ from ref.types.shapes import TensorShape, as_shape
 from ref.framework.graph import (GraphKeys, Tensor, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, prepend_name_scope, register_proto_function,
                                  strip_name_scope, add_to_collection)
+from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import control_flow_v1
@@ -42,9 +43,10 @@ def is_loop_switch(op) -> bool:
 
 
 def get_loop_constant_enter(value):
-    """The constant Enter ``value`` comes from through Identity ops, or None."""
+    """The constant Enter ``value`` comes from through Identity and Switch ops
+    (a cond's view of a loop invariant is invariant too), or None."""
     op = value.op
-    while op.type in ("Identity", "RefIdentity"):
+    while op.type in ("Identity", "RefIdentity", "Switch", "RefSwitch"):
         op = op.inputs[0].op
     return op if _is_loop_constant_enter(op) else None
 
@@ -375,6 +377,8 @@ class WhileContext(ControlFlowContext):
         ``op`` (a constant Enter), as a loop variable of this gradient loop (``b_acc``)."""
         self.Exit()
         shape = grad.shape
+        if grad.dtype.base_dtype == dtypes.variant:  # a TensorList's gradient: zeros like the list, AddN to sum
+            return self._add_variant_accumulator(op, grad)
         if shape.is_fully_defined():
             if self.outer_context:
                 self.outer_context.Enter()
@@ -411,6 +415,83 @@ class WhileContext(ControlFlowContext):
         add_acc = apply_op("AddV2", x=switch_acc_true, y=grad, name="Add")
         next_acc = _forward("NextIteration", "RefNextIteration", add_acc, None)
         merge_acc.op._update_input(1, next_acc)
+        result_acc = _forward("Exit", "RefExit", switch_acc_false, "b_acc")
+        self.loop_exits.append(result_acc)
+        self.ExitResult([result_acc])
+        return result_acc
+
+    def AddBackpropIndexedSlicesAccumulator(self, op, grad):
+        """``AddBackpropAccumulator`` for an IndexedSlices gradient (a gather
+        from a loop invariant, as an embedding lookup in the body): the
+        iterations' slices concatenated, from one zero row at index 0; the
+        dense shape the maximum seen. Returns the IndexedSlices of the exits."""
+        values, indices, dense_shape = grad.values, grad.indices, grad.dense_shape
+        self.Exit()
+        if self.outer_context:
+            self.outer_context.Enter()
+        if values.shape.is_fully_defined():
+            values_acc = constant(0, dtype=values.dtype.base_dtype, shape=[1] + values.shape.as_list()[1:],
+                                  name="b_acc")
+        else:
+            inner = apply_op("Shape", input=op.inputs[0], out_type=dtypes.int32, name="Shape")
+            with name_scope(None, "strided_slice") as scope:  # TF: shape[1:]
+                rows = apply_op("StridedSlice", input=inner, begin=constant([1], name="stack"),
+                                end=constant([0], name="stack_1"), strides=constant([1], name="stack_2"),
+                                end_mask=1, name=scope)
+            shape = apply_op("ConcatV2", values=[[1], rows], axis=0, name="concat")
+            values_acc = zeros_for(shape, values.dtype)
+        indices_acc = constant([0], dtype=indices.dtype.base_dtype)
+        shape_acc = None
+        if dense_shape is not None:
+            if dense_shape.shape.is_fully_defined():
+                shape_acc = constant(0, dtype=dense_shape.dtype.base_dtype, shape=dense_shape.shape.as_list())
+            else:
+                shape_acc = apply_op("ZerosLike", x=apply_op("Shape", input=op.inputs[0],
+                                                              out_type=dense_shape.dtype.base_dtype, name="Shape"),
+                                     name="zeros_like")
+        if self.outer_context:
+            self.outer_context.Exit()
+        self.Enter()
+        init_acc = [indices_acc, values_acc] + ([shape_acc] if shape_acc is not None else [])
+        for x in init_acc:
+            self.AddName(x.name)
+        enter_acc = [enter_frame(x, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                                 use_input_shape=False, name="b_acc") for x in init_acc]
+        enter_acc[0].set_shape([None])
+        if values_acc.shape.ndims is not None:
+            enter_acc[1].set_shape([None] + values_acc.shape.as_list()[1:])
+        self.loop_enters.extend(enter_acc)
+        merge_acc = [merge([x, x], name="b_acc")[0] for x in enter_acc]
+        switch_acc = [switch(x, self._pivot) for x in merge_acc]
+        acc = [apply_op("ConcatV2", values=[sw[1], new], axis=0, name="concat")
+               for sw, new in zip(switch_acc[:2], [indices, values])]
+        if shape_acc is not None:
+            acc.append(apply_op("Maximum", x=dense_shape, y=switch_acc[2][1], name="Maximum"))
+        for m, x in zip(merge_acc, acc):
+            m.op._update_input(1, _forward("NextIteration", "RefNextIteration", x, None))
+        exit_acc = [_forward("Exit", "RefExit", sw[0], "b_acc") for sw in switch_acc]
+        self.loop_exits.extend(exit_acc)
+        self.ExitResult(exit_acc)
+        return IndexedSlices(exit_acc[1], exit_acc[0], exit_acc[2] if shape_acc is not None else None)
+
+    def _add_variant_accumulator(self, op, grad):
+        """``AddBackpropAccumulator`` for a ``variant`` gradient (a TensorList
+        invariant the loop reads, as TensorArray builds on this branch): the
+        sum starts from ``ZerosLike`` of the list and adds with ``AddN``."""
+        if self.outer_context:
+            self.outer_context.Enter()
+        acc = apply_op("ZerosLike", x=op.inputs[0], name="b_acc")
+        if self.outer_context:
+            self.outer_context.Exit()
+        self.Enter()
+        self.AddName(acc.name)
+        enter_acc = enter_frame(acc, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                                name="b_acc")
+        self.loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = switch(merge_acc, self._pivot)
+        add_acc = apply_op("AddN", inputs=[switch_acc_true, grad], name="Add")
+        merge_acc.op._update_input(1, _forward("NextIteration", "RefNextIteration", add_acc, None))
         result_acc = _forward("Exit", "RefExit", switch_acc_false, "b_acc")
         self.loop_exits.append(result_acc)
         self.ExitResult([result_acc])
@@ -468,7 +549,7 @@ class WhileContext(ControlFlowContext):
             with control_dependencies(new):
                 body_result = nest.map_structure(lambda x: x if isinstance(x, TensorArray) else _identity(
                     convert_to_tensor(x)), body_result)
-        nest.assert_same_structure(list(_pack(structure, flat_orig)), list(body_result))
+        nest.assert_same_structure(list(_pack(structure, flat_orig)), list(body_result), check_types=True)
         result = [convert_to_tensor(x.flow if isinstance(x, TensorArray) else x) for x in nest.flatten(body_result)]
         if len(merge_vars) != len(result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "

@@ -6,7 +6,7 @@ from __future__ import annotations
 __all__ = ["control_flow_v2_enabled", "disable_control_flow_v2", "disable_eager_execution", "disable_v2_behavior",
            "enable_control_flow_v2", "enable_eager_execution", "enable_v2_behavior", "executing_eagerly"]
 
-_CONTROL_FLOW_V2 = [True]
+_CONTROL_FLOW_V2 = [False]
 
 _GRAPH_ONLY = ("ref runs TensorFlow 1.x graph mode only (graphs run in a tf.Session); {what} is not provided. "
                "See docs/coverage.rst (built: coverage.html, 'What ref covers').")
@@ -17,7 +17,9 @@ def disable_eager_execution():
 
 
 def disable_v2_behavior():
-    """No-op: ``ref`` always has TF 1.x behaviour (graphs, Sessions, collections)."""
+    """TF 1.x behaviour (``ref`` always has it: graphs, Sessions, collections);
+    as in TF, it also turns control flow v2 off (:func:`disable_control_flow_v2`)."""
+    _CONTROL_FLOW_V2[0] = False
 
 
 def executing_eagerly():
@@ -36,20 +38,23 @@ def enable_v2_behavior():
 
 
 def enable_control_flow_v2():
-    """A differentiable ``tf.while_loop`` builds the functional ``While`` op (the
-    default): its gradient is a ``While`` too, and higher derivatives work."""
+    """A differentiable ``tf.while_loop`` builds the functional ``While`` op
+    (off by default, as in TF compat.v1 with v2 behaviour disabled): its
+    gradient is a ``While`` too, and higher derivatives work."""
     _CONTROL_FLOW_V2[0] = True
 
 
 def disable_control_flow_v2():
-    """A differentiable ``tf.while_loop`` builds TF 1.x's dataflow loop
+    """The default: ``tf.while_loop`` builds TF 1.x's dataflow loop
     (Enter/Merge/Switch/LoopCond/NextIteration/Exit), differentiated as TF 1.x
     does (a gradient loop reading stacks of forward values; second-order
-    gradients of it raise TypeError, as in TF 1.x). ``tf.cond`` and loops with
-    ``back_prop=False`` build TF 1.x's dataflow form either way."""
+    gradients of it raise TypeError, as in TF). ``tf.cond`` and loops with
+    ``back_prop=False`` build TF 1.x's dataflow form either way; bodies of
+    functions (dataset functions, function graphs) build ``While``/``If``."""
     _CONTROL_FLOW_V2[0] = False
 
 
 def control_flow_v2_enabled():
-    """Whether a differentiable ``tf.while_loop`` builds the functional ``While``."""
+    """Whether a differentiable ``tf.while_loop`` builds the functional ``While``
+    (False unless :func:`enable_control_flow_v2` was called)."""
     return _CONTROL_FLOW_V2[0]

@@ -62,14 +62,33 @@ def map_structure(fn, *structures):
     return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
 
 
-def assert_same_structure(a, *others):
+def assert_same_structure(a, *others, check_types=False):
+    """ValueError unless ``a`` and each of ``others`` nest alike; with
+    ``check_types`` (TF's default), TypeError where two sequences at the same
+    place differ in type (a list against a tuple; namedtuples with the same
+    name and fields count as one type)."""
     def shape(s):
         if not is_nested(s):
             return None
         kind = "dict" if isinstance(s, collections.abc.Mapping) else "seq"
         return (kind, len(s), tuple(shape(c) for c in _children(s)))
 
+    def kind(s):
+        t = type(s)
+        return (t.__name__, tuple(t._fields)) if hasattr(t, "_fields") else t
+
+    def check(x, y):
+        if not is_nested(x):
+            return
+        if kind(x) != kind(y):
+            raise TypeError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                            f"type={type(x).__name__} str={x}\n\nSecond structure: type={type(y).__name__} str={y}")
+        for cx, cy in zip(_children(x), _children(y)):
+            check(cx, cy)
+
     for b in others:
         if shape(a) != shape(b):
             raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
                              f"{a}\n\nSecond structure: {b}")
+        if check_types:
+            check(a, b)

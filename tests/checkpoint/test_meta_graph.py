@@ -221,6 +221,17 @@ def test_queue_runners_round_trip_as_queue_runner_defs():
         assert runner.to_proto().queue_name == "i/q"
 
 
+@pytest.fixture
+def v2_loops():
+    """``tf.enable_control_flow_v2()`` for one test (a differentiable while_loop
+    builds the functional ``While``), the previous mode restored after."""
+    was = tf.control_flow_v2_enabled()
+    tf.enable_control_flow_v2()
+    yield
+    if not was:
+        tf.disable_control_flow_v2()
+
+
 def _control_flow_model():
     x = tf.placeholder(tf.float64, [3], name="x")
     _, y = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, tf.sin(y) * 0.5 + x), [tf.constant(0), x])
@@ -228,7 +239,7 @@ def _control_flow_model():
     return x, tf.identity(z, name="z")
 
 
-def test_while_and_cond_survive_graph_def_round_trip():
+def test_while_and_cond_survive_graph_def_round_trip(v2_loops):
     """Imported While/If ops keep their output specs: same values and gradients as the original graph."""
     feed = np.array([0.3, -0.7, 1.1])
     with tf.Graph().as_default() as g:

@@ -17,6 +17,17 @@ from ref.ops import registry
 tf = pytest.importorskip("tensorflow").compat.v1
 
 
+@pytest.fixture
+def v2_loops():
+    """``tf.enable_control_flow_v2()`` for one test (a differentiable while_loop
+    builds the functional ``While``), the previous mode restored after."""
+    was = ref.control_flow_v2_enabled()
+    ref.enable_control_flow_v2()
+    yield
+    if not was:
+        ref.disable_control_flow_v2()
+
+
 def _cond_captures():
     x = ref.placeholder(ref.float32, [3], name="x")
     a, b = ref.constant([1.0, 2.0, 3.0]), ref.constant(4.0)
@@ -48,7 +59,7 @@ def _while_captures():
 
 def _maximum_iterations():
     x = ref.placeholder(ref.float32, [], name="x")
-    i, y = ref.while_loop(lambda i, y: y < 1000.0, lambda i, y: (i + 1, y * 2.0), [ref.constant(0), x],
+    i, y = ref.while_loop(lambda i, y: y < 1000.0, lambda i, y: (i + 1, y * 2.0), (ref.constant(0), x),
                           maximum_iterations=4)
     return {"x": x}, [i, y]
 
@@ -266,7 +277,7 @@ def test_tensorflow_functional_graph_runs_in_ref(name, builder, feeds):
 
 
 @pytest.mark.parametrize("builder", [_while_captures, _maximum_iterations, _while_gradient])
-def test_export_import_export_keeps_the_loop_size(builder):
+def test_export_import_export_keeps_the_loop_size(builder, v2_loops):
     """Re-exporting an imported While adds no loop variables (its TensorList
     accumulators are loop variables already; a new one only for a history read)."""
     g, phs, outs, init = _build(builder)
@@ -466,7 +477,7 @@ def test_tensorflow_graph_through_ref_back_to_tensorflow(name, builder, feeds):
 
 # back_prop=False builds TF 1.x's dataflow loop (no While, no gradient, as in TF 1.x): tests/graph_ops/test_while_v1.py
 @pytest.mark.parametrize("back_prop,maximum_iterations", [(True, None), (True, 4)])
-def test_tensorflow_differentiates_ref_while(back_prop, maximum_iterations):
+def test_tensorflow_differentiates_ref_while(back_prop, maximum_iterations, v2_loops):
     """tf.gradients through an imported ref While: while_v2's layout (loop
     counter and bound first, captures as loop variables) lets TF's While
     gradient rewrite and differentiate it; ``while:k`` still names ref's

@@ -1,5 +1,12 @@
 """Higher derivatives through while_loop, compared with tensorflow.compat.v1's
-tf.gradients of tf.gradients on the same programs (float64)."""
+tf.gradients of tf.gradients on the same programs (float64).
+
+By default (TF compat.v1 with v2 behaviour disabled) a loop is TF 1.x's
+dataflow loop and TF's ``_ExitGrad`` refuses to differentiate a gradient loop:
+TypeError "Second-order gradient for while loops not supported.", which ref
+raises too. After ``tf.enable_control_flow_v2()`` (fixture ``v2_loops``) the
+loop is the functional ``While`` and higher derivatives work in both."""
+import contextlib
 import os
 
 import numpy as np
@@ -57,6 +64,16 @@ def _p_zero_trips(tf, x, a):
 PROGRAMS = {name[3:]: fn for name, fn in globals().items() if name.startswith("_p_")}
 
 
+@pytest.fixture
+def v2_loops():
+    """``tf.enable_control_flow_v2()`` for one test, the previous mode restored after."""
+    was = ref.control_flow_v2_enabled()
+    ref.enable_control_flow_v2()
+    yield
+    if not was:
+        ref.disable_control_flow_v2()
+
+
 def _run(tf, program):
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float64, [3])
@@ -66,8 +83,31 @@ def _run(tf, program):
             return [None if g is None else s.run(g, {x: X0, a: A0}) for g in grads]
 
 
+def _raised(tf, program):
+    try:
+        _run(tf, program)
+    except Exception as e:  # noqa: BLE001 -- compared with TF's
+        return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_higher_derivatives_through_while_match_tensorflow(name):
+def test_higher_derivatives_through_tf1_loops_raise_as_in_tensorflow(name):
+    """TF 1.x loops (the default): TF raises TypeError differentiating the
+    gradient loop's Exit ("Second-order gradient for while loops not
+    supported."); with maximum_iterations, list loop variables and a body
+    returning a tuple, TF's loop builder already refuses the structure."""
+    pytest.importorskip("tensorflow")
+    from tests.graph_ops._graphdef import tf1_behaviour, tf_v1
+
+    with tf1_behaviour():
+        want = _raised(tf_v1(), PROGRAMS[name])
+    assert want is not None and want[0] == "TypeError"
+    assert _raised(ref, PROGRAMS[name]) == want
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_higher_derivatives_through_while_match_tensorflow(name, v2_loops):
     tf = pytest.importorskip("tensorflow").compat.v1
     expected = _run(tf, PROGRAMS[name])
     actual = _run(ref, PROGRAMS[name])
@@ -78,7 +118,7 @@ def test_higher_derivatives_through_while_match_tensorflow(name):
             np.testing.assert_allclose(a, e, rtol=1e-10, atol=1e-12)
 
 
-def test_while_gradient_is_built_from_while_ops():
+def test_while_gradient_is_built_from_while_ops(v2_loops):
     """The gradient graph contains no special gradient op: only While (and ordinary ops)."""
     with ref.Graph().as_default() as g:
         x = ref.placeholder(ref.float64, [3])
@@ -117,7 +157,7 @@ def _body_runs(monkeypatch):
     return runs
 
 
-def test_while_history_holds_each_iterations_values():
+def test_while_history_holds_each_iterations_values(v2_loops):
     """Row k of a history output is the loop variable at the start of iteration k."""
     with ref.Graph().as_default():
         y0 = ref.constant([1.0, 2.0], ref.float64)
@@ -132,7 +172,7 @@ def test_while_history_holds_each_iterations_values():
 
 
 @pytest.mark.parametrize("n", [1, 7, 25])
-def test_while_gradient_reads_the_history_instead_of_recomputing(monkeypatch, n):
+def test_while_gradient_reads_the_history_instead_of_recomputing(monkeypatch, n, v2_loops):
     """Forward once and backward once: n body runs each way, not O(n^2)."""
     with ref.Graph().as_default() as g:
         x = ref.placeholder(ref.float64, [3])
@@ -153,7 +193,7 @@ def test_while_gradient_reads_the_history_instead_of_recomputing(monkeypatch, n)
     np.testing.assert_allclose(got, d, rtol=1e-13)
 
 
-def test_unread_history_is_not_kept(monkeypatch):
+def test_unread_history_is_not_kept(monkeypatch, v2_loops):
     """Running a loop nobody differentiates stacks nothing."""
     import ref.ops.control as control
 
@@ -185,8 +225,25 @@ def _noisy_loop(tf, second_order):
     return [y, g]
 
 
+def test_random_draws_in_a_tf1_loop_body_are_pushed_for_its_gradient():
+    """A TF 1.x loop (the default) pushes each iteration's draw on a stack for
+    its gradient loop, as TF's does (TF with v2 behaviour disabled is the oracle)."""
+    pytest.importorskip("tensorflow")
+    from tests.graph_ops._graphdef import tf1_behaviour, tf_v1
+
+    v1 = tf_v1()
+    results = []
+    for tf in (ref, v1):
+        with tf1_behaviour() if tf is v1 else contextlib.nullcontext():
+            with tf.Graph().as_default() as g, tf.Session() as sess:
+                results.append(sess.run(_noisy_loop(tf, False)))
+                assert "StackPushV2" in {op.type for op in g.get_operations()}
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("second_order", [False, True])
-def test_random_draws_in_the_body_are_reused_by_the_gradient(second_order):
+def test_random_draws_in_the_body_are_reused_by_the_gradient(second_order, v2_loops):
     v1 = pytest.importorskip("tensorflow").compat.v1
     results = []
     for tf in (ref, v1):

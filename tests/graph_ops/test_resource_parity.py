@@ -300,16 +300,11 @@ def test_ref_variable_initial_value_from_while_body_raises():
             ref.while_loop(lambda i, _: i < 10, body, [0, 0])
 
 
-WHILE_V1_NAMES = {"variable_in_while_ref", "variable_in_while_resource"}
-
-
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_matches_tensorflow(name, monkeypatch):
     tf = tf_v1()
     from tensorflow.python.ops import control_flow_util  # TF 1.x control flow, as compat.v1 graphs build
     monkeypatch.setattr(control_flow_util, "ENABLE_CONTROL_FLOW_V2", False)
-    if name in WHILE_V1_NAMES:
-        pytest.xfail("TF 1.x while_loop names a body's variable 'while/w'; ref's while_loop is still functional")
     want = run(tf, PROGRAMS[name])
     got = run(ref, PROGRAMS[name])
     assert_same(got, want)

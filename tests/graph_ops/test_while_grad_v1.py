@@ -1,4 +1,4 @@
-"""Gradients of TF 1.x dataflow while loops (``tf.disable_control_flow_v2()``):
+"""Gradients of TF 1.x dataflow while loops (the default, as compat.v1 with v2 behaviour disabled):
 the gradient loop, its counters and the f_acc stacks node for node as TF's
 GraphDef, and the gradient values as TF's, on a table of loops."""
 import numpy as np
@@ -11,9 +11,12 @@ from tests.graph_ops._graphdef import assert_same_graph, tf1_behaviour, tf_v1
 
 @pytest.fixture(autouse=True)
 def _tf1_loops():
+    """TF 1.x loops (the default) even after a test elsewhere enabled control flow v2."""
+    was = ref.control_flow_v2_enabled()
     ref.disable_control_flow_v2()
     yield
-    ref.enable_control_flow_v2()
+    if was:
+        ref.enable_control_flow_v2()
 
 
 def _counter(tf):

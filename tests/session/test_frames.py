@@ -130,3 +130,50 @@ def test_dead_branch_of_untaken_cond_does_not_run_its_loop(evaluator):
         assert s.run(rg.get_tensor_by_name("v:0")) == 0.0
         assert s.run("out:0", {"p:0": True}) == 3
         assert s.run(rg.get_tensor_by_name("v:0")) == 3.0
+
+
+
+def _forward_order(parallel_iterations, n=8):
+    """The order a differentiated TF 1.x loop runs its body's Sin ("S") and the
+    two StackPushV2 of each iteration ("P") that save values for its gradient."""
+    with rtf.Graph().as_default():
+        x = rtf.constant(0.5)
+        _, y = rtf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, rtf.sin(y) * x), [rtf.constant(0), x],
+                              parallel_iterations=parallel_iterations)
+        (g,) = rtf.gradients(y, x)
+        with rtf.Session() as s:
+            md = rtf.RunMetadata()
+            value = s.run(g, options=rtf.RunOptions(trace_level=rtf.RunOptions.FULL_TRACE), run_metadata=md)
+    names = [n.node_name for d in md.step_stats.dev_stats for n in d.node_stats]
+    return value, "".join("S" if n == "while/Sin" else "P" for n in names if n == "while/Sin" or "StackPushV2" in n)
+
+
+def _in_flight(order):
+    """The most iterations started (Sin ran) whose two pushes had not both run."""
+    started = pushes = most = 0
+    for c in order:
+        started += c == "S"
+        pushes += c == "P"
+        most = max(most, started - pushes // 2)
+    return most
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 2, 3, 10])
+def test_parallel_iterations_bounds_the_iterations_in_flight(parallel_iterations):
+    """parallel_iterations caps the iterations of a loop running at once (TF's
+    executor holds back NextIteration values until the oldest iteration is
+    done; TF's documented meaning), so a differentiated loop saves each
+    iteration's values before starting iterations past the window; the order
+    stays deterministic and the gradient is the NumPy oracle's."""
+    value, order = _forward_order(parallel_iterations)
+    assert order.count("S") == 8 and order.count("P") == 16
+    assert _in_flight(order) <= parallel_iterations
+    if parallel_iterations >= 8:  # a wide window holds nothing back
+        assert _in_flight(order) == 8
+    if parallel_iterations == 1:
+        assert order == "SPP" * 8
+    assert _forward_order(parallel_iterations) == (value, order)
+    y, d = np.float32(0.5), np.float32(1.0)  # y' = sin(y) x with y0 = x: dy'/dx = cos(y) x dy/dx + sin(y)
+    for _ in range(8):
+        y, d = np.sin(y) * 0.5, np.cos(y) * 0.5 * d + np.sin(y)
+    np.testing.assert_allclose(value, d, rtol=1e-5)

@@ -19,7 +19,15 @@ LOOPS = [
                                                   [tf.constant(0), tf.constant(1.0)])),
     ("nested", lambda tf: tf.while_loop(
         lambda i: i >= 0, lambda i: tf.while_loop(lambda j: j < i + 3, lambda j: j + 1, [i]) - 2, [tf.constant(0)])),
+    ("endless_gradient", lambda tf: _endless_gradient(tf)),
 ]
+
+
+def _endless_gradient(tf):
+    """The gradient of an endless TF 1.x loop (its forward loop never ends)."""
+    x = tf.constant(1.0)
+    _, y = tf.while_loop(lambda i, y: i >= 0, lambda i, y: (i + 1, y * x), [tf.constant(0), x])
+    return tf.gradients(y, x)[0]
 
 
 def _timed(lib, build, ms):
@@ -91,3 +99,35 @@ def test_failing_op_cancels_blocking_kernels(kind, blocker_first):
     want = _failing_run(tf, kind, blocker_first)
     assert want == "InvalidArgumentError"
     assert _failing_run(ref, kind, blocker_first) == want
+
+
+def _assert_in_loop(lib, parallel_iterations):
+    """A TF 1.x loop (the default) whose body's Assert fails at iteration 5 of 1000."""
+    with lib.Graph().as_default():
+        x = lib.placeholder(lib.float32, [])
+
+        def body(i, y):
+            check = lib.Assert(i < 5, ["i reached", i])
+            with lib.control_dependencies([check]):
+                return i + 1, y * x
+
+        _, y = lib.while_loop(lambda i, y: i < 1000, body, [lib.constant(0), x],
+                              parallel_iterations=parallel_iterations)
+        (g,) = lib.gradients(y, x)
+        with lib.Session() as s:
+            try:
+                s.run([y, g], {x: 1.0}, options=lib.RunOptions(timeout_in_ms=20000))
+            except lib.errors.OpError as e:
+                return type(e).__name__, "i reached" in str(e)
+    return "ran"
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 10])
+def test_failing_assert_ends_a_loop(parallel_iterations):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from tests.graph_ops._graphdef import tf1_behaviour
+
+    with tf1_behaviour():
+        want = _assert_in_loop(tf, parallel_iterations)
+    assert want == ("InvalidArgumentError", True)
+    assert _assert_in_loop(ref, parallel_iterations) == want

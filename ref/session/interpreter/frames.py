@@ -23,7 +23,11 @@ dynamic control flow):
 * every new iteration checks the run's deadline and cancellation
   (:func:`ref.ops.blocking.check`);
 * among ready instances, those not updating a variable in place run first,
-  then the lower op id and the earlier arrival: runs are deterministic.
+  then the lower op id and the earlier arrival: runs are deterministic;
+* ``parallel_iterations`` (the loop's Enter attr) bounds the iterations of a
+  frame in flight, as TF's executor does: iteration ``i + n`` starts (its
+  NextIteration values are held back) only once iteration ``i`` is done, no
+  instance of it (nor of a loop nested in it) waiting or ready.
 
 The kernels of other ops are run by the interpreter's callback; values are
 kept per instance until it runs.
@@ -98,14 +102,20 @@ def frame_plan(fetch_tensors, target_ops, feed_tensors):
 
 
 class _Frame:
-    __slots__ = ("key", "parent", "parent_iter", "invariants", "iterations", "dead_exits", "live_exits")
+    __slots__ = ("key", "parent", "parent_iter", "invariants", "iterations", "dead_exits", "live_exits", "window",
+                 "open", "total", "done", "deferred")
 
-    def __init__(self, key, parent, parent_iter):
+    def __init__(self, key, parent, parent_iter, window=None):
         self.key, self.parent, self.parent_iter = key, parent, parent_iter
         self.invariants = []  # (consumer op, input index, value) of constant Enters
         self.iterations = 1
         self.dead_exits = []  # Exit ops that ran dead, in order
         self.live_exits = set()
+        self.window = window  # parallel_iterations (None: the root frame, no bound)
+        self.open = {}  # iteration -> its instances not run yet (waiting or ready, child frames' work included)
+        self.total = 0  # sum of open
+        self.done = 0  # iterations below this one are done
+        self.deferred = []  # (NextIteration op, outputs, iteration) held back by the window
 
 
 class _Instance:
@@ -140,7 +150,38 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         inst = instances.get(key)
         if inst is None:
             inst = instances[key] = _Instance(plan.n_inputs[op][0])
+            if frame:
+                opened(frame, it)
         return key, inst
+
+    def opened(frame, it):
+        """An instance of (frame, it) waits or is ready: the iteration is not done."""
+        f = frames[frame]
+        f.open[it] = f.open.get(it, 0) + 1
+        f.total += 1
+        if f.total == 1 and f.parent:
+            opened(f.parent, f.parent_iter)
+
+    def closed(frame, it):
+        """An instance of (frame, it) ran; a done iteration lets a held-back one start."""
+        f = frames[frame]
+        n = f.open[it] - 1
+        if n:
+            f.open[it] = n
+        else:
+            del f.open[it]
+            advance(f)
+        f.total -= 1
+        if f.total == 0 and f.parent:
+            closed(f.parent, f.parent_iter)
+
+    def advance(f, force=False):
+        """Marks finished iterations done and starts the held-back ones the window now admits."""
+        while f.done < f.iterations and f.done not in f.open:
+            f.done += 1
+        while f.deferred and (force or f.deferred[0][2] + 1 < f.done + f.window):
+            op, outputs, it = f.deferred.pop(0)
+            send(op, outputs, f.key, it, False, True)
 
     def push(op, frame, it):
         seq[0] += 1
@@ -185,13 +226,13 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                 arrive(op, index, value, frame, f.iterations)
             f.iterations += 1
 
-    def send(op, outputs, frame, it, dead):
+    def send(op, outputs, frame, it, dead, admitted=False):
         """Hands ``op``'s outputs (and its control signal) to its consumers."""
         t = op._type
         if t in _ENTER:
             child = (frame, it, op._attrs["frame_name"])
             if child not in frames:
-                frames[child] = _Frame(child, frame, it)
+                frames[child] = _Frame(child, frame, it, max(1, int(op._attrs.get("parallel_iterations", 10))))
                 order.append(child)
             dest = [(child, 0)]
             if op._attrs.get("is_constant"):
@@ -209,6 +250,10 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         elif t in _NEXT:
             if dead:
                 return  # deadness stops here: the loop is over
+            f = frames[frame]
+            if not admitted and f.window is not None and (f.deferred or it + 1 >= f.done + f.window):
+                f.deferred.append((op, outputs, it))  # parallel_iterations: iteration it + 1 waits
+                return
             new_iteration(frame, it + 1)
             dest = [(frame, it + 1)]
         else:
@@ -251,17 +296,17 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                     send(op, (DEAD, DEAD), frame, it, True)
                 else:
                     send(op, (values[live], np.int32(live)), frame, it, False)
-                continue
-            if dead:
+            elif dead:
                 send(op, (DEAD,) * len(op._outputs), frame, it, True)
-                continue
-            if trace is None:
+            elif trace is None:
                 send(op, _run(op, values, run_op, read), frame, it, False)
-                continue
-            start = time.time_ns()
-            outputs = _run(op, values, run_op, read)
-            trace.append((op, start, time.time_ns(), list(outputs)))
-            send(op, outputs, frame, it, False)
+            else:
+                start = time.time_ns()
+                outputs = _run(op, values, run_op, read)
+                trace.append((op, start, time.time_ns(), list(outputs)))
+                send(op, outputs, frame, it, False)
+            if frame and inst is not None:
+                closed(frame, it)
         # quiescent: loops that never sent a live value through an Exit send a dead one
         pending = False
         for key in order:
@@ -279,6 +324,12 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                         arrive(c_op, i, DEAD, f.parent, f.parent_iter)
                 for c_op in plan.control_consumers.get(op, ()):
                     arrive(c_op, None, DEAD, f.parent, f.parent_iter)
+        if not pending:  # nothing can run: iterations held back by parallel_iterations start after all
+            for key in order:
+                f = frames[key]
+                if f.deferred:
+                    advance(f, force=True)
+                    pending = True
         if not pending:
             break
     out = []
