@@ -48,7 +48,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
-from ref.distributed import dataflow, rpc
+from ref.distributed import dataflow, grappler_nodes, rpc
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.distributed.rendezvous import Rendezvous, parse_key
 from ref.distributed.tensor_coding import decode_recv_tensor_response, encode_recv_tensor_response
@@ -159,7 +159,7 @@ class _Partition:
 
     def __init__(self, graph_def, wsession, task_name):
         recvs, sends, body = [], [], []
-        for n in graph_def.node:
+        for n in grappler_nodes.expand(graph_def.node, f" on {task_name}"):
             if n.op in _RECV_OPS or n.op in _SEND_OPS:
                 (recvs if n.op in _RECV_OPS else sends).append(n)
             else:
