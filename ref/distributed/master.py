@@ -33,6 +33,7 @@ PartialRunSetup, MakeCallable, RunCallable and ReleaseCallable answer Unimplemen
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import threading
 import time
@@ -46,12 +47,17 @@ from ref.session.interpreter import needed_ops
 from ref.protos import config_pb2, graph_pb2, master_pb2, tensorflow_server_pb2, worker_pb2
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
-from ref.distributed.partition import partition, signed64
+from ref.distributed.partition import partition, partition_direct, signed64
 from ref.distributed.placement import place, task_of
 
 __all__ = ["Master", "DEFAULT_DISCOVERY_TIMEOUT"]
 
 DEFAULT_DISCOVERY_TIMEOUT = 60.0  # seconds; TF's master waits forever
+EXCHANGES = ("direct", "master")
+"""How the tasks of a step exchange tensors: ``"direct"`` (phase 2: one partition per task,
+``_Send``/``_Recv`` between tasks, pulled with ``RecvTensor``) or ``"master"`` (phase 1:
+staged partitions, every tensor between tasks through the master). Environment
+``REF_DISTRIBUTED_EXCHANGE``; default direct."""
 _CLOSE_TIMEOUT = 10.0  # TF's DeleteWorkerSession deadline
 _PS_JOBS = ("ps",)
 
@@ -95,6 +101,9 @@ class Master:
         self._lock = threading.Lock()
         self._pool = futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="ref-master")
         self._step_ids = itertools.count(1)
+        self.exchange = os.environ.get("REF_DISTRIBUTED_EXCHANGE", "direct")
+        if self.exchange not in EXCHANGES:
+            raise ValueError(f"REF_DISTRIBUTED_EXCHANGE={self.exchange!r}: expected one of {EXCHANGES}")
 
     # -- tasks -------------------------------------------------------------------
     def all_tasks(self):
@@ -399,8 +408,9 @@ class MasterSession:
             ops = needed_ops(fetch_t, target_ops, feed_t)
             placement = place(ops, self.devices(), self.master.device_name, self.config.allow_soft_placement,
                               fetches=fetch_t, graph=self.graph)
-            step = partition(ops, self.node_defs, placement, [t.name for t in feed_t], [t.name for t in fetch_t],
-                             {t: task.incarnation for t, task in self.tasks.items()})
+            partitioner = partition_direct if self.master.exchange == "direct" else partition
+            step = partitioner(ops, self.node_defs, placement, [t.name for t in feed_t], [t.name for t in fetch_t],
+                               {t: task.incarnation for t, task in self.tasks.items()})
 
             def register(p):
                 gd = p.graph_def
@@ -438,20 +448,23 @@ class MasterSession:
         fetches = [f if ":" in f else f + ":0" for f in request.fetch]
         plan = self._plan(list(values), fetches, list(request.target), deadline)
         step_id = (next(self.master._step_ids) + (self.master.incarnation << 20)) % (1 << 62)
+        resp = master_pb2.RunStepResponse()
+        stats = resp.metadata.step_stats if request.options.trace_level > 0 else None
         try:
-            self._run_levels(plan, step_id, values, deadline)
+            self._run_levels(plan, step_id, values, deadline, stats)
         finally:
             self._cleanup(plan, step_id)
-        resp = master_pb2.RunStepResponse()
         for name, f in zip(request.fetch, fetches):
             resp.tensor.add(name=name, tensor=values[f])
         if request.options.output_partition_graphs:
             resp.metadata.partition_graphs.extend(p.graph_def for p in plan.step_plan.partitions)
         return resp
 
-    def _run_levels(self, plan, step_id, values, deadline):
-        """Runs the stages in order, the partitions of one stage together (the last one in
-        this thread); what they send back goes into ``values``."""
+    def _run_levels(self, plan, step_id, values, deadline, stats=None):
+        """Runs the stages in order, the partitions of one stage together; what they send
+        back goes into ``values``, their step stats (when traced) into ``stats``. When one
+        partition fails, the step is ended on every task at once (``CleanupGraph``: their
+        waits for tensors of this step end), and the first error is raised."""
         parts = plan.step_plan.partitions
         for level in plan.step_plan.levels:
             left = _remaining(deadline)
@@ -459,23 +472,37 @@ class MasterSession:
                 raise errors.DeadlineExceededError(
                     None, None, f"RunStep ran out of its deadline before stage {parts[level[0]].stage} on "
                     f"{', '.join(parts[i].task for i in level)}")
-            calls = [(i, self._run_graph(plan, i, step_id, values)) for i in level]
-            futs = [(i, self.master._pool.submit(fn, left)) for i, fn in calls[:-1]]
+            calls = {self.master._pool.submit(self._run_graph(plan, i, step_id, values, stats is not None), left): i
+                     for i in level}
             results, first_error = {}, None
-            try:
-                results[calls[-1][0]] = calls[-1][1](left)
-            except errors.OpError as e:
-                first_error = e
-            for i, f in futs:
-                try:
-                    results[i] = f.result()
-                except errors.OpError as e:
-                    first_error = first_error or e
+            pending = set(calls)
+            while pending:
+                done, pending = futures.wait(pending, return_when=futures.FIRST_EXCEPTION)
+                for f in done:
+                    try:
+                        results[calls[f]] = f.result()
+                    except errors.OpError as e:
+                        if first_error is None:
+                            first_error = e
+                            if pending:  # the others may wait on this partition's tensors
+                                self._end_step(plan, step_id)
             if first_error is not None:
                 raise first_error
             for i, resp in results.items():
                 for nt in resp.recv:
                     values[parts[i].sends[nt.name]] = nt.tensor
+                if stats is not None:
+                    stats.dev_stats.extend(resp.step_stats.dev_stats)
+
+    def _end_step(self, plan, step_id):
+        """CleanupGraph to each task of the step now (bounded): its runs and waits end."""
+        req = worker_pb2.CleanupGraphRequest(step_id=step_id)
+        calls = {t: (lambda s: lambda timeout: s.CleanupGraph(req, timeout=timeout))(self.tasks[t].service)
+                 for t in set(plan.tasks)}
+        try:
+            self.master._fan_out(calls, time.monotonic() + _CLOSE_TIMEOUT, "CleanupGraph")
+        except errors.OpError:
+            pass
 
     def _cleanup(self, plan, step_id):
         """CleanupGraph to each task of the step, in the background, as TF's master does after
@@ -488,10 +515,11 @@ class MasterSession:
             except RuntimeError:  # the master is shutting down
                 return
 
-    def _run_graph(self, plan, i, step_id, values):
+    def _run_graph(self, plan, i, step_id, values, trace=False):
         p = plan.step_plan.partitions[i]
         req = worker_pb2.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                          graph_handle=plan.handles[i], step_id=step_id, recv_key=list(p.sends))
+        req.exec_opts.record_timeline = trace
         for key, tensor_name in p.recvs.items():
             req.send.add(name=key, tensor=values[tensor_name])
         task = self.tasks[p.task]

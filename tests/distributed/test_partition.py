@@ -139,7 +139,9 @@ def _master():
     def connect(task, address):
         return workers.setdefault(task, FakeWorker(task, incarnation=len(workers) + 11))
     sd = tensorflow_server_pb2.ServerDef(cluster=CLUSTER.as_cluster_def(), job_name="worker", task_index=0)
-    return Master(sd, local_worker=connect("/job:worker/replica:0/task:0", None), connect_worker=connect), workers
+    m = Master(sd, local_worker=connect("/job:worker/replica:0/task:0", None), connect_worker=connect)
+    m.exchange = "master"  # phase 1's staged partitions: the fake worker runs client-terminated ones only
+    return m, workers
 
 
 def _run(m, handle, fetches, targets=(), feeds=None):
