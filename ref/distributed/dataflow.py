@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import threading
 import time
+from concurrent import futures
 
 from ref.types import errors
 from ref.ops import blocking
@@ -35,6 +36,10 @@ from ref.session.interpreter import Ref
 from ref.session.interpreter.reference import run_op
 
 __all__ = ["DataflowGraph", "run", "FRAME_OPS"]
+
+# the threads that wait for values from other tasks (one per pending _Recv); a waiting
+# recv holds one until its value arrives, its step ends, or its deadline passes
+_RECV_POOL = futures.ThreadPoolExecutor(max_workers=256, thread_name_prefix="ref-recv")
 
 FRAME_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
                        "LoopCond"})
@@ -117,7 +122,7 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
             cv.notify_all()
 
     for key, t in recvs.items():
-        threading.Thread(target=fetch, args=(key, t), daemon=True, name=f"ref-recv-{key[-40:]}").start()
+        _RECV_POOL.submit(fetch, key, t)
     for t, value in feeds.items():
         available(t, value)
         done(t.op)
