@@ -2,7 +2,10 @@
 
 ``Master(server_def, local_worker=None, connect_worker=None)`` serves the RPCs a TF 2.21
 client sends (DISTRIBUTED.md §1.3) and drives the tasks with the WorkerService RPCs a TF
-master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.partition`):
+master sends (§1.4). A step is one partition per task whose ``_Send``/``_Recv`` nodes
+let the tasks exchange tensors directly (phase 2, :func:`.partition.partition_direct`),
+or with ``REF_DISTRIBUTED_EXCHANGE=master`` staged, master-mediated partitions (phase 1,
+§6.1, :func:`.partition.partition`):
 
 * **CreateSession** imports the GraphDef into a ref Graph (so unknown ops and bad graphs
   fail here), finds the devices of the tasks it needs with ``GetStatus`` and opens a worker
@@ -16,10 +19,13 @@ master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.part
 * **RunStep** prunes the graph to the step (ref's :func:`needed_ops`, so the same ops run
   as in a local Session), places it (:mod:`.placement`), partitions it into stages and
   registers each partition once per (feeds, fetches, targets) signature. Each step runs
-  the stages in order, those of one stage concurrently, with ``RunGraph`` (``send`` /
-  ``recv_key``); tensors between stages pass through the master. Every RunGraph is bounded
+  the stages in order (direct: one stage), those of one stage concurrently, with
+  ``RunGraph`` (``send`` / ``recv_key`` for feeds and fetches); when one fails, the step is
+  ended on every task (``CleanupGraph``) so none waits on it. Every RunGraph is bounded
   by the step's deadline: ``RunOptions.timeout_in_ms``, else ``operation_timeout_in_ms``.
-  ``RunOptions.output_partition_graphs`` returns the partitions in ``RunMetadata``. After
+  ``RunOptions.output_partition_graphs`` returns the partitions in ``RunMetadata``;
+  ``RunOptions.trace_level`` above NO_TRACE sets ``exec_opts.record_timeline`` and merges
+  every task's ``step_stats`` (one ``DeviceStepStats`` per task's CPU) into it. After
   each step the tasks get ``CleanupGraph`` in the background, as from TF's master.
   A task that restarted (a new incarnation in GetStatus, found after a RunGraph failed) is
   an AbortedError naming the task, its address and both incarnations: its variables are

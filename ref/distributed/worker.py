@@ -29,13 +29,17 @@ A master (ref's, or TensorFlow's in the staged, master-mediated form of
   The call's deadline bounds blocking kernels (queue dequeue, accumulator take):
   past it they fail with DeadlineExceededError naming the node, the task and
   what they hold (:mod:`ref.ops.blocking`).
-* ``DeregisterGraph``, ``CleanupGraph`` (accepted: a step keeps no state here),
+* ``DeregisterGraph``, ``CleanupGraph`` (ends the step's rendezvous and runs),
   ``CleanupAll`` (clears resource containers; none named: the default one,
   "localhost", which holds what was made with container "").
 
-``RecvTensor`` (worker-to-worker transfers), ``Logging`` and ``Tracing`` answer
-UnimplementedError: partitions with non-client-terminated ``_Send``/``_Recv`` need
-phase 2 of the design (a rendezvous and a dataflow executor).
+* ``RecvTensor``: the value a ``_Send`` of step ``step_id`` put under a rendezvous
+  key, once it is there (phase 2: ``_Send``/``_Recv`` between tasks, see
+  :class:`_Partition`, :mod:`.rendezvous`, :mod:`.dataflow`); ``MarkRecvFinished``
+  is accepted. ``CleanupGraph`` ends a step's rendezvous.
+
+``Logging`` and ``Tracing`` answer UnimplementedError (step stats come back in
+``RunGraphResponse.step_stats`` when ``exec_opts.record_timeline`` asks).
 """
 from __future__ import annotations
 
@@ -423,6 +427,8 @@ class Worker:
 
     def _execute(self, part, feeds, step_id, run, trace):
         """The values of ``part.fetches``; sends to other tasks published into the rendezvous."""
+        if part.dataflow is None and not part.remote_sends:  # nothing to or from other tasks
+            return execute(part.plan, feeds, part.state, part.fetches, trace=trace, allow_dead=True)
         step = self._rendezvous.step(step_id)
         if part.dataflow is None:
             remote = part.remote_sends
