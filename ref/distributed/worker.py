@@ -216,6 +216,9 @@ class _Partition:
         self.fetch_index = {k: i for i, k in enumerate(self.sends)}
         self.feeds = [t for _, t in self.recvs.values()]
         self.state = wsession.run_state
+        self.ops = list(created.values())
+        self.loops = sorted(n.name for n in body if n.op in dataflow.FRAME_OPS)
+        self._partial = None
         self.dataflow = None
         if self.remote_recvs:
             loops = sorted(n.name for n in body if n.op in dataflow.FRAME_OPS)
@@ -228,6 +231,23 @@ class _Partition:
         else:  # sends to other tasks are fetched with the master's
             remote = [t for _, t, _ in self.remote_sends]
             self.plan = Plan(self.fetches + remote, list(created.values()) + [t.op for t in remote], self.feeds)
+
+    def partial_graph(self):
+        """The dataflow schedule of a partial run: the master's values arrive and leave
+        through the step's rendezvous too, over several RunGraph calls."""
+        if self._partial is None:
+            if self.loops:
+                raise errors.UnimplementedError(None, None, f"partial runs of a partition with a while loop "
+                                                            f"({', '.join(self.loops[:3])}) on ref's workers")
+            sends = self.remote_sends + [(k, t, []) for k, (_, t, _) in self.sends.items()]
+            self._partial = dataflow.DataflowGraph(self.ops, {}, sends)
+        return self._partial
+
+
+class _PartialRun:
+    """A partial run in progress: the thread running the partition, its error."""
+    thread = None
+    error = None
 
 
 def _check_device(n, task_name):
@@ -286,6 +306,7 @@ class Worker:
         self._lock = threading.Lock()
         self._rendezvous = Rendezvous()
         self._step_runs = {}  # step id -> the runs of it in progress
+        self._partials = {}  # (session handle, step id) -> _PartialRun
         self._peers = {}
         self._closed = False
 
@@ -368,14 +389,13 @@ class Worker:
         run ends the step's rendezvous with its error, so tasks waiting on it stop too.
         ``exec_opts.record_timeline``/``record_costs``: the ops run, in ``step_stats``."""
         session = self._session(request.session_handle, request.create_worker_session_called)
-        if request.is_partial:
-            raise errors.UnimplementedError(None, None, f"partial runs are not supported by ref's worker "
-                                                        f"({self.task_name})")
         with session.lock:
             part = session.graphs.get(request.graph_handle)
         if part is None:
             raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle} "
                                                   f"(on {self.task_name})")
+        if request.is_partial:
+            return self._partial_run(session, part, request, timeout)
         feeds = self._feeds(part, request)
         for key in request.recv_key:
             if key not in part.sends:
@@ -424,6 +444,72 @@ class Worker:
         if trace is not None:
             fill_step_stats(response, trace, 3 if opts.record_timeline else 1, device=self.device_name)
         return response
+
+    def _partial_run(self, session, part, request, timeout):
+        """One call of TF's partial run (``is_partial``): the first call of a step starts
+        the partition in the background, its ``_Recv`` nodes of the master's values
+        waiting on the step's rendezvous; each call puts its ``send`` values there and
+        waits for its ``recv_key`` values; ``is_last_partial_run`` waits for the
+        partition to finish (its error, if it failed)."""
+        for key in request.recv_key:
+            if key not in part.sends:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RunGraph on {self._where()}: recv_key {key} names no _Send of graph "
+                                f"{request.graph_handle}")
+        step_id = request.step_id
+        step = self._rendezvous.step(step_id)
+        graph = part.partial_graph()
+        with self._lock:
+            pr = self._partials.get((session.handle, step_id))
+            if pr is None:
+                pr = self._partials[(session.handle, step_id)] = _PartialRun()
+                pr.thread = threading.Thread(target=self._partial_body, args=(session, part, graph, step, pr),
+                                             daemon=True, name=f"ref-partial-run-{step_id}")
+                pr.thread.start()
+        for nt in request.send:
+            dead = is_dead_tensor_proto(nt.tensor)
+            step.send(nt.name, DEAD if dead else make_ndarray(nt.tensor), dead)
+        response = worker_pb2.RunGraphResponse()
+        for key in request.recv_key:
+            name, _, dtype = part.sends[key]
+            value, dead = step.recv(key, timeout, None, f" on {self._where()}")
+            response.recv.add(name=key, tensor=dead_tensor_proto(dtype) if dead else
+                              make_tensor_proto(value, dtype=dtypes.as_dtype(dtype)))
+        if request.is_last_partial_run:
+            pr.thread.join(timeout)
+            with self._lock:
+                self._partials.pop((session.handle, step_id), None)
+            if pr.thread.is_alive():
+                self._end_step(step_id, f"the last partial run of step {step_id} ran out of its deadline")
+                raise errors.DeadlineExceededError(None, None, f"partial run of step {step_id} on "
+                                                               f"{self._where()} did not finish in time")
+            if pr.error is not None:
+                raise pr.error
+        return response
+
+    def _partial_body(self, session, part, graph, step, pr):
+        recvs = dict(part.remote_recvs)
+        recvs.update((k, ph) for k, (_, ph) in part.recvs.items())
+        with blocking.bounded(None, self._where()) as run:
+            with session.lock:
+                session.runs.add(run)
+            with self._lock:
+                self._step_runs.setdefault(step.step_id, set()).add(run)
+            try:
+                with np.errstate(all="ignore"):
+                    dataflow.run(graph, {}, part.state, recvs, lambda k: self._recv(step, k, run), step.send,
+                                 None, self._where())
+            except errors.OpError as e:
+                pr.error = self._named(e)
+                self._rendezvous.cleanup(step.step_id, pr.error)
+            finally:
+                with session.lock:
+                    session.runs.discard(run)
+                with self._lock:
+                    runs = self._step_runs.get(step.step_id, set())
+                    runs.discard(run)
+                    if not runs:
+                        self._step_runs.pop(step.step_id, None)
 
     def _execute(self, part, feeds, step_id, run, trace):
         """The values of ``part.fetches``; sends to other tasks published into the rendezvous."""

@@ -51,6 +51,7 @@ TF_MASTER_ROWS = [
     # part of the forward pass on a ref worker: Grappler's _FusedMatMul(+BiasAdd+Tanh) runs as
     # ref's MatMul, BiasAdd and Tanh (Tanh within ref's ULP budget of TF's)
     ("split", [("ps", 0), ("worker", 1)], 1e-6),
+    ("partial", [("ps", 0)], 0.0),  # partial_run_setup/partial_run: RunGraph with is_partial
 ]
 
 
@@ -68,7 +69,7 @@ def test_a_tensorflow_master_drives_ref_tasks(mode, tasks, rtol):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     local, remote = got["local"], got["remote"]
-    assert remote[-1] == local[-1] == 4  # global step
+    assert remote[-1] == local[-1] == 4  # global step (partial: the number of partial_run calls)
     for a, b in zip(local[:-1], remote[:-1]):
         np.testing.assert_allclose(np.asarray(b, np.float32), np.asarray(a, np.float32), rtol=rtol, atol=0)
 

@@ -8,7 +8,9 @@ session, and prints one JSON line ``{"local": [...], "remote": [...]}``. Modes:
 * ``ps``: ``replica_device_setter``: variables on the ref ps, the step on the TF worker;
 * ``split``: as ``ps``, with part of the forward pass on ``/job:worker/task:1``, a ref
   worker (it exchanges tensors with the ref ps and the TF worker by RecvTensor);
-* ``monitored``: ``ps`` under ``MonitoredTrainingSession`` (chief, StopAtStepHook).
+* ``monitored``: ``ps`` under ``MonitoredTrainingSession`` (chief, StopAtStepHook);
+* ``partial``: ``partial_run_setup``/``partial_run`` of a step with ops on the ref ps
+  (RunGraph with ``is_partial``/``is_last_partial_run``).
 """
 import json
 import os
@@ -64,11 +66,34 @@ def run(mode, spec, target):
         return losses + [v.tolist() if hasattr(v, "tolist") else int(v) for v in final]
 
 
+def partial(spec, target):
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0" if target else None):
+            a = tf.placeholder(tf.float32, [2], name="a")
+            b = tf.placeholder(tf.float32, [2], name="b")
+            c = tf.placeholder(tf.float32, [2], name="c")
+            r1 = tf.add(a, b, name="r1")
+            r2 = tf.multiply(r1, c, name="r2")
+        with tf.device("/job:worker/task:0" if target else None):
+            r3 = tf.square(r2, name="r3")
+        config = tf.ConfigProto(operation_timeout_in_ms=60000, device_filters=["/job:ps", "/job:worker/task:0"])
+        out = []
+        with tf.Session(target, config=config) as s:
+            for i in range(2):
+                h = s.partial_run_setup([r1, r3], [a, b, c])
+                out.append(s.partial_run(h, r1, {a: [1.0, 2.0], b: [3.0, float(i)]}).tolist())
+                out.append(s.partial_run(h, r3, {c: [5.0, 6.0]}).tolist())
+        return out + [len(out) // 2 * 2]
+
+
 def main():
     mode, spec = sys.argv[1], json.loads(sys.argv[2])
     server = tf.distribute.Server(tf.train.ClusterSpec(spec), job_name="worker", task_index=0)
-    local = run(mode if mode != "monitored" else "ps", spec, "")
-    remote = run(mode, spec, server.target)
+    if mode == "partial":
+        local, remote = partial(spec, ""), partial(spec, server.target)
+    else:
+        local = run(mode if mode != "monitored" else "ps", spec, "")
+        remote = run(mode, spec, server.target)
     print(json.dumps({"local": local, "remote": remote}), flush=True)
     os._exit(0)  # TF's server cannot be stopped
 
