@@ -159,8 +159,8 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
                                                    "wait for inputs that never come (a cycle?)")
         with cv:
             while not inbox:
-                blocking.wait(cv, f"_Recv on {where}", lambda: f"{pending} value(s) from other tasks not "
-                                                                "received yet")
+                blocking.wait(cv, "_Recv", lambda: f"{pending} value(s) from other tasks not received yet "
+                                                   f"({_waited(recvs, env)})")
             items, inbox[:] = list(inbox), []
         for t, value, error in items:
             pending -= 1
@@ -169,3 +169,9 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
             available(t, value)
             done(t.op)
     return env
+
+
+def _waited(recvs, env):
+    """The values still awaited, with the task each comes from (for a deadline's error)."""
+    left = [key.split(";") for key, t in recvs.items() if t not in env]
+    return "; ".join(f"{k[3]} from {k[0].split('/device:')[0]}" for k in left[:3] if len(k) == 5)

@@ -480,7 +480,7 @@ class MasterSession:
                     f"{', '.join(parts[i].task for i in level)}")
             calls = {self.master._pool.submit(self._run_graph(plan, i, step_id, values, stats is not None), left): i
                      for i in level}
-            results, first_error = {}, None
+            results, failed, ended = {}, [], False
             pending = set(calls)
             while pending:
                 done, pending = futures.wait(pending, return_when=futures.FIRST_EXCEPTION)
@@ -488,12 +488,18 @@ class MasterSession:
                     try:
                         results[calls[f]] = f.result()
                     except errors.OpError as e:
-                        if first_error is None:
-                            first_error = e
-                            if pending:  # the others may wait on this partition's tensors
-                                self._end_step(plan, step_id)
-            if first_error is not None:
-                raise first_error
+                        failed.append(e)
+                        if pending and not ended and not _derived(e):
+                            # the others may wait on this partition's tensors (a wait that failed
+                            # on its own leaves them to find their own errors, which say more)
+                            ended = True
+                            self._end_step(plan, step_id)
+            if failed:
+                # a restarted task (found by the RunGraph to it) says more than the errors of
+                # the tasks that waited on it; else the first error of a partition that did not
+                # fail only because another one did
+                raise next((e for e in failed if isinstance(e, errors.AbortedError) and self._aborted),
+                           next((e for e in failed if not _derived(e)), failed[0]))
             for i, resp in results.items():
                 for nt in resp.recv:
                     values[parts[i].sends[nt.name]] = nt.tensor
@@ -501,14 +507,9 @@ class MasterSession:
                     stats.dev_stats.extend(resp.step_stats.dev_stats)
 
     def _end_step(self, plan, step_id):
-        """CleanupGraph to each task of the step now (bounded): its runs and waits end."""
-        req = worker_pb2.CleanupGraphRequest(step_id=step_id)
-        calls = {t: (lambda s: lambda timeout: s.CleanupGraph(req, timeout=timeout))(self.tasks[t].service)
-                 for t in set(plan.tasks)}
-        try:
-            self.master._fan_out(calls, time.monotonic() + _CLOSE_TIMEOUT, "CleanupGraph")
-        except errors.OpError:
-            pass
+        """CleanupGraph to each task of the step now, without waiting for the answers (a
+        task that does not answer must not hold the step): its runs and waits end."""
+        self._cleanup(plan, step_id)
 
     def _cleanup(self, plan, step_id):
         """CleanupGraph to each task of the step, in the background, as TF's master does after
@@ -590,6 +591,13 @@ class MasterSession:
 def _task_key(task):
     s = DeviceSpec.from_string(task)
     return s.job or "", s.replica or 0, s.task or 0
+
+
+def _derived(error):
+    """Whether a partition's ``error`` only reflects another task's failure: its wait for
+    a tensor from that task (RecvTensor) failed, or its step was ended (CleanupGraph)."""
+    return (isinstance(error, errors.CancelledError) or "WorkerService/RecvTensor" in error.message
+            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message)
 
 
 def _quietly(fn, request, timeout):
