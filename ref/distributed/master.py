@@ -2,7 +2,10 @@
 
 ``Master(server_def, local_worker=None, connect_worker=None)`` serves the RPCs a TF 2.21
 client sends (DISTRIBUTED.md §1.3) and drives the tasks with the WorkerService RPCs a TF
-master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.partition`):
+master sends (§1.4). A step is one partition per task whose ``_Send``/``_Recv`` nodes
+let the tasks exchange tensors directly (phase 2, :func:`.partition.partition_direct`),
+or with ``REF_DISTRIBUTED_EXCHANGE=master`` staged, master-mediated partitions (phase 1,
+§6.1, :func:`.partition.partition`):
 
 * **CreateSession** imports the GraphDef into a ref Graph (so unknown ops and bad graphs
   fail here), finds the devices of the tasks it needs with ``GetStatus`` and opens a worker
@@ -16,10 +19,13 @@ master sends (§1.4), with staged, master-mediated execution (§6.1, :mod:`.part
 * **RunStep** prunes the graph to the step (ref's :func:`needed_ops`, so the same ops run
   as in a local Session), places it (:mod:`.placement`), partitions it into stages and
   registers each partition once per (feeds, fetches, targets) signature. Each step runs
-  the stages in order, those of one stage concurrently, with ``RunGraph`` (``send`` /
-  ``recv_key``); tensors between stages pass through the master. Every RunGraph is bounded
+  the stages in order (direct: one stage), those of one stage concurrently, with
+  ``RunGraph`` (``send`` / ``recv_key`` for feeds and fetches); when one fails, the step is
+  ended on every task (``CleanupGraph``) so none waits on it. Every RunGraph is bounded
   by the step's deadline: ``RunOptions.timeout_in_ms``, else ``operation_timeout_in_ms``.
-  ``RunOptions.output_partition_graphs`` returns the partitions in ``RunMetadata``. After
+  ``RunOptions.output_partition_graphs`` returns the partitions in ``RunMetadata``;
+  ``RunOptions.trace_level`` above NO_TRACE sets ``exec_opts.record_timeline`` and merges
+  every task's ``step_stats`` (one ``DeviceStepStats`` per task's CPU) into it. After
   each step the tasks get ``CleanupGraph`` in the background, as from TF's master.
   A task that restarted (a new incarnation in GetStatus, found after a RunGraph failed) is
   an AbortedError naming the task, its address and both incarnations: its variables are
@@ -37,6 +43,7 @@ PartialRunSetup, MakeCallable, RunCallable and ReleaseCallable answer Unimplemen
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import threading
 import time
@@ -50,13 +57,18 @@ from ref.session.interpreter import needed_ops
 from ref.protos import config_pb2, graph_pb2, master_pb2, tensorflow_server_pb2, worker_pb2
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec
-from ref.distributed.partition import partition, signed64
+from ref.distributed.partition import partition, partition_direct, signed64
 from ref.distributed.placement import place, task_of
 from ref.distributed.security import SESSIONS_KEY
 
 __all__ = ["Master", "DEFAULT_DISCOVERY_TIMEOUT"]
 
 DEFAULT_DISCOVERY_TIMEOUT = 60.0  # seconds; TF's master waits forever
+EXCHANGES = ("direct", "master")
+"""How the tasks of a step exchange tensors: ``"direct"`` (phase 2: one partition per task,
+``_Send``/``_Recv`` between tasks, pulled with ``RecvTensor``) or ``"master"`` (phase 1:
+staged partitions, every tensor between tasks through the master). Environment
+``REF_DISTRIBUTED_EXCHANGE``; default direct."""
 _CLOSE_TIMEOUT = 10.0  # TF's DeleteWorkerSession deadline
 _PS_JOBS = ("ps",)
 
@@ -101,6 +113,9 @@ class Master:
         self._pool = futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="ref-master")
         self._step_ids = itertools.count(1)
         self.security = None  # the server's ServerSecurity: limits Reset unless it allows global resets
+        self.exchange = os.environ.get("REF_DISTRIBUTED_EXCHANGE", "direct")
+        if self.exchange not in EXCHANGES:
+            raise ValueError(f"REF_DISTRIBUTED_EXCHANGE={self.exchange!r}: expected one of {EXCHANGES}")
 
     # -- tasks -------------------------------------------------------------------
     def all_tasks(self):
@@ -437,8 +452,9 @@ class MasterSession:
             ops = needed_ops(fetch_t, target_ops, feed_t)
             placement = place(ops, self.devices(), self.master.device_name, self.config.allow_soft_placement,
                               fetches=fetch_t, graph=self.graph)
-            step = partition(ops, self.node_defs, placement, [t.name for t in feed_t], [t.name for t in fetch_t],
-                             {t: task.incarnation for t, task in self.tasks.items()})
+            partitioner = partition_direct if self.master.exchange == "direct" else partition
+            step = partitioner(ops, self.node_defs, placement, [t.name for t in feed_t], [t.name for t in fetch_t],
+                               {t: task.incarnation for t, task in self.tasks.items()})
 
             def register(p):
                 gd = p.graph_def
@@ -476,20 +492,23 @@ class MasterSession:
         fetches = [f if ":" in f else f + ":0" for f in request.fetch]
         plan = self._plan(list(values), fetches, list(request.target), deadline)
         step_id = (next(self.master._step_ids) + (self.master.incarnation << 20)) % (1 << 62)
+        resp = master_pb2.RunStepResponse()
+        stats = resp.metadata.step_stats if request.options.trace_level > 0 else None
         try:
-            self._run_levels(plan, step_id, values, deadline)
+            self._run_levels(plan, step_id, values, deadline, stats)
         finally:
             self._cleanup(plan, step_id)
-        resp = master_pb2.RunStepResponse()
         for name, f in zip(request.fetch, fetches):
             resp.tensor.add(name=name, tensor=values[f])
         if request.options.output_partition_graphs:
             resp.metadata.partition_graphs.extend(p.graph_def for p in plan.step_plan.partitions)
         return resp
 
-    def _run_levels(self, plan, step_id, values, deadline):
-        """Runs the stages in order, the partitions of one stage together (the last one in
-        this thread); what they send back goes into ``values``."""
+    def _run_levels(self, plan, step_id, values, deadline, stats=None):
+        """Runs the stages in order, the partitions of one stage together; what they send
+        back goes into ``values``, their step stats (when traced) into ``stats``. When one
+        partition fails, the step is ended on every task at once (``CleanupGraph``: their
+        waits for tensors of this step end), and the first error is raised."""
         parts = plan.step_plan.partitions
         for level in plan.step_plan.levels:
             left = _remaining(deadline)
@@ -497,23 +516,38 @@ class MasterSession:
                 raise errors.DeadlineExceededError(
                     None, None, f"RunStep ran out of its deadline before stage {parts[level[0]].stage} on "
                     f"{', '.join(parts[i].task for i in level)}")
-            calls = [(i, self._run_graph(plan, i, step_id, values)) for i in level]
-            futs = [(i, self.master._pool.submit(fn, left)) for i, fn in calls[:-1]]
-            results, first_error = {}, None
-            try:
-                results[calls[-1][0]] = calls[-1][1](left)
-            except errors.OpError as e:
-                first_error = e
-            for i, f in futs:
-                try:
-                    results[i] = f.result()
-                except errors.OpError as e:
-                    first_error = first_error or e
-            if first_error is not None:
-                raise first_error
+            calls = {self.master._pool.submit(self._run_graph(plan, i, step_id, values, stats is not None), left): i
+                     for i in level}
+            results, failed, ended = {}, [], False
+            pending = set(calls)
+            while pending:
+                done, pending = futures.wait(pending, return_when=futures.FIRST_EXCEPTION)
+                for f in done:
+                    try:
+                        results[calls[f]] = f.result()
+                    except errors.OpError as e:
+                        failed.append(e)
+                        if pending and not ended and not _derived(e):
+                            # the others may wait on this partition's tensors (a wait that failed
+                            # on its own leaves them to find their own errors, which say more)
+                            ended = True
+                            self._end_step(plan, step_id)
+            if failed:
+                # a restarted task (found by the RunGraph to it) says more than the errors of
+                # the tasks that waited on it; else the first error of a partition that did not
+                # fail only because another one did
+                raise next((e for e in failed if isinstance(e, errors.AbortedError) and self._aborted),
+                           next((e for e in failed if not _derived(e)), failed[0]))
             for i, resp in results.items():
                 for nt in resp.recv:
                     values[parts[i].sends[nt.name]] = nt.tensor
+                if stats is not None:
+                    stats.dev_stats.extend(resp.step_stats.dev_stats)
+
+    def _end_step(self, plan, step_id):
+        """CleanupGraph to each task of the step now, without waiting for the answers (a
+        task that does not answer must not hold the step): its runs and waits end."""
+        self._cleanup(plan, step_id)
 
     def _cleanup(self, plan, step_id):
         """CleanupGraph to each task of the step, in the background, as TF's master does after
@@ -526,10 +560,11 @@ class MasterSession:
             except RuntimeError:  # the master is shutting down
                 return
 
-    def _run_graph(self, plan, i, step_id, values):
+    def _run_graph(self, plan, i, step_id, values, trace=False):
         p = plan.step_plan.partitions[i]
         req = worker_pb2.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                          graph_handle=plan.handles[i], step_id=step_id, recv_key=list(p.sends))
+        req.exec_opts.record_timeline = trace
         for key, tensor_name in p.recvs.items():
             req.send.add(name=key, tensor=values[tensor_name])
         task = self.tasks[p.task]
@@ -594,6 +629,13 @@ class MasterSession:
 def _task_key(task):
     s = DeviceSpec.from_string(task)
     return s.job or "", s.replica or 0, s.task or 0
+
+
+def _derived(error):
+    """Whether a partition's ``error`` only reflects another task's failure: its wait for
+    a tensor from that task (RecvTensor) failed, or its step was ended (CleanupGraph)."""
+    return (isinstance(error, errors.CancelledError) or "WorkerService/RecvTensor" in error.message
+            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message)
 
 
 def _quietly(fn, request, timeout):

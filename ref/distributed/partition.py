@@ -44,7 +44,7 @@ from ref.protos import graph_pb2, node_def_pb2
 # ops whose handle is TF's Ref(string) and a plain string in ref: they are copied like refs
 _STRING_HANDLE_OPS = frozenset({"ConditionalAccumulator", "SparseConditionalAccumulator"})
 
-__all__ = ["stages", "partition", "rendezvous_key", "Partition", "StepPlan"]
+__all__ = ["stages", "partition", "partition_direct", "rendezvous_key", "Partition", "StepPlan"]
 
 
 def tf_rendezvous_key(send_device, incarnation, recv_device, tensor_name, frame_id=0, iter_id=0):
@@ -210,4 +210,125 @@ def _client_node(gd, op_type, name, device, incarnation, tensor_name, taken):
     node.attr["recv_device"].s = device.encode()
     node.attr["send_device_incarnation"].i = signed64(incarnation)
     node.attr["client_terminated"].b = True
+    return node
+
+
+def partition_direct(ops, node_defs, placement, feeds=(), fetches=(), incarnations=None):
+    """The StepPlan of a step whose tasks exchange tensors directly (phase 2): one
+    partition per task, all run together (one level).
+
+    Each data edge between tasks becomes a ``_Send`` on the source task and a ``_Recv``
+    on the destination (``client_terminated`` false, ``send_device``/``recv_device`` the
+    two tasks' CPUs, ``send_device_incarnation`` the sender's, ``tensor_name`` the
+    tensor's name), so the destination pulls the value with ``RecvTensor``. A control
+    edge between tasks is carried as TensorFlow's partitioner does: a scalar ``Const``
+    that runs after the source is sent, and its ``_Recv`` becomes a control input of
+    the destination. Feeds and fetches stay client-terminated (the master sends and
+    takes them), keyed as in :func:`partition`.
+    """
+    incarnations = incarnations or {}
+    feeds = [f if ":" in f else f + ":0" for f in feeds]
+    fetches = [f if ":" in f else f + ":0" for f in fetches]
+    fed = set(feeds)
+    task = {op.name: task_of(placement[op.name]) for op in ops}
+    groups = collections.OrderedDict()
+    for op in ops:
+        groups.setdefault(task[op.name], []).append(op)
+    gds = {t: graph_pb2.GraphDef() for t in groups}
+    names = {t: {op.name for op in members} for t, members in groups.items()}
+    recvs = {t: {} for t in groups}
+    sends = {t: {} for t in groups}
+    made = {}  # (tensor name or "^op", destination task) -> the _Recv node's name there
+
+    def device(t):
+        return t + "/device:CPU:0"
+
+    def cross(src_task, dst_task, tensor_name, src_input, dtype_enum):
+        """A _Send on ``src_task`` of ``src_input`` and its _Recv on ``dst_task``; the _Recv's name."""
+        key = (tensor_name, dst_task)
+        if key not in made:
+            op_name, idx = _split(tensor_name.lstrip("^"))
+            inc = incarnations.get(src_task, 0)
+            edge = tensor_name if not tensor_name.startswith("^") else f"{op_name}/_control_to_{dst_task}"
+            send = _node(gds[src_task], "_Send", f"_send_{op_name}_{idx}_to", src_task, dst_task, inc, edge,
+                         names[src_task], device)
+            send.input.append(src_input)
+            send.attr["T"].type = dtype_enum
+            recv = _node(gds[dst_task], "_Recv", f"_recv_{op_name}_{idx}_from", src_task, dst_task, inc, edge,
+                         names[dst_task], device)
+            recv.attr["tensor_type"].type = dtype_enum
+            made[key] = recv.name
+        return made[key]
+
+    def control_const(src_task, op_name):
+        name = f"{op_name}/_control_const"
+        if name not in names[src_task]:
+            names[src_task].add(name)
+            c = gds[src_task].node.add(name=name, op="Const", device=device(src_task))
+            c.input.append("^" + op_name)
+            c.attr["dtype"].type = dtypes.float32.as_datatype_enum
+            c.attr["value"].tensor.dtype = dtypes.float32.as_datatype_enum
+            c.attr["value"].tensor.float_val.append(0.0)
+        return name
+
+    client_recv = {}
+    for tsk, members in groups.items():
+        gd, inc = gds[tsk], incarnations.get(tsk, 0)
+        for op in members:
+            nd = _placed(node_defs[op.name], placement[op.name])
+            for t in op.inputs:
+                if t.name in fed:
+                    if (t.name, tsk) not in client_recv:
+                        op_name, idx = _split(t.name)
+                        node = _client_node(gd, "_Recv", f"_recv_{op_name}_{idx}", device(tsk), inc, t.name,
+                                            names[tsk])
+                        node.attr["tensor_type"].type = t.dtype.base_dtype.as_datatype_enum
+                        client_recv[(t.name, tsk)] = node.name
+                        recvs[tsk][rendezvous_key(device(tsk), inc, t.name)] = t.name
+                    nd.input.append(client_recv[(t.name, tsk)])
+                elif task[t.op.name] != tsk:
+                    nd.input.append(cross(task[t.op.name], tsk, t.name,
+                                          t.op.name if t.value_index == 0 else t.name,
+                                          t.dtype.base_dtype.as_datatype_enum))
+                else:
+                    nd.input.append(t.op.name if t.value_index == 0 else t.name)
+            for c in op.control_inputs:
+                if c.name not in task:
+                    continue
+                if task[c.name] == tsk:
+                    nd.input.append("^" + c.name)
+                else:
+                    src = task[c.name]
+                    nd.input.append("^" + cross(src, tsk, "^" + c.name, control_const(src, c.name),
+                                                dtypes.float32.as_datatype_enum))
+            gd.node.append(nd)
+    by_name = {t.name: t for op in ops for t in op.outputs}
+    for f in fetches:
+        if f in fed or f not in by_name:
+            continue
+        t = by_name[f]
+        tsk = task[t.op.name]
+        op_name, idx = _split(f)
+        node = _client_node(gds[tsk], "_Send", f"_send_{op_name}_{idx}", device(tsk), incarnations.get(tsk, 0), f,
+                            names[tsk])
+        node.input.append(op_name if idx == 0 else f)
+        node.attr["T"].type = t.dtype.base_dtype.as_datatype_enum
+        sends[tsk][rendezvous_key(device(tsk), incarnations.get(tsk, 0), f)] = f
+    parts = [Partition(t, 0, device(t), gds[t], recvs[t], sends[t]) for t in groups]
+    return StepPlan(parts, [list(range(len(parts)))], fetches, feeds)
+
+
+def _node(gd, op_type, name, src_task, dst_task, incarnation, tensor_name, taken, device):
+    """A _Send/_Recv between two tasks (not client-terminated)."""
+    base, k = name, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    node = gd.node.add(name=name, op=op_type, device=device(src_task if op_type == "_Send" else dst_task))
+    node.attr["tensor_name"].s = tensor_name.encode()
+    node.attr["send_device"].s = device(src_task).encode()
+    node.attr["recv_device"].s = device(dst_task).encode()
+    node.attr["send_device_incarnation"].i = signed64(incarnation)
+    node.attr["client_terminated"].b = False
     return node

@@ -200,7 +200,19 @@ def _handler(grpc, impl, service, method, request_cls, response_cls):
             CALL_METADATA.reset(meta)
 
     return grpc.unary_unary_rpc_method_handler(
-        unary, request_deserializer=request_cls.FromString, response_serializer=response_cls.SerializeToString)
+        unary, request_deserializer=request_cls.FromString, response_serializer=_serializer(method, response_cls))
+
+
+# Methods whose response goes on the wire as bytes the service wrote itself (RecvTensor:
+# tensor contents from the array's buffer, ref.distributed.tensor_coding); a Client
+# returns them undecoded too.
+RAW_RESPONSES = frozenset({"RecvTensor"})
+
+
+def _serializer(method, response_cls):
+    if method not in RAW_RESPONSES:
+        return response_cls.SerializeToString
+    return lambda r: r if isinstance(r, (bytes, bytearray, memoryview)) else r.SerializeToString()
 
 
 def _grpc_status(grpc, code):
@@ -436,7 +448,7 @@ class Client:
         else:
             stub = ch.unary_unary(
                 f"/{self.service}/{method}", request_serializer=type(request).SerializeToString,
-                response_deserializer=response_cls.FromString)
+                response_deserializer=None if method in RAW_RESPONSES else response_cls.FromString)
             self._calls[method] = (ch, stub)
         extra = _OUTGOING.get()
         try:
@@ -451,6 +463,8 @@ class Client:
                 # gRPC's own deadline; a task's DeadlineExceededError (a kernel that waited) keeps its message
                 detail = f"no answer within {timeout:g} s" if timeout is not None else detail
             raise error_from_status(code, f"{detail} ({self._where(method)})") from None
+        if method in RAW_RESPONSES:
+            return response
         if "status_code" in response.DESCRIPTOR.fields_by_name and response.status_code:
             raise error_from_status(response.status_code, response.status_error_message)
         return response

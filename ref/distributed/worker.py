@@ -29,33 +29,42 @@ A master (ref's, or TensorFlow's in the staged, master-mediated form of
   The call's deadline bounds blocking kernels (queue dequeue, accumulator take):
   past it they fail with DeadlineExceededError naming the node, the task and
   what they hold (:mod:`ref.ops.blocking`).
-* ``DeregisterGraph``, ``CleanupGraph`` (accepted: a step keeps no state here),
+* ``DeregisterGraph``, ``CleanupGraph`` (ends the step's rendezvous and runs),
   ``CleanupAll`` (clears resource containers; none named: the default one,
   "localhost", which holds what was made with container "").
 
-``RecvTensor`` (worker-to-worker transfers), ``Logging`` and ``Tracing`` answer
-UnimplementedError: partitions with non-client-terminated ``_Send``/``_Recv`` need
-phase 2 of the design (a rendezvous and a dataflow executor).
+* ``RecvTensor``: the value a ``_Send`` of step ``step_id`` put under a rendezvous
+  key, once it is there (phase 2: ``_Send``/``_Recv`` between tasks, see
+  :class:`_Partition`, :mod:`.rendezvous`, :mod:`.dataflow`); ``MarkRecvFinished``
+  is accepted. ``CleanupGraph`` ends a step's rendezvous.
+
+``Logging`` and ``Tracing`` answer UnimplementedError (step stats come back in
+``RunGraphResponse.step_stats`` when ``exec_opts.record_timeline`` asks).
 """
 from __future__ import annotations
 
 import itertools
 import secrets
 import threading
+import time
 
 import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
+from ref.distributed import dataflow, grappler_nodes, rpc
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.distributed.security import check_file_ops
+from ref.distributed.rendezvous import Rendezvous, parse_key
+from ref.distributed.tensor_coding import decode_recv_tensor_response, encode_recv_tensor_response
 from ref.framework.graph import Graph
 from ref.framework.op_def_library import apply_op
 from ref.framework.importer import import_nodes
 from ref.ops import blocking
 from ref.protos import device_attributes_pb2, tensor_pb2, worker_pb2
 from ref.ops.control import DEAD
-from ref.session.interpreter import Plan, RunState, execute
+from ref.session.interpreter import Plan, Ref, RunState, execute
+from ref.session.tracing import fill_step_stats
 
 __all__ = ["Worker", "rendezvous_key"]
 
@@ -144,16 +153,19 @@ class _WorkerSession:
 
 
 class _Partition:
-    """A registered partition: its graph, the plan running all of it, its keys."""
+    """A registered partition: its graph, how it runs, its keys.
+
+    Client-terminated ``_Recv``/``_Send`` nodes are the values the master sends in
+    and takes back (``RunGraph.send``/``recv_key``). The others cross to another
+    task: a ``_Send`` puts its value into this worker's rendezvous for the step, a
+    ``_Recv`` asks the sending task (``RecvTensor``). A partition with such
+    ``_Recv`` nodes runs in the dataflow executor (:mod:`.dataflow`), others as one
+    plan (sends to other tasks published when it ends)."""
 
     def __init__(self, graph_def, wsession, task_name):
         recvs, sends, body = [], [], []
-        for n in graph_def.node:
+        for n in grappler_nodes.expand(graph_def.node, f" on {task_name}"):
             if n.op in _RECV_OPS or n.op in _SEND_OPS:
-                if not n.attr["client_terminated"].b:
-                    raise errors.UnimplementedError(
-                        None, None, f"{{{{node {n.name}}}}} ({n.op}) on {task_name} is not client-terminated: ref "
-                                    "workers run master-mediated partitions only (no RecvTensor yet)")
                 (recvs if n.op in _RECV_OPS else sends).append(n)
             else:
                 _check_device(n, task_name)
@@ -171,12 +183,16 @@ class _Partition:
                 with g.device(n.device or None):
                     placeholders[n.name] = apply_op("Placeholder", name=name + "/",
                                                     dtype=dtypes.as_dtype(n.attr["tensor_type"].type), shape=None)
+            # a cross-task control edge arrives as a _Recv that is a control input
+            input_map = {"^" + name: t.op for name, t in placeholders.items()}
             try:
-                created = import_nodes(g, body, {}, functions, "", placeholders_as=placeholders)
+                created = import_nodes(g, body, input_map, functions, "", placeholders_as=placeholders)
             except (ValueError, TypeError) as e:
                 raise errors.InvalidArgumentError(None, None, f"RegisterGraph on {task_name}: {e}") from None
-        self.recvs = {_node_key(n): (n.name, placeholders[n.name]) for n in recvs}
-        self.sends = {}
+        client = {n.name for n in recvs + sends if n.attr["client_terminated"].b}
+        self.recvs = {_node_key(n): (n.name, placeholders[n.name]) for n in recvs if n.name in client}
+        self.remote_recvs = {_node_key(n): placeholders[n.name] for n in recvs if n.name not in client}
+        self.sends, self.remote_sends = {}, []
         for n in sends:
             src, _, idx = n.input[0].partition(":")
             if src in placeholders:
@@ -187,7 +203,12 @@ class _Partition:
                 raise errors.InvalidArgumentError(
                     None, None, f"RegisterGraph on {task_name}: {{{{node {n.name}}}}} sends '{n.input[0]}', "
                                 "which is not in the partition")
-            self.sends[_node_key(n)] = (n.name, t, n.attr["T"].type)
+            if n.name in client:
+                self.sends[_node_key(n)] = (n.name, t, n.attr["T"].type)
+            else:
+                ctrl = [created[i[1:]] if i[1:] in created else placeholders[i[1:]].op
+                        for i in n.input[1:] if i.startswith("^")]
+                self.remote_sends.append((_node_key(n), t, ctrl))
         for op in created.values():
             if op._opdef.creates_ref:  # remember each variable's container, for CleanupAll
                 wsession.state.containers[op._attrs.get("shared_name") or op.name] = (
@@ -195,8 +216,39 @@ class _Partition:
         self.fetches = [t for _, t, _ in self.sends.values()]
         self.fetch_index = {k: i for i, k in enumerate(self.sends)}
         self.feeds = [t for _, t in self.recvs.values()]
-        self.plan = Plan(self.fetches, list(created.values()), self.feeds)
         self.state = wsession.run_state
+        self.ops = list(created.values())
+        self.loops = sorted(n.name for n in body if n.op in dataflow.FRAME_OPS)
+        self._partial = None
+        self.dataflow = None
+        if self.remote_recvs:
+            loops = sorted(n.name for n in body if n.op in dataflow.FRAME_OPS)
+            if loops:
+                raise errors.UnimplementedError(
+                    None, None, f"RegisterGraph on {task_name}: a while loop whose frame receives values from "
+                                f"another task ({', '.join(loops[:3])}) is not supported by ref's workers")
+            self.dataflow = dataflow.DataflowGraph(
+                created.values(), {t.op: t for t in placeholders.values()}, self.remote_sends)
+        else:  # sends to other tasks are fetched with the master's
+            remote = [t for _, t, _ in self.remote_sends]
+            self.plan = Plan(self.fetches + remote, list(created.values()) + [t.op for t in remote], self.feeds)
+
+    def partial_graph(self):
+        """The dataflow schedule of a partial run: the master's values arrive and leave
+        through the step's rendezvous too, over several RunGraph calls."""
+        if self._partial is None:
+            if self.loops:
+                raise errors.UnimplementedError(None, None, f"partial runs of a partition with a while loop "
+                                                            f"({', '.join(self.loops[:3])}) on ref's workers")
+            sends = self.remote_sends + [(k, t, []) for k, (_, t, _) in self.sends.items()]
+            self._partial = dataflow.DataflowGraph(self.ops, {}, sends)
+        return self._partial
+
+
+class _PartialRun:
+    """A partial run in progress: the thread running the partition, its error."""
+    thread = None
+    error = None
 
 
 def _check_device(n, task_name):
@@ -210,6 +262,23 @@ def _check_device(n, task_name):
             raise errors.InvalidArgumentError(
                 None, None, f"RegisterGraph on {task_name}: {{{{node {n.name}}}}} is placed on {n.device}, "
                             "another task")
+
+
+def _same_task(a, b):
+    return _task_fields(a) == _task_fields(b)
+
+
+def _task_fields(name):
+    parts = dict(p.split(":", 1) for p in name.split("/") if ":" in p)
+    return parts.get("job"), int(parts.get("replica", 0)), int(parts.get("task", 0))
+
+
+def _task_address(server_def, task):
+    job, _, index = _task_fields(task)
+    for j in server_def.cluster.job:
+        if j.name == job:
+            return j.tasks.get(index, "")
+    return ""
 
 
 def _address(server_def):
@@ -236,6 +305,10 @@ class Worker:
         self._sessions = {"": _WorkerSession("", self._state)}  # "": the legacy session
         self._graph_ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._rendezvous = Rendezvous()
+        self._step_runs = {}  # step id -> the runs of it in progress
+        self._partials = {}  # (session handle, step id) -> _PartialRun
+        self._peers = {}
         self._closed = False
         self.security = None  # the server's ServerSecurity: refuses file ops when it says so
 
@@ -312,34 +385,52 @@ class Worker:
         return worker_pb2.DeregisterGraphResponse()
 
     def RunGraph(self, request, timeout=None):
-        """Runs a registered partition with the sent values; returns the asked-for ``_Send`` values."""
+        """Runs a registered partition with the sent values; returns the asked-for ``_Send`` values.
+
+        Values for other tasks go into this worker's rendezvous for ``step_id`` (served
+        by ``RecvTensor``); values from them are pulled with ``RecvTensor``. A failing
+        run ends the step's rendezvous with its error, so tasks waiting on it stop too.
+        ``exec_opts.record_timeline``/``record_costs``: the ops run, in ``step_stats``."""
         session = self._session(request.session_handle, request.create_worker_session_called)
-        if request.is_partial:
-            raise errors.UnimplementedError(None, None, f"partial runs are not supported by ref's worker "
-                                                        f"({self.task_name})")
         with session.lock:
             part = session.graphs.get(request.graph_handle)
         if part is None:
             raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle} "
                                                   f"(on {self.task_name})")
+        if request.is_partial:
+            return self._partial_run(session, part, request, timeout)
         feeds = self._feeds(part, request)
         for key in request.recv_key:
             if key not in part.sends:
                 raise errors.InvalidArgumentError(
                     None, None, f"RunGraph on {self._where()}: recv_key {key} names no _Send of graph "
                                 f"{request.graph_handle}")
+        step_id = request.step_id
+        opts = request.exec_opts
+        trace = [] if (opts.record_timeline or opts.record_costs) else None
         limit = None if timeout is None else max(timeout - min(_REPLY_MARGIN, 0.1 * timeout), 0.0)
         with blocking.bounded(limit, self._where()) as run:
             with session.lock:
                 session.runs.add(run)
+            with self._lock:
+                self._step_runs.setdefault(step_id, set()).add(run)
             try:
                 with np.errstate(all="ignore"):
-                    values = execute(part.plan, feeds, part.state, part.fetches, allow_dead=True)
+                    values = self._execute(part, feeds, step_id, run, trace)
             except errors.OpError as e:
-                raise self._named(e) from None
+                error = self._named(e)
+                # the step's other partitions waiting on this task end with the error (TF: StartAbort)
+                self._rendezvous.cleanup(step_id, error)
+                raise error from None
             finally:
                 with session.lock:
                     session.runs.discard(run)
+                with self._lock:
+                    runs = self._step_runs.get(step_id)
+                    if runs is not None:
+                        runs.discard(run)
+                        if not runs:
+                            del self._step_runs[step_id]
         response = worker_pb2.RunGraphResponse()
         for key in request.recv_key:
             name, _, dtype = part.sends[key]
@@ -353,7 +444,128 @@ class Worker:
                 raise errors.InvalidArgumentError(
                     None, None, f"{{{{node {name}}}}} on {self.task_name} cannot send its value: {e}") from None
             response.recv.add(name=key, tensor=tensor)
+        if trace is not None:
+            fill_step_stats(response, trace, 3 if opts.record_timeline else 1, device=self.device_name)
         return response
+
+    def _partial_run(self, session, part, request, timeout):
+        """One call of TF's partial run (``is_partial``): the first call of a step starts
+        the partition in the background, its ``_Recv`` nodes of the master's values
+        waiting on the step's rendezvous; each call puts its ``send`` values there and
+        waits for its ``recv_key`` values; ``is_last_partial_run`` waits for the
+        partition to finish (its error, if it failed)."""
+        for key in request.recv_key:
+            if key not in part.sends:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RunGraph on {self._where()}: recv_key {key} names no _Send of graph "
+                                f"{request.graph_handle}")
+        step_id = request.step_id
+        step = self._rendezvous.step(step_id)
+        graph = part.partial_graph()
+        with self._lock:
+            pr = self._partials.get((session.handle, step_id))
+            if pr is None:
+                pr = self._partials[(session.handle, step_id)] = _PartialRun()
+                pr.thread = threading.Thread(target=self._partial_body, args=(session, part, graph, step, pr),
+                                             daemon=True, name=f"ref-partial-run-{step_id}")
+                pr.thread.start()
+        for nt in request.send:
+            dead = is_dead_tensor_proto(nt.tensor)
+            step.send(nt.name, DEAD if dead else make_ndarray(nt.tensor), dead)
+        response = worker_pb2.RunGraphResponse()
+        for key in request.recv_key:
+            name, _, dtype = part.sends[key]
+            value, dead = step.recv(key, timeout, None, f" on {self._where()}")
+            response.recv.add(name=key, tensor=dead_tensor_proto(dtype) if dead else
+                              make_tensor_proto(value, dtype=dtypes.as_dtype(dtype)))
+        if request.is_last_partial_run:
+            pr.thread.join(timeout)
+            with self._lock:
+                self._partials.pop((session.handle, step_id), None)
+            if pr.thread.is_alive():
+                self._end_step(step_id, f"the last partial run of step {step_id} ran out of its deadline")
+                raise errors.DeadlineExceededError(None, None, f"partial run of step {step_id} on "
+                                                               f"{self._where()} did not finish in time")
+            if pr.error is not None:
+                raise pr.error
+        return response
+
+    def _partial_body(self, session, part, graph, step, pr):
+        recvs = dict(part.remote_recvs)
+        recvs.update((k, ph) for k, (_, ph) in part.recvs.items())
+        with blocking.bounded(None, self._where()) as run:
+            with session.lock:
+                session.runs.add(run)
+            with self._lock:
+                self._step_runs.setdefault(step.step_id, set()).add(run)
+            try:
+                with np.errstate(all="ignore"):
+                    dataflow.run(graph, {}, part.state, recvs, lambda k: self._recv(step, k, run), step.send,
+                                 None, self._where())
+            except errors.OpError as e:
+                pr.error = self._named(e)
+                self._rendezvous.cleanup(step.step_id, pr.error)
+            finally:
+                with session.lock:
+                    session.runs.discard(run)
+                with self._lock:
+                    runs = self._step_runs.get(step.step_id, set())
+                    runs.discard(run)
+                    if not runs:
+                        self._step_runs.pop(step.step_id, None)
+
+    def _execute(self, part, feeds, step_id, run, trace):
+        """The values of ``part.fetches``; sends to other tasks published into the rendezvous."""
+        if part.dataflow is None and not part.remote_sends:  # nothing to or from other tasks
+            return execute(part.plan, feeds, part.state, part.fetches, trace=trace, allow_dead=True)
+        step = self._rendezvous.step(step_id)
+        if part.dataflow is None:
+            remote = part.remote_sends
+            out = execute(part.plan, feeds, part.state, part.fetches + [t for _, t, _ in remote], trace=trace,
+                          allow_dead=True)
+            for (key, _, _), value in zip(remote, out[len(part.fetches):]):
+                step.send(key, value, value is DEAD)
+            return out[:len(part.fetches)]
+
+        def publish(key, value, is_dead):
+            step.send(key, value, is_dead)
+
+        def recv(key):
+            return self._recv(step, key, run)
+        env = dataflow.run(part.dataflow, feeds, part.state, part.remote_recvs, recv, publish, trace,
+                           self._where())
+        store = part.state.store
+        return [v if v is DEAD or v.__class__ is not Ref else store.read(v.key, t.op)
+                for v, t in ((env[t], t) for t in part.fetches)]
+
+    def _recv(self, step, key, run):
+        """``(value, is_dead)`` of ``key`` for ``step``: from this worker's rendezvous when
+        this task sent it, else by ``RecvTensor`` to the sending task."""
+        src = parse_key(key)[0]
+        task = src.split("/device:")[0]
+
+        def cancelled():
+            return None if run.cancelled is None else errors.CancelledError(None, None, run.cancelled)
+        left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+        if _same_task(task, self.task_name):
+            return step.recv(key, left, cancelled, f" on {self._where()}")
+        peer = self._peer(task)
+        req = worker_pb2.RecvTensorRequest(step_id=step.step_id, rendezvous_key=key)
+        data = peer.RecvTensor(req, timeout=left)
+        value, _, dead, _ = decode_recv_tensor_response(data)
+        return value, dead
+
+    def _peer(self, task):
+        """The WorkerService of ``task`` (a name like /job:ps/replica:0/task:0), from this task's cluster."""
+        with self._lock:
+            peer = self._peers.get(task)
+            if peer is None:
+                address = _task_address(self.server_def, task)
+                if not address:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{self.task_name}: no address for task {task} in this task's cluster")
+                peer = self._peers[task] = rpc.connect(address, rpc.WORKER_SERVICE, name=task)
+            return peer
 
     def _feeds(self, part, request):
         sent = {nt.name: nt.tensor for nt in request.send}
@@ -385,9 +597,18 @@ class Worker:
         return type(e)(None, None, message + node)
 
     def CleanupGraph(self, request, timeout=None):
-        """Accepted: a step leaves nothing behind on a ref worker."""
+        """Ends the step: its rendezvous goes (pending ``RecvTensor`` waits end with
+        AbortedError) and runs of it still going are cancelled."""
         self._check_open()
+        self._end_step(request.step_id, f"step {request.step_id} was cleaned up (CleanupGraph) on {self._where()}")
         return worker_pb2.CleanupGraphResponse()
+
+    def _end_step(self, step_id, reason):
+        with self._lock:
+            runs = list(self._step_runs.get(step_id, ()))
+        for run in runs:
+            run.cancel(reason)
+        self._rendezvous.cleanup(step_id)
 
     def CleanupAll(self, request, timeout=None):
         """Clears the named resource containers (none named: the default container)."""
@@ -396,10 +617,22 @@ class Worker:
         return worker_pb2.CleanupAllResponse()
 
     def RecvTensor(self, request, timeout=None):
-        raise errors.UnimplementedError(None, None, f"RecvTensor: ref's worker {self.task_name} runs only "
-                                                    "master-mediated partitions (client-terminated _Send/_Recv)")
+        """The value a ``_Send`` of step ``step_id`` put under ``rendezvous_key``, once sent:
+        a serialized ``RecvTensorResponse`` whose ``tensor_content`` comes from the array's
+        buffer (:mod:`.tensor_coding`). Waits at most ``timeout``; an ended step fails at once."""
+        self._check_open()
+        start = time.time_ns() // 1000
+        step = self._rendezvous.step(request.step_id)
+        value, dead = step.recv(request.rendezvous_key, timeout, None, f" on {self._where()}")
+        if dead:
+            dtype = dtypes.float32
+            return encode_recv_tensor_response(None, dtype, is_dead=True, send_start_micros=start)
+        arr = np.asarray(value)
+        dtype = dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
+        return encode_recv_tensor_response(value, dtype, send_start_micros=start)
 
     def MarkRecvFinished(self, request, timeout=None):
+        """Accepted: a ref worker keeps no per-request state for RecvTensor."""
         return worker_pb2.MarkRecvFinishedResponse()
 
     def Logging(self, request, timeout=None):
@@ -418,4 +651,5 @@ class Worker:
             s.cancel(f"the worker {self._where()} was stopped")
             if s.state is not self._state:
                 s.state.close()
+        self._rendezvous.abort_all(errors.UnavailableError(None, None, f"the worker {self._where()} was stopped"))
         self._state.close()

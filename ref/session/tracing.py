@@ -36,10 +36,12 @@ def timeline_label(op) -> str:
     return f"{op.name} = {op.type}({', '.join(_input_name(t) for t in op.inputs)})"
 
 
-def fill_step_stats(run_metadata, trace, trace_level: int) -> None:
-    """Adds the records of ``execute(..., trace=)`` to ``run_metadata.step_stats``."""
+def fill_step_stats(run_metadata, trace, trace_level: int, device: str = DEVICE) -> None:
+    """Adds the records of ``execute(..., trace=)`` to ``run_metadata.step_stats``
+    (any message with a ``step_stats`` field: a distributed worker's RunGraphResponse),
+    as the ops of ``device``."""
     dev = run_metadata.step_stats.dev_stats.add()
-    dev.device = DEVICE
+    dev.device = device
     tid = threading.get_ident() & 0xFFFFFFFF
     dev.thread_names[tid] = threading.current_thread().name
     for op, start, end, outputs in trace:

@@ -16,6 +16,13 @@ from ref.protos import config_pb2, master_pb2, named_tensor_pb2, tensorflow_serv
 from tests.distributed.fake_worker import FakeWorker
 
 SPEC = {"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}
+
+
+@pytest.fixture(autouse=True)
+def _staged(monkeypatch):
+    """These tests count the RPCs of phase 1's staged, master-mediated steps (the fake
+    worker runs client-terminated partitions only); phase 2 is tests/distributed/test_phase2.py."""
+    monkeypatch.setenv("REF_DISTRIBUTED_EXCHANGE", "master")
 PS, W0, W1 = "/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"
 
 

@@ -1,11 +1,15 @@
 """ref.distributed.partition: stages, client-terminated _Recv/_Send in TF's format, and
 staged execution over simulated tasks equal to one local Session, bit for bit."""
+import time
+
 import numpy as np
 import pytest
 
 import ref as tf
 from ref.distributed.cluster import ClusterSpec
+from ref.distributed import rpc
 from ref.distributed.master import Master
+from ref.distributed.worker import Worker
 from ref.distributed.partition import partition, rendezvous_key, stages
 from ref.distributed.placement import place, task_of
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
@@ -139,7 +143,9 @@ def _master():
     def connect(task, address):
         return workers.setdefault(task, FakeWorker(task, incarnation=len(workers) + 11))
     sd = tensorflow_server_pb2.ServerDef(cluster=CLUSTER.as_cluster_def(), job_name="worker", task_index=0)
-    return Master(sd, local_worker=connect("/job:worker/replica:0/task:0", None), connect_worker=connect), workers
+    m = Master(sd, local_worker=connect("/job:worker/replica:0/task:0", None), connect_worker=connect)
+    m.exchange = "master"  # phase 1's staged partitions: the fake worker runs client-terminated ones only
+    return m, workers
 
 
 def _run(m, handle, fetches, targets=(), feeds=None):
@@ -152,9 +158,52 @@ def _run(m, handle, fetches, targets=(), feeds=None):
     return [make_ndarray(t.tensor) for t in resp.tensor]
 
 
+def _ref_workers_master():
+    """A master whose tasks are ref Workers in this process, reaching each other's
+    ``RecvTensor`` through the in-process registry (phase 2: direct exchange)."""
+    workers = {}
+    for job in CLUSTER.jobs:
+        for i in CLUSTER.task_indices(job):
+            sd = tensorflow_server_pb2.ServerDef(cluster=CLUSTER.as_cluster_def(), job_name=job, task_index=i)
+            w = workers[f"/job:{job}/replica:0/task:{i}"] = Worker(sd)
+            rpc.register_local(CLUSTER.task_address(job, i), rpc.WORKER_SERVICE, w)
+    sd = tensorflow_server_pb2.ServerDef(cluster=CLUSTER.as_cluster_def(), job_name="worker", task_index=0)
+    m = Master(sd, local_worker=workers["/job:worker/replica:0/task:0"],
+               connect_worker=lambda task, address: workers[task])
+    m.exchange = "direct"
+
+    def close():
+        m.close()
+        for job in CLUSTER.jobs:
+            for i in CLUSTER.task_indices(job):
+                rpc.unregister_local(CLUSTER.task_address(job, i), rpc.WORKER_SERVICE)
+        deadline = time.monotonic() + 10  # CleanupGraph goes out in the background after each step
+        while any(w._rendezvous.active() for w in workers.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        leaked = {t: w._rendezvous.active() for t, w in workers.items()}
+        for w in workers.values():
+            w.close()
+        return leaked
+    return m, close
+
+
+@hypothesis.settings(max_examples=12, deadline=None)
+@hypothesis.given(_program())
+def test_direct_execution_equals_a_local_session(program):
+    """Phase 2: one partition per task, _Send/_Recv between ref Workers (RecvTensor,
+    the dataflow executor, control edges as sent constants): a local Session's values."""
+    m, close = _ref_workers_master()
+    _check_against_local(program, m, close)
+
+
 @hypothesis.settings(max_examples=30)
 @hypothesis.given(_program())
 def test_staged_execution_equals_a_local_session(program):
+    m, _ = _master()
+    _check_against_local(program, m, m.close, check_stages=True)
+
+
+def _check_against_local(program, m, close, check_stages=False):
     g, variables, tensors, updates, x, init, feed_one = _build(program)
     xv = np.array([1.5, -2.0, 0.25], np.float32)
     fetch = tensors[1:] or [x]
@@ -167,7 +216,7 @@ def test_staged_execution_equals_a_local_session(program):
     placement = place(ops, DEVICES, MASTER, fetches=fetch, graph=g)
     task = {op.name: task_of(placement[op.name]) for op in ops}
     stage = stages(ops, task, [t.name for t in feeds])
-    for op in ops:
+    for op in ops if check_stages else ():
         for src in [t.op for t in op.inputs if t not in feeds] + list(op.control_inputs):
             if src.name in stage:
                 assert stage[src.name] + (task[src.name] != task[op.name]) <= stage[op.name]
@@ -176,7 +225,6 @@ def test_staged_execution_equals_a_local_session(program):
         local = [s.run(fetch, feeds), s.run(fetch + reads, feeds)]
         s.run(updates, feeds)
         local.append(s.run(reads))
-    m, _ = _master()
     try:
         h = m.CreateSession(master_pb2.CreateSessionRequest(graph_def=g.as_graph_def())).session_handle
         _run(m, h, [], [init])
@@ -184,7 +232,8 @@ def test_staged_execution_equals_a_local_session(program):
         _run(m, h, [], updates, feeds)
         remote.append(_run(m, h, reads))
     finally:
-        m.close()
+        leaked = close()
+    assert not any(leaked.values()) if isinstance(leaked, dict) else True
     for a, b in zip(local, remote):
         for u, v in zip(a, b):
             np.testing.assert_array_equal(np.asarray(u), v)

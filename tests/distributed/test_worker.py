@@ -9,6 +9,7 @@ import itertools
 import os
 import re
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -418,14 +419,13 @@ def test_deleting_the_session_cancels_its_blocked_run(ref_task):
 
 
 @pytest.mark.parametrize("mutate, error, text", [
-    (lambda n: n.attr["client_terminated"].CopyFrom(A(b=False)), errors.UnimplementedError, "not client-terminated"),
     (lambda n: setattr(n, "device", "/job:ps/replica:0/task:7/device:CPU:0"), errors.InvalidArgumentError,
      "another task"),
 ])
 def test_partitions_ref_cannot_run_are_refused_by_name(ref_task, mutate, error, text):
     nodes = [ref_task.variable(), ref_task.recv("x"),
              ref_task.node("assign", "AssignVariableOp", ["w", "_recv_x_0"], dtype=A(type=F32))]
-    mutate(nodes[1] if error is errors.UnimplementedError else nodes[2])
+    mutate(nodes[2])
     with pytest.raises(error, match=text):
         ref_task.register(nodes)
 
@@ -442,8 +442,23 @@ def test_legacy_session_serves_requests_without_create_worker_session(ref_task):
     assert ref_task.run(ref_task.read("legacy"), recvs=["read"])[0].tolist() == [5.0, 6.0]
 
 
-@pytest.mark.parametrize("method", ["RecvTensor", "Logging", "Tracing"])
-def test_phase_two_rpcs_are_unimplemented(ref_task, method):
+@pytest.mark.parametrize("method", ["Logging", "Tracing"])
+def test_logging_and_tracing_rpcs_are_unimplemented(ref_task, method):
     request_cls, _ = rpc.WORKER_METHODS[method]
     with pytest.raises(errors.UnimplementedError, match=method):
         getattr(ref_task.client, method)(request_cls(), timeout=10)
+
+
+def test_recv_tensor_waits_bounded_and_an_ended_step_fails_at_once(ref_task):
+    """RecvTensor for a key nobody sent waits until the call's deadline; after CleanupGraph
+    of its step it fails at once (no wait outlives its step)."""
+    key = "/job:ps/replica:0/task:0/device:CPU:0;0000000000000001;/job:worker/replica:0/task:0/device:CPU:0;x;0:0"
+    start = time.monotonic()
+    with pytest.raises(errors.DeadlineExceededError):
+        ref_task.client.RecvTensor(worker_pb2.RecvTensorRequest(step_id=77, rendezvous_key=key), timeout=1.0)
+    assert time.monotonic() - start < 10
+    ref_task.client.CleanupGraph(worker_pb2.CleanupGraphRequest(step_id=77), timeout=10)
+    start = time.monotonic()
+    with pytest.raises(errors.AbortedError, match="step 77"):
+        ref_task.client.RecvTensor(worker_pb2.RecvTensorRequest(step_id=77, rendezvous_key=key), timeout=30)
+    assert time.monotonic() - start < 5
