@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
@@ -101,7 +101,8 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     def copy_one_through(output, new_output):
         if isinstance(output, TensorArray) or output.shape.ndims == 0:
             return new_output
-        return array_ops.where(copy_cond, output, new_output)
+        with colocate_with(new_output):
+            return array_ops.where(copy_cond, output, new_output)
 
     def copy_some_through(flat_new_output, flat_new_state):
         return ([copy_one_through(z, o) for z, o in zip(flat_zero_output, flat_new_output)]
@@ -245,7 +246,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     _, output_final_ta, final_state = control_flow_ops.while_loop(
         cond=lambda time, *_: math_ops.less(time, loop_bound), body=_time_step,
         loop_vars=(time, output_ta, state), parallel_iterations=parallel_iterations,
-        maximum_iterations=const_time_steps, swap_memory=swap_memory)
+        maximum_iterations=time_steps, swap_memory=swap_memory)
     final_outputs = tuple(ta.stack() for ta in output_final_ta)
     for output, size in zip(final_outputs, flat_output_size):
         static = _concat([const_time_steps, const_batch_size], size, static=True)
