@@ -6,8 +6,10 @@ agree with it."""
 from __future__ import annotations
 
 from ref.types import dtypes, nest
+from ref.platform import modes
 from ref.types.shapes import Dimension, TensorShape, dimension_value
-from ref.framework.graph import name_scope
+from ref.framework.graph import Tensor, get_default_graph, name_scope
+from ref.framework.tensor_util import constant_value
 from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.variable_scope import get_variable_scope
@@ -50,6 +52,18 @@ def _unstacked(elems_flat, n, element_shape=False):
     them the elements' static shape, ``map_fn`` and the folds do not)."""
     return [TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True,
                         element_shape=e.shape[1:] if element_shape else None).unstack(e) for e in elems_flat]
+
+
+def loop_bound(n, back_prop=True):
+    """``maximum_iterations=n`` as TF passes it (the length, a tensor when
+    only known at run time) for a TF 1.x dataflow loop; the functional
+    ``While`` (control flow v2) takes it only when it is known statically,
+    the loop's condition bounding it otherwise."""
+    if not isinstance(n, Tensor) or constant_value(n) is not None:
+        return n
+    if (not back_prop or not modes.control_flow_v2_enabled()) and not get_default_graph()._building_function:
+        return n
+    return None
 
 
 class _CachingDevice:
@@ -112,7 +126,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 
         _, r_a = while_loop(lambda i, _: i < n, compute, (i0, result_ta),
                             parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
-                            maximum_iterations=n)
+                            maximum_iterations=loop_bound(n, back_prop))
         results = [r.stack() for r in r_a]
         for r in results:
             r.set_shape(TensorShape([n_static]).concatenate(r.shape[1:]))
@@ -169,7 +183,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             initial_i, condition = i, (lambda i, _1, _2: i < n)
         _, _, r_a = while_loop(condition, compute, (initial_i, a_flat, accs_ta),
                                parallel_iterations=parallel_iterations, back_prop=back_prop,
-                               swap_memory=swap_memory, maximum_iterations=n)
+                               swap_memory=swap_memory, maximum_iterations=loop_bound(n, back_prop))
         results = [r.stack() for r in r_a]
         for r in results:
             r.set_shape(TensorShape([n_static]).concatenate(r.shape[1:]))
@@ -207,7 +221,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
 
             cond = lambda i, a: i < n  # noqa: E731
         _, r_a = while_loop(cond, compute, [i, a], parallel_iterations=parallel_iterations, back_prop=back_prop,
-                            swap_memory=swap_memory, maximum_iterations=n)
+                            swap_memory=swap_memory, maximum_iterations=loop_bound(n, back_prop))
         return r_a
 
 

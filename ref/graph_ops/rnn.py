@@ -17,6 +17,7 @@ from ref.types.shapes import TensorShape, dimension_value
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
+from ref.graph_ops.functional_ops import loop_bound as _maximum_iterations
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.variable_scope import variable_scope
@@ -246,7 +247,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     _, output_final_ta, final_state = control_flow_ops.while_loop(
         cond=lambda time, *_: math_ops.less(time, loop_bound), body=_time_step,
         loop_vars=(time, output_ta, state), parallel_iterations=parallel_iterations,
-        maximum_iterations=time_steps, swap_memory=swap_memory)
+        maximum_iterations=_maximum_iterations(time_steps), swap_memory=swap_memory)
     final_outputs = tuple(ta.stack() for ta in output_final_ta)
     for output, size in zip(final_outputs, flat_output_size):
         static = _concat([const_time_steps, const_batch_size], size, static=True)
