@@ -47,11 +47,19 @@ def _length(elems_flat):
     return n_static, n
 
 
-def _unstacked(elems_flat, n, element_shape=False):
+def _unstacked(elems_flat, n, element_shape=False, one_by_one=False):
     """TensorArrays holding each of ``elems_flat`` unstacked (``scan`` gives
-    them the elements' static shape, ``map_fn`` and the folds do not)."""
-    return [TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True,
-                        element_shape=e.shape[1:] if element_shape else None).unstack(e) for e in elems_flat]
+    them the elements' static shape, ``map_fn`` and the folds do not); TF's
+    map_fn and scan make every array before unstacking into them, its folds
+    make and fill one after the other (``one_by_one``)."""
+    def make(e):
+        return TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True,
+                           element_shape=e.shape[1:] if element_shape else None)
+
+    if one_by_one:
+        return [make(e).unstack(e) for e in elems_flat]
+    arrays = [make(e) for e in elems_flat]
+    return [ta.unstack(e) for ta, e in zip(arrays, elems_flat)]
 
 
 def loop_bound(n, back_prop=True):
@@ -196,7 +204,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
     with name_scope(name, default, [elems]), _CachingDevice():
         elems_flat = [convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
         n = dimension_value(elems_flat[0].shape[0]) or array_ops.shape(elems_flat[0])[0]
-        elems_ta = nest.pack_sequence_as(elems, _unstacked(nest.flatten(elems), n))
+        elems_ta = nest.pack_sequence_as(elems, _unstacked(nest.flatten(elems), n, one_by_one=True))
         if reverse:  # TF's foldr counts i down from n and reads element i - 1
             i = n - 1 if initializer is None else n
             a = initializer if initializer is not None else nest.map_structure(lambda ta: ta.read(i), elems_ta)

@@ -310,6 +310,20 @@ class TensorArray:
         return apply_op("NoOp", name=name or "NoOp")
 
 
+def _handle_element_shape(handle):
+    """The element shape TF's shape inference attaches to a TensorArrayV3
+    handle (its handle data, passed on by Enter and TensorArrayGradV3): the
+    ``element_shape`` attr when fully defined or ``identical_element_shapes``;
+    None when the handle carries none."""
+    op = handle.op
+    while op.type in ("Enter", "RefEnter", "Identity", "Switch", "Merge", "TensorArrayGradV3") and op.inputs:
+        op = op.inputs[0].op
+    if op.type != "TensorArrayV3":
+        return None
+    shape = as_shape(op.get_attr("element_shape"))
+    return shape if shape.is_fully_defined() or op.get_attr("identical_element_shapes") else None
+
+
 def _cast_int64(x):
     """``math_ops.cast(x, int64)``: ``x`` itself when already int64, else a ``Cast`` (input ``Cast/x``)."""
     if isinstance(x, Tensor) and x.dtype.base_dtype == dtypes.int64:
@@ -468,6 +482,10 @@ class _GraphTensorArray(TensorArray):
         value = apply_op("TensorArrayGatherV3", handle=self._handle, indices=indices, flow_in=self._flow,
                          dtype=self._dtype, element_shape=self._element_shape[0] if self._element_shape
                          else TensorShape(None), name=name or "TensorArrayGatherV3")
+        handle_shape = _handle_element_shape(self._handle)
+        if handle_shape is not None:  # TF's shape function prefers the handle's shape to the attr
+            value._shape = (TensorShape(None) if handle_shape.ndims is None
+                            else TensorShape([value.shape[0] if value.shape.ndims else None]).concatenate(handle_shape))
         if self.element_shape.ndims is not None:
             value.set_shape(TensorShape([None]).concatenate(self.element_shape))
         return value

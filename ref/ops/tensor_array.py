@@ -302,8 +302,17 @@ def tensor_array_gather_v3(handle, indices, flow_in, dtype, element_shape=Tensor
     return _stack(ta, [int(i) for i in indices], as_shape(element_shape))
 
 
+def _scatter_shape(ins, attrs):
+    """TF's rule: ``value``'s first dimension merges with the length of ``indices``."""
+    v, i = ins["value"].shape, ins["indices"].shape
+    if v.ndims and i.ndims == 1 and v[0] is not None and i[0] is not None and v[0] != i[0]:
+        raise ValueError(f"Dimensions must be equal, but are {v[0]} and {i[0]} for '{attrs['_op_name']}' "
+                         f"(op: 'TensorArrayScatterV3') with input shapes: [2], {_debug(i)}, {_debug(v)}, [].")
+    return [_FLOW]
+
+
 @register_op("TensorArrayScatterV3", inputs=("handle", "indices", "value", "flow_in"), outputs=("flow_out",),
-             type_attrs={"T": "value"}, shape=fixed_rule(_FLOW), stateful=True)
+             type_attrs={"T": "value"}, shape=_scatter_shape, stateful=True)
 def tensor_array_scatter_v3(handle, indices, value, flow_in):
     """Writes ``value[i]`` at ``indices[i]``; outputs the next flow."""
     ta = _array(handle)
