@@ -126,10 +126,45 @@ def _bidirectional(tf):
     return [of, ob, sb] + tf.gradients(loss, [x] + tf.trainable_variables())
 
 
+def _raw_rnn(read_in_cond):
+    def build(tf):
+        tf.set_random_seed(3)
+        inputs = tf.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 2, 3), name="inputs")
+        lengths = tf.constant([4, 2])
+        inputs_ta = tf.TensorArray(tf.float32, size=4, clear_after_read=False).unstack(inputs)
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5) if read_in_cond else tf.nn.rnn_cell.GRUCell(5)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            state = cell.zero_state(2, tf.float32) if cell_output is None else cell_state
+            finished = time >= lengths
+            if read_in_cond:  # the tf.nn.raw_rnn docstring's loop_fn
+                next_input = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([2, 3]),
+                                     lambda: inputs_ta.read(time))
+            else:
+                next_input = inputs_ta.read(tf.minimum(time, 3))
+            counter = tf.constant(0.0) if loop_state is None else loop_state + 1.0
+            return finished, next_input, state, cell_output, counter
+
+        outputs_ta, final_state, counter = tf.nn.raw_rnn(cell, loop_fn)
+        out = outputs_ta.stack()
+        h = final_state.h if read_in_cond else final_state
+        return [out, h, counter] + tf.gradients(tf.reduce_sum(out * out) + tf.reduce_sum(h),
+                                                [inputs] + tf.trainable_variables())
+
+    build.__name__ = "_raw_rnn_read_in_cond" if read_in_cond else "_raw_rnn"
+    return build
+
+
 SNIPPETS = {f.__name__.strip("_"): f for f in [
     _attrs_and_colocation, _grad_chain, _two_gradient_calls, _loop, _map_fn, _scan, _folds, _nested_map,
-    _dynamic_rnn_lstm, _dynamic_rnn_gru_sequence_length, _bidirectional]}
+    _dynamic_rnn_lstm, _dynamic_rnn_gru_sequence_length, _bidirectional, _raw_rnn(False), _raw_rnn(True)]}
 ALL = {**SNIPPETS, **{f"v2case_{k}": v for k, v in V2_CASES.items()}}
+GRAPH_XFAIL = {
+    "raw_rnn_read_in_cond": "the gradient of a tf.cond inside a TF1 loop (ref.grad.control_flow_state): TF names "
+                            "the Merge gradient's predicate stack 'cond/Merge_grad/StackPushV2' and saves only the "
+                            "gradient write's index for a TensorArrayGradV3 inside the branch; ref's stacks differ "
+                            "(values match)",
+}
 
 
 def run(lib, build):
@@ -149,7 +184,8 @@ def _tf_run(build):
         return run(tf_v1(), build)
 
 
-@pytest.mark.parametrize("case", sorted(ALL))
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GRAPH_XFAIL[c]))
+                                  if c in GRAPH_XFAIL else c for c in sorted(ALL)])
 def test_graph_def_matches_tensorflow(case):
     assert_same_graph(ALL[case])
 
