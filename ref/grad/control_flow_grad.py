@@ -101,7 +101,21 @@ RegisterGradient("RefSwitch")(_switch_grad)
 def _merge_grad(op, grad, _):
     op_ctxt = get_output_context(op.inputs[0].op)
     if isinstance(op_ctxt, CondContext):
-        return switch_ref_or_tensor(grad, op_ctxt.pred, name="cond_grad")
+        pred = op_ctxt.pred
+        grad_ctxt = get_default_graph()._get_control_flow_context()
+        grad_state = grad_ctxt.grad_state if grad_ctxt is not None else None
+        if grad_state is not None:
+            # A cond inside a loop: its predicate is saved every forward iteration and
+            # popped here, before the cond_grad Switch (TF's _MergeGrad).
+            real_pred = grad_state.history_map.get(pred.name)
+            if real_pred is None:
+                grad_state.grad_context.Exit()
+                history_pred = grad_state.AddForwardAccumulator(pred)
+                grad_state.grad_context.Enter()
+                real_pred = grad_state.AddBackpropAccumulatedValue(history_pred, pred)
+                grad_state.history_map[pred.name] = real_pred
+            pred = real_pred
+        return switch_ref_or_tensor(grad, pred, name="cond_grad")
     if isinstance(op_ctxt, WhileContext):
         return switch_ref_or_tensor(grad, get_default_graph()._get_control_flow_context().pivot)
     cond = [math_ops.equal(op.outputs[1], i) for i in range(len(op.inputs))]

@@ -159,12 +159,6 @@ SNIPPETS = {f.__name__.strip("_"): f for f in [
     _attrs_and_colocation, _grad_chain, _two_gradient_calls, _loop, _map_fn, _scan, _folds, _nested_map,
     _dynamic_rnn_lstm, _dynamic_rnn_gru_sequence_length, _bidirectional, _raw_rnn(False), _raw_rnn(True)]}
 ALL = {**SNIPPETS, **{f"v2case_{k}": v for k, v in V2_CASES.items()}}
-GRAPH_XFAIL = {
-    "raw_rnn_read_in_cond": "the gradient of a tf.cond inside a TF1 loop (ref.grad.control_flow_state): TF names "
-                            "the Merge gradient's predicate stack 'cond/Merge_grad/StackPushV2' and saves only the "
-                            "gradient write's index for a TensorArrayGradV3 inside the branch; ref's stacks differ "
-                            "(values match)",
-}
 
 
 def run(lib, build):
@@ -184,8 +178,7 @@ def _tf_run(build):
         return run(tf_v1(), build)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GRAPH_XFAIL[c]))
-                                  if c in GRAPH_XFAIL else c for c in sorted(ALL)])
+@pytest.mark.parametrize("case", sorted(ALL))
 def test_graph_def_matches_tensorflow(case):
     assert_same_graph(ALL[case])
 
