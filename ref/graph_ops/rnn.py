@@ -1,5 +1,6 @@
 """Running a recurrent cell over a sequence (``tf.nn.dynamic_rnn``,
-``static_rnn``, ``bidirectional_dynamic_rnn``, ``static_bidirectional_rnn``).
+``static_rnn``, ``bidirectional_dynamic_rnn``, ``static_bidirectional_rnn``,
+``raw_rnn``).
 
 ``dynamic_rnn`` builds one ``while_loop`` over time: the inputs are unstacked
 into a TensorArray, the cell's first call (inside the loop body) creates its
@@ -8,7 +9,10 @@ to a TensorArray and stacked. With ``sequence_length``, batch entry ``b``
 outputs zeros from step ``sequence_length[b]`` on and its state is copied
 through, so the final state is the state at its last valid step; the loop
 stops after ``max(sequence_length)`` steps (at least one), the outputs past it
-being zeros. Gradients flow through the loop (``ref.grad``).
+being zeros. Gradients flow through the loop (``ref.grad``). With control
+flow v2 disabled the loop is TF 1.x's dataflow loop carrying TensorArrayV3
+flows, node for node as TF builds it. ``raw_rnn`` runs the cell in a loop
+its ``loop_fn`` drives, emitting into dynamically sized TensorArrays.
 """
 from __future__ import annotations
 
