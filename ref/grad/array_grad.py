@@ -9,6 +9,7 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
 from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
+from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
@@ -114,6 +115,10 @@ def _concat_grad(op, grad):
     if len(values) == 1:
         return [grad, None]
     if not isinstance(grad, IndexedSlices):
+        if axis_t.op.type == "Const" and get_output_context(grad.op) is not get_output_context(axis_t.op):
+            # TF copies a constant axis into the gradient's context rather than
+            # reading it through an Enter (a loop body's concat: ``concat_grad/Const``).
+            axis_t = constant(constant_value(axis_t), dtype=axis_t.dtype)
         return _concat_dense_grad(values, axis_t, grad) + [None]
     axis = constant_value(axis_t)
     if axis is None:
@@ -127,9 +132,12 @@ def _concat_dense_grad(values, axis_t, grad):
     """TF's graph: ConcatOffset of the inputs' shapes (constants when known), one Slice each."""
     a = _a()
     axis = axis_t % a.rank(values[0])
-    sizes = [a.shape(v) for v in values]
-    if not all(s.op.type == "Const" for s in sizes):
-        sizes = a.shape_n(values)
+    sizes = []
+    for v in values:  # TF's _ExtractInputShapes: stops at the first shape not known statically
+        sizes.append(a.shape(v))
+        if sizes[-1].op.type != "Const":
+            sizes = a.shape_n(values)
+            break
     if len(sizes) > 16:
         sizes = a.squeeze(a.slice(a.stack(sizes, axis=1), [axis, 0], [1, -1]))
         # TF's shape refiner evaluates the small constant graph of the slice's begin
@@ -193,12 +201,18 @@ def _slice_grad(op, grad):
 
 @RegisterGradient("StridedSlice")
 def _strided_slice_grad(op, grad):
-    x = op.inputs[0]
-    shape = x.shape.as_list() if x.shape.is_fully_defined() else _a().shape(x, out_type=op.inputs[1].dtype)
-    if isinstance(shape, list):
-        shape = np.array(shape, dtype=op.inputs[1].dtype.base_dtype.np)
-    return (apply_op("StridedSliceGrad", shape=shape, begin=op.inputs[1], end=op.inputs[2],
-                     strides=op.inputs[3], dy=grad,
+    """TF's graph: the input's shape (``Shape``, a Const when static), then
+    each of shape/begin/end/strides passed as its constant value when known
+    (new constants under ``StridedSliceGrad/``)."""
+    begin = op.inputs[1]
+
+    def folded(t):
+        c = constant_value(t)
+        return t if c is None else c
+
+    shape = _a().shape(op.inputs[0], out_type=begin.dtype)
+    return (apply_op("StridedSliceGrad", shape=folded(shape), begin=folded(begin), end=folded(op.inputs[2]),
+                     strides=folded(op.inputs[3]), dy=grad,
                      **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                                     "shrink_axis_mask")}),
             None, None, None)

@@ -107,7 +107,9 @@ def _merge_grad(op, grad, _):
         pred = op_ctxt.pred
         grad_ctxt = get_default_graph()._get_control_flow_context()
         grad_state = grad_ctxt.grad_state if grad_ctxt is not None else None
-        if grad_state is not None:  # a cond in a loop: the predicate of every iteration, saved on a stack
+        if grad_state is not None:
+            # A cond inside a loop: its predicate is saved every forward iteration and
+            # popped here, before the cond_grad Switch (TF's _MergeGrad).
             real_pred = grad_state.history_map.get(pred.name)
             if real_pred is None:
                 grad_state.grad_context.Exit()

@@ -194,13 +194,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     if not get_default_graph()._building_function and \
             not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)) and \
-            (not back_prop or (not modes.control_flow_v2_enabled() and
-                               not any(isinstance(v, TensorArray) for v in nest.flatten(loop_vars)))):
+            (not back_prop or not modes.control_flow_v2_enabled()):
         # TF 1.x dataflow loop (Enter/Merge/Switch/NextIteration/Exit), differentiated by
         # ref.grad.control_flow_state's gradient loop: the default (compat.v1 with v2 behaviour
-        # disabled); a differentiable loop only builds a While after tf.enable_control_flow_v2().
-        # A differentiable loop carrying a TensorArray stays a functional While while TensorArray
-        # is TensorList-based (its TF 1.x loop gradient needs TensorArrayV3).
+        # disabled); a differentiable loop builds a functional While only after
+        # tf.enable_control_flow_v2(). TensorArrays in a TF 1.x loop are TensorArrayV3 ones,
+        # whose float flows the loop carries (ref.grad.tensor_array_grad).
         return while_loop_v1(cond, body, loop_vars, shape_invariants=shape_invariants,
                              parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
                              name=name, maximum_iterations=maximum_iterations,

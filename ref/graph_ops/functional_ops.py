@@ -6,10 +6,13 @@ agree with it."""
 from __future__ import annotations
 
 from ref.types import dtypes, nest
+from ref.platform import modes
 from ref.types.shapes import Dimension, TensorShape, dimension_value
-from ref.framework.graph import name_scope
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.graph import Tensor, get_default_graph, name_scope
+from ref.framework.tensor_util import constant_value
+from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import array_ops
+from ref.graph_ops.variable_scope import get_variable_scope
 from ref.graph_ops.control_flow_ops import while_loop
 from ref.graph_ops.tensor_array_ops import TensorArray
 
@@ -44,9 +47,47 @@ def _length(elems_flat):
     return n_static, n
 
 
-def _unstacked(elems_flat, n):
-    return [TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True,
-                        element_shape=e.shape[1:]).unstack(e) for e in elems_flat]
+def _unstacked(elems_flat, n, element_shape=False, one_by_one=False):
+    """TensorArrays holding each of ``elems_flat`` unstacked (``scan`` gives
+    them the elements' static shape, ``map_fn`` and the folds do not); TF's
+    map_fn and scan make every array before unstacking into them, its folds
+    make and fill one after the other (``one_by_one``)."""
+    def make(e):
+        return TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True,
+                           element_shape=e.shape[1:] if element_shape else None)
+
+    if one_by_one:
+        return [make(e).unstack(e) for e in elems_flat]
+    arrays = [make(e) for e in elems_flat]
+    return [ta.unstack(e) for ta, e in zip(arrays, elems_flat)]
+
+
+def loop_bound(n, back_prop=True):
+    """``maximum_iterations=n`` as TF passes it (the length, a tensor when
+    only known at run time) for a TF 1.x dataflow loop; the functional
+    ``While`` (control flow v2) takes it only when it is known statically,
+    the loop's condition bounding it otherwise."""
+    if not isinstance(n, Tensor) or constant_value(n) is not None:
+        return n
+    if (not back_prop or not modes.control_flow_v2_enabled()) and not get_default_graph()._building_function:
+        return n
+    return None
+
+
+class _CachingDevice:
+    """TF's functional ops read the variables ``fn`` creates on the device of
+    the op using them (``caching_device`` set to ``lambda op: op.device``
+    while the loop is built, when the scope had none)."""
+
+    def __enter__(self):
+        self._scope = get_variable_scope()
+        self._was_none = self._scope.caching_device is None
+        if self._was_none:
+            self._scope.set_caching_device(lambda op: op.device)
+
+    def __exit__(self, *exc):
+        if self._was_none:
+            self._scope.set_caching_device(None)
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True,
@@ -68,10 +109,12 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if not elems_flat:
         raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. Got {elems}, which "
                          "does not contain any Tensors.")
-    with name_scope(name, "map", elems_flat):
+    with name_scope(name, "map", elems_flat), _CachingDevice():
         elems_flat = [convert_to_tensor(t, name="elem") for t in elems_flat]
-        n_static, n = _length(elems_flat)
+        n_static, _ = _length(elems_flat)
+        n = n_static.value or array_ops.shape(elems_flat[0])[0]
         elems_ta = _unstacked(elems_flat, n)
+        i0 = constant(0)
         if fn_output_signature is None:
             out_dtypes = [e.dtype.base_dtype for e in elems_flat]
             structure = elems
@@ -86,11 +129,12 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             result = fn(value)
             _same_structure(structure, result)
             flat = nest.flatten(result)
-            return i + 1, [ta.write(i, v) for ta, v in zip(tas, flat)]
+            tas = [ta.write(i, v) for ta, v in zip(tas, flat)]
+            return i + 1, tas
 
-        _, r_a = while_loop(lambda i, _: i < n, compute, (convert_to_tensor(0), result_ta),
+        _, r_a = while_loop(lambda i, _: i < n, compute, (i0, result_ta),
                             parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory,
-                            maximum_iterations=n if isinstance(n, int) else None)
+                            maximum_iterations=loop_bound(n, back_prop))
         results = [r.stack() for r in r_a]
         for r in results:
             r.set_shape(TensorShape([n_static]).concatenate(r.shape[1:]))
@@ -117,10 +161,10 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         out_flat = (lambda x: nest.flatten(x)) if out_seq else (lambda x: [x])
         out_pack = (lambda x: nest.pack_sequence_as(initializer, x)) if out_seq else (lambda x: x[0])
     elems_flat = in_flat(elems)
-    with name_scope(name, "scan", elems_flat):
+    with name_scope(name, "scan", elems_flat), _CachingDevice():
         elems_flat = [convert_to_tensor(e, name="elem") for e in elems_flat]
         n_static, n = _length(elems_flat)
-        elems_ta = _unstacked(elems_flat, n)
+        elems_ta = _unstacked(elems_flat, n, element_shape=True)
         last = n - 1
         if initializer is None:
             a_flat = [ta.read(last if reverse else 0) for ta in elems_ta]
@@ -145,9 +189,9 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             initial_i, condition = n - 1 - i, (lambda i, _1, _2: i >= 0)
         else:
             initial_i, condition = i, (lambda i, _1, _2: i < n)
-        _, _, r_a = while_loop(condition, compute, (convert_to_tensor(initial_i), a_flat, accs_ta),
+        _, _, r_a = while_loop(condition, compute, (initial_i, a_flat, accs_ta),
                                parallel_iterations=parallel_iterations, back_prop=back_prop,
-                               swap_memory=swap_memory, maximum_iterations=n if isinstance(n, int) else None)
+                               swap_memory=swap_memory, maximum_iterations=loop_bound(n, back_prop))
         results = [r.stack() for r in r_a]
         for r in results:
             r.set_shape(TensorShape([n_static]).concatenate(r.shape[1:]))
@@ -157,24 +201,35 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
 def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, default, reverse):
     if not callable(fn):
         raise TypeError(f"{getattr(fn, '__name__', fn)} is not callable. Please provide a callable function.")
-    with name_scope(name, default, [elems]):
+    with name_scope(name, default, [elems]), _CachingDevice():
         elems_flat = [convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
-        n_static, n = _length(elems_flat)
-        elems_ta = nest.pack_sequence_as(elems, _unstacked(elems_flat, n))
-        if initializer is None:
-            a = nest.map_structure(lambda ta: ta.read(n - 1 if reverse else 0), elems_ta)
-            i = convert_to_tensor(n - 2 if reverse else 1) if reverse else convert_to_tensor(1)
+        n = dimension_value(elems_flat[0].shape[0]) or array_ops.shape(elems_flat[0])[0]
+        elems_ta = nest.pack_sequence_as(elems, _unstacked(nest.flatten(elems), n, one_by_one=True))
+        if reverse:  # TF's foldr counts i down from n and reads element i - 1
+            i = n - 1 if initializer is None else n
+            a = initializer if initializer is not None else nest.map_structure(lambda ta: ta.read(i), elems_ta)
+
+            def compute(i, a):
+                i -= 1
+                elem = nest.map_structure(lambda ta: ta.read(i), elems_ta)
+                return [i, fn(a, elem)]
+
+            cond = lambda i, a: i > 0  # noqa: E731
         else:
-            a = initializer
-            i = convert_to_tensor(n - 1) if reverse else convert_to_tensor(0)
+            if initializer is None:
+                a = nest.map_structure(lambda ta: ta.read(0), elems_ta)
+                i = constant(1)
+            else:
+                a, i = initializer, constant(0)
 
-        def compute(i, a):
-            elem_i = nest.map_structure(lambda ta: ta.read(i), elems_ta)
-            return [i - 1 if reverse else i + 1, fn(a, elem_i)]
+            def compute(i, a):
+                elem_i = nest.map_structure(lambda ta: ta.read(i), elems_ta)
+                a = fn(a, elem_i)
+                return [i + 1, a]
 
-        cond = (lambda i, a: i >= 0) if reverse else (lambda i, a: i < n)
+            cond = lambda i, a: i < n  # noqa: E731
         _, r_a = while_loop(cond, compute, [i, a], parallel_iterations=parallel_iterations, back_prop=back_prop,
-                            swap_memory=swap_memory, maximum_iterations=n if isinstance(n, int) else None)
+                            swap_memory=swap_memory, maximum_iterations=loop_bound(n, back_prop))
         return r_a
 
 

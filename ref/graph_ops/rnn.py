@@ -1,5 +1,6 @@
 """Running a recurrent cell over a sequence (``tf.nn.dynamic_rnn``,
-``static_rnn``, ``bidirectional_dynamic_rnn``, ``static_bidirectional_rnn``).
+``static_rnn``, ``bidirectional_dynamic_rnn``, ``static_bidirectional_rnn``,
+``raw_rnn``).
 
 ``dynamic_rnn`` builds one ``while_loop`` over time: the inputs are unstacked
 into a TensorArray, the cell's first call (inside the loop body) creates its
@@ -8,20 +9,25 @@ to a TensorArray and stacked. With ``sequence_length``, batch entry ``b``
 outputs zeros from step ``sequence_length[b]`` on and its state is copied
 through, so the final state is the state at its last valid step; the loop
 stops after ``max(sequence_length)`` steps (at least one), the outputs past it
-being zeros. Gradients flow through the loop (``ref.grad``).
+being zeros. Gradients flow through the loop (``ref.grad``). With control
+flow v2 disabled the loop is TF 1.x's dataflow loop carrying TensorArrayV3
+flows, node for node as TF builds it. ``raw_rnn`` runs the cell in a loop
+its ``loop_fn`` drives, emitting into dynamically sized TensorArrays.
 """
 from __future__ import annotations
 
 from ref.types import dtypes, nest
-from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
-from ref.framework.op_def_library import convert_to_tensor
+from ref.types.shapes import Dimension, TensorShape, dimension_value
+from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import constant, convert_to_tensor
+from ref.framework.tensor_util import constant_value_as_shape
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
+from ref.graph_ops.functional_ops import loop_bound as _maximum_iterations
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.variable_scope import variable_scope
 
-__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn", "raw_rnn"]
 
 
 def _cache_variables(varscope):
@@ -101,7 +107,8 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     def copy_one_through(output, new_output):
         if isinstance(output, TensorArray) or output.shape.ndims == 0:
             return new_output
-        return array_ops.where(copy_cond, output, new_output)
+        with colocate_with(new_output):
+            return array_ops.where(copy_cond, output, new_output)
 
     def copy_some_through(flat_new_output, flat_new_state):
         return ([copy_one_through(z, o) for z, o in zip(flat_zero_output, flat_new_output)]
@@ -245,7 +252,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     _, output_final_ta, final_state = control_flow_ops.while_loop(
         cond=lambda time, *_: math_ops.less(time, loop_bound), body=_time_step,
         loop_vars=(time, output_ta, state), parallel_iterations=parallel_iterations,
-        maximum_iterations=const_time_steps, swap_memory=swap_memory)
+        maximum_iterations=_maximum_iterations(time_steps), swap_memory=swap_memory)
     final_outputs = tuple(ta.stack() for ta in output_final_ta)
     for output, size in zip(final_outputs, flat_output_size):
         static = _concat([const_time_steps, const_batch_size], size, static=True)
@@ -394,3 +401,90 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
     flat_outputs = tuple(array_ops.concat([fw, bw], 1)
                          for fw, bw in zip(nest.flatten(output_fw), nest.flatten(output_bw)))
     return nest.pack_sequence_as(output_fw, flat_outputs), state_fw, state_bw
+
+
+def _shape_from(size):
+    """An output size as a static shape (TF's ``_maybe_tensor_shape_from_tensor``)."""
+    return constant_value_as_shape(size) if isinstance(size, Tensor) else TensorShape(size)
+
+
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """Runs ``cell`` in a while loop driven by ``loop_fn`` (``tf.nn.raw_rnn``).
+
+    ``loop_fn(time, cell_output, cell_state, loop_state)`` returns
+    ``(finished, next_input, next_cell_state, emit_output, next_loop_state)``;
+    at time 0 it is called with None for the last three and gives the initial
+    state (and, optionally, the emit structure and loop state). The loop runs
+    while any batch entry is unfinished; finished entries emit zeros and keep
+    their state. Returns ``(emit_ta, final_state, final_loop_state)``: the
+    emitted outputs as TensorArrays (time-major when stacked).
+    """
+    assert_like_rnncell("cell", cell)
+    if not callable(loop_fn):
+        raise TypeError(f"Argument `loop_fn` must be a callable. Received: {loop_fn}.")
+    parallel_iterations = parallel_iterations or 32
+    with variable_scope(scope or "rnn") as varscope:
+        _cache_variables(varscope)
+        time = constant(0, dtype=dtypes.int32)
+        elements_finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(
+            time, None, None, None)
+        flat_input = nest.flatten(next_input)
+        loop_state = init_loop_state if init_loop_state is not None else constant(0, dtype=dtypes.int32)
+        input_shape = [x.shape for x in flat_input]
+        static_batch_size = Dimension(input_shape[0][0] if input_shape[0].ndims else None)
+        for shape in input_shape:
+            static_batch_size.assert_is_compatible_with(Dimension(shape[0] if shape.ndims else None))
+        batch_size = const_batch_size = dimension_value(static_batch_size)
+        if batch_size is None:
+            batch_size = array_ops.shape(flat_input[0])[0]
+        nest.assert_same_structure(initial_state, cell.state_size)
+        flat_state = [convert_to_tensor(s) for s in nest.flatten(initial_state)]
+        state = nest.pack_sequence_as(initial_state, flat_state)
+        if emit_structure is not None:
+            flat_emit_structure = nest.flatten(emit_structure)
+            flat_emit_size = [e.shape if e.shape.is_fully_defined() else array_ops.shape(e)
+                              for e in flat_emit_structure]
+            flat_emit_dtypes = [e.dtype for e in flat_emit_structure]
+        else:
+            emit_structure = cell.output_size
+            flat_emit_size = nest.flatten(emit_structure)
+            flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
+        flat_emit_ta = [TensorArray(dtype=d, dynamic_size=True, size=0, name=f"rnn_output_{i}",
+                                    element_shape=TensorShape([const_batch_size]).concatenate(_shape_from(size)))
+                        for i, (d, size) in enumerate(zip(flat_emit_dtypes, flat_emit_size))]
+        emit_ta = nest.pack_sequence_as(emit_structure, flat_emit_ta)
+        zero_emit = nest.pack_sequence_as(emit_structure, [array_ops.zeros(_concat(batch_size, size), d)
+                                                           for size, d in zip(flat_emit_size, flat_emit_dtypes)])
+
+        def condition(unused_time, elements_finished, *_):
+            return math_ops.logical_not(math_ops.reduce_all(elements_finished))
+
+        def body(time, elements_finished, current_input, emit_ta, state, loop_state):
+            next_output, cell_state = cell(current_input, state)
+            nest.assert_same_structure(state, cell_state)
+            nest.assert_same_structure(cell.output_size, next_output)
+            next_time = time + 1
+            next_finished, next_input, next_state, emit_output, next_loop_state = loop_fn(
+                next_time, next_output, cell_state, loop_state)
+            nest.assert_same_structure(state, next_state)
+            nest.assert_same_structure(current_input, next_input)
+            nest.assert_same_structure(emit_ta, emit_output)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+
+            def copy_fn(cur, cand):
+                if isinstance(cur, TensorArray) or cur.shape.ndims == 0:
+                    return cand
+                with colocate_with(cand):
+                    return array_ops.where(elements_finished, cur, cand)
+
+            emit_output = nest.map_structure(copy_fn, zero_emit, emit_output)
+            next_state = nest.map_structure(copy_fn, state, next_state)
+            emit_ta = nest.map_structure(lambda ta, emit: ta.write(time, emit), emit_ta, emit_output)
+            elements_finished = math_ops.logical_or(elements_finished, next_finished)
+            return next_time, elements_finished, next_input, emit_ta, next_state, loop_state
+
+        returned = control_flow_ops.while_loop(
+            condition, body, loop_vars=[time, elements_finished, next_input, emit_ta, state, loop_state],
+            parallel_iterations=parallel_iterations, swap_memory=swap_memory)
+        emit_ta, final_state, final_loop_state = returned[-3:]
+        return emit_ta, final_state, (None if init_loop_state is None else final_loop_state)

@@ -43,10 +43,9 @@ def is_loop_switch(op) -> bool:
 
 
 def get_loop_constant_enter(value):
-    """The constant Enter ``value`` comes from through Identity and Switch ops
-    (a cond's view of a loop invariant is invariant too), or None."""
+    """The constant Enter ``value`` comes from through Identity and Switch ops, or None."""
     op = value.op
-    while op.type in ("Identity", "RefIdentity", "Switch", "RefSwitch"):
+    while op.type in ("Switch", "RefSwitch", "Identity", "RefIdentity"):  # TF's id_ops: a cond's Switch too
         op = op.inputs[0].op
     return op if _is_loop_constant_enter(op) else None
 

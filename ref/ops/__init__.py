@@ -16,7 +16,7 @@ FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicin
             "depthwise_conv",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
-            "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",
+            "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack", "tensor_array",
             "session_tensor")
 
 
