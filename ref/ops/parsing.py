@@ -255,6 +255,9 @@ def _parse_rule(ins, attrs):
     for d, s in zip(ins["dense_defaults"], attrs["dense_shapes"]):
         dims = [None if x is None or x == -1 else x for x in (s.as_list() if isinstance(s, TensorShape) else s)]
         out.append((d.dtype, TensorShape(lead).concatenate(TensorShape(dims))))
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs.get("ragged_value_types") or ()]
+    splits = [None if not lead or lead[0] is None else lead[0] + 1]
+    out += [(dtypes.as_dtype(t), TensorShape(splits)) for t in attrs.get("ragged_split_types") or ()]
     return out
 
 
@@ -267,7 +270,9 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
                      sparse_types, dense_shapes, Tdense=None, ragged_value_types=(), ragged_split_types=()):
     """Parses serialized ``tf.train.Example`` protos: for each sparse key
     (indices, values, dense_shape), for each dense key a [batch] + shape tensor
-    (a first dimension of -1: padded to the longest, with the default)."""
+    (a first dimension of -1: padded to the longest, with the default), for
+    each ragged key its values (all examples' concatenated) and row splits
+    ([batch + 1]: example b's values are values[splits[b]:splits[b + 1]])."""
     ser = np.asarray(serialized, dtype=object)
     scalar = ser.ndim == 0
     records = [_b(x) for x in ser.reshape(-1)]
@@ -332,7 +337,18 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
         else:
             out = np.stack(rows).reshape([len(rows)] + shape) if rows else np.zeros([0] + shape, np_t)
         dense_out.append(out[0] if scalar else out)
-    return ind_out + val_out + shp_out + dense_out
+    r_keys = [_s(k) for k in np.asarray(ragged_keys, dtype=object).reshape(-1)]
+    if len(r_keys) != len(ragged_value_types) or len(r_keys) != len(ragged_split_types):
+        raise invalid_argument(f"len(ragged_keys) != len(ragged_value_types) or len(ragged_split_types): "
+                               f"{len(r_keys)} vs {len(ragged_value_types)}, {len(ragged_split_types)}")
+    ragged_vals, ragged_splits = [], []
+    for key, t, st in zip(r_keys, ragged_value_types, ragged_split_types):
+        t, st = dtypes.as_dtype(t), dtypes.as_dtype(st)
+        rows = [_feature_values(ex, key, t, b) or [] for b, ex in enumerate(examples)]
+        ragged_vals.append(np.array([v for r in rows for v in r],
+                                    dtype=object if t == dtypes.string else t.np).reshape(-1))
+        ragged_splits.append(np.cumsum([0] + [len(r) for r in rows]).astype(st.np))
+    return ind_out + val_out + shp_out + dense_out + ragged_vals + ragged_splits
 
 
 # -- ParseSingleSequenceExample ----------------------------------------------------------
