@@ -469,12 +469,15 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
                     name=name or "GatherV2")
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
-    """``output[i..] = params[indices[i.., :]]`` (``GatherNd``). Only
-    ``batch_dims=0`` is built here; other values raise ValueError."""
+def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
+    """``output[i..] = params[indices[i.., :]]`` (``GatherNd``); an index
+    outside ``params`` raises InvalidArgumentError at run time, or gives zeros
+    with ``bad_indices_policy="IGNORE"``. Only ``batch_dims=0`` is built here;
+    other values raise ValueError."""
     if int(constant_value(batch_dims)) != 0:
         raise ValueError("ref's gather_nd supports batch_dims=0 only")
-    return apply_op("GatherNd", params=params, indices=indices, name=name or "GatherNd")
+    return apply_op("GatherNd", params=params, indices=indices, bad_indices_policy=bad_indices_policy,
+                    name=name or "GatherNd")
 
 
 def scatter_nd(indices, updates, shape, name=None):
