@@ -213,9 +213,9 @@ class _Params:
                 raise ValueError(f"Missing type for feature {key}. Received feature={f}.")
             if f.shape is None:
                 raise ValueError(f"Missing shape for feature {key}. Received feature={f}.")
-            if not f.allow_missing:
-                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
-            self._dense(key, as_shape([None] + list(as_shape(f.shape).as_list())), f.dtype)
+            self._dense(key, as_shape(f.shape), f.dtype)
+            if f.allow_missing:
+                self.dense_defaults[key] = None
             if f.default_value is not None:
                 self.dense_defaults[key] = f.default_value
         else:
@@ -356,6 +356,13 @@ def parse_example(serialized, features, name=None, example_names=None):
     ``RaggedFeature`` -> a RaggedTensor [batch, None]."""
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % features)
+    features = dict(features)
+    for key, f in list(features.items()):  # TF's _prepend_none_dimension
+        if isinstance(f, FixedLenSequenceFeature):
+            if not f.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+            features[key] = FixedLenSequenceFeature([None] + list(as_shape(f.shape).as_list()), f.dtype,
+                                                    f.allow_missing, f.default_value)
     params = _Params(features, _EXAMPLE_FEATURES)
     return _composite(features, _parse_raw(serialized, example_names, params, name))
 
@@ -473,46 +480,68 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     SparseTensor [batch, longest]); a ``FixedLenSequenceFeature`` feature list
     becomes [batch, most steps] + shape, zero-padded, with each example's
     number of steps in the lengths dict; a ``VarLenFeature`` one a
-    SparseTensor [batch, most steps, longest]. ``RaggedFeature`` is not
-    supported by ref."""
+    SparseTensor [batch, most steps, longest]; a ``RaggedFeature`` (without
+    partitions) a RaggedTensor [batch, None] in the context, [batch, None,
+    None] (examples, steps, values) as a feature list."""
     if not (context_features or sequence_features):
         raise ValueError("Both `context_features` and `sequence_features` argument are None, but at least one "
                          "should have values.")
-    context_features = dict(context_features or {})
-    sequence_features = dict(sequence_features or {})
-    for k, f in context_features.items():
-        if not isinstance(f, (VarLenFeature, FixedLenFeature)):
-            raise ValueError(f"Unsupported {type(f).__name__} {f}.")
-    for k, f in sequence_features.items():
-        if not isinstance(f, (VarLenFeature, FixedLenSequenceFeature)):
-            raise ValueError(f"Unsupported {type(f).__name__} {f}.")
-    c_sparse = sorted(k for k, f in context_features.items() if isinstance(f, VarLenFeature))
-    c_dense = sorted(k for k, f in context_features.items() if isinstance(f, FixedLenFeature))
-    s_sparse = sorted(k for k, f in sequence_features.items() if isinstance(f, VarLenFeature))
-    s_dense = sorted(k for k, f in sequence_features.items() if isinstance(f, FixedLenSequenceFeature))
-    for k in s_dense:
-        if sequence_features[k].default_value is not None:
-            raise ValueError(f"Value feature_list.dense_defaults[{k}] must be None")
+    context = _Params(dict(context_features or {}), (VarLenFeature, FixedLenFeature, RaggedFeature))
+    lists = _Params(dict(sequence_features or {}), (VarLenFeature, FixedLenSequenceFeature, RaggedFeature))
+    for f in list((context_features or {}).values()) + list((sequence_features or {}).values()):
+        if isinstance(f, RaggedFeature) and f.partitions:
+            raise ValueError("ref parses RaggedFeature partitions of single examples only (parse_single_example)")
     with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
-        defaults = _context_dense_defaults(context_features, c_dense)
-        strings = lambda keys: convert_to_tensor(list(keys), dtype=dtypes.string)  # noqa: E731
-        outs = apply_op(
-            "ParseSequenceExampleV2", serialized=convert_to_tensor(serialized, dtype=dtypes.string, name="serialized"),
-            debug_name=strings(example_names if example_names is not None else []),
-            context_sparse_keys=strings(c_sparse), context_dense_keys=strings(c_dense),
-            context_ragged_keys=strings([]), feature_list_sparse_keys=strings(s_sparse),
-            feature_list_dense_keys=strings(s_dense), feature_list_ragged_keys=strings([]),
-            feature_list_dense_missing_assumed_empty=convert_to_tensor(
-                [bool(sequence_features[k].allow_missing) for k in s_dense], dtype=dtypes.bool),
-            context_dense_defaults=defaults, Ncontext_sparse=len(c_sparse), Tcontext_dense=[d.dtype for d in defaults],
-            context_sparse_types=[dtypes.as_dtype(context_features[k].dtype) for k in c_sparse],
-            context_dense_shapes=[as_shape(context_features[k].shape).as_list() for k in c_dense],
-            Nfeature_list_sparse=len(s_sparse), Nfeature_list_dense=len(s_dense),
-            feature_list_dense_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_dense],
-            feature_list_sparse_types=[dtypes.as_dtype(sequence_features[k].dtype) for k in s_sparse],
-            feature_list_dense_shapes=[as_shape(sequence_features[k].shape).as_list() for k in s_dense],
-            name="ParseSequenceExampleV2")
-    return _sequence_outputs(outs, c_sparse, c_dense, s_sparse, s_dense)
+        with name_scope(name, "ParseSequenceExample", [serialized]):
+            names = [] if example_names is None else example_names
+            for k, v in lists.dense_defaults.items():
+                if v is not None:
+                    raise ValueError("Value feature_list.dense_defaults[%s] must be None" % k)
+            serialized = convert_to_tensor(serialized, name="serialized")
+            if (context.ragged_keys or lists.ragged_keys) and serialized.shape.ndims is None:
+                raise ValueError("serialized must have statically-known rank to parse ragged features.")
+            missing_ok = np.array([k in lists.dense_defaults for k in lists.dense_keys], dtype=bool)
+            defaults = [context.dense_default(k, sh, t)
+                        for k, sh, t in zip(context.dense_keys, context.dense_shapes, context.dense_types)]
+            outs = apply_op(
+                "ParseSequenceExampleV2", serialized=serialized, debug_name=_strings(names),
+                context_sparse_keys=_strings(context.sparse_keys), context_dense_keys=_strings(context.dense_keys),
+                context_ragged_keys=_strings(context.ragged_keys),
+                feature_list_sparse_keys=_strings(lists.sparse_keys),
+                feature_list_dense_keys=_strings(lists.dense_keys),
+                feature_list_ragged_keys=_strings(lists.ragged_keys),
+                feature_list_dense_missing_assumed_empty=missing_ok, context_dense_defaults=defaults,
+                Ncontext_sparse=len(context.sparse_keys), Nfeature_list_sparse=len(lists.sparse_keys),
+                Nfeature_list_dense=len(lists.dense_keys), context_sparse_types=context.sparse_types,
+                context_ragged_value_types=context.ragged_value_types,
+                context_ragged_split_types=context.ragged_split_types,
+                feature_list_dense_types=lists.dense_types, feature_list_sparse_types=lists.sparse_types,
+                feature_list_ragged_value_types=lists.ragged_value_types,
+                feature_list_ragged_split_types=lists.ragged_split_types,
+                Tcontext_dense=[d.dtype for d in defaults],
+                context_dense_shapes=[sh.as_list() for sh in context.dense_shapes],
+                feature_list_dense_shapes=[sh.as_list() for sh in lists.dense_shapes], name=name or
+                "ParseSequenceExampleV2")
+            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    # the outputs: context sparse (x3), dense, ragged (values, splits); feature-list sparse (x3), dense,
+    # dense lengths, ragged (values, outer splits, inner splits)
+    nc, nd, nr = len(context.sparse_keys), len(context.dense_keys), len(context.ragged_keys)
+    c_ragged = outs[3 * nc + nd:3 * nc + nd + 2 * nr]
+    outs = outs[:3 * nc + nd] + outs[3 * nc + nd + 2 * nr:]
+    fr = len(lists.ragged_keys)
+    f_ragged = outs[len(outs) - 3 * fr:]
+    outs = outs[:len(outs) - 3 * fr]
+    ctx, feature_lists, lengths = _sequence_outputs(outs, context.sparse_keys, context.dense_keys,
+                                                    lists.sparse_keys, lists.dense_keys)
+    batched = serialized.shape.ndims != 0
+    for i, k in enumerate(context.ragged_keys):
+        values, splits = c_ragged[i], c_ragged[nr + i]
+        ctx[k] = RaggedTensor.from_row_splits(values, splits, validate=False) if batched else values
+    for i, k in enumerate(lists.ragged_keys):
+        values, outer, inner = f_ragged[i], f_ragged[fr + i], f_ragged[2 * fr + i]
+        rt = RaggedTensor.from_row_splits(values, inner, validate=False)
+        feature_lists[k] = RaggedTensor.from_row_splits(rt, outer, validate=False) if batched else rt
+    return ctx, feature_lists, lengths
 
 
 def serialize_tensor(tensor, name=None):

@@ -182,3 +182,52 @@ def test_to_tensor_gradient_matches_tf():
             gv, gd = sess.run(snippet(tf), {"v:0": np.ones([5, 2], np.float32), "d:0": [1.0, 2.0]})
             results.append((np.asarray(gv.values).tolist(), np.asarray(gv.indices).tolist(), np.asarray(gd).tolist()))
     assert results[0] == results[1]
+
+
+# -- parse_sequence_example with RaggedFeature -----------------------------------
+
+def _sequence_example(tf, context, lists):
+    def feature(key, v):  # keys d and u hold floats, c and t int64s
+        if key in "du":
+            return tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    return tf.train.SequenceExample(
+        context=tf.train.Features(feature={k: feature(k, v) for k, v in context.items()}),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            k: tf.train.FeatureList(feature=[feature(k, s) for s in steps]) for k, steps in lists.items()})
+    ).SerializeToString()
+
+
+SEQUENCES = [({"c": [1, 2], "d": [0.5]}, {"t": [[1], [2, 3], [4, 5, 6]], "u": [[1.5]]}),
+             ({"c": [3]}, {"t": [[7, 8]]}),
+             ({"c": [], "d": [2.5, 3.5]}, {"u": [[2.5, 3.5], []]})]
+
+SEQ_CASES = [
+    ("context_ragged", lambda tf: ({"c": tf.io.RaggedFeature(tf.int64)}, None)),
+    ("list_ragged", lambda tf: (None, {"t": tf.io.RaggedFeature(tf.int64)})),
+    ("mixed", lambda tf: ({"c": tf.io.RaggedFeature(tf.int64, row_splits_dtype=tf.int64),
+                           "d": tf.io.VarLenFeature(tf.float32)},
+                          {"u": tf.io.RaggedFeature(tf.float32), "t": tf.io.VarLenFeature(tf.int64)})),
+]
+
+
+def _parse_sequences(tf, features):
+    serialized = [_sequence_example(tf, c, f) for c, f in SEQUENCES]
+    with tf.Graph().as_default(), tf.Session() as s:
+        p = tf.placeholder(tf.string, [None])
+        context, lists = features(tf)
+        out = s.run(tf.io.parse_sequence_example(p, context, lists), {p: serialized})
+        return [{k: _plain(v) for k, v in part.items()} for part in out]
+
+
+@pytest.mark.parametrize("name,features", SEQ_CASES, ids=[c[0] for c in SEQ_CASES])
+def test_sequence_values_match_tf(name, features):
+    assert _parse_sequences(ref, features) == _parse_sequences(tf_v1(), features)
+
+
+@pytest.mark.parametrize("name,features", SEQ_CASES, ids=[c[0] for c in SEQ_CASES])
+def test_sequence_graph_matches_tf(name, features):
+    def snippet(tf):
+        context, lists = features(tf)
+        tf.io.parse_sequence_example(tf.placeholder(tf.string, [None], name="s"), context, lists)
+    assert_same_graph(snippet)
