@@ -31,11 +31,20 @@ def _to_tensor_rule(ins, attrs):
         dims = [None if d < 0 else int(d) for d in np.asarray(shape.value).reshape(-1)]
         if rank is not None and len(dims) != rank:
             raise ValueError(f"The shape {dims} has rank {len(dims)} but the ragged tensor has rank {rank}")
+        inner = values.as_list()[1:] if values.ndims is not None else []
+        for i, (d, v) in enumerate(zip(dims[ragged_rank + 1:], inner)):
+            if d is not None and v is not None and d != v:
+                raise ValueError(f"rt_input.shape and shape={dims} are incompatible: "
+                                 f"rt_input.shape[{ragged_rank + 1 + i}] = {v} but shape[{ragged_rank + 1 + i}] = {d}")
         return [(ins["values"].dtype, TensorShape(dims))]
     if rank is None:
         return [(ins["values"].dtype, unknown_shape())]
     inner = values.as_list()[1:]
     return [(ins["values"].dtype, TensorShape([None] * ragged_rank + [None] + inner))]
+
+
+def _shape_str(dims):
+    return "[" + ",".join(str(d) for d in dims) + "]"
 
 
 def _splits_of(types, partitions):
@@ -100,6 +109,10 @@ def ragged_tensor_to_tensor(shape, values, default_value, row_partition_tensors,
         if shape.size != rank:
             raise invalid_argument(f"shape has rank {shape.size} but the ragged tensor has rank {rank}")
         out_shape = [natural[i] if d < 0 else int(d) for i, d in enumerate(shape)]
+        for i in range(len(splits) + 1, rank):
+            if out_shape[i] != natural[i]:
+                raise invalid_argument(f"rt_input.shape and shape={_shape_str(out_shape)} are incompatible: "
+                                       f"rt_input.shape[{i}] = {natural[i]} but shape[{i}] = {out_shape[i]}")
     default = np.asarray(default_value, dtype=values.dtype)
     inner_out = out_shape[len(splits) + 1:]
     try:
