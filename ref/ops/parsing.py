@@ -511,7 +511,7 @@ def _ragged_sequence_outputs(flat, context_keys, context_types, list_keys, list_
     f_vals, f_outer, f_inner = [], [], []
     for key, (t, st) in zip(list_keys, list_types):
         key, t, st = _s(key), dtypes.as_dtype(t), dtypes.as_dtype(st)
-        steps_per, values = [], []
+        steps_per = []
         for b, ex in enumerate(examples):
             fl = ex.feature_lists.feature_list[key].feature if key in ex.feature_lists.feature_list else []
             steps = [_values(f, key, t, b) for f in fl]
