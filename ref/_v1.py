@@ -78,10 +78,12 @@ from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, Reade
 from ref.graph_ops.parsing_ops import decode_csv, decode_raw, string_to_number, parse_tensor, serialize_tensor  # noqa: F401,E501
 from ref.graph_ops.parsing_ops import decode_json_example  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
+                                       SparseFeature,
                                        parse_example, parse_single_example, parse_single_sequence_example)
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)
+from ref.graph_ops.ragged_tensor import RaggedTensor  # noqa: F401
 from ref.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: F401
                                          convert_to_tensor_or_sparse_tensor)
 from ref.graph_ops.sparse_ops import (  # noqa: F401

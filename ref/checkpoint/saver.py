@@ -289,7 +289,8 @@ class BulkSaverBuilder(BaseSaverBuilder):
 
     def bulk_restore(self, filename_tensor, saveables, preferred_shard, restore_sequentially):
         specs = [s for saveable in saveables for s in saveable.specs]
-        return self._restore_v2(filename_tensor, specs)
+        with device("cpu:0"):  # as TF: the bulk restore op is placed on CPU 0 (its NodeDef says so)
+            return self._restore_v2(filename_tensor, specs)
 
 
 def _scalar():

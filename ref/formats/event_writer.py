@@ -44,6 +44,7 @@ import numpy as np
 
 from ref.formats.tfrecord import TFRecordWriter, encode_record
 from ref import protos
+from ref.platform import tf_logging
 
 FILE_VERSION = "brain.Event:2"
 SOURCE_WRITER = "ref.events.writer"
@@ -140,6 +141,7 @@ class EventFileWriter:
         self._next_flush = 0.0             # the first event is flushed at once
         self._idle = False                 # the thread waits with no deadline
         self._closed = False
+        self._failure = None               # an error writing or flushing: raised by the next add/flush/close
         self._thread = threading.Thread(target=self._run, name=f"EventFileWriter({path})", daemon=True)
         self._thread.start()
         _OPEN_WRITERS.add(self)
@@ -166,14 +168,40 @@ class EventFileWriter:
         with cond:
             if self._closed:
                 return
-            f = self._file
-            f.write_raw(record)
-            self._unflushed += 1
-            if self._unflushed >= self._max_queue or time.monotonic() >= self._next_flush:
-                self._flush_locked()
-            elif self._idle:            # the thread sleeps until told there is work
-                self._idle = False
-                cond.notify()
+            if self._failure is not None:  # an earlier write failed: this add reports it, as TF's
+                self._surface_locked()
+            try:
+                self._file.write_raw(record)
+                self._unflushed += 1
+                if self._unflushed >= self._max_queue or time.monotonic() >= self._next_flush:
+                    self._flush_locked()
+                elif self._idle:            # the thread sleeps until told there is work
+                    self._idle = False
+                    cond.notify()
+            except Exception as e:  # noqa: BLE001 -- any writing error is kept for the next call
+                self._fail_locked(e)
+
+    # failures ----------------------------------------------------------------
+    # TF writes in a thread: an error there is logged, ends the thread, and is
+    # raised by the next add_event/flush/close, which closes the writer; later
+    # calls do nothing. Here the add that meets the error keeps it the same way.
+
+    def _fail_locked(self, error):
+        tf_logging.error("EventFileWriter writer thread error: %s", error)
+        self._failure = error
+        self._cond.notify_all()
+
+    def _surface_locked(self):
+        error = self._failure
+        self._closed = True
+        self._cond.notify_all()
+        try:
+            self._file.close()
+        except Exception:  # noqa: BLE001 -- the first error is the one reported
+            pass
+        self._file = None
+        _OPEN_WRITERS.discard(self)
+        raise error from None
 
     # writing -----------------------------------------------------------------
 
@@ -185,11 +213,14 @@ class EventFileWriter:
     def _run(self):
         cond = self._cond
         with cond:
-            while not self._closed:
+            while not self._closed and self._failure is None:
                 now = time.monotonic()
                 if self._unflushed:
                     if now >= self._next_flush:
-                        self._flush_locked()
+                        try:
+                            self._flush_locked()
+                        except Exception as e:  # noqa: BLE001 -- kept for the next call
+                            self._fail_locked(e)
                         continue
                     cond.wait(self._next_flush - now)
                 else:
@@ -200,11 +231,20 @@ class EventFileWriter:
         """Flushes the event file to disk: returns once every event added so far
         has been written and flushed."""
         with self._cond:
-            if not self._closed and self._unflushed:
-                self._flush_locked()
+            if self._closed:
+                return
+            if self._failure is None and self._unflushed:
+                try:
+                    self._flush_locked()
+                except Exception as e:  # noqa: BLE001
+                    self._fail_locked(e)
+            if self._failure is not None:
+                self._surface_locked()
 
     def close(self):
-        """Flushes the event file to disk and closes the file."""
+        """Flushes the event file to disk and closes the file (raising an error
+        met writing, as ``flush``)."""
+        self.flush()
         with self._cond:
             if self._closed:
                 return

@@ -561,7 +561,7 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
                 n = op._attrs["n_loop_vars"]
                 nds[_main_index(op) + 1].attr["_output_shapes"].CopyFrom(
                     attr_value_proto([t.shape for t in op._outputs[:n]], gd.library, seen))
-            else:
+            elif op._outputs:  # as TF: an op without outputs gets no _output_shapes
                 main.attr["_output_shapes"].CopyFrom(attr_value_proto([t.shape for t in op._outputs], gd.library, seen))
         for nd in nds:
             gd.node.add().CopyFrom(nd)

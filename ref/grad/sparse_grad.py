@@ -4,6 +4,7 @@ indices or shape."""
 from __future__ import annotations
 
 from ref.types import dtypes
+from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op
 from ref.framework.sparse_tensor import SparseTensor
 from ref.grad.registry import NotDifferentiable, RegisterGradient
@@ -141,6 +142,11 @@ def _sparse_slice_grad(op, *grads):
 
 def _sparse_segment_grad(kind):
     def rule(op, grad):
+        if op.get_attr("sparse_gradient"):  # TF's _SparseSegmentReduceGradV2: an IndexedSlices of the used rows
+            data_shape = array_ops.shape(op.inputs[0])
+            values, unique = apply_op(f"SparseSegment{kind}GradV2", grad=grad, indices=op.inputs[1],
+                                      segment_ids=op.inputs[2], dense_output_dim0=data_shape[0])
+            return (IndexedSlices(values, unique, data_shape),) + (None,) * (len(op.inputs) - 1)
         dim0 = array_ops.shape(op.inputs[0])[0]
         d_data = apply_op(f"SparseSegment{kind}Grad", grad=grad, indices=op.inputs[1], segment_ids=op.inputs[2],
                           output_dim0=dim0)

@@ -48,8 +48,8 @@ def reshape(tensor, shape, name=None):
 
 def _shape_arg(shape):
     """A shape given as a list/TensorShape (None dims become -1) or a tensor."""
-    if isinstance(shape, TensorShape):
-        return [-1 if d is None else d for d in shape.as_list()]
+    if isinstance(shape, TensorShape):  # converted as TF converts a TensorShape: int32 (a scalar shape too)
+        return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Dimension) for d in shape):
         return [-1 if d is None or (isinstance(d, Dimension) and d.value is None) else int(d) for d in shape]
     return shape
@@ -469,12 +469,15 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
                     name=name or "GatherV2")
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
-    """``output[i..] = params[indices[i.., :]]`` (``GatherNd``). Only
-    ``batch_dims=0`` is built here; other values raise ValueError."""
+def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
+    """``output[i..] = params[indices[i.., :]]`` (``GatherNd``); an index
+    outside ``params`` raises InvalidArgumentError at run time, or gives zeros
+    with ``bad_indices_policy="IGNORE"``. Only ``batch_dims=0`` is built here;
+    other values raise ValueError."""
     if int(constant_value(batch_dims)) != 0:
         raise ValueError("ref's gather_nd supports batch_dims=0 only")
-    return apply_op("GatherNd", params=params, indices=indices, name=name or "GatherNd")
+    return apply_op("GatherNd", params=params, indices=indices, bad_indices_policy=bad_indices_policy,
+                    name=name or "GatherNd")
 
 
 def scatter_nd(indices, updates, shape, name=None):
@@ -553,9 +556,9 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         axis = 0 if axis is None else int(constant_value(axis))
         tshape = tensor.shape
         tshape[axis:axis + k].assert_is_compatible_with(mask.shape)
-        dyn = shape(tensor)
-        leading = apply_op("Prod", input=dyn[axis:axis + k], axis=[0])
-        tensor = reshape(tensor, concat([dyn[:axis], [leading], dyn[axis + k:]], 0))
+        leading = apply_op("Prod", input=shape(tensor)[axis:axis + k], axis=[0])
+        # shape(tensor) three times, as TF (three Shape ops / Consts in the graph)
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading], shape(tensor)[axis + k:]], 0))
         if tshape.ndims is not None:
             first = tshape[axis:axis + k].num_elements()
             tensor.set_shape(tshape[:axis].concatenate([first]).concatenate(tshape[axis + k:]))

@@ -72,7 +72,18 @@ def _binary(sym, opname, op_func, static_func, doc):
 
 
 _SEE = "``data`` (default: the condition and the first ``summarize`` entries of x and y) makes the message."
-assert_equal = _binary("==", "assert_equal", math_ops.equal, np.equal, _SEE)
+_assert_equal = _binary("==", "assert_equal", math_ops.equal, np.equal, _SEE)
+
+
+def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
+    """An op raising InvalidArgumentError unless ``x == y`` holds element-wise
+    (broadcasting); ``x is y``: a no_op. As TF, a first ``assert_equal`` scope
+    is opened for that short cut, so the assertion's ops live in the next
+    (``assert_equal_1``)."""
+    with name_scope(name, "assert_equal", [x, y, data]):
+        if x is y:
+            return no_op()
+    return _assert_equal(x, y, data, summarize, message, name)
 assert_none_equal = _binary("!=", "assert_none_equal", math_ops.not_equal, np.not_equal, _SEE)
 assert_less = _binary("<", "assert_less", math_ops.less, np.less, _SEE)
 assert_less_equal = _binary("<=", "assert_less_equal", math_ops.less_equal, np.less_equal, _SEE)

@@ -137,14 +137,23 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
         segment_ids = sp_ids.indices[:, 0]
-        ids, idx = array_ops.unique(sp_ids.values)
-        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+        sparse_gradient = False
+        if len(params) == 1 and params[0].device == segment_ids.device and max_norm is None and (
+                allow_fast_lookup or ignore_weights):
+            # TF 2.21's fast path: the segment reduction reads the table at the ids
+            # themselves (no Unique / gather); without allow_fast_lookup its gradient
+            # is an IndexedSlices (sparse_gradient=True)
+            idx, embeddings = sp_ids.values, params[0]
+            sparse_gradient = not allow_fast_lookup
+        else:
+            ids, idx = array_ops.unique(sp_ids.values)
+            embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
         if ignore_weights:
             if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
                 segment_ids = math_ops.cast(segment_ids, dtypes.int32)
             segment = {"sum": sparse_ops.sparse_segment_sum, "mean": sparse_ops.sparse_segment_mean,
                        "sqrtn": sparse_ops.sparse_segment_sqrt_n}[combiner]
-            return segment(embeddings, idx, segment_ids, name=name)
+            return segment(embeddings, idx, segment_ids, name=name, sparse_gradient=sparse_gradient)
         segment_ids = math_ops.cast(segment_ids, dtypes.int32)
         weights = sp_weights.values
         embeddings = array_ops.gather(embeddings, idx)
@@ -153,8 +162,10 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
             embeddings = math_ops.cast(embeddings, dtypes.float32)
         if weights.dtype != embeddings.dtype:
             weights = math_ops.cast(weights, embeddings.dtype)
-        ones = array_ops.ones(array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), dtypes.int32)
-        bcast_shape = array_ops.concat([array_ops.shape(weights), ones], 0)
+        ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
+        weights_shape = array_ops.shape(weights)
+        ones = array_ops.ones(ones_shape, dtype=weights_shape.dtype)
+        bcast_shape = array_ops.concat([weights_shape, ones], 0)
         orig_weights_shape = weights.shape
         weights = array_ops.reshape(weights, bcast_shape)
         if embeddings.shape.ndims is not None:

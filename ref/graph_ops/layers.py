@@ -99,9 +99,17 @@ def _activity(outputs, activity_regularizer):
 
 def _variable(name, shape, dtype, initializer, regularizer, constraint, trainable):
     """A layer's weight (kernel, bias, gamma, beta): ``get_variable`` with the
-    layer's initializer and regularizer, and its constraint (if any) attached."""
-    var = get_variable(name, shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-                       trainable=trainable)
+    layer's initializer and regularizer, and its constraint (if any) attached.
+    As TF's (Keras-based) layers, the regularizer's loss is built for a new
+    variable only, in ``<name>/Regularizer`` and not colocated with it (a bare
+    ``get_variable(regularizer=)`` colocates)."""
+    existing = set(get_collection(GraphKeys.GLOBAL_VARIABLES))
+    var = get_variable(name, shape, dtype=dtype, initializer=initializer, trainable=trainable)
+    if regularizer is not None and var not in existing:
+        with name_scope(name + "/Regularizer"):
+            loss = regularizer(var)
+        if loss is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     if constraint is not None:
         var.constraint = constraint
     return var

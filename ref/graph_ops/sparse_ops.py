@@ -8,10 +8,13 @@ static dense shape where TF's does (``sparse_reorder``, ``sparse_add``,
 """
 from __future__ import annotations
 
+import collections.abc
+import numbers
+
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import name_scope
+from ref.framework.graph import Tensor, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue, as_sparse
@@ -393,26 +396,49 @@ def sparse_transpose(sp_input, perm=None, name=None):
         return sparse_reorder(SparseTensor(indices, sp_input.values, dense_shape))
 
 
-def _sparse_merge_impl(sp_ids, sp_values, vocab_size, already_sorted=False):
-    ids = sp_ids.values
-    if ids.dtype != dtypes.int64:
-        ids = math_ops.cast(ids, dtypes.int64)
-    new_indices = array_ops.concat([sp_ids.indices[:, :-1], array_ops.reshape(ids, [-1, 1])], 1)
-    vocab = math_ops.cast(convert_to_tensor(vocab_size), dtypes.int64)
-    new_shape = array_ops.concat([sp_ids.dense_shape[:-1], [vocab]], 0)
-    result = SparseTensor(new_indices, sp_values.values, new_shape)
-    if already_sorted:
-        return result
-    ordered = sparse_reorder(result)
-    return SparseTensor(ordered.indices, ordered.values, new_shape)
+def _sparse_merge_impl(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """``sparse_merge`` for one SparseTensor of ids (and one vocab_size) or a
+    list of them: the ids become the trailing index columns, in order."""
+    if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
+        sp_ids = [sp_ids]
+        if not isinstance(vocab_size, (Tensor, numbers.Integral)):
+            raise TypeError("vocab_size has to be a Tensor or Python int. Found %s" % type(vocab_size))
+        vocab_size = [vocab_size]
+    else:
+        if not isinstance(sp_ids, collections.abc.Iterable):
+            raise TypeError("sp_ids has to be a SparseTensor or list thereof. Found %s" % type(sp_ids))
+        if not isinstance(vocab_size, collections.abc.Iterable):
+            raise TypeError("vocab_size has to be a list of Tensors or Python ints. Found %s" % type(vocab_size))
+        for dim in vocab_size:
+            if not isinstance(dim, (Tensor, numbers.Integral)):
+                raise TypeError("vocab_size has to be a list of Tensors or Python ints. Found %s" % type(dim))
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
+        sp_ids = [as_sparse(x, "sp_ids") for x in sp_ids]
+        sp_values = as_sparse(sp_values, "sp_values")
+        ids = []
+        for sp in sp_ids:
+            column = sp.values
+            if sp.dtype != dtypes.int64:
+                column = math_ops.cast(column, dtypes.int64)
+            ids.append(array_ops.expand_dims(column, axis=1))
+        vocab_size = [math_ops.cast(x, dtypes.int64) for x in vocab_size]
+        new_indices = array_ops.concat([sp_ids[0].indices[:, :-1]] + ids, 1)
+        new_shape = array_ops.concat([sp_ids[0].dense_shape[:-1], vocab_size], 0)
+        result = SparseTensor(new_indices, sp_values.values, new_shape)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, new_shape)
 
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
-    """The SparseTensor whose last index is the id: entry ``[..., sp_ids[..., k]]``
-    holds ``sp_values[..., k]``; last dimension ``vocab_size`` (``tf.sparse_merge``)."""
-    sp_ids, sp_values = as_sparse(sp_ids, "sp_ids"), as_sparse(sp_values, "sp_values")
-    with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
-        return _sparse_merge_impl(sp_ids, sp_values, vocab_size, already_sorted)
+    """The SparseTensor whose last index columns are the ids: entry ``[...,
+    sp_ids[..., k]]`` holds ``sp_values[..., k]``; last dimension(s)
+    ``vocab_size`` (``tf.sparse_merge``; a list of id tensors and sizes for
+    several trailing dimensions)."""
+    return _sparse_merge_impl(sp_ids, sp_values, vocab_size, name, already_sorted)
 
 
 def sparse_to_indicator(sp_input, vocab_size, name=None):
@@ -423,7 +449,7 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
         num_entries = array_ops.shape(sp_input.indices)[0]
         flags = array_ops.fill(array_ops.expand_dims(num_entries, 0), True)
         sp_flags = SparseTensor(sp_input.indices, flags, sp_input.dense_shape)
-        merged = _sparse_merge_impl(sp_input, sp_flags, vocab_size)
+        merged = _sparse_merge_impl(sp_input, sp_flags, vocab_size, name=scope)
         return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
 
 

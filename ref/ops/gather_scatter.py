@@ -100,14 +100,19 @@ def _gather_nd_shape(ins, attrs):
     return [(dt, TensorShape(i[:-1] + p[i[-1]:]))]
 
 
-def _nd_positions(name, indices, shape, what, suffix=""):
+def _nd_positions(name, indices, shape, what, suffix="", ignore=False):
     """The leading-dims tuples of ``indices`` (shape [..., K]) as index arrays,
-    after checking each row lies inside ``shape[:K]``."""
+    after checking each row lies inside ``shape[:K]`` (``ignore``: rows outside
+    are returned too, with the mask of the valid ones)."""
     idx = np.asarray(indices)
     k = idx.shape[-1]
     rows = idx.reshape(-1, k)
     bound = np.array(shape[:k], dtype=np.int64)
     bad = np.flatnonzero(((rows < 0) | (rows >= bound)).any(axis=1)) if rows.size else []
+    if ignore:
+        ok = np.ones(len(rows), bool)
+        ok[bad] = False
+        return tuple(np.where(ok, rows[:, j], 0) for j in range(k)), ok
     if len(bad):
         b = int(bad[0])
         raise invalid_argument(f"{name}{_index_str(idx.shape[:-1], b)} = [{', '.join(str(int(v)) for v in rows[b])}] "
@@ -120,12 +125,23 @@ def _nd_positions(name, indices, shape, what, suffix=""):
              allowed={"Tindices": (dtypes.int16,) + _INDEX}, shape=_gather_nd_shape)
 def gather_nd(params, indices, bad_indices_policy=""):
     """``output[i..] = params[indices[i.., :]]``: each innermost row of
-    ``indices`` (length K) selects an element or slice of ``params``."""
+    ``indices`` (length K) selects an element or slice of ``params``. A row
+    outside ``params`` is an error (``bad_indices_policy`` "", "DEFAULT" or
+    "ERROR": TF's CPU kernel) or gives zeros ("IGNORE")."""
+    policy = bad_indices_policy.decode() if isinstance(bad_indices_policy, bytes) else bad_indices_policy
+    if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
+        raise invalid_argument(f"No OpKernel was registered to support Op 'GatherNd' with these attrs: "
+                               f"[bad_indices_policy=\"{policy}\"]")
     params, indices = np.asarray(params), np.asarray(indices)
     if indices.ndim == 0 or indices.shape[-1] > params.ndim:
         raise invalid_argument(f"index innermost dimension length must be <= params rank; saw: "
                                f"{indices.shape[-1] if indices.ndim else 0} vs. {params.ndim}")
     k = indices.shape[-1]
+    if policy == "IGNORE" and k:
+        pos, ok = _nd_positions("indices", indices, params.shape, "param shape", ignore=True)
+        out = params[pos]
+        out[~ok] = 0
+        return np.array(out.reshape(indices.shape[:-1] + params.shape[k:]))
     pos = _nd_positions("indices", indices, params.shape, "param shape", ", node name: GatherNd")
     out = params[pos] if k else np.broadcast_to(params, (int(np.prod(indices.shape[:-1], dtype=np.int64)),)
                                                 + params.shape)

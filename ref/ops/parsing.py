@@ -9,7 +9,7 @@ import numpy as np
 
 from ref import protos
 from ref.formats import tensor_util
-from ref.types import dtypes, errors
+from ref.types import dtypes
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -255,6 +255,9 @@ def _parse_rule(ins, attrs):
     for d, s in zip(ins["dense_defaults"], attrs["dense_shapes"]):
         dims = [None if x is None or x == -1 else x for x in (s.as_list() if isinstance(s, TensorShape) else s)]
         out.append((d.dtype, TensorShape(lead).concatenate(TensorShape(dims))))
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs.get("ragged_value_types") or ()]
+    splits = [None if not lead or lead[0] is None else lead[0] + 1]
+    out += [(dtypes.as_dtype(t), TensorShape(splits)) for t in attrs.get("ragged_split_types") or ()]
     return out
 
 
@@ -267,7 +270,9 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
                      sparse_types, dense_shapes, Tdense=None, ragged_value_types=(), ragged_split_types=()):
     """Parses serialized ``tf.train.Example`` protos: for each sparse key
     (indices, values, dense_shape), for each dense key a [batch] + shape tensor
-    (a first dimension of -1: padded to the longest, with the default)."""
+    (a first dimension of -1: padded to the longest, with the default), for
+    each ragged key its values (all examples' concatenated) and row splits
+    ([batch + 1]: example b's values are values[splits[b]:splits[b + 1]])."""
     ser = np.asarray(serialized, dtype=object)
     scalar = ser.ndim == 0
     records = [_b(x) for x in ser.reshape(-1)]
@@ -332,7 +337,18 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
         else:
             out = np.stack(rows).reshape([len(rows)] + shape) if rows else np.zeros([0] + shape, np_t)
         dense_out.append(out[0] if scalar else out)
-    return ind_out + val_out + shp_out + dense_out
+    r_keys = [_s(k) for k in np.asarray(ragged_keys, dtype=object).reshape(-1)]
+    if len(r_keys) != len(ragged_value_types) or len(r_keys) != len(ragged_split_types):
+        raise invalid_argument(f"len(ragged_keys) != len(ragged_value_types) or len(ragged_split_types): "
+                               f"{len(r_keys)} vs {len(ragged_value_types)}, {len(ragged_split_types)}")
+    ragged_vals, ragged_splits = [], []
+    for key, t, st in zip(r_keys, ragged_value_types, ragged_split_types):
+        t, st = dtypes.as_dtype(t), dtypes.as_dtype(st)
+        rows = [_feature_values(ex, key, t, b) or [] for b, ex in enumerate(examples)]
+        ragged_vals.append(np.array([v for r in rows for v in r],
+                                    dtype=object if t == dtypes.string else t.np).reshape(-1))
+        ragged_splits.append(np.cumsum([0] + [len(r) for r in rows]).astype(st.np))
+    return ind_out + val_out + shp_out + dense_out + ragged_vals + ragged_splits
 
 
 # -- ParseSingleSequenceExample ----------------------------------------------------------
@@ -457,6 +473,9 @@ def _seq_v2_rule(ins, attrs):
     out += [(dtypes.int64, TensorShape([2]))] * n
     out += [(d.dtype, TensorShape([batch]).concatenate(TensorShape(s)))
             for d, s in zip(ins["context_dense_defaults"], attrs["context_dense_shapes"])]
+    splits = TensorShape([None if batch is None else batch + 1])
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs.get("context_ragged_value_types") or ()]
+    out += [(dtypes.as_dtype(t), splits) for t in attrs.get("context_ragged_split_types") or ()]
     m = attrs["Nfeature_list_sparse"]
     out += [(dtypes.int64, TensorShape([None, 3]))] * m
     out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs["feature_list_sparse_types"]]
@@ -464,7 +483,45 @@ def _seq_v2_rule(ins, attrs):
     out += [(dtypes.as_dtype(t), TensorShape([batch, None]).concatenate(TensorShape(s)))
             for t, s in zip(attrs["feature_list_dense_types"], attrs["feature_list_dense_shapes"])]
     out += [(dtypes.int64, TensorShape([batch]))] * attrs["Nfeature_list_dense"]
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs.get("feature_list_ragged_value_types") or ()]
+    out += [(dtypes.as_dtype(t), splits) for t in attrs.get("feature_list_ragged_split_types") or ()]
+    out += [(dtypes.as_dtype(t), TensorShape([None])) for t in attrs.get("feature_list_ragged_split_types") or ()]
     return out
+
+
+def _ragged_sequence_outputs(flat, context_keys, context_types, list_keys, list_types):
+    """The ragged outputs of ParseSequenceExampleV2: per context key its values
+    and row splits over the examples; per feature-list key its values, outer
+    splits (steps per example) and inner splits (values per step)."""
+    examples = []
+    for r in flat:
+        ex = protos.example_pb2.SequenceExample()
+        ex.ParseFromString(_b(r))
+        examples.append(ex)
+    np_of = lambda t: object if t == dtypes.string else t.np  # noqa: E731
+    c_vals, c_splits = [], []
+    for key, (t, st) in zip(context_keys, context_types):
+        key, t, st = _s(key), dtypes.as_dtype(t), dtypes.as_dtype(st)
+        rows = []
+        for b, ex in enumerate(examples):
+            f = ex.context.feature.get(key) if key in ex.context.feature else None
+            rows.append([] if f is None else _values(f, key, t, b))
+        c_vals.append(np.array([v for r in rows for v in r], dtype=np_of(t)).reshape(-1))
+        c_splits.append(np.cumsum([0] + [len(r) for r in rows]).astype(st.np))
+    f_vals, f_outer, f_inner = [], [], []
+    for key, (t, st) in zip(list_keys, list_types):
+        key, t, st = _s(key), dtypes.as_dtype(t), dtypes.as_dtype(st)
+        steps_per = []
+        for b, ex in enumerate(examples):
+            fl = ex.feature_lists.feature_list[key].feature if key in ex.feature_lists.feature_list else []
+            steps = [_values(f, key, t, b) for f in fl]
+            steps_per.append(steps)
+        inner = [len(step) for steps in steps_per for step in steps]
+        f_vals.append(np.array([v for steps in steps_per for step in steps for v in step],
+                               dtype=np_of(t)).reshape(-1))
+        f_outer.append(np.cumsum([0] + [len(steps) for steps in steps_per]).astype(st.np))
+        f_inner.append(np.cumsum([0] + inner).astype(st.np))
+    return c_vals, c_splits, f_vals, f_outer, f_inner
 
 
 def _batch_sparse(parts, extra_rank):
@@ -503,7 +560,8 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
     index), dense shape [batch, most steps, longest]; feature-list dense ->
     [batch, most steps] + shape, zero-padded (empty strings), with each
     example's number of steps in ``feature_list_dense_lengths``. Ragged
-    features are not supported by ref (UnimplementedError)."""
+    features: values with row splits over the examples (feature lists: outer
+    splits over examples, inner splits over steps)."""
     ser = np.asarray(serialized, dtype=object)
     if ser.ndim > 1:
         raise invalid_argument(f"Expected serialized to be a scalar or vector, got shape: {list(ser.shape)}")
@@ -521,8 +579,9 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
         context_dense_shapes=context_dense_shapes, feature_list_sparse_types=feature_list_sparse_types,
         feature_list_dense_types=feature_list_dense_types, feature_list_dense_shapes=feature_list_dense_shapes)
         for i, s in enumerate(flat)]
-    if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
-        raise errors.UnimplementedError(None, None, "ref's ParseSequenceExampleV2 does not parse ragged features")
+    c_rv, c_rs, f_rv, f_ro, f_ri = _ragged_sequence_outputs(
+        flat, keys(context_ragged_keys), list(zip(context_ragged_value_types, context_ragged_split_types)),
+        keys(feature_list_ragged_keys), list(zip(feature_list_ragged_value_types, feature_list_ragged_split_types)))
     ns, nd, ms = len(c_sparse), len(c_dense), len(f_sparse)
     out_ind, out_val, out_shp = [], [], []
     for j, t in enumerate(context_sparse_types):
@@ -539,6 +598,7 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
             raise invalid_argument(f"Inconsistent max number of elements for feature {_s(c_dense[j])}: expected "
                                    f"{int(np.prod(shape))}, but found 0")
         result.append(np.stack(rows).astype(np_t) if rows else np.zeros([0] + shape, np_t))
+    result += c_rv + c_rs
     base = 3 * ns + nd
     out_ind, out_val, out_shp = [], [], []
     for j, t in enumerate(feature_list_sparse_types):
@@ -560,7 +620,7 @@ def parse_sequence_example_v2(serialized, debug_name, context_sparse_keys, conte
             full[b, :len(x)] = x
         result.append(full)
         lengths.append(np.array([len(x) for x in rows], dtype=np.int64))
-    return result + lengths
+    return result + lengths + f_rv + f_ro + f_ri
 
 
 # -- SerializeTensor / ParseTensor: a tensor as a serialized TensorProto ---------

@@ -111,5 +111,38 @@ def _register_sparse_segment_grad(kind):
     return kernel
 
 
+_V1_KERNELS = {_kind: _register_sparse_segment_grad(_kind) for _kind in ("Sum", "Mean", "SqrtN")}
+
+
+def _register_sparse_segment_grad_v2(kind):
+    """``SparseSegment{kind}GradV2``: the gradient rows of the distinct indices only (sorted), for an IndexedSlices."""
+    name = f"SparseSegment{kind}GradV2"
+
+    def shape(ins, attrs):
+        g = ins["grad"].shape
+        require_rank(ins, attrs, grad=range(1, 65), indices=1, segment_ids=1, dense_output_dim0=0)
+        return [(ins["grad"].dtype, TensorShape(None) if g.ndims is None else TensorShape([None] + g.as_list()[1:])),
+                (ins["indices"].dtype, TensorShape([None]))]
+
+    @register_op(name, inputs=("grad", "indices", "segment_ids", "dense_output_dim0"),
+                 outputs=("output", "sorted_unique_indices"),
+                 type_attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids"},
+                 allowed={"T": dtypes.FLOATS, "Tidx": _INDEX, "Tsegmentids": _INDEX}, shape=shape)
+    def kernel(grad, indices, segment_ids, dense_output_dim0):
+        idx = np.asarray(indices)
+        unique, position = np.unique(idx.astype(np.int64), return_inverse=True)
+        rows = int(np.asarray(dense_output_dim0))
+        if unique.size and (unique[0] < 0 or unique[-1] >= rows):
+            bad = unique[(unique < 0) | (unique >= rows)][0]
+            raise invalid_argument(f"Index {int(bad)} out of range [0, {rows}).")
+        dense = _V1_KERNELS[kind](grad, position, segment_ids, np.int32(len(unique)))
+        return dense, unique.astype(idx.dtype)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = (f"The gradient of SparseSegment{kind} as rows of the sorted distinct ``indices`` "
+                      f"(``output[k]`` belongs to ``sorted_unique_indices[k]``).")
+    return kernel
+
+
 for _kind in ("Sum", "Mean", "SqrtN"):
-    _register_sparse_segment_grad(_kind)
+    _register_sparse_segment_grad_v2(_kind)

@@ -25,6 +25,7 @@ from ref.framework.op_def_library import as_bytes_array
 from ref.framework.stack import default_session, get_default_session
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
+from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
 from ref.session.tracing import fill_step_stats
@@ -135,6 +136,8 @@ class _FetchMapper:
             parts = [self._flatten(f.values), self._flatten(f.indices),
                      None if f.dense_shape is None else self._flatten(f.dense_shape)]
             return ("slices", parts)
+        if isinstance(f, RaggedTensor):  # fetched as a RaggedTensorValue
+            return ("ragged", [self._flatten(f.values), self._flatten(f.row_splits)])
         if isinstance(f, SparseTensor):  # fetched as a SparseTensorValue
             return ("sparse", [self._flatten(f.indices), self._flatten(f.values), self._flatten(f.dense_shape)])
         return ("leaf", self._add(_fetch_element(self.graph, f)))
@@ -149,6 +152,8 @@ class _FetchMapper:
         if kind == "slices":
             parts = [None if p is None else self._build(p, values) for p in payload]
             return IndexedSlicesValue(*parts)
+        if kind == "ragged":
+            return RaggedTensorValue(*(self._build(p, values) for p in payload))
         if kind == "sparse":
             return SparseTensorValue(*(self._build(p, values) for p in payload))
         if kind == "defaultdict":

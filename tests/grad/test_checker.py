@@ -308,6 +308,7 @@ COVERED_ELSEWHERE = {
     "QuantizeAndDequantizeV2": "tests/ops/test_quantize.py", "QuantizeAndDequantizeV3": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4Grad": "tests/ops/test_quantize.py",
+    "RaggedTensorToTensor": "tests/graph_ops/test_parsing_composite.py",  # compared with TF's gradient
 }
 
 
@@ -348,6 +349,15 @@ NO_GRADIENT_IN_TF = {
         grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
     "SparseSegmentSqrtNGrad": lambda lib, raw, x: raw.SparseSegmentSqrtNGrad(
         grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]), output_dim0=lib.constant(2)),
+    "SparseSegmentSumGradV2": lambda lib, raw, x: raw.SparseSegmentSumGradV2(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]),
+        dense_output_dim0=lib.constant(2))[0],
+    "SparseSegmentMeanGradV2": lambda lib, raw, x: raw.SparseSegmentMeanGradV2(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]),
+        dense_output_dim0=lib.constant(2))[0],
+    "SparseSegmentSqrtNGradV2": lambda lib, raw, x: raw.SparseSegmentSqrtNGradV2(
+        grad=x, indices=lib.constant([0, 1, 1]), segment_ids=lib.constant([0, 1, 2]),
+        dense_output_dim0=lib.constant(2))[0],
     "SparseReduceSumSparse": lambda lib, raw, x: raw.SparseReduceSumSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,
         input_shape=lib.constant([3, 2], lib.int64), reduction_axes=lib.constant([1]))[1],

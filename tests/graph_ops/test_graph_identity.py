@@ -304,6 +304,17 @@ def sampled_softmax_step(tf):
     tf.train.AdagradOptimizer(1.0).minimize(loss)
 
 
+def sampled_softmax_accidental_hits(tf):
+    """remove_accidental_hits=True spelled out (TF's compute_accidental_hits + SparseToDense mask),
+    with two true classes and a given seed, and the same loss without the mask."""
+    w, b = _w(tf, (10, 4), "w"), tf.Variable(tf.zeros([10]), name="b")
+    labels = tf.placeholder(tf.int64, [8, 2], name="labels")
+    x = _x(tf, (8, 4))
+    with_mask = tf.nn.sampled_softmax_loss(w, b, labels, x, 5, 10, num_true=2, remove_accidental_hits=True, seed=7)
+    without = tf.nn.sampled_softmax_loss(w, b, labels, x, 5, 10, num_true=2, remove_accidental_hits=False, seed=7)
+    tf.gradients(tf.reduce_sum(with_mask) + tf.reduce_sum(without), [w, b, x])
+
+
 def cross_entropy_gradients(tf):
     x, labels = _x(tf), _x(tf, name="labels")
     tf.gradients(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x), [x])
@@ -460,6 +471,7 @@ CASES = [
     (multinomial, None),
     (nce_word2vec_step, None),
     (sampled_softmax_step, None),
+    (sampled_softmax_accidental_hits, None),
     (cross_entropy_gradients, None),
     (static_rnn_cells, None),
     (static_rnn_multi_cell_training, None),

@@ -26,7 +26,8 @@ from _graphdef import differences, graph_def, tf_v1
 STEPS = 20
 RTOL, ATOL = 1e-5, 1e-6
 
-PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2vec", "gan", "queue", "data", "saver"]
+PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2vec", "gan", "queue", "data", "saver",
+            "autoencoder", "char_rnn", "text_classifier"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -47,9 +48,6 @@ def tmp_root(tmp_path_factory):
 GRAPH_XFAIL = {
     "data": "OneShotIterator's dataset_factory: TF names the Defun '_make_dataset_<hash>', the hash of its "
             "serialized FunctionDef; ref names it '_make_dataset_<n>' (all other nodes and attrs match)",
-    "queue": "parse_single_example: TF builds parse_example inside a 'ParseExample' scope "
-             "(ParseSingleExample/ParseExample/ParseExampleV2, keys as ParseExampleV2/names, sparse_keys, ...); "
-             "ref builds ParseExampleV2 directly under ParseSingleExample with key_<name> defaults",
 }
 
 
