@@ -27,7 +27,8 @@ import threading
 import numpy as np
 
 from ref.ops.dataset import cache
-from ref.ops.dataset.base import DATASET_ATTRS, Dataset, Function, check_dataset, dataset_shape, scalar
+from ref.ops.dataset.base import (DATASET_ATTRS, Dataset, ElementError, Function, check_dataset, dataset_shape,
+                                  raise_errors, scalar)
 from ref.ops.philox import SingleSample
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes, errors
@@ -114,16 +115,26 @@ class MapDS(Dataset):
         self.preserve_cardinality = bool(preserve_cardinality)
 
     def elements(self, env):
+        return raise_errors(self.outcomes(env))
+
+    def outcomes(self, env):
         """``fn`` of each element. An OutOfRangeError from ``fn`` ends the
-        dataset, unless ``preserve_cardinality`` (TF2's map) makes it an error."""
-        for elem in self.input.elements(env):
+        dataset, unless ``preserve_cardinality`` (TF2's map) makes it an error;
+        another error fails that element only (TF's map goes on after it)."""
+        for elem in self.input.outcomes(env):
+            if isinstance(elem, ElementError):
+                yield elem
+                continue
             try:
                 yield self.fn(env, elem)
             except errors.OutOfRangeError as e:
                 if self.preserve_cardinality:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Function invocation produced OutOfRangeError: {e.message}") from e
+                    yield ElementError(errors.InvalidArgumentError(
+                        None, None, f"Function invocation produced OutOfRangeError: {e.message}"))
+                    continue
                 return
+            except errors.OpError as e:
+                yield ElementError(e)
 
 
 def _fn(f, other_arguments, ctx, op_type):
