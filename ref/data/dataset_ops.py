@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from ref.framework.func_graph import FuncGraph
-from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
 from ref.graph_ops import array_ops, check_ops, io_ops, math_ops
@@ -356,8 +356,12 @@ class DatasetV1(StructureProperties):
         return self._unary("CacheDataset", filename=convert_to_tensor(filename, dtype=dtypes.string, name="filename"))
 
     def prefetch(self, buffer_size):
-        bs = convert_to_tensor(buffer_size, dtype=dtypes.int64, name="buffer_size")
-        return self._unary("PrefetchDataset", buffer_size=bs, legacy_autotune=True)
+        bs = convert_to_tensor(AUTOTUNE if buffer_size is None else buffer_size, dtype=dtypes.int64,
+                               name="buffer_size")
+        with colocate_with(self._variant_tensor.op):  # TF colocates a prefetch with its input
+            return self._unary("PrefetchDataset", buffer_size=bs,
+                               legacy_autotune=buffer_size is None or (isinstance(buffer_size, int)
+                                                                       and buffer_size == AUTOTUNE))
 
     def concatenate(self, dataset):
         a, b = _flat_specs(self._structure), _flat_specs(dataset._structure)

@@ -26,7 +26,8 @@ from _graphdef import differences, graph_def, tf_v1
 STEPS = 20
 RTOL, ATOL = 1e-5, 1e-6
 
-PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2vec", "gan", "queue", "data", "saver"]
+PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2vec", "gan", "queue", "data", "saver",
+            "data_cnn", "data_bucket"]
 
 
 @functools.lru_cache(maxsize=None)
