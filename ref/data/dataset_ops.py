@@ -19,6 +19,7 @@ from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
+from ref.framework.sparse_tensor import SparseTensor, is_sparse
 from ref.graph_ops import array_ops, check_ops, io_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.types import dtypes, nest
@@ -39,6 +40,14 @@ class TensorSpec:
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
 
+    @property
+    def op_dtype(self):  # the component's dtype and shape in the dataset ops' attrs
+        return self.dtype
+
+    @property
+    def op_shape(self):
+        return self.shape
+
     def __eq__(self, other):
         if not isinstance(other, TensorSpec) or self.dtype != other.dtype:
             return False
@@ -49,12 +58,68 @@ class TensorSpec:
     __hash__ = None
 
 
+class SparseTensorSpec:
+    """A ``SparseTensor`` component: in the dataset ops one ``variant`` tensor of
+    unknown shape (TF's ``SerializeSparse``/``SerializeManySparse`` with
+    ``out_type=variant``), given back by ``DeserializeSparse``."""
+
+    __slots__ = ("dtype", "shape")
+    op_dtype, op_shape = dtypes.variant, TensorShape(None)
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
+
+    def __repr__(self):
+        return f"SparseTensorSpec(shape={self.shape}, dtype={self.dtype!r})"
+
+    def __eq__(self, other):
+        return (isinstance(other, SparseTensorSpec) and self.dtype == other.dtype
+                and TensorSpec(self.shape, self.dtype) == TensorSpec(other.shape, other.dtype))
+
+    __hash__ = None
+
+    def to_tensor(self, value, batched=False):
+        """The variant component of a SparseTensor (a batch of its rows if ``batched``)."""
+        return apply_op("SerializeManySparse" if batched else "SerializeSparse", sparse_indices=value.indices,
+                        sparse_values=value.values, sparse_shape=value.dense_shape, out_type=dtypes.variant)
+
+    def from_tensor(self, tensor):
+        """TF's ``SparseTensorSpec._from_compatible_tensor_list``."""
+        indices, values, dense_shape = apply_op("DeserializeSparse", serialized_sparse=tensor, dtype=self.dtype)
+        rank = self.shape.ndims
+        indices.set_shape([None, rank])
+        if self.shape.is_fully_defined():
+            dense_shape = convert_to_tensor(self.shape.as_list(), dtype=dtypes.int64, name="shape")
+        elif rank is not None and any(d is not None for d in self.shape.as_list()):
+            pieces = array_ops.unstack(dense_shape, num=rank)
+            for i, d in enumerate(self.shape.as_list()):
+                if d is not None:
+                    pieces[i] = constant(d, dense_shape.dtype)
+            dense_shape = array_ops.stack(pieces)
+        else:
+            dense_shape.set_shape([rank])
+        return SparseTensor(indices, values, dense_shape)
+
+
+def _spec_of(t):
+    return SparseTensorSpec(t.shape, t.dtype) if is_sparse(t) else TensorSpec(t.shape, t.dtype)
+
+
+def _from_component(spec, tensor):
+    return spec.from_tensor(tensor) if isinstance(spec, SparseTensorSpec) else tensor
+
+
+def _to_component(value, batched=False):
+    return _spec_of(value).to_tensor(value, batched) if is_sparse(value) else value
+
+
 class DatasetSpec:
     """A component that is itself a dataset (a ``variant`` scalar): the window
     ``group_by_window``'s ``reduce_func`` receives."""
 
     __slots__ = ("element_spec",)
     dtype, shape = dtypes.variant, TensorShape([])
+    op_dtype, op_shape = dtype, shape
 
     def __init__(self, element_spec):
         self.element_spec = element_spec
@@ -84,6 +149,9 @@ def _as_element(value, name_prefix="component"):
     def norm(v):
         if isinstance(v, dict):
             return type(v)((k, norm(v[k])) for k in v)
+        if is_sparse(v):
+            next(counter)
+            return SparseTensor.from_value(v)
         if isinstance(v, tuple):
             kids = [norm(x) for x in v]
             return type(v)(*kids) if hasattr(v, "_fields") else tuple(kids)
@@ -102,8 +170,9 @@ class _Traced:
         self.graph.name_attrs = {"_tf_data_function": True}  # TF marks the function attr of a dataset op
         specs = _flat_specs(structure)
         with self.graph.as_default():
-            args = [self.graph.add_argument(s.dtype, s.shape, f"args_{i}") for i, s in enumerate(specs)]
-            args = [DatasetV1(a, s.element_spec) if isinstance(s, DatasetSpec) else a for a, s in zip(args, specs)]
+            args = [self.graph.add_argument(s.op_dtype, s.op_shape, f"args_{i}") for i, s in enumerate(specs)]
+            args = [DatasetV1(a, s.element_spec) if isinstance(s, DatasetSpec) else _from_component(s, a)
+                    for a, s in zip(args, specs)]
             element = _unflatten(structure, args)
             if isinstance(structure, tuple):
                 result = fn(*element)
@@ -120,9 +189,10 @@ class _Traced:
                 if isinstance(result, list):  # TF: a list result is a tuple of components
                     result = tuple(result)
                 flat = nest.flatten(result)
-                outs = [identity(convert_to_tensor(t), name="Identity" if i == 0 else f"Identity_{i}")
+                flat = [t if is_sparse(t) else convert_to_tensor(t) for t in flat]
+                self.structure = _unflatten(result, [_spec_of(t) for t in flat])
+                outs = [identity(_to_component(t), name="Identity" if i == 0 else f"Identity_{i}")
                         for i, t in enumerate(flat)]
-                self.structure = _unflatten(result, [TensorSpec(t.shape, t.dtype) for t in outs])
         self.graph.outputs = outs
         self.captures = list(self.graph.external_captures)
 
@@ -145,7 +215,8 @@ class StructureProperties:
 
     @property
     def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
+        return nest.map_structure(lambda s: SparseTensor if isinstance(s, SparseTensorSpec) else Tensor,
+                                  self._structure)
 
 
 class DatasetV1(StructureProperties):
@@ -169,7 +240,7 @@ class DatasetV1(StructureProperties):
 
     def _attrs(self, structure=None):
         specs = _flat_specs(self._structure if structure is None else structure)
-        return {"output_types": [s.dtype for s in specs], "output_shapes": [s.shape for s in specs]}
+        return {"output_types": [s.op_dtype for s in specs], "output_shapes": [s.op_shape for s in specs]}
 
     def _unary(self, op_type, structure=None, **kwargs):
         structure = self._structure if structure is None else structure
@@ -181,10 +252,11 @@ class DatasetV1(StructureProperties):
     def from_tensors(tensors):
         with name_scope("normalize_element"):
             structure, flat = _as_element(tensors)
-        specs = _unflatten(structure, [TensorSpec(t.shape, t.dtype) for t in flat])
-        v = apply_op("TensorDataset", components=flat, Toutput_types=[t.dtype for t in flat],
-                     output_shapes=[t.shape for t in flat])
-        return DatasetV1(v, specs)
+        specs = [_spec_of(t) for t in flat]
+        comps = [_to_component(t) for t in flat]
+        v = apply_op("TensorDataset", components=comps, Toutput_types=[s.op_dtype for s in specs],
+                     output_shapes=[s.op_shape for s in specs])
+        return DatasetV1(v, _unflatten(structure, specs))
 
     @staticmethod
     def from_tensor_slices(tensors):
@@ -195,11 +267,12 @@ class DatasetV1(StructureProperties):
         for t in flat:
             if t.shape.ndims == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got {t.shape}")
-        shapes = [t.shape[1:] if t.shape.ndims is not None else TensorShape(None) for t in flat]
-        specs = _unflatten(structure, [TensorSpec(s, t.dtype) for s, t in zip(shapes, flat)])
-        v = apply_op("TensorSliceDataset", components=flat, Toutput_types=[t.dtype for t in flat],
-                     output_shapes=shapes)
-        return DatasetV1(v, specs)
+        specs = [(SparseTensorSpec if is_sparse(t) else TensorSpec)(
+            t.shape[1:] if t.shape.ndims is not None else TensorShape(None), t.dtype) for t in flat]
+        comps = [_to_component(t, batched=True) for t in flat]
+        v = apply_op("TensorSliceDataset", components=comps, Toutput_types=[s.op_dtype for s in specs],
+                     output_shapes=[s.op_shape for s in specs])
+        return DatasetV1(v, _unflatten(structure, specs))
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
@@ -290,7 +363,7 @@ class DatasetV1(StructureProperties):
                 dim = int(np.asarray(batch_size))
             except TypeError:
                 dim = None
-        return nest.map_structure(lambda s: TensorSpec(TensorShape([dim]).concatenate(s.shape), s.dtype),
+        return nest.map_structure(lambda s: type(s)(TensorShape([dim]).concatenate(s.shape), s.dtype),
                                   self._structure)
 
     def batch(self, batch_size, drop_remainder=False):

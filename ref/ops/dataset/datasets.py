@@ -47,9 +47,9 @@ def _register(name, inputs=("input_dataset",), attrs=None, list_inputs=None, ctx
 class TensorDS(Dataset):
     op_type = "TensorDataset"
 
-    def __init__(self, components, shapes, slices):
-        super().__init__([dtypes.as_dtype(np.asarray(c).dtype) if not isinstance(c, np.ndarray) or c.dtype != object
-                          else dtypes.string for c in components], shapes)
+    def __init__(self, components, shapes, slices, types=None):
+        super().__init__(types or [dtypes.as_dtype(np.asarray(c).dtype) if not isinstance(c, np.ndarray)
+                                   or c.dtype != object else dtypes.string for c in components], shapes)
         self.components, self.slices = tuple(components), slices
         if slices:
             n = {np.shape(c)[0] if np.ndim(c) else None for c in components}
@@ -71,7 +71,7 @@ class TensorDS(Dataset):
              attrs={"Toutput_types": None, "output_shapes": None, "metadata": ""}, shape=dataset_shape)
 def tensor_dataset(components, Toutput_types=None, output_shapes=None, metadata=""):
     """handle = a dataset of one element, ``components``."""
-    return TensorDS(components, output_shapes, False)
+    return TensorDS(components, output_shapes, False, Toutput_types)
 
 
 @register_op("TensorSliceDataset", inputs=("components",), outputs=("handle",), list_inputs={"components": None},
@@ -80,7 +80,7 @@ def tensor_dataset(components, Toutput_types=None, output_shapes=None, metadata=
 def tensor_slice_dataset(components, Toutput_types=None, output_shapes=None, is_files=False, metadata="",
                          replicate_on_split=False):
     """handle = the dataset of the slices of ``components`` along their first dimension."""
-    return TensorDS(components, output_shapes, True)
+    return TensorDS(components, output_shapes, True, Toutput_types)
 
 
 class RangeDS(Dataset):
