@@ -374,6 +374,13 @@ class DatasetV1(StructureProperties):
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
         specs = _flat_specs(self._structure)
+        for spec in specs:
+            if isinstance(spec, DatasetSpec):
+                raise TypeError("`padded_batch` is not supported for datasets of datasets")
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but "
+                                f"type spec of elements in the input dataset is not a subclass of TensorSpec: "
+                                f"`{spec}`.")
         given = [s.shape for s in specs] if padded_shapes is None else _flatten_shapes(padded_shapes)
         if padding_values is None:
             values = [b"" if s.dtype == dtypes.string else 0 for s in specs]

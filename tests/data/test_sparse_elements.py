@@ -100,3 +100,10 @@ def test_static_shapes_match_tf():
             return (ds.output_shapes.as_list(), x.indices.shape.as_list(), x.values.shape.as_list(),
                     x.dense_shape.shape.as_list())
     assert shapes(ref) == shapes(tf1)
+
+
+def test_padded_batch_of_sparse_is_a_type_error_as_in_tf():
+    for t in (ref, tf1):
+        with t.Graph().as_default():
+            with pytest.raises(TypeError, match="only supported for datasets that produce tensor elements"):
+                t.data.Dataset.from_tensor_slices(_st(t)).padded_batch(2)
