@@ -16,10 +16,11 @@ import itertools
 import numpy as np
 
 from ref.framework.func_graph import FuncGraph
-from ref.framework.graph import Tensor, get_default_graph, name_scope
-from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
-from ref.graph_ops import array_ops, io_ops, math_ops
+from ref.framework.sparse_tensor import SparseTensor, is_sparse
+from ref.graph_ops import array_ops, check_ops, io_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, as_shape
@@ -39,6 +40,14 @@ class TensorSpec:
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
 
+    @property
+    def op_dtype(self):  # the component's dtype and shape in the dataset ops' attrs
+        return self.dtype
+
+    @property
+    def op_shape(self):
+        return self.shape
+
     def __eq__(self, other):
         if not isinstance(other, TensorSpec) or self.dtype != other.dtype:
             return False
@@ -47,6 +56,76 @@ class TensorSpec:
         return self.shape.as_list() == other.shape.as_list()
 
     __hash__ = None
+
+
+class SparseTensorSpec:
+    """A ``SparseTensor`` component: in the dataset ops one ``variant`` tensor of
+    unknown shape (TF's ``SerializeSparse``/``SerializeManySparse`` with
+    ``out_type=variant``), given back by ``DeserializeSparse``."""
+
+    __slots__ = ("dtype", "shape")
+    op_dtype, op_shape = dtypes.variant, TensorShape(None)
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
+
+    def __repr__(self):
+        return f"SparseTensorSpec(shape={self.shape}, dtype={self.dtype!r})"
+
+    def __eq__(self, other):
+        return (isinstance(other, SparseTensorSpec) and self.dtype == other.dtype
+                and TensorSpec(self.shape, self.dtype) == TensorSpec(other.shape, other.dtype))
+
+    __hash__ = None
+
+    def to_tensor(self, value, batched=False):
+        """The variant component of a SparseTensor (a batch of its rows if ``batched``)."""
+        return apply_op("SerializeManySparse" if batched else "SerializeSparse", sparse_indices=value.indices,
+                        sparse_values=value.values, sparse_shape=value.dense_shape, out_type=dtypes.variant)
+
+    def from_tensor(self, tensor):
+        """TF's ``SparseTensorSpec._from_compatible_tensor_list``."""
+        indices, values, dense_shape = apply_op("DeserializeSparse", serialized_sparse=tensor, dtype=self.dtype)
+        rank = self.shape.ndims
+        indices.set_shape([None, rank])
+        if self.shape.is_fully_defined():
+            dense_shape = convert_to_tensor(self.shape.as_list(), dtype=dtypes.int64, name="shape")
+        elif rank is not None and any(d is not None for d in self.shape.as_list()):
+            pieces = array_ops.unstack(dense_shape, num=rank)
+            for i, d in enumerate(self.shape.as_list()):
+                if d is not None:
+                    pieces[i] = constant(d, dense_shape.dtype)
+            dense_shape = array_ops.stack(pieces)
+        else:
+            dense_shape.set_shape([rank])
+        return SparseTensor(indices, values, dense_shape)
+
+
+def _spec_of(t):
+    return SparseTensorSpec(t.shape, t.dtype) if is_sparse(t) else TensorSpec(t.shape, t.dtype)
+
+
+def _from_component(spec, tensor):
+    return spec.from_tensor(tensor) if isinstance(spec, SparseTensorSpec) else tensor
+
+
+def _to_component(value, batched=False):
+    return _spec_of(value).to_tensor(value, batched) if is_sparse(value) else value
+
+
+class DatasetSpec:
+    """A component that is itself a dataset (a ``variant`` scalar): the window
+    ``group_by_window``'s ``reduce_func`` receives."""
+
+    __slots__ = ("element_spec",)
+    dtype, shape = dtypes.variant, TensorShape([])
+    op_dtype, op_shape = dtype, shape
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r})"
 
 
 def _flat_specs(structure):
@@ -70,6 +149,9 @@ def _as_element(value, name_prefix="component"):
     def norm(v):
         if isinstance(v, dict):
             return type(v)((k, norm(v[k])) for k in v)
+        if is_sparse(v):
+            next(counter)
+            return SparseTensor.from_value(v)
         if isinstance(v, tuple):
             kids = [norm(x) for x in v]
             return type(v)(*kids) if hasattr(v, "_fields") else tuple(kids)
@@ -82,13 +164,15 @@ def _as_element(value, name_prefix="component"):
 class _Traced:
     """A function traced for a dataset op: its graph, captured tensors and output structure."""
 
-    def __init__(self, fn, structure, kind, want_dataset=False):
+    def __init__(self, fn, structure, kind, want_dataset=False, prefix="Dataset_"):
         outer = get_default_graph()
-        self.graph = FuncGraph(f"__inference_Dataset_{kind}_{_fn_name(fn)}_{next(_UIDS)}", outer)
+        self.graph = FuncGraph(f"__inference_{prefix}{kind}_{_fn_name(fn)}_{next(_UIDS)}", outer)
         self.graph.name_attrs = {"_tf_data_function": True}  # TF marks the function attr of a dataset op
         specs = _flat_specs(structure)
         with self.graph.as_default():
-            args = [self.graph.add_argument(s.dtype, s.shape, f"args_{i}") for i, s in enumerate(specs)]
+            args = [self.graph.add_argument(s.op_dtype, s.op_shape, f"args_{i}") for i, s in enumerate(specs)]
+            args = [DatasetV1(a, s.element_spec) if isinstance(s, DatasetSpec) else _from_component(s, a)
+                    for a, s in zip(args, specs)]
             element = _unflatten(structure, args)
             if isinstance(structure, tuple):
                 result = fn(*element)
@@ -99,15 +183,16 @@ class _Traced:
                     raise TypeError(f"The function passed to `{kind}()` must return a `tf.data.Dataset` object, "
                                     f"got {type(result).__name__}.")
                 self.result_dataset = result
-                outs = [result._variant_tensor]
+                outs = [identity(result._variant_tensor, name="Identity")]
                 self.structure = result._structure
             else:
                 if isinstance(result, list):  # TF: a list result is a tuple of components
                     result = tuple(result)
                 flat = nest.flatten(result)
-                outs = [identity(convert_to_tensor(t), name="Identity" if i == 0 else f"Identity_{i}")
+                flat = [t if is_sparse(t) else convert_to_tensor(t) for t in flat]
+                self.structure = _unflatten(result, [_spec_of(t) for t in flat])
+                outs = [identity(_to_component(t), name="Identity" if i == 0 else f"Identity_{i}")
                         for i, t in enumerate(flat)]
-                self.structure = _unflatten(result, [TensorSpec(t.shape, t.dtype) for t in outs])
         self.graph.outputs = outs
         self.captures = list(self.graph.external_captures)
 
@@ -130,7 +215,8 @@ class StructureProperties:
 
     @property
     def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
+        return nest.map_structure(lambda s: SparseTensor if isinstance(s, SparseTensorSpec) else Tensor,
+                                  self._structure)
 
 
 class DatasetV1(StructureProperties):
@@ -154,7 +240,7 @@ class DatasetV1(StructureProperties):
 
     def _attrs(self, structure=None):
         specs = _flat_specs(self._structure if structure is None else structure)
-        return {"output_types": [s.dtype for s in specs], "output_shapes": [s.shape for s in specs]}
+        return {"output_types": [s.op_dtype for s in specs], "output_shapes": [s.op_shape for s in specs]}
 
     def _unary(self, op_type, structure=None, **kwargs):
         structure = self._structure if structure is None else structure
@@ -166,10 +252,11 @@ class DatasetV1(StructureProperties):
     def from_tensors(tensors):
         with name_scope("normalize_element"):
             structure, flat = _as_element(tensors)
-        specs = _unflatten(structure, [TensorSpec(t.shape, t.dtype) for t in flat])
-        v = apply_op("TensorDataset", components=flat, Toutput_types=[t.dtype for t in flat],
-                     output_shapes=[t.shape for t in flat])
-        return DatasetV1(v, specs)
+        specs = [_spec_of(t) for t in flat]
+        comps = [_to_component(t) for t in flat]
+        v = apply_op("TensorDataset", components=comps, Toutput_types=[s.op_dtype for s in specs],
+                     output_shapes=[s.op_shape for s in specs])
+        return DatasetV1(v, _unflatten(structure, specs))
 
     @staticmethod
     def from_tensor_slices(tensors):
@@ -180,11 +267,12 @@ class DatasetV1(StructureProperties):
         for t in flat:
             if t.shape.ndims == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got {t.shape}")
-        shapes = [t.shape[1:] if t.shape.ndims is not None else TensorShape(None) for t in flat]
-        specs = _unflatten(structure, [TensorSpec(s, t.dtype) for s, t in zip(shapes, flat)])
-        v = apply_op("TensorSliceDataset", components=flat, Toutput_types=[t.dtype for t in flat],
-                     output_shapes=shapes)
-        return DatasetV1(v, specs)
+        specs = [(SparseTensorSpec if is_sparse(t) else TensorSpec)(
+            t.shape[1:] if t.shape.ndims is not None else TensorShape(None), t.dtype) for t in flat]
+        comps = [_to_component(t, batched=True) for t in flat]
+        v = apply_op("TensorSliceDataset", components=comps, Toutput_types=[s.op_dtype for s in specs],
+                     output_shapes=[s.op_shape for s in specs])
+        return DatasetV1(v, _unflatten(structure, specs))
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
@@ -275,7 +363,7 @@ class DatasetV1(StructureProperties):
                 dim = int(np.asarray(batch_size))
             except TypeError:
                 dim = None
-        return nest.map_structure(lambda s: TensorSpec(TensorShape([dim]).concatenate(s.shape), s.dtype),
+        return nest.map_structure(lambda s: type(s)(TensorShape([dim]).concatenate(s.shape), s.dtype),
                                   self._structure)
 
     def batch(self, batch_size, drop_remainder=False):
@@ -286,15 +374,28 @@ class DatasetV1(StructureProperties):
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
         specs = _flat_specs(self._structure)
-        shapes = ([s.shape for s in specs] if padded_shapes is None
-                  else [as_shape(p) for p in _flatten_shapes(padded_shapes)])
+        for spec in specs:
+            if isinstance(spec, DatasetSpec):
+                raise TypeError("`padded_batch` is not supported for datasets of datasets")
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but "
+                                f"type spec of elements in the input dataset is not a subclass of TensorSpec: "
+                                f"`{spec}`.")
+        given = [s.shape for s in specs] if padded_shapes is None else _flatten_shapes(padded_shapes)
         if padding_values is None:
             values = [b"" if s.dtype == dtypes.string else 0 for s in specs]
         else:
             values = nest.flatten(padding_values)
         bs = convert_to_tensor(batch_size, dtype=dtypes.int64, name="batch_size")
-        shape_ts = [convert_to_tensor(np.asarray([-1 if d is None else d for d in s.as_list()], np.int64),
-                                      dtype=dtypes.int64) for s in shapes]
+        shapes, shape_ts = [], []
+        for p in given:
+            if isinstance(p, list) and any(isinstance(d, Tensor) for d in p):  # dims computed in the graph
+                shape_ts.append(convert_to_tensor(p, dtype=dtypes.int64))
+                shapes.append(TensorShape([None if isinstance(d, Tensor) or d == -1 else d for d in p]))
+            else:
+                shapes.append(as_shape(p))
+                shape_ts.append(convert_to_tensor(np.asarray([-1 if d is None else d for d in shapes[-1].as_list()],
+                                                             np.int64), dtype=dtypes.int64))
         value_ts = [convert_to_tensor(v, dtype=s.dtype, name="padding_value") for v, s in zip(values, specs)]
         dr = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         dim = int(batch_size) if drop_remainder and isinstance(batch_size, (int, np.integer)) else None
@@ -335,8 +436,12 @@ class DatasetV1(StructureProperties):
         return self._unary("CacheDataset", filename=convert_to_tensor(filename, dtype=dtypes.string, name="filename"))
 
     def prefetch(self, buffer_size):
-        bs = convert_to_tensor(buffer_size, dtype=dtypes.int64, name="buffer_size")
-        return self._unary("PrefetchDataset", buffer_size=bs, legacy_autotune=True)
+        bs = convert_to_tensor(AUTOTUNE if buffer_size is None else buffer_size, dtype=dtypes.int64,
+                               name="buffer_size")
+        with colocate_with(self._variant_tensor.op):  # TF colocates a prefetch with its input
+            return self._unary("PrefetchDataset", buffer_size=bs,
+                               legacy_autotune=buffer_size is None or (isinstance(buffer_size, int)
+                                                                       and buffer_size == AUTOTUNE))
 
     def concatenate(self, dataset):
         a, b = _flat_specs(self._structure), _flat_specs(dataset._structure)
@@ -355,6 +460,138 @@ class DatasetV1(StructureProperties):
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object, got {type(out).__name__}.")
         return out
 
+    # -- scan, grouping, errors, whole-dataset reductions -----------------------------------
+    def ignore_errors(self, log_warning=False):
+        """The elements whose computation did not fail (``IgnoreErrorsDataset``)."""
+        return self._unary("IgnoreErrorsDataset", log_warning=bool(log_warning))
+
+    def _stateful_fn(self, fn, initial_state, kind, prefix="Dataset_"):
+        """``fn(state, element) -> state'`` (or ``(state', output)``) traced until
+        the state's shapes reach TF's fixed point; (traced, flat initial state)."""
+        with name_scope("normalize_element"):
+            state, flat = _as_element(initial_state)
+        specs = [TensorSpec(t.shape, t.dtype) for t in flat]
+        while True:
+            traced = _Traced(fn, (_unflatten(state, specs), self._structure), kind, prefix=prefix)
+            result = traced.structure
+            new_state = result[0] if kind != "reduce" else result
+            new_specs = _flat_specs(new_state)
+            if len(new_specs) != len(specs) or any(a.dtype != b.dtype for a, b in zip(specs, new_specs)):
+                raise TypeError(f"Invalid `{kind}_func`. The element types for the new state must match the "
+                                f"initial state. Expected {[s.dtype for s in specs]}, got "
+                                f"{[s.dtype for s in new_specs]}.")
+            weaker = [TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
+                      for a, b in zip(specs, new_specs)]
+            if all(w == a for w, a in zip(weaker, specs)):
+                return traced, state, flat, specs
+            specs = weaker
+
+    def scan(self, initial_state, scan_func):
+        """``scan_func(state, element) -> (new_state, output)`` along the dataset (``ScanDataset``)."""
+        traced, _, flat, specs = self._stateful_fn(scan_func, initial_state, "scan")
+        if not isinstance(traced.structure, tuple) or len(traced.structure) != 2:
+            raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
+                            f"the output value but its return type is {traced.structure}.")
+        out = traced.structure[1]
+        v = apply_op("ScanDataset", input_dataset=self._variant_tensor, initial_state=flat,
+                     other_arguments=traced.captures, f=traced.graph, Tstate=[s.dtype for s in specs],
+                     Targuments=traced.targuments, preserve_cardinality=True, **self._attrs(out))
+        return DatasetV1(v, out)
+
+    def reduce(self, initial_state, reduce_func):
+        """The state after ``reduce_func(state, element)`` over all elements (``ReduceDataset``)."""
+        with name_scope("initial_state"):
+            traced, state, flat, specs = self._stateful_fn(reduce_func, initial_state, "reduce", prefix="")
+        outs = apply_op("ReduceDataset", input_dataset=self._variant_tensor, initial_state=flat,
+                        other_arguments=traced.captures, f=traced.graph, Tstate=[s.dtype for s in specs],
+                        Targuments=traced.targuments, output_types=[s.dtype for s in specs],
+                        output_shapes=[s.shape for s in specs])
+        return _unflatten(state, list(outs) if isinstance(outs, (list, tuple)) else [outs])
+
+    def get_single_element(self):
+        """The dataset's only element (``DatasetToSingleElement``)."""
+        outs = apply_op("DatasetToSingleElement", dataset=self._variant_tensor, **self._attrs())
+        return _unflatten(self._structure, list(outs) if isinstance(outs, (list, tuple)) else [outs])
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None):
+        """``reduce_func(key, window)`` of each window of ``window_size`` elements with one key
+        (``GroupByWindowDataset``)."""
+        if (window_size is not None and window_size_func) or not (window_size is not None or window_size_func):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            def window_size_func(unused_key):
+                return convert_to_tensor(window_size, dtype=dtypes.int64)
+
+        def key_func_wrapper(*args):
+            return convert_to_tensor(key_func(*args), dtype=dtypes.int64)
+
+        def window_size_func_wrapper(key):
+            return convert_to_tensor(window_size_func(key), dtype=dtypes.int64)
+
+        scalar64 = TensorSpec([], dtypes.int64)
+        key = _Traced(key_func_wrapper, self._structure, "group_by_window")
+        if key.structure != scalar64:
+            raise ValueError(f"Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but "
+                             f"its return type is {key.structure}.")
+        reduce = _Traced(reduce_func, (scalar64, DatasetSpec(self._structure)), "group_by_window",
+                         want_dataset=True)
+        size = _Traced(window_size_func_wrapper, scalar64, "group_by_window")
+        if size.structure != scalar64:
+            raise ValueError(f"Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` "
+                             f"scalar tensor but its return type is {size.structure}.")
+        return self._unary("GroupByWindowDataset", reduce.structure, key_func_other_arguments=key.captures,
+                           reduce_func_other_arguments=reduce.captures,
+                           window_size_func_other_arguments=size.captures, key_func=key.graph,
+                           reduce_func=reduce.graph, window_size_func=size.graph,
+                           Tkey_func_other_arguments=key.targuments, Treduce_func_other_arguments=reduce.targuments,
+                           Twindow_size_func_other_arguments=size.targuments)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False):
+        """Batches of elements of similar length, padded per batch, as TF builds it
+        (``group_by_window`` keyed by the bucket of ``element_length_func``)."""
+        if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+            raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                             f"`len(bucket_batch_sizes)={len(bucket_batch_sizes)}` and "
+                             f"`len(bucket_boundaries)={len(bucket_boundaries)}`.")
+        batch_sizes = constant(bucket_batch_sizes, dtype=dtypes.int64)
+
+        def element_to_bucket_id(*args):
+            seq_length = element_length_func(*args)
+            boundaries = list(bucket_boundaries)
+            buckets_min = [np.iinfo(np.int32).min] + boundaries
+            buckets_max = boundaries + [np.iinfo(np.int32).max]
+            conditions_c = math_ops.logical_and(math_ops.less_equal(buckets_min, seq_length),
+                                                math_ops.less(seq_length, buckets_max))
+            return math_ops.reduce_min(array_ops.where(conditions_c))
+
+        def window_size_fn(bucket_id):
+            return batch_sizes[bucket_id]
+
+        def padded(shapes, filler):
+            return nest.pack_sequence_as(shapes, [[filler if d is None else d for d in TensorShape(sh).as_list()]
+                                                  for sh in _flatten_shapes(shapes)])
+
+        def batching_fn(bucket_id, grouped_dataset):
+            batch_size = window_size_fn(bucket_id)
+            if no_padding:
+                return grouped_dataset.batch(batch_size, drop_remainder=drop_remainder)
+            filler = None
+            if pad_to_bucket_boundary:
+                check = check_ops.assert_less(
+                    bucket_id, constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
+                    message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
+                with control_dependencies([check]):
+                    boundaries = constant(bucket_boundaries, dtype=dtypes.int64)
+                    filler = boundaries[bucket_id] - 1
+            return grouped_dataset.padded_batch(batch_size, padded(padded_shapes or grouped_dataset.output_shapes,
+                                                                   filler),
+                                                padding_values, drop_remainder=drop_remainder)
+
+        return self.group_by_window(element_to_bucket_id, batching_fn, window_size_func=window_size_fn)
+
     # -- iterators (TF1) --------------------------------------------------------------------
     def make_one_shot_iterator(self):
         return _iterators.make_one_shot(self)
@@ -367,7 +604,8 @@ Dataset = DatasetV1
 
 
 def _flatten_shapes(shapes):
-    if isinstance(shapes, (TensorShape, list)) and all(isinstance(d, (int, type(None))) for d in shapes):
+    if isinstance(shapes, (TensorShape, list)) and all(isinstance(d, (int, np.integer, type(None), Tensor))
+                                                       for d in shapes):
         return [shapes]
     return [s for x in (shapes if isinstance(shapes, (tuple, list)) else nest.flatten(shapes))
             for s in _flatten_shapes(x)]

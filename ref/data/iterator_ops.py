@@ -29,11 +29,13 @@ _NOT_BY_VALUE = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Vari
 class Iterator(dataset_ops.StructureProperties):
     """A TF1 iterator: a resource handle, its initializer and the element structure."""
 
-    def __init__(self, iterator_resource, initializer, output_types, output_shapes, output_classes=None):
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes, output_classes=None,
+                 structure=None):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         flat_t, flat_s = nest.flatten(output_types), nest.flatten(output_shapes)
-        self._structure = nest.pack_sequence_as(output_types, [TensorSpec(s, t) for t, s in zip(flat_t, flat_s)])
+        self._structure = structure if structure is not None else nest.pack_sequence_as(
+            output_types, [TensorSpec(s, t) for t, s in zip(flat_t, flat_s)])
         with colocate_with(iterator_resource.op):
             self._string_handle = apply_op("IteratorToStringHandle", resource_handle=iterator_resource)
         self._get_next_calls = 0
@@ -85,8 +87,10 @@ class Iterator(dataset_ops.StructureProperties):
         specs = nest.flatten(self._structure)
         with colocate_with(self._iterator_resource.op):  # as TF: the iterator's colocation group
             out = apply_op("IteratorGetNext", iterator=self._iterator_resource,
-                           output_types=[s.dtype for s in specs], output_shapes=[s.shape for s in specs], name=name)
-        out = [out] if isinstance(out, Tensor) else list(out)
+                           output_types=[s.op_dtype for s in specs], output_shapes=[s.op_shape for s in specs],
+                           name=name)
+            out = [out] if isinstance(out, Tensor) else list(out)
+            out = [dataset_ops._from_component(s, t) for s, t in zip(specs, out)]  # TF: in the colocation group
         return nest.pack_sequence_as(self._structure, out)
 
     def string_handle(self, name=None):
@@ -147,18 +151,18 @@ def make_one_shot(dataset):
     fg.outputs = [variant]
     specs = nest.flatten(dataset._structure)
     with colocate_with(dataset._variant_tensor.op):
-        res = apply_op("OneShotIterator", dataset_factory=fg, output_types=[s.dtype for s in specs],
-                       output_shapes=[s.shape for s in specs], container="", shared_name="")
-    return Iterator(res, None, dataset.output_types, dataset.output_shapes)
+        res = apply_op("OneShotIterator", dataset_factory=fg, output_types=[s.op_dtype for s in specs],
+                       output_shapes=[s.op_shape for s in specs], container="", shared_name="")
+    return Iterator(res, None, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
 
 
 def make_initializable(dataset, shared_name=None):
     specs = nest.flatten(dataset._structure)
     with colocate_with(dataset._variant_tensor.op):
         res = apply_op("IteratorV2", shared_name=shared_name or "", container="",
-                       output_types=[s.dtype for s in specs], output_shapes=[s.shape for s in specs])
+                       output_types=[s.op_dtype for s in specs], output_shapes=[s.op_shape for s in specs])
         init = apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=res)
-    return Iterator(res, init, dataset.output_types, dataset.output_shapes)
+    return Iterator(res, init, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
 
 
 dataset_ops._iterators.make_one_shot = make_one_shot

@@ -12,15 +12,16 @@ from ref.types.shapes import TensorShape
 
 
 def _file_names(filenames):
-    names = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+    names = convert_to_tensor(filenames, dtype=dtypes.string)
     flat = array_ops.reshape(names, [-1], name="flat_filenames")
     return DatasetV1(apply_op("TensorSliceDataset", components=[flat], Toutput_types=[dtypes.string],
                               output_shapes=[TensorShape([])], is_files=True), TensorSpec([], dtypes.string))
 
 
 def _per_file(filenames, make):
-    return _file_names(filenames).flat_map(
-        lambda name: DatasetV1(make(name), TensorSpec([], dtypes.string)))
+    def read_one_file(filename):  # TF's name for the flat_map function
+        return DatasetV1(make(filename), TensorSpec([], dtypes.string))
+    return _file_names(filenames).flat_map(read_one_file)
 
 
 def _compression(compression_type):

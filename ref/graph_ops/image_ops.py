@@ -13,12 +13,13 @@ import numpy as np
 
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.graph import name_scope
-from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops
+from ref.framework.tensor_util import constant_value_as_shape
+from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops, random_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.types import dtypes
 
 __all__ = ["ResizeMethod", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png",
-           "encode_jpeg", "resize_images", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+           "encode_jpeg", "resize_images", "resize", "resize_image_with_pad", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
            "flip_left_right",
            "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90", "transpose_image",
            "crop_to_bounding_box", "pad_to_bounding_box", "central_crop", "resize_image_with_crop_or_pad",
@@ -166,7 +167,11 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
         flat = [x for r in rows for x in r]
         paddings = array_ops.reshape(_vec(flat), [len(rows), 2]) if not _is_int(*flat) \
             else np.asarray(rows, np.int32)
-        return array_ops.pad(image, paddings)
+        padded = array_ops.pad(image, paddings)
+        static = image.shape.as_list()  # TF sets the target size and the known batch and depth
+        padded.set_shape(static[:-3] + [target_height if _is_int(target_height) else None,
+                                        target_width if _is_int(target_width) else None, static[-1]])
+        return padded
 
 
 def resize_image_with_crop_or_pad(image, target_height, target_width):
@@ -242,31 +247,109 @@ def resize_area(images, size, align_corners=False, name=None):
 
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
-    """TF1's ``tf.image.resize_images``: bilinear, bicubic and area give float32,
-    nearest neighbour keeps the dtype; TF1's ``align_corners``, no half-pixel centres."""
+    """TF1's ``tf.image.resize_images`` (``tf.compat.v1.image.resize``): bilinear,
+    bicubic and area give float32, nearest neighbour keeps the dtype; TF1's
+    ``align_corners``, no half-pixel centres. With ``preserve_aspect_ratio`` the
+    image is scaled by the smaller of the two ratios, each new side
+    ``round(scale * side)`` computed in float32 as TF does."""
+    resizers = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
+                ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area}
+
+    def resize_fn(images_t, new_size):
+        if method not in resizers:
+            raise ValueError("Resize method is not implemented: {}".format(method))
+        return resizers[method](images_t, new_size, align_corners=align_corners)
+
     with name_scope(name, "resize", [images, size]):
-        images = _image(images)
+        images = convert_to_tensor(images, name="images")
+        if images.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
         squeeze = images.shape.ndims == 3
         if squeeze:
             images = array_ops.expand_dims(images, 0)
-        if preserve_aspect_ratio:
-            raise NotImplementedError("ref's resize_images does not preserve the aspect ratio yet")
-        static = np.asarray(size) if not hasattr(size, "op") else None
-        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        elif images.shape.ndims != 4:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
         h, w = images.shape.as_list()[1:3]
-        if static is not None and h is not None and w is not None and [h, w] == [int(v) for v in static]:
-            out = images  # TF skips a resize to the same size
-        elif method == ResizeMethod.BILINEAR:
-            out = resize_bilinear(images, size, align_corners=align_corners)
-        elif method == ResizeMethod.NEAREST_NEIGHBOR:
-            out = resize_nearest_neighbor(images, size, align_corners=align_corners)
-        elif method == ResizeMethod.BICUBIC:
-            out = resize_bicubic(images, size, align_corners=align_corners)
-        elif method == ResizeMethod.AREA:
-            out = resize_area(images, size, align_corners=align_corners)
-        else:
-            raise ValueError("Resize method is not implemented: {}".format(method))
+        try:
+            size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor") from None
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        if preserve_aspect_ratio:
+            cur_h, cur_w = _dims4(images)
+            f32 = dtypes.float32
+            scale_h = math_ops.cast(size[0], f32) / math_ops.cast(cur_h, f32)
+            scale_w = math_ops.cast(size[1], f32) / math_ops.cast(cur_w, f32)
+            scale = math_ops.minimum(scale_h, scale_w)
+            new_h = math_ops.cast(math_ops.round(scale * math_ops.cast(cur_h, f32)), dtypes.int32)
+            new_w = math_ops.cast(math_ops.round(scale * math_ops.cast(cur_w, f32)), dtypes.int32)
+            size = convert_to_tensor([new_h, new_w], dtype=dtypes.int32, name="size")
+        known = constant_value_as_shape(size)
+        new_h_const, new_w_const = (known.as_list() if known.ndims == 2 else [None, None])
+        if None not in (h, w, new_h_const, new_w_const) and (h, w) == (new_h_const, new_w_const):
+            return array_ops.squeeze(images, axis=[0]) if squeeze else images  # TF skips a resize to the same size
+        out = resize_fn(images, size)
+        out.set_shape([None, new_h_const, new_w_const, None])
         return array_ops.squeeze(out, axis=[0]) if squeeze else out
+
+
+def _dims4(images):
+    """TF's ``_ImageDimensions(images, rank=4)``'s height and width: static where the
+    whole shape is known, else the unstacked dynamic shape fills the unknown ones."""
+    static = images.shape.as_list()
+    if images.shape.is_fully_defined():
+        return static[1], static[2]
+    dynamic = array_ops.unstack(array_ops.shape(images), 4)
+    return [s if s is not None else d for s, d in zip(static, dynamic)][1:3]
+
+
+def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners=False):
+    """Resizes ``image`` to fit (target_height, target_width) keeping its aspect
+    ratio (sides ``floor(side / ratio)``), then zero-pads it centred, as TF1's
+    ``resize_image_with_pad``."""
+    with name_scope(None, "resize_image_with_pad", [image]):
+        image = convert_to_tensor(image, name="image")
+        nd = image.shape.ndims
+        squeeze = nd in (3, None)
+        if nd is not None and nd not in (3, 4):
+            raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+        if squeeze:
+            image = array_ops.expand_dims(image, 0)
+            if nd is None:
+                image.set_shape([None] * 4)
+        if _is_int(target_width) and target_width <= 0:
+            raise ValueError("target_width must be > 0.")
+        if _is_int(target_height) and target_height <= 0:
+            raise ValueError("target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(_at_least_3d_checks(image), image)
+        height, width = _dims4(image)
+        f32 = dtypes.float32
+        f_height, f_width = math_ops.cast(height, f32), math_ops.cast(width, f32)
+        f_target_height, f_target_width = math_ops.cast(target_height, f32), math_ops.cast(target_width, f32)
+        ratio = math_ops.maximum(f_width / f_target_width, f_height / f_target_height)
+        resized_height_float, resized_width_float = f_height / ratio, f_width / ratio
+        resized_height = math_ops.cast(math_ops.floor(resized_height_float), dtype=dtypes.int32)
+        resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtype=dtypes.int32)
+        f_padding_height = math_ops.floor((f_target_height - resized_height_float) / 2)
+        f_padding_width = math_ops.floor((f_target_width - resized_width_float) / 2)
+        p_height = math_ops.maximum(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
+        p_width = math_ops.maximum(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
+        resized = resize_images(image, [resized_height, resized_width], method, align_corners)
+        padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
+        return array_ops.squeeze(padded, axis=[0]) if squeeze else padded
+
+
+def _at_least_3d_checks(image):
+    """TF's run-time checks of an image whose last three dimensions are not all known."""
+    shape = image.shape
+    if any(d == 0 for d in shape.as_list()[-3:]):
+        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
+    if shape[-3:].is_fully_defined():
+        return []
+    return [check_ops.assert_positive(array_ops.shape(image)[-3:], ["inner 3 dims of 'image.shape' must be > 0."]),
+            check_ops.assert_greater_equal(array_ops.rank(image), 3,
+                                           message="'image' must be at least three-dimensional.")]
 
 
 # -- flips and rotations ---------------------------------------------------------------------
@@ -434,3 +517,6 @@ def random_crop(value, size, seed=None, name=None):
                                            seed=seed) % limit
         out = array_ops.slice(value, offset, size, name=scope)
         return out
+
+
+resize = resize_images  # tf.compat.v1.image.resize is TF1's resize_images

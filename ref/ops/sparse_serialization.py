@@ -44,7 +44,10 @@ def _to_proto(array: np.ndarray, dtype) -> bytes:
 
 
 def _from_proto(serialized: bytes, what: str):
-    """(array, DataType enum) of a serialized TensorProto (any of TF's encodings)."""
+    """(array, DataType enum) of a serialized TensorProto (any of TF's encodings)
+    or of a :class:`TensorVariant`."""
+    if isinstance(serialized, TensorVariant):
+        return serialized.value, serialized.dtype.as_datatype_enum
     proto = protos.tensor_pb2.TensorProto()
     try:
         proto.ParseFromString(serialized)
@@ -71,9 +74,27 @@ def _from_proto(serialized: bytes, what: str):
     return tensor_util.make_ndarray(proto), proto.dtype
 
 
-def _serialize_one(indices, values, shape, dtype) -> np.ndarray:
-    return np.array([_to_proto(np.asarray(indices, np.int64), dtypes.int64), _to_proto(values, dtype),
-                     _to_proto(np.asarray(shape, np.int64), dtypes.int64)], dtype=object)
+class TensorVariant:
+    """A tensor held in a ``variant`` scalar (TF's ``Tensor`` in a ``Variant``):
+    the form ``out_type=variant`` gives each of the three components."""
+
+    __slots__ = ("value", "dtype")
+    is_variant = True
+
+    def __init__(self, value, dtype):
+        self.value, self.dtype = value, dtypes.as_dtype(dtype)
+
+    def __repr__(self):
+        return f"<Tensor<type: {self.dtype.name} shape: {list(np.shape(self.value))}> variant>"
+
+
+def _serialize_one(indices, values, shape, dtype, variant=False) -> np.ndarray:
+    parts = [(np.asarray(indices, np.int64), dtypes.int64), (values, dtype), (np.asarray(shape, np.int64),
+                                                                             dtypes.int64)]
+    out = np.empty(3, dtype=object)
+    for k, (a, t) in enumerate(parts):
+        out[k] = TensorVariant(a, t) if variant else _to_proto(a, t)
+    return out
 
 
 def _values_dtype(values):
@@ -82,10 +103,11 @@ def _values_dtype(values):
 
 def _serialize_shape(many):
     def rule(ins, attrs):
-        if attrs.get("out_type", dtypes.string) != dtypes.string:
-            raise ValueError(f"{'SerializeManySparse' if many else 'SerializeSparse'}: ref supports out_type=string "
-                             f"only, got {attrs['out_type']}")
-        return [(dtypes.string, TensorShape([_dim(ins["sparse_indices"], 0), 3] if many else [3]))]
+        out = attrs.get("out_type", dtypes.string)
+        if out not in (dtypes.string, dtypes.variant):
+            raise TypeError(f"Value for attr 'out_type' of {out.name} is not in the list of allowed values: "
+                            f"string, variant")
+        return [(out, TensorShape([_dim(ins["sparse_indices"], 0), 3] if many else [3]))]
     return rule
 
 
@@ -97,12 +119,12 @@ def serialize_sparse(sparse_indices, sparse_values, sparse_shape, out_type=dtype
     and dense_shape."""
     idx, vals, shape = np.asarray(sparse_indices), np.asarray(sparse_values), np.asarray(sparse_shape)
     _check_triple(idx, vals, shape)
-    return _serialize_one(idx, vals, shape, _values_dtype(vals))
+    return _serialize_one(idx, vals, shape, _values_dtype(vals), out_type == dtypes.variant)
 
 
 @register_op("SerializeManySparse", inputs=("sparse_indices", "sparse_values", "sparse_shape"),
              outputs=("serialized_sparse",), attrs={"out_type": dtypes.string}, type_attrs={"T": "sparse_values"},
-             shape=lambda ins, attrs: [(dtypes.string, TensorShape([None, 3]))])
+             shape=lambda ins, attrs: [(attrs.get("out_type", dtypes.string), TensorShape([None, 3]))])
 def serialize_many_sparse(sparse_indices, sparse_values, sparse_shape, out_type=dtypes.string):
     """``[N, 3]`` strings: row ``n`` serializes the rank R-1 sparse tensor of
     the entries whose first index is ``n`` (N = dense_shape[0]; R >= 2)."""
@@ -117,7 +139,8 @@ def serialize_many_sparse(sparse_indices, sparse_values, sparse_shape, out_type=
     idx, vals = idx[order], vals[order]
     for b in range(n):
         rows = idx[:, 0] == b
-        out[b] = _serialize_one(idx[rows, 1:], vals[rows], shape[1:], _values_dtype(vals))
+        out[b] = _serialize_one(idx[rows, 1:], vals[rows], shape[1:], _values_dtype(vals),
+                                out_type == dtypes.variant)
     return out
 
 

@@ -21,10 +21,13 @@ shape check of an uninitialized variable) across a meta-graph round trip. Attrs 
 value is TF's registered default may be left out by either side (TF writes
 every attr of the op def; a GraphDef read back with a default filled in is the
 same graph), so a key missing on one side is compared with the op def's
-default.
+default. A function attr naming a traced function (``__inference_<name>_<n>``,
+a dataset op's ``f``) is compared without the final ``_<n>``, TF's
+process-wide uid counter.
 """
 import contextlib
 import os
+import re
 
 import pytest
 
@@ -32,6 +35,7 @@ import pytest
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 EXCLUDED_ATTRS = ("_has_manual_control_dependencies",)
+_FUNC_COUNTER = re.compile(r"_\d+$")
 REF_PRIVATE_ATTRS = ("_fsync", "_ref_shape")
 
 
@@ -103,6 +107,10 @@ def describe(node):
     data = [i for i in node.input if not i.startswith("^")]
     control = sorted(i for i in node.input if i.startswith("^"))
     attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS + REF_PRIVATE_ATTRS}
+    for k, v in node.attr.items():
+        if v.HasField("func") and _FUNC_COUNTER.search(v.func.name) and v.func.name.startswith("__inference_"):
+            # a traced function's name ends in TF's process-wide uid counter
+            attrs[k] = ("func", _FUNC_COUNTER.sub("", v.func.name), sorted(v.func.attr))
     for k, v in _op_defaults(node.op).items():
         attrs.setdefault(k, _attr(v))
     return node.name, node.op, data, control, attrs

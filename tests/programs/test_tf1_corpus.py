@@ -27,7 +27,7 @@ STEPS = 20
 RTOL, ATOL = 1e-5, 1e-6
 
 PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2vec", "gan", "queue", "data", "saver",
-            "autoencoder", "char_rnn", "text_classifier"]
+            "autoencoder", "char_rnn", "text_classifier", "data_cnn", "data_bucket"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -61,8 +61,37 @@ class Dataset:
     def elements(self, env):
         raise NotImplementedError(f"{type(self).__name__} is abstract")
 
+    def outcomes(self, env):
+        """The elements, with an :class:`ElementError` in place of one whose
+        computation failed. Here an error ends the walk; a dataset that, as
+        TF's, can go on after a failed element (``map``) overrides this, and
+        ``ignore_errors`` skips the errors."""
+        try:
+            yield from self.elements(env)
+        except errors.OutOfRangeError:
+            raise
+        except errors.OpError as e:
+            yield ElementError(e)
+
     def __repr__(self):
         return f"<{self.op_type} variant>"
+
+
+class ElementError:
+    """An element that could not be computed: the error its GetNext raises."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def raise_errors(outcomes):
+    """Elements of an ``outcomes`` walk; the first :class:`ElementError` is raised."""
+    for out in outcomes:
+        if isinstance(out, ElementError):
+            raise out.error
+        yield out
 
 
 class Function:

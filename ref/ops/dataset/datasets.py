@@ -27,7 +27,8 @@ import threading
 import numpy as np
 
 from ref.ops.dataset import cache
-from ref.ops.dataset.base import DATASET_ATTRS, Dataset, Function, check_dataset, dataset_shape, scalar
+from ref.ops.dataset.base import (DATASET_ATTRS, Dataset, ElementError, Function, check_dataset, dataset_shape,
+                                  raise_errors, scalar)
 from ref.ops.philox import SingleSample
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes, errors
@@ -46,9 +47,9 @@ def _register(name, inputs=("input_dataset",), attrs=None, list_inputs=None, ctx
 class TensorDS(Dataset):
     op_type = "TensorDataset"
 
-    def __init__(self, components, shapes, slices):
-        super().__init__([dtypes.as_dtype(np.asarray(c).dtype) if not isinstance(c, np.ndarray) or c.dtype != object
-                          else dtypes.string for c in components], shapes)
+    def __init__(self, components, shapes, slices, types=None):
+        super().__init__(types or [dtypes.as_dtype(np.asarray(c).dtype) if not isinstance(c, np.ndarray)
+                                   or c.dtype != object else dtypes.string for c in components], shapes)
         self.components, self.slices = tuple(components), slices
         if slices:
             n = {np.shape(c)[0] if np.ndim(c) else None for c in components}
@@ -70,7 +71,7 @@ class TensorDS(Dataset):
              attrs={"Toutput_types": None, "output_shapes": None, "metadata": ""}, shape=dataset_shape)
 def tensor_dataset(components, Toutput_types=None, output_shapes=None, metadata=""):
     """handle = a dataset of one element, ``components``."""
-    return TensorDS(components, output_shapes, False)
+    return TensorDS(components, output_shapes, False, Toutput_types)
 
 
 @register_op("TensorSliceDataset", inputs=("components",), outputs=("handle",), list_inputs={"components": None},
@@ -79,7 +80,7 @@ def tensor_dataset(components, Toutput_types=None, output_shapes=None, metadata=
 def tensor_slice_dataset(components, Toutput_types=None, output_shapes=None, is_files=False, metadata="",
                          replicate_on_split=False):
     """handle = the dataset of the slices of ``components`` along their first dimension."""
-    return TensorDS(components, output_shapes, True)
+    return TensorDS(components, output_shapes, True, Toutput_types)
 
 
 class RangeDS(Dataset):
@@ -114,16 +115,26 @@ class MapDS(Dataset):
         self.preserve_cardinality = bool(preserve_cardinality)
 
     def elements(self, env):
+        return raise_errors(self.outcomes(env))
+
+    def outcomes(self, env):
         """``fn`` of each element. An OutOfRangeError from ``fn`` ends the
-        dataset, unless ``preserve_cardinality`` (TF2's map) makes it an error."""
-        for elem in self.input.elements(env):
+        dataset, unless ``preserve_cardinality`` (TF2's map) makes it an error;
+        another error fails that element only (TF's map goes on after it)."""
+        for elem in self.input.outcomes(env):
+            if isinstance(elem, ElementError):
+                yield elem
+                continue
             try:
                 yield self.fn(env, elem)
             except errors.OutOfRangeError as e:
                 if self.preserve_cardinality:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Function invocation produced OutOfRangeError: {e.message}") from e
+                    yield ElementError(errors.InvalidArgumentError(
+                        None, None, f"Function invocation produced OutOfRangeError: {e.message}"))
+                    continue
                 return
+            except errors.OpError as e:
+                yield ElementError(e)
 
 
 def _fn(f, other_arguments, ctx, op_type):
