@@ -25,6 +25,7 @@ import unittest
 import numpy as np
 from google.protobuf import text_format
 
+from ref import protos
 from ref.types import dtypes, errors, nest
 from ref.types.device_spec import canonical_name
 from ref.framework.graph import reset_default_graph
@@ -33,6 +34,7 @@ from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
 
+config_pb2 = protos.config_pb2
 __all__ = ["TestCase", "main", "get_temp_dir"]
 
 _TEMP_DIR = None
@@ -143,17 +145,28 @@ class TestCase(unittest.TestCase):
             else:
                 yield sess
 
+    @staticmethod
+    def _new_session(graph, config, force_gpu):
+        """TF's test sessions place softly unless ``force_gpu`` (an op pinned to a GPU the
+        machine lacks runs on the CPU)."""
+        if config is None:
+            config = config_pb2.ConfigProto(allow_soft_placement=not force_gpu)
+        elif force_gpu and config.allow_soft_placement:
+            config = config_pb2.ConfigProto.FromString(config.SerializeToString())
+            config.allow_soft_placement = False
+        return Session(graph=graph, config=config)
+
     @contextlib.contextmanager
     def session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
         """A new Session on ``graph`` (default: the default graph), closed at the end
         of the block; it and its graph are the defaults inside."""
-        with Session(graph=graph, config=config) as sess:
+        with self._new_session(graph, config, force_gpu) as sess:
             with self._as_defaults(sess, use_gpu, force_gpu):
                 yield sess
 
     def _get_cached_session(self, graph, config, force_gpu, strict):
         if self._cached_session is None:
-            self._cached_session = Session(graph=graph, config=config)
+            self._cached_session = self._new_session(graph, config, force_gpu)
             self._cached_graph, self._cached_config, self._cached_force_gpu = graph, config, force_gpu
         elif strict:
             for what, cached, now in (("graph", self._cached_graph, graph), ("config", self._cached_config, config),
@@ -381,7 +394,9 @@ class TestCase(unittest.TestCase):
             text_format.Merge(text.decode() if isinstance(text, bytes) else text, expected)
         else:
             expected = expected_message_maybe_ascii
-        self.assertEqual(text_format.MessageToString(expected), text_format.MessageToString(message), msg=msg)
+        if expected != message:  # maps compare as sets; the text shows the difference
+            self.assertEqual(text_format.MessageToString(expected), text_format.MessageToString(message), msg=msg)
+            self.fail(msg or "protos differ")
 
     assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # the Python 2 names TF tests still use
 
@@ -410,7 +425,7 @@ class TestCase(unittest.TestCase):
             if not isinstance(e, exception_type) or not predicate(e):
                 raise AssertionError(f"Exception of type {type(e)}: {e}") from e
         else:
-            self.fail(f"{exception_type.__name__} not raised")
+            self.fail(f"{getattr(exception_type, '__name__', exception_type)} not raised")
 
     def assertRaisesOpError(self, expected_err_re_or_predicate):
         """The block raises an ``OpError`` matching the regex or predicate."""

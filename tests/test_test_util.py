@@ -154,10 +154,32 @@ def _op_error_wrong_message(self):
         raise ref.errors.InvalidArgumentError(None, None, "this text")
 
 
+def _proto_equals_ignores_map_order(self):
+    node = ref.FIFOQueue(10, ref.float32, name="Q").queue_ref.op.node_def
+    self.assertProtoEquals("""
+        name: 'Q' op: 'FIFOQueueV2'
+        attr { key: 'capacity' value { i: 10 } }
+        attr { key: 'component_types' value { list { type: DT_FLOAT } } }
+        attr { key: 'container' value { s: '' } }
+        attr { key: 'shapes' value { list {} } }
+        attr { key: 'shared_name' value { s: '' } }""", node)
+
+
+def _proto_equals_mismatch(self):
+    self.assertProtoEquals("name: 'P' op: 'FIFOQueueV2'", ref.FIFOQueue(10, ref.float32, name="Q").queue_ref.op.node_def)
+
+
 def _checked_thread_failure(self):
     t = self.checkedThread(lambda: 1 / 0)
     t.start()
     t.join()
+
+
+def _soft_placement_without_a_gpu(self):
+    with self.cached_session():
+        with ref.device("/device:GPU:0"):
+            x = ref.constant(1.0) + 1.0
+        self.assertEqual(self.evaluate(x), 2.0)
 
 
 def _temp_dir_exists(self):
@@ -178,7 +200,10 @@ BODY_ROWS = [
     (_op_error_not_raised, "failed"),
     (_op_error_wrong_message, "failed"),
     (_checked_thread_failure, "failed"),
+    (_proto_equals_ignores_map_order, "passed"),
+    (_proto_equals_mismatch, "failed"),
     (_temp_dir_exists, "passed"),
+    (_soft_placement_without_a_gpu, "passed"),
 ]
 
 

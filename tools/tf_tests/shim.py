@@ -179,11 +179,13 @@ class ShimModule(types.ModuleType):
             value = importlib.import_module(child)
             setattr(self, attr, value)
             return value
-        if self._gen and attr in _gen_names():
-            value = _gen_wrapper(_gen_names()[attr])
-            setattr(self, attr, value)
-            return value
-        for src in self._sources + POOL:
+        for i, src in enumerate(self._sources + ("<gen>",) + POOL):
+            if src == "<gen>":  # after the module's own ref sources, before the namespaces
+                if self._gen and attr in _gen_names():
+                    value = _gen_wrapper(_gen_names()[attr])
+                    setattr(self, attr, value)
+                    return value
+                continue
             try:
                 mod = importlib.import_module(src)
             except ImportError:
@@ -237,8 +239,8 @@ class _ShimLoader(importlib.abc.Loader):
         name = spec.name
         if name in SPECIAL:
             return SPECIAL[name]()
-        leaf = name.rpartition(".")[2]
-        return ShimModule(name, _sources_for(name), gen=leaf.startswith("gen_"))
+        # TF's ops modules re-export their generated wrappers (`from gen_io_ops import *`)
+        return ShimModule(name, _sources_for(name), gen=name.startswith("tensorflow.python.ops."))
 
     def exec_module(self, module):
         pass
@@ -390,6 +392,28 @@ def _make_test_util():
         return out
     m.generate_combinations_with_testcase_name = generate_combinations_with_testcase_name
 
+    class AbstractGradientTape:
+        """TF's helper: ``tf.gradients`` behind a tape's interface (``use_tape``: a real
+        GradientTape, which a TF1 graph program has not; the test is skipped)."""
+
+        def __init__(self, use_tape, persistent=False):
+            if use_tape:
+                raise unittest.SkipTest("GradientTape: not part of the TF1 graph API")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def watch(self, x):
+            pass
+
+        def gradient(self, y, x, grad_ys=None):
+            result = ref.gradients(y, x, grad_ys)
+            return result if isinstance(x, (list, tuple)) else result[0]
+    m.AbstractGradientTape = AbstractGradientTape
+
     def assert_ops_in_graph(expected_ops, graph):
         actual = {op.name: op for op in graph.get_operations()}
         for name, op_type in expected_ops.items():
@@ -444,7 +468,20 @@ def _make_def_function():
     return m
 
 
+def _make_config():
+    m = ShimModule("tensorflow.python.framework.config", ())
+    # ref's kernels are deterministic; TF's switches for it change nothing here
+    for name in ("enable_op_determinism", "disable_op_determinism", "set_optimizer_experimental_options",
+                 "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
+        setattr(m, name, lambda *a, **k: None)
+    m.is_op_determinism_enabled = lambda: True
+    m.list_physical_devices = lambda device_type=None: []
+    m.list_logical_devices = lambda device_type=None: []
+    return m
+
+
 SPECIAL = {
+    "tensorflow.python.framework.config": _make_config,
     "tensorflow.python.framework.test_util": _make_test_util,
     "tensorflow.python.platform.test": _make_test,
     "tensorflow.python.platform.googletest": _make_test,
