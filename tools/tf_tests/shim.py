@@ -179,8 +179,12 @@ class ShimModule(types.ModuleType):
             value = importlib.import_module(child)
             setattr(self, attr, value)
             return value
-        for i, src in enumerate(self._sources + ("<gen>",) + POOL):
-            if src == "<gen>":  # after the module's own ref sources, before the namespaces
+        # gen_*_ops: the generated wrappers first; another ops module: its Python names
+        # (ref's module, then the tf namespaces), then the wrappers it re-exports
+        order = (("<gen>",) + self._sources + POOL if self.__name__.rpartition(".")[2].startswith("gen_")
+                 else self._sources + POOL + ("<gen>",))
+        for src in order:
+            if src == "<gen>":
                 if self._gen and attr in _gen_names():
                     value = _gen_wrapper(_gen_names()[attr])
                     setattr(self, attr, value)
@@ -246,6 +250,39 @@ class _ShimLoader(importlib.abc.Loader):
         pass
 
 
+class _Anything:
+    """A stand-in for a name from a module ref does not have (a proto ref lacks, TF's
+    XLA bindings): usable at import time; a test that really uses it fails there."""
+
+    def __init__(self, name="?"):
+        self._name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Anything(f"{self._name}.{attr}")
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(f"{self._name}: not available in ref (a stand-in made by the test shim)")
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Anything(f"{self.__name__}.{attr}")
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        m = _StubModule(spec.name)
+        m.__path__ = []
+        return m
+
+    def exec_module(self, module):
+        pass
+
+
 class ShimFinder(importlib.abc.MetaPathFinder):
     """Serves ``tensorflow`` and every module under it."""
 
@@ -253,6 +290,9 @@ class ShimFinder(importlib.abc.MetaPathFinder):
         self.tf_backend = tf_backend  # real TF: only the test helpers come from the mirror
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == "local_xla" or fullname.startswith("local_xla."):  # TF's bazel-only XLA protos
+            return None if self.tf_backend else importlib.util.spec_from_loader(fullname, _StubLoader(),
+                                                                                 is_package=True)
         if fullname != "tensorflow" and not fullname.startswith("tensorflow."):
             return None
         if FROM_MIRROR.match(fullname) and fullname.count(".") >= 2:
@@ -263,6 +303,9 @@ class ShimFinder(importlib.abc.MetaPathFinder):
         if self.tf_backend:
             return None
         if fullname.startswith("tensorflow.core.") and fullname.endswith("_pb2"):
+            leaf = fullname.rpartition(".")[2]
+            if importlib.util.find_spec(f"ref.protos.{leaf}") is None:
+                return importlib.util.spec_from_loader(fullname, _StubLoader())
             return importlib.util.spec_from_loader(fullname, _ProtoLoader())
         return importlib.util.spec_from_loader(fullname, _ShimLoader(), is_package=True)
 
