@@ -365,6 +365,38 @@ def _device_cm(use_gpu):
         yield
 
 
+class GraphGradientTape:
+    """``tf.GradientTape`` as it acts on a graph: ``gradient`` adds ``tf.gradients``
+    ops (TF's tape records the same ops in graph mode)."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent, self._used = persistent, False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def watch(self, x):
+        pass
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
+        import ref
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients "
+                               "(or jacobians)")
+        self._used = True
+        flat = list(sources) if isinstance(sources, (list, tuple)) else [sources]
+        targets = target if isinstance(target, (list, tuple)) else [target]
+        grads = ref.gradients(targets, flat, output_gradients)
+        if unconnected_gradients is not None and str(unconnected_gradients).lower().endswith("zero"):
+            grads = [ref.zeros_like(s) if g is None else g for g, s in zip(grads, flat)]
+        if isinstance(sources, dict):
+            return dict(zip(sources, grads))
+        return grads if isinstance(sources, (list, tuple)) else grads[0]
+
+
 def _make_test_util():
     import ref
     import ref.test
@@ -435,26 +467,11 @@ def _make_test_util():
         return out
     m.generate_combinations_with_testcase_name = generate_combinations_with_testcase_name
 
-    class AbstractGradientTape:
-        """TF's helper: ``tf.gradients`` behind a tape's interface (``use_tape``: a real
-        GradientTape, which a TF1 graph program has not; the test is skipped)."""
+    class AbstractGradientTape(GraphGradientTape):
+        """TF's helper: a tape or ``tf.gradients``; in a graph both are ``tf.gradients``."""
 
         def __init__(self, use_tape, persistent=False):
-            if use_tape:
-                raise unittest.SkipTest("GradientTape: not part of the TF1 graph API")
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def watch(self, x):
-            pass
-
-        def gradient(self, y, x, grad_ys=None):
-            result = ref.gradients(y, x, grad_ys)
-            return result if isinstance(x, (list, tuple)) else result[0]
+            super().__init__(persistent=persistent)
     m.AbstractGradientTape = AbstractGradientTape
 
     def assert_ops_in_graph(expected_ops, graph):
@@ -523,7 +540,57 @@ def _make_config():
     return m
 
 
+def _make_gradient_checker_v2():
+    """TF2's ``compute_gradient(f, x, delta)`` as TF runs it in graph mode: ``f`` on
+    placeholders, Jacobians ``[y_size, x_size]`` from ref's v1 checker (``[x_size, y_size]``)."""
+    import numpy as np
+    import ref
+    import ref.test
+
+    def to_numpy(a):
+        if hasattr(a, "graph") and hasattr(a, "op"):
+            return ref.get_default_session().run(a)
+        if hasattr(a, "indices") and hasattr(a, "dense_shape") and not hasattr(a, "graph"):
+            arr = np.zeros(a.dense_shape)
+            for v, i in zip(a.values, a.indices):
+                arr[i] += v
+            return arr
+        return a
+
+    def compute_gradient(f, x, delta=None):
+        if not isinstance(x, (list, tuple)):
+            raise ValueError("`x` must be a list or tuple of values convertible to a Tensor (arguments to `f`), "
+                             f"not a {type(x)}")
+        delta = 1.0 / 1024 if delta is None else delta
+        values = [np.asarray(to_numpy(ref.convert_to_tensor(xi) if not hasattr(xi, "op") else xi)) for xi in x]
+        phs = [ref.placeholder(ref.as_dtype(v.dtype), v.shape) for v in values]
+        y = f(*phs)
+        y_shape = ref.get_default_session().run(y, dict(zip(phs, values))).shape
+        theoretical, numerical = [], []
+        for i, (ph, v) in enumerate(zip(phs, values)):
+            others = {p: w for j, (p, w) in enumerate(zip(phs, values)) if j != i}
+            t, n = ref.test.compute_gradient(ph, v.shape, y, y_shape, x_init_value=v, delta=delta,
+                                             extra_feed_dict=others)
+            theoretical.append(t.T.astype(v.dtype if v.dtype.kind in "fc" else np.float64))
+            numerical.append(n.T.astype(v.dtype if v.dtype.kind in "fc" else np.float64))
+        return tuple(theoretical), tuple(numerical)
+
+    def max_error(grad1, grad2):
+        error = 0
+        for j_t, j_n in zip(grad1, grad2):
+            if j_t.size or j_n.size:
+                error = np.maximum(error, np.fabs(j_t - j_n).max())
+        return error
+
+    m = ShimModule("tensorflow.python.ops.gradient_checker_v2", ())
+    m.compute_gradient, m.max_error, m._to_numpy = compute_gradient, max_error, to_numpy
+    return m
+
+
 SPECIAL = {
+    "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
+                                                           extra={"GradientTape": GraphGradientTape}),
+    "tensorflow.python.ops.gradient_checker_v2": _make_gradient_checker_v2,
     "tensorflow.python.framework.config": _make_config,
     "tensorflow.python.framework.test_util": _make_test_util,
     "tensorflow.python.platform.test": _make_test,
