@@ -59,6 +59,7 @@ SOURCES = {
     "tensorflow.python.framework.stack": ("ref.framework.stack",),
     "tensorflow.python.client.session": ("ref.session.session", "ref.session"),
     "tensorflow.python.ops.array_ops_stack": (_G + "array_ops",),
+    "tensorflow.python.ops.math_ops": (_G + "math_ops", _G + "math_extras"),
     "tensorflow.python.ops.cond": (_G + "control_flow_ops", _G + "control_flow_v1"),
     "tensorflow.python.ops.while_loop": (_G + "while_v1", _G + "control_flow_ops"),
     "tensorflow.python.ops.control_flow_ops": (_G + "control_flow_ops", _G + "control_flow_v1", _G + "while_v1"),
@@ -174,6 +175,9 @@ class ShimModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        alias = ALIASES.get(self.__name__, {}).get(attr)
+        if alias is not None:
+            return getattr(self, alias)
         child = f"{self.__name__}.{attr}"
         if child in _tf_modules():  # a TF module under this package: import it (a shim too)
             value = importlib.import_module(child)
@@ -203,6 +207,11 @@ class ShimModule(types.ModuleType):
         if self._gen and "_" in attr:
             raise AttributeError(f"ref has no op for {self.__name__}.{attr}")
         raise AttributeError(f"module {self.__name__!r} (ref shim) has no attribute {attr!r}")
+
+
+ALIASES = {  # TF-internal names of functions ref has under their public name
+    "tensorflow.python.ops.math_ops": {"linspace_nd": "linspace"},
+}
 
 
 def _sources_for(name):
@@ -587,7 +596,19 @@ def _make_gradient_checker_v2():
     return m
 
 
+def _make_numpy_compat():
+    import numpy as np
+
+    def np_where(condition, x=None, y=None):
+        if x is None and y is None:
+            return np.where(np.atleast_1d(condition) if np.ndim(condition) == 0 else condition)
+        return np.where(condition, x, y)
+    return ShimModule("tensorflow.python.util.numpy_compat", (), extra={"np_where": np_where, "np_asarray": np.asarray,
+                                                                        "np_array": np.array})
+
+
 SPECIAL = {
+    "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
                                                            extra={"GradientTape": GraphGradientTape}),
     "tensorflow.python.ops.gradient_checker_v2": _make_gradient_checker_v2,
