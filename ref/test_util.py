@@ -28,7 +28,7 @@ from google.protobuf import text_format
 from ref import protos
 from ref.types import dtypes, errors, nest
 from ref.types.device_spec import canonical_name
-from ref.framework.graph import reset_default_graph
+from ref.framework.graph import clear_default_graph_stack, reset_default_graph
 from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
@@ -110,6 +110,7 @@ class TestCase(unittest.TestCase):
         self._clear_cached_session()
         random.seed(DEFAULT_GRAPH_SEED)
         np.random.seed(DEFAULT_GRAPH_SEED)
+        clear_default_graph_stack()  # a failed test may have left a graph entered
         reset_default_graph()
         if self._set_default_seed:
             set_random_seed(DEFAULT_GRAPH_SEED)

@@ -209,6 +209,7 @@ BODY_ROWS = [
 
 def _run(body):
     ref.constant(0.0, name="left_over_from_before")  # setUp must start a fresh graph
+    ref.Graph().as_default().__enter__()  # ... even when a failed test left one entered
     case = type("Case", (ref_test.TestCase,), {"test_body": body})("test_body")
     result = unittest.TestResult()
     case.run(result)
