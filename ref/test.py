@@ -1,4 +1,4 @@
-"""``tf.test`` helpers: the gradient checker (``compute_gradient``,
+"""``tf.test``: ``TestCase`` and ``main`` (:mod:`ref.test_util`), the gradient checker (``compute_gradient``,
 ``compute_gradient_error``) comparing theoretical and numeric Jacobians.
 
 As in TensorFlow: the theoretical Jacobian comes from ``gradients`` with a
@@ -7,6 +7,8 @@ differences ``(y(x + delta) - y(x - delta)) / (2 delta)``. Jacobians are laid
 out ``[x_size, y_size]``.
 """
 from __future__ import annotations
+
+from unittest import mock as _mock
 
 import numpy as np
 
@@ -17,6 +19,9 @@ from ref.session import get_default_session
 from ref.session.devices import gpu_count
 from ref.graph_ops.control_flow_ops import placeholder
 from ref.grad import gradients
+from ref.test_util import TestCase, get_temp_dir, main  # noqa: F401  (tf.test.TestCase, tf.test.main)
+
+mock = _mock  # tf.test.mock: unittest.mock
 
 
 def _session():

@@ -690,6 +690,13 @@ def get_default_graph() -> Graph:
     return _global_default_graph
 
 
+def clear_default_graph_stack():
+    """Drops every graph entered with ``as_default()`` on this thread (TF's
+    ``ops._default_graph_stack.reset()``): a test fixture's recovery when a
+    failed test left a ``with g.as_default():`` block unexited."""
+    _default_stack().clear()
+
+
 def reset_default_graph():
     """Clears the default graph stack and resets the global default graph."""
     global _global_default_graph

@@ -298,6 +298,38 @@ def _scatter_nd_grad(op, grad):
     return None, _a().gather_nd(grad, indices), None
 
 
+@RegisterGradient("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grad):
+    a = _a()
+    indices, updates = op.inputs[1], op.inputs[2]
+    return a.tensor_scatter_nd_update(grad, indices, a.zeros_like(updates)), None, a.gather_nd(grad, indices)
+
+
+@RegisterGradient("TensorScatterAdd")
+@RegisterGradient("ScatterNdNonAliasingAdd")
+def _tensor_scatter_add_grad(op, grad):
+    return grad, None, _a().gather_nd(grad, op.inputs[1])
+
+
+@RegisterGradient("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grad):
+    return grad, None, _m().negative(_a().gather_nd(grad, op.inputs[1]))
+
+
+@RegisterGradient("TensorScatterMin")
+@RegisterGradient("TensorScatterMax")
+def _tensor_scatter_min_or_max_grad(op, grad):
+    """The gradient goes to whichever of tensor and updates gave the output,
+    split evenly between ties (TF's rule)."""
+    a, m = _a(), _m()
+    x, indices, y = op.inputs
+    z = op.outputs[0]
+    x_on = m.cast(m.equal(x, z), grad.dtype)
+    y_on = m.cast(m.equal(y, a.gather_nd(z, indices)), grad.dtype)
+    on = x_on + a.scatter_nd(indices, y_on, a.shape(x, out_type=indices.dtype))
+    return grad * x_on / on, None, a.gather_nd(grad / on, indices) * y_on
+
+
 @RegisterGradient("Tile")
 def _tile_grad(op, grad):
     a, m = _a(), _m()

@@ -7,7 +7,7 @@ from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 
-for _t in ("VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
+for _t in ("Variable", "VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
            "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",

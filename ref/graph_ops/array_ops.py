@@ -31,7 +31,8 @@ __all__ = ["reshape", "transpose", "concat", "split", "stack", "pack", "unstack"
            "reverse", "reverse_v2", "unique", "setdiff1d", "unsorted_segment_sum", "unsorted_segment_max",
            "unsorted_segment_min", "unsorted_segment_prod", "segment_sum", "dynamic_stitch",
            "dynamic_partition", "invert_permutation", "identity_n", "ensure_shape", "meshgrid", "newaxis",
-           "reverse_sequence"]
+           "reverse_sequence", "tensor_scatter_nd_update", "tensor_scatter_update", "tensor_scatter_nd_add", "tensor_scatter_add",
+           "tensor_scatter_nd_sub", "tensor_scatter_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max"]
 
 newaxis = None
 _slice = slice  # this module defines tf.slice
@@ -484,6 +485,24 @@ def scatter_nd(indices, updates, shape, name=None):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add)."""
     return apply_op("ScatterNd", indices=indices, updates=updates, shape=_shape_arg(shape),
                     name=name or "ScatterNd")
+
+
+def _tensor_scatter(how):
+    op = f"TensorScatter{how}"
+
+    def builder(tensor, indices, updates, name=None):
+        return apply_op(op, tensor=tensor, indices=indices, updates=updates, name=name or op)
+    builder.__name__ = f"tensor_scatter_nd_{how.lower()}"
+    builder.__doc__ = (f"A copy of ``tensor`` with ``updates`` combined ({how.lower()}) into the elements or "
+                       f"slices at ``indices`` (``{op}``).")
+    return builder
+
+
+tensor_scatter_nd_update = tensor_scatter_update = _tensor_scatter("Update")
+tensor_scatter_nd_add = tensor_scatter_add = _tensor_scatter("Add")
+tensor_scatter_nd_sub = tensor_scatter_sub = _tensor_scatter("Sub")
+tensor_scatter_nd_min = _tensor_scatter("Min")
+tensor_scatter_nd_max = _tensor_scatter("Max")
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

@@ -13,6 +13,7 @@ import numpy as np
 from ref.types import dtypes, errors
 from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.sparse_tensor import SparseTensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import group, no_op, with_dependencies
@@ -166,20 +167,24 @@ def _rank_condition(x, ranks, static_condition, dynamic_condition, data, summari
 
 
 def _rank_assert(opname, phrase, x, ranks, static_condition, dynamic_condition, data, summarize, message, name,
-                 single=True):
+                 single=True, sparse_ok=True):
     with name_scope(name, opname, [x] + list(ranks) + list(data or [])):
-        x = convert_to_tensor(x, name="x")
+        # assert_rank and assert_rank_in check a SparseTensor's dense shape (naming it ''), as TF's
+        sparse = sparse_ok and isinstance(x, SparseTensor)
+        if not sparse:
+            x = convert_to_tensor(x, name="x")
         ranks = [convert_to_tensor(r, name="rank") for r in ranks]
         message = _prefix(message)
+        x_name = "" if sparse else x.name
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank{phrase}"] + list(ranks) + \
-                ["Received shape: ", array_ops.shape(x)]
+            data = [message, f"Tensor {x_name} must have rank{phrase}"] + list(ranks) + \
+                ["Received shape: ", x.dense_shape if sparse else array_ops.shape(x)]
         try:
             return _rank_condition(x, ranks, static_condition, dynamic_condition, data, summarize)
         except ValueError as e:
             if e.args[0] == "Static rank condition failed":
                 want = "%d" % e.args[2] if single else str(e.args[2])
-                raise ValueError(f"{message}Tensor {x.name} must have rank{phrase} {want}.  Received rank "
+                raise ValueError(f"{message}Tensor {x_name} must have rank{phrase} {want}.  Received rank "
                                  f"{e.args[1]}, shape {x.shape}") from None
             raise
 
@@ -194,7 +199,8 @@ def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
 def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
     """As :func:`assert_rank`, for ``rank(x) >= rank``."""
     return _rank_assert("assert_rank_at_least", " at least", x, [rank], lambda a, g: a >= g,
-                        lambda r, rs: math_ops.greater_equal(r, rs[0]), data, summarize, message, name)
+                        lambda r, rs: math_ops.greater_equal(r, rs[0]), data, summarize, message, name,
+                        sparse_ok=False)
 
 
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
@@ -219,9 +225,11 @@ def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless ``tensor`` has dtype ``tf_type``; returns a NoOp."""
     tf_type = dtypes.as_dtype(tf_type)
     with name_scope(name, "assert_type", [tensor]):
-        tensor = convert_to_tensor(tensor, name="tensor")
+        if not isinstance(tensor, SparseTensor):
+            tensor = convert_to_tensor(tensor, name="tensor")
         if tensor.dtype.base_dtype != tf_type:
-            raise TypeError(f"{_prefix(message)}{tensor.name} must be of type {tf_type!r}; got {tensor.dtype!r}")
+            raise TypeError(f"{_prefix(message)}{getattr(tensor, 'name', 'tensor')} must be of type {tf_type!r}; "
+                            f"got {tensor.dtype!r}")
         return no_op("statically_determined_correct_type")
 
 
@@ -237,7 +245,7 @@ def assert_scalar(tensor, name=None, message=None):
 
 def assert_proper_iterable(values):
     """TypeError unless ``values`` is an iterable that is not a Tensor, array or string."""
-    if isinstance(values, (Tensor, np.ndarray, str, bytes)) or hasattr(values, "_as_graph_element"):
+    if isinstance(values, (Tensor, SparseTensor, np.ndarray, str, bytes)) or hasattr(values, "_as_graph_element"):
         raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}')
     if not hasattr(values, "__iter__"):
         raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')

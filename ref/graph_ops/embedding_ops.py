@@ -240,3 +240,25 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         outer = TensorShape(None) if rank_dim is None else TensorShape([None] * (rank_dim - 1))
         final.set_shape(outer.concatenate(result.get_shape()[1:]))
         return final
+
+
+# TF2's signatures (TF's embedding_ops keeps both; tf.compat.v1 exports the ones
+# above): the "div" partition strategy, no partition_strategy argument.
+
+def embedding_lookup_v2(params, ids, max_norm=None, name=None):
+    """:func:`embedding_lookup` with the "div" strategy (TF2's ``tf.nn.embedding_lookup``)."""
+    return embedding_lookup(params, ids, "div", name, max_norm=max_norm)
+
+
+def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
+                               allow_fast_lookup=False):
+    """:func:`embedding_lookup_sparse` with the "div" strategy."""
+    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm,
+                                   allow_fast_lookup=allow_fast_lookup)
+
+
+def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                    default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """:func:`safe_embedding_lookup_sparse` with the "div" strategy."""
+    return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner, default_id, name,
+                                        "div", max_norm, allow_fast_lookup=allow_fast_lookup)

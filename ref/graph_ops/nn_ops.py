@@ -222,14 +222,13 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
-        if logits.dtype.base_dtype == dtypes.float16:
-            raise TypeError("sparse_softmax_cross_entropy_with_logits does not take float16 here; cast logits "
-                            "to float32 first")
+        half = logits.dtype.base_dtype == dtypes.float16  # TF computes in float32 and casts back
+        precise = _m.cast(logits, dtypes.float32) if half else logits
         rl, rg = labels.shape.ndims, logits.shape.ndims
         labels_shape = a.shape(labels)
         static = labels.shape.is_fully_defined() and rg is not None and logits.shape[:-1].is_fully_defined()
         if rg == 0:
-            raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
+            raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
         if rl is not None and rg is not None and rl != rg - 1:
             raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                              f"labels.shape={labels.shape} of rank {rl} and logits.shape={logits.shape} of rank {rg}")
@@ -237,18 +236,24 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. "
                              f"Received: labels.shape={labels.shape} and logits.shape={logits.shape}")
         if rg == 2:
-            cost, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits, labels=labels, name=name)
-            return cost
+            cost, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=precise, labels=labels, name=name)
+            return _m.cast(cost, dtypes.float16) if half else cost
         checks = [] if static else [_assert_equal(a.shape(labels), a.shape(logits)[:-1])]
         with control_dependencies(checks):
             num_classes = a.shape(logits)[a.rank(logits) - 1]
-            flat_logits = a.reshape(logits, [-1, num_classes])
+            flat_logits = a.reshape(precise, [-1, num_classes])
             flat_labels = a.reshape(labels, [-1])
             cost, _ = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=flat_logits, labels=flat_labels,
                                name=name)
             cost = a.reshape(cost, labels_shape)
             cost.set_shape(labels.shape)
-            return cost
+            return _m.cast(cost, dtypes.float16) if half else cost
+
+
+def sparse_softmax_cross_entropy_with_logits_v2(labels, logits, name=None):
+    """TF2's signature of :func:`sparse_softmax_cross_entropy_with_logits` (TF's
+    ``nn_ops`` keeps both; tf.compat.v1 exports the first)."""
+    return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name=name)
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):

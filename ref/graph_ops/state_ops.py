@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
+from ref.types.shapes import as_shape, unknown_shape
 from ref.framework.graph import Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
-           "batch_scatter_update", "count_up_to", "variable_op_v2"]
+           "batch_scatter_update", "count_up_to", "variable_op", "variable_op_v2"]
 
 
 def _is_ref(ref) -> bool:
@@ -29,8 +30,14 @@ def _is_ref(ref) -> bool:
 
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
     """A VariableV2 op (the ref tensor of a new, uninitialized variable)."""
-    return apply_op("VariableV2", shape=shape, dtype=dtypes.as_dtype(dtype), container=container,
+    return apply_op("VariableV2", shape=as_shape(shape), dtype=dtypes.as_dtype(dtype), container=container,
                     shared_name=shared_name, name=name)
+
+
+def variable_op(shape, dtype, name="Variable", set_shape=True, container="", shared_name=""):
+    """The deprecated ``Variable`` op; ``set_shape=False`` leaves its static shape unknown."""
+    return apply_op("Variable", shape=as_shape(shape) if set_shape else unknown_shape(), dtype=dtypes.as_dtype(dtype),
+                    container=container, shared_name=shared_name, name=name)
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
@@ -120,6 +127,16 @@ def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
 def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
     """ref[indices[i]] -= updates[i] with indices[i] a vector of K coordinates."""
     return _scatter_nd("Sub", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_min(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices[i]] = min(ref[indices[i]], updates[i]) (TF's state_ops; no tf.* name)."""
+    return _scatter_nd("Min", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_max(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices[i]] = max(ref[indices[i]], updates[i]) (TF's state_ops; no tf.* name)."""
+    return _scatter_nd("Max", ref, indices, updates, use_locking, name)
 
 
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):

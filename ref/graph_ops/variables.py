@@ -888,15 +888,15 @@ def initialize_local_variables():
 
 
 def is_variable_initialized(variable):
-    """A scalar bool Tensor: has ``variable`` been initialized?"""
-    if variable._is_resource:
+    """A scalar bool Tensor: has ``variable`` (a Variable or a ``_ref`` tensor) been initialized?"""
+    if getattr(variable, "_is_resource", False):
         return apply_op("VarIsInitializedOp", resource=variable._handle)
     return apply_op("IsVariableInitialized", ref=variable)
 
 
 def _graph_variable_tensors():
     return [op.outputs[0] for op in get_default_graph().get_operations()
-            if op.type in ("VariableV2", "VarHandleOp")]
+            if op.type in ("Variable", "VariableV2", "VarHandleOp")]
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):

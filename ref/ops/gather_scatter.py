@@ -1,5 +1,6 @@
 """Gathering and scattering (TF's gather, gather_nd, scatter_nd and one_hot
-kernels): GatherV2, Gather, GatherNd, ScatterNd, OneHot. Bad index values at
+kernels): GatherV2, Gather, GatherNd, ScatterNd, TensorScatter{Update,Add,Sub,Min,Max},
+ScatterNdNonAliasingAdd, OneHot. Bad index values at
 run time raise InvalidArgumentError with TF's message (``indices[1] = 7 is not
 in [0, 5)``).
 """
@@ -192,6 +193,84 @@ def scatter_nd(indices, updates, shape, bad_indices_policy=""):
         return out
     np.add.at(out, pos, flat)
     return out
+
+
+_TENSOR_SCATTER = {"Update": lambda old, u: u, "Add": np.add, "Sub": np.subtract, "Min": np.minimum,
+                   "Max": np.maximum}
+
+
+def _tensor_scatter(tensor, indices, updates, how, op_type):
+    """A copy of ``tensor`` with ``updates[i..]`` combined (``how``) into the element or
+    slice at ``indices[i.., :]``, in index order (TF's TensorScatter* kernels)."""
+    tensor, indices = np.asarray(tensor), np.asarray(indices)
+    updates = np.asarray(updates, dtype=tensor.dtype)
+    if indices.ndim == 0:
+        raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
+    k = indices.shape[-1]
+    if k > tensor.ndim:
+        raise invalid_argument(f"Dimensions [0,{indices.ndim}) of indices[shape={_shape_str(indices.shape)}] "
+                               f"must index into tensor[shape={_shape_str(tensor.shape)}]")
+    want = indices.shape[:-1] + tensor.shape[k:]
+    if updates.shape != want:
+        raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="
+                               f"{_shape_str(updates.shape)}] must match dimensions [{k},{tensor.ndim}) of "
+                               f"input[shape={_shape_str(tensor.shape)}]")
+    pos = _nd_positions("indices", indices, tensor.shape, "shape")
+    out = tensor.copy()
+    rows = updates.reshape((-1,) + tensor.shape[k:])
+    combine = _TENSOR_SCATTER[how]
+    for i in range(rows.shape[0]):
+        at = tuple(int(p[i]) for p in pos)
+        out[at] = combine(out[at], rows[i])
+    return out
+
+
+def _tensor_scatter_shape(first):
+    def rule(ins, attrs):
+        t, i, u = ins[first], _dims(ins["indices"]), _dims(ins["updates"])
+        dims = _dims(t)
+        if dims is not None and i is not None and u is not None and i and i[-1] is not None:
+            want = TensorShape(i[:-1] + dims[i[-1]:])
+            if not want.is_compatible_with(TensorShape(u)):
+                raise ValueError(f"Dimensions [{len(i) - 1},{len(u)}) of updates[shape={_shape_str(u)}] = "
+                                 f"{_shape_str(u[len(i) - 1:])} must match dimensions [{i[-1]},{len(dims)}) of "
+                                 f"input[shape={_shape_str(dims)}] = {_shape_str(dims[i[-1]:])}: for "
+                                 f"'{attrs['_op_name']}' with input shapes: {_shape_str(dims)}, {_shape_str(i)}, "
+                                 f"{_shape_str(u)}.")
+        return [(t.dtype, t.shape)]
+    return rule
+
+
+def _declare_tensor_scatter(how):
+    op_type = f"TensorScatter{how}"
+
+    def kernel(tensor, indices, updates, bad_indices_policy=""):
+        return _tensor_scatter(tensor, indices, updates, how, op_type)
+
+    kernel.__name__ = f"tensor_scatter_{how.lower()}"
+    kernel.__doc__ = (f"A copy of ``tensor`` whose element or slice at ``indices[i.., :]`` is combined "
+                      f"({how.lower()}) with ``updates[i..]``, for each i in order; updates.shape = "
+                      "indices.shape[:-1] + tensor.shape[K:].")
+    register_op(op_type, inputs=("tensor", "indices", "updates"), attrs={"bad_indices_policy": ""},
+                type_attrs={"T": ("tensor", "updates"), "Tindices": "indices"},
+                allowed={"Tindices": (dtypes.int16,) + _INDEX}, shape=_tensor_scatter_shape("tensor"))(kernel)
+    return kernel
+
+
+tensor_scatter_update = _declare_tensor_scatter("Update")
+tensor_scatter_add = _declare_tensor_scatter("Add")
+tensor_scatter_sub = _declare_tensor_scatter("Sub")
+tensor_scatter_min = _declare_tensor_scatter("Min")
+tensor_scatter_max = _declare_tensor_scatter("Max")
+
+
+@register_op("ScatterNdNonAliasingAdd", inputs=("input", "indices", "updates"), attrs={"bad_indices_policy": ""},
+             type_attrs={"T": ("input", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+             shape=_tensor_scatter_shape("input"))
+def scatter_nd_non_aliasing_add(input, indices, updates, bad_indices_policy=""):
+    """``input`` plus ``updates[i..]`` added at ``indices[i.., :]`` (a new tensor:
+    TensorScatterAdd under its older name)."""
+    return _tensor_scatter(input, indices, updates, "Add", "ScatterNdNonAliasingAdd")
 
 
 def _one_hot_shape(ins, attrs):

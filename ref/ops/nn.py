@@ -330,8 +330,8 @@ def _run_xent(kernel, form, x, labels, loss, backprop, zero):
 
 
 def _compute_dtype(x):
-    """Numba computes float16 rows in float32 (rounded back at the end)."""
-    return np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    """Numba computes float16 and bfloat16 rows in float32 (rounded back at the end)."""
+    return np.dtype(np.float32) if x.dtype == np.float16 or x.dtype == dtypes.bfloat16.np else x.dtype
 
 
 def _softmax(logits, log):
@@ -435,10 +435,17 @@ def sparse_softmax_cross_entropy_with_logits(features, labels):
     loss = log(s) - (x[k] - m), backprop = exp(x - m) / s - onehot(k).
     A label outside [0, num_classes) is InvalidArgumentError."""
     x, k = np.asarray(features), np.asarray(labels)
-    if x.ndim != 2 or k.ndim != 1 or k.shape[0] != x.shape[0]:
+    dims = lambda a: "[" + ",".join(str(d) for d in a.shape) + "]"  # noqa: E731  (TF's DebugString)
+    if x.ndim != 2:
+        raise invalid_argument(f"logits must be 2-D, but got shape {dims(x)}")
+    if k.ndim != 1:
+        raise invalid_argument(f"labels must be 1-D, but got shape {dims(k)}")
+    if k.shape[0] != x.shape[0]:
         raise invalid_argument(f"logits and labels must have the same first dimension, got logits shape "
-                               f"{list(x.shape)} and labels shape {list(k.shape)}")
+                               f"{dims(x)} and labels shape {dims(k)}")
     classes = x.shape[1]
+    if classes == 0:
+        raise invalid_argument(f"Must have at least one class, but got logits shape {dims(x)}")
     bad = (k < 0) | (k >= classes)
     if np.any(bad):
         raise invalid_argument(f"Received a label value of {int(k[bad][0])} which is outside the valid range of "

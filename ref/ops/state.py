@@ -52,6 +52,16 @@ def variable_v2(shape, dtype, container="", shared_name=""):
         None, None, "VariableV2 holds state: it has a value only inside a Session (use the ops that read it)")
 
 
+@register_op("Variable", inputs=(), outputs=("ref",),
+             attrs={"shape": REQUIRED, "dtype": REQUIRED, "container": "", "shared_name": ""},
+             shape=_variable_shape, stateful=True, creates_ref=True)
+def variable(shape, dtype, container="", shared_name=""):
+    """TF's deprecated ``Variable`` op: ``VariableV2`` under its first name
+    (``tf.compat.v1`` graphs and ``state_ops.variable_op`` still make it)."""
+    raise errors.FailedPreconditionError(
+        None, None, "Variable holds state: it has a value only inside a Session (use the ops that read it)")
+
+
 @register_op("VarHandleOp", inputs=(), outputs=("resource",),
              attrs={"container": "", "shared_name": "", "debug_name": "", "dtype": REQUIRED,
                     "shape": REQUIRED, "allowed_devices": ()},
@@ -364,7 +374,8 @@ def _declare_scatter_nd(how, locking_default):
         return _scatter_nd(ref, indices, updates, how, op_type, out)
 
     kernel.__name__ = f"scatter_nd_{how.lower()}"
-    sym = {"Update": "=", "Add": "+=", "Sub": "-="}[how]
+    sym = {"Update": "=", "Add": "+=", "Sub": "-=", "Min": "= min(ref[indices[i]], updates[i]) as",
+           "Max": "= max(ref[indices[i]], updates[i]) as"}[how]
     kernel.__doc__ = (f"ref[indices[i]] {sym} updates[i] for each i in order, where indices[i] is a vector of "
                       "K coordinates; updates.shape = indices.shape[:-1] + ref.shape[K:]. Returns the new ref.")
     register_op(op_type, inputs=("ref", "indices", "updates"), outputs=("output_ref",),
@@ -388,6 +399,8 @@ def _declare_scatter_nd(how, locking_default):
 scatter_nd_update = _declare_scatter_nd("Update", True)
 scatter_nd_add = _declare_scatter_nd("Add", False)
 scatter_nd_sub = _declare_scatter_nd("Sub", False)
+scatter_nd_min = _declare_scatter_nd("Min", False)
+scatter_nd_max = _declare_scatter_nd("Max", False)
 
 
 # ---------------------------------------------------------------------------

@@ -53,3 +53,42 @@ def test_assert_shapes_matches_tf(case, shapes, specs, feed):
     assert got[:2] == want[:2]
     if want[2] is not None:
         assert got[2].replace("?", "None") == want[2]  # TF1 prints unknown dims as ?
+
+
+# SparseTensors: TF checks their dense shapes (assert_shapes, assert_rank*, assert_type).
+SPARSE_CASES = [  # (dense shape, check) -> outcome against TF
+    ((2, 3), lambda tf, s: tf.debugging.assert_shapes([(s, ("N", "M"))])),
+    ((2, 3), lambda tf, s: tf.debugging.assert_shapes([(s, (2, 4))])),
+    ((2, 3), lambda tf, s: tf.debugging.assert_shapes([(s, ("N",))])),
+    ((4,), lambda tf, s: tf.debugging.assert_shapes([(s, ("N",)), (tf.zeros([4, 2]), ("N", 2))])),
+    ((2, 3), lambda tf, s: tf.debugging.assert_rank(s, 2)),
+    ((2, 3), lambda tf, s: tf.debugging.assert_rank(s, 3)),
+    ((2, 3), lambda tf, s: tf.debugging.assert_rank_at_least(s, 1)),
+    ((2, 3), lambda tf, s: tf.debugging.assert_rank_in(s, [1, 3])),
+    ((2, 3), lambda tf, s: tf.debugging.assert_type(s, tf.float32)),
+    ((2, 3), lambda tf, s: tf.debugging.assert_type(s, tf.int32)),
+    ((2, 3), lambda tf, s: tf.debugging.assert_proper_iterable(s)),
+]
+
+
+def _sparse_outcome(tf, dense_shape, check):
+    with tf.Graph().as_default():
+        s = tf.SparseTensor(indices=[[0] * len(dense_shape)], values=[1.0], dense_shape=list(dense_shape))
+        try:
+            op = check(tf, s)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__
+        with tf.control_dependencies([op] if op is not None else []):
+            out = tf.identity(s)
+        with tf.Session() as sess:
+            try:
+                v = sess.run(out)
+            except tf.errors.InvalidArgumentError:
+                return "InvalidArgumentError"
+        return ("ok", [int(d) for d in v.dense_shape])
+
+
+@pytest.mark.parametrize("dense_shape,check", SPARSE_CASES)
+def test_sparse_tensor_checks_match_tf(dense_shape, check):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    assert _sparse_outcome(ref, dense_shape, check) == _sparse_outcome(tf, dense_shape, check)

@@ -129,6 +129,14 @@ def softmax_cross_entropies(tf):
     tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int32, [4]), logits=x)
 
 
+def sparse_softmax_cross_entropy_half(tf):
+    """float16 logits: computed in float32 and cast back; rank 3 flattens to rank 2."""
+    h = tf.placeholder(tf.float16, [4, 3], name="h")
+    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int32, [4]), logits=h)
+    h3 = tf.placeholder(tf.float16, [2, 4, 3], name="h3")
+    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int64, [2, 4]), logits=h3)
+
+
 def layers_dense(tf):
     tf.layers.dense(tf.layers.dense(_x(tf), 5, activation=tf.nn.relu), 2)
 
@@ -456,6 +464,7 @@ CASES = [
     (nn_dropout, None),
     (sigmoid_cross_entropy, None),
     (softmax_cross_entropies, None),
+    (sparse_softmax_cross_entropy_half, None),
     (layers_dense, None),
     (layers_flatten, None),
     (layers_conv_pool, None),

@@ -4,7 +4,7 @@ documented results, plus the state semantics TF1 programs rely on."""
 import numpy as np
 import pytest
 
-from ref.types import errors
+from ref.types import dtypes, errors
 from ref.framework.indexed_slices import IndexedSlices
 
 F32 = np.float32
@@ -318,3 +318,38 @@ def test_variable_creator_scope_sees_all_arguments(rtf, g):
     with rtf.variable_creator_scope(creator):
         rtf.Variable(1.0, name="c")
     assert seen["name"] == "c" and seen["initial_value"] == 1.0
+
+
+# -- the deprecated `Variable` op (TF's state_ops.variable_op) ---------------------
+
+VARIABLE_OP_ROWS = [  # shape, dtype, set_shape -> static shape
+    ([2, 3], "float32", True, [2, 3]),
+    ([1, 2], "float32", False, None),
+    ([], "int64", True, []),
+    ([4], "float16", True, [4]),
+]
+
+
+@pytest.mark.parametrize("shape,dtype,set_shape,static", VARIABLE_OP_ROWS)
+def test_variable_op_is_a_ref_variable(rtf, g, shape, dtype, set_shape, static):
+    from ref.graph_ops import state_ops
+    p = state_ops.variable_op(shape, dtypes.as_dtype(dtype), set_shape=set_shape)
+    assert p.op.type == "Variable" and p.dtype.is_ref_dtype
+    assert (p.get_shape().ndims is None) if static is None else (p.get_shape().as_list() == static)
+    value = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    with rtf.Session() as sess:
+        assert not sess.run(rtf.is_variable_initialized(p))
+        sess.run(state_ops.assign(p, value))
+        assert sess.run(rtf.is_variable_initialized(p))
+        np.testing.assert_array_equal(sess.run(p), value)
+
+
+@pytest.mark.parametrize("shape,dtype,set_shape,static", VARIABLE_OP_ROWS)
+def test_variable_op_node_def_matches_tensorflow(rtf, g, tf1, shape, dtype, set_shape, static):
+    from tensorflow.python.ops import state_ops as tf_state_ops
+    from ref.graph_ops import state_ops
+    mine = state_ops.variable_op(shape, dtypes.as_dtype(dtype), set_shape=set_shape).op.node_def
+    with tf1.Graph().as_default():
+        theirs = tf_state_ops.variable_op(shape, getattr(tf1, dtype), set_shape=set_shape).op.node_def
+    assert mine.op == theirs.op and mine.name == theirs.name
+    assert {k: str(v) for k, v in mine.attr.items()} == {k: str(v) for k, v in theirs.attr.items()}

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ref.ops.nn  # noqa: F401  (registers the ops)
-from ref.types import errors
+from ref.types import dtypes, errors
 from ref.ops import registry
 from ref import numpy_reference as npr
 from tests.ops.math_cases import nn_rows
@@ -81,6 +81,16 @@ ERRORS = [
      {"features": np.zeros((2, 3), F), "labels": np.int32([0, 3])}, "outside the valid range of \\[0, 3\\)"),
     ("sparse-label-negative", "SparseSoftmaxCrossEntropyWithLogits",
      {"features": np.zeros((2, 3), F), "labels": np.int64([-1, 0])}, "label value of -1"),
+    # TF's kernel checks (sparse_xent_op.cc), in its order and wording
+    ("sparse-logits-rank", "SparseSoftmaxCrossEntropyWithLogits",
+     {"features": np.zeros((2, 1, 3), F), "labels": np.int32([0, 1])}, r"logits must be 2-D, but got shape \[2,1,3\]"),
+    ("sparse-labels-rank", "SparseSoftmaxCrossEntropyWithLogits",
+     {"features": np.zeros((1, 3), F), "labels": np.int32(0)}, r"labels must be 1-D, but got shape \[\]"),
+    ("sparse-first-dim", "SparseSoftmaxCrossEntropyWithLogits",
+     {"features": np.zeros((2, 3), F), "labels": np.int32([0])},
+     r"same first dimension, got logits shape \[2,3\] and labels shape \[1\]"),
+    ("sparse-no-class", "SparseSoftmaxCrossEntropyWithLogits",
+     {"features": np.zeros((0, 0), F), "labels": np.int32([])}, r"at least one class, but got logits shape \[0,0\]"),
     ("bias-size", "BiasAdd", {"value": np.zeros((2, 3), F), "bias": np.zeros(2, F)}, "as many biases"),
     ("bias-rank", "BiasAdd", {"value": np.zeros(3, F), "bias": np.zeros(3, F)}, "at least 2D"),
     ("relu-grad-shapes", "ReluGrad", {"gradients": np.zeros(3, F), "features": np.zeros(2, F)}, "same shape"),
@@ -93,6 +103,27 @@ ERRORS = [
 def test_runtime_errors(rid, op, kwargs, match):
     with pytest.raises(errors.InvalidArgumentError, match=match):
         registry.call(op, **kwargs)
+
+
+@pytest.mark.parametrize("rid,op,kwargs,match", [r for r in ERRORS if r[0].startswith("sparse-")],
+                         ids=[r[0] for r in ERRORS if r[0].startswith("sparse-")])
+def test_runtime_errors_match_tf(rid, op, kwargs, match):
+    tf = pytest.importorskip("tensorflow")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=match):
+        getattr(tf.raw_ops, op)(**kwargs)
+
+
+def test_sparse_xent_bfloat16_matches_tf():
+    """bfloat16 logits run (computed in float32, rounded back); TF's Eigen works in
+    bfloat16 itself, so values agree to one bfloat16 ULP (8 significant bits)."""
+    tf = pytest.importorskip("tensorflow")
+    x = (np.arange(12).reshape(3, 4) / 7 - 0.5).astype(dtypes.bfloat16.np)
+    labels = np.int32([3, 0, 2])
+    got = registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x, labels=labels)
+    want = tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(features=x, labels=labels)
+    for g, w in zip(got, want):
+        assert g.dtype == dtypes.bfloat16.np
+        np.testing.assert_allclose(g.astype(np.float32), w.numpy().astype(np.float32), rtol=2 ** -7, atol=2 ** -9)
 
 
 ROWS = nn_rows()

@@ -101,6 +101,8 @@ ND_CASES = [
     ("Update", np.zeros((3, 2), F32), np.array([[0, 1], [2, 0], [0, 1]]), np.array([1., 2., 3.], F32)),
     ("Add", np.ones((3, 2), F32), np.array([[0, 1], [2, 0], [0, 1]]), np.array([1., 2., 3.], F32)),
     ("Sub", np.ones((3, 2), F32), np.array([[1], [1]]), np.array([[1., 2.], [3., 4.]], F32)),
+    ("Min", np.ones((3, 2), F32), np.array([[0, 1], [2, 0], [0, 1]]), np.array([0., 2., -3.], F32)),
+    ("Max", np.ones((3, 2), F32), np.array([[1], [1], [0]]), np.array([[0., 2.], [3., -4.], [5., 0.]], F32)),
 ]
 
 

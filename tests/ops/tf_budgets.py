@@ -7,7 +7,9 @@ TF_BUDGETS = {
     # ref/ops/array.py and its sibling families: element moves and selections -- exact.
     "Reshape": 0, "Transpose": 0, "ConjugateTranspose": 0, "ConcatV2": 0, "Concat": 0, "Split": 0,
     "SplitV": 0, "Pack": 0, "Unpack": 0, "ExpandDims": 0, "Squeeze": 0, "Slice": 0, "StridedSlice": 0,
-    "StridedSliceGrad": 0, "TensorStridedSliceUpdate": 0, "GatherV2": 0, "Gather": 0, "GatherNd": 0, "ScatterNd": 0, "Tile": 0, "Pad": 0,
+    "StridedSliceGrad": 0, "TensorStridedSliceUpdate": 0, "GatherV2": 0, "Gather": 0, "GatherNd": 0, "ScatterNd": 0, "TensorScatterUpdate": 0,
+    "TensorScatterAdd": 0, "TensorScatterSub": 0, "TensorScatterMin": 0, "TensorScatterMax": 0,
+    "ScatterNdNonAliasingAdd": 0, "Tile": 0, "Pad": 0,
     "PadV2": 0, "MirrorPad": 0, "Shape": 0, "ShapeN": 0, "Size": 0, "Rank": 0, "ZerosLike": 0, "OnesLike": 0,
     "Fill": 0, "Where": 0, "BroadcastTo": 0, "BroadcastArgs": 0, "BroadcastGradientArgs": 0, "OneHot": 0,
     "StopGradient": 0, "PreventGradient": 0, "IdentityN": 0, "CheckNumerics": 0, "UnsortedSegmentSum": 0,

@@ -1,0 +1,438 @@
+"""``tf.test.TestCase``: TF1's base class for graph-mode unit tests.
+
+As TensorFlow's ``TensorFlowTestCase`` in graph mode: each test starts on a
+fresh default graph with the graph-level seed ``DEFAULT_GRAPH_SEED`` and
+Python's and NumPy's generators seeded with it; ``cached_session()`` is one
+Session per test (closed in ``tearDown``), ``session()`` a new one each time;
+both make the session and its graph the defaults inside the block.
+``evaluate`` runs any nesting of Tensors in the default session (or the cached
+one). The assertions compare NumPy values, evaluating Tensors first:
+``assertAllClose`` recurses through dicts, lists, tuples and namedtuples with
+``|a - b| <= atol + rtol * |b|``; ``assertAllCloseAccordingToType`` widens the
+tolerance to at least 1e-3 for float16 and 1e-2 for bfloat16;
+``assertRaisesOpError(regex)`` expects an ``OpError`` whose message matches.
+"""
+from __future__ import annotations
+
+import collections.abc
+import contextlib
+import random
+import re
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+from google.protobuf import text_format
+
+from ref import protos
+from ref.types import dtypes, errors, nest
+from ref.types.device_spec import canonical_name
+from ref.framework.graph import clear_default_graph_stack, reset_default_graph
+from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
+from ref.framework.stack import get_default_session
+from ref.framework.tensor import Tensor
+from ref.session.session import Session
+
+config_pb2 = protos.config_pb2
+__all__ = ["TestCase", "main", "get_temp_dir"]
+
+_TEMP_DIR = None
+
+
+def get_temp_dir():
+    """A directory for this test process's files (created once, removed at exit)."""
+    global _TEMP_DIR
+    if _TEMP_DIR is None:
+        _TEMP_DIR = tempfile.mkdtemp(prefix="ref_test_")
+    return _TEMP_DIR
+
+
+def main(argv=None):
+    """Runs the test cases of ``__main__`` (``unittest.main``), as ``tf.test.main``."""
+    return unittest.main(argv=argv)
+
+
+class _CheckedThread:
+    """A thread whose exception fails the test at ``join`` (``TestCase.checkedThread``)."""
+
+    def __init__(self, testcase, target, args=None, kwargs=None):
+        self._testcase, self._target = testcase, target
+        self._args, self._kwargs = tuple(args or ()), dict(kwargs or {})
+        self._thread = threading.Thread(target=self._run)
+        self._exception = None
+        self._joined = False
+
+    def _run(self):
+        try:
+            self._target(*self._args, **self._kwargs)
+        except Exception as e:  # noqa: BLE001 -- reported at join()
+            self._exception = e
+
+    def start(self):
+        self._thread.start()
+
+    def join(self):
+        self._thread.join()
+        self._joined = True
+        if self._exception is not None:
+            self._testcase.fail(f"Error in checkedThread: {self._exception}")
+
+    def is_alive(self):
+        return self._thread.is_alive()
+
+    def check_termination(self):
+        if not self._joined:
+            self._testcase.fail("A checked thread was not joined.")
+        if self._thread.is_alive():
+            raise RuntimeError("Thread was not joined with main thread, and is still running when the test finished.")
+
+
+def _is_tensor(x):
+    return isinstance(x, Tensor) or (hasattr(x, "graph") and hasattr(x, "dtype") and hasattr(x, "op"))
+
+
+class TestCase(unittest.TestCase):
+    """Base class for TF1 graph-mode tests (``tf.test.TestCase``)."""
+
+    _set_default_seed = True
+
+    def __init__(self, methodName="runTest"):
+        super().__init__(methodName)
+        self._threads = []
+        self._cached_session = None
+        self._cached_graph = None
+        self._cached_config = None
+        self._cached_force_gpu = False
+
+    def setUp(self):
+        super().setUp()
+        self._clear_cached_session()
+        random.seed(DEFAULT_GRAPH_SEED)
+        np.random.seed(DEFAULT_GRAPH_SEED)
+        clear_default_graph_stack()  # a failed test may have left a graph entered
+        reset_default_graph()
+        if self._set_default_seed:
+            set_random_seed(DEFAULT_GRAPH_SEED)
+        if self.id().endswith(".test_session"):  # the context manager below, found by name as a test
+            self.skipTest("Not a test.")
+
+    def tearDown(self):
+        for t in self._threads:
+            t.check_termination()
+        self._clear_cached_session()
+        super().tearDown()
+
+    def _clear_cached_session(self):
+        if self._cached_session is not None:
+            self._cached_session.close()
+            self._cached_session = None
+
+    # -- sessions -------------------------------------------------------------
+
+    def get_temp_dir(self):
+        """A fresh directory for this test method."""
+        return tempfile.mkdtemp(dir=get_temp_dir())
+
+    @contextlib.contextmanager
+    def _as_defaults(self, sess, use_gpu, force_gpu):
+        with sess.graph.as_default(), sess.as_default():
+            if force_gpu:
+                with sess.graph.device("/device:GPU:0"):
+                    yield sess
+            elif not use_gpu:
+                with sess.graph.device("/device:CPU:0"):
+                    yield sess
+            else:
+                yield sess
+
+    @staticmethod
+    def _new_session(graph, config, force_gpu):
+        """TF's test sessions place softly unless ``force_gpu`` (an op pinned to a GPU the
+        machine lacks runs on the CPU)."""
+        if config is None:
+            config = config_pb2.ConfigProto(allow_soft_placement=not force_gpu)
+        elif force_gpu and config.allow_soft_placement:
+            config = config_pb2.ConfigProto.FromString(config.SerializeToString())
+            config.allow_soft_placement = False
+        return Session(graph=graph, config=config)
+
+    @contextlib.contextmanager
+    def session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
+        """A new Session on ``graph`` (default: the default graph), closed at the end
+        of the block; it and its graph are the defaults inside."""
+        with self._new_session(graph, config, force_gpu) as sess:
+            with self._as_defaults(sess, use_gpu, force_gpu):
+                yield sess
+
+    def _get_cached_session(self, graph, config, force_gpu, strict):
+        if self._cached_session is None:
+            self._cached_session = self._new_session(graph, config, force_gpu)
+            self._cached_graph, self._cached_config, self._cached_force_gpu = graph, config, force_gpu
+        elif strict:
+            for what, cached, now in (("graph", self._cached_graph, graph), ("config", self._cached_config, config),
+                                      ("force_gpu", self._cached_force_gpu, force_gpu)):
+                if cached is not now:
+                    raise ValueError(f"The {what} used to get the cached session is different than the one that "
+                                     "was used to create the session. Maybe create a new session with "
+                                     "self.session()")
+        return self._cached_session
+
+    @contextlib.contextmanager
+    def cached_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
+        """The Session of this test (created on first use, closed in ``tearDown``)."""
+        sess = self._get_cached_session(graph, config, force_gpu, strict=True)
+        with self._as_defaults(sess, use_gpu, force_gpu):
+            yield sess
+
+    @contextlib.contextmanager
+    def test_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
+        """Deprecated in TF: the cached session without ``graph``, else a new one."""
+        if graph is None:
+            sess = self._get_cached_session(graph, config, force_gpu, strict=False)
+            with self._as_defaults(sess, use_gpu, force_gpu):
+                yield sess
+        else:
+            with self.session(graph, config, use_gpu, force_gpu) as sess:
+                yield sess
+
+    def evaluate(self, tensors):
+        """The values of a nesting of Tensors, run in the default session (or this
+        test's cached one)."""
+        flat = nest.flatten(tensors)
+        sess = get_default_session()
+        if sess is None:
+            with self.test_session() as sess:
+                values = sess.run(flat)
+        else:
+            values = sess.run(flat)
+        return nest.pack_sequence_as(tensors, values)
+
+    def checkedThread(self, target, args=None, kwargs=None):
+        """A thread that fails this test if ``target`` raises (check it with ``join``)."""
+        t = _CheckedThread(self, target, args, kwargs)
+        self._threads.append(t)
+        return t
+
+    # -- value assertions ------------------------------------------------------
+
+    def _GetNdArray(self, a):
+        if _is_tensor(a):
+            a = self.evaluate(a)
+        if not isinstance(a, np.ndarray):
+            try:
+                return np.array(a)
+            except ValueError:
+                return np.array(a, dtype=object)
+        return a
+
+    def _evaluate_pair(self, a, b):
+        if _is_tensor(a) and _is_tensor(b):
+            return self.evaluate((a, b))
+        return a, b
+
+    def _assert_array_close(self, a, b, rtol, atol, msg):
+        a, b = self._evaluate_pair(a, b)
+        a, b = self._GetNdArray(a), self._GetNdArray(b)
+        self.assertEqual(a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}.")
+        wide = {dtypes.bfloat16.np, np.dtype(np.float16)}
+        a = a.astype(np.float32) if a.dtype in wide and a.dtype != np.float16 else a
+        b = b.astype(np.float32) if b.dtype in wide and b.dtype != np.float16 else b
+        if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True)
+
+    def _assert_close_recursive(self, a, b, rtol, atol, path, msg):
+        where = "".join(f"[{p}]" for p in path)
+        if hasattr(a, "_asdict"):
+            a = a._asdict()
+        if hasattr(b, "_asdict"):
+            b = b._asdict()
+        a_dict, b_dict = isinstance(a, collections.abc.Mapping), isinstance(b, collections.abc.Mapping)
+        if a_dict != b_dict:
+            raise ValueError(f"Can't compare dict to non-dict, a{where} vs b{where}. {msg or ''}")
+        if a_dict:
+            self.assertCountEqual(a.keys(), b.keys(), msg=f"mismatched keys: a{where} has keys {a.keys()}, "
+                                                          f"but b{where} has keys {b.keys()}. {msg or ''}")
+            for k in a:
+                self._assert_close_recursive(a[k], b[k], rtol, atol, path + [k], msg)
+        elif isinstance(a, (list, tuple)):
+            try:
+                a2, b2 = self._evaluate_pair(a, b)
+                self._assert_array_close(self._GetNdArray(a2), self._GetNdArray(b2), rtol, atol,
+                                         f"Mismatched value: a{where} is different from b{where}. {msg or ''}")
+            except (ValueError, TypeError, NotImplementedError):
+                if len(a) != len(b):
+                    raise ValueError(f"Mismatched length: a{where} has {len(a)} items, but b{where} has "
+                                     f"{len(b)} items. {msg or ''}") from None
+                for i, (x, y) in enumerate(zip(a, b)):
+                    self._assert_close_recursive(x, y, rtol, atol, path + [str(i)], msg)
+        else:
+            self._assert_array_close(a, b, rtol, atol,
+                                     f"Mismatched value: a{where} is different from b{where}. {msg or ''}")
+
+    def assertAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
+        """Element-wise ``|a - b| <= atol + rtol * |b|`` over any nesting (NaNs equal)."""
+        self._assert_close_recursive(a, b, rtol, atol, [], msg)
+
+    def assertAllCloseAccordingToType(self, a, b, rtol=1e-6, atol=1e-6, float_rtol=1e-6, float_atol=1e-6,
+                                      half_rtol=1e-3, half_atol=1e-3, bfloat16_rtol=1e-2, bfloat16_atol=1e-2,
+                                      msg=None):
+        """``assertAllClose`` with the tolerance widened by the arrays' dtype."""
+        a, b = self._evaluate_pair(a, b)
+        a, b = self._GetNdArray(a), self._GetNdArray(b)
+        kinds = {a.dtype, b.dtype}
+        if kinds & {np.dtype(np.float32), np.dtype(np.complex64)}:
+            rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
+        if np.dtype(np.float16) in kinds:
+            rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
+        if dtypes.bfloat16.np in kinds:
+            rtol, atol = max(rtol, bfloat16_rtol), max(atol, bfloat16_atol)
+        self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
+
+    def assertNotAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
+        try:
+            self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
+        except AssertionError:
+            return
+        raise AssertionError(f"The two values are close at all elements. {msg or ''}")
+
+    def assertAllEqual(self, a, b, msg=None):
+        """Same shape and equal elements (NaN equals NaN for floats; str vs bytes by UTF-8)."""
+        a, b = self._evaluate_pair(a, b)
+        a, b = self._GetNdArray(a), self._GetNdArray(b)
+        self.assertEqual(a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}. {msg or ''}")
+        if {a.dtype.kind, b.dtype.kind} <= {"U", "S", "O"}:
+            enc = np.vectorize(lambda s: s.encode("utf-8") if isinstance(s, str) else s, otypes=[object])
+            a, b = (enc(a) if a.size else a), (enc(b) if b.size else b)
+        same = a == b
+        if a.dtype.kind in "fc":
+            same = np.logical_or(same, np.logical_and(np.isnan(a), np.isnan(b)))
+        if not np.all(same):
+            np.testing.assert_array_equal(a, b, err_msg=msg or "")
+
+    def assertNotAllEqual(self, a, b, msg=None):
+        try:
+            self.assertAllEqual(a, b)
+        except AssertionError:
+            return
+        raise AssertionError(f"The two values are equal at all elements. {msg or ''}")
+
+    def assertAllGreater(self, a, comparison_target):
+        self.assertGreater(np.min(self._GetNdArray(a)), comparison_target)
+
+    def assertAllLess(self, a, comparison_target):
+        self.assertLess(np.max(self._GetNdArray(a)), comparison_target)
+
+    def assertAllGreaterEqual(self, a, comparison_target):
+        self.assertGreaterEqual(np.min(self._GetNdArray(a)), comparison_target)
+
+    def assertAllLessEqual(self, a, comparison_target):
+        self.assertLessEqual(np.max(self._GetNdArray(a)), comparison_target)
+
+    def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False, open_upper_bound=False):
+        """Every element in the (closed by default) range, none NaN."""
+        target = self._GetNdArray(target)
+        if target.dtype.kind not in "fiu":
+            raise AssertionError(f"The value of {target} does not have an ordered numeric type, instead it has "
+                                 f"type: {target.dtype}")
+        if np.any(np.isnan(target)):
+            raise AssertionError(f"{int(np.sum(np.isnan(target)))} of the {target.size} element(s) are NaN.")
+        low = target <= lower_bound if open_lower_bound else target < lower_bound
+        high = target >= upper_bound if open_upper_bound else target > upper_bound
+        bad = np.logical_or(low, high)
+        if np.any(bad):
+            rng = ("(" if open_lower_bound else "[") + f"{lower_bound}, {upper_bound}" + (
+                ")" if open_upper_bound else "]")
+            raise AssertionError(f"{int(np.sum(bad))} of the {target.size} element(s) are outside the range {rng}.")
+
+    def assertAllInSet(self, target, expected_set):
+        diff = np.setdiff1d(self._GetNdArray(target).flatten(), list(expected_set))
+        if np.size(diff):
+            raise AssertionError(f"{np.size(diff)} unique element(s) are not in the set {expected_set}: {diff}")
+
+    def assertDTypeEqual(self, target, expected_dtype):
+        target = self._GetNdArray(target)
+        arrays = target if isinstance(target, list) else [target]
+        for arr in arrays:
+            self.assertEqual(arr.dtype, expected_dtype)
+
+    def assertNear(self, f1, f2, err, msg=None):
+        """``|f1 - f2| <= err`` for two floats."""
+        self.assertTrue(f1 == f2 or abs(f1 - f2) <= err,
+                        f"{f1!r} != {f2!r} +/- {err!r}{' (' + msg + ')' if msg else ''}")
+
+    def assertArrayNear(self, farray1, farray2, err, msg=None):
+        self.assertEqual(len(farray1), len(farray2), msg=msg)
+        for f1, f2 in zip(farray1, farray2):
+            self.assertNear(float(f1), float(f2), err, msg=msg)
+
+    def assertNDArrayNear(self, ndarray1, ndarray2, err, msg=None):
+        self.assertTrue(np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) <= err, msg=msg)
+
+    def assertShapeEqual(self, input_a, input_b, msg=None):
+        """The NumPy shape of one equals the (static) shape of the other."""
+        def shape(x):
+            if isinstance(x, (np.ndarray, np.generic)):
+                return list(x.shape)
+            if _is_tensor(x):
+                return x.get_shape().as_list()
+            raise TypeError(f"input must be a Numpy ndarray, Numpy scalar, or a Tensor. Instead received {type(x)}")
+        self.assertAllEqual(shape(input_a), shape(input_b), msg=msg)
+
+    def assertDeviceEqual(self, device1, device2, msg=None):
+        d1, d2 = canonical_name(device1), canonical_name(device2)
+        self.assertEqual(d1, d2, f"Devices {d1} and {d2} are not equal. {msg or ''}")
+
+    def assertStartsWith(self, actual, expected_start, msg=None):
+        if not actual.startswith(expected_start):
+            self.fail(f"{actual!r} does not start with {expected_start!r} {msg or ''}")
+
+    def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):
+        """``message`` equals the expected proto (a message or its text format)."""
+        if isinstance(expected_message_maybe_ascii, (str, bytes)):
+            expected = type(message)()
+            text = expected_message_maybe_ascii
+            text_format.Merge(text.decode() if isinstance(text, bytes) else text, expected)
+        else:
+            expected = expected_message_maybe_ascii
+        if expected != message:  # maps compare as sets; the text shows the difference
+            self.assertEqual(text_format.MessageToString(expected), text_format.MessageToString(message), msg=msg)
+            self.fail(msg or "protos differ")
+
+    assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # the Python 2 names TF tests still use
+
+    def assertItemsEqual(self, expected_seq, actual_seq, msg=None):
+        self.assertCountEqual(expected_seq, actual_seq, msg=msg)
+
+    # -- error assertions ------------------------------------------------------
+
+    @contextlib.contextmanager
+    def assertRaisesWithPredicateMatch(self, exception_type, expected_err_re_or_predicate):
+        """The block raises ``exception_type`` whose message matches the regex (searched)
+        or for which the predicate returns True."""
+        if callable(expected_err_re_or_predicate):
+            predicate = expected_err_re_or_predicate
+        else:
+            def predicate(e):
+                text = e.message if isinstance(e, errors.OpError) else str(e)
+                op = getattr(e, "op", None) if isinstance(e, errors.OpError) else None
+                while op is not None:
+                    text += "\nCaused by: " + op.name
+                    op = getattr(op, "_original_op", None)
+                return re.search(expected_err_re_or_predicate, text)
+        try:
+            yield
+        except Exception as e:  # noqa: BLE001 -- matched against the expectation
+            if not isinstance(e, exception_type) or not predicate(e):
+                raise AssertionError(f"Exception of type {type(e)}: {e}") from e
+        else:
+            self.fail(f"{getattr(exception_type, '__name__', exception_type)} not raised")
+
+    def assertRaisesOpError(self, expected_err_re_or_predicate):
+        """The block raises an ``OpError`` matching the regex or predicate."""
+        return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
+
+    def assertRaisesIncompatibleShapesError(self, exception_type=errors.InvalidArgumentError):
+        return self.assertRaisesWithPredicateMatch(
+            exception_type, r"Incompatible shapes|Dimensions must be equal|required broadcastable shapes")
+

@@ -1,0 +1,237 @@
+"""``tf.test.TestCase`` / ``tf.test.main`` (ref.test_util): sessions, evaluate,
+seeding, and the assertions, against a table of expected outcomes and, where
+TensorFlow is installed, against TF's own ``tf.test.TestCase``."""
+import collections
+import unittest
+
+import numpy as np
+import pytest
+
+import ref
+from ref import test as ref_test
+
+Pair = collections.namedtuple("Pair", "x y")
+
+# (assertion, args, kwargs, passes): `passes` is TF's documented rule, e.g.
+# assertAllClose: |a - b| <= atol + rtol * |b| element-wise, over nestings.
+ASSERTION_ROWS = [
+    ("assertAllClose", ([1.0, 2.0], [1.0, 2.0 + 1e-7]), {}, True),
+    ("assertAllClose", ([1.0, 2.0], [1.0, 2.001]), {}, False),
+    ("assertAllClose", ([1.0, 2.0], [1.0, 2.001]), {"atol": 1e-2}, True),
+    ("assertAllClose", ([100.0], [100.5]), {"rtol": 1e-2}, True),
+    ("assertAllClose", ([1.0, 2.0], [1.0, 2.0, 3.0]), {}, False),
+    ("assertAllClose", ({"a": [1.0], "b": (2.0, 3.0)}, {"a": [1.0], "b": (2.0, 3.0)}), {}, True),
+    ("assertAllClose", ({"a": [1.0]}, {"a": [1.5]}), {}, False),
+    ("assertAllClose", (Pair(1.0, [2.0]), Pair(1.0, [2.0])), {}, True),
+    ("assertAllClose", ([np.nan, 1.0], [np.nan, 1.0]), {}, True),
+    ("assertAllClose", ([[1.0], [2.0, 3.0]], [[1.0], [2.0, 3.0]]), {}, True),
+    ("assertAllCloseAccordingToType", (np.float16([1.0]), np.float16([1.0005])), {}, True),
+    ("assertAllCloseAccordingToType", (np.float32([1.0]), np.float32([1.0005])), {}, False),
+    ("assertAllCloseAccordingToType", (np.float64([1.0]), np.float64([1.00001])), {}, False),
+    ("assertNotAllClose", ([1.0], [2.0]), {}, True),
+    ("assertNotAllClose", ([1.0], [1.0]), {}, False),
+    ("assertAllEqual", ([1, 2], [1, 2]), {}, True),
+    ("assertAllEqual", ([1, 2], [1, 3]), {}, False),
+    ("assertAllEqual", ([1, 2], [[1, 2]]), {}, False),
+    ("assertAllEqual", ([b"a", b"b"], ["a", "b"]), {}, True),
+    ("assertAllEqual", (np.array([np.nan, 1.0]), np.array([np.nan, 1.0])), {}, True),
+    ("assertNotAllEqual", ([1, 2], [1, 3]), {}, True),
+    ("assertAllGreater", ([2, 3], 1), {}, True),
+    ("assertAllGreater", ([1, 3], 1), {}, False),
+    ("assertAllLess", ([2, 3], 4), {}, True),
+    ("assertAllGreaterEqual", ([1, 3], 1), {}, True),
+    ("assertAllLessEqual", ([1, 4], 3), {}, False),
+    ("assertAllInRange", (np.array([0.0, 1.0]), 0.0, 1.0), {}, True),
+    ("assertAllInRange", (np.array([0.0, 1.0]), 0.0, 1.0), {"open_upper_bound": True}, False),
+    ("assertAllInRange", (np.array([np.nan]), 0.0, 1.0), {}, False),
+    ("assertAllInSet", (np.array([1, 2, 1]), {1, 2}), {}, True),
+    ("assertAllInSet", (np.array([1, 3]), {1, 2}), {}, False),
+    ("assertNear", (1.0, 1.05, 0.1), {}, True),
+    ("assertNear", (1.0, 1.2, 0.1), {}, False),
+    ("assertArrayNear", ([1.0, 2.0], [1.05, 2.05], 0.1), {}, True),
+    ("assertNDArrayNear", (np.ones((2, 2)), np.ones((2, 2)) * 1.01, 0.1), {}, True),
+    ("assertShapeEqual", (np.zeros((2, 3)), np.zeros((2, 3))), {}, True),
+    ("assertShapeEqual", (np.zeros((2, 3)), np.zeros((3, 2))), {}, False),
+    ("assertDTypeEqual", (np.zeros(2, np.float32), np.float32), {}, True),
+    ("assertDeviceEqual", ("/cpu:0", "/device:CPU:0"), {}, True),
+    ("assertStartsWith", ("abcdef", "abc"), {}, True),
+    ("assertStartsWith", ("abcdef", "bcd"), {}, False),
+    ("assertItemsEqual", ([1, 2, 2], [2, 1, 2]), {}, True),
+]
+
+
+class _Case(ref_test.TestCase):
+    __test__ = False  # a fixture, not a test class
+
+    def runTest(self):
+        pass
+
+
+def _outcome(case, method, args, kwargs):
+    try:
+        getattr(case, method)(*args, **kwargs)
+        return True
+    except AssertionError:
+        return False
+
+
+@pytest.mark.parametrize("method, args, kwargs, passes", ASSERTION_ROWS)
+def test_assertions_follow_tf_rules(method, args, kwargs, passes):
+    assert _outcome(_Case(), method, args, kwargs) is passes
+
+
+@pytest.mark.parametrize("method, args, kwargs, passes", ASSERTION_ROWS)
+def test_assertions_agree_with_tf(method, args, kwargs, passes):
+    tf = pytest.importorskip("tensorflow")
+
+    class TFCase(tf.test.TestCase):
+        def runTest(self):
+            pass
+    assert _outcome(TFCase(), method, args, kwargs) is _outcome(_Case(), method, args, kwargs)
+
+
+# (test body, expected outcome): what unittest reports for a TestCase running it.
+def _cached_session_is_reused(self):
+    with self.cached_session() as s1:
+        pass
+    with self.cached_session() as s2:
+        self.assertIs(s1, s2)
+        self.assertIs(ref.get_default_session(), s2)
+
+
+def _session_is_new_and_default(self):
+    with self.session() as s1:
+        self.assertIs(ref.get_default_session(), s1)
+    with self.session() as s2:
+        self.assertIsNot(s1, s2)
+
+
+def _evaluate_nested(self):
+    a, b = ref.constant([1.0, 2.0]), ref.constant(3)
+    got = self.evaluate({"a": a, "t": (b, [a])})
+    self.assertAllEqual(got["a"], [1.0, 2.0])
+    self.assertEqual(got["t"][0], 3)
+    self.assertAllEqual(got["t"][1][0], [1.0, 2.0])
+
+
+def _evaluate_variables(self):
+    v = ref.Variable([1.0, 2.0])
+    self.evaluate(ref.global_variables_initializer())
+    self.evaluate(ref.assign_add(v, [1.0, 1.0]))
+    self.assertAllClose(self.evaluate(v), [2.0, 3.0])
+
+
+def _assert_all_close_on_tensors(self):
+    self.assertAllClose(ref.constant([1.0, 2.0]), [1.0, 2.0])
+    self.assertAllEqual(ref.constant([1, 2]), ref.constant([1, 2]))
+
+
+def _fresh_graph_with_default_seed(self):
+    g = ref.get_default_graph()
+    self.assertEqual(g.get_operations(), [])
+    self.assertEqual(g.seed, 87654321)
+    self.assertEqual(np.random.get_state()[1][0], np.random.RandomState(87654321).get_state()[1][0])
+
+
+def _op_error_matches(self):
+    x = ref.placeholder(ref.float32)
+    with self.assertRaisesOpError("must feed a value for placeholder"):
+        self.evaluate(x)
+
+
+def _op_error_predicate(self):
+    with self.assertRaisesWithPredicateMatch(ValueError, lambda e: "boom" in str(e)):
+        raise ValueError("boom")
+
+
+def _op_error_not_raised(self):
+    with self.assertRaisesOpError("anything"):
+        pass
+
+
+def _op_error_wrong_message(self):
+    with self.assertRaisesOpError("other text"):
+        raise ref.errors.InvalidArgumentError(None, None, "this text")
+
+
+def _proto_equals_ignores_map_order(self):
+    node = ref.FIFOQueue(10, ref.float32, name="Q").queue_ref.op.node_def
+    self.assertProtoEquals("""
+        name: 'Q' op: 'FIFOQueueV2'
+        attr { key: 'capacity' value { i: 10 } }
+        attr { key: 'component_types' value { list { type: DT_FLOAT } } }
+        attr { key: 'container' value { s: '' } }
+        attr { key: 'shapes' value { list {} } }
+        attr { key: 'shared_name' value { s: '' } }""", node)
+
+
+def _proto_equals_mismatch(self):
+    self.assertProtoEquals("name: 'P' op: 'FIFOQueueV2'", ref.FIFOQueue(10, ref.float32, name="Q").queue_ref.op.node_def)
+
+
+def _checked_thread_failure(self):
+    t = self.checkedThread(lambda: 1 / 0)
+    t.start()
+    t.join()
+
+
+def _soft_placement_without_a_gpu(self):
+    with self.cached_session():
+        with ref.device("/device:GPU:0"):
+            x = ref.constant(1.0) + 1.0
+        self.assertEqual(self.evaluate(x), 2.0)
+
+
+def _temp_dir_exists(self):
+    import os
+    self.assertTrue(os.path.isdir(self.get_temp_dir()))
+    self.assertTrue(os.path.isdir(ref.test.get_temp_dir()))
+
+
+BODY_ROWS = [
+    (_cached_session_is_reused, "passed"),
+    (_session_is_new_and_default, "passed"),
+    (_evaluate_nested, "passed"),
+    (_evaluate_variables, "passed"),
+    (_assert_all_close_on_tensors, "passed"),
+    (_fresh_graph_with_default_seed, "passed"),
+    (_op_error_matches, "passed"),
+    (_op_error_predicate, "passed"),
+    (_op_error_not_raised, "failed"),
+    (_op_error_wrong_message, "failed"),
+    (_checked_thread_failure, "failed"),
+    (_proto_equals_ignores_map_order, "passed"),
+    (_proto_equals_mismatch, "failed"),
+    (_temp_dir_exists, "passed"),
+    (_soft_placement_without_a_gpu, "passed"),
+]
+
+
+def _run(body):
+    ref.constant(0.0, name="left_over_from_before")  # setUp must start a fresh graph
+    ref.Graph().as_default().__enter__()  # ... even when a failed test left one entered
+    case = type("Case", (ref_test.TestCase,), {"test_body": body})("test_body")
+    result = unittest.TestResult()
+    case.run(result)
+    if result.errors:
+        return "error: " + result.errors[0][1]
+    return "failed" if result.failures else "passed"
+
+
+@pytest.mark.parametrize("body, expected", BODY_ROWS, ids=lambda r: getattr(r, "__name__", str(r)))
+def test_test_case_bodies(body, expected):
+    assert _run(body) == expected
+
+
+def test_main_runs_the_test_cases_of_a_module():
+    ran = []
+
+    class One(ref.test.TestCase):
+        def test_it(self):
+            ran.append(1)
+    module = type(unittest)("fake_tests")
+    module.One = One
+    with pytest.raises(SystemExit) as exit_info:
+        unittest.main(module=module, argv=["x"], exit=True)  # ref.test.main == unittest.main on __main__
+    assert ran == [1] and exit_info.value.code == 0
+    assert ref.test.main.__module__ == "ref.test_util"
