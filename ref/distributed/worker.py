@@ -564,7 +564,9 @@ class Worker:
                 if not address:
                     raise errors.InvalidArgumentError(
                         None, None, f"{self.task_name}: no address for task {task} in this task's cluster")
-                peer = self._peers[task] = rpc.connect(address, rpc.WORKER_SERVICE, name=task)
+                # a secured server's task calls its peers as its master does: TLS and the token
+                outgoing = self.security.outgoing() if self.security is not None else None
+                peer = self._peers[task] = rpc.connect(address, rpc.WORKER_SERVICE, name=task, security=outgoing)
             return peer
 
     def _feeds(self, part, request):
