@@ -177,16 +177,19 @@ class _Frame:
 
 
 class _Instance:
-    __slots__ = ("node", "frame", "it", "values", "arrived", "controls", "dead", "dead_data", "fired")
+    """An op instance waiting for more of its inputs."""
 
-    def __init__(self, node, frame, it, values):
-        self.node, self.frame, self.it = node, frame, it
-        self.values = values
+    __slots__ = ("values", "arrived", "controls", "dead", "dead_data")
+
+    def __init__(self, n_data):
+        self.values = [None] * n_data
         self.arrived = 0
         self.controls = 0
         self.dead = False
         self.dead_data = 0
-        self.fired = False
+
+
+_FIRED = object()  # instances[key] of a Merge that fired: later inputs of its iteration are ignored
 
 
 def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
@@ -242,22 +245,19 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         """Data input ``index`` (None: a control input) of ``node`` in (frame, it) has arrived."""
         nonlocal seq
         if node.single:  # its one input: it fires now
-            inst = _Instance(node, frame, it, [value] if index is not None else [])
-            if value is DEAD and (index is not None or node.kind != _K_TRIGGER):
-                inst.dead = True
-            inst.fired = True
             if frame is not root:
                 opened(frame, it)
             seq += 1
-            heappush(ready, (node.rank, seq, inst))
+            heappush(ready, (node.rank, seq, node, frame, it, [value] if index is not None else (),
+                             value is DEAD and (index is not None or node.kind != _K_TRIGGER)))
             return
         key = (node.idx, frame, it)
         inst = instances.get(key)
         if inst is None:
-            inst = instances[key] = _Instance(node, frame, it, [None] * node.n_data)
+            inst = instances[key] = _Instance(node.n_data)
             if frame is not root:
                 opened(frame, it)
-        elif inst.fired:
+        elif inst is _FIRED:
             return  # a Merge that already ran
         dead = value is DEAD
         kind = node.kind
@@ -282,15 +282,14 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                     break
             need_dead = node.entering if it == 0 else node.n_data
             if live or (inst.dead_data >= need_dead > 0):
-                inst.fired = True
+                instances[key] = _FIRED
                 seq += 1
-                heappush(ready, (node.rank, seq, inst))
+                heappush(ready, (node.rank, seq, node, frame, it, inst.values, False))
             return
         if inst.arrived == node.n_data and inst.controls == node.n_control:
-            inst.fired = True
             del instances[key]
             seq += 1
-            heappush(ready, (node.rank, seq, inst))
+            heappush(ready, (node.rank, seq, node, frame, it, inst.values, inst.dead))
 
     def new_iteration(f, it):
         blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
@@ -356,36 +355,60 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         for c, i in consumers:
             arrive(c, i, value, root, 0)
     for node in plan.source_nodes:
-        inst = _Instance(node, root, 0, [])
-        inst.fired = True
         seq += 1
-        heappush(ready, (node.rank, seq, inst))
+        heappush(ready, (node.rank, seq, node, root, 0, (), False))
 
     while True:
         while ready:
-            inst = heappop(ready)[2]
-            node, frame, it = inst.node, inst.frame, inst.it
+            _, _, node, frame, it, values, dead = heappop(ready)
             kind = node.kind
-            if kind == _K_MERGE:
-                values = inst.values
-                inst.values = [None] * len(values)
+            if dead:
+                send(node, node.dead_outputs, frame, it, True)
+            elif kind == _K_MERGE:
                 for live, v in enumerate(values):
                     if v is not None and v is not DEAD:
                         send(node, (v, np.int32(live)), frame, it, False)
                         break
                 else:
                     send(node, (DEAD, DEAD), frame, it, True)
-            elif inst.dead:
-                send(node, node.dead_outputs, frame, it, True)
             elif trace is None:
-                send(node, _run(node, inst.values, run_op, read), frame, it, False)
+                if node.positional and kind == _OTHER and len(node.outs) == 1:
+                    # the common op: one output, its kernel called positionally, consumers in its frame
+                    step = node.step
+                    for v in values:
+                        if v.__class__ is Ref:
+                            values = [read(x, node.op) if x.__class__ is Ref else x for x in values]
+                            break
+                    try:
+                        value = step.kernel(*values, **step.attrs)
+                    except KERNEL_ERRORS as e:
+                        raise op_error(e, node.op) from (None if isinstance(e, errors.OpError) else e)
+                    out = node.outs[0]
+                    if out is not None:
+                        if out[1] and frame is root:
+                            results[out[0]] = value
+                        for c, i in out[2]:
+                            arrive(c, i, value, frame, it)
+                    for c in node.controls:
+                        arrive(c, None, True, frame, it)
+                else:
+                    send(node, _run(node, values, run_op, read), frame, it, False)
             else:
                 start = time.time_ns()
-                outputs = _run(node, inst.values, run_op, read)
+                outputs = _run(node, values, run_op, read)
                 trace.append((node.op, start, time.time_ns(), list(outputs)))
                 send(node, outputs, frame, it, False)
-            if frame is not root:
-                closed(frame, it)
+            if frame is not root:  # inline closed(frame, it)
+                o = frame.open
+                n = o[it] - 1
+                if n:
+                    o[it] = n
+                else:
+                    del o[it]
+                    advance(frame)
+                frame.total -= 1
+                if not frame.total and frame.parent is not root:
+                    closed(frame.parent, frame.parent_iter)
         # quiescent: loops that never sent a live value through an Exit send a dead one
         pending = False
         for f in order:
