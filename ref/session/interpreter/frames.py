@@ -118,7 +118,8 @@ class _Node:
     own input positions, or None: ``run_op`` runs it)."""
 
     __slots__ = ("op", "idx", "kind", "n_data", "n_control", "rank", "outs", "controls", "entering", "single",
-                 "frame_name", "window", "is_constant", "step", "positional", "dead_outputs")
+                 "frame_name", "window", "is_constant", "step", "positional", "dead_outputs", "fast",
+                 "forward")
 
     def __init__(self, op, idx, plan):
         self.op, self.idx = op, idx
@@ -141,6 +142,9 @@ class _Node:
             self.step = step
             self.positional = (step.kind == POSITIONAL and
                                [s for s, _ in step.reads] == list(range(len(inputs))))
+        self.forward = op._type == "Identity"  # its kernel hands its input on as it is (a Ref too)
+        # run in the executor's loop: one output, a positional kernel or Identity
+        self.fast = self.kind == _OTHER and len(op._outputs) == 1 and (self.positional or self.forward)
 
 
 def _link(plan):
@@ -245,8 +249,12 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         """Data input ``index`` (None: a control input) of ``node`` in (frame, it) has arrived."""
         nonlocal seq
         if node.single:  # its one input: it fires now
-            if frame is not root:
-                opened(frame, it)
+            if frame is not root:  # inline opened(frame, it)
+                o = frame.open
+                o[it] = o.get(it, 0) + 1
+                frame.total += 1
+                if frame.total == 1 and frame.parent is not root:
+                    opened(frame.parent, frame.parent_iter)
             seq += 1
             heappush(ready, (node.rank, seq, node, frame, it, [value] if index is not None else (),
                              value is DEAD and (index is not None or node.kind != _K_TRIGGER)))
@@ -372,17 +380,19 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                 else:
                     send(node, (DEAD, DEAD), frame, it, True)
             elif trace is None:
-                if node.positional and kind == _OTHER and len(node.outs) == 1:
-                    # the common op: one output, its kernel called positionally, consumers in its frame
-                    step = node.step
-                    for v in values:
-                        if v.__class__ is Ref:
-                            values = [read(x, node.op) if x.__class__ is Ref else x for x in values]
-                            break
-                    try:
-                        value = step.kernel(*values, **step.attrs)
-                    except KERNEL_ERRORS as e:
-                        raise op_error(e, node.op) from (None if isinstance(e, errors.OpError) else e)
+                if node.fast:  # one output, consumers in its frame
+                    if node.forward:
+                        value = values[0]
+                    else:  # a kernel called positionally
+                        step = node.step
+                        for v in values:
+                            if v.__class__ is Ref:
+                                values = [read(x, node.op) if x.__class__ is Ref else x for x in values]
+                                break
+                        try:
+                            value = step.kernel(*values, **step.attrs)
+                        except KERNEL_ERRORS as e:
+                            raise op_error(e, node.op) from (None if isinstance(e, errors.OpError) else e)
                     out = node.outs[0]
                     if out is not None:
                         if out[1] and frame is root:
