@@ -193,6 +193,7 @@ class _Instance:
         self.dead_data = 0
 
 
+_INDEX = tuple(np.int32(i) for i in range(8))  # a Merge's value_index (immutable scalars, shared)
 _FIRED = object()  # instances[key] of a Merge that fired: later inputs of its iteration are ignored
 
 
@@ -263,8 +264,12 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         inst = instances.get(key)
         if inst is None:
             inst = instances[key] = _Instance(node.n_data)
-            if frame is not root:
-                opened(frame, it)
+            if frame is not root:  # inline opened(frame, it)
+                o = frame.open
+                o[it] = o.get(it, 0) + 1
+                frame.total += 1
+                if frame.total == 1 and frame.parent is not root:
+                    opened(frame.parent, frame.parent_iter)
         elif inst is _FIRED:
             return  # a Merge that already ran
         dead = value is DEAD
@@ -300,8 +305,8 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
             heappush(ready, (node.rank, seq, node, frame, it, inst.values, inst.dead))
 
     def new_iteration(f, it):
-        blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
         while f.iterations <= it:
+            blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
             k = f.iterations
             for node, index, value in f.invariants:
                 arrive(node, index, value, f, k)
@@ -375,7 +380,7 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
             elif kind == _K_MERGE:
                 for live, v in enumerate(values):
                     if v is not None and v is not DEAD:
-                        send(node, (v, np.int32(live)), frame, it, False)
+                        send(node, (v, _INDEX[live] if live < 8 else np.int32(live)), frame, it, False)
                         break
                 else:
                     send(node, (DEAD, DEAD), frame, it, True)
@@ -398,9 +403,23 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                         if out[1] and frame is root:
                             results[out[0]] = value
                         for c, i in out[2]:
-                            arrive(c, i, value, frame, it)
+                            if c.single:  # inline arrive(c, i, value, frame, it) of a live value
+                                if frame is not root:
+                                    o = frame.open
+                                    o[it] = o.get(it, 0) + 1
+                                    frame.total += 1
+                                    if frame.total == 1 and frame.parent is not root:
+                                        opened(frame.parent, frame.parent_iter)
+                                seq += 1
+                                heappush(ready, (c.rank, seq, c, frame, it, [value], False))
+                            else:
+                                arrive(c, i, value, frame, it)
                     for c in node.controls:
                         arrive(c, None, True, frame, it)
+                elif kind == _K_LOOPCOND and values[0].__class__ is np.ndarray and values[0].dtype == np.bool_:
+                    send(node, (values[0],), frame, it, False)  # np.asarray(pred, dtype=bool) is pred itself
+                elif kind == _K_SWITCH and values[1].__class__ is np.ndarray and values[1].ndim == 0:
+                    send(node, (DEAD, values[0]) if values[1] else (values[0], DEAD), frame, it, False)
                 else:
                     send(node, _run(node, values, run_op, read), frame, it, False)
             else:
