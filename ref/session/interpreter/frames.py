@@ -416,6 +416,8 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                                 arrive(c, i, value, frame, it)
                     for c in node.controls:
                         arrive(c, None, True, frame, it)
+                elif kind == _K_NEXT or kind == _K_EXIT or kind == _K_ENTER:
+                    send(node, (values[0],), frame, it, False)
                 elif kind == _K_LOOPCOND and values[0].__class__ is np.ndarray and values[0].dtype == np.bool_:
                     send(node, (values[0],), frame, it, False)  # np.asarray(pred, dtype=bool) is pred itself
                 elif kind == _K_SWITCH and values[1].__class__ is np.ndarray and values[1].ndim == 0:
