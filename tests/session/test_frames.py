@@ -177,3 +177,66 @@ def test_parallel_iterations_bounds_the_iterations_in_flight(parallel_iterations
     for _ in range(8):
         y, d = np.sin(y) * 0.5, np.cos(y) * 0.5 * d + np.sin(y)
     np.testing.assert_allclose(value, d, rtol=1e-5)
+
+
+def _counter(tf):
+    return tf.while_loop(lambda i: i < 37, lambda i: i + 1, [tf.constant(0)]), 37
+
+
+def _scaled_counter_gradient(tf):
+    x0 = tf.constant(1.0)
+    _, x = tf.while_loop(lambda i, x: i < 50, lambda i, x: (i + 1, x * 1.0001 + 0.5), [tf.constant(0), x0],
+                         parallel_iterations=3)
+    x_np, g_np = np.float32(1.0), np.float32(1.0)
+    for _ in range(50):
+        x_np, g_np = x_np * np.float32(1.0001) + np.float32(0.5), g_np * np.float32(1.0001)
+    return [x, tf.gradients(x, x0)[0]], [x_np, g_np]
+
+
+def _rnn_cell_loop(tf):
+    rng = np.random.RandomState(3)
+    w_np, x_np = rng.randn(4, 4).astype(np.float32) * 0.5, rng.randn(2, 4).astype(np.float32)
+    w = tf.Variable(w_np, use_resource=False)  # read through a Ref inside the loop
+    _, h = tf.while_loop(lambda i, h: i < 6, lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + x_np)),
+                         [tf.constant(0), tf.zeros([2, 4])])
+    h_np = np.zeros((2, 4), np.float32)
+    for _ in range(6):
+        h_np = np.tanh(h_np @ w_np + x_np)
+    return h, h_np
+
+
+def _random_draws_in_loop(tf):
+    tf.set_random_seed(5)
+
+    def body(i, acc):
+        a = tf.random_uniform([3], seed=1)
+        b = tf.random_normal([3], seed=2)
+        return i + 1, acc + a * 10.0 + b
+    return tf.while_loop(lambda i, acc: i < 5, body, [tf.constant(0), tf.zeros([3])])[1], None
+
+
+@pytest.mark.parametrize("build", [_counter, _scaled_counter_gradient, _rnn_cell_loop, _random_draws_in_loop],
+                         ids=lambda b: b.__name__.strip("_"))
+def test_untraced_and_traced_runs_agree_bit_for_bit(build, evaluator):
+    """The executor's loop runs plain kernels and Identity in place (no trace);
+    a traced run takes the general path: both give the same bits, run after run
+    from a fresh session (the same order of stateful draws), and the NumPy
+    oracle's values where there is one."""
+    def run(traced):
+        with rtf.Graph().as_default():
+            fetches, expected = build(rtf)
+            with rtf.Session() as s:
+                s.run(rtf.global_variables_initializer())
+                if traced:
+                    opts = rtf.RunOptions(trace_level=rtf.RunOptions.FULL_TRACE)
+                    return s.run(fetches, options=opts, run_metadata=rtf.RunMetadata()), expected
+                return s.run(fetches), expected
+    plain, expected = run(False)
+    traced, _ = run(True)
+    again, _ = run(False)
+    for a, b, c in zip(np.atleast_1d(plain), np.atleast_1d(traced), np.atleast_1d(again)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(c))
+    if expected is not None:
+        np.testing.assert_allclose(np.asarray(plain, dtype=np.float64), np.asarray(expected, dtype=np.float64),
+                                   rtol=1e-5)

@@ -30,7 +30,11 @@ dynamic control flow):
   instance of it (nor of a loop nested in it) waiting or ready.
 
 The kernels of other ops are run by the interpreter's callback; values are
-kept per instance until it runs.
+kept per instance until it runs. For speed (issue 31) a plan's ops are linked
+once into ``_Node`` s (consumers as (node, input index), the ready queue's rank,
+the kernel call as a ``Step``), and the main loop runs plain one-output kernels,
+``Identity`` and the loop ops in place; the ready queue's keys, and so the
+order of every op, are those above (``bench/README.md``, "TF 1.x while loops").
 """
 from __future__ import annotations
 
@@ -42,6 +46,9 @@ import numpy as np
 from ref.types import errors
 from ref.ops import blocking
 from ref.ops.control import DEAD
+from ref.session.interpreter.failures import KERNEL_ERRORS, op_error
+from ref.session.interpreter.state import Ref
+from ref.session.interpreter.steps import KERNEL, POSITIONAL, Step
 
 __all__ = ["CONTROL_FLOW_OPS", "FramePlan", "frame_plan", "run"]
 
@@ -101,25 +108,86 @@ def frame_plan(fetch_tensors, target_ops, feed_tensors):
     return plan if plan.has_control_flow else None
 
 
-class _Frame:
-    __slots__ = ("key", "parent", "parent_iter", "invariants", "iterations", "dead_exits", "live_exits", "window",
-                 "open", "total", "done", "deferred")
+# Node kinds: how an op instance is scheduled and what running it means.
+_OTHER, _K_SWITCH, _K_MERGE, _K_ENTER, _K_EXIT, _K_NEXT, _K_LOOPCOND, _K_TRIGGER = range(8)
+_KIND = {**{t: _K_SWITCH for t in _SWITCH}, **{t: _K_MERGE for t in _MERGE}, **{t: _K_ENTER for t in _ENTER},
+         **{t: _K_EXIT for t in _EXIT}, **{t: _K_NEXT for t in _NEXT}, "LoopCond": _K_LOOPCOND,
+         "ControlTrigger": _K_TRIGGER}
 
-    def __init__(self, key, parent, parent_iter, window=None):
-        self.key, self.parent, self.parent_iter = key, parent, parent_iter
-        self.invariants = []  # (consumer op, input index, value) of constant Enters
+
+class _Node:
+    """One op of a :class:`FramePlan` with what scheduling it needs, precomputed
+    once per plan: its consumers as (node, input index) per output, its rank in
+    the ready queue, and how its kernel is called (a :class:`Step` on the op's
+    own input positions, or None: ``run_op`` runs it)."""
+
+    __slots__ = ("op", "idx", "kind", "n_data", "n_control", "rank", "outs", "controls", "entering", "single",
+                 "frame_name", "window", "is_constant", "step", "positional", "dead_outputs", "fast",
+                 "forward")
+
+    def __init__(self, op, idx, plan):
+        self.op, self.idx = op, idx
+        self.kind = _KIND.get(op._type, _OTHER)
+        self.n_data, self.n_control = plan.n_inputs[op]
+        self.rank = (int(op in plan.updates) << 40) | op._id  # variable updates last, then op id
+        self.entering = plan.entering.get(op, 0)
+        # fires on its first (only) input: no instance kept in between
+        self.single = self.kind != _K_MERGE and self.n_data + self.n_control == 1
+        self.frame_name = op._attrs.get("frame_name") if self.kind == _K_ENTER else None
+        self.window = max(1, int(op._attrs.get("parallel_iterations", 10))) if self.kind == _K_ENTER else None
+        self.is_constant = bool(op._attrs.get("is_constant")) if self.kind == _K_ENTER else False
+        self.dead_outputs = (DEAD,) * len(op._outputs)
+        self.step, self.positional = None, False
+        opdef = op._opdef
+        if (self.kind in (_OTHER, _K_TRIGGER) and opdef.kernel is not None and not opdef.refs and not opdef.ctx
+                and not opdef.creates_ref and op._type != "Placeholder"):
+            inputs = list(op._inputs)
+            step = Step(op, KERNEL, inputs.index, list(range(len(op._outputs))))
+            self.step = step
+            self.positional = (step.kind == POSITIONAL and
+                               [s for s, _ in step.reads] == list(range(len(inputs))))
+        self.forward = op._type == "Identity"  # its kernel hands its input on as it is (a Ref too)
+        # run in the executor's loop: one output, a positional kernel or Identity
+        self.fast = self.kind == _OTHER and len(op._outputs) == 1 and (self.positional or self.forward)
+
+
+def _link(plan):
+    """The plan's :class:`_Node` s, linked to their consumers (made on its first run)."""
+    nodes = {op: _Node(op, i, plan) for i, op in enumerate(plan.ops)}
+    fed, fetched = set(plan.feeds), set(plan.fetches)
+    for op, node in nodes.items():
+        node.outs = tuple((t, t in fetched, tuple((nodes[c], i) for c, i in plan.data_consumers.get(t, ())))
+                          if t not in fed else None for t in op._outputs)
+        node.controls = tuple(nodes[c] for c in plan.control_consumers.get(op, ()))
+    plan.feed_consumers = {t: (t, t in fetched, tuple((nodes[c], i) for c, i in plan.data_consumers.get(t, ())))
+                           for t in plan.feeds}
+    plan.source_nodes = [nodes[op] for op in plan.sources]
+    plan.nodes = nodes
+    return nodes
+
+
+class _Frame:
+    __slots__ = ("parent", "parent_iter", "children", "invariants", "iterations", "dead_exits", "live_exits",
+                 "window", "open", "total", "done", "deferred")
+
+    def __init__(self, parent, parent_iter, window=None):
+        self.parent, self.parent_iter = parent, parent_iter  # parent None: the root frame
+        self.children = {}  # (iteration, frame_name) -> _Frame
+        self.invariants = []  # (consumer node, input index, value) of constant Enters
         self.iterations = 1
-        self.dead_exits = []  # Exit ops that ran dead, in order
+        self.dead_exits = []  # Exit nodes that ran dead, in order
         self.live_exits = set()
         self.window = window  # parallel_iterations (None: the root frame, no bound)
         self.open = {}  # iteration -> its instances not run yet (waiting or ready, child frames' work included)
         self.total = 0  # sum of open
         self.done = 0  # iterations below this one are done
-        self.deferred = []  # (NextIteration op, outputs, iteration) held back by the window
+        self.deferred = []  # (NextIteration node, outputs, iteration) held back by the window
 
 
 class _Instance:
-    __slots__ = ("values", "arrived", "controls", "dead", "dead_data", "fired")
+    """An op instance waiting for more of its inputs."""
+
+    __slots__ = ("values", "arrived", "controls", "dead", "dead_data")
 
     def __init__(self, n_data):
         self.values = [None] * n_data
@@ -127,7 +195,10 @@ class _Instance:
         self.controls = 0
         self.dead = False
         self.dead_data = 0
-        self.fired = False
+
+
+_INDEX = tuple(np.int32(i) for i in range(8))  # a Merge's value_index (immutable scalars, shared)
+_FIRED = object()  # instances[key] of a Merge that fired: later inputs of its iteration are ignored
 
 
 def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
@@ -136,197 +207,263 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
     other op on its input values and returns its outputs; ``read(value, op)``
     dereferences a variable's value (a predicate may be one). With a ``trace``
     list, appends ``(op, start_ns, end_ns, outputs)`` for each op run."""
-    frames = {(): _Frame((), None, 0)}
-    order = [()]  # frames in creation order
-    instances = {}
+    if getattr(plan, "nodes", None) is None:
+        _link(plan)
+    root = _Frame(None, 0)
+    order = [root]  # frames in creation order
+    instances = {}  # (node index, frame, iteration) -> _Instance waiting for more inputs (and fired Merges)
     ready = []
-    seq = [0]
+    seq = 0
     results = {}
-    fed = set(feeds)
-    fetch_set = set(plan.fetches)
+    heappush, heappop = heapq.heappush, heapq.heappop
 
-    def instance(op, frame, it):
-        key = (op, frame, it)
-        inst = instances.get(key)
-        if inst is None:
-            inst = instances[key] = _Instance(plan.n_inputs[op][0])
-            if frame:
-                opened(frame, it)
-        return key, inst
+    def opened(f, it):
+        """An instance of (f, it) waits or is ready: the iteration is not done."""
+        while True:
+            o = f.open
+            o[it] = o.get(it, 0) + 1
+            f.total += 1
+            if f.total != 1 or f.parent is root:
+                return
+            f, it = f.parent, f.parent_iter
 
-    def opened(frame, it):
-        """An instance of (frame, it) waits or is ready: the iteration is not done."""
-        f = frames[frame]
-        f.open[it] = f.open.get(it, 0) + 1
-        f.total += 1
-        if f.total == 1 and f.parent:
-            opened(f.parent, f.parent_iter)
-
-    def closed(frame, it):
-        """An instance of (frame, it) ran; a done iteration lets a held-back one start."""
-        f = frames[frame]
-        n = f.open[it] - 1
-        if n:
-            f.open[it] = n
-        else:
-            del f.open[it]
-            advance(f)
-        f.total -= 1
-        if f.total == 0 and f.parent:
-            closed(f.parent, f.parent_iter)
+    def closed(f, it):
+        """An instance of (f, it) ran; a done iteration lets a held-back one start."""
+        while True:
+            o = f.open
+            n = o[it] - 1
+            if n:
+                o[it] = n
+            else:
+                del o[it]
+                advance(f)
+            f.total -= 1
+            if f.total or f.parent is root:
+                return
+            f, it = f.parent, f.parent_iter
 
     def advance(f, force=False):
         """Marks finished iterations done and starts the held-back ones the window now admits."""
         while f.done < f.iterations and f.done not in f.open:
             f.done += 1
         while f.deferred and (force or f.deferred[0][2] + 1 < f.done + f.window):
-            op, outputs, it = f.deferred.pop(0)
-            send(op, outputs, f.key, it, False, True)
+            node, outputs, it = f.deferred.pop(0)
+            send(node, outputs, f, it, False, True)
 
-    def push(op, frame, it):
-        seq[0] += 1
-        heapq.heappush(ready, (op in plan.updates, op._id, seq[0], op, frame, it))
-
-    def arrive(op, index, value, frame, it):
-        """Data input ``index`` (None: a control input) of ``op`` in (frame, it) has arrived."""
-        key, inst = instance(op, frame, it)
-        if inst.fired:
+    def arrive(node, index, value, frame, it):
+        """Data input ``index`` (None: a control input) of ``node`` in (frame, it) has arrived."""
+        nonlocal seq
+        if node.single:  # its one input: it fires now
+            if frame is not root:  # inline opened(frame, it)
+                o = frame.open
+                o[it] = o.get(it, 0) + 1
+                frame.total += 1
+                if frame.total == 1 and frame.parent is not root:
+                    opened(frame.parent, frame.parent_iter)
+            seq += 1
+            heappush(ready, (node.rank, seq, node, frame, it, [value] if index is not None else (),
+                             value is DEAD and (index is not None or node.kind != _K_TRIGGER)))
+            return
+        key = (node.idx, frame, it)
+        inst = instances.get(key)
+        if inst is None:
+            inst = instances[key] = _Instance(node.n_data)
+            if frame is not root:  # inline opened(frame, it)
+                o = frame.open
+                o[it] = o.get(it, 0) + 1
+                frame.total += 1
+                if frame.total == 1 and frame.parent is not root:
+                    opened(frame.parent, frame.parent_iter)
+        elif inst is _FIRED:
             return  # a Merge that already ran
         dead = value is DEAD
-        n_data, n_control = plan.n_inputs[op]
+        kind = node.kind
         if index is None:
             inst.controls += 1
-            if dead and op._type not in _MERGE and op._type != "ControlTrigger":
+            if dead and kind != _K_MERGE and kind != _K_TRIGGER:
                 inst.dead = True
         else:
             inst.values[index] = value
             inst.arrived += 1
             if dead:
                 inst.dead_data += 1
-                if op._type not in _MERGE:
+                if kind != _K_MERGE:
                     inst.dead = True
-        if op._type in _MERGE:
-            if inst.controls < n_control:
+        if kind == _K_MERGE:
+            if inst.controls < node.n_control:
                 return
-            live = next((i for i, v in enumerate(inst.values) if v is not None and v is not DEAD), None)
-            need_dead = plan.entering[op] if it == 0 else n_data
-            if live is not None or (inst.dead_data >= need_dead > 0):
-                inst.fired = True
-                push(op, frame, it)
+            live = False
+            for v in inst.values:
+                if v is not None and v is not DEAD:
+                    live = True
+                    break
+            need_dead = node.entering if it == 0 else node.n_data
+            if live or (inst.dead_data >= need_dead > 0):
+                instances[key] = _FIRED
+                seq += 1
+                heappush(ready, (node.rank, seq, node, frame, it, inst.values, False))
             return
-        if inst.arrived == n_data and inst.controls == n_control:
-            inst.fired = True
-            push(op, frame, it)
+        if inst.arrived == node.n_data and inst.controls == node.n_control:
+            del instances[key]
+            seq += 1
+            heappush(ready, (node.rank, seq, node, frame, it, inst.values, inst.dead))
 
-    def new_iteration(frame, it):
-        f = frames[frame]
-        blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
+    def new_iteration(f, it):
         while f.iterations <= it:
-            for op, index, value in f.invariants:
-                arrive(op, index, value, frame, f.iterations)
+            blocking.check("While loop")  # the run's deadline (timeout_in_ms) and cancellation, every iteration
+            k = f.iterations
+            for node, index, value in f.invariants:
+                arrive(node, index, value, f, k)
             f.iterations += 1
 
-    def send(op, outputs, frame, it, dead, admitted=False):
-        """Hands ``op``'s outputs (and its control signal) to its consumers."""
-        t = op._type
-        if t in _ENTER:
-            child = (frame, it, op._attrs["frame_name"])
-            if child not in frames:
-                frames[child] = _Frame(child, frame, it, max(1, int(op._attrs.get("parallel_iterations", 10))))
+    def send(node, outputs, frame, it, dead, admitted=False):
+        """Hands ``node``'s outputs (and its control signal) to its consumers."""
+        kind = node.kind
+        if kind == _K_ENTER:
+            child = frame.children.get((it, node.frame_name))
+            if child is None:
+                child = frame.children[(it, node.frame_name)] = _Frame(frame, it, node.window)
                 order.append(child)
-            dest = [(child, 0)]
-            if op._attrs.get("is_constant"):
-                f = frames[child]
-                dest = [(child, k) for k in range(f.iterations)]
-                for c_op, i in plan.data_consumers.get(op._outputs[0], ()):
-                    f.invariants.append((c_op, i, outputs[0]))
-        elif t in _EXIT:
-            f = frames[frame]
-            if dead:
-                f.dead_exits.append(op)
+            if node.is_constant:
+                n = child.iterations
+                value = outputs[0]
+                for c, i in node.outs[0][2] if node.outs[0] is not None else ():
+                    child.invariants.append((c, i, value))
+                    for k in range(n):
+                        arrive(c, i, value, child, k)
+                signal = DEAD if dead else True
+                for c in node.controls:
+                    for k in range(n):
+                        arrive(c, None, signal, child, k)
                 return
-            f.live_exits.add(op)
-            dest = [(f.parent, f.parent_iter)]
-        elif t in _NEXT:
+            frame, it = child, 0
+        elif kind == _K_EXIT:
+            if dead:
+                frame.dead_exits.append(node)
+                return
+            frame.live_exits.add(node)
+            frame, it = frame.parent, frame.parent_iter
+        elif kind == _K_NEXT:
             if dead:
                 return  # deadness stops here: the loop is over
-            f = frames[frame]
-            if not admitted and f.window is not None and (f.deferred or it + 1 >= f.done + f.window):
-                f.deferred.append((op, outputs, it))  # parallel_iterations: iteration it + 1 waits
+            if not admitted and frame.window is not None and (frame.deferred or it + 1 >= frame.done + frame.window):
+                frame.deferred.append((node, outputs, it))  # parallel_iterations: iteration it + 1 waits
                 return
             new_iteration(frame, it + 1)
-            dest = [(frame, it + 1)]
-        else:
-            dest = [(frame, it)]
-        for tensor, value in zip(op._outputs, outputs):
-            if tensor in fed:
-                continue
-            if tensor in fetch_set and dest[0][0] == ():
+            it += 1
+        at_root = frame is root
+        for out, value in zip(node.outs, outputs):
+            if out is None:
+                continue  # a fed tensor
+            tensor, fetched, consumers = out
+            if fetched and at_root:
                 results[tensor] = value
-            for c_op, i in plan.data_consumers.get(tensor, ()):
-                for fr, k in dest:
-                    arrive(c_op, i, value, fr, k)
-        for c_op in plan.control_consumers.get(op, ()):
-            for fr, k in dest:
-                arrive(c_op, None, DEAD if dead else True, fr, k)
+            for c, i in consumers:
+                arrive(c, i, value, frame, it)
+        if node.controls:
+            signal = DEAD if dead else True
+            for c in node.controls:
+                arrive(c, None, signal, frame, it)
 
     for tensor, value in feeds.items():
-        if tensor in fetch_set:
+        _, fetched, consumers = plan.feed_consumers[tensor]
+        if fetched:
             results[tensor] = value
-        for c_op, i in plan.data_consumers.get(tensor, ()):
-            arrive(c_op, i, value, (), 0)
-    for op in plan.sources:
-        instances[(op, (), 0)] = inst = _Instance(0)
-        inst.fired = True
-        push(op, (), 0)
+        for c, i in consumers:
+            arrive(c, i, value, root, 0)
+    for node in plan.source_nodes:
+        seq += 1
+        heappush(ready, (node.rank, seq, node, root, 0, (), False))
 
     while True:
         while ready:
-            _, _, _, op, frame, it = heapq.heappop(ready)
-            key = (op, frame, it)
-            inst = instances.get(key)
-            if op._type not in _MERGE:
-                instances.pop(key, None)
-            values = inst.values if inst is not None else []
-            dead = inst is not None and inst.dead
-            if op._type in _MERGE:
-                live = next((i for i, v in enumerate(values) if v is not None and v is not DEAD), None)
-                inst.values = [None] * len(values)
-                if live is None:
-                    send(op, (DEAD, DEAD), frame, it, True)
+            _, _, node, frame, it, values, dead = heappop(ready)
+            kind = node.kind
+            if dead:
+                send(node, node.dead_outputs, frame, it, True)
+            elif kind == _K_MERGE:
+                for live, v in enumerate(values):
+                    if v is not None and v is not DEAD:
+                        send(node, (v, _INDEX[live] if live < 8 else np.int32(live)), frame, it, False)
+                        break
                 else:
-                    send(op, (values[live], np.int32(live)), frame, it, False)
-            elif dead:
-                send(op, (DEAD,) * len(op._outputs), frame, it, True)
+                    send(node, (DEAD, DEAD), frame, it, True)
             elif trace is None:
-                send(op, _run(op, values, run_op, read), frame, it, False)
+                if node.fast:  # one output, consumers in its frame
+                    if node.forward:
+                        value = values[0]
+                    else:  # a kernel called positionally
+                        step = node.step
+                        for v in values:
+                            if v.__class__ is Ref:
+                                values = [read(x, node.op) if x.__class__ is Ref else x for x in values]
+                                break
+                        try:
+                            value = step.kernel(*values, **step.attrs)
+                        except KERNEL_ERRORS as e:
+                            raise op_error(e, node.op) from (None if isinstance(e, errors.OpError) else e)
+                    out = node.outs[0]
+                    if out is not None:
+                        if out[1] and frame is root:
+                            results[out[0]] = value
+                        for c, i in out[2]:
+                            if c.single:  # inline arrive(c, i, value, frame, it) of a live value
+                                if frame is not root:
+                                    o = frame.open
+                                    o[it] = o.get(it, 0) + 1
+                                    frame.total += 1
+                                    if frame.total == 1 and frame.parent is not root:
+                                        opened(frame.parent, frame.parent_iter)
+                                seq += 1
+                                heappush(ready, (c.rank, seq, c, frame, it, [value], False))
+                            else:
+                                arrive(c, i, value, frame, it)
+                    for c in node.controls:
+                        arrive(c, None, True, frame, it)
+                elif kind == _K_NEXT or kind == _K_EXIT or kind == _K_ENTER:
+                    send(node, (values[0],), frame, it, False)
+                elif kind == _K_LOOPCOND and values[0].__class__ is np.ndarray and values[0].dtype == np.bool_:
+                    send(node, (values[0],), frame, it, False)  # np.asarray(pred, dtype=bool) is pred itself
+                elif kind == _K_SWITCH and values[1].__class__ is np.ndarray and values[1].ndim == 0:
+                    send(node, (DEAD, values[0]) if values[1] else (values[0], DEAD), frame, it, False)
+                else:
+                    send(node, _run(node, values, run_op, read), frame, it, False)
             else:
                 start = time.time_ns()
-                outputs = _run(op, values, run_op, read)
-                trace.append((op, start, time.time_ns(), list(outputs)))
-                send(op, outputs, frame, it, False)
-            if frame and inst is not None:
-                closed(frame, it)
+                outputs = _run(node, values, run_op, read)
+                trace.append((node.op, start, time.time_ns(), list(outputs)))
+                send(node, outputs, frame, it, False)
+            if frame is not root:  # inline closed(frame, it)
+                o = frame.open
+                n = o[it] - 1
+                if n:
+                    o[it] = n
+                else:
+                    del o[it]
+                    advance(frame)
+                frame.total -= 1
+                if not frame.total and frame.parent is not root:
+                    closed(frame.parent, frame.parent_iter)
         # quiescent: loops that never sent a live value through an Exit send a dead one
         pending = False
-        for key in order:
-            f = frames[key]
+        for f in order:
             exits, f.dead_exits = f.dead_exits, []
-            for op in dict.fromkeys(exits):
-                if op in f.live_exits:
+            for node in dict.fromkeys(exits):
+                if node in f.live_exits:
                     continue
-                f.live_exits.add(op)
+                f.live_exits.add(node)
                 pending = True
-                for tensor in op._outputs:
-                    if f.parent == () and tensor in fetch_set:
-                        results[tensor] = DEAD
-                    for c_op, i in plan.data_consumers.get(tensor, ()):
-                        arrive(c_op, i, DEAD, f.parent, f.parent_iter)
-                for c_op in plan.control_consumers.get(op, ()):
-                    arrive(c_op, None, DEAD, f.parent, f.parent_iter)
+                for out in node.outs:
+                    if out is None:
+                        continue
+                    if f.parent is root and out[1]:
+                        results[out[0]] = DEAD
+                    for c, i in out[2]:
+                        arrive(c, i, DEAD, f.parent, f.parent_iter)
+                for c in node.controls:
+                    arrive(c, None, DEAD, f.parent, f.parent_iter)
         if not pending:  # nothing can run: iterations held back by parallel_iterations start after all
-            for key in order:
-                f = frames[key]
+            for f in order:
                 if f.deferred:
                     advance(f, force=True)
                     pending = True
@@ -340,17 +477,38 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
     return out
 
 
-def _run(op, values, run_op, read):
-    """The outputs of ``op`` on live input ``values``."""
-    t = op._type
-    if t in _SWITCH:
-        pred = read(values[1], op)
+def _run(node, values, run_op, read):
+    """The outputs of ``node``'s op on live input ``values``."""
+    step = node.step
+    if step is not None:  # a kernel called here, as the step loop calls it
+        op = node.op
+        if node.positional:
+            for v in values:
+                if v.__class__ is Ref:  # a variable's value, read now
+                    values = [read(x, op) if x.__class__ is Ref else x for x in values]
+                    break
+        try:
+            if node.positional:
+                return (step.kernel(*values, **step.attrs),)
+            args = []
+            for s, deref in step.reads:
+                v = values[s]
+                args.append(read(v, op) if deref and v.__class__ is Ref else v)
+            result = step.kernel(**step.keywords(args))
+        except KERNEL_ERRORS as e:
+            raise op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
+        if step.multi:
+            return tuple(result) if result is not None else ()
+        return (result,)
+    kind = node.kind
+    if kind == _K_SWITCH:
+        pred = read(values[1], node.op)
         if np.ndim(pred) != 0:
-            raise errors.InvalidArgumentError(None, op, f"The second input must be a scalar, but it has shape "
-                                                        f"{list(np.shape(pred))}")
+            raise errors.InvalidArgumentError(None, node.op, f"The second input must be a scalar, but it has "
+                                                             f"shape {list(np.shape(pred))}")
         return (DEAD, values[0]) if bool(pred) else (values[0], DEAD)
-    if t in _ENTER or t in _EXIT or t in _NEXT:
+    if kind == _K_ENTER or kind == _K_EXIT or kind == _K_NEXT:
         return (values[0],)
-    if t == "LoopCond":
-        return (np.asarray(read(values[0], op), dtype=bool),)
-    return tuple(run_op(op, values))
+    if kind == _K_LOOPCOND:
+        return (np.asarray(read(values[0], node.op), dtype=bool),)
+    return tuple(run_op(node.op, values))
