@@ -28,3 +28,16 @@ def _tensorflow_stays_eager(request):
     if tf is not None and hasattr(tf, "executing_eagerly") and not tf.executing_eagerly():
         tf.compat.v1.enable_eager_execution()
         pytest.fail(f"{request.node.nodeid} left TensorFlow's eager execution disabled")
+
+
+@pytest.fixture(autouse=True)
+def _control_flow_mode_restored():
+    """ref's control-flow mode is global (TF 1.x loops by default): whatever a
+    test switched with enable/disable_control_flow_v2 is undone after it, so a
+    module's fixture cannot leak the other mode into later modules."""
+    from ref.platform import modes
+
+    was = modes.control_flow_v2_enabled()
+    yield
+    if modes.control_flow_v2_enabled() != was:
+        (modes.enable_control_flow_v2 if was else modes.disable_control_flow_v2)()

@@ -1,6 +1,7 @@
 """Every differentiable op passes the gradient checker (float64), first order
 and -- where the row says so -- second order; a coverage test fails when an op
 is registered without a gradient check or a NotDifferentiable declaration."""
+import contextlib
 import itertools
 
 import numpy as np
@@ -208,10 +209,12 @@ CASES.update({
 })
 
 
-# Complex ops (real-valued paths through complex intermediates) and the
-# TensorList ops behind tf.TensorArray.
-def _ta(n):
-    return tensor_array_ops.TensorArray(tf.float64, size=n)
+# Complex ops (real-valued paths through complex intermediates), the
+# TensorList ops behind tf.TensorArray under control flow v2 (rows named
+# TensorList*, built with v2 on, as in a tf.function) and the TensorArray*V3 ops
+# behind it in a TF 1.x graph (the default).
+def _ta(n, infer_shape=True):
+    return tensor_array_ops.TensorArray(tf.float64, size=n, infer_shape=infer_shape)
 
 
 _L = tensor_array_ops
@@ -241,8 +244,33 @@ CASES.update({
         _L.tensor_list_from_tensor(tf.stack([x, x * x]), [2]), tf.float64, [2])[1] * x, False),
     "TensorListResize": ([3, 2], _any, lambda x: _L.tensor_list_stack(
         _L.tensor_list_resize(_L.tensor_list_from_tensor(x * x, [2]), 2), tf.float64, 2, [2]), False),
+    "TensorArrayWriteV3": ([2], _any, lambda x: _ta(2).write(0, x * x).write(1, x).stack(), False),
+    "TensorArrayReadV3": ([3, 2], _any, lambda x: _ta(3).unstack(x).read(1) * x[0], False),
+    "TensorArrayGatherV3": ([3, 2], _any, lambda x: tf.reshape(_ta(3).unstack(x).gather([2, 0]) * x[1], [4]), False),
+    "TensorArrayScatterV3": ([2, 2], _any, lambda x: _ta(3).scatter([2, 0], x * x).stack(), False),
+    # unequal pieces: a V3 array infers one element shape unless infer_shape=False (TF's kernel)
+    "TensorArrayConcatV3": ([4, 2], _any, lambda x: tf.reshape(_ta(2, False).split(x * x, [1, 3]).concat(), [8]),
+                            False),
+    "TensorArraySplitV3": ([4, 2], _any, lambda x: tf.reshape(_ta(2, False).split(x, [3, 1]).concat() * x, [8]),
+                           False),
     "Print": ([3], _any, lambda x: logging_ops.Print(x * x, [x], message="checker: "), True),
 })
+
+# Rows that build tf.TensorArray's TensorList form: control flow v2 on while they build.
+V2_ROWS = {op for op in CASES if op.startswith("TensorList")}
+
+
+@contextlib.contextmanager
+def _mode(op_type):
+    """Control flow v2 on for a V2_ROWS row, the previous mode restored after."""
+    was = tf.control_flow_v2_enabled()
+    if op_type in V2_ROWS:
+        tf.enable_control_flow_v2()
+    try:
+        yield
+    finally:
+        if not was:
+            tf.disable_control_flow_v2()
 
 
 # element-wise unary math ops: their gradient row is a field of their one row (tests/ops/math_cases.py)
@@ -271,7 +299,7 @@ DELTA = {"Cast": 2.0 ** -10}
 @pytest.mark.parametrize("op_type", sorted(CASES))
 def test_first_order(op_type):
     shape, init, build, _ = CASES[op_type]
-    with tf.Graph().as_default(), tf.Session():
+    with _mode(op_type), tf.Graph().as_default(), tf.Session():
         x = tf.placeholder(tf.float64, shape)
         y = build(x)
         assert any(o.type == op_type for o in y.graph.get_operations()), f"{op_type} not built"

@@ -1,8 +1,10 @@
 """Op and tensor names of the assertion, complex, TensorArray, functional and
-py_func builders are TensorFlow's (compat.v1 graph mode)."""
+py_func builders are TensorFlow's (compat.v1 graph mode with TF 1.x
+behaviour: TensorArrayV3 ops, TF 1.x loops in map_fn/scan)."""
 import pytest
 
 import ref
+from tests.graph_ops._graphdef import tf1_behaviour
 from tests.graph_ops._interop import tf1
 from ref.graph_ops import tensor_array_ops as _under_test  # noqa: F401  (the module these tests cover)
 
@@ -26,7 +28,7 @@ def _names(tf):
 
 def test_names_match_tensorflow():
     tf = tf1()
-    with tf.Graph().as_default():
+    with tf1_behaviour(), tf.Graph().as_default():
         want = _names(tf)
     with ref.Graph().as_default():
         got = _names(ref)

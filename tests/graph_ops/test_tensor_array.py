@@ -1,12 +1,24 @@
-"""tf.TensorArray in TF1 graph mode (compat.v1 builds it from TensorList ops):
-values, static shapes, errors and gradients, compared with
-tensorflow.compat.v1 (cases from tensor_array_ops_test.py)."""
+"""tf.TensorArray under control flow v2 (``tf.enable_control_flow_v2()``;
+TF 2.x's compat.v1 builds it from TensorList ops): values, static shapes,
+errors and gradients, compared with tensorflow.compat.v1 (cases from
+tensor_array_ops_test.py). The TF 1.x default (TensorArrayV3 ops) is
+test_tensor_array_v1.py, which runs these value cases again in that form."""
 import numpy as np
 import pytest
 
 import ref
 from tests.graph_ops._interop import compare, run, tf1
 from ref.graph_ops import tensor_array_ops as _under_test  # noqa: F401  (the module these tests cover)
+
+
+@pytest.fixture(autouse=True)
+def _v2_loops():
+    """Control flow v2 on for each test here, the previous mode restored after."""
+    was = ref.control_flow_v2_enabled()
+    ref.enable_control_flow_v2()
+    yield
+    if not was:
+        ref.disable_control_flow_v2()
 
 
 def _ta(tf, size=3, **kw):

@@ -21,9 +21,13 @@ from tests.graph_ops.test_tensor_array import CASES as V2_CASES
 
 @pytest.fixture(autouse=True)
 def _tf1_loops():
+    """TF 1.x loops (the default) even after a test elsewhere enabled control
+    flow v2; the previous mode restored after."""
+    was = ref.control_flow_v2_enabled()
     ref.disable_control_flow_v2()
     yield
-    ref.enable_control_flow_v2()
+    if was:
+        ref.enable_control_flow_v2()
 
 
 def _x(tf):
