@@ -6,6 +6,7 @@ be differentiated again.
 """
 from __future__ import annotations
 
+from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, linalg_ops, math_ops
@@ -140,27 +141,89 @@ def _diag_part_grad(op, grad):
     return apply_op("Diag", diagonal=grad)
 
 
+def _safe_reciprocal(x, epsilon=1e-20):
+    """x / (x^2 + epsilon): 1/x away from 0, 0 at 0."""
+    return x * math_ops.reciprocal(x * x + epsilon)
+
+
 @RegisterGradient("Svd")
 def _svd_grad(op, grad_s, grad_u, grad_v):
-    """The singular values' part of TF's Svd gradient: ``u diag(grad_s) adjoint(v)``
-    (``u``, ``v`` recomputed when the op has ``compute_uv=False``, as TF does).
-    Gradients through ``u`` or ``v`` are not implemented (TF's full rule solves
-    for them with the ``1 / (s_j^2 - s_i^2)`` matrix)."""
+    """TF's _SvdGrad (Giles; Townsend for the reduced case). With ``m <= n``
+    (else the rule runs on ``adjoint(a)`` and transposes back), ``f_ij =
+    1 / (s_j^2 - s_i^2)`` off the diagonal, ``v1 = v[:, :m]``:
+    ``d a = u (diag(grad_s) + (F o u^H gu + h.c.) S + S (F o v1^H gv1 + h.c.)) v1^H``
+    plus, when ``m < n``, ``u S^-1 (gv1^H - gv1^H v1 v1^H [- v1^H gv2 v2^H])``, plus
+    for complex inputs the phase term ``u S^-1 (L^H - L) v1^H / 2``,
+    ``L = I o v^H gv``. ``compute_uv=False``: ``u diag(grad_s) v^H`` with
+    ``u``, ``v`` recomputed. Degenerate singular values give inf/NaN, as TF."""
     a = op.inputs[0]
-    unused = [g for g in (grad_u, grad_v) if g is not None and g.op.type != "ZerosLike"]
-    if op.get_attr("compute_uv") and unused:
-        raise NotImplementedError("ref differentiates Svd through its singular values only, not u or v")
-    full = op.get_attr("full_matrices")
-    if op.get_attr("compute_uv"):
-        u, v = op.outputs[1], op.outputs[2]
-    else:
-        _, u, v = apply_op("Svd", input=a, compute_uv=True, full_matrices=full)
-    if full:
-        p = array_ops.shape(op.outputs[0])[-1:]
-        u = array_ops.slice(u, array_ops.zeros_like(array_ops.shape(u)),
-                            array_ops.concat([array_ops.shape(u)[:-1], p], 0))
-        v = array_ops.slice(v, array_ops.zeros_like(array_ops.shape(v)),
-                            array_ops.concat([array_ops.shape(v)[:-1], p], 0))
-    g = math_ops.cast(grad_s, a.dtype)
-    scaled = math_ops.multiply(u, array_ops.expand_dims(g, -2))
-    return math_ops.matmul(scaled, v, adjoint_b=True)
+    a_shape = a.shape.with_rank_at_least(2)
+    grad_s = math_ops.cast(grad_s, a.dtype)
+    grad_s_mat = linalg_ops.matrix_diag(grad_s)
+    if not op.get_attr("compute_uv"):
+        _, u, v = linalg_ops.svd(a, compute_uv=True)
+        grad_a = math_ops.matmul(u, math_ops.matmul(grad_s_mat, v, adjoint_b=True))
+        grad_a.set_shape(a_shape)
+        return grad_a
+    full_matrices = op.get_attr("full_matrices")
+    grad_u_shape = grad_u.shape.with_rank_at_least(2)
+    grad_v_shape = grad_v.shape.with_rank_at_least(2)
+    m = a_shape.dims[-2].merge_with(grad_u_shape.dims[-2])
+    n = a_shape.dims[-1].merge_with(grad_v_shape.dims[-2])
+    batch_shape = a_shape[:-2].merge_with(grad_u_shape[:-2]).merge_with(grad_v_shape[:-2])
+    a_shape = batch_shape.concatenate([m, n])
+    m, n = a_shape.dims[-2].value, a_shape.dims[-1].value
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with unknown inner matrix shape.")
+    s, u, v = op.outputs
+    s = math_ops.cast(s, a.dtype)
+    use_adjoint = m > n
+    if use_adjoint:  # the gradient of adjoint(a) = v S^T u^H, transposed back at the end
+        m, n = n, m
+        u, v = v, u
+        grad_u, grad_v = grad_v, grad_u
+    with control_dependencies([grad_s, grad_u, grad_v]):
+        if full_matrices and abs(m - n) > 1:
+            raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is "
+                                      f"True. Received: m={m} and n={n} from op input={a} with shape={a_shape}.")
+        s_mat = linalg_ops.matrix_diag(s)
+        s2 = math_ops.square(s)
+        s_shape = array_ops.shape(s)
+        f = linalg_ops.matrix_set_diag(
+            _safe_reciprocal(array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)), array_ops.zeros_like(s))
+        s_inv_mat = linalg_ops.matrix_diag(_safe_reciprocal(s))
+        v1 = v[..., :, :m]
+        grad_v1 = grad_v[..., :, :m]
+        u_gu = math_ops.matmul(u, grad_u, adjoint_a=True)
+        v_gv = math_ops.matmul(v1, grad_v1, adjoint_a=True)
+        f_u = f * u_gu
+        f_v = f * v_gv
+        term1_nouv = (grad_s_mat + math_ops.matmul(f_u + linalg_ops.adjoint(f_u), s_mat) +
+                      math_ops.matmul(s_mat, f_v + linalg_ops.adjoint(f_v)))
+        term1 = math_ops.matmul(u, math_ops.matmul(term1_nouv, v1, adjoint_b=True))
+        if m == n:
+            grad_a_before_transpose = term1
+        else:
+            gv1t = linalg_ops.matrix_transpose(grad_v1, conjugate=True)
+            gv1t_v1 = math_ops.matmul(gv1t, v1)
+            term2_nous = gv1t - math_ops.matmul(gv1t_v1, v1, adjoint_b=True)
+            if full_matrices:
+                v2 = v[..., :, m:n]
+                grad_v2 = grad_v[..., :, m:n]
+                v1t_gv2 = math_ops.matmul(v1, grad_v2, adjoint_a=True)
+                term2_nous -= math_ops.matmul(v1t_gv2, v2, adjoint_b=True)
+            u_s_inv = math_ops.matmul(u, s_inv_mat)
+            term2 = math_ops.matmul(u_s_inv, term2_nous)
+            grad_a_before_transpose = term1 + term2
+        if a.dtype.is_complex:
+            eye = linalg_ops.eye(s_shape[-1], batch_shape=s_shape[:-1], dtype=a.dtype)
+            l = eye * v_gv  # noqa: E741 - the formula's name
+            term3_nouv = math_ops.matmul(s_inv_mat, linalg_ops.adjoint(l) - l)
+            term3 = 1 / 2. * math_ops.matmul(u, math_ops.matmul(term3_nouv, v1, adjoint_b=True))
+            grad_a_before_transpose += term3
+        if use_adjoint:
+            grad_a = linalg_ops.matrix_transpose(grad_a_before_transpose, conjugate=True)
+        else:
+            grad_a = grad_a_before_transpose
+        grad_a.set_shape(a_shape)
+        return grad_a

@@ -147,7 +147,12 @@ CASES.update({
     "MatrixDiagPart": ([2, 3, 3], _any, lambda x: apply_op("MatrixDiagPart", input=x), False),
     "Diag": ([2, 3], _any, lambda x: apply_op("Diag", diagonal=x), False),
     "DiagPart": ([2, 3, 2, 3], _any, lambda x: apply_op("DiagPart", input=x), False),
-    "Svd": ([4, 3], _any, lambda x: apply_op("Svd", input=x, compute_uv=False)[0], False),  # 2nd order: u, v
+    # s, u and v (|u|, |v|: the same for either sign of a singular vector pair); compute_uv=False in test_svd_grad
+    "Svd": ([4, 3], _any, lambda x: _svd_flat(x, False), False),
+    "MatrixDiagV3": ([2, 2, 3], _any, lambda x: linalg_ops.matrix_diag(x, k=(-1, 0), num_rows=4, align="LEFT_RIGHT"),
+                     True),
+    "MatrixDiagPartV3": ([2, 3, 4], _any, lambda x: linalg_ops.matrix_diag_part(x, k=(-1, 1), padding_value=9), True),
+    "MatrixSetDiagV3": ([3, 4], _any, lambda x: linalg_ops.matrix_set_diag(x, x[:2, 1:] * 2.0, k=(0, 1)), True),
     "ReadVariableOp": ([3], _any, lambda x: _through_resource_variable(x), False),
     "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: apply_op(
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
@@ -237,6 +242,13 @@ CASES.update({
 _INIT = {"any": _any, "pos": _pos, "away": _away_from_zero, "unit": lambda s: RNG.uniform(-1, 1, s)}
 CASES.update({op: (row.grad[0], _INIT[row.grad[1]], lambda x, b=row.builder: getattr(tf.math, b)(x), row.grad[2])
               for op, row in UNARY_ROWS.items() if row.grad})
+
+
+def _svd_flat(x, full_matrices):
+    """s, |u| and |v| of an Svd with compute_uv, weighted and flattened into one vector."""
+    s_, u, v = linalg_ops.svd(x, full_matrices=full_matrices)
+    return tf.concat([s_, tf.reshape(tf.abs(u) * tf.constant(_any(u.shape.as_list())), [-1]),
+                      tf.reshape(tf.abs(v) * tf.constant(_any(v.shape.as_list())), [-1])], 0)
 
 
 def _qr_flat(x):
