@@ -87,9 +87,9 @@ CASES.update({
         out_backprop=tf.constant(_any([1, 3, 3, 4])), strides=[1, 1, 1, 1], padding="VALID"), True),
     "MaxPool": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: tf.square(tf.nn.max_pool(
         x, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")), True),
-    "MaxPoolV2": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: apply_op(
-        "MaxPoolV2", input=x, ksize=tf.constant([1, 2, 2, 1]), strides=tf.constant([1, 2, 1, 1]), padding="VALID"),
-        False),
+    "MaxPoolV2": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: tf.square(apply_op(
+        "MaxPoolV2", input=x, ksize=tf.constant([1, 2, 2, 1]), strides=tf.constant([1, 2, 1, 1]), padding="VALID")),
+        True),
     "MaxPoolWithArgmax": ([2, 4, 4, 2], lambda s: RNG.permutation(64).reshape(s) / 8.0, lambda x: tf.square(
         tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 1, 2, 1], "SAME")[0]), True),
     "AvgPool": ([1, 4, 5, 2], _any, lambda x: tf.square(tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 2, 1], "SAME")),
@@ -310,7 +310,10 @@ COVERED_ELSEWHERE = {
     "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
-    "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool",
+    "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool", "MaxPoolGradV2": "MaxPoolV2",
+    # float32-only kernels: checked in float32 and against TF's values in test_second_order_nn.py
+    "FusedBatchNormGrad": "test_second_order_nn", "FusedBatchNormGradV2": "test_second_order_nn",
+    "FusedBatchNormGradV3": "test_second_order_nn",
     "MaxPoolGradWithArgmax": "MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax": "MaxPoolWithArgmax",
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
@@ -334,6 +337,9 @@ def _sparse_split_values(lib, raw, x):
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
 NO_GRADIENT_IN_TF = {
+    "MaxPoolGradGradV2": lambda lib, raw, x: raw.MaxPoolGradGradV2(
+        orig_input=lib.reshape(x, [1, 3, 1, 1]), orig_output=lib.reshape(x[:2], [1, 2, 1, 1]),
+        grad=lib.reshape(x, [1, 3, 1, 1]), ksize=[1, 2, 1, 1], strides=[1, 1, 1, 1], padding="VALID"),
     "DrawBoundingBoxesV2": lambda lib, raw, x: raw.DrawBoundingBoxesV2(
         images=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]), boxes=lib.zeros([1, 1, 4]),
         colors=lib.ones([1, 3])),
@@ -371,9 +377,6 @@ KNOWN_GAPS = {
     "AdjustHue": "TF registers no gradient for it either (tf.image.adjust_hue)",
     "AdjustSaturation": "TF registers no gradient for it either (tf.image.adjust_saturation)",
     "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",
-    "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
-    "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
-    "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
     "Enter": "TF 1.x while-loop gradients (control_flow_grad's Enter/Exit/NextIteration) are not written yet",
     "NextIteration": "as Enter", "RefEnter": "as Enter", "RefNextIteration": "as Enter",
     "OptionalFromValue": "Optionals come only with cond_v2 gradients TF wrote; their own gradient "
