@@ -9,7 +9,7 @@ from __future__ import annotations
 from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import RegisterGradient
-from ref.graph_ops import array_ops, linalg_ops, math_ops
+from ref.graph_ops import array_ops, complex_ops, linalg_ops, math_ops
 from ref.grad._util import _broadcast_gradient_args
 from ref.ops.linalg import parse_einsum
 
@@ -59,22 +59,30 @@ def _triangular_solve(x, r):
 def _qr_grad_square_and_deep(q, r, dq, dr):
     """m >= n, reduced QR (arXiv:2009.10071):
     qdq = q^H dq, rdr = r dr^H, tril = band_part(qdq - qdq^H + rdr - rdr^H, -1, 0),
-    d a = q (dr + tril r^-H) + (dq - q qdq) r^-H."""
+    d a = q (dr + tril r^-H) + (dq - q qdq) r^-H; for complex inputs plus
+    (q c^H) r^-H with c = i imag(diag(rdr - qdq^H)) (TF's _QrGrad)."""
     _, linalg_ops, math_ops = _ops()
     qdq = math_ops.matmul(q, dq, adjoint_a=True)
-    qdq_ = math_ops.subtract(qdq, linalg_ops.adjoint(qdq))
+    qdq_ = qdq - linalg_ops.adjoint(qdq)
     rdr = math_ops.matmul(r, dr, adjoint_b=True)
-    rdr_ = math_ops.subtract(rdr, linalg_ops.adjoint(rdr))
-    tril = linalg_ops.matrix_band_part(math_ops.add(qdq_, rdr_), -1, 0)
-    grad_a = math_ops.matmul(q, math_ops.add(dr, _triangular_solve(tril, r)))
-    grad_b = _triangular_solve(math_ops.subtract(dq, math_ops.matmul(q, qdq)), r)
-    return math_ops.add(grad_a, grad_b)
+    rdr_ = rdr - linalg_ops.adjoint(rdr)
+    tril = linalg_ops.matrix_band_part(qdq_ + rdr_, -1, 0)
+    grad_a = math_ops.matmul(q, dr + _triangular_solve(tril, r))
+    grad_b = _triangular_solve(dq - math_ops.matmul(q, qdq), r)
+    ret = grad_a + grad_b
+    if q.dtype.is_complex:
+        m = rdr - linalg_ops.adjoint(qdq)
+        eyem = linalg_ops.matrix_set_diag(array_ops.zeros_like(m), linalg_ops.matrix_diag_part(m))
+        correction = eyem - math_ops.cast(complex_ops.real(eyem), q.dtype)
+        ret = ret + _triangular_solve(math_ops.matmul(q, linalg_ops.adjoint(correction)), r)
+    return ret
 
 
 @RegisterGradient("Qr")
 def _qr_grad(op, dq, dr):
-    """TF's _QrGrad: static shapes only; not for m > n with full_matrices; the
-    wide case (m < n) partitions a = [x, y], r = [u, v] and reduces to the square case."""
+    """TF's _QrGrad: static shapes only; not for m > n with full_matrices (TF's
+    NotImplementedError); the wide case (m < n) partitions a = [x, y],
+    r = [u, v] and reduces to the square case."""
     array_ops, _, math_ops = _ops()
     q, r = op.outputs
     if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
@@ -83,8 +91,6 @@ def _qr_grad(op, dq, dr):
     if rows_r > cols_r and q.shape.as_list()[-2] == q.shape.as_list()[-1]:
         raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
                                   f"r.shape={r.shape} with nrows={rows_r}and ncols={cols_r}.")
-    if q.dtype.is_complex:
-        raise NotImplementedError("QrGrad for complex inputs needs Real/MatrixSetDiag, which ref does not have")
     num_rows, num_cols = q.shape.as_list()[-2], cols_r
     if num_rows >= num_cols:
         return _qr_grad_square_and_deep(q, r, dq, dr)
@@ -94,8 +100,8 @@ def _qr_grad(op, dq, dr):
     dv = dr[..., :, num_rows:]
     du = dr[..., :, :num_rows]
     dy = math_ops.matmul(q, dv)
-    dx = _qr_grad_square_and_deep(q, u, math_ops.add(dq, math_ops.matmul(y, dv, adjoint_b=True)), du)
-    return array_ops.concat([dx, dy], -1)
+    dx = _qr_grad_square_and_deep(q, u, dq + math_ops.matmul(y, dv, adjoint_b=True), du)
+    return array_ops.concat([dx, dy], axis=-1)
 
 
 @RegisterGradient("Einsum")

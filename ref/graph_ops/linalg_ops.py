@@ -23,8 +23,8 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's name
 
 def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """Solves matrix @ x = rhs (or adjoint(matrix) @ x = rhs) for triangular ``matrix``."""
-    return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=bool(lower), adjoint=bool(adjoint),
-                    name=name or "MatrixTriangularSolve")
+    with name_scope(name, "triangular_solve", [matrix, rhs]):
+        return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=bool(lower), adjoint=bool(adjoint))
 
 
 triangular_solve = matrix_triangular_solve

@@ -1,5 +1,6 @@
 """GraphDef identity with TensorFlow (``_graphdef.py``) for the linear-algebra
-builders and gradients: ``tf.linalg.diag`` / ``diag_part`` / ``set_diag``
+builders and gradients: ``tf.linalg.qr`` (real and complex) and
+``triangular_solve`` gradients, ``tf.linalg.diag`` / ``diag_part`` / ``set_diag``
 (the V3 ops with a band ``k``), ``tf.eye``, ``matmul``'s adjoints of complex
 matrices, and the Svd gradient through ``s``, ``u`` and ``v``."""
 import pytest
@@ -52,7 +53,28 @@ def _svd(shape, full_matrices=False, dtype="float64", outputs=(0, 1, 2), compute
     return snippet
 
 
+def _qr(shape, full_matrices=False, dtype="float64"):
+    def snippet(tf):
+        x = tf.placeholder(getattr(tf, dtype), list(shape), name="x")
+        ys = list(tf.linalg.qr(x, full_matrices=full_matrices))
+        if dtype.startswith("complex"):
+            ys = [tf.reduce_sum(tf.abs(y)) for y in ys]
+        tf.gradients(ys, [x])
+    return snippet
+
+
+def triangular_solve_gradient(tf):
+    a = tf.placeholder(tf.float64, [2, 3, 3], name="a")
+    b = tf.placeholder(tf.float64, [2, 3, 2], name="b")
+    tf.gradients(tf.linalg.triangular_solve(a, b, lower=False, adjoint=True), [a, b])
+
+
 ROWS = [
+    pytest.param(_qr((4, 3)), id="qr_tall"),
+    pytest.param(_qr((3, 5), full_matrices=True), id="qr_wide_full"),
+    pytest.param(_qr((2, 4, 3), dtype="complex128"), id="qr_complex_batched"),
+    pytest.param(_qr((3, 5), dtype="complex64"), id="qr_complex_wide"),
+    pytest.param(triangular_solve_gradient, id="triangular_solve_gradient"),
     pytest.param(diag_builders_and_gradients, id="diag_builders_and_gradients"),
     pytest.param(diag_part_of_unknown_shape_gradient, id="diag_part_of_unknown_shape_gradient"),
     pytest.param(eyes, id="eyes"),
