@@ -1,5 +1,6 @@
 """Gradient rules for ``ref/ops/linalg.py`` (TF's linalg_grad.py formulas):
-``Qr``, ``MatrixTriangularSolve`` and ``MatrixBandPart``.
+``Qr`` (real and complex), ``Svd`` (through ``s``, ``u`` and ``v``),
+``MatrixTriangularSolve``, ``MatrixBandPart``, ``Einsum``, ``Diag``/``DiagPart``.
 
 Every rule is built from ops that have rules themselves, so the gradients can
 be differentiated again.
