@@ -1,7 +1,7 @@
 """``tf.linalg``: the linear-algebra functions under their tf.linalg names."""
 from ref.graph_ops.linalg_ops import adjoint, einsum, matrix_transpose, qr, svd  # noqa: F401
 from ref.graph_ops.linalg_ops import tensor_diag, tensor_diag_part  # noqa: F401
-from ref.graph_ops.linalg_ops import matrix_diag as diag, matrix_diag_part as diag_part  # noqa: F401
+from ref.graph_ops.linalg_ops import eye, matrix_diag as diag, matrix_diag_part as diag_part, matrix_set_diag as set_diag  # noqa: F401
 from ref.graph_ops.math_extras import norm  # noqa: F401
 from ref.graph_ops.linalg_ops import matrix_band_part as band_part  # noqa: F401
 from ref.graph_ops.linalg_ops import matrix_transpose as transpose  # noqa: F401

@@ -338,6 +338,11 @@ def apply_op(op_type, name=None, **kwargs):
                                    registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name))
                 inputs.append(t)
                 named[in_name] = t
+                attr = member_attr.get(in_name)
+                if attr is not None and attr not in group_dtype and t.dtype.base_dtype != dtypes.resource:
+                    # TF converts inputs in order: a Python value converted first fixes the type
+                    # attr for the inputs that share it ("MatrixDiagV3": diagonal, padding_value)
+                    group_dtype[attr] = t.dtype.base_dtype
 
         # Type attrs: every member must agree; allowed sets checked.
         attrs = {}

@@ -8,7 +8,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
 from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
-from ref.graph_ops import math_ops, array_ops
+from ref.graph_ops import array_ops, control_flow_ops, linalg_ops, math_ops
 from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
 
@@ -417,6 +417,51 @@ def _matrix_diag_grad(op, grad):
 @RegisterGradient("MatrixDiagPart")
 def _matrix_diag_part_grad(op, grad):
     return apply_op("MatrixDiag", diagonal=grad)
+
+
+@RegisterGradient("MatrixDiagV3")
+def _matrix_diag_v3_grad(op, grad):
+    """d diagonal = the band ``k`` of ``grad``."""
+    return linalg_ops.matrix_diag_part(grad, k=op.inputs[1], align=op.get_attr("align")), None, None, None, None
+
+
+@RegisterGradient("MatrixDiagPartV3")
+def _matrix_diag_part_v3_grad(op, grad):
+    """d input = ``grad`` placed on the band ``k`` (a matrix_diag of the input's
+    static size, else set into zeros like the input)."""
+    matrix_shape = op.inputs[0].shape[-2:]
+    align = op.get_attr("align")
+    if matrix_shape.is_fully_defined():
+        rows, cols = matrix_shape.as_list()
+        return linalg_ops.matrix_diag(grad, k=op.inputs[1], num_rows=rows, num_cols=cols, align=align), None, None
+    return linalg_ops.matrix_set_diag(array_ops.zeros_like(op.inputs[0]), grad, k=op.inputs[1], align=align), \
+        None, None
+
+
+@RegisterGradient("MatrixSetDiagV3")
+def _matrix_set_diag_v3_grad(op, grad):
+    """d input = ``grad`` with the band zeroed; d diagonal = the band of ``grad``.
+    The zeros' shape is the diagonal's, computed from ``grad`` when not static."""
+    m = _m()
+    align = op.get_attr("align")
+    diag_shape = op.inputs[1].shape
+    if not diag_shape.is_fully_defined():
+        grad_shape = array_ops.shape(grad)
+        batch_shape, matrix_shape = grad_shape[:-2], grad_shape[-2:]
+        diag_index = array_ops.reshape(op.inputs[2], [-1])
+        d_lower, d_upper = diag_index[0], diag_index[-1]
+        y_offset = control_flow_ops.cond(m.less(d_upper, 0), lambda: d_upper, lambda: 0)
+        x_offset = control_flow_ops.cond(m.greater(d_lower, 0), lambda: -d_lower, lambda: 0)
+        max_diag_len = m.minimum(matrix_shape[0] + y_offset, matrix_shape[1] + x_offset)
+        postfix = control_flow_ops.cond(m.equal(d_lower, d_upper), lambda: convert_to_tensor([max_diag_len]),
+                                        lambda: convert_to_tensor([d_upper - d_lower + 1, max_diag_len]))
+        diag_shape = array_ops.concat([batch_shape, postfix], 0)
+    else:
+        diag_shape = diag_shape.as_list()
+    grad_input = linalg_ops.matrix_set_diag(grad, array_ops.zeros(diag_shape, dtype=grad.dtype), k=op.inputs[2],
+                                            align=align)
+    grad_diag = linalg_ops.matrix_diag_part(grad, k=op.inputs[2], align=align)
+    return grad_input, grad_diag, None
 
 
 def _segment_min_or_max_grad(op, grad):

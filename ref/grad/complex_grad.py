@@ -2,7 +2,7 @@
 formulas: gradients of complex tensors are conjugate-linear (TF's convention)."""
 from __future__ import annotations
 
-from ref.framework.op_def_library import apply_op
+from ref.framework.op_def_library import apply_op, constant
 from ref.grad._util import binary_grads
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, math_ops
@@ -11,14 +11,14 @@ from ref.graph_ops import complex_ops as c
 
 @RegisterGradient("Real")
 def _real_grad(op, grad):
-    """d real(x) -> complex(grad, 0)."""
-    return c.complex(grad, array_ops.zeros_like(grad))
+    """d real(x) -> complex(grad, 0) (a scalar zero constant, as TF)."""
+    return c.complex(grad, constant(0, dtype=grad.dtype))
 
 
 @RegisterGradient("Imag")
 def _imag_grad(op, grad):
-    """d imag(x) -> complex(0, grad)."""
-    return c.complex(array_ops.zeros_like(grad), grad)
+    """d imag(x) -> complex(0, grad) (a scalar zero constant, as TF)."""
+    return c.complex(constant(0, dtype=grad.dtype), grad)
 
 
 @RegisterGradient("Complex")
@@ -44,5 +44,5 @@ def _angle_grad(op, grad):
 def _complex_abs_grad(op, grad):
     """d |x| -> complex(grad, 0) * x / complex(|x|, 0) (0 where |x| = 0)."""
     y = op.outputs[0]
-    return apply_op("DivNoNan", x=math_ops.multiply(c.complex(grad, array_ops.zeros_like(grad)), op.inputs[0]),
-                    y=c.complex(y, array_ops.zeros_like(y)))
+    return math_ops.div_no_nan(c.complex(grad, array_ops.zeros_like(grad)) * op.inputs[0],
+                               c.complex(y, array_ops.zeros_like(y)))

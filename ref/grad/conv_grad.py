@@ -100,6 +100,15 @@ def _max_pool_grad_grad(op, grad):
                      **_pool_attrs(op)))
 
 
+@RegisterGradient("MaxPoolGradV2")
+def _max_pool_grad_v2_grad(op, grad):
+    """Zeros for the pooled input and output; MaxPoolGradGradV2 of ``grad`` (TF's rule)."""
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            apply_op("MaxPoolGradGradV2", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
+                     ksize=op.inputs[3], strides=op.inputs[4], padding=op.get_attr("padding"),
+                     data_format=op.get_attr("data_format")), None, None)
+
+
 @RegisterGradient("MaxPoolGradGrad")
 def _max_pool_grad_grad_grad(op, grad):
     return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),

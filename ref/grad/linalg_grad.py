@@ -1,14 +1,16 @@
 """Gradient rules for ``ref/ops/linalg.py`` (TF's linalg_grad.py formulas):
-``Qr``, ``MatrixTriangularSolve`` and ``MatrixBandPart``.
+``Qr`` (real and complex), ``Svd`` (through ``s``, ``u`` and ``v``),
+``MatrixTriangularSolve``, ``MatrixBandPart``, ``Einsum``, ``Diag``/``DiagPart``.
 
 Every rule is built from ops that have rules themselves, so the gradients can
 be differentiated again.
 """
 from __future__ import annotations
 
+from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import RegisterGradient
-from ref.graph_ops import array_ops, linalg_ops, math_ops
+from ref.graph_ops import array_ops, complex_ops, linalg_ops, math_ops
 from ref.grad._util import _broadcast_gradient_args
 from ref.ops.linalg import parse_einsum
 
@@ -58,22 +60,30 @@ def _triangular_solve(x, r):
 def _qr_grad_square_and_deep(q, r, dq, dr):
     """m >= n, reduced QR (arXiv:2009.10071):
     qdq = q^H dq, rdr = r dr^H, tril = band_part(qdq - qdq^H + rdr - rdr^H, -1, 0),
-    d a = q (dr + tril r^-H) + (dq - q qdq) r^-H."""
+    d a = q (dr + tril r^-H) + (dq - q qdq) r^-H; for complex inputs plus
+    (q c^H) r^-H with c = i imag(diag(rdr - qdq^H)) (TF's _QrGrad)."""
     _, linalg_ops, math_ops = _ops()
     qdq = math_ops.matmul(q, dq, adjoint_a=True)
-    qdq_ = math_ops.subtract(qdq, linalg_ops.adjoint(qdq))
+    qdq_ = qdq - linalg_ops.adjoint(qdq)
     rdr = math_ops.matmul(r, dr, adjoint_b=True)
-    rdr_ = math_ops.subtract(rdr, linalg_ops.adjoint(rdr))
-    tril = linalg_ops.matrix_band_part(math_ops.add(qdq_, rdr_), -1, 0)
-    grad_a = math_ops.matmul(q, math_ops.add(dr, _triangular_solve(tril, r)))
-    grad_b = _triangular_solve(math_ops.subtract(dq, math_ops.matmul(q, qdq)), r)
-    return math_ops.add(grad_a, grad_b)
+    rdr_ = rdr - linalg_ops.adjoint(rdr)
+    tril = linalg_ops.matrix_band_part(qdq_ + rdr_, -1, 0)
+    grad_a = math_ops.matmul(q, dr + _triangular_solve(tril, r))
+    grad_b = _triangular_solve(dq - math_ops.matmul(q, qdq), r)
+    ret = grad_a + grad_b
+    if q.dtype.is_complex:
+        m = rdr - linalg_ops.adjoint(qdq)
+        eyem = linalg_ops.matrix_set_diag(array_ops.zeros_like(m), linalg_ops.matrix_diag_part(m))
+        correction = eyem - math_ops.cast(complex_ops.real(eyem), q.dtype)
+        ret = ret + _triangular_solve(math_ops.matmul(q, linalg_ops.adjoint(correction)), r)
+    return ret
 
 
 @RegisterGradient("Qr")
 def _qr_grad(op, dq, dr):
-    """TF's _QrGrad: static shapes only; not for m > n with full_matrices; the
-    wide case (m < n) partitions a = [x, y], r = [u, v] and reduces to the square case."""
+    """TF's _QrGrad: static shapes only; not for m > n with full_matrices (TF's
+    NotImplementedError); the wide case (m < n) partitions a = [x, y],
+    r = [u, v] and reduces to the square case."""
     array_ops, _, math_ops = _ops()
     q, r = op.outputs
     if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
@@ -82,8 +92,6 @@ def _qr_grad(op, dq, dr):
     if rows_r > cols_r and q.shape.as_list()[-2] == q.shape.as_list()[-1]:
         raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
                                   f"r.shape={r.shape} with nrows={rows_r}and ncols={cols_r}.")
-    if q.dtype.is_complex:
-        raise NotImplementedError("QrGrad for complex inputs needs Real/MatrixSetDiag, which ref does not have")
     num_rows, num_cols = q.shape.as_list()[-2], cols_r
     if num_rows >= num_cols:
         return _qr_grad_square_and_deep(q, r, dq, dr)
@@ -93,8 +101,8 @@ def _qr_grad(op, dq, dr):
     dv = dr[..., :, num_rows:]
     du = dr[..., :, :num_rows]
     dy = math_ops.matmul(q, dv)
-    dx = _qr_grad_square_and_deep(q, u, math_ops.add(dq, math_ops.matmul(y, dv, adjoint_b=True)), du)
-    return array_ops.concat([dx, dy], -1)
+    dx = _qr_grad_square_and_deep(q, u, dq + math_ops.matmul(y, dv, adjoint_b=True), du)
+    return array_ops.concat([dx, dy], axis=-1)
 
 
 @RegisterGradient("Einsum")
@@ -140,27 +148,89 @@ def _diag_part_grad(op, grad):
     return apply_op("Diag", diagonal=grad)
 
 
+def _safe_reciprocal(x, epsilon=1e-20):
+    """x / (x^2 + epsilon): 1/x away from 0, 0 at 0."""
+    return x * math_ops.reciprocal(x * x + epsilon)
+
+
 @RegisterGradient("Svd")
 def _svd_grad(op, grad_s, grad_u, grad_v):
-    """The singular values' part of TF's Svd gradient: ``u diag(grad_s) adjoint(v)``
-    (``u``, ``v`` recomputed when the op has ``compute_uv=False``, as TF does).
-    Gradients through ``u`` or ``v`` are not implemented (TF's full rule solves
-    for them with the ``1 / (s_j^2 - s_i^2)`` matrix)."""
+    """TF's _SvdGrad (Giles; Townsend for the reduced case). With ``m <= n``
+    (else the rule runs on ``adjoint(a)`` and transposes back), ``f_ij =
+    1 / (s_j^2 - s_i^2)`` off the diagonal, ``v1 = v[:, :m]``:
+    ``d a = u (diag(grad_s) + (F o u^H gu + h.c.) S + S (F o v1^H gv1 + h.c.)) v1^H``
+    plus, when ``m < n``, ``u S^-1 (gv1^H - gv1^H v1 v1^H [- v1^H gv2 v2^H])``, plus
+    for complex inputs the phase term ``u S^-1 (L^H - L) v1^H / 2``,
+    ``L = I o v^H gv``. ``compute_uv=False``: ``u diag(grad_s) v^H`` with
+    ``u``, ``v`` recomputed. Degenerate singular values give inf/NaN, as TF."""
     a = op.inputs[0]
-    unused = [g for g in (grad_u, grad_v) if g is not None and g.op.type != "ZerosLike"]
-    if op.get_attr("compute_uv") and unused:
-        raise NotImplementedError("ref differentiates Svd through its singular values only, not u or v")
-    full = op.get_attr("full_matrices")
-    if op.get_attr("compute_uv"):
-        u, v = op.outputs[1], op.outputs[2]
-    else:
-        _, u, v = apply_op("Svd", input=a, compute_uv=True, full_matrices=full)
-    if full:
-        p = array_ops.shape(op.outputs[0])[-1:]
-        u = array_ops.slice(u, array_ops.zeros_like(array_ops.shape(u)),
-                            array_ops.concat([array_ops.shape(u)[:-1], p], 0))
-        v = array_ops.slice(v, array_ops.zeros_like(array_ops.shape(v)),
-                            array_ops.concat([array_ops.shape(v)[:-1], p], 0))
-    g = math_ops.cast(grad_s, a.dtype)
-    scaled = math_ops.multiply(u, array_ops.expand_dims(g, -2))
-    return math_ops.matmul(scaled, v, adjoint_b=True)
+    a_shape = a.shape.with_rank_at_least(2)
+    grad_s = math_ops.cast(grad_s, a.dtype)
+    grad_s_mat = linalg_ops.matrix_diag(grad_s)
+    if not op.get_attr("compute_uv"):
+        _, u, v = linalg_ops.svd(a, compute_uv=True)
+        grad_a = math_ops.matmul(u, math_ops.matmul(grad_s_mat, v, adjoint_b=True))
+        grad_a.set_shape(a_shape)
+        return grad_a
+    full_matrices = op.get_attr("full_matrices")
+    grad_u_shape = grad_u.shape.with_rank_at_least(2)
+    grad_v_shape = grad_v.shape.with_rank_at_least(2)
+    m = a_shape.dims[-2].merge_with(grad_u_shape.dims[-2])
+    n = a_shape.dims[-1].merge_with(grad_v_shape.dims[-2])
+    batch_shape = a_shape[:-2].merge_with(grad_u_shape[:-2]).merge_with(grad_v_shape[:-2])
+    a_shape = batch_shape.concatenate([m, n])
+    m, n = a_shape.dims[-2].value, a_shape.dims[-1].value
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with unknown inner matrix shape.")
+    s, u, v = op.outputs
+    s = math_ops.cast(s, a.dtype)
+    use_adjoint = m > n
+    if use_adjoint:  # the gradient of adjoint(a) = v S^T u^H, transposed back at the end
+        m, n = n, m
+        u, v = v, u
+        grad_u, grad_v = grad_v, grad_u
+    with control_dependencies([grad_s, grad_u, grad_v]):
+        if full_matrices and abs(m - n) > 1:
+            raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is "
+                                      f"True. Received: m={m} and n={n} from op input={a} with shape={a_shape}.")
+        s_mat = linalg_ops.matrix_diag(s)
+        s2 = math_ops.square(s)
+        s_shape = array_ops.shape(s)
+        f = linalg_ops.matrix_set_diag(
+            _safe_reciprocal(array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)), array_ops.zeros_like(s))
+        s_inv_mat = linalg_ops.matrix_diag(_safe_reciprocal(s))
+        v1 = v[..., :, :m]
+        grad_v1 = grad_v[..., :, :m]
+        u_gu = math_ops.matmul(u, grad_u, adjoint_a=True)
+        v_gv = math_ops.matmul(v1, grad_v1, adjoint_a=True)
+        f_u = f * u_gu
+        f_v = f * v_gv
+        term1_nouv = (grad_s_mat + math_ops.matmul(f_u + linalg_ops.adjoint(f_u), s_mat) +
+                      math_ops.matmul(s_mat, f_v + linalg_ops.adjoint(f_v)))
+        term1 = math_ops.matmul(u, math_ops.matmul(term1_nouv, v1, adjoint_b=True))
+        if m == n:
+            grad_a_before_transpose = term1
+        else:
+            gv1t = linalg_ops.matrix_transpose(grad_v1, conjugate=True)
+            gv1t_v1 = math_ops.matmul(gv1t, v1)
+            term2_nous = gv1t - math_ops.matmul(gv1t_v1, v1, adjoint_b=True)
+            if full_matrices:
+                v2 = v[..., :, m:n]
+                grad_v2 = grad_v[..., :, m:n]
+                v1t_gv2 = math_ops.matmul(v1, grad_v2, adjoint_a=True)
+                term2_nous -= math_ops.matmul(v1t_gv2, v2, adjoint_b=True)
+            u_s_inv = math_ops.matmul(u, s_inv_mat)
+            term2 = math_ops.matmul(u_s_inv, term2_nous)
+            grad_a_before_transpose = term1 + term2
+        if a.dtype.is_complex:
+            eye = linalg_ops.eye(s_shape[-1], batch_shape=s_shape[:-1], dtype=a.dtype)
+            l = eye * v_gv  # noqa: E741 - the formula's name
+            term3_nouv = math_ops.matmul(s_inv_mat, linalg_ops.adjoint(l) - l)
+            term3 = 1 / 2. * math_ops.matmul(u, math_ops.matmul(term3_nouv, v1, adjoint_b=True))
+            grad_a_before_transpose += term3
+        if use_adjoint:
+            grad_a = linalg_ops.matrix_transpose(grad_a_before_transpose, conjugate=True)
+        else:
+            grad_a = grad_a_before_transpose
+        grad_a.set_shape(a_shape)
+        return grad_a

@@ -10,7 +10,9 @@ import numpy as np
 
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import array_ops
+from ref.framework.tensor import Tensor
+from ref.graph_ops import array_ops, math_ops
+from ref.types import dtypes
 from ref.graph_ops.math_ops import range as tf_range
 
 
@@ -21,8 +23,8 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's name
 
 def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """Solves matrix @ x = rhs (or adjoint(matrix) @ x = rhs) for triangular ``matrix``."""
-    return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=bool(lower), adjoint=bool(adjoint),
-                    name=name or "MatrixTriangularSolve")
+    with name_scope(name, "triangular_solve", [matrix, rhs]):
+        return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=bool(lower), adjoint=bool(adjoint))
 
 
 triangular_solve = matrix_triangular_solve
@@ -106,16 +108,57 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     return (s, u, v) if compute_uv else s
 
 
-def matrix_diag(diagonal, name="diag"):
-    """Batched matrices with ``diagonal``'s last dimension on their main diagonal
-    (``tf.linalg.diag`` / ``tf.matrix_diag`` with the default ``k=0``; builds
-    ``MatrixDiag``, where TF 2.x builds ``MatrixDiagV3``)."""
-    with name_scope(name, "diag", [diagonal]):
-        return apply_op("MatrixDiag", diagonal=diagonal)
+def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """Batched matrices with ``diagonal`` on the diagonal band ``k`` (one
+    diagonal or ``[lower, upper]``), ``padding_value`` elsewhere; ``num_rows``
+    / ``num_cols`` of -1 are the smallest that fit (``tf.linalg.diag`` /
+    ``tf.matrix_diag``; ``MatrixDiagV3``)."""
+    if getattr(diagonal, "dtype", None) is not None and diagonal.dtype == dtypes.bool:
+        padding_value = bool(padding_value)
+    return apply_op("MatrixDiagV3", diagonal=diagonal, k=k, num_rows=num_rows, num_cols=num_cols,
+                    padding_value=padding_value, align=align, name=name)
 
 
-def matrix_diag_part(input, name="diag_part"):  # noqa: A002 - TF's name
-    """The main diagonals of the innermost matrices (``tf.linalg.diag_part`` /
-    ``tf.matrix_diag_part`` with the default ``k=0``; ``MatrixDiagPart``)."""
-    with name_scope(name, "diag_part", [input]):
-        return apply_op("MatrixDiagPart", input=input)
+def matrix_diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002 - TF's name
+    """The diagonal band ``k`` of the innermost matrices (``tf.linalg.diag_part``
+    / ``tf.matrix_diag_part``; ``MatrixDiagPartV3``)."""
+    if getattr(input, "dtype", None) is not None and input.dtype == dtypes.bool:
+        padding_value = bool(padding_value)
+    return apply_op("MatrixDiagPartV3", input=input, k=k, padding_value=padding_value, align=align, name=name)
+
+
+def matrix_set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002 - TF's name
+    """``input`` with its diagonal band ``k`` replaced by ``diagonal``
+    (``tf.linalg.set_diag`` / ``tf.matrix_set_diag``; ``MatrixSetDiagV3``)."""
+    return apply_op("MatrixSetDiagV3", input=input, diagonal=diagonal, k=k, align=align, name=name)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """Identity matrices ``[*batch_shape, num_rows, num_columns]`` (``tf.eye``:
+    ones on the diagonal of ``matrix_diag``, or set into zeros when not square)."""
+    with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        is_square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
+        num_columns = num_rows if num_columns is None else num_columns
+        if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
+            diag_size = math_ops.minimum(num_rows, num_columns)
+        else:
+            if not isinstance(num_rows, (int, np.integer)) or not isinstance(num_columns, (int, np.integer)):
+                raise TypeError("Arguments `num_rows` and `num_columns` must be positive integer values. "
+                                f"Received: num_rows={num_rows}, num_columns={num_columns}")
+            is_square = num_rows == num_columns
+            diag_size = np.minimum(num_rows, num_columns)
+        if isinstance(batch_shape, Tensor) or isinstance(diag_size, Tensor):
+            batch_shape = convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = array_ops.concat((batch_shape, [diag_size]), axis=0)
+            if not is_square:
+                shape = array_ops.concat((batch_shape, [num_rows, num_columns]), axis=0)
+        else:
+            batch_shape = list(batch_shape)
+            diag_shape = batch_shape + [diag_size]
+            if not is_square:
+                shape = batch_shape + [num_rows, num_columns]
+        diag_ones = array_ops.ones(diag_shape, dtype=dtype)
+        if is_square:
+            return matrix_diag(diag_ones)
+        return matrix_set_diag(array_ops.zeros(shape, dtype=dtype), diag_ones)

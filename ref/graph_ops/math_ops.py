@@ -324,24 +324,29 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a, b = _pair(a, b)
         ra, rb = a.shape.ndims, b.shape.ndims
         batched = (ra is not None and ra > 2) or (rb is not None and rb > 2)
-        if batched or (a.dtype.is_complex and (adjoint_a or adjoint_b)):
-            # BatchMatMulV2's adj_* conjugates; a plain transpose of a complex
-            # batch is a Transpose of its last two dims first.
-            if batched and transpose_a and a.dtype.is_complex:
-                a, transpose_a = _swap_last_two(a), False
-            if batched and transpose_b and b.dtype.is_complex:
-                b, transpose_b = _swap_last_two(b), False
-            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=bool(adjoint_a or transpose_a),
-                            adj_y=bool(adjoint_b or transpose_b), name=scope)
-        return apply_op("MatMul", a=a, b=b, transpose_a=bool(transpose_a or adjoint_a),
-                        transpose_b=bool(transpose_b or adjoint_b), name=scope)
+        if batched:
+            # BatchMatMulV2 has adjoints only: a transposed complex batch is
+            # conjugated first (TF's matmul; no op for real ones).
+            if transpose_a:
+                a, adjoint_a = _conj_complex(a), True
+            if transpose_b:
+                b, adjoint_b = _conj_complex(b), True
+            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=bool(adjoint_a), adj_y=bool(adjoint_b), name=scope)
+        # MatMul has transposes only: an adjoint is a conjugate, transposed (TF's matmul).
+        if adjoint_a:
+            a, transpose_a = _conj_complex(a), True
+        if adjoint_b:
+            b, transpose_b = _conj_complex(b), True
+        return apply_op("MatMul", a=a, b=b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b), name=scope)
 
 
-def _swap_last_two(x):
-    n = x.shape.ndims
-    if n is None:
-        raise ValueError(f"matmul needs the rank of {x.name} to transpose a complex batch")
-    return _a().transpose(x, list(_builtins.range(n - 2)) + [n - 1, n - 2])
+def _conj_complex(x):
+    """``Conj`` (in a ``Conj`` scope) of a complex tensor; a real one unchanged."""
+    if not x.dtype.is_complex:
+        return x
+    with name_scope(None, "Conj", [x]) as scope:
+        return apply_op("Conj", input=x, name=scope)
+
 
 
 def tensordot(a, b, axes, name=None):

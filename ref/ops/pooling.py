@@ -285,12 +285,27 @@ def max_pool_grad_v2(orig_input, orig_output, grad, ksize, strides, padding, dat
 def max_pool_grad_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings=(),
                        data_format="NHWC"):
     """output[b, i, j, c] = grad (input-shaped) at window (i, j)'s first maximum."""
-    _run_check(ksize, strides, padding, explicit_paddings, data_format, "MaxPoolGradGrad")
+    return _max_pool_grad_grad(orig_input, grad, ksize, strides, padding, explicit_paddings, data_format,
+                               "MaxPoolGradGrad")
+
+
+@register_op("MaxPoolGradGradV2", inputs=("orig_input", "orig_output", "grad", "ksize", "strides"),
+             attrs={"padding": REQUIRED, "data_format": "NHWC"},
+             type_attrs={"T": ("orig_input", "orig_output", "grad")}, allowed={"T": _MAX_T},
+             shape=_same_as("orig_output"))
+def max_pool_grad_grad_v2(orig_input, orig_output, grad, ksize, strides, padding, data_format="NHWC"):
+    """MaxPoolGradGrad with ``ksize`` and ``strides`` as tensors."""
+    return _max_pool_grad_grad(orig_input, grad, [int(v) for v in np.asarray(ksize)],
+                               [int(v) for v in np.asarray(strides)], padding, [], data_format, "MaxPoolGradGradV2")
+
+
+def _max_pool_grad_grad(orig_input, grad, ksize, strides, padding, explicit_paddings, data_format, op):
+    _run_check(ksize, strides, padding, explicit_paddings, data_format, op)
     x0 = np.asarray(orig_input)
     x, gx = to_nhwc(x0, data_format), to_nhwc(np.asarray(grad), data_format)
     g = _geometry(x.shape, ksize, strides, padding, explicit_paddings, data_format)
     if gx.shape != x.shape:
-        raise invalid_argument(f"MaxPoolGradGrad: grad must have the shape of orig_input {list(x0.shape)}, "
+        raise invalid_argument(f"{op}: grad must have the shape of orig_input {list(x0.shape)}, "
                                f"got {list(np.shape(grad))}")
     tap = _argmax_taps(x, g)
     gw = _max_windows(gx, g)

@@ -88,9 +88,9 @@ CASES.update({
         out_backprop=tf.constant(_any([1, 3, 3, 4])), strides=[1, 1, 1, 1], padding="VALID"), True),
     "MaxPool": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: tf.square(tf.nn.max_pool(
         x, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")), True),
-    "MaxPoolV2": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: apply_op(
-        "MaxPoolV2", input=x, ksize=tf.constant([1, 2, 2, 1]), strides=tf.constant([1, 2, 1, 1]), padding="VALID"),
-        False),
+    "MaxPoolV2": ([1, 4, 4, 2], lambda s: RNG.permutation(32).reshape(s) / 8.0, lambda x: tf.square(apply_op(
+        "MaxPoolV2", input=x, ksize=tf.constant([1, 2, 2, 1]), strides=tf.constant([1, 2, 1, 1]), padding="VALID")),
+        True),
     "MaxPoolWithArgmax": ([2, 4, 4, 2], lambda s: RNG.permutation(64).reshape(s) / 8.0, lambda x: tf.square(
         tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 1, 2, 1], "SAME")[0]), True),
     "AvgPool": ([1, 4, 5, 2], _any, lambda x: tf.square(tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 2, 1], "SAME")),
@@ -160,7 +160,12 @@ CASES.update({
     "MatrixDiagPart": ([2, 3, 3], _any, lambda x: apply_op("MatrixDiagPart", input=x), False),
     "Diag": ([2, 3], _any, lambda x: apply_op("Diag", diagonal=x), False),
     "DiagPart": ([2, 3, 2, 3], _any, lambda x: apply_op("DiagPart", input=x), False),
-    "Svd": ([4, 3], _any, lambda x: apply_op("Svd", input=x, compute_uv=False)[0], False),  # 2nd order: u, v
+    # s, u and v (|u|, |v|: the same for either sign of a singular vector pair); compute_uv=False in test_svd_grad
+    "Svd": ([4, 3], _any, lambda x: _svd_flat(x, False), False),
+    "MatrixDiagV3": ([2, 2, 3], _any, lambda x: linalg_ops.matrix_diag(x, k=(-1, 0), num_rows=4, align="LEFT_RIGHT"),
+                     True),
+    "MatrixDiagPartV3": ([2, 3, 4], _any, lambda x: linalg_ops.matrix_diag_part(x, k=(-1, 1), padding_value=9), True),
+    "MatrixSetDiagV3": ([3, 4], _any, lambda x: linalg_ops.matrix_set_diag(x, x[:2, 1:] * 2.0, k=(0, 1)), True),
     "ReadVariableOp": ([3], _any, lambda x: _through_resource_variable(x), False),
     "ClipByValue": ([4], lambda s: np.array([-2.0, -0.3, 0.4, 3.0]), lambda x: apply_op(
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
@@ -279,6 +284,13 @@ CASES.update({op: (row.grad[0], _INIT[row.grad[1]], lambda x, b=row.builder: get
               for op, row in UNARY_ROWS.items() if row.grad})
 
 
+def _svd_flat(x, full_matrices):
+    """s, |u| and |v| of an Svd with compute_uv, weighted and flattened into one vector."""
+    s_, u, v = linalg_ops.svd(x, full_matrices=full_matrices)
+    return tf.concat([s_, tf.reshape(tf.abs(u) * tf.constant(_any(u.shape.as_list())), [-1]),
+                      tf.reshape(tf.abs(v) * tf.constant(_any(v.shape.as_list())), [-1])], 0)
+
+
 def _qr_flat(x):
     """Both outputs of a reduced QR, weighted and flattened into one vector."""
     q, r = linalg_ops.qr(x)
@@ -338,7 +350,10 @@ COVERED_ELSEWHERE = {
     "BiasAddV1": "BiasAdd", "AccumulateNV2": "AddN",
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
-    "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool",
+    "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool", "MaxPoolGradV2": "MaxPoolV2",
+    # float32-only kernels: checked in float32 and against TF's values in test_second_order_nn.py
+    "FusedBatchNormGrad": "test_second_order_nn", "FusedBatchNormGradV2": "test_second_order_nn",
+    "FusedBatchNormGradV3": "test_second_order_nn",
     "MaxPoolGradWithArgmax": "MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax": "MaxPoolWithArgmax",
     # float32-only ops: gradients compared with TF's in tests/ops/test_cnn_graph.py
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
@@ -363,6 +378,9 @@ def _sparse_split_values(lib, raw, x):
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
 NO_GRADIENT_IN_TF = {
+    "MaxPoolGradGradV2": lambda lib, raw, x: raw.MaxPoolGradGradV2(
+        orig_input=lib.reshape(x, [1, 3, 1, 1]), orig_output=lib.reshape(x[:2], [1, 2, 1, 1]),
+        grad=lib.reshape(x, [1, 3, 1, 1]), ksize=[1, 2, 1, 1], strides=[1, 1, 1, 1], padding="VALID"),
     "DrawBoundingBoxesV2": lambda lib, raw, x: raw.DrawBoundingBoxesV2(
         images=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]), boxes=lib.zeros([1, 1, 4]),
         colors=lib.ones([1, 3])),
@@ -409,9 +427,6 @@ KNOWN_GAPS = {
     "AdjustHue": "TF registers no gradient for it either (tf.image.adjust_hue)",
     "AdjustSaturation": "TF registers no gradient for it either (tf.image.adjust_saturation)",
     "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",
-    "FusedBatchNormGrad": "TF's _FusedBatchNormGradGrad (second-order batch norm) is not written yet",
-    "FusedBatchNormGradV2": "as FusedBatchNormGrad", "FusedBatchNormGradV3": "as FusedBatchNormGrad",
-    "MaxPoolGradV2": "TF's MaxPoolGradGradV2 op is not written yet",
     "Enter": "TF 1.x while-loop gradients (control_flow_grad's Enter/Exit/NextIteration) are not written yet",
     "NextIteration": "as Enter", "RefEnter": "as Enter", "RefNextIteration": "as Enter",
     "OptionalFromValue": "Optionals come only with cond_v2 gradients TF wrote; their own gradient "

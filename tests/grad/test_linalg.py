@@ -111,3 +111,45 @@ def test_triangular_solve_gradient_matches_tf_with_batch_broadcast():
     for got, want in zip(results[1], results[0]):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+# complex inputs: (input shape, full_matrices, dtype, tolerance)
+COMPLEX_QRS = [([3, 3], False, np.complex128, 1e-10), ([4, 2], False, np.complex128, 1e-10),
+               ([2, 4], True, np.complex128, 1e-10), ([2, 3, 2], False, np.complex64, 2e-4)]
+
+
+@pytest.mark.parametrize("shape,full,dtype,tol", COMPLEX_QRS)
+def test_complex_qr_gradient_matches_tf(shape, full, dtype, tol):
+    """TF's complex correction term; the loss (|q|, |r| weighted) is the same for
+    any phase of a column of q and the matching row of r."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    a0 = (RNG.uniform(-1, 1, shape) + 1j * RNG.uniform(-1, 1, shape)).astype(dtype)
+    m, n = shape[-2:]
+    k = m if full else min(m, n)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    wq = RNG.uniform(-1, 1, shape[:-2] + [m, k]).astype(real)
+    wr = RNG.uniform(-1, 1, shape[:-2] + [k, n]).astype(real)
+    results = []
+    for lib, qr in ((tf, tf.linalg.qr), (ref, linalg_ops.qr)):
+        with lib.Graph().as_default():
+            a = lib.placeholder(lib.as_dtype(dtype), shape)
+            q, r = qr(a, full_matrices=full)
+            loss = lib.reduce_sum(lib.abs(q) * wq) + lib.reduce_sum(lib.abs(r) * lib.abs(r) * wr)
+            (g,) = lib.gradients(loss, [a])
+            with lib.Session() as s:
+                results.append(s.run(g, {a: a0}))
+    assert results[1].dtype == results[0].dtype
+    np.testing.assert_allclose(results[1], results[0], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("decomposition,shape", [("qr", [3, 2]), ("qr", [2, 3]), ("svd", [3, 2]), ("svd", [2, 3])])
+def test_complex_decomposition_gradient_checker(decomposition, shape):
+    """ref's theoretical Jacobian of a phase-invariant function of a complex
+    Qr / Svd against its own central differences (complex128)."""
+    a0 = RNG.uniform(-1, 1, shape) + 1j * RNG.uniform(-1, 1, shape)
+    with ref.Graph().as_default(), ref.Session():
+        a = ref.constant(a0)
+        outs = linalg_ops.qr(a) if decomposition == "qr" else linalg_ops.svd(a)
+        y = ref.concat([ref.reshape(ref.abs(t) * ref.abs(t) if t.dtype.is_complex else t, [-1]) for t in outs], 0)
+        theoretical, numerical = ref.test.compute_gradient(a, shape, y, y.shape.as_list(), x_init_value=a0, delta=1e-6)
+    np.testing.assert_allclose(theoretical, numerical, atol=1e-6)
