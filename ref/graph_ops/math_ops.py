@@ -440,9 +440,14 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         input_tensor = input
     keep, axis = _keep(keepdims, keep_dims, reduction_indices, axis)
     with name_scope(name, "count_nonzero", [input_tensor]):
-        x = convert_to_tensor(input_tensor, name="input_tensor")
-        zero = constant(np.zeros((), x.dtype.base_dtype.np), dtype=x.dtype.base_dtype)
-        return cast(reduce_sum(cast(not_equal(x, zero), dtypes.int64), axis=axis, keepdims=keep), dtype)
+        # TF's graph: input converted as "input", a bool input is its own
+        # predicate, else NotEqual to a scalar ``zeros([])``; summed in int64.
+        x = convert_to_tensor(input_tensor, name="input")
+        if x.dtype.base_dtype == dtypes.bool:
+            predicate = x
+        else:
+            predicate = not_equal(x, array_ops.zeros([], dtype=x.dtype.base_dtype))
+        return cast(reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=keep), dtype)
 
 
 def _arg(op_type, input, axis, name, dimension, output_type):

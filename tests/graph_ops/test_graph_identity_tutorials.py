@@ -1,0 +1,40 @@
+"""Graph identity for the constructs in which the second set of TF1
+tutorial programs (tests/programs/test_tf1_tutorials.py) found ref building
+a different GraphDef than TF 2.21 ``tf.compat.v1``: one row per bug class."""
+import pytest
+
+import ref.graph_ops  # noqa: F401  (the builders these tests cover)
+from _graphdef import assert_same_graph
+
+
+def _in_top_k(tf):
+    """TF's wrapper opens its scope, then names the op ``name`` inside it:
+    ``in_top_k/InTopKV2`` (``top/top`` when named), k converted under the op."""
+    p = tf.placeholder(tf.float32, [4, 5])
+    t = tf.placeholder(tf.int64, [4])
+    tf.nn.in_top_k(p, t, 2)
+    tf.nn.in_top_k(p, [1, 2, 3, 0], 1, name="top")
+    tf.math.in_top_k(p, t, 3)
+
+
+def _zero_fraction_and_count_nonzero(tf):
+    """zero_fraction counts under a cond on the size (TF1 Switch/Merge here);
+    count_nonzero converts its input as "input", compares with ``zeros([])``
+    and skips the comparison for bool."""
+    x = tf.placeholder(tf.float32, [3, 4])
+    tf.nn.zero_fraction(tf.nn.relu(x))
+    tf.math.zero_fraction(x, name="zf")
+    tf.count_nonzero(x)
+    tf.count_nonzero(x > 0, axis=1, keepdims=True, dtype=tf.int32)
+    tf.count_nonzero([[1, 0], [0, 0]], 0)
+
+
+ROWS = {
+    "in_top_k": _in_top_k,
+    "zero_fraction_and_count_nonzero": _zero_fraction_and_count_nonzero,
+}
+
+
+@pytest.mark.parametrize("snippet", [ROWS[k] for k in sorted(ROWS)], ids=sorted(ROWS))
+def test_same_graph(snippet):
+    assert_same_graph(snippet)
