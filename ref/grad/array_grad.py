@@ -193,12 +193,18 @@ def _slice_grad(op, grad):
 
 @RegisterGradient("StridedSlice")
 def _strided_slice_grad(op, grad):
-    x = op.inputs[0]
-    shape = x.shape.as_list() if x.shape.is_fully_defined() else _a().shape(x, out_type=op.inputs[1].dtype)
-    if isinstance(shape, list):
-        shape = np.array(shape, dtype=op.inputs[1].dtype.base_dtype.np)
-    return (apply_op("StridedSliceGrad", shape=shape, begin=op.inputs[1], end=op.inputs[2],
-                     strides=op.inputs[3], dy=grad,
+    """TF's graph: ``shape(x)`` in begin's dtype (a Const when static), then
+    x's shape, begin, end and strides each passed as its constant value when
+    known (so converted anew under ``StridedSliceGrad``), else the tensor."""
+    begin = op.inputs[1]
+    shape = _a().shape(op.inputs[0], out_type=begin.dtype)
+
+    def static(t):
+        value = constant_value(t)
+        return t if value is None else value
+
+    return (apply_op("StridedSliceGrad", shape=static(shape), begin=static(begin), end=static(op.inputs[2]),
+                     strides=static(op.inputs[3]), dy=grad,
                      **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                                     "shrink_axis_mask")}),
             None, None, None)

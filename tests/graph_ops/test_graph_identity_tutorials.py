@@ -29,7 +29,19 @@ def _zero_fraction_and_count_nonzero(tf):
     tf.count_nonzero([[1, 0], [0, 0]], 0)
 
 
+def _strided_slice_grad(tf):
+    """The gradient of ``x[:, t, :]``: TF builds ``Shape`` (a Const here) and
+    converts the constant shape, begin, end and strides again under
+    ``StridedSliceGrad``; with a dynamic shape and begin, the tensors."""
+    x = tf.placeholder(tf.float32, [3, 4, 5])
+    tf.gradients([x[:, 1, :], x[0, ::2]], x)
+    y = tf.placeholder(tf.float32, [None, 4])
+    i = tf.placeholder(tf.int32, [])
+    tf.gradients(y[i:, 1:3], y)
+
+
 ROWS = {
+    "strided_slice_grad": _strided_slice_grad,
     "in_top_k": _in_top_k,
     "zero_fraction_and_count_nonzero": _zero_fraction_and_count_nonzero,
 }
