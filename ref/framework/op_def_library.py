@@ -254,9 +254,10 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None):
     elif int(np.prod(ds)) >= _LARGE_SPARSE_NUM_ELEMENTS:
         warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {int(np.prod(ds))} "
                       "elements. This may consume a large amount of memory.", stacklevel=3)
+    # ``dense_shape[0]``: Tensor.__getitem__ (registered by array_ops) builds
+    # TF's ``strided_slice`` with its ``stack`` constants.
     return apply_op("UnsortedSegmentSum", data=value.values, segment_ids=value.indices,
-                    num_segments=apply_op("StridedSlice", input=value.dense_shape, begin=[0], end=[1],
-                                          strides=[1], shrink_axis_mask=1), name=name)
+                    num_segments=value.dense_shape[0], name=name)
 
 
 # ---------------------------------------------------------------------------

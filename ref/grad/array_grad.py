@@ -127,9 +127,12 @@ def _concat_dense_grad(values, axis_t, grad):
     """TF's graph: ConcatOffset of the inputs' shapes (constants when known), one Slice each."""
     a = _a()
     axis = axis_t % a.rank(values[0])
-    sizes = [a.shape(v) for v in values]
-    if not all(s.op.type == "Const" for s in sizes):
-        sizes = a.shape_n(values)
+    sizes = []
+    for v in values:  # TF stops at the first shape that is not a Const
+        sizes.append(a.shape(v))
+        if sizes[-1].op.type != "Const":
+            sizes = a.shape_n(values)
+            break
     if len(sizes) > 16:
         sizes = a.squeeze(a.slice(a.stack(sizes, axis=1), [axis, 0], [1, -1]))
         # TF's shape refiner evaluates the small constant graph of the slice's begin

@@ -40,7 +40,33 @@ def _strided_slice_grad(tf):
     tf.gradients(y[i:, 1:3], y)
 
 
+def _concat_grad_partly_known(tf):
+    """Concat's gradient with an unknown batch size: TF builds ``Shape`` for
+    the first input only, stops there and uses ``ShapeN``; fully known
+    shapes stay Consts."""
+    xs = [tf.placeholder(tf.float32, [None, 1, 1, 3]) for _ in range(3)]
+    tf.gradients(tf.concat(xs, 3), xs)
+    ys = [tf.placeholder(tf.float32, [2, n]) for n in (1, 2, 3)]
+    tf.gradients(tf.concat(ys, 1), ys)
+    zs = [tf.placeholder(tf.float32, [2, 2]), tf.placeholder(tf.float32, [None, 2]), tf.placeholder(tf.float32, [2, 2])]
+    tf.gradients(tf.concat(zs, 0), zs)
+
+
+def _indexed_slices_to_dense(tf):
+    """An embedding gradient (IndexedSlices) densified by a summary and by
+    zero_fraction: ``unsorted_segment_sum(values, indices, dense_shape[0])``,
+    the row count sliced as ``strided_slice`` (TF's ``__getitem__``)."""
+    emb = tf.Variable(tf.ones([6, 2]), name="emb")
+    ids = tf.placeholder(tf.int32, [None])
+    (g,) = tf.gradients(tf.reduce_sum(tf.nn.embedding_lookup(emb, ids)), [emb])
+    tf.summary.histogram("grad", g)
+    tf.nn.zero_fraction(g)
+    tf.convert_to_tensor(g, name="dense")
+
+
 ROWS = {
+    "indexed_slices_to_dense": _indexed_slices_to_dense,
+    "concat_grad_partly_known": _concat_grad_partly_known,
     "strided_slice_grad": _strided_slice_grad,
     "in_top_k": _in_top_k,
     "zero_fraction_and_count_nonzero": _zero_fraction_and_count_nonzero,
