@@ -64,7 +64,17 @@ def _indexed_slices_to_dense(tf):
     tf.convert_to_tensor(g, name="dense")
 
 
+def _top_k(tf):
+    """top_k's k converted under the op (``TopKV2/k``), int32 for a Python
+    int; a tensor k used as is."""
+    x = tf.placeholder(tf.float32, [3, 6])
+    tf.nn.top_k(x, k=4)
+    tf.nn.top_k(x, name="best")
+    tf.math.top_k(x, k=tf.constant(2), sorted=False)
+
+
 ROWS = {
+    "top_k": _top_k,
     "indexed_slices_to_dense": _indexed_slices_to_dense,
     "concat_grad_partly_known": _concat_grad_partly_known,
     "strided_slice_grad": _strided_slice_grad,
