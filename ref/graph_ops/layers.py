@@ -100,8 +100,15 @@ def _activity(outputs, activity_regularizer):
 def _variable(name, shape, dtype, initializer, regularizer, constraint, trainable):
     """A layer's weight (kernel, bias, gamma, beta): ``get_variable`` with the
     layer's initializer and regularizer, and its constraint (if any) attached."""
-    var = get_variable(name, shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-                       trainable=trainable)
+    existing = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
+    var = get_variable(name, shape, dtype=dtype, initializer=initializer, trainable=trainable)
+    if regularizer is not None and id(var) not in existing:
+        # TF's legacy layers: the loss of a newly made weight, built where the
+        # layer is (no colocation with the variable, unlike get_variable's).
+        with name_scope(var.op.name + "/Regularizer/"):
+            loss = regularizer(var)
+        if loss is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     if constraint is not None:
         var.constraint = constraint
     return var

@@ -73,7 +73,22 @@ def _top_k(tf):
     tf.math.top_k(x, k=tf.constant(2), sorted=False)
 
 
+def _layer_regularizers(tf):
+    """tf.layers weight regularizers: built under ``<weight>/Regularizer`` but
+    not colocated with the variable (TF's legacy layers), once per weight
+    (a reused layer adds none). (``get_variable(regularizer=)`` is not here:
+    TF 2.21 builds that loss lazily, calling the regularizer once more outside
+    any scope and again at each read of the collection -- not matched.)"""
+    x = tf.placeholder(tf.float32, [None, 4])
+    reg = lambda w: 0.01 * tf.nn.l2_loss(w)  # noqa: E731
+    tf.layers.dense(x, 3, kernel_regularizer=reg, bias_regularizer=reg, name="d")
+    tf.layers.dense(x, 3, kernel_regularizer=reg, name="d", reuse=True)
+    tf.layers.conv2d(tf.reshape(x, [-1, 2, 2, 1]), 2, 1, kernel_regularizer=reg)
+    tf.losses.get_regularization_loss()
+
+
 ROWS = {
+    "layer_regularizers": _layer_regularizers,
     "top_k": _top_k,
     "indexed_slices_to_dense": _indexed_slices_to_dense,
     "concat_grad_partly_known": _concat_grad_partly_known,
