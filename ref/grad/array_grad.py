@@ -9,6 +9,7 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
 from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
+from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
@@ -114,6 +115,10 @@ def _concat_grad(op, grad):
     if len(values) == 1:
         return [grad, None]
     if not isinstance(grad, IndexedSlices):
+        if axis_t.op.type == "Const" and get_output_context(grad.op) is not get_output_context(axis_t.op):
+            # TF: a constant axis from another control-flow context (a cond
+            # branch, a loop) is duplicated here rather than passed through.
+            axis_t = constant(constant_value(axis_t), dtype=axis_t.dtype)
         return _concat_dense_grad(values, axis_t, grad) + [None]
     axis = constant_value(axis_t)
     if axis is None:

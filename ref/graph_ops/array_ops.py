@@ -553,9 +553,9 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         axis = 0 if axis is None else int(constant_value(axis))
         tshape = tensor.shape
         tshape[axis:axis + k].assert_is_compatible_with(mask.shape)
-        dyn = shape(tensor)
-        leading = apply_op("Prod", input=dyn[axis:axis + k], axis=[0])
-        tensor = reshape(tensor, concat([dyn[:axis], [leading], dyn[axis + k:]], 0))
+        # TF takes shape(tensor) anew for each slice (Shape, Shape_1, Shape_2).
+        leading = apply_op("Prod", input=shape(tensor)[axis:axis + k], axis=[0])
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading], shape(tensor)[axis + k:]], 0))
         if tshape.ndims is not None:
             first = tshape[axis:axis + k].num_elements()
             tensor.set_shape(tshape[:axis].concatenate([first]).concatenate(tshape[axis + k:]))

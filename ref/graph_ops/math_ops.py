@@ -370,10 +370,20 @@ def tensordot(a, b, axes, name=None):
         n_free_a = int(np.prod([sa[i] for i in free_a], dtype=np.int64))
         n_free_b = int(np.prod([sb[i] for i in free_b], dtype=np.int64))
         n_sum = int(np.prod([sa[i] for i in ax_a], dtype=np.int64))
-        ma = a_.reshape(a_.transpose(a, free_a + ax_a), [n_free_a, n_sum])
-        mb = a_.reshape(a_.transpose(b, ax_b + free_b), [n_sum, n_free_b])
+        # As TF: a transpose only when the permutation moves something, a
+        # reshape only when the shape changes (also for the result).
+        def to_matrix(x, shape, perm, new_shape):
+            if perm != list(_builtins.range(len(shape))):
+                x = a_.transpose(x, perm)
+            return x if x.shape.as_list() == new_shape else a_.reshape(x, new_shape)
+
+        ma = to_matrix(a, sa, free_a + ax_a, [n_free_a, n_sum])
+        mb = to_matrix(b, sb, ax_b + free_b, [n_sum, n_free_b])
         prod = apply_op("MatMul", a=ma, b=mb)
-        return a_.reshape(prod, [sa[i] for i in free_a] + [sb[i] for i in free_b], name=scope)
+        out_shape = [sa[i] for i in free_a] + [sb[i] for i in free_b]
+        if prod.shape.as_list() == out_shape:
+            return prod
+        return a_.reshape(prod, out_shape, name=scope)
 
 
 # ---------------------------------------------------------------------------

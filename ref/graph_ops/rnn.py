@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ref.types import dtypes, nest
 from ref.types.shapes import TensorShape, dimension_value
-from ref.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, logging_ops, math_ops
 from ref.graph_ops.rnn_cell_impl import _concat, assert_like_rnncell
@@ -96,12 +96,16 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     past the longest sequence and skips the copying before the shortest."""
     flat_state = nest.flatten(state)
     flat_zero_output = nest.flatten(zero_output)
-    copy_cond = math_ops.greater_equal(time, sequence_length)
+    # Python operators as TF writes them: with ``time`` a Python int (static_rnn)
+    # ``time >= t`` is t's reflected ``<=`` (LessEqual(t, time)), ``time < t`` is
+    # Greater(t, time); with a Tensor time (dynamic_rnn) GreaterEqual / Less.
+    copy_cond = time >= sequence_length
 
     def copy_one_through(output, new_output):
         if isinstance(output, TensorArray) or output.shape.ndims == 0:
             return new_output
-        return array_ops.where(copy_cond, output, new_output)
+        with colocate_with(new_output.op):  # TF's placement hint
+            return array_ops.where(copy_cond, output, new_output)
 
     def copy_some_through(flat_new_output, flat_new_state):
         return ([copy_one_through(z, o) for z, o in zip(flat_zero_output, flat_new_output)]
@@ -118,11 +122,11 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     else:
         def maybe_copy_some_through():
             flat_new_output, flat_new_state = call_and_flatten()
-            return control_flow_ops.cond(math_ops.less(time, min_sequence_length),
+            return control_flow_ops.cond(time < min_sequence_length,
                                          lambda: flat_new_output + flat_new_state,
                                          lambda: copy_some_through(flat_new_output, flat_new_state))
 
-        final = control_flow_ops.cond(math_ops.greater_equal(time, max_sequence_length),
+        final = control_flow_ops.cond(time >= max_sequence_length,
                                       lambda: flat_zero_output + flat_state, maybe_copy_some_through)
     final = list(final)
     final_output, final_state = final[:len(flat_zero_output)], final[len(flat_zero_output):]

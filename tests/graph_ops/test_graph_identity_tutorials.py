@@ -87,7 +87,49 @@ def _layer_regularizers(tf):
     tf.losses.get_regularization_loss()
 
 
+def _static_rnn_sequence_length(tf):
+    """static_rnn with sequence_length: the step index is a Python int, so
+    TF's ``time >= sequence_length`` is the reflected LessEqual and
+    ``time < min_sequence_length`` a Greater (static_bidirectional_rnn too);
+    ``Select`` colocated with the new output; in the gradient, a Concat axis
+    Const from another control-flow context is duplicated (TF's
+    _ConcatGradHelper)."""
+    inputs = [tf.placeholder(tf.float32, [2, 3]) for _ in range(3)]
+    lengths = tf.placeholder(tf.int32, [2])
+    outputs, _ = tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(4), inputs, sequence_length=lengths, dtype=tf.float32)
+    # the cells' concats live in cond branches: their gradients copy the axis Const
+    tf.gradients(tf.add_n(outputs), tf.trainable_variables())
+    with tf.variable_scope("bi"):
+        tf.nn.static_bidirectional_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.nn.rnn_cell.BasicRNNCell(2), inputs,
+                                       sequence_length=lengths, dtype=tf.float32)
+
+
+def _tensordot(tf):
+    """tensordot transposes only for a real permutation and reshapes only
+    when the shape changes (a 2-D x 2-D contraction is one MatMul)."""
+    a = tf.placeholder(tf.float32, [2, 3, 4])
+    w = tf.placeholder(tf.float32, [4, 5])
+    tf.tensordot(a, w, axes=[[2], [0]])
+    tf.tensordot(a, w, 1)
+    tf.tensordot(w, a, axes=[[0], [2]])
+    tf.tensordot(tf.placeholder(tf.float32, [3, 4]), w, axes=1, name="mm")
+    tf.tensordot(a, tf.placeholder(tf.float32, [3, 4, 6]), axes=[[1, 2], [0, 1]])
+
+
+def _boolean_mask(tf):
+    """boolean_mask takes ``shape(tensor)`` once per slice (Shape, Shape_1,
+    Shape_2), static or dynamic, any axis."""
+    x = tf.placeholder(tf.float32, [4, 5, 3])
+    tf.boolean_mask(x, tf.placeholder(tf.bool, [4, 5]))
+    tf.boolean_mask(x, tf.placeholder(tf.bool, [5]), axis=1)
+    y = tf.placeholder(tf.float32, [None, 3])
+    tf.boolean_mask(y, y[:, 0] > 0, name="rows")
+
+
 ROWS = {
+    "boolean_mask": _boolean_mask,
+    "tensordot": _tensordot,
+    "static_rnn_sequence_length": _static_rnn_sequence_length,
     "layer_regularizers": _layer_regularizers,
     "top_k": _top_k,
     "indexed_slices_to_dense": _indexed_slices_to_dense,
