@@ -126,7 +126,29 @@ def _boolean_mask(tf):
     tf.boolean_mask(y, y[:, 0] > 0, name="rows")
 
 
+def _piecewise_constant(tf):
+    """piecewise_constant converts boundaries and values (and casts int32
+    boundaries for an int64 step) before its ``PiecewiseConstant`` scope."""
+    step = tf.train.get_or_create_global_step()
+    tf.train.piecewise_constant(step, [3, 6], [0.1, 0.05, 0.01])
+    tf.train.piecewise_constant(tf.placeholder(tf.int32, []), [2], [1.0, 0.5], name="pc")
+
+
+def _decay_schedules(tf):
+    """The schedules' operators as TF writes them: polynomial ``sub``/``sub_1/x``,
+    inverse-time ``Add``, natural-exp ``Neg/x`` (a Python rate), cosine's
+    ``mul``/``add`` chain with its numbers converted under each op."""
+    step = tf.train.get_or_create_global_step()
+    tf.train.polynomial_decay(0.01, step, 10, end_learning_rate=0.001, power=0.5)
+    tf.train.inverse_time_decay(0.02, step, 2, 0.5, staircase=True)
+    tf.train.natural_exp_decay(0.5, step, 3, 0.2)
+    tf.train.cosine_decay(0.5, step, 10, alpha=0.1)
+    tf.train.cosine_decay(0.5, step, 10)
+
+
 ROWS = {
+    "decay_schedules": _decay_schedules,
+    "piecewise_constant": _piecewise_constant,
     "boolean_mask": _boolean_mask,
     "tensordot": _tensordot,
     "static_rnn_sequence_length": _static_rnn_sequence_length,

@@ -22,7 +22,7 @@ from _graphdef import differences, graph_def, tf_v1
 STEPS = 12
 RTOL, ATOL = 1e-5, 1e-6
 
-PROGRAMS = ["mnist_beginners", "deep_mnist", "fully_connected_feed", "cifar10", "ptb", "dcgan", "text_cnn", "monitored", "supervisor", "manual_bn", "vae", "sampled_softmax", "kmeans_nn", "metrics_savedmodel", "bilstm_tagger"]
+PROGRAMS = ["mnist_beginners", "deep_mnist", "fully_connected_feed", "cifar10", "ptb", "dcgan", "text_cnn", "monitored", "supervisor", "manual_bn", "vae", "sampled_softmax", "kmeans_nn", "metrics_savedmodel", "bilstm_tagger", "optimizers"]
 
 
 @functools.lru_cache(maxsize=None)
