@@ -375,10 +375,20 @@ def tensordot(a, b, axes, name=None):
         n_free_a = int(np.prod([sa[i] for i in free_a], dtype=np.int64))
         n_free_b = int(np.prod([sb[i] for i in free_b], dtype=np.int64))
         n_sum = int(np.prod([sa[i] for i in ax_a], dtype=np.int64))
-        ma = a_.reshape(a_.transpose(a, free_a + ax_a), [n_free_a, n_sum])
-        mb = a_.reshape(a_.transpose(b, ax_b + free_b), [n_sum, n_free_b])
+        # As TF: a transpose only when the permutation moves something, a
+        # reshape only when the shape changes (also for the result).
+        def to_matrix(x, shape, perm, new_shape):
+            if perm != list(_builtins.range(len(shape))):
+                x = a_.transpose(x, perm)
+            return x if x.shape.as_list() == new_shape else a_.reshape(x, new_shape)
+
+        ma = to_matrix(a, sa, free_a + ax_a, [n_free_a, n_sum])
+        mb = to_matrix(b, sb, ax_b + free_b, [n_sum, n_free_b])
         prod = apply_op("MatMul", a=ma, b=mb)
-        return a_.reshape(prod, [sa[i] for i in free_a] + [sb[i] for i in free_b], name=scope)
+        out_shape = [sa[i] for i in free_a] + [sb[i] for i in free_b]
+        if prod.shape.as_list() == out_shape:
+            return prod
+        return a_.reshape(prod, out_shape, name=scope)
 
 
 # ---------------------------------------------------------------------------
@@ -445,9 +455,14 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         input_tensor = input
     keep, axis = _keep(keepdims, keep_dims, reduction_indices, axis)
     with name_scope(name, "count_nonzero", [input_tensor]):
-        x = convert_to_tensor(input_tensor, name="input_tensor")
-        zero = constant(np.zeros((), x.dtype.base_dtype.np), dtype=x.dtype.base_dtype)
-        return cast(reduce_sum(cast(not_equal(x, zero), dtypes.int64), axis=axis, keepdims=keep), dtype)
+        # TF's graph: input converted as "input", a bool input is its own
+        # predicate, else NotEqual to a scalar ``zeros([])``; summed in int64.
+        x = convert_to_tensor(input_tensor, name="input")
+        if x.dtype.base_dtype == dtypes.bool:
+            predicate = x
+        else:
+            predicate = not_equal(x, array_ops.zeros([], dtype=x.dtype.base_dtype))
+        return cast(reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=keep), dtype)
 
 
 def _arg(op_type, input, axis, name, dimension, output_type):

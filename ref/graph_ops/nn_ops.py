@@ -19,6 +19,7 @@ from ref.framework.random_seed import get_seed
 from ref.graph_ops.random_ops import random_uniform as _random_uniform
 from ref.types.shapes import TensorShape
 from ref.graph_ops.check_ops import assert_equal as _assert_equal
+from ref.graph_ops.control_flow_ops import cond as _cond
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "softmax", "log_softmax", "bias_add",
@@ -330,22 +331,33 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
 
 def in_top_k(predictions, targets, k, name=None):
     """Whether targets[i] is among the top k predictions[i] (``InTopKV2``)."""
-    with name_scope(name, "in_top_k") as scope:
-        targets = convert_to_tensor(targets, name="targets")
-        k = convert_to_tensor(k, dtype=targets.dtype.base_dtype, name="k")
-        return apply_op("InTopKV2", predictions=predictions, targets=targets, k=k, name=scope)
+    with name_scope(name, "in_top_k"):
+        # TF's wrapper opens the scope, then passes ``name`` on to the op: the
+        # op is ``in_top_k/InTopKV2`` (or ``name/name``), its inputs converted under it.
+        return apply_op("InTopKV2", predictions=predictions, targets=targets, k=k, name=name)
+
+
+def _count_nonzero(x, dtype):
+    """TF's nn_impl helper: a ``count_nonzero`` scope, NotEqual to ``zeros([])``,
+    cast to ``dtype``, summed as ``nonzero_count``."""
+    with name_scope("count_nonzero", values=[x]):
+        zero = array_ops.zeros([], dtype=x.dtype.base_dtype)
+        return _m.reduce_sum(_m.cast(_m.not_equal(x, zero), dtype), name="nonzero_count")
 
 
 def zero_fraction(value, name=None):
     """The fraction of zeros in ``value`` as float32 (nan when empty): TF's
-    graph -- count_nonzero, size - count, cast both to float32, divide."""
+    graph -- the count under a ``cond`` on ``size <= int32.max`` (an int32
+    count cast to int64, else an int64 count), size - count, cast both to
+    float32, divide."""
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
-        size = _a().size(value, out_type=dtypes.int64)
-        zero = constant(np.zeros((), value.dtype.base_dtype.np), dtype=value.dtype.base_dtype)
-        num_nonzero = _m.reduce_sum(_m.cast(_m.not_equal(value, zero), dtypes.int64))
+        size = array_ops.size(value, out_type=dtypes.int64)
+        num_nonzero = _cond(_m.less_equal(size, dtypes.int32.max),
+                            true_fn=lambda: _m.cast(_count_nonzero(value, dtypes.int32), dtypes.int64),
+                            false_fn=lambda: _count_nonzero(value, dtypes.int64))
         with name_scope("counts_to_fraction"):
-            num_zero = _m.subtract(size, num_nonzero)
+            num_zero = size - num_nonzero
             fraction = _m.truediv(_m.cast(num_zero, dtypes.float32), _m.cast(size, dtypes.float32))
         return apply_op("Identity", input=fraction, name="fraction")
 

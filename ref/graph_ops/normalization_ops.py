@@ -63,8 +63,8 @@ lrn = local_response_normalization
 def top_k(input, k=1, sorted=True, name=None, index_type=dtypes.int32):
     """(values, indices) of the k largest entries of the last dimension
     (``TopKV2``; equal values: the lower index first)."""
-    return apply_op("TopKV2", input=input, k=convert_to_tensor(k, dtype=dtypes.int32) if isinstance(k, int) else k,
-                    sorted=sorted, index_type=dtypes.as_dtype(index_type), name=name)
+    # k converted by the op (``TopKV2/k``, int32 for a Python int), as TF's wrapper.
+    return apply_op("TopKV2", input=input, k=k, sorted=sorted, index_type=dtypes.as_dtype(index_type), name=name)
 
 
 def _keep(keepdims, keep_dims):

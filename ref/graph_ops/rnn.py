@@ -102,7 +102,10 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     past the longest sequence and skips the copying before the shortest."""
     flat_state = nest.flatten(state)
     flat_zero_output = nest.flatten(zero_output)
-    copy_cond = math_ops.greater_equal(time, sequence_length)
+    # Python operators as TF writes them: with ``time`` a Python int (static_rnn)
+    # ``time >= t`` is t's reflected ``<=`` (LessEqual(t, time)), ``time < t`` is
+    # Greater(t, time); with a Tensor time (dynamic_rnn) GreaterEqual / Less.
+    copy_cond = time >= sequence_length
 
     def copy_one_through(output, new_output):
         if isinstance(output, TensorArray) or output.shape.ndims == 0:
@@ -125,11 +128,11 @@ def _rnn_step(time, sequence_length, min_sequence_length, max_sequence_length, z
     else:
         def maybe_copy_some_through():
             flat_new_output, flat_new_state = call_and_flatten()
-            return control_flow_ops.cond(math_ops.less(time, min_sequence_length),
+            return control_flow_ops.cond(time < min_sequence_length,
                                          lambda: flat_new_output + flat_new_state,
                                          lambda: copy_some_through(flat_new_output, flat_new_state))
 
-        final = control_flow_ops.cond(math_ops.greater_equal(time, max_sequence_length),
+        final = control_flow_ops.cond(time >= max_sequence_length,
                                       lambda: flat_zero_output + flat_state, maybe_copy_some_through)
     final = list(final)
     final_output, final_state = final[:len(flat_zero_output)], final[len(flat_zero_output):]

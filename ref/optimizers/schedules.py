@@ -186,7 +186,15 @@ def _exponential(o, learning_rate, global_step, decay_steps, decay_rate, stairca
 def _natural_exp_rate(o, decay_rate):
     """exp(-decay_rate), built before (and outside) the decay's name scope as TF does:
     a Python ``decay_rate`` is a float32 here, whatever the learning rate's dtype."""
-    return o.op("Exp", x=o.op("Neg", x=o.convert(decay_rate)))
+    # a Python number is converted by Neg itself (``Neg/x``), as float32
+    # (a Python number as float32, a NumPy value keeps its dtype)
+    if type(decay_rate) in (int, float):
+        rate = np.float32(decay_rate)
+    elif isinstance(decay_rate, (np.generic, np.ndarray)):
+        rate = np.asarray(decay_rate)
+    else:
+        rate = o.convert(decay_rate)
+    return o.op("Exp", x=o.op("Neg", x=rate))
 
 
 def _inverse_time(o, learning_rate, global_step, decay_steps, decay_rate, staircase, name=None):
@@ -197,7 +205,7 @@ def _inverse_time(o, learning_rate, global_step, decay_steps, decay_rate, stairc
     p = o.op("RealDiv", x=o.cast(global_step, dtype), y=decay_steps, name="truediv")
     if staircase:
         p = o.op("Floor", x=p)
-    denom = o.op("AddV2", x=o.cast(o.convert(1), dtype), y=o.op("Mul", x=decay_rate, y=p))
+    denom = o.op("AddV2", x=o.cast(o.convert(1), dtype), y=o.op("Mul", x=decay_rate, y=p), name="Add")
     return o.op("RealDiv", x=lr, y=denom, name=name)
 
 
@@ -217,8 +225,9 @@ def _polynomial(o, learning_rate, global_step, decay_steps, end_learning_rate, p
     else:
         step = o.op("Minimum", x=step, y=steps)
     p = o.op("RealDiv", x=step, y=steps, name="truediv")
-    scaled = o.op("Mul", x=o.op("Sub", x=lr, y=end_lr),
-                  y=o.op("Pow", x=o.op("Sub", x=o.const(1, dtype), y=p), y=power))
+    # TF writes ``lr - end_lr`` and ``1 - p`` (operators: ``sub``, ``sub_1/x``)
+    scaled = o.op("Mul", x=o.op("Sub", x=lr, y=end_lr, name="sub"),
+                  y=o.op("Pow", x=o.op("Sub", x=np.asarray(1, dtype.np), y=p, name="sub"), y=power))
     return o.op("AddV2", x=scaled, y=end_lr, name=name)
 
 
@@ -233,8 +242,18 @@ def _cosine(o, learning_rate, global_step, decay_steps, alpha, name=None):
     dtype = o.dtype(lr)
     steps = o.cast(decay_steps, dtype)
     step = o.op("Minimum", x=o.cast(global_step, dtype), y=steps)
-    cosine_decayed = _half_cosine(o, o.op("RealDiv", x=step, y=steps, name="truediv"), dtype)
-    decayed = o.op("AddV2", x=o.op("Mul", x=_one_minus(o, alpha, dtype), y=cosine_decayed), y=alpha)
+    fraction = o.op("RealDiv", x=step, y=steps, name="truediv")
+    if not isinstance(alpha, numbers.Number):
+        cosine_decayed = _half_cosine(o, fraction, dtype)
+        decayed = o.op("AddV2", x=o.op("Mul", x=_one_minus(o, alpha, dtype), y=cosine_decayed), y=alpha)
+        return o.op("Mul", x=lr, y=decayed, name=name)
+    # TF's operators: 0.5 * (1.0 + cos(Const(pi) * fraction)), then
+    # (1 - alpha) * that + alpha -- the numbers converted under each op.
+    c = o.op("Cos", x=o.op("Mul", x=o.const(math.pi, dtype), y=fraction, name="mul"))
+    half = o.op("Mul", x=np.asarray(0.5, dtype.np), y=o.op("AddV2", x=np.asarray(1.0, dtype.np), y=c, name="add"),
+                name="mul")
+    decayed = o.op("AddV2", x=o.op("Mul", x=np.asarray(1 - alpha, dtype.np), y=half, name="mul"),
+                   y=np.asarray(alpha, dtype.np), name="add")
     return o.op("Mul", x=lr, y=decayed, name=name)
 
 
@@ -405,7 +424,8 @@ def _pieces(o, x, bs, vs):
     """(predicate, value) pairs: x <= b[0]; x > b[-1]; b[i-1] < x <= b[i]."""
     pairs = [(o.op("LessEqual", x=x, y=bs[0]), vs[0]), (o.op("Greater", x=x, y=bs[-1]), vs[-1])]
     for low, high, v in zip(bs[:-1], bs[1:], vs[1:-1]):
-        pairs.append((o.op("LogicalAnd", x=o.op("Greater", x=x, y=low), y=o.op("LessEqual", x=x, y=high)), v))
+        pairs.append((o.op("LogicalAnd", x=o.op("Greater", x=x, y=low), y=o.op("LessEqual", x=x, y=high), name="and"),
+                      v))
     return pairs
 
 
@@ -417,8 +437,10 @@ def piecewise_constant(x, boundaries, values, name=None):
     ValueError when the dtypes of ``x`` and ``boundaries`` differ (an int64
     ``x`` accepts int32 boundaries), when the values' dtypes differ, or when
     ``len(boundaries) != len(values) - 1``."""
-    with name_scope(name, "PiecewiseConstant", [x, boundaries, values]):
-        x, bs, vs = _check_piecewise(_Graph, x, boundaries, values)
+    # TF's TF1 wrapper converts (and casts) boundaries and values before the
+    # schedule opens its scope: those Consts sit in the caller's scope.
+    x, bs, vs = _check_piecewise(_Graph, x, boundaries, values)
+    with name_scope(name, "PiecewiseConstant", [x, bs, vs]):
         pairs = [(p, (lambda v=v: v)) for p, v in _pieces(_Graph, x, bs, vs)]
         return control_flow_case.case(pairs, lambda: vs[0], exclusive=True)
 

@@ -111,12 +111,40 @@ class Dimension:
         return None if self._value is None or other._value is None else self._value >= other._value
 
 
+class KnownDimension(int):
+    """A known dimension as ``TensorShape`` indexing and iteration give it: an
+    ``int`` (what ref's own code computes with, as TF 2's shapes give), which
+    also answers TF1's ``Dimension`` API -- ``.value``, ``is_compatible_with``,
+    ``assert_is_compatible_with``, ``merge_with`` -- so that TF1 programs'
+    ``x.get_shape()[1].value`` and ``[d.value for d in shape]`` run. Arithmetic
+    gives plain ints. (An unknown dimension stays ``None``, as in TF 2.)"""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+    def is_compatible_with(self, other) -> bool:
+        return Dimension(int(self)).is_compatible_with(other)
+
+    def assert_is_compatible_with(self, other):
+        Dimension(int(self)).assert_is_compatible_with(other)
+
+    def merge_with(self, other) -> Dimension:
+        return Dimension(int(self)).merge_with(other)
+
+
+def _known(value):
+    return None if value is None else KnownDimension(value)
+
+
 def as_dimension(value) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
 
 
 def dimension_value(dim):
-    return dim.value if isinstance(dim, Dimension) else dim
+    return dim.value if isinstance(dim, (Dimension, KnownDimension)) else dim
 
 
 class TensorShape:
@@ -164,7 +192,7 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(d.value for d in self._dims)
+        return iter(_known(d.value) for d in self._dims)
 
     def __getitem__(self, key):
         if self._dims is None:
@@ -173,7 +201,7 @@ class TensorShape:
             return None
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
-        return self._dims[key].value
+        return _known(self._dims[key].value)
 
     def num_elements(self):
         if not self.is_fully_defined():

@@ -1,0 +1,92 @@
+"""The second set of TF1 programs (``_prog_*.py`` named in ``PROGRAMS``),
+each written for this suite after a well-known public tutorial of 2016-2019
+(MNIST for beginners, Deep MNIST for experts, fully_connected_feed, CIFAR-10,
+the PTB LSTM, a DCGAN-style GAN, ...), run under ``ref`` and under TensorFlow
+2.21's ``tf.compat.v1`` with TF1 behaviour, compared as in
+``test_tf1_corpus.py``: (a) the GraphDef node for node, (b) every initial
+value bit for bit, (c) losses and final variables within rtol 1e-5 (the
+reasoning for that budget is in ``test_tf1_corpus.py``), and (d) what else
+the program returns as ``extra`` (accuracies, evaluation counts, checkpoint
+files and state, summaries read back) -- equal, floats within the same rtol.
+"""
+import functools
+import importlib
+
+import numpy as np
+import pytest
+
+import ref  # noqa: F401  (cross-layer programs)
+from _corpus import run
+from _graphdef import differences, graph_def, tf_v1
+
+STEPS = 12
+RTOL, ATOL = 1e-5, 1e-6
+
+PROGRAMS = ["mnist_beginners", "deep_mnist", "fully_connected_feed", "cifar10", "ptb", "dcgan", "text_cnn", "monitored", "supervisor", "manual_bn", "vae", "sampled_softmax", "kmeans_nn", "metrics_savedmodel", "bilstm_tagger", "optimizers"]
+
+
+@functools.lru_cache(maxsize=None)
+def _result(name, which, tmp_root):
+    module = importlib.import_module(f"_prog_{name}")
+    lib = ref if which == "ref" else tf_v1()
+    return run(lib, module, STEPS, f"{tmp_root}/{name}-{which}")
+
+
+@pytest.fixture(scope="session")
+def tmp_root(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("tutorials"))
+
+
+def assert_close(got, want, where="extra"):
+    """Nested lists/tuples equal element by element; floats within RTOL/ATOL."""
+    if isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), f"{where}: {got!r} vs {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_close(g, w, f"{where}[{i}]")
+    elif isinstance(want, np.ndarray) and want.dtype.kind == "f" and want.size:
+        # An output array (logits, samples): absolute error up to RTOL of the
+        # array's scale -- entries near zero come from cancellations (x - mean)
+        # whose rounding is relative to the operands, not to the result.
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=max(ATOL, RTOL * float(np.abs(want).max())),
+                                   err_msg=where)
+    elif isinstance(want, (float, np.floating, np.ndarray)):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=where)
+    else:
+        assert got == want, f"{where}: {got!r} vs {want!r}"
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_graph_def(name):
+    module = importlib.import_module(f"_prog_{name}")
+    want = graph_def(tf_v1(), module.build)
+    got = graph_def(ref, module.build)
+    diff = differences(got, want)
+    assert not diff, f"{len(got.node)} ref nodes, {len(want.node)} tf nodes\n" + "\n".join(diff)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_initial_values(name, tmp_root):
+    want = _result(name, "tf", tmp_root)["initial"]
+    got = _result(name, "ref", tmp_root)["initial"]
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_trajectory(name, tmp_root):
+    want = _result(name, "tf", tmp_root)
+    got = _result(name, "ref", tmp_root)
+    assert len(got["losses"]) == len(want["losses"]) == STEPS
+    np.testing.assert_allclose(got["losses"], want["losses"], rtol=RTOL, atol=ATOL)
+    assert sorted(got["final"]) == sorted(want["final"])
+    for k in want["final"]:
+        np.testing.assert_allclose(got["final"][k], want["final"][k], rtol=RTOL, atol=ATOL, err_msg=k)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_extra(name, tmp_root):
+    want = _result(name, "tf", tmp_root).get("extra")
+    got = _result(name, "ref", tmp_root).get("extra")
+    assert_close(got, want)
