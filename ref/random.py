@@ -6,11 +6,14 @@ from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal
 from ref.graph_ops.stateless_random_ops import (stateless_categorical, stateless_multinomial,  # noqa: F401
                                                 stateless_random_normal as stateless_normal,
                                                 stateless_random_uniform as stateless_uniform,
-                                                stateless_truncated_normal)
+                                                stateless_random_gamma as stateless_gamma,
+                                                stateless_random_poisson as stateless_poisson,
+                                                stateless_truncated_normal, split, fold_in)
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
            "set_random_seed", "get_seed", "stateless_uniform", "stateless_normal", "stateless_truncated_normal",
-           "stateless_categorical", "stateless_multinomial"]
+           "stateless_categorical", "stateless_multinomial", "stateless_gamma", "stateless_poisson", "split",
+           "fold_in"]
 
 from ref import _coverage  # noqa: E402
 

@@ -544,8 +544,14 @@ def _make_config():
                  "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
     m.is_op_determinism_enabled = lambda: True
-    m.list_physical_devices = lambda device_type=None: []
-    m.list_logical_devices = lambda device_type=None: []
+    import collections
+    logical = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+    physical = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+    # ref runs every kernel on the host: one CPU, as TF lists it
+    m.list_physical_devices = lambda device_type=None: (
+        [physical("/physical_device:CPU:0", "CPU")] if device_type in (None, "CPU") else [])
+    m.list_logical_devices = lambda device_type=None: (
+        [logical("/device:CPU:0", "CPU")] if device_type in (None, "CPU") else [])
     return m
 
 
