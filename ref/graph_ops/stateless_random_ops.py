@@ -143,7 +143,7 @@ def stateless_random_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, 
     broadcast shape of ``alpha`` and ``beta``; fixed by ``seed``
     (``StatelessRandomGammaV3``, then ``max(tiny, sample / beta)``)."""
     dtype = dtypes.as_dtype(dtype)
-    with name_scope(name, "stateless_random_gamma", [shape, seed, alpha, beta]) as scope:
+    with name_scope(name, "stateless_random_gamma", [shape, seed, alpha, beta]):
         shape_t = _shape_tensor(shape)
         alpha_t = convert_to_tensor(alpha, dtype=dtype, name="alpha")
         beta_t = convert_to_tensor(beta if beta is not None else 1, dtype=dtype, name="beta")
@@ -151,23 +151,22 @@ def stateless_random_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, 
         alpha_b = array_ops.broadcast_to(alpha_t, both)
         key, counter, alg = _key_counter_alg(seed, "auto_select")
         rnd = apply_op("StatelessRandomGammaV3", shape=shape_t, key=key, counter=counter, alg=alg, alpha=alpha_b)
-        return math_ops.maximum(np.finfo(dtype.as_numpy_dtype).tiny, math_ops.truediv(rnd, beta_t), name=scope)
+        return math_ops.maximum(np.finfo(dtype.as_numpy_dtype).tiny, math_ops.truediv(rnd, beta_t))
 
 
 def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
     """Poisson(``lam``) samples of shape ``shape``, which ends in ``lam``'s shape;
     fixed by ``seed`` (``StatelessRandomPoisson``)."""
-    with name_scope(name, "stateless_random_poisson", [shape, seed, lam]) as scope:
+    with name_scope(name, "stateless_random_poisson", [shape, seed, lam]):
         shape_t = _shape_tensor(shape)
-        return apply_op("StatelessRandomPoisson", shape=shape_t, seed=seed, lam=lam, dtype=dtypes.as_dtype(dtype),
-                        name=scope)
+        return apply_op("StatelessRandomPoisson", shape=shape_t, seed=seed, lam=lam, dtype=dtypes.as_dtype(dtype))
 
 
 def stateless_shuffle(value, seed, alg="auto_select", name=None):
     """``value`` shuffled along its first dimension, fixed by ``seed`` (``StatelessShuffle``)."""
-    with name_scope(name, "stateless_shuffle", [value, seed]) as scope:
+    with name_scope(name, "stateless_shuffle", [value, seed]):
         key, counter, alg = _key_counter_alg(seed, alg)
-        return apply_op("StatelessShuffle", value=value, key=key, counter=counter, alg=alg, name=scope)
+        return apply_op("StatelessShuffle", value=value, key=key, counter=counter, alg=alg)
 
 
 def split(seed, num=2, alg="auto_select"):

@@ -59,9 +59,9 @@ def _seed_shape(ins, attrs):
 
 
 @register_op("StatelessRandomGetKeyCounter", inputs=("seed",), outputs=("key", "counter"),
-             type_attrs={"Tseed": "seed"}, allowed={"Tseed": _INDEX},
+             attrs={"Tseed": dtypes.int64}, type_attrs={"Tseed": "seed"}, allowed={"Tseed": _INDEX},
              shape=lambda ins, attrs: [(dtypes.uint64, TensorShape([1])), (dtypes.uint64, TensorShape([2]))])
-def stateless_random_get_key_counter(seed):
+def stateless_random_get_key_counter(seed, Tseed=dtypes.int64):
     """The Philox key and counter that ``seed`` scrambles to (module docstring)."""
     key, counter = key_counter(seed)
     return (np.array([key], np.uint64),
@@ -69,10 +69,10 @@ def stateless_random_get_key_counter(seed):
 
 
 def _v1(name, sampler, doc):
-    @register_op(name, inputs=("shape", "seed"), attrs={"dtype": dtypes.float32},
+    @register_op(name, inputs=("shape", "seed"), attrs={"Tseed": dtypes.int64, "dtype": dtypes.float32},
                  type_attrs={"T": "shape", "Tseed": "seed"},
                  allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _FLOATS}, shape=_seed_shape)
-    def kernel(shape, seed, dtype=dtypes.float32):
+    def kernel(shape, seed, dtype=dtypes.float32, Tseed=dtypes.int64):
         dims = _dims(shape)
         key, counter = key_counter(seed)
         n = int(np.prod(dims, dtype=np.int64))
@@ -106,11 +106,12 @@ stateless_random_normal_v2 = _v2("StatelessRandomNormalV2", philox.normal, _N)
 stateless_truncated_normal_v2 = _v2("StatelessTruncatedNormalV2", philox.truncated_normal, _T)
 
 
-@register_op("StatelessMultinomial", inputs=("logits", "num_samples", "seed"), attrs={"output_dtype": dtypes.int64},
+@register_op("StatelessMultinomial", inputs=("logits", "num_samples", "seed"),
+             attrs={"Tseed": dtypes.int64, "output_dtype": dtypes.int64},
              type_attrs={"T": "logits", "Tseed": "seed"},
              allowed={"T": dtypes.REALS, "Tseed": _INDEX, "output_dtype": _INDEX},
              shape=_multinomial_shape)
-def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64):
+def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, Tseed=dtypes.int64):
     """Multinomial's draws from the seed's key and counter."""
     logits = np.asarray(logits)
     n = int(np.asarray(num_samples))
@@ -162,10 +163,10 @@ def _int_shape(ins, attrs):
 
 
 @register_op("StatelessRandomUniformInt", inputs=("shape", "seed", "minval", "maxval"),
-             type_attrs={"T": "shape", "Tseed": "seed", "dtype": ("minval", "maxval")},
+             attrs={"Tseed": dtypes.int64}, type_attrs={"T": "shape", "Tseed": "seed", "dtype": ("minval", "maxval")},
              allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _INDEX},
              shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))])
-def stateless_random_uniform_int(shape, seed, minval, maxval):
+def stateless_random_uniform_int(shape, seed, minval, maxval, Tseed=dtypes.int64):
     """Integers uniform in ``[minval, maxval)``: ``lo + x % (hi - lo)``."""
     key, counter = key_counter(seed)
     return _uniform_int(_dims(shape), key, counter, minval, maxval, dtypes.as_dtype(np.asarray(minval).dtype))
@@ -187,10 +188,11 @@ def _full_int(dims, key, counter, dtype):
     return full_int_bits(key, counter, n, dt.np.itemsize == 8).view(dt.np).reshape(dims)
 
 
-@register_op("StatelessRandomUniformFullInt", inputs=("shape", "seed"), attrs={"dtype": dtypes.uint64},
+@register_op("StatelessRandomUniformFullInt", inputs=("shape", "seed"),
+             attrs={"Tseed": dtypes.int64, "dtype": dtypes.uint64},
              type_attrs={"T": "shape", "Tseed": "seed"},
              allowed={"T": _INDEX, "Tseed": _INTS, "dtype": _INTS}, shape=_int_shape)
-def stateless_random_uniform_full_int(shape, seed, dtype=dtypes.uint64):
+def stateless_random_uniform_full_int(shape, seed, dtype=dtypes.uint64, Tseed=dtypes.int64):
     """Integers over ``dtype``'s whole range: the Philox bits themselves."""
     key, counter = key_counter(seed)
     return _full_int(_dims(shape), key, counter, dtype)
@@ -228,9 +230,9 @@ def _out_shape(ins, attrs):
 
 
 @register_op("StatelessRandomGammaV2", inputs=("shape", "seed", "alpha"),
-             type_attrs={"T": "shape", "Tseed": "seed", "dtype": "alpha"},
+             attrs={"Tseed": dtypes.int64}, type_attrs={"T": "shape", "Tseed": "seed", "dtype": "alpha"},
              allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _GAMMA_T}, shape=_out_shape)
-def stateless_random_gamma_v2(shape, seed, alpha):
+def stateless_random_gamma_v2(shape, seed, alpha, Tseed=dtypes.int64):
     """Gamma(``alpha``, 1) samples of shape ``shape`` (ending in ``alpha``'s shape):
     RandomGamma's sampler (:func:`ref.ops.random.gamma_samples`) from the seed's counter."""
     key, counter = key_counter(seed)
@@ -246,11 +248,12 @@ def stateless_random_gamma_v3(shape, key, counter, alg, alpha):
     return _gamma(_dims(shape), key, counter, alpha)
 
 
-@register_op("StatelessRandomPoisson", inputs=("shape", "seed", "lam"), attrs={"dtype": REQUIRED},
+@register_op("StatelessRandomPoisson", inputs=("shape", "seed", "lam"),
+             attrs={"Tseed": dtypes.int64, "dtype": REQUIRED},
              type_attrs={"T": "shape", "Tseed": "seed", "Rtype": "lam"},
              allowed={"T": _INDEX, "Tseed": _INDEX, "Rtype": _POISSON_T, "dtype": _POISSON_T},
              shape=lambda ins, attrs: [(attrs["dtype"], _shape_of(ins["shape"]))])
-def stateless_random_poisson(shape, seed, lam, dtype):
+def stateless_random_poisson(shape, seed, lam, dtype, Tseed=dtypes.int64):
     """Poisson(``lam``) samples of shape ``shape`` (ending in ``lam``'s shape):
     RandomPoissonV2's sampler (:func:`ref.ops.random.poisson_samples`)."""
     dims, lam = _dims(shape), np.asarray(lam)
