@@ -617,7 +617,8 @@ def _make_numpy_compat():
 SPECIAL = {
     # a base class saver_test derives from at import time; ref has no Trackable hierarchy
     "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
-        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"})}),
+        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
+        "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
                                                            extra={"GradientTape": GraphGradientTape}),
