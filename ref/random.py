@@ -1,4 +1,6 @@
 """``tf.random``: the random ops under their TF 1.13+ names."""
+import types
+
 from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal,  # noqa: F401
                                       random_gamma as gamma, random_normal as normal, random_poisson as poisson,
@@ -6,11 +8,18 @@ from ref.graph_ops.random_ops import (categorical, multinomial, truncated_normal
 from ref.graph_ops.stateless_random_ops import (stateless_categorical, stateless_multinomial,  # noqa: F401
                                                 stateless_random_normal as stateless_normal,
                                                 stateless_random_uniform as stateless_uniform,
-                                                stateless_truncated_normal)
+                                                stateless_random_gamma as stateless_gamma,
+                                                stateless_random_poisson as stateless_poisson,
+                                                stateless_truncated_normal, stateless_shuffle, split, fold_in)
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
            "set_random_seed", "get_seed", "stateless_uniform", "stateless_normal", "stateless_truncated_normal",
-           "stateless_categorical", "stateless_multinomial"]
+           "stateless_categorical", "stateless_multinomial", "stateless_gamma", "stateless_poisson", "split",
+           "fold_in", "experimental"]
+
+# tf.random.experimental: the stateless helpers under their TF 2.x names
+experimental = types.SimpleNamespace(stateless_shuffle=stateless_shuffle, stateless_split=split,
+                                     stateless_fold_in=fold_in)
 
 from ref import _coverage  # noqa: E402
 

@@ -131,8 +131,10 @@ class TestCase(unittest.TestCase):
     # -- sessions -------------------------------------------------------------
 
     def get_temp_dir(self):
-        """A fresh directory for this test method."""
-        return tempfile.mkdtemp(dir=get_temp_dir())
+        """This test method's own directory: made on the first call, the same after (as TF's)."""
+        if getattr(self, "_temp_dir", None) is None:
+            self._temp_dir = tempfile.mkdtemp(dir=get_temp_dir())
+        return self._temp_dir
 
     @contextlib.contextmanager
     def _as_defaults(self, sess, use_gpu, force_gpu):

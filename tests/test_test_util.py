@@ -185,6 +185,7 @@ def _soft_placement_without_a_gpu(self):
 def _temp_dir_exists(self):
     import os
     self.assertTrue(os.path.isdir(self.get_temp_dir()))
+    self.assertEqual(self.get_temp_dir(), self.get_temp_dir())  # one directory per test, as TF's
     self.assertTrue(os.path.isdir(ref.test.get_temp_dir()))
 
 

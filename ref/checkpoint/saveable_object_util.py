@@ -122,11 +122,39 @@ def _is_saveable(x) -> bool:
     return isinstance(x, SaveableObject) or (hasattr(x, "specs") and callable(getattr(x, "restore", None)))
 
 
+_VARIABLE_VALUE_KEY = "VARIABLE_VALUE"  # trackable.VARIABLE_VALUE_KEY
+
+
+def _is_trackable(x) -> bool:
+    """An object that names its own saveables (TF's Trackable protocol), not a variable."""
+    return callable(getattr(x, "_gather_saveables_for_checkpoint", None)) and not _is_variable(x)
+
+
+def _trackable_saveables(obj, name=None):
+    """The variables/SaveableObjects ``obj`` gathers; a factory is called with
+    ``name`` (``name_<attr>`` for attributes other than the variable value) or
+    with its own default name when ``name`` is None (TF's tf1 Saver rules)."""
+    out = []
+    for attr, factory in obj._gather_saveables_for_checkpoint().items():
+        if callable(factory) and not _is_variable(factory):
+            if name is None:
+                factory = factory()
+            else:
+                factory = factory(name if attr == _VARIABLE_VALUE_KEY else f"{name}_{attr}")
+        out.append(factory)
+    return out
+
+
 def saveable_objects_for_op(op, name):
     """The SaveableObjects for one entry ``name: op`` of a Saver's var_list
-    (a mutable lookup table gives its ``<name>-keys``/``<name>-values`` saveable)."""
+    (a mutable lookup table gives its ``<name>-keys``/``<name>-values`` saveable;
+    a trackable object, the saveables it gathers)."""
     if _is_saveable(op):
         yield op
+        return
+    if _is_trackable(op):
+        for item in _trackable_saveables(op, name):
+            yield from saveable_objects_for_op(item, item.name)  # TF: under the item's own name
         return
     if callable(getattr(op, "_saveable", None)):
         yield op._saveable(name)
@@ -170,6 +198,12 @@ def op_list_to_dict(op_list, convert_variable_to_tensor=True):
     flat = sorted(flat, key=lambda x: x.name)
     out = {}
     for var in flat:
+        if _is_trackable(var):  # its gathered saveables, each under its own name
+            for key, value in op_list_to_dict(_trackable_saveables(var)).items():
+                if key in out:
+                    raise ValueError(f"At least two variables have the same name: {key}")
+                out[key] = value
+            continue
         if callable(getattr(var, "_saveable", None)):  # a mutable lookup table: under its name
             var = var._saveable(var._name)
         if _is_saveable(var) or _is_partitioned(var):

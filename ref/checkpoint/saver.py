@@ -75,7 +75,8 @@ from ref.checkpoint.meta_graph import (add_collection_def, export_meta_graph,
                                       import_scoped_meta_graph_with_return_elements, read_meta_graph_file)
 from ref.platform import tf_logging as logging
 from ref.checkpoint.saveable_object_util import (
-    SaveableObject, SaveSpec, _all_saveable_objects, _is_partitioned, op_list_to_dict, validate_and_slice_inputs)
+    ReferenceVariableSaveable, ResourceVariableSaveable, SaveableObject, SaveSpec, _all_saveable_objects,
+    _is_partitioned, op_list_to_dict, validate_and_slice_inputs)
 from google.protobuf import text_format
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "saver_from_object_based_checkpoint",
@@ -110,6 +111,9 @@ class BaseSaverBuilder:
 
     SaveSpec = SaveSpec
     SaveableObject = SaveableObject
+    # TF keeps the variable saveables on the builder too (saver.py's aliases)
+    VariableSaveable = ReferenceVariableSaveable
+    ResourceVariableSaveable = ResourceVariableSaveable
 
     def __init__(self, write_version=None):
         self._write_version = _saver_pb2().SaverDef.V2 if write_version is None else write_version

@@ -6,11 +6,14 @@
 """
 from __future__ import annotations
 
+import contextlib
+import datetime
 import numbers
 import os
 
 __all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "bytes_or_text_types",
-           "integral_types", "real_types", "complex_types", "v1"]
+           "integral_types", "real_types", "complex_types", "v1", "forward_compatible",
+           "forward_compatibility_horizon"]
 
 bytes_or_text_types = (bytes, str)
 # NumPy registers its scalar types with these ABCs (np.int32 is a numbers.Integral).
@@ -50,3 +53,24 @@ def as_str_any(value, encoding="utf-8"):
 def path_to_str(path):
     """A path-like object as a string (other values unchanged)."""
     return os.fspath(path) if isinstance(path, os.PathLike) else path
+
+
+# TF's forward-compatibility window (python/compat/compat.py): graphs may use
+# ops newer than this date only once it has passed. ref builds one graph form
+# for every op, so the horizon only answers ``forward_compatible``.
+_horizon = [datetime.date(2026, 1, 16)]
+
+
+def forward_compatible(year, month, day):
+    """Whether the forward-compatibility horizon lies past ``year-month-day``."""
+    return _horizon[-1] > datetime.date(year, month, day)
+
+
+@contextlib.contextmanager
+def forward_compatibility_horizon(year, month, day):
+    """Within the block, :func:`forward_compatible` counts from ``year-month-day``."""
+    _horizon.append(datetime.date(year, month, day))
+    try:
+        yield
+    finally:
+        _horizon.pop()

@@ -148,6 +148,9 @@ class TensorSliceReader:
             raise errors.DataLossError(None, None, f"Bad data for tensor {name} in {path}: {e}") from None
 
     def get_tensor(self, name: str) -> np.ndarray:
+        """Tensor ``name`` whole; a missing name is TF's CheckpointReader NotFoundError."""
+        if name not in self.tensors:
+            raise errors.NotFoundError(None, None, f"{name} not found in checkpoint file")
         return self.get_slice(name, None)
 
     def get_slice(self, name: str, slice_spec) -> np.ndarray:

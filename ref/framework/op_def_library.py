@@ -266,6 +266,14 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None):
 # The graph builder
 # ---------------------------------------------------------------------------
 
+def _natural_dtype(value, allowed, default):
+    try:
+        natural = dtypes.as_dtype(_python_to_numpy(value, None).dtype)
+    except (TypeError, ValueError):
+        return default
+    return natural if natural in allowed else default
+
+
 def _dtype_of(value):
     if isinstance(value, Tensor):
         return value.dtype.base_dtype
@@ -303,7 +311,11 @@ def apply_op(op_type, name=None, **kwargs):
         if attr not in group_dtype:
             # Python values only: TF converts them with the attr's default (or first allowed) type.
             default = opdef.attrs.get(attr)
-            if isinstance(default, dtypes.DType):
+            if isinstance(default, dtypes.DType) and opdef.allowed.get(attr):
+                # TF: the value's own dtype where allowed, else the attr's default
+                # ([1, 2] stays int32; a uint64 array of seeds becomes int64)
+                group_dtype[attr] = _natural_dtype(kwargs.get(members[0]), opdef.allowed[attr], default)
+            elif isinstance(default, dtypes.DType):
                 group_dtype[attr] = default
             elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
                 # Python ints become int32 where allowed (TF's conversion), else the first allowed type

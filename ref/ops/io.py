@@ -164,7 +164,7 @@ class _Source:
     def read(self, name, sl):
         if self.v2 is not None:
             return self.v2.lookup(name) if sl is None else self.v2.lookup_slice(name, sl)
-        return self.v1.get_tensor(name) if sl is None else self.v1.get_slice(name, sl)
+        return self.v1.get_slice(name, sl)
 
     def close(self):
         if self.v2 is not None:

@@ -20,8 +20,9 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops import philox
-from ref.ops.random import multinomial_draws, _multinomial_shape, _shape_of, _dims
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.random import (multinomial_draws, gamma_samples, poisson_samples, _multinomial_shape, _shape_of,
+                            _dims)
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape
 
 _INDEX = (dtypes.int32, dtypes.int64)
@@ -58,9 +59,9 @@ def _seed_shape(ins, attrs):
 
 
 @register_op("StatelessRandomGetKeyCounter", inputs=("seed",), outputs=("key", "counter"),
-             type_attrs={"Tseed": "seed"}, allowed={"Tseed": _INDEX},
+             attrs={"Tseed": dtypes.int64}, type_attrs={"Tseed": "seed"}, allowed={"Tseed": _INDEX},
              shape=lambda ins, attrs: [(dtypes.uint64, TensorShape([1])), (dtypes.uint64, TensorShape([2]))])
-def stateless_random_get_key_counter(seed):
+def stateless_random_get_key_counter(seed, Tseed=dtypes.int64):
     """The Philox key and counter that ``seed`` scrambles to (module docstring)."""
     key, counter = key_counter(seed)
     return (np.array([key], np.uint64),
@@ -68,10 +69,10 @@ def stateless_random_get_key_counter(seed):
 
 
 def _v1(name, sampler, doc):
-    @register_op(name, inputs=("shape", "seed"), attrs={"dtype": dtypes.float32},
+    @register_op(name, inputs=("shape", "seed"), attrs={"Tseed": dtypes.int64, "dtype": dtypes.float32},
                  type_attrs={"T": "shape", "Tseed": "seed"},
                  allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _FLOATS}, shape=_seed_shape)
-    def kernel(shape, seed, dtype=dtypes.float32):
+    def kernel(shape, seed, dtype=dtypes.float32, Tseed=dtypes.int64):
         dims = _dims(shape)
         key, counter = key_counter(seed)
         n = int(np.prod(dims, dtype=np.int64))
@@ -105,11 +106,12 @@ stateless_random_normal_v2 = _v2("StatelessRandomNormalV2", philox.normal, _N)
 stateless_truncated_normal_v2 = _v2("StatelessTruncatedNormalV2", philox.truncated_normal, _T)
 
 
-@register_op("StatelessMultinomial", inputs=("logits", "num_samples", "seed"), attrs={"output_dtype": dtypes.int64},
+@register_op("StatelessMultinomial", inputs=("logits", "num_samples", "seed"),
+             attrs={"Tseed": dtypes.int64, "output_dtype": dtypes.int64},
              type_attrs={"T": "logits", "Tseed": "seed"},
              allowed={"T": dtypes.REALS, "Tseed": _INDEX, "output_dtype": _INDEX},
              shape=_multinomial_shape)
-def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64):
+def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, Tseed=dtypes.int64):
     """Multinomial's draws from the seed's key and counter."""
     logits = np.asarray(logits)
     n = int(np.asarray(num_samples))
@@ -121,3 +123,162 @@ def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64):
         raise invalid_argument("num_classes should be positive, got 0")
     key, counter = key_counter(seed)
     return multinomial_draws(logits, n, key, counter, output_dtype)
+
+
+_INTS = (dtypes.int32, dtypes.int64, dtypes.uint32, dtypes.uint64)
+
+
+def _uniform_int(dims, key, counter, minval, maxval, out_dt):
+    lo, hi = np.asarray(minval), np.asarray(maxval)
+    if lo.ndim:
+        raise invalid_argument(f"minval must be 0-D, got shape {list(lo.shape)}")
+    if hi.ndim:
+        raise invalid_argument(f"maxval must be 0-D, got shape {list(hi.shape)}")
+    n = int(np.prod(dims, dtype=np.int64))
+    if not n:
+        return np.zeros(dims, out_dt.np)
+    if not lo < hi:
+        raise invalid_argument(f"Need minval < maxval, got {lo} >= {hi}")
+    wide = out_dt.np.itemsize == 8
+    bits = full_int_bits(key, counter, n, wide)
+    span = (int(hi) - int(lo)) & (_U64_MASK if wide else 0xFFFFFFFF)
+    mod = (bits % bits.dtype.type(span)).astype(np.uint64)
+    return (mod + np.uint64(int(lo) & _U64_MASK)).astype(out_dt.np).reshape(dims)
+
+
+_U64_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def full_int_bits(key, counter, n, wide):
+    """TF's ``UniformFullIntDistribution``: one Philox word per 32-bit value,
+    ``x0 | x1 << 32`` per 64-bit value (uint32/uint64 arrays)."""
+    if wide:
+        w = philox.words(key, counter, 0, (n + 1) // 2).reshape(-1).astype(np.uint64)
+        return (w[0::2] | (w[1::2] << np.uint64(32)))[:n]
+    return philox.words(key, counter, 0, (n + 3) // 4).reshape(-1)[:n].astype(np.uint32)
+
+
+def _int_shape(ins, attrs):
+    return [(attrs["dtype"], _shape_of(ins["shape"]))]
+
+
+@register_op("StatelessRandomUniformInt", inputs=("shape", "seed", "minval", "maxval"),
+             attrs={"Tseed": dtypes.int64}, type_attrs={"T": "shape", "Tseed": "seed", "dtype": ("minval", "maxval")},
+             allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _INDEX},
+             shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))])
+def stateless_random_uniform_int(shape, seed, minval, maxval, Tseed=dtypes.int64):
+    """Integers uniform in ``[minval, maxval)``: ``lo + x % (hi - lo)``."""
+    key, counter = key_counter(seed)
+    return _uniform_int(_dims(shape), key, counter, minval, maxval, dtypes.as_dtype(np.asarray(minval).dtype))
+
+
+@register_op("StatelessRandomUniformIntV2", inputs=("shape", "key", "counter", "alg", "minval", "maxval"),
+             type_attrs={"Tshape": "shape", "dtype": ("minval", "maxval")},
+             allowed={"Tshape": _INDEX, "dtype": _INTS},
+             shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))])
+def stateless_random_uniform_int_v2(shape, key, counter, alg, minval, maxval):
+    """:func:`stateless_random_uniform_int` from a key and counter."""
+    key, counter = _from_key_counter(key, counter, alg)
+    return _uniform_int(_dims(shape), key, counter, minval, maxval, dtypes.as_dtype(np.asarray(minval).dtype))
+
+
+def _full_int(dims, key, counter, dtype):
+    dt = dtypes.as_dtype(dtype)
+    n = int(np.prod(dims, dtype=np.int64))
+    return full_int_bits(key, counter, n, dt.np.itemsize == 8).view(dt.np).reshape(dims)
+
+
+@register_op("StatelessRandomUniformFullInt", inputs=("shape", "seed"),
+             attrs={"Tseed": dtypes.int64, "dtype": dtypes.uint64},
+             type_attrs={"T": "shape", "Tseed": "seed"},
+             allowed={"T": _INDEX, "Tseed": _INTS, "dtype": _INTS}, shape=_int_shape)
+def stateless_random_uniform_full_int(shape, seed, dtype=dtypes.uint64, Tseed=dtypes.int64):
+    """Integers over ``dtype``'s whole range: the Philox bits themselves."""
+    key, counter = key_counter(seed)
+    return _full_int(_dims(shape), key, counter, dtype)
+
+
+@register_op("StatelessRandomUniformFullIntV2", inputs=("shape", "key", "counter", "alg"),
+             attrs={"dtype": dtypes.uint64}, type_attrs={"Tshape": "shape"},
+             allowed={"Tshape": _INDEX, "dtype": _INTS}, shape=_int_shape)
+def stateless_random_uniform_full_int_v2(shape, key, counter, alg, dtype=dtypes.uint64):
+    """:func:`stateless_random_uniform_full_int` from a key and counter."""
+    key, counter = _from_key_counter(key, counter, alg)
+    return _full_int(_dims(shape), key, counter, dtype)
+
+
+def _suffix_check(dims, param):
+    if param.ndim > len(dims) or list(param.shape) != list(dims[len(dims) - param.ndim:]):
+        raise invalid_argument("Shape passed in must end with broadcasted shape.")
+
+
+def _gamma(dims, key, counter, alpha):
+    alpha = np.asarray(alpha)
+    _suffix_check(dims, alpha)
+    if alpha.size <= 0:
+        raise invalid_argument(f"Input alpha should have non-zero element count, got: {alpha.size}")
+    n = int(np.prod(dims, dtype=np.int64))
+    return gamma_samples(key, counter, alpha, n // alpha.size).reshape(dims)
+
+
+_GAMMA_T = (dtypes.float16, dtypes.float32, dtypes.float64)
+_POISSON_T = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+
+
+def _out_shape(ins, attrs):
+    return [(ins["alpha"].dtype, _shape_of(ins["shape"]))]
+
+
+@register_op("StatelessRandomGammaV2", inputs=("shape", "seed", "alpha"),
+             attrs={"Tseed": dtypes.int64}, type_attrs={"T": "shape", "Tseed": "seed", "dtype": "alpha"},
+             allowed={"T": _INDEX, "Tseed": _INDEX, "dtype": _GAMMA_T}, shape=_out_shape)
+def stateless_random_gamma_v2(shape, seed, alpha, Tseed=dtypes.int64):
+    """Gamma(``alpha``, 1) samples of shape ``shape`` (ending in ``alpha``'s shape):
+    RandomGamma's sampler (:func:`ref.ops.random.gamma_samples`) from the seed's counter."""
+    key, counter = key_counter(seed)
+    return _gamma(_dims(shape), key, counter, alpha)
+
+
+@register_op("StatelessRandomGammaV3", inputs=("shape", "key", "counter", "alg", "alpha"),
+             type_attrs={"shape_dtype": "shape", "dtype": "alpha"},
+             allowed={"shape_dtype": _INDEX, "dtype": _GAMMA_T}, shape=_out_shape)
+def stateless_random_gamma_v3(shape, key, counter, alg, alpha):
+    """:func:`stateless_random_gamma_v2` from a key and counter."""
+    key, counter = _from_key_counter(key, counter, alg)
+    return _gamma(_dims(shape), key, counter, alpha)
+
+
+@register_op("StatelessRandomPoisson", inputs=("shape", "seed", "lam"),
+             attrs={"Tseed": dtypes.int64, "dtype": REQUIRED},
+             type_attrs={"T": "shape", "Tseed": "seed", "Rtype": "lam"},
+             allowed={"T": _INDEX, "Tseed": _INDEX, "Rtype": _POISSON_T, "dtype": _POISSON_T},
+             shape=lambda ins, attrs: [(attrs["dtype"], _shape_of(ins["shape"]))])
+def stateless_random_poisson(shape, seed, lam, dtype, Tseed=dtypes.int64):
+    """Poisson(``lam``) samples of shape ``shape`` (ending in ``lam``'s shape):
+    RandomPoissonV2's sampler (:func:`ref.ops.random.poisson_samples`)."""
+    dims, lam = _dims(shape), np.asarray(lam)
+    _suffix_check(dims, lam)
+    out_np = dtypes.as_dtype(dtype).np
+    n = int(np.prod(dims, dtype=np.int64))
+    if not n or not lam.size:
+        return np.zeros(dims, out_np)
+    key, counter = key_counter(seed)
+    return poisson_samples(key, counter, lam, n // lam.size, out_np).reshape(dims)
+
+
+@register_op("StatelessShuffle", inputs=("value", "key", "counter", "alg"), type_attrs={"T": "value"},
+             shape=lambda ins, attrs: [(ins["value"].dtype, ins["value"].shape)])
+def stateless_shuffle(value, key, counter, alg):
+    """``value``'s first-dimension slices in RandomShuffle's order from the key and counter."""
+    key, counter = _from_key_counter(key, counter, alg)
+    x = np.asarray(value)
+    if x.ndim == 0 or x.shape[0] <= 1:
+        return np.array(x)
+    return x[philox.shuffle_permutation(key, counter, x.shape[0])]
+
+
+@register_op("StatelessRandomGetAlg", inputs=(), outputs=("alg",),
+             shape=lambda ins, attrs: [(dtypes.int32, TensorShape([]))])
+def stateless_random_get_alg():
+    """The algorithm the V2 ops pick on this device: Philox (1)."""
+    return np.array(_ALG_PHILOX, np.int32)

@@ -90,6 +90,18 @@ def test_v1_saver_sharded_pattern(tmp_path):
     assert load_variable(str(tmp_path), "a:0").tolist() == [1, 2, 3]
 
 
+def test_v1_missing_tensor_is_tfs_not_found(tmp_path):
+    """CheckpointReader.get_tensor of a V1 file: TF's NotFoundError wording."""
+    path = str(tmp_path / "one")
+    tf.raw_ops.SaveSlices(filename=path, tensor_names=["p"], shapes_and_slices=[""], data=[np.float32([1, 2])])
+    messages = []
+    for reader in (NewCheckpointReader(path), tf.compat.v1.train.NewCheckpointReader(path)):
+        with pytest.raises(Exception) as info:
+            reader.get_tensor("v3")
+        messages.append((type(info.value).__name__, str(info.value).strip()))
+    assert messages[0] == messages[1] == ("NotFoundError", "v3 not found in checkpoint file")
+
+
 @pytest.fixture
 def v2_dir(tmp_path):
     """A directory with two TF-style checkpoints written by ref and a state file."""

@@ -364,3 +364,57 @@ def test_restore_errors_name_what_is_wrong(tmp_path):
         with tf.Session() as sess:
             with pytest.raises(errors.InvalidArgumentError):
                 Saver().restore(sess, path)
+
+
+# -- objects that gather their own saveables (TF's Trackable protocol) ----------
+
+def _owner(lib, base, mirrored):
+    """A TF-style trackable owning a resource variable; ``mirrored``: its factory
+    returns a ResourceVariableSaveable that restores into two variables."""
+    v = lib.get_variable("non_dep_variable", initializer=6.0, use_resource=True)
+    m = lib.get_variable("mirrored", initializer=15.0, use_resource=True) if mirrored else None
+
+    class Mirroring(_builder(lib).ResourceVariableSaveable):
+        def restore(self, restored_tensors, restored_shapes):
+            return lib.group(v.assign(restored_tensors[0]), m.assign(restored_tensors[0]))
+
+    class Owner(base):
+        name = property(lambda self: v.name)
+
+        def _gather_saveables_for_checkpoint(self):
+            if mirrored:
+                return {"VARIABLE_VALUE": lambda name=v.name: Mirroring(v, "", name)}
+            return {"VARIABLE_VALUE": v}
+    return Owner(), v, m
+
+
+def _builder(lib):
+    if lib is tf:
+        return BaseSaverBuilder
+    from tensorflow.python.training import saver as tf_saver
+    return tf_saver.BaseSaverBuilder
+
+
+@pytest.mark.parametrize("mirrored", [False, True], ids=["variable", "mirroring_saveable"])
+@pytest.mark.parametrize("as_dict", [False, True], ids=["list", "dict"])
+def test_saver_of_a_trackable_object_as_tensorflow(tmp_path, mirrored, as_dict):
+    """Save, change, restore through the object; the checkpoint keys are TF's."""
+    tfv1 = pytest.importorskip("tensorflow").compat.v1
+    from tensorflow.python.trackable import base as tf_trackable
+    keys = []
+    for lib, base in ((tf, object), (tfv1, tf_trackable.Trackable)):
+        prefix = str(tmp_path / f"{lib.__name__}-ckpt")
+        with lib.Graph().as_default():
+            owner, v, m = _owner(lib, base, mirrored)
+            saver = lib.train.Saver({"v": owner} if as_dict else [owner])
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                sess.run(v.assign(42.0))
+                path = saver.save(sess, prefix)
+                sess.run(v.assign(43.0))
+                saver.restore(sess, path)
+                assert sess.run(v) == 42.0
+                if m is not None:
+                    assert sess.run(m) == 42.0
+        keys.append(sorted(lib.train.list_variables(path)))
+    assert keys[0] == keys[1]

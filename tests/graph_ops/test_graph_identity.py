@@ -447,6 +447,15 @@ def gamma_poisson_stateless(tf):
     tf.random.stateless_categorical(tf.log([[0.2, 0.3, 0.5]]), 6, [3, 4])
 
 
+def stateless_ints_gamma_poisson_shuffle(tf):
+    tf.random.stateless_uniform([5], [1, 2], minval=3, maxval=9, dtype=tf.int64)
+    tf.random.stateless_uniform([2, 2], [1, 2], minval=None, maxval=None, dtype=tf.uint32)
+    tf.random.stateless_gamma([4, 2], [1, 2], [0.5, 3.0], beta=2.0)
+    tf.random.stateless_poisson([4, 2], tf.constant([1, 2]), [0.5, 3.0], dtype=tf.float32)
+    tf.random.experimental.stateless_shuffle(tf.range(6), [1, 2])
+    tf.random.experimental.stateless_fold_in(tf.random.experimental.stateless_split([4, 5], 3)[0], 7)
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -495,6 +504,7 @@ CASES = [
     (input_producers_and_batching, None),
     (partitioned_variables, None),
     (gamma_poisson_stateless, None),
+    (stateless_ints_gamma_poisson_shuffle, None),
     (mlp_with_summaries, None),
     (conv_training, None),
     (layers_dropout_python_training, None),

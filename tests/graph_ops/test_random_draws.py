@@ -56,6 +56,27 @@ CASES = {
                                                                                          stddev=2.0, dtype=tf.float64),
     "stateless_multinomial_int32": lambda tf: tf.random.stateless_multinomial([[1.0, 2.0, 3.0], [0.0, 0.0, 9.0]], 5,
                                                                               [8, 9], output_dtype=tf.int32),
+    "stateless_uniform_int32_range": lambda tf: tf.random.stateless_uniform([2, 5], [3, 4], minval=-7, maxval=11111,
+                                                                          dtype=tf.int32),
+    "stateless_uniform_int64_range": lambda tf: tf.random.stateless_uniform([7], tf.constant([3, 4], tf.int32),
+                                                                          minval=2, maxval=2**40, dtype=tf.int64),
+    "stateless_uniform_full_int32": lambda tf: tf.random.stateless_uniform([5], [3, 4], minval=None, maxval=None,
+                                                                         dtype=tf.int32),
+    "stateless_uniform_full_uint64": lambda tf: tf.random.stateless_uniform([3], [3, 4], minval=None, maxval=None,
+                                                                          dtype=tf.uint64),
+    "stateless_uniform_uint64_seed_philox": lambda tf: tf.random.stateless_uniform(
+        [4], np.array([2**63 + 5, 7], np.uint64), alg="philox"),
+    "stateless_gamma_broadcast_beta": lambda tf: tf.random.stateless_gamma([10, 2, 3], [1, 2], [[0.5, 1.0, 2.0]],
+                                                                           beta=[[1.0], [3.0]]),
+    "stateless_gamma_float64": lambda tf: tf.random.stateless_gamma([6, 2], [5, 6], [0.25, 4.0], dtype=tf.float64),
+    "stateless_poisson_int64_of_float_rates": lambda tf: tf.random.stateless_poisson([8, 3], [1, 2], [5.5, 1.0, 12.0],
+                                                                                     dtype=tf.int64),
+    "stateless_poisson_float16_of_int_rates": lambda tf: tf.random.stateless_poisson(
+        [4, 2], [9, 1], tf.constant([3, 15]), dtype=tf.float16),
+    "stateless_shuffle": lambda tf: tf.random.experimental.stateless_shuffle(tf.reshape(tf.range(21), [7, 3]),
+                                                                             [1, 2]),
+    "stateless_split": lambda tf: tf.random.experimental.stateless_split(tf.constant([1, 2]), num=3),
+    "stateless_fold_in_int64": lambda tf: tf.random.experimental.stateless_fold_in([1, 2], tf.constant(3, tf.int64)),
 }
 
 XFAIL: dict = {}  # name -> reason, for rows ref cannot match yet

@@ -60,6 +60,8 @@ class JsonResult(unittest.TestResult):
     def addError(self, test, err):
         super().addError(test, err)
         self._bad.setdefault(test.id(), ("error", self._message(err)))
+        if os.environ.get("TF_TESTS_TRACEBACK"):
+            traceback.print_exception(*err)
 
     def addFailure(self, test, err):
         super().addFailure(test, err)

@@ -99,6 +99,7 @@ SOURCES = {
     "tensorflow.python.data.ops.dataset_ops": ("ref.data.dataset_ops", "ref.data"),
     "tensorflow.python.data.ops.iterator_ops": ("ref.data.iterator_ops", "ref.data"),
     "tensorflow.python.util.compat": ("ref.compat",),
+    "tensorflow.python.compat.compat": ("ref.compat",),
     "tensorflow.python.util.nest": ("ref.types.nest",),
     "tensorflow.python.util.tf_inspect": ("inspect",),
     "tensorflow.python.platform.tf_logging": ("ref.platform.tf_logging",),
@@ -544,8 +545,14 @@ def _make_config():
                  "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
     m.is_op_determinism_enabled = lambda: True
-    m.list_physical_devices = lambda device_type=None: []
-    m.list_logical_devices = lambda device_type=None: []
+    import collections
+    logical = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+    physical = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+    # ref runs every kernel on the host: one CPU, as TF lists it
+    m.list_physical_devices = lambda device_type=None: (
+        [physical("/physical_device:CPU:0", "CPU")] if device_type in (None, "CPU") else [])
+    m.list_logical_devices = lambda device_type=None: (
+        [logical("/device:CPU:0", "CPU")] if device_type in (None, "CPU") else [])
     return m
 
 
@@ -610,7 +617,8 @@ def _make_numpy_compat():
 SPECIAL = {
     # a base class saver_test derives from at import time; ref has no Trackable hierarchy
     "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
-        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"})}),
+        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
+        "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
                                                            extra={"GradientTape": GraphGradientTape}),
