@@ -100,6 +100,7 @@ SOURCES = {
     "tensorflow.python.data.ops.iterator_ops": ("ref.data.iterator_ops", "ref.data"),
     "tensorflow.python.util.compat": ("ref.compat",),
     "tensorflow.python.compat.compat": ("ref.compat",),
+    "tensorflow.python.ops.init_ops": ("ref.graph_ops.init_ops", "ref.graph_ops.init_ops_conv"),
     "tensorflow.python.util.nest": ("ref.types.nest",),
     "tensorflow.python.util.tf_inspect": ("inspect",),
     "tensorflow.python.platform.tf_logging": ("ref.platform.tf_logging",),
