@@ -6,7 +6,7 @@ al., "Dynamical Isometry and a Mean Field Theory of CNNs", 2018).
   centre ``(k - 1) // 2`` of each axis, which holds the first ``cin`` rows of
   a random ``cout x cout`` orthogonal matrix times ``gain``.
 * **Orthogonal N-D** (N = 1, 2, 3; equal kernel sizes ``k``): start from the
-  block ``B[e] = prod_i (P_i if e_i == 0 else I - P_i)`` over ``e`` in
+  block ``B[e] = prod_i (P_i if e_i == 0 else I - P_i)`` (3-D: the reverse) over ``e`` in
   ``{0, 1}^N`` for N random symmetric projections ``P_i = C C^T`` (``C`` an
   orthogonal matrix with random columns zeroed); convolve ``k - 2`` further
   such blocks in (``R[i] = sum_{a + b = i} M1[a] M2[b]``); every entry is then
@@ -70,6 +70,7 @@ class ConvolutionOrthogonal(Initializer):
     """Base of the N-D orthogonal convolution initializers (module docstring)."""
 
     rank = None  # spatial dimensions
+    _projection_bit = 0  # the block index of P (the other holds I - P)
 
     def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
         self.gain = gain
@@ -118,7 +119,7 @@ class ConvolutionOrthogonal(Initializer):
         eye = _eye(n, self.dtype)
         block = {}
         for e in itertools.product((0, 1), repeat=self.rank):
-            factors = [p if bit == 0 else eye - p for bit, p in zip(e, projections)]
+            factors = [p if bit == self._projection_bit else eye - p for bit, p in zip(e, projections)]
             acc = factors[0]
             for f in factors[1:]:
                 acc = math_ops.matmul(acc, f)
@@ -175,8 +176,10 @@ class ConvolutionOrthogonal2D(ConvolutionOrthogonal):
 
 
 class ConvolutionOrthogonal3D(ConvolutionOrthogonal):
-    """A ``[k, k, k, cin, cout]`` orthogonal convolution kernel."""
+    """A ``[k, k, k, cin, cout]`` orthogonal convolution kernel (TF's 3-D block
+    puts ``I - P`` at index 0 and ``P`` at 1, the 1-D/2-D ones the reverse)."""
     rank = 3
+    _projection_bit = 1
 
 
 convolutional_delta_orthogonal = ConvolutionDeltaOrthogonal
