@@ -107,8 +107,8 @@ class PartitionInfo:
 
     def single_slice_dim(self, shape):
         """The one dimension where ``shape`` differs from the full shape, or None."""
-        if shape is None:
-            return None
+        if not isinstance(shape, (list, tuple)) and not hasattr(shape, "as_list"):
+            raise TypeError(f"`shape` must be a sequence (like tuple or list) instead of {type(shape).__name__}")
         shape = list(shape)
         if len(shape) != len(self.full_shape):
             raise ValueError(f"Expected equal length, but received shape={shape} of length {len(shape)} while "

@@ -15,7 +15,13 @@ from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.variables import (Variable, VariableAggregation, VariableSynchronization, _common_init,
                                      _initial_tensor, _prepend_scope)
 
-__all__ = ["ResourceVariable"]
+__all__ = ["ResourceVariable", "is_resource_variable"]
+
+
+def is_resource_variable(var):
+    """Whether ``var`` is a resource variable, or asks to be treated as one
+    (``_should_act_as_resource_variable``, as TF's)."""
+    return isinstance(var, ResourceVariable) or hasattr(var, "_should_act_as_resource_variable")
 
 
 class ResourceVariable(Variable):

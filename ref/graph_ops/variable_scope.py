@@ -542,6 +542,11 @@ def default_variable_store():
     return store
 
 
+# TF's private spellings (variable_scope.py), which TF's own tests use
+_get_default_variable_store = default_variable_store
+_PartitionInfo = PartitionInfo
+
+
 def _get_variable_scope_store():
     store = get_collection(_VARSCOPESTORE_KEY)
     if store:

@@ -93,3 +93,35 @@ def test_partition_info(full_shape, offset, shape, dim):
     info = partitioned.PartitionInfo(full_shape=full_shape, var_offset=offset)
     assert info.single_slice_dim(shape) == dim
     assert info.single_offset(shape) == (0 if dim is None else offset[dim])
+
+
+PARTITION_INFO_ERRORS = [  # (full_shape, var_offset, query shape or None to only construct) -> TF's error kind
+    (None, [0, 1], None),
+    ([0, 1], None, None),
+    ("foo", [0, 1], None),
+    ([0, 1], "foo", None),
+    ([0, 1], [0], None),
+    ([1, 1], [0, 1], None),
+    ([9, 3], [4, 0], "none"),
+    ([9, 3], [4, 0], [1, 2, 3]),
+    ([9, 3], [4, 0], [6, 3]),
+    ([9, 3], [4, 0], [1, 1]),
+]
+
+
+@pytest.mark.parametrize("full_shape, offset, query", PARTITION_INFO_ERRORS)
+def test_partition_info_errors_as_tensorflow(full_shape, offset, query):
+    """variable_scope._PartitionInfo's checks: the same error kinds as TF's."""
+    pytest.importorskip("tensorflow")
+    from tensorflow.python.ops import variable_scope as tf_vs
+    from ref.graph_ops import variable_scope as ref_vs
+
+    def kind(mod):
+        try:
+            info = mod._PartitionInfo(full_shape=full_shape, var_offset=offset)
+            if query is not None:
+                info.single_slice_dim(None if query == "none" else query)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__
+        return None
+    assert kind(ref_vs) == kind(tf_vs) is not None

@@ -100,6 +100,7 @@ SOURCES = {
     "tensorflow.python.data.ops.iterator_ops": ("ref.data.iterator_ops", "ref.data"),
     "tensorflow.python.util.compat": ("ref.compat",),
     "tensorflow.python.compat.compat": ("ref.compat",),
+    "tensorflow.python.ops.init_ops": ("ref.graph_ops.init_ops", "ref.graph_ops.init_ops_conv"),
     "tensorflow.python.util.nest": ("ref.types.nest",),
     "tensorflow.python.util.tf_inspect": ("inspect",),
     "tensorflow.python.platform.tf_logging": ("ref.platform.tf_logging",),
@@ -342,6 +343,20 @@ def _passthrough(*args, **kwargs):
     return lambda f: f
 
 
+def _in_test_session(*args, **kwargs):
+    """TF's run_in_graph_and_eager_modes, graph half: the body runs with a test
+    session as the default (``op.run()``/``t.eval()`` work without one)."""
+    def apply(f):
+        @functools.wraps(f)
+        def wrapped(self, *a, **k):
+            with self.test_session():
+                return f(self, *a, **k)
+        return wrapped
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return apply(args[0])
+    return apply
+
+
 def _skipping(reason):
     def deco(*args, **kwargs):
         def apply(f):
@@ -413,7 +428,7 @@ def _make_test_util():
     m = ShimModule("tensorflow.python.framework.test_util", ("ref.test", "ref.test_util"))
     case = _test_case_class()
     m.TensorFlowTestCase = case
-    for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only", "run_in_graph_and_eager_modes",
+    for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only",
                  "run_all_in_graph_and_eager_modes", "run_all_in_deprecated_graph_mode_only",
                  "build_as_function_and_v1_graph", "disable_xla", "disable_tfrt", "disable_mlir_bridge",
                  "xla_allow_fallback", "with_eager_op_as_function", "disable_control_flow_v2",
@@ -427,6 +442,7 @@ def _make_test_util():
                  "matmul_without_tf32", "disable_eager_op_as_function", "enable_graph_building_optimization",
                  "run_functions_eagerly"):
         setattr(m, name, _passthrough)
+    m.run_in_graph_and_eager_modes = _in_test_session
     m.run_v2_only = _skipping("run_v2_only: TF runs it only with v2 behaviour")
     gpu = ref.test.is_gpu_available()
     for name in ("run_gpu_only", "run_cuda_only", "run_gpu_or_tpu"):
