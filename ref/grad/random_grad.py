@@ -32,5 +32,6 @@ def _random_gamma_grad(op, grad):
 
 for _t in ("RandomPoissonV2", "StatelessRandomGetKeyCounter", "StatelessRandomUniformV2", "StatelessRandomNormalV2",
            "StatelessTruncatedNormalV2", "StatelessRandomUniform", "StatelessRandomNormal",
-           "StatelessTruncatedNormal", "StatelessMultinomial"):
+           "StatelessTruncatedNormal", "StatelessMultinomial", "StatelessRandomPoisson", "StatelessRandomUniformInt",
+           "StatelessRandomUniformFullInt", "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2"):
     NotDifferentiable(_t)
