@@ -14,7 +14,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "graph_ops"))
-from _graphdef import tf1_behaviour  # noqa: E402
+from _graphdef import differences, graph_def, tf1_behaviour, tf_v1  # noqa: E402
+
+import ref  # noqa: E402
 
 
 def variable_values(tf, sess, variables=None):
@@ -48,3 +50,31 @@ def run(lib, module, steps, workdir):
     with library_context(lib):
         with lib.Graph().as_default():
             return module.train(lib, steps, str(workdir))
+
+
+# -- the comparisons every program table makes (test_tf1_corpus, test_tf1_tutorials) --------
+
+def assert_same_graph_def(module):
+    """The program's GraphDef under ref and under TF, node for node."""
+    want = graph_def(tf_v1(), module.build)
+    got = graph_def(ref, module.build)
+    diff = differences(got, want)
+    assert not diff, f"{len(got.node)} ref nodes, {len(want.node)} tf nodes\n" + "\n".join(diff)
+
+
+def assert_same_initial(got, want):
+    """Every initial value bit for bit, same names and dtypes."""
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def assert_same_trajectory(got, want, steps, rtol, atol, same_final_names=False):
+    """Losses over ``steps`` and the final variables within rtol/atol."""
+    assert len(got["losses"]) == len(want["losses"]) == steps
+    np.testing.assert_allclose(got["losses"], want["losses"], rtol=rtol, atol=atol)
+    if same_final_names:
+        assert sorted(got["final"]) == sorted(want["final"])
+    for k in want["final"]:
+        np.testing.assert_allclose(got["final"][k], want["final"][k], rtol=rtol, atol=atol, err_msg=k)

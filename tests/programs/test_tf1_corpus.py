@@ -16,12 +16,11 @@ the first step's loss by far more).
 import functools
 import importlib
 
-import numpy as np
 import pytest
 
 import ref  # noqa: F401  (cross-layer programs)
-from _corpus import run
-from _graphdef import differences, graph_def, tf_v1
+from _corpus import assert_same_graph_def, assert_same_initial, assert_same_trajectory, run
+from _graphdef import tf_v1
 
 STEPS = 20
 RTOL, ATOL = 1e-5, 1e-6
@@ -54,29 +53,16 @@ GRAPH_XFAIL = {
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=GRAPH_XFAIL[n]))
                                   if n in GRAPH_XFAIL else n for n in PROGRAMS])
 def test_graph_def(name):
-    module = importlib.import_module(f"_prog_{name}")
-    tf = tf_v1()
-    want = graph_def(tf, module.build)
-    got = graph_def(ref, module.build)
-    diff = differences(got, want)
-    assert not diff, f"{len(got.node)} ref nodes, {len(want.node)} tf nodes\n" + "\n".join(diff)
+    assert_same_graph_def(importlib.import_module(f"_prog_{name}"))
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_initial_values(name, tmp_root):
-    want = _result(name, "tf", tmp_root)["initial"]
-    got = _result(name, "ref", tmp_root)["initial"]
-    assert sorted(got) == sorted(want)
-    for k in want:
-        assert got[k].dtype == want[k].dtype, k
-        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+    assert_same_initial(_result(name, "ref", tmp_root)["initial"], _result(name, "tf", tmp_root)["initial"])
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_trajectory(name, tmp_root):
     want = _result(name, "tf", tmp_root)
     got = _result(name, "ref", tmp_root)
-    assert len(got["losses"]) == len(want["losses"]) == STEPS
-    np.testing.assert_allclose(got["losses"], want["losses"], rtol=RTOL, atol=ATOL)
-    for k in want["final"]:
-        np.testing.assert_allclose(got["final"][k], want["final"][k], rtol=RTOL, atol=ATOL, err_msg=k)
+    assert_same_trajectory(got, want, STEPS, RTOL, ATOL)
