@@ -46,7 +46,7 @@ def free_ports(n):
 
 def _env():
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p),
-                TF_CPP_MIN_LOG_LEVEL="3", PYTHONUNBUFFERED="1")
+                TF_CPP_MIN_LOG_LEVEL="3", PYTHONUNBUFFERED="1", TF_USE_LEGACY_KERAS="1")
 
 
 def wait_listening(address, timeout=START_TIMEOUT):
@@ -76,7 +76,32 @@ def barrier(directory, task, n):
         time.sleep(0.01)
 
 
-def role_worker(framework, cluster, task, steps, repeats, barrier_dir):
+def build_tiny(tf, np):
+    """A 1000-float variable, ``loss = sum((w - t)**2)``: the step is all overhead."""
+    w = tf.Variable(np.zeros(SIZE, np.float32), name="w")
+    target = tf.constant(np.linspace(-1, 1, SIZE, dtype=np.float32))
+    loss = tf.reduce_sum(tf.square(w - target))
+    return tf.train.GradientDescentOptimizer(0.001).minimize(loss), {}
+
+
+def build_mlp(tf, np):
+    """MLP 784-1024-512-10 (1.33M parameters on the ps), batch 128 fed, Adam: every step reads
+    the weights from the ps and sends their gradients back (10.6 MB on the wire each way)."""
+    x = tf.placeholder(tf.float32, [None, 784], name="x")
+    y = tf.placeholder(tf.int64, [None], name="y")
+    h = tf.layers.dense(x, 1024, activation=tf.nn.relu)
+    h = tf.layers.dense(h, 512, activation=tf.nn.relu)
+    logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    rng = np.random.RandomState(0)
+    feeds = {x: rng.rand(128, 784).astype(np.float32), y: rng.randint(0, 10, 128)}
+    return tf.train.AdamOptimizer(1e-3).minimize(loss), feeds
+
+
+MODELS = {"tiny": build_tiny, "mlp": build_mlp}
+
+
+def role_worker(framework, cluster, task, steps, repeats, barrier_dir, model="tiny"):
     """Trains ``repeats`` x ``steps`` steps; prints one JSON line with the timings."""
     if framework == "tf":
         import tensorflow.compat.v1 as tf
@@ -88,10 +113,7 @@ def role_worker(framework, cluster, task, steps, repeats, barrier_dir):
     server = tf.train.Server(spec, job_name="worker", task_index=task)
     with tf.Graph().as_default():
         with tf.device(tf.train.replica_device_setter(cluster=spec, worker_device=f"/job:worker/task:{task}")):
-            w = tf.Variable(np.zeros(SIZE, np.float32), name="w")
-            target = tf.constant(np.linspace(-1, 1, SIZE, dtype=np.float32))
-            loss = tf.reduce_sum(tf.square(w - target))
-            train_op = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
+            train_op, feeds = MODELS[model](tf, np)
         config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task}"])
         with tf.Session(server.target, config=config) as sess:
             if task == 0:
@@ -103,13 +125,13 @@ def role_worker(framework, cluster, task, steps, repeats, barrier_dir):
                         raise RuntimeError("the chief did not initialize w")
                     time.sleep(0.05)
             for _ in range(20):
-                sess.run(train_op)
+                sess.run(train_op, feeds)
             barrier(barrier_dir, task, len(cluster["worker"]))
             times, windows = [], []
             for _ in range(repeats):
                 start, t0 = time.time(), time.perf_counter()
                 for _ in range(steps):
-                    sess.run(train_op)
+                    sess.run(train_op, feeds)
                 times.append((time.perf_counter() - t0) / steps * 1e3)
                 windows.append((start, time.time()))
     print("RESULT " + json.dumps({"ms": times, "windows": windows}), flush=True)
@@ -133,11 +155,11 @@ def start_ps(framework, cluster):
     return proc
 
 
-def run_workers(framework, cluster, n, steps, repeats):
+def run_workers(framework, cluster, n, steps, repeats, model):
     barrier_dir = tempfile.mkdtemp(prefix="ref-bench-barrier-")
     procs = [subprocess.Popen([sys.executable, __file__, "--role", "worker", "--framework", framework,
                                "--cluster", json.dumps(cluster), "--task", str(i), "--steps", str(steps),
-                               "--repeats", str(repeats), "--barrier", barrier_dir], env=_env(),
+                               "--repeats", str(repeats), "--barrier", barrier_dir, "--model", model], env=_env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
              for i in range(n)]
     results = []
@@ -151,7 +173,7 @@ def run_workers(framework, cluster, n, steps, repeats):
     return results
 
 
-def measure(framework, steps, repeats):
+def measure(framework, steps, repeats, model):
     """(median ms/step with 1 worker, steps/s with 1 worker, steps/s with 2 workers)."""
     out = []
     for n in (1, 2):
@@ -159,7 +181,7 @@ def measure(framework, steps, repeats):
         cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
         ps = start_ps(framework, cluster)
         try:
-            results = run_workers(framework, cluster, n, steps, repeats)
+            results = run_workers(framework, cluster, n, steps, repeats, model)
         finally:
             ps.kill()
             ps.wait()
@@ -183,6 +205,8 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--only", choices=["tf", "ref"])
+    p.add_argument("--model", choices=sorted(MODELS), default="tiny",
+                   help="tiny: a 1000-float variable (default); mlp: 784-1024-512-10, Adam, batch 128")
     p.add_argument("--role", choices=["tf-ps", "worker"], help=argparse.SUPPRESS)
     p.add_argument("--framework", help=argparse.SUPPRESS)
     p.add_argument("--cluster", help=argparse.SUPPRESS)
@@ -193,9 +217,9 @@ def main():
         return role_tf_ps(json.loads(args.cluster))
     if args.role == "worker":
         return role_worker(args.framework, json.loads(args.cluster), args.task, args.steps, args.repeats,
-                           args.barrier)
+                           args.barrier, args.model)
 
-    print(f"distributed step: {SIZE}-float variable on a ps process, GradientDescent, "
+    print(f"distributed step ({args.model}): {MODELS[args.model].__doc__.splitlines()[0]} "
           f"{args.repeats} x {args.steps} steps")
     rows = {}
     for framework in ("ref", "tf"):
@@ -209,7 +233,7 @@ def main():
             print("  tf:  TensorFlow not installed")
             continue
         try:
-            rows[framework] = measure(framework, args.steps, args.repeats)
+            rows[framework] = measure(framework, args.steps, args.repeats, args.model)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             print(f"  {framework}: failed: {exc}")
             continue

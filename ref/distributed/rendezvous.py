@@ -7,7 +7,7 @@ the receiving task asks for it with ``WorkerService/RecvTensor`` (step id + key)
 which waits until the value is there. Here:
 
 * :class:`StepRendezvous` holds one step's values (and whether each is dead);
-  ``recv`` waits for a key, bounded by the call's deadline, and ends at once
+  ``recv`` waits for a key and takes it out, bounded by the call's deadline, and ends at once
   with the step's error when the step is aborted;
 * :class:`Rendezvous` maps step ids to them. A step is made on first use (a
   ``RecvTensor`` may arrive before the ``RunGraph`` that sends), and dropped by
@@ -55,7 +55,10 @@ class StepRendezvous:
                 self.cond.notify_all()
 
     def recv(self, key, timeout=None, cancelled=None, where=""):
-        """``(value, is_dead)`` of ``key``, once sent. DeadlineExceededError after
+        """``(value, is_dead)`` of ``key``, once sent, taken out of the table as TF's
+        rendezvous does (each key is received once; the step no longer holds the
+        value, so a variable sent to another task can then be updated in place).
+        DeadlineExceededError after
         ``timeout`` seconds naming the key; the step's error when it is aborted;
         ``cancelled()`` (checked every half second) returning an error ends it too."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -73,7 +76,7 @@ class StepRendezvous:
                 self.cond.wait(_POLL if left is None else min(left, _POLL))
             if self.error is not None:
                 raise self.error
-            return self.items[key]
+            return self.items.pop(key)
 
     def abort(self, error):
         with self.cond:

@@ -169,7 +169,7 @@ def test_run_failing_worker_stops_everything(script, workers, actions, code):
 
 
 def test_run_timeout_kills_everything(script):
-    r = ref_cli("cluster", "run", "--ps", "1", "--workers", "1", "--timeout", "2", "--", sys.executable, script,
+    r = ref_cli("cluster", "run", "--ps", "0", "--workers", "1", "--timeout", "2", "--", sys.executable, script,
                 json.dumps({"0": "sleep"}))
     assert r.returncode == 124
     assert "timed out after 2 s" in r.stderr and "worker:0" in r.stderr

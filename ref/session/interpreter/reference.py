@@ -13,7 +13,7 @@ from ref.session.interpreter import frames
 from ref.session.interpreter.failures import KERNEL_ERRORS, live, op_error, placeholder_error
 from ref.session.interpreter.plan import needed_ops
 from ref.session.interpreter.state import Ref, RunContext
-from ref.session.interpreter.steps import aliased_outputs, bind_outputs, commit
+from ref.session.interpreter.steps import accepts_out, aliased_outputs, bind_outputs, commit
 
 __all__ = ["evaluate", "run_frames"]
 
@@ -85,7 +85,10 @@ def run_frames(frame_plan, feeds, state, trace=None, allow_dead=False):
 
 def run_op(op, values, state):
     """The outputs (a tuple) of one op on its input ``values`` (in ``op.inputs``
-    order): :func:`evaluate`'s step for a single op."""
+    order): :func:`evaluate`'s step for a single op, used by the executors that
+    schedule ops one at a time (TF1 frames, a distributed partition). Unlike
+    :func:`evaluate`, a variable update here gets the stored arrays as ``out=``
+    when they are the store's alone, so it runs in place as TF's kernels do."""
     store = state.store
     opdef = op._opdef
     if op._type == "Placeholder":
@@ -104,7 +107,8 @@ def run_op(op, values, state):
         if opdef.refs:
             keys = [[r.key for r in kwargs[n]] if isinstance(kwargs[n], list) else kwargs[n].key
                     for n in opdef.refs]
-            new = commit(opdef, opdef.refs, keys, kwargs, store, op)
+            # the stored arrays as ``out=`` when they are the store's alone (in place, as TF)
+            new = commit(opdef, opdef.refs, keys, kwargs, store, op, accepts_out(opdef.kernel))
             return tuple(bind_outputs(opdef, aliased_outputs(opdef), new, keys, len(op._outputs)))
         outputs = opdef.kernel(**kwargs)
     except KERNEL_ERRORS as e:
