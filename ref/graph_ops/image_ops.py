@@ -9,19 +9,21 @@ unknown dimensions (a decoded image) are computed at run time.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.graph import name_scope
 from ref.framework.tensor_util import constant_value_as_shape
-from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops, random_ops
+from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops
+from ref.graph_ops import image_geometry_ops as geo
+from ref.graph_ops.image_geometry_ops import (  # noqa: F401  (tf.image's geometry)
+    central_crop, crop_to_bounding_box, flip_left_right, flip_up_down, pad_to_bounding_box, random_flip_left_right,
+    random_flip_up_down, resize_image_with_crop_or_pad, rot90, transpose, transpose_image)
 from ref.graph_ops.logging_ops import Assert
 from ref.types import dtypes
 
 __all__ = ["ResizeMethod", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png",
            "encode_jpeg", "resize_images", "resize", "resize_image_with_pad", "resize_bilinear", "resize_nearest_neighbor", "resize_bicubic", "resize_area",
            "flip_left_right",
-           "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90", "transpose_image",
+           "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90", "transpose_image", "transpose",
            "crop_to_bounding_box", "pad_to_bounding_box", "central_crop", "resize_image_with_crop_or_pad",
            "adjust_brightness", "random_brightness", "adjust_contrast", "random_contrast",
            "per_image_standardization", "convert_image_dtype", "random_crop"]
@@ -81,142 +83,6 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
 
 
 # -- shapes ----------------------------------------------------------------------------
-
-def _image(image, min_rank=3, max_rank=4):
-    image = convert_to_tensor(image, name="image")
-    nd = image.shape.ndims
-    if nd is not None and not min_rank <= nd <= max_rank:
-        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions."
-                         if max_rank == 4 else f"'image' (shape {image.shape}) must be three-dimensional.")
-    if nd is None:
-        raise ValueError("'image' must have a known rank (3 or 4 dimensions)")
-    return image
-
-
-def _dims(image):
-    """(height, width) as Python ints where known, else scalar int32 tensors."""
-    static = image.shape.as_list()
-    dyn = None
-    out = []
-    for axis in (-3, -2):
-        d = static[axis]
-        if d is None:
-            dyn = array_ops.shape(image) if dyn is None else dyn
-            d = dyn[len(static) + axis]
-        out.append(d)
-    return out
-
-
-def _is_int(*xs):
-    return all(isinstance(x, (int, np.integer)) for x in xs)
-
-
-def _max(a, b):
-    return max(a, b) if _is_int(a, b) else math_ops.maximum(a, b)
-
-
-def _min(a, b):
-    return min(a, b) if _is_int(a, b) else math_ops.minimum(a, b)
-
-
-def _sub(a, b):
-    return a - b if _is_int(a, b) else math_ops.subtract(a, b)
-
-
-def _floordiv(a, b):
-    return a // b if _is_int(a, b) else math_ops.floordiv(a, b)
-
-
-def _vec(xs):
-    if _is_int(*xs):
-        return np.asarray(xs, np.int32)
-    return array_ops.stack([convert_to_tensor(x, dtype=dtypes.int32) for x in xs])
-
-
-def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    with name_scope(None, "crop_to_bounding_box", [image]):
-        image = _image(image)
-        batched = image.shape.ndims == 4
-        for v, what in ((offset_height, "offset_height must be >= 0."), (offset_width, "offset_width must be >= 0."),
-                        (target_height, "target_height must be > 0."), (target_width, "target_width must be > 0.")):
-            if _is_int(v) and (v < 0 or (v == 0 and "target" in what)):
-                raise ValueError(what)
-        h, w = _dims(image)
-        if _is_int(h, offset_height, target_height) and h < offset_height + target_height:
-            raise ValueError("height must be >= target + offset.")
-        if _is_int(w, offset_width, target_width) and w < offset_width + target_width:
-            raise ValueError("width must be >= target + offset.")
-        begin = ([0] if batched else []) + [offset_height, offset_width, 0]
-        size = ([-1] if batched else []) + [target_height, target_width, -1]
-        out = array_ops.slice(image, _vec(begin), _vec(size))
-        return out
-
-
-def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    with name_scope(None, "pad_to_bounding_box", [image]):
-        image = _image(image)
-        batched = image.shape.ndims == 4
-        h, w = _dims(image)
-        after_h = _sub(_sub(target_height, offset_height), h)
-        after_w = _sub(_sub(target_width, offset_width), w)
-        for v, what in ((offset_height, "offset_height must be >= 0"), (offset_width, "offset_width must be >= 0"),
-                        (after_h, "height must be <= target - offset"), (after_w, "width must be <= target - offset")):
-            if _is_int(v) and v < 0:
-                raise ValueError(what)
-        rows = ([[0, 0]] if batched else []) + [[offset_height, after_h], [offset_width, after_w], [0, 0]]
-        flat = [x for r in rows for x in r]
-        paddings = array_ops.reshape(_vec(flat), [len(rows), 2]) if not _is_int(*flat) \
-            else np.asarray(rows, np.int32)
-        padded = array_ops.pad(image, paddings)
-        static = image.shape.as_list()  # TF sets the target size and the known batch and depth
-        padded.set_shape(static[:-3] + [target_height if _is_int(target_height) else None,
-                                        target_width if _is_int(target_width) else None, static[-1]])
-        return padded
-
-
-def resize_image_with_crop_or_pad(image, target_height, target_width):
-    """Centre-crops and/or zero-pads ``image`` to (target_height, target_width)."""
-    with name_scope(None, "resize_image_with_crop_or_pad", [image]):
-        image = _image(image)
-        h, w = _dims(image)
-        width_diff, height_diff = _sub(target_width, w), _sub(target_height, h)
-        neg = (lambda d: -d) if _is_int(width_diff) else math_ops.negative
-        offset_crop_width = _max(_floordiv(neg(width_diff), 2), 0)
-        offset_pad_width = _max(_floordiv(width_diff, 2), 0)
-        neg = (lambda d: -d) if _is_int(height_diff) else math_ops.negative
-        offset_crop_height = _max(_floordiv(neg(height_diff), 2), 0)
-        offset_pad_height = _max(_floordiv(height_diff, 2), 0)
-        cropped = crop_to_bounding_box(image, offset_crop_height, offset_crop_width, _min(target_height, h),
-                                       _min(target_width, w))
-        resized = pad_to_bounding_box(cropped, offset_pad_height, offset_pad_width, target_height, target_width)
-        if resized.shape.ndims is not None and _is_int(target_height, target_width):
-            resized.set_shape(resized.shape[:-3].concatenate([target_height, target_width])
-                              .concatenate(resized.shape[-1:]))
-        return resized
-
-
-def central_crop(image, central_fraction):
-    """The central ``central_fraction`` of ``image`` along height and width."""
-    with name_scope(None, "central_crop", [image]):
-        image = _image(image)
-        if central_fraction <= 0.0 or central_fraction > 1.0:
-            raise ValueError("central_fraction must be within (0, 1]")
-        if central_fraction == 1.0:
-            return image
-        h, w = _dims(image)
-        starts = []
-        for d in (h, w):
-            if _is_int(d):
-                starts.append(int((d - d * central_fraction) / 2))
-            else:
-                df = math_ops.cast(d, dtypes.float64)
-                starts.append(math_ops.cast((df - df * central_fraction) / 2, dtypes.int32))
-        sizes = [_sub(d, s * 2 if _is_int(s) else math_ops.multiply(s, 2)) for d, s in zip((h, w), starts)]
-        batched = image.shape.ndims == 4
-        begin = ([0] if batched else []) + starts + [0]
-        size = ([-1] if batched else []) + sizes + [-1]
-        return array_ops.slice(image, _vec(begin), _vec(size))
-
 
 # -- resizing ---------------------------------------------------------------------------
 
@@ -305,118 +171,35 @@ def _dims4(images):
 
 
 def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners=False):
-    """Resizes ``image`` to fit (target_height, target_width) keeping its aspect
-    ratio (sides ``floor(side / ratio)``), then zero-pads it centred, as TF1's
-    ``resize_image_with_pad``."""
+    """``image`` resized to fit ``target_height x target_width`` keeping its aspect
+    ratio (sides ``floor(side / ratio)``, ratio the larger of the two side ratios),
+    then zero-padded centred (``floor`` of half the difference), as TF1's."""
     with name_scope(None, "resize_image_with_pad", [image]):
-        image = convert_to_tensor(image, name="image")
-        nd = image.shape.ndims
-        squeeze = nd in (3, None)
-        if nd is not None and nd not in (3, 4):
-            raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
-        if squeeze:
-            image = array_ops.expand_dims(image, 0)
-            if nd is None:
-                image.set_shape([None] * 4)
-        if _is_int(target_width) and target_width <= 0:
-            raise ValueError("target_width must be > 0.")
-        if _is_int(target_height) and target_height <= 0:
-            raise ValueError("target_height must be > 0.")
-        image = control_flow_ops.with_dependencies(_at_least_3d_checks(image), image)
-        height, width = _dims4(image)
+        image, is_batch = geo._as_batch(convert_to_tensor(image, name="image"))
+        checks = geo.check_at_least_3d_image(image, require_static=False)
+        checks += geo._assert(target_width > 0, ValueError, "target_width must be > 0.")
+        checks += geo._assert(target_height > 0, ValueError, "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(checks, image)
+        _, height, width, _ = geo.image_dimensions(image, rank=4)
         f32 = dtypes.float32
-        f_height, f_width = math_ops.cast(height, f32), math_ops.cast(width, f32)
-        f_target_height, f_target_width = math_ops.cast(target_height, f32), math_ops.cast(target_width, f32)
-        ratio = math_ops.maximum(f_width / f_target_width, f_height / f_target_height)
+        f_height, f_width = math_ops.cast(height, dtype=f32), math_ops.cast(width, dtype=f32)
+        f_target_height = math_ops.cast(target_height, dtype=f32)
+        f_target_width = math_ops.cast(target_width, dtype=f32)
+        ratio = geo._max(f_width / f_target_width, f_height / f_target_height)
         resized_height_float, resized_width_float = f_height / ratio, f_width / ratio
         resized_height = math_ops.cast(math_ops.floor(resized_height_float), dtype=dtypes.int32)
         resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtype=dtypes.int32)
-        f_padding_height = math_ops.floor((f_target_height - resized_height_float) / 2)
-        f_padding_width = math_ops.floor((f_target_width - resized_width_float) / 2)
-        p_height = math_ops.maximum(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
-        p_width = math_ops.maximum(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
-        resized = resize_images(image, [resized_height, resized_width], method, align_corners)
+        padding_height = (f_target_height - resized_height_float) / 2
+        padding_width = (f_target_width - resized_width_float) / 2
+        f_padding_height, f_padding_width = math_ops.floor(padding_height), math_ops.floor(padding_width)
+        p_height = geo._max(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
+        p_width = geo._max(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
+        resized = resize_images(image, [resized_height, resized_width], method, align_corners=align_corners)
         padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
-        return array_ops.squeeze(padded, axis=[0]) if squeeze else padded
-
-
-def _at_least_3d_checks(image):
-    """TF's run-time checks of an image whose last three dimensions are not all known."""
-    shape = image.shape
-    if any(d == 0 for d in shape.as_list()[-3:]):
-        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
-    if shape[-3:].is_fully_defined():
-        return []
-    return [check_ops.assert_positive(array_ops.shape(image)[-3:], ["inner 3 dims of 'image.shape' must be > 0."]),
-            check_ops.assert_greater_equal(array_ops.rank(image), 3,
-                                           message="'image' must be at least three-dimensional.")]
-
-
-# -- flips and rotations ---------------------------------------------------------------------
-
-def _flip_axis(image, index):
-    return index + (1 if image.shape.ndims == 4 else 0)
-
-
-def flip_left_right(image):
-    with name_scope(None, "flip_left_right", [image]):
-        image = _image(image)
-        return array_ops.reverse(image, [_flip_axis(image, 1)])
-
-
-def flip_up_down(image):
-    with name_scope(None, "flip_up_down", [image]):
-        image = _image(image)
-        return array_ops.reverse(image, [_flip_axis(image, 0)])
-
-
-def _random_flip(image, flip_index, seed, scope_name):
-    with name_scope(None, scope_name, [image]) as scope:
-        image = _image(image)
-        if image.shape.ndims == 3:
-            uniform = random_ops.random_uniform([], 0, 1.0, seed=seed)
-            mirror = math_ops.less(uniform, .5)
-            result = control_flow_ops.cond(mirror, lambda: array_ops.reverse(image, [flip_index]),
-                                           lambda: image, name=scope)
-            result.set_shape(image.shape)
-            return result
-        batch = array_ops.shape(image)[0]
-        uniform = random_ops.random_uniform(array_ops.stack([batch]), 0, 1.0, seed=seed)
-        flips = math_ops.round(array_ops.reshape(uniform, array_ops.stack([batch, 1, 1, 1])))
-        flips = math_ops.cast(flips, image.dtype)
-        flipped = array_ops.reverse(image, [flip_index + 1])
-        return flips * flipped + (1 - flips) * image
-
-
-def random_flip_left_right(image, seed=None):
-    return _random_flip(image, 1, seed, "random_flip_left_right")
-
-
-def random_flip_up_down(image, seed=None):
-    return _random_flip(image, 0, seed, "random_flip_up_down")
-
-
-def rot90(image, k=1, name=None):
-    """``image`` rotated counter-clockwise by ``k`` quarter turns (``k`` a Python int)."""
-    with name_scope(name, "rot90", [image]):
-        image = _image(image)
-        k = int(k) % 4
-        b = 1 if image.shape.ndims == 4 else 0
-        perm = list(range(b)) + [b + 1, b, b + 2]
-        if k == 0:
-            return image
-        if k == 1:
-            return array_ops.transpose(array_ops.reverse(image, [b + 1]), perm)
-        if k == 2:
-            return array_ops.reverse(image, [b, b + 1])
-        return array_ops.reverse(array_ops.transpose(image, perm), [b + 1])
-
-
-def transpose_image(image):
-    with name_scope(None, "transpose", [image]):
-        image = _image(image)
-        b = 1 if image.shape.ndims == 4 else 0
-        return array_ops.transpose(image, list(range(b)) + [b + 1, b, b + 2])
+        if padded.shape.ndims is None:
+            raise ValueError("padded contains no shape.")
+        geo.image_dimensions(padded, rank=4)
+        return geo._unbatch(padded, is_batch)
 
 
 # -- colour -------------------------------------------------------------------------------------
@@ -469,9 +252,8 @@ def random_brightness(image, max_delta, seed=None):
 def adjust_contrast(images, contrast_factor):
     with name_scope(None, "adjust_contrast", [images, contrast_factor]) as scope:
         images = convert_to_tensor(images, name="images")
-        return _via_float(images, lambda x: apply_op(
-            "AdjustContrastv2", images=x, contrast_factor=convert_to_tensor(contrast_factor, dtype=dtypes.float32),
-            name=scope))
+        return _via_float(images, lambda x: apply_op("AdjustContrastv2", images=x, contrast_factor=contrast_factor,
+                                                     name=scope))
 
 
 def random_contrast(image, lower, upper, seed=None):
@@ -486,9 +268,8 @@ def random_contrast(image, lower, upper, seed=None):
 def per_image_standardization(image):
     """(x - mean) / max(stddev, 1 / sqrt(num_pixels)) per image, in float32."""
     with name_scope(None, "per_image_standardization", [image]) as scope:
-        image = _image(image)
-        if not image.dtype.is_floating:
-            image = math_ops.cast(image, dtypes.float32)
+        image = geo.assert_at_least_3d_image(convert_to_tensor(image, name="image"))
+        image = math_ops.cast(image, dtype=dtypes.float32)
         num_pixels = math_ops.reduce_prod(array_ops.shape(image)[-3:])
         axes = [-1, -2, -3]
         mean = math_ops.reduce_mean(image, axis=axes, keepdims=True)
