@@ -1,3 +1,6 @@
 """``tf.layers``: TF1's functional layers (see :mod:`ref.graph_ops.layers`)."""
 from ref.graph_ops.layers import *  # noqa: F401,F403
-from ref.graph_ops.layers import __all__  # noqa: F401
+from ref.graph_ops.layers_separable import *  # noqa: F401,F403
+from ref.graph_ops import layers as _layers, layers_separable as _separable
+
+__all__ = list(_layers.__all__) + list(_separable.__all__)

@@ -164,13 +164,14 @@ def _top_k_grad(op, grad, _):
     in_shape = a.shape(op.inputs[0])
     ind_shape = a.shape(op.outputs[1])
     ind_lastdim = a.gather(m.cast(ind_shape, "int64"), a.size(ind_shape) - 1)
-    ind_2d = a.reshape(m.cast(op.outputs[1], "int64"), a.stack([-1, ind_lastdim]))
+    ind_2d = a.reshape(op.outputs[1], a.stack([-1, ind_lastdim]))
     in_lastdim = a.gather(m.cast(in_shape, "int64"), a.size(in_shape) - 1)
     outerdim = a.shape(ind_2d)[0]
-    ind = a.reshape(m.add(ind_2d, m.cast(a.expand_dims(m.range(0, m.cast(outerdim, "int64") * in_lastdim,
-                                                                   in_lastdim), -1), "int64")), [-1])
-    dx = a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]),
-                                a.reshape(m.cast(m.reduce_prod(in_shape), "int64"), [1])), in_shape)
+    # flat index = row * in_lastdim + column, the row offsets a range in int64 cast to int32
+    ind = a.reshape(ind_2d + m.cast(a.expand_dims(m.range(0, m.cast(outerdim, "int64") * in_lastdim, in_lastdim),
+                                                  -1), "int32"), [-1])
+    dx = a.reshape(a.scatter_nd(a.expand_dims(ind, -1), a.reshape(grad, [-1]), [m.reduce_prod(in_shape)]),
+                   in_shape)
     return (dx, a.zeros([], dtype="int32")) if len(op.inputs) == 2 else dx
 
 

@@ -7,9 +7,13 @@ name scopes.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ref.graph_ops import array_ops
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.tensor_util import constant_value
+from ref.types import dtypes
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
@@ -146,7 +150,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
            name=None, input=None, dilations=None):
     """1-D convolution of ``value`` [batch, width, in] (NWC) or [batch, in, width]
     (NCW) with ``filters`` [width, in, out]: a Conv2D over a height-1 image
-    (ExpandDims, Conv2D, Squeeze, as TF builds it)."""
+    (ExpandDims, Conv2D, Squeeze, as TF 2.x builds it: the Conv2D takes the
+    scope's name, the Squeeze is ``<scope>/Squeeze``)."""
     value = _pick("input", input, "value", value)
     with name_scope(name, "conv1d", [value, filters]) as name:
         if data_format is None or data_format in ("NHWC", "NWC"):
@@ -167,8 +172,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
             padding_ = padding
         result = apply_op("Conv2D", input=value, filter=filters, strides=stride, padding=padding_,
                           use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
-                          explicit_paddings=explicit, data_format=data_format, dilations=dilations)
-        return array_ops.squeeze(result, [spatial_start_dim], name=name)
+                          explicit_paddings=explicit, data_format=data_format, dilations=dilations, name=name)
+        return array_ops.squeeze(result, [spatial_start_dim])
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=[1, 1, 1, 1],
@@ -199,24 +204,40 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, s
                     data_format=data_format, dilations=list(dilations), name=name)
 
 
+def _space_to_batch_prelude(filter, rate):
+    """What TF's ``with_space_to_batch`` builds before its op: the filter's
+    ``Shape`` (a constant when static) and the ``dilation_rate`` constant; True
+    when every rate is 1 (TF then calls the op directly)."""
+    array_ops.shape(filter)
+    rate_t = convert_to_tensor(rate, dtype=dtypes.int32, name="dilation_rate")
+    value = constant_value(rate_t)
+    if value is not None and np.any(value < 1):
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={value}")
+    return value is not None and bool(np.all(value == 1))
+
+
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None, dilations=None):
-    """Depthwise 2-D convolution under the name scope "depthwise". ``rate``
-    (or ``dilations``, 2 ints) dilates the filter: TF builds that as
-    SpaceToBatchND / native op / BatchToSpaceND; ref passes it as the native
-    op's ``dilations``, which gives the same values."""
+    """Depthwise 2-D convolution under the name scope "depthwise". With every
+    ``rate`` (or ``dilations``) 1 the graph is TF's (its space-to-batch prelude,
+    then the native op); a larger rate, which TF builds as SpaceToBatchND /
+    native op / BatchToSpaceND, is passed as the native op's ``dilations``
+    here: the same values, a different graph."""
     rate = _pick("dilations", dilations, "rate", rate)
     with name_scope(name, "depthwise", [input, filter]) as name:
         input = convert_to_tensor(input, name="tensor_in")
         filter = convert_to_tensor(filter, name="filter_in")
-        data_format = _fmt(data_format)
         rate = [1, 1] if rate is None else [int(r) for r in rate]
         if len(rate) != 2:
             raise ValueError(f"rate must be of length 2, got {rate}")
-        if rate != [1, 1] and any(int(s) != 1 for s in strides):
+        if _space_to_batch_prelude(filter, rate):
+            return depthwise_conv2d_native(input, filter, strides, padding, data_format=_fmt(data_format),
+                                           name=name)
+        if any(int(s) != 1 for s in strides):
             raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-        c = _channel_index(data_format)
+        data_format = _fmt(data_format)
         return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format,
-                                       dilations=get_sequence(rate, 2, c, "dilations"), name=name)
+                                       dilations=get_sequence(rate, 2, _channel_index(data_format), "dilations"),
+                                       name=name)
 
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,
@@ -373,7 +394,9 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         data_format = _fmt(data_format)
         rate = [1, 1] if rate is None else [int(r) for r in rate]
         c = _channel_index(data_format)
+        ones = _space_to_batch_prelude(depthwise_filter, rate)  # TF's graph when every rate is 1
         depthwise = depthwise_conv2d_native(input, depthwise_filter, get_sequence(strides, 2, c, "strides"), padding,
-                                            data_format=data_format, dilations=get_sequence(rate, 2, c, "dilations"),
+                                            data_format=data_format,
+                                            dilations=[1, 1, 1, 1] if ones else get_sequence(rate, 2, c, "dilations"),
                                             name="depthwise")
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format, name=name)

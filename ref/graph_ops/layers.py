@@ -177,7 +177,7 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
                                       dilations=list(dilation_rate), name="Conv2D")
         else:
             outputs = conv_ops.conv1d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
-                                      dilations=list(dilation_rate), name="conv1d")
+                                      dilations=list(dilation_rate), name="Conv1D")
         if bias is not None:
             outputs = nn_ops.bias_add(outputs, bias, data_format="NCHW" if fmt == "channels_first" else "NHWC")
         if activation is not None:
@@ -213,7 +213,9 @@ def _deconv_output_length(length, kernel, padding, stride):
     ``max(kernel - stride, 0)`` for "valid"; None stays None."""
     if length is None:
         return None
-    return length * stride + (max(kernel - stride, 0) if padding == "VALID" else 0)
+    if padding == "VALID":
+        return length * stride + max(kernel - stride, 0)
+    return length * stride
 
 
 def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
@@ -241,25 +243,34 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                            kernel_regularizer, kernel_constraint, trainable)
         bias = _variable("bias", [filters], dtype, bias_initializer, bias_regularizer, bias_constraint,
                          trainable) if use_bias else None
-        dynamic = array_ops.shape(inputs)
-        static = inputs.shape.as_list() if inputs.shape.ndims else [None] * 4
-        height, width = static[h_axis], static[w_axis]
+        # tf_keras' Conv2DTranspose.call, then backend.conv2d_transpose on a machine without a GPU
+        inputs_shape = array_ops.shape(inputs)
+        batch_size = inputs_shape[0]
+        static = inputs.shape.as_list() if inputs.shape.ndims is not None else [None] * 4
+        height = static[h_axis] if static[h_axis] is not None else inputs_shape[h_axis]
+        width = static[w_axis] if static[w_axis] is not None else inputs_shape[w_axis]
         out_h = _deconv_output_length(height, kernel_size[0], pad, strides[0])
         out_w = _deconv_output_length(width, kernel_size[1], pad, strides[1])
-        if out_h is None:
-            out_h = _deconv_output_length(1, kernel_size[0], pad, strides[0]) - strides[0] + \
-                math_ops.multiply(dynamic[h_axis], strides[0])
-        if out_w is None:
-            out_w = _deconv_output_length(1, kernel_size[1], pad, strides[1]) - strides[1] + \
-                math_ops.multiply(dynamic[w_axis], strides[1])
-        batch = dynamic[0]
-        dims = [batch, out_h, out_w, filters] if fmt == "channels_last" else [batch, filters, out_h, out_w]
-        output_shape = array_ops.stack(dims)
-        strides4 = [1, *strides, 1] if tf_fmt == "NHWC" else [1, 1, *strides]
-        outputs = conv_ops.conv2d_transpose(inputs, kernel, output_shape, strides4, padding=pad,
-                                            data_format=tf_fmt)
-        static_out = [static[0]] + [d if isinstance(d, int) else None for d in dims[1:]]
-        outputs.set_shape(static_out)
+        dims = (batch_size, out_h, out_w, filters) if fmt == "channels_last" else (batch_size, filters, out_h, out_w)
+        output_shape = array_ops.stack(list(dims))
+        x = inputs
+        if fmt == "channels_first":  # no NCHW kernels without a GPU: NHWC in between, as Keras' backend
+            x = array_ops.transpose(x, (0, 2, 3, 1))
+            output_shape = (output_shape[0], output_shape[2], output_shape[3], output_shape[1])
+        if output_shape[0] is None:  # (indexing a tensor builds a slice, as in TF)
+            output_shape = (array_ops.shape(x)[0],) + tuple(output_shape[1:])
+        if isinstance(output_shape, (tuple, list)):
+            output_shape = array_ops.stack(list(output_shape))
+        outputs = conv_ops.conv2d_transpose(x, kernel, output_shape, (1,) + strides + (1,), padding=pad,
+                                            data_format="NHWC")
+        if fmt == "channels_first":
+            outputs = array_ops.transpose(outputs, (0, 3, 1, 2))
+        if inputs.shape.ndims:
+            static_dims = [None if d is None else _deconv_output_length(d, k, pad, st)
+                           for d, k, st in ((static[h_axis], kernel_size[0], strides[0]),
+                                            (static[w_axis], kernel_size[1], strides[1]))]
+            outputs.set_shape([static[0]] + static_dims + [filters] if fmt == "channels_last"
+                              else [static[0], filters] + static_dims)
         if bias is not None:
             outputs = nn_ops.bias_add(outputs, bias, data_format=tf_fmt)
         if activation is not None:

@@ -291,8 +291,8 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
             raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
         # operators, as TF: a Python pos_weight takes the labels' dtype
         log_weight = 1 + (pos_weight - 1) * labels
-        softplus_neg = _m.log1p(_m.exp(-_m.abs(logits))) + relu(-logits)
-        return _m.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)
+        linear = (1 - labels) * logits  # built before the softplus term: TF's argument order
+        return _m.add(linear, log_weight * (_m.log1p(_m.exp(-_m.abs(logits))) + relu(-logits)), name=scope)
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
