@@ -57,6 +57,28 @@ def assert_same(actual, expected):
 shapes = st.lists(st.integers(0, 4), min_size=0, max_size=4)
 
 
+PAD_ROWS = [  # (input, paddings): Pad is NumPy's np.pad with zeros, every dtype and rank (strings: TF's
+    # empty string, where np.pad writes b"0")
+    (np.arange(6, dtype=np.float32).reshape(2, 3), [[1, 0], [0, 2]]),
+    (np.array([[1, -2]], np.int32), [[0, 0], [3, 1]]),
+    (np.array([True, False]), [[2, 1]]),
+    (np.array([b"ab", b"c"]), [[1, 1]]),
+    (np.array([1 + 2j], np.complex64), [[0, 2]]),
+    (np.array(3.5, np.float64), np.zeros((0, 2), np.int32)),
+    (np.zeros((0, 2), np.float32), [[1, 1], [0, 0]]),
+    (np.array([[1, "x"]], object), [[1, 0], [0, 0]]),
+]
+
+
+@pytest.mark.parametrize("x,pads", PAD_ROWS, ids=lambda v: getattr(v, "dtype", None))
+def test_pad_is_numpys_pad(x, pads):
+    got = raw("Pad")(input=x, paddings=np.array(pads, np.int32).reshape(-1, 2))
+    want = np.pad(x, np.array(pads, np.int64).reshape(-1, 2).tolist()) if x.ndim else x
+    if x.dtype.kind == "S":
+        want[want == b"0"] = b""
+    assert got.dtype == want.dtype and got.shape == want.shape and got.tolist() == want.tolist()
+
+
 @st.composite
 def arrays(draw, shape=None):
     s = draw(shapes) if shape is None else shape
