@@ -282,22 +282,30 @@ def _scatter(ref, indices, updates, how, op_type, out=None):
     elif how == "Div" and np.issubdtype(out.dtype, np.integer):
         for i, ix in enumerate(flat_idx):
             out[ix] = _truncating_divide(out[ix], rows[i])
-    elif how in _ROW_LOOPS and rows.ndim > 1 and out.flags.c_contiguous and out.dtype in _LOOP_DTYPES \
-            and not _jit.numpy_tier(_ROW_LOOPS[how], flat_idx.size):
+    elif how in _ROW_LOOPS and out.flags.c_contiguous and out.dtype in _LOOP_DTYPES and flat_idx.size > 1:
         # compiled: row after row in index order, one add/subtract per element (ufunc.at's)
-        _ROW_LOOPS[how](out.reshape(n, -1), flat_idx, np.ascontiguousarray(rows).reshape(flat_idx.size, -1))
+        loop = _ROW_LOOPS[how]
+        if _jit.numpy_tier(loop, flat_idx.size):
+            _jit.run_numpy_form(loop, _scatter_in_rounds, out, flat_idx, rows, how)
+        else:
+            loop(out.reshape(n, -1), flat_idx, np.ascontiguousarray(rows).reshape(flat_idx.size, -1))
     elif rows.ndim > 1 and flat_idx.size > 1:
-        # each element gets the ufunc calls ufunc.at would make, on the same operands
-        # (the same bits), a row's k-th occurrence in round k, each round's rows
-        # (distinct) gathered and written back whole (ufunc.at over 2-D rows costs
-        # ~7x as much: a word2vec step's sparse updates)
-        for sel in _rounds(flat_idx):
-            ix = flat_idx if sel is None else flat_idx[sel]
-            out[ix] = _SCATTER_UFUNC[how](out[ix], rows if sel is None else rows[sel])
+        _scatter_in_rounds(out, flat_idx, rows, how)
     else:
         # ufunc.at is unbuffered: duplicates apply one after another, in index order
         _SCATTER_UFUNC[how].at(out, flat_idx, rows)
     return out
+
+
+def _scatter_in_rounds(out, flat_idx, rows, how):
+    """``ufunc.at(out, flat_idx, rows)``'s bits: each element gets the ufunc calls
+    ufunc.at would make, on the same operands, a row's k-th occurrence in round k,
+    each round's rows (distinct) gathered and written back whole (ufunc.at over 2-D
+    rows costs ~7x as much: a word2vec step's sparse updates)."""
+    ufunc = _SCATTER_UFUNC[how]
+    for sel in _rounds(flat_idx):
+        ix = flat_idx if sel is None else flat_idx[sel]
+        out[ix] = ufunc(out[ix], rows if sel is None else rows[sel])
 
 
 def _rounds(flat_idx):

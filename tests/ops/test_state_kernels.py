@@ -98,7 +98,8 @@ DUPLICATE_CASES = [(how, ref, idx, upd) for how in ("Add", "Sub", "Mul", "Div", 
                    for ref, idx, upd in ((_WIDE, _DUPIDX, _DUPUPD),
                                          (_WIDE.astype(np.float64), _DUPIDX[::-1], _DUPUPD.astype(np.float64)),
                                          (_BIG, np.array([[1, 1], [3, 1]]), np.full((2, 2, 2), 3, np.int32)),
-                                         (_BIG.astype(np.int64), np.array([0, 0, 0]), np.full((3, 2), 2**62, np.int64)))]
+                                         (_BIG.astype(np.int64), np.array([0, 0, 0]), np.full((3, 2), 2**62, np.int64)),
+                                         (_WIDE[:, 1].copy(), _DUPIDX, _DUPUPD[:, 0].copy()))]  # 1-D: a bias
 
 
 @pytest.mark.parametrize("tier", ["numpy", "compiled"])
