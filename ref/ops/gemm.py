@@ -48,6 +48,7 @@ import time
 
 import numpy as np
 
+from ref.ops import _jit
 from ref.ops import fpenv as _fp
 from ref.ops import gemm_kernel
 
@@ -479,6 +480,11 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
+    if kernel and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK and not _fp.active() \
+            and _jit.numpy_tier(gemm_kernel.gemm, m * n):
+        # before the kernel is built (the first steps of a script): its bits in NumPy
+        return _jit.run_numpy_form(gemm_kernel.gemm, gemm_kernel.fused_chain_numpy, a, b,
+                                   np.empty((m, n), a.dtype) if out is None else out)
     blas = None if kernel else _openblas()
     if blas is False:
         return np.matmul(a, b, out=out)
