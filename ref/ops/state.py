@@ -273,7 +273,8 @@ def _scatter(ref, indices, updates, how, op_type, out=None):
     if bad.size:
         i = int(bad[0])
         raise invalid_argument(f"indices[{i}] = {int(flat_idx[i])} is not in [0, {n})")
-    rows = np.broadcast_to(updates, want).reshape((flat_idx.size,) + ref.shape[1:])
+    rows = (updates if updates.shape == want else np.broadcast_to(updates, want)).reshape(
+        (flat_idx.size,) + ref.shape[1:])
     out = _in_place(ref, out)
     if how == "Update":
         # sequential assignment == the last occurrence of each index wins
