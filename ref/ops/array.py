@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import builtins
 
+import math
+
 import numpy as np
 
 from ref.types import dtypes
@@ -166,6 +168,15 @@ def _reshape_shape(ins, attrs):
              allowed={"Tshape": _INDEX}, shape=_reshape_shape)
 def reshape(tensor, shape):
     """``tensor``'s elements in row-major order, in shape ``shape`` (one -1 is inferred)."""
+    if tensor.__class__ is np.ndarray and shape.__class__ is np.ndarray and shape.ndim == 1:
+        dims = shape.tolist()  # the common cases without the general checks: ~1 us
+        known = math.prod(dims)
+        if min(dims, default=0) >= 0:
+            if known == tensor.size:
+                return tensor.reshape(dims)
+        elif known < 0 and dims.count(-1) == 1 and min(dims) == -1 and tensor.size % -known == 0:
+            dims[dims.index(-1)] = tensor.size // -known
+            return tensor.reshape(dims)
     shape = np.asarray(shape)
     if shape.ndim > 1:
         raise invalid_argument(f"shape must be a vector of {{int32,int64}}, got shape {_shape_str(shape.shape)}")

@@ -32,7 +32,8 @@ import struct
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import philox
+from ref.ops import _jit, philox
+from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape
 
@@ -41,6 +42,9 @@ _F32 = struct.Struct("<f")
 _U64_AS_F64 = struct.Struct("<Q"), struct.Struct("<d")
 _ONE_EXPONENT = 1023 << 52
 _SEEDS = {"seed": 0, "seed2": 0}
+_NEAR = 2.0 ** -46
+"""Relative distance within which NumPy's ``exp``/``log`` and C's (each within an
+ULP or two of the exact value) may fall on two sides of a rounding boundary."""
 
 
 class SimplePhilox:
@@ -110,6 +114,19 @@ class UniformSampler:
     def probability(self, value):
         return self.p
 
+    def values(self, words):
+        """The samples ``sample`` draws from the 32-bit ``words`` (an even count), in
+        order: two words a draw, a rejected draw giving no sample."""
+        n = self.range
+        r = words[0::2].astype(np.uint64) | (words[1::2].astype(np.uint64) << np.uint64(32))
+        if n & (n - 1) == 0:
+            return (r & np.uint64(n - 1)).astype(np.int64)
+        r = r[r >= np.uint64(_U64 % n + 1)]
+        return (r % np.uint64(n)).astype(np.int64)
+
+    def probabilities(self, values):
+        return np.full(values.shape, self.p, np.float32)
+
 
 class LogUniformSampler:
     def __init__(self, range_max):
@@ -121,6 +138,31 @@ class LogUniformSampler:
 
     def probability(self, value):
         return _f32(math.log((value + 2.0) / (value + 1.0)) / self.log_range)
+
+    def values(self, words):
+        """``sample`` over the 32-bit ``words`` (two a draw), all at once. NumPy's
+        ``exp`` may differ from C's in the last bits: where that could move the
+        floor, C's (``math.exp``) decides."""
+        hi = (words[0::2] & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)
+        u = (hi | words[1::2].astype(np.uint64) | np.uint64(_ONE_EXPONENT)).view(np.float64) - 1.0
+        x = u * self.log_range
+        y = np.exp(x)
+        k = np.floor(y)
+        margin = y * _NEAR
+        for i in np.flatnonzero(np.floor(y - margin) != np.floor(y + margin)).tolist():
+            k[i] = math.floor(math.exp(x[i]))
+        return (k.astype(np.int64) - 1) % self.range
+
+    def probabilities(self, values):
+        """``probability`` of each of ``values`` (float32), C's ``log`` deciding where
+        NumPy's could round to another float32."""
+        v = values.astype(np.float64)
+        q = np.log((v + 2.0) / (v + 1.0)) / self.log_range
+        out = q.astype(np.float32)
+        margin = q * _NEAR
+        for i in np.flatnonzero((q - margin).astype(np.float32) != (q + margin).astype(np.float32)).tolist():
+            out[i] = self.probability(int(values[i]))
+        return out
 
 
 class UnigramSampler:
@@ -237,6 +279,55 @@ def _expected(p, batch_size, num_tries):
     return -expm1f(_f32(_f32(num_tries) * log1pf(-p)))
 
 
+@njit
+def _expected_unique(p, num_tries, out):
+    """``out = -expm1f(float(num_tries) * log1pf(-p))`` element by element (C's float
+    functions: Numba's ``math.log1p``/``math.expm1`` on float32 call them)."""
+    t = np.float32(num_tries)
+    for i in range(p.size):
+        out[i] = -math.expm1(t * math.log1p(-p[i]))
+
+
+def _expected_unique_numpy(p, num_tries, out):
+    """:func:`_expected_unique` through C's ``log1pf``/``expm1f`` called from Python."""
+    log1pf, expm1f = _jit.libm("log1p", np.float32), _jit.libm("expm1", np.float32)
+    out[:] = -expm1f(np.float32(num_tries) * log1pf(-p))
+
+
+def _expected_counts(p, batch_size, num_tries):
+    """TF's expected counts of classes of float32 probabilities ``p``: ``p * batch_size``
+    without ``unique``, else ``-expm1(num_tries * log1p(-p))`` in float32."""
+    if num_tries == batch_size:  # a float32 times an integer, exact in a double: rounded once
+        return (p.astype(np.float64) * batch_size).astype(np.float32)
+    out = np.empty(p.shape, np.float32)
+    if _jit.libm("log1p", np.float32) is None:  # no C library: the double formula, per element
+        out.reshape(-1)[:] = [_expected(float(v), batch_size, num_tries) for v in p.reshape(-1).tolist()]
+    elif _jit.numpy_tier(_expected_unique, p.size):
+        _jit.run_numpy_form(_expected_unique, _expected_unique_numpy, p.reshape(-1), num_tries, out.reshape(-1))
+    else:
+        _expected_unique(p.reshape(-1), num_tries, out.reshape(-1))
+    return out
+
+
+def _draw_all(sampler, key, counter, num_sampled, unique):
+    """The samples of a vectorised sampler (``values``) from the stream at ``counter``:
+    the first ``num_sampled`` (with ``unique``, the first ``num_sampled`` distinct
+    ones, each at its first draw), and the number of draws they took."""
+    draws = num_sampled + (num_sampled >> 2) + 8
+    while True:
+        values = sampler.values(philox.words(key, counter, 0, (2 * draws + 3) // 4).reshape(-1)[:2 * draws])
+        if not unique:
+            if values.size >= num_sampled:
+                return values[:num_sampled], num_sampled
+        else:
+            first = np.unique(values, return_index=True)[1]
+            if first.size >= num_sampled:
+                first.sort()
+                first = first[:num_sampled]
+                return values[first], int(first[-1]) + 1
+        draws *= 2
+
+
 def _sample(sampler, ctx, true_classes, num_true, num_sampled, unique, update=False):
     t = np.asarray(true_classes)
     if t.ndim != 2:
@@ -245,31 +336,42 @@ def _sample(sampler, ctx, true_classes, num_true, num_sampled, unique, update=Fa
         raise invalid_argument(f"true_classes must have num_true columns, expected: {t.shape[1]} was: {num_true}")
     if unique and num_sampled > sampler.range:
         raise invalid_argument("Sampler's range is too small.")
-    flat = [int(v) for v in t.reshape(-1)]
-    for v in flat:
-        if not 0 <= v < sampler.range:
-            raise invalid_argument(f"`true_candidate` out of range [0, {sampler.range}), received {v}")
+    flat = t.reshape(-1).astype(np.int64)
+    bad = np.flatnonzero((flat < 0) | (flat >= sampler.range))
+    if bad.size:
+        raise invalid_argument(f"`true_candidate` out of range [0, {sampler.range}), received {int(flat[bad[0]])}")
     gen = ctx.philox
-    rnd = SimplePhilox(gen.key, gen.reserve((2048 * num_sampled + 3) // 4))
-    sampled = []
-    if unique:
-        used, tries = set(), 0
-        while len(sampled) < num_sampled:
-            tries += 1
-            v = sampler.sample(rnd)
-            if v not in used:
-                used.add(v)
-                sampled.append(v)
+    counter = gen.reserve((2048 * num_sampled + 3) // 4)
+    if hasattr(sampler, "values"):
+        sampled, tries = _draw_all(sampler, gen.key, counter, num_sampled, unique)
+        probs = sampler.probabilities(np.concatenate([sampled, flat]))
+        expected = _expected_counts(probs, num_sampled, tries)
+        sampled_expected, true_expected = expected[:num_sampled], expected[num_sampled:].reshape(t.shape)
     else:
-        sampled = [sampler.sample(rnd) for _ in range(num_sampled)]
-        tries = num_sampled
-    sampled_expected = np.array([_expected(sampler.probability(v), num_sampled, tries) for v in sampled],
-                                np.float32)
-    true_expected = np.array([_expected(sampler.probability(v), num_sampled, tries) for v in flat],
-                             np.float32).reshape(t.shape)
+        sampled, tries = _draw_each(sampler, SimplePhilox(gen.key, counter), num_sampled, unique)
+        flat = flat.tolist()
+        sampled_expected = np.array([_expected(sampler.probability(v), num_sampled, tries) for v in sampled],
+                                    np.float32)
+        true_expected = np.array([_expected(sampler.probability(v), num_sampled, tries) for v in flat],
+                                 np.float32).reshape(t.shape)
+        sampled = np.array(sampled, np.int64)
     if update:
         sampler.update(flat)
-    return np.array(sampled, np.int64), true_expected, sampled_expected
+    return sampled, true_expected, sampled_expected
+
+
+def _draw_each(sampler, rnd, num_sampled, unique):
+    """The samples of ``sampler`` drawn one at a time (as ``_draw_all``), and the draws taken."""
+    if not unique:
+        return [sampler.sample(rnd) for _ in range(num_sampled)], num_sampled
+    sampled, used, tries = [], set(), 0
+    while len(sampled) < num_sampled:
+        tries += 1
+        v = sampler.sample(rnd)
+        if v not in used:
+            used.add(v)
+            sampled.append(v)
+    return sampled, tries
 
 
 def _sampler_shape(ins, attrs):

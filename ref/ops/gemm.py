@@ -48,6 +48,7 @@ import time
 
 import numpy as np
 
+from ref.ops import _jit
 from ref.ops import fpenv as _fp
 from ref.ops import gemm_kernel
 
@@ -70,6 +71,11 @@ interrupt on a virtual machine) and the helper ~20 us before it starts: an MLP
 step ran 9% faster with this limit than with half of it (128x256x256 products
 on one thread)."""
 MAX_BLOCKS = 8
+PAIR_MIN_WORK = 1 << 22
+"""Multiply-adds each of two products needs for :func:`concurrently` to run them
+at once (:func:`one_thread`): below it waking a helper costs more than it saves
+(word2vec's 128x128x64 gradient pair: 54 us one after the other, 84 us at once,
+2 shared cores at load 7; 256x256x128: 327 against 368 us)."""
 
 _OWN_KERNEL = os.environ.get("REF_MATMUL", "").lower() != "numpy"
 _BLAS = None  # (set_num_threads, get_num_threads) of NumPy's OpenBLAS, False when there is none
@@ -458,8 +464,9 @@ def uses_kernel(m, k, n, dtype) -> bool:
 
 def one_thread(m, k, n, dtype) -> bool:
     """Whether an ``[m, k] @ [k, n]`` product goes to ``ref``'s kernel as one block
-    (on the calling thread alone): one that :func:`concurrently` may run beside another."""
-    return uses_kernel(m, k, n, dtype) and blocks(m, n, k)[1] is None
+    (on the calling thread alone), of at least :data:`PAIR_MIN_WORK` multiply-adds:
+    one that :func:`concurrently` may run beside another."""
+    return m * k * n >= PAIR_MIN_WORK and uses_kernel(m, k, n, dtype) and blocks(m, n, k)[1] is None
 
 
 def matmul(a, b, out=None):
@@ -473,6 +480,11 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
+    if kernel and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK and not _fp.active() \
+            and _jit.numpy_tier(gemm_kernel.gemm, m * n):
+        # before the kernel is built (the first steps of a script): its bits in NumPy
+        return _jit.run_numpy_form(gemm_kernel.gemm, gemm_kernel.fused_chain_numpy, a, b,
+                                   np.empty((m, n), a.dtype) if out is None else out)
     blas = None if kernel else _openblas()
     if blas is False:
         return np.matmul(a, b, out=out)

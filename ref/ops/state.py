@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.ops import _jit
+from ref.ops._jit import njit
 from ref.ops.slicing import _MASK_ATTRS, _strided_slice_assign, _strided_slice_assign_shape
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
@@ -271,7 +273,8 @@ def _scatter(ref, indices, updates, how, op_type, out=None):
     if bad.size:
         i = int(bad[0])
         raise invalid_argument(f"indices[{i}] = {int(flat_idx[i])} is not in [0, {n})")
-    rows = np.broadcast_to(updates, want).reshape((flat_idx.size,) + ref.shape[1:])
+    rows = (updates if updates.shape == want else np.broadcast_to(updates, want)).reshape(
+        (flat_idx.size,) + ref.shape[1:])
     out = _in_place(ref, out)
     if how == "Update":
         # sequential assignment == the last occurrence of each index wins
@@ -280,15 +283,67 @@ def _scatter(ref, indices, updates, how, op_type, out=None):
     elif how == "Div" and np.issubdtype(out.dtype, np.integer):
         for i, ix in enumerate(flat_idx):
             out[ix] = _truncating_divide(out[ix], rows[i])
-    elif rows.ndim > 1 and flat_idx.size > 1 and np.unique(flat_idx).size == flat_idx.size:
-        # distinct rows: each element gets the one ufunc call ufunc.at would make, on
-        # the same operands (the same bits), gathered and written back whole
-        # (ufunc.at over 2-D rows costs ~7x as much: a word2vec step's sparse updates)
-        out[flat_idx] = _SCATTER_UFUNC[how](out[flat_idx], rows)
+    elif how in _ROW_LOOPS and out.flags.c_contiguous and out.dtype in _LOOP_DTYPES and flat_idx.size > 1:
+        # compiled: row after row in index order, one add/subtract per element (ufunc.at's)
+        loop = _ROW_LOOPS[how]
+        if _jit.numpy_tier(loop, flat_idx.size):
+            _jit.run_numpy_form(loop, _scatter_in_rounds, out, flat_idx, rows, how)
+        else:
+            loop(out.reshape(n, -1), flat_idx, np.ascontiguousarray(rows).reshape(flat_idx.size, -1))
+    elif rows.ndim > 1 and flat_idx.size > 1:
+        _scatter_in_rounds(out, flat_idx, rows, how)
     else:
         # ufunc.at is unbuffered: duplicates apply one after another, in index order
         _SCATTER_UFUNC[how].at(out, flat_idx, rows)
     return out
+
+
+def _scatter_in_rounds(out, flat_idx, rows, how):
+    """``ufunc.at(out, flat_idx, rows)``'s bits: each element gets the ufunc calls
+    ufunc.at would make, on the same operands, a row's k-th occurrence in round k,
+    each round's rows (distinct) gathered and written back whole (ufunc.at over 2-D
+    rows costs ~7x as much: a word2vec step's sparse updates)."""
+    ufunc = _SCATTER_UFUNC[how]
+    for sel in _rounds(flat_idx):
+        ix = flat_idx if sel is None else flat_idx[sel]
+        out[ix] = ufunc(out[ix], rows if sel is None else rows[sel])
+
+
+def _rounds(flat_idx):
+    """Positions of ``flat_idx`` by occurrence: the first occurrence of each index,
+    then the second, ... (each in index order), as index arrays; ``[None]`` (all
+    at once) when the indices are distinct."""
+    order = np.argsort(flat_idx, kind="stable")
+    s = flat_idx[order]
+    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    if starts.size == s.size:
+        return [None]
+    rank = np.arange(s.size) - np.repeat(starts, np.diff(np.append(starts, s.size)))
+    by_rank = order[np.argsort(rank, kind="stable")]
+    counts = np.bincount(rank)
+    return np.split(by_rank, np.cumsum(counts)[:-1])
+
+
+@njit
+def _scatter_add_rows(out, idx, rows):
+    """``out[idx[i], :] += rows[i, :]`` for each i in order."""
+    for i in range(idx.size):
+        r = idx[i]
+        for j in range(rows.shape[1]):
+            out[r, j] = out[r, j] + rows[i, j]
+
+
+@njit
+def _scatter_sub_rows(out, idx, rows):
+    """``out[idx[i], :] -= rows[i, :]`` for each i in order."""
+    for i in range(idx.size):
+        r = idx[i]
+        for j in range(rows.shape[1]):
+            out[r, j] = out[r, j] - rows[i, j]
+
+
+_ROW_LOOPS = {"Add": _scatter_add_rows, "Sub": _scatter_sub_rows}
+_LOOP_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 
 
 _SCATTER_UFUNC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide,

@@ -10,6 +10,7 @@ from ref.graph_ops import candidate_sampling_ops as _under_test  # noqa: F401  (
 
 LABELS = np.array([[1], [5], [7], [0]], np.int64)
 LABELS2 = np.array([[1, 3], [5, 2], [7, 7], [0, 9]], np.int64)
+WIDE = np.random.RandomState(7).randint(0, 50000, (128, 1)).astype(np.int64)
 UNIGRAMS = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 
 
@@ -25,6 +26,12 @@ def _samplers(lib):
         out += lib.nn.fixed_unigram_candidate_sampler(LABELS, 1, 4, unique, 12, unigrams=UNIGRAMS,
                                                       num_reserved_ids=2)
     out += lib.nn.uniform_candidate_sampler(LABELS, 1, 3, True, 1 << 40)  # 64-bit draws
+    # word2vec's sizes (drawn all at once): 128 true classes of 50,000, 64 samples, and the
+    # 64 samples of 70 / a 65-class range that take many redraws
+    for unique in (True, False):
+        out += lib.nn.log_uniform_candidate_sampler(WIDE, 1, 64, unique, 50000)
+        out += lib.nn.uniform_candidate_sampler(WIDE % 70, 1, 64, unique, 70)
+    out += lib.nn.log_uniform_candidate_sampler(WIDE % 65, 1, 64, True, 65)
     out += lib.nn.uniform_candidate_sampler(LABELS, 1, 4, False, 16)  # power of two: masked words
     out += lib.nn.all_candidate_sampler(LABELS, 1, 9, True)
     s = lib.nn.uniform_candidate_sampler(LABELS, 1, 8, False, 10, seed=5)[0]

@@ -57,6 +57,28 @@ def assert_same(actual, expected):
 shapes = st.lists(st.integers(0, 4), min_size=0, max_size=4)
 
 
+PAD_ROWS = [  # (input, paddings): Pad is NumPy's np.pad with zeros, every dtype and rank (strings: TF's
+    # empty string, where np.pad writes b"0")
+    (np.arange(6, dtype=np.float32).reshape(2, 3), [[1, 0], [0, 2]]),
+    (np.array([[1, -2]], np.int32), [[0, 0], [3, 1]]),
+    (np.array([True, False]), [[2, 1]]),
+    (np.array([b"ab", b"c"]), [[1, 1]]),
+    (np.array([1 + 2j], np.complex64), [[0, 2]]),
+    (np.array(3.5, np.float64), np.zeros((0, 2), np.int32)),
+    (np.zeros((0, 2), np.float32), [[1, 1], [0, 0]]),
+    (np.array([[1, "x"]], object), [[1, 0], [0, 0]]),
+]
+
+
+@pytest.mark.parametrize("x,pads", PAD_ROWS, ids=lambda v: getattr(v, "dtype", None))
+def test_pad_is_numpys_pad(x, pads):
+    got = raw("Pad")(input=x, paddings=np.array(pads, np.int32).reshape(-1, 2))
+    want = np.pad(x, np.array(pads, np.int64).reshape(-1, 2).tolist()) if x.ndim else x
+    if x.dtype.kind == "S":
+        want[want == b"0"] = b""
+    assert got.dtype == want.dtype and got.shape == want.shape and got.tolist() == want.tolist()
+
+
 @st.composite
 def arrays(draw, shape=None):
     s = draw(shapes) if shape is None else shape
@@ -240,6 +262,9 @@ X23 = np.arange(6, dtype=np.float32).reshape(2, 3)
 NUMPY_CASES = [
     ("Reshape", dict(tensor=np.ones(0, np.float32), shape=np.array([0, -1], np.int32)), np.ones((0, 1), np.float32)),
     ("Reshape", dict(tensor=np.array([3], np.float32), shape=np.array([], np.int32)), np.float32(3)),
+    ("Reshape", dict(tensor=np.ones(0, np.float32), shape=np.array([-1, 5], np.int32)), np.ones((0, 5), np.float32)),
+    ("Reshape", dict(tensor=X23, shape=np.array([-1], np.int64)), np.arange(6, dtype=np.float32)),
+    ("Reshape", dict(tensor=X23, shape=np.array([3, 1, -1], np.int32)), X23.reshape(3, 1, 2)),
     ("Shape", dict(input=X23, out_type=np.int64), np.array([2, 3], np.int64)),
     ("Size", dict(input=X23), np.int32(6)),
     ("Rank", dict(input=np.float32(1)), np.int32(0)),
@@ -334,6 +359,12 @@ BAD_INPUTS = [
     ("Reshape", dict(tensor=np.ones(6), shape=[4]), "Input to reshape is a tensor with 6 values, but the requested "
                                                    "shape has 4"),
     ("Reshape", dict(tensor=np.ones(6), shape=[-1, -1]), "Only one input size may be -1, not both 0 and 1"),
+    ("Reshape", dict(tensor=np.ones(6), shape=np.array([4], np.int32)), "Input to reshape is a tensor with 6 "
+                                                                      "values, but the requested shape has 4"),
+    ("Reshape", dict(tensor=np.ones(6), shape=np.array([-1, -1], np.int64)), "Only one input size may be -1"),
+    ("Reshape", dict(tensor=np.ones(6), shape=np.array([-2, -3], np.int32)), "Size 0 must be non-negative, not -2"),
+    ("Reshape", dict(tensor=np.ones(6), shape=np.array([-1, 4], np.int32)), "requires a multiple of 4"),
+    ("Reshape", dict(tensor=np.ones(6), shape=np.array([-1, 0], np.int32)), "the requested shape has 0"),
     ("StridedSlice", dict(input=np.ones(3), begin=[5], end=[6], strides=[1], shrink_axis_mask=1),
      "slice index 5 of dimension 0 out of bounds."),
     ("Squeeze", dict(input=np.ones((1, 3)), axis=[1]), r"Can not squeeze dim\[1\], expected a dimension of 1, got 3"),

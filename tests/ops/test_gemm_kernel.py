@@ -198,3 +198,41 @@ def test_batch_matmul_of_large_matrices_is_the_kernel_per_batch():
     for i in range(3):
         for j in range(2):
             assert got[i, j].tobytes() == fused_chain_f32(x[i, 0], y[j].T).tobytes()
+
+
+def _form(a, b):
+    return gemm_kernel.fused_chain_numpy(a, b, np.empty((a.shape[0], b.shape[1]), np.float32))
+
+
+_TINY = np.float32(2.0 ** -70)  # products of two of them are float32 subnormals (or flush below them)
+FORM_ROWS = [  # (a, b): the kernel's NumPy form against the kernel, bit for bit
+    _operands(9, 33, 40, F32, 1),
+    _operands(20, 64, 128, F32, 2, "T"),
+    _operands(17, 5, 33, F32, 3, "slice"),
+    _operands(128, 64, 128, F32, 4),  # word2vec's input-gradient product
+    (np.array([[1e8, 1, -1e8], [1, -1e8, 1e8]], F32), np.ones((3, 32), F32)),
+    (np.array([[1, 1 + E]], F32), np.tile(np.array([[-(1 + 2 * E)], [1 + E]], F32), (1, 32))),  # the fused tie
+    (np.array([[1, np.inf, 0], [np.nan, 1, 1], [2, 3, 4], [-0.0, 0, 0], [-0.0, -0.0, 1]], F32),
+     np.array([[1, 0, -1], [1, 1, 0], [1, -np.inf, -0.0]], F32)),
+    (_operands(8, 40, 32, F32, 5)[0] * _TINY, _operands(8, 40, 32, F32, 6)[1] * _TINY),  # subnormal chains
+    (_operands(8, 40, 32, F32, 7)[0] * np.float32(2.0 ** 60), _operands(8, 40, 32, F32, 8)[1] * np.float32(2.0 ** 60)),
+]
+
+
+@pytest.mark.parametrize("a, b", FORM_ROWS)
+def test_numpy_form_is_the_kernel(a, b):
+    got = _form(a, b)
+    want = kernel(a, b)
+    np.testing.assert_array_equal(got, want)  # NaN where NaN
+    finite = ~np.isnan(want)
+    assert got[finite].tobytes() == want[finite].tobytes()
+    np.testing.assert_array_equal(got, fused_chain_f32(a, b))
+
+
+def test_matmul_runs_the_numpy_form_until_the_kernel_is_built(monkeypatch):
+    a, b = _operands(64, 128, 64, F32, 9)
+    calls = []
+    monkeypatch.setattr(gemm._jit, "numpy_tier", lambda kern, size: calls.append(size) or True)
+    got = gemm.matmul(a, b)
+    assert calls == [64 * 64]
+    assert got.tobytes() == kernel(a, b).tobytes()

@@ -88,6 +88,35 @@ def test_scatter_distinct_indices_bits(how, ref, indices, updates):
     np.testing.assert_array_equal(buf.view(np.uint8), want.view(np.uint8))
 
 
+# repeated indices (each row's k-th occurrence applied in round k; the compiled
+# row loop for Add/Sub), NaN/-0.0/inf, int32 wrapping: the sequential oracle's bits
+_DUPIDX = np.array([3, 7, 3, 11, 3, 7, 0, 39, 39])
+_DUPUPD = _rng.standard_normal((9, 6)).astype(F32)
+_DUPUPD[0, 1], _DUPUPD[2, 0], _DUPUPD[4, 3], _DUPUPD[5, 5] = 0.0, np.nan, -np.inf, -0.0
+_BIG = np.full((4, 2), 2**31 - 2, np.int32)
+DUPLICATE_CASES = [(how, ref, idx, upd) for how in ("Add", "Sub", "Mul", "Div", "Min", "Max")
+                   for ref, idx, upd in ((_WIDE, _DUPIDX, _DUPUPD),
+                                         (_WIDE.astype(np.float64), _DUPIDX[::-1], _DUPUPD.astype(np.float64)),
+                                         (_BIG, np.array([[1, 1], [3, 1]]), np.full((2, 2, 2), 3, np.int32)),
+                                         (_BIG.astype(np.int64), np.array([0, 0, 0]), np.full((3, 2), 2**62, np.int64)),
+                                         (_WIDE[:, 1].copy(), _DUPIDX, _DUPUPD[:, 0].copy()))]  # 1-D: a bias
+
+
+@pytest.mark.parametrize("tier", ["numpy", "compiled"])
+@pytest.mark.parametrize("how,ref,indices,updates", DUPLICATE_CASES,
+                         ids=[f"{c[0]}-{c[1].dtype}" for c in DUPLICATE_CASES])
+def test_scatter_repeated_indices_bits(how, ref, indices, updates, tier, monkeypatch):
+    monkeypatch.setattr(ref_state._jit, "numpy_tier", lambda kernel, size: tier == "numpy")
+    with np.errstate(all="ignore"):
+        want = oracle_scatter(ref, indices, updates, how)
+    got = call(f"Scatter{how}", ref=ref, indices=indices, updates=updates)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    buf = ref.copy()  # the Session's donated buffer: updated in place
+    assert ref_state._scatter(buf, indices, updates, how, f"Scatter{how}", out=(buf,)) is buf
+    np.testing.assert_array_equal(buf.view(np.uint8), want.view(np.uint8))
+
+
 @pytest.mark.parametrize("how", ["Update", "Add", "Sub", "Mul", "Div", "Min", "Max"])
 def test_scatter_matches_tensorflow(how):
     tf = pytest.importorskip("tensorflow")

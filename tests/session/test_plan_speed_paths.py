@@ -341,7 +341,7 @@ def _two_products(bad=None):
         init = ref.global_variables_initializer()
     rng = np.random.RandomState(2)
     xv = rng.standard_normal((128, 256 if bad != 0 else 255)).astype(np.float32)
-    yv = rng.standard_normal((96, 128 if bad != 1 else 127)).astype(np.float32)
+    yv = rng.standard_normal((128, 128 if bad != 1 else 127)).astype(np.float32)
     return g, init, [p, q], {x: xv, y: yv}
 
 
