@@ -135,6 +135,41 @@ def _scatter_taps_loop(tap, dy, kw, sh, sw, dxp):
                     dxp[b, sh * i + k // kw, sw * j + k % kw, q] += dy[b, i, j, q]
 
 
+@njit(nogil=True)
+def _max_grad_loop(xp, dy, kh, kw, sh, sw, dxp, m, t):
+    """:func:`_max_taps_loop`'s taps and :func:`_scatter_taps_loop` in one pass: per
+    window, ``m``/``t`` (scratch rows of C) take the first maximum (NaN wins) and its
+    tap, then dxp at that tap += dy -- the same additions in the same order (windows
+    in row-major order), without the [N, OH, OW, C] tap array."""
+    n, oh, ow, c = dy.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                r0, c0 = sh * i, sw * j
+                first = xp[b, r0, c0]
+                for q in range(c):
+                    m[q] = first[q]
+                    t[q] = 0
+                for a in range(kh):
+                    for e in range(kw):
+                        if a == 0 and e == 0:
+                            continue
+                        src = xp[b, r0 + a, c0 + e]
+                        k = a * kw + e
+                        for q in range(c):
+                            v = src[q]
+                            if v > m[q] or (v != v and m[q] == m[q]):
+                                m[q] = v
+                                t[q] = k
+                g = dy[b, i, j]
+                for a in range(kh):  # tap by tap: a select per element, no division
+                    for e in range(kw):
+                        d = dxp[b, r0 + a, c0 + e]
+                        k = a * kw + e
+                        for q in range(c):
+                            d[q] = d[q] + g[q] if t[q] == k else d[q]
+
+
 @njit
 def _window_sum_loop(xp, kh, kw, sh, sw, out):
     """out[b, i, j, q] += xp[b, sh * i + a, sw * j + e, q], taps (a, e) in row-major order."""
@@ -236,13 +271,18 @@ def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, expli
     if dy.shape != (x.shape[0], g.oh, g.ow, x.shape[3]):
         raise invalid_argument(f"{op}: expected grad of shape {[x.shape[0], g.oh, g.ow, x.shape[3]]} (NHWC), "
                                f"got {list(np.shape(grad))}")
-    tap = _argmax_taps(x, g)
     n, h, w, c = x.shape
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    if dy.dtype.type in _LOOP_T:
+    if dy.dtype.type in _LOOP_T and x.dtype == dy.dtype:
         if dy.size:
-            _scatter_taps_loop(tap, np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)
+            xp = np.ascontiguousarray(g.pad(x, _lowest(x.dtype)))
+            _max_grad_loop(xp, np.ascontiguousarray(dy), g.kh, g.kw, g.sh, g.sw, dxp, np.empty(c, x.dtype),
+                           np.empty(c, np.int64))
+    elif dy.dtype.type in _LOOP_T:
+        if dy.size:
+            _scatter_taps_loop(_argmax_taps(x, g), np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)
     else:
+        tap = _argmax_taps(x, g)
         zero = np.zeros((), dy.dtype)
         for i in range(g.kh):
             for j in range(g.kw):

@@ -361,6 +361,21 @@ def test_max_pool_nan_inf_ties_vs_oracle(geom, dtype):
 
 
 @pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_grad_float_sums_in_window_order(geom, dtype):
+    # overlapping windows add several float gradients into one input: the one-pass
+    # kernel (max and scatter per window) adds them in the oracle's window order, bit for bit
+    k, s, padding = geom
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 3, (3, 9, 8, 17)).astype(dtype)  # ties: the first maximum takes them
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    y = registry.call("MaxPool", input=x, **kw)
+    dy = (rng.standard_normal(y.shape) * np.exp(rng.uniform(-20, 20, y.shape))).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw)
+    assert dx.tobytes() == max_pool_grad_oracle(x, dy, k, s, padding).tobytes()
+
+
+@pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_pool_vs_tf_raw_ops(geom, ties, fmt="NHWC"):  # TF's Eigen CPU pooling is NHWC only
     tf = pytest.importorskip("tensorflow")
