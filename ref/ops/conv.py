@@ -261,8 +261,43 @@ def _patch_blocks(x, kh, kw, oh, ow, sh, sw, dh, dw, nb=None, pad=(0, 0)):
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = buf[:b1 - b0]
-        _im2col(x[b0:b1], part, window, pad)
+        _PatchCopy(x[b0:b1], part, window, pad).run()
         yield b0, b1, part.reshape(-1, k)
+
+
+PARALLEL_COPY_BYTES = 1 << 20
+"""Bytes of patches from which :func:`_patch_blocks` copies a block's images on
+``ref``'s matrix threads (waking a helper costs ~30 us: ~1 MB of copying)."""
+
+
+class _PatchCopy:
+    """The im2col copy of a block of images, the images split among ``ref``'s matrix
+    threads (``gemm.run_blocks``: each image's patches are a copy of its own input, so
+    which thread copies it changes nothing) -- the filter gradient's copies, which
+    otherwise run on the calling thread alone while the products' helper waits."""
+
+    def __init__(self, x, dst, window, pad):
+        self.x, self.dst, self.window, self.pad = x, dst, window, pad
+
+    def run(self):
+        n = self.dst.shape[0]
+        threads = gemm.workers()
+        if threads > 1 and n > 1 and self.dst.nbytes >= PARALLEL_COPY_BYTES:
+            parts = min(threads, n)
+            gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+        else:
+            self.into_result(0, n)
+
+    def into_result(self, lo, hi):
+        _im2col(self.x[lo:hi], self.dst[lo:hi], self.window, self.pad)
+
+    def scratch(self, lo, hi):
+        part = np.empty_like(self.dst[lo:hi])
+        _im2col(self.x[lo:hi], part, self.window, self.pad)
+        return part
+
+    def store(self, lo, hi, scratch):
+        self.dst[lo:hi] = scratch
 
 
 def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):

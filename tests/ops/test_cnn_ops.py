@@ -603,3 +603,37 @@ def test_strided_input_gradient_split_among_threads_gives_the_same_bits(xs, fs, 
     want, _ = conv_grads_oracle(x.astype(np.float64), f.astype(np.float64), dy.astype(np.float64), strides,
                                 (1, 1), padding, ((0, 0), (0, 0)))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs, fs, strides, dil, padding", [
+    ((8, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME"),  # LeNet's second layer, smaller batch
+    ((5, 28, 28, 1), (5, 5, 1, 32), (1, 1), (1, 1), "SAME"),
+    ((7, 17, 15, 3), (3, 3, 3, 32), (2, 1), (1, 2), "VALID"),
+])
+@pytest.mark.parametrize("copy_bytes", [1, 1 << 40], ids=["threads", "caller"])
+def test_filter_gradient_patches_copied_on_threads_give_the_same_bits(xs, fs, strides, dil, padding, copy_bytes,
+                                                                      monkeypatch):
+    """Conv2DBackpropFilter's im2col copies are split among ref's matrix threads
+    (``_PatchCopy``): the gradient has one thread's bits, and each split's patches
+    (the caller's in place, a helper's through scratch) are NumPy's window copy."""
+    from ref.ops import gemm
+
+    monkeypatch.setattr(ref.ops.conv, "PARALLEL_COPY_BYTES", copy_bytes)
+    rng = np.random.default_rng(6)
+    x, f = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(fs).astype(np.float32)
+    kw = _conv_kw("NHWC", strides, dil, padding, ((0, 0), (0, 0)))
+    dy = rng.standard_normal(registry.call("Conv2D", input=x, filter=f, **kw).shape).astype(np.float32)
+    got = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    with gemm.limit_threads(1):
+        alone = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    assert got.tobytes() == alone.tobytes()
+    oh, ow = dy.shape[1:3]
+    g = ref.ops.conv.Geometry(xs[1], xs[2], fs[0], fs[1], [1, *strides, 1], [1, *dil, 1], padding, [], "NHWC")
+    window, pad = (fs[0], fs[1], oh, ow, strides[0], strides[1], dil[0], dil[1]), (g.ph0, g.pw0)
+    want = np.empty((xs[0], oh, ow, fs[0], fs[1], xs[3]), np.float32)
+    ref.ops.conv._copy_windows(x, want, window, pad)
+    copy = ref.ops.conv._PatchCopy(x, np.empty_like(want), window, pad)
+    copy.run()
+    assert copy.dst.tobytes() == want.tobytes()
+    lo, hi = 1, xs[0] - 1
+    assert copy.scratch(lo, hi).tobytes() == want[lo:hi].tobytes()
