@@ -37,8 +37,9 @@ from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
 from ref.ops import gemm
+from ref.ops import gemm_kernel
 from ref.ops import _jit
-from ref.ops._jit import LazyIntrinsic, njit
+from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -340,37 +341,7 @@ def _copy_windows(x, dst, window, pad):
     np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
 
 
-def _make_copy_vector(numba):
-    """``copy_vector(dst, d, src, s)``: the 64 bytes of the 1-D array src from
-    element s to dst from element d, one unaligned vector load and store (LLVM
-    vectorises a short copy loop for runs of 64 elements or more, so a run of 32
-    float32 values would otherwise go element by element)."""
-    from llvmlite import ir
-    from numba.core import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def copy_vector(typingctx, dst, d, src, s):
-        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.ndim == src.ndim == 1
-                and dst.dtype == src.dtype and dst.dtype.bitwidth in (32, 64)):
-            return None
-
-        def codegen(context, builder, signature, args):
-            dst_, d_, src_, s_ = args
-            scalar = context.get_value_type(signature.args[0].dtype)
-            vec = ir.VectorType(scalar, 512 // signature.args[0].dtype.bitwidth)
-            sp = builder.gep(context.make_array(signature.args[2])(context, builder, src_).data, [s_])
-            dp = builder.gep(context.make_array(signature.args[0])(context, builder, dst_).data, [d_])
-            value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=1)
-            builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=1)
-            return context.get_dummy_value()
-
-        return types.void(dst, d, src, s), codegen
-
-    return copy_vector
-
-
-_copy_vector = LazyIntrinsic(_make_copy_vector)
+_copy_vector = gemm_kernel.copy_vector  # one 64-byte vector copied
 
 
 @njit(inline="always")

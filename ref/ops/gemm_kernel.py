@@ -279,6 +279,40 @@ def _transpose_body(fn, scalar, width):
 _transpose = LazyIntrinsic(_make_transpose)
 
 
+def _make_copy_vector(numba):
+    """``copy_vector(dst, d, src, s)``: the 64 bytes of the 1-D array src from
+    element s to dst from element d, one unaligned vector load and store (LLVM
+    vectorises a short copy loop for runs of 64 elements or more, so a run of 32
+    float32 values would otherwise go element by element): im2col's runs
+    (``ref.ops.conv``) and the rows of a B panel packed from unit-stride columns."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def copy_vector(typingctx, dst, d, src, s):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.ndim == src.ndim == 1
+                and dst.dtype == src.dtype and dst.dtype.bitwidth in (32, 64)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            dst_, d_, src_, s_ = args
+            scalar = context.get_value_type(signature.args[0].dtype)
+            vec = ir.VectorType(scalar, 512 // signature.args[0].dtype.bitwidth)
+            sp = builder.gep(context.make_array(signature.args[2])(context, builder, src_).data, [s_])
+            dp = builder.gep(context.make_array(signature.args[0])(context, builder, dst_).data, [d_])
+            value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=1)
+            builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=1)
+            return context.get_dummy_value()
+
+        return types.void(dst, d, src, s), codegen
+
+    return copy_vector
+
+
+copy_vector = LazyIntrinsic(_make_copy_vector)
+
+
 @njit(nogil=True, boundscheck=False)
 def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
     """``c[c0 + i*sc0 + j*sc1] = sum_p a[a0 + i*sa0 + p*sa1] * b[b0 + p*sb0 + j*sb1]``
@@ -338,12 +372,17 @@ def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
                             for p in range(p0, p1):
                                 bp[U(q * kc * nr + p * nr + j)] = 0
             else:
+                vw = nr // 2  # one 64-byte vector: a whole panel row of unit-stride B is two
                 for p in range(kc):
                     src = b0 + (pc + p) * sb0 + jc * sb1
                     for jp in range(lo, jpanels):
                         dst = (jp - lo) * kc * nr + p * nr
                         at = src + jp * nr * sb1
                         width = min(nr, nc - jp * nr)
+                        if sb1 == 1 and width == nr:
+                            copy_vector(bp, U(dst), b, U(at))
+                            copy_vector(bp, U(dst + vw), b, U(at + vw))
+                            continue
                         for j in range(width):
                             bp[U(dst + j)] = b[U(at + j * sb1)]
                         for j in range(width, nr):
