@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import gemm
 from ref.ops._jit import njit
 from ref.ops.conv import Geometry, check_attrs, from_nhwc, to_nhwc, _nchw, _hw, _s
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
@@ -87,7 +88,42 @@ _LOOP_T = (np.float32, np.float64, np.int32, np.int64)
 """dtypes whose max pooling runs the compiled loops below (others: NumPy on the windows)."""
 
 
-@njit
+PARALLEL_POOL_BYTES = 1 << 20
+"""Bytes of result from which max pooling and its gradient split their images
+among ``ref``'s matrix threads (waking a helper costs ~30 us)."""
+
+
+class _PoolImages:
+    """Images ``lo:hi`` of a pooling result ``out`` (all zeros to start with when
+    ``zeroed``), ``fill(lo, hi, dst)`` computing them into ``dst``: each image is a
+    function of its own image alone, so they are split among ``ref``'s matrix threads
+    (``gemm.run_blocks``) with the bits of one call."""
+
+    def __init__(self, out, fill, zeroed=False):
+        self.out, self.fill, self.zeroed = out, fill, zeroed
+
+    def run(self):
+        n = self.out.shape[0]
+        threads = gemm.workers()
+        if threads > 1 and n > 1 and self.out.nbytes >= PARALLEL_POOL_BYTES:
+            parts = min(threads, n)
+            gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+        else:
+            self.fill(0, n, self.out)
+
+    def into_result(self, lo, hi):
+        self.fill(lo, hi, self.out[lo:hi])
+
+    def scratch(self, lo, hi):
+        dst = (np.zeros if self.zeroed else np.empty)((hi - lo,) + self.out.shape[1:], self.out.dtype)
+        self.fill(lo, hi, dst)
+        return dst
+
+    def store(self, lo, hi, scratch):
+        self.out[lo:hi] = scratch
+
+
+@njit(nogil=True)
 def _max_taps_loop(xp, kh, kw, sh, sw, out, tap, taps):
     """out[b, i, j, q] = max over the window (NaN wins, as np.max) and, if taps,
     tap[b, i, j, q] = a * kw + e of its first maximum in row-major window order
@@ -210,7 +246,9 @@ def _max_and_taps(x, g, taps=True):
     shape = (x.shape[0], g.oh, g.ow, x.shape[3])
     out = np.empty(shape, x.dtype)
     tap = np.empty(shape if taps else (1, 1, 1, 1), np.int64)
-    if out.size:
+    if out.size and not taps:
+        _PoolImages(out, lambda lo, hi, dst: _max_taps_loop(xp[lo:hi], g.kh, g.kw, g.sh, g.sw, dst, tap, False)).run()
+    elif out.size:
         _max_taps_loop(xp, g.kh, g.kw, g.sh, g.sw, out, tap, taps)
     return out, (tap if taps else None)
 
@@ -275,9 +313,13 @@ def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, expli
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if dy.dtype.type in _LOOP_T and x.dtype == dy.dtype:
         if dy.size:
-            xp = np.ascontiguousarray(g.pad(x, _lowest(x.dtype)))
-            _max_grad_loop(xp, np.ascontiguousarray(dy), g.kh, g.kw, g.sh, g.sw, dxp, np.empty(c, x.dtype),
-                           np.empty(c, np.int64))
+            xp, dyc = np.ascontiguousarray(g.pad(x, _lowest(x.dtype))), np.ascontiguousarray(dy)
+
+            def fill(lo, hi, dst):  # m, t: the window's running maximum and tap, per call
+                _max_grad_loop(xp[lo:hi], dyc[lo:hi], g.kh, g.kw, g.sh, g.sw, dst, np.empty(c, x.dtype),
+                               np.empty(c, np.int64))
+
+            _PoolImages(dxp, fill, zeroed=True).run()
     elif dy.dtype.type in _LOOP_T:
         if dy.size:
             _scatter_taps_loop(_argmax_taps(x, g), np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)

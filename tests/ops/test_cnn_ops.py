@@ -637,3 +637,30 @@ def test_filter_gradient_patches_copied_on_threads_give_the_same_bits(xs, fs, st
     assert copy.dst.tobytes() == want.tobytes()
     lo, hi = 1, xs[0] - 1
     assert copy.scratch(lo, hi).tobytes() == want[lo:hi].tobytes()
+
+
+@pytest.mark.parametrize("geom", [((2, 2), (2, 2), "VALID"), ((3, 3), (1, 1), "SAME"), ((3, 2), (2, 1), "SAME")],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_max_pool_images_split_among_threads_give_the_same_bits(geom, dtype, monkeypatch):
+    """MaxPool and MaxPoolGrad split their images among ref's matrix threads
+    (``_PoolImages``): one thread's bits, the loop oracle's values, and a helper's
+    scratch images (zeros to start with for the gradient) are the caller's."""
+    from ref.ops import gemm, pooling
+
+    monkeypatch.setattr(pooling, "PARALLEL_POOL_BYTES", 1)
+    k, s, padding = geom
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 5, (5, 11, 10, 6)).astype(dtype)
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    y = registry.call("MaxPool", input=x, **kw)
+    dy = (rng.standard_normal(y.shape) * 100).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw)
+    with gemm.limit_threads(1):
+        assert registry.call("MaxPool", input=x, **kw).tobytes() == y.tobytes()
+        assert registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw).tobytes() == dx.tobytes()
+    np.testing.assert_array_equal(y, pool_oracle(x, k, s, padding, "max"))
+    assert dx.tobytes() == max_pool_grad_oracle(x, dy, k, s, padding).tobytes()
+    out = np.full((5, 3), 7, np.int64)
+    split = pooling._PoolImages(out, lambda lo, hi, dst: dst.__iadd__(np.arange(lo, hi)[:, None]), zeroed=True)
+    assert split.scratch(1, 4).tolist() == [[1] * 3, [2] * 3, [3] * 3]  # zeros, then filled
