@@ -37,8 +37,9 @@ from numpy.lib.stride_tricks import as_strided
 
 from ref.types import dtypes
 from ref.ops import gemm
+from ref.ops import gemm_kernel
 from ref.ops import _jit
-from ref.ops._jit import LazyIntrinsic, njit
+from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -261,8 +262,43 @@ def _patch_blocks(x, kh, kw, oh, ow, sh, sw, dh, dw, nb=None, pad=(0, 0)):
     for b0 in range(0, n, nb):
         b1 = min(n, b0 + nb)
         part = buf[:b1 - b0]
-        _im2col(x[b0:b1], part, window, pad)
+        _PatchCopy(x[b0:b1], part, window, pad).run()
         yield b0, b1, part.reshape(-1, k)
+
+
+PARALLEL_COPY_BYTES = 1 << 20
+"""Bytes of patches from which :func:`_patch_blocks` copies a block's images on
+``ref``'s matrix threads (waking a helper costs ~30 us: ~1 MB of copying)."""
+
+
+class _PatchCopy:
+    """The im2col copy of a block of images, the images split among ``ref``'s matrix
+    threads (``gemm.run_blocks``: each image's patches are a copy of its own input, so
+    which thread copies it changes nothing) -- the filter gradient's copies, which
+    otherwise run on the calling thread alone while the products' helper waits."""
+
+    def __init__(self, x, dst, window, pad):
+        self.x, self.dst, self.window, self.pad = x, dst, window, pad
+
+    def run(self):
+        n = self.dst.shape[0]
+        threads = gemm.workers()
+        if threads > 1 and n > 1 and self.dst.nbytes >= PARALLEL_COPY_BYTES:
+            parts = min(threads, n)
+            gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+        else:
+            self.into_result(0, n)
+
+    def into_result(self, lo, hi):
+        _im2col(self.x[lo:hi], self.dst[lo:hi], self.window, self.pad)
+
+    def scratch(self, lo, hi):
+        part = np.empty_like(self.dst[lo:hi])
+        _im2col(self.x[lo:hi], part, self.window, self.pad)
+        return part
+
+    def store(self, lo, hi, scratch):
+        self.dst[lo:hi] = scratch
 
 
 def _windows(xp, kh, kw, oh, ow, sh, sw, dh, dw):
@@ -305,37 +341,7 @@ def _copy_windows(x, dst, window, pad):
     np.copyto(dst, _windows(_pad_hw(x, top, bottom, left, right), *window))
 
 
-def _make_copy_vector(numba):
-    """``copy_vector(dst, d, src, s)``: the 64 bytes of the 1-D array src from
-    element s to dst from element d, one unaligned vector load and store (LLVM
-    vectorises a short copy loop for runs of 64 elements or more, so a run of 32
-    float32 values would otherwise go element by element)."""
-    from llvmlite import ir
-    from numba.core import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def copy_vector(typingctx, dst, d, src, s):
-        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.ndim == src.ndim == 1
-                and dst.dtype == src.dtype and dst.dtype.bitwidth in (32, 64)):
-            return None
-
-        def codegen(context, builder, signature, args):
-            dst_, d_, src_, s_ = args
-            scalar = context.get_value_type(signature.args[0].dtype)
-            vec = ir.VectorType(scalar, 512 // signature.args[0].dtype.bitwidth)
-            sp = builder.gep(context.make_array(signature.args[2])(context, builder, src_).data, [s_])
-            dp = builder.gep(context.make_array(signature.args[0])(context, builder, dst_).data, [d_])
-            value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=1)
-            builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=1)
-            return context.get_dummy_value()
-
-        return types.void(dst, d, src, s), codegen
-
-    return copy_vector
-
-
-_copy_vector = LazyIntrinsic(_make_copy_vector)
+_copy_vector = gemm_kernel.copy_vector  # one 64-byte vector copied
 
 
 @njit(inline="always")

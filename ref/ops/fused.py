@@ -5,7 +5,8 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
   ``activations = max(value + bias, 0)``, the sum never stored;
 * ``ReluGrad`` and the ``BiasAddGrad`` of its result:
   ``backprops = gradients * (features > 0)`` and
-  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows;
+  ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows
+  (a matrix, or an NHWC tensor as its ``[N*H*W, C]`` rows: a conv layer's);
 * an LSTM cell's gates (``BasicLSTMCell``, ``LSTMCell`` without peepholes or
   clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
   ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
@@ -111,17 +112,21 @@ def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="
         return backprops, bias_add_grad(backprops, data_format=data_format)
 
     g = f = None
-    if gradients.__class__ is np.ndarray and gradients.ndim == 2 and gradients.shape[1] > 1 \
+    # [rows, channels], or NHWC with the channels last: NumPy's reduction over the
+    # leading axes of a C-contiguous array coalesces them into one, so its sum is the
+    # same row-after-row sum as the 2-D case (a conv layer's ReluGrad + BiasAddGrad)
+    if gradients.__class__ is np.ndarray and gradients.ndim >= 2 and gradients.shape[-1] > 1 \
+            and (gradients.ndim == 2 or data_format in ("NHWC", b"NHWC")) \
             and features.__class__ is np.ndarray and features.shape == gradients.shape \
             and features.dtype == gradients.dtype:
-        g, f = _matrix(gradients, gradients.shape[1]), _matrix(features, gradients.shape[1])
+        g, f = _matrix(gradients, gradients.shape[-1]), _matrix(features, gradients.shape[-1])
     if g is None or f is None:
         return unfused()
 
     def fused():
-        backprops, bias_grad = np.empty(g.shape, g.dtype), np.empty(g.shape[1], g.dtype)
+        backprops, bias_grad = np.empty(gradients.shape, g.dtype), np.empty(g.shape[1], g.dtype)
         t = g.dtype.type
-        _relu_bias_grad_rows(g, f, backprops, bias_grad, t(1), t(0))
+        _relu_bias_grad_rows(g, f, backprops.reshape(g.shape), bias_grad, t(1), t(0))
         return backprops, bias_grad
 
     return _fused_or_form(_relu_bias_grad_rows, g.size, fused, unfused)

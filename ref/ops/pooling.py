@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import gemm
 from ref.ops._jit import njit
 from ref.ops.conv import Geometry, check_attrs, from_nhwc, to_nhwc, _nchw, _hw, _s
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
@@ -87,7 +88,42 @@ _LOOP_T = (np.float32, np.float64, np.int32, np.int64)
 """dtypes whose max pooling runs the compiled loops below (others: NumPy on the windows)."""
 
 
-@njit
+PARALLEL_POOL_BYTES = 1 << 20
+"""Bytes of result from which max pooling and its gradient split their images
+among ``ref``'s matrix threads (waking a helper costs ~30 us)."""
+
+
+class _PoolImages:
+    """Images ``lo:hi`` of a pooling result ``out`` (all zeros to start with when
+    ``zeroed``), ``fill(lo, hi, dst)`` computing them into ``dst``: each image is a
+    function of its own image alone, so they are split among ``ref``'s matrix threads
+    (``gemm.run_blocks``) with the bits of one call."""
+
+    def __init__(self, out, fill, zeroed=False):
+        self.out, self.fill, self.zeroed = out, fill, zeroed
+
+    def run(self):
+        n = self.out.shape[0]
+        threads = gemm.workers()
+        if threads > 1 and n > 1 and self.out.nbytes >= PARALLEL_POOL_BYTES:
+            parts = min(threads, n)
+            gemm.run_blocks(self, [n * i // parts for i in range(parts + 1)])
+        else:
+            self.fill(0, n, self.out)
+
+    def into_result(self, lo, hi):
+        self.fill(lo, hi, self.out[lo:hi])
+
+    def scratch(self, lo, hi):
+        dst = (np.zeros if self.zeroed else np.empty)((hi - lo,) + self.out.shape[1:], self.out.dtype)
+        self.fill(lo, hi, dst)
+        return dst
+
+    def store(self, lo, hi, scratch):
+        self.out[lo:hi] = scratch
+
+
+@njit(nogil=True)
 def _max_taps_loop(xp, kh, kw, sh, sw, out, tap, taps):
     """out[b, i, j, q] = max over the window (NaN wins, as np.max) and, if taps,
     tap[b, i, j, q] = a * kw + e of its first maximum in row-major window order
@@ -135,6 +171,41 @@ def _scatter_taps_loop(tap, dy, kw, sh, sw, dxp):
                     dxp[b, sh * i + k // kw, sw * j + k % kw, q] += dy[b, i, j, q]
 
 
+@njit(nogil=True)
+def _max_grad_loop(xp, dy, kh, kw, sh, sw, dxp, m, t):
+    """:func:`_max_taps_loop`'s taps and :func:`_scatter_taps_loop` in one pass: per
+    window, ``m``/``t`` (scratch rows of C) take the first maximum (NaN wins) and its
+    tap, then dxp at that tap += dy -- the same additions in the same order (windows
+    in row-major order), without the [N, OH, OW, C] tap array."""
+    n, oh, ow, c = dy.shape
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                r0, c0 = sh * i, sw * j
+                first = xp[b, r0, c0]
+                for q in range(c):
+                    m[q] = first[q]
+                    t[q] = 0
+                for a in range(kh):
+                    for e in range(kw):
+                        if a == 0 and e == 0:
+                            continue
+                        src = xp[b, r0 + a, c0 + e]
+                        k = a * kw + e
+                        for q in range(c):
+                            v = src[q]
+                            if v > m[q] or (v != v and m[q] == m[q]):
+                                m[q] = v
+                                t[q] = k
+                g = dy[b, i, j]
+                for a in range(kh):  # tap by tap: a select per element, no division
+                    for e in range(kw):
+                        d = dxp[b, r0 + a, c0 + e]
+                        k = a * kw + e
+                        for q in range(c):
+                            d[q] = d[q] + g[q] if t[q] == k else d[q]
+
+
 @njit
 def _window_sum_loop(xp, kh, kw, sh, sw, out):
     """out[b, i, j, q] += xp[b, sh * i + a, sw * j + e, q], taps (a, e) in row-major order."""
@@ -175,7 +246,9 @@ def _max_and_taps(x, g, taps=True):
     shape = (x.shape[0], g.oh, g.ow, x.shape[3])
     out = np.empty(shape, x.dtype)
     tap = np.empty(shape if taps else (1, 1, 1, 1), np.int64)
-    if out.size:
+    if out.size and not taps:
+        _PoolImages(out, lambda lo, hi, dst: _max_taps_loop(xp[lo:hi], g.kh, g.kw, g.sh, g.sw, dst, tap, False)).run()
+    elif out.size:
         _max_taps_loop(xp, g.kh, g.kw, g.sh, g.sw, out, tap, taps)
     return out, (tap if taps else None)
 
@@ -236,13 +309,22 @@ def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, expli
     if dy.shape != (x.shape[0], g.oh, g.ow, x.shape[3]):
         raise invalid_argument(f"{op}: expected grad of shape {[x.shape[0], g.oh, g.ow, x.shape[3]]} (NHWC), "
                                f"got {list(np.shape(grad))}")
-    tap = _argmax_taps(x, g)
     n, h, w, c = x.shape
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    if dy.dtype.type in _LOOP_T:
+    if dy.dtype.type in _LOOP_T and x.dtype == dy.dtype:
         if dy.size:
-            _scatter_taps_loop(tap, np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)
+            xp, dyc = np.ascontiguousarray(g.pad(x, _lowest(x.dtype))), np.ascontiguousarray(dy)
+
+            def fill(lo, hi, dst):  # m, t: the window's running maximum and tap, per call
+                _max_grad_loop(xp[lo:hi], dyc[lo:hi], g.kh, g.kw, g.sh, g.sw, dst, np.empty(c, x.dtype),
+                               np.empty(c, np.int64))
+
+            _PoolImages(dxp, fill, zeroed=True).run()
+    elif dy.dtype.type in _LOOP_T:
+        if dy.size:
+            _scatter_taps_loop(_argmax_taps(x, g), np.ascontiguousarray(dy), g.kw, g.sh, g.sw, dxp)
     else:
+        tap = _argmax_taps(x, g)
         zero = np.zeros((), dy.dtype)
         for i in range(g.kh):
             for j in range(g.kw):

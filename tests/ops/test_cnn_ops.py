@@ -361,6 +361,21 @@ def test_max_pool_nan_inf_ties_vs_oracle(geom, dtype):
 
 
 @pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_grad_float_sums_in_window_order(geom, dtype):
+    # overlapping windows add several float gradients into one input: the one-pass
+    # kernel (max and scatter per window) adds them in the oracle's window order, bit for bit
+    k, s, padding = geom
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 3, (3, 9, 8, 17)).astype(dtype)  # ties: the first maximum takes them
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    y = registry.call("MaxPool", input=x, **kw)
+    dy = (rng.standard_normal(y.shape) * np.exp(rng.uniform(-20, 20, y.shape))).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw)
+    assert dx.tobytes() == max_pool_grad_oracle(x, dy, k, s, padding).tobytes()
+
+
+@pytest.mark.parametrize("geom", POOL_GEOMETRIES, ids=str)
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_pool_vs_tf_raw_ops(geom, ties, fmt="NHWC"):  # TF's Eigen CPU pooling is NHWC only
     tf = pytest.importorskip("tensorflow")
@@ -588,3 +603,64 @@ def test_strided_input_gradient_split_among_threads_gives_the_same_bits(xs, fs, 
     want, _ = conv_grads_oracle(x.astype(np.float64), f.astype(np.float64), dy.astype(np.float64), strides,
                                 (1, 1), padding, ((0, 0), (0, 0)))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs, fs, strides, dil, padding", [
+    ((8, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME"),  # LeNet's second layer, smaller batch
+    ((5, 28, 28, 1), (5, 5, 1, 32), (1, 1), (1, 1), "SAME"),
+    ((7, 17, 15, 3), (3, 3, 3, 32), (2, 1), (1, 2), "VALID"),
+])
+@pytest.mark.parametrize("copy_bytes", [1, 1 << 40], ids=["threads", "caller"])
+def test_filter_gradient_patches_copied_on_threads_give_the_same_bits(xs, fs, strides, dil, padding, copy_bytes,
+                                                                      monkeypatch):
+    """Conv2DBackpropFilter's im2col copies are split among ref's matrix threads
+    (``_PatchCopy``): the gradient has one thread's bits, and each split's patches
+    (the caller's in place, a helper's through scratch) are NumPy's window copy."""
+    from ref.ops import gemm
+
+    monkeypatch.setattr(ref.ops.conv, "PARALLEL_COPY_BYTES", copy_bytes)
+    rng = np.random.default_rng(6)
+    x, f = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(fs).astype(np.float32)
+    kw = _conv_kw("NHWC", strides, dil, padding, ((0, 0), (0, 0)))
+    dy = rng.standard_normal(registry.call("Conv2D", input=x, filter=f, **kw).shape).astype(np.float32)
+    got = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    with gemm.limit_threads(1):
+        alone = registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.int32(fs), out_backprop=dy, **kw)
+    assert got.tobytes() == alone.tobytes()
+    oh, ow = dy.shape[1:3]
+    g = ref.ops.conv.Geometry(xs[1], xs[2], fs[0], fs[1], [1, *strides, 1], [1, *dil, 1], padding, [], "NHWC")
+    window, pad = (fs[0], fs[1], oh, ow, strides[0], strides[1], dil[0], dil[1]), (g.ph0, g.pw0)
+    want = np.empty((xs[0], oh, ow, fs[0], fs[1], xs[3]), np.float32)
+    ref.ops.conv._copy_windows(x, want, window, pad)
+    copy = ref.ops.conv._PatchCopy(x, np.empty_like(want), window, pad)
+    copy.run()
+    assert copy.dst.tobytes() == want.tobytes()
+    lo, hi = 1, xs[0] - 1
+    assert copy.scratch(lo, hi).tobytes() == want[lo:hi].tobytes()
+
+
+@pytest.mark.parametrize("geom", [((2, 2), (2, 2), "VALID"), ((3, 3), (1, 1), "SAME"), ((3, 2), (2, 1), "SAME")],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_max_pool_images_split_among_threads_give_the_same_bits(geom, dtype, monkeypatch):
+    """MaxPool and MaxPoolGrad split their images among ref's matrix threads
+    (``_PoolImages``): one thread's bits, the loop oracle's values, and a helper's
+    scratch images (zeros to start with for the gradient) are the caller's."""
+    from ref.ops import gemm, pooling
+
+    monkeypatch.setattr(pooling, "PARALLEL_POOL_BYTES", 1)
+    k, s, padding = geom
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 5, (5, 11, 10, 6)).astype(dtype)
+    kw = dict(ksize=[1, *k, 1], strides=[1, *s, 1], padding=padding)
+    y = registry.call("MaxPool", input=x, **kw)
+    dy = (rng.standard_normal(y.shape) * 100).astype(dtype)
+    dx = registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw)
+    with gemm.limit_threads(1):
+        assert registry.call("MaxPool", input=x, **kw).tobytes() == y.tobytes()
+        assert registry.call("MaxPoolGrad", orig_input=x, orig_output=y, grad=dy, **kw).tobytes() == dx.tobytes()
+    np.testing.assert_array_equal(y, pool_oracle(x, k, s, padding, "max"))
+    assert dx.tobytes() == max_pool_grad_oracle(x, dy, k, s, padding).tobytes()
+    out = np.full((5, 3), 7, np.int64)
+    split = pooling._PoolImages(out, lambda lo, hi, dst: dst.__iadd__(np.arange(lo, hi)[:, None]), zeroed=True)
+    assert split.scratch(1, 4).tolist() == [[1] * 3, [2] * 3, [3] * 3]  # zeros, then filled

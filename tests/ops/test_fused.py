@@ -53,10 +53,11 @@ def test_bias_relu_is_relu_of_bias_add(tier, shape, dtype):
     _same(got, want)
 
 
-@pytest.mark.parametrize("shape", [(1, 2), (7, 3), (128, 256), (300, 2), (9, 17)])
+@pytest.mark.parametrize("shape", [(1, 2), (7, 3), (128, 256), (300, 2), (9, 17),
+                                   (2, 3, 3, 8), (16, 7, 7, 32), (3, 1, 5, 2), (4, 9, 2)])  # NHWC: a conv layer's
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_relu_bias_grads_are_relu_grad_then_bias_add_grad(tier, shape, dtype):
-    rng = np.random.default_rng(shape[0])
+    rng = np.random.default_rng(shape[0] * 7 + len(shape))
     grads = _data(shape, dtype, rng) * np.exp(rng.uniform(-30, 30, shape)).astype(dtype)
     feats = _data(shape, dtype, np.random.default_rng(99))
     got = fused.relu_bias_grads(nn.relu_grad, nn.bias_add_grad, grads, feats, "NHWC")
@@ -66,7 +67,8 @@ def test_relu_bias_grads_are_relu_grad_then_bias_add_grad(tier, shape, dtype):
         _same(g, w)
 
 
-@pytest.mark.parametrize("case", ["one column", "float16", "transposed", "4-D grads", "NCHW", "bias dtype"])
+@pytest.mark.parametrize("case", ["one column", "float16", "transposed", "4-D NCHW grads", "4-D one channel",
+                                  "NCHW", "bias dtype"])
 def test_what_does_not_fuse_runs_the_two_kernels(tier, case):
     rng = np.random.default_rng(5)
     calls = []
@@ -77,15 +79,17 @@ def test_what_does_not_fuse_runs_the_two_kernels(tier, case):
             return kernel(*args, **kwargs)
         return run
 
-    if case in ("one column", "float16", "transposed", "4-D grads"):
-        shape = {"one column": (300, 1), "4-D grads": (2, 3, 3, 4)}.get(case, (20, 6))
+    if case in ("one column", "float16", "transposed", "4-D NCHW grads", "4-D one channel"):
+        shape = {"one column": (300, 1), "4-D NCHW grads": (2, 3, 3, 4), "4-D one channel": (2, 3, 3, 1)}.get(
+            case, (20, 6))
+        fmt = "NCHW" if case == "4-D NCHW grads" else "NHWC"
         dtype = np.float16 if case == "float16" else np.float32
         g, f = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
         if case == "transposed":
             g, f = g.T, f.T
-        got = fused.relu_bias_grads(counted(nn.relu_grad), counted(nn.bias_add_grad), g, f, "NHWC")
+        got = fused.relu_bias_grads(counted(nn.relu_grad), counted(nn.bias_add_grad), g, f, fmt)
         bp = nn.relu_grad(g, f)
-        want = (bp, nn.bias_add_grad(bp, data_format="NHWC"))
+        want = (bp, nn.bias_add_grad(bp, data_format=fmt))
     else:
         v = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
         b = rng.standard_normal(4).astype(np.float64 if case == "bias dtype" else np.float32)

@@ -104,6 +104,8 @@ EDGES = [
     (3, 20, 2100), (40, 9, 2081),
     # B larger than DIRECT_B_BYTES with few rows: packed
     (5, 1600, 1030),
+    # layout "T" (A = x.T): micro-kernels of MR_T = 12 rows, last groups of 4 and 7..11, past MC
+    (40, 300, 64), (100, 260, 70), (30, 9, 33),
 ]
 """Shapes through each path of ``gemm_kernel.gemm``: the row-group sizes, B in
 place or packed, whole or partial panels (C written in place or through the

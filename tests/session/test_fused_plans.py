@@ -57,6 +57,42 @@ def test_training_gives_the_step_loops_bits():
     assert results[0] == results[1]
 
 
+def _convnet(seed=0):
+    """A conv layer (NHWC BiasAdd + Relu), max pooling and a dense layer: the conv
+    layer's ReluGrad + BiasAddGrad fuse over its [N*H*W, C] rows."""
+    rng = np.random.RandomState(seed)
+    x = tf.placeholder(tf.float32, [None, 8, 8, 2], name="x")
+    y = tf.placeholder(tf.float32, [None, 3], name="y")
+    f = tf.Variable(rng.randn(3, 3, 2, 4).astype(np.float32), name="f")
+    fb = tf.Variable(rng.randn(4).astype(np.float32) * 0.1, name="fb")
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), fb))
+    h = tf.reshape(tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), [-1, 64])
+    w = tf.Variable(rng.randn(64, 3).astype(np.float32) * 0.1, name="w")
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=tf.matmul(h, w)))
+    return x, y, loss, tf.train.AdamOptimizer(0.05).minimize(loss)
+
+
+def test_convnet_training_gives_the_step_loops_bits():
+    rng = np.random.default_rng(2)
+    batches = [(rng.standard_normal((b, 8, 8, 2)).astype(np.float32),
+                np.eye(3, dtype=np.float32)[rng.integers(0, 3, b)]) for b in (4, 4, 3, 4)]
+    results = []
+    for traced in (False, True):
+        g = tf.Graph()
+        with g.as_default(), tf.Session() as sess:
+            x, y, loss, train = _convnet()
+            sess.run(tf.global_variables_initializer())
+            opts = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata()) if traced else {}
+            for bx, by in batches:
+                sess.run(train, {x: bx, y: by}, **opts)
+            results.append([v.tobytes() for v in sess.run(tf.trainable_variables() + [loss], {x: bx, y: by})])
+            if not traced:
+                src = "\n".join(_compiled_sources(sess))
+                assert "_bias_relu(" in src and "_relu_bias_grads(" in src
+    assert results[0] == results[1]
+
+
 def test_a_bias_of_the_wrong_length_names_the_bias_add():
     with tf.Graph().as_default(), tf.Session() as sess:
         x = tf.placeholder(tf.float32, [None, None], name="x")
