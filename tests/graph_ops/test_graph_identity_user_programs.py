@@ -9,6 +9,9 @@ initializer over a length known only at run time, and
 ``tf.layers.batch_normalization`` with a tensor ``training`` (the moving
 average updates inside ``tf.cond``), ``renorm``, ``virtual_batch_size`` and
 ``adjustment``. Also: the values those graphs compute, against TF."""
+import contextlib
+import re
+
 import numpy as np
 import pytest
 
@@ -45,10 +48,48 @@ def scan_with_initializer_over_dynamic_length(tf):
             tf.scan(lambda a, v: a - v, x, initializer=1.0, reverse=True)]
 
 
+def batch_norm_training_tensor_unfused(tf):
+    flag = tf.placeholder_with_default(False, [], name="is_training")
+    x = tf.placeholder(tf.float32, [4, 3, 5], name="x")
+    y = tf.layers.batch_normalization(x, training=flag, name="last")
+    z = tf.layers.batch_normalization(x, axis=1, training=flag, center=False, name="middle")
+    return [y, z] + tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+
+
+def _adjustment(tf):
+    return lambda shape: (tf.random_uniform(shape[-1:], 0.9, 1.1, seed=3), tf.random_uniform(shape[-1:], -0.1, 0.1,
+                                                                                            seed=4))
+
+
+def batch_renorm(tf, training=True):
+    x = tf.placeholder(tf.float32, [8, 6], name="x")
+    flag = tf.placeholder_with_default(False, [], name="flag") if training is None else training
+    y = tf.layers.batch_normalization(x, training=flag, renorm=True, renorm_clipping={"rmax": 2.0, "dmax": 1.0},
+                                      renorm_momentum=0.8, name="renorm")
+    z = tf.layers.batch_normalization(x, training=flag, renorm=True, scale=False, name="renorm_plain")
+    # (inference on the moving statistics: built, not fetched -- in a run with
+    # the updates it would read them before or after, in no fixed order)
+    tf.layers.batch_normalization(x, training=False, renorm=True, name="renorm", reuse=True)
+    return [y, z] + tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+
+
+def ghost_and_adjusted_batch_norm(tf, training=True):
+    x = tf.placeholder(tf.float32, [8, 2, 3], name="x")
+    flag = tf.placeholder_with_default(False, [], name="flag") if training is None else training
+    y = tf.layers.batch_normalization(x, training=flag, virtual_batch_size=4, name="ghost")
+    z = tf.layers.batch_normalization(x, axis=1, training=flag, adjustment=_adjustment(tf), name="adjusted")
+    return [y, z] + tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+
+
 ROWS = [
     pytest.param(scoped_regularizers, id="scoped_regularizers"),
     pytest.param(loss_weights_of_unknown_rank, id="loss_weights_of_unknown_rank"),
     pytest.param(scan_with_initializer_over_dynamic_length, id="scan_with_initializer_over_dynamic_length"),
+    pytest.param(batch_norm_training_tensor_unfused, id="batch_norm_training_tensor_unfused"),
+    pytest.param(batch_renorm, id="batch_renorm"),
+    pytest.param(lambda tf: batch_renorm(tf, None), id="batch_renorm_training_tensor"),
+    pytest.param(ghost_and_adjusted_batch_norm, id="ghost_and_adjusted_batch_norm"),
+    pytest.param(lambda tf: ghost_and_adjusted_batch_norm(tf, None), id="ghost_and_adjusted_training_tensor"),
 ]
 
 
@@ -66,9 +107,13 @@ def _values(lib, snippet, feeds):
             sess.run(lib.global_variables_initializer())
             feed = {graph.get_tensor_by_name(k): v for k, v in feeds.items()}
             fetched = sess.run(outputs, feed_dict=feed)
+            fetched += sess.run(lib.global_variables())  # the moving statistics after the updates
             collected = sess.run(lib.get_collection(lib.GraphKeys.REGULARIZATION_LOSSES))
             return fetched, collected
 
+
+_X86 = np.random.RandomState(0).randn(8, 6).astype(np.float32) * 3 + 1
+_X823 = np.random.RandomState(1).randn(8, 2, 3).astype(np.float32)
 
 VALUE_ROWS = [
     pytest.param(scoped_regularizers, {}, id="scoped_regularizers"),
@@ -78,16 +123,43 @@ VALUE_ROWS = [
                  id="loss_weights_of_unknown_rank"),
     pytest.param(scan_with_initializer_over_dynamic_length, {"x:0": np.array([1.0, 2.0, 3.0], np.float32)},
                  id="scan_with_initializer_over_dynamic_length"),
+    pytest.param(lambda tf: batch_renorm(tf, None), {"x:0": _X86, "flag:0": True}, id="batch_renorm_training"),
+    pytest.param(lambda tf: batch_renorm(tf, None), {"x:0": _X86}, id="batch_renorm_inference"),
+    pytest.param(lambda tf: ghost_and_adjusted_batch_norm(tf, None), {"x:0": _X823, "flag:0": True},
+                 id="ghost_and_adjusted_training"),
+    pytest.param(lambda tf: ghost_and_adjusted_batch_norm(tf, None), {"x:0": _X823},
+                 id="ghost_and_adjusted_inference"),
 ]
 
 
 @pytest.mark.parametrize("snippet,feeds", VALUE_ROWS)
 def test_same_values_as_tf(snippet, feeds):
-    """The outputs and the fetched REGULARIZATION_LOSSES entries (a lazy
-    tensor fetches its first copy) equal TF's."""
+    """The outputs, the variables after one run and the fetched
+    REGULARIZATION_LOSSES entries (a lazy tensor fetches its first copy)
+    equal TF's."""
     with tf1_behaviour():
         want = _values(tf_v1(), snippet, feeds)
     got = _values(ref, snippet, feeds)
+    assert len(got[0]) == len(want[0])
     for g, w in zip(got[0] + got[1], want[0] + want[1]):
-        np.testing.assert_allclose(g, w, rtol=1e-6)
+        if w is None:  # a fetched Operation (the layers' UPDATE_OPS entries are Operations in TF)
+            assert g is None
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     assert len(got[1]) == len(want[1])
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(renorm=True, renorm_clipping={"rmax": 2.0, "r_max": 3.0}), "invalid keys for `renorm_clipping`"),
+    (dict(virtual_batch_size=0), "`virtual_batch_size` must be a positive integer"),
+    (dict(virtual_batch_size=2, axis=0), "axis cannot include 0"),
+    (dict(virtual_batch_size=2, adjustment=lambda shape: (1.0, 0.0)), "adjustment cannot be specified"),
+])
+def test_batch_norm_option_errors_as_tf(kwargs, message):
+    """Option combinations TF's layer refuses: ValueError, in ref as in TF."""
+    for lib, ctx in ((ref, None), (tf_v1(), tf1_behaviour())):
+        with (ctx or contextlib.nullcontext()), lib.Graph().as_default():
+            x = lib.placeholder(lib.float32, [4, 2, 2, 3])
+            with pytest.raises(ValueError, match=re.escape(message)):
+                lib.layers.batch_normalization(x, training=True, **kwargs)
+
