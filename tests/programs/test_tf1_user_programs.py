@@ -25,9 +25,18 @@ from test_tf1_tutorials import assert_close
 STEPS = 12
 RTOL, ATOL = 1e-5, 1e-6
 
+# Known gaps: every comparison of these programs fails until ref is fixed
+# (strict xfail: flips when it is).
+XFAIL = {
+    "shape_queries": "TF1's TensorShape indexing/iteration gives Dimension objects, Dimension(None) for an "
+                     "unknown dimension, so x.shape[1].value is None; ref gives None itself (TF 2's "
+                     "behaviour), and None has no .value (AttributeError). Without those calls the program's "
+                     "GraphDef and trajectory match TF's.",
+}
 PROGRAMS = ["bn_flag", "alexnet_lrn", "gru_encoder", "data_metrics", "ckpt_resume", "regularized", "while_refine",
-            "renorm"]
-PENDING = ["shape_queries"]
+            "renorm", "shape_queries"]
+CASES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAIL[n])) if n in XFAIL else n
+         for n in PROGRAMS]
 
 
 @functools.lru_cache(maxsize=None)
@@ -42,24 +51,24 @@ def tmp_root(tmp_path_factory):
     return str(tmp_path_factory.mktemp("user_programs"))
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_graph_def(name):
     assert_same_graph_def(importlib.import_module(f"_prog_{name}"))
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_initial_values(name, tmp_root):
     assert_same_initial(_result(name, "ref", tmp_root)["initial"], _result(name, "tf", tmp_root)["initial"])
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_trajectory(name, tmp_root):
     want = _result(name, "tf", tmp_root)
     got = _result(name, "ref", tmp_root)
     assert_same_trajectory(got, want, STEPS, RTOL, ATOL, same_final_names=True)
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_extra(name, tmp_root):
     want = _result(name, "tf", tmp_root).get("extra")
     got = _result(name, "ref", tmp_root).get("extra")
