@@ -167,8 +167,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
             padding_ = padding
         result = apply_op("Conv2D", input=value, filter=filters, strides=stride, padding=padding_,
                           use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
-                          explicit_paddings=explicit, data_format=data_format, dilations=dilations)
-        return array_ops.squeeze(result, [spatial_start_dim], name=name)
+                          explicit_paddings=explicit, data_format=data_format, dilations=dilations, name=name)
+        return array_ops.squeeze(result, [spatial_start_dim])  # TF: the Conv2D takes the scope's name
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=[1, 1, 1, 1],

@@ -178,7 +178,7 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
                                       dilations=list(dilation_rate), name="Conv2D")
         else:
             outputs = conv_ops.conv1d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
-                                      dilations=list(dilation_rate), name="conv1d")
+                                      dilations=list(dilation_rate), name="Conv1D")
         if bias is not None:
             outputs = nn_ops.bias_add(outputs, bias, data_format="NCHW" if fmt == "channels_first" else "NHWC")
         if activation is not None:

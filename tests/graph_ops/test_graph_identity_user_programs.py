@@ -8,7 +8,11 @@ loss weights' run-time broadcast check (``has_valid_nonscalar_shape`` /
 initializer over a length known only at run time, and
 ``tf.layers.batch_normalization`` with a tensor ``training`` (the moving
 average updates inside ``tf.cond``), ``renorm``, ``virtual_batch_size`` and
-``adjustment``. Also: the values those graphs compute, against TF."""
+``adjustment``; ``tf.tensordot`` of tensors whose shapes are known only in
+part (TF computes the free dimensions with ``tf.shape``); ``tf.nn.conv1d``
+/ ``tf.layers.conv1d`` (the Conv2D takes the scope's name), ``tf.einsum``
+(``einsum/Einsum``), ``cosine_decay_restarts`` (op for op as TF's
+expression). Also: the values those graphs compute, against TF."""
 import contextlib
 import re
 
@@ -81,11 +85,34 @@ def ghost_and_adjusted_batch_norm(tf, training=True):
     return [y, z] + tf.get_collection(tf.GraphKeys.UPDATE_OPS)
 
 
+def tensordot_of_unknown_batch(tf):
+    x = tf.placeholder(tf.float32, [None, 4, 3], name="x")
+    w = tf.Variable(tf.ones([3, 2]), name="w")
+    v = tf.Variable(tf.ones([2]), name="v")
+    y = tf.tensordot(tf.tanh(tf.tensordot(x, w, axes=1)), v, axes=[[2], [0]])
+    z = tf.tensordot(x, w, [[-1], [0]], name="named")[0, 0]
+    return [y, z] + tf.gradients(tf.reduce_sum(y) + tf.reduce_sum(z), [x, w, v])
+
+
+def conv1d_einsum_and_sgdr(tf):
+    x = tf.placeholder(tf.float32, [None, 7, 3], name="x")
+    y = tf.layers.conv1d(x, 4, 3, padding="same", name="ngram")
+    z = tf.nn.conv1d(x, tf.ones([2, 3, 4]), 1, "VALID") + tf.nn.conv1d(x, tf.ones([2, 3, 4]), 1, "VALID", name="c")
+    e = [tf.einsum("btd,da->bta", y, tf.ones([4, 2])), tf.einsum("ij,jk->ik", tf.ones([2, 2]), tf.ones([2, 2]),
+                                                                name="mm")]
+    step = tf.train.get_or_create_global_step()
+    rates = [tf.train.cosine_decay_restarts(0.1, step, 4, t_mul=2.0, m_mul=0.8, alpha=0.1),
+             tf.train.cosine_decay_restarts(0.1, step, 3, t_mul=1.0)]
+    return [y, z] + e + rates
+
+
 ROWS = [
     pytest.param(scoped_regularizers, id="scoped_regularizers"),
     pytest.param(loss_weights_of_unknown_rank, id="loss_weights_of_unknown_rank"),
     pytest.param(scan_with_initializer_over_dynamic_length, id="scan_with_initializer_over_dynamic_length"),
     pytest.param(batch_norm_training_tensor_unfused, id="batch_norm_training_tensor_unfused"),
+    pytest.param(tensordot_of_unknown_batch, id="tensordot_of_unknown_batch"),
+    pytest.param(conv1d_einsum_and_sgdr, id="conv1d_einsum_and_sgdr"),
     pytest.param(batch_renorm, id="batch_renorm"),
     pytest.param(lambda tf: batch_renorm(tf, None), id="batch_renorm_training_tensor"),
     pytest.param(ghost_and_adjusted_batch_norm, id="ghost_and_adjusted_batch_norm"),
@@ -123,6 +150,8 @@ VALUE_ROWS = [
                  id="loss_weights_of_unknown_rank"),
     pytest.param(scan_with_initializer_over_dynamic_length, {"x:0": np.array([1.0, 2.0, 3.0], np.float32)},
                  id="scan_with_initializer_over_dynamic_length"),
+    pytest.param(tensordot_of_unknown_batch, {"x:0": _X823.reshape(4, 4, 3)},
+                 id="tensordot_of_unknown_batch"),
     pytest.param(lambda tf: batch_renorm(tf, None), {"x:0": _X86, "flag:0": True}, id="batch_renorm_training"),
     pytest.param(lambda tf: batch_renorm(tf, None), {"x:0": _X86}, id="batch_renorm_inference"),
     pytest.param(lambda tf: ghost_and_adjusted_batch_norm(tf, None), {"x:0": _X823, "flag:0": True},
