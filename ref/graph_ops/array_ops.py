@@ -685,6 +685,20 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         return out
 
 
+def ones_like_v2(input, dtype=None, name=None):
+    """TF 2's ``tf.ones_like`` (what Keras-built layers call): a small
+    constant of ``input``'s static shape when it is fully defined, else the
+    ``OnesLike`` op (or ``ones(shape(input))`` for another dtype) -- unlike
+    TF1's ``ones_like``, which always fills ``ones(shape)``."""
+    with name_scope(name, "ones_like", [input]) as scope:
+        tensor = input if isinstance(input, Tensor) else convert_to_tensor(input, name="tensor")
+        if tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
+            return ones(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
+        if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype and dtypes.as_dtype(dtype) != dtypes.variant:
+            return ones(shape(tensor), dtype=dtype, name=scope)
+        return apply_op("OnesLike", x=tensor, name=scope)
+
+
 def stop_gradient(input, name=None):
     """``input``; no gradient flows back through it."""
     if isinstance(input, IndexedSlices):

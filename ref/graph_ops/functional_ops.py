@@ -165,9 +165,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         elems_flat = [convert_to_tensor(e, name="elem") for e in elems_flat]
         n_static, n = _length(elems_flat)
         elems_ta = _unstacked(elems_flat, n, element_shape=True)
-        last = n - 1
-        if initializer is None:
-            a_flat = [ta.read(last if reverse else 0) for ta in elems_ta]
+        if initializer is None:  # (n - 1 only built when read: TF's graph has no Sub otherwise)
+            a_flat = [ta.read(n - 1 if reverse else 0) for ta in elems_ta]
             i = 1
         else:
             a_flat = [convert_to_tensor(x) for x in out_flat(initializer)]
@@ -175,7 +174,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         accs_ta = [TensorArray(dtype=a.dtype, size=n, element_shape=a.shape if infer_shape else None,
                                dynamic_size=False, infer_shape=infer_shape) for a in a_flat]
         if initializer is None:
-            accs_ta = [ta.write(last if reverse else 0, a) for ta, a in zip(accs_ta, a_flat)]
+            accs_ta = [ta.write(n - 1 if reverse else 0, a) for ta, a in zip(accs_ta, a_flat)]
 
         def compute(i, a_flat, tas):
             packed_elems = in_pack([ta.read(i) for ta in elems_ta])

@@ -35,6 +35,7 @@ from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
 from ref.graph_ops.variable_scope import get_variable, variable_scope
+from ref.graph_ops import normalization_layer
 
 __all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "Conv2DTranspose", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
            "dropout", "flatten", "batch_normalization", "Layer", "Dense", "Conv2D", "Conv1D", "BatchNormalization",
@@ -358,14 +359,7 @@ def flatten(inputs, name=None, data_format="channels_last"):
         return array_ops.reshape(inputs, shape)
 
 
-def _moving_average_update(variable, value, momentum):
-    """assign_sub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
-    with name_scope(None, "AssignMovingAvg", [variable, value]) as scope, colocate_with(variable):
-        decay = convert_to_tensor(1.0 - momentum, name="decay")
-        if decay.dtype.base_dtype != variable.dtype.base_dtype:
-            decay = math_ops.cast(decay, variable.dtype.base_dtype)
-        delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
-        return state_ops.assign_sub(variable, delta, name=scope)
+_moving_average_update = normalization_layer.assign_moving_average
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -383,9 +377,6 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     The fused path (4-D input, channel axis 1 or last) updates the moving
     variance with the Bessel-corrected batch variance, the other path with
     the biased one, as TF's two paths do."""
-    if renorm or virtual_batch_size is not None or adjustment is not None:
-        raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and adjustment are not "
-                                  "supported in ref")
     with _layer_scope(name, "batch_normalization", [inputs], reuse):
         inputs = convert_to_tensor(inputs, name="inputs")
         ndims = inputs.shape.ndims
@@ -402,28 +393,64 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                              f"received an input with shape {inputs.shape}.")
         dtype = inputs.dtype.base_dtype
         param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
-        gamma = _variable("gamma", [depth], param_dtype, gamma_initializer, gamma_regularizer, gamma_constraint,
-                          trainable) if scale else None
-        beta = _variable("beta", [depth], param_dtype, beta_initializer, beta_regularizer, beta_constraint,
-                         trainable) if center else None
-        moving_mean = get_variable("moving_mean", [depth], dtype=param_dtype, initializer=moving_mean_initializer,
-                                   trainable=False)
-        moving_variance = get_variable("moving_variance", [depth], dtype=param_dtype,
-                                       initializer=moving_variance_initializer, trainable=False)
-        use_fused = fused if fused is not None else (ndims == 4 and ax in (1, 3))
+        _check_batch_norm_options(ax, renorm, renorm_clipping, virtual_batch_size, adjustment)
+        if virtual_batch_size is None:
+            param_shape = [depth]
+        else:  # ghost batches: [1, 1 (the virtual batches), ..., depth, ...]
+            param_shape = [depth if i == ax else 1 for i in range(ndims)]
+            param_shape.insert(1, 1)
+        v = {"gamma": _variable("gamma", param_shape, param_dtype, gamma_initializer, gamma_regularizer,
+                                gamma_constraint, trainable) if scale else None,
+             "beta": _variable("beta", param_shape, param_dtype, beta_initializer, beta_regularizer,
+                               beta_constraint, trainable) if center else None}
+        for key, init in (("moving_mean", moving_mean_initializer), ("moving_variance", moving_variance_initializer)):
+            v[key] = get_variable(key, param_shape, dtype=param_dtype, initializer=init, trainable=False)
+        if renorm:  # the stddev trackers start at sqrt of the moving variance's initial value
+            def stddev_init(*args, **kwargs):
+                return math_ops.sqrt(moving_variance_initializer(*args, **kwargs))
+
+            for key, init, near in (("moving_stddev", stddev_init, "moving_variance"),
+                                    ("renorm_mean", moving_mean_initializer, "moving_mean"),
+                                    ("renorm_stddev", stddev_init, "moving_stddev")):
+                with colocate_with(v[near].op):  # TF: colocate_vars_with
+                    v[key] = get_variable(key, param_shape, dtype=param_dtype, initializer=init, trainable=False)
+        extended = renorm or virtual_batch_size is not None or adjustment is not None
+        use_fused = False if extended else fused if fused is not None else (ndims == 4 and ax in (1, 3))
         if use_fused and not (ndims == 4 and ax in (1, 3)):
             raise ValueError(f"Passing `fused=True` is only supported when axis is 1 or 3 for input rank 4. "
                              f"Got axis={axis}")
         if use_fused:
-            return _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training,
-                          depth, param_dtype)
-        return _unfused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training,
-                        ndims)
+            return _fused(inputs, v["gamma"], v["beta"], v["moving_mean"], v["moving_variance"], ax, epsilon,
+                          momentum, training, depth, param_dtype)
+        outputs, updates = normalization_layer.unfused(
+            inputs, v, ax, epsilon, momentum, training, _static(training), virtual_batch_size=virtual_batch_size,
+            adjustment=adjustment, renorm=renorm, renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum)
+        _add_updates(updates)
+        return outputs
+
+
+def _check_batch_norm_options(ax, renorm, renorm_clipping, virtual_batch_size, adjustment):
+    """TF's ValueErrors for option combinations its layer refuses (with
+    ``fused=True`` TF1's layer quietly takes the non-fused path for renorm,
+    ghost batches and adjustment)."""
+    if renorm and set(renorm_clipping or {}) - {"rmax", "rmin", "dmax"}:
+        raise ValueError(f"Received invalid keys for `renorm_clipping` argument: {renorm_clipping}. "
+                         f"Supported values: ['rmax', 'rmin', 'dmax'].")
+    if virtual_batch_size is not None:
+        if virtual_batch_size <= 0:
+            raise ValueError(f"`virtual_batch_size` must be a positive integer that divides the true batch size "
+                             f"of the input tensor. Received: virtual_batch_size={virtual_batch_size}")
+        if ax == 0:
+            raise ValueError(f"When using `virtual_batch_size`, the batch dimension must be 0 and thus axis cannot "
+                             f"include 0. Received axis={[ax]}")
+        if adjustment is not None:
+            raise ValueError("When using `virtual_batch_size`, adjustment cannot be specified")
 
 
 def _add_updates(updates):
+    """The update ops (Operations, as TF's layer puts them: fetching one gives None)."""
     for u in updates:
-        add_to_collections([GraphKeys.UPDATE_OPS], u)
+        add_to_collections([GraphKeys.UPDATE_OPS], u.op if isinstance(u, Tensor) else u)
 
 
 def _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training, depth, param_dtype):
@@ -460,36 +487,6 @@ def _smart_momentum(training, momentum):
     """momentum when training, 1 (no update) otherwise, for a tensor ``training``."""
     return control_flow_ops.cond(training, lambda: convert_to_tensor(float(momentum)),
                                  lambda: convert_to_tensor(1.0))
-
-
-def _unfused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training, ndims):
-    reduction_axes = [i for i in range(ndims) if i != ax]
-    shape = [1] * ndims
-    shape[ax] = dimension_value(inputs.shape[ax])
-    needs_broadcast = ax != ndims - 1
-
-    def bcast(v):
-        return array_ops.reshape(v, shape) if v is not None and needs_broadcast else v
-
-    training_value = _static(training)
-    if training_value is False:
-        mean, variance = moving_mean, moving_variance
-    else:
-        batch_mean, batch_var = nn_ops.moments(math_ops.cast(inputs, moving_mean.dtype.base_dtype)
-                                               if inputs.dtype.base_dtype != moving_mean.dtype.base_dtype else inputs,
-                                               reduction_axes, keep_dims=False)
-        if training_value:
-            mean, variance, m = batch_mean, batch_var, momentum
-        else:
-            mean = control_flow_ops.cond(training, lambda: batch_mean, lambda: convert_to_tensor(moving_mean))
-            variance = control_flow_ops.cond(training, lambda: batch_var, lambda: convert_to_tensor(moving_variance))
-            m = _smart_momentum(training, momentum)
-        _add_updates([_moving_average_update(moving_mean, batch_mean, m),
-                      _moving_average_update(moving_variance, batch_var, m)])
-    outputs = normalization_ops.batch_normalization(inputs, bcast(mean), bcast(variance), bcast(beta), bcast(gamma),
-                                                    epsilon)
-    outputs.set_shape(inputs.shape)
-    return outputs
 
 
 # ---------------------------------------------------------------------------

@@ -79,7 +79,7 @@ def einsum(equation, *inputs, **kwargs):
             labels = [c for c in equation if c.isalpha()]
             once = sorted(c for c in set(labels) if labels.count(c) == 1)
             equation += "->" + ("..." if "..." in equation else "") + "".join(once)
-        return apply_op("Einsum", inputs=inputs, equation=equation, name=scope)
+        return apply_op("Einsum", inputs=inputs, equation=equation, name="Einsum")  # TF: einsum/Einsum
 
 
 def diag(diagonal, name=None):

@@ -46,6 +46,7 @@ from ref.graph_ops.variables import (RefVariable, Variable, VariableAggregation,
                            _creator_stack, _validate_sync_agg_trainable)
 from ref.graph_ops.array_ops import slice as array_slice
 from ref.graph_ops.partitioned import PartitionedVariable, PartitionInfo
+from ref.graph_ops.lazy_eval_tensor import LazyEvalTensor
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_local_variable", "variable_scope",
            "variable_op_scope", "get_variable_scope", "variable_creator_scope", "no_regularizer",
@@ -346,11 +347,17 @@ class _VariableStore:
                      aggregation=aggregation)
         self._vars[name] = v
         if regularizer:
-            with colocate_with(v.op):
-                with name_scope(name + "/Regularizer/"), control_dependencies(None):
-                    loss = regularizer(v)
-                if loss is not None:
-                    get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+            # TF 2.x: the regularizer runs once here (in the current name
+            # scope) to see whether it gives a loss; the collection gets a
+            # thunk that builds it in <name>/Regularizer/ on every use.
+            def make_regularizer_op():
+                with colocate_with(v.op):
+                    with name_scope(name + "/Regularizer/"):
+                        return regularizer(v)
+
+            if regularizer(v) is not None:
+                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES,
+                                                      LazyEvalTensor(make_regularizer_op))
         return v
 
 

@@ -16,10 +16,31 @@ from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.control_flow_ops import cond, no_op
 from ref.graph_ops.logging_ops import Assert
+from ref.graph_ops.sets_impl import set_difference
 
 __all__ = ["assert_broadcastable", "broadcast_weights"]
 
 _BROADCAST_ERROR = "weights can not be broadcast to values."
+
+
+def _has_valid_dims(weights_shape, values_shape):
+    """True when every weights dimension is 1 or the values' (TF: the set
+    difference of the weights' dimensions and {values dim, 1} per axis is empty)."""
+    with name_scope(None, "has_invalid_dims", (weights_shape, values_shape)) as scope:
+        values_shape_2d = array_ops.expand_dims(values_shape, -1)
+        valid_dims = array_ops.concat((values_shape_2d, array_ops.ones_like(values_shape_2d)), axis=1)
+        weights_shape_2d = array_ops.expand_dims(weights_shape, -1)
+        invalid_dims = set_difference(weights_shape_2d, valid_dims)
+        num_invalid_dims = array_ops.size(invalid_dims.values, name="num_invalid_dims")
+        return math_ops.equal(0, num_invalid_dims, name=scope)
+
+
+def _has_valid_nonscalar_shape(weights_rank, weights_shape, values_rank, values_shape):
+    with name_scope(None, "has_valid_nonscalar_shape", (weights_rank, weights_shape, values_rank, values_shape)) \
+            as scope:
+        is_same_rank = math_ops.equal(values_rank, weights_rank, name="is_same_rank")
+        return cond(is_same_rank, lambda: _has_valid_dims(weights_shape, values_shape), lambda: is_same_rank,
+                    name=scope)
 
 
 def assert_broadcastable(weights, values):
@@ -49,16 +70,9 @@ def assert_broadcastable(weights, values):
                                          f"weights.shape={w_dims.tolist()}.")
                 return no_op(name="static_dims_check_success")
         is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
-
-        def valid_dims():
-            ok = math_ops.logical_or(math_ops.equal(weights_shape, 1), math_ops.equal(weights_shape, values_shape))
-            return math_ops.reduce_all(ok)
-
-        def same_rank_and_dims():
-            same = math_ops.equal(values_rank, weights_rank, name="is_same_rank")
-            return cond(same, valid_dims, lambda: same)
-
-        is_valid = cond(is_scalar, lambda: is_scalar, same_rank_and_dims, name="is_valid_shape")
+        is_valid = cond(is_scalar, lambda: is_scalar,
+                        lambda: _has_valid_nonscalar_shape(weights_rank, weights_shape, values_rank, values_shape),
+                        name="is_valid_shape")
         data = (_BROADCAST_ERROR, "weights.shape=", weights.name, weights_shape, "values.shape=", values.name,
                 values_shape, "is_scalar=", is_scalar)
         return Assert(is_valid, data, name=scope)

@@ -265,26 +265,34 @@ def _cosine_restarts(o, learning_rate, global_step, first_decay_steps, t_mul, m_
     t_mul = o.cast(t_mul, dtype)
     m_mul = o.cast(m_mul, dtype)
     fraction = o.op("RealDiv", x=o.cast(global_step, dtype), y=first, name="truediv")
-    one = o.const(1.0, dtype)
 
+    def c(value):  # a Python number in the expression: a Const named after its op (TF's "sub/x")
+        return np.asarray(value, dtype.np)
+
+    # Op for op in TF's expression order (names "sub_1", "pow", ... follow it).
     def geometric():
         # period i starts at sum_r = (1 - t_mul^i) / (1 - t_mul) first-periods
-        one_minus_t = o.op("Sub", x=one, y=t_mul)
-        i_restart = o.op("Floor", x=o.op("RealDiv", x=o.op("Log", x=o.op("Sub", x=one, y=o.op(
-            "Mul", x=fraction, y=one_minus_t))), y=o.op("Log", x=t_mul)))
-        sum_r = o.op("RealDiv", x=o.op("Sub", x=one, y=o.op("Pow", x=t_mul, y=i_restart)), y=one_minus_t)
-        within = o.op("RealDiv", x=o.op("Sub", x=fraction, y=sum_r), y=o.op("Pow", x=t_mul, y=i_restart))
+        i_restart = o.op("Floor", x=o.op("RealDiv", name="truediv", x=o.op("Log", x=o.op(
+            "Sub", name="sub", x=c(1.0), y=o.op("Mul", name="mul", x=fraction, y=o.op(
+                "Sub", name="sub", x=c(1.0), y=t_mul)))), y=o.op("Log", x=t_mul)))
+        sum_r = o.op("RealDiv", name="truediv", x=o.op("Sub", name="sub", x=c(1.0), y=o.op(
+            "Pow", name="pow", x=t_mul, y=i_restart)), y=o.op("Sub", name="sub", x=c(1.0), y=t_mul))
+        within = o.op("RealDiv", name="truediv", x=o.op("Sub", name="sub", x=fraction, y=sum_r),
+                      y=o.op("Pow", name="pow", x=t_mul, y=i_restart))
         return i_restart, within
 
     def periodic():
         i_restart = o.op("Floor", x=fraction)
-        return i_restart, o.op("Sub", x=fraction, y=i_restart)
+        return i_restart, o.op("Sub", name="sub", x=fraction, y=i_restart)
 
-    i_restart, within = o.cond(o.op("Equal", x=t_mul, y=one), periodic, geometric)
-    m_fac = o.op("Pow", x=m_mul, y=i_restart)
-    c = o.op("Cos", x=o.op("Mul", x=o.const(math.pi, dtype), y=within))
-    cosine_decayed = o.op("Mul", x=o.op("Mul", x=o.const(0.5, dtype), y=m_fac), y=o.op("AddV2", x=one, y=c))
-    decayed = o.op("AddV2", x=o.op("Mul", x=o.op("Sub", x=o.const(1, dtype), y=alpha), y=cosine_decayed), y=alpha)
+    i_restart, within = o.cond(o.op("Equal", name="Equal", x=t_mul, y=c(1.0)), periodic, geometric)
+    m_fac = o.op("Pow", name="pow", x=m_mul, y=i_restart)
+    half_m = o.op("Mul", name="mul", x=c(0.5), y=m_fac)
+    # (TF: a float32 pi, so a float64 schedule fails there; ref takes the schedule's dtype)
+    cos = o.op("Cos", x=o.op("Mul", name="mul", x=o.const(math.pi, dtype), y=within))
+    cosine_decayed = o.op("Mul", name="mul", x=half_m, y=o.op("AddV2", name="add", x=c(1.0), y=cos))
+    decayed = o.op("AddV2", name="add", x=o.op("Mul", name="mul", x=o.op("Sub", name="sub", x=c(1), y=alpha),
+                                               y=cosine_decayed), y=alpha)
     return o.op("Mul", x=lr, y=decayed, name=name)
 
 

@@ -34,7 +34,7 @@ def test_variable_names_uniquified_and_collections():
             "batch_normalization/moving_variance:0", "conv2d/kernel:0", "conv2d/bias:0"]
         assert "batch_normalization/moving_mean:0" not in _names(tf.trainable_variables())
         assert len(tf.trainable_variables()) == 9
-        assert [u.op.name for u in tf.get_collection(tf.GraphKeys.UPDATE_OPS)] == [
+        assert [u.name for u in tf.get_collection(tf.GraphKeys.UPDATE_OPS)] == [  # Operations, as in TF
             "batch_normalization/AssignMovingAvg", "batch_normalization/AssignMovingAvg_1"]
         assert a.op.name == "dense/BiasAdd" and b.op.name == "dense_1/MatMul" and c.op.name == "fc/BiasAdd"
         assert e.op.name == "conv2d/BiasAdd" and e.shape.as_list() == [None, 3, 3, 2]
@@ -211,7 +211,7 @@ def test_layer_objects_share_their_variables():
         assert _names(bn.trainable_variables) == ["batch_normalization/gamma:0", "batch_normalization/beta:0"]
         assert _names(bn.non_trainable_variables) == ["batch_normalization/moving_mean:0",
                                                       "batch_normalization/moving_variance:0"]
-        assert [u.op.name for u in bn.updates] == ["batch_normalization/AssignMovingAvg",
+        assert [u.name for u in bn.updates] == ["batch_normalization/AssignMovingAvg",
                                                    "batch_normalization/AssignMovingAvg_1"]
         assert len(tf.global_variables()) == 8 and pooled.shape.as_list() == [1, 2, 2, 1]
         with tf.Session() as sess:
