@@ -129,7 +129,7 @@ GIT_VERSION = "v2.21.0"
 COMPILER_VERSION = "ref: Python/NumPy/Numba"
 from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,  # noqa: F401
                                     GRAPH_DEF_VERSION_MIN_PRODUCER)
-from ref.graph_ops.math_extras import lin_space, linspace, norm  # noqa: F401
+from ref.graph_ops.math_extras import lin_space, linspace, norm, reduce_logsumexp  # noqa: F401
 from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto  # noqa: F401
 from ref.graph_ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor  # noqa: F401

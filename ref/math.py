@@ -26,6 +26,10 @@ from ref.graph_ops.sparse_ops import sparse_segment_mean, sparse_segment_sqrt_n,
 
 __all__ += ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
 
+from ref.graph_ops.math_extras import reduce_logsumexp, reduce_std, reduce_variance  # noqa: F401,E402
+
+__all__ += ["reduce_logsumexp", "reduce_std", "reduce_variance"]
+
 from ref import _coverage  # noqa: E402
 
 

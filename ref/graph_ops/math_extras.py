@@ -1,5 +1,6 @@
-"""``tf.linspace``/``tf.lin_space`` and ``tf.norm`` (``tf.linalg.norm``), built
-from elementary ops as TF's ``math_ops.linspace_nd`` and ``linalg_ops.norm`` do."""
+"""``tf.linspace``/``tf.lin_space``, ``tf.norm`` (``tf.linalg.norm``),
+``tf.reduce_logsumexp`` and ``tf.math.reduce_variance``/``reduce_std``, built from
+elementary ops as TF's ``math_ops`` and ``linalg_ops`` do."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,7 @@ from ref.framework.tensor_util import constant_value
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, complex_ops, math_ops
 
-__all__ = ["linspace", "lin_space", "norm"]
+__all__ = ["linspace", "lin_space", "norm", "reduce_logsumexp", "reduce_variance", "reduce_std"]
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -126,3 +127,42 @@ def _matrix_2_norm(x, axis):
     s = apply_op("Svd", input=permed, compute_uv=False, full_matrices=False)[0]
     top = math_ops.reduce_max(math_ops.abs(s), axis=-1, keepdims=True)
     return array_ops.transpose(array_ops.expand_dims(top, -1), perm=np.asarray(after, np.int32))
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    """log(sum(exp(x))) over ``axis``, stably: m + log(sum(exp(x - m))) with
+    m = max(x) over ``axis`` (0 where that max is not finite), m's gradient stopped."""
+    keepdims, axis = math_ops._keep(keepdims, keep_dims, reduction_indices, axis)
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        raw_max = math_ops.reduce_max(input_tensor, axis=axis, keepdims=True)
+        my_max = array_ops.stop_gradient(apply_op("SelectV2", condition=apply_op("IsFinite", x=raw_max), t=raw_max,
+                                                  e=0))
+        result = apply_op("Log", x=math_ops.reduce_sum(math_ops.exp(math_ops.subtract(input_tensor, my_max)),
+                                                       axis=axis, keepdims=keepdims))
+        if not keepdims:
+            my_max = array_ops.reshape(my_max, apply_op("Shape", input=result))  # not folded: gen_array_ops.shape
+        result = math_ops.add(result, my_max, name=scope)
+        return math_ops._may_reduce_to_scalar(keepdims, axis, result)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """mean(|x - mean(x)|^2) over ``axis`` (real for complex ``x``)."""
+    with name_scope(name or "reduce_variance"):
+        x = convert_to_tensor(input_tensor)
+        means = math_ops.reduce_mean(x, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(f"Input must be either real or complex. Received integer type {means.dtype}.")
+        diff = x - means
+        if diff.dtype.is_complex:
+            squared = apply_op("Real", input=apply_op("Mul", x=complex_ops.conj(diff), y=diff),
+                               Tout=diff.dtype.real_dtype)
+        else:
+            squared = apply_op("Square", x=diff)
+        return math_ops.reduce_mean(squared, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(reduce_variance(x)) over ``axis``."""
+    with name_scope(name or "reduce_std"):
+        x = convert_to_tensor(input_tensor)
+        return apply_op("Sqrt", x=reduce_variance(x, axis=axis, keepdims=keepdims))

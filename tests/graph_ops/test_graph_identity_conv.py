@@ -82,3 +82,44 @@ def test_values(name):
     assert len(got) == len(want)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-5)
+
+
+# -- reductions built from elementary ops (TF's math_ops) ---------------------------
+
+REDUCTIONS = {
+    "reduce_logsumexp": lambda t, x: t.reduce_logsumexp(x, 1),
+    "reduce_logsumexp_all": lambda t, x: t.reduce_logsumexp(x),
+    "reduce_logsumexp_keepdims": lambda t, x: t.math.reduce_logsumexp(x, axis=[0], keepdims=True),
+    "reduce_logsumexp_inf": lambda t, x: t.reduce_logsumexp(t.concat([x, -np.inf * t.ones([4, 1])], 1),
+                                                            reduction_indices=1),
+    "reduce_variance": lambda t, x: t.math.reduce_variance(x, 0),
+    "reduce_std": lambda t, x: t.math.reduce_std(x, axis=1, keepdims=True),
+}
+
+
+def _reduction(fn):
+    def snippet(t):
+        x = t.Variable(SEQ[:, :, 0] * 30.0)
+        y = fn(t, x)
+        return [y] + t.gradients(t.reduce_sum(y * y), [x])
+    return snippet
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reduction_graph_def(name):
+    assert_same_graph(_reduction(REDUCTIONS[name]))
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reduction_values(name):
+    def values(t):
+        with t.Graph().as_default():
+            outs = _reduction(REDUCTIONS[name])(t)
+            with t.Session() as s:
+                s.run(t.global_variables_initializer())
+                return s.run(outs)
+    got = values(ref)
+    with tf1_behaviour():
+        want = values(tf_v1())
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
