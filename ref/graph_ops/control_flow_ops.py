@@ -36,6 +36,7 @@ from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.control_flow_v1 import cond_v1
 from ref.graph_ops.while_v1 import while_loop_v1
+from ref.graph_ops import control_flow_util  # noqa: F401 -- installs the graph's input-context check
 
 __all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]

@@ -630,7 +630,23 @@ def _make_numpy_compat():
                                                                         "np_array": np.array})
 
 
+def _make_test_ops():
+    """TF's C++ test-only ops that tests build graphs from: ``int_output`` (an int32 of
+    unknown shape) and ``ref_output`` (an int32 reference), as ref ops of those outputs."""
+    import ref
+    from ref.framework.op_def_library import apply_op
+
+    def int_output(name=None):
+        return ref.placeholder(ref.int32, name=name or "IntOutput")
+
+    def ref_output(name=None):
+        return apply_op("VariableV2", dtype=ref.int32, shape=ref.TensorShape(None), name=name or "RefOutput")
+    return ShimModule("tensorflow.python.framework.test_ops", (),
+                      extra={"int_output": int_output, "ref_output": ref_output})
+
+
 SPECIAL = {
+    "tensorflow.python.framework.test_ops": _make_test_ops,
     # a base class saver_test derives from at import time; ref has no Trackable hierarchy
     "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
         "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
