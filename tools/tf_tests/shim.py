@@ -129,7 +129,9 @@ def _snake(camel):
 @functools.lru_cache(maxsize=None)
 def _gen_names():
     from ref.ops import registry
-    return {_snake(name): name for name in registry.registered()}
+    names = {_snake(name): name for name in registry.registered()}
+    # TF spells the wrappers of hidden ops (and keywords: ``_assert``, ``_exit``) with a leading underscore
+    return {**{"_" + k: v for k, v in names.items()}, **names}
 
 
 @functools.lru_cache(maxsize=None)
@@ -213,6 +215,9 @@ class ShimModule(types.ModuleType):
 
 ALIASES = {  # TF-internal names of functions ref has under their public name
     "tensorflow.python.ops.math_ops": {"linspace_nd": "linspace"},
+    "tensorflow.python.ops.control_flow_ops": {"_Enter": "enter_frame", "_Identity": "identity_or_ref",
+                                               "_NextIteration": "next_iteration", "exit": "exit_",
+                                               "_SwitchRefOrTensor": "switch_ref_or_tensor"},
 }
 
 
