@@ -338,8 +338,15 @@ def _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_s
     comps, comp_inv, kinds = [], [], []
     for v, inv in zip(leaves, inv_leaves):
         if isinstance(v, SparseTensor):
-            inv = as_shape(inv) if inv is not None else v.get_shape()
-            rank = inv.ndims if inv.ndims is not None else v.dense_shape.shape.as_list()[0]
+            if inv is None:
+                inv = v.get_shape()
+            else:  # TF: the invariant is the shape of dense_shape, [rank] (rank None: any)
+                inv = as_shape(inv)
+                if inv.ndims is not None and inv.ndims != 1:
+                    raise ValueError(f"Expected a shape with 1 dimension. Obtained: {inv} which has {inv.ndims} "
+                                     "dimensions.")
+                inv = unknown_shape(inv.as_list()[0] if inv.ndims == 1 else None)
+            rank = inv.ndims
             if not inv.is_compatible_with(v.get_shape()):
                 raise ValueError(f"The shape invariant specified for {v.values.name} is not compatible with the "
                                  f"initial shape of the loop variable. It enters the loop with shape "

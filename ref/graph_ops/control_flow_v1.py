@@ -504,7 +504,7 @@ def cond_v1(pred, true_fn, false_fn, strict=False, name=None):
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
         try:
-            nest.assert_same_structure(orig_res_t, orig_res_f)
+            nest.assert_same_structure(orig_res_t, orig_res_f, check_types=True)  # TF's default
         except TypeError as e:
             raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': {e}") from None
         except ValueError as e:

@@ -1,0 +1,64 @@
+"""GraphDef identity with TensorFlow (``_graphdef.assert_same_graph``) for the
+builders fixed while running TF's control-flow tests: list inputs whose first
+Tensor fixes the dtype of a nested list of tensors, SparseTensor loop
+variables with a ``[rank]`` (or ``[None]``) shape invariant, a loop under a
+control dependency on a placeholder."""
+import pytest
+
+from ref.graph_ops import array_ops as _under_test  # noqa: F401  (the builders these tests cover)
+from _graphdef import assert_same_graph
+
+
+def concat_nested_list_of_tensors(tf):
+    i = tf.constant(0)
+    a = tf.constant([[0], [3]], dtype=tf.int64)
+    return [tf.concat([a, [[i], [i]]], axis=1)]
+
+
+def _sparse(tf):
+    values = tf.constant([2.0, 4.0], name="values")
+    indices = tf.constant([[0], [3]], dtype=tf.int64, name="indices")
+    shape = tf.constant([10], dtype=tf.int64, name="dense_shape")
+    return tf.constant(0), tf.SparseTensor(indices, values, dense_shape=shape)
+
+
+def sparse_loop_any_rank(tf):
+    i, x = _sparse(tf)
+
+    def body(i, x):
+        return [i + 1, tf.SparseTensor(tf.concat([x.indices, [[i], [i]]], axis=1), x.values * 2.0,
+                                       tf.concat([x.dense_shape, [10]], axis=0))]
+    _, r = tf.while_loop(lambda i, _: i < 10, body, [i, x], [i.get_shape(), tf.TensorShape([None])])
+    return [r.indices, r.values, r.dense_shape]
+
+
+def sparse_loop_default_invariant(tf):
+    i, x = _sparse(tf)
+    _, r = tf.while_loop(lambda i, _: i < 10,
+                         lambda i, x: [i + 1, tf.SparseTensor(x.indices, x.values * 2.0, x.dense_shape)], [i, x])
+    return [r.indices, r.values, r.dense_shape]
+
+
+def loop_after_placeholder(tf):
+    b = tf.placeholder(tf.bool)
+    c = tf.constant(1)
+    with tf.control_dependencies([b]):
+        return [tf.while_loop(lambda x: x < 10, lambda x: x + c, [tf.constant(0)])]
+
+
+@pytest.mark.parametrize("snippet", [concat_nested_list_of_tensors, sparse_loop_any_rank,
+                                     sparse_loop_default_invariant, loop_after_placeholder])
+def test_same_graph_as_tf(snippet):
+    assert_same_graph(snippet)
+
+
+@pytest.mark.parametrize("snippet", [sparse_loop_any_rank, sparse_loop_default_invariant])
+def test_sparse_loop_shapes_as_tf(snippet):
+    import ref
+    from _graphdef import tf1_behaviour, tf_v1
+    tf = tf_v1()
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = [t.shape.as_list() if t.shape.ndims is not None else None for t in snippet(tf)]
+    with ref.Graph().as_default():
+        got = [t.shape.as_list() if t.shape.ndims is not None else None for t in snippet(ref)]
+    assert got == want
