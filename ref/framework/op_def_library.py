@@ -423,12 +423,12 @@ def apply_op(op_type, name=None, **kwargs):
         if opdef.ref_outputs:
             out_names = opdef.outputs
             out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
-                          named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
+                          _first(named[opdef.ref_outputs[out_names[i]]]).dtype.is_ref_dtype else d, s)
                          for i, (d, s) in enumerate(out_specs)]
         # TF colocates an op with its ref-typed inputs (a variable's Assign, ApplyX run where it lives)
         with contextlib.ExitStack() as stack:
-            for in_name in opdef.refs:
-                t = named.get(in_name)
+            for in_name in opdef.refs + _REF_TYPED_INPUTS.get(op_type, ()):
+                t = _first(named.get(in_name))
                 if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
                     stack.enter_context(graph.colocate_with(t.op))
             if op_type == "Const":  # TF's constant_op adds the op in the caller's scope, not its own
@@ -468,6 +468,17 @@ def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None, stric
     except (TypeError, ValueError) as e:
         raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
     return _maybe_capture(t)
+
+
+# Inputs TF declares Ref(T) that ref's ops take as raw (forwarded) values, not as state:
+# TF colocates these ops with them too.
+_REF_TYPED_INPUTS = {"RefEnter": ("data",), "RefExit": ("data",), "RefNextIteration": ("data",),
+                     "RefSwitch": ("data",), "RefMerge": ("inputs",), "RefIdentity": ("input",)}
+
+
+def _first(tensors):
+    """A tensor, or the first of a list input's."""
+    return tensors[0] if isinstance(tensors, list) else tensors
 
 
 def _nested_tensor(value) -> bool:

@@ -160,8 +160,12 @@ def with_dependencies(dependencies, output_tensor, name=None):
         if isinstance(output_tensor, Operation):
             with control_dependencies(dependencies):
                 return group(output_tensor, name=scope)
-        with colocate_with(output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor), \
-                control_dependencies(dependencies):
+        coloc = output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor
+        if not isinstance(coloc, (Tensor, SparseTensor)) and not hasattr(coloc, "op"):
+            coloc = convert_to_tensor(coloc)  # TF colocates with the value converted (a Const) ...
+        with colocate_with(coloc), control_dependencies(dependencies):
+            if not isinstance(output_tensor, (Tensor, IndexedSlices, SparseTensor)):
+                output_tensor = convert_to_tensor(output_tensor)  # ... and converts it again under the deps
             return identity(output_tensor, name=scope)
 
 

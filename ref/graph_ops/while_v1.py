@@ -93,7 +93,8 @@ def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, u
 
 def _forward(op_type, ref_type, tensor, name):
     tensor = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
-    return apply_op(ref_type if tensor.dtype.is_ref_dtype else op_type, data=tensor, name=name or op_type)
+    op_type = ref_type if tensor.dtype.is_ref_dtype else op_type
+    return apply_op(op_type, data=tensor, name=name or op_type)
 
 
 def _identity(tensor, name=None):

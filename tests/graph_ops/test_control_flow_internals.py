@@ -141,7 +141,15 @@ def _run_enter_assign_exit(tf, f):
     return f["exit"](tf.tuple([enter_v], control_inputs=[op])[0]), {}, [tf.global_variables_initializer()]
 
 
+def _run_loop_over_a_reference(tf, f):
+    x = tf.Variable(5)._ref()
+    r = tf.while_loop(lambda i, x: tf.less(i, 10), lambda i, x: (i + 1, x), [tf.constant(0), x])
+    assert r[1].dtype == x.dtype  # the reference is carried through the loop (RefEnter/RefMerge/RefSwitch)
+    return r[1], {}, [tf.global_variables_initializer()]
+
+
 RUNS = {
+    "loop carrying a reference": _run_loop_over_a_reference,
     "assign through RefIdentity": _run_assign_through_ref_identity,
     "uninitialized reference through RefSwitch/RefIdentity": _run_uninitialized_ref_identity,
     "loop with a control input on a fed placeholder": _run_loop_after_fed_placeholder,

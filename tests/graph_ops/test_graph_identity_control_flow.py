@@ -62,3 +62,33 @@ def test_sparse_loop_shapes_as_tf(snippet):
     with ref.Graph().as_default():
         got = [t.shape.as_list() if t.shape.ndims is not None else None for t in snippet(ref)]
     assert got == want
+
+
+def with_dependencies_of_python_values(tf):
+    from ref.graph_ops import control_flow_ops as ref_cf
+    v = tf.Variable(-1)
+    x, y = tf.constant(1), tf.constant(2)
+    with_deps = ref_cf.with_dependencies if tf.__name__ == "ref" else _tf_with_dependencies()
+    a = lambda: with_deps([tf.assign(v, 0)], 0)  # noqa: E731
+    c = lambda: with_deps([tf.assign(v, 2)], 2)  # noqa: E731
+    return [tf.case(((x < y, a),), default=c, exclusive=True), with_deps([tf.assign(v, 3)], 3.0)]
+
+
+def _tf_with_dependencies():
+    from tensorflow.python.ops import control_flow_ops
+    return control_flow_ops.with_dependencies
+
+
+def test_with_dependencies_of_python_values_as_tf():
+    assert_same_graph(with_dependencies_of_python_values)
+
+
+def loop_over_a_reference(tf):
+    x = tf.Variable(0)._ref()
+    i = tf.constant(0)
+    r = tf.while_loop(lambda i, x: tf.less(i, 100), lambda i, x: (i + 1, x), [i, x], parallel_iterations=5)
+    return list(r)
+
+
+def test_loop_over_a_reference_as_tf():
+    assert_same_graph(loop_over_a_reference)
