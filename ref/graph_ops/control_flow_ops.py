@@ -105,6 +105,10 @@ def group(*inputs, **kwargs):
     for x in nest.flatten(list(inputs)):
         if x is None:
             continue
+        if not hasattr(x, "device") and not hasattr(x, "_as_graph_element") and \
+                not isinstance(x, (IndexedSlices, SparseTensor)):
+            raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{x}' with type "
+                            f"'{type(x)}'.")
         if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
             x = x._as_graph_element()
         if isinstance(x, IndexedSlices):

@@ -78,10 +78,17 @@ RefMergeOutput = collections.namedtuple("RefMerge", ["output", "value_index"])
 def switch(data, pred, dtype=None, name=None):
     """``(output_false, output_true)``: ``data`` on the side ``pred`` selects (TF's ``switch``)."""
     with name_scope(name, "Switch", [data, pred]) as scope:
-        data = convert_to_tensor(data, dtype=dtype, name="data")
+        if not isinstance(data, (SparseTensor, IndexedSlices)):
+            data = convert_to_tensor(data, dtype=dtype, name="data")
         pred = convert_to_tensor(pred, name="pred")
         _check_pred(pred, "Switch")
-        return SwitchOutput(*apply_op("Switch", data=data, pred=pred, name=scope))
+        if isinstance(data, Tensor):
+            return SwitchOutput(*apply_op("Switch", data=data, pred=pred, name=scope))
+        # a composite: each component switched (TF: gen switch per flattened component, default names)
+        pairs = []
+        halves = for_components(lambda t: pairs.append(apply_op("Switch", data=t, pred=pred)) or t, data)
+        it_f, it_t = iter([p[0] for p in pairs]), iter([p[1] for p in pairs])
+        return (for_components(lambda _: next(it_f), halves), for_components(lambda _: next(it_t), halves))
 
 
 def _check_pred(pred, op_type):

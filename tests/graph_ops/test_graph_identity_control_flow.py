@@ -92,3 +92,33 @@ def loop_over_a_reference(tf):
 
 def test_loop_over_a_reference_as_tf():
     assert_same_graph(loop_over_a_reference)
+
+
+def switch_of_composites(tf):
+    from ref.graph_ops import control_flow_v1 as ref_cf
+    if tf.__name__ == "ref":
+        switch = ref_cf.switch
+    else:
+        from tensorflow.python.ops import control_flow_ops
+        switch = control_flow_ops.switch
+    pred = tf.less(tf.constant(0), tf.constant(1))
+    sl = tf.IndexedSlices(tf.constant([1, 2, 3]), tf.constant([0, 1, 2]), dense_shape=tf.constant([3]))
+    st = tf.SparseTensor([[0, 1]], [2.0], [3, 3])
+    (sl_f, sl_t), (st_f, st_t) = switch(sl, pred), switch(st, pred, name="sp")
+    return [sl_f.values, sl_t.indices, sl_t.dense_shape, st_f.values, st_t.indices]
+
+
+def test_switch_of_composites_as_tf():
+    assert_same_graph(switch_of_composites)
+
+
+@pytest.mark.parametrize("inputs", [(1, 2), ([1.0],), ("a",)])
+def test_group_of_non_tensors_raises_as_tf(inputs):
+    import ref
+    from _graphdef import tf1_behaviour, tf_v1
+    tf = tf_v1()
+    with tf1_behaviour(), tf.Graph().as_default(), pytest.raises(TypeError) as want:
+        tf.group(*inputs)
+    with ref.Graph().as_default(), pytest.raises(TypeError) as got:
+        ref.group(*inputs)
+    assert str(got.value) == str(want.value)
