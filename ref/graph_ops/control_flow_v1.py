@@ -118,10 +118,32 @@ def merge(inputs, name=None):
     if any(x is None for x in inputs):
         raise ValueError(f"At least one of the merge inputs is None: {inputs}")
     with name_scope(name, "Merge", inputs) as scope:
+        if any(isinstance(x, (SparseTensor, IndexedSlices)) for x in inputs):
+            return _merge_composites(inputs)
         inputs = [convert_to_tensor(x) for x in inputs]
         if all(x.dtype.is_ref_dtype for x in inputs):
             return RefMergeOutput(*apply_op("RefMerge", inputs=inputs, name=scope))
         return MergeOutput(*apply_op("Merge", inputs=inputs, name=scope))
+
+
+def _merge_composites(inputs):
+    """TF's merge of SparseTensors or of IndexedSlices: one ``Merge`` per component (in the
+    current scope, default names); the chosen index is the first component's."""
+    kind = type(inputs[0])
+    for x in inputs:
+        if not isinstance(x, (SparseTensor, IndexedSlices)):
+            raise TypeError(f"Type {type(x)} not supported")
+        if type(x) is not kind or (kind is IndexedSlices and (x.dense_shape is None) != (
+                inputs[0].dense_shape is None)):
+            raise ValueError(f"The two structures don't have the same nested structure: {inputs[0]} and {x}")
+    flat = []
+    for x in inputs:
+        parts = []
+        for_components(lambda t: parts.append(t) or t, x)
+        flat.append(parts)
+    merged = [apply_op("Merge", inputs=list(component), name="Merge") for component in zip(*flat)]
+    it = iter([m[0] for m in merged])
+    return MergeOutput(for_components(lambda _: next(it), inputs[0]), merged[0][1])
 
 
 def _identity(x, name=None):

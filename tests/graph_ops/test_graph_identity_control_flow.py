@@ -122,3 +122,22 @@ def test_group_of_non_tensors_raises_as_tf(inputs):
     with ref.Graph().as_default(), pytest.raises(TypeError) as got:
         ref.group(*inputs)
     assert str(got.value) == str(want.value)
+
+
+def merge_of_composites(tf):
+    from ref.graph_ops import control_flow_v1 as ref_cf
+    if tf.__name__ == "ref":
+        switch, merge = ref_cf.switch, ref_cf.merge
+    else:
+        from tensorflow.python.ops import control_flow_ops
+        switch, merge = control_flow_ops.switch, control_flow_ops.merge
+    pred = tf.convert_to_tensor(True)
+    sl = tf.IndexedSlices(tf.constant([1, 2, 3, 4, 5, 6]), tf.constant([0, 2, 4, 6, 8, 10]))
+    st = tf.SparseTensor([[0, 1]], [2.0], [3, 3])
+    m_sl, i_sl = merge(switch(sl, pred))
+    m_st, _ = merge(switch(st, pred), name="sparse_merge")
+    return [m_sl.values, m_sl.indices, i_sl, m_st.indices, m_st.values, m_st.dense_shape]
+
+
+def test_merge_of_composites_as_tf():
+    assert_same_graph(merge_of_composites)
