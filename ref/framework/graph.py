@@ -643,8 +643,13 @@ class Graph:
                 self._consumers.setdefault(t, []).append(op)
             self._version += 1
             ctx = self._control_flow_context
-            if ctx is not None:  # TF's _control_flow_post_processing: the context may rewire op
+            if ctx is not None:
                 op._set_control_flow_context(ctx)
+            check = _INPUT_CONTEXT_CHECK[0]
+            if check is not None:  # TF's _control_flow_post_processing: inputs from a valid context
+                for t in inputs:
+                    check(op, t.op)
+            if ctx is not None:  # then the context may rewire op
                 ctx.AddOp(op)
             return op
 
@@ -785,6 +790,16 @@ def get_collection_ref(key):
 # ---------------------------------------------------------------------------
 
 _PROTO_FUNCTIONS: dict = {}
+
+
+_INPUT_CONTEXT_CHECK = [None]
+
+
+def register_input_context_check(check):
+    """Installs ``check(op, input_op)``, run on each input of every new op (raises
+    ValueError for an input from a while loop ``op`` may not read); set by
+    ``ref.graph_ops.control_flow_util``, as TF's ops.py calls its control_flow_util."""
+    _INPUT_CONTEXT_CHECK[0] = check
 
 
 def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):

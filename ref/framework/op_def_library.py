@@ -341,7 +341,12 @@ def apply_op(op_type, name=None, **kwargs):
                 if not isinstance(v, (list, tuple)):
                     raise TypeError(f"Expected list for '{in_name}' argument to '{op_type}' Op, not {v!r}.")
                 # TF's convert_n_to_tensor: list items are named "<input>_<i>" ("Assert/data_0").
-                ts = [_convert_input(x, hint, op_type, in_name, is_ref, f"{in_name}_{i}") for i, x in enumerate(v)]
+                # TF: the first Tensor in the list fixes the dtype its other items are converted to
+                # (a nested list of tensors is packed with each cast: concat([int64 t, [[i32]]]))
+                first = next((x.dtype.base_dtype for x in v if isinstance(x, Tensor)), None)
+                ts = [_convert_input(x, hint, op_type, in_name, is_ref, f"{in_name}_{i}",
+                                     strict=first if isinstance(x, (list, tuple)) else None)
+                      for i, x in enumerate(v)]
                 list_sizes[in_name] = len(ts)
                 inputs.extend(ts)
                 named[in_name] = ts
@@ -418,14 +423,17 @@ def apply_op(op_type, name=None, **kwargs):
         if opdef.ref_outputs:
             out_names = opdef.outputs
             out_specs = [(d._as_ref if out_names[i] in opdef.ref_outputs and
-                          named[opdef.ref_outputs[out_names[i]]].dtype.is_ref_dtype else d, s)
+                          _first(named[opdef.ref_outputs[out_names[i]]]).dtype.is_ref_dtype else d, s)
                          for i, (d, s) in enumerate(out_specs)]
         # TF colocates an op with its ref-typed inputs (a variable's Assign, ApplyX run where it lives)
         with contextlib.ExitStack() as stack:
-            for in_name in opdef.refs:
-                t = named.get(in_name)
+            for in_name in opdef.refs + _REF_TYPED_INPUTS.get(op_type, ()):
+                t = _first(named.get(in_name))
                 if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
                     stack.enter_context(graph.colocate_with(t.op))
+            if op_type == "Const":  # TF's constant_op adds the op in the caller's scope, not its own
+                stack.enter_context(graph.name_scope(op_scope.rstrip("/").rpartition("/")[0] + "/"
+                                                     if "/" in op_scope.rstrip("/") else ""))
             op = graph.create_op(op_type, inputs, attrs, op_scope, out_specs, opdef)
     outs = op._outputs
     if not outs:
@@ -437,7 +445,7 @@ def apply_op(op_type, name=None, **kwargs):
     return tuple(outs)
 
 
-def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None):
+def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None, strict=None):
     if is_ref:
         if hasattr(value, "_ref") and callable(value._ref) and not isinstance(value, Tensor):
             value = value._ref()
@@ -453,10 +461,31 @@ def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None):
             # TF converts an empty list as float32 first, then again as the attr's
             # integer default: a dangling "<input>" Const before "<input>_1".
             convert_to_tensor(value, name=const_name or in_name)
-        t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
+        if strict is not None and _nested_tensor(value):
+            t = convert_to_tensor(value, dtype=strict, name=const_name or in_name)
+        else:
+            t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
     return _maybe_capture(t)
+
+
+# Inputs TF declares Ref(T) that ref's ops take as raw (forwarded) values, not as state:
+# TF colocates these ops with them too.
+_REF_TYPED_INPUTS = {"RefEnter": ("data",), "RefExit": ("data",), "RefNextIteration": ("data",),
+                     "RefSwitch": ("data",), "RefMerge": ("inputs",), "RefIdentity": ("input",)}
+
+
+def _first(tensors):
+    """A tensor, or the first of a list input's."""
+    return tensors[0] if isinstance(tensors, list) else tensors
+
+
+def _nested_tensor(value) -> bool:
+    """Whether a nested list holds a Tensor somewhere."""
+    if isinstance(value, Tensor):
+        return True
+    return isinstance(value, (list, tuple)) and any(_nested_tensor(x) for x in value)
 
 
 def _maybe_capture(t):

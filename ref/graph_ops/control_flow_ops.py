@@ -36,6 +36,7 @@ from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops.control_flow_v1 import cond_v1
 from ref.graph_ops.while_v1 import while_loop_v1
+from ref.graph_ops import control_flow_util  # noqa: F401 -- installs the graph's input-context check
 
 __all__ = ["while_loop", "cond", "group", "tuple", "no_op", "identity", "with_dependencies",
            "placeholder", "placeholder_with_default"]
@@ -104,6 +105,10 @@ def group(*inputs, **kwargs):
     for x in nest.flatten(list(inputs)):
         if x is None:
             continue
+        if not hasattr(x, "device") and not hasattr(x, "_as_graph_element") and \
+                not isinstance(x, (IndexedSlices, SparseTensor)):
+            raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{x}' with type "
+                            f"'{type(x)}'.")
         if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
             x = x._as_graph_element()
         if isinstance(x, IndexedSlices):
@@ -159,8 +164,12 @@ def with_dependencies(dependencies, output_tensor, name=None):
         if isinstance(output_tensor, Operation):
             with control_dependencies(dependencies):
                 return group(output_tensor, name=scope)
-        with colocate_with(output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor), \
-                control_dependencies(dependencies):
+        coloc = output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor
+        if not isinstance(coloc, (Tensor, SparseTensor)) and not hasattr(coloc, "op"):
+            coloc = convert_to_tensor(coloc)  # TF colocates with the value converted (a Const) ...
+        with colocate_with(coloc), control_dependencies(dependencies):
+            if not isinstance(output_tensor, (Tensor, IndexedSlices, SparseTensor)):
+                output_tensor = convert_to_tensor(output_tensor)  # ... and converts it again under the deps
             return identity(output_tensor, name=scope)
 
 
@@ -337,8 +346,15 @@ def _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_s
     comps, comp_inv, kinds = [], [], []
     for v, inv in zip(leaves, inv_leaves):
         if isinstance(v, SparseTensor):
-            inv = as_shape(inv) if inv is not None else v.get_shape()
-            rank = inv.ndims if inv.ndims is not None else v.dense_shape.shape.as_list()[0]
+            if inv is None:
+                inv = v.get_shape()
+            else:  # TF: the invariant is the shape of dense_shape, [rank] (rank None: any)
+                inv = as_shape(inv)
+                if inv.ndims is not None and inv.ndims != 1:
+                    raise ValueError(f"Expected a shape with 1 dimension. Obtained: {inv} which has {inv.ndims} "
+                                     "dimensions.")
+                inv = unknown_shape(inv.as_list()[0] if inv.ndims == 1 else None)
+            rank = inv.ndims
             if not inv.is_compatible_with(v.get_shape()):
                 raise ValueError(f"The shape invariant specified for {v.values.name} is not compatible with the "
                                  f"initial shape of the loop variable. It enters the loop with shape "

@@ -15,6 +15,8 @@ The Session runs these graphs with dead tensors (:mod:`ref.session.interpreter.f
 """
 from __future__ import annotations
 
+import collections
+
 from ref.types import dtypes, nest
 from ref.framework.graph import (GraphKeys, IndexedSlices, Operation, Tensor, colocate_with,
                                  control_dependencies, get_collection, get_collection_ref, get_default_graph,
@@ -25,7 +27,8 @@ from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.protos import control_flow_pb2
 
-__all__ = ["ControlFlowContext", "CondContext", "switch", "merge", "ref_switch", "cond_v1",
+__all__ = ["ControlFlowContext", "CondContext", "switch", "merge", "ref_switch", "cond_v1", "identity_or_ref",
+           "for_components", "as_tensor_or_ref",
            "from_control_flow_context_def", "is_switch", "is_loop_exit",
            "get_output_context", "op_in_context"]
 
@@ -66,13 +69,26 @@ def op_in_context(op, ctxt) -> bool:
 
 # -- Switch and Merge ---------------------------------------------------------------
 
+SwitchOutput = collections.namedtuple("Switch", ["output_false", "output_true"])  # TF's generated wrappers' results
+MergeOutput = collections.namedtuple("Merge", ["output", "value_index"])
+RefSwitchOutput = collections.namedtuple("RefSwitch", ["output_false", "output_true"])
+RefMergeOutput = collections.namedtuple("RefMerge", ["output", "value_index"])
+
+
 def switch(data, pred, dtype=None, name=None):
     """``(output_false, output_true)``: ``data`` on the side ``pred`` selects (TF's ``switch``)."""
     with name_scope(name, "Switch", [data, pred]) as scope:
-        data = convert_to_tensor(data, dtype=dtype, name="data")
+        if not isinstance(data, (SparseTensor, IndexedSlices)):
+            data = convert_to_tensor(data, dtype=dtype, name="data")
         pred = convert_to_tensor(pred, name="pred")
         _check_pred(pred, "Switch")
-        return apply_op("Switch", data=data, pred=pred, name=scope)
+        if isinstance(data, Tensor):
+            return SwitchOutput(*apply_op("Switch", data=data, pred=pred, name=scope))
+        # a composite: each component switched (TF: gen switch per flattened component, default names)
+        pairs = []
+        halves = for_components(lambda t: pairs.append(apply_op("Switch", data=t, pred=pred)) or t, data)
+        it_f, it_t = iter([p[0] for p in pairs]), iter([p[1] for p in pairs])
+        return (for_components(lambda _: next(it_f), halves), for_components(lambda _: next(it_t), halves))
 
 
 def _check_pred(pred, op_type):
@@ -84,7 +100,7 @@ def _check_pred(pred, op_type):
 def ref_switch(data, pred, name=None):
     """``switch`` for a reference (a variable): both outputs are references."""
     _check_pred(convert_to_tensor(pred), "RefSwitch")
-    return apply_op("RefSwitch", data=data, pred=pred, name=name or "RefSwitch")
+    return RefSwitchOutput(*apply_op("RefSwitch", data=data, pred=pred, name=name or "RefSwitch"))
 
 
 def switch_ref_or_tensor(data, pred, name="Switch"):
@@ -102,14 +118,67 @@ def merge(inputs, name=None):
     if any(x is None for x in inputs):
         raise ValueError(f"At least one of the merge inputs is None: {inputs}")
     with name_scope(name, "Merge", inputs) as scope:
+        if any(isinstance(x, (SparseTensor, IndexedSlices)) for x in inputs):
+            return _merge_composites(inputs)
         inputs = [convert_to_tensor(x) for x in inputs]
         if all(x.dtype.is_ref_dtype for x in inputs):
-            return apply_op("RefMerge", inputs=inputs, name=scope)
-        return apply_op("Merge", inputs=inputs, name=scope)
+            return RefMergeOutput(*apply_op("RefMerge", inputs=inputs, name=scope))
+        return MergeOutput(*apply_op("Merge", inputs=inputs, name=scope))
+
+
+def _merge_composites(inputs):
+    """TF's merge of SparseTensors or of IndexedSlices: one ``Merge`` per component (in the
+    current scope, default names); the chosen index is the first component's."""
+    kind = type(inputs[0])
+    for x in inputs:
+        if not isinstance(x, (SparseTensor, IndexedSlices)):
+            raise TypeError(f"Type {type(x)} not supported")
+        if type(x) is not kind or (kind is IndexedSlices and (x.dense_shape is None) != (
+                inputs[0].dense_shape is None)):
+            raise ValueError(f"The two structures don't have the same nested structure: {inputs[0]} and {x}")
+    flat = []
+    for x in inputs:
+        parts = []
+        for_components(lambda t: parts.append(t) or t, x)
+        flat.append(parts)
+    merged = [apply_op("Merge", inputs=list(component), name="Merge") for component in zip(*flat)]
+    it = iter([m[0] for m in merged])
+    return MergeOutput(for_components(lambda _: next(it), inputs[0]), merged[0][1])
 
 
 def _identity(x, name=None):
     return apply_op("Identity", input=x, name=name or "Identity")
+
+
+def for_components(fn, value):
+    """``fn`` of a tensor, or of each component of a SparseTensor (indices, values,
+    dense_shape) or IndexedSlices (values, indices, dense_shape), rebuilt (TF's
+    ``nest.map_structure(..., expand_composites=True)``)."""
+    if isinstance(value, SparseTensor):
+        return SparseTensor(fn(value.indices), fn(value.values), fn(value.dense_shape))
+    if isinstance(value, IndexedSlices):
+        values, indices = fn(value.values), fn(value.indices)
+        return IndexedSlices(values, indices, None if value.dense_shape is None else fn(value.dense_shape))
+    if not isinstance(value, Tensor):
+        raise TypeError(f"'tensor' must be a Tensor or CompositeTensor. Received: {type(value)}.")
+    return fn(value)
+
+
+def as_tensor_or_ref(value):
+    """A tensor, SparseTensor or IndexedSlices as is; a variable as its reference; else converted."""
+    if isinstance(value, (Tensor, SparseTensor, IndexedSlices)):
+        return value
+    return convert_to_tensor(value, as_ref=True)
+
+
+def identity_or_ref(tensor, name=None):
+    """``tensor`` through ``Identity`` (``RefIdentity`` for a reference; each component of
+    a SparseTensor/IndexedSlices), TF's ``control_flow_ops._Identity``."""
+    def one(t):
+        if t.dtype.is_ref_dtype:
+            return apply_op("RefIdentity", input=t, name=name or "RefIdentity")
+        return _identity(t, name)
+    return for_components(one, as_tensor_or_ref(tensor))
 
 
 # -- contexts ----------------------------------------------------------------------
@@ -464,7 +533,7 @@ def cond_v1(pred, true_fn, false_fn, strict=False, name=None):
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
         try:
-            nest.assert_same_structure(orig_res_t, orig_res_f)
+            nest.assert_same_structure(orig_res_t, orig_res_f, check_types=True)  # TF's default
         except TypeError as e:
             raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': {e}") from None
         except ValueError as e:

@@ -20,8 +20,8 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import control_flow_v1
-from ref.graph_ops.control_flow_v1 import (ControlFlowContext, switch_ref_or_tensor, get_output_context,
-                                           is_loop_exit, merge, switch)
+from ref.graph_ops.control_flow_v1 import (ControlFlowContext, as_tensor_or_ref, for_components, get_output_context,
+                                           is_loop_exit, merge, switch, switch_ref_or_tensor)
 from ref.protos import control_flow_pb2
 
 __all__ = ["WhileContext", "while_loop_v1", "get_while_context", "get_loop_constant_enter", "is_loop_switch",
@@ -61,13 +61,13 @@ def zeros_for(shape, dtype):
 
 
 def next_iteration(data, name=None):
-    """``data`` handed to the next iteration (TF's ``_NextIteration``)."""
-    return _forward("NextIteration", "RefNextIteration", data, name)
+    """``data`` handed to the next iteration (TF's ``_NextIteration``; each component of a composite)."""
+    return for_components(lambda t: _forward("NextIteration", "RefNextIteration", t, name), as_tensor_or_ref(data))
 
 
 def exit_(data, name=None):
-    """``data`` handed to the parent frame (TF's ``exit``)."""
-    return _forward("Exit", "RefExit", data, name)
+    """``data`` handed to the parent frame (TF's ``exit``; each component of a composite)."""
+    return for_components(lambda t: _forward("Exit", "RefExit", t, name), as_tensor_or_ref(data))
 
 
 
@@ -77,11 +77,15 @@ def _is_loop_constant_enter(op) -> bool:
 
 def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
            name=None):
-    """``tensor`` made available in frame ``frame_name`` (TF's ``_Enter``)."""
-    tensor = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
+    """``tensor`` made available in frame ``frame_name`` (TF's ``_Enter``; a variable's
+    reference through ``RefEnter`` when ``use_ref``; each component of a composite)."""
+    tensor = as_tensor_or_ref(tensor)
+    if not isinstance(tensor, Tensor):
+        return for_components(lambda t: enter_frame(t, frame_name, is_constant, parallel_iterations, use_ref,
+                                                    use_input_shape), tensor)
     op_type = "RefEnter" if tensor.dtype.is_ref_dtype and use_ref else "Enter"
     result = apply_op(op_type, data=tensor, frame_name=frame_name, is_constant=is_constant,
-                      parallel_iterations=parallel_iterations, name=name or "Enter")
+                      parallel_iterations=parallel_iterations, name=name or op_type)
     if use_input_shape:
         result.set_shape(tensor.shape)
     return result
@@ -89,7 +93,8 @@ def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, u
 
 def _forward(op_type, ref_type, tensor, name):
     tensor = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
-    return apply_op(ref_type if tensor.dtype.is_ref_dtype else op_type, data=tensor, name=name or op_type)
+    op_type = ref_type if tensor.dtype.is_ref_dtype else op_type
+    return apply_op(op_type, data=tensor, name=name or op_type)
 
 
 def _identity(tensor, name=None):

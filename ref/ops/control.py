@@ -183,7 +183,7 @@ def ref_switch(data, pred):
 
 
 @register_op("RefMerge", inputs=("inputs",), outputs=("output", "value_index"), list_inputs={"inputs": "N"},
-             type_attrs={"T": "inputs"}, shape=_merge_shape, raw_inputs=("inputs",))
+             type_attrs={"T": "inputs"}, shape=_merge_shape, raw_inputs=("inputs",), ref_outputs={"output": "inputs"})
 def ref_merge(inputs):
     """Merge of references."""
     return merge(inputs)

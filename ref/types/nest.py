@@ -67,12 +67,6 @@ def assert_same_structure(a, *others, check_types=False):
     ``check_types`` (TF's default), TypeError where two sequences at the same
     place differ in type (a list against a tuple; namedtuples with the same
     name and fields count as one type)."""
-    def shape(s):
-        if not is_nested(s):
-            return None
-        kind = "dict" if isinstance(s, collections.abc.Mapping) else "seq"
-        return (kind, len(s), tuple(shape(c) for c in _children(s)))
-
     def kind(s):
         t = type(s)
         return (t.__name__, tuple(t._fields)) if hasattr(t, "_fields") else t
@@ -87,8 +81,48 @@ def assert_same_structure(a, *others, check_types=False):
             check(cx, cy)
 
     for b in others:
-        if shape(a) != shape(b):
+        detail = _mismatch(a, b, check_types)
+        if detail is not None:
             raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                             f"{a}\n\nSecond structure: {b}")
+                             f"{_described(a)}\n\nSecond structure: {_described(b)}\n\nMore specifically: "
+                             f"{detail}\nEntire first structure:\n{_dotted(a)}\nEntire second structure:\n"
+                             f"{_dotted(b)}")
         if check_types:
             check(a, b)
+
+
+def _described(s):
+    return f"type={type(s).__name__} str={s}"
+
+
+class _Dot:
+    def __repr__(self):
+        return "."
+
+
+def _dotted(s):
+    """``s`` with each leaf printed as ``.`` (TF's "Entire ... structure")."""
+    return str(pack_sequence_as(s, [_Dot()] * len(flatten(s)))) if is_nested(s) else "."
+
+
+def _mismatch(x, y, keys=False):
+    """What first differs between the nestings of ``x`` and ``y`` (TF's wording), or None;
+    with ``keys`` (TF's check_types), also the key sets of two dicts."""
+    if is_nested(x) != is_nested(y):
+        nested, other = (x, y) if is_nested(x) else (y, x)
+        return f'Substructure "{_described(nested)}" is a sequence, while substructure "{_described(other)}" is not'
+    if not is_nested(x):
+        return None
+    if isinstance(x, collections.abc.Mapping) != isinstance(y, collections.abc.Mapping):
+        return f"The two structures don't have the same sequence type: {_described(x)} and {_described(y)}"
+    if keys and isinstance(x, collections.abc.Mapping) and set(x) != set(y):
+        return (f"The two dictionaries don't have the same set of keys. First structure has keys "
+                f"{_described(sorted(x))}, while second structure has keys {_described(sorted(y))}")
+    if len(x) != len(y):
+        return (f"The two structures don't have the same number of elements. First structure: {_described(x)}. "
+                f"Second structure: {_described(y)}")
+    for cx, cy in zip(_children(x), _children(y)):
+        detail = _mismatch(cx, cy, keys)
+        if detail is not None:
+            return detail
+    return None

@@ -129,7 +129,9 @@ def _snake(camel):
 @functools.lru_cache(maxsize=None)
 def _gen_names():
     from ref.ops import registry
-    return {_snake(name): name for name in registry.registered()}
+    names = {_snake(name): name for name in registry.registered()}
+    # TF spells the wrappers of hidden ops (and keywords: ``_assert``, ``_exit``) with a leading underscore
+    return {**{"_" + k: v for k, v in names.items()}, **names}
 
 
 @functools.lru_cache(maxsize=None)
@@ -213,6 +215,9 @@ class ShimModule(types.ModuleType):
 
 ALIASES = {  # TF-internal names of functions ref has under their public name
     "tensorflow.python.ops.math_ops": {"linspace_nd": "linspace"},
+    "tensorflow.python.ops.control_flow_ops": {"_Enter": "enter_frame", "_Identity": "identity_or_ref",
+                                               "_NextIteration": "next_iteration", "exit": "exit_",
+                                               "_SwitchRefOrTensor": "switch_ref_or_tensor"},
 }
 
 
@@ -630,7 +635,23 @@ def _make_numpy_compat():
                                                                         "np_array": np.array})
 
 
+def _make_test_ops():
+    """TF's C++ test-only ops that tests build graphs from: ``int_output`` (an int32 of
+    unknown shape) and ``ref_output`` (an int32 reference), as ref ops of those outputs."""
+    import ref
+    from ref.framework.op_def_library import apply_op
+
+    def int_output(name=None):
+        return ref.placeholder(ref.int32, name=name or "IntOutput")
+
+    def ref_output(name=None):
+        return apply_op("VariableV2", dtype=ref.int32, shape=ref.TensorShape(None), name=name or "RefOutput")
+    return ShimModule("tensorflow.python.framework.test_ops", (),
+                      extra={"int_output": int_output, "ref_output": ref_output})
+
+
 SPECIAL = {
+    "tensorflow.python.framework.test_ops": _make_test_ops,
     # a base class saver_test derives from at import time; ref has no Trackable hierarchy
     "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
         "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),

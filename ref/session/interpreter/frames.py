@@ -76,7 +76,9 @@ class FramePlan:
                 continue
             needed[op._id] = op
             stack.extend(t.op for t in op._inputs if t not in fed and t.op._id not in needed)
-            stack.extend(c for c in op._control_inputs if c._id not in needed)
+            # a control input on an op whose outputs are all fed is met by the feed (TF's fed placeholder)
+            stack.extend(c for c in op._control_inputs
+                         if c._id not in needed and not (c._outputs and all(t in fed for t in c._outputs)))
         self.ops = [needed[i] for i in sorted(needed)]
         self.has_control_flow = any(op._type in CONTROL_FLOW_OPS for op in self.ops)
         self.has_loops = any(op._type in _LOOP_OPS for op in self.ops)  # else only conds: steps can run it
@@ -146,7 +148,7 @@ class _Node:
             self.step = step
             self.positional = (step.kind == POSITIONAL and
                                [s for s, _ in step.reads] == list(range(len(inputs))))
-        self.forward = op._type == "Identity"  # its kernel hands its input on as it is (a Ref too)
+        self.forward = op._type in ("Identity", "RefIdentity")  # its kernel hands its input on as it is (a Ref too)
         # run in the executor's loop: one output, a positional kernel or Identity
         self.fast = self.kind == _OTHER and len(op._outputs) == 1 and (self.positional or self.forward)
 

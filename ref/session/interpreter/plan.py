@@ -235,8 +235,8 @@ class Plan:
                 step.deadable, step.dead_controls = True, control_slots
                 steps.append(step)
                 continue
-            if op._type == "Identity":
-                # An identity is a second name for its input's value: share the slot.
+            if op._type in ("Identity", "RefIdentity"):
+                # An identity is a second name for its input's value (or reference): share the slot.
                 slot[op._outputs[0]] = slot_of(op._inputs[0])
                 continue
             outs = [output_slot(t) for t in op._outputs]

@@ -148,7 +148,7 @@ def accepts_out(kernel) -> bool:
 def aliased_outputs(opdef):
     """``{output index: ref index}`` for the outputs that alias a ref input."""
     return {i: opdef.refs.index(opdef.ref_outputs[name])
-            for i, name in enumerate(opdef.outputs) if name in opdef.ref_outputs}
+            for i, name in enumerate(opdef.outputs) if opdef.ref_outputs.get(name) in opdef.refs}
 
 
 # A stored array is ours alone when only the store and this frame refer to it.
