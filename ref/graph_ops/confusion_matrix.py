@@ -5,8 +5,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import convert_to_tensor
-from ref.graph_ops import array_ops, math_ops
-from ref.graph_ops.logging_ops import Assert
+from ref.graph_ops import array_ops, check_ops, math_ops
 from ref.graph_ops.control_flow_ops import cond, with_dependencies
 
 __all__ = ["confusion_matrix", "remove_squeezable_dimensions"]
@@ -40,12 +39,6 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name
         return labels, predictions
 
 
-def _check(x, holds, message, condition):
-    """``x`` behind an Assert that ``holds`` everywhere."""
-    return with_dependencies([Assert(math_ops.reduce_all(holds), [
-        message, f"Condition {condition} did not hold element-wise:", f"x ({x.name}) = ", x])], x)
-
-
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
     """The ``[num_classes, num_classes]`` matrix counting (or summing ``weights``
     over) each ``(label, prediction)`` pair: rows are labels, columns predictions.
@@ -58,20 +51,22 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                                                            convert_to_tensor(predictions, name="predictions"))
         predictions = math_ops.cast(predictions, dtypes.int64)
         labels = math_ops.cast(labels, dtypes.int64)
-        labels = _check(labels, math_ops.greater_equal(labels, 0), "`labels` contains negative values", "x >= 0")
-        predictions = _check(predictions, math_ops.greater_equal(predictions, 0),
-                             "`predictions` contains negative values", "x >= 0")
+        labels = with_dependencies([check_ops.assert_non_negative(
+            labels, message="`labels` contains negative values")], labels)
+        predictions = with_dependencies([check_ops.assert_non_negative(
+            predictions, message="`predictions` contains negative values")], predictions)
         if num_classes is None:
             num_classes = math_ops.maximum(math_ops.reduce_max(predictions), math_ops.reduce_max(labels)) + 1
         else:
             n = math_ops.cast(num_classes, dtypes.int64)
-            labels = _check(labels, math_ops.less(labels, n), "`labels` out of bound", "x < y")
-            predictions = _check(predictions, math_ops.less(predictions, n), "`predictions` out of bound", "x < y")
+            labels = with_dependencies([check_ops.assert_less(labels, n, message="`labels` out of bound")], labels)
+            predictions = with_dependencies([check_ops.assert_less(
+                predictions, n, message="`predictions` out of bound")], predictions)
         if weights is not None:
             weights = convert_to_tensor(weights, name="weights")
             predictions.shape.assert_is_compatible_with(weights.shape)
             weights = math_ops.cast(weights, dtype)
-        shape = math_ops.cast(array_ops.stack([num_classes, num_classes]), dtypes.int64)
+        shape = array_ops.stack([num_classes, num_classes])
         indices = array_ops.stack([labels, predictions], axis=1)
         values = array_ops.ones_like(predictions, dtype) if weights is None else weights
-        return array_ops.scatter_nd(indices=indices, updates=values, shape=shape)
+        return array_ops.scatter_nd(indices=indices, updates=values, shape=math_ops.cast(shape, dtypes.int64))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.graph import GraphKeys, add_to_collections, control_dependencies, name_scope
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, check_ops, math_ops, state_ops
 from ref.graph_ops.weights_broadcast_ops import broadcast_weights
 from ref.graph_ops.confusion_matrix import confusion_matrix, remove_squeezable_dimensions
@@ -251,8 +251,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         update_op = state_ops.assign_add(total_cm, current)
         sum_over_row = math_ops.cast(math_ops.reduce_sum(total_cm, 0), dtypes.float32)
         sum_over_col = math_ops.cast(math_ops.reduce_sum(total_cm, 1), dtypes.float32)
-        eye = array_ops.one_hot(math_ops.range(num_classes), num_classes, dtype=dtypes.float64)
-        cm_diag = math_ops.cast(math_ops.reduce_sum(total_cm * eye, 1), dtypes.float32)
+        cm_diag = math_ops.cast(apply_op("DiagPart", input=total_cm), dtypes.float32)  # array_ops.diag_part
         denominator = sum_over_row + sum_over_col - cm_diag
         num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0), dtypes.float32))
         denominator = array_ops.where(math_ops.greater(denominator, 0), denominator,
