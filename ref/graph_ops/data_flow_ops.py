@@ -16,7 +16,7 @@ import collections.abc
 import hashlib
 
 from ref.types import dtypes as _dtypes
-from ref.framework.graph import colocate_with, control_dependencies, name_scope
+from ref.framework.graph import colocate_with, control_dependencies, device, init_scope, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.random_seed import get_seed
 from ref.framework.tensor_util import constant_value
@@ -218,7 +218,7 @@ class FIFOQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
-        with control_dependencies(None):
+        with init_scope(), device("CPU"):  # TF places a FIFOQueue on the CPU
             ref = apply_op("FIFOQueueV2", component_types=dtypes, shapes=shapes or [], capacity=capacity,
                            shared_name=shared_name or "", name=name)
         super().__init__(dtypes, shapes, names, ref)

@@ -158,3 +158,25 @@ def _graph(tf):
 def test_barrier_graph_is_tensorflows():
     pytest.importorskip("tensorflow")
     assert_same_graph(_graph)
+
+
+def _fifo_devices(tf):
+    """FIFOQueue's handle goes on the CPU within the device scope (TF's
+    ``ops.device("CPU")``); the other queues keep the scope's device."""
+    tf.FIFOQueue(3, tf.float32, name="plain")
+    with tf.device("/job:ps/task:1"):
+        tf.FIFOQueue(3, tf.float32, name="on_ps")
+        tf.PaddingFIFOQueue(3, [tf.float32], shapes=[[None]], name="padding")
+    with tf.device("/device:GPU:0"):
+        tf.FIFOQueue(3, tf.float32, name="on_gpu")
+
+
+def test_fifo_queue_device_is_tensorflows():
+    tf = pytest.importorskip("tensorflow").compat.v1
+    devices = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default() as g:
+            _fifo_devices(lib)
+            devices.append([(op.name, op.device) for op in g.get_operations()])
+    assert devices[1] == devices[0]
+    assert_same_graph(_fifo_devices)
