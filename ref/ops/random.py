@@ -89,9 +89,18 @@ def random_uniform(shape, dtype, seed=0, seed2=0, ctx=None):
     return _draw(philox.uniform, ctx, _dims(shape), dtypes.as_dtype(dtype))
 
 
+def _uniform_int_shape(ins):
+    for bound in ("minval", "maxval"):
+        shape = ins[bound].shape
+        if shape.ndims is not None and shape.ndims != 0:
+            dims = "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+            raise ValueError(f"{bound} must be a scalar; got a tensor of shape {dims}")
+    return [(ins["minval"].dtype, _shape_of(ins["shape"]))]
+
+
 @register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"), attrs=dict(_SEEDS),
              type_attrs={"T": "shape", "Tout": ("minval", "maxval")}, allowed={"T": _INDEX, "Tout": _INDEX},
-             shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))], stateful=True, ctx=True)
+             shape=lambda ins, attrs: _uniform_int_shape(ins), stateful=True, ctx=True)
 def random_uniform_int(shape, minval, maxval, seed=0, seed2=0, ctx=None):
     """Integers uniform in ``[minval, maxval)`` (scalars; ``minval < maxval``)."""
     dims = _dims(shape)
@@ -101,7 +110,7 @@ def random_uniform_int(shape, minval, maxval, seed=0, seed2=0, ctx=None):
                                f"maxval must be 0-D, got shape {list(hi.shape)}")
     n = int(np.prod(dims, dtype=np.int64))
     if n and not lo < hi:
-        raise invalid_argument(f"Need minval < maxval: {int(lo)} >= {int(hi)}")
+        raise invalid_argument(f"Need minval < maxval, got {int(lo)} >= {int(hi)}")
     if not n:
         return np.zeros(dims, lo.dtype)
     return _draw(lambda key, counter, n, dt: philox.uniform_int(key, counter, n, lo, hi, dt), ctx, dims, lo.dtype)

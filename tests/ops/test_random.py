@@ -91,7 +91,7 @@ def test_multinomial_frequencies_follow_softmax():
 
 BAD = [
     ("RandomUniformInt", dict(shape=np.array([2], np.int32), minval=np.int32(5), maxval=np.int32(5)),
-     "Need minval < maxval: 5 >= 5"),
+     "Need minval < maxval, got 5 >= 5"),
     ("Multinomial", dict(logits=np.zeros(3, np.float32), num_samples=np.int32(1)), "logits should be a matrix"),
     ("Multinomial", dict(logits=np.zeros((1, 3), np.float32), num_samples=np.int32(-1)),
      "num_samples should be nonnegative"),
@@ -103,6 +103,41 @@ BAD = [
 def test_bad_input(name, kwargs, message):
     with pytest.raises(errors.InvalidArgumentError, match=message):
         draw(name, **kwargs)
+
+
+# random_uniform over ints: (shape, minval, maxval) -> graph-construction ValueError or run-time outcome, as TF
+UNIFORM_INT_ROWS = {
+    "minval_vector": ([1000], [1, 2], 3),
+    "maxval_vector": ([1000], 1, [2, 3]),
+    "maxval_matrix": ([4], 1, [[2]]),
+    "degenerate_empty": ([10, 0], 0, 0),
+    "degenerate": ([10, 1], 0, 0),
+    "reversed": ([3], 5, 2),
+}
+
+
+@pytest.mark.parametrize("row", sorted(UNIFORM_INT_ROWS))
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_uniform_int_bounds_as_tensorflow(row, dtype):
+    import ref
+
+    tf = pytest.importorskip("tensorflow").compat.v1
+    shape, lo, hi = UNIFORM_INT_ROWS[row]
+    outcomes = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            try:
+                out = lib.random_uniform(shape, minval=lo, maxval=hi, dtype=getattr(lib, dtype), seed=1)
+            except ValueError as e:
+                outcomes.append(("ValueError", str(e).split(" for '")[0]))
+                continue
+            with lib.Session() as s:
+                try:
+                    outcomes.append(("shape", s.run(out).shape))
+                except lib.errors.OpError as e:
+                    lines = [ln for ln in e.message.splitlines() if ln.strip() and not ln[0].isspace()]
+                    outcomes.append((type(e).__name__, lines[-1]))
+    assert outcomes[1] == outcomes[0]
 
 
 def test_every_random_op_is_exercised():
