@@ -219,3 +219,30 @@ def test_integer_uniform_needs_maxval():
     with G.Graph().as_default():
         with pytest.raises(ValueError, match="Must specify maxval for integer dtype"):
             random_ops.random_uniform([2], dtype=dtypes.int32)
+
+
+# edge parameters of RandomGamma / RandomPoissonV2, as TF's kernels treat them
+GAMMA_POISSON_EDGE_ROWS = {
+    "gamma_alpha_zero": lambda lib: lib.random_gamma([6], alpha=[0.0, 0.5], seed=345),
+    "gamma_alpha_zero_f64": lambda lib: lib.random_gamma([4], alpha=0.0, dtype=lib.float64, seed=7),
+    "gamma_empty_alpha": lambda lib: lib.random_gamma([5], alpha=np.ones([2, 0, 3]), beta=np.ones([3])),
+    "gamma_empty_shape": lambda lib: lib.random_gamma([0], alpha=[1.0, 2.0]),
+    "poisson_inf_rate": lambda lib: lib.random_poisson(shape=[3], lam=[np.inf, 2.0], seed=11),
+    "poisson_inf_rate_int": lambda lib: lib.random_poisson(shape=[2], lam=np.inf, dtype=lib.int32, seed=11),
+}
+
+
+@pytest.mark.parametrize("row", sorted(GAMMA_POISSON_EDGE_ROWS))
+def test_gamma_poisson_edges_as_tensorflow(row):
+    import ref
+
+    tf = pytest.importorskip("tensorflow").compat.v1
+    got = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            lib.set_random_seed(1)
+            out = GAMMA_POISSON_EDGE_ROWS[row](lib)
+            with lib.Session() as s:
+                got.append(s.run(out))
+    assert got[1].dtype == got[0].dtype and got[1].shape == got[0].shape
+    np.testing.assert_array_equal(got[1], got[0])
