@@ -393,7 +393,8 @@ def apply_op(op_type, name=None, **kwargs):
             else:
                 attrs.setdefault(attr, default)
         for attr, choices in opdef.allowed.items():  # a string attr with a set of values (TF's "{'MEAN', 'SUM'}")
-            if attr not in opdef.type_attrs and isinstance(attrs.get(attr), str) and attrs[attr] not in choices:
+            if (attr not in opdef.type_attrs and all(isinstance(c, str) for c in choices)
+                    and isinstance(attrs.get(attr), str) and attrs[attr] not in choices):
                 raise ValueError(f"Attr '{attr}' of '{op_type}' Op passed string '{attrs[attr]}' not in: "
                                  + ", ".join(f'"{c}"' for c in choices) + ".")
         if opdef.stateful and "container" in opdef.attrs and not attrs.get("container") and graph._container:
