@@ -236,3 +236,40 @@ def test_main_runs_the_test_cases_of_a_module():
         unittest.main(module=module, argv=["x"], exit=True)  # ref.test.main == unittest.main on __main__
     assert ran == [1] and exit_info.value.code == 0
     assert ref.test.main.__module__ == "ref.test_util"
+
+
+def _register_checker_grads(lib):
+    """Two deliberately wrong gradients (as TF's gradient_checker_test registers them)."""
+    if getattr(lib, "_smalltests_checker_grads", False):
+        return
+    lib.RegisterGradient("SmalltestsTransposedGrad")(lambda op, grad: lib.transpose(grad))
+    lib.RegisterGradient("SmalltestsNaNGrad")(lambda op, grad: np.nan * grad)
+    lib._smalltests_checker_grads = True
+
+
+# (override, x shape, function, args): the outcome (error kind and message, or the error's NaN-ness)
+CHECKER_EDGE_ROWS = {
+    "empty_wrong_shape": ("SmalltestsTransposedGrad", (0, 3), "compute_gradient"),
+    "empty_wrong_shape_error": ("SmalltestsTransposedGrad", (0, 3), "compute_gradient_error"),
+    "nan_gradient_error": ("SmalltestsNaNGrad", (), "compute_gradient_error"),
+    "empty_fine": (None, (0, 3), "compute_gradient_error"),
+}
+
+
+@pytest.mark.parametrize("row", sorted(CHECKER_EDGE_ROWS))
+def test_gradient_checker_edges_as_tensorflow(row):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    override, shape, fn = CHECKER_EDGE_ROWS[row]
+    outcomes = []
+    for lib in (tf, ref):
+        _register_checker_grads(lib)
+        with lib.Graph().as_default() as g, lib.Session(graph=g):
+            x = lib.placeholder(lib.float32)
+            with g.gradient_override_map({"Identity": override} if override else {}):
+                y = lib.identity(x)
+            try:
+                out = getattr(lib.test, fn)(x, shape, y, shape)
+                outcomes.append(("nan", bool(np.isnan(out))) if fn.endswith("error") else ("ok",))
+            except ValueError as e:
+                outcomes.append(("ValueError", str(e)))
+    assert outcomes[1] == outcomes[0]

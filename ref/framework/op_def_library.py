@@ -397,6 +397,11 @@ def apply_op(op_type, name=None, **kwargs):
                     raise TypeError(f"{op_type} missing required attr '{attr}'")
             else:
                 attrs.setdefault(attr, default)
+        for attr, choices in opdef.allowed.items():  # a string attr with a set of values (TF's "{'MEAN', 'SUM'}")
+            if (attr not in opdef.type_attrs and all(isinstance(c, str) for c in choices)
+                    and isinstance(attrs.get(attr), str) and attrs[attr] not in choices):
+                raise ValueError(f"Attr '{attr}' of '{op_type}' Op passed string '{attrs[attr]}' not in: "
+                                 + ", ".join(f'"{c}"' for c in choices) + ".")
         if opdef.stateful and "container" in opdef.attrs and not attrs.get("container") and graph._container:
             attrs["container"] = graph._container  # TF: a stateful op takes tf.container's name
         for in_name, count_attr in opdef.list_inputs.items():

@@ -1,5 +1,5 @@
 """TF1 queues: ``tf.FIFOQueue``, ``tf.RandomShuffleQueue``, ``tf.PaddingFIFOQueue``
-and their base ``tf.QueueBase``.
+and their base ``tf.QueueBase``; TF's ``data_flow_ops.Barrier`` (:mod:`ref.ops.barrier`).
 
 A queue object holds the handle tensor of its queue op (``queue_ref``) and
 builds the ops that use it, named as TF names them (``fifo_queue_enqueue``,
@@ -16,13 +16,13 @@ import collections.abc
 import hashlib
 
 from ref.types import dtypes as _dtypes
-from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.graph import colocate_with, control_dependencies, device, init_scope, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.random_seed import get_seed
 from ref.framework.tensor_util import constant_value
 from ref.types.shapes import Dimension, TensorShape, as_shape, unknown_shape
 
-__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"]
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue", "Barrier"]
 
 
 class QueueBase:
@@ -218,7 +218,7 @@ class FIFOQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
-        with control_dependencies(None):
+        with init_scope(), device("CPU"):  # TF places a FIFOQueue on the CPU
             ref = apply_op("FIFOQueueV2", component_types=dtypes, shapes=shapes or [], capacity=capacity,
                            shared_name=shared_name or "", name=name)
         super().__init__(dtypes, shapes, names, ref)
@@ -278,3 +278,83 @@ class PriorityQueue(QueueBase):
             ref = apply_op("PriorityQueueV2", component_types=types, shapes=shapes or [], capacity=capacity,
                            shared_name=shared_name or "", name=name)
         super().__init__([_dtypes.int64] + types, [TensorShape([])] + shapes if shapes else shapes, names, ref)
+
+
+# What ``Barrier.take_many`` returns (the output structure of TF's generated ``barrier_take_many``).
+BarrierTakeMany = collections.namedtuple("BarrierTakeMany", ["indices", "keys", "values"])
+
+
+class Barrier:
+    """A map from string keys to tuples of tensors that persists across runs
+    (TF's ``data_flow_ops.Barrier``): ``insert_many`` sets one component of
+    each key's tuple, ``take_many`` returns complete tuples in the order their
+    keys first arrived (:mod:`ref.ops.barrier`)."""
+
+    def __init__(self, types, shapes=None, shared_name=None, name="barrier"):
+        self._types = _as_type_list(types)
+        if shapes is not None:
+            self._shapes = [TensorShape(s) for s in _as_shape_list(shapes)]
+            for i, shape in enumerate(self._shapes):
+                if shape.num_elements() == 0:
+                    raise ValueError(f"Empty tensors are not supported, but received shape '{shape}' at index {i}")
+        else:
+            self._shapes = [unknown_shape() for _ in self._types]
+        self._barrier_ref = apply_op("Barrier", component_types=self._types, shapes=self._shapes,
+                                     shared_name=shared_name or "", name=name)
+        self._name = self._barrier_ref.op.name.split("/")[-1]
+
+    @property
+    def barrier_ref(self):
+        """The barrier's handle tensor."""
+        return self._barrier_ref
+
+    @property
+    def name(self):
+        """The name of the barrier op."""
+        return self._barrier_ref.op.name
+
+    def _apply(self, op_type, name, inputs=(), **attrs):
+        """``apply_op`` colocated with the barrier op, as TF colocates an op with
+        its ref input (the handle); the other inputs are converted first, outside it."""
+        with name_scope(name) as scope:
+            converted = {k: convert_to_tensor(v, dtype=d, name=k) for k, v, d in inputs}
+            with colocate_with(self._barrier_ref.op):
+                return apply_op(op_type, handle=self._barrier_ref, name=scope, **converted, **attrs)
+
+    def insert_many(self, component_index, keys, values, name=None):
+        """An op setting component ``component_index`` of ``keys[i]``'s tuple to ``values[i]``."""
+        return self._apply("BarrierInsertMany", name or f"{self._name}_BarrierInsertMany",
+                           (("keys", keys, _dtypes.string), ("values", values, None)),
+                           component_index=component_index)
+
+    def take_many(self, num_elements, allow_small_batch=False, timeout=None, name=None):
+        """``(indices, keys, values)`` of ``num_elements`` complete tuples, the
+        earliest-inserted first; blocks until there are that many (with
+        ``allow_small_batch``, a closed barrier gives what it has)."""
+        out = self._apply("BarrierTakeMany", name or f"{self._name}_BarrierTakeMany",
+                          (("num_elements", num_elements, _dtypes.int32),), component_types=self._types,
+                          allow_small_batch=allow_small_batch, timeout_ms=-1 if timeout is None else timeout)
+        if allow_small_batch:
+            batch = None
+        else:
+            n = constant_value(out[0].op.inputs[1])
+            batch = None if n is None else int(n)
+        out[0].set_shape(TensorShape([batch]))
+        out[1].set_shape(TensorShape([batch]))
+        for t, shape in zip(out[2:], self._shapes):
+            t.set_shape(TensorShape([batch]).concatenate(shape))
+        return BarrierTakeMany(out[0], out[1], list(out[2:]))
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        """An op closing the barrier: no new keys; with ``cancel_pending_enqueues``
+        the incomplete tuples are dropped and no insert succeeds."""
+        return self._apply("BarrierClose", name or f"{self._name}_BarrierClose",
+                           cancel_pending_enqueues=cancel_pending_enqueues)
+
+    def ready_size(self, name=None):
+        """An int32 scalar: the number of complete tuples."""
+        return self._apply("BarrierReadySize", name or f"{self._name}_BarrierReadySize")
+
+    def incomplete_size(self, name=None):
+        """An int32 scalar: the number of incomplete tuples."""
+        return self._apply("BarrierIncompleteSize", name or f"{self._name}_BarrierIncompleteSize")

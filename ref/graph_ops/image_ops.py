@@ -12,7 +12,7 @@ from __future__ import annotations
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.graph import name_scope
 from ref.framework.tensor_util import constant_value_as_shape
-from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops
+from ref.graph_ops import array_ops, control_flow_ops, math_ops, random_ops, stateless_random_ops
 from ref.graph_ops import image_geometry_ops as geo
 from ref.graph_ops.image_geometry_ops import (  # noqa: F401  (tf.image's geometry)
     central_crop, crop_to_bounding_box, flip_left_right, flip_up_down, pad_to_bounding_box, random_flip_left_right,
@@ -298,6 +298,23 @@ def random_crop(value, size, seed=None, name=None):
                                            seed=seed) % limit
         out = array_ops.slice(value, offset, size, name=scope)
         return out
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """``random_crop`` with offsets from ``stateless_random_uniform(seed)``: the
+    same ``seed`` (a shape [2] tensor) gives the same crop (TF's
+    ``tf.image.stateless_random_crop``, a TF 2 name: not in ``__all__``)."""
+    with name_scope(name, "random_crop", [value, size]) as scope:
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = Assert(math_ops.reduce_all(math_ops.greater_equal(shape, size)),
+                       ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = control_flow_ops.with_dependencies([check], shape)
+        limit = shape - size + 1
+        offset = stateless_random_ops.stateless_random_uniform(array_ops.shape(shape), dtype=size.dtype,
+                                                               maxval=size.dtype.max, seed=seed) % limit
+        return array_ops.slice(value, offset, size, name=scope)
 
 
 resize = resize_images  # tf.compat.v1.image.resize is TF1's resize_images

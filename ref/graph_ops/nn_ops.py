@@ -15,6 +15,8 @@ from ref.types import dtypes
 from ref.graph_ops import math_ops as _m, array_ops
 from ref.framework.graph import Tensor, name_scope, control_dependencies
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.framework.tensor_util import constant_value
+from ref.types import errors
 from ref.framework.random_seed import get_seed
 from ref.graph_ops.random_ops import random_uniform as _random_uniform
 from ref.types.shapes import TensorShape
@@ -68,27 +70,44 @@ def _axis_arg(axis, dim):
     return -1 if axis is None else axis
 
 
-def _swap_to_last(x, axis):
-    """(x with ``axis`` swapped with the last dim, the permutation) -- its own inverse."""
-    n = x.shape.ndims
+def _swap_axis(x, dim_index, last_index, name=None):
+    """``x`` with dimensions ``dim_index`` and ``last_index`` swapped, the
+    permutation built in the graph as TF builds it (range, concat)."""
+    perm = array_ops.concat([_m.range(dim_index), [last_index], _m.range(dim_index + 1, last_index), [dim_index]], 0)
+    return array_ops.transpose(x, perm, name=name)
+
+
+def _softmax(op_type, logits, dim, name):
+    """TF's ``_wrap_2d_function``: the op on the last dimension; another ``dim``
+    (a Python int or a tensor) is swapped to the end and back. A ``dim`` known
+    to be out of range raises InvalidArgumentError at once, one known only at
+    run time fails in the transpose."""
+    inputs = convert_to_tensor(logits)
+    shape = inputs.shape
+    n = shape.ndims
+    if not isinstance(dim, Tensor) and dim == -1:
+        return apply_op(op_type, logits=inputs, name=name)
     if n is None:
-        raise ValueError(f"softmax over axis {axis} needs the rank of {x.name}")
-    axis = axis % n
-    perm = list(range(n))
-    perm[axis], perm[-1] = perm[-1], perm[axis]
-    return _a().transpose(x, perm), perm
-
-
-def _softmax(op_type, logits, axis, name):
-    logits = convert_to_tensor(logits, name="logits")
-    n = logits.shape.ndims
-    if axis == -1 or (n is not None and axis == n - 1):
-        return apply_op(op_type, logits=logits, name=name)
-    if n is not None and not -n <= axis < n:
-        raise ValueError(f"`axis` {axis} out of range for a tensor of rank {n}")
-    swapped, perm = _swap_to_last(logits, axis)
-    out = apply_op(op_type, logits=swapped)
-    return _a().transpose(out, perm, name=name or "transpose")
+        raise ValueError(f"softmax over axis {dim} needs the rank of {inputs.name}")
+    if not isinstance(dim, Tensor) and dim == n - 1:
+        return apply_op(op_type, logits=inputs, name=name)
+    dim_val = constant_value(dim) if isinstance(dim, Tensor) else dim
+    if dim_val is not None and not -n <= dim_val < n:
+        raise errors.InvalidArgumentError(
+            None, None, f"`dim` must be in the range [{-n}, {n}) where {n} is the number of dimensions in the "
+                        f"input. Received: dim={dim_val}")
+    ndims = array_ops.rank(inputs)
+    if not isinstance(dim, Tensor):
+        if dim < 0:
+            dim += ndims
+    else:
+        dim = array_ops.where(_m.less(dim, 0), dim + ndims, dim)
+    input_rank = array_ops.rank(inputs)
+    dim_axis = dim % n
+    swapped = _swap_axis(inputs, dim_axis, _m.subtract(input_rank, 1))
+    out = _swap_axis(apply_op(op_type, logits=swapped), dim_axis, _m.subtract(input_rank, 1), name=name)
+    out.set_shape(shape)
+    return out
 
 
 def softmax(logits, axis=None, name=None, dim=None):

@@ -16,7 +16,6 @@ from ref.types import dtypes
 from ref.framework.graph import GraphKeys, Tensor, get_default_graph
 from ref.graph_ops.init_ops import zeros_initializer
 from ref.graph_ops.control_flow_ops import cond
-from ref.graph_ops.math_ops import add
 from ref.graph_ops.state_ops import assign_add, is_variable_initialized
 from ref.graph_ops.variable_scope import get_variable
 from ref.graph_ops.variables import VariableAggregation, Variable
@@ -114,8 +113,12 @@ def get_or_create_global_step_read(graph=None):
                 value = cond(is_variable_initialized(step), step.read_value, lambda: step.initial_value)
             else:
                 value = step
-            g.add_to_collection(GLOBAL_STEP_READ_KEY, add(value, 0))
+            g.add_to_collection(GLOBAL_STEP_READ_KEY, value + 0)  # TF: named "add", as the operator names it
     return _get_global_step_read(graph)
+
+
+# TF's private spelling (training_util.py), which TF's own tests use
+_get_or_create_global_step_read = get_or_create_global_step_read
 
 
 def _increment_global_step(increment, graph=None):

@@ -12,7 +12,7 @@ from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/tr
 FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
             "concat_split", "pad_tile", "segment_reduction", "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
-            "io", "data_flow", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
+            "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
             "depthwise_conv",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",

@@ -162,14 +162,20 @@ class SparseAccumulator(Accumulator):
                                            f"{values.shape[i]}")
 
     def apply_sparse(self, local_step, indices, values, shape, has_known_shape):
-        indices = np.asarray(indices, np.int64).reshape(-1)
+        indices = np.asarray(indices, np.int64)
         values = np.asarray(values)
         shape = np.asarray(shape, np.int64).reshape(-1)
         if values.dtype != self.dtype.np:
             raise invalid_argument(f"Accumulator '{self.name}': gradient dtype {values.dtype} is not "
                                    f"{self.dtype.name}")
-        if values.ndim == 0 or values.shape[0] != indices.size:
-            raise invalid_argument(f"Shape mismatch: {indices.size} indices for values of shape {list(values.shape)}")
+        # TF's GetAndValidateTensorInputForApplyGrad, in its order
+        if indices.ndim != 1:
+            raise invalid_argument(f"Input indices should be vector but received shape: "
+                                   f"[{','.join(str(d) for d in indices.shape)}]")
+        if values.ndim == 0:
+            raise invalid_argument("Values cannot be 0-dimensional.")
+        if values.shape[0] != indices.size:
+            raise invalid_argument(f"Expected {indices.size} non-empty input values, got {values.shape[0]}")
         with self._cv:
             if int(local_step) < self._global_step:  # stale: dropped
                 return
@@ -225,6 +231,7 @@ def _accumulator(handle) -> Accumulator:
 
 
 _ATTRS = {"dtype": REQUIRED, "shape": None, "container": "", "shared_name": "", "reduction_type": "MEAN"}
+_REDUCTIONS = {"reduction_type": ("MEAN", "SUM")}  # TF's attr "reduction_type: {'MEAN', 'SUM'}"
 
 
 def _make(ctx, dtype, shape, container, shared_name, reduction_type, cls=Accumulator):
@@ -243,7 +250,7 @@ def _make(ctx, dtype, shape, container, shared_name, reduction_type, cls=Accumul
     return acc
 
 
-@register_op("ResourceConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS),
+@register_op("ResourceConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS), allowed=dict(_REDUCTIONS),
              shape=fixed_rule((_dtypes.resource, TensorShape([]))), stateful=True, ctx=True)
 def resource_conditional_accumulator(dtype, shape=None, container="", shared_name="", reduction_type="MEAN",
                                      ctx=None):
@@ -251,14 +258,14 @@ def resource_conditional_accumulator(dtype, shape=None, container="", shared_nam
     return _make(ctx, dtype, shape, container, shared_name, reduction_type)
 
 
-@register_op("ConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS),
+@register_op("ConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS), allowed=dict(_REDUCTIONS),
              shape=fixed_rule((_dtypes.string, TensorShape([2]))), stateful=True, ctx=True)
 def conditional_accumulator(dtype, shape=None, container="", shared_name="", reduction_type="MEAN", ctx=None):
     """``ResourceConditionalAccumulator`` with TF's ref-handle signature."""
     return _make(ctx, dtype, shape, container, shared_name, reduction_type)
 
 
-@register_op("SparseConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS),
+@register_op("SparseConditionalAccumulator", outputs=("handle",), attrs=dict(_ATTRS), allowed=dict(_REDUCTIONS),
              shape=fixed_rule((_dtypes.string, TensorShape([2]))), stateful=True, ctx=True)
 def sparse_conditional_accumulator(dtype, shape=None, container="", shared_name="", reduction_type="MEAN",
                                    ctx=None):

@@ -89,9 +89,18 @@ def random_uniform(shape, dtype, seed=0, seed2=0, ctx=None):
     return _draw(philox.uniform, ctx, _dims(shape), dtypes.as_dtype(dtype))
 
 
+def _uniform_int_shape(ins):
+    for bound in ("minval", "maxval"):
+        shape = ins[bound].shape
+        if shape.ndims is not None and shape.ndims != 0:
+            dims = "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+            raise ValueError(f"{bound} must be a scalar; got a tensor of shape {dims}")
+    return [(ins["minval"].dtype, _shape_of(ins["shape"]))]
+
+
 @register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"), attrs=dict(_SEEDS),
              type_attrs={"T": "shape", "Tout": ("minval", "maxval")}, allowed={"T": _INDEX, "Tout": _INDEX},
-             shape=lambda ins, attrs: [(ins["minval"].dtype, _shape_of(ins["shape"]))], stateful=True, ctx=True)
+             shape=lambda ins, attrs: _uniform_int_shape(ins), stateful=True, ctx=True)
 def random_uniform_int(shape, minval, maxval, seed=0, seed2=0, ctx=None):
     """Integers uniform in ``[minval, maxval)`` (scalars; ``minval < maxval``)."""
     dims = _dims(shape)
@@ -101,7 +110,7 @@ def random_uniform_int(shape, minval, maxval, seed=0, seed2=0, ctx=None):
                                f"maxval must be 0-D, got shape {list(hi.shape)}")
     n = int(np.prod(dims, dtype=np.int64))
     if n and not lo < hi:
-        raise invalid_argument(f"Need minval < maxval: {int(lo)} >= {int(hi)}")
+        raise invalid_argument(f"Need minval < maxval, got {int(lo)} >= {int(hi)}")
     if not n:
         return np.zeros(dims, lo.dtype)
     return _draw(lambda key, counter, n, dt: philox.uniform_int(key, counter, n, lo, hi, dt), ctx, dims, lo.dtype)
@@ -189,10 +198,8 @@ def random_gamma(shape, alpha, seed=0, seed2=0, ctx=None):
     dims = _dims(shape)
     alpha = np.asarray(alpha)
     per_alpha = int(np.prod(dims, dtype=np.int64))
-    if per_alpha <= 0:
-        raise invalid_argument(f"Input shape should have non-zero element count, got: {per_alpha}")
-    if alpha.size <= 0:
-        raise invalid_argument(f"Input alpha should have non-zero element count, got: {alpha.size}")
+    if per_alpha * alpha.size == 0:  # TF returns an empty output before looking at alpha
+        return np.zeros(dims + list(alpha.shape), alpha.dtype)
     gen = ctx.philox
     start = gen.reserve(per_alpha * alpha.size * philox.RESERVED_PER_OUTPUT)
     return gamma_samples(gen.key, start, alpha, per_alpha).reshape(dims + list(alpha.shape))
@@ -233,7 +240,7 @@ def gamma_samples(key, start, alpha, per_alpha):
                 if u < 1 - 0.0331 * (x * x) * (x * x) or math.log(u) < 0.5 * x * x + d * (1 - v + math.log(v)):
                     res = d * v
                     if less:
-                        res *= math.pow(uniform(), 1 / a)
+                        res *= math.pow(uniform(), 1 / a if a else math.inf)  # C++: 1 / 0.0 is inf
                     out[s * num_alphas + a_idx] = res
                     break
     return out.astype(alpha.dtype)
@@ -281,6 +288,9 @@ def poisson_samples(key, start, rate, per_rate, out_np):
     out = np.empty(per_rate * num_rate, np.float64)
     for r_idx in range(num_rate):
         lam = float(flat[r_idx])
+        if lam == math.inf:  # TF: +inf rates give infinity() of the output type (0 for integers)
+            out[r_idx::num_rate] = math.inf if np.issubdtype(out_np, np.floating) else 0
+            continue
         for s in range(per_rate):
             gen = philox.BlockStream(key, start + philox.RESERVED_PER_OUTPUT * (r_idx * per_rate + s))
             uniform = philox.Remaining(gen.uniform_doubles)

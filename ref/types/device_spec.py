@@ -38,9 +38,9 @@ class DeviceSpec:
             elif key == "device" and len(bits) in (2, 3):
                 self.device_type = bits[1].upper() if bits[1] != "*" else "*"
                 self.device_index = int(bits[2]) if len(bits) == 3 and bits[2] != "*" else None
-            elif key in ("cpu", "gpu") and len(bits) == 2:  # legacy "/cpu:0"
+            elif key in ("cpu", "gpu", "tpu") and len(bits) in (1, 2):  # "CPU", legacy "/cpu:0"
                 self.device_type = key.upper()
-                self.device_index = int(bits[1]) if bits[1] != "*" else None
+                self.device_index = int(bits[1]) if len(bits) == 2 and bits[1] != "*" else None
             else:
                 raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
         return self

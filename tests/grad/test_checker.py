@@ -436,6 +436,9 @@ KNOWN_GAPS = {
     "OptionalFromValue": "Optionals come only with cond_v2 gradients TF wrote; their own gradient "
                          "(second order through such a graph) is not written yet",
     "OptionalGetValue": "as OptionalFromValue",
+    "Barrier": "TF registers no gradient for it either (data_flow_ops.Barrier)",
+    "BarrierInsertMany": "as Barrier", "BarrierTakeMany": "as Barrier", "BarrierClose": "as Barrier",
+    "BarrierReadySize": "as Barrier", "BarrierIncompleteSize": "as Barrier",
 }
 
 

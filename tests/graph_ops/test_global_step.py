@@ -78,3 +78,37 @@ def test_documented_values(rtf):
     assert got == ("global_step:0", "global_step", True, "int64", [], False, ["global_step:0"], 0, [])
     with rtf.Graph().as_default():
         assert create_twice(rtf) == '"global_step" already exists.'
+
+
+def _training_util(lib):
+    if lib.__name__ == "ref":
+        return _under_test
+    from tensorflow.python.training import training_util
+    return training_util
+
+
+@pytest.mark.parametrize("case", ["no_step", "cached", "read_before_increment"])
+def test_private_global_step_read_as_tensorflow(case):
+    """TF's private ``_get_or_create_global_step_read`` (TF's own tests call it):
+    None without a global step, one cached tensor per graph, and a read fetched
+    in the same run as an increment built after it gives the value before it."""
+    import ref
+
+    tf = pytest.importorskip("tensorflow").compat.v1
+    out = []
+    for lib in (tf, ref):
+        tu = _training_util(lib)
+        with lib.Graph().as_default():
+            if case == "no_step":
+                out.append(tu._get_or_create_global_step_read() is None)
+                continue
+            step = lib.train.get_or_create_global_step()
+            read = tu._get_or_create_global_step_read()
+            if case == "cached":
+                out.append((read is tu._get_or_create_global_step_read(), read.name, read.op.type))
+                continue
+            inc = lib.assign_add(step, 1)
+            with lib.Session() as s:
+                s.run(step.initializer)
+                out.append([s.run([read, inc]) for _ in range(3)])
+    assert out[1] == out[0]

@@ -91,7 +91,7 @@ def test_multinomial_frequencies_follow_softmax():
 
 BAD = [
     ("RandomUniformInt", dict(shape=np.array([2], np.int32), minval=np.int32(5), maxval=np.int32(5)),
-     "Need minval < maxval: 5 >= 5"),
+     "Need minval < maxval, got 5 >= 5"),
     ("Multinomial", dict(logits=np.zeros(3, np.float32), num_samples=np.int32(1)), "logits should be a matrix"),
     ("Multinomial", dict(logits=np.zeros((1, 3), np.float32), num_samples=np.int32(-1)),
      "num_samples should be nonnegative"),
@@ -103,6 +103,41 @@ BAD = [
 def test_bad_input(name, kwargs, message):
     with pytest.raises(errors.InvalidArgumentError, match=message):
         draw(name, **kwargs)
+
+
+# random_uniform over ints: (shape, minval, maxval) -> graph-construction ValueError or run-time outcome, as TF
+UNIFORM_INT_ROWS = {
+    "minval_vector": ([1000], [1, 2], 3),
+    "maxval_vector": ([1000], 1, [2, 3]),
+    "maxval_matrix": ([4], 1, [[2]]),
+    "degenerate_empty": ([10, 0], 0, 0),
+    "degenerate": ([10, 1], 0, 0),
+    "reversed": ([3], 5, 2),
+}
+
+
+@pytest.mark.parametrize("row", sorted(UNIFORM_INT_ROWS))
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_uniform_int_bounds_as_tensorflow(row, dtype):
+    import ref
+
+    tf = pytest.importorskip("tensorflow").compat.v1
+    shape, lo, hi = UNIFORM_INT_ROWS[row]
+    outcomes = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            try:
+                out = lib.random_uniform(shape, minval=lo, maxval=hi, dtype=getattr(lib, dtype), seed=1)
+            except ValueError as e:
+                outcomes.append(("ValueError", str(e).split(" for '")[0]))
+                continue
+            with lib.Session() as s:
+                try:
+                    outcomes.append(("shape", s.run(out).shape))
+                except lib.errors.OpError as e:
+                    lines = [ln for ln in e.message.splitlines() if ln.strip() and not ln[0].isspace()]
+                    outcomes.append((type(e).__name__, lines[-1]))
+    assert outcomes[1] == outcomes[0]
 
 
 def test_every_random_op_is_exercised():
@@ -184,3 +219,30 @@ def test_integer_uniform_needs_maxval():
     with G.Graph().as_default():
         with pytest.raises(ValueError, match="Must specify maxval for integer dtype"):
             random_ops.random_uniform([2], dtype=dtypes.int32)
+
+
+# edge parameters of RandomGamma / RandomPoissonV2, as TF's kernels treat them
+GAMMA_POISSON_EDGE_ROWS = {
+    "gamma_alpha_zero": lambda lib: lib.random_gamma([6], alpha=[0.0, 0.5], seed=345),
+    "gamma_alpha_zero_f64": lambda lib: lib.random_gamma([4], alpha=0.0, dtype=lib.float64, seed=7),
+    "gamma_empty_alpha": lambda lib: lib.random_gamma([5], alpha=np.ones([2, 0, 3]), beta=np.ones([3])),
+    "gamma_empty_shape": lambda lib: lib.random_gamma([0], alpha=[1.0, 2.0]),
+    "poisson_inf_rate": lambda lib: lib.random_poisson(shape=[3], lam=[np.inf, 2.0], seed=11),
+    "poisson_inf_rate_int": lambda lib: lib.random_poisson(shape=[2], lam=np.inf, dtype=lib.int32, seed=11),
+}
+
+
+@pytest.mark.parametrize("row", sorted(GAMMA_POISSON_EDGE_ROWS))
+def test_gamma_poisson_edges_as_tensorflow(row):
+    import ref
+
+    tf = pytest.importorskip("tensorflow").compat.v1
+    got = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            lib.set_random_seed(1)
+            out = GAMMA_POISSON_EDGE_ROWS[row](lib)
+            with lib.Session() as s:
+                got.append(s.run(out))
+    assert got[1].dtype == got[0].dtype and got[1].shape == got[0].shape
+    np.testing.assert_array_equal(got[1], got[0])

@@ -100,5 +100,6 @@ def test_device_merge(outer, inner, expect):
 
 def test_device_spec_matches_tensorflow():
     tf = pytest.importorskip("tensorflow")
-    for s in ["/job:ps/task:0/device:CPU:0", "/job:worker/replica:1/task:2/device:GPU:3"]:
+    for s in ["/job:ps/task:0/device:CPU:0", "/job:worker/replica:1/task:2/device:GPU:3",
+              "CPU", "gpu", "/job:a/CPU:1", "/job:a/cpu:*", "TPU"]:  # a bare device type (FIFOQueue's "CPU")
         assert tf.DeviceSpec.from_string(s).to_string() == DeviceSpec.from_string(s).to_string()
