@@ -237,9 +237,9 @@ def _distribute(n, opdef, attrs, tensors):
         counts[free[0]] = len(tensors) - expected
         expected = len(tensors)
     if expected != len(tensors) or any(not isinstance(c, int) or c < 0 for c in counts.values()):
-        raise ValueError(f"Node '{n.name}': NodeDef expected inputs ({', '.join(opdef.inputs)}"
-                         + (f"; counts {counts}" if counts else "")
-                         + f") do not match {len(tensors)} inputs specified; op {n.op}")
+        raise ValueError(f"Node '{n.name}': NodeDef expected inputs "
+                         f"'{', '.join(_type_string(d) for d in _expected_types(opdef, attrs, counts))}' "
+                         f"do not match {len(tensors)} inputs specified; op {n.op}")
     kwargs, pos = {}, 0
     for in_name in opdef.inputs:
         if in_name in opdef.list_inputs:
@@ -249,6 +249,52 @@ def _distribute(n, opdef, attrs, tensors):
             kwargs[in_name] = tensors[pos]
             pos += 1
     return kwargs
+
+
+def _type_string(d):
+    """TF's DataTypeString: ``float`` for float32, ``double`` for float64; a name for an unknown type."""
+    if isinstance(d, str):
+        return d
+    name = _TF_TYPE_NAMES.get(d.base_dtype.name, d.base_dtype.name)
+    return name + "_ref" if d.is_ref_dtype else name
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _expected_types(opdef, attrs, counts):
+    """The dtype each flat input of a node takes, from the op's fixed input types
+    and the node's type attrs (an input whose type is unknown: its name)."""
+    member = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
+    out = []
+    for in_name in opdef.inputs:
+        d = opdef.input_types.get(in_name)
+        if d is None:
+            d = attrs.get(member.get(in_name))
+        if d is not None and in_name in opdef.refs and not isinstance(d, list):
+            d = dtypes.as_dtype(d)._as_ref
+        n = counts.get(in_name, 1) if in_name in opdef.list_inputs else 1
+        if isinstance(d, list):
+            out.extend(d[:n] + [in_name] * (n - len(d)))
+        else:
+            out.extend([in_name if d is None else d] * n)
+    return out
+
+
+def _check_input_types(n, opdef, attrs, kwargs, op_name):
+    """TF's import check: each input's dtype is the one the op's signature and
+    the node's type attrs expect (ValueError as TF's importer words it)."""
+    counts = {k: len(v) for k, v in kwargs.items() if k in opdef.list_inputs and isinstance(v, list)}
+    flat = [t for in_name in opdef.inputs
+            for t in (kwargs[in_name] if in_name in opdef.list_inputs else [kwargs[in_name]])]
+    for i, (t, want) in enumerate(zip(flat, _expected_types(opdef, attrs, counts))):
+        if isinstance(want, str) or not isinstance(t, Tensor) or t.dtype.base_dtype == dtypes.resource:
+            continue
+        want = dtypes.as_dtype(want)
+        got = t.dtype
+        if got.base_dtype != want.base_dtype or (want.is_ref_dtype and not got.is_ref_dtype):
+            raise ValueError(f"Input {i} of node {op_name} was passed {_type_string(got)} from {t.name} "
+                             f"incompatible with expected {_type_string(want)}.")
 
 
 def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
@@ -302,6 +348,7 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
             if k in opdef.attrs:
                 kwargs[k] = v
         op_type = _ALIASES.get(n.op, n.op)
+        _check_input_types(n, opdef, attrs, kwargs, scope + n.name)
         if op_type in ("While", "If"):
             kwargs = _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder)
         try:

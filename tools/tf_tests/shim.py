@@ -630,7 +630,15 @@ def _make_numpy_compat():
                                                                         "np_array": np.array})
 
 
+def _make_test_ops():
+    """TF's test-only ops, declared in ref's registry (``tools/tf_tests/test_ops.py``)."""
+    importlib.import_module("test_ops")
+    _gen_names.cache_clear()
+    return ShimModule("tensorflow.python.framework.test_ops", (), gen=True)
+
+
 SPECIAL = {
+    "tensorflow.python.framework.test_ops": _make_test_ops,
     # a base class saver_test derives from at import time; ref has no Trackable hierarchy
     "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
         "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
