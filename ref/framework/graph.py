@@ -140,6 +140,20 @@ class Operation:
         """The flat list of input tensors (list inputs expanded)."""
         return list(self._inputs)
 
+    @property
+    def _input_types(self):
+        """The dtypes the op's signature gives its inputs (TF's): ref-typed for the
+        inputs it mutates, the base dtype where it only reads."""
+        refs = set(self._opdef.refs) if self._opdef is not None else set()
+        names = [n for n in (self._opdef.inputs if self._opdef is not None else ())
+                 for _ in range(self._attrs.get("_list_sizes", {}).get(n, 1))]
+        return [t.dtype if (k < len(names) and names[k] in refs) else t.dtype.base_dtype
+                for k, t in enumerate(self._inputs)]
+
+    def _set_device(self, device):
+        """Places the op on ``device`` (TF's import sets colocated ops' devices after creation)."""
+        object.__setattr__(self, "_device", device.to_string() if isinstance(device, DeviceSpec) else device or "")
+
     # ``node_def`` (the NodeDef proto of this op) is attached by ref.framework.graph_export.
 
     # -- TF 1.x control flow: a context (``ref.graph_ops.control_flow_v1``) rewires
@@ -630,7 +644,7 @@ class Graph:
                 attrs["_class"] = sorted({g.decode() for c in coloc for g in c.colocation_groups()})
             if op_type in self._gradient_override_map:  # recorded at creation, as TF does
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
-            op_like = _OpLike(name, op_type, attrs)
+            op_like = _OpLike(name, op_type, attrs, inputs)
             device = self._device_for(op_like)
             device = next((c.device for c in reversed(coloc) if c.device), device)
             op = Operation(self, name, op_type, inputs, controls, attrs, device, output_specs, opdef,
@@ -657,10 +671,11 @@ class Graph:
 class _OpLike:
     """What a device function sees of an op that is about to be created."""
 
-    def __init__(self, name, op_type, attrs):
+    def __init__(self, name, op_type, attrs, inputs=()):
         self.name, self.type, self.node_def = name, op_type, None
         self.device = ""
         self._attrs = attrs
+        self.inputs = list(inputs)
 
     def get_attr(self, name):
         return self._attrs[name]
