@@ -737,8 +737,9 @@ def graph_of(values):
 
 
 @contextlib.contextmanager
-def name_scope(name, default_name=None, values=None):
-    """TF1's ``tf.name_scope(name, default_name=None, values=None)``."""
+def name_scope(name, default_name=None, values=None, skip_on_eager=True):
+    """TF1's ``tf.name_scope(name, default_name=None, values=None)``
+    (``skip_on_eager``, of TF's internal ``ops.name_scope``, matters only eagerly)."""
     n = default_name if name is None else name
     if n is None and values is not None:
         raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
