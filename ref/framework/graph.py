@@ -344,6 +344,8 @@ class Graph:
         """The Tensor or Operation ``obj`` names or is, checked to belong to this graph."""
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")
         if isinstance(obj, str):
             if ":" in obj:
                 if not allow_tensor:
@@ -430,6 +432,8 @@ class Graph:
         """Pushes a name scope; yields the scope string (with trailing '/')."""
         tls = self._tls()
         old = tls.name_stack
+        if isinstance(name, bytes):
+            name = name.decode("utf-8")
         if name:
             pattern = _VALID_SCOPE_NAME if old else _VALID_OP_NAME
             if not pattern.match(name):

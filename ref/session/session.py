@@ -19,6 +19,7 @@ from typing import Any, Mapping, Self
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.platform import tf_logging
 from ref.framework.graph import Graph, Operation, Tensor, get_default_graph
 from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ref.framework.op_def_library import as_bytes_array
@@ -234,7 +235,15 @@ class BaseSession:
         if graph is None:
             graph = get_default_graph()
         if not isinstance(graph, Graph):
-            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+            raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
+        if target is not None and not isinstance(target, (str, bytes)):
+            hint = (' Did you do "Session(config)" instead of "Session(config=config)"?'
+                    if type(target).__name__ == "ConfigProto" else "")
+            raise TypeError(f'Argument `target` must be a string, but got "{type(target).__name__}".{hint}'
+                            if hint else f'Argument `target` must be a string, but got "{type(target).__name__}"')
+        if config is not None and type(config).__name__ != "ConfigProto":
+            raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+        target = target or ""
         self._graph = graph
         self._target = target
         self._config = config
@@ -248,6 +257,10 @@ class BaseSession:
             target = target.decode("utf-8")
         shared = local_target_state(target) if isinstance(target, str) and target else None
         handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
+        if target and shared is None and handler is None:  # TF: neither DirectSession's nor GrpcSession's
+            raise errors.NotFoundError(None, None, "No session factory registered for the given session options: "
+                                                   f"{{target: \"{target}\"}} Registered factories are "
+                                                   "{GRPC_SESSION, DIRECT_SESSION}.")
         # A master elsewhere runs the steps; nothing is sent before the first run.
         self._remote = handler[0](target, graph, config) if handler is not None else None
         # the variables, generators and resources runs use; a server's belongs to it:
@@ -292,6 +305,9 @@ class BaseSession:
         return default_session(self)
 
     def __enter__(self) -> Self:
+        if self._default_ctx:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if you want "
+                               "to enter a session multiple times.")
         gctx = self._graph.as_default()
         sctx = self.as_default()
         gctx.__enter__()
@@ -755,17 +771,30 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A Session that installs itself as the default on construction (for shells)."""
 
+    _active_session_count = 0  # open InteractiveSessions (TF logs an error when a second opens)
+    _count_lock = threading.Lock()
+
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                tf_logging.error(
+                    "An interactive session is already active. This can cause out-of-memory errors or some other "
+                    "unexpected errors (due to the unpredictable timing of garbage collection) in some cases. You "
+                    "must explicitly call `InteractiveSession.close()` to release resources held by the other "
+                    "session(s). Please use `tf.Session()` if you intend to productionize.")
+            InteractiveSession._active_session_count += 1
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
-        self._sess_ctx = self.as_default()
+        self._sess_ctx = default_session(self, enforce_nesting=False)
         self._sess_ctx.__enter__()
         self._explicitly_closed = False
 
     def close(self):
         super().close()
         if not self._explicitly_closed:
+            with InteractiveSession._count_lock:
+                InteractiveSession._active_session_count -= 1
             self._explicitly_closed = True
             try:
                 self._sess_ctx.__exit__(None, None, None)

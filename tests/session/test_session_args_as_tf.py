@@ -1,0 +1,103 @@
+"""Session construction and entry as TF's: argument TypeErrors, unknown targets,
+re-entry, default-session nesting, a second InteractiveSession's logged error,
+fetches named by bytes. Each row runs on ref and on ``tensorflow.compat.v1``."""
+import logging
+
+import pytest
+
+from ref.session import session as _under_test  # noqa: F401
+import ref
+
+
+def _new(**kw):
+    def run(tf):
+        args = dict(kw)
+        if args.pop("config_as_target", False):
+            args["target"] = tf.ConfigProto()
+        tf.Session(**args).close()
+    return run
+
+
+def _reenter(tf):
+    sess = tf.Session()
+    with sess:
+        with sess:
+            pass
+
+
+def _nesting(tf):
+    from_stack = __import__("tensorflow.python.framework.stack", fromlist=["x"]) if tf is not ref else \
+        __import__("ref.framework.stack", fromlist=["x"])
+    s1, s2 = tf.Session(), tf.Session()
+    c1, c2 = s1.as_default(), s2.as_default()
+    c1.__enter__()
+    c2.__enter__()
+    try:
+        c1.__exit__(None, None, None)
+    finally:
+        from_stack._default_session_stack.reset()
+
+
+def _bytes_names(tf):
+    with tf.Graph().as_default():
+        tf.constant(44.0, name=b"e")
+        with tf.Session() as sess:
+            return [float(sess.run(n)) for n in ("e:0", b"e:0")], tf.get_default_graph().get_operations()[0].name
+
+
+def _second_interactive(tf):
+    class Grab(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.ERROR)
+            self.messages = []
+
+        def emit(self, record):
+            self.messages.append(record.getMessage()[:60])
+    grab = Grab()
+    logging.getLogger("tensorflow").addHandler(grab)
+    try:
+        with tf.Graph().as_default():
+            first = tf.InteractiveSession()
+            first.close()
+            first = tf.InteractiveSession()
+            second = tf.InteractiveSession()
+            second.close()
+            first.close()
+    finally:
+        logging.getLogger("tensorflow").removeHandler(grab)
+    return grab.messages
+
+
+ROWS = [
+    ("target_int", _new(target=37), "TypeError"),
+    ("target_config", _new(config_as_target=True), "TypeError"),
+    ("config_int", _new(config=37), "TypeError"),
+    ("graph_int", _new(graph=37), "TypeError"),
+    ("invalid_target", _new(target="INVALID_TARGET"), "NotFoundError"),
+    ("reentry", _reenter, "RuntimeError"),
+    ("nesting_violated", _nesting, "AssertionError"),
+    ("bytes_names", _bytes_names, None),
+    ("second_interactive_logs", _second_interactive, None),
+]
+
+
+def _observe(tf, snippet):
+    try:
+        return "ok", snippet(tf)
+    except Exception as e:  # noqa: BLE001 -- kind and message are compared
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+@pytest.mark.parametrize("snippet, kind", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_session_as_tf(snippet, kind):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    want, got = _observe(tf, snippet), _observe(ref, snippet)
+    assert want[0] == (kind or "ok"), want
+    if kind is None:
+        assert got == want
+    else:
+        assert got[0] == kind
+        if "INVALID_TARGET" in want[1]:  # TF prints its whole ConfigProto after the target
+            want, got = [(k, m.split("INVALID_TARGET")[0]) for k, m in (want, got)]
+        assert got[1].replace("<class 'ref.session.session.Session'>", "") == \
+            want[1].replace("<class 'tensorflow.python.client.session.Session'>", ""), (got, want)
