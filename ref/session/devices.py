@@ -71,7 +71,9 @@ def _visible_gpus(config) -> int:
 
 def local_devices(config=None) -> list:
     """``(name, device_type, memory_limit_bytes, incarnation)`` of this process's devices."""
-    out = [(CPU0, "CPU", 268435456, 0)]
+    counts = getattr(config, "device_count", None)
+    n_cpu = max(1, int(counts["CPU"])) if counts is not None and "CPU" in counts else 1  # ConfigProto.device_count
+    out = [(CPU0[:-1] + str(i), "CPU", 268435456, 0) for i in range(n_cpu)]
     for i in range(_visible_gpus(config)):
         mem = 0
         try:

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Self
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.types.device_spec import DeviceSpec
 from ref.platform import tf_logging
 from ref.framework.graph import Graph, Operation, Tensor, get_default_graph
 from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -223,9 +224,22 @@ def _flatten_feed_dict(feed_dict):
             yield key, value
 
 
-class _DeviceAttributes(collections.namedtuple(
-        "_DeviceAttributes", ["name", "device_type", "memory_limit_bytes", "incarnation"])):
-    pass
+class _DeviceAttributes:
+    """One device of ``Session.list_devices()`` (TF's): the name canonical
+    (``/cpu:1`` -> ``/device:CPU:1``), the type, memory limit and incarnation."""
+
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation):
+        self._name = DeviceSpec.from_string(name).to_string()
+        self._device_type, self._memory_limit_bytes, self._incarnation = device_type, memory_limit_bytes, incarnation
+
+    name = property(lambda self: self._name)
+    device_type = property(lambda self: self._device_type)
+    memory_limit_bytes = property(lambda self: self._memory_limit_bytes)
+    incarnation = property(lambda self: self._incarnation)
+
+    def __repr__(self):
+        return (f"_DeviceAttributes({self._name}, {self._device_type}, {self._memory_limit_bytes}, "
+                f"{self._incarnation})")
 
 
 class BaseSession:
@@ -497,6 +511,8 @@ class BaseSession:
         """Runs ``mapper``'s elements. With ``run_metadata`` to fill, honours
         ``options.output_partition_graphs`` and records each op's time (and
         outputs) in ``step_stats`` as ``options.trace_level`` asks (``ref.session.tracing``)."""
+        if run_metadata is not None:  # TF's run replaces the whole RunMetadata
+            run_metadata.Clear()
         if self._remote is not None or run_metadata is None or options is None:
             return mapper.build(self._run_elements(mapper.elements, feeds, None, options, run_metadata))
         if options.output_partition_graphs:
@@ -605,6 +621,10 @@ class BaseSession:
                             f"key {key}.")
         dt = t.dtype.base_dtype
         np_dtype = dt.np
+        if isinstance(value, int) and not isinstance(value, bool) and dt == dtypes.string:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                            f"{object}. Try explicitly setting the type of the feed tensor to a larger type "
+                            f"(e.g. int64).")  # TF's check, with the string tensor's NumPy type: object
         if isinstance(value, int) and dt != dtypes.string:
             if np.array(value).astype(np_dtype) != value:
                 raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with "
