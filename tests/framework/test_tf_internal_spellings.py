@@ -18,6 +18,11 @@ def _ref_make_ndarray():
     return ref_tensor_util.MakeNdarray(proto)
 
 
+def _in_graph(tf, f):
+    with tf.Graph().as_default():
+        return f(tf)
+
+
 def _tf_scopes(tf):
     from tensorflow.python.framework import ops
     with tf.Graph().as_default():
@@ -33,7 +38,22 @@ def _ref_scopes():
                 return a, b, ref.constant(1.0).op.name
 
 
+def _tf_constant_value_of_shape(tf):
+    from tensorflow.python.framework import tensor_util
+    sp = tf.sparse_placeholder(dtype=np.float32, shape=np.array([7, 9, 2]))
+    return tuple(tensor_util.constant_value(sp.shape))
+
+
+def _ref_constant_value_of_shape():
+    from ref.framework import tensor_util
+    with ref.Graph().as_default():
+        sp = ref.sparse_placeholder(dtype=np.float32, shape=np.array([7, 9, 2]))
+        return tuple(tensor_util.constant_value(sp.shape))
+
+
 ROWS = [
+    ("tensor_util.constant_value(TensorShape)", lambda tf: _in_graph(tf, _tf_constant_value_of_shape),
+     _ref_constant_value_of_shape),
     ("tensor_util.MakeNdarray", lambda tf: _make_ndarray(__import__("tensorflow.python.framework.tensor_util",
                                                                     fromlist=["x"]), tf), _ref_make_ndarray),
     ("ops.name_scope(skip_on_eager=)", _tf_scopes, _ref_scopes),

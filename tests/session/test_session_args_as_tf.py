@@ -68,7 +68,50 @@ def _second_interactive(tf):
     return grab.messages
 
 
+def _metadata_replaced(tf):
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        with tf.Session() as sess:
+            md = tf.RunMetadata()
+            sess.run(a, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+            first = len(md.partition_graphs) > 0
+            sess.run(a, run_metadata=md)
+            return first, len(md.partition_graphs)
+
+
+def _device_attributes(tf):
+    mod = __import__("tensorflow.python.client.session", fromlist=["x"]) if tf is not ref else _under_test
+    d = mod._DeviceAttributes("/job:worker/replica:0/task:3/cpu:1", "TYPE", 1337, 1000000)
+    return d.name, d.device_type, d.memory_limit_bytes, d.incarnation, repr(d)
+
+
+def _cpu_count(tf):
+    with tf.Graph().as_default():
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2, "GPU": 0})) as sess:
+            return sorted(d.name for d in sess.list_devices() if d.device_type == "CPU")
+
+
+def _int_to_string_feed(tf):
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.string)
+        with tf.Session() as sess:
+            sess.run(a, {a: 1})
+
+
+def _attr_scope_proto(tf):
+    attr_value_pb2 = tf.AttrValue if tf is not ref else __import__("ref.protos", fromlist=["x"]).attr_value_pb2.AttrValue
+    with tf.Graph().as_default() as g:
+        with g._attr_scope({"_a": attr_value_pb2(b=False)}):
+            tf.constant(1.0, name="c")
+        return str(g.as_graph_def().node[0].attr["_a"]).strip()
+
+
 ROWS = [
+    ("run_metadata_replaced", _metadata_replaced, None),
+    ("device_attributes", _device_attributes, None),
+    ("device_count_cpus", _cpu_count, None),
+    ("int_fed_to_string", _int_to_string_feed, "TypeError"),
+    ("attr_scope_proto_exported", _attr_scope_proto, None),
     ("target_int", _new(target=37), "TypeError"),
     ("target_config", _new(config_as_target=True), "TypeError"),
     ("config_int", _new(config=37), "TypeError"),
