@@ -106,7 +106,8 @@ class Operation:
     """A node of the graph; frozen once created."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_attrs", "_device",
-                 "_outputs", "_id", "_traceback", "_opdef", "_control_flow_context", "_frozen", "__weakref__")
+                 "_outputs", "_id", "_traceback", "_opdef", "_control_flow_context", "_original_op", "_frozen",
+                 "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, control_inputs, attrs, device, output_specs,
                  opdef, op_id, traceback_=None):
@@ -122,6 +123,7 @@ class Operation:
         set_(self, "_id", op_id)
         set_(self, "_traceback", traceback_)
         set_(self, "_control_flow_context", None)
+        set_(self, "_original_op", getattr(graph, "_default_original_op", None))
         set_(self, "_outputs", tuple(Tensor(self, i, d, s) for i, (d, s) in enumerate(output_specs)))
         set_(self, "_frozen", True)
 
@@ -277,8 +279,17 @@ class Graph:
         self._building_function = False
         self._graph_def_versions = (GRAPH_DEF_VERSION, 0)
         self._attr_scope_map = {}
+        self._default_original_op = None
         self._container = ""
-        self._control_flow_context = None  # TF 1.x cond/while context new ops join (control_flow_v1)
+    # the TF 1.x cond/while context new ops join (control_flow_v1); per thread, as the
+    # name and device stacks: a loop one thread builds is not where another's ops go
+    @property
+    def _control_flow_context(self):
+        return getattr(self._local, "control_flow_context", None)
+
+    @_control_flow_context.setter
+    def _control_flow_context(self, ctx):
+        self._local.control_flow_context = ctx
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -541,6 +552,17 @@ class Graph:
             yield
         finally:
             tls.colocation_stack, tls.device_stack = old_coloc, old_dev
+
+    @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops created inside record ``op`` as their ``_original_op`` (TF's private
+        helper: the op an error report names as the one this op was made from)."""
+        saved = self._default_original_op
+        self._default_original_op = op
+        try:
+            yield
+        finally:
+            self._default_original_op = saved
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):

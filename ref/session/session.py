@@ -30,7 +30,7 @@ from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
-from ref.session.tracing import fill_step_stats
+from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
 
@@ -267,6 +267,7 @@ class BaseSession:
         # ConfigProto.intra_op_parallelism_threads: the threads one kernel may use (gemm's blocks); 0: all cores
         self._intra_threads = max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._closed = False
+        self._step_count = 0  # runs so far (GraphOptions.build_cost_model counts them)
         if isinstance(target, bytes):
             target = target.decode("utf-8")
         shared = local_target_state(target) if isinstance(target, str) and target else None
@@ -394,6 +395,7 @@ class BaseSession:
         return self._run_any(fetches, feed_dict, options, run_metadata)
 
     def _run_any(self, fetches, feed_dict, options, run_metadata):
+        self._step_count += 1
         timeout = self._op_timeout
         if options is not None and getattr(options, "timeout_in_ms", 0) > 0:
             timeout = options.timeout_in_ms / 1000.0
@@ -513,19 +515,34 @@ class BaseSession:
         outputs) in ``step_stats`` as ``options.trace_level`` asks (``ref.session.tracing``)."""
         if run_metadata is not None:  # TF's run replaces the whole RunMetadata
             run_metadata.Clear()
-        if self._remote is not None or run_metadata is None or options is None:
+        cost = run_metadata is not None and self._remote is None and self._cost_model_step()
+        if self._remote is not None or run_metadata is None or (options is None and not cost):
             return mapper.build(self._run_elements(mapper.elements, feeds, None, options, run_metadata))
-        if options.output_partition_graphs:
+        if options is not None and options.output_partition_graphs:
             # One partition: the whole graph runs on one device.
             run_metadata.partition_graphs.add().ParseFromString(self._graph.as_graph_def().SerializeToString())
-        if not options.trace_level:
+        level = options.trace_level if options is not None else 0
+        if not level and not cost:
             return mapper.build(self._run_elements(mapper.elements, feeds))
         trace = []
         try:
             values = self._run_elements(mapper.elements, feeds, trace)
         finally:
-            fill_step_stats(run_metadata, trace, options.trace_level)
+            if level:
+                fill_step_stats(run_metadata, trace, level)
+            if cost:
+                fill_cost_graph(run_metadata, trace)
         return mapper.build(values)
+
+    def _cost_model_step(self):
+        """Whether this run returns a cost graph: ``GraphOptions.build_cost_model``
+        = N asks for one every N runs, counted after ``build_cost_model_after`` (TF's rule)."""
+        opts = getattr(self._config, "graph_options", None)
+        every = getattr(opts, "build_cost_model", 0) if opts is not None else 0
+        if every <= 0:
+            return False
+        measured = self._step_count - 1 - opts.build_cost_model_after
+        return measured >= 0 and (measured + 1) % every == 0
 
     def _run_elements(self, elements, feeds, trace=None, options=None, run_metadata=None):
         # A fetched tensor that is fed is not computed: TF hands back the fed array.
@@ -574,12 +591,14 @@ class BaseSession:
 
     def _prepare_sparse_feed(self, feeds, key, value):
         """Feeds a SparseTensor's three tensors from a SparseTensorValue or an
-        ``(indices, values, dense_shape)`` triple."""
+        ``(indices, values, dense_shape)`` triple (or its first two)."""
         if isinstance(value, SparseTensor):
             raise TypeError("The value of a feed cannot be a tf.SparseTensor object. Acceptable feed values "
                             "include a SparseTensorValue or an (indices, values, dense_shape) tuple.")
         parts = list(value) if isinstance(value, (list, tuple)) else None
-        if parts is None or len(parts) != 3:
+        # TF zips the parts with (indices, values, dense_shape): an (indices, values)
+        # pair leaves dense_shape to its default (sparse_placeholder's given shape)
+        if parts is None or len(parts) not in (2, 3):
             raise TypeError(f"Cannot feed {value!r} to a SparseTensor: a SparseTensorValue or an "
                             "(indices, values, dense_shape) tuple is expected.")
         for k, v in zip((key.indices, key.values, key.dense_shape), parts):
@@ -645,6 +664,25 @@ class BaseSession:
         if not self._graph.is_feedable(t):
             raise ValueError(f"Tensor {t.name} may not be fed.")
         feeds[t] = arr
+
+    def _make_callable_from_options(self, callable_options):
+        """TF's callable from a ``CallableOptions``: ``f(*feed_values, run_metadata=None)``
+        runs ``callable_options.fetch`` (tensor names; ``target`` ops run too) with
+        its ``feed`` tensors fed and ``run_options``, and returns the fetched values as a list."""
+        feeds = [self._graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                 for n in callable_options.feed]
+        fetches = [self._graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                   for n in callable_options.fetch]
+        targets = [self._graph.as_graph_element(n, allow_tensor=False, allow_operation=True)
+                   for n in callable_options.target]
+        options = callable_options.run_options if callable_options.HasField("run_options") else None
+        run = self.make_callable([fetches, targets], feeds, accept_options=True)
+
+        def callable_(*args, run_metadata=None):
+            if len(args) != len(feeds):
+                raise errors.InvalidArgumentError(None, None, f"Expected {len(feeds)} feed values, got {len(args)}")
+            return list(run(*args, options=options, run_metadata=run_metadata)[0])
+        return callable_
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed,

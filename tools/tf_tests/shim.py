@@ -52,6 +52,8 @@ SOURCES = {
     "tensorflow.python.framework.random_seed": ("ref.framework.random_seed",),
     "tensorflow.python.framework.tensor_util": ("ref.framework.tensor_util", "ref.formats.tensor_util"),
     "tensorflow.python.framework.importer": ("ref.framework.importer",),
+    "tensorflow.python.framework.graph_util": ("ref.framework.graph_util_impl",),
+    "tensorflow.python.framework.graph_util_impl": ("ref.framework.graph_util_impl",),
     "tensorflow.python.framework.versions": ("ref.framework.versions",),
     "tensorflow.python.framework.meta_graph": ("ref.checkpoint.meta_graph",),
     "tensorflow.python.framework.graph_io": ("ref.train",),
