@@ -3,6 +3,7 @@ re-entry, default-session nesting, a second InteractiveSession's logged error,
 fetches named by bytes. Each row runs on ref and on ``tensorflow.compat.v1``."""
 import logging
 
+import numpy as np
 import pytest
 
 from ref.session import session as _under_test  # noqa: F401
@@ -106,7 +107,66 @@ def _attr_scope_proto(tf):
         return str(g.as_graph_def().node[0].attr["_a"]).strip()
 
 
+def _callable_from_options(tf):
+    config_pb2 = __import__("tensorflow.core.protobuf.config_pb2", fromlist=["x"]) if tf is not ref else \
+        __import__("ref.protos", fromlist=["x"]).config_pb2
+    with tf.Graph().as_default():
+        with tf.Session() as sess:
+            ph = tf.placeholder(tf.float32)
+            a = tf.add(ph, 1.0)
+            opts = config_pb2.CallableOptions()
+            opts.feed.append(ph.name)
+            opts.fetch.append(a.name)
+            opts.run_options.trace_level = config_pb2.RunOptions.FULL_TRACE
+            f = sess._make_callable_from_options(opts)
+            md = config_pb2.RunMetadata()
+            out = f(np.array(1.0, np.float32), run_metadata=md)
+            return [float(x) for x in out], type(out).__name__, len(md.step_stats.dev_stats) > 0
+
+
+def _original_op_chain(tf):
+    with tf.Graph().as_default() as g:
+        a = tf.constant(0.0, name="a")
+        with g._original_op(a.op):
+            b = tf.identity(a, name="b")
+        with g._original_op(b.op):
+            c = tf.placeholder(tf.float32, name="c")
+        with tf.Session() as sess:
+            try:
+                sess.run(c)
+            except tf.errors.InvalidArgumentError as e:
+                return e.op.name, e.op._original_op.name, e.op._original_op._original_op.name, a.op._original_op
+
+
+def _cost_graph_steps(tf):
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(build_cost_model=3))
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, shape=[])
+        d = tf.multiply(tf.add(a, a), 2.0)
+        with tf.Session(config=config) as sess:
+            steps = []
+            for step in range(7):
+                md = tf.RunMetadata()
+                sess.run(d, {a: 1.0}, run_metadata=md)
+                steps.append(md.HasField("cost_graph") and any(n.name == d.op.name for n in md.cost_graph.node))
+            return steps
+
+
+def _sparse_pair_feed(tf):
+    with tf.Graph().as_default():
+        shape = np.array([7, 9, 2], np.int64)
+        sp = tf.sparse_placeholder(tf.float32, shape=shape)
+        with tf.Session() as sess:
+            out = sess.run([tf.identity(sp.indices), tf.identity(sp.dense_shape)],
+                           {sp: (np.array([[3, 2, 0]], np.int64), np.array([1.0], np.float32))})
+            return [o.tolist() for o in out]
+
+
 ROWS = [
+    ("callable_from_options", _callable_from_options, None),
+    ("original_op_chain", _original_op_chain, None),
+    ("cost_graph_every_n_steps", _cost_graph_steps, None),
+    ("sparse_pair_feed", _sparse_pair_feed, None),
     ("run_metadata_replaced", _metadata_replaced, None),
     ("device_attributes", _device_attributes, None),
     ("device_count_cpus", _cpu_count, None),
