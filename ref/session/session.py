@@ -299,7 +299,10 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        """The graph as a GraphDef; with ``GraphOptions.infer_shapes`` its nodes
+        carry ``_output_shapes`` (TF's ``add_shapes``)."""
+        opts = getattr(self._config, "graph_options", None)
+        return self._graph.as_graph_def(add_shapes=bool(getattr(opts, "infer_shapes", False)))
 
     def list_devices(self):
         if self._remote is not None:

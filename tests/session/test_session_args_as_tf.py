@@ -162,7 +162,15 @@ def _sparse_pair_feed(tf):
             return [o.tolist() for o in out]
 
 
+def _infer_shapes_graph_def(tf):
+    with tf.Graph().as_default():
+        tf.constant([[1, 2]], name="a")
+        return [[sorted(n.attr) for n in tf.Session(config=tf.ConfigProto(
+            graph_options=tf.GraphOptions(infer_shapes=flag))).graph_def.node] for flag in (True, False)]
+
+
 ROWS = [
+    ("infer_shapes_graph_def", _infer_shapes_graph_def, None),
     ("callable_from_options", _callable_from_options, None),
     ("original_op_chain", _original_op_chain, None),
     ("cost_graph_every_n_steps", _cost_graph_steps, None),
