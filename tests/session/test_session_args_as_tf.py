@@ -169,7 +169,15 @@ def _infer_shapes_graph_def(tf):
             graph_options=tf.GraphOptions(infer_shapes=flag))).graph_def.node] for flag in (True, False)]
 
 
+def _device_listing(tf):
+    with tf.Graph().as_default():
+        with tf.Session() as sess:
+            devices = [d for d in sess.list_devices() if d.device_type == "CPU"]
+            return [d.name for d in devices], all(d.incarnation != 0 for d in devices)
+
+
 ROWS = [
+    ("list_devices_incarnations", _device_listing, None),
     ("infer_shapes_graph_def", _infer_shapes_graph_def, None),
     ("callable_from_options", _callable_from_options, None),
     ("original_op_chain", _original_op_chain, None),
