@@ -28,14 +28,109 @@ from google.protobuf import text_format
 from ref import protos
 from ref.types import dtypes, errors, nest
 from ref.types.device_spec import canonical_name
-from ref.framework.graph import clear_default_graph_stack, reset_default_graph
+from ref.framework.graph import clear_default_graph_stack, get_collection_proto_functions, reset_default_graph
 from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
 
 config_pb2 = protos.config_pb2
-__all__ = ["TestCase", "main", "get_temp_dir"]
+__all__ = ["TestCase", "main", "get_temp_dir", "assert_equal_graph_def", "assert_meta_graph_protos_equal",
+           "get_node_def_from_graph"]
+
+_SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
+
+
+def get_node_def_from_graph(node_name, graph_def):
+    """The NodeDef named ``node_name`` among ``graph_def.node`` (not its functions), or None."""
+    return next((n for n in graph_def.node if n.name == node_name), None)
+
+
+def _graph_def_difference(actual, expected):
+    """TF's EqualGraphDef: the first difference between two GraphDefs as a message,
+    or None. Nodes are matched by name (any order); op, device, data inputs (in
+    order), control inputs (as sets) and attrs compare, attrs named ``_...`` aside."""
+    a, e = {n.name: n for n in actual.node}, {n.name: n for n in expected.node}
+    for name in e:
+        if name not in a:
+            return f"Did not find expected node '{name}'"
+    for name in a:
+        if name not in e:
+            return f"Found unexpected node '{name}'"
+    for name, x in a.items():
+        y = e[name]
+        if x.op != y.op:
+            return f"Node named '{name}' has op {x.op} that does not match expected {y.op}"
+        if x.device != y.device:
+            return f"Node named '{name}' has device '{x.device}' that does not match expected '{y.device}'"
+        xd, yd = [i for i in x.input if not i.startswith("^")], [i for i in y.input if not i.startswith("^")]
+        if xd != yd:
+            return f"Node named '{name}' has inputs {xd} that do not match expected {yd}"
+        if {i for i in x.input if i.startswith("^")} != {i for i in y.input if i.startswith("^")}:
+            return f"Node named '{name}' has control inputs that do not match the expected ones"
+        xa = {k: v for k, v in x.attr.items() if not k.startswith("_")}
+        ya = {k: v for k, v in y.attr.items() if not k.startswith("_")}
+        for k in set(xa) | set(ya):
+            if k not in xa or k not in ya:
+                return f"Node named '{name}' {'missing expected' if k not in xa else 'has unexpected'} attr {k}"
+            if xa[k].SerializeToString(deterministic=True) != ya[k].SerializeToString(deterministic=True):
+                return f"Node named '{name}' has attr {k} that does not match the expected value"
+    return None
+
+
+def _strip_sharded_save_temp(graph_def):
+    """Drops attrs holding a sharded save's random ``_temp_<hex>/part`` name (TF does too)."""
+    for node in graph_def.node:
+        for key in [k for k, v in node.attr.items() if len(v.tensor.string_val) == 1
+                    and _SHARDED_SAVE_TEMP.match(v.tensor.string_val[0])]:
+            del node.attr[key]
+
+
+def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_shared_name=False):
+    """AssertionError naming the first difference unless the GraphDefs are equal
+    as TF's ``test_util.assert_equal_graph_def`` compares them (``checkpoint_v2``:
+    a sharded save's random temp names are ignored)."""
+    for what, g in (("actual", actual), ("expected", expected)):
+        if type(g).__name__ != "GraphDef":
+            raise TypeError(f"Expected tf.GraphDef for {what}, got {type(g).__name__}")
+    if checkpoint_v2:
+        _strip_sharded_save_temp(actual)
+        _strip_sharded_save_temp(expected)
+    if hash_table_shared_name:
+        for g in (actual, expected):
+            for n in g.node:
+                if n.op == "HashTableV2" and re.match(rb"hash_table_[0-9a-z\-]+", n.attr["shared_name"].s):
+                    del n.attr["shared_name"]
+    diff = _graph_def_difference(actual, expected)
+    if diff:
+        raise AssertionError(diff)
+
+
+def assert_meta_graph_protos_equal(tester, a, b):
+    """Compares MetaGraphDefs ``a`` and ``b`` in test case ``tester`` as TF's helper:
+    collections item by item (as their registered protos), the GraphDefs as
+    :func:`assert_equal_graph_def` with their versions, then the rest. Clears
+    ``collection_def`` and ``graph_def`` of both."""
+    tester.assertEqual(set(a.collection_def), set(b.collection_def))
+    for k in a.collection_def.keys():
+        av, bv = a.collection_def[k], b.collection_def[k]
+        proto_type = get_collection_proto_functions(k)[0]
+        if proto_type:
+            tester.assertEqual(len(av.bytes_list.value), len(bv.bytes_list.value))
+            for x, y in zip(av.bytes_list.value, bv.bytes_list.value):
+                px, py = proto_type(), proto_type()
+                px.ParseFromString(x)
+                py.ParseFromString(y)
+                tester.assertProtoEquals(px, py)
+        else:
+            tester.assertEqual(av, bv)
+    a.ClearField("collection_def")
+    b.ClearField("collection_def")
+    assert_equal_graph_def(a.graph_def, b.graph_def, checkpoint_v2=True)
+    tester.assertProtoEquals(a.graph_def.versions, b.graph_def.versions)
+    a.ClearField("graph_def")
+    b.ClearField("graph_def")
+    tester.assertProtoEquals(a, b)
 
 _TEMP_DIR = None
 

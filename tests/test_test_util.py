@@ -273,3 +273,45 @@ def test_gradient_checker_edges_as_tensorflow(row):
             except ValueError as e:
                 outcomes.append(("ValueError", str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+# GraphDef pairs for assert_equal_graph_def: (text a, text b, equal by TF's rule);
+# the verdict is checked against TF's own test_util.assert_equal_graph_def.
+_C = "node {{ name: '{0}' op: 'Const' {1} attr {{ key: 'dtype' value {{ type: DT_FLOAT }} }} }}"
+_ID = "node {{ name: '{0}' op: 'Identity' input: '{1}' attr {{ key: 'T' value {{ type: DT_FLOAT }} }} }}"
+GRAPH_DEF_ROWS = [
+    (_C.format("a", "") + _C.format("b", ""), _C.format("b", "") + _C.format("a", ""), True),   # order-free
+    (_C.format("a", ""), _C.format("a", "") + _C.format("b", ""), False),                         # missing node
+    (_C.format("a", "device: '/cpu:0'"), _C.format("a", ""), False),                              # device
+    (_C.format("a", "attr { key: '_x' value { i: 1 } }"), _C.format("a", ""), True),              # internal attr
+    (_C.format("a", "") + _ID.format("b", "a"), _C.format("a", "") + _ID.format("b", "^a"), False),
+    (_C.format("a", "") + _C.format("c", "") + _ID.format("b", "a' input: '^c"),
+     _C.format("a", "") + _C.format("c", "") + _ID.format("b", "a' input: '^c"), True),
+]
+
+
+@pytest.mark.parametrize("a, b, equal", GRAPH_DEF_ROWS)
+def test_assert_equal_graph_def_as_tf(a, b, equal):
+    from google.protobuf import text_format
+    from ref.test_util import assert_equal_graph_def
+
+    def verdict(graph_def_cls, check):
+        ga, gb = graph_def_cls(), graph_def_cls()
+        text_format.Merge(a, ga)
+        text_format.Merge(b, gb)
+        try:
+            check(ga, gb)
+            return True
+        except AssertionError:
+            return False
+    assert verdict(ref.GraphDef, assert_equal_graph_def) == equal
+    tf = pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import test_util as tf_test_util
+    assert verdict(tf.compat.v1.GraphDef, tf_test_util.assert_equal_graph_def) == equal
+
+
+def test_get_node_def_from_graph():
+    from google.protobuf import text_format
+    from ref.test_util import get_node_def_from_graph
+    gd = text_format.Merge(_C.format("a", "") + _C.format("b", ""), ref.GraphDef())
+    assert get_node_def_from_graph("b", gd).name == "b" and get_node_def_from_graph("z", gd) is None

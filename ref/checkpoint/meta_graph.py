@@ -103,6 +103,10 @@ def _node_def(from_node_def, export_scope, unbound_inputs, clear_devices=False):
                 if not export_scope or s.decode().split("@")[1].startswith(export_scope)]
         del node_def.attr["_class"].list.s[:]
         node_def.attr["_class"].list.s.extend(strip_name_scope(s.decode(), export_scope).encode() for s in keep)
+    if node_def.op in ("Enter", "RefEnter") and "frame_name" in from_node_def.attr and export_scope:
+        frame = from_node_def.attr["frame_name"].s.decode()  # TF: the frame is named in the scope too
+        if frame.startswith(export_scope):
+            node_def.attr["frame_name"].s = strip_name_scope(frame, export_scope).encode()
     if clear_devices:
         node_def.device = ""
     return node_def

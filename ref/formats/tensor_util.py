@@ -158,3 +158,6 @@ def make_ndarray(tensor):
     out[:vals.size] = vals
     out[vals.size:] = vals[-1]  # TF repeats the last value
     return out.reshape(shape)
+
+
+MakeNdarray = make_ndarray  # TF's older spelling (tensor_util.MakeNdarray)

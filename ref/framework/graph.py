@@ -106,7 +106,8 @@ class Operation:
     """A node of the graph; frozen once created."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_attrs", "_device",
-                 "_outputs", "_id", "_traceback", "_opdef", "_control_flow_context", "_frozen", "__weakref__")
+                 "_outputs", "_id", "_traceback", "_opdef", "_control_flow_context", "_original_op", "_frozen",
+                 "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, control_inputs, attrs, device, output_specs,
                  opdef, op_id, traceback_=None):
@@ -122,6 +123,7 @@ class Operation:
         set_(self, "_id", op_id)
         set_(self, "_traceback", traceback_)
         set_(self, "_control_flow_context", None)
+        set_(self, "_original_op", getattr(graph, "_default_original_op", None))
         set_(self, "_outputs", tuple(Tensor(self, i, d, s) for i, (d, s) in enumerate(output_specs)))
         set_(self, "_frozen", True)
 
@@ -139,6 +141,20 @@ class Operation:
     def inputs(self):
         """The flat list of input tensors (list inputs expanded)."""
         return list(self._inputs)
+
+    @property
+    def _input_types(self):
+        """The dtypes the op's signature gives its inputs (TF's): ref-typed for the
+        inputs it mutates, the base dtype where it only reads."""
+        refs = set(self._opdef.refs) if self._opdef is not None else set()
+        names = [n for n in (self._opdef.inputs if self._opdef is not None else ())
+                 for _ in range(self._attrs.get("_list_sizes", {}).get(n, 1))]
+        return [t.dtype if (k < len(names) and names[k] in refs) else t.dtype.base_dtype
+                for k, t in enumerate(self._inputs)]
+
+    def _set_device(self, device):
+        """Places the op on ``device`` (TF's import sets colocated ops' devices after creation)."""
+        object.__setattr__(self, "_device", device.to_string() if isinstance(device, DeviceSpec) else device or "")
 
     # ``node_def`` (the NodeDef proto of this op) is attached by ref.framework.graph_export.
 
@@ -263,8 +279,17 @@ class Graph:
         self._building_function = False
         self._graph_def_versions = (GRAPH_DEF_VERSION, 0)
         self._attr_scope_map = {}
+        self._default_original_op = None
         self._container = ""
-        self._control_flow_context = None  # TF 1.x cond/while context new ops join (control_flow_v1)
+    # the TF 1.x cond/while context new ops join (control_flow_v1); per thread, as the
+    # name and device stacks: a loop one thread builds is not where another's ops go
+    @property
+    def _control_flow_context(self):
+        return getattr(self._local, "control_flow_context", None)
+
+    @_control_flow_context.setter
+    def _control_flow_context(self, ctx):
+        self._local.control_flow_context = ctx
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -330,6 +355,8 @@ class Graph:
         """The Tensor or Operation ``obj`` names or is, checked to belong to this graph."""
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")
         if isinstance(obj, str):
             if ":" in obj:
                 if not allow_tensor:
@@ -416,6 +443,8 @@ class Graph:
         """Pushes a name scope; yields the scope string (with trailing '/')."""
         tls = self._tls()
         old = tls.name_stack
+        if isinstance(name, bytes):
+            name = name.decode("utf-8")
         if name:
             pattern = _VALID_SCOPE_NAME if old else _VALID_OP_NAME
             if not pattern.match(name):
@@ -525,6 +554,17 @@ class Graph:
             tls.colocation_stack, tls.device_stack = old_coloc, old_dev
 
     @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops created inside record ``op`` as their ``_original_op`` (TF's private
+        helper: the op an error report names as the one this op was made from)."""
+        saved = self._default_original_op
+        self._default_original_op = op
+        try:
+            yield
+        finally:
+            self._default_original_op = saved
+
+    @contextlib.contextmanager
     def _attr_scope(self, attr_map):
         """Ops created inside get the attrs of ``attr_map`` (TF's private ``_attr_scope``;
         values are plain Python values, e.g. ``{"_class": ["loc:@v"]}``)."""
@@ -630,7 +670,7 @@ class Graph:
                 attrs["_class"] = sorted({g.decode() for c in coloc for g in c.colocation_groups()})
             if op_type in self._gradient_override_map:  # recorded at creation, as TF does
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
-            op_like = _OpLike(name, op_type, attrs)
+            op_like = _OpLike(name, op_type, attrs, inputs)
             device = self._device_for(op_like)
             device = next((c.device for c in reversed(coloc) if c.device), device)
             op = Operation(self, name, op_type, inputs, controls, attrs, device, output_specs, opdef,
@@ -662,10 +702,11 @@ class Graph:
 class _OpLike:
     """What a device function sees of an op that is about to be created."""
 
-    def __init__(self, name, op_type, attrs):
+    def __init__(self, name, op_type, attrs, inputs=()):
         self.name, self.type, self.node_def = name, op_type, None
         self.device = ""
         self._attrs = attrs
+        self.inputs = list(inputs)
 
     def get_attr(self, name):
         return self._attrs[name]
@@ -727,8 +768,9 @@ def graph_of(values):
 
 
 @contextlib.contextmanager
-def name_scope(name, default_name=None, values=None):
-    """TF1's ``tf.name_scope(name, default_name=None, values=None)``."""
+def name_scope(name, default_name=None, values=None, skip_on_eager=True):
+    """TF1's ``tf.name_scope(name, default_name=None, values=None)``
+    (``skip_on_eager``, of TF's internal ``ops.name_scope``, matters only eagerly)."""
     n = default_name if name is None else name
     if n is None and values is not None:
         raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")

@@ -49,7 +49,9 @@ _INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
 
 def attr_value_proto(v, library, seen_funcs):
     a = attr_value_pb2.AttrValue()
-    if isinstance(v, bool) or isinstance(v, np.bool_):
+    if type(v).__name__ == "AttrValue" and hasattr(v, "SerializeToString"):  # given as a proto (Graph._attr_scope)
+        a.ParseFromString(v.SerializeToString())
+    elif isinstance(v, bool) or isinstance(v, np.bool_):
         a.b = bool(v)
     elif isinstance(v, (int, np.integer)):
         a.i = int(v)

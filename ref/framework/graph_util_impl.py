@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ref.types import dtypes
 from ref.protos import graph_pb2, node_def_pb2
-from ref.formats.tensor_util import make_tensor_proto
+from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 
 __all__ = ["extract_sub_graph", "remove_training_nodes", "convert_variables_to_constants",
            "tensor_shape_from_node_def_name", "must_run_on_cpu"]
@@ -177,3 +179,53 @@ def must_run_on_cpu(node, pin_variables_on_cpu=False):
     if node_def.op == "Cast":
         return node_def.attr["SrcT"].type == dtypes.int32.as_datatype_enum
     return False
+
+
+def _nan_free(node):
+    """A copy of NodeDef ``node`` whose NaN attr values are a canonical value
+    (tensor attrs compared as arrays, NaN equal to NaN)."""
+    out = node_def_pb2.NodeDef()
+    out.CopyFrom(node)
+    for k, v in node.attr.items():
+        if v.HasField("tensor"):
+            arr = make_ndarray(v.tensor)
+            if arr.dtype.kind in "fc" and np.isnan(arr).any():
+                out.attr[k].tensor.CopyFrom(make_tensor_proto(np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)))
+                out.attr[k].s = b"nan:" + np.isnan(arr).tobytes()  # where the NaNs were, kept distinct
+        elif v.WhichOneof("value") == "f" and v.f != v.f:
+            out.attr[k].s = b"nan"
+    return out
+
+
+def _nodes_equal(nodes_1, nodes_2, treat_nan_as_equal):
+    a, b = {n.name: n for n in nodes_1}, {n.name: n for n in nodes_2}
+    if set(a) != set(b) or len(a) != len(nodes_1) or len(b) != len(nodes_2):
+        return False
+    if treat_nan_as_equal:
+        return all(_nan_free(a[k]) == _nan_free(b[k]) for k in a)
+    # NaN equals nothing: a node holding one is unequal even to itself
+    return all(a[k] == b[k] and _nan_free(a[k]) == a[k] for k in a)
+
+
+def graph_defs_equal(graph_def_1, graph_def_2, treat_nan_as_equal=False):
+    """Whether two GraphDefs are structurally equal (TF's ``graph_defs_equal``):
+    the same NodeDefs in any order, and the same library functions in any order
+    (each with the same signature, returns and NodeDefs in any order). NaN
+    attr values are unequal unless ``treat_nan_as_equal``."""
+    for i, g in enumerate((graph_def_1, graph_def_2), 1):
+        if type(g).__name__ != "GraphDef":
+            raise TypeError(f"graph_def_{i} must be a graph_pb2.GraphDef proto, but got type {type(g)}.")
+    if not _nodes_equal(list(graph_def_1.node), list(graph_def_2.node), treat_nan_as_equal):
+        return False
+    f1 = {f.signature.name: f for f in graph_def_1.library.function}
+    f2 = {f.signature.name: f for f in graph_def_2.library.function}
+    if set(f1) != set(f2):
+        return False
+    for name, fa in f1.items():
+        fb = f2[name]
+        if fa.signature != fb.signature or dict(fa.ret) != dict(fb.ret) or \
+                dict(fa.control_ret) != dict(fb.control_ret) or dict(fa.attr) != dict(fb.attr):
+            return False
+        if not _nodes_equal(list(fa.node_def), list(fb.node_def), treat_nan_as_equal):
+            return False
+    return True

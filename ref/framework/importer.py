@@ -8,6 +8,8 @@ arguments, ``n_loop_vars``/``n_then_inputs`` attrs).
 """
 from __future__ import annotations
 
+import contextlib
+
 from ref.types import dtypes, errors
 
 from ref.ops import registry
@@ -18,7 +20,7 @@ from ref.protos import node_def_pb2
 from ref.formats.tensor_util import make_ndarray
 from ref.framework.graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
 from ref.framework.graph_export import _TF_OUTPUT_GROUPS
-from ref.framework.op_def_library import apply_op
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 
 
 def _from_attr(a, functions, builder):
@@ -61,11 +63,19 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     them; ``return_elements`` names the Tensors/Operations to return.
     """
     if not hasattr(graph_def, "node"):
-        raise TypeError("graph_def must be a GraphDef proto.")
+        raise TypeError("Argument `graph_def` must be a GraphDef proto.")
+    if input_map is not None and not isinstance(input_map, dict):
+        raise TypeError(f"Argument `input_map` must be a dictionary. Obtained {type(input_map).__name__}")
     input_map = dict(input_map or {})
-    for k in input_map:
-        if not isinstance(k, str):
-            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+    if not all(isinstance(k, (str, bytes)) for k in input_map):
+        raise TypeError(f"All keys for argument `input_map` must be strings. Obtained keys: {list(input_map)}")
+    input_map = {k.decode() if isinstance(k, bytes) else k: v for k, v in input_map.items()}
+    if return_elements is not None:
+        if not all(isinstance(r, (str, bytes)) for r in return_elements):
+            raise TypeError(f"Argument `return_elements` must be a list of strings. Obtained {return_elements}.")
+        return_elements = [r.decode() if isinstance(r, bytes) else r for r in return_elements]
+        for r in return_elements:
+            _parse_tensor_name(r)
     g = get_default_graph()
     # a key may name a node or an input no node produces (an export_scope's "$unbound_inputs_x")
     names = {n.name for n in graph_def.node} | {i.lstrip("^").split(":")[0] for n in graph_def.node for i in n.input}
@@ -78,7 +88,18 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
-            created = import_nodes(g, list(graph_def.node), input_map, functions, scope)
+            if not all(isinstance(v, Tensor) for v in input_map.values()):
+                if name == "":
+                    raise ValueError("tf.import_graph_def() requires a non-empty `name` if `input_map` contains "
+                                     "non-Tensor values. Try calling tf.convert_to_tensor() on `input_map` values "
+                                     "before calling tf.import_graph_def().")
+                with name_scope("_inputs"):
+                    input_map = {k: convert_to_tensor(v) for k, v in input_map.items()}
+            created = import_nodes(g, list(graph_def.node), input_map, functions, scope, top=True)
+        missing = [k for k in input_map if not k.startswith("^") and _split_input(k)[0] in created
+                   and _split_input(k)[1] >= len(created[_split_input(k)[0]].outputs)]
+        if missing:  # a typo, as TF treats it
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
         v = graph_def.versions  # an empty graph takes the GraphDef's; else TF keeps the older producer
         if n_ops == 0:
             g._graph_def_versions = (v.producer, v.min_consumer)
@@ -106,13 +127,31 @@ def _check_versions(v):
                          "Please upgrade TensorFlow: this version is likely buggy.")
 
 
+def _parse_tensor_name(name):
+    """TF's ``_ParseTensorName``: ``"op:i"`` -> (op, i), ``"op"`` -> (op, 0); ValueError otherwise."""
+    parts = name.split(":")
+    if len(parts) == 2:
+        try:
+            return parts[0], int(parts[1])
+        except ValueError:
+            raise ValueError(f"Cannot convert {name!r} to a tensor name. Second component of the name following "
+                             f"the `:` should be an int. Got {parts[1]}.") from None
+    if len(parts) == 1:
+        return name, 0
+    raise ValueError(f"Cannot convert '{name}' to a tensor name. Tensor names should not contain more than 1 `:`. "
+                     f"Obtained {len(parts) - 1}")
+
+
 def _return_element(created, r):
     """The imported Tensor ``"op:i"`` or Operation ``"op"`` named by ``r``."""
     if ":" in r:
-        op_name, idx = r.rsplit(":", 1)
-        if op_name not in created or not idx.isdigit() or int(idx) >= len(created[op_name].outputs):
+        op_name, idx = _parse_tensor_name(r)
+        if op_name not in created:
             raise ValueError(f"Requested return tensor '{r}' not found in graph def")
-        return created[op_name].outputs[int(idx)]
+        n_out = len(created[op_name].outputs)
+        if idx >= n_out:
+            raise ValueError(f"Invalid return output {idx} of node '{op_name}', which has {n_out} output(s)")
+        return created[op_name].outputs[idx]
     if r not in created:
         raise ValueError(f"Requested return node '{r}' not found in graph def")
     return created[r]
@@ -237,9 +276,9 @@ def _distribute(n, opdef, attrs, tensors):
         counts[free[0]] = len(tensors) - expected
         expected = len(tensors)
     if expected != len(tensors) or any(not isinstance(c, int) or c < 0 for c in counts.values()):
-        raise ValueError(f"Node '{n.name}': NodeDef expected inputs ({', '.join(opdef.inputs)}"
-                         + (f"; counts {counts}" if counts else "")
-                         + f") do not match {len(tensors)} inputs specified; op {n.op}")
+        raise ValueError(f"Node '{n.name}': NodeDef expected inputs "
+                         f"'{', '.join(_type_string(d) for d in _expected_types(opdef, attrs, counts))}' "
+                         f"do not match {len(tensors)} inputs specified; op {n.op}")
     kwargs, pos = {}, 0
     for in_name in opdef.inputs:
         if in_name in opdef.list_inputs:
@@ -251,8 +290,115 @@ def _distribute(n, opdef, attrs, tensors):
     return kwargs
 
 
-def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=()):
+def _type_string(d):
+    """TF's DataTypeString: ``float`` for float32, ``double`` for float64; a name for an unknown type."""
+    if isinstance(d, str):
+        return d
+    name = _TF_TYPE_NAMES.get(d.base_dtype.name, d.base_dtype.name)
+    return name + "_ref" if d.is_ref_dtype else name
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _expected_types(opdef, attrs, counts):
+    """The dtype each flat input of a node takes, from the op's fixed input types
+    and the node's type attrs (an input whose type is unknown: its name)."""
+    member = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
+    out = []
+    for in_name in opdef.inputs:
+        d = opdef.input_types.get(in_name)
+        if d is None:
+            d = attrs.get(member.get(in_name))
+        if d is not None and in_name in opdef.refs and not isinstance(d, list):
+            d = dtypes.as_dtype(d)._as_ref
+        n = counts.get(in_name, 1) if in_name in opdef.list_inputs else 1
+        if isinstance(d, list):
+            out.extend(d[:n] + [in_name] * (n - len(d)))
+        else:
+            out.extend([in_name if d is None else d] * n)
+    return out
+
+
+def _check_input_types(n, opdef, attrs, kwargs, op_name):
+    """TF's import check: each input's dtype is the one the op's signature and
+    the node's type attrs expect (ValueError as TF's importer words it)."""
+    counts = {k: len(v) for k, v in kwargs.items() if k in opdef.list_inputs and isinstance(v, list)}
+    flat = [t for in_name in opdef.inputs
+            for t in (kwargs[in_name] if in_name in opdef.list_inputs else [kwargs[in_name]])]
+    for i, (t, want) in enumerate(zip(flat, _expected_types(opdef, attrs, counts))):
+        if isinstance(want, str) or not isinstance(t, Tensor) or t.dtype.base_dtype == dtypes.resource:
+            continue
+        want = dtypes.as_dtype(want)
+        got = t.dtype
+        if got.base_dtype != want.base_dtype or (want.is_ref_dtype and not got.is_ref_dtype):
+            raise ValueError(f"Input {i} of node {op_name} was passed {_type_string(got)} from {t.name} "
+                             f"incompatible with expected {_type_string(want)}.")
+
+
+def _refine_shapes(n, op):
+    """TF's import merges a node's ``_output_shapes`` into the inferred shapes
+    (ValueError, worded as TF's, where they contradict)."""
+    shapes = n.attr["_output_shapes"].list.shape
+    if len(shapes) < len(op.outputs) and op.type not in ("While", "If"):  # ref's keep extra outputs
+        raise ValueError(f"Node '{op.name}' has {len(op.outputs)} outputs but the _output_shapes attribute "
+                         f"specifies shapes for {len(shapes)} outputs")
+    for i, t in enumerate(op.outputs[:len(shapes)]):
+        given = TensorShape(shapes[i])
+        if not t.shape.is_compatible_with(given):
+            raise ValueError(f"Node '{op.name}' has an _output_shapes attribute inconsistent with the GraphDef for "
+                             f"output #{i}: Shapes {t.shape} and {given} are not compatible")
+        t.set_shape(given)
+
+
+def _scopes_of(op_names):
+    """Every name scope an op name lies in (``"a/b/c"``: ``"a"``, ``"a/b"``)."""
+    out = set()
+    for name in op_names:
+        parts = name.split("/")
+        out.update("/".join(parts[:k]) for k in range(1, len(parts)))
+    return out
+
+
+def _unused_name(g, name, scopes):
+    """``name``, or ``name_1``, ``name_2``... when an op of the graph has it or an
+    existing op lies in a scope of that name (TF's import uniquifies a clash)."""
+    if name not in g._ops_by_name and name not in scopes:
+        return name
+    i = 1
+    while f"{name}_{i}" in g._ops_by_name or f"{name}_{i}" in scopes:
+        i += 1
+    return f"{name}_{i}"
+
+
+def _colocation_names(n):
+    cls = n.attr["_class"].list.s if "_class" in n.attr else []
+    return [c.decode()[5:] for c in cls if c.startswith(b"loc:@")]
+
+
+def _place_colocated(nodes, created, new_names):
+    """TF's import: an op colocated with others takes the device of the first of
+    them that has one (its own device and the device functions give way)."""
+    for n in nodes:
+        others = [c for c in _colocation_names(n) if c != n.name]
+        if not others:
+            continue
+        op = created[n.name]
+        op._set_device(next((created[c].device for c in others if c in created and created[c].device), ""))
+
+
+def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=(), top=False):
+    """Adds ``nodes`` to ``g`` under ``scope``; ``top``: a GraphDef's own nodes (not a
+    function body), named, placed and colocated as TF's ``import_graph_def``."""
     opdefs, order = _check_nodes(nodes, input_map, placeholders_as)
+    if top:
+        names = {n.name for n in nodes}
+        for n in nodes:
+            for c in _colocation_names(n):
+                if c not in names:
+                    raise ValueError(f"Node '{n.name}' expects to be colocated with unknown node '{c}'")
+    new_names = {}
+    scopes = _scopes_of(g._ops_by_name) if top else set()
     by_name = {n.name: n for n in nodes}
     back_edges = []  # (Merge node, input position, NextIteration input name)
     created = {}
@@ -302,16 +448,27 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
             if k in opdef.attrs:
                 kwargs[k] = v
         op_type = _ALIASES.get(n.op, n.op)
+        _check_input_types(n, opdef, attrs, kwargs, scope + n.name)
         if op_type in ("While", "If"):
             kwargs = _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder)
+        full = scope + n.name
+        if top:
+            full = new_names[n.name] = _unused_name(g, full, scopes)
+            colocated = any(c != n.name for c in _colocation_names(n))
+            # colocated: placed after all exist; else the node's device inside the caller's
+            placement = g.device(None) if colocated else (g.device(n.device) if n.device else contextlib.nullcontext())
+        else:
+            placement = g.device(n.device or None)
         try:
-            with control_dependencies(ctrl), g.device(n.device or None):
-                result = apply_op(op_type, name=scope + n.name + "/" if scope else n.name + "/", **kwargs)
+            with control_dependencies(ctrl), placement:
+                result = apply_op(op_type, name=full + "/", **kwargs)
         except (TypeError, KeyError, IndexError) as e:
             raise ValueError(f"Node '{n.name}' ({n.op}): {e}") from None
         op = result if isinstance(result, Operation) else (result.op if isinstance(result, Tensor)
                                                             else result[0].op)
-        if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed with the import scope
+        if top and "_output_shapes" in n.attr:
+            _refine_shapes(n, op)
+        if "_class" in n.attr and n.attr["_class"].list.s and not top:  # colocation groups, renamed with the scope
             op._attrs["_class"] = [("loc:@" + scope + c.decode()[5:]) if scope and c.startswith(b"loc:@")
                                    else c.decode() for c in n.attr["_class"].list.s]
         if op_type == "While" and "n_loop_vars" not in attrs:
@@ -319,6 +476,13 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
         created[n.name] = op
     for merge_name, k, src in back_edges:
         created[merge_name]._update_input(k, resolve(by_name[merge_name], src))
+    if top:
+        for n in nodes:
+            if "_class" in n.attr and n.attr["_class"].list.s:  # colocation groups, renamed as the nodes were
+                created[n.name]._attrs["_class"] = [
+                    f"loc:@{new_names[c.decode()[5:]]}" if c.startswith(b"loc:@") else c.decode()
+                    for c in n.attr["_class"].list.s]
+        _place_colocated(nodes, created, new_names)
     return created
 
 

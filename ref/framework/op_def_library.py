@@ -335,7 +335,7 @@ def apply_op(op_type, name=None, **kwargs):
             if in_name not in kwargs:
                 raise TypeError(f"{op_type} missing required input '{in_name}'")
             v = kwargs[in_name]
-            hint = group_dtype.get(member_attr.get(in_name))
+            hint = group_dtype.get(member_attr.get(in_name)) or opdef.input_types.get(in_name)
             is_ref = in_name in opdef.refs
             if in_name in opdef.list_inputs:
                 if not isinstance(v, (list, tuple)):
@@ -353,6 +353,10 @@ def apply_op(op_type, name=None, **kwargs):
             else:
                 t = _convert_input(v, hint, op_type, in_name, is_ref,
                                    registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name))
+                fixed = opdef.input_types.get(in_name)
+                if fixed is not None and t.dtype.base_dtype != fixed:
+                    raise TypeError(f"Input '{in_name}' of '{op_type}' Op has type {t.dtype.base_dtype.name} that "
+                                    f"does not match expected type of {fixed.name}.")
                 inputs.append(t)
                 named[in_name] = t
                 attr = member_attr.get(in_name)

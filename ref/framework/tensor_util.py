@@ -36,7 +36,10 @@ def constant_value(tensor):
     """The NumPy value of ``tensor`` if it is known at graph construction, else None:
     a ``Const``; ``Shape``/``Size``/``Rank`` of a fully defined static shape; and
     ``Identity``, ``StopGradient``, ``Pack``, ``Cast``, ``ConcatV2``, ``Fill`` and ``Range`` of
-    known values, computed by their registered kernels."""
+    known values, computed by their registered kernels. A TensorShape is
+    returned as it is (TF: what is not a tensor is its own value)."""
+    if isinstance(tensor, TensorShape):
+        return tensor
     return _folded_value(tensor, _FOLDABLE, "_folded_constants")
 
 

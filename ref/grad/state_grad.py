@@ -10,7 +10,7 @@ from ref.graph_ops import array_ops
 for _t in ("Variable", "VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
-           "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
+           "SaveV2", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
            "StaticRegexFullMatch", "RegexFullMatch",
            "Save", "SaveSlices", "ShardedFilespec", "GenerateVocabRemapping", "LoadAndRemapMatrix",
            # queues (TF's data_flow_ops.py declares them so too)

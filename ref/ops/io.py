@@ -35,7 +35,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.types.dtypes import as_dtype
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.formats.slices import parse_shape_and_slice
 from ref.formats.bundle import BundleWriter, meta_filename, merge_bundles, BundleReader
@@ -114,12 +114,18 @@ def save_v2(prefix, tensor_names, shape_and_slices, tensors, dtypes=None, _fsync
 
 def _restore_shape(ins, attrs):
     dts = attrs["dtypes"]
+    require_rank(ins, attrs, prefix=0, tensor_names=1, shape_and_slices=1)
+    n_names, n_specs = ins["tensor_names"].shape, ins["shape_and_slices"].shape
+    if not n_names.is_compatible_with(n_specs):
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {n_names[0]} and {n_specs[0]}. "
+                         f"Shapes are {n_names} and {n_specs}. for '{attrs.get('_op_name')}'")
     value = ins["shape_and_slices"].value
     specs = None
     if value is not None:
         arr = np.asarray(value, dtype=object).reshape(-1)
-        if len(arr) == len(dts):
-            specs = [scalar_text(v) for v in arr.tolist()]
+        if len(arr) != len(dts):
+            raise ValueError("The number of shape_and_slice doesn't match tensor outputs.")
+        specs = [scalar_text(v) for v in arr.tolist()]
     out = []
     for i, d in enumerate(dts):
         shape = unknown_shape()
@@ -258,7 +264,8 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
              shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
 def sharded_filename(basename, shard, num_shards):
     """``"%s-%05d-of-%05d" % (basename, shard, num_shards)``."""
-    return np.array("%s-%05d-of-%05d" % (scalar_text(basename), int(shard), int(num_shards)), dtype=object)
+    name = "%s-%05d-of-%05d" % (scalar_text(basename), int(shard), int(num_shards))
+    return np.array(name.encode("utf-8", "surrogateescape"), dtype=object)
 
 
 def _join_shape(ins, attrs):
@@ -361,7 +368,52 @@ def save(filename, tensor_names, data, T=None):
              shape=lambda ins, attrs: [(dtypes.string, TensorShape([]))])
 def sharded_filespec(basename, num_shards):
     """``"%s-?????-of-%05d" % (basename, num_shards)``: the glob of a sharded V1 checkpoint."""
-    return np.array("%s-?????-of-%05d" % (scalar_text(basename), int(num_shards)), dtype=object)
+    spec = "%s-?????-of-%05d" % (scalar_text(basename), int(num_shards))
+    return np.array(spec.encode("utf-8", "surrogateescape"), dtype=object)
+
+
+def _restore_one_shape(ins, attrs):
+    require_rank(ins, attrs, **{k: 0 for k in ins})
+    shape = unknown_shape()
+    value = ins["shape_and_slice"].value if "shape_and_slice" in ins else None
+    if value is not None and scalar_text(np.asarray(value, dtype=object).reshape(-1)[0]):
+        full, sl = _parse_slice(scalar_text(np.asarray(value, dtype=object).reshape(-1)[0]), "#0")
+        shape = TensorShape(list(sl.shape(full)))
+    return [(dtypes.as_dtype(attrs["dt"]), shape)]
+
+
+def _restore_v1(file_pattern, tensor_name, spec, dt):
+    pattern, name = scalar_text(file_pattern), scalar_text(tensor_name)
+    reader = TensorSliceReader(pattern)
+    if not reader.has_tensor(name):
+        raise errors.NotFoundError(None, None, f'Tensor name "{name}" not found in checkpoint files {pattern}')
+    have, shape, _ = reader.tensors[name]
+    want = as_dtype(dt).base_dtype
+    if have != want:
+        raise invalid_argument(f"Expected to restore a tensor of type {_type_string(want)}, got a tensor of type "
+                               f"{_type_string(have)} instead: tensor_name = {name}")
+    sl = None
+    if spec:
+        full, sl = _parse_slice(spec, name)
+        if tuple(full) != tuple(shape):
+            raise invalid_argument(f"Shape in shape_and_slice spec does not match the shape in the save file: "
+                                   f"[{','.join(map(str, full))}], save file shape: [{','.join(map(str, shape))}]")
+    return reader.get_slice(name, sl)
+
+
+@register_op("Restore", inputs=("file_pattern", "tensor_name"), outputs=("tensor",),
+             attrs={"dt": REQUIRED, "preferred_shard": -1}, shape=_restore_one_shape, stateful=True)
+def restore(file_pattern, tensor_name, dt, preferred_shard=-1):
+    """The whole tensor ``tensor_name`` of the V1 checkpoint files matching ``file_pattern``."""
+    return _restore_v1(file_pattern, tensor_name, "", dt)
+
+
+@register_op("RestoreSlice", inputs=("file_pattern", "tensor_name", "shape_and_slice"), outputs=("tensor",),
+             attrs={"dt": REQUIRED, "preferred_shard": -1}, shape=_restore_one_shape, stateful=True)
+def restore_slice(file_pattern, tensor_name, shape_and_slice, dt, preferred_shard=-1):
+    """The slice ``shape_and_slice`` of tensor ``tensor_name`` in the V1 checkpoint files matching
+    ``file_pattern`` (the whole tensor when empty)."""
+    return _restore_v1(file_pattern, tensor_name, scalar_text(shape_and_slice), dt)
 
 
 # ---------------------------------------------------------------------------

@@ -80,6 +80,7 @@ class OpDef:
     ctx: bool
     creates_ref: bool
     raw_inputs: tuple = ()
+    input_types: dict = _attrs.Factory(dict)  # an input of one fixed dtype (TF's "a: int32")
 
     def infer(self, ins: dict, attrs: dict) -> list:
         """Output (dtype, TensorShape) pairs for the given input Specs and attrs."""
@@ -109,7 +110,7 @@ FROM_TF_ATTR_NAMES = {op: {tf: ours for ours, tf in names.items()} for op, names
 
 def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=None, allowed=None,
                 list_inputs=None, shape=None, stateful=False, refs=(), ref_outputs=None,
-                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None, raw_inputs=()):
+                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None, raw_inputs=(), input_types=None):
     """Declares op ``name`` with the decorated function as its CPU kernel.
 
     ``list_inputs`` maps a list input to the attr holding its length (``"N"``)
@@ -118,6 +119,7 @@ def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=Non
     ``ref_outputs`` maps an output to the ref input it aliases (``Assign``'s
     ``output_ref`` is its ``ref``). ``raw_inputs`` are handed over without
     dereferencing variables (control flow passes refs into its bodies).
+    ``input_types`` maps an input of one fixed dtype (TF's ``a: int32``) to it.
     """
 
     def deco(kernel):
@@ -127,7 +129,8 @@ def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=Non
             allowed=dict(allowed or {}), list_inputs=dict(list_inputs or {}), shape=shape,
             kernel=kernel, gpu_kernel=gpu, stateful=bool(stateful or refs), refs=tuple(refs),
             ref_outputs=dict(ref_outputs or {}), allow_uninitialized=tuple(allow_uninitialized),
-            ctx=ctx, creates_ref=creates_ref, raw_inputs=tuple(raw_inputs))
+            ctx=ctx, creates_ref=creates_ref, raw_inputs=tuple(raw_inputs),
+            input_types={k: _dtypes.as_dtype(v) for k, v in (input_types or {}).items()})
         return kernel
 
     return deco

@@ -33,6 +33,7 @@ reads are copied to the device once, when the plan is made.
 from __future__ import annotations
 
 import sys
+import zlib
 
 from ref.types import dtypes, errors
 from ref.types.device_spec import DeviceSpec
@@ -71,7 +72,11 @@ def _visible_gpus(config) -> int:
 
 def local_devices(config=None) -> list:
     """``(name, device_type, memory_limit_bytes, incarnation)`` of this process's devices."""
-    out = [(CPU0, "CPU", 268435456, 0)]
+    counts = getattr(config, "device_count", None)
+    n_cpu = max(1, int(counts["CPU"])) if counts is not None and "CPU" in counts else 1  # ConfigProto.device_count
+    # incarnations: non-zero ids, one per device (TF draws them at random; here fixed by the name)
+    out = [(CPU0[:-1] + str(i), "CPU", 268435456, zlib.crc32((CPU0[:-1] + str(i)).encode()) | 1)
+           for i in range(n_cpu)]
     for i in range(_visible_gpus(config)):
         mem = 0
         try:

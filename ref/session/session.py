@@ -19,6 +19,8 @@ from typing import Any, Mapping, Self
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.types.device_spec import DeviceSpec
+from ref.platform import tf_logging
 from ref.framework.graph import Graph, Operation, Tensor, get_default_graph
 from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ref.framework.op_def_library import as_bytes_array
@@ -28,7 +30,7 @@ from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
-from ref.session.tracing import fill_step_stats
+from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
 
@@ -222,9 +224,22 @@ def _flatten_feed_dict(feed_dict):
             yield key, value
 
 
-class _DeviceAttributes(collections.namedtuple(
-        "_DeviceAttributes", ["name", "device_type", "memory_limit_bytes", "incarnation"])):
-    pass
+class _DeviceAttributes:
+    """One device of ``Session.list_devices()`` (TF's): the name canonical
+    (``/cpu:1`` -> ``/device:CPU:1``), the type, memory limit and incarnation."""
+
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation):
+        self._name = DeviceSpec.from_string(name).to_string()
+        self._device_type, self._memory_limit_bytes, self._incarnation = device_type, memory_limit_bytes, incarnation
+
+    name = property(lambda self: self._name)
+    device_type = property(lambda self: self._device_type)
+    memory_limit_bytes = property(lambda self: self._memory_limit_bytes)
+    incarnation = property(lambda self: self._incarnation)
+
+    def __repr__(self):
+        return (f"_DeviceAttributes({self._name}, {self._device_type}, {self._memory_limit_bytes}, "
+                f"{self._incarnation})")
 
 
 class BaseSession:
@@ -234,7 +249,15 @@ class BaseSession:
         if graph is None:
             graph = get_default_graph()
         if not isinstance(graph, Graph):
-            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+            raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
+        if target is not None and not isinstance(target, (str, bytes)):
+            hint = (' Did you do "Session(config)" instead of "Session(config=config)"?'
+                    if type(target).__name__ == "ConfigProto" else "")
+            raise TypeError(f'Argument `target` must be a string, but got "{type(target).__name__}".{hint}'
+                            if hint else f'Argument `target` must be a string, but got "{type(target).__name__}"')
+        if config is not None and type(config).__name__ != "ConfigProto":
+            raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+        target = target or ""
         self._graph = graph
         self._target = target
         self._config = config
@@ -244,10 +267,15 @@ class BaseSession:
         # ConfigProto.intra_op_parallelism_threads: the threads one kernel may use (gemm's blocks); 0: all cores
         self._intra_threads = max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._closed = False
+        self._step_count = 0  # runs so far (GraphOptions.build_cost_model counts them)
         if isinstance(target, bytes):
             target = target.decode("utf-8")
         shared = local_target_state(target) if isinstance(target, str) and target else None
         handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
+        if target and shared is None and handler is None:  # TF: neither DirectSession's nor GrpcSession's
+            raise errors.NotFoundError(None, None, "No session factory registered for the given session options: "
+                                                   f"{{target: \"{target}\"}} Registered factories are "
+                                                   "{GRPC_SESSION, DIRECT_SESSION}.")
         # A master elsewhere runs the steps; nothing is sent before the first run.
         self._remote = handler[0](target, graph, config) if handler is not None else None
         # the variables, generators and resources runs use; a server's belongs to it:
@@ -271,7 +299,10 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        """The graph as a GraphDef; with ``GraphOptions.infer_shapes`` its nodes
+        carry ``_output_shapes`` (TF's ``add_shapes``)."""
+        opts = getattr(self._config, "graph_options", None)
+        return self._graph.as_graph_def(add_shapes=bool(getattr(opts, "infer_shapes", False)))
 
     def list_devices(self):
         if self._remote is not None:
@@ -292,6 +323,9 @@ class BaseSession:
         return default_session(self)
 
     def __enter__(self) -> Self:
+        if self._default_ctx:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if you want "
+                               "to enter a session multiple times.")
         gctx = self._graph.as_default()
         sctx = self.as_default()
         gctx.__enter__()
@@ -364,6 +398,7 @@ class BaseSession:
         return self._run_any(fetches, feed_dict, options, run_metadata)
 
     def _run_any(self, fetches, feed_dict, options, run_metadata):
+        self._step_count += 1
         timeout = self._op_timeout
         if options is not None and getattr(options, "timeout_in_ms", 0) > 0:
             timeout = options.timeout_in_ms / 1000.0
@@ -481,19 +516,36 @@ class BaseSession:
         """Runs ``mapper``'s elements. With ``run_metadata`` to fill, honours
         ``options.output_partition_graphs`` and records each op's time (and
         outputs) in ``step_stats`` as ``options.trace_level`` asks (``ref.session.tracing``)."""
-        if self._remote is not None or run_metadata is None or options is None:
+        if run_metadata is not None:  # TF's run replaces the whole RunMetadata
+            run_metadata.Clear()
+        cost = run_metadata is not None and self._remote is None and self._cost_model_step()
+        if self._remote is not None or run_metadata is None or (options is None and not cost):
             return mapper.build(self._run_elements(mapper.elements, feeds, None, options, run_metadata))
-        if options.output_partition_graphs:
+        if options is not None and options.output_partition_graphs:
             # One partition: the whole graph runs on one device.
             run_metadata.partition_graphs.add().ParseFromString(self._graph.as_graph_def().SerializeToString())
-        if not options.trace_level:
+        level = options.trace_level if options is not None else 0
+        if not level and not cost:
             return mapper.build(self._run_elements(mapper.elements, feeds))
         trace = []
         try:
             values = self._run_elements(mapper.elements, feeds, trace)
         finally:
-            fill_step_stats(run_metadata, trace, options.trace_level)
+            if level:
+                fill_step_stats(run_metadata, trace, level)
+            if cost:
+                fill_cost_graph(run_metadata, trace)
         return mapper.build(values)
+
+    def _cost_model_step(self):
+        """Whether this run returns a cost graph: ``GraphOptions.build_cost_model``
+        = N asks for one every N runs, counted after ``build_cost_model_after`` (TF's rule)."""
+        opts = getattr(self._config, "graph_options", None)
+        every = getattr(opts, "build_cost_model", 0) if opts is not None else 0
+        if every <= 0:
+            return False
+        measured = self._step_count - 1 - opts.build_cost_model_after
+        return measured >= 0 and (measured + 1) % every == 0
 
     def _run_elements(self, elements, feeds, trace=None, options=None, run_metadata=None):
         # A fetched tensor that is fed is not computed: TF hands back the fed array.
@@ -542,12 +594,14 @@ class BaseSession:
 
     def _prepare_sparse_feed(self, feeds, key, value):
         """Feeds a SparseTensor's three tensors from a SparseTensorValue or an
-        ``(indices, values, dense_shape)`` triple."""
+        ``(indices, values, dense_shape)`` triple (or its first two)."""
         if isinstance(value, SparseTensor):
             raise TypeError("The value of a feed cannot be a tf.SparseTensor object. Acceptable feed values "
                             "include a SparseTensorValue or an (indices, values, dense_shape) tuple.")
         parts = list(value) if isinstance(value, (list, tuple)) else None
-        if parts is None or len(parts) != 3:
+        # TF zips the parts with (indices, values, dense_shape): an (indices, values)
+        # pair leaves dense_shape to its default (sparse_placeholder's given shape)
+        if parts is None or len(parts) not in (2, 3):
             raise TypeError(f"Cannot feed {value!r} to a SparseTensor: a SparseTensorValue or an "
                             "(indices, values, dense_shape) tuple is expected.")
         for k, v in zip((key.indices, key.values, key.dense_shape), parts):
@@ -589,6 +643,10 @@ class BaseSession:
                             f"key {key}.")
         dt = t.dtype.base_dtype
         np_dtype = dt.np
+        if isinstance(value, int) and not isinstance(value, bool) and dt == dtypes.string:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                            f"{object}. Try explicitly setting the type of the feed tensor to a larger type "
+                            f"(e.g. int64).")  # TF's check, with the string tensor's NumPy type: object
         if isinstance(value, int) and dt != dtypes.string:
             if np.array(value).astype(np_dtype) != value:
                 raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with "
@@ -609,6 +667,25 @@ class BaseSession:
         if not self._graph.is_feedable(t):
             raise ValueError(f"Tensor {t.name} may not be fed.")
         feeds[t] = arr
+
+    def _make_callable_from_options(self, callable_options):
+        """TF's callable from a ``CallableOptions``: ``f(*feed_values, run_metadata=None)``
+        runs ``callable_options.fetch`` (tensor names; ``target`` ops run too) with
+        its ``feed`` tensors fed and ``run_options``, and returns the fetched values as a list."""
+        feeds = [self._graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                 for n in callable_options.feed]
+        fetches = [self._graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                   for n in callable_options.fetch]
+        targets = [self._graph.as_graph_element(n, allow_tensor=False, allow_operation=True)
+                   for n in callable_options.target]
+        options = callable_options.run_options if callable_options.HasField("run_options") else None
+        run = self.make_callable([fetches, targets], feeds, accept_options=True)
+
+        def callable_(*args, run_metadata=None):
+            if len(args) != len(feeds):
+                raise errors.InvalidArgumentError(None, None, f"Expected {len(feeds)} feed values, got {len(args)}")
+            return list(run(*args, options=options, run_metadata=run_metadata)[0])
+        return callable_
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` running ``fetches`` with ``feed_list`` fed,
@@ -755,17 +832,30 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A Session that installs itself as the default on construction (for shells)."""
 
+    _active_session_count = 0  # open InteractiveSessions (TF logs an error when a second opens)
+    _count_lock = threading.Lock()
+
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                tf_logging.error(
+                    "An interactive session is already active. This can cause out-of-memory errors or some other "
+                    "unexpected errors (due to the unpredictable timing of garbage collection) in some cases. You "
+                    "must explicitly call `InteractiveSession.close()` to release resources held by the other "
+                    "session(s). Please use `tf.Session()` if you intend to productionize.")
+            InteractiveSession._active_session_count += 1
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
-        self._sess_ctx = self.as_default()
+        self._sess_ctx = default_session(self, enforce_nesting=False)
         self._sess_ctx.__enter__()
         self._explicitly_closed = False
 
     def close(self):
         super().close()
         if not self._explicitly_closed:
+            with InteractiveSession._count_lock:
+                InteractiveSession._active_session_count -= 1
             self._explicitly_closed = True
             try:
                 self._sess_ctx.__exit__(None, None, None)

@@ -71,3 +71,33 @@ def fill_step_stats(run_metadata, trace, trace_level: int, device: str = DEVICE)
                     desc.allocation_description.requested_bytes = int(arr.nbytes)
                     desc.allocation_description.allocated_bytes = int(arr.nbytes)
                     desc.allocation_description.allocator_name = "cpu"
+
+
+def fill_cost_graph(run_metadata, trace, device: str = DEVICE) -> None:
+    """``run_metadata.cost_graph`` from the records of ``execute(..., trace=)``
+    (``GraphOptions.build_cost_model``): one node per op run, numbered in run
+    order, with its measured time (microseconds), its inputs from the ops run
+    before it, its outputs' sizes, dtypes and shapes, and whether anything run
+    reads it (``is_final`` when nothing does)."""
+    ids = {op: i for i, (op, _, _, _) in enumerate(trace)}
+    read = {t.op for op, _, _, _ in trace for t in op.inputs}
+    for op, start, end, outputs in trace:
+        node = run_metadata.cost_graph.node.add()
+        node.name, node.device, node.id = op.name, device, ids[op]
+        node.compute_time = node.compute_cost = (end - start) // 1000
+        node.is_final = op not in read
+        for t in op.inputs:
+            if t.op in ids:
+                info = node.input_info.add()
+                info.preceding_node, info.preceding_port = ids[t.op], t.value_index
+        for c in op.control_inputs:
+            if c in ids:
+                node.control_input.append(ids[c])
+        for t, value in zip(op.outputs, outputs):
+            out = node.output_info.add()
+            out.dtype = t.dtype.base_dtype.as_datatype_enum
+            arr = value if isinstance(value, np.ndarray) else None
+            out.size = int(arr.nbytes) if arr is not None else 0
+            out.alias_input_port = -1
+            for d in (arr.shape if arr is not None else ()):
+                out.shape.dim.add().size = int(d)

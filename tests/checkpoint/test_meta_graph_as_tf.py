@@ -91,3 +91,21 @@ def test_import_round_trip_matches_tf(tmp_path, clear_devices):
     assert results[0][0] == results[1][0]
     assert dict(results[0][1].collection_def) == dict(results[1][1].collection_def)
     assert results[0][1].saver_def == results[1][1].saver_def
+
+
+@pytest.mark.parametrize("export_scope", ["export", None])
+def test_scoped_export_strips_frame_names_as_tf(export_scope):
+    """A while loop's Enter ``frame_name`` loses the export scope as its node names do (TF's ``_node_def``)."""
+    tf = tf_v1()
+
+    def frames(mod, export_module):
+        with mod.Graph().as_default():
+            with mod.name_scope("export"):
+                v = mod.Variable(0.0)
+                mod.while_loop(lambda i, x: i < 5, lambda i, x: (i + 1, x + mod.cast(i, mod.float32)), [0, v])
+            mgd, _ = export_module.export_scoped_meta_graph(export_scope=export_scope)
+            return sorted((n.name, n.attr["frame_name"].s) for n in mgd.graph_def.node if n.op == "Enter")
+    from tensorflow.python.framework import meta_graph as tf_meta_graph
+    with tf1_behaviour():
+        want = frames(tf, tf_meta_graph)
+    assert frames(ref, _under_test) == want

@@ -211,3 +211,30 @@ def test_tensor_is_not_a_bool():
     with G.Graph().as_default():
         with pytest.raises(TypeError):
             bool(constant(True))
+
+
+def test_while_loops_built_in_parallel_threads():
+    """Each thread builds in its own TF 1.x control-flow context (as its name and
+    device stacks): loops built at once in one graph are each well formed and
+    compute sum(range(n)) (TF's session_test builds graphs from threads so too)."""
+    import threading
+    import ref as tf
+    g = tf.Graph()
+    results, errors_seen = {}, []
+
+    def build(n):
+        try:
+            with g.as_default():
+                for _ in range(5):
+                    out = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), [0, 0])
+                results[n] = out[1]
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors_seen.append(e)
+    threads = [threading.Thread(target=build, args=(n,)) for n in (3, 4, 5, 6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors_seen, errors_seen
+    with tf.Session(graph=g) as sess:
+        assert {n: int(sess.run(v)) for n, v in results.items()} == {n: sum(range(n)) for n in (3, 4, 5, 6)}

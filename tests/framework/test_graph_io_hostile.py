@@ -177,11 +177,15 @@ with tf.Graph().as_default() as g:
     assert result["graph_def_bytes"] < 10_000
 
 
-@pytest.mark.parametrize("request_", ["c:4", "c:x", "nope:0", "nope"])
-def test_bad_return_element_is_value_error_and_imports_nothing(request_):
+@pytest.mark.parametrize("request_, message", [
+    ("c:4", r"Invalid return output 4 of node 'c', which has 1 output\(s\)"),  # TF's wordings
+    ("c:x", "Cannot convert 'c:x' to a tensor name"),
+    ("nope:0", "Requested return tensor 'nope:0' not found in graph def"),
+    ("nope", "Requested return node 'nope' not found in graph def")])
+def test_bad_return_element_is_value_error_and_imports_nothing(request_, message):
     gd = _graph_def([("c", "Const", [])])
     g = tf.Graph()
     with g.as_default():
-        with pytest.raises(ValueError, match="not found in graph def"):
+        with pytest.raises(ValueError, match=message):
             tf.import_graph_def(gd, return_elements=[request_])
         assert g.get_operations() == []

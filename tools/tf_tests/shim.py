@@ -52,6 +52,8 @@ SOURCES = {
     "tensorflow.python.framework.random_seed": ("ref.framework.random_seed",),
     "tensorflow.python.framework.tensor_util": ("ref.framework.tensor_util", "ref.formats.tensor_util"),
     "tensorflow.python.framework.importer": ("ref.framework.importer",),
+    "tensorflow.python.framework.graph_util": ("ref.framework.graph_util_impl",),
+    "tensorflow.python.framework.graph_util_impl": ("ref.framework.graph_util_impl",),
     "tensorflow.python.framework.versions": ("ref.framework.versions",),
     "tensorflow.python.framework.meta_graph": ("ref.checkpoint.meta_graph",),
     "tensorflow.python.framework.graph_io": ("ref.train",),
@@ -636,18 +638,10 @@ def _make_numpy_compat():
 
 
 def _make_test_ops():
-    """TF's C++ test-only ops that tests build graphs from: ``int_output`` (an int32 of
-    unknown shape) and ``ref_output`` (an int32 reference), as ref ops of those outputs."""
-    import ref
-    from ref.framework.op_def_library import apply_op
-
-    def int_output(name=None):
-        return ref.placeholder(ref.int32, name=name or "IntOutput")
-
-    def ref_output(name=None):
-        return apply_op("VariableV2", dtype=ref.int32, shape=ref.TensorShape(None), name=name or "RefOutput")
-    return ShimModule("tensorflow.python.framework.test_ops", (),
-                      extra={"int_output": int_output, "ref_output": ref_output})
+    """TF's test-only ops, declared in ref's registry (``tools/tf_tests/test_ops.py``)."""
+    importlib.import_module("test_ops")
+    _gen_names.cache_clear()
+    return ShimModule("tensorflow.python.framework.test_ops", (), gen=True)
 
 
 SPECIAL = {
