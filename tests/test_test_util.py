@@ -157,7 +157,7 @@ def _op_error_wrong_message(self):
 def _proto_equals_ignores_map_order(self):
     node = ref.FIFOQueue(10, ref.float32, name="Q").queue_ref.op.node_def
     self.assertProtoEquals("""
-        name: 'Q' op: 'FIFOQueueV2'
+        name: 'Q' op: 'FIFOQueueV2' device: '/device:CPU:*'
         attr { key: 'capacity' value { i: 10 } }
         attr { key: 'component_types' value { list { type: DT_FLOAT } } }
         attr { key: 'container' value { s: '' } }
