@@ -94,6 +94,7 @@ class RaggedTensor:
                              "instead (e.g., RaggedTensor.from_row_lengths())")
         self._values, self._row_splits = values, row_splits
         self._value_rowids, self._nrows = value_rowids, nrows
+        self._uniform, self._uniform_static = None, None
 
     # -- factories --------------------------------------------------------------
 
@@ -218,6 +219,40 @@ class RaggedTensor:
             row_limits = _convert_splits(row_limits, _hint(values), "row_limits")
             return cls.from_row_splits(values, array_ops.concat([constant([0], row_limits.dtype), row_limits], 0),
                                        validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """Rows of ``uniform_row_length`` values each (``nrows`` of them: by
+        default nvals // length, or 0 when the length is 0); held as row splits
+        ``range(nrows + 1) * length``."""
+        if not isinstance(validate, bool):
+            raise TypeError(f"Argument `validate` must have type bool. Received {validate}.")
+        with name_scope(name, "RaggedFromUniformRowLength", [values, uniform_row_length, nrows]):
+            values = values if isinstance(values, RaggedTensor) else convert_to_tensor(values, name="values")
+            length = _convert_splits(uniform_row_length, _hint(values), "uniform_row_length")
+            length.shape.assert_has_rank(0)
+            nvals = (values.nrows(out_type=length.dtype) if isinstance(values, RaggedTensor)
+                     else array_ops.shape(values, out_type=length.dtype)[0])
+            k, static_nvals = _const(length), values.shape.as_list()[0] if values.shape.ndims else None
+            if nrows is None and k is not None and static_nvals is not None:
+                nrows = constant(0 if int(k) == 0 else static_nvals // int(k), length.dtype)
+            elif nrows is None:
+                nrows = array_ops.where(math_ops.equal(length, 0), constant(0, length.dtype),
+                                        math_ops.floordiv(nvals, math_ops.maximum(length, 1)))
+            else:
+                nrows = convert_to_tensor(nrows, length.dtype, name="nrows")
+            row_splits = math_ops.range(nrows + 1) * length
+            n = _const(nrows)
+            if n is not None:
+                row_splits.set_shape([int(n) + 1])
+            if validate:
+                msg = "Arguments to from_uniform_row_length do not form a valid RaggedTensor"
+                row_splits = with_dependencies([check_ops.assert_non_negative(length, message=msg),
+                                                check_ops.assert_equal(nrows * length, nvals, message=msg)],
+                                               row_splits)
+            result = cls(values, row_splits, internal=True, nrows=nrows)
+            result._uniform, result._uniform_static = length, None if k is None else int(k)
+            return result
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -347,7 +382,8 @@ class RaggedTensor:
     row_splits = property(lambda self: self._row_splits, doc="The [nrows + 1] row boundaries.")
     dtype = property(lambda self: self._values.dtype)
     graph = property(lambda self: self._row_splits.graph)
-    uniform_row_length = property(lambda self: None, doc="None: every ragged dimension here is ragged.")
+    uniform_row_length = property(lambda self: self._uniform,
+                                  doc="The rows' length (a scalar Tensor) when built by from_uniform_row_length.")
 
     @property
     def flat_values(self) -> Tensor:
@@ -375,7 +411,11 @@ class RaggedTensor:
         n = self._row_splits.shape.dims[0].value if self._row_splits.shape.ndims else None
         inner = self.flat_values.shape
         tail = TensorShape(None) if inner.ndims is None else TensorShape(inner.as_list()[1:])
-        return TensorShape([None if n is None else n - 1] + [None] * self.ragged_rank).concatenate(tail)
+        inner_dims, v = [], self
+        while isinstance(v, RaggedTensor):
+            inner_dims.append(v._uniform_static)
+            v = v.values
+        return TensorShape([None if n is None else n - 1] + inner_dims).concatenate(tail)
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -538,11 +578,50 @@ class RaggedTensor:
     def consumers(self):
         return [c for t in (self.flat_values,) + self.nested_row_splits for c in t.consumers()]
 
+    def __getitem__(self, key):
+        """Indexing along the rows: ``rt[i]`` is row i (a Tensor, or a RaggedTensor
+        for more ragged dimensions); ``rt[a:b]`` the rows a..b-1 as a
+        RaggedTensor; a tuple indexes row-wise first, then within the row taken
+        (TF's ``ragged_getitem`` for an int or step-1 slice first)."""
+        if isinstance(key, tuple):
+            if not key:
+                return self
+            first, rest = key[0], key[1:]
+            if not rest:
+                return self[first]
+            if isinstance(first, slice) or first is Ellipsis:
+                raise ValueError("ref's RaggedTensor indexes within rows only after an integer row index")
+            row = self[first]
+            return row[rest] if isinstance(row, RaggedTensor) else row.__getitem__(rest)
+        with name_scope(None, "RaggedGetItem", [self]):
+            splits = self._row_splits
+            if isinstance(key, slice):
+                if key.step not in (None, 1):
+                    raise ValueError("ref's RaggedTensor slices rows with step 1 only")
+                start = key.start if key.start is None or key.start >= 0 else key.start - 1
+                stop = key.stop if key.stop is None or key.stop < 0 else key.stop + 1
+                sub = splits[start:stop]
+                values = _rows(self._values, sub[0], sub[-1])
+                return RaggedTensor(values, sub - sub[0], internal=True)
+            index = convert_to_tensor(key, name="index")
+            index = array_ops.where(index < 0, index + math_ops.cast(self.nrows(), index.dtype), index)
+            start = array_ops.gather(splits, index)
+            limit = array_ops.gather(splits, index + 1)
+            return _rows(self._values, start, limit)
+
     def __repr__(self):
         return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
 
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")
+
+
+def _rows(values, start, limit):
+    """``values[start:limit]`` along the outer dimension (a RaggedTensor: those rows)."""
+    if isinstance(values, RaggedTensor):
+        sub = values.row_splits[start:limit + 1]
+        return RaggedTensor(_rows(values.values, sub[0], sub[-1]), sub - sub[0], internal=True)
+    return values[start:limit]
 
 
 def is_ragged(value):
