@@ -18,12 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import Tensor, name_scope
+from ref.framework.graph import Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, check_ops, math_ops
 from ref.graph_ops.control_flow_ops import with_dependencies
+from ref.graph_ops.logging_ops import Assert
 from ref.types.shapes import TensorShape, as_shape
 
 __all__ = ["RaggedTensor", "RaggedTensorValue", "is_ragged", "convert_to_tensor_or_ragged_tensor",
@@ -88,11 +89,11 @@ class RaggedTensor:
     """A tensor with ragged (variable-length) dimensions (``tf.RaggedTensor``).
     Build one with a ``from_*`` factory or ``tf.ragged.constant``."""
 
-    def __init__(self, values, row_splits, internal=False, value_rowids=None, nrows=None):
+    def __init__(self, values, row_partition, internal=False, value_rowids=None, nrows=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
-        self._values, self._row_splits = values, row_splits
+        self._values, self._row_splits = values, row_partition  # the row splits
         self._value_rowids, self._nrows = value_rowids, nrows
         self._uniform, self._uniform_static = None, None
 
@@ -328,9 +329,13 @@ class RaggedTensor:
                 flat = array_ops.reshape(tensor, array_ops.concat([dims[ragged_rank - 1:ragged_rank],
                                                                    input_shape[ragged_rank:]], 0))
                 result = cls.from_tensor(flat, lengths, padding, row_splits_dtype=row_splits_dtype)
+                static = tensor.shape.as_list() if tensor.shape.ndims is not None else None
                 for axis in range(ragged_rank - 1, 0, -1):
-                    width = input_shape[axis]
-                    result = cls.from_row_splits(result, math_ops.range(dims[axis - 1] + 1) * width, validate=False)
+                    width = input_shape[axis] if static is None or static[axis] is None else \
+                        constant(static[axis], row_splits_dtype)
+                    rows = dims[axis - 1] if static is None or None in static[:axis] else \
+                        constant(int(np.prod(static[:axis])), row_splits_dtype)
+                    result = cls.from_uniform_row_length(result, width, rows, validate=False)
                 return result
             nrows, ncols = input_shape[0], input_shape[1]
             if padding is not None:
@@ -348,14 +353,13 @@ class RaggedTensor:
                 return cls.from_row_lengths(array_ops.boolean_mask(tensor, mask), lengths, validate=False)
             values = array_ops.reshape(tensor, array_ops.concat([array_ops.reshape(nrows * ncols, [1]),
                                                                  input_shape[2:]], 0))
+            dims = tensor.shape.as_list() if tensor.shape.ndims is not None else [None, None]
             if tensor.shape.ndims is not None:
-                dims = tensor.shape.as_list()
                 total = None if dims[0] is None or dims[1] is None else dims[0] * dims[1]
                 values.set_shape([total] + dims[2:])
-            splits = math_ops.range(nrows + 1) * ncols
-            if tensor.shape.dims is not None and tensor.shape.dims[0].value is not None:
-                splits.set_shape([tensor.shape.dims[0].value + 1])
-            return cls._from_splits(values, splits, False)
+            width = ncols if dims[1] is None else constant(dims[1], row_splits_dtype)
+            rows = nrows if dims[0] is None else constant(dims[0], row_splits_dtype)
+            return cls.from_uniform_row_length(values, width, rows, validate=False)
 
     @classmethod
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
@@ -372,7 +376,8 @@ class RaggedTensor:
             index_rank = st_input.indices.shape.dims[1].value if st_input.indices.shape.ndims else None
             if shape_rank != 2 and index_rank != 2:
                 raise ValueError("rank(st_input) must be 2.")
-            segment_ids = math_ops.cast(st_input.indices[:, 0], row_splits_dtype)
+            with control_dependencies(_assert_right_ragged(st_input.indices)):
+                segment_ids = math_ops.cast(st_input.indices[:, 0], row_splits_dtype)
             num_segments = math_ops.cast(st_input.dense_shape[0], row_splits_dtype)
             return cls.from_value_rowids(st_input.values, segment_ids, num_segments, validate=False)
 
@@ -569,8 +574,8 @@ class RaggedTensor:
 
     def to_list(self):
         """Eager only in TF: in a graph, run the tensor and call ``RaggedTensorValue.to_list``."""
-        raise ValueError("RaggedTensor.to_list() is only supported in eager mode; in graph mode, evaluate the "
-                         "RaggedTensor first and then use RaggedTensorValue.to_list().")
+        raise ValueError("to_list can only be used in eager mode; in a graph, run the RaggedTensor and call "
+                         "RaggedTensorValue.to_list().")
 
     def numpy(self):
         raise ValueError("RaggedTensor.numpy() is only supported in eager mode.")
@@ -658,6 +663,17 @@ def match_row_splits_dtypes(*tensors, **kwargs):
                          "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes.")
     dtype = dtypes.int32 if has_int32 else dtypes.int64
     return (dtype, tensors) if return_dtype else tensors
+
+
+def _assert_right_ragged(indices):
+    """TF's check that a rank-2 SparseTensor's entries fill each row from column 0
+    without gaps: an entry starting a row has column 0, one continuing a row
+    the column after the previous one."""
+    row, col = indices[:, :-1], indices[:, -1]
+    new_row = math_ops.reduce_any(math_ops.not_equal(row[1:], row[:-1]), axis=1)
+    ok = array_ops.where(new_row, math_ops.equal(col[1:], 0), math_ops.equal(col[1:], col[:-1] + 1))
+    right_ragged = math_ops.logical_and(math_ops.reduce_all(math_ops.equal(col[:1], 0)), math_ops.reduce_all(ok))
+    return [Assert(right_ragged, ["SparseTensor is not right-ragged", "SparseTensor.indices =", indices])]
 
 
 def _hint(values):

@@ -198,8 +198,7 @@ def ragged_tensor_to_sparse(rt_nested_splits, rt_dense_values, RAGGED_RANK=None)
              type_attrs={"T": ("values", "default_value")},
              shape=lambda ins, attrs: [(dtypes.int64, TensorShape([None])),
                                        (ins["values"].dtype, TensorShape([None])),
-                                       (dtypes.bool, TensorShape([None if ins["nrows"].value is None
-                                                                  else int(ins["nrows"].value)])),
+                                       (dtypes.bool, TensorShape([None])),
                                        (dtypes.int64, ins["value_rowids"].shape)])
 def ragged_fill_empty_rows(value_rowids, values, nrows, default_value):
     """Every row with no value gets one, ``default_value``; the values stay in
