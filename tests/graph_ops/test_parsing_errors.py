@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.ops import parsing as _under_test  # noqa: F401
+from ref.graph_ops import parsing_ops as _under_test  # noqa: F401  (and the kernels of ref.ops.parsing)
 from _graphdef import tf_v1
 from test_parsing_composite import _example
 
