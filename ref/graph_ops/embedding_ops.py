@@ -18,6 +18,8 @@ norm (``clip_by_norm`` over the row's axes).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ref.types import dtypes
 from ref.framework.graph import colocate_with, name_scope
 from ref.framework.op_def_library import convert_to_tensor
@@ -64,6 +66,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     params = list(params) if isinstance(params, (list, tuple)) else [params]
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         n = len(params)
+        # arrays become constants, as TF's convert_n_to_tensor_or_indexed_slices(params, name="params")
+        params = [convert_to_tensor(p, name=f"params_{i}") if isinstance(p, np.ndarray) else p
+                  for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0]):

@@ -1,4 +1,4 @@
-"""Embedding lookups of RaggedTensor ids and weights against TensorFlow's
+"""Embedding lookups of RaggedTensor ids and weights (and of NumPy tables) against TensorFlow's
 (``ragged_embedding_ops`` behind ``tf.nn.embedding_lookup``,
 ``embedding_lookup_sparse`` and ``safe_embedding_lookup_sparse``): each row
 runs the same snippet under ``ref`` and ``tf.compat.v1`` and compares values,
@@ -36,6 +36,10 @@ CASES = {
     "lookup_ragged_max_norm": lambda tf: tf.nn.embedding_lookup(tf.constant(PARAMS), _ids(tf, VALID), max_norm=1.0),
     "lookup_ragged_3d": lambda tf: tf.nn.embedding_lookup(tf.constant(PARAMS), tf.ragged.constant(
         [[[1], [2, 3]], [], [[4]]], dtype=tf.int64)),
+    # NumPy tables are converted to constants (TF's params_<i>), dense ids
+    "lookup_numpy_params_max_norm": lambda tf: tf.nn.embedding_lookup(PARAMS.astype(np.float64), [[1, 2], [3, 3]],
+                                                                      max_norm=1.0),
+    "lookup_numpy_shards": lambda tf: tf.nn.embedding_lookup(list(np.array_split(PARAMS, 2)), [1, 2, 9]),
 }
 for combiner in ("sum", "mean", "sqrtn"):
     for shards in (1, 3):

@@ -55,7 +55,13 @@ def ragged_embedding_lookup_sparse(tf):
     tf.nn.embedding_lookup_sparse(tf.constant(np.ones((4, 2), np.float32)), ids, None, combiner="mean")
 
 
+def embedding_lookup_numpy_params(tf):
+    tf.nn.embedding_lookup(np.ones((4, 2)), [1, 2], max_norm=1.0)
+    tf.nn.embedding_lookup([np.ones((2, 2)), np.ones((2, 2))], [1, 2])
+
+
 CASES = [
+    (embedding_lookup_numpy_params, None),
     (embedding_lookup_sparse_sparse, None),
     (safe_embedding_lookup_sparse_sparse, "the SparseTensor path predates the ragged one: TF 2.21 casts the "
                                           "reshaped dense shape and prunes with one mask (ids >= 0 AND weights)"),
