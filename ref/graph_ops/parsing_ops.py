@@ -19,7 +19,7 @@ from ref.platform import tf_logging
 from ref.types import dtypes
 from ref.types.shapes import as_shape
 
-__all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
+__all__ = ["decode_raw", "decode_raw_v1", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
            "FixedLenSequenceFeature", "RaggedFeature", "SparseFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
            "parse_sequence_example", "parse_tensor", "serialize_tensor",
            "decode_json_example"]
@@ -48,6 +48,12 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
     return apply_op("DecodeRaw", bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
                     out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                     name=name or "DecodeRaw")
+
+
+def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+    """TF 1.x's ``tf.decode_raw`` signature (``bytes`` as the old name of
+    ``input_bytes``, no ``fixed_length``): :func:`decode_raw`."""
+    return decode_raw(input_bytes, out_type, little_endian, name, bytes=bytes)
 
 
 def string_to_number(string_tensor, out_type=dtypes.float32, name=None):

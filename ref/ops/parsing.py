@@ -3,6 +3,7 @@
 All are pure functions of string tensors (NumPy object arrays of bytes)."""
 from __future__ import annotations
 
+import base64
 import re
 
 import numpy as np
@@ -696,8 +697,9 @@ def parse_tensor(serialized, out_type):
         proto.ParseFromString(raw if isinstance(raw, bytes) else str(raw).encode())
         value = tensor_util.make_ndarray(proto)
     except Exception:  # noqa: BLE001 - protobuf's DecodeError, or make_ndarray's ValueError
-        raise invalid_argument("Could not parse `serialized` as TensorProto: '"
-                               + (raw if isinstance(raw, bytes) else str(raw).encode()).decode("latin-1") + "'")
+        data = raw if isinstance(raw, bytes) else str(raw).encode()
+        raise invalid_argument("Could not parse `serialized` as TensorProto, base64: "
+                               + base64.b64encode(data).decode("ascii"))
     want = dtypes.as_dtype(out_type)
     if proto.dtype != want.as_datatype_enum:
         raise invalid_argument(f"Type mismatch between parsed tensor ({dtypes.as_dtype(proto.dtype).name}) "

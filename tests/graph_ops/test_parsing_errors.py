@@ -121,3 +121,30 @@ def test_feature_list_type_errors_match_tf(kind, batched):
     assert got[0] == want[0]
     tail = lambda m: m[m.index("Feature list"):]  # noqa: E731
     assert tail(got[1]) == tail(want[1])
+
+
+def _parse_tensor_error(tf, fed):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        serialized = tf.placeholder(tf.string)
+        try:
+            sess.run(tf.io.parse_tensor(serialized, tf.uint16), {serialized: fed})
+        except tf.errors.OpError as e:
+            return type(e).__name__, _text(e.message)
+
+
+@pytest.mark.parametrize("fed", ["bogus", ["bogus"]], ids=["not_a_proto", "not_a_scalar"])
+def test_parse_tensor_errors_match_tf(fed):
+    assert _parse_tensor_error(ref, fed) == _parse_tensor_error(tf_v1(), fed)
+
+
+def test_decode_raw_v1_matches_tf():
+    """TF 1.x's decode_raw signature (``parsing_ops.decode_raw_v1``; ``bytes`` keyword too)."""
+    from ref.graph_ops import parsing_ops
+    from tensorflow.python.ops import parsing_ops as tf_parsing_ops
+    results = []
+    for lib, module in ((ref, parsing_ops), (tf_v1(), tf_parsing_ops)):
+        with lib.Graph().as_default(), lib.Session() as sess:
+            results.append([sess.run(module.decode_raw_v1(np.array(["ab", "cd"]), lib.uint8)).tolist(),
+                            sess.run(module.decode_raw_v1(bytes=np.array(["abcd"]), out_type=lib.int16,
+                                                          little_endian=False)).tolist()])
+    assert results[0] == results[1]
