@@ -57,6 +57,14 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     """
     if isinstance(ids, RaggedTensor):
         return _embedding_lookup_ragged(params, ids, partition_strategy, name, max_norm)
+    return _embedding_lookup_and_transform(params, ids, partition_strategy, name, max_norm)
+
+
+def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=None, max_norm=None,
+                                    transform_fn=None):
+    """:func:`embedding_lookup`, with ``transform_fn`` applied to the (clipped)
+    rows of each shard before they are put back in order (TF's private helper
+    of the same name; the result's row shape is then the transformed one)."""
     if params is None:
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)) and not params:
@@ -70,9 +78,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         params = [convert_to_tensor(p, name=f"params_{i}") if isinstance(p, np.ndarray) else p
                   for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
-        if n == 1:
+        if n == 1 and (not transform_fn or ids.shape.ndims == 1):
             with colocate_with(params[0]):
                 result = _clip(array_ops.gather(params[0], ids, name=scope), ids, max_norm)
+                if transform_fn:
+                    result = transform_fn(result)
             return identity(result)
         if partition_strategy not in ("mod", "div"):
             raise ValueError(f"Unrecognized partition strategy: {partition_strategy}. Must be one of either "
@@ -101,8 +111,17 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         partitioned = []
         for p in range(n):
             with colocate_with(params[p]):
-                partitioned.append(array_ops.gather(params[p], gather_ids[p]))
+                result = array_ops.gather(params[p], gather_ids[p])
+                if transform_fn:  # the shard's rows clipped, then transformed, before stitching
+                    result = transform_fn(_clip(result, gather_ids[p], max_norm))
+                partitioned.append(result)
         ret = array_ops.parallel_dynamic_stitch(pindices, partitioned, name=scope)
+        if transform_fn is not None:  # the row shape is the transformed one
+            element_shape = ret.shape[1:]
+            dynamic = element_shape.as_list() if element_shape.is_fully_defined() else array_ops.shape(ret)[1:]
+            ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), dynamic], 0))
+            ret.set_shape(ids.shape.concatenate(element_shape))
+            return ret
         row_shape = TensorShape(params[0].shape)[1:]
         for p in params[1:]:
             row_shape = row_shape.merge_with(TensorShape(p.shape)[1:])

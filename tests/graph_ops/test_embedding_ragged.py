@@ -109,3 +109,22 @@ def test_errors_match_tf(case):
 
     want = err(tf_mod.compat.v1)
     assert want is not None and err(ref) == want
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+@pytest.mark.parametrize("ids", [2, [1, 4], [[0, 9], [3, 3]]], ids=["rank0", "rank1", "rank2"])
+def test_lookup_and_transform_matches_tf(ids, shards):
+    """TF's private ``_embedding_lookup_and_transform``: each shard's rows clipped
+    to ``max_norm``, then transformed (here to their norms), then stitched."""
+    import ref
+    from ref.graph_ops import embedding_ops
+    from tensorflow.python.ops import embedding_ops as tf_embedding_ops
+    results = []
+    for lib, module, norm in ((ref, embedding_ops, ref.norm), (tf_mod.compat.v1, tf_embedding_ops, tf_mod.norm)):
+        with lib.Graph().as_default():
+            out = module._embedding_lookup_and_transform(_shards(lib, shards), ids, max_norm=2.0,
+                                                         transform_fn=lambda x: norm(x, axis=1))
+            with lib.Session() as sess:
+                results.append((sess.run(out), out.shape.as_list()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    assert results[0][1] == results[1][1]
