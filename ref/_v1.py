@@ -84,6 +84,7 @@ from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)
 from ref.graph_ops.ragged_tensor import RaggedTensor  # noqa: F401
+from ref import ragged  # noqa: F401  (tf.ragged)
 from ref.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: F401
                                          convert_to_tensor_or_sparse_tensor)
 from ref.graph_ops.sparse_ops import (  # noqa: F401

@@ -33,6 +33,7 @@ from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
+from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
 __all__ = ["TestCase", "main", "get_temp_dir", "assert_equal_graph_def", "assert_meta_graph_protos_equal",
@@ -183,6 +184,10 @@ class _CheckedThread:
             raise RuntimeError("Thread was not joined with main thread, and is still running when the test finished.")
 
 
+def _ragged(x):
+    return isinstance(x, (RaggedTensor, RaggedTensorValue))
+
+
 def _is_tensor(x):
     return isinstance(x, Tensor) or (hasattr(x, "graph") and hasattr(x, "dtype") and hasattr(x, "op"))
 
@@ -323,6 +328,26 @@ class TestCase(unittest.TestCase):
                 return np.array(a, dtype=object)
         return a
 
+    def _py_list(self, a):
+        """A ragged value (or a Tensor, array or list) as nested Python lists."""
+        if isinstance(a, RaggedTensor) or _is_tensor(a):
+            a = self.evaluate(a)
+        if isinstance(a, RaggedTensorValue):
+            return a.to_list()
+        return a.tolist() if isinstance(a, np.ndarray) else list(a)
+
+    def _assert_ragged(self, a, b, close, msg):
+        """TF's ragged comparison: the nested lists agree (exactly, or within
+        tolerance), and so do the ragged ranks unless one side is a list."""
+        a_list, b_list = self._py_list(a), self._py_list(b)
+        if close is None:
+            self.assertEqual(a_list, b_list, msg)
+        else:
+            self._assert_close_recursive(a_list, b_list, close[0], close[1], [], msg)
+        if not (isinstance(a, (list, tuple)) or isinstance(b, (list, tuple))):
+            rank = lambda x: x.ragged_rank if isinstance(x, (RaggedTensor, RaggedTensorValue)) else 0  # noqa: E731
+            self.assertEqual(rank(a), rank(b), msg)
+
     def _evaluate_pair(self, a, b):
         if _is_tensor(a) and _is_tensor(b):
             return self.evaluate((a, b))
@@ -339,6 +364,8 @@ class TestCase(unittest.TestCase):
             np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True)
 
     def _assert_close_recursive(self, a, b, rtol, atol, path, msg):
+        if _ragged(a) or _ragged(b):
+            return self._assert_ragged(a, b, (rtol, atol), msg)
         where = "".join(f"[{p}]" for p in path)
         if hasattr(a, "_asdict"):
             a = a._asdict()
@@ -394,7 +421,10 @@ class TestCase(unittest.TestCase):
         raise AssertionError(f"The two values are close at all elements. {msg or ''}")
 
     def assertAllEqual(self, a, b, msg=None):
-        """Same shape and equal elements (NaN equals NaN for floats; str vs bytes by UTF-8)."""
+        """Same shape and equal elements (NaN equals NaN for floats; str vs bytes by UTF-8);
+        a ragged side compares as nested lists (and ragged ranks)."""
+        if _ragged(a) or _ragged(b):
+            return self._assert_ragged(a, b, None, msg)
         a, b = self._evaluate_pair(a, b)
         a, b = self._GetNdArray(a), self._GetNdArray(b)
         self.assertEqual(a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}. {msg or ''}")

@@ -315,3 +315,49 @@ def test_get_node_def_from_graph():
     from ref.test_util import get_node_def_from_graph
     gd = text_format.Merge(_C.format("a", "") + _C.format("b", ""), ref.GraphDef())
     assert get_node_def_from_graph("b", gd).name == "b" and get_node_def_from_graph("z", gd) is None
+
+
+# Ragged operands: (method, a, b, passes); ("rv", pylist) is a RaggedTensorValue
+# built by the library's ragged.constant_value, ("rt", pylist) a RaggedTensor
+# (evaluated by the assertion). TF's rule: the nested lists agree (within
+# tolerance for assertAllClose), and so do the ragged ranks unless a side is a list.
+RAGGED_ROWS = [
+    ("assertAllEqual", ("rv", [[1, 2], [3]]), [[1, 2], [3]], True),
+    ("assertAllEqual", ("rv", [[1, 2], [3]]), [[1, 2], [4]], False),
+    ("assertAllEqual", ("rv", [[1, 2], [3]]), ("rv", [[1, 2], [3]]), True),
+    ("assertAllEqual", ("rv", [[[1], [2]], []]), ("rv", [[1, 2], []]), False),
+    ("assertAllEqual", ("rt", [[1, 2], [], [3]]), [[1, 2], [], [3]], True),
+    ("assertAllEqual", ("rt", [[1, 2], [], [3]]), [[1, 2], [3]], False),
+    ("assertAllClose", ("rv", [[1.0, 2.0], [3.0]]), [[1.0, 2.0 + 1e-7], [3.0]], True),
+    ("assertAllClose", ("rv", [[1.0, 2.0], [3.0]]), [[1.0, 2.1], [3.0]], False),
+    ("assertAllClose", ("rt", [[1.0], []]), ("rv", [[1.0], []]), True),
+]
+
+
+def _ragged_operand(lib, x):
+    if isinstance(x, tuple) and x[0] == "rv":
+        return lib.ragged.constant_value(x[1])
+    if isinstance(x, tuple) and x[0] == "rt":
+        return lib.ragged.constant(x[1])
+    return x
+
+
+def _ragged_outcome(lib, case, method, a, b):
+    with lib.Graph().as_default():
+        with case.session():
+            return _outcome(case, method, (_ragged_operand(lib, a), _ragged_operand(lib, b)), {})
+
+
+@pytest.mark.parametrize("method, a, b, passes", RAGGED_ROWS)
+def test_ragged_assertions(method, a, b, passes):
+    assert _ragged_outcome(ref, _Case(), method, a, b) is passes
+
+
+@pytest.mark.parametrize("method, a, b, passes", RAGGED_ROWS)
+def test_ragged_assertions_agree_with_tf(method, a, b, passes):
+    tf = pytest.importorskip("tensorflow")
+
+    class TFCase(tf.test.TestCase):
+        def runTest(self):
+            pass
+    assert _ragged_outcome(tf.compat.v1, TFCase(), method, a, b) is passes

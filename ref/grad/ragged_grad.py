@@ -47,3 +47,19 @@ def _ragged_tensor_to_tensor_grad(op, grad):
     dims = math_ops.range(array_ops.rank(default_grads) - _rank_without_leading_ones(default))
     default_grad = array_ops.reshape(math_ops.reduce_sum(default_grads, axis=dims), array_ops.shape(default))
     return [None, values_grad, default_grad] + [None] * len(partitions)
+
+
+@RegisterGradient("RaggedTensorToSparse")
+def _ragged_tensor_to_sparse_grad(op, unused_indices_grad, values_grad, unused_shape_grad):
+    """The sparse values are the flat values in order: their gradient reshaped;
+    none for the row splits."""
+    splits = list(op.inputs[:-1])
+    return [None] * len(splits) + [array_ops.reshape(values_grad, array_ops.shape(op.inputs[-1]))]
+
+
+@RegisterGradient("RaggedFillEmptyRows")
+def _ragged_fill_empty_rows_grad(op, unused_rowids_grad, values_grad, unused_indicator_grad, unused_map_grad):
+    """The filled values' gradients back to the input values; the added ones to default_value."""
+    d_values, d_default = apply_op("RaggedFillEmptyRowsGrad", reverse_index_map=op.outputs[3],
+                                   grad_values=values_grad)
+    return None, d_values, None, d_default

@@ -18,6 +18,8 @@ norm (``clip_by_norm`` over the row's axes).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ref.types import dtypes
 from ref.framework.graph import colocate_with, name_scope
 from ref.framework.op_def_library import convert_to_tensor
@@ -25,7 +27,9 @@ from ref.types.shapes import TensorShape, dimension_value
 from ref.graph_ops import array_ops, clip_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.framework.sparse_tensor import SparseTensor
-from ref.graph_ops import sparse_ops
+from ref.graph_ops import ragged_array_ops, sparse_ops
+from ref.graph_ops.ragged_functional_ops import map_flat_values
+from ref.graph_ops.ragged_tensor import RaggedTensor
 
 __all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
@@ -51,6 +55,16 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     docstring). ``validate_indices`` is ignored, as in TF. ``max_norm``: clip
     each row to this L2 norm. Returns ``ids.shape + params[0].shape[1:]``.
     """
+    if isinstance(ids, RaggedTensor):
+        return _embedding_lookup_ragged(params, ids, partition_strategy, name, max_norm)
+    return _embedding_lookup_and_transform(params, ids, partition_strategy, name, max_norm)
+
+
+def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=None, max_norm=None,
+                                    transform_fn=None):
+    """:func:`embedding_lookup`, with ``transform_fn`` applied to the (clipped)
+    rows of each shard before they are put back in order (TF's private helper
+    of the same name; the result's row shape is then the transformed one)."""
     if params is None:
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)) and not params:
@@ -60,10 +74,15 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     params = list(params) if isinstance(params, (list, tuple)) else [params]
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         n = len(params)
+        # arrays become constants, as TF's convert_n_to_tensor_or_indexed_slices(params, name="params")
+        params = [convert_to_tensor(p, name=f"params_{i}") if isinstance(p, np.ndarray) else p
+                  for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
-        if n == 1:
+        if n == 1 and (not transform_fn or ids.shape.ndims == 1):
             with colocate_with(params[0]):
                 result = _clip(array_ops.gather(params[0], ids, name=scope), ids, max_norm)
+                if transform_fn:
+                    result = transform_fn(result)
             return identity(result)
         if partition_strategy not in ("mod", "div"):
             raise ValueError(f"Unrecognized partition strategy: {partition_strategy}. Must be one of either "
@@ -92,8 +111,17 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         partitioned = []
         for p in range(n):
             with colocate_with(params[p]):
-                partitioned.append(array_ops.gather(params[p], gather_ids[p]))
+                result = array_ops.gather(params[p], gather_ids[p])
+                if transform_fn:  # the shard's rows clipped, then transformed, before stitching
+                    result = transform_fn(_clip(result, gather_ids[p], max_norm))
+                partitioned.append(result)
         ret = array_ops.parallel_dynamic_stitch(pindices, partitioned, name=scope)
+        if transform_fn is not None:  # the row shape is the transformed one
+            element_shape = ret.shape[1:]
+            dynamic = element_shape.as_list() if element_shape.is_fully_defined() else array_ops.shape(ret)[1:]
+            ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), dynamic], 0))
+            ret.set_shape(ids.shape.concatenate(element_shape))
+            return ret
         row_shape = TensorShape(params[0].shape)[1:]
         for p in params[1:]:
             row_shape = row_shape.merge_with(TensorShape(p.shape)[1:])
@@ -106,6 +134,20 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ret.set_shape(ids.shape.concatenate(row_shape))
         return _clip(ret, ids, max_norm)
 
+
+def _embedding_lookup_ragged(params, ids, partition_strategy, name, max_norm):
+    """Ragged ``ids``: the lookup of their flat values, in the ids' rows (TF's
+    ``ragged_embedding_ops.embedding_lookup``)."""
+    if params is None:
+        raise ValueError("params must be specified.")
+    if isinstance(params, (list, tuple)) and not params:
+        raise ValueError("params should not be empty.")
+    if ids.dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"The values contained by the inputs have type {ids.dtype} and cannot be processed. All "
+                         f"values should be indices, either of type `int32` or `int64`.")
+    with name_scope(name, "embedding_lookup_ragged"):
+        return map_flat_values(embedding_lookup, params=params, ids=ids, partition_strategy=partition_strategy,
+                               max_norm=max_norm)
 
 
 def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
@@ -126,9 +168,20 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         params = list(params)
     if not isinstance(params, list):
         params = [params]
+    ignore_weights = sp_weights is None
+    if isinstance(sp_ids, RaggedTensor):  # TF's ragged_embedding_ops.embedding_lookup_sparse
+        if not ignore_weights:
+            if not isinstance(sp_weights, RaggedTensor):
+                raise TypeError(f"sp_ids must be of the same type as sp_weights, received "
+                                f"{type(sp_ids).__name__!r} for sp_ids and {type(sp_weights).__name__!r} for "
+                                f"sp_weights.")
+            sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+            sp_ids.shape.assert_is_compatible_with(sp_weights.shape)
+        with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
+            return _lookup_sparse_impl(params, sp_ids.value_rowids(), sp_weights, sp_ids.flat_values, combiner,
+                                       ignore_weights, max_norm, allow_fast_lookup, partition_strategy, name)
     if not isinstance(sp_ids, SparseTensor):
         raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
-    ignore_weights = sp_weights is None
     if not ignore_weights:
         if not isinstance(sp_weights, SparseTensor):
             raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
@@ -136,53 +189,60 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
         sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
-        segment_ids = sp_ids.indices[:, 0]
-        sparse_gradient = False
-        if len(params) == 1 and params[0].device == segment_ids.device and max_norm is None and (
-                allow_fast_lookup or ignore_weights):
-            # TF 2.21's fast path: the segment reduction reads the table at the ids
-            # themselves (no Unique / gather); without allow_fast_lookup its gradient
-            # is an IndexedSlices (sparse_gradient=True)
-            idx, embeddings = sp_ids.values, params[0]
-            sparse_gradient = not allow_fast_lookup
-        else:
-            ids, idx = array_ops.unique(sp_ids.values)
-            embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
-        if ignore_weights:
-            if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
-                segment_ids = math_ops.cast(segment_ids, dtypes.int32)
-            segment = {"sum": sparse_ops.sparse_segment_sum, "mean": sparse_ops.sparse_segment_mean,
-                       "sqrtn": sparse_ops.sparse_segment_sqrt_n}[combiner]
-            return segment(embeddings, idx, segment_ids, name=name, sparse_gradient=sparse_gradient)
-        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
-        weights = sp_weights.values
-        embeddings = array_ops.gather(embeddings, idx)
-        original_dtype = embeddings.dtype
-        if embeddings.dtype in (dtypes.float16, dtypes.bfloat16):
-            embeddings = math_ops.cast(embeddings, dtypes.float32)
-        if weights.dtype != embeddings.dtype:
-            weights = math_ops.cast(weights, embeddings.dtype)
-        ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
-        weights_shape = array_ops.shape(weights)
-        ones = array_ops.ones(ones_shape, dtype=weights_shape.dtype)
-        bcast_shape = array_ops.concat([weights_shape, ones], 0)
-        orig_weights_shape = weights.shape
-        weights = array_ops.reshape(weights, bcast_shape)
-        if embeddings.shape.ndims is not None:
-            weights.set_shape(orig_weights_shape.concatenate([1] * (embeddings.shape.ndims - 1)))
-        embeddings = embeddings * weights
-        if combiner == "sum":
-            embeddings = array_ops.segment_sum(embeddings, segment_ids, name=name)
-        else:
-            embeddings = array_ops.segment_sum(embeddings, segment_ids)
-            w = weights if combiner == "mean" else math_ops.pow(weights, 2)
-            weight_sum = array_ops.segment_sum(w, segment_ids)
-            if combiner == "sqrtn":
-                weight_sum = math_ops.sqrt(weight_sum)
-            embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=name)
-        if embeddings.dtype != original_dtype:
-            embeddings = math_ops.cast(embeddings, original_dtype)
-        return embeddings
+        return _lookup_sparse_impl(params, sp_ids.indices[:, 0], sp_weights, sp_ids.values, combiner,
+                                   ignore_weights, max_norm, allow_fast_lookup, partition_strategy, name)
+
+
+def _lookup_sparse_impl(params, segment_ids, sp_weights, ids, combiner, ignore_weights, max_norm,
+                        allow_fast_lookup, partition_strategy, name):
+    """The combined embeddings of ``ids`` grouped by ``segment_ids`` (TF's
+    ``embedding_lookup_sparse_impl``, shared by the sparse and ragged forms)."""
+    sparse_gradient = False
+    if len(params) == 1 and params[0].device == segment_ids.device and max_norm is None and (
+            allow_fast_lookup or ignore_weights):
+        # TF 2.21's fast path: the segment reduction reads the table at the ids
+        # themselves (no Unique / gather); without allow_fast_lookup its gradient
+        # is an IndexedSlices (sparse_gradient=True)
+        idx, embeddings = ids, params[0]
+        sparse_gradient = not allow_fast_lookup
+    else:
+        ids, idx = array_ops.unique(ids)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+    if ignore_weights:
+        if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
+            segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+        segment = {"sum": sparse_ops.sparse_segment_sum, "mean": sparse_ops.sparse_segment_mean,
+                   "sqrtn": sparse_ops.sparse_segment_sqrt_n}[combiner]
+        return segment(embeddings, idx, segment_ids, name=name, sparse_gradient=sparse_gradient)
+    segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+    weights = sp_weights.values
+    embeddings = array_ops.gather(embeddings, idx)
+    original_dtype = embeddings.dtype
+    if embeddings.dtype in (dtypes.float16, dtypes.bfloat16):
+        embeddings = math_ops.cast(embeddings, dtypes.float32)
+    if weights.dtype != embeddings.dtype:
+        weights = math_ops.cast(weights, embeddings.dtype)
+    ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
+    weights_shape = array_ops.shape(weights)
+    ones = array_ops.ones(ones_shape, dtype=weights_shape.dtype)
+    bcast_shape = array_ops.concat([weights_shape, ones], 0)
+    orig_weights_shape = weights.shape
+    weights = array_ops.reshape(weights, bcast_shape)
+    if embeddings.shape.ndims is not None:
+        weights.set_shape(orig_weights_shape.concatenate([1] * (embeddings.shape.ndims - 1)))
+    embeddings = embeddings * weights
+    if combiner == "sum":
+        embeddings = array_ops.segment_sum(embeddings, segment_ids, name=name)
+    else:
+        embeddings = array_ops.segment_sum(embeddings, segment_ids)
+        w = weights if combiner == "mean" else math_ops.pow(weights, 2)
+        weight_sum = array_ops.segment_sum(w, segment_ids)
+        if combiner == "sqrtn":
+            weight_sum = math_ops.sqrt(weight_sum)
+        embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=name)
+    if embeddings.dtype != original_dtype:
+        embeddings = math_ops.cast(embeddings, original_dtype)
+    return embeddings
 
 
 def _retain(sp_ids, sp_weights, keep):
@@ -210,6 +270,9 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     dtype = sparse_weights.dtype if sparse_weights is not None else None
     embedding_weights = [w if hasattr(w, "_variable") or hasattr(w, "initializer")
                          else convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+    if isinstance(sparse_ids, RaggedTensor):
+        return _safe_lookup_ragged(embedding_weights, sparse_ids, sparse_weights, combiner, default_id, name,
+                                   partition_strategy, max_norm, allow_fast_lookup)
     with name_scope(name, "embedding_lookup", embedding_weights + [sparse_ids, sparse_weights]) as scope:
         original_shape = sparse_ids.dense_shape
         rank_dim = dimension_value(original_shape.get_shape()[0])
@@ -240,6 +303,34 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         outer = TensorShape(None) if rank_dim is None else TensorShape([None] * (rank_dim - 1))
         final.set_shape(outer.concatenate(result.get_shape()[1:]))
         return final
+
+
+def _safe_lookup_ragged(embedding_weights, ids, weights, combiner, default_id, name, partition_strategy, max_norm,
+                        allow_fast_lookup):
+    """``safe_embedding_lookup_sparse`` of rank-2 RaggedTensors (TF's
+    ``ragged_embedding_ops``): the values with ids < 0 (and, unless "sum", with
+    weights <= 0) dropped, empty rows filled with ``default_id`` (weight 1),
+    then :func:`embedding_lookup_sparse`; rows that were empty are zeros when
+    ``default_id`` is None."""
+    with name_scope(name, "embedding_lookup", embedding_weights + [ids, weights]) as scope:
+        keep = math_ops.greater_equal(ids.values, 0)
+        masked = ragged_array_ops.boolean_mask_values
+        ids, weights = masked(ids, keep), None if weights is None else masked(weights, keep)
+        if combiner != "sum" and weights is not None:
+            keep = math_ops.greater(weights.values, 0)
+            ids, weights = masked(ids, keep), masked(weights, keep)
+        ids, is_row_empty = ragged_array_ops.fill_empty_rows(ids, default_id or 0)
+        if weights is not None:
+            weights, _ = ragged_array_ops.fill_empty_rows(weights, 1.0)
+        result = embedding_lookup_sparse(embedding_weights, ids, weights, combiner=combiner,
+                                         partition_strategy=partition_strategy,
+                                         name=None if default_id is None else scope, max_norm=max_norm,
+                                         allow_fast_lookup=allow_fast_lookup)
+        if default_id is None:
+            empty = array_ops.tile(array_ops.reshape(is_row_empty, [-1, 1]),
+                                   array_ops.stack([1, array_ops.shape(result)[1]]))
+            result = array_ops.where(empty, array_ops.zeros_like(result), result, name=scope)
+        return result
 
 
 # TF2's signatures (TF's embedding_ops keeps both; tf.compat.v1 exports the ones

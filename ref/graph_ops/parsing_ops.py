@@ -8,10 +8,10 @@ import numpy as np
 
 import re
 
-from ref.framework.graph import Tensor, name_scope
+from ref.framework.graph import Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
-from ref.graph_ops import array_ops, math_ops, sparse_ops
+from ref.graph_ops import array_ops, check_ops, math_ops, ragged_array_ops, sparse_ops
 from ref.graph_ops.control_flow_ops import with_dependencies
 from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.ragged_tensor import RaggedTensor
@@ -19,7 +19,7 @@ from ref.platform import tf_logging
 from ref.types import dtypes
 from ref.types.shapes import as_shape
 
-__all__ = ["decode_raw", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
+__all__ = ["decode_raw", "decode_raw_v1", "decode_csv", "string_to_number", "VarLenFeature", "FixedLenFeature",
            "FixedLenSequenceFeature", "RaggedFeature", "SparseFeature", "parse_example", "parse_single_example", "parse_single_sequence_example",
            "parse_sequence_example", "parse_tensor", "serialize_tensor",
            "decode_json_example"]
@@ -48,6 +48,12 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
     return apply_op("DecodeRaw", bytes=convert_to_tensor(input_bytes, dtype=dtypes.string),
                     out_type=dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                     name=name or "DecodeRaw")
+
+
+def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+    """TF 1.x's ``tf.decode_raw`` signature (``bytes`` as the old name of
+    ``input_bytes``, no ``fixed_length``): :func:`decode_raw`."""
+    return decode_raw(input_bytes, out_type, little_endian, name, bytes=bytes)
 
 
 def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
@@ -308,17 +314,69 @@ def _strings(keys):
 
 
 def _ragged_partition(values, partition, tensors, splits_dtype, validate):
-    """``values`` split into rows by one partition of an example's RaggedFeature."""
+    """``values`` of one example split into rows by one partition of its RaggedFeature."""
     if isinstance(partition, RaggedFeature.UniformRowLength):
         if isinstance(values, RaggedTensor):
-            raise ValueError("ref parses a UniformRowLength partition only as the innermost one")
+            length = convert_to_tensor(partition.length, dtype=splits_dtype)
+            return RaggedTensor.from_uniform_row_length(values, length, validate=validate)
         return array_ops.reshape(values, array_ops.concat([[-1, partition.length], array_ops.shape(values)[1:]],
                                                           axis=0))
-    if not isinstance(partition, RaggedFeature.RowSplits):
-        raise ValueError(f"ref parses RaggedFeature partitions of type RowSplits and UniformRowLength, not "
-                         f"{type(partition).__name__}")
-    return RaggedTensor.from_row_splits(values, math_ops.cast(tensors[partition.key], splits_dtype),
-                                        validate=validate)
+    p = math_ops.cast(tensors[partition.key], splits_dtype)
+    factory = {RaggedFeature.RowSplits: RaggedTensor.from_row_splits,
+               RaggedFeature.RowLengths: RaggedTensor.from_row_lengths,
+               RaggedFeature.RowStarts: RaggedTensor.from_row_starts,
+               RaggedFeature.RowLimits: RaggedTensor.from_row_limits,
+               RaggedFeature.ValueRowIds: RaggedTensor.from_value_rowids}[type(partition)]
+    return factory(values, p, validate=validate)
+
+
+def _batched_ragged_partition(rt, partition, tensors, key, validate, outer_splits=None):
+    """A batch's RaggedTensor ``rt`` (one row per example) with one more ragged
+    dimension from ``partition``, whose parsed tensor is itself a batch of rows
+    (TF's ``_add_batched_ragged_partition``): each example's row splits / starts
+    / limits / row ids are offset by where the example's values start in
+    ``rt.values``."""
+    if isinstance(partition, RaggedFeature.UniformRowLength):
+        length = convert_to_tensor(partition.length, rt.row_splits.dtype)
+        if rt.ragged_rank > 1:
+            inner = RaggedTensor.from_uniform_row_length(rt.values, length, validate=validate)
+        else:
+            inner = array_ops.reshape(rt.values, array_ops.concat([[-1, partition.length],
+                                                                    array_ops.shape(rt.values)[1:]], axis=0))
+        return RaggedTensor.from_row_splits(inner, rt.row_splits // length, validate=validate)
+    p = tensors[partition.key]
+    if p.dtype != rt.row_splits.dtype:
+        p = p.with_flat_values(math_ops.cast(p.flat_values, rt.row_splits.dtype))
+    checks = []
+    if outer_splits is not None:
+        if validate:
+            checks.append(check_ops.assert_equal(outer_splits, p.row_splits,
+                                                 message=f"Feature {key}: values and partitions are not aligned"))
+        p = p.values
+    with control_dependencies(checks):
+        # each partition value's example start: rt.row_starts() repeated per value of its row
+        example_start = array_ops.gather(rt.row_starts(), p.value_rowids())
+        if isinstance(partition, (RaggedFeature.RowSplits, RaggedFeature.RowLimits)):
+            if isinstance(partition, RaggedFeature.RowSplits):  # drop each row's leading 0: its limits
+                position = math_ops.range(array_ops.shape(p.values, out_type=p.row_splits.dtype)[0])
+                p = ragged_array_ops.boolean_mask_values(
+                    p, math_ops.greater(position - array_ops.gather(p.row_starts(), p.value_rowids()), 0))
+                example_start = array_ops.gather(rt.row_starts(), p.value_rowids())
+            return p.with_values(RaggedTensor.from_row_limits(rt.values, p.values + example_start,
+                                                              validate=validate))
+        if isinstance(partition, RaggedFeature.RowStarts):
+            return p.with_values(RaggedTensor.from_row_starts(rt.values, p.values + example_start,
+                                                              validate=validate))
+        if isinstance(partition, RaggedFeature.RowLengths):
+            return p.with_values(RaggedTensor.from_row_lengths(rt.values, p.values, validate=validate))
+        if isinstance(partition, RaggedFeature.ValueRowIds):
+            rows = p.nrows(out_type=dtypes.int32)
+            nrows = math_ops.maximum(array_ops.unsorted_segment_max(p.values + 1, p.value_rowids(), rows),
+                                     constant(0, p.values.dtype))
+            offsets = array_ops.gather(math_ops.cumsum(nrows, exclusive=True), p.value_rowids())
+            inner = RaggedTensor.from_value_rowids(rt.values, p.values + offsets, validate=validate)
+            return RaggedTensor.from_row_lengths(inner, nrows, validate=validate)
+    raise ValueError(f"Unhandled partition type {partition!r}")
 
 
 def _composite(features, tensors):
@@ -335,11 +393,17 @@ def _composite(features, tensors):
                                                    already_sorted=f.already_sorted)
         elif isinstance(f, RaggedFeature):
             rt = tensors[key if f.value_key is None else f.value_key]
-            if f.partitions and isinstance(rt, RaggedTensor):
-                raise ValueError("ref parses RaggedFeature partitions of single examples only "
-                                 "(parse_single_example)")
-            for p in reversed(f.partitions):
-                rt = _ragged_partition(rt, p, tensors, f.row_splits_dtype, f.validate)
+            if isinstance(rt, RaggedTensor):  # a batch (or one SequenceExample's feature list)
+                outer_splits = None
+                if rt.ragged_rank > 1:  # a batch of SequenceExamples: two batch dimensions, joined here
+                    outer_splits, rt = rt.row_splits, rt.values
+                for p in reversed(f.partitions):
+                    rt = _batched_ragged_partition(rt, p, tensors, key, f.validate, outer_splits)
+                if outer_splits is not None:
+                    rt = RaggedTensor.from_row_splits(rt, outer_splits, validate=f.validate)
+            else:
+                for p in reversed(f.partitions):
+                    rt = _ragged_partition(rt, p, tensors, f.row_splits_dtype, f.validate)
             updates[key] = rt
     tensors.update(updates)
     return {k: v for k, v in tensors.items() if k in features}
@@ -446,6 +510,11 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     sequence_features = dict(sequence_features or {})
     if not context_features and not sequence_features:
         raise ValueError("Missing features.")
+    if any(isinstance(f, RaggedFeature) for f in list(context_features.values()) + list(sequence_features.values())):
+        # as TF: the batch parser on a scalar (ParseSequenceExampleV2), which knows ragged features
+        context, lists, _ = parse_sequence_example(serialized, context_features, sequence_features,
+                                                   None if example_name is None else example_name, name)
+        return context, lists
     c_sparse = sorted(k for k, f in context_features.items() if isinstance(f, VarLenFeature))
     c_dense = sorted(k for k, f in context_features.items() if isinstance(f, FixedLenFeature))
     s_sparse = sorted(k for k, f in sequence_features.items() if isinstance(f, VarLenFeature))
@@ -482,15 +551,13 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     number of steps in the lengths dict; a ``VarLenFeature`` one a
     SparseTensor [batch, most steps, longest]; a ``RaggedFeature`` (without
     partitions) a RaggedTensor [batch, None] in the context, [batch, None,
-    None] (examples, steps, values) as a feature list."""
+    None] (examples, steps, values) as a feature list, each partition adding a
+    ragged dimension."""
     if not (context_features or sequence_features):
         raise ValueError("Both `context_features` and `sequence_features` argument are None, but at least one "
                          "should have values.")
     context = _Params(dict(context_features or {}), (VarLenFeature, FixedLenFeature, RaggedFeature))
     lists = _Params(dict(sequence_features or {}), (VarLenFeature, FixedLenSequenceFeature, RaggedFeature))
-    for f in list((context_features or {}).values()) + list((sequence_features or {}).values()):
-        if isinstance(f, RaggedFeature) and f.partitions:
-            raise ValueError("ref parses RaggedFeature partitions of single examples only (parse_single_example)")
     with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
         with name_scope(name, "ParseSequenceExample", [serialized]):
             names = [] if example_names is None else example_names
@@ -541,6 +608,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
         values, outer, inner = f_ragged[i], f_ragged[fr + i], f_ragged[2 * fr + i]
         rt = RaggedTensor.from_row_splits(values, inner, validate=False)
         feature_lists[k] = RaggedTensor.from_row_splits(rt, outer, validate=False) if batched else rt
+    ctx = _composite(dict(context_features or {}), ctx) if context_features else ctx
+    feature_lists = _composite(dict(sequence_features or {}), feature_lists) if sequence_features else feature_lists
     return ctx, feature_lists, lengths
 
 

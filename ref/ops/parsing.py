@@ -3,6 +3,7 @@
 All are pure functions of string tensors (NumPy object arrays of bytes)."""
 from __future__ import annotations
 
+import base64
 import re
 
 import numpy as np
@@ -226,22 +227,48 @@ _KIND = {dtypes.string: "bytes_list", dtypes.float32: "float_list", dtypes.int64
 _KIND_NAME = {"bytes_list": "string", "float_list": "float", "int64_list": "int64"}
 
 
-def _feature_values(example, key, t, index):
-    """The values of feature ``key`` in ``example`` as a list (None when absent)."""
-    if key not in example.features.feature:
+_COUNT_NAME = {"bytes_list": "bytes", "float_list": "float", "int64_list": "int64"}
+_TYPE_STRING = {dtypes.string: "string", dtypes.float32: "float", dtypes.int64: "int64"}
+
+
+def _feature_values(example, key, t, index, where=None, style="dense"):
+    """The values of feature ``key`` in ``example`` as a list (None when absent
+    or when the Feature sets no list at all: TF counts that one missing)."""
+    if key not in example.features.feature or example.features.feature[key].WhichOneof("kind") is None:
         return None
-    return _values(example.features.feature[key], key, t, index)
+    return _values(example.features.feature[key], key, t, index, where, style)
 
 
-def _values(f, key, t, index):
+def _values(f, key, t, index, where=None, style="dense"):
+    """The values of Feature ``f`` as a list; a kind other than ``t``'s raises
+    TF's message after ``where`` (TF's location of the value: "Name: n, Key:
+    k, Index: i." in a batch, "Key: k." for one Example), worded as TF's parser
+    words it for a dense, a sparse or ragged (``style="sparse"``) feature or a
+    feature list's step (``style="list"``)."""
     kind = f.WhichOneof("kind")
     if kind is None:
         return []
     if kind != _KIND[t]:
+        if style == "list":
+            raise invalid_argument(f"{where}  Data types don't match. Expected type: {_KIND_NAME[_KIND[t]]}")
+        if style == "sparse" and where is not None:
+            raise invalid_argument(f"{where}  Data types don't match. Expected type: {_KIND_NAME[_KIND[t]]}, "
+                                   f"Actual type: {_KIND_NAME[kind]}")
+        if where is not None:
+            raise invalid_argument(f"{where}  Data types don't match. Data type: {_KIND_NAME[kind]} but expected "
+                                   f"type: {_KIND_NAME[_KIND[t]]}")
         raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {_KIND_NAME[_KIND[t]]}) is "
                                f"required but could not be found. Data types don't match. Data type: "
                                f"{_KIND_NAME[kind]} but expected type: {_KIND_NAME[_KIND[t]]} (example {index})")
     return list(getattr(f, kind).value)
+
+
+def _where(names, b, key, scalar):
+    """TF's location of example b's feature ``key`` in a parse error."""
+    if scalar:
+        return f"Key: {key}."
+    name = _s(names[b]) if b < len(names) and _s(names[b]) else "<unknown>"
+    return f"Name: {name}, Key: {key}, Index: {b}."
 
 
 def _parse_rule(ins, attrs):
@@ -284,6 +311,7 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
         except Exception:
             raise invalid_argument(f"Could not parse example input, value: '{r[:64]!r}'")
         examples.append(ex)
+    names = list(np.asarray(names, dtype=object).reshape(-1))
     s_keys = [_s(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
     d_keys = [_s(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
     s_types = [dtypes.as_dtype(t) for t in sparse_types]
@@ -291,7 +319,7 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
     for key, t in zip(s_keys, s_types):
         idx, vals, width = [], [], 0
         for b, ex in enumerate(examples):
-            v = _feature_values(ex, key, t, b) or []
+            v = _feature_values(ex, key, t, b, _where(names, b, key, scalar), "sparse") or []
             width = max(width, len(v))
             idx += [[b, j] for j in range(len(v))]
             vals += v
@@ -312,20 +340,30 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
         inner = int(np.prod(shape[1:] if variable else shape))
         rows = []
         for b, ex in enumerate(examples):
-            v = _feature_values(ex, key, t, b)
+            where = _where(names, b, key, scalar)
+            v = _feature_values(ex, key, t, b, where)
             if v is None:
                 if variable:
                     rows.append(np.zeros([0], dtype=np_t))
                     continue
                 if default.size == 0:
-                    raise invalid_argument(f"Name: <unknown>, Feature: {key} (data type: {t.name}) is required "
-                                           f"but could not be found.")
+                    missing = f"Feature: {key} (data type: {_TYPE_STRING[t]}) is required but could not be found."
+                    raise invalid_argument(missing if scalar else f"{where.split(', Key')[0]}, {missing}")
                 rows.append(np.broadcast_to(default, shape).reshape(-1).astype(np_t))
                 continue
-            if (variable and inner and len(v) % inner) or (not variable and len(v) != inner):
-                raise invalid_argument(f"Name: <unknown>, Key: {key}, Index: {b}.  Number of {t.name} values "
-                                       f"!= expected.  Values size: {len(v)} but output shape: "
-                                       f"[{','.join(str(d) for d in shape)}]")
+            count = _COUNT_NAME[_KIND[t]]
+            if variable and inner and len(v) % inner:
+                if scalar:
+                    raise invalid_argument(f"Error while parsing feature with key {key}: number of elements should "
+                                           f"be divisible by {inner}, found {len(v)} instead")
+                raise invalid_argument(f"{where}  Number of {count} values is not a multiple of stride length. "
+                                       f"Saw {len(v)} values but output shape is: "
+                                       f"[{','.join('?' if d == -1 else str(d) for d in shape)}]")
+            if not variable and len(v) != inner:
+                detail = (f"Number of {count} values != expected.  Values size: {len(v)} but output shape: "
+                          f"[{','.join(str(d) for d in shape)}]")
+                raise invalid_argument(f"{where}  Can't parse serialized Example: {detail}" if scalar
+                                       else f"{where}  {detail}")
             rows.append(np.array(v, dtype=np_t))
         if variable:
             length = max([len(r) // max(inner, 1) for r in rows] + [0])
@@ -344,7 +382,8 @@ def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, de
     ragged_vals, ragged_splits = [], []
     for key, t, st in zip(r_keys, ragged_value_types, ragged_split_types):
         t, st = dtypes.as_dtype(t), dtypes.as_dtype(st)
-        rows = [_feature_values(ex, key, t, b) or [] for b, ex in enumerate(examples)]
+        rows = [_feature_values(ex, key, t, b, _where(names, b, key, scalar), "sparse") or []
+                for b, ex in enumerate(examples)]
         ragged_vals.append(np.array([v for r in rows for v in r],
                                     dtype=object if t == dtypes.string else t.np).reshape(-1))
         ragged_splits.append(np.cumsum([0] + [len(r) for r in rows]).astype(st.np))
@@ -435,7 +474,8 @@ def parse_single_sequence_example(serialized, feature_list_dense_missing_assumed
     for key, t in zip(feature_list_sparse_keys, feature_list_sparse_types):
         key, t = _s(np.asarray(key, dtype=object).item()), dtypes.as_dtype(t)
         steps = seq.feature_lists.feature_list[key].feature if key in seq.feature_lists.feature_list else []
-        for part, x in zip(out, _sparse([_values(f, key, t, i) for i, f in enumerate(steps)], t)):
+        lst = lambda i: f"Name: {name}, Feature list: {key}, Index: {i}."  # noqa: E731
+        for part, x in zip(out, _sparse([_values(f, key, t, i, lst(i), "list") for i, f in enumerate(steps)], t)):
             part.append(x)
     result += out[0] + out[1] + out[2]
     empty_ok = {_s(k) for k in np.asarray(feature_list_dense_missing_assumed_empty, dtype=object).reshape(-1)}
@@ -452,7 +492,7 @@ def parse_single_sequence_example(serialized, feature_list_dense_missing_assumed
             continue
         rows = []
         for i, f in enumerate(seq.feature_lists.feature_list[key].feature):
-            v = _values(f, key, t, i)
+            v = _values(f, key, t, i, f"Name: {name}, Feature list: {key}, Index: {i}.", "list")
             if len(v) != int(np.prod(shape)):
                 raise invalid_argument(f"Name: {name}, Key: {key}, Index: {i}.  Number of {t.name} values != "
                                        f"expected.  values size: {len(v)} but output shape: {shape}")
@@ -657,8 +697,9 @@ def parse_tensor(serialized, out_type):
         proto.ParseFromString(raw if isinstance(raw, bytes) else str(raw).encode())
         value = tensor_util.make_ndarray(proto)
     except Exception:  # noqa: BLE001 - protobuf's DecodeError, or make_ndarray's ValueError
-        raise invalid_argument("Could not parse `serialized` as TensorProto: '"
-                               + (raw if isinstance(raw, bytes) else str(raw).encode()).decode("latin-1") + "'")
+        data = raw if isinstance(raw, bytes) else str(raw).encode()
+        raise invalid_argument("Could not parse `serialized` as TensorProto, base64: "
+                               + base64.b64encode(data).decode("ascii"))
     want = dtypes.as_dtype(out_type)
     if proto.dtype != want.as_datatype_enum:
         raise invalid_argument(f"Type mismatch between parsed tensor ({dtypes.as_dtype(proto.dtype).name}) "

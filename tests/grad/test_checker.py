@@ -364,6 +364,8 @@ COVERED_ELSEWHERE = {
     "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4Grad": "tests/ops/test_quantize.py",
     "RaggedTensorToTensor": "tests/graph_ops/test_parsing_composite.py",  # compared with TF's gradient
+    "RaggedTensorToSparse": "tests/grad/test_ragged_grad.py",  # compared with TF's gradient
+    "RaggedFillEmptyRows": "tests/grad/test_ragged_grad.py",
 }
 
 
@@ -390,6 +392,8 @@ NO_GRADIENT_IN_TF = {
                                                input_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3]),
                                                output_image=lib.reshape(lib.cast(x, lib.float32), [1, 1, 1, 3])),
     "SparseFillEmptyRowsGrad": lambda lib, raw, x: raw.SparseFillEmptyRowsGrad(
+        reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
+    "RaggedFillEmptyRowsGrad": lambda lib, raw, x: raw.RaggedFillEmptyRowsGrad(
         reverse_index_map=lib.constant([0, 2], lib.int64), grad_values=x)[0],
     "SparseReduceMaxSparse": lambda lib, raw, x: raw.SparseReduceMaxSparse(
         input_indices=lib.constant([[0, 0], [1, 0], [2, 1]], lib.int64), input_values=x,

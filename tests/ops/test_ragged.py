@@ -61,3 +61,74 @@ def test_inner_shape_change_rejected_as_tf():
         _tf(args[0], args[1], args[2], args[4], args[3])
     with pytest.raises(errors.InvalidArgumentError):
         ragged.ragged_tensor_to_tensor(*args)
+
+
+# RaggedTensorToSparse: (name, nested splits, dense values)
+TO_SPARSE = [
+    ("one_level", [np.array([0, 2, 2, 3], np.int64)], np.array([1.0, 2.0, 3.0], np.float32)),
+    ("two_levels_inner_shape", [np.array([0, 1, 3], np.int64), np.array([0, 2, 2, 5], np.int64)],
+     np.arange(10.0).reshape(5, 2)),
+    ("int32_splits_empty", [np.array([0, 0, 0], np.int32)], np.zeros((0,), np.int64)),
+    ("strings", [np.array([0, 1, 2], np.int64)], np.array([b"a", b"b"], object)),
+]
+
+
+@pytest.mark.parametrize("name,splits,values", TO_SPARSE, ids=[c[0] for c in TO_SPARSE])
+def test_to_sparse_matches_tf(name, splits, values):
+    tf = pytest.importorskip("tensorflow")
+    got = ragged.ragged_tensor_to_sparse(splits, values)
+    want = tf.raw_ops.RaggedTensorToSparse(rt_nested_splits=splits, rt_dense_values=values)
+    for g, w in zip(got, want):
+        w = w.numpy()
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+# RaggedFillEmptyRows: (name, value_rowids, values, nrows, default)
+FILL = [
+    ("gaps", np.array([0, 0, 2], np.int64), np.array([1.0, 2.0, 3.0], np.float32), 4, 9.0),
+    ("all_empty", np.zeros(0, np.int64), np.zeros(0, np.float32), 3, -1.0),
+    ("none_empty", np.array([0, 1, 1], np.int64), np.array([5, 6, 7], np.int64), 2, 0),
+]
+
+
+@pytest.mark.parametrize("name,rowids,values,nrows,default", FILL, ids=[c[0] for c in FILL])
+def test_fill_empty_rows_matches_tf(name, rowids, values, nrows, default):
+    tf = pytest.importorskip("tensorflow")
+    default = np.asarray(default, values.dtype)
+    got = ragged.ragged_fill_empty_rows(rowids, values, np.int64(nrows), default)
+    want = tf.raw_ops.RaggedFillEmptyRows(value_rowids=rowids, values=values, nrows=np.int64(nrows),
+                                          default_value=default)
+    for g, w in zip(got, want):
+        w = w.numpy()
+        assert g.dtype == w.dtype and g.shape == w.shape, name
+        np.testing.assert_array_equal(g, w)
+    grad = np.arange(got[1].size, dtype=np.float32) + 1
+    d_got = ragged.ragged_fill_empty_rows_grad(got[3], grad)
+    d_want = tf.raw_ops.RaggedFillEmptyRowsGrad(reverse_index_map=got[3], grad_values=grad)
+    for g, w in zip(d_got, d_want):
+        np.testing.assert_array_equal(g, w.numpy())
+        assert g.dtype == w.numpy().dtype
+
+
+@pytest.mark.parametrize("rowids,nrows", [([0, 3], 2), ([-1], 2), ([0], 0)])
+def test_fill_empty_rows_bad_rowids_raise_invalid_argument(rowids, nrows):
+    tf = pytest.importorskip("tensorflow")
+    rowids = np.array(rowids, np.int64)
+    values = np.ones(rowids.size, np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.raw_ops.RaggedFillEmptyRows(value_rowids=rowids, values=values, nrows=np.int64(nrows),
+                                       default_value=np.float32(0))
+    with pytest.raises(errors.InvalidArgumentError):
+        ragged.ragged_fill_empty_rows(rowids, values, np.int64(nrows), np.float32(0))
+
+
+@pytest.mark.parametrize("splits", [[1, 2], [0, 3, 2], [0, 2, 4]])
+def test_to_sparse_bad_splits_raise_invalid_argument(splits):
+    tf = pytest.importorskip("tensorflow")
+    values = np.arange(3.0)
+    splits = [np.array(splits, np.int64)]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.raw_ops.RaggedTensorToSparse(rt_nested_splits=splits, rt_dense_values=values)
+    with pytest.raises(errors.InvalidArgumentError):
+        ragged.ragged_tensor_to_sparse(splits, values)

@@ -115,6 +115,7 @@ SOURCES = {
 # The folder of ref where a TF module of the same name lives, by TF package.
 SAME_NAME = {
     "tensorflow.python.ops": ("ref.graph_ops",),
+    "tensorflow.python.ops.ragged": ("ref.graph_ops",),  # ragged_tensor, ragged_factory_ops, ...
     "tensorflow.python.training": ("ref.optimizers", "ref.training", "ref.checkpoint"),
     "tensorflow.python.framework": ("ref.framework",),
 }
