@@ -131,6 +131,7 @@ COMPILER_VERSION = "ref: Python/NumPy/Numba"
 from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,  # noqa: F401
                                     GRAPH_DEF_VERSION_MIN_PRODUCER)
 from ref.graph_ops.math_extras import lin_space, linspace, norm, reduce_logsumexp  # noqa: F401
+from ref.graph_ops.batch_gather_ops import batch_gather  # noqa: F401,E402
 from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto  # noqa: F401
 from ref.graph_ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor  # noqa: F401

@@ -289,7 +289,10 @@ def _gather_grad(op, grad):
 def _gather_nd_grad(op, grad):
     params, indices = op.inputs
     a = _a()
-    return a.scatter_nd(indices, grad, a.shape(params, out_type=indices.dtype)), None
+    ref_shape = a.shape(params, out_type=indices.dtype)
+    if indices.shape.ndims == 2 and indices.shape.dims[-1].value == 1:  # whole rows: IndexedSlices, as TF
+        return IndexedSlices(grad, a.squeeze(indices, axis=-1), ref_shape), None
+    return a.scatter_nd(indices, grad, ref_shape), None
 
 
 @RegisterGradient("ScatterNd")
@@ -332,19 +335,20 @@ def _tensor_scatter_min_or_max_grad(op, grad):
 
 @RegisterGradient("Tile")
 def _tile_grad(op, grad):
+    """Sums ``grad`` over the tiled copies: reshaped to [m0, d0, m1, d1, ...]
+    (multiples interleaved with the input's dims), reduced over the even axes."""
     a, m = _a(), _m()
     x, multiples = op.inputs
-    mult = constant_value(multiples)
-    if x.shape.is_fully_defined() and mult is not None:
-        in_shape = x.shape.as_list()
-        split = []
-        for mlt, d in zip(mult.tolist(), in_shape):
-            split += [int(mlt), d]
-        g = a.reshape(grad, split)
-        return m.reduce_sum(g, list(range(0, len(split), 2))), None
-    split_shape = a.reshape(a.transpose(a.stack([multiples, a.shape(x, out_type=multiples.dtype)])), [-1])
+    input_shape = a.shape(x, out_type=multiples.dtype)
+    split_shape = a.reshape(a.transpose(a.stack([multiples, input_shape])), [-1])
     axes = m.range(0, a.size(split_shape), 2)
-    return m.reduce_sum(a.reshape(grad, split_shape), axes), None
+    if isinstance(grad, IndexedSlices):  # rows of the tiled copies summed into the input's rows
+        input_shape_0 = m.cast(input_shape[0], grad.indices.dtype)
+        grad = a.unsorted_segment_sum(grad.values, m.mod(grad.indices, input_shape_0), input_shape_0)
+        split_shape = a.concat([[1], split_shape[1:]], axis=0)
+    input_grad = m.reduce_sum(a.reshape(grad, split_shape), axes)
+    input_grad.set_shape(x.shape)
+    return input_grad, None
 
 
 @RegisterGradient("Pad")

@@ -309,13 +309,14 @@ def _batch_matmul_grad(op, grad):
     adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
     mm = _m().matmul
     if not adj_x and not adj_y:
-        gx, gy = mm(grad, y, adjoint_b=True), mm(x, grad, adjoint_a=True)
+        gx, gy = mm(grad, y, adjoint_b=True, grad_a=True), mm(x, grad, adjoint_a=True, grad_b=True)
     elif not adj_x and adj_y:
-        gx, gy = mm(grad, y), mm(grad, x, adjoint_a=True)
+        gx, gy = mm(grad, y, grad_a=True), mm(grad, x, adjoint_a=True, grad_b=True)
     elif adj_x and not adj_y:
-        gx, gy = mm(y, grad, adjoint_b=True), mm(x, grad)
+        gx, gy = mm(y, grad, adjoint_b=True, grad_a=True), mm(x, grad, grad_b=True)
     else:
-        gx, gy = mm(y, grad, adjoint_a=True, adjoint_b=True), mm(grad, x, adjoint_a=True, adjoint_b=True)
+        gx, gy = (mm(y, grad, adjoint_a=True, adjoint_b=True, grad_a=True),
+                  mm(grad, x, adjoint_a=True, adjoint_b=True, grad_b=True))
     return unbroadcast(gx, x), unbroadcast(gy, y)
 
 

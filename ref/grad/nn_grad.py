@@ -25,7 +25,7 @@ def _relu_grad(op, grad):
 
 @RegisterGradient("Relu6")
 def _relu6_grad(op, grad):
-    return apply_op("Relu6Grad", gradients=grad, features=op.inputs[0])
+    return apply_op("Relu6Grad", gradients=grad, features=op.outputs[0])  # TF: the output (same mask)
 
 
 @RegisterGradient("Elu")

@@ -142,13 +142,9 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         bias = _variable("bias", [units], dtype, bias_initializer, bias_regularizer, bias_constraint,
                          trainable) if use_bias else None
         rank = inputs.shape.ndims
-        if rank is not None and rank > 2:  # TF's tensordot: [-1, last] . kernel, reshaped back
-            flat = math_ops.matmul(array_ops.reshape(inputs, [-1, last]), kernel)
-            lead = inputs.shape[:-1]
-            shape = lead.as_list() + [units] if lead.is_fully_defined() else \
-                array_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0)
-            outputs = array_ops.reshape(flat, shape)
-            outputs.set_shape(lead.concatenate([units]))
+        if rank is not None and rank > 2:  # Keras' Dense: tensordot over the last axis, static shape set
+            outputs = math_ops.tensordot(inputs, kernel, [[rank - 1], [0]])
+            outputs.set_shape(inputs.shape.as_list()[:-1] + [units])
         else:
             outputs = math_ops.matmul(inputs, kernel)
         if bias is not None:

@@ -313,15 +313,18 @@ def logical_xor(x, y, name="LogicalXor"):
 # ---------------------------------------------------------------------------
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
-           b_is_sparse=False, name=None):
+           b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """op(a) @ op(b): ``MatMul`` for matrices, ``BatchMatMulV2`` (batch dims
-    broadcasting) for rank > 2. The ``*_is_sparse`` hints change nothing."""
+    broadcasting) for rank > 2. The ``*_is_sparse`` hints change nothing;
+    ``grad_a``/``grad_b`` mark a gradient's product (TF's attrs)."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
             raise ValueError("Only one of transpose_a and adjoint_a can be True.")
         if transpose_b and adjoint_b:
             raise ValueError("Only one of transpose_b and adjoint_b can be True.")
         a, b = _pair(a, b)
+        if output_type is not None and dtypes.as_dtype(output_type) != a.dtype.base_dtype:
+            raise NotImplementedError("ref's matmul computes in its inputs' dtype (output_type must match it)")
         ra, rb = a.shape.ndims, b.shape.ndims
         batched = (ra is not None and ra > 2) or (rb is not None and rb > 2)
         if batched:
@@ -331,13 +334,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                 a, adjoint_a = _conj_complex(a), True
             if transpose_b:
                 b, adjoint_b = _conj_complex(b), True
-            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=bool(adjoint_a), adj_y=bool(adjoint_b), name=scope)
+            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=bool(adjoint_a), adj_y=bool(adjoint_b), grad_x=bool(grad_a),
+                            grad_y=bool(grad_b), name=scope)
         # MatMul has transposes only: an adjoint is a conjugate, transposed (TF's matmul).
         if adjoint_a:
             a, transpose_a = _conj_complex(a), True
         if adjoint_b:
             b, transpose_b = _conj_complex(b), True
-        return apply_op("MatMul", a=a, b=b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b), name=scope)
+        return apply_op("MatMul", a=a, b=b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
+                        grad_a=bool(grad_a), grad_b=bool(grad_b), name=scope)
 
 
 def _conj_complex(x):

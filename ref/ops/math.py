@@ -540,11 +540,13 @@ def _adjoint(m):
     return np.conj(m) if m.dtype.kind == "c" else m
 
 
-@register_op("BatchMatMulV2", inputs=("x", "y"), outputs=("output",), attrs={"adj_x": False, "adj_y": False},
+@register_op("BatchMatMulV2", inputs=("x", "y"), outputs=("output",),
+             attrs={"adj_x": False, "adj_y": False, "grad_x": False, "grad_y": False},
              type_attrs={"T": ("x", "y")}, allowed={"T": _MATMUL_T}, shape=_batch_matmul_shape)
-def batch_matmul_v2(x, y, adj_x=False, adj_y=False):
+def batch_matmul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False):
     """output[..., :, :] = op(x[..., :, :]) @ op(y[..., :, :]), batch dims
-    broadcasting; op = adjoint (conjugate transpose) when asked."""
+    broadcasting; op = adjoint (conjugate transpose) when asked. ``grad_x``/``grad_y``
+    only mark a gradient's product (as TF's attrs); they change nothing."""
     x, y = np.asarray(x), np.asarray(y)
     x = _adjoint(x) if adj_x else x
     y = _adjoint(y) if adj_y else y
