@@ -18,6 +18,7 @@ import collections.abc
 import contextlib
 import random
 import re
+import socket
 import tempfile
 import threading
 import unittest
@@ -33,9 +34,12 @@ from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
+from ref.framework.graph import get_collection_proto_functions
+from ref.distributed.server import Server
 
 config_pb2 = protos.config_pb2
-__all__ = ["TestCase", "main", "get_temp_dir"]
+__all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
+           "assert_meta_graph_protos_equal"]
 
 _TEMP_DIR = None
 
@@ -51,6 +55,76 @@ def get_temp_dir():
 def main(argv=None):
     """Runs the test cases of ``__main__`` (``unittest.main``), as ``tf.test.main``."""
     return unittest.main(argv=argv)
+
+
+def _free_port():
+    """A port that 127.0.0.1 could bind just now (TF's test helper uses portpicker)."""
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None, ps_config=None):
+    """Starts ``num_workers`` worker and ``num_ps`` ps servers of one cluster in this process,
+    on free ports of 127.0.0.1 (TF's ``test.create_local_cluster``); returns
+    ``(worker_servers, ps_servers)``."""
+    cluster = {"worker": [f"localhost:{_free_port()}" for _ in range(num_workers)],
+               "ps": [f"localhost:{_free_port()}" for _ in range(num_ps)]}
+    workers = [Server(cluster, job_name="worker", protocol=protocol, task_index=i, config=worker_config,
+                      start=True, bind_address="127.0.0.1") for i in range(num_workers)]
+    ps_servers = [Server(cluster, job_name="ps", protocol=protocol, task_index=i, config=ps_config,
+                         start=True, bind_address="127.0.0.1") for i in range(num_ps)]
+    return workers, ps_servers
+
+
+_TEMP_CHECKPOINT = re.compile(rb"_temp(_[0-9a-f]{32})?/part")
+
+
+def _graph_def_nodes(graph_def, checkpoint_v2):
+    nodes = {}
+    for node in graph_def.node:
+        node = type(node).FromString(node.SerializeToString())
+        if checkpoint_v2:  # the V2 saver's temporary file name holds a random part
+            for key in list(node.attr):
+                if any(_TEMP_CHECKPOINT.search(v) for v in node.attr[key].tensor.string_val):
+                    del node.attr[key]
+        nodes[node.name] = node
+    return nodes
+
+
+def assert_equal_graph_def(expected, actual, checkpoint_v2=False):
+    """The two GraphDefs hold the same nodes (by name, in any order; versions not compared),
+    TF's ``test_util.assert_equal_graph_def``; AssertionError names the first difference."""
+    a, b = _graph_def_nodes(expected, checkpoint_v2), _graph_def_nodes(actual, checkpoint_v2)
+    if set(a) != set(b):
+        raise AssertionError(f"Nodes differ: only in expected {sorted(set(a) - set(b))}, "
+                             f"only in actual {sorted(set(b) - set(a))}")
+    for name in a:
+        if a[name] != b[name]:
+            raise AssertionError(f"Node {name!r} differs:\n{a[name]}\nvs\n{b[name]}")
+
+
+def assert_meta_graph_protos_equal(tester, a, b):
+    """Compares MetaGraphDefs ``a`` and ``b`` in the test case ``tester`` (TF's helper):
+    collections item by item (parsed when their proto type is registered), the graphs
+    by node, their versions, then the rest. Clears ``collection_def``/``graph_def`` of both."""
+    tester.assertEqual(set(a.collection_def), set(b.collection_def))
+    for key in a.collection_def:
+        a_value, b_value = a.collection_def[key], b.collection_def[key]
+        proto_type = get_collection_proto_functions(key)[0]
+        if proto_type is None:
+            tester.assertEqual(a_value, b_value)
+            continue
+        tester.assertEqual(len(a_value.bytes_list.value), len(b_value.bytes_list.value))
+        for a_bytes, b_bytes in zip(a_value.bytes_list.value, b_value.bytes_list.value):
+            tester.assertProtoEquals(proto_type.FromString(a_bytes), proto_type.FromString(b_bytes))
+    a.ClearField("collection_def")
+    b.ClearField("collection_def")
+    assert_equal_graph_def(a.graph_def, b.graph_def, checkpoint_v2=True)
+    tester.assertProtoEquals(a.graph_def.versions, b.graph_def.versions)
+    a.ClearField("graph_def")
+    b.ClearField("graph_def")
+    tester.assertProtoEquals(a, b)
 
 
 class _CheckedThread:

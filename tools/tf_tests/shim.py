@@ -103,12 +103,21 @@ SOURCES = {
     "tensorflow.python.ops.init_ops": ("ref.graph_ops.init_ops", "ref.graph_ops.init_ops_conv"),
     "tensorflow.python.util.nest": ("ref.types.nest",),
     "tensorflow.python.util.tf_inspect": ("inspect",),
-    "tensorflow.python.platform.tf_logging": ("ref.platform.tf_logging",),
     "tensorflow.python.platform.gfile": ("ref.platform.gfile",),
     "tensorflow.python.platform.flags": ("ref.platform.flags",),
     "tensorflow.python.platform.app": ("ref.platform.app",),
     "tensorflow.python.lib.io.file_io": ("ref.platform.gfile",),
     "tensorflow.python.lib.io.tf_record": ("ref.python_io",),
+}
+SOURCES.update({
+    "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
+})
+# TF modules served by the ref module itself (not a ShimModule over it): a test that
+# patches one of their names (``tf_logging.info = mock``, ``FakeSummaryWriter.install()``
+# setting ``writer_cache.FileWriter``) reaches the code in ref that looks the name up.
+SHARED = {
+    "tensorflow.python.platform.tf_logging": "ref.platform.tf_logging",
+    "tensorflow.python.summary.writer.writer_cache": "ref.events.writer",
 }
 # The folder of ref where a TF module of the same name lives, by TF package.
 SAME_NAME = {
@@ -117,7 +126,8 @@ SAME_NAME = {
     "tensorflow.python.framework": ("ref.framework",),
 }
 # Helper modules that ship with the tests: loaded from the TF source mirror.
-FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$")
+FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$"
+                         r"|.*\.fake_summary_writer$")
 
 
 def _snake(camel):
@@ -294,6 +304,30 @@ class _StubLoader(importlib.abc.Loader):
         pass
 
 
+# Bazel-only module paths of TF's tests: (the real TF module, the ref module) serving them.
+RENAMED = {
+    "xla.tsl.protobuf.rpc_options_pb2": ("tensorflow.core.protobuf.rpc_options_pb2", "ref.protos.config_pb2"),
+}
+
+
+class _RenamedLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        if self.target is None:  # a package on the way to a renamed module
+            m = types.ModuleType(spec.name)
+            m.__path__ = []
+            return m
+        if self.target.startswith("ref.protos."):
+            from ref import protos
+            return getattr(protos, self.target.rpartition(".")[2])
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
 class ShimFinder(importlib.abc.MetaPathFinder):
     """Serves ``tensorflow`` and every module under it."""
 
@@ -301,6 +335,11 @@ class ShimFinder(importlib.abc.MetaPathFinder):
         self.tf_backend = tf_backend  # real TF: only the test helpers come from the mirror
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname in RENAMED:
+            return importlib.util.spec_from_loader(fullname, _RenamedLoader(RENAMED[fullname][0 if self.tf_backend
+                                                                                              else 1]))
+        if any(name.startswith(fullname + ".") for name in RENAMED):
+            return importlib.util.spec_from_loader(fullname, _RenamedLoader(None), is_package=True)
         if fullname == "local_xla" or fullname.startswith("local_xla."):  # TF's bazel-only XLA protos
             return None if self.tf_backend else importlib.util.spec_from_loader(fullname, _StubLoader(),
                                                                                  is_package=True)
@@ -652,3 +691,6 @@ SPECIAL = {
 def install(tf_backend=False):
     """Puts the hook first on ``sys.meta_path`` (``tf_backend``: only the mirror's test helpers)."""
     sys.meta_path.insert(0, ShimFinder(tf_backend))
+    if not tf_backend:
+        for tf_name, ref_name in SHARED.items():
+            sys.modules[tf_name] = importlib.import_module(ref_name)
