@@ -95,7 +95,6 @@ SOURCES = {
     "tensorflow.python.training.slot_creator": ("ref.optimizers.slots",),
     "tensorflow.python.training.training": ("ref.train",),
     "tensorflow.python.training.device_setter": ("ref.distributed.device_setter",),
-    "tensorflow.python.checkpoint.checkpoint_management": ("ref.checkpoint.checkpoint_management",),
     "tensorflow.python.data.ops.dataset_ops": ("ref.data.dataset_ops", "ref.data"),
     "tensorflow.python.data.ops.iterator_ops": ("ref.data.iterator_ops", "ref.data"),
     "tensorflow.python.util.compat": ("ref.compat",),
@@ -106,11 +105,12 @@ SOURCES = {
     "tensorflow.python.platform.gfile": ("ref.platform.gfile",),
     "tensorflow.python.platform.flags": ("ref.platform.flags",),
     "tensorflow.python.platform.app": ("ref.platform.app",),
-    "tensorflow.python.lib.io.file_io": ("ref.platform.gfile",),
+    "tensorflow.python.lib.io.file_io": ("ref.platform.file_io", "ref.platform.gfile"),
     "tensorflow.python.lib.io.tf_record": ("ref.python_io",),
 }
 SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
+    "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
 })
 # TF modules served by the ref module itself (not a ShimModule over it): a test that
 # patches one of their names (``tf_logging.info = mock``, ``FakeSummaryWriter.install()``
@@ -118,6 +118,7 @@ SOURCES.update({
 SHARED = {
     "tensorflow.python.platform.tf_logging": "ref.platform.tf_logging",
     "tensorflow.python.summary.writer.writer_cache": "ref.events.writer",
+    "tensorflow.python.checkpoint.checkpoint_management": "ref.checkpoint.checkpoint_management",
 }
 # The folder of ref where a TF module of the same name lives, by TF package.
 SAME_NAME = {
