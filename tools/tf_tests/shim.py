@@ -72,7 +72,7 @@ SOURCES = {
     "tensorflow.python.ops.gradients_util": ("ref.grad",),
     "tensorflow.python.ops.gradient_checker": ("ref.test",),
     "tensorflow.python.ops.nn": ("ref.nn",),
-    "tensorflow.python.ops.nn_impl": ("ref.nn",),
+    "tensorflow.python.ops.nn_impl": ("ref.nn", _G + "nn_ops", _G + "candidate_sampling_ops", _G + "normalization_ops"),
     "tensorflow.python.ops.losses.losses": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.losses.util": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.partitioned_variables": (_G + "partitioned",),
@@ -469,7 +469,7 @@ def _make_test_util():
     case = _test_case_class()
     m.TensorFlowTestCase = case
     for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only",
-                 "run_all_in_graph_and_eager_modes", "run_all_in_deprecated_graph_mode_only",
+                 "run_all_in_deprecated_graph_mode_only",
                  "build_as_function_and_v1_graph", "disable_xla", "disable_tfrt", "disable_mlir_bridge",
                  "xla_allow_fallback", "with_eager_op_as_function", "disable_control_flow_v2",
                  "also_run_as_tf_function", "with_forward_compatibility_horizons", "run_without_tensor_float_32",
@@ -483,6 +483,14 @@ def _make_test_util():
                  "run_functions_eagerly"):
         setattr(m, name, _passthrough)
     m.run_in_graph_and_eager_modes = _in_test_session
+
+    def run_all_in_graph_and_eager_modes(cls):
+        """TF's class decorator: every test method runs as ``run_in_graph_and_eager_modes`` runs it."""
+        for name, value in list(cls.__dict__.items()):
+            if callable(value) and name.startswith("test"):
+                setattr(cls, name, _in_test_session(value))
+        return cls
+    m.run_all_in_graph_and_eager_modes = run_all_in_graph_and_eager_modes
     m.run_v2_only = _skipping("run_v2_only: TF runs it only with v2 behaviour")
     gpu = ref.test.is_gpu_available()
     for name in ("run_gpu_only", "run_cuda_only", "run_gpu_or_tpu"):
