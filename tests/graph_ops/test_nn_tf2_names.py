@@ -82,3 +82,36 @@ def test_errors_match_tf(rid, f, error):
     for lib, mod in ((v1, tf_ops), (ref, _under_test)):
         with lib.Graph().as_default(), pytest.raises(error):
             f(mod, lib)
+
+
+# conv transposes (TF's nn_ops; ref's conv_ops): values against TF, and conv_transpose's checks
+T1, F1 = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 4, 3), np.linspace(0, 1, 30, dtype=np.float32).reshape(2, 5, 3)
+T2, F2 = np.linspace(-1, 1, 96, dtype=np.float32).reshape(2, 4, 4, 3), np.linspace(0, 1, 60, dtype=np.float32).reshape(2, 2, 5, 3)
+CONV_ROWS = [
+    ("conv1d_transpose", lambda c, lib: c.conv1d_transpose(T1, F1, [2, 8, 5], 2)),
+    ("conv1d_transpose-valid", lambda c, lib: c.conv1d_transpose(T1, F1, [2, 8, 5], 2, padding="VALID")),
+    ("conv_transpose-1d-tensor-shape", lambda c, lib: c.conv_transpose(T1, F1, lib.constant([2, 8, 5]), 2)),
+    ("conv2d_transpose_v2", lambda c, lib: c.conv2d_transpose_v2(T2, F2, [2, 8, 8, 5], 2)),
+    ("conv_transpose-2d", lambda c, lib: c.conv_transpose(T2, F2, [2, 8, 8, 5], [2, 2])),
+]
+
+
+@pytest.mark.parametrize("rid,f", CONV_ROWS, ids=[r[0] for r in CONV_ROWS])
+def test_conv_transposes_match_tf(rid, f):
+    from ref.graph_ops import conv_ops
+    v1, tf_ops, _ = _tf_modules()
+    want = _run(v1, lambda: f(tf_ops, v1))
+    got = _run(ref, lambda: f(conv_ops, ref))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("output_shape", [[2, 3], [2, 3, 4, 2, 5, 1], None])
+def test_conv_transpose_checks_match_tf(output_shape):
+    from ref.graph_ops import conv_ops
+    _, tf_ops, _ = _tf_modules()
+    messages = []
+    for mod in (tf_ops, conv_ops):
+        with pytest.raises(ValueError) as e:
+            mod.conv_transpose(None, 2, output_shape, "SAME")
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
