@@ -142,7 +142,10 @@ def _snake(camel):
 @functools.lru_cache(maxsize=None)
 def _gen_names():
     from ref.ops import registry
-    return {_snake(name): name for name in registry.registered()}
+    names = {_snake(name): name for name in registry.registered()}
+    # TF hides some generated wrappers behind a leading underscore (``gen_math_ops._clip_by_value``)
+    names.update({"_" + snake: name for snake, name in list(names.items())})
+    return names
 
 
 @functools.lru_cache(maxsize=None)
