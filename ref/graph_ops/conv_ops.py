@@ -387,7 +387,9 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return max_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return max_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+    if n == 3:
+        raise NotImplementedError("max_pool3d: ref has no MaxPool3D kernel")
+    raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 
 def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
@@ -397,7 +399,9 @@ def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return avg_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return avg_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+    if n == 3:
+        raise NotImplementedError("avg_pool3d: ref has no AvgPool3D kernel")
+    raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,

@@ -115,3 +115,16 @@ def test_conv_transpose_checks_match_tf(output_shape):
             mod.conv_transpose(None, 2, output_shape, "SAME")
         messages.append(str(e.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("fn", ["max_pool_v2", "avg_pool_v2"])
+@pytest.mark.parametrize("shape", [[3, 4], [3, 4, 1, 2, 1, 2]])
+def test_pool_v2_rank_check_matches_tf(fn, shape):
+    from ref.graph_ops import conv_ops
+    v1, tf_ops, _ = _tf_modules()
+    messages = []
+    for lib, mod in ((v1, tf_ops), (ref, conv_ops)):
+        with lib.Graph().as_default(), pytest.raises(ValueError) as e:
+            getattr(mod, fn)(lib.ones(shape), ksize=2, strides=2, padding="SAME")
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
