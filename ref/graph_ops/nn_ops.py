@@ -19,6 +19,7 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
 from ref.graph_ops.random_ops import random_uniform as _random_uniform
 from ref.graph_ops import stateless_random_ops as _stateless
+from ref.graph_ops import complex_ops as _complex
 from ref.types.shapes import TensorShape
 from ref.graph_ops.check_ops import assert_equal as _assert_equal
 from ref.graph_ops.control_flow_ops import cond as _cond
@@ -305,6 +306,11 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         axis = dim
     with name_scope(name, "l2_normalize", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:  # |x|^2 = real^2 + imag^2; both parts scaled by its rsqrt
+            re, im = _complex.real(x), _complex.imag(x)
+            square_sum = _complex.real(_m.reduce_sum(_m.add(_m.square(re), _m.square(im)), axis, keepdims=True))
+            x_inv_norm = _m.rsqrt(_m.maximum(square_sum, epsilon))
+            return _complex.complex(_m.multiply(re, x_inv_norm), _m.multiply(im, x_inv_norm), name=scope)
         square_sum = _m.reduce_sum(_m.square(x), axis, keepdims=True)
         x_inv_norm = _m.rsqrt(_m.maximum(square_sum, epsilon))
         return _m.multiply(x, x_inv_norm, name=scope)

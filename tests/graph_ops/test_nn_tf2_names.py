@@ -128,3 +128,14 @@ def test_pool_v2_rank_check_matches_tf(fn, shape):
             getattr(mod, fn)(lib.ones(shape), ksize=2, strides=2, padding="SAME")
         messages.append(str(e.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("axis", [0, 1, [0, 1]])
+def test_l2_normalize_complex_matches_tf(dtype, axis):
+    v1, _, tf_impl = _tf_modules()
+    x = (np.linspace(-1, 2, 12).reshape(3, 4) + 1j * np.linspace(3, -1, 12).reshape(3, 4)).astype(dtype)
+    want = _run(v1, lambda: tf_impl.l2_normalize(x, axis))
+    got = _run(ref, lambda: _under_test.l2_normalize(x, axis))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
