@@ -412,7 +412,7 @@ def _dropout(x, rate, noise_shape, uniform_sampler, name, default_name):
     with name_scope(name, default_name, [x]) as scope:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
         if is_number and not 0 <= rate < 1:
-            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
         x = convert_to_tensor(x, name="x")
         dtype = x.dtype.base_dtype
         if not dtype.is_floating:

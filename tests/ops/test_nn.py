@@ -251,7 +251,9 @@ NN_GRAPH_ERRORS = [
     ("sentinel", lambda n, g: n.softmax_cross_entropy_with_logits(g.constant([1.0])), ValueError, "named arguments"),
     ("bias-size", lambda n, g: n.bias_add(g.constant(np.zeros((2, 3), np.float32)), g.constant(np.zeros(4, np.float32))),
      ValueError, "3 and 4"),
-    ("dropout-keep_prob", lambda n, g: n.dropout(g.constant([1.0]), keep_prob=1.5), ValueError, "keep_prob"),
+    # TF turns keep_prob into rate = 1 - keep_prob first; the range check names `rate`
+    ("dropout-keep_prob", lambda n, g: n.dropout(g.constant([1.0]), keep_prob=1.5), ValueError,
+     r"`rate` must be a scalar tensor or a float in the range \[0, 1\). Received: rate=-0.5"),
 ]
 
 
