@@ -19,7 +19,7 @@ from ref.session import get_default_session
 from ref.session.devices import gpu_count
 from ref.graph_ops.control_flow_ops import placeholder
 from ref.grad import gradients
-from ref.test_util import TestCase, get_temp_dir, main  # noqa: F401  (tf.test.TestCase, tf.test.main)
+from ref.test_util import TestCase, create_local_cluster, get_temp_dir, main  # noqa: F401  (tf.test.*)
 
 mock = _mock  # tf.test.mock: unittest.mock
 

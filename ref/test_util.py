@@ -18,6 +18,7 @@ import collections.abc
 import contextlib
 import random
 import re
+import socket
 import tempfile
 import threading
 import unittest
@@ -33,11 +34,12 @@ from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
+from ref.distributed.server import Server
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
-__all__ = ["TestCase", "main", "get_temp_dir", "assert_equal_graph_def", "assert_meta_graph_protos_equal",
-           "get_node_def_from_graph"]
+__all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
+           "assert_meta_graph_protos_equal", "get_node_def_from_graph"]
 
 _SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
 
@@ -147,6 +149,26 @@ def get_temp_dir():
 def main(argv=None):
     """Runs the test cases of ``__main__`` (``unittest.main``), as ``tf.test.main``."""
     return unittest.main(argv=argv)
+
+
+def _free_port():
+    """A port that 127.0.0.1 could bind just now (TF's test helper uses portpicker)."""
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None, ps_config=None):
+    """Starts ``num_workers`` worker and ``num_ps`` ps servers of one cluster in this process,
+    on free ports of 127.0.0.1 (TF's ``test.create_local_cluster``); returns
+    ``(worker_servers, ps_servers)``."""
+    cluster = {"worker": [f"localhost:{_free_port()}" for _ in range(num_workers)],
+               "ps": [f"localhost:{_free_port()}" for _ in range(num_ps)]}
+    workers = [Server(cluster, job_name="worker", protocol=protocol, task_index=i, config=worker_config,
+                      start=True, bind_address="127.0.0.1") for i in range(num_workers)]
+    ps_servers = [Server(cluster, job_name="ps", protocol=protocol, task_index=i, config=ps_config,
+                         start=True, bind_address="127.0.0.1") for i in range(num_ps)]
+    return workers, ps_servers
 
 
 class _CheckedThread:

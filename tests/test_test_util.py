@@ -361,3 +361,50 @@ def test_ragged_assertions_agree_with_tf(method, a, b, passes):
         def runTest(self):
             pass
     assert _ragged_outcome(tf.compat.v1, TFCase(), method, a, b) is passes
+
+
+# -- tf.test.create_local_cluster and test_util.assert_meta_graph_protos_equal ----------
+
+def test_create_local_cluster_shares_ps_variables_between_workers():
+    """TF's localhost_cluster_performance_test: values set through one worker read back
+    through the other; every server listens on 127.0.0.1."""
+    workers, ps = ref_test.create_local_cluster(num_workers=2, num_ps=2)
+    try:
+        assert all(s.target.startswith("grpc://localhost:") for s in workers + ps)
+        with ref.Graph().as_default():
+            sessions = [ref.Session(w.target) for w in workers]
+            made = []
+            for task in (0, 1):
+                with ref.device(f"/job:ps/task:{task}"):
+                    made.append(ref.Variable(float(task)))
+            sessions[0].run([v.initializer for v in made])
+            assert [sessions[1].run(v) for v in made] == [0.0, 1.0]
+            for s in sessions:
+                s.close()
+    finally:
+        for s in workers + ps:
+            s.stop()
+
+
+def _meta_graphs(lib, second_value):
+    out = []
+    for value in (1.0, second_value):
+        with lib.Graph().as_default():
+            lib.Variable(value, name="v")
+            lib.train.Saver()
+            out.append(lib.train.export_meta_graph())
+    return out
+
+
+@pytest.mark.parametrize("second_value,equal", [(1.0, True), (2.0, False)])
+def test_assert_meta_graph_protos_equal_as_tf(second_value, equal):
+    from ref import test_util
+    tf = pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import test_util as tf_test_util
+    for lib, helper, case in ((tf.compat.v1, tf_test_util, tf.test.TestCase()), (ref, test_util, ref_test.TestCase())):
+        a, b = _meta_graphs(lib, second_value)
+        if equal:
+            helper.assert_meta_graph_protos_equal(case, a, b)
+        else:
+            with pytest.raises(AssertionError):
+                helper.assert_meta_graph_protos_equal(case, a, b)

@@ -744,3 +744,21 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             return Saver()
     logging.info("Saver not created because there are no variables in the graph to restore")
     return None
+
+
+def get_saver_or_default():
+    """The graph's one ``SAVERS`` collection entry, or a new sharded ``Saver``
+    (``allow_empty``) added to it (TF's private ``saver._get_saver_or_default``)."""
+    graph = get_default_graph()
+    savers = graph.get_collection(GraphKeys.SAVERS)
+    if savers:
+        if len(savers) > 1:
+            raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please indicate which one "
+                               f"to use by passing it to the constructor.")
+        return savers[0]
+    saver = Saver(sharded=True, allow_empty=True)
+    graph.add_to_collection(GraphKeys.SAVERS, saver)
+    return saver
+
+
+_get_saver_or_default = get_saver_or_default  # TF's spelling

@@ -208,7 +208,14 @@ def reset(target, containers=None, config=None):
     address = _address(target)
     handles = [s._handle for s in list(_OPEN) if s._address == address and s._handle]
     with rpc.sending(((SESSIONS_KEY, ",".join(handles)),) if handles else ()):
-        _connect(target, config).Reset(request, timeout=timeout)
+        try:
+            _connect(target, config).Reset(request, timeout=timeout)
+        except errors.UnavailableError as e:
+            if timeout is None:
+                raise
+            # TF's Reset is one call with the operation timeout as its deadline: no master there reads
+            # as that deadline passing
+            raise errors.DeadlineExceededError(None, None, f"Deadline Exceeded: {e.message}") from None
 
 
 _session.register_target_handler(PREFIX, RemoteSession, reset)

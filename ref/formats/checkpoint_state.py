@@ -98,7 +98,7 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_c
     ``model_checkpoint_path`` is appended to ``all_model_checkpoint_paths``
     unless it is already the last element. When ``save_dir`` is relative,
     relative paths are rewritten relative to ``save_dir``; absolute paths are
-    kept. (TF appends to the caller's list in place; this copies it.)
+    kept. As TF, the path is appended to the caller's list itself.
 
     Raises:
       ValueError: if ``all_model_checkpoint_timestamps`` was provided but its
@@ -106,9 +106,11 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_c
     """
     save_dir = os.fspath(save_dir)
     model_checkpoint_path = os.fspath(model_checkpoint_path)
-    paths = [os.fspath(p) for p in (all_model_checkpoint_paths or [])]
-    if not paths or paths[-1] != model_checkpoint_path:
-        paths.append(model_checkpoint_path)
+    if all_model_checkpoint_paths is None:
+        all_model_checkpoint_paths = []
+    if not all_model_checkpoint_paths or os.fspath(all_model_checkpoint_paths[-1]) != model_checkpoint_path:
+        all_model_checkpoint_paths.append(model_checkpoint_path)  # in the caller's list, as TF
+    paths = [os.fspath(p) for p in all_model_checkpoint_paths]
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
         raise ValueError("Checkpoint timestamps, if provided, must match checkpoint paths (got paths "
                          f"{paths} and timestamps {list(all_model_checkpoint_timestamps)})")

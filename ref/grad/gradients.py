@@ -384,3 +384,14 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
                 raise ValueError("None values not supported.")
             out.append(array_ops.reshape(array_ops.stack(rows), x.shape.concatenate(x.shape)))
     return out
+
+
+def _hessian_vector_product(ys, xs, v):
+    """H v for the Hessian H of sum(ys) with respect to ``xs``, by differentiating twice:
+    grad(sum(grad(ys, x) * stop_gradient(v)), x) (TF's ``gradients_impl._hessian_vector_product``)."""
+    if len(v) != len(xs):
+        raise ValueError("xs and v must have the same length.")
+    grads = gradients(ys, xs)
+    assert len(grads) == len(xs)
+    products = [math_ops.multiply(g, array_ops.stop_gradient(u)) for g, u in zip(grads, v) if g is not None]
+    return gradients(products, xs)

@@ -238,6 +238,14 @@ def _erf_grad(op, grad):
     return m.multiply(grad, m.multiply(two_over_root_pi, m.exp(m.negative(m.square(x)))))
 
 
+@RegisterGradient("Erfc")
+def _erfc_grad(op, grad):
+    m = _m()
+    x = op.inputs[0]
+    minus_two_over_root_pi = m.cast(-2.0 / np.sqrt(np.pi), x.dtype)
+    return m.multiply(grad, m.multiply(minus_two_over_root_pi, m.exp(m.negative(m.square(x)))))
+
+
 # -- gradients of gradient kernels (second derivatives) -------------------------
 
 @RegisterGradient("TanhGrad")

@@ -8,6 +8,9 @@ from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops, nn_ops
 
 NotDifferentiable("InTopKV2")
+# integer permutations: TF registers no rule, and its gradients() never asks for one (int outputs)
+NotDifferentiable("DataFormatDimMap")
+NotDifferentiable("DataFormatVecPermute")
 
 
 def _m():

@@ -175,3 +175,21 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
     return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 
+
+
+def nce_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+                remove_accidental_hits=False, name="nce_loss"):
+    """TF2's ``tf.nn.nce_loss``: :func:`nce_loss` with ``partition_strategy="div"``."""
+    return nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=num_true,
+                    sampled_values=sampled_values, remove_accidental_hits=remove_accidental_hits,
+                    partition_strategy="div", name=name)
+
+
+def sampled_softmax_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                            sampled_values=None, remove_accidental_hits=True, seed=None,
+                            name="sampled_softmax_loss"):
+    """TF2's ``tf.nn.sampled_softmax_loss``: :func:`sampled_softmax_loss` with
+    ``partition_strategy="div"``."""
+    return sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=num_true,
+                                sampled_values=sampled_values, remove_accidental_hits=remove_accidental_hits,
+                                partition_strategy="div", name=name, seed=seed)

@@ -8,9 +8,10 @@ name scopes.
 from __future__ import annotations
 
 import numpy as np
+import collections.abc
 
 from ref.graph_ops import array_ops
-from ref.framework.graph import name_scope
+from ref.framework.graph import Tensor, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.types import dtypes
@@ -19,7 +20,7 @@ __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwis
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool",
            "max_pool_v2", "avg_pool_v2", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
-           "max_pool_with_argmax", "separable_conv2d"]
+           "max_pool_with_argmax", "separable_conv2d", "conv1d_transpose", "conv_transpose"]
 
 
 def _pick(new_name, new, old_name, old):
@@ -144,6 +145,60 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
                         strides=get_sequence(strides, 2, c, "strides"), padding=padding,
                         explicit_paddings=explicit, data_format=data_format,
                         dilations=get_sequence(dilations, 2, c, "dilations"), name=name)
+
+
+def conv2d_transpose_v2(input, filters, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None,
+                        name=None):
+    """TF2's ``tf.nn.conv2d_transpose(input, filters, output_shape, strides, ...)``."""
+    data_format = "NHWC" if data_format is None else data_format
+    return conv2d_transpose(input, filters, output_shape, strides, padding=padding, data_format=data_format,
+                            name=name, dilations=dilations)
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC", dilations=None,
+                     name=None):
+    """The transpose of conv1d: ``input`` [batch, width, in] (NWC) and ``filters`` [width,
+    out, in] as a height-1 ``Conv2DBackpropInput`` (ExpandDims, Concat of the output
+    shape, the backprop, Squeeze, as TF builds it)."""
+    with name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as name:
+        if data_format is None or data_format == "NWC":
+            data_format, spatial_start_dim, channel_index = "NHWC", 1, 2
+        elif data_format == "NCW":
+            data_format, spatial_start_dim, channel_index = "NCHW", 2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        strides = [1] + get_sequence(strides, 1, channel_index, "stride")
+        dilations = [1] + get_sequence(dilations, 1, channel_index, "dilations")
+        input = array_ops.expand_dims(input, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        output_shape = output_shape if isinstance(output_shape, Tensor) else list(output_shape)
+        output_shape = array_ops.concat([output_shape[:spatial_start_dim], [1], output_shape[spatial_start_dim:]], 0)
+        result = apply_op("Conv2DBackpropInput", input_sizes=output_shape, filter=filters, out_backprop=input,
+                          strides=strides, padding=padding, data_format=data_format, dilations=dilations, name=name)
+        return array_ops.squeeze(result, [spatial_start_dim])
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
+                   name=None):
+    """``tf.nn.conv_transpose``: conv1d_transpose or conv2d_transpose_v2 by the length of
+    ``output_shape`` (3 or 4; TF's 5, conv3d_transpose, needs Conv3DBackpropInputV2,
+    which ref lacks: NotImplementedError)."""
+    with name_scope(name, "conv_transpose", [input, filters, output_shape]) as name:
+        if isinstance(output_shape, Tensor):
+            n = output_shape.shape[0] - 2
+        elif isinstance(output_shape, collections.abc.Sized):
+            n = len(output_shape) - 2
+        else:
+            raise ValueError(f"`output_shape` must be a tensor or sized collection. Received: "
+                             f"output_shape={output_shape}")
+        if not 1 <= n <= 3:
+            raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} "
+                             f"of length {n + 2}.")
+        if n == 3:
+            raise NotImplementedError("conv3d_transpose: ref has no Conv3DBackpropInputV2 kernel")
+        op = conv1d_transpose if n == 1 else conv2d_transpose_v2
+        return op(input, filters, output_shape, strides, padding=padding, data_format=data_format,
+                  dilations=dilations, name=name)
 
 
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None,
@@ -352,7 +407,9 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return max_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return max_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+    if n == 3:
+        raise NotImplementedError("max_pool3d: ref has no MaxPool3D kernel")
+    raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 
 def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
@@ -362,7 +419,9 @@ def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return avg_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return avg_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    raise ValueError(f"`input.shape.rank` must be 3 or 4 here. Received: input.shape={input.shape} of rank {n + 2}")
+    if n == 3:
+        raise NotImplementedError("avg_pool3d: ref has no AvgPool3D kernel")
+    raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,

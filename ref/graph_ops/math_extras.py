@@ -7,6 +7,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import Tensor, name_scope
+from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.tensor_util import constant_value
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, complex_ops, math_ops
@@ -166,3 +167,14 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     with name_scope(name or "reduce_std"):
         x = convert_to_tensor(input_tensor)
         return apply_op("Sqrt", x=reduce_variance(x, axis=axis, keepdims=keepdims))
+
+
+def _as_indexed_slices(x, optimize=True):
+    """``x`` as IndexedSlices: every row, indices ``range(shape(x)[0])`` (TF's private
+    ``math_ops._as_indexed_slices``); IndexedSlices pass through."""
+    if isinstance(x, IndexedSlices):
+        return x
+    if not isinstance(x, Tensor):
+        raise TypeError(f"Not a Tensor or IndexedSlices: {type(x)}.")
+    x_shape = array_ops.shape(x)  # ``optimize``: TF's constant-folding hint; ref folds known shapes anyway
+    return IndexedSlices(x, math_ops.range(0, x_shape[0]), x_shape)

@@ -24,7 +24,7 @@ __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "div", "div_no_nan", "floordiv", "floor_div", "mod",
     "floormod", "truncatediv", "realdiv", "pow", "maximum", "minimum", "squared_difference", "square", "sqrt",
     "rsqrt", "exp", "expm1", "asinh", "log", "log1p", "negative", "neg", "abs", "sign", "reciprocal", "floor", "ceil",
-    "round", "rint", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "is_finite", "is_nan", "is_inf", "equal",
+    "round", "rint", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "erfc", "is_finite", "is_nan", "is_inf", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
     "logical_xor", "matmul", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
     "reduce_all", "reduce_any", "argmax", "argmin", "add_n", "accumulate_n", "cast", "to_float", "to_double",
@@ -207,6 +207,7 @@ sin = _unary("Sin", "sin", "sin(x) element-wise (``Sin``).")
 cos = _unary("Cos", "cos", "cos(x) element-wise (``Cos``).")
 tan = _unary("Tan", "tan", "tan(x) element-wise (``Tan``).")
 erf = _unary("Erf", "erf", "The error function of x (``Erf``).")
+erfc = _unary("Erfc", "erfc", "The complementary error function of x, 1 - erf(x) (``Erfc``).")
 is_finite = _unary("IsFinite", "is_finite", "x is neither inf nor NaN (``IsFinite``).")
 is_nan = _unary("IsNan", "is_nan", "x is NaN (``IsNan``).")
 is_inf = _unary("IsInf", "is_inf", "x is +-inf (``IsInf``).")

@@ -7,6 +7,7 @@ TF's composite formulas (e.g. ``sigmoid_cross_entropy_with_logits`` is
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -19,6 +20,8 @@ from ref.framework.tensor_util import constant_value
 from ref.types import errors
 from ref.framework.random_seed import get_seed
 from ref.graph_ops.random_ops import random_uniform as _random_uniform
+from ref.graph_ops import stateless_random_ops as _stateless
+from ref.graph_ops import complex_ops as _complex
 from ref.types.shapes import TensorShape
 from ref.graph_ops.check_ops import assert_equal as _assert_equal
 from ref.graph_ops.control_flow_ops import cond as _cond
@@ -28,7 +31,7 @@ __all__ = [
     "l2_loss", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
     "weighted_cross_entropy_with_logits", "l2_normalize", "moments", "in_top_k", "zero_fraction", "dropout",
-    "xw_plus_b", "crelu",
+    "xw_plus_b", "crelu", "log_poisson_loss", "swish", "silu",
 ]
 
 
@@ -322,6 +325,11 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         axis = dim
     with name_scope(name, "l2_normalize", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:  # |x|^2 = real^2 + imag^2; both parts scaled by its rsqrt
+            re, im = _complex.real(x), _complex.imag(x)
+            square_sum = _complex.real(_m.reduce_sum(_m.add(_m.square(re), _m.square(im)), axis, keepdims=True))
+            x_inv_norm = _m.rsqrt(_m.maximum(square_sum, epsilon))
+            return _complex.complex(_m.multiply(re, x_inv_norm), _m.multiply(im, x_inv_norm), name=scope)
         square_sum = _m.reduce_sum(_m.square(x), axis, keepdims=True)
         x_inv_norm = _m.rsqrt(_m.maximum(square_sum, epsilon))
         return _m.multiply(x, x_inv_norm, name=scope)
@@ -389,15 +397,41 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     if keep_prob is not None:
         if rate is not None:
             raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-        if not isinstance(keep_prob, Tensor) and not 0 < float(keep_prob) <= 1:
-            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
-        rate = 1.0 - keep_prob  # TF computes it before its name scope ("sub" for a tensor)
+        try:
+            rate = 1 - keep_prob  # TF computes it before its name scope ("sub" for a tensor)
+        except TypeError:
+            raise ValueError(f"`keep_prob` must be a floating point number or Tensor. Received: "
+                             f"keep_prob={keep_prob}") from None
     if rate is None:
         raise ValueError("Either 'rate' or 'keep_prob' must be given")
-    with name_scope(name, "dropout", [x]) as scope:
+    return dropout_v2(x, rate, noise_shape=noise_shape, seed=seed, name=name)
+
+
+def dropout_v2(x, rate, noise_shape=None, seed=None, name=None):
+    """TF2's ``tf.nn.dropout(x, rate, noise_shape, seed)``: the mask from ``random_uniform``."""
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: _random_uniform(shape, dtype=dtype, seed=seed),
+                    name, "dropout")
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """``tf.nn.experimental.stateless_dropout``: the mask from ``stateless_random_uniform``
+    with ``seed`` (shape [2]) and ``rng_alg``, so equal seeds give equal masks."""
+    from_seed = _stateless.stateless_random_uniform
+    alg = "auto_select" if rng_alg is None else rng_alg
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: from_seed(shape, seed=seed, dtype=dtype, alg=alg),
+                    name, "stateless_dropout")
+
+
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+    """``tf.nn.experimental.general_dropout``: the mask from ``uniform_sampler(shape, dtype)``."""
+    return _dropout(x, rate, noise_shape, uniform_sampler, name, "general_dropout")
+
+
+def _dropout(x, rate, noise_shape, uniform_sampler, name, default_name):
+    with name_scope(name, default_name, [x]) as scope:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
         if is_number and not 0 <= rate < 1:
-            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
         x = convert_to_tensor(x, name="x")
         dtype = x.dtype.base_dtype
         if not dtype.is_floating:
@@ -408,14 +442,18 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if is_number:
             scale = convert_to_tensor(1 / (1 - rate), dtype=dtype)
             ret = apply_op("Mul", x=x, y=scale)
+        elif not isinstance(rate, Tensor):
+            raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
         else:
-            rate = convert_to_tensor(rate)
             rate.shape.assert_has_rank(0)
-            if rate.dtype.base_dtype != dtype:
+            if rate.dtype != x.dtype:
+                if not rate.dtype.is_compatible_with(x.dtype):
+                    raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: x.dtype={x.dtype} "
+                                     f"and rate.dtype={rate.dtype}")
                 rate = apply_op("Cast", x=rate, DstT=dtype, name="rate")
             ret = apply_op("RealDiv", x=x, y=apply_op("Sub", x=constant(1, dtype=dtype), y=rate))
         shape = _a().shape(x) if noise_shape is None else _noise_shape(x, noise_shape)
-        random_tensor = _random_uniform(shape, dtype=dtype, seed=seed)
+        random_tensor = uniform_sampler(shape=shape, dtype=dtype)
         keep_mask = _m.greater_equal(random_tensor, rate)
         ret = apply_op("SelectV2", condition=keep_mask, t=ret, e=constant(0, dtype=dtype))
         ret.set_shape(x.shape)
@@ -432,3 +470,74 @@ def _noise_shape(x, noise_shape):
         return TensorShape([d if n is None and d is not None else n
                             for d, n in zip(x.shape.as_list(), given.as_list())])
     return given
+
+
+# -- TF2 spellings (TF's nn_ops/nn_impl keep both) and nn_impl's composites ---------
+
+def softmax_v2(logits, axis=None, name=None):
+    """TF2's ``tf.nn.softmax(logits, axis)``."""
+    return softmax(logits, axis=axis, name=name)
+
+
+def log_softmax_v2(logits, axis=None, name=None):
+    """TF2's ``tf.nn.log_softmax(logits, axis)``."""
+    return log_softmax(logits, axis=axis, name=name)
+
+
+def moments_v2(x, axes, shift=None, keepdims=False, name=None):
+    """TF2's ``tf.nn.moments(x, axes, shift, keepdims)``."""
+    return moments(x, axes, shift=shift, name=name, keep_dims=keepdims)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, plus (``compute_full_loss``) Stirling's
+    approximation of log(targets!) -- targets * log(targets) - targets +
+    0.5 * log(2 pi targets) -- where targets > 1 (TF's ``nn_impl.log_poisson_loss``)."""
+    with name_scope(name, "log_poisson_loss", [targets, log_input]):
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets")
+        try:
+            targets.shape.assert_is_compatible_with(log_input.shape)
+        except ValueError:
+            raise ValueError(f"`log_input` and `targets` must have the same shape, received "
+                             f"({log_input.shape} vs {targets.shape}).") from None
+        result = _m.subtract(_m.exp(log_input), _m.multiply(log_input, targets))
+        if compute_full_loss:
+            point_five = constant(0.5, dtype=targets.dtype)
+            two_pi = constant(2 * math.pi, dtype=targets.dtype)
+            stirling = _m.add(_m.subtract(_m.multiply(targets, _m.log(targets)), targets),
+                              _m.multiply(point_five, _m.log(_m.multiply(two_pi, targets))))
+            zeros = _a().zeros_like(targets, dtype=targets.dtype)
+            ones = _a().ones_like(targets, dtype=targets.dtype)
+            small = _m.logical_and(_m.greater_equal(targets, zeros), _m.less_equal(targets, ones))
+            result = _m.add(result, _a().where_v2(small, zeros, stirling))
+        return result
+
+
+def swish(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (``tf.nn.swish``/``silu``). TF wraps it in a
+    custom gradient (IdentityN in the graph); here the same derivative comes from the ops."""
+    with name_scope(name, "swish", [features]):
+        features = convert_to_tensor(features, name="features")
+        beta = _m.cast(convert_to_tensor(beta, name="beta"), features.dtype)
+        return _m.multiply(features, _m.sigmoid(_m.multiply(beta, features)))
+
+
+silu = swish
+
+
+def gelu(features, approximate=False, name=None):
+    """0.5 x erfc(-x / sqrt(2)) (accurate for negative x), or with ``approximate`` 0.5 x (1 + tanh(sqrt(2 / pi)
+    (x + 0.044715 x^3))) (TF's ``nn_ops.gelu``)."""
+    with name_scope(name, "Gelu", [features]):
+        features = convert_to_tensor(features, name="features")
+        if not features.dtype.is_floating:
+            raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype="
+                             f"{features.dtype}")
+        half = _m.multiply(0.5, features)
+        if approximate:
+            coeff = _m.cast(0.044715, features.dtype)
+            inner = _m.multiply(0.7978845608028654, _m.add(features, _m.multiply(coeff, _m.pow(features, 3))))
+            return _m.multiply(half, _m.add(1.0, _m.tanh(inner)))
+        return _m.multiply(half, _m.erfc(_m.multiply(_m.negative(features),
+                                                     _m.cast(0.7071067811865476, features.dtype))))

@@ -353,6 +353,22 @@ def erf(x):
     return _erf_loop(flat, np.empty_like(flat)).astype(x.dtype).reshape(x.shape)
 
 
+@njit
+def _erfc_loop(x, out):
+    for i in _builtins.range(x.size):
+        out[i] = math.erfc(x[i])
+    return out
+
+
+@_unary("Erfc", _F)
+def erfc(x):
+    """y = 1 - erf(x) = 2/sqrt(pi) * integral_x^inf exp(-t**2) dt (C's ``erfc`` in double,
+    rounded to x's dtype: accurate where erf(x) is close to 1)."""
+    x = np.asarray(x)
+    flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    return _erfc_loop(flat, np.empty_like(flat)).astype(x.dtype).reshape(x.shape)
+
+
 def _float_pred(name):
     return register_op(name, inputs=("x",), outputs=("y",), type_attrs={"T": "x"}, allowed={"T": _F},
                        shape=lambda ins, attrs: [(dtypes.bool, ins["x"].shape)])

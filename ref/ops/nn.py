@@ -578,3 +578,59 @@ def in_top_k_v2(predictions, targets, k):
     target_score = p[rows, np.where(valid, t, 0)] if classes else np.zeros(p.shape[0], p.dtype)
     higher = np.sum(p > target_score[:, None], axis=1)
     return valid & np.isfinite(target_score) & (higher < k)
+
+
+# -- data format permutations (TF's kernels/data_format_ops) -------------------
+
+def _format_check(src_format, dst_format):
+    """TF's construction checks: lengths 4 or 5 and ``dst_format`` a permutation of ``src_format``."""
+    src = src_format.decode() if isinstance(src_format, bytes) else src_format
+    dst = dst_format.decode() if isinstance(dst_format, bytes) else dst_format
+    if len(src) not in (4, 5):
+        raise invalid_argument(f"Source format must be of length 4 or 5, received src_format = {src}")
+    if len(dst) not in (4, 5):
+        raise invalid_argument(f"Destination format must be of length 4 or 5, received dst_format = {dst}")
+    if len(src) != len(dst) or len(set(src)) != len(src) or sorted(src) != sorted(dst):
+        raise invalid_argument(f"Destination and source format must determine a permutation, got {src} and {dst}")
+    return src, dst
+
+
+@register_op("DataFormatDimMap", inputs=("x",), outputs=("y",), attrs={"src_format": "NHWC", "dst_format": "NCHW"},
+             type_attrs={"T": "x"}, allowed={"T": _INDEX}, shape=unary_shape)
+def data_format_dim_map(x, src_format="NHWC", dst_format="NCHW"):
+    """y = the index in ``dst_format`` of the dimension ``src_format[x]``; x in [-n, n)
+    counts from the end when negative (n = the format's length)."""
+    src, dst = _format_check(src_format, dst_format)
+    n = len(src)
+    table = np.array([dst.index(c) for c in src], dtype=np.asarray(x).dtype)
+    x_mod = np.fmod(np.asarray(x) + n, n)  # C's remainder, as TF: values below -n fall to the last entry
+    return np.where((x_mod >= 0) & (x_mod < n - 1), table[np.clip(x_mod, 0, n - 1)], table[n - 1])
+
+
+@register_op("DataFormatVecPermute", inputs=("x",), outputs=("y",),
+             attrs={"src_format": "NHWC", "dst_format": "NCHW"}, type_attrs={"T": "x"}, allowed={"T": _INDEX},
+             shape=unary_shape)
+def data_format_vec_permute(x, src_format="NHWC", dst_format="NCHW"):
+    """The rows of x (one per dimension of ``src_format``, or per spatial dimension
+    when x has n - 2 rows) reordered as ``dst_format`` orders those dimensions."""
+    src, dst = _format_check(src_format, dst_format)
+    x = np.asarray(x)
+    shape = "[" + ",".join(map(str, x.shape)) + "]"  # TF's TensorShape::DebugString
+    if x.ndim not in (1, 2):
+        raise invalid_argument(f"input must be a vector or 2D tensor, but got shape {shape}")
+    full, spatial = len(src), len(src) - 2
+    if x.shape[0] not in (spatial, full):
+        what = "1D input" if x.ndim == 1 else "First dimension of 2D input"
+        raise invalid_argument(f"{what} must be of size {spatial} or {full}, but got shape {shape}")
+    if x.ndim == 2 and x.shape[1] != 2:
+        raise invalid_argument(f"Second dimension of 2D input must be of size 2, but got shape {shape}")
+    if x.shape[0] == spatial:
+        keep = "HW" if spatial == 2 else "DHW"
+        src, dst = [c for c in src if c in keep], [c for c in dst if c in keep]
+        if len(src) != spatial or len(dst) != spatial:
+            letters = "H and W" if spatial == 2 else "D, H and W"
+            raise invalid_argument(f"Format specifier must contain {letters} for 2D case")
+    y = np.empty_like(x)
+    for i, c in enumerate(src):
+        y[dst.index(c)] = x[i]
+    return y

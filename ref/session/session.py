@@ -825,6 +825,10 @@ class Session(BaseSession):
                 sess._was_reset = True
             return
         handler = _target_handler(target) if isinstance(target, str) and target not in _LOCAL_TARGETS else None
+        if handler is None and target not in _LOCAL_TARGETS:  # TF: no session factory takes the target
+            raise errors.NotFoundError(None, None, f"No session factory registered for the given session options: "
+                                                   f"{{target: \"{target}\"}} Registered factories are "
+                                                   f"{{DIRECT_SESSION, GRPC_SESSION}}.")
         if handler is not None and handler[1] is not None:
             handler[1](target, containers, config)
 

@@ -432,7 +432,6 @@ class StepCounterHook(SessionRunHook):
         self._output_dir = output_dir
         self._last_global_step = None
         self._steps_per_run = 1
-        self._stale_warnings = 0
 
     def _set_steps_per_run(self, steps_per_run):
         self._steps_per_run = steps_per_run
@@ -462,12 +461,11 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
                 if elapsed_time is not None and elapsed_time > 0:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
-        if stale == self._last_global_step and self._stale_warnings < 5:  # TF logs the first 5
-            self._stale_warnings += 1
-            _log.warning("It seems that global step (tf.train.get_global_step) has not been increased. Current "
-                         "value (could be stable): %s vs previous value: %s. You could increase the global step "
-                         "by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
-                         "Optimizer.minimize.", stale, self._last_global_step)
+        if stale == self._last_global_step:  # the first 5 of the process, from this line (TF's log_first_n)
+            _log.log_first_n(_log.WARN, "It seems that global step (tf.train.get_global_step) has not been "
+                             "increased. Current value (could be stable): %s vs previous value: %s. You could "
+                             "increase the global step by passing tf.train.get_global_step() to "
+                             "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale, self._last_global_step)
         self._last_global_step = stale
 
 

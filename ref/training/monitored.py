@@ -33,7 +33,7 @@ from ref.types import errors
 from ref.framework.graph import GraphKeys, get_default_graph
 from ref.training import hooks as _hooks
 from ref.training.session_manager import SessionManager
-from ref.checkpoint.saver import Saver
+from ref.checkpoint.saver import get_saver_or_default as _get_saver_or_default
 from ref.graph_ops import variables
 from ref.graph_ops.control_flow_ops import group
 from ref.graph_ops.summary_ops import merge_all
@@ -160,19 +160,6 @@ class Scaffold:
         graph = get_default_graph()
         return group(variables.local_variables_initializer(),
                      *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
-
-
-def _get_saver_or_default():
-    graph = get_default_graph()
-    savers = graph.get_collection(GraphKeys.SAVERS)
-    if savers:
-        if len(savers) > 1:
-            raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please indicate which one "
-                               f"to use by passing it to the constructor.")
-        return savers[0]
-    saver = Saver(sharded=True, allow_empty=True)
-    graph.add_to_collection(GraphKeys.SAVERS, saver)
-    return saver
 
 
 # -- session creators -----------------------------------------------------------------

@@ -35,6 +35,15 @@ def test_generate_checkpoint_state_proto(save_dir, path, all_paths, timestamps, 
     assert _fields(ours) == _fields(theirs)
 
 
+@pytest.mark.parametrize("all_paths", [[], ["model-2"], ["/abs/model-0"]])
+def test_generate_appends_to_the_callers_list_as_tf(all_paths):
+    """TF appends the new path to the caller's own list (checkpoint_management_test relies on it)."""
+    ours, theirs = list(all_paths), list(all_paths)
+    state.generate_checkpoint_state_proto("/abs", "/abs/model-0", ours)
+    train.generate_checkpoint_state_proto("/abs", "/abs/model-0", theirs)
+    assert ours == theirs
+
+
 def test_generate_rejects_mismatched_timestamps():
     with pytest.raises(ValueError, match="timestamps"):
         state.generate_checkpoint_state_proto("/d", "/d/m-2", ["/d/m-1", "/d/m-2"], [1.0])

@@ -82,6 +82,7 @@ UNARY_ROWS = {
     "Tanh": UnaryRow(FLOATS, "any", 4, "tanh", ([3], "any", True), None),
     "Sigmoid": UnaryRow(FLOATS, "any", 4, "sigmoid", ([3], "any", True), None),
     "Erf": UnaryRow(FLOATS, "small", 3, "erf", ([3], "any", True), None),
+    "Erfc": UnaryRow(FLOATS, "small", 8, "erfc", ([3], "any", True), None),
     "IsFinite": UnaryRow((F32, F64), "special", 0, "is_finite", None, None),
     "IsNan": UnaryRow((F32, F64), "special", 0, "is_nan", None, None),
     "IsInf": UnaryRow((F32, F64), "special", 0, "is_inf", None, None),
@@ -324,6 +325,18 @@ def nn_rows():
                                                                  "bias": values(dt, (5,), seed=62)}))
     rows.append(("BiasAdd-NCHW", "BiasAdd", {"value": values(F32, (2, 3, 4, 5), seed=61),
                                              "bias": values(F32, (3,), seed=62), "data_format": "NCHW"}))
+    # data format permutations (TF's nn_test DataFormatDimMapTest/DataFormatVecPermuteTest cases)
+    for src, dst in (("NHWC", "NCHW"), ("NHWC", "WHCN"), ("qwer", "rewq"), ("NDHWC", "NCDHW"), ("NDHWC", "DHWNC")):
+        n = len(src)
+        rows.append((f"DataFormatDimMap-{src}-{dst}", "DataFormatDimMap",
+                     {"x": np.arange(-n, n, dtype=np.int32).reshape(2, n), "src_format": src, "dst_format": dst}))
+    rows.append(("DataFormatDimMap-int64-default", "DataFormatDimMap", {"x": np.int64([-9, -5, -4, 0, 3, 7])}))
+    for src, dst, x in (("NHWC", "NCHW", np.int32([7, 4, 9, 3])), ("NCHW", "NHWC", np.int64([[7, 4], [9, 3],
+                                                                                        [4, 5], [5, 1]])),
+                        ("NHWC", "HWNC", np.int32([7, 4])), ("NDHWC", "NCDHW", np.int32([7, 4, 9, 3, 5])),
+                        ("NDHWC", "DHWNC", np.int32([[1, 2], [3, 4], [5, 6]])), ("NHWC", "WHCN", np.int32([4, 7]))):
+        rows.append((f"DataFormatVecPermute-{src}-{dst}-{x.ndim}d{x.shape[0]}", "DataFormatVecPermute",
+                     {"x": x, "src_format": src, "dst_format": dst}))
     rows.append(("BiasAddV1", "BiasAddV1", {"value": values(F32, (4, 5), seed=61), "bias": values(F32, (5,), seed=62)}))
     for dt in (F32, F64):
         rows.append((f"BiasAddGrad-{np.dtype(dt).name}", "BiasAddGrad",

@@ -94,6 +94,19 @@ ERRORS = [
     ("bias-size", "BiasAdd", {"value": np.zeros((2, 3), F), "bias": np.zeros(2, F)}, "as many biases"),
     ("bias-rank", "BiasAdd", {"value": np.zeros(3, F), "bias": np.zeros(3, F)}, "at least 2D"),
     ("relu-grad-shapes", "ReluGrad", {"gradients": np.zeros(3, F), "features": np.zeros(2, F)}, "same shape"),
+    # TF's data_format_ops checks, in its wording
+    ("dimmap-length", "DataFormatDimMap", {"x": np.int32([0]), "src_format": "NHWCX1", "dst_format": "NCHWX1"},
+     "Source format must be of length 4 or 5, received src_format = NHWCX1"),
+    ("dimmap-duplicate", "DataFormatDimMap", {"x": np.int32([0]), "src_format": "NHHW", "dst_format": "NHWH"},
+     "Destination and source format must determine a permutation, got NHHW and NHWH"),
+    ("vecpermute-dst-length", "DataFormatVecPermute", {"x": np.int32([0, 1, 2, 3]), "dst_format": "NCH"},
+     "Destination format must be of length 4 or 5, received dst_format = NCH"),
+    ("vecpermute-size", "DataFormatVecPermute", {"x": np.int32([0, 1, 2]), "src_format": "NHWC"},
+     r"1D input must be of size 2 or 4, but got shape \[3\]"),
+    ("vecpermute-second-dim", "DataFormatVecPermute", {"x": np.int32([[0, 1, 2]] * 4)},
+     r"Second dimension of 2D input must be of size 2, but got shape \[4,3\]"),
+    ("vecpermute-no-hw", "DataFormatVecPermute", {"x": np.int32([1, 2]), "src_format": "NQWC", "dst_format": "NCQW"},
+     "Format specifier must contain H and W for 2D case"),
     ("xent-shapes", "SoftmaxCrossEntropyWithLogits", {"features": np.zeros((2, 3), F), "labels": np.zeros((2, 4), F)},
      "broadcastable"),
 ]
@@ -105,8 +118,8 @@ def test_runtime_errors(rid, op, kwargs, match):
         registry.call(op, **kwargs)
 
 
-@pytest.mark.parametrize("rid,op,kwargs,match", [r for r in ERRORS if r[0].startswith("sparse-")],
-                         ids=[r[0] for r in ERRORS if r[0].startswith("sparse-")])
+@pytest.mark.parametrize("rid,op,kwargs,match", [r for r in ERRORS if r[0].startswith(("sparse-", "dimmap-", "vecp"))],
+                         ids=[r[0] for r in ERRORS if r[0].startswith(("sparse-", "dimmap-", "vecp"))])
 def test_runtime_errors_match_tf(rid, op, kwargs, match):
     tf = pytest.importorskip("tensorflow")
     with pytest.raises(tf.errors.InvalidArgumentError, match=match):
@@ -238,7 +251,9 @@ NN_GRAPH_ERRORS = [
     ("sentinel", lambda n, g: n.softmax_cross_entropy_with_logits(g.constant([1.0])), ValueError, "named arguments"),
     ("bias-size", lambda n, g: n.bias_add(g.constant(np.zeros((2, 3), np.float32)), g.constant(np.zeros(4, np.float32))),
      ValueError, "3 and 4"),
-    ("dropout-keep_prob", lambda n, g: n.dropout(g.constant([1.0]), keep_prob=1.5), ValueError, "keep_prob"),
+    # TF turns keep_prob into rate = 1 - keep_prob first; the range check names `rate`
+    ("dropout-keep_prob", lambda n, g: n.dropout(g.constant([1.0]), keep_prob=1.5), ValueError,
+     r"`rate` must be a scalar tensor or a float in the range \[0, 1\). Received: rate=-0.5"),
 ]
 
 

@@ -34,7 +34,7 @@ TF_BUDGETS.update({
     "NotEqual": 0, "LogicalAnd": 0, "LogicalOr": 0, "LogicalNot": 0, "Max": 0, "Min": 0, "All": 0, "Any": 0,
     "ArgMax": 0, "ArgMin": 0, "AddN": 0, "Cast": 0, "ClipByValue": 0, "Select": 0, "SelectV2": 0,
     "Cumsum": 0, "Cumprod": 0, "Range": 0, "TanhGrad": 0,
-    "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0,
+    "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0, "DataFormatDimMap": 0, "DataFormatVecPermute": 0,
     # transcendental approximations (measured 1-3)
     "Pow": 2, "SigmoidGrad": 2, "SqrtGrad": 2,
     "RsqrtGrad": 2, "ReciprocalGrad": 3, "InvGrad": 3,

@@ -34,3 +34,20 @@ def _play(lib, containers):
 def test_reset_closes_local_sessions_like_tf(containers):
     tf = pytest.importorskip("tensorflow").compat.v1
     assert _play(ref, containers) == _play(tf, containers)
+
+
+# Session.reset on a target no session factory takes, and on a grpc target with no
+# server there within the operation timeout: TF's error kinds.
+RESET_ERROR_ROWS = [
+    ("unknown-target", "nonexistent", None, "NotFoundError"),
+    ("no-server-within-timeout", "grpc://localhost:0", 5, "DeadlineExceededError"),
+]
+
+
+@pytest.mark.parametrize("rid,target,timeout_ms,kind", RESET_ERROR_ROWS, ids=[r[0] for r in RESET_ERROR_ROWS])
+def test_reset_errors_match_tf(rid, target, timeout_ms, kind):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    for lib in (tf, ref):
+        config = lib.ConfigProto(operation_timeout_in_ms=timeout_ms) if timeout_ms else None
+        with pytest.raises(getattr(lib.errors, kind)):
+            lib.Session.reset(target, ["test0"], config=config)

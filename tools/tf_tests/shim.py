@@ -69,12 +69,13 @@ SOURCES = {
     "tensorflow.python.ops.control_flow_switch_case": (_G + "switch_case_ops",),
     "tensorflow.python.ops.variable_v1": (_G + "variables",),
     "tensorflow.python.ops.ref_variable": (_G + "variables",),
-    "tensorflow.python.ops.gradients_impl": ("ref.grad",),
+    "tensorflow.python.ops.gradients_impl": ("ref.grad", "ref.grad.gradients"),
+    "tensorflow.python.ops.custom_gradient": ("ref.grad.custom_gradient", "ref.grad"),
     "tensorflow.python.ops.gradients": ("ref.grad",),
-    "tensorflow.python.ops.gradients_util": ("ref.grad",),
+    "tensorflow.python.ops.gradients_util": ("ref.grad", "ref.grad.gradients"),
     "tensorflow.python.ops.gradient_checker": ("ref.test",),
     "tensorflow.python.ops.nn": ("ref.nn",),
-    "tensorflow.python.ops.nn_impl": ("ref.nn",),
+    "tensorflow.python.ops.nn_impl": ("ref.nn", _G + "nn_ops", _G + "candidate_sampling_ops", _G + "normalization_ops"),
     "tensorflow.python.ops.losses.losses": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.losses.util": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.partitioned_variables": (_G + "partitioned",),
@@ -97,7 +98,6 @@ SOURCES = {
     "tensorflow.python.training.slot_creator": ("ref.optimizers.slots",),
     "tensorflow.python.training.training": ("ref.train",),
     "tensorflow.python.training.device_setter": ("ref.distributed.device_setter",),
-    "tensorflow.python.checkpoint.checkpoint_management": ("ref.checkpoint.checkpoint_management",),
     "tensorflow.python.data.ops.dataset_ops": ("ref.data.dataset_ops", "ref.data"),
     "tensorflow.python.data.ops.iterator_ops": ("ref.data.iterator_ops", "ref.data"),
     "tensorflow.python.util.compat": ("ref.compat",),
@@ -105,12 +105,24 @@ SOURCES = {
     "tensorflow.python.ops.init_ops": ("ref.graph_ops.init_ops", "ref.graph_ops.init_ops_conv"),
     "tensorflow.python.util.nest": ("ref.types.nest",),
     "tensorflow.python.util.tf_inspect": ("inspect",),
-    "tensorflow.python.platform.tf_logging": ("ref.platform.tf_logging",),
     "tensorflow.python.platform.gfile": ("ref.platform.gfile",),
     "tensorflow.python.platform.flags": ("ref.platform.flags",),
     "tensorflow.python.platform.app": ("ref.platform.app",),
-    "tensorflow.python.lib.io.file_io": ("ref.platform.gfile",),
+    "tensorflow.python.lib.io.file_io": ("ref.platform.file_io", "ref.platform.gfile"),
     "tensorflow.python.lib.io.tf_record": ("ref.python_io",),
+}
+SOURCES.update({
+    "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
+    "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
+    "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
+})
+# TF modules served by the ref module itself (not a ShimModule over it): a test that
+# patches one of their names (``tf_logging.info = mock``, ``FakeSummaryWriter.install()``
+# setting ``writer_cache.FileWriter``) reaches the code in ref that looks the name up.
+SHARED = {
+    "tensorflow.python.platform.tf_logging": "ref.platform.tf_logging",
+    "tensorflow.python.summary.writer.writer_cache": "ref.events.writer",
+    "tensorflow.python.checkpoint.checkpoint_management": "ref.checkpoint.checkpoint_management",
 }
 # The folder of ref where a TF module of the same name lives, by TF package.
 SAME_NAME = {
@@ -120,7 +132,8 @@ SAME_NAME = {
     "tensorflow.python.framework": ("ref.framework",),
 }
 # Helper modules that ship with the tests: loaded from the TF source mirror.
-FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$")
+FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$"
+                         r"|.*\.fake_summary_writer$")
 
 
 def _snake(camel):
@@ -302,6 +315,30 @@ class _StubLoader(importlib.abc.Loader):
         pass
 
 
+# Bazel-only module paths of TF's tests: (the real TF module, the ref module) serving them.
+RENAMED = {
+    "xla.tsl.protobuf.rpc_options_pb2": ("tensorflow.core.protobuf.rpc_options_pb2", "ref.protos.config_pb2"),
+}
+
+
+class _RenamedLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        if self.target is None:  # a package on the way to a renamed module
+            m = types.ModuleType(spec.name)
+            m.__path__ = []
+            return m
+        if self.target.startswith("ref.protos."):
+            from ref import protos
+            return getattr(protos, self.target.rpartition(".")[2])
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
 class ShimFinder(importlib.abc.MetaPathFinder):
     """Serves ``tensorflow`` and every module under it."""
 
@@ -309,6 +346,11 @@ class ShimFinder(importlib.abc.MetaPathFinder):
         self.tf_backend = tf_backend  # real TF: only the test helpers come from the mirror
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname in RENAMED:
+            return importlib.util.spec_from_loader(fullname, _RenamedLoader(RENAMED[fullname][0 if self.tf_backend
+                                                                                              else 1]))
+        if any(name.startswith(fullname + ".") for name in RENAMED):
+            return importlib.util.spec_from_loader(fullname, _RenamedLoader(None), is_package=True)
         if fullname == "local_xla" or fullname.startswith("local_xla."):  # TF's bazel-only XLA protos
             return None if self.tf_backend else importlib.util.spec_from_loader(fullname, _StubLoader(),
                                                                                  is_package=True)
@@ -437,7 +479,7 @@ def _make_test_util():
     case = _test_case_class()
     m.TensorFlowTestCase = case
     for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only",
-                 "run_all_in_graph_and_eager_modes", "run_all_in_deprecated_graph_mode_only",
+                 "run_all_in_deprecated_graph_mode_only",
                  "build_as_function_and_v1_graph", "disable_xla", "disable_tfrt", "disable_mlir_bridge",
                  "xla_allow_fallback", "with_eager_op_as_function", "disable_control_flow_v2",
                  "also_run_as_tf_function", "with_forward_compatibility_horizons", "run_without_tensor_float_32",
@@ -451,6 +493,14 @@ def _make_test_util():
                  "run_functions_eagerly"):
         setattr(m, name, _passthrough)
     m.run_in_graph_and_eager_modes = _in_test_session
+
+    def run_all_in_graph_and_eager_modes(cls):
+        """TF's class decorator: every test method runs as ``run_in_graph_and_eager_modes`` runs it."""
+        for name, value in list(cls.__dict__.items()):
+            if callable(value) and name.startswith("test"):
+                setattr(cls, name, _in_test_session(value))
+        return cls
+    m.run_all_in_graph_and_eager_modes = run_all_in_graph_and_eager_modes
     m.run_v2_only = _skipping("run_v2_only: TF runs it only with v2 behaviour")
     gpu = ref.test.is_gpu_available()
     for name in ("run_gpu_only", "run_cuda_only", "run_gpu_or_tpu"):
@@ -668,3 +718,6 @@ SPECIAL = {
 def install(tf_backend=False):
     """Puts the hook first on ``sys.meta_path`` (``tf_backend``: only the mirror's test helpers)."""
     sys.meta_path.insert(0, ShimFinder(tf_backend))
+    if not tf_backend:
+        for tf_name, ref_name in SHARED.items():
+            sys.modules[tf_name] = importlib.import_module(ref_name)
