@@ -349,46 +349,100 @@ def _conj_complex(x):
 
 
 
+def _tensordot_axes(a, axes):
+    """(a's axes, b's axes) of a ``tensordot``: lists, or tensors when ``axes``
+    is an int and a's rank is unknown, or ``axes`` is a tensor."""
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
+        n = a.shape.ndims
+        if n is not None:
+            if axes > n:
+                raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  "
+                                 f"Received {axes}, vs tensor dimensions {n}.")
+            return list(_builtins.range(n - axes, n)), list(_builtins.range(axes))
+        r = _a().rank(a)
+        return range(r - axes, r, dtype=dtypes.int32), range(axes, dtype=dtypes.int32)
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
+        a_axes, b_axes = axes
+        if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+            a_axes, b_axes = [a_axes], [b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
+        return a_axes, b_axes
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes[0], axes[1]
+
+
+def _tensordot_reshape(a, axes, flipped=False):
+    """``a`` as a matrix (contracted axes last, or first when ``flipped``), its
+    free dims (a list or a tensor) and their static values (or None)."""
+    a_ = _a()
+    if a.shape.is_fully_defined() and isinstance(axes, (list, tuple)):
+        shape_a = a.shape.as_list()
+        axes = [i if i >= 0 else i + len(shape_a) for i in axes]
+        free = [i for i in _builtins.range(len(shape_a)) if i not in axes]
+        free_dims = [shape_a[i] for i in free]
+        prod_free = int(np.prod([shape_a[i] for i in free]))
+        prod_axes = int(np.prod([shape_a[i] for i in axes]))
+        perm = list(axes) + free if flipped else free + list(axes)
+        new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        if perm != list(_builtins.range(len(shape_a))):
+            a = a_.transpose(a, perm)
+        if a.shape.as_list() != new_shape:
+            a = a_.reshape(a, new_shape)
+        return a, free_dims, free_dims
+    if a.shape.ndims is not None and isinstance(axes, (list, tuple)):
+        shape_a = a.shape.as_list()
+        axes = [i if i >= 0 else i + len(shape_a) for i in axes]
+        free = [i for i in _builtins.range(len(shape_a)) if i not in axes]
+        free_static = [shape_a[i] for i in free]
+        axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        free = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+        shape_a = a_.shape(a)
+    else:
+        free_static = None
+        shape_a = a_.shape(a)
+        rank_a = a_.rank(a)
+        axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes = a_.where(axes >= 0, axes, axes + rank_a)
+        free, _ = a_.setdiff1d(range(rank_a), axes, dtypes.int32)
+    free_dims = a_.gather(shape_a, free)
+    axes_dims = a_.gather(shape_a, axes)
+    prod_free = reduce_prod(free_dims)
+    prod_axes = reduce_prod(axes_dims)
+    if flipped:
+        perm, new_shape = a_.concat([axes, free], 0), a_.stack([prod_axes, prod_free])
+    else:
+        perm, new_shape = a_.concat([free, axes], 0), a_.stack([prod_free, prod_axes])
+    return a_.reshape(a_.transpose(a, perm), new_shape), free_dims, free_static
+
+
 def tensordot(a, b, axes, name=None):
     """sum over a's ``axes[0]`` and b's ``axes[1]`` of a * b (an int ``axes``
     means a's last and b's first ``axes`` dims): transpose, reshape to
-    matrices, ``MatMul``, reshape back. Needs statically known shapes."""
+    matrices, ``MatMul``, reshape back -- with constants where the shapes are
+    static, else from ``Shape``/``Gather``/``Prod`` (TF's graph either way)."""
     a_ = _a()
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
-        a, b = _pair(a, b)
-        if not (a.shape.is_fully_defined() and b.shape.is_fully_defined()):
-            raise ValueError(f"tensordot needs fully defined shapes, got {a.shape} and {b.shape}")
-        sa, sb = a.shape.as_list(), b.shape.as_list()
-        if isinstance(axes, (int, np.integer)):
-            if axes < 0:
-                raise ValueError(f"'axes' must be at least 0, got {axes}.")
-            ax_a, ax_b = list(_builtins.range(len(sa) - axes, len(sa))), list(_builtins.range(axes))
-        else:
-            ax_a, ax_b = ([int(i)] if np.ndim(i) == 0 else [int(j) for j in i] for i in axes)
-        ax_a = [i % len(sa) for i in ax_a]
-        ax_b = [i % len(sb) for i in ax_b]
-        if [sa[i] for i in ax_a] != [sb[i] for i in ax_b]:
-            raise ValueError(f"Dimensions must be equal for tensordot: {a.shape} axes {ax_a} vs "
-                             f"{b.shape} axes {ax_b}")
-        free_a = [i for i in _builtins.range(len(sa)) if i not in ax_a]
-        free_b = [i for i in _builtins.range(len(sb)) if i not in ax_b]
-        n_free_a = int(np.prod([sa[i] for i in free_a], dtype=np.int64))
-        n_free_b = int(np.prod([sb[i] for i in free_b], dtype=np.int64))
-        n_sum = int(np.prod([sa[i] for i in ax_a], dtype=np.int64))
-        # As TF: a transpose only when the permutation moves something, a
-        # reshape only when the shape changes (also for the result).
-        def to_matrix(x, shape, perm, new_shape):
-            if perm != list(_builtins.range(len(shape))):
-                x = a_.transpose(x, perm)
-            return x if x.shape.as_list() == new_shape else a_.reshape(x, new_shape)
-
-        ma = to_matrix(a, sa, free_a + ax_a, [n_free_a, n_sum])
-        mb = to_matrix(b, sb, ax_b + free_b, [n_sum, n_free_b])
-        prod = apply_op("MatMul", a=ma, b=mb)
-        out_shape = [sa[i] for i in free_a] + [sb[i] for i in free_b]
-        if prod.shape.as_list() == out_shape:
-            return prod
-        return a_.reshape(prod, out_shape, name=scope)
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
+        a_axes, b_axes = _tensordot_axes(a, axes)
+        a_mat, a_free, a_static = _tensordot_reshape(a, a_axes)
+        b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, True)
+        prod = matmul(a_mat, b_mat)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            if prod.shape.is_fully_defined() and prod.shape.as_list() == a_free + b_free:
+                return prod
+            return a_.reshape(prod, a_free + b_free, name=scope)
+        a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
+        out = a_.reshape(prod, a_.concat([a_free, b_free], 0), name=scope)
+        if a_static is not None and b_static is not None:
+            out.set_shape(a_static + b_static)
+        return out
 
 
 # ---------------------------------------------------------------------------
