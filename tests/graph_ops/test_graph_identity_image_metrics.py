@@ -129,7 +129,11 @@ def test_gradients(fn, inp):
 @pytest.mark.parametrize("call, error, message", [
     (lambda t: t.image.total_variation(t.constant(np.zeros([4, 4], np.float32))), ValueError,
      "must be either 3 or 4-dimensional"),
-    (lambda t: t.image.psnr(t.constant(IMAGE), t.constant(IMAGE[:5]), 1.0), ValueError, "not compatible"),
+    (lambda t: t.image.psnr(t.constant(IMAGE), t.constant(IMAGE[:5]), 1.0), ValueError,
+     "Dimensions must be equal, but are 12 and 5"),
+    (lambda t: t.image.ssim(t.constant(IMAGE), t.constant(IMAGE[:5]), 1.0), ValueError, "are incompatible"),
+    (lambda t: t.image.ssim(t.constant(BATCH), t.constant(np.stack([IMAGE] * 3)), 1.0), ValueError,
+     "Two images are not compatible"),
     (lambda t: t.image.image_gradients(t.constant(IMAGE)), ValueError, "expects a 4D tensor"),
     (lambda t: t.image.grayscale_to_rgb(t.constant(IMAGE)), ValueError, "should be size 1"),
 ])
