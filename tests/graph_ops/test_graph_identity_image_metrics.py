@@ -1,5 +1,5 @@
 """tf.image's measures (total_variation, psnr, ssim, ssim_multiscale,
-image_gradients, sobel_edges), the colour conversions that contract the
+image_gradients, sobel_edges), TF 2's stateless random flips, the colour conversions that contract the
 channels with ``tensordot`` (whose graph on unknown shapes is TF's dynamic
 one), grayscale_to_rgb and non_max_suppression make TF's GraphDef on a static
 image, a static batch and an image of unknown height and width, and give TF's
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ref
-from ref.graph_ops import image_metrics_ops as _under_test  # noqa: F401
+from ref.graph_ops import image_geometry_ops as _geometry, image_metrics_ops as _under_test  # noqa: F401
 from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
 
 IMAGE = np.random.RandomState(1).rand(12, 11, 3).astype(np.float32)
@@ -18,6 +18,15 @@ W = np.random.RandomState(2).randn(3, 5).astype(np.float32)
 
 def _noisy(t, x):
     return x * 0.8 + 0.1
+
+
+def _stateless_flip(which):
+    """TF 2's ``tf.image.stateless_random_flip_*`` (absent from compat.v1): ref's from its geometry module."""
+    def call(t, x):
+        name = f"stateless_random_flip_{which}"
+        fn = getattr(_geometry, name) if t is ref else getattr(pytest.importorskip("tensorflow").image, name)
+        return fn(x, seed=[3, 4])
+    return call
 
 
 def _as_batch(t, x):
@@ -42,6 +51,8 @@ FUNCTIONS = {
     "yiq_to_rgb": lambda t, x: t.image.yiq_to_rgb(x),
     "grayscale_to_rgb": lambda t, x: t.image.grayscale_to_rgb(x[..., :1]),
     "tensordot": lambda t, x: t.tensordot(x, W, [[x.shape.ndims - 1], [0]]),
+    "stateless_random_flip_left_right": _stateless_flip("left_right"),
+    "stateless_random_flip_up_down": _stateless_flip("up_down"),
     "non_max_suppression": lambda t, x: t.image.non_max_suppression(
         [[0, 0, 1, 1.], [0, 0.1, 1, 1.1], [0, 2, 1, 3]], t.reduce_sum(x, [0, 1]), 2),
 }
@@ -118,7 +129,8 @@ def test_values(fn, inp):
     _compare(fn, inp, grads=False)
 
 
-GRAD_ROWS = [(f, i) for f, i in ALL if f not in ("non_max_suppression", "psnr_uint8", "grayscale_to_rgb")]
+GRAD_ROWS = [(f, i) for f, i in ALL if f not in ("non_max_suppression", "psnr_uint8", "grayscale_to_rgb")
+             and not f.startswith("stateless")]
 
 
 @pytest.mark.parametrize("fn, inp", GRAD_ROWS, ids=[f"{f}-{i}" if i else f for f, i in GRAD_ROWS])
