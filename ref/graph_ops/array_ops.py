@@ -44,7 +44,8 @@ _slice = slice  # this module defines tf.slice
 
 def reshape(tensor, shape, name=None):
     """``tensor`` with its elements in ``shape`` (one entry may be -1)."""
-    return _refine(apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name or "Reshape"), shape)
+    out = apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name or "Reshape")
+    return _refine(out, out.op.inputs[1])
 
 
 def _shape_arg(shape):
