@@ -1,9 +1,10 @@
 """``tf.image`` (TF1 names)."""
 from ref.graph_ops.image_ops import *  # noqa: F401,F403
 from ref.graph_ops.image_color_ops import *  # noqa: F401,F403
-from ref.graph_ops import image_color_ops as _color, image_ops as _base
+from ref.graph_ops.image_metrics_ops import *  # noqa: F401,F403
+from ref.graph_ops import image_color_ops as _color, image_metrics_ops as _metrics, image_ops as _base
 
-__all__ = list(_base.__all__) + list(_color.__all__)
+__all__ = list(_base.__all__) + list(_color.__all__) + list(_metrics.__all__)
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad  # noqa: F405  (the TF 2 name, also in compat.v1)
 

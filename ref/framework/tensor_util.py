@@ -10,6 +10,7 @@ from ref.types import dtypes
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.tensor import Tensor
+from ref.ops import registry
 
 def _contains_tensor(value):
     if isinstance(value, (Tensor, IndexedSlices)) or hasattr(value, "_as_graph_element"):
@@ -152,7 +153,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
         if op.type == "Shape":
             return op.inputs[0].shape
         if op.type == "Pack":
-            return TensorShape([None if (c := constant_value(i)) is None or int(c) < 0 else int(c)
+            return TensorShape([None if (c := _scalar_dim(i)) is None or int(c) < 0 else int(c)
                                 for i in op.inputs])
         if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
             return constant_value_as_shape(op.inputs[0])
@@ -167,6 +168,54 @@ def constant_value_as_shape(tensor) -> TensorShape:
         if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
             return unknown_shape(tensor.shape[0])
     return unknown_shape()
+
+
+def _scalar_dim(tensor):
+    """A scalar's constant value, or -- as TF's shape refiner infers it -- the
+    known dimension that ``shape(x)[i]`` (a ``StridedSlice`` of a ``Shape`` or
+    ``ShapeN`` output taking one element) reads."""
+    v = constant_value(tensor)
+    if v is not None or not isinstance(tensor, Tensor) or tensor.op.type != "StridedSlice":
+        return v
+    op = tensor.op
+    if op.inputs[0].op.type not in ("Shape", "ShapeN") or op.get_attr("shrink_axis_mask") != 1 or any(
+            op.get_attr(m) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask")):
+        return None
+    begin, stride = constant_value(op.inputs[1]), constant_value(op.inputs[3])
+    if begin is None or stride is None:
+        return None
+    dims = op.inputs[0].op.inputs[op.inputs[0].value_index].shape  # ShapeN: output i is input i's shape
+    if dims.ndims is None or (op.inputs[0].op.type == "ShapeN" and not (
+            dims.is_fully_defined() and _from_constants(op.inputs[0].op.inputs[op.inputs[0].value_index]))):
+        return None  # TF's refiner reads a partial shape through Shape; a ShapeN only when it can evaluate it
+    i = int(np.asarray(begin).reshape(-1)[0])
+    if not -dims.ndims <= i < dims.ndims:
+        return None
+    return dims.as_list()[i]
+
+
+_NOT_CONSTANT = frozenset({"Placeholder", "PlaceholderWithDefault", "Enter", "Merge", "Switch", "NextIteration"})
+
+
+def _from_constants(tensor, limit=256):
+    """Whether ``tensor`` is computed from ``Const`` ops alone through stateless
+    ops (control inputs aside): what TF's shape refiner can evaluate at graph
+    construction. Gives up (False) past ``limit`` ops."""
+    seen, todo = set(), [tensor.op]
+    while todo:
+        op = todo.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if len(seen) > limit or op.type in _NOT_CONSTANT or (not op.inputs and op.type != "Const"):
+            return False
+        try:
+            if registry.get(op.type).stateful:
+                return False
+        except LookupError:
+            return False
+        todo.extend(t.op for t in op.inputs)
+    return True
 
 
 def _strided_slice_shape(op):

@@ -486,28 +486,14 @@ RegisterGradient("UnsortedSegmentMin")(_segment_min_or_max_grad)
 
 @RegisterGradient("MirrorPad")
 def _mirror_pad_grad(op, grad):
-    """MirrorPad is a gather along each padded axis; its gradient sums the
-    mirrored copies back (a segment sum per axis, static shapes)."""
-    a, m = _a(), _m()
-    x, paddings = op.inputs
-    pads = constant_value(paddings)
-    if pads is None or not x.shape.is_fully_defined():
-        raise ValueError(f"MirrorPad gradient of '{op.name}' needs static paddings and shape")
-    offset = 0 if op.get_attr("mode") in ("SYMMETRIC", b"SYMMETRIC") else 1
-    g = grad
-    rank = x.shape.ndims
-    for axis in range(rank):
-        before, after = (int(p) for p in pads[axis])
-        n = x.shape[axis]
-        if before == 0 and after == 0:
-            continue
-        idx = ([before - i - 1 + offset for i in range(before)] + list(range(n)) +
-               [n - 1 - i - offset for i in range(after)])
-        perm = [axis] + [i for i in range(rank) if i != axis]
-        moved = a.transpose(g, perm)
-        summed = a.unsorted_segment_sum(moved, np.array(idx, np.int32), n)
-        g = a.transpose(summed, np.argsort(perm).tolist())
-    return g, None
+    """The mirrored copies summed back onto the elements they copy (``MirrorPadGrad``)."""
+    return apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None
+
+
+@RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    """MirrorPadGrad is linear; its adjoint is MirrorPad itself."""
+    return apply_op("MirrorPad", input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None
 
 
 @RegisterGradient("UnsortedSegmentProd")

@@ -44,7 +44,8 @@ _slice = slice  # this module defines tf.slice
 
 def reshape(tensor, shape, name=None):
     """``tensor`` with its elements in ``shape`` (one entry may be -1)."""
-    return _refine(apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name or "Reshape"), shape)
+    out = apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name or "Reshape")
+    return _refine(out, out.op.inputs[1])
 
 
 def _shape_arg(shape):
@@ -279,7 +280,17 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along dimension ``i``."""
-    return apply_op("Tile", input=input, multiples=multiples, name=name or "Tile")
+    out = apply_op("Tile", input=input, multiples=multiples, name=name or "Tile")
+    multiples = out.op.inputs[1]
+    if not out.shape.is_fully_defined() and constant_value(multiples) is None:
+        # TF's shape function reads a partially known multiples tensor, e.g. [1, shape(x)[-1]]
+        known, dims = constant_value_as_shape(multiples), out.op.inputs[0].shape
+        if known.ndims is not None and dims.ndims == known.ndims:
+            refined = TensorShape([None if d is None or m is None else d * m
+                                   for d, m in zip(dims.as_list(), known.as_list())])
+            if out.shape.is_compatible_with(refined):
+                out.set_shape(refined)
+    return out
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):

@@ -6,11 +6,10 @@ them (kernels in :mod:`ref.ops.image_color` and :mod:`ref.ops.image_resize`).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import array_ops, control_flow_ops, random_ops
+from ref.graph_ops import array_ops, math_ops, random_ops
+from ref.graph_ops.image_geometry_ops import assert_grayscale_image
 from ref.graph_ops.image_ops import convert_image_dtype
 from ref.types import dtypes
 
@@ -25,60 +24,21 @@ _RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.5149651
 _YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
 
 
-def _static_last_axis_dot(images, kernel):
-    """TF's ``tensordot`` graph for a contraction of the last axis of ``images``
-    (shape known) with the first of ``kernel``: reshapes only where the shape
-    changes, ``MatMul``, reshape back (names ``Tensordot/...``)."""
-    with name_scope(None, "Tensordot", [images, kernel]) as scope:
-        a = convert_to_tensor(images, name="a")
-        b = convert_to_tensor(kernel, name="b")
-        sa, sb = a.shape.as_list(), b.shape.as_list()
-        a2 = [int(np.prod(sa[:-1])), sa[-1]]
-        b2 = [sb[0], int(np.prod(sb[1:]))]
-        a_r = array_ops.reshape(a, a2) if sa != a2 else a
-        b_r = array_ops.reshape(b, b2) if sb != b2 else b
-        prod = apply_op("MatMul", a=a_r, b=b_r)
-        out_shape = sa[:-1] + sb[1:]
-        return prod if out_shape == a2[:1] + b2[1:] else array_ops.reshape(prod, out_shape, name=scope)
-
-
-def _last_axis_dot(images, kernel):
-    """``tensordot(images, kernel, [[-1], [0]])``; shapes known or not."""
-    if images.shape.is_fully_defined():
-        return _static_last_axis_dot(images, kernel)
-    kernel = convert_to_tensor(kernel, dtype=images.dtype)
-    vector = kernel.shape.ndims == 1
-    n = kernel.shape.as_list()[0]
-    k = [] if vector else kernel.shape.as_list()[1:]
-    flat = array_ops.reshape(images, [-1, n])
-    prod = apply_op("MatMul", a=flat, b=array_ops.reshape(kernel, [n, 1]) if vector else kernel)
-    out_shape = array_ops.concat([array_ops.shape(images)[:-1], np.asarray(k, np.int32)], 0)
-    out = array_ops.reshape(prod, out_shape)
-    out.set_shape(images.shape[:-1].concatenate(k))
-    return out
-
-
 def rgb_to_grayscale(images, name=None):
     """Luma ``0.2989 R + 0.5870 G + 0.1140 B`` in the images' dtype, one channel."""
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = convert_to_tensor(images, name="images")
         orig = images.dtype
         flt = convert_image_dtype(images, dtypes.float32)
-        gray = array_ops.expand_dims(_last_axis_dot(flt, [0.2989, 0.5870, 0.1140]), -1)
+        gray = array_ops.expand_dims(math_ops.tensordot(flt, [0.2989, 0.5870, 0.1140], [-1, -1]), -1)
         return convert_image_dtype(gray, orig, name=scope)
 
 
 def grayscale_to_rgb(images, name=None):
     """The single channel repeated three times (``Tile``)."""
     with name_scope(name, "grayscale_to_rgb", [images]) as scope:
-        images = convert_to_tensor(images)
-        if images.shape.ndims is not None:
-            if images.shape.ndims < 2:
-                raise ValueError("A grayscale image must be at least two-dimensional.")
-            last = images.shape.as_list()[-1]
-            if last is not None and last != 1:
-                raise ValueError("Last dimension of a grayscale image should be size 1.")
-        images = control_flow_ops.with_dependencies([], images)  # TF's _AssertGrayscaleImage (static: no asserts)
+        images = assert_grayscale_image(convert_to_tensor(images))
+        images = convert_to_tensor(images, name="images")
         rank_1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
         multiples = array_ops.concat([array_ops.ones(rank_1, dtype=dtypes.int32), array_ops.expand_dims(3, 0)], 0)
         rgb = array_ops.tile(images, multiples, name=scope)
@@ -97,7 +57,8 @@ def hsv_to_rgb(images, name=None):
 def _kernel_transform(images, table):
     images = convert_to_tensor(images, name="images")
     kernel = convert_to_tensor(table, dtype=images.dtype, name="kernel")
-    return _last_axis_dot(images, kernel)
+    ndims = images.shape.ndims
+    return math_ops.tensordot(images, kernel, axes=[[ndims - 1], [0]])
 
 
 def rgb_to_yiq(images):
@@ -189,7 +150,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
     with name_scope(name, "non_max_suppression"):
         iou_threshold = convert_to_tensor(iou_threshold, name="iou_threshold")
         score_threshold = convert_to_tensor(score_threshold, name="score_threshold")
-        return apply_op("NonMaxSuppressionV3", boxes=convert_to_tensor(boxes), scores=convert_to_tensor(scores),
+        return apply_op("NonMaxSuppressionV3", boxes=boxes, scores=scores,  # converted in the op's scope, as TF
                         max_output_size=max_output_size,
                         iou_threshold=iou_threshold, score_threshold=score_threshold)
 

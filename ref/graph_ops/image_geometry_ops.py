@@ -16,6 +16,7 @@ from ref.framework.op_def_library import convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.framework.tensor import Tensor
 from ref.graph_ops import array_ops, check_ops, control_flow_case, control_flow_ops, math_ops, random_ops
+from ref.graph_ops import stateless_random_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.variables import Variable
 from ref.types import dtypes
@@ -146,12 +147,12 @@ def flip_up_down(image):
     return _flip(image, 0, "flip_up_down")
 
 
-def _random_flip(image, flip_index, seed, scope_name):
+def _random_flip(image, flip_index, random_func, scope_name):
     with name_scope(None, scope_name, [image]) as scope:
         image = assert_at_least_3d_image(convert_to_tensor(image, name="image"))
 
         def f_rank3():  # one draw: flip with probability 1/2
-            uniform = random_ops.random_uniform([], 0, 1.0, seed=seed)
+            uniform = random_func([])
             mirror = math_ops.less(uniform, .5)
             result = control_flow_ops.cond(mirror, lambda: array_ops.reverse(image, [flip_index]),
                                            lambda: image, name=scope)
@@ -159,18 +160,38 @@ def _random_flip(image, flip_index, seed, scope_name):
 
         def f_rank4():  # one draw per image: flips = round(u), out = flips * flipped + (1 - flips) * image
             batch = array_ops.shape(image)[0]
-            uniform = random_ops.random_uniform([batch], 0, 1.0, seed=seed)
+            uniform = random_func([batch])
             flips = math_ops.cast(math_ops.round(array_ops.reshape(uniform, [batch, 1, 1, 1])), image.dtype)
             return flips * array_ops.reverse(image, [flip_index + 1]) + (1 - flips) * image
         return _by_rank(image, f_rank3, f_rank4)
 
 
+def _stateful_uniform(seed):
+    return lambda shape: random_ops.random_uniform(shape, 0, 1.0, seed=seed)
+
+
+def _stateless_uniform(seed):
+    return lambda shape: stateless_random_ops.stateless_random_uniform(shape, seed, 0, 1.0)
+
+
 def random_flip_left_right(image, seed=None):
-    return _random_flip(image, 1, seed, "random_flip_left_right")
+    return _random_flip(image, 1, _stateful_uniform(seed), "random_flip_left_right")
 
 
 def random_flip_up_down(image, seed=None):
-    return _random_flip(image, 0, seed, "random_flip_up_down")
+    return _random_flip(image, 0, _stateful_uniform(seed), "random_flip_up_down")
+
+
+def stateless_random_flip_left_right(image, seed):
+    """``image`` (or each image of a batch) mirrored left to right with
+    probability 1/2, drawn from the ``[2]`` ``seed`` (TF 2's ``tf.image`` name;
+    not in ``tf.compat.v1.image``)."""
+    return _random_flip(image, 1, _stateless_uniform(seed), "stateless_random_flip_left_right")
+
+
+def stateless_random_flip_up_down(image, seed):
+    """``image`` (or each image of a batch) mirrored top to bottom with probability 1/2, from ``seed``."""
+    return _random_flip(image, 0, _stateless_uniform(seed), "stateless_random_flip_up_down")
 
 
 def _rot90_cases(image, k, scope, axes, perm):

@@ -356,20 +356,19 @@ def _conj_complex(x):
 
 
 def _tensordot_axes(a, axes):
-    """(a's axes, b's axes): lists, or int32 tensors (an int ``axes`` of an
-    unknown-rank ``a``, or a tensor ``axes``)."""
-    a_ = _a()
+    """(a's axes, b's axes) of a ``tensordot``: lists, or tensors when ``axes``
+    is an int and a's rank is unknown, or ``axes`` is a tensor."""
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
             raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
-        ndims = a.shape.ndims
-        if ndims is None:
-            rank = a_.rank(a)
-            return range(rank - axes, rank, dtype=dtypes.int32), range(axes, dtype=dtypes.int32)
-        if axes > ndims:
-            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  "
-                             f"Received {axes}, vs tensor dimensions {ndims}.")
-        return list(_builtins.range(ndims - axes, ndims)), list(_builtins.range(axes))
+        n = a.shape.ndims
+        if n is not None:
+            if axes > n:
+                raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  "
+                                 f"Received {axes}, vs tensor dimensions {n}.")
+            return list(_builtins.range(n - axes, n)), list(_builtins.range(axes))
+        r = _a().rank(a)
+        return range(r - axes, r, dtype=dtypes.int32), range(axes, dtype=dtypes.int32)
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
             raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
@@ -384,80 +383,72 @@ def _tensordot_axes(a, axes):
 
 
 def _tensordot_reshape(a, axes, flipped=False):
-    """(a transposed and reshaped to a matrix, its free dims (a list, or an
-    int32 tensor when a's shape is not fully known), the free dims' static
-    sizes or None) -- TF's helper: static when it can, else from tf.shape."""
+    """``a`` as a matrix (contracted axes last, or first when ``flipped``), its
+    free dims (a list or a tensor) and their static values (or None)."""
     a_ = _a()
     if a.shape.is_fully_defined() and isinstance(axes, (list, tuple)):
         shape_a = a.shape.as_list()
         axes = [i if i >= 0 else i + len(shape_a) for i in axes]
         free = [i for i in _builtins.range(len(shape_a)) if i not in axes]
         free_dims = [shape_a[i] for i in free]
-        prod_free = int(np.prod(free_dims, dtype=np.int64))
-        prod_axes = int(np.prod([shape_a[i] for i in axes], dtype=np.int64))
+        prod_free = int(np.prod([shape_a[i] for i in free]))
+        prod_axes = int(np.prod([shape_a[i] for i in axes]))
         perm = list(axes) + free if flipped else free + list(axes)
         new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-        x = a_.transpose(a, perm) if perm != list(_builtins.range(len(shape_a))) else a
-        if x.shape.as_list() != new_shape:  # a reshape only when the shape changes, as TF
-            x = a_.reshape(x, new_shape)
-        return x, free_dims, free_dims
+        if perm != list(_builtins.range(len(shape_a))):
+            a = a_.transpose(a, perm)
+        if a.shape.as_list() != new_shape:
+            a = a_.reshape(a, new_shape)
+        return a, free_dims, free_dims
     if a.shape.ndims is not None and isinstance(axes, (list, tuple)):
-        shape_list = a.shape.as_list()
-        axes = [i if i >= 0 else i + len(shape_list) for i in axes]
-        free = [i for i in _builtins.range(len(shape_list)) if i not in axes]
-        free_dims_static = [shape_list[i] for i in free]
+        shape_a = a.shape.as_list()
+        axes = [i if i >= 0 else i + len(shape_a) for i in axes]
+        free = [i for i in _builtins.range(len(shape_a)) if i not in axes]
+        free_static = [shape_a[i] for i in free]
         axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
         free = convert_to_tensor(free, dtype=dtypes.int32, name="free")
         shape_a = a_.shape(a)
     else:
-        free_dims_static = None
+        free_static = None
         shape_a = a_.shape(a)
         rank_a = a_.rank(a)
         axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
         axes = a_.where(axes >= 0, axes, axes + rank_a)
-        free = apply_op("ListDiff", x=range(rank_a), y=axes, out_idx=dtypes.int32)[0]
+        free, _ = a_.setdiff1d(range(rank_a), axes, dtypes.int32)
     free_dims = a_.gather(shape_a, free)
     axes_dims = a_.gather(shape_a, axes)
-    prod_free_dims = reduce_prod(free_dims)
-    prod_axes_dims = reduce_prod(axes_dims)
+    prod_free = reduce_prod(free_dims)
+    prod_axes = reduce_prod(axes_dims)
     if flipped:
-        perm = a_.concat([axes, free], 0)
-        new_shape = a_.stack([prod_axes_dims, prod_free_dims])
+        perm, new_shape = a_.concat([axes, free], 0), a_.stack([prod_axes, prod_free])
     else:
-        perm = a_.concat([free, axes], 0)
-        new_shape = a_.stack([prod_free_dims, prod_axes_dims])
-    return a_.reshape(a_.transpose(a, perm), new_shape), free_dims, free_dims_static
+        perm, new_shape = a_.concat([free, axes], 0), a_.stack([prod_free, prod_axes])
+    return a_.reshape(a_.transpose(a, perm), new_shape), free_dims, free_static
 
 
 def tensordot(a, b, axes, name=None):
     """sum over a's ``axes[0]`` and b's ``axes[1]`` of a * b (an int ``axes``
     means a's last and b's first ``axes`` dims): transpose, reshape to
-    matrices, ``MatMul``, reshape back -- with static shapes where known,
-    else shapes computed at run time (TF's graph either way)."""
+    matrices, ``MatMul``, reshape back -- with constants where the shapes are
+    static, else from ``Shape``/``Gather``/``Prod`` (TF's graph either way)."""
     a_ = _a()
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")
         a_axes, b_axes = _tensordot_axes(a, axes)
-        if isinstance(a_axes, list) and isinstance(b_axes, list) and a.shape.ndims is not None \
-                and b.shape.ndims is not None:
-            for i, j in zip(a_axes, b_axes):
-                if not a.shape.dims[i].is_compatible_with(b.shape.dims[j]):
-                    raise ValueError(f"Dimensions must be equal for tensordot: {a.shape} axes {a_axes} vs "
-                                     f"{b.shape} axes {b_axes}")
-        ma, a_free, a_static = _tensordot_reshape(a, a_axes)
-        mb, b_free, b_static = _tensordot_reshape(b, b_axes, True)
-        prod = matmul(ma, mb)
+        a_mat, a_free, a_static = _tensordot_reshape(a, a_axes)
+        b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, True)
+        prod = matmul(a_mat, b_mat)
         if isinstance(a_free, list) and isinstance(b_free, list):
             if prod.shape.is_fully_defined() and prod.shape.as_list() == a_free + b_free:
                 return prod
             return a_.reshape(prod, a_free + b_free, name=scope)
         a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
         b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
-        product = a_.reshape(prod, a_.concat([a_free, b_free], 0), name=scope)
+        out = a_.reshape(prod, a_.concat([a_free, b_free], 0), name=scope)
         if a_static is not None and b_static is not None:
-            product.set_shape(a_static + b_static)
-        return product
+            out.set_shape(a_static + b_static)
+        return out
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Padding and tiling (TF's pad and tile kernels): Pad, PadV2, MirrorPad, Tile."""
+"""Padding and tiling (TF's pad and tile kernels): Pad, PadV2, MirrorPad, MirrorPadGrad, Tile."""
 from __future__ import annotations
 
 import numpy as np
@@ -87,6 +87,46 @@ def mirror_pad(input, paddings, mode):
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise invalid_argument(f"mode must be either REFLECT or SYMMETRIC, got {mode}")
     return np.pad(input, pads, mode=mode.lower())
+
+
+def _mirror_pad_grad_shape(ins, attrs):
+    dims = _dims(ins["input"])
+    pads = ins["paddings"].value
+    if dims is None or pads is None:
+        n = None if dims is None else len(dims)
+        return _same_dtype(ins, attrs, unknown_shape(n if pads is None else np.shape(pads)[0]))
+    pads = np.asarray(pads).reshape(-1, 2)
+    if len(pads) != len(dims):
+        raise ValueError(f"Shape must be [{len(dims)},2] but is {_shape_str(pads.shape)} for paddings of "
+                         f"'{attrs['_op_name']}'")
+    out = [None if d is None else d - int(a) - int(b) for d, (a, b) in zip(dims, pads)]
+    if any(o is not None and o < 0 for o in out):
+        raise ValueError(f"Paddings must be no greater than the dimension size for '{attrs['_op_name']}'")
+    return _same_dtype(ins, attrs, TensorShape(out))
+
+
+@register_op("MirrorPadGrad", inputs=("input", "paddings"), attrs={"mode": REQUIRED},
+             type_attrs={"T": "input", "Tpaddings": "paddings"}, allowed={"Tpaddings": _INDEX},
+             shape=_mirror_pad_grad_shape)
+def mirror_pad_grad(input, paddings, mode):
+    """MirrorPad's gradient: the padded tensor folded back, each mirrored
+    element added onto the element it copies (REFLECT skips the edge)."""
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    pads = _check_paddings(input, paddings)
+    offset = 1 if mode == "REFLECT" else 0
+    g = np.asarray(input)
+    for axis, (a, b) in enumerate(pads):
+        n = g.shape[axis] - a - b
+        if a > n - offset or b > n - offset or n < 0:
+            word = "less than" if offset else "no greater than"
+            raise invalid_argument(f"paddings must be {word} the output dimension size: {a}, {b} not {word} "
+                                   f"{max(n, 0)}")
+        idx = np.concatenate([np.arange(a)[::-1] + offset, np.arange(n), n - 1 - offset - np.arange(b)])
+        moved = np.moveaxis(g, axis, 0)
+        out = np.zeros((n,) + moved.shape[1:], g.dtype)
+        np.add.at(out, idx.astype(np.int64), moved)
+        g = np.moveaxis(out, 0, axis)
+    return np.ascontiguousarray(g)
 
 
 # ---------------------------------------------------------------------------

@@ -129,6 +129,8 @@ CASES.update({
     "IdentityN": ([3], _any, lambda x: tf.identity_n([x, x])[1], False),
     "PadV2": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]], constant_values=1.5), False),
     "MirrorPad": ([3, 4], _any, lambda x: tf.pad(x, [[1, 2], [2, 0]], mode="REFLECT"), False),
+    "MirrorPadGrad": ([5, 6], _any, lambda x: apply_op("MirrorPadGrad", input=x, paddings=[[1, 1], [2, 0]],
+                                                       mode="SYMMETRIC"), False),
     "ReverseV2": ([2, 3], _any, lambda x: tf.reverse(x, [1]), False),
     "ReverseSequence": ([3, 4], _any, lambda x: tf.reverse_sequence(x, [2, 4, 0], seq_axis=1, batch_axis=0), False),
     "Reverse": ([2, 3], _any, lambda x: apply_op("Reverse", tensor=x, dims=[False, True]), False),

@@ -309,6 +309,8 @@ NUMPY_CASES = [
      np.array([3, 2, 1, 2, 3, 2, 1], np.int32)),
     ("MirrorPad", dict(input=np.array([1, 2, 3], np.int32), paddings=np.array([[2, 2]], np.int32), mode="SYMMETRIC"),
      np.array([2, 1, 1, 2, 3, 3, 2], np.int32)),
+    ("MirrorPadGrad", dict(input=np.arange(7, dtype=np.int32), paddings=np.array([[2, 2]], np.int32), mode="REFLECT"),
+     np.array([0 + 4, 1 + 3 + 5, 2 + 6][::-1], np.int32)),  # c,b,a|b,c|b,a folded onto a, b, c
     ("SplitV", dict(value=np.arange(5, dtype=np.int32), size_splits=np.array([2, -1], np.int32),
                     axis=np.int32(0), num_split=2), [np.array([0, 1], np.int32), np.array([2, 3, 4], np.int32)]),
     ("Concat", dict(concat_dim=np.int32(1), values=[X23, X23]), np.concatenate([X23, X23], 1)),
@@ -442,6 +444,9 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
                              batch_dim=2)),
     ("Unique", dict(x=np.array([2.5, 1.0, 2.5], np.float32), out_idx=np.int64)),
     ("MirrorPad", dict(input=f32(2, 3), paddings=np.array([[1, 1], [2, 0]], np.int32), mode="SYMMETRIC")),
+    ("MirrorPadGrad", dict(input=f32(4, 5), paddings=np.array([[1, 1], [2, 0]], np.int32), mode="SYMMETRIC")),
+    ("MirrorPadGrad", dict(input=f32(6, 6), paddings=np.array([[2, 1], [0, 2]], np.int64), mode="REFLECT")),
+    ("MirrorPadGrad", dict(input=np.arange(7, dtype=np.int32), paddings=np.array([[2, 2]], np.int32), mode="REFLECT")),
     ("ScatterNd", dict(indices=np.array([[0, 1], [1, 0], [0, 1]], np.int32), updates=f32(3, 2),
                        shape=np.array([2, 2, 2], np.int32))),
     ("GatherNd", dict(params=f32(2, 3, 2), indices=np.array([[[1]], [[0]]], np.int64))),

@@ -16,6 +16,7 @@ TF_BUDGETS = {
     "UnsortedSegmentMax": 0, "UnsortedSegmentMin": 0, "UnsortedSegmentProd": 0, "SegmentSum": 0,
     "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
+    "MirrorPadGrad": 0,
     "Unique": 0, "ListDiff": 0, "MatrixDiag": 0, "MatrixDiagPart": 0, "Empty": 0, "EnsureShape": 0,
 }
 

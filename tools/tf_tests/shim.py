@@ -79,6 +79,8 @@ SOURCES = {
     "tensorflow.python.ops.losses.losses": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.losses.util": ("ref.losses", _G + "losses_impl"),
     "tensorflow.python.ops.partitioned_variables": (_G + "partitioned",),
+    "tensorflow.python.ops.image_ops": ("ref.image", _G + "image_geometry_ops", _G + "image_metrics_ops"),
+    "tensorflow.python.ops.image_ops_impl": ("ref.image", _G + "image_geometry_ops", _G + "image_metrics_ops"),
     "tensorflow.python.ops.random_crop_ops": ("ref.random", "ref.image", _G + "image_ops"),
     "tensorflow.python.ops.stateless_random_ops": (_G + "stateless_random_ops",),
     "tensorflow.python.ops.summary_ops_v2": ("ref.summary",),
