@@ -486,8 +486,10 @@ _REF_TYPED_INPUTS = {"RefEnter": ("data",), "RefExit": ("data",), "RefNextIterat
 
 
 def _first(tensors):
-    """A tensor, or the first of a list input's."""
-    return tensors[0] if isinstance(tensors, list) else tensors
+    """A tensor, or the first of a list input's (None for an empty list)."""
+    if isinstance(tensors, list):
+        return tensors[0] if tensors else None
+    return tensors
 
 
 def _nested_tensor(value) -> bool:

@@ -1,7 +1,7 @@
 """TF1's depthwise-separable convolution layers (``tf.layers.separable_conv2d``,
 ``separable_conv1d`` and their classes), as the legacy ``tf_keras`` layers
-build them: variables ``depthwise_kernel`` [*kernel_size, in, depth_multiplier]
-and ``pointwise_kernel`` [1, (1,) in * depth_multiplier, filters] (both
+build them: variables ``depthwise_kernel`` ``[*kernel_size, in, depth_multiplier]``
+and ``pointwise_kernel`` ``[1, (1,) in * depth_multiplier, filters]`` (both
 ``glorot_uniform`` by default, the variable scope's), then ``bias``; the output
 is ``tf.nn.separable_conv2d`` (a 1-D layer expands its input and kernels to 2-D
 and squeezes the result after the bias), plus bias, then ``activation``.

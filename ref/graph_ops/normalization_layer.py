@@ -18,7 +18,7 @@ extensions:
   composed with gamma/beta while training.
 
 With a ``training`` tensor, the batch or moving statistics and each moving
-average's update sit in ``tf.cond``s on it (the update in the true branch).
+average's update sit in a ``tf.cond`` on it (the update in the true branch).
 """
 from __future__ import annotations
 
