@@ -1,5 +1,5 @@
 """Segments and partitions (TF's segment_reduction, dynamic_stitch and
-dynamic_partition kernels): UnsortedSegment{Sum,Max,Min,Prod}, SegmentSum,
+dynamic_partition kernels): UnsortedSegment{Sum,Max,Min,Prod}, Segment{Sum,Mean},
 DynamicStitch, DynamicPartition; reductions summed in index order, so results
 are deterministic.
 """
@@ -135,6 +135,21 @@ def segment_sum(data, segment_ids):
     out = np.zeros((n,) + data.shape[1:], data.dtype)
     np.add.at(out, ids, data)
     return out
+
+
+@register_op("SegmentMean", inputs=("data", "segment_ids"), type_attrs={"T": "data", "Tindices": "segment_ids"},
+             allowed={"T": dtypes.NUMBERS, "Tindices": _INDEX}, shape=_segment_sum_shape)
+def segment_mean(data, segment_ids):
+    """``output[i..] = sum data[j..] / N_i`` over the ``N_i`` rows ``j`` with
+    ``segment_ids[j] == i`` (sorted ids); an empty segment is 0. Integer data
+    divides with truncation, as TF's kernel."""
+    data = np.asarray(data)
+    out = segment_sum(data, segment_ids)
+    counts = np.bincount(np.asarray(segment_ids, np.int64).reshape(-1), minlength=out.shape[0])[:out.shape[0]]
+    n = np.maximum(counts, 1).reshape((-1,) + (1,) * (data.ndim - 1))
+    if out.dtype.kind in "iu":
+        return (np.sign(out) * (np.abs(out) // n)).astype(out.dtype)
+    return (out / n.astype(out.dtype)).astype(out.dtype)
 
 
 def _dynamic_stitch_shape(ins, attrs):

@@ -148,6 +148,10 @@ CASES.update({
     "ScatterNdNonAliasingAdd": ([3], _any, lambda x: apply_op("ScatterNdNonAliasingAdd", input=x,
                                                               indices=tf.constant([[1]]), updates=x[:1]), False),
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
+    "SegmentMean": ([4, 2], _any, lambda x: tf.reshape(tf.segment_mean(x, tf.constant([0, 0, 0, 2])), [3, 2]), False),
+    "Roll": ([3, 4], _any, lambda x: tf.roll(x, [1, -2], [0, 1]), False),
+    "Zeta": ([3], _pos, lambda q: tf.zeta(tf.constant([2.5, 3.0, 4.5], tf.float64), q + 0.5), True),
+    "Polygamma": ([3], _pos, lambda x: tf.polygamma(tf.constant([0.0, 1.0, 2.0], tf.float64), x + 0.5), True),
     "DynamicStitch": ([3], _any, lambda x: tf.dynamic_stitch([tf.constant([0, 2, 4]), tf.constant([1, 3])],
                                                                 [x, tf.constant(_any([2]))]), False),
     "ParallelDynamicStitch": ([3], _any, lambda x: apply_op("ParallelDynamicStitch", indices=[
