@@ -177,6 +177,10 @@ CASES.update({
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
         clip_value_max=tf.constant(1.0, tf.float64)), False),
     "Qr": ([4, 3], _any, lambda x: _qr_flat(x), True),
+    "MatrixInverse": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, -0.25, 2.0]]),
+                      lambda x: tf.matrix_inverse(x), True),
+    "Cholesky": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
+                 lambda x: tf.cholesky(tf.matmul(x, x, transpose_a=True)), False),
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),

@@ -113,3 +113,68 @@ def test_values_equal_tf(snippet):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         tol = 1e-5 if np.asarray(w).dtype == np.float32 else 1e-12
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+_SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]])
+
+
+def inverse_and_cholesky(dtype):
+    def snippet(tf):
+        a = tf.placeholder(getattr(tf, dtype), [2, 3, 3], name="a")
+        ys = [tf.matrix_inverse(a), tf.linalg.inv(a, adjoint=True, name="inv_adj"), tf.cholesky(a),
+              tf.linalg.cholesky(a, name="chol")]
+        return ys + tf.gradients(ys, [a]), {a: np.stack([_SPD, _SPD.T @ _SPD]).astype(dtype)}
+    return snippet
+
+
+def inverse_unknown_shape(tf):
+    a = tf.placeholder(tf.float64, [None, None], name="a")
+    y = tf.cholesky(tf.matrix_inverse(a))
+    return [y] + tf.gradients(y, [a]), {a: _SPD}
+
+
+LINALG_ROWS = [
+    pytest.param(inverse_and_cholesky("float32"), id="inverse_cholesky_float32"),
+    pytest.param(inverse_and_cholesky("float64"), id="inverse_cholesky_float64"),
+    pytest.param(inverse_unknown_shape, id="inverse_cholesky_unknown_shape"),
+]
+
+
+@pytest.mark.parametrize("snippet", LINALG_ROWS)
+def test_linalg_same_graph_as_tf(snippet):
+    assert_same_graph(_graph_only(snippet))
+
+
+@pytest.mark.parametrize("snippet", LINALG_ROWS)
+def test_linalg_values_equal_tf(snippet):
+    test_values_equal_tf(snippet)
+
+
+KERNEL_ERRORS = [  # (op, kwargs): TF's kernel raises InvalidArgumentError, and so does ref's
+    ("MatrixInverse", dict(input=np.array([[1.0, 2.0], [2.0, 4.0]]))),
+    ("Roll", dict(input=np.arange(4.0), shift=np.array([1, 2], np.int32), axis=np.array([0], np.int32))),
+    ("Roll", dict(input=np.arange(4.0), shift=np.int32(1), axis=np.int32(1))),
+    ("SegmentMean", dict(data=np.arange(3.0), segment_ids=np.array([1, 0, 0], np.int32))),
+]
+
+
+@pytest.mark.parametrize("op,kwargs", KERNEL_ERRORS, ids=[r[0] for r in KERNEL_ERRORS])
+def test_kernel_errors_as_tf(op, kwargs):
+    import ref
+
+    tf = pytest.importorskip("tensorflow")
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        getattr(tf.raw_ops, op)(**kwargs)
+    with pytest.raises(ref.errors.InvalidArgumentError):
+        getattr(ref.raw_ops, op)(**kwargs)
+
+
+def test_cholesky_of_a_matrix_not_positive_definite_is_nan_as_tf():
+    import ref
+
+    tf = pytest.importorskip("tensorflow")
+    a = np.stack([np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([[4.0, 2.0], [2.0, 5.0]])])
+    want, got = tf.raw_ops.Cholesky(input=a).numpy(), np.asarray(ref.raw_ops.Cholesky(input=a))
+    np.testing.assert_array_equal(np.isnan(got[0]), np.ones((2, 2), bool))
+    assert np.isnan(want[0][np.tril_indices(2)]).all()
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-15)
