@@ -35,6 +35,10 @@ from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_mean
 
 __all__ += ["digamma", "lgamma", "polygamma", "segment_mean", "unsorted_segment_mean", "zeta"]
 
+from ref.graph_ops.counting_ops import bincount  # noqa: F401,E402
+
+__all__ += ["bincount"]
+
 from ref import _coverage  # noqa: E402
 
 

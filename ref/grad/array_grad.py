@@ -15,7 +15,8 @@ from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
-           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "ListDiff", "Empty",
+           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
+           "DenseBincount", "Empty",
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",

@@ -178,3 +178,42 @@ def test_cholesky_of_a_matrix_not_positive_definite_is_nan_as_tf():
     np.testing.assert_array_equal(np.isnan(got[0]), np.ones((2, 2), bool))
     assert np.isnan(want[0][np.tril_indices(2)]).all()
     np.testing.assert_allclose(got[1], want[1], rtol=1e-15)
+
+
+def bincounts(tf):
+    arr = tf.placeholder(tf.int32, [2, 3], name="arr")
+    w = tf.placeholder(tf.float64, [2, 3], name="w")
+    ys = [tf.bincount(arr), tf.math.bincount(arr, weights=w, minlength=9), tf.bincount(arr, maxlength=3,
+                                                                                           dtype=tf.int64),
+          tf.bincount([2, 0, 2], minlength=2, maxlength=8, dtype=tf.float32)]
+    return ys, {arr: [[1, 1, 4], [0, 6, 1]], w: [[0.5, 1.5, 2.0], [3.0, 4.0, 5.0]]}
+
+
+def bincount_unknown_and_empty(tf):
+    arr = tf.placeholder(tf.int64, None, name="arr")
+    e = tf.placeholder(tf.int32, [None], name="e")
+    return [tf.bincount(arr), tf.bincount(e, minlength=2)], {arr: [[3, 0], [3, 3]], e: np.zeros([0], np.int32)}
+
+
+def unique_with_counts(tf):
+    x = tf.placeholder(tf.float32, [7], name="x")
+    y, idx, count = tf.unique_with_counts(x)
+    y64 = tf.unique_with_counts(tf.constant([3, 1, 3, 3, 2]), out_idx=tf.int64, name="u64")
+    return [y, idx, count] + list(y64), {x: [2.5, 1.0, 2.5, -3.0, 1.0, 2.5, 7.0]}
+
+
+COUNT_ROWS = [
+    pytest.param(bincounts, id="bincounts"),
+    pytest.param(bincount_unknown_and_empty, id="bincount_unknown_and_empty"),
+    pytest.param(unique_with_counts, id="unique_with_counts"),
+]
+
+
+@pytest.mark.parametrize("snippet", COUNT_ROWS)
+def test_counting_same_graph_as_tf(snippet):
+    assert_same_graph(_graph_only(snippet))
+
+
+@pytest.mark.parametrize("snippet", COUNT_ROWS)
+def test_counting_values_equal_tf(snippet):
+    test_values_equal_tf(snippet)
