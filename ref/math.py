@@ -36,8 +36,9 @@ from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_mean
 __all__ += ["digamma", "lgamma", "polygamma", "segment_mean", "unsorted_segment_mean", "zeta"]
 
 from ref.graph_ops.counting_ops import bincount  # noqa: F401,E402
+from ref.graph_ops.math_special import lbeta  # noqa: F401,E402
 
-__all__ += ["bincount"]
+__all__ += ["bincount", "lbeta"]
 
 from ref import _coverage  # noqa: E402
 

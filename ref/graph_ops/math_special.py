@@ -1,7 +1,7 @@
 """TF1 math builders beyond the elementary ones: ``tf.segment_mean``,
 ``tf.unsorted_segment_mean`` (composed as TF's ``math_ops`` composes it), the
 special functions ``tf.lgamma``, ``tf.digamma``, ``tf.zeta``, ``tf.polygamma``
-(one op each, TF's ``gen_math_ops``) and ``tf.roll`` (TF's ``manip_ops``)."""
+(one op each, TF's ``gen_math_ops``), ``tf.lbeta`` (from ``lgamma``) and ``tf.roll`` (TF's ``manip_ops``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +11,7 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops
 
-__all__ = ["segment_mean", "unsorted_segment_mean", "lgamma", "digamma", "zeta", "polygamma", "roll"]
+__all__ = ["segment_mean", "unsorted_segment_mean", "lgamma", "digamma", "zeta", "polygamma", "lbeta", "roll"]
 
 
 def segment_mean(data, segment_ids, name=None):
@@ -19,7 +19,7 @@ def segment_mean(data, segment_ids, name=None):
     return apply_op("SegmentMean", data=data, segment_ids=segment_ids, name=name or "SegmentMean")
 
 
-def _shape_internal(t):
+def shape_internal(t):
     """TF's ``shape_internal`` without ``out_type``: a ``Shape/shape_as_tensor``
     constant (int64 only when a dimension needs it) for a static shape, else ``Shape``."""
     with name_scope(None, "Shape", [t]) as scope:
@@ -36,7 +36,7 @@ def _unsorted_segment_n(data, segment_ids, num_segments):
     ``_unsorted_segment_N``; bincount would not drop negative ids)."""
     a = array_ops
     num_segments = convert_to_tensor(num_segments)
-    ones = a.ones(_shape_internal(segment_ids), dtype=data.dtype)
+    ones = a.ones(shape_internal(segment_ids), dtype=data.dtype)
     n = apply_op("UnsortedSegmentSum", data=ones, segment_ids=segment_ids, num_segments=num_segments)
     broadcastable = a.concat([num_segments[a.newaxis],
                               a.ones([a.rank(data) - a.rank(segment_ids)], dtype=num_segments.dtype)], axis=0)
@@ -72,6 +72,15 @@ def zeta(x, q, name=None):
 def polygamma(a, x, name=None):
     """The polygamma function ``psi^(a)(x)``, the ``a``-th derivative of ``digamma`` (``Polygamma``)."""
     return apply_op("Polygamma", a=a, x=x, name=name)
+
+
+def lbeta(x, name=None):
+    """``log(|Beta(x)|) = sum(lgamma(x)) - lgamma(sum(x))`` over the last axis."""
+    with name_scope(name, "lbeta", [x]):
+        x = convert_to_tensor(x, name="x")
+        log_prod_gamma_x = math_ops.reduce_sum(lgamma(x), axis=[-1])
+        sum_x = math_ops.reduce_sum(x, axis=[-1])
+        return log_prod_gamma_x - lgamma(sum_x)
 
 
 def roll(input, shift, axis, name=None):  # noqa: A002 - TF's name

@@ -217,3 +217,44 @@ def test_counting_same_graph_as_tf(snippet):
 @pytest.mark.parametrize("snippet", COUNT_ROWS)
 def test_counting_values_equal_tf(snippet):
     test_values_equal_tf(snippet)
+
+
+def lbetas(tf):
+    x = tf.placeholder(tf.float64, [4, 3], name="x")
+    ys = [tf.lbeta(x + 1.0), tf.math.lbeta(tf.abs(x) + 0.5, name="lb")]
+    return ys + tf.gradients(ys, [x]), {x: _X}
+
+
+def searches(tf):
+    s = tf.placeholder(tf.float32, [2, 4], name="s")
+    v = tf.placeholder(tf.float32, [2, 3], name="v")
+    u = tf.placeholder(tf.int64, None, name="u")
+    ys = [tf.searchsorted(s, v), tf.searchsorted(s, v, side="right", out_type=tf.int64, name="ss"),
+          tf.searchsorted(u, u)]
+    return ys, {s: [[0, 1, 1, 3], [-2, 0, 5, 9]], v: [[1, 2, -1], [9, 10, 0]], u: [[1, 3, 3], [0, 2, 4]]}
+
+
+def unravel_and_histogram(tf):
+    i = tf.placeholder(tf.int32, [4], name="i")
+    x = tf.placeholder(tf.float32, [7], name="x")
+    ys = [tf.unravel_index(i, [3, 4]), tf.unravel_index(tf.constant(5, tf.int64), tf.constant([2, 3], tf.int64)),
+          tf.histogram_fixed_width(x, [0.0, 5.0], nbins=5),
+          tf.histogram_fixed_width(x, tf.constant([-1.0, 2.0]), 3, dtype=tf.int64, name="h")]
+    return ys, {i: [0, 7, 11, 5], x: [-1.0, 0.0, 1.5, 2.0, 5.0, 12.0, 4.999]}
+
+
+SEARCH_ROWS = [
+    pytest.param(lbetas, id="lbeta"),
+    pytest.param(searches, id="searchsorted"),
+    pytest.param(unravel_and_histogram, id="unravel_index_histogram_fixed_width"),
+]
+
+
+@pytest.mark.parametrize("snippet", SEARCH_ROWS)
+def test_search_same_graph_as_tf(snippet):
+    assert_same_graph(_graph_only(snippet))
+
+
+@pytest.mark.parametrize("snippet", SEARCH_ROWS)
+def test_search_values_equal_tf(snippet):
+    test_values_equal_tf(snippet)

@@ -447,6 +447,16 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("ReverseSequence", dict(input=f32(2, 4, 3), seq_lengths=np.array([3, 0, 4], np.int64), seq_dim=1,
                              batch_dim=2)),
     ("Unique", dict(x=np.array([2.5, 1.0, 2.5], np.float32), out_idx=np.int64)),
+    ("LowerBound", dict(sorted_inputs=np.array([[0, 1, 1, 3], [-2, 0, 5, 9]], np.float32),
+                        values=np.array([[1, 2, -1], [9, 10, 0]], np.float32))),
+    ("UpperBound", dict(sorted_inputs=np.array([[0, 1, 1, 3]], np.int64), values=np.array([[1, 3, 4, -1]], np.int64),
+                        out_type=np.int64)),
+    ("UnravelIndex", dict(indices=np.array([0, 7, 11, 5], np.int32), dims=np.array([3, 4], np.int32))),
+    ("UnravelIndex", dict(indices=np.int64(23), dims=np.array([2, 3, 4], np.int64))),
+    ("HistogramFixedWidth", dict(values=np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 12.0, 4.999]),
+                                 value_range=np.array([0.0, 5.0]), nbins=np.int32(5))),
+    ("HistogramFixedWidth", dict(values=np.array([3, 9, -4, 0], np.int32), value_range=np.array([0, 8], np.int32),
+                                 nbins=np.int32(3), dtype=np.int64)),
     ("UniqueWithCounts", dict(x=np.array([2, 1, 2, 2, 9], np.int64), out_idx=np.int64)),
     ("DenseBincount", dict(input=np.array([1, 1, 4, 9], np.int32), size=np.int32(6),
                            weights=np.array([], np.float32))),
@@ -497,7 +507,7 @@ def test_kernel_matches_tf_raw_ops(name, kwargs):
 
 # The array kernel families (ref/ops/array.py and its siblings, one per TF kernel family).
 ARRAY_FAMILIES = tuple(f"ref.ops.{m}" for m in ("array", "slicing", "gather_scatter", "concat_split", "pad_tile",
-                                                "segment_reduction"))
+                                                "segment_reduction", "search"))
 
 
 def test_every_array_op_is_exercised_against_tf():

@@ -15,6 +15,7 @@ TF_BUDGETS = {
     "StopGradient": 0, "PreventGradient": 0, "IdentityN": 0, "CheckNumerics": 0, "UnsortedSegmentSum": 0,
     "UnsortedSegmentMax": 0, "UnsortedSegmentMin": 0, "UnsortedSegmentProd": 0, "SegmentSum": 0,
     "SegmentMean": 0, "Roll": 0, "UniqueWithCounts": 0, "DenseBincount": 0,
+    "LowerBound": 0, "UpperBound": 0, "UnravelIndex": 0, "HistogramFixedWidth": 0,
     "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
     "MirrorPadGrad": 0,
