@@ -58,7 +58,7 @@ from ref.graph_ops.init_ops import *  # noqa: F401,F403
 from ref.graph_ops.partitioned import *  # noqa: F401,F403
 from ref.graph_ops.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: F401
 from ref.graph_ops.linalg_ops import einsum  # noqa: F401  (tf.einsum)
-from ref.graph_ops.linalg_ops import cholesky, matrix_inverse  # noqa: F401
+from ref.graph_ops.linalg_ops import cholesky, matrix_inverse, self_adjoint_eig, self_adjoint_eigvals  # noqa: F401
 from ref.graph_ops.linalg_ops import diag, diag_part, eye, matrix_diag, matrix_diag_part, matrix_set_diag, svd  # noqa: F401
 from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401

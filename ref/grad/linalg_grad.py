@@ -1,7 +1,7 @@
 """Gradient rules for ``ref/ops/linalg.py`` (TF's linalg_grad.py formulas):
 ``Qr`` (real and complex), ``Svd`` (through ``s``, ``u`` and ``v``),
 ``MatrixTriangularSolve``, ``MatrixBandPart``, ``Einsum``, ``Diag``/``DiagPart``, ``MatrixInverse``,
-``Cholesky``.
+``Cholesky``, ``SelfAdjointEigV2``.
 
 Every rule is built from ops that have rules themselves, so the gradients can
 be differentiated again.
@@ -261,3 +261,29 @@ def _cholesky_grad(op, grad):
     grad_a = math_ops.matmul(math_ops.matmul(l_inverse, middle, adjoint_a=True), l_inverse)
     grad_a += linalg_ops.adjoint(grad_a)
     return grad_a * 0.5
+
+
+def _safe_reciprocal(x, epsilon=1e-20):
+    return x * math_ops.reciprocal(x * x + epsilon)
+
+
+@RegisterGradient("SelfAdjointEigV2")
+def _self_adjoint_eig_v2_grad(op, grad_e, grad_v):
+    """d A = v (diag(grad_e) + f * (v^H grad_v)) v^H with f_ij = 1 / (e_j - e_i)
+    off the diagonal (without v: recomputed, grad_e's term only); symmetrised
+    onto the lower triangle, which is all the op reads."""
+    e = op.outputs[0]
+    with control_dependencies([grad_e, grad_v]):
+        if op.get_attr("compute_v"):
+            v = op.outputs[1]
+            f = linalg_ops.matrix_set_diag(
+                _safe_reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)),
+                array_ops.zeros_like(e))
+            grad_a = math_ops.matmul(v, math_ops.matmul(
+                linalg_ops.matrix_diag(grad_e) + f * math_ops.matmul(v, grad_v, adjoint_a=True), v, adjoint_b=True))
+        else:
+            _, v = linalg_ops.self_adjoint_eig(op.inputs[0])
+            grad_a = math_ops.matmul(v, math_ops.matmul(linalg_ops.matrix_diag(grad_e), v, adjoint_b=True))
+        grad_a = linalg_ops.matrix_band_part(grad_a + linalg_ops.adjoint(grad_a), -1, 0)
+        grad_a = linalg_ops.matrix_set_diag(grad_a, 0.5 * linalg_ops.matrix_diag_part(grad_a))
+        return grad_a

@@ -408,3 +408,30 @@ def cholesky(input):  # noqa: A002 - TF's name
                 pass
         out = out.reshape(work.shape)
     return out.astype(a.dtype, copy=False)
+
+
+def _eig_shape(ins, attrs):
+    s, d = ins["input"].shape, ins["input"].dtype
+    real = dtypes.float32 if d == dtypes.complex64 else dtypes.float64 if d == dtypes.complex128 else d
+    if s.ndims is None:
+        return [(real, unknown_shape()), (d, unknown_shape())]
+    (_, square), = _square_shape(ins, attrs)
+    dims = square.as_list()
+    v = TensorShape(dims) if attrs.get("compute_v", True) else TensorShape([0])
+    return [(real, TensorShape(dims[:-1])), (d, v)]
+
+
+@register_op("SelfAdjointEigV2", inputs=("input",), outputs=("e", "v"), attrs={"compute_v": True},
+             type_attrs={"T": "input"}, allowed={"T": _INV_TYPES}, shape=_eig_shape)
+def self_adjoint_eig_v2(input, compute_v=True):  # noqa: A002 - TF's name
+    """Eigenvalues ``e`` (ascending) and eigenvectors ``v`` (columns) of each
+    self-adjoint matrix, read from its lower triangle: ``input @ v = v @ diag(e)``.
+    Eigenvector signs (phases) may differ from TF's Eigen solver.
+    ``compute_v=False``: ``v`` is an empty ``[0]``."""
+    a = _square_input(input)
+    real = np.float32 if a.dtype == np.complex64 else np.float64 if a.dtype == np.complex128 else a.dtype
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    if not compute_v:
+        return np.linalg.eigvalsh(work).astype(real), np.zeros([0], a.dtype)
+    e, v = np.linalg.eigh(work)
+    return e.astype(real), v.astype(a.dtype)

@@ -179,6 +179,8 @@ CASES.update({
     "Qr": ([4, 3], _any, lambda x: _qr_flat(x), True),
     "MatrixInverse": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, -0.25, 2.0]]),
                       lambda x: tf.matrix_inverse(x), True),
+    "SelfAdjointEigV2": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
+                         lambda x: tf.self_adjoint_eigvals(x + tf.transpose(x)), False),
     "Cholesky": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
                  lambda x: tf.cholesky(tf.matmul(x, x, transpose_a=True)), False),
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(

@@ -258,3 +258,26 @@ def test_search_same_graph_as_tf(snippet):
 @pytest.mark.parametrize("snippet", SEARCH_ROWS)
 def test_search_values_equal_tf(snippet):
     test_values_equal_tf(snippet)
+
+
+def eigh(tf):
+    a = tf.placeholder(tf.float64, [2, 3, 3], name="a")
+    e, v = tf.self_adjoint_eig(a)
+    e2, v2 = tf.linalg.eigh(a, name="eigh")
+    vals = tf.self_adjoint_eigvals(a)
+    # sign-independent fetches: eigenvalues, |v|, and losses invariant to each column's sign
+    loss = tf.reduce_sum(e * e) + tf.reduce_sum(tf.square(v2)[:, 0, :]) + tf.reduce_sum(vals)
+    return [e, tf.abs(v), e2, vals] + tf.gradients(loss, [a]), {a: np.stack([_SPD, _SPD.T @ _SPD])}
+
+
+EIG_ROWS = [pytest.param(eigh, id="self_adjoint_eig")]
+
+
+@pytest.mark.parametrize("snippet", EIG_ROWS)
+def test_eig_same_graph_as_tf(snippet):
+    assert_same_graph(_graph_only(snippet))
+
+
+@pytest.mark.parametrize("snippet", EIG_ROWS)
+def test_eig_values_equal_tf(snippet):
+    test_values_equal_tf(snippet)
