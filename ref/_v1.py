@@ -95,7 +95,7 @@ from ref.graph_ops.sparse_ops import (  # noqa: F401
     sparse_reduce_sum, sparse_reduce_sum_sparse, sparse_reorder, sparse_reshape, sparse_retain,
     sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_to_dense, sparse_fill_empty_rows, sparse_merge,
     sparse_to_indicator, sparse_transpose, sparse_reduce_max, sparse_reduce_max_sparse, sparse_slice, sparse_split,
-    sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum,
+    sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, edit_distance,
 )
 from ref import sparse  # noqa: F401
 from ref.python_io import TFRecordOptions  # noqa: F401

@@ -16,7 +16,8 @@ from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
            "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
-           "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "Empty",
+           "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
+           "Empty",
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",

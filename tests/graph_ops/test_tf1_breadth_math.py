@@ -281,3 +281,22 @@ def test_eig_same_graph_as_tf(snippet):
 @pytest.mark.parametrize("snippet", EIG_ROWS)
 def test_eig_values_equal_tf(snippet):
     test_values_equal_tf(snippet)
+
+
+def edit_distances(tf):
+    hyp = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]], ["a", "b", "c", "x", "y"],
+                          [2, 2, 2])
+    truth = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1]], ["a", "c", "z", "c", "d"],
+                            [2, 2, 3])
+    ys = [tf.edit_distance(hyp, truth), tf.edit_distance(hyp, truth, normalize=False, name="raw")]
+    ind = tf.placeholder(tf.int64, [None, 2], name="ind")
+    val = tf.placeholder(tf.int32, [None], name="val")
+    shp = tf.placeholder(tf.int64, [2], name="shp")
+    ys.append(tf.edit_distance(tf.SparseTensor(ind, val, shp), tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [1, 2, 3],
+                                                                               [2, 2])))
+    return ys, {ind: [[0, 0], [0, 1], [0, 2], [1, 1]], val: [1, 3, 2, 3], shp: [2, 3]}
+
+
+@pytest.mark.parametrize("check", [test_same_graph_as_tf, test_values_equal_tf], ids=["graph", "values"])
+def test_edit_distance_as_tf(check):
+    check(edit_distances)
