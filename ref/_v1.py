@@ -41,6 +41,8 @@ from ref.session import InteractiveSession, Session, get_default_session  # noqa
 from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
 from ref.graph_ops.control_flow_case import case  # noqa: F401
 from ref.graph_ops.math_ops import *  # noqa: F401,F403
+from ref.graph_ops.math_special import *  # noqa: F401,F403
+from ref.graph_ops.counting_ops import *  # noqa: F401,F403
 from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403
 from ref.grad import (  # noqa: F401
@@ -56,6 +58,7 @@ from ref.graph_ops.init_ops import *  # noqa: F401,F403
 from ref.graph_ops.partitioned import *  # noqa: F401,F403
 from ref.graph_ops.linalg_ops import matrix_band_part, matrix_transpose, matrix_triangular_solve, qr  # noqa: F401
 from ref.graph_ops.linalg_ops import einsum  # noqa: F401  (tf.einsum)
+from ref.graph_ops.linalg_ops import cholesky, matrix_inverse, self_adjoint_eig, self_adjoint_eigvals  # noqa: F401
 from ref.graph_ops.linalg_ops import diag, diag_part, eye, matrix_diag, matrix_diag_part, matrix_set_diag, svd  # noqa: F401
 from ref.graph_ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from ref.graph_ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401
@@ -92,7 +95,7 @@ from ref.graph_ops.sparse_ops import (  # noqa: F401
     sparse_reduce_sum, sparse_reduce_sum_sparse, sparse_reorder, sparse_reshape, sparse_retain,
     sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_to_dense, sparse_fill_empty_rows, sparse_merge,
     sparse_to_indicator, sparse_transpose, sparse_reduce_max, sparse_reduce_max_sparse, sparse_slice, sparse_split,
-    sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum,
+    sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, edit_distance,
 )
 from ref import sparse  # noqa: F401
 from ref.python_io import TFRecordOptions  # noqa: F401

@@ -1,4 +1,5 @@
 """``tf.linalg``: the linear-algebra functions under their tf.linalg names."""
+from ref.graph_ops.linalg_ops import cholesky, eigh, eigvalsh, inv  # noqa: F401
 from ref.graph_ops.linalg_ops import adjoint, einsum, matrix_transpose, qr, svd  # noqa: F401
 from ref.graph_ops.linalg_ops import tensor_diag, tensor_diag_part  # noqa: F401
 from ref.graph_ops.linalg_ops import eye, matrix_diag as diag, matrix_diag_part as diag_part, matrix_set_diag as set_diag  # noqa: F401

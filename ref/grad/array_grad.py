@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.types import dtypes
+
 from ref.framework.graph import colocate_with
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor, constant
@@ -13,7 +15,9 @@ from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
-           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "ListDiff", "Empty",
+           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
+           "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
+           "Empty",
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
@@ -379,9 +383,25 @@ def _broadcast_to_grad(op, grad):
     return unbroadcast(grad, op.inputs[0]), None
 
 
+def _gather_drop_negatives(params, ids):
+    """``params[ids]`` with zeros where an id is negative (TF's
+    ``_GatherDropNegatives``: gather at ``max(ids, 0)``, then select on
+    ``ids >= 0`` broadcast to the gathered shape)."""
+    a, m = _a(), _m()
+    gathered = a.gather(params, m.maximum(ids, a.zeros_like(ids)))
+    is_positive = m.greater_equal(ids, 0)
+    is_positive_shape = a.shape(is_positive)
+    broadcastable = a.concat([is_positive_shape, a.ones([a.rank(gathered) - a.rank(is_positive)],
+                                                         dtype=is_positive_shape.dtype)], axis=0)
+    is_positive = a.reshape(is_positive, broadcastable)
+    is_positive = is_positive & a.ones_like(gathered, dtype=dtypes.bool)
+    return a.where_v2(is_positive, gathered, a.zeros_like(gathered))
+
+
 @RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op, grad):
-    return _a().gather(grad, op.inputs[1]), None, None
+    """Each row gets its segment's gradient; rows with a negative id (dropped) get 0."""
+    return _gather_drop_negatives(grad, op.inputs[1]), None, None
 
 
 @RegisterGradient("SegmentSum")

@@ -1,6 +1,7 @@
 """Gradient rules for ``ref/ops/linalg.py`` (TF's linalg_grad.py formulas):
 ``Qr`` (real and complex), ``Svd`` (through ``s``, ``u`` and ``v``),
-``MatrixTriangularSolve``, ``MatrixBandPart``, ``Einsum``, ``Diag``/``DiagPart``.
+``MatrixTriangularSolve``, ``MatrixBandPart``, ``Einsum``, ``Diag``/``DiagPart``, ``MatrixInverse``,
+``Cholesky``, ``SelfAdjointEigV2``.
 
 Every rule is built from ops that have rules themselves, so the gradients can
 be differentiated again.
@@ -233,4 +234,56 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
         else:
             grad_a = grad_a_before_transpose
         grad_a.set_shape(a_shape)
+        return grad_a
+
+
+@RegisterGradient("MatrixInverse")
+def _matrix_inverse_grad(op, grad):
+    """d A = -A^-H @ grad @ A^-H (adjoints swapped for ``adjoint=True``)."""
+    ainv = op.outputs[0]
+    adj = op.get_attr("adjoint")
+    inner = math_ops.matmul(grad, ainv, adjoint_a=adj, adjoint_b=not adj)
+    return -math_ops.matmul(ainv, inner, adjoint_a=not adj)
+
+
+@RegisterGradient("Cholesky")
+def _cholesky_grad(op, grad):
+    """d A = sym(L^-H @ Phi(L^H @ grad) @ L^-1) / 2, ``Phi`` taking the lower
+    triangle with the diagonal halved (TF's formula)."""
+    chol = op.outputs[0]
+    num_rows = array_ops.shape(chol)[-1]
+    batch_shape = array_ops.shape(chol)[:-2]
+    l_inverse = linalg_ops.matrix_triangular_solve(chol, linalg_ops.eye(num_rows, batch_shape=batch_shape,
+                                                                        dtype=chol.dtype))
+    middle = math_ops.matmul(chol, grad, adjoint_a=True)
+    middle = linalg_ops.matrix_set_diag(middle, 0.5 * linalg_ops.matrix_diag_part(middle))
+    middle = linalg_ops.matrix_band_part(middle, -1, 0)
+    grad_a = math_ops.matmul(math_ops.matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    grad_a += linalg_ops.adjoint(grad_a)
+    return grad_a * 0.5
+
+
+def _safe_reciprocal(x, epsilon=1e-20):
+    return x * math_ops.reciprocal(x * x + epsilon)
+
+
+@RegisterGradient("SelfAdjointEigV2")
+def _self_adjoint_eig_v2_grad(op, grad_e, grad_v):
+    """d A = v (diag(grad_e) + f * (v^H grad_v)) v^H with f_ij = 1 / (e_j - e_i)
+    off the diagonal (without v: recomputed, grad_e's term only); symmetrised
+    onto the lower triangle, which is all the op reads."""
+    e = op.outputs[0]
+    with control_dependencies([grad_e, grad_v]):
+        if op.get_attr("compute_v"):
+            v = op.outputs[1]
+            f = linalg_ops.matrix_set_diag(
+                _safe_reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)),
+                array_ops.zeros_like(e))
+            grad_a = math_ops.matmul(v, math_ops.matmul(
+                linalg_ops.matrix_diag(grad_e) + f * math_ops.matmul(v, grad_v, adjoint_a=True), v, adjoint_b=True))
+        else:
+            _, v = linalg_ops.self_adjoint_eig(op.inputs[0])
+            grad_a = math_ops.matmul(v, math_ops.matmul(linalg_ops.matrix_diag(grad_e), v, adjoint_b=True))
+        grad_a = linalg_ops.matrix_band_part(grad_a + linalg_ops.adjoint(grad_a), -1, 0)
+        grad_a = linalg_ops.matrix_set_diag(grad_a, 0.5 * linalg_ops.matrix_diag_part(grad_a))
         return grad_a

@@ -1,7 +1,9 @@
 """TF1 linear-algebra functions: ``tf.qr`` / ``tf.linalg.qr``,
 ``tf.matrix_triangular_solve`` / ``tf.linalg.triangular_solve``,
 ``tf.matrix_band_part`` / ``tf.linalg.band_part``, ``tf.matrix_transpose`` /
-``tf.linalg.matrix_transpose``, ``tf.linalg.adjoint``, ``tf.diag`` /
+``tf.linalg.matrix_transpose``, ``tf.linalg.adjoint``, ``tf.matrix_inverse`` /
+``tf.linalg.inv``, ``tf.cholesky`` / ``tf.linalg.cholesky``, ``tf.self_adjoint_eig`` /
+``tf.linalg.eigh`` (and ``eigvals``), ``tf.diag`` /
 ``tf.diag_part`` (``tf.linalg.tensor_diag[_part]``) and ``tf.linalg.svd`` /
 ``tf.svd``."""
 from __future__ import annotations
@@ -28,6 +30,37 @@ def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 
 
 triangular_solve = matrix_triangular_solve
+
+
+def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002 - TF's name
+    """The inverse of each innermost square matrix (of its adjoint when ``adjoint``)."""
+    return apply_op("MatrixInverse", input=input, adjoint=bool(adjoint), name=name or "MatrixInverse")
+
+
+inv = matrix_inverse
+
+
+def cholesky(input, name=None):  # noqa: A002 - TF's name
+    """The lower-triangular Cholesky factor of each innermost Hermitian positive definite matrix."""
+    return apply_op("Cholesky", input=input, name=name or "Cholesky")
+
+
+def self_adjoint_eig(tensor, name=None):
+    """``(e, v)``: the eigenvalues (ascending) and eigenvectors of each self-adjoint matrix."""
+    e, v = apply_op("SelfAdjointEigV2", input=tensor, compute_v=True, name=name or "SelfAdjointEigV2")
+    return e, v
+
+
+eigh = self_adjoint_eig
+
+
+def self_adjoint_eigvals(tensor, name=None):
+    """The eigenvalues (ascending) of each self-adjoint matrix."""
+    e, _ = apply_op("SelfAdjointEigV2", input=tensor, compute_v=False, name=name or "SelfAdjointEigV2")
+    return e
+
+
+eigvalsh = self_adjoint_eigvals
 
 
 def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002 - TF's name

@@ -488,3 +488,16 @@ def _sparse_segment(kind):
 sparse_segment_sum = _sparse_segment("Sum")
 sparse_segment_mean = _sparse_segment("Mean")
 sparse_segment_sqrt_n = _sparse_segment("SqrtN")
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """The Levenshtein distance between the sequences of two ``SparseTensor`` s
+    (one per index of their leading dimensions), normalised by the truth's
+    length when ``normalize`` (``EditDistance``)."""
+    if not isinstance(hypothesis, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Hypothesis must be a SparseTensor.")
+    if not isinstance(truth, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Truth must be a SparseTensor.")
+    return apply_op("EditDistance", hypothesis_indices=hypothesis.indices, hypothesis_values=hypothesis.values,
+                    hypothesis_shape=hypothesis.dense_shape, truth_indices=truth.indices,
+                    truth_values=truth.values, truth_shape=truth.dense_shape, normalize=bool(normalize), name=name)

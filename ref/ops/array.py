@@ -572,7 +572,7 @@ def check_numerics(tensor, message):
 
 
 # ---------------------------------------------------------------------------
-# Sets: Unique, ListDiff; diagonals: MatrixDiag, MatrixDiagPart
+# Sets: Unique, UniqueWithCounts, ListDiff; diagonals: MatrixDiag, MatrixDiagPart
 # ---------------------------------------------------------------------------
 
 @register_op("Unique", inputs=("x",), outputs=("y", "idx"), attrs={"out_idx": dtypes.int32},
@@ -590,6 +590,17 @@ def unique(x, out_idx=dtypes.int32):
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     return x[first[order]], position[inverse.reshape(-1)].astype(dtypes.as_dtype(out_idx).np)
+
+
+@register_op("UniqueWithCounts", inputs=("x",), outputs=("y", "idx", "count"), attrs={"out_idx": dtypes.int32},
+             type_attrs={"T": "x"}, allowed={"out_idx": _INDEX},
+             shape=lambda ins, attrs: [(ins["x"].dtype, TensorShape([None])), (attrs["out_idx"], ins["x"].shape),
+                                       (attrs["out_idx"], TensorShape([None]))])
+def unique_with_counts(x, out_idx=dtypes.int32):
+    """``Unique``'s ``y`` and ``idx``, and ``count[j]``: how often ``y[j]`` occurs in ``x``."""
+    y, idx = unique(x, out_idx)
+    count = np.bincount(idx.astype(np.int64), minlength=len(y)).astype(idx.dtype)
+    return y, idx, count
 
 
 @register_op("ListDiff", inputs=("x", "y"), outputs=("out", "idx"), attrs={"out_idx": dtypes.int32},

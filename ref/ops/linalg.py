@@ -334,3 +334,104 @@ def svd(input, compute_uv=True, full_matrices=False):  # noqa: A002 - TF's name
     u, s, vh = np.linalg.svd(work, full_matrices=bool(full_matrices))
     v = np.conj(np.swapaxes(vh, -1, -2))
     return s.astype(real), u.astype(a.dtype), v.astype(a.dtype)
+
+
+# ---------------------------------------------------------------------------
+# MatrixInverse, Cholesky: square (batch) matrices in, same shape out
+# ---------------------------------------------------------------------------
+
+def _square_shape(ins, attrs):
+    """TF's BatchUnchangedSquareShapeFn: rank >= 2, the last two dimensions equal."""
+    s, d = ins["input"].shape, ins["input"].dtype
+    if s.ndims is None:
+        return [(d, unknown_shape())]
+    if s.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims} for '{attrs['_op_name']}' "
+                         f"with input shapes: {s}.")
+    *batch, m, n = s.as_list()
+    if m is not None and n is not None and m != n:
+        raise ValueError(f"Dimensions must be equal, but are {m} and {n} for '{attrs['_op_name']}' "
+                         f"with input shapes: {s}.")
+    k = m if m is not None else n
+    return [(d, TensorShape(batch + [k, k]))]
+
+
+def _square_input(a):
+    a = np.asarray(a)
+    if a.ndim < 2:
+        raise invalid_argument(f"Input tensor 0 must have rank >= 2, got {a.ndim}")
+    if a.shape[-1] != a.shape[-2]:
+        raise invalid_argument(f"Input matrices must be squares, got {a.shape[-2]} != {a.shape[-1]}")
+    return a
+
+
+_INV_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+
+
+@register_op("MatrixInverse", inputs=("input",), attrs={"adjoint": False}, type_attrs={"T": "input"},
+             allowed={"T": _INV_TYPES}, shape=_square_shape)
+def matrix_inverse(input, adjoint=False):  # noqa: A002 - TF's name
+    """``output[..., :, :] = inverse(input[..., :, :])`` (of its adjoint when
+    ``adjoint``), by LU with partial pivoting; a singular matrix is an error."""
+    a = _square_input(input)
+    if adjoint:
+        a = np.conj(np.swapaxes(a, -1, -2))
+    if a.size == 0:
+        return np.array(a)
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    try:
+        out = np.linalg.inv(work)
+    except np.linalg.LinAlgError:
+        raise invalid_argument("Input is not invertible.") from None
+    return out.astype(a.dtype, copy=False)
+
+
+@register_op("Cholesky", inputs=("input",), type_attrs={"T": "input"}, allowed={"T": _INV_TYPES}, shape=_square_shape)
+def cholesky(input):  # noqa: A002 - TF's name
+    """The lower-triangular ``L`` with ``input = L @ adjoint(L)``, read from the
+    lower triangle of each (Hermitian positive definite) matrix. A matrix that
+    is not positive definite gives NaNs, as TF's CPU kernel (TF leaves its
+    upper triangle unwritten; here it is NaN too)."""
+    a = _square_input(input)
+    if a.size == 0:
+        return np.array(a)
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    try:
+        out = np.linalg.cholesky(work)
+    except np.linalg.LinAlgError:  # TF 2.21's CPU kernel: no error, NaNs for that matrix
+        flat = work.reshape((-1,) + work.shape[-2:])
+        out = np.full_like(flat, np.nan)
+        for i, m in enumerate(flat):
+            try:
+                out[i] = np.linalg.cholesky(m)
+            except np.linalg.LinAlgError:
+                pass
+        out = out.reshape(work.shape)
+    return out.astype(a.dtype, copy=False)
+
+
+def _eig_shape(ins, attrs):
+    s, d = ins["input"].shape, ins["input"].dtype
+    real = dtypes.float32 if d == dtypes.complex64 else dtypes.float64 if d == dtypes.complex128 else d
+    if s.ndims is None:
+        return [(real, unknown_shape()), (d, unknown_shape())]
+    (_, square), = _square_shape(ins, attrs)
+    dims = square.as_list()
+    v = TensorShape(dims) if attrs.get("compute_v", True) else TensorShape([0])
+    return [(real, TensorShape(dims[:-1])), (d, v)]
+
+
+@register_op("SelfAdjointEigV2", inputs=("input",), outputs=("e", "v"), attrs={"compute_v": True},
+             type_attrs={"T": "input"}, allowed={"T": _INV_TYPES}, shape=_eig_shape)
+def self_adjoint_eig_v2(input, compute_v=True):  # noqa: A002 - TF's name
+    """Eigenvalues ``e`` (ascending) and eigenvectors ``v`` (columns) of each
+    self-adjoint matrix, read from its lower triangle: ``input @ v = v @ diag(e)``.
+    Eigenvector signs (phases) may differ from TF's Eigen solver.
+    ``compute_v=False``: ``v`` is an empty ``[0]``."""
+    a = _square_input(input)
+    real = np.float32 if a.dtype == np.complex64 else np.float64 if a.dtype == np.complex128 else a.dtype
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    if not compute_v:
+        return np.linalg.eigvalsh(work).astype(real), np.zeros([0], a.dtype)
+    e, v = np.linalg.eigh(work)
+    return e.astype(real), v.astype(a.dtype)

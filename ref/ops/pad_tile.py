@@ -1,4 +1,4 @@
-"""Padding and tiling (TF's pad and tile kernels): Pad, PadV2, MirrorPad, MirrorPadGrad, Tile."""
+"""Padding, tiling and rolling (TF's pad, tile and roll kernels): Pad, PadV2, MirrorPad, MirrorPadGrad, Tile, Roll."""
 from __future__ import annotations
 
 import numpy as np
@@ -165,3 +165,40 @@ def tile(input, multiples):
         out[...] = x
         return out
     return np.tile(x, mult)
+
+
+# ---------------------------------------------------------------------------
+# Roll (TF's manip_ops)
+# ---------------------------------------------------------------------------
+
+def _roll_shape(ins, attrs):
+    return [(ins["input"].dtype, ins["input"].shape)]
+
+
+@register_op("Roll", inputs=("input", "shift", "axis"), outputs=("output",),
+             type_attrs={"T": "input", "Tshift": "shift", "Taxis": "axis"},
+             allowed={"Tshift": _INDEX, "Taxis": _INDEX}, shape=_roll_shape)
+def roll(input, shift, axis):  # noqa: A002 - TF's name
+    """``output`` is ``input`` with the elements along ``axis[i]`` moved
+    ``shift[i]`` places forward (backward when negative), wrapping around; an
+    axis named twice moves by the sum of its shifts."""
+    x = np.asarray(input)
+    shift, axis = np.asarray(shift), np.asarray(axis)
+    if x.ndim < 1:
+        raise invalid_argument("input must be 1-D or higher")
+    if shift.ndim > 1:
+        raise invalid_argument(f"shift must be a scalar or a 1-D vector. Found: {_shape_str(shift.shape)}")
+    if axis.ndim > 1:
+        raise invalid_argument(f"axis must be a scalar or a 1-D vector. Found: {_shape_str(axis.shape)}")
+    if shift.shape != axis.shape:
+        raise invalid_argument("shift and axis must have the same size")
+    totals = [0] * x.ndim
+    for s, a in zip(shift.reshape(-1).tolist(), axis.reshape(-1).tolist()):
+        ax = a + x.ndim if a < 0 else a
+        if not 0 <= ax < x.ndim:
+            raise invalid_argument(f"axis {a} is out of range")
+        totals[ax] += s
+    axes = [d for d in range(x.ndim) if x.shape[d] and totals[d] % x.shape[d]]
+    if not axes:
+        return x.copy()
+    return np.roll(x, [totals[d] for d in axes], axis=axes)

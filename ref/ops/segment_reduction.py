@@ -1,5 +1,6 @@
-"""Segments and partitions (TF's segment_reduction, dynamic_stitch and
-dynamic_partition kernels): UnsortedSegment{Sum,Max,Min,Prod}, SegmentSum,
+"""Segments, partitions and bins (TF's segment_reduction, dynamic_stitch,
+dynamic_partition and bincount kernels): UnsortedSegment{Sum,Max,Min,Prod}, Segment{Sum,Mean},
+DenseBincount,
 DynamicStitch, DynamicPartition; reductions summed in index order, so results
 are deterministic.
 """
@@ -137,6 +138,21 @@ def segment_sum(data, segment_ids):
     return out
 
 
+@register_op("SegmentMean", inputs=("data", "segment_ids"), type_attrs={"T": "data", "Tindices": "segment_ids"},
+             allowed={"T": dtypes.NUMBERS, "Tindices": _INDEX}, shape=_segment_sum_shape)
+def segment_mean(data, segment_ids):
+    """``output[i..] = sum data[j..] / N_i`` over the ``N_i`` rows ``j`` with
+    ``segment_ids[j] == i`` (sorted ids); an empty segment is 0. Integer data
+    divides with truncation, as TF's kernel."""
+    data = np.asarray(data)
+    out = segment_sum(data, segment_ids)
+    counts = np.bincount(np.asarray(segment_ids, np.int64).reshape(-1), minlength=out.shape[0])[:out.shape[0]]
+    n = np.maximum(counts, 1).reshape((-1,) + (1,) * (data.ndim - 1))
+    if out.dtype.kind in "iu":
+        return (np.sign(out) * (np.abs(out) // n)).astype(out.dtype)
+    return (out / n.astype(out.dtype)).astype(out.dtype)
+
+
 def _dynamic_stitch_shape(ins, attrs):
     indices, data = ins["indices"], ins["data"]
     dt = data[0].dtype
@@ -221,3 +237,51 @@ def dynamic_partition(data, partitions, num_partitions):
     flat = parts.reshape(-1)
     rows = data.reshape((flat.size,) + data.shape[parts.ndim:])
     return [np.array(rows[flat == p]) for p in range(num_partitions)]
+
+
+# ---------------------------------------------------------------------------
+# DenseBincount (TF's bincount kernel)
+# ---------------------------------------------------------------------------
+
+def _dense_bincount_shape(ins, attrs):
+    inp, w = ins["input"], ins["weights"]
+    dt = w.dtype
+    size = _ints(ins["size"].value)
+    n = None if size is None else size[0]
+    if inp.shape.ndims == 2:
+        return [(dt, TensorShape([inp.shape[0], n]))]
+    return [(dt, TensorShape([n]) if inp.shape.ndims in (None, 1) else unknown_shape())]
+
+
+@register_op("DenseBincount", inputs=("input", "size", "weights"), attrs={"binary_output": False},
+             type_attrs={"Tidx": ("input", "size"), "T": "weights"},
+             allowed={"Tidx": _INDEX, "T": (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)},
+             shape=_dense_bincount_shape)
+def dense_bincount(input, size, weights, binary_output=False):  # noqa: A002 - TF's name
+    """``output[i] = sum of weights[j]`` (1 without weights; 1 once any
+    ``j`` matches when ``binary_output``) over ``input[j] == i``, for
+    ``0 <= i < size``; larger values are skipped. A 2-D ``input`` counts each row."""
+    arr, w = np.asarray(input), np.asarray(weights)
+    n = int(np.asarray(size))
+    if n < 0:
+        raise invalid_argument(f"size ({n}) must be non-negative")
+    if arr.ndim not in (1, 2):
+        raise invalid_argument("Input must be a 1 or 2-dimensional tensor.")
+    if w.size and w.shape != arr.shape:
+        raise invalid_argument(f"Input and weights must have the same shape, got {_shape_str(arr.shape)} and "
+                               f"{_shape_str(w.shape)}")
+    if arr.size and arr.min() < 0:
+        raise invalid_argument("Input arr must be non-negative!")
+    rows = arr.reshape((-1, arr.shape[-1])) if arr.ndim == 2 else arr.reshape(1, -1)
+    wrows = w.reshape(rows.shape) if w.size else None
+    out = np.zeros((rows.shape[0], n), w.dtype)
+    for r in range(rows.shape[0]):
+        keep = rows[r] < n
+        ids = rows[r][keep].astype(np.int64)
+        if binary_output:
+            out[r, ids] = 1
+        elif wrows is None:
+            out[r] += np.bincount(ids, minlength=n)[:n].astype(w.dtype)
+        else:
+            np.add.at(out[r], ids, wrows[r][keep])
+    return out if arr.ndim == 2 else out[0]

@@ -148,6 +148,10 @@ CASES.update({
     "ScatterNdNonAliasingAdd": ([3], _any, lambda x: apply_op("ScatterNdNonAliasingAdd", input=x,
                                                               indices=tf.constant([[1]]), updates=x[:1]), False),
     "SegmentSum": ([4, 2], _any, lambda x: tf.reshape(tf.segment_sum(x, tf.constant([0, 0, 1, 2])), [3, 2]), False),
+    "SegmentMean": ([4, 2], _any, lambda x: tf.reshape(tf.segment_mean(x, tf.constant([0, 0, 0, 2])), [3, 2]), False),
+    "Roll": ([3, 4], _any, lambda x: tf.roll(x, [1, -2], [0, 1]), False),
+    "Zeta": ([3], _pos, lambda q: tf.zeta(tf.constant([2.5, 3.0, 4.5], tf.float64), q + 0.5), True),
+    "Polygamma": ([3], _pos, lambda x: tf.polygamma(tf.constant([0.0, 1.0, 2.0], tf.float64), x + 0.5), True),
     "DynamicStitch": ([3], _any, lambda x: tf.dynamic_stitch([tf.constant([0, 2, 4]), tf.constant([1, 3])],
                                                                 [x, tf.constant(_any([2]))]), False),
     "ParallelDynamicStitch": ([3], _any, lambda x: apply_op("ParallelDynamicStitch", indices=[
@@ -173,6 +177,12 @@ CASES.update({
         "ClipByValue", t=x, clip_value_min=tf.constant(-1.0, tf.float64),
         clip_value_max=tf.constant(1.0, tf.float64)), False),
     "Qr": ([4, 3], _any, lambda x: _qr_flat(x), True),
+    "MatrixInverse": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, -0.25, 2.0]]),
+                      lambda x: tf.matrix_inverse(x), True),
+    "SelfAdjointEigV2": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
+                         lambda x: tf.self_adjoint_eigvals(x + tf.transpose(x)), False),
+    "Cholesky": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
+                 lambda x: tf.cholesky(tf.matmul(x, x, transpose_a=True)), False),
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),

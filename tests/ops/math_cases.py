@@ -89,6 +89,8 @@ UNARY_ROWS = {
     "Round": UnaryRow(FLOATS, "halves", 0, "round", None, None),
     "Rint": UnaryRow((F32, F64), "halves", 0, "rint", None, None),
     "Asinh": UnaryRow(FLOATS, "any", 2, "asinh", ([3], "any", True), 1),
+    "Lgamma": UnaryRow((F32, F64), "any", 2, "lgamma", ([3], "pos", True), None),
+    "Digamma": UnaryRow((F32, F64), "any", 80, "digamma", ([3], "pos", True), None),  # near its roots: Eigen's series vs ours
 }
 UNARY = {op: (row.dtypes, row.domain) for op, row in UNARY_ROWS.items()}  # op -> (dtypes, domain)
 BINARY = {  # op -> (dtypes, domain of y)
@@ -153,6 +155,11 @@ def math_rows():
         for dt in FLOATS:
             rows.append((f"{op}-{np.dtype(dt).name}", op,
                          {"y": values(dt, S, domain, seed=3), "dy": values(dt, S, "any", seed=4)}))
+    for dt in (F32, F64):  # Hurwitz zeta (x > 1) and polygamma (orders 0..4), q and x broadcast over rows
+        x, q = 1.0 + values(dt, S, "pos", seed=17), values(dt, (1, 7), "pos", seed=18)
+        rows.append((f"Zeta-{np.dtype(dt).name}", "Zeta", {"x": x.astype(dt), "q": q}))
+        n = (np.arange(5, dtype=dt) % 5).reshape(5, 1)
+        rows.append((f"Polygamma-{np.dtype(dt).name}", "Polygamma", {"a": n, "x": values(dt, (1, 7), "pos", seed=19)}))
     b1, b2 = values(np.bool_, (4, 6), seed=5), values(np.bool_, (6,), seed=6)
     rows += [("LogicalAnd", "LogicalAnd", {"x": b1, "y": b2}), ("LogicalOr", "LogicalOr", {"x": b1, "y": b2}),
              ("LogicalNot", "LogicalNot", {"x": b1})]

@@ -439,10 +439,31 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("UnsortedSegmentProd", dict(data=f32(4), segment_ids=np.array([1, 1, 0, 1], np.int32),
                                  num_segments=np.int32(3))),
     ("SegmentSum", dict(data=f32(4, 2), segment_ids=np.array([0, 0, 2, 2], np.int32))),
+    ("SegmentMean", dict(data=f32(5, 2), segment_ids=np.array([0, 0, 0, 2, 3], np.int64))),
+    ("SegmentMean", dict(data=np.array([[7, -7], [2, 4], [-5, 5]], np.int32), segment_ids=np.array([0, 0, 1], np.int32))),
+    ("Roll", dict(input=f32(3, 4), shift=np.array([1, -5, 2], np.int32), axis=np.array([0, 1, 0], np.int64))),
+    ("Roll", dict(input=np.arange(5, dtype=np.int64), shift=np.int64(-7), axis=np.int32(0))),
     ("ReverseV2", dict(tensor=f32(2, 3), axis=np.array([-1, 0], np.int32))),
     ("ReverseSequence", dict(input=f32(2, 4, 3), seq_lengths=np.array([3, 0, 4], np.int64), seq_dim=1,
                              batch_dim=2)),
     ("Unique", dict(x=np.array([2.5, 1.0, 2.5], np.float32), out_idx=np.int64)),
+    ("LowerBound", dict(sorted_inputs=np.array([[0, 1, 1, 3], [-2, 0, 5, 9]], np.float32),
+                        values=np.array([[1, 2, -1], [9, 10, 0]], np.float32))),
+    ("UpperBound", dict(sorted_inputs=np.array([[0, 1, 1, 3]], np.int64), values=np.array([[1, 3, 4, -1]], np.int64),
+                        out_type=np.int64)),
+    ("UnravelIndex", dict(indices=np.array([0, 7, 11, 5], np.int32), dims=np.array([3, 4], np.int32))),
+    ("UnravelIndex", dict(indices=np.int64(23), dims=np.array([2, 3, 4], np.int64))),
+    ("HistogramFixedWidth", dict(values=np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 12.0, 4.999]),
+                                 value_range=np.array([0.0, 5.0]), nbins=np.int32(5))),
+    ("HistogramFixedWidth", dict(values=np.array([3, 9, -4, 0], np.int32), value_range=np.array([0, 8], np.int32),
+                                 nbins=np.int32(3), dtype=np.int64)),
+    ("UniqueWithCounts", dict(x=np.array([2, 1, 2, 2, 9], np.int64), out_idx=np.int64)),
+    ("DenseBincount", dict(input=np.array([1, 1, 4, 9], np.int32), size=np.int32(6),
+                           weights=np.array([], np.float32))),
+    ("DenseBincount", dict(input=np.array([[1, 1, 4], [0, 2, 2]], np.int64), size=np.int64(3),
+                           weights=np.array([[0.5, 1, 2], [3, 4, 5]]), binary_output=False)),
+    ("DenseBincount", dict(input=np.array([[1, 1, 4], [0, 2, 2]], np.int32), size=np.int32(5),
+                           weights=np.array([], np.int64), binary_output=True)),
     ("MirrorPad", dict(input=f32(2, 3), paddings=np.array([[1, 1], [2, 0]], np.int32), mode="SYMMETRIC")),
     ("MirrorPadGrad", dict(input=f32(4, 5), paddings=np.array([[1, 1], [2, 0]], np.int32), mode="SYMMETRIC")),
     ("MirrorPadGrad", dict(input=f32(6, 6), paddings=np.array([[2, 1], [0, 2]], np.int64), mode="REFLECT")),
@@ -486,7 +507,7 @@ def test_kernel_matches_tf_raw_ops(name, kwargs):
 
 # The array kernel families (ref/ops/array.py and its siblings, one per TF kernel family).
 ARRAY_FAMILIES = tuple(f"ref.ops.{m}" for m in ("array", "slicing", "gather_scatter", "concat_split", "pad_tile",
-                                                "segment_reduction"))
+                                                "segment_reduction", "search"))
 
 
 def test_every_array_op_is_exercised_against_tf():

@@ -14,6 +14,8 @@ TF_BUDGETS = {
     "Fill": 0, "Where": 0, "BroadcastTo": 0, "BroadcastArgs": 0, "BroadcastGradientArgs": 0, "OneHot": 0,
     "StopGradient": 0, "PreventGradient": 0, "IdentityN": 0, "CheckNumerics": 0, "UnsortedSegmentSum": 0,
     "UnsortedSegmentMax": 0, "UnsortedSegmentMin": 0, "UnsortedSegmentProd": 0, "SegmentSum": 0,
+    "SegmentMean": 0, "Roll": 0, "UniqueWithCounts": 0, "DenseBincount": 0,
+    "LowerBound": 0, "UpperBound": 0, "UnravelIndex": 0, "HistogramFixedWidth": 0,
     "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
     "MirrorPadGrad": 0,
@@ -37,6 +39,7 @@ TF_BUDGETS.update({
     "Cumsum": 0, "Cumprod": 0, "Range": 0, "TanhGrad": 0,
     "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0, "DataFormatDimMap": 0, "DataFormatVecPermute": 0,
     # transcendental approximations (measured 1-3)
+    "Zeta": 3, "Polygamma": 3,
     "Pow": 2, "SigmoidGrad": 2, "SqrtGrad": 2,
     "RsqrtGrad": 2, "ReciprocalGrad": 3, "InvGrad": 3,
     # summation order (measured: MatMul 10, BatchMatMulV2 1, Sum 3, Mean 3, Prod 3, BiasAddGrad 1,

@@ -1,0 +1,65 @@
+"""Gradients of the special functions (Lgamma, Digamma, Zeta, Polygamma), of
+SegmentMean and of Roll, building TF's graphs (TF's ``math_grad`` and
+``manip_grad``)."""
+from __future__ import annotations
+
+from ref.framework.graph import control_dependencies
+from ref.framework.op_def_library import apply_op, constant
+from ref.grad.registry import RegisterGradient
+from ref.graph_ops import array_ops, math_ops, math_special
+
+
+@RegisterGradient("SegmentMean")
+def _segment_mean_grad(op, grad):
+    """Each row gets its segment's gradient divided by the segment's row count."""
+    a = array_ops
+    data_rank = a.rank(op.inputs[0])
+    ids_shape = a.shape(op.inputs[1])
+    remaining = a.ones(a.expand_dims(data_rank - 1, 0), dtype=ids_shape.dtype)
+    ones = a.ones(a.concat([ids_shape, remaining], 0), dtype=grad.dtype)
+    scaled = math_ops.divide(grad, a.segment_sum(ones, op.inputs[1]))
+    return a.gather(scaled, op.inputs[1]), None
+
+
+@RegisterGradient("Lgamma")
+def _lgamma_grad(op, grad):
+    """d/dx log|Gamma(x)| = digamma(x)."""
+    with control_dependencies([grad]):
+        return grad * math_special.digamma(op.inputs[0])
+
+
+@RegisterGradient("Digamma")
+def _digamma_grad(op, grad):
+    """d/dx digamma(x) = polygamma(1, x)."""
+    x = op.inputs[0]
+    with control_dependencies([grad]):
+        return grad * math_special.polygamma(constant(1, dtype=x.dtype), x)
+
+
+def _second_argument_grad(op, grad, partial):
+    """(None, the gradient of the second input): TF differentiates Zeta and
+    Polygamma only in their second argument, summed over its broadcast axes."""
+    first, second = op.inputs
+    s1, s2 = array_ops.shape(first), array_ops.shape(second)
+    _, r2 = apply_op("BroadcastGradientArgs", s0=s1, s1=s2)
+    with control_dependencies([grad]):
+        d = partial(first, second)
+        return None, array_ops.reshape(math_ops.reduce_sum(d * grad, r2), s2)
+
+
+@RegisterGradient("Zeta")
+def _zeta_grad(op, grad):
+    """d/dq zeta(x, q) = -x zeta(x + 1, q); no gradient for x."""
+    return _second_argument_grad(op, grad, lambda x, q: -x * math_special.zeta(x + 1, q))
+
+
+@RegisterGradient("Polygamma")
+def _polygamma_grad(op, grad):
+    """d/dx polygamma(n, x) = polygamma(n + 1, x); no gradient for n."""
+    return _second_argument_grad(op, grad, lambda n, x: math_special.polygamma(n + 1, x))
+
+
+@RegisterGradient("Roll")
+def _roll_grad(op, grad):
+    """The gradient rolled back: ``roll(grad, -shift, axis)``."""
+    return math_special.roll(grad, -op.inputs[1], op.inputs[2]), None, None
