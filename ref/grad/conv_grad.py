@@ -197,3 +197,24 @@ def _max_pool_grad_grad_with_argmax_grad(op, grad):
     return (array_ops.zeros_like(op.inputs[0]),
             apply_op("MaxPoolGradWithArgmax", input=op.inputs[0], grad=grad, argmax=op.inputs[2],
                      **_argmax_attrs(op)), None)
+
+
+def _block_data_format(op, name):
+    data_format = op.get_attr("data_format")
+    if data_format == "NCHW_VECT_C":
+        raise ValueError(f"Cannot compute {name} gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.")
+    return data_format
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    """SpaceToDepth only moves values: its adjoint is DepthToSpace with the same block size."""
+    return apply_op("DepthToSpace", input=grad, block_size=op.get_attr("block_size"),
+                    data_format=_block_data_format(op, "SpaceToDepth"))
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):
+    """DepthToSpace's adjoint is SpaceToDepth with the same block size."""
+    return apply_op("SpaceToDepth", input=grad, block_size=op.get_attr("block_size"),
+                    data_format=_block_data_format(op, "DepthToSpace"))

@@ -1,0 +1,136 @@
+"""TF1 names that rearrange space and depth and dilate convolutions:
+``tf.space_to_depth`` / ``tf.depth_to_space`` (and ``tf.nn.*``), with their
+gradients, and ``tf.nn.atrous_conv2d``. Each row builds one snippet under
+``ref`` and under TF 2.21's ``tf.compat.v1``: the GraphDefs are identical
+(``_graphdef.assert_same_graph``) where marked, and the values (outputs and
+gradients) equal TF's. NCHW, which TF's CPU kernels refuse, is checked
+against a NumPy oracle (the NHWC result transposed)."""
+import numpy as np
+import pytest
+
+import ref
+from ref.graph_ops import space_depth_ops as _under_test  # noqa: F401
+from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
+
+R = np.random.RandomState(11)
+IMG = R.rand(2, 4, 6, 3).astype(np.float32)
+DEEP = R.rand(2, 3, 2, 12).astype(np.float32)
+
+
+
+
+
+def _loss_and_grads(t, out):
+    # [out, loss, gradients]: the moved values and the gradients are exact
+    loss = t.reduce_sum(t.square(out))
+    return [out, loss] + [g for g in t.gradients(loss, t.trainable_variables()) if g is not None]
+
+
+# (snippet, GraphDef identical to TF's)
+ROWS = {
+    "space_to_depth": (lambda t: _loss_and_grads(t, t.space_to_depth(t.Variable(IMG), 2)), True),
+    "nn_space_to_depth_named": (lambda t: _loss_and_grads(t, t.nn.space_to_depth(t.Variable(IMG), 2, name="s2d")),
+                                True),
+    "depth_to_space": (lambda t: _loss_and_grads(t, t.depth_to_space(t.Variable(DEEP), 2)), True),
+    "nn_depth_to_space_roundtrip": (lambda t: _loss_and_grads(t, t.nn.depth_to_space(
+        t.nn.space_to_depth(t.Variable(IMG), 2) * 3.0, 2)), True),
+    "space_to_depth_unknown_batch": (lambda t: [t.space_to_depth(
+        t.placeholder_with_default(IMG, [None, 4, 6, 3]), 2)], True),
+    "atrous_conv2d_rate1": (lambda t: _loss_and_grads(t, t.nn.atrous_conv2d(
+        t.constant(IMG), t.Variable(t.ones([3, 3, 3, 2]) * 0.1), 1, "SAME")), True),
+    "atrous_conv2d_rate2_same": (lambda t: _loss_and_grads(t, t.nn.atrous_conv2d(
+        t.constant(IMG), t.Variable(t.ones([2, 2, 3, 4]) * 0.1), 2, "SAME", name="atrous")), False),
+    "atrous_conv2d_rate2_valid": (lambda t: _loss_and_grads(t, t.nn.atrous_conv2d(
+        t.constant(IMG), t.Variable(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 2, 3, 2)), 2, "VALID")),
+        False),
+}
+
+
+@pytest.mark.parametrize("name", [n for n, (_, same) in ROWS.items() if same])
+def test_graph_def(name):
+    assert_same_graph(ROWS[name][0])
+
+
+def _values(t, name):
+    with t.Graph().as_default():
+        outs = ROWS[name][0](t)
+        with t.Session() as s:
+            s.run(t.global_variables_initializer())
+            return s.run(outs)
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_values(name):
+    got = _values(ref, name)
+    with tf1_behaviour():
+        want = _values(tf_v1(), name)
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        if name.startswith("atrous") or i == 1:  # convolution sums; the loss is a Sum (its own order)
+            np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+# -- NCHW (TF's CPU kernels are NHWC only): the NHWC result transposed ----------
+
+def _nhwc(x):
+    return x.transpose(0, 2, 3, 1)
+
+
+def _nchw(x):
+    return x.transpose(0, 3, 1, 2)
+
+
+NCHW_ROWS = [("SpaceToDepth", "space_to_depth", IMG, 2), ("DepthToSpace", "depth_to_space", DEEP, 2),
+             ("SpaceToDepth", "space_to_depth", R.rand(1, 6, 9, 2).astype(np.float64), 3)]
+
+
+@pytest.mark.parametrize("op,fn,x,bs", NCHW_ROWS)
+def test_nchw_is_nhwc_transposed(op, fn, x, bs):
+    with ref.Graph().as_default():
+        v = ref.Variable(_nchw(x))
+        y = getattr(ref.nn, fn)(v, bs, data_format="NCHW")
+        assert y.op.type == op
+        nhwc = getattr(ref.nn, fn)(ref.constant(x), bs)
+        shape = y.shape.as_list()
+        iota = np.arange(np.prod(shape)).astype(x.dtype).reshape(shape)
+        g = ref.gradients(ref.reduce_sum(y * iota), [v])[0]
+        with ref.Session() as s:
+            s.run(ref.global_variables_initializer())
+            got, want, gv = s.run([y, nhwc, g])
+    np.testing.assert_array_equal(got, _nchw(want))
+    assert got.shape == tuple(shape)
+    # the gradient of sum(y * iota) is iota moved back by the inverse op
+    inverse = getattr(ref.ops.space_depth, "depth_to_space" if op == "SpaceToDepth" else "space_to_depth")
+    np.testing.assert_array_equal(gv, inverse(iota, bs, "NCHW"))
+
+
+# -- errors: TF's kinds --------------------------------------------------------
+
+ERRORS = [
+    (lambda t: t.space_to_depth(t.zeros([1, 4, 4, 1]), 1), ValueError),  # block_size >= 2
+    (lambda t: t.space_to_depth(t.zeros([1, 5, 4, 1]), 2), ValueError),  # height not a multiple
+    (lambda t: t.depth_to_space(t.zeros([1, 2, 2, 3]), 2), ValueError),  # depth not a multiple of 4
+    (lambda t: t.space_to_depth(t.zeros([4, 4, 1]), 2), ValueError),  # rank 3
+]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_static_errors_match_tf(i):
+    build, kind = ERRORS[i]
+    with tf1_behaviour():
+        tf = tf_v1()
+        with tf.Graph().as_default(), pytest.raises(kind):
+            build(tf)
+    with ref.Graph().as_default(), pytest.raises(kind):
+        build(ref)
+
+
+def test_runtime_error_is_invalid_argument():
+    with ref.Graph().as_default():
+        x = ref.placeholder(ref.float32, [None, None, None, 1])
+        y = ref.space_to_depth(x, 2)
+        with ref.Session() as s, pytest.raises(ref.errors.InvalidArgumentError):
+            s.run(y, {x: np.zeros([1, 3, 4, 1], np.float32)})
