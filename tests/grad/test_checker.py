@@ -115,6 +115,8 @@ CASES.update({
     "GatherV2": ([4, 2], _any, lambda x: tf.gather(x, tf.constant([3, 0, 3])), False),
     "GatherNd": ([3, 2], _any, lambda x: tf.gather_nd(x, tf.constant([[0, 1], [2, 0]])), False),
     "Tile": ([2, 3], _any, lambda x: tf.tile(x, [2, 1]), False),
+    "SpaceToDepth": ([1, 4, 2, 3], _any, lambda x: tf.space_to_depth(x, 2), False),
+    "DepthToSpace": ([2, 1, 2, 8], _any, lambda x: tf.depth_to_space(x, 2), False),
     "Pad": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]]), False),
     "Fill": ([], _any, lambda x: tf.fill([2, 3], x), False),
     "BroadcastTo": ([1, 3], _any, lambda x: tf.broadcast_to(x, [2, 3]), False),
