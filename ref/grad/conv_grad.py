@@ -218,3 +218,37 @@ def _depth_to_space_grad(op, grad):
     """DepthToSpace's adjoint is SpaceToDepth with the same block size."""
     return apply_op("SpaceToDepth", input=grad, block_size=op.get_attr("block_size"),
                     data_format=_block_data_format(op, "DepthToSpace"))
+
+
+def _attrs3d(op, *names):
+    return {n: op.get_attr(n) for n in names}
+
+
+@RegisterGradient("Conv3D")
+def _conv3d_grad(op, grad):
+    """Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 on the inputs' shapes (one ShapeN)."""
+    shape_0, shape_1 = array_ops.shape_n([op.inputs[0], op.inputs[1]])
+    kw = _attrs3d(op, "dilations", "strides", "padding", "data_format")
+    return [apply_op("Conv3DBackpropInputV2", input_sizes=shape_0, filter=op.inputs[1], out_backprop=grad, **kw),
+            apply_op("Conv3DBackpropFilterV2", input=op.inputs[0], filter_sizes=shape_1, out_backprop=grad, **kw)]
+
+
+@RegisterGradient("MaxPool3D")
+def _max_pool3d_grad(op, grad):
+    """MaxPool3DGrad: the gradient goes to the windows' maxima."""
+    return apply_op("MaxPool3DGrad", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_attrs3d(op, "ksize", "strides", "padding", "data_format"))
+
+
+@RegisterGradient("AvgPool3D")
+def _avg_pool3d_grad(op, grad):
+    """AvgPool3DGrad: each window's gradient shared out over its elements."""
+    return apply_op("AvgPool3DGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_attrs3d(op, "ksize", "strides", "padding", "data_format"))
+
+
+@RegisterGradient("AvgPool3DGrad")
+def _avg_pool3d_grad_grad(op, grad):
+    """AvgPool3DGrad is linear in its gradient: its adjoint is AvgPool3D."""
+    return (array_ops.stop_gradient(op.inputs[0]),
+            apply_op("AvgPool3D", input=grad, **_attrs3d(op, "ksize", "strides", "padding", "data_format")))

@@ -117,6 +117,14 @@ CASES.update({
     "Tile": ([2, 3], _any, lambda x: tf.tile(x, [2, 1]), False),
     "SpaceToDepth": ([1, 4, 2, 3], _any, lambda x: tf.space_to_depth(x, 2), False),
     "DepthToSpace": ([2, 1, 2, 8], _any, lambda x: tf.depth_to_space(x, 2), False),
+    "Conv3D": ([1, 3, 3, 2, 2], _any, lambda x: tf.nn.conv3d(x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3),
+                                                              [1, 1, 1, 1, 1], "SAME"), False),
+    "MaxPool3D": ([1, 3, 4, 2, 2], lambda s: RNG.permutation(48).reshape(s) / 8.0, lambda x: tf.square(
+        tf.nn.max_pool3d(x, 2, [1, 1, 2, 1, 1], "SAME")), False),
+    "AvgPool3D": ([1, 3, 4, 2, 2], _any, lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1, 1, 1], "SAME"), False),
+    "AvgPool3DGrad": ([1, 2, 4, 2, 2], _any, lambda x: apply_op(
+        "AvgPool3DGrad", orig_input_shape=[1, 3, 4, 2, 2], grad=x, ksize=[1, 2, 2, 2, 1], strides=[1, 2, 1, 1, 1],
+        padding="SAME"), False),
     "Pad": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]]), False),
     "Fill": ([], _any, lambda x: tf.fill([2, 3], x), False),
     "BroadcastTo": ([1, 3], _any, lambda x: tf.broadcast_to(x, [2, 3]), False),
@@ -447,6 +455,10 @@ KNOWN_GAPS = {
     "Barrier": "TF registers no gradient for it either (data_flow_ops.Barrier)",
     "BarrierInsertMany": "as Barrier", "BarrierTakeMany": "as Barrier", "BarrierClose": "as Barrier",
     "BarrierReadySize": "as Barrier", "BarrierIncompleteSize": "as Barrier",
+    "Conv3DBackpropInputV2": "TF's second-order Conv3D gradients (Conv3D / Conv3DBackpropFilterV2 of the "
+                             "gradient) are not written yet",
+    "Conv3DBackpropFilterV2": "as Conv3DBackpropInputV2",
+    "MaxPool3DGrad": "needs a MaxPool3DGradGrad kernel, not written yet",
 }
 
 

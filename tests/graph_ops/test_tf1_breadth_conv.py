@@ -134,3 +134,48 @@ def test_runtime_error_is_invalid_argument():
         y = ref.space_to_depth(x, 2)
         with ref.Session() as s, pytest.raises(ref.errors.InvalidArgumentError):
             s.run(y, {x: np.zeros([1, 3, 4, 1], np.float32)})
+
+
+# -- 3-D convolution and pooling (NDHWC): GraphDef, values, gradients ----------
+
+VOL = R.rand(2, 5, 4, 6, 3).astype(np.float32)
+FILT = (R.rand(2, 3, 2, 3, 4).astype(np.float32) - 0.5)
+
+ROWS_3D = {
+    "conv3d_same": lambda t: _loss_and_grads(t, t.nn.conv3d(t.Variable(VOL), t.Variable(FILT), [1, 1, 1, 1, 1],
+                                                            "SAME")),
+    "conv3d_valid_strided": lambda t: _loss_and_grads(t, t.nn.conv3d(t.Variable(VOL), t.Variable(FILT),
+                                                                     [1, 2, 1, 2, 1], "VALID", name="c3")),
+    "conv3d_same_strided_filters": lambda t: _loss_and_grads(t, t.nn.conv3d(
+        t.Variable(VOL), filters=t.Variable(FILT), strides=[1, 2, 2, 3, 1], padding="SAME")),
+    "max_pool3d_same": lambda t: _loss_and_grads(t, t.nn.max_pool3d(t.Variable(VOL), 2, 2, "SAME")),
+    "max_pool3d_valid": lambda t: _loss_and_grads(t, t.nn.max_pool3d(t.Variable(VOL), [2, 3, 2], [1, 1, 2],
+                                                                     "VALID", name="mp")),
+    "avg_pool3d_same": lambda t: _loss_and_grads(t, t.nn.avg_pool3d(t.Variable(VOL), [1, 3, 3, 3, 1],
+                                                                    [1, 2, 1, 2, 1], "SAME")),
+    "avg_pool3d_valid": lambda t: _loss_and_grads(t, t.nn.avg_pool3d(t.Variable(VOL), 2, 1, "VALID")),
+}
+
+
+@pytest.mark.parametrize("name", list(ROWS_3D))
+def test_graph_def_3d(name):
+    assert_same_graph(ROWS_3D[name])
+
+
+def _values_3d(t, name):
+    with t.Graph().as_default():
+        outs = ROWS_3D[name](t)
+        with t.Session() as s:
+            s.run(t.global_variables_initializer())
+            return s.run(outs)
+
+
+@pytest.mark.parametrize("name", list(ROWS_3D))
+def test_values_3d(name):
+    got = _values_3d(ref, name)
+    with tf1_behaviour():
+        want = _values_3d(tf_v1(), name)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
