@@ -179,3 +179,45 @@ def test_values_3d(name):
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- tf.layers 3-D: as TF's Keras-based legacy layers build them --------------
+
+LAYER_ROWS = {
+    "layers_conv3d": lambda t: _loss_and_grads(t, t.layers.conv3d(t.constant(VOL), 4, 2, padding="same",
+                                                                  activation=t.nn.relu)),
+    "layers_conv3d_strided_nobias": lambda t: _loss_and_grads(t, t.layers.conv3d(
+        t.constant(VOL), 2, (2, 1, 3), strides=(1, 2, 1), use_bias=False, name="c3d")),
+    "layers_Conv3D_object": lambda t: _loss_and_grads(t, t.layers.Conv3D(3, 2)(t.constant(VOL))),
+    "layers_max_pooling3d": lambda t: [t.layers.max_pooling3d(t.constant(VOL), 2, 2, padding="same")],
+    "layers_average_pooling3d": lambda t: [t.layers.average_pooling3d(t.constant(VOL), (2, 2, 3), 1)],
+    "layers_MaxPooling3D_channels_first": lambda t: [t.layers.MaxPooling3D(2, 1, data_format="channels_first")(
+        t.constant(VOL))],
+    "layers_pool3d_after_conv3d": lambda t: _loss_and_grads(t, t.layers.average_pooling3d(
+        t.layers.conv3d(t.constant(VOL), 2, 3), 2, 2, name="pool")),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYER_ROWS))
+def test_layers_graph_def(name):
+    assert_same_graph(LAYER_ROWS[name])
+
+
+def _layer_values(t, name):
+    with t.Graph().as_default():
+        t.set_random_seed(5)
+        outs = LAYER_ROWS[name](t)
+        with t.Session() as s:
+            s.run(t.global_variables_initializer())
+            return s.run(outs)
+
+
+@pytest.mark.parametrize("name", list(LAYER_ROWS))
+def test_layers_values(name):
+    got = _layer_values(ref, name)
+    with tf1_behaviour():
+        want = _layer_values(tf_v1(), name)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
