@@ -154,6 +154,12 @@ ROWS_3D = {
     "avg_pool3d_same": lambda t: _loss_and_grads(t, t.nn.avg_pool3d(t.Variable(VOL), [1, 3, 3, 3, 1],
                                                                     [1, 2, 1, 2, 1], "SAME")),
     "avg_pool3d_valid": lambda t: _loss_and_grads(t, t.nn.avg_pool3d(t.Variable(VOL), 2, 1, "VALID")),
+    "max_pool_v2_rank5": lambda t: _loss_and_grads(t, t.nn.max_pool_v2(t.Variable(VOL), 2, [1, 2, 1], "SAME",
+                                                                       name="mp2")),
+    "avg_pool_v2_rank5": lambda t: _loss_and_grads(t, t.nn.avg_pool_v2(t.Variable(VOL), [2, 1, 2], 1, "VALID")),
+    "convolution_rank5": lambda t: _loss_and_grads(t, t.nn.convolution(t.Variable(VOL), t.Variable(FILT), "SAME")),
+    "convolution_rank5_strided": lambda t: _loss_and_grads(t, t.nn.convolution(
+        t.Variable(VOL), t.Variable(FILT), "VALID", strides=[2, 1, 2], name="conv")),
 }
 
 
