@@ -6,6 +6,7 @@ from __future__ import annotations
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
+from ref.types import dtypes
 
 for _sampler in ("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
                  "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits"):
@@ -252,3 +253,29 @@ def _avg_pool3d_grad_grad(op, grad):
     """AvgPool3DGrad is linear in its gradient: its adjoint is AvgPool3D."""
     return (array_ops.stop_gradient(op.inputs[0]),
             apply_op("AvgPool3D", input=grad, **_attrs3d(op, "ksize", "strides", "padding", "data_format")))
+
+
+@RegisterGradient("ExtractImagePatches")
+def _extract_image_patches_grad(op, grad):
+    """TF's construction: the patches of an image of 1-based pixel indices (0 in
+    the padding) name, for each patch entry, the pixel it copied; the gradient
+    entries are summed per pixel with UnsortedSegmentSum (padding's -1 dropped)."""
+    input_bhwc = array_ops.shape(op.inputs[0], out_type=dtypes.int64)
+    batch_size, rows_in, cols_in, channels = array_ops.unstack(input_bhwc)
+    output_bhwc = array_ops.shape(op.outputs[0], out_type=dtypes.int64)
+    rows_out, cols_out = array_ops.unstack(output_bhwc[1:3])
+    _, ksize_r, ksize_c, _ = op.get_attr("ksizes")
+    input_indices_num = rows_in * cols_in
+    input_idx = array_ops.reshape(math_ops.range(1, input_indices_num + 1, dtype=dtypes.float32),
+                                  (1, rows_in, cols_in, 1))
+    input_idx_patched = apply_op("ExtractImagePatches", images=input_idx, ksizes=op.get_attr("ksizes"),
+                                 strides=op.get_attr("strides"), rates=op.get_attr("rates"),
+                                 padding=op.get_attr("padding"))
+    input_idx_patched = math_ops.cast(input_idx_patched, dtypes.int64)
+    grad_expanded = array_ops.transpose(
+        array_ops.reshape(grad, (batch_size, rows_out, cols_out, ksize_r, ksize_c, channels)), (1, 2, 3, 4, 0, 5))
+    grad_flat = array_ops.reshape(grad_expanded, (-1, batch_size * channels))
+    segment_ids = array_ops.reshape(input_idx_patched, [-1]) - 1
+    grad_out = array_ops.unsorted_segment_sum(grad_flat, segment_ids, num_segments=input_indices_num)
+    grad_out = array_ops.reshape(grad_out, (rows_in, cols_in, batch_size, channels))
+    return [array_ops.transpose(grad_out, (2, 0, 1, 3))]

@@ -39,3 +39,18 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
         raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={list(rate)}")
     return conv_ops.convolution(input=value, filter=filters, padding=padding,
                                 dilation_rate=[int(r) for r in rate], name=name)
+
+
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
+    """Each ``ksizes`` [1, rows, cols, 1] window of NHWC ``images`` (taps
+    ``rates`` apart, windows ``strides`` apart) laid out along the depth
+    dimension (``ExtractImagePatches``); ``sizes`` is the newer spelling."""
+    ksizes = conv_ops._pick("sizes", sizes, "ksizes", ksizes)
+    return apply_op("ExtractImagePatches", images=images, ksizes=list(ksizes), strides=list(strides),
+                    rates=list(rates), padding=padding, name=name)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """``tf.image.extract_patches``: :func:`extract_image_patches` with ``sizes``."""
+    return apply_op("ExtractImagePatches", images=images, ksizes=list(sizes), strides=list(strides),
+                    rates=list(rates), padding=padding, name=name)

@@ -105,3 +105,69 @@ def depth_to_space(input, block_size, data_format="NHWC"):
     oc = ch // (bs * bs)
     y = x.reshape(n, hh, ww, bs, bs, oc).transpose(0, 1, 3, 2, 4, 5)
     return np.ascontiguousarray(y).reshape(n, hh * bs, ww * bs, oc)
+
+
+# ---------------------------------------------------------------------------
+# ExtractImagePatches: each window of the image laid out along depth
+# ---------------------------------------------------------------------------
+
+def _patch_geometry(n, k, s, r, padding):
+    """(out, pad_before) of one spatial dimension, the window ``k`` taps ``r`` apart."""
+    ke = (k - 1) * r + 1
+    if padding == "VALID":
+        return max((n - ke + s) // s, 0), 0
+    out = -(-n // s)
+    return out, max((out - 1) * s + ke - n, 0) // 2
+
+
+def _patch_attrs(ksizes, strides, rates, padding, op):
+    for what, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
+        if len(v) != 4 or int(v[0]) != 1 or int(v[3]) != 1:
+            raise ValueError(f"{op} is only supported on the rows and columns: {what} must be [1, r, c, 1], "
+                             f"got {list(v)}")
+        if any(int(x) < 1 for x in v):
+            raise ValueError(f"{op}: {what} must be positive, got {list(v)}")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"{op}: padding must be SAME or VALID, got {padding}")
+
+
+def _patches_shape(ins, attrs):
+    op = attrs.get("_op_name", "ExtractImagePatches")
+    _patch_attrs(attrs["ksizes"], attrs["strides"], attrs["rates"], attrs["padding"], op)
+    dims = _dims(ins["images"])
+    if dims is None:
+        return _same_dtype(ins, attrs, unknown_shape(4))
+    if len(dims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} for '{op}' with input shapes: "
+                         f"{_shape_str(dims)}.")
+    k, s, r = attrs["ksizes"], attrs["strides"], attrs["rates"]
+    sp = [None if dims[a] is None else _patch_geometry(dims[a], int(k[a]), int(s[a]), int(r[a]), attrs["padding"])[0]
+          for a in (1, 2)]
+    depth = None if dims[3] is None else int(k[1]) * int(k[2]) * dims[3]
+    return _same_dtype(ins, attrs, TensorShape([dims[0]] + sp + [depth]))
+
+
+@register_op("ExtractImagePatches", inputs=("images",), type_attrs={"T": "images"},
+             attrs={"ksizes": REQUIRED, "strides": REQUIRED, "rates": REQUIRED, "padding": REQUIRED},
+             shape=_patches_shape)
+def extract_image_patches(images, ksizes, strides, rates, padding):
+    """``out[b, i, j, (di * kw + dj) * depth + c] = images[b, i * sr + di * rr - top,
+    j * sc + dj * rc - left, c]``, zero where that falls in the padding."""
+    x = np.asarray(images)
+    if x.ndim != 4:
+        raise invalid_argument(f"input must be 4-dimensional{list(x.shape)}")
+    (kh, kw), (sh, sw), (rh, rw) = ksizes[1:3], strides[1:3], rates[1:3]
+    oh, top = _patch_geometry(x.shape[1], kh, sh, rh, padding)
+    ow, left = _patch_geometry(x.shape[2], kw, sw, rw, padding)
+    n, hh, ww, ch = x.shape
+    out = np.zeros((n, oh, ow, kh, kw, ch), x.dtype)
+    rows, cols = np.arange(oh) * sh - top, np.arange(ow) * sw - left
+    for di in range(kh):
+        r = rows + di * rh
+        rok = (r >= 0) & (r < hh)
+        for dj in range(kw):
+            c = cols + dj * rw
+            cok = (c >= 0) & (c < ww)
+            out[:, np.flatnonzero(rok)[:, None], np.flatnonzero(cok)[None, :], di, dj] = \
+                x[:, r[rok][:, None], c[cok][None, :]]
+    return out.reshape(n, oh, ow, kh * kw * ch)

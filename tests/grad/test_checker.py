@@ -119,6 +119,8 @@ CASES.update({
     "DepthToSpace": ([2, 1, 2, 8], _any, lambda x: tf.depth_to_space(x, 2), False),
     "Conv3D": ([1, 3, 3, 2, 2], _any, lambda x: tf.nn.conv3d(x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3),
                                                               [1, 1, 1, 1, 1], "SAME"), False),
+    "ExtractImagePatches": ([2, 5, 4, 2], _any, lambda x: tf.extract_image_patches(
+        x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"), False),
     "MaxPool3D": ([1, 3, 4, 2, 2], lambda s: RNG.permutation(48).reshape(s) / 8.0, lambda x: tf.square(
         tf.nn.max_pool3d(x, 2, [1, 1, 2, 1, 1], "SAME")), False),
     "AvgPool3D": ([1, 3, 4, 2, 2], _any, lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1, 1, 1], "SAME"), False),

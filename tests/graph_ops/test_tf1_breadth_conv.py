@@ -227,3 +227,61 @@ def test_layers_values(name):
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- extract_image_patches: GraphDef (TF's index-image gradient), values ------
+
+PIX = R.rand(2, 7, 6, 3).astype(np.float32)
+
+PATCH_ROWS = {
+    "extract_image_patches_valid": lambda t: _loss_and_grads(t, t.extract_image_patches(
+        t.Variable(PIX), [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 1, 1], "VALID")),
+    "extract_image_patches_same_rates": lambda t: _loss_and_grads(t, t.image.extract_image_patches(
+        t.Variable(PIX), [1, 2, 3, 1], [1, 3, 2, 1], [1, 2, 2, 1], "SAME", name="patches")),
+    "extract_image_patches_sizes": lambda t: _loss_and_grads(t, t.extract_image_patches(
+        t.Variable(PIX), sizes=[1, 3, 3, 1], strides=[1, 1, 1, 1], rates=[1, 1, 2, 1], padding="SAME")),
+    "image_extract_patches": lambda t: _loss_and_grads(t, t.image.extract_patches(
+        t.Variable(PIX), [1, 4, 4, 1], [1, 4, 4, 1], [1, 1, 1, 1], "SAME")),
+    "extract_image_patches_int32": lambda t: [t.extract_image_patches(
+        t.constant((PIX * 100).astype(np.int32)), [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME")],
+}
+
+
+@pytest.mark.parametrize("name", list(PATCH_ROWS))
+def test_patches_graph_def(name):
+    assert_same_graph(PATCH_ROWS[name])
+
+
+def _patch_values(t, name):
+    with t.Graph().as_default():
+        outs = PATCH_ROWS[name](t)
+        with t.Session() as s:
+            s.run(t.global_variables_initializer())
+            return s.run(outs)
+
+
+@pytest.mark.parametrize("name", list(PATCH_ROWS))
+def test_patches_values(name):
+    got = _patch_values(ref, name)
+    with tf1_behaviour():
+        want = _patch_values(tf_v1(), name)
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        if i == 1:  # the loss: a Sum in ref's own order
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        else:  # copied values, and gradients summed per pixel in the same segment order
+            np.testing.assert_array_equal(a, b)
+
+
+# tf.range with a tensor limit and a dtype (the ExtractImagePatches gradient's
+# index image): TF converts every non-tensor argument before the first Cast.
+RANGE_ROWS = {
+    "range_tensor_limit_dtype": lambda t: [t.range(1, t.constant(7, t.int64) + 1, dtype=t.float32)],
+    "range_tensor_start_dtype": lambda t: [t.range(t.constant(2), 9, 2, dtype=t.int64)],
+}
+
+
+@pytest.mark.parametrize("name", list(RANGE_ROWS))
+def test_range_graph_def(name):
+    assert_same_graph(RANGE_ROWS[name])
