@@ -279,3 +279,11 @@ def _extract_image_patches_grad(op, grad):
     grad_out = array_ops.unsorted_segment_sum(grad_flat, segment_ids, num_segments=input_indices_num)
     grad_out = array_ops.reshape(grad_out, (rows_in, cols_in, batch_size, channels))
     return [array_ops.transpose(grad_out, (2, 0, 1, 3))]
+
+
+@RegisterGradient("Dilation2D")
+def _dilation2d_grad(op, grad):
+    """Dilation2DBackpropInput and Dilation2DBackpropFilter: the gradient goes to the winning taps."""
+    kw = {n: op.get_attr(n) for n in ("strides", "rates", "padding")}
+    return [apply_op("Dilation2DBackpropInput", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw),
+            apply_op("Dilation2DBackpropFilter", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw)]

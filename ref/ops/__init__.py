@@ -13,7 +13,7 @@ FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicin
             "concat_split", "pad_tile", "space_depth", "segment_reduction", "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
             "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
-            "depthwise_conv", "conv3d",
+            "depthwise_conv", "conv3d", "morphology",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
             "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",

@@ -121,6 +121,8 @@ CASES.update({
                                                               [1, 1, 1, 1, 1], "SAME"), False),
     "ExtractImagePatches": ([2, 5, 4, 2], _any, lambda x: tf.extract_image_patches(
         x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"), False),
+    "Dilation2D": ([1, 4, 5, 2], lambda s: RNG.permutation(40).reshape(s) / 8.0, lambda x: tf.nn.dilation2d(
+        x, tf.constant(np.linspace(-0.3, 0.3, 12).reshape(3, 2, 2)), [1, 1, 2, 1], [1, 1, 1, 1], "SAME"), False),
     "MaxPool3D": ([1, 3, 4, 2, 2], lambda s: RNG.permutation(48).reshape(s) / 8.0, lambda x: tf.square(
         tf.nn.max_pool3d(x, 2, [1, 1, 2, 1, 1], "SAME")), False),
     "AvgPool3D": ([1, 3, 4, 2, 2], _any, lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1, 1, 1], "SAME"), False),
@@ -394,6 +396,12 @@ def _sparse_split_values(lib, raw, x):
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
 NO_GRADIENT_IN_TF = {
+    "Dilation2DBackpropInput": lambda lib, raw, x: raw.Dilation2DBackpropInput(
+        input=lib.reshape(x, [1, 3, 1, 1]), filter=lib.reshape(x[:2], [2, 1, 1]),
+        out_backprop=lib.reshape(x[:2], [1, 2, 1, 1]), strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
+    "Dilation2DBackpropFilter": lambda lib, raw, x: raw.Dilation2DBackpropFilter(
+        input=lib.reshape(x, [1, 3, 1, 1]), filter=lib.reshape(x[:2], [2, 1, 1]),
+        out_backprop=lib.reshape(x[:2], [1, 2, 1, 1]), strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
     "MaxPoolGradGradV2": lambda lib, raw, x: raw.MaxPoolGradGradV2(
         orig_input=lib.reshape(x, [1, 3, 1, 1]), orig_output=lib.reshape(x[:2], [1, 2, 1, 1]),
         grad=lib.reshape(x, [1, 3, 1, 1]), ksize=[1, 2, 1, 1], strides=[1, 1, 1, 1], padding="VALID"),

@@ -285,3 +285,52 @@ RANGE_ROWS = {
 @pytest.mark.parametrize("name", list(RANGE_ROWS))
 def test_range_graph_def(name):
     assert_same_graph(RANGE_ROWS[name])
+
+
+# -- grayscale morphology: dilation2d, erosion2d ------------------------------
+
+KER = R.rand(3, 2, 3).astype(np.float32) - 0.5
+
+MORPH_ROWS = {
+    "dilation2d_same": lambda t: _loss_and_grads(t, t.nn.dilation2d(
+        t.Variable(PIX), t.Variable(KER), [1, 1, 1, 1], [1, 1, 1, 1], "SAME")),
+    "dilation2d_valid_strided_rates": lambda t: _loss_and_grads(t, t.nn.dilation2d(
+        t.Variable(PIX), filters=t.Variable(KER), strides=[1, 2, 1, 1], dilations=[1, 1, 2, 1], padding="VALID",
+        name="dil")),
+    "dilation2d_same_strided": lambda t: _loss_and_grads(t, t.nn.dilation2d(
+        t.Variable(PIX), t.Variable(KER), [1, 2, 3, 1], [1, 2, 1, 1], "SAME")),
+    "erosion2d_same": lambda t: _loss_and_grads(t, t.nn.erosion2d(
+        t.Variable(PIX), t.Variable(KER), [1, 1, 1, 1], [1, 1, 1, 1], "SAME")),
+    "erosion2d_valid_named": lambda t: _loss_and_grads(t, t.nn.erosion2d(
+        t.Variable(PIX), t.Variable(KER), [1, 1, 2, 1], [1, 2, 1, 1], "VALID", name="ero")),
+    "dilation2d_int32": lambda t: [t.nn.dilation2d(t.constant((PIX * 50).astype(np.int32)),
+                                                   t.constant((KER * 10).astype(np.int32)), [1, 1, 1, 1],
+                                                   [1, 1, 1, 1], "SAME")],
+}
+
+
+@pytest.mark.parametrize("name", list(MORPH_ROWS))
+def test_morphology_graph_def(name):
+    assert_same_graph(MORPH_ROWS[name])
+
+
+def _morph_values(t, name):
+    with t.Graph().as_default():
+        outs = MORPH_ROWS[name](t)
+        with t.Session() as s:
+            s.run(t.global_variables_initializer())
+            return s.run(outs)
+
+
+@pytest.mark.parametrize("name", list(MORPH_ROWS))
+def test_morphology_values(name):
+    got = _morph_values(ref, name)
+    with tf1_behaviour():
+        want = _morph_values(tf_v1(), name)
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        if i == 1:  # the loss: a Sum in ref's own order
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        else:  # a max of sums and its winners' gradients: TF's numbers exactly
+            np.testing.assert_array_equal(a, b)
