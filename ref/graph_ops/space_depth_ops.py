@@ -41,16 +41,23 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
                                 dilation_rate=[int(r) for r in rate], name=name)
 
 
+def _attr_list(value, attr):
+    """A list attr as TF's generated wrapper takes it: a list or tuple, else TypeError."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"Expected list for '{attr}' argument to 'extract_image_patches' Op, not {value!r}.")
+    return [int(v) for v in value]
+
+
 def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
     """Each ``ksizes`` [1, rows, cols, 1] window of NHWC ``images`` (taps
     ``rates`` apart, windows ``strides`` apart) laid out along the depth
     dimension (``ExtractImagePatches``); ``sizes`` is the newer spelling."""
     ksizes = conv_ops._pick("sizes", sizes, "ksizes", ksizes)
-    return apply_op("ExtractImagePatches", images=images, ksizes=list(ksizes), strides=list(strides),
-                    rates=list(rates), padding=padding, name=name)
+    return apply_op("ExtractImagePatches", images=images, ksizes=_attr_list(ksizes, "ksizes"),
+                    strides=_attr_list(strides, "strides"), rates=_attr_list(rates, "rates"), padding=padding,
+                    name=name)
 
 
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: :func:`extract_image_patches` with ``sizes``."""
-    return apply_op("ExtractImagePatches", images=images, ksizes=list(sizes), strides=list(strides),
-                    rates=list(rates), padding=padding, name=name)
+    return extract_image_patches(images, strides=strides, rates=rates, padding=padding, name=name, sizes=sizes)

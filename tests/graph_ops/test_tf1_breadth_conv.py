@@ -334,3 +334,21 @@ def test_morphology_values(name):
             np.testing.assert_allclose(a, b, rtol=1e-6)
         else:  # a max of sums and its winners' gradients: TF's numbers exactly
             np.testing.assert_array_equal(a, b)
+
+
+# A list attr given as something else is TF's TypeError ("Expected list ...").
+BAD_ATTRS = [
+    lambda t: t.extract_image_patches(t.zeros([1, 2, 2, 1]), t.constant([1, 1, 1, 1]), [1, 1, 1, 1], [1, 1, 1, 1],
+                                      "VALID"),
+    lambda t: t.image.extract_patches(t.zeros([1, 2, 2, 1]), [1, 1, 1, 1], 1, [1, 1, 1, 1], "VALID"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BAD_ATTRS)))
+def test_list_attr_type_errors_match_tf(i):
+    with tf1_behaviour():
+        tf = tf_v1()
+        with tf.Graph().as_default(), pytest.raises(TypeError, match="Expected list"):
+            BAD_ATTRS[i](tf)
+    with ref.Graph().as_default(), pytest.raises(TypeError, match="Expected list"):
+        BAD_ATTRS[i](ref)
