@@ -61,7 +61,8 @@ def _winners(x, f, strides, rates, padding):
     oh, top = _geometry(x.shape[1], kh, int(strides[1]), int(rates[1]), padding)
     ow, left = _geometry(x.shape[2], kw, int(strides[2]), int(rates[2]), padding)
     n, hh, ww, ch = x.shape
-    lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    # below every value (TF starts from lowest(); some tap of each window is inside the image)
+    lowest = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf
     best = np.full((n, oh, ow, ch), lowest, x.dtype)
     arg = [np.full(best.shape, -1, np.int64) for _ in range(4)]
     rows = np.arange(oh) * int(strides[1]) - top
