@@ -6,6 +6,12 @@ from ref.graph_ops.embedding_ops import embedding_lookup  # noqa: F401
 # convolution, pooling, normalization, top_k (issue 14 item 3)
 from ref.graph_ops.conv_ops import *  # noqa: F401,F403
 from ref.graph_ops.conv_ops import __all__ as _conv_all
+from ref.graph_ops.space_depth_ops import *  # noqa: F401,F403
+from ref.graph_ops.conv3d_ops import *  # noqa: F401,F403
+from ref.graph_ops.conv3d_ops import __all__ as _conv3d_all
+from ref.graph_ops.morphology_ops import *  # noqa: F401,F403
+from ref.graph_ops.morphology_ops import __all__ as _morphology_all
+from ref.graph_ops.space_depth_ops import __all__ as _space_depth_all
 from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
 from ref.graph_ops.normalization_ops import __all__ as _norm_all
 from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
@@ -16,7 +22,7 @@ from ref.graph_ops import rnn_cell  # noqa: E402
 from ref.graph_ops.rnn import *  # noqa: F401,F403,E402
 from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
 
-__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_norm_all)
+__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
            + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all))
 
 from ref import _coverage  # noqa: E402

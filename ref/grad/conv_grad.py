@@ -6,6 +6,7 @@ from __future__ import annotations
 from ref.framework.op_def_library import apply_op
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
+from ref.types import dtypes
 
 for _sampler in ("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
                  "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits"):
@@ -197,3 +198,92 @@ def _max_pool_grad_grad_with_argmax_grad(op, grad):
     return (array_ops.zeros_like(op.inputs[0]),
             apply_op("MaxPoolGradWithArgmax", input=op.inputs[0], grad=grad, argmax=op.inputs[2],
                      **_argmax_attrs(op)), None)
+
+
+def _block_data_format(op, name):
+    data_format = op.get_attr("data_format")
+    if data_format == "NCHW_VECT_C":
+        raise ValueError(f"Cannot compute {name} gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.")
+    return data_format
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    """SpaceToDepth only moves values: its adjoint is DepthToSpace with the same block size."""
+    return apply_op("DepthToSpace", input=grad, block_size=op.get_attr("block_size"),
+                    data_format=_block_data_format(op, "SpaceToDepth"))
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):
+    """DepthToSpace's adjoint is SpaceToDepth with the same block size."""
+    return apply_op("SpaceToDepth", input=grad, block_size=op.get_attr("block_size"),
+                    data_format=_block_data_format(op, "DepthToSpace"))
+
+
+def _attrs3d(op, *names):
+    return {n: op.get_attr(n) for n in names}
+
+
+@RegisterGradient("Conv3D")
+def _conv3d_grad(op, grad):
+    """Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 on the inputs' shapes (one ShapeN)."""
+    shape_0, shape_1 = array_ops.shape_n([op.inputs[0], op.inputs[1]])
+    kw = _attrs3d(op, "dilations", "strides", "padding", "data_format")
+    return [apply_op("Conv3DBackpropInputV2", input_sizes=shape_0, filter=op.inputs[1], out_backprop=grad, **kw),
+            apply_op("Conv3DBackpropFilterV2", input=op.inputs[0], filter_sizes=shape_1, out_backprop=grad, **kw)]
+
+
+@RegisterGradient("MaxPool3D")
+def _max_pool3d_grad(op, grad):
+    """MaxPool3DGrad: the gradient goes to the windows' maxima."""
+    return apply_op("MaxPool3DGrad", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_attrs3d(op, "ksize", "strides", "padding", "data_format"))
+
+
+@RegisterGradient("AvgPool3D")
+def _avg_pool3d_grad(op, grad):
+    """AvgPool3DGrad: each window's gradient shared out over its elements."""
+    return apply_op("AvgPool3DGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_attrs3d(op, "ksize", "strides", "padding", "data_format"))
+
+
+@RegisterGradient("AvgPool3DGrad")
+def _avg_pool3d_grad_grad(op, grad):
+    """AvgPool3DGrad is linear in its gradient: its adjoint is AvgPool3D."""
+    return (array_ops.stop_gradient(op.inputs[0]),
+            apply_op("AvgPool3D", input=grad, **_attrs3d(op, "ksize", "strides", "padding", "data_format")))
+
+
+@RegisterGradient("ExtractImagePatches")
+def _extract_image_patches_grad(op, grad):
+    """TF's construction: the patches of an image of 1-based pixel indices (0 in
+    the padding) name, for each patch entry, the pixel it copied; the gradient
+    entries are summed per pixel with UnsortedSegmentSum (padding's -1 dropped)."""
+    input_bhwc = array_ops.shape(op.inputs[0], out_type=dtypes.int64)
+    batch_size, rows_in, cols_in, channels = array_ops.unstack(input_bhwc)
+    output_bhwc = array_ops.shape(op.outputs[0], out_type=dtypes.int64)
+    rows_out, cols_out = array_ops.unstack(output_bhwc[1:3])
+    _, ksize_r, ksize_c, _ = op.get_attr("ksizes")
+    input_indices_num = rows_in * cols_in
+    input_idx = array_ops.reshape(math_ops.range(1, input_indices_num + 1, dtype=dtypes.float32),
+                                  (1, rows_in, cols_in, 1))
+    input_idx_patched = apply_op("ExtractImagePatches", images=input_idx, ksizes=op.get_attr("ksizes"),
+                                 strides=op.get_attr("strides"), rates=op.get_attr("rates"),
+                                 padding=op.get_attr("padding"))
+    input_idx_patched = math_ops.cast(input_idx_patched, dtypes.int64)
+    grad_expanded = array_ops.transpose(
+        array_ops.reshape(grad, (batch_size, rows_out, cols_out, ksize_r, ksize_c, channels)), (1, 2, 3, 4, 0, 5))
+    grad_flat = array_ops.reshape(grad_expanded, (-1, batch_size * channels))
+    segment_ids = array_ops.reshape(input_idx_patched, [-1]) - 1
+    grad_out = array_ops.unsorted_segment_sum(grad_flat, segment_ids, num_segments=input_indices_num)
+    grad_out = array_ops.reshape(grad_out, (rows_in, cols_in, batch_size, channels))
+    return [array_ops.transpose(grad_out, (2, 0, 1, 3))]
+
+
+@RegisterGradient("Dilation2D")
+def _dilation2d_grad(op, grad):
+    """Dilation2DBackpropInput and Dilation2DBackpropFilter: the gradient goes to the winning taps."""
+    kw = {n: op.get_attr(n) for n in ("strides", "rates", "padding")}
+    return [apply_op("Dilation2DBackpropInput", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw),
+            apply_op("Dilation2DBackpropFilter", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw)]

@@ -297,7 +297,7 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,
                 filters=None, dilations=None):
-    """N-D convolution for N = 1 or 2 (conv1d / conv2d by the filter's rank)."""
+    """N-D convolution for N = 1, 2 or 3 (conv1d / conv2d / Conv3D by the filter's rank)."""
     filter = _pick("filters", filters, "filter", filter)
     dilation_rate = _pick("dilations", dilations, "dilation_rate", dilation_rate)
     filter = convert_to_tensor(filter, name="filter")
@@ -310,7 +310,14 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None, name=N
         with name_scope(name, "convolution", [input, filter]) as scope:
             return conv2d(input, filter, strides, padding, data_format=_fmt(data_format), dilations=dilation_rate,
                           name=scope)
-    raise ValueError(f"convolution supports 1-D and 2-D filters (rank 3 or 4) here, got rank {rank}")
+    if rank == 5:
+        with name_scope(name, "convolution", [input, filter]) as scope:
+            fmt = data_format or "NDHWC"
+            c = 1 if fmt.startswith("NC") else 4
+            return apply_op("Conv3D", input=input, filter=filter, strides=get_sequence(strides, 3, c, "strides"),
+                            padding=padding, data_format=fmt,
+                            dilations=get_sequence(dilation_rate, 3, c, "dilations"), name=scope)
+    raise ValueError(f"convolution supports 1-D, 2-D and 3-D filters (rank 3, 4 or 5), got rank {rank}")
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
@@ -400,6 +407,13 @@ def _rank_of(input, data_format):
     return input, n - 2
 
 
+def _pool3d_op(op_type, input, ksize, strides, padding, data_format, name):
+    c = 1 if data_format and data_format.startswith("NC") else 4
+    return apply_op(op_type, input=input, ksize=get_sequence(ksize, 3, c, "ksize"),
+                    strides=get_sequence(strides, 3, c, "strides"), padding=padding,
+                    data_format=data_format or "NDHWC", name=name)
+
+
 def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
     """TF2's max_pool: 1-D or 2-D by the input's rank."""
     input, n = _rank_of(input, data_format)
@@ -407,8 +421,8 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return max_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return max_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    if n == 3:
-        raise NotImplementedError("max_pool3d: ref has no MaxPool3D kernel")
+    if n == 3:  # TF calls the generated op directly: no name scope
+        return _pool3d_op("MaxPool3D", input, ksize, strides, padding, data_format, name)
     raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 
@@ -419,8 +433,8 @@ def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
         return avg_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
     if n == 2:
         return avg_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-    if n == 3:
-        raise NotImplementedError("avg_pool3d: ref has no AvgPool3D kernel")
+    if n == 3:  # TF calls the generated op directly: no name scope
+        return _pool3d_op("AvgPool3D", input, ksize, strides, padding, data_format, name)
     raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
 
 

@@ -707,8 +707,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     with name_scope(name, "Range", [start, limit, delta]) as scope:
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype)
-            args = [cast(v, dtype) if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=n)
+            # TF converts the non-tensors first, then casts: the constants precede any Cast
+            args = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=n)
                     for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+            args = [cast(t, dtype) for t in args]
         else:
             args = [convert_to_tensor(v, name=n) for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
             widest = _builtins.max(args, key=lambda t: _RANGE_ORDER.index(t.dtype.base_dtype)

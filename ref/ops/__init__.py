@@ -10,10 +10,11 @@ import threading as _threading
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
 FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
-            "concat_split", "pad_tile", "segment_reduction", "special_math", "search", "edit_distance", "nn", "random", "stateless_random", "state",
+            "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "search", "edit_distance",
+            "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
             "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
-            "depthwise_conv",
+            "depthwise_conv", "conv3d", "morphology",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
             "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",

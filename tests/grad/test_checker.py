@@ -115,6 +115,20 @@ CASES.update({
     "GatherV2": ([4, 2], _any, lambda x: tf.gather(x, tf.constant([3, 0, 3])), False),
     "GatherNd": ([3, 2], _any, lambda x: tf.gather_nd(x, tf.constant([[0, 1], [2, 0]])), False),
     "Tile": ([2, 3], _any, lambda x: tf.tile(x, [2, 1]), False),
+    "SpaceToDepth": ([1, 4, 2, 3], _any, lambda x: tf.space_to_depth(x, 2), False),
+    "DepthToSpace": ([2, 1, 2, 8], _any, lambda x: tf.depth_to_space(x, 2), False),
+    "Conv3D": ([1, 3, 3, 2, 2], _any, lambda x: tf.nn.conv3d(x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3),
+                                                              [1, 1, 1, 1, 1], "SAME"), False),
+    "ExtractImagePatches": ([2, 5, 4, 2], _any, lambda x: tf.extract_image_patches(
+        x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"), False),
+    "Dilation2D": ([1, 4, 5, 2], lambda s: RNG.permutation(40).reshape(s) / 8.0, lambda x: tf.nn.dilation2d(
+        x, tf.constant(np.linspace(-0.3, 0.3, 12).reshape(3, 2, 2)), [1, 1, 2, 1], [1, 1, 1, 1], "SAME"), False),
+    "MaxPool3D": ([1, 3, 4, 2, 2], lambda s: RNG.permutation(48).reshape(s) / 8.0, lambda x: tf.square(
+        tf.nn.max_pool3d(x, 2, [1, 1, 2, 1, 1], "SAME")), False),
+    "AvgPool3D": ([1, 3, 4, 2, 2], _any, lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1, 1, 1], "SAME"), False),
+    "AvgPool3DGrad": ([1, 2, 4, 2, 2], _any, lambda x: apply_op(
+        "AvgPool3DGrad", orig_input_shape=[1, 3, 4, 2, 2], grad=x, ksize=[1, 2, 2, 2, 1], strides=[1, 2, 1, 1, 1],
+        padding="SAME"), False),
     "Pad": ([2, 2], _any, lambda x: tf.pad(x, [[1, 0], [0, 2]]), False),
     "Fill": ([], _any, lambda x: tf.fill([2, 3], x), False),
     "BroadcastTo": ([1, 3], _any, lambda x: tf.broadcast_to(x, [2, 3]), False),
@@ -392,6 +406,12 @@ def _sparse_split_values(lib, raw, x):
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
 NO_GRADIENT_IN_TF = {
+    "Dilation2DBackpropInput": lambda lib, raw, x: raw.Dilation2DBackpropInput(
+        input=lib.reshape(x, [1, 3, 1, 1]), filter=lib.reshape(x[:2], [2, 1, 1]),
+        out_backprop=lib.reshape(x[:2], [1, 2, 1, 1]), strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
+    "Dilation2DBackpropFilter": lambda lib, raw, x: raw.Dilation2DBackpropFilter(
+        input=lib.reshape(x, [1, 3, 1, 1]), filter=lib.reshape(x[:2], [2, 1, 1]),
+        out_backprop=lib.reshape(x[:2], [1, 2, 1, 1]), strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
     "MaxPoolGradGradV2": lambda lib, raw, x: raw.MaxPoolGradGradV2(
         orig_input=lib.reshape(x, [1, 3, 1, 1]), orig_output=lib.reshape(x[:2], [1, 2, 1, 1]),
         grad=lib.reshape(x, [1, 3, 1, 1]), ksize=[1, 2, 1, 1], strides=[1, 1, 1, 1], padding="VALID"),
@@ -455,6 +475,10 @@ KNOWN_GAPS = {
     "Barrier": "TF registers no gradient for it either (data_flow_ops.Barrier)",
     "BarrierInsertMany": "as Barrier", "BarrierTakeMany": "as Barrier", "BarrierClose": "as Barrier",
     "BarrierReadySize": "as Barrier", "BarrierIncompleteSize": "as Barrier",
+    "Conv3DBackpropInputV2": "TF's second-order Conv3D gradients (Conv3D / Conv3DBackpropFilterV2 of the "
+                             "gradient) are not written yet",
+    "Conv3DBackpropFilterV2": "as Conv3DBackpropInputV2",
+    "MaxPool3DGrad": "needs a MaxPool3DGradGrad kernel, not written yet",
 }
 
 

@@ -1,0 +1,173 @@
+"""Moving blocks of space into depth and back (TF's spacetodepth_op and
+depthtospace_op kernels): SpaceToDepth, DepthToSpace.
+
+For NHWC input ``x`` [batch, height, width, depth] and block size ``b``,
+SpaceToDepth gives [batch, height / b, width / b, b * b * depth] with
+``out[n, i, j, (di * b + dj) * depth + c] = x[n, i * b + di, j * b + dj, c]``;
+DepthToSpace is its inverse. NCHW moves the same blocks with the channel
+dimension second. Pure data movement: the values are TF's bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.array import _dims, _same_dtype, _shape_str
+
+_ATTRS = {"block_size": REQUIRED, "data_format": "NHWC"}
+_FORMATS = ("NHWC", "NCHW")
+
+
+def _check_attrs(attrs, op):
+    bs = int(attrs["block_size"])
+    if bs < 2:
+        raise ValueError(f"Value for attr 'block_size' of {bs} must be at least minimum 2 for '{op}'")
+    if attrs.get("data_format", "NHWC") not in _FORMATS:
+        raise ValueError(f"data_format {attrs['data_format']!r} is not supported by {op} here "
+                         f"(NHWC or NCHW)")
+    return bs
+
+
+def _layout(data_format):
+    """(channel axis, height axis, width axis) of a rank-4 tensor."""
+    return (1, 2, 3) if data_format == "NCHW" else (3, 1, 2)
+
+
+def _shape_rule(to_depth):
+    def rule(ins, attrs):
+        op = attrs.get("_op_name", "SpaceToDepth" if to_depth else "DepthToSpace")
+        bs = _check_attrs(attrs, op)
+        dims = _dims(ins["input"])
+        if dims is None:
+            return _same_dtype(ins, attrs, unknown_shape(4))
+        if len(dims) != 4:
+            raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} for '{op}' with input shapes: "
+                             f"{_shape_str(dims)}.")
+        c, h, w = _layout(attrs.get("data_format", "NHWC"))
+        out = list(dims)
+        if to_depth:
+            for a in (h, w):
+                if dims[a] is not None and dims[a] % bs:
+                    raise ValueError(f"Dimension size must be evenly divisible by {bs} but is {dims[a]} for "
+                                     f"'{op}' with input shapes: {_shape_str(dims)}.")
+                out[a] = None if dims[a] is None else dims[a] // bs
+            out[c] = None if dims[c] is None else dims[c] * bs * bs
+        else:
+            if dims[c] is not None and dims[c] % (bs * bs):
+                raise ValueError(f"Dimension size must be evenly divisible by {bs * bs} but is {dims[c]} for "
+                                 f"'{op}' with input shapes: {_shape_str(dims)}.")
+            for a in (h, w):
+                out[a] = None if dims[a] is None else dims[a] * bs
+            out[c] = None if dims[c] is None else dims[c] // (bs * bs)
+        return _same_dtype(ins, attrs, TensorShape(out))
+    return rule
+
+
+def _check_input(x, bs, data_format, op, to_depth):
+    if x.ndim != 4:
+        raise invalid_argument(f"input rank should be: 4 instead of: {x.ndim}")
+    c, h, w = _layout(data_format)
+    if to_depth and (x.shape[h] % bs or x.shape[w] % bs):
+        raise invalid_argument(f"Image width {x.shape[w]} and height {x.shape[h]} should be divisible by "
+                               f"block_size: {bs}")
+    if not to_depth and x.shape[c] % (bs * bs):
+        raise invalid_argument(f"Input depth dimension {x.shape[c]} should be divisible by: {bs * bs}")
+
+
+@register_op("SpaceToDepth", inputs=("input",), attrs=_ATTRS, type_attrs={"T": "input"},
+             shape=_shape_rule(True))
+def space_to_depth(input, block_size, data_format="NHWC"):
+    """Non-overlapping ``block_size`` x ``block_size`` blocks of space moved into depth."""
+    x, bs = np.asarray(input), int(block_size)
+    _check_input(x, bs, data_format, "SpaceToDepth", True)
+    if data_format == "NCHW":
+        n, ch, hh, ww = x.shape
+        y = x.reshape(n, ch, hh // bs, bs, ww // bs, bs).transpose(0, 3, 5, 1, 2, 4)
+        return np.ascontiguousarray(y).reshape(n, bs * bs * ch, hh // bs, ww // bs)
+    n, hh, ww, ch = x.shape
+    y = x.reshape(n, hh // bs, bs, ww // bs, bs, ch).transpose(0, 1, 3, 2, 4, 5)
+    return np.ascontiguousarray(y).reshape(n, hh // bs, ww // bs, bs * bs * ch)
+
+
+@register_op("DepthToSpace", inputs=("input",), attrs=_ATTRS, type_attrs={"T": "input"},
+             shape=_shape_rule(False))
+def depth_to_space(input, block_size, data_format="NHWC"):
+    """Depth moved into ``block_size`` x ``block_size`` blocks of space (SpaceToDepth's inverse)."""
+    x, bs = np.asarray(input), int(block_size)
+    _check_input(x, bs, data_format, "DepthToSpace", False)
+    if data_format == "NCHW":
+        n, ch, hh, ww = x.shape
+        oc = ch // (bs * bs)
+        y = x.reshape(n, bs, bs, oc, hh, ww).transpose(0, 3, 4, 1, 5, 2)
+        return np.ascontiguousarray(y).reshape(n, oc, hh * bs, ww * bs)
+    n, hh, ww, ch = x.shape
+    oc = ch // (bs * bs)
+    y = x.reshape(n, hh, ww, bs, bs, oc).transpose(0, 1, 3, 2, 4, 5)
+    return np.ascontiguousarray(y).reshape(n, hh * bs, ww * bs, oc)
+
+
+# ---------------------------------------------------------------------------
+# ExtractImagePatches: each window of the image laid out along depth
+# ---------------------------------------------------------------------------
+
+def _patch_geometry(n, k, s, r, padding):
+    """(out, pad_before) of one spatial dimension, the window ``k`` taps ``r`` apart."""
+    ke = (k - 1) * r + 1
+    if padding == "VALID":
+        return max((n - ke + s) // s, 0), 0
+    out = -(-n // s)
+    return out, max((out - 1) * s + ke - n, 0) // 2
+
+
+def _patch_attrs(ksizes, strides, rates, padding, op):
+    for what, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
+        if len(v) != 4 or int(v[0]) != 1 or int(v[3]) != 1:
+            raise ValueError(f"{op} is only supported on the rows and columns: {what} must be [1, r, c, 1], "
+                             f"got {list(v)}")
+        if any(int(x) < 1 for x in v):
+            raise ValueError(f"{op}: {what} must be positive, got {list(v)}")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"{op}: padding must be SAME or VALID, got {padding}")
+
+
+def _patches_shape(ins, attrs):
+    op = attrs.get("_op_name", "ExtractImagePatches")
+    _patch_attrs(attrs["ksizes"], attrs["strides"], attrs["rates"], attrs["padding"], op)
+    dims = _dims(ins["images"])
+    if dims is None:
+        return _same_dtype(ins, attrs, unknown_shape(4))
+    if len(dims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} for '{op}' with input shapes: "
+                         f"{_shape_str(dims)}.")
+    k, s, r = attrs["ksizes"], attrs["strides"], attrs["rates"]
+    sp = [None if dims[a] is None else _patch_geometry(dims[a], int(k[a]), int(s[a]), int(r[a]), attrs["padding"])[0]
+          for a in (1, 2)]
+    depth = None if dims[3] is None else int(k[1]) * int(k[2]) * dims[3]
+    return _same_dtype(ins, attrs, TensorShape([dims[0]] + sp + [depth]))
+
+
+@register_op("ExtractImagePatches", inputs=("images",), type_attrs={"T": "images"},
+             attrs={"ksizes": REQUIRED, "strides": REQUIRED, "rates": REQUIRED, "padding": REQUIRED},
+             shape=_patches_shape)
+def extract_image_patches(images, ksizes, strides, rates, padding):
+    """``out[b, i, j, (di * kw + dj) * depth + c] = images[b, i * sr + di * rr - top,
+    j * sc + dj * rc - left, c]``, zero where that falls in the padding."""
+    x = np.asarray(images)
+    if x.ndim != 4:
+        raise invalid_argument(f"input must be 4-dimensional{list(x.shape)}")
+    (kh, kw), (sh, sw), (rh, rw) = ksizes[1:3], strides[1:3], rates[1:3]
+    oh, top = _patch_geometry(x.shape[1], kh, sh, rh, padding)
+    ow, left = _patch_geometry(x.shape[2], kw, sw, rw, padding)
+    n, hh, ww, ch = x.shape
+    out = np.zeros((n, oh, ow, kh, kw, ch), x.dtype)
+    rows, cols = np.arange(oh) * sh - top, np.arange(ow) * sw - left
+    for di in range(kh):
+        r = rows + di * rh
+        rok = (r >= 0) & (r < hh)
+        for dj in range(kw):
+            c = cols + dj * rw
+            cok = (c >= 0) & (c < ww)
+            out[:, np.flatnonzero(rok)[:, None], np.flatnonzero(cok)[None, :], di, dj] = \
+                x[:, r[rok][:, None], c[cok][None, :]]
+    return out.reshape(n, oh, ow, kh * kw * ch)
