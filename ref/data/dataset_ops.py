@@ -205,18 +205,19 @@ class StructureProperties:
     """TF1's ``output_types``/``output_shapes``/``output_classes`` of an element
     structure (``self._structure``, TensorSpecs), shared by datasets and iterators."""
 
+    # A DatasetSpec component (``Dataset.window``) is its own legacy type, shape and class, as in TF.
     @property
     def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else s.dtype, self._structure)
 
     @property
     def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else s.shape, self._structure)
 
     @property
     def output_classes(self):
-        return nest.map_structure(lambda s: SparseTensor if isinstance(s, SparseTensorSpec) else Tensor,
-                                  self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else
+                                  SparseTensor if isinstance(s, SparseTensorSpec) else Tensor, self._structure)
 
 
 class DatasetV1(StructureProperties):
@@ -546,6 +547,19 @@ class DatasetV1(StructureProperties):
                            reduce_func=reduce.graph, window_size_func=size.graph,
                            Tkey_func_other_arguments=key.targuments, Treduce_func_other_arguments=reduce.targuments,
                            Twindow_size_func_other_arguments=size.targuments)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of ``size`` elements ``stride`` apart, one every ``shift``
+        (default ``size``) elements; each element is the element's structure with
+        a dataset in place of each component (``WindowDataset``)."""
+        if shift is None:
+            shift = size
+        args = dict(size=convert_to_tensor(size, dtype=dtypes.int64, name="size"),
+                    shift=convert_to_tensor(shift, dtype=dtypes.int64, name="shift"),
+                    stride=convert_to_tensor(stride, dtype=dtypes.int64, name="stride"),
+                    drop_remainder=convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder"))
+        structure = _unflatten(self._structure, [DatasetSpec(s) for s in _flat_specs(self._structure)])
+        return self._unary("WindowDataset", structure, **args)
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                   padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,

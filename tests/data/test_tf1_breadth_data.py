@@ -1,0 +1,123 @@
+"""TF1 ``tf.data`` names added for breadth: ``Dataset.window`` (``WindowDataset``)
+against TensorFlow -- the same elements in the same order, errors of the same
+kind, the same GraphDef (functions compared by signature and body ops, as in
+test_experimental.py)."""
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import ref
+from ref.data import dataset_ops as _under_test  # noqa: F401  (the module these tests cover)
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "graph_ops"))
+from _graphdef import describe, graph_def, tf1_behaviour, tf_v1  # noqa: E402
+
+tf1 = tf_v1()
+
+
+def _batched(ds, n=10):
+    return ds.flat_map(lambda w: w.batch(n))
+
+
+# Each pipeline takes the module (ref or tf.compat.v1) and returns a dataset.
+PIPELINES = {
+    "window_shift": lambda t: _batched(t.data.Dataset.range(7).window(3, shift=2)),
+    "window_default_shift": lambda t: _batched(t.data.Dataset.range(7).window(3)),
+    "window_drop_remainder": lambda t: _batched(t.data.Dataset.range(7).window(3, shift=2, drop_remainder=True)),
+    "window_stride": lambda t: _batched(t.data.Dataset.range(7).window(2, shift=1, stride=2)),
+    "window_shift_past_span": lambda t: _batched(t.data.Dataset.range(9).window(2, shift=4)),
+    "window_size_one": lambda t: _batched(t.data.Dataset.range(3).window(1)),
+    "window_longer_than_input": lambda t: _batched(t.data.Dataset.range(3).window(5)),
+    "window_longer_than_input_dropped": lambda t: t.data.Dataset.range(3).window(5, drop_remainder=True)
+        .flat_map(lambda w: w.batch(5)).concatenate(t.data.Dataset.range(1)),
+    "window_tuple_dict": lambda t: t.data.Dataset.from_tensor_slices(
+        ({"a": np.arange(5, dtype=np.int32)}, np.array([b"v", b"w", b"x", b"y", b"z"]))).window(2).flat_map(
+        lambda d, s: t.data.Dataset.zip((d["a"].batch(2), s.batch(2)))),
+    "window_matrix_rows": lambda t: t.data.Dataset.from_tensor_slices(np.arange(12.0, dtype=np.float32)
+                                                                      .reshape(6, 2)).window(4, 3).flat_map(
+        lambda w: w.batch(4, drop_remainder=False)),
+    "window_reduce_each": lambda t: t.data.Dataset.range(10).window(4, 2).map(
+        lambda w: w.reduce(np.int64(0), lambda s, x: s + x)),
+    "window_zero_size": lambda t: _batched(t.data.Dataset.range(3).window(0)),
+    "window_zero_shift": lambda t: _batched(t.data.Dataset.range(3).window(2, shift=0)),
+    "window_negative_stride": lambda t: _batched(t.data.Dataset.range(3).window(2, stride=-1)),
+}
+
+
+def _elements(t, build):
+    with tf1_behaviour(), t.Graph().as_default():
+        it = t.data.make_initializable_iterator(build(t))
+        nxt = it.get_next()
+        out = []
+        with t.Session() as s:
+            try:
+                s.run(it.initializer)
+            except t.errors.OpError as e:
+                return type(e).__name__
+            while True:
+                try:
+                    out.append(s.run(nxt))
+                except t.errors.OutOfRangeError:
+                    return out
+                except t.errors.OpError as e:
+                    return out + [type(e).__name__]
+
+
+def _same(a, b):
+    if isinstance(b, (tuple, list)):
+        assert isinstance(a, (tuple, list)) and len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(b, str):
+        assert a == b
+    else:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
+        np.testing.assert_array_equal(a, b)
+
+
+_COUNTER = re.compile(r"_\d+$")
+
+
+def _normalized(gd):
+    def desc(node):
+        name, op, data, control, attrs = describe(node)
+        for k, v in node.attr.items():
+            if v.HasField("func"):
+                attrs[k] = ("func", _COUNTER.sub("", v.func.name), sorted(v.func.attr))
+        return name, op, data, control, attrs
+
+    lib = {_COUNTER.sub("", f.signature.name): (([a.type for a in f.signature.input_arg],
+                                                  [a.type for a in f.signature.output_arg]),
+                                                 sorted(n.op for n in f.node_def if n.op != "NoOp"))
+           for f in gd.library.function}
+    return [desc(n) for n in gd.node], lib
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_elements_match_tf(name):
+    want = _elements(tf1, PIPELINES[name])
+    _same(_elements(ref, PIPELINES[name]), want)
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_graph_def_matches_tf(name):
+    def snippet(t):
+        PIPELINES[name](t)
+    got_nodes, got_lib = _normalized(graph_def(ref, snippet))
+    want_nodes, want_lib = _normalized(graph_def(tf1, snippet))
+    assert got_nodes == want_nodes
+    assert got_lib == want_lib
+
+
+def test_window_structure_is_tf1s():
+    """Each component of a window element is a DatasetSpec, its own legacy type/shape/class."""
+    with ref.Graph().as_default():
+        ds = ref.data.Dataset.from_tensor_slices((np.arange(3), np.zeros([3, 2], np.float32))).window(2)
+        types, shapes = ds.output_types, ds.output_shapes
+        assert [type(s).__name__ for s in types] == ["DatasetSpec", "DatasetSpec"]
+        assert types == shapes == ds.output_classes == ds.element_spec
+        assert types[1].element_spec.shape.as_list() == [2]
