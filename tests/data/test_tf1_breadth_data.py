@@ -1,10 +1,11 @@
 """TF1 ``tf.data`` names added for breadth: ``Dataset.window`` (``WindowDataset``)
-against TensorFlow -- the same elements in the same order, errors of the same
+and ``tf.data.experimental.CsvDataset`` (``CSVDatasetV2``) against TensorFlow -- the same elements in the same order, errors of the same
 kind, the same GraphDef (functions compared by signature and body ops, as in
 test_experimental.py)."""
 import os
 import re
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -20,6 +21,26 @@ tf1 = tf_v1()
 
 def _batched(ds, n=10):
     return ds.flat_map(lambda w: w.batch(n))
+
+
+_DIR = tempfile.mkdtemp(prefix="tf1_breadth_csv_")
+
+
+def _csv(name, text):
+    path = os.path.join(_DIR, name)
+    with open(path, "wb") as f:
+        f.write(text)
+    return path
+
+
+CSV = _csv("a.csv", b'x,y,z\n1,2.5,"he said ""hi"", ok"\n3,,plain\r\n,4,"multi\nline"\n5,6,NA')
+CSV_CLEAN = _csv("b.csv", b"7;1e3;a\n-8;-0.5;b\r9;nan;c")
+CSV_BAD = _csv("c.csv", b'1,x"y\n2,"a"b\n3,"open')
+CSV_GZ = _csv("d.csv.gz", __import__("gzip").compress(b"1,2\n3,4\n"))
+
+
+def _csv_ds(t, files, defaults, **kw):
+    return t.data.experimental.CsvDataset(files, defaults, **kw)
 
 
 # Each pipeline takes the module (ref or tf.compat.v1) and returns a dataset.
@@ -44,6 +65,20 @@ PIPELINES = {
     "window_zero_size": lambda t: _batched(t.data.Dataset.range(3).window(0)),
     "window_zero_shift": lambda t: _batched(t.data.Dataset.range(3).window(2, shift=0)),
     "window_negative_stride": lambda t: _batched(t.data.Dataset.range(3).window(2, stride=-1)),
+    "csv_quotes_defaults_na": lambda t: _csv_ds(t, CSV, [t.int64, [0.0], ["dflt"]], header=True, na_value="NA"),
+    "csv_select_cols": lambda t: _csv_ds(t, CSV, [0, ""], header=True, select_cols=[0, 2]),
+    "csv_too_few_outputs": lambda t: _csv_ds(t, CSV, [t.int32, t.float32], header=True),
+    "csv_header_as_record": lambda t: _csv_ds(t, CSV, [t.string] * 3),
+    "csv_no_quote_delim": lambda t: _csv_ds(t, CSV, [t.string] * 3, use_quote_delim=False),
+    "csv_two_files": lambda t: _csv_ds(t, [CSV_CLEAN, CSV_CLEAN], [t.int32, t.float64, t.string], field_delim=";"),
+    "csv_float32_int64": lambda t: _csv_ds(t, CSV_CLEAN, [t.int64, t.float32, [b"z"]], field_delim=";").batch(2),
+    "csv_not_an_int": lambda t: _csv_ds(t, CSV_CLEAN, [t.int32, t.int32, t.string], field_delim=";"),
+    "csv_bad_quotes": lambda t: _csv_ds(t, CSV_BAD, [t.int32, t.string]),
+    "csv_gzip": lambda t: _csv_ds(t, CSV_GZ, [t.int64, t.int64], compression_type="GZIP"),
+    "csv_two_char_delim": lambda t: _csv_ds(t, CSV_CLEAN, [t.string], field_delim=";;"),
+    "csv_select_not_increasing": lambda t: _csv_ds(t, CSV_CLEAN, [t.string, t.string], select_cols=[1, 0]),
+    "csv_map_batch": lambda t: _csv_ds(t, CSV_CLEAN, [t.int64, t.float32, t.string], field_delim=";").map(
+        lambda a, b, c: (a * 2, b + 1.0)).batch(3),
 }
 
 
