@@ -11,7 +11,8 @@ from ref.framework.sparse_tensor import SparseTensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
-__all__ = ["string_split", "strings_split_v1", "string_split_v2", "substr", "substr_deprecated", "regex_replace"]
+__all__ = ["string_split", "strings_split_v1", "string_split_v2", "substr", "substr_deprecated", "regex_replace",
+           "decode_compressed"]
 
 
 def _sparse(indices, values, shape):
@@ -109,3 +110,9 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
                         replace_global=replace_global, name=name)
     return apply_op("RegexReplace", input=input, pattern=pattern, rewrite=rewrite,
                     replace_global=replace_global, name=name)
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002  (TF's argument name)
+    """``tf.io.decode_compressed``: each string inflated from ``ZLIB`` or ``GZIP``
+    (``""``: unchanged) (``DecodeCompressed``)."""
+    return apply_op("DecodeCompressed", bytes=bytes, compression_type=compression_type, name=name)

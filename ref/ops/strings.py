@@ -1,4 +1,5 @@
-"""String kernels: the hash buckets (``StringToHashBucket``, ``...Fast``,
+"""String kernels: splitting, substrings, regular-expression replacement,
+``DecodeCompressed``, the hash buckets (``StringToHashBucket``, ``...Fast``,
 ``...Strong``) that vocabulary tables use for out-of-vocabulary keys, and
 ``AsString``.
 
@@ -10,10 +11,11 @@
 from __future__ import annotations
 
 import re
+import zlib
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops import farmhash
 from ref.ops.registry import REQUIRED, broadcast_rule, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape
@@ -373,3 +375,28 @@ def static_regex_replace(input, pattern, rewrite, replace_global=True):
     """``RegexReplace`` with the pattern and rewrite as attrs (what
     ``tf.strings.regex_replace`` builds for Python strings)."""
     return _regex_replace(input, _bytes(pattern), _bytes(rewrite), replace_global)
+
+
+@register_op("DecodeCompressed", inputs=("bytes",), outputs=("output",), attrs={"compression_type": ""},
+             input_types={"bytes": dtypes.string}, shape=lambda ins, attrs: [(dtypes.string, ins["bytes"].shape)])
+def decode_compressed(bytes, compression_type=""):  # noqa: A002  (TF's input name)
+    """Each string inflated from a zlib (``ZLIB``) or gzip (``GZIP``) stream, or
+    kept (``""``); a corrupt stream is a DataLossError. TF's ``ZSTD`` needs a
+    zstd decoder Python's standard library lacks: UnimplementedError."""
+    if compression_type not in ("", "ZLIB", "GZIP", "ZSTD"):
+        raise invalid_argument("Only ZLIB, ZSTD, GZIP or NONE are supported compressions")
+    if compression_type == "ZSTD":
+        raise errors.UnimplementedError(None, None, "ZSTD decompression is not available in ref")
+    x = np.asarray(bytes, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    wbits = zlib.MAX_WBITS + (16 if compression_type == "GZIP" else 0)
+    for ix, v in np.ndenumerate(x):
+        data = _bytes(v)
+        if compression_type:
+            d = zlib.decompressobj(wbits)
+            try:
+                data = d.decompress(data) + d.flush()
+            except zlib.error as e:
+                raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
+        out[ix] = data
+    return out

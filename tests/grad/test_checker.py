@@ -437,6 +437,7 @@ KNOWN_GAPS = {
     "StringSplitV2": "TF registers no gradient for it either (string in, string/int64 out)",
     "Substr": "TF registers no gradient for it either (string in, string out)",
     "StaticRegexReplace": "TF registers no gradient for it either (string in, string out)",
+    "DecodeCompressed": "TF registers no gradient for it either (string in, string out)",
     "AdjustHue": "TF registers no gradient for it either (tf.image.adjust_hue)",
     "AdjustSaturation": "TF registers no gradient for it either (tf.image.adjust_saturation)",
     "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",

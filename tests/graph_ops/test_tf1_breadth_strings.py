@@ -1,6 +1,9 @@
 """TF1's string builders ``tf.string_split``, ``tf.strings.split``, ``tf.substr``
 / ``tf.strings.substr``, ``tf.regex_replace`` / ``tf.strings.regex_replace``:
 values (or error kinds) equal to TensorFlow's, GraphDefs identical to TF's."""
+import gzip
+import zlib
+
 import pytest
 
 from ref.graph_ops import string_ops as _under_test  # noqa: F401
@@ -52,6 +55,12 @@ VALUES = {
         [["a1b22", "c"]], tf.constant(r"\d+"), tf.constant("#")),
     "regex_replace_anchors": lambda tf: tf.strings.regex_replace(["aaa", " a b "], r"^a|\s+$", "X"),
     "regex_replace_bad_pattern": lambda tf: tf.regex_replace(["a"], tf.constant("(a"), tf.constant("b")),
+    "decode_compressed_zlib": lambda tf: tf.io.decode_compressed([[zlib.compress(b"abc" * 50)], [zlib.compress(b"")]],
+                                                                 "ZLIB"),
+    "decode_compressed_gzip": lambda tf: tf.decode_compressed(gzip.compress(b"xyz"), compression_type="GZIP"),
+    "decode_compressed_none": lambda tf: tf.io.decode_compressed([b"raw", b""]),
+    "decode_compressed_corrupt": lambda tf: tf.io.decode_compressed([b"garbage"], "ZLIB"),
+    "decode_compressed_unknown": lambda tf: tf.io.decode_compressed([b"x"], "LZ4"),
 }
 
 
@@ -83,7 +92,12 @@ def regex_graphs(tf):
     tf.regex_replace(["abc"], tf.constant("b"), "x", replace_global=False)
 
 
-GRAPHS = [(split_graphs, None),
+def decode_compressed_graphs(tf):
+    tf.io.decode_compressed([b"a"], "GZIP")
+    tf.decode_compressed(tf.constant([b"a"]), name="dc")
+
+
+GRAPHS = [(split_graphs, None), (decode_compressed_graphs, None),
           (ragged_split_graphs, "TF's from_value_rowids counts rows with bincount (DenseBincount); ref with "
                                 "UnsortedSegmentSum (as ragged_from_sparse in test_graph_identity_ragged.py)"), (substr_graphs, None), (regex_graphs, None)]
 
