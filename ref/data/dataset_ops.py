@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from ref.data.options import Options
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
@@ -226,6 +227,7 @@ class DatasetV1(StructureProperties):
     def __init__(self, variant, structure):
         self._variant_tensor = variant
         self._structure = structure
+        self._options_attr = None  # the Options set by with_options, here or upstream (unary chains)
 
     # -- structure ----------------------------------------------------------------
     @property
@@ -246,7 +248,21 @@ class DatasetV1(StructureProperties):
     def _unary(self, op_type, structure=None, **kwargs):
         structure = self._structure if structure is None else structure
         v = apply_op(op_type, input_dataset=self._variant_tensor, **kwargs, **self._attrs(structure))
-        return DatasetV1(v, structure)
+        out = DatasetV1(v, structure)
+        out._options_attr = self._options_attr
+        return out
+
+    def with_options(self, options):
+        """This dataset with ``options`` (a ``tf.data.Options``) merged into its
+        options (``OptionsDataset``; ref runs the pipeline the same either way)."""
+        with colocate_with(self._variant_tensor):  # as TF's _OptionsDataset
+            out = self._unary("OptionsDataset", serialized_options=options.serialize())
+        out._options_attr = self.options().merge(options)
+        return out
+
+    def options(self):
+        """The ``tf.data.Options`` set on this dataset's unary chain (defaults if none)."""
+        return self._options_attr if self._options_attr is not None else Options()
 
     # -- sources ----------------------------------------------------------------------
     @staticmethod

@@ -1,5 +1,6 @@
 """TF1 ``tf.data`` names added for breadth: ``Dataset.window`` (``WindowDataset``)
-and ``tf.data.experimental.CsvDataset`` (``CSVDatasetV2``) against TensorFlow -- the same elements in the same order, errors of the same
+``tf.data.experimental.CsvDataset`` (``CSVDatasetV2``) and ``tf.data.Options``
+with ``Dataset.with_options`` (``OptionsDataset``) against TensorFlow -- the same elements in the same order, errors of the same
 kind, the same GraphDef (functions compared by signature and body ops, as in
 test_experimental.py)."""
 import os
@@ -43,6 +44,59 @@ def _csv_ds(t, files, defaults, **kw):
     return t.data.experimental.CsvDataset(files, defaults, **kw)
 
 
+def _options(t, **settings):
+    """A ``tf.data.Options`` with ``settings`` ("a.b": value sets a nested option)."""
+    o = t.data.Options()
+    for key, value in settings.items():
+        *path, last = key.split("__")
+        target = o
+        for p in path:
+            target = getattr(target, p)
+        setattr(target, last, value(t) if callable(value) else value)
+    return o
+
+
+OPTIONS = {
+    "default": {},
+    "deterministic_slack": {"experimental_deterministic": False, "experimental_slack": True},
+    "optimization": {"experimental_optimization__map_parallelization": True,
+                     "experimental_optimization__apply_default_optimizations": False,
+                     "experimental_optimization__map_and_batch_fusion": True},
+    "threading": {"threading__private_threadpool_size": 4, "experimental_threading__max_intra_op_parallelism": 1},
+    "distribute_autotune": {"experimental_distribute__auto_shard_policy":
+                            lambda t: t.data.experimental.AutoShardPolicy.OFF,
+                            "autotune__ram_budget": 1 << 33, "autotune__enabled": False},
+    "external_state": {"experimental_external_state_policy": lambda t: t.data.experimental.ExternalStatePolicy.FAIL},
+}
+
+
+def _serialized(t, settings):
+    o = _options(t, **settings)
+    return o.serialize() if t is ref else o._to_proto().SerializeToString()
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_options_serialize_as_tf(name):
+    assert _serialized(ref, OPTIONS[name]) == _serialized(tf1, OPTIONS[name])
+
+
+def test_options_refuse_unknown_names_and_merge():
+    o = ref.data.Options()
+    with pytest.raises(AttributeError, match="Cannot set the property bogus on Options."):
+        o.bogus = 1
+    a, b = _options(ref, experimental_deterministic=False, threading__private_threadpool_size=2), \
+        _options(ref, threading__max_intra_op_parallelism=1, experimental_deterministic=True)
+    m = a.merge(b)
+    assert (m.deterministic, m.threading.private_threadpool_size, m.threading.max_intra_op_parallelism) == (True, 2, 1)
+    with tf1_behaviour(), tf1.Graph().as_default(), ref.Graph().as_default():
+        got = ref.data.Dataset.range(3).with_options(a).map(lambda x: x).with_options(b).options()
+        want = tf1.data.Dataset.range(3).with_options(_options(tf1, experimental_deterministic=False,
+                                                               threading__private_threadpool_size=2)).map(
+            lambda x: x).with_options(_options(tf1, threading__max_intra_op_parallelism=1,
+                                               experimental_deterministic=True)).options()
+        assert got.serialize() == want._to_proto().SerializeToString()
+
+
 # Each pipeline takes the module (ref or tf.compat.v1) and returns a dataset.
 PIPELINES = {
     "window_shift": lambda t: _batched(t.data.Dataset.range(7).window(3, shift=2)),
@@ -77,6 +131,8 @@ PIPELINES = {
     "csv_gzip": lambda t: _csv_ds(t, CSV_GZ, [t.int64, t.int64], compression_type="GZIP"),
     "csv_two_char_delim": lambda t: _csv_ds(t, CSV_CLEAN, [t.string], field_delim=";;"),
     "csv_select_not_increasing": lambda t: _csv_ds(t, CSV_CLEAN, [t.string, t.string], select_cols=[1, 0]),
+    "with_options": lambda t: t.data.Dataset.range(5).with_options(_options(t, **OPTIONS["threading"])).map(
+        lambda x: x + 1).with_options(_options(t, experimental_deterministic=False)).batch(2),
     "csv_map_batch": lambda t: _csv_ds(t, CSV_CLEAN, [t.int64, t.float32, t.string], field_delim=";").map(
         lambda a, b, c: (a * 2, b + 1.0)).batch(3),
 }

@@ -1,5 +1,5 @@
 """TF1's string builders ``tf.string_split``, ``tf.strings.split``, ``tf.substr``
-/ ``tf.strings.substr``, ``tf.regex_replace`` / ``tf.strings.regex_replace``:
+/ ``tf.strings.substr``, ``tf.regex_replace`` / ``tf.strings.regex_replace``, ``tf.io.decode_compressed``:
 values (or error kinds) equal to TensorFlow's, GraphDefs identical to TF's."""
 import gzip
 import zlib
