@@ -11,6 +11,7 @@ import numpy as np
 
 from ref.data.dataset_ops import AUTOTUNE, DatasetV1, TensorSpec, _Traced, data_seeds  # noqa: F401  (AUTOTUNE: tf.data.experimental.AUTOTUNE)
 from ref.data.readers import CsvDataset  # noqa: F401  (tf.data.experimental.CsvDataset)
+from ref.data.csv_dataset import make_csv_dataset  # noqa: F401
 from ref.data.options import (AutoShardPolicy, AutotuneOptions, DistributeOptions,  # noqa: F401
                               ExternalStatePolicy, OptimizationOptions, ThreadingOptions)
 from ref.data.iterator_ops import make_saveable_from_iterator  # noqa: F401  (tf.data.experimental's name)
