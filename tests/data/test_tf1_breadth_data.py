@@ -1,4 +1,4 @@
-"""TF1 ``tf.data`` names added for breadth: ``Dataset.window`` (``WindowDataset``)
+"""TF1 ``tf.data`` names added for breadth: ``Dataset.window`` (``WindowDataset``),
 ``tf.data.experimental.CsvDataset`` (``CSVDatasetV2``), ``make_csv_dataset`` and ``tf.data.Options``
 with ``Dataset.with_options`` (``OptionsDataset``) against TensorFlow -- the same elements in the same order, errors of the same
 kind, the same GraphDef (functions compared by signature and body ops, as in
