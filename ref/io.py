@@ -2,6 +2,7 @@
 from ref.python_io import *  # noqa: F401,F403
 from ref.python_io import __all__ as _records
 from ref.platform import gfile  # noqa: F401
+from ref.graph_ops.string_ops import decode_compressed  # noqa: F401
 from ref.graph_ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
                                        RaggedFeature, SparseFeature,
@@ -13,7 +14,7 @@ __all__ = list(_records) + ["gfile", "matching_files", "read_file", "write_file"
                             "RaggedFeature", "SparseFeature", "decode_csv",
                             "decode_raw", "parse_example", "parse_single_example",
                             "parse_single_sequence_example", "parse_sequence_example", "parse_tensor",
-                            "serialize_tensor", "decode_json_example"]
+                            "serialize_tensor", "decode_json_example", "decode_compressed"]
 
 from ref import _coverage  # noqa: E402
 

@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from ref.data.options import Options
 from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
@@ -205,18 +206,19 @@ class StructureProperties:
     """TF1's ``output_types``/``output_shapes``/``output_classes`` of an element
     structure (``self._structure``, TensorSpecs), shared by datasets and iterators."""
 
+    # A DatasetSpec component (``Dataset.window``) is its own legacy type, shape and class, as in TF.
     @property
     def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else s.dtype, self._structure)
 
     @property
     def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else s.shape, self._structure)
 
     @property
     def output_classes(self):
-        return nest.map_structure(lambda s: SparseTensor if isinstance(s, SparseTensorSpec) else Tensor,
-                                  self._structure)
+        return nest.map_structure(lambda s: s if isinstance(s, DatasetSpec) else
+                                  SparseTensor if isinstance(s, SparseTensorSpec) else Tensor, self._structure)
 
 
 class DatasetV1(StructureProperties):
@@ -225,6 +227,7 @@ class DatasetV1(StructureProperties):
     def __init__(self, variant, structure):
         self._variant_tensor = variant
         self._structure = structure
+        self._options_attr = None  # the Options set by with_options, here or upstream (unary chains)
 
     # -- structure ----------------------------------------------------------------
     @property
@@ -245,7 +248,21 @@ class DatasetV1(StructureProperties):
     def _unary(self, op_type, structure=None, **kwargs):
         structure = self._structure if structure is None else structure
         v = apply_op(op_type, input_dataset=self._variant_tensor, **kwargs, **self._attrs(structure))
-        return DatasetV1(v, structure)
+        out = DatasetV1(v, structure)
+        out._options_attr = self._options_attr
+        return out
+
+    def with_options(self, options):
+        """This dataset with ``options`` (a ``tf.data.Options``) merged into its
+        options (``OptionsDataset``; ref runs the pipeline the same either way)."""
+        with colocate_with(self._variant_tensor):  # as TF's _OptionsDataset
+            out = self._unary("OptionsDataset", serialized_options=options.serialize())
+        out._options_attr = self.options().merge(options)
+        return out
+
+    def options(self):
+        """The ``tf.data.Options`` set on this dataset's unary chain (defaults if none)."""
+        return self._options_attr if self._options_attr is not None else Options()
 
     # -- sources ----------------------------------------------------------------------
     @staticmethod
@@ -546,6 +563,19 @@ class DatasetV1(StructureProperties):
                            reduce_func=reduce.graph, window_size_func=size.graph,
                            Tkey_func_other_arguments=key.targuments, Treduce_func_other_arguments=reduce.targuments,
                            Twindow_size_func_other_arguments=size.targuments)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of ``size`` elements ``stride`` apart, one every ``shift``
+        (default ``size``) elements; each element is the element's structure with
+        a dataset in place of each component (``WindowDataset``)."""
+        if shift is None:
+            shift = size
+        args = dict(size=convert_to_tensor(size, dtype=dtypes.int64, name="size"),
+                    shift=convert_to_tensor(shift, dtype=dtypes.int64, name="shift"),
+                    stride=convert_to_tensor(stride, dtype=dtypes.int64, name="stride"),
+                    drop_remainder=convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder"))
+        structure = _unflatten(self._structure, [DatasetSpec(s) for s in _flat_specs(self._structure)])
+        return self._unary("WindowDataset", structure, **args)
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                   padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,

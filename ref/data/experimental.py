@@ -10,6 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ref.data.dataset_ops import AUTOTUNE, DatasetV1, TensorSpec, _Traced, data_seeds  # noqa: F401  (AUTOTUNE: tf.data.experimental.AUTOTUNE)
+from ref.data.readers import CsvDataset  # noqa: F401  (tf.data.experimental.CsvDataset)
+from ref.data.csv_dataset import make_csv_dataset  # noqa: F401
+from ref.data.options import (AutoShardPolicy, AutotuneOptions, DistributeOptions,  # noqa: F401
+                              ExternalStatePolicy, OptimizationOptions, ThreadingOptions)
 from ref.data.iterator_ops import make_saveable_from_iterator  # noqa: F401  (tf.data.experimental's name)
 from ref.framework.graph import Tensor, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor

@@ -5,7 +5,8 @@ per file."""
 from __future__ import annotations
 
 from ref.data.dataset_ops import DatasetV1, TensorSpec
-from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.graph import Tensor
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
@@ -71,3 +72,41 @@ class FixedLengthRecordDataset(DatasetV1):
                             compression_type=_compression(compression_type))
         ds = _per_file(filenames, make)
         super().__init__(ds._variant_tensor, ds._structure)
+
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+
+
+class CsvDataset(DatasetV1):
+    """The records of CSV files, a tuple of scalars each, one per column of
+    ``record_defaults`` (a dtype: the column is required; a value: its default)
+    (``tf.data.experimental.CsvDataset``, ``CSVDatasetV2``)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None):
+        names = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+        compression = _compression(compression_type)
+        defaults = [constant([], dtype=d) if not isinstance(d, Tensor) and _csv_type(d) else d
+                    for d in record_defaults]
+        defaults = [d if isinstance(d, Tensor) else convert_to_tensor(d, name=f"record_defaults_{i}")
+                    for i, d in enumerate(defaults)]
+        ins = dict(filenames=names, compression_type=compression,
+                   buffer_size=_buffer(buffer_size, 4 * 1024 * 1024),
+                   header=convert_to_tensor(header, dtype=dtypes.bool, name="header"),
+                   field_delim=convert_to_tensor(field_delim, dtype=dtypes.string, name="field_delim"),
+                   use_quote_delim=convert_to_tensor(use_quote_delim, dtype=dtypes.bool, name="use_quote_delim"),
+                   na_value=convert_to_tensor(na_value, dtype=dtypes.string, name="na_value"),
+                   select_cols=convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
+                                                 name="select_cols"),
+                   exclude_cols=convert_to_tensor([], dtype=dtypes.int64, name="exclude_cols"))
+        structure = tuple(TensorSpec([], d.dtype) for d in defaults)
+        variant = apply_op("CSVDatasetV2", record_defaults=defaults, output_types=[d.dtype for d in defaults],
+                           output_shapes=[TensorShape([]) for _ in defaults], **ins)
+        super().__init__(variant, structure)
+
+
+def _csv_type(d):
+    try:
+        return dtypes.as_dtype(d) in _CSV_TYPES and not isinstance(d, (list, tuple, str, bytes, int, float))
+    except TypeError:
+        return False

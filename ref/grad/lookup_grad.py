@@ -8,6 +8,6 @@ from ref.grad.registry import NotDifferentiable
 for _t in ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2",
            "LookupTableFindV2", "LookupTableInsertV2", "LookupTableSizeV2", "LookupTableExportV2",
            "LookupTableImportV2", "LookupTableRemoveV2", "InitializeTableV2", "InitializeTableFromTextFileV2",
-           "StringToHashBucket", "StringToHashBucketFast", "StringToHashBucketStrong", "AsString",
+           "StringToHashBucket", "StringToHashBucketFast", "StringToHashBucketStrong", "AsString", "StringSplit", "RegexReplace",
            "SetSize", "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation"):
     NotDifferentiable(_t)

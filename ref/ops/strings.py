@@ -1,4 +1,5 @@
-"""String kernels: the hash buckets (``StringToHashBucket``, ``...Fast``,
+"""String kernels: splitting, substrings, regular-expression replacement,
+``DecodeCompressed``, the hash buckets (``StringToHashBucket``, ``...Fast``,
 ``...Strong``) that vocabulary tables use for out-of-vocabulary keys, and
 ``AsString``.
 
@@ -9,11 +10,15 @@
 """
 from __future__ import annotations
 
+import re
+import zlib
+
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops import farmhash
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, broadcast_rule, invalid_argument, register_op, require_rank
+from ref.types.shapes import TensorShape
 
 
 def _dtype_of(x) -> dtypes.DType:
@@ -138,4 +143,260 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
         if x.dtype.kind == "f" and s.lstrip("-").lower() in ("inf", "nan"):
             s = s.lower()
         out[ix] = s.encode()
+    return out
+
+
+# --- splitting, substrings, regular-expression replacement -----------------------------------------------
+
+def _split_shape(ins, attrs):
+    require_rank(ins, attrs, input=1)
+    return [(dtypes.int64, TensorShape([None, 2])), (dtypes.string, TensorShape([None])),
+            (dtypes.int64, TensorShape([2]))]
+
+
+def _sparse_rows(rows):
+    """(indices, values, dense_shape) of a 2-D SparseTensor whose row ``i`` holds ``rows[i]``."""
+    indices = [(i, j) for i, r in enumerate(rows) for j in range(len(r))]
+    values = np.empty(len(indices), dtype=object)
+    values[:] = [t for r in rows for t in r]
+    width = max((len(r) for r in rows), default=0)
+    return (np.array(indices, dtype=np.int64).reshape(-1, 2), values, np.array([len(rows), width], dtype=np.int64))
+
+
+def _vector(x, what):
+    x = np.asarray(x, dtype=object)
+    if x.ndim != 1:
+        raise invalid_argument(f"{what} must be a vector, got shape: {_shape_text(x.shape)}")
+    return [_bytes(s) for s in x]
+
+
+def _scalar(x, what):
+    x = np.asarray(x, dtype=object)
+    if x.ndim != 0:
+        raise invalid_argument(f"{what} must be a scalar, got shape: {_shape_text(x.shape)}")
+    return _bytes(x.item())
+
+
+def _shape_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+@register_op("StringSplit", inputs=("input", "delimiter"), outputs=("indices", "values", "shape"),
+             attrs={"skip_empty": True}, input_types={"input": dtypes.string, "delimiter": dtypes.string},
+             shape=_split_shape)
+def string_split(input, delimiter, skip_empty=True):
+    """Each string of the vector ``input`` split at every byte that occurs in
+    ``delimiter`` (a set of one-byte delimiters; empty: into single bytes), the
+    empty pieces dropped when ``skip_empty``; a SparseTensor ``[batch, max tokens]``."""
+    strings = _vector(input, "input")
+    sep = _scalar(delimiter, "delimiter")
+    rows = []
+    for s in strings:
+        if not sep:
+            rows.append([s[i:i + 1] for i in range(len(s))])
+            continue
+        pieces, start = [], 0
+        for i, c in enumerate(s):
+            if c in sep:
+                pieces.append(s[start:i])
+                start = i + 1
+        pieces.append(s[start:])
+        rows.append([p for p in pieces if p or not skip_empty] if s else [])  # TF: no token for b""
+    return _sparse_rows(rows)
+
+
+@register_op("StringSplitV2", inputs=("input", "sep"), outputs=("indices", "values", "shape"),
+             attrs={"maxsplit": -1}, input_types={"input": dtypes.string, "sep": dtypes.string}, shape=_split_shape)
+def string_split_v2(input, sep, maxsplit=-1):
+    """Python's ``str.split``: each string split at ``sep`` (empty pieces kept),
+    or, for an empty ``sep``, at runs of ASCII whitespace (no empty pieces); at
+    most ``maxsplit`` splits when it is positive."""
+    strings = _vector(input, "input")
+    s_ep = _scalar(sep, "sep")
+    n = maxsplit if maxsplit > 0 else -1
+    rows = [s.split(s_ep, n) if s_ep else s.split(None, n) for s in strings]
+    return _sparse_rows(rows)
+
+
+def _utf8_starts(s):
+    """Byte offsets of the UTF-8 characters of ``s`` (continuation bytes are 0b10xxxxxx)."""
+    return [i for i, c in enumerate(s) if c & 0xC0 != 0x80]
+
+
+def _substr_one(s, pos, length, unit, index):
+    if unit == "BYTE":
+        p = pos + len(s) if pos < 0 else pos
+        if not 0 <= p <= len(s):
+            raise invalid_argument(f"pos {pos} out of range for string b'{s.decode('utf-8', 'replace')}' "
+                                   f"at index {index}")
+        return s[p:] if length < 0 else s[p:p + length]
+    starts = _utf8_starts(s) + [len(s)]
+    n = len(starts) - 1
+    if pos >= 0:
+        if pos > n:
+            raise invalid_argument(f"pos {pos} out of range for string at index {index}")
+        end = n if length < 0 else min(n, pos + length)
+        return s[starts[pos]:starts[end]]
+    end_char = n - max(0, -pos - length)
+    begin_char = n + pos
+    if begin_char < 0 or end_char < 0:
+        raise invalid_argument(f"pos {pos} out of range for string at index {index}")
+    return s[starts[begin_char]:starts[max(end_char, begin_char)]]
+
+
+def _substr_shape(ins, attrs):
+    a, b = ins["pos"].shape, ins["len"].shape
+    if not a.is_compatible_with(b):
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}" if a.ndims != b.ndims
+                         else f"Dimensions must be equal, but are {a} and {b}")
+    return broadcast_rule("input", "pos")(ins, attrs)
+
+
+@register_op("Substr", inputs=("input", "pos", "len"), outputs=("output",), attrs={"unit": "BYTE"},
+             type_attrs={"T": ("pos", "len")}, allowed={"T": (dtypes.int32, dtypes.int64)},
+             input_types={"input": dtypes.string}, shape=_substr_shape)
+def substr(input, pos, len, unit="BYTE"):
+    """``input[pos:pos + len]`` per element, in bytes or (``UTF8_CHAR``) in
+    characters; a negative ``pos`` counts from the end; ``len`` past the end
+    stops there; ``pos`` beyond either end is an InvalidArgumentError.
+    ``pos``/``len`` share one shape and broadcast against ``input``."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise invalid_argument(f"unit must be one of BYTE, UTF8_CHAR, got {unit}")
+    pos, ln = np.asarray(pos), np.asarray(len)
+    if pos.shape != ln.shape:
+        raise invalid_argument(f"pos and len should have the same shape, got: {_shape_text(pos.shape)} vs. "
+                               f"{_shape_text(ln.shape)}")
+    x = np.asarray(input, dtype=object)
+    try:
+        shape = np.broadcast_shapes(x.shape, pos.shape)
+    except ValueError:
+        raise invalid_argument(f"Incompatible shapes: {_shape_text(x.shape)} vs. {_shape_text(pos.shape)}") from None
+    xs, ps, ls = (np.broadcast_to(a, shape).reshape(-1) for a in (x, pos, ln))
+    out = np.empty(xs.size, dtype=object)
+    for i in range(xs.size):
+        out[i] = _substr_one(_bytes(xs[i]), int(ps[i]), int(ls[i]), unit, i)
+    return out.reshape(shape)
+
+
+def _compile_re2(pattern):
+    """``pattern`` (RE2 syntax) as a Python ``re`` pattern over text: ASCII
+    classes (``\\w``, ``\\d``, ``\\s``, ``\\b`` as RE2's), ``.`` one character."""
+    try:
+        return re.compile(pattern.decode("utf-8", "surrogateescape"), re.ASCII)
+    except re.error as e:
+        raise invalid_argument(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {e}") from None
+
+
+def _rewrite(rewrite, m, groups):
+    """RE2's Rewrite: ``\\N`` the N-th group (``\\0`` the match), ``\\\\`` a backslash;
+    any other escape ends the rewrite there (RE2 logs it and stops)."""
+    out, i = [], 0
+    while i < len(rewrite):
+        c = rewrite[i]
+        if c != "\\":
+            out.append(c)
+        elif i + 1 < len(rewrite) and rewrite[i + 1].isdigit():
+            out.append(m.group(int(rewrite[i + 1])) or "")
+            i += 1
+        elif i + 1 < len(rewrite) and rewrite[i + 1] == "\\":
+            out.append("\\")
+            i += 1
+        else:
+            break
+        i += 1
+    return "".join(out)
+
+
+def _max_group(rewrite):
+    return max((int(d) for d in re.findall(r"\\(\d)", rewrite.replace("\\\\", ""))), default=0)
+
+
+def _re2_replace(regex, s, rewrite, replace_global):
+    """RE2::Replace (first match) / RE2::GlobalReplace (every non-overlapping
+    match; an empty match right where the previous one ended is skipped by one
+    character), the string unchanged when ``rewrite`` names a missing group."""
+    if _max_group(rewrite) > regex.groups:
+        return s
+    out, p, count, lastend = [], 0, 0, None
+    while p <= len(s):
+        m = regex.search(s, p)
+        if m is None:
+            break
+        out.append(s[p:m.start()])
+        if m.start() == m.end() and m.start() == lastend:
+            out.append(s[p:p + 1])
+            p += 1
+            continue
+        out.append(_rewrite(rewrite, m, regex.groups))
+        p = lastend = m.end()
+        count += 1
+        if not replace_global:
+            break
+    if count == 0:
+        return s
+    out.append(s[p:])
+    return "".join(out)
+
+
+def _regex_replace(input, pattern, rewrite, replace_global):
+    regex = _compile_re2(pattern)
+    text = rewrite.decode("utf-8", "surrogateescape")
+    x = np.asarray(input, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    for ix, v in np.ndenumerate(x):
+        out[ix] = _re2_replace(regex, _bytes(v).decode("utf-8", "surrogateescape"), text,
+                               replace_global).encode("utf-8", "surrogateescape")
+    return out
+
+
+@register_op("RegexReplace", inputs=("input", "pattern", "rewrite"), outputs=("output",),
+             attrs={"replace_global": True},
+             input_types={"input": dtypes.string, "pattern": dtypes.string, "rewrite": dtypes.string},
+             shape=lambda ins, attrs: [(dtypes.string, ins["input"].shape)])
+def regex_replace(input, pattern, rewrite, replace_global=True):
+    """Each string with the matches of the RE2 ``pattern`` replaced by ``rewrite``
+    (``\\1``..``\\9`` insert groups). Python's ``re`` stands in for RE2: the common
+    syntax agrees; RE2-only syntax (``\\pN``, ``\\C``, ``\\Q..\\E``) is rejected and
+    Python-only syntax (look-around, back-references) accepted where RE2 would
+    reject the pattern."""
+    p = np.asarray(pattern, dtype=object)
+    if p.ndim != 0:
+        raise invalid_argument(f"Pattern must be scalar, but received {_shape_text(p.shape)}")
+    r = np.asarray(rewrite, dtype=object)
+    if r.ndim != 0:
+        raise invalid_argument(f"Rewrite must be scalar, but received {_shape_text(r.shape)}")
+    return _regex_replace(input, _bytes(p.item()), _bytes(r.item()), replace_global)
+
+
+@register_op("StaticRegexReplace", inputs=("input",), outputs=("output",),
+             attrs={"pattern": REQUIRED, "rewrite": REQUIRED, "replace_global": True},
+             input_types={"input": dtypes.string}, shape=lambda ins, attrs: [(dtypes.string, ins["input"].shape)])
+def static_regex_replace(input, pattern, rewrite, replace_global=True):
+    """``RegexReplace`` with the pattern and rewrite as attrs (what
+    ``tf.strings.regex_replace`` builds for Python strings)."""
+    return _regex_replace(input, _bytes(pattern), _bytes(rewrite), replace_global)
+
+
+@register_op("DecodeCompressed", inputs=("bytes",), outputs=("output",), attrs={"compression_type": ""},
+             input_types={"bytes": dtypes.string}, shape=lambda ins, attrs: [(dtypes.string, ins["bytes"].shape)])
+def decode_compressed(bytes, compression_type=""):  # noqa: A002  (TF's input name)
+    """Each string inflated from a zlib (``ZLIB``) or gzip (``GZIP``) stream, or
+    kept (``""``); a corrupt stream is a DataLossError. TF's ``ZSTD`` needs a
+    zstd decoder Python's standard library lacks: UnimplementedError."""
+    if compression_type not in ("", "ZLIB", "GZIP", "ZSTD"):
+        raise invalid_argument("Only ZLIB, ZSTD, GZIP or NONE are supported compressions")
+    if compression_type == "ZSTD":
+        raise errors.UnimplementedError(None, None, "ZSTD decompression is not available in ref")
+    x = np.asarray(bytes, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    wbits = zlib.MAX_WBITS + (16 if compression_type == "GZIP" else 0)
+    for ix, v in np.ndenumerate(x):
+        data = _bytes(v)
+        if compression_type:
+            d = zlib.decompressobj(wbits)
+            try:
+                data = d.decompress(data) + d.flush()
+            except zlib.error as e:
+                raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
+        out[ix] = data
     return out

@@ -255,6 +255,55 @@ def group_by_window_dataset(input_dataset, key_func_other_arguments, reduce_func
                            output_shapes)
 
 
+# -- window -------------------------------------------------------------------------------------
+
+class WindowDS(Dataset):
+    """``Dataset.window``: windows of ``size`` elements ``stride`` apart, a new
+    one every ``shift`` elements; each element is a tuple of datasets, one per
+    input component. The windows that start within the input but run past its
+    end follow, shorter, unless ``drop_remainder`` (TF's WindowDatasetOp)."""
+
+    op_type = "WindowDataset"
+
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder, output_types, output_shapes):
+        super().__init__(output_types, output_shapes)
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise invalid_argument(f"Window {what} must be greater than zero, but got {v}.")
+        self.input = check_dataset(input_dataset)
+        self.size, self.shift, self.stride, self.drop = int(size), int(shift), int(stride), bool(drop_remainder)
+
+    def _window(self, rows):
+        types, shapes = self.input.output_types, self.input.output_shapes
+        return tuple(_Window([(r[k],) for r in rows], [types[k]], [shapes[k]]) for k in range(len(types)))
+
+    def elements(self, env):
+        span = (self.size - 1) * self.stride + 1
+        buffer, skip = [], 0
+        for elem in self.input.elements(env):
+            if skip:  # shift > span: input elements between two windows
+                skip -= 1
+                continue
+            buffer.append(elem)
+            if len(buffer) == span:
+                yield self._window(buffer[::self.stride])
+                skip, buffer = max(0, self.shift - span), buffer[self.shift:]
+        if self.drop:
+            return
+        while buffer:
+            yield self._window(buffer[:span:self.stride])
+            buffer = buffer[self.shift:]
+
+
+@register_op("WindowDataset", inputs=("input_dataset", "size", "shift", "stride", "drop_remainder"),
+             outputs=("handle",), attrs=dict(DATASET_ATTRS), shape=dataset_shape)
+def window_dataset(input_dataset, size, shift, stride, drop_remainder, output_types=None, output_shapes=None,
+                   metadata=""):
+    """handle = the windows of ``input_dataset`` (each a tuple of one-component datasets)."""
+    return WindowDS(input_dataset, scalar(size, "size"), scalar(shift, "shift"), scalar(stride, "stride"),
+                    bool(drop_remainder), output_types, output_shapes)
+
+
 # -- whole-dataset consumers -------------------------------------------------------------------
 
 def _components_shape(ins, attrs):
