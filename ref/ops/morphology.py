@@ -106,7 +106,8 @@ def _backprop(input, filter, out_backprop, strides, rates, padding, to_input):
     return out
 
 
-@register_op("Dilation2DBackpropInput", inputs=("input", "filter", "out_backprop"), attrs=dict(_ATTRS),
+@register_op("Dilation2DBackpropInput", inputs=("input", "filter", "out_backprop"), outputs=("in_backprop",),
+             attrs=dict(_ATTRS),
              type_attrs={"T": ("input", "filter", "out_backprop")}, allowed={"T": _T},
              shape=lambda ins, attrs: [(ins["input"].dtype, ins["input"].shape)])
 def dilation2d_backprop_input(input, filter, out_backprop, strides, rates, padding):
@@ -114,7 +115,8 @@ def dilation2d_backprop_input(input, filter, out_backprop, strides, rates, paddi
     return _backprop(input, filter, out_backprop, strides, rates, padding, True)
 
 
-@register_op("Dilation2DBackpropFilter", inputs=("input", "filter", "out_backprop"), attrs=dict(_ATTRS),
+@register_op("Dilation2DBackpropFilter", inputs=("input", "filter", "out_backprop"), outputs=("filter_backprop",),
+             attrs=dict(_ATTRS),
              type_attrs={"T": ("input", "filter", "out_backprop")}, allowed={"T": _T},
              shape=lambda ins, attrs: [(ins["filter"].dtype, ins["filter"].shape)])
 def dilation2d_backprop_filter(input, filter, out_backprop, strides, rates, padding):

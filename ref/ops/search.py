@@ -77,7 +77,7 @@ def _histogram_shape(ins, attrs):
     return [(attrs["dtype"], TensorShape([None if n is None else n[0]]))]
 
 
-@register_op("HistogramFixedWidth", inputs=("values", "value_range", "nbins"), attrs={"dtype": dtypes.int32},
+@register_op("HistogramFixedWidth", inputs=("values", "value_range", "nbins"), outputs=("out",), attrs={"dtype": dtypes.int32},
              type_attrs={"T": ("values", "value_range")}, allowed={"T": _REAL, "dtype": _INDEX},
              shape=_histogram_shape)
 def histogram_fixed_width(values, value_range, nbins, dtype=dtypes.int32):

@@ -147,7 +147,7 @@ def _patches_shape(ins, attrs):
     return _same_dtype(ins, attrs, TensorShape([dims[0]] + sp + [depth]))
 
 
-@register_op("ExtractImagePatches", inputs=("images",), type_attrs={"T": "images"},
+@register_op("ExtractImagePatches", inputs=("images",), outputs=("patches",), type_attrs={"T": "images"},
              attrs={"ksizes": REQUIRED, "strides": REQUIRED, "rates": REQUIRED, "padding": REQUIRED},
              shape=_patches_shape)
 def extract_image_patches(images, ksizes, strides, rates, padding):

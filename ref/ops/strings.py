@@ -249,7 +249,8 @@ def _substr_shape(ins, attrs):
     if not a.is_compatible_with(b):
         raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}" if a.ndims != b.ndims
                          else f"Dimensions must be equal, but are {a} and {b}")
-    return broadcast_rule("input", "pos")(ins, attrs)
+    [(_, shape)] = broadcast_rule("input", "pos")(ins, attrs)
+    return [(dtypes.string, shape)]  # strings out, whatever the rule's dtype
 
 
 @register_op("Substr", inputs=("input", "pos", "len"), outputs=("output",), attrs={"unit": "BYTE"},
