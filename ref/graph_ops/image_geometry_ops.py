@@ -32,7 +32,7 @@ def _is_tensor(x):
     return isinstance(x, (Tensor, Variable))
 
 
-def _assert(cond, ex_type, msg):
+def assert_or_raise(cond, ex_type, msg):
     """[an Assert op] for a tensor condition; for a Python one, [] or ``ex_type(msg)``."""
     if _is_tensor(cond):
         return [Assert(cond, [msg])]
@@ -239,7 +239,7 @@ transpose_image = transpose  # TF1's name
 
 # -- crops and pads -----------------------------------------------------------------------
 
-def _as_batch(image):
+def as_batch(image):
     """(image as a 4-D batch, whether it was one): a 3-D or unknown-rank image gains axis 0."""
     nd = image.shape.ndims
     if nd == 4:
@@ -253,7 +253,7 @@ def _as_batch(image):
     raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
 
 
-def _unbatch(image, is_batch):
+def unbatch(image, is_batch):
     return image if is_batch else array_ops.squeeze(image, axis=[0])
 
 
@@ -264,64 +264,64 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
 
 def pad_to_bounding_box_internal(image, offset_height, offset_width, target_height, target_width, check_dims):
     with name_scope(None, "pad_to_bounding_box", [image]):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         batch, height, width, depth = image_dimensions(image, rank=4)
         after_padding_width = target_width - offset_width - width
         after_padding_height = target_height - offset_height - height
         if check_dims:
             checks = check_at_least_3d_image(image, require_static=False)
-            checks += _assert(offset_height >= 0, ValueError, "offset_height must be >= 0")
-            checks += _assert(offset_width >= 0, ValueError, "offset_width must be >= 0")
-            checks += _assert(after_padding_width >= 0, ValueError, "width must be <= target - offset")
-            checks += _assert(after_padding_height >= 0, ValueError, "height must be <= target - offset")
+            checks += assert_or_raise(offset_height >= 0, ValueError, "offset_height must be >= 0")
+            checks += assert_or_raise(offset_width >= 0, ValueError, "offset_width must be >= 0")
+            checks += assert_or_raise(after_padding_width >= 0, ValueError, "width must be <= target - offset")
+            checks += assert_or_raise(after_padding_height >= 0, ValueError, "height must be <= target - offset")
             image = control_flow_ops.with_dependencies(checks, image)
         paddings = array_ops.reshape(array_ops.stack([0, 0, offset_height, after_padding_height, offset_width,
                                                       after_padding_width, 0, 0]), [4, 2])
         padded = array_ops.pad(image, paddings)
         padded.set_shape([None if _is_tensor(i) else i for i in (batch, target_height, target_width, depth)])
-        return _unbatch(padded, is_batch)
+        return unbatch(padded, is_batch)
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The ``target_height x target_width`` window of ``image`` at the offsets."""
     with name_scope(None, "crop_to_bounding_box", [image]):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         checks = check_at_least_3d_image(image, require_static=False)
         batch, height, width, depth = image_dimensions(image, rank=4)
-        checks += _assert(offset_width >= 0, ValueError, "offset_width must be >= 0.")
-        checks += _assert(offset_height >= 0, ValueError, "offset_height must be >= 0.")
-        checks += _assert(target_width > 0, ValueError, "target_width must be > 0.")
-        checks += _assert(target_height > 0, ValueError, "target_height must be > 0.")
-        checks += _assert(width >= (target_width + offset_width), ValueError, "width must be >= target + offset.")
-        checks += _assert(height >= (target_height + offset_height), ValueError,
+        checks += assert_or_raise(offset_width >= 0, ValueError, "offset_width must be >= 0.")
+        checks += assert_or_raise(offset_height >= 0, ValueError, "offset_height must be >= 0.")
+        checks += assert_or_raise(target_width > 0, ValueError, "target_width must be > 0.")
+        checks += assert_or_raise(target_height > 0, ValueError, "target_height must be > 0.")
+        checks += assert_or_raise(width >= (target_width + offset_width), ValueError, "width must be >= target + offset.")
+        checks += assert_or_raise(height >= (target_height + offset_height), ValueError,
                           "height must be >= target + offset.")
         image = control_flow_ops.with_dependencies(checks, image)
         cropped = array_ops.slice(image, array_ops.stack([0, offset_height, offset_width, 0]),
                                   array_ops.stack([array_ops.shape(image)[0], target_height, target_width,
                                                    array_ops.shape(image)[3]]))
         cropped.set_shape([None if _is_tensor(i) else i for i in (batch, target_height, target_width, depth)])
-        return _unbatch(cropped, is_batch)
+        return unbatch(cropped, is_batch)
 
 
-def _max(x, y):
+def max_of(x, y):
     return math_ops.maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
 
 
-def _min(x, y):
+def min_of(x, y):
     return math_ops.minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
 
 
-def _equal(x, y):
+def equal_of(x, y):
     return math_ops.equal(x, y) if _is_tensor(x) or _is_tensor(y) else x == y
 
 
 def resize_image_with_crop_or_pad(image, target_height, target_width):
     """``image`` centre-cropped and/or zero-padded to ``target_height x target_width``."""
     with name_scope(None, "resize_image_with_crop_or_pad", [image]):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         checks = check_at_least_3d_image(image, require_static=False)
-        checks += _assert(target_width > 0, ValueError, "target_width must be > 0.")
-        checks += _assert(target_height > 0, ValueError, "target_height must be > 0.")
+        checks += assert_or_raise(target_width > 0, ValueError, "target_width must be > 0.")
+        checks += assert_or_raise(target_height > 0, ValueError, "target_height must be > 0.")
         image = control_flow_ops.with_dependencies(checks, image)
         if _is_tensor(target_height):
             target_height = control_flow_ops.with_dependencies(checks, target_height)
@@ -329,25 +329,21 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
             target_width = control_flow_ops.with_dependencies(checks, target_width)
         _, height, width, _ = image_dimensions(image, rank=4)
         width_diff = target_width - width
-        offset_crop_width = _max(-width_diff // 2, 0)
-        offset_pad_width = _max(width_diff // 2, 0)
+        offset_crop_width = max_of(-width_diff // 2, 0)
+        offset_pad_width = max_of(width_diff // 2, 0)
         height_diff = target_height - height
-        offset_crop_height = _max(-height_diff // 2, 0)
-        offset_pad_height = _max(height_diff // 2, 0)
+        offset_crop_height = max_of(-height_diff // 2, 0)
+        offset_pad_height = max_of(height_diff // 2, 0)
         cropped = crop_to_bounding_box(image, offset_crop_height, offset_crop_width,
-                                       _min(target_height, height), _min(target_width, width))
+                                       min_of(target_height, height), min_of(target_width, width))
         resized = pad_to_bounding_box(cropped, offset_pad_height, offset_pad_width, target_height, target_width)
         if resized.shape.ndims is None:
             raise ValueError("resized contains no shape.")
         _, resized_height, resized_width, _ = image_dimensions(resized, rank=4)
-        checks = _assert(_equal(resized_height, target_height), ValueError, "resized height is not correct.")
-        checks += _assert(_equal(resized_width, target_width), ValueError, "resized width is not correct.")
+        checks = assert_or_raise(equal_of(resized_height, target_height), ValueError, "resized height is not correct.")
+        checks += assert_or_raise(equal_of(resized_width, target_width), ValueError, "resized width is not correct.")
         resized = control_flow_ops.with_dependencies(checks, resized)
-        return _unbatch(resized, is_batch)
-
-
-def _static_value(x):
-    return constant_value(x) if _is_tensor(x) else x
+        return unbatch(resized, is_batch)
 
 
 def central_crop(image, central_fraction):
@@ -355,14 +351,14 @@ def central_crop(image, central_fraction):
     start = int((side - side * fraction) / 2), in float64 when computed at run time."""
     with name_scope(None, "central_crop", [image]):
         image = convert_to_tensor(image, name="image")
-        fraction = _static_value(central_fraction)
+        fraction = constant_value(central_fraction) if _is_tensor(central_fraction) else central_fraction
         if fraction is not None:
             if fraction <= 0.0 or fraction > 1.0:
                 raise ValueError("central_fraction must be within (0, 1]")
             if fraction == 1.0:
                 return image
         else:
-            checks = _assert(math_ops.logical_or(central_fraction > 0.0, central_fraction <= 1.0), ValueError,
+            checks = assert_or_raise(math_ops.logical_or(central_fraction > 0.0, central_fraction <= 1.0), ValueError,
                              "central_fraction must be within (0, 1]")
             image = control_flow_ops.with_dependencies(checks, image)
         assert_at_least_3d_image(image)  # built and left unused, as TF does

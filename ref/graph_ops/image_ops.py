@@ -175,31 +175,31 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
     ratio (sides ``floor(side / ratio)``, ratio the larger of the two side ratios),
     then zero-padded centred (``floor`` of half the difference), as TF1's."""
     with name_scope(None, "resize_image_with_pad", [image]):
-        image, is_batch = geo._as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = geo.as_batch(convert_to_tensor(image, name="image"))
         checks = geo.check_at_least_3d_image(image, require_static=False)
-        checks += geo._assert(target_width > 0, ValueError, "target_width must be > 0.")
-        checks += geo._assert(target_height > 0, ValueError, "target_height must be > 0.")
+        checks += geo.assert_or_raise(target_width > 0, ValueError, "target_width must be > 0.")
+        checks += geo.assert_or_raise(target_height > 0, ValueError, "target_height must be > 0.")
         image = control_flow_ops.with_dependencies(checks, image)
         _, height, width, _ = geo.image_dimensions(image, rank=4)
         f32 = dtypes.float32
         f_height, f_width = math_ops.cast(height, dtype=f32), math_ops.cast(width, dtype=f32)
         f_target_height = math_ops.cast(target_height, dtype=f32)
         f_target_width = math_ops.cast(target_width, dtype=f32)
-        ratio = geo._max(f_width / f_target_width, f_height / f_target_height)
+        ratio = geo.max_of(f_width / f_target_width, f_height / f_target_height)
         resized_height_float, resized_width_float = f_height / ratio, f_width / ratio
         resized_height = math_ops.cast(math_ops.floor(resized_height_float), dtype=dtypes.int32)
         resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtype=dtypes.int32)
         padding_height = (f_target_height - resized_height_float) / 2
         padding_width = (f_target_width - resized_width_float) / 2
         f_padding_height, f_padding_width = math_ops.floor(padding_height), math_ops.floor(padding_width)
-        p_height = geo._max(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
-        p_width = geo._max(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
+        p_height = geo.max_of(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
+        p_width = geo.max_of(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
         resized = resize_images(image, [resized_height, resized_width], method, align_corners=align_corners)
         padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
         if padded.shape.ndims is None:
             raise ValueError("padded contains no shape.")
         geo.image_dimensions(padded, rank=4)
-        return geo._unbatch(padded, is_batch)
+        return geo.unbatch(padded, is_batch)
 
 
 # -- colour -------------------------------------------------------------------------------------

@@ -84,6 +84,26 @@ def graph_def(lib, snippet):
     return out
 
 
+def fetched_values(lib, snippet, seed=None):
+    """``snippet(lib)``'s fetches run once in a fresh graph of ``lib`` after its
+    global and local variables are initialized (TensorFlow under TF1 behaviour);
+    ``seed``: the graph seed set before the snippet builds."""
+    is_ref = lib.__name__.startswith("ref")
+    with (contextlib.nullcontext() if is_ref else tf1_behaviour()), lib.Graph().as_default():
+        if seed is not None:
+            lib.set_random_seed(seed)
+        outs = snippet(lib)
+        with lib.Session() as s:
+            s.run([lib.global_variables_initializer(), lib.local_variables_initializer()])
+            return s.run(outs)
+
+
+def ref_and_tf_values(snippet, seed=None):
+    """(ref's values, TF's values) of :func:`fetched_values`."""
+    import ref
+    return fetched_values(ref, snippet, seed), fetched_values(tf_v1(), snippet, seed)
+
+
 def _op_defaults(op_type):
     from tensorflow.python.framework import op_def_registry
 

@@ -10,9 +10,8 @@ node order, the folded shape of ``ind_2d``) and
 import numpy as np
 import pytest
 
-import ref
 from ref.graph_ops import conv_ops as _under_test  # noqa: F401
-from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
+from _graphdef import assert_same_graph, ref_and_tf_values
 
 R = np.random.RandomState(3)
 SEQ = R.rand(4, 9, 3).astype(np.float32)
@@ -65,20 +64,9 @@ def test_graph_def(name):
     assert_same_graph(SNIPPETS[name])
 
 
-def _values(t, name):
-    with t.Graph().as_default():
-        t.set_random_seed(5)
-        outs = SNIPPETS[name](t)
-        with t.Session() as s:
-            s.run(t.global_variables_initializer())
-            return s.run(outs)
-
-
 @pytest.mark.parametrize("name", list(SNIPPETS))
 def test_values(name):
-    got = _values(ref, name)
-    with tf1_behaviour():
-        want = _values(tf_v1(), name)
+    got, want = ref_and_tf_values(SNIPPETS[name], seed=5)
     assert len(got) == len(want)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-5)
@@ -112,14 +100,6 @@ def test_reduction_graph_def(name):
 
 @pytest.mark.parametrize("name", list(REDUCTIONS))
 def test_reduction_values(name):
-    def values(t):
-        with t.Graph().as_default():
-            outs = _reduction(REDUCTIONS[name])(t)
-            with t.Session() as s:
-                s.run(t.global_variables_initializer())
-                return s.run(outs)
-    got = values(ref)
-    with tf1_behaviour():
-        want = values(tf_v1())
+    got, want = ref_and_tf_values(_reduction(REDUCTIONS[name]))
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

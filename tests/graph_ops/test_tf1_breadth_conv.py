@@ -10,7 +10,7 @@ import pytest
 
 import ref
 from ref.graph_ops import space_depth_ops as _under_test  # noqa: F401
-from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
+from _graphdef import assert_same_graph, tf1_behaviour, tf_v1, ref_and_tf_values
 
 R = np.random.RandomState(11)
 IMG = R.rand(2, 4, 6, 3).astype(np.float32)
@@ -51,19 +51,9 @@ def test_graph_def(name):
     assert_same_graph(ROWS[name][0])
 
 
-def _values(t, name):
-    with t.Graph().as_default():
-        outs = ROWS[name][0](t)
-        with t.Session() as s:
-            s.run(t.global_variables_initializer())
-            return s.run(outs)
-
-
 @pytest.mark.parametrize("name", list(ROWS))
 def test_values(name):
-    got = _values(ref, name)
-    with tf1_behaviour():
-        want = _values(tf_v1(), name)
+    got, want = ref_and_tf_values(ROWS[name][0])
     assert len(got) == len(want)
     for i, (a, b) in enumerate(zip(got, want)):
         assert a.shape == b.shape and a.dtype == b.dtype
@@ -168,19 +158,9 @@ def test_graph_def_3d(name):
     assert_same_graph(ROWS_3D[name])
 
 
-def _values_3d(t, name):
-    with t.Graph().as_default():
-        outs = ROWS_3D[name](t)
-        with t.Session() as s:
-            s.run(t.global_variables_initializer())
-            return s.run(outs)
-
-
 @pytest.mark.parametrize("name", list(ROWS_3D))
 def test_values_3d(name):
-    got = _values_3d(ref, name)
-    with tf1_behaviour():
-        want = _values_3d(tf_v1(), name)
+    got, want = ref_and_tf_values(ROWS_3D[name])
     assert len(got) == len(want)
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype
@@ -209,20 +189,9 @@ def test_layers_graph_def(name):
     assert_same_graph(LAYER_ROWS[name])
 
 
-def _layer_values(t, name):
-    with t.Graph().as_default():
-        t.set_random_seed(5)
-        outs = LAYER_ROWS[name](t)
-        with t.Session() as s:
-            s.run(t.global_variables_initializer())
-            return s.run(outs)
-
-
 @pytest.mark.parametrize("name", list(LAYER_ROWS))
 def test_layers_values(name):
-    got = _layer_values(ref, name)
-    with tf1_behaviour():
-        want = _layer_values(tf_v1(), name)
+    got, want = ref_and_tf_values(LAYER_ROWS[name], seed=5)
     assert len(got) == len(want)
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype

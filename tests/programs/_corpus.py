@@ -8,6 +8,8 @@ builds, runs and returns ``{"initial": {name: array}, "losses": [float],
 ``tensorflow.compat.v1``; nothing in a program knows which.
 """
 import contextlib
+import functools
+import importlib
 import os
 import sys
 
@@ -44,6 +46,14 @@ def library_context(lib):
     return contextlib.nullcontext() if lib.__name__.startswith("ref") else tf1_behaviour()
 
 
+@functools.lru_cache(maxsize=None)
+def program_result(name, which, steps, tmp_root):
+    """``run`` of program ``_prog_<name>`` under ``which`` ("ref" or "tf"), once per
+    session (every comparison of a table reads the same two runs)."""
+    lib = ref if which == "ref" else tf_v1()
+    return run(lib, importlib.import_module(f"_prog_{name}"), steps, f"{tmp_root}/{name}-{which}")
+
+
 def run(lib, module, steps, workdir):
     """``module.train`` in a fresh default graph of ``lib``."""
     os.makedirs(workdir, exist_ok=True)
@@ -78,3 +88,21 @@ def assert_same_trajectory(got, want, steps, rtol, atol, same_final_names=False)
         assert sorted(got["final"]) == sorted(want["final"])
     for k in want["final"]:
         np.testing.assert_allclose(got["final"][k], want["final"][k], rtol=rtol, atol=atol, err_msg=k)
+
+
+def assert_close(got, want, rtol, atol, where="extra"):
+    """Nested lists/tuples equal element by element; floats within rtol/atol."""
+    if isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), f"{where}: {got!r} vs {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_close(g, w, rtol, atol, f"{where}[{i}]")
+    elif isinstance(want, np.ndarray) and want.dtype.kind == "f" and want.size:
+        # An output array (logits, samples): absolute error up to rtol of the
+        # array's scale -- entries near zero come from cancellations (x - mean)
+        # whose rounding is relative to the operands, not to the result.
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=max(atol, rtol * float(np.abs(want).max())),
+                                   err_msg=where)
+    elif isinstance(want, (float, np.floating, np.ndarray)):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
+    else:
+        assert got == want, f"{where}: {got!r} vs {want!r}"

@@ -13,14 +13,12 @@ well-conditioned problems stays below ~1e-6 relative; 1e-5 leaves a margin
 without hiding a wrong formula (a wrong gradient or random draw moves
 the first step's loss by far more).
 """
-import functools
 import importlib
 
 import pytest
 
 import ref  # noqa: F401  (cross-layer programs)
-from _corpus import assert_same_graph_def, assert_same_initial, assert_same_trajectory, run
-from _graphdef import tf_v1
+from _corpus import assert_same_graph_def, assert_same_initial, assert_same_trajectory, program_result
 
 STEPS = 20
 RTOL, ATOL = 1e-5, 1e-6
@@ -29,12 +27,8 @@ PROGRAMS = ["linear", "logreg", "mlp", "cnn_layers", "cnn_nn", "rnn_lm", "word2v
             "autoencoder", "char_rnn", "text_classifier", "data_cnn", "data_bucket"]
 
 
-@functools.lru_cache(maxsize=None)
 def _result(name, which, tmp_root):
-    module = importlib.import_module(f"_prog_{name}")
-    lib = ref if which == "ref" else tf_v1()
-    workdir = f"{tmp_root}/{name}-{which}"
-    return run(lib, module, STEPS, workdir)
+    return program_result(name, which, STEPS, tmp_root)
 
 
 @pytest.fixture(scope="session")

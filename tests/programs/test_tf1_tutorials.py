@@ -9,15 +9,12 @@ reasoning for that budget is in ``test_tf1_corpus.py``), and (d) what else
 the program returns as ``extra`` (accuracies, evaluation counts, checkpoint
 files and state, summaries read back) -- equal, floats within the same rtol.
 """
-import functools
 import importlib
 
-import numpy as np
 import pytest
 
 import ref  # noqa: F401  (cross-layer programs)
-from _corpus import assert_same_graph_def, assert_same_initial, assert_same_trajectory, run
-from _graphdef import tf_v1
+from _corpus import assert_same_graph_def, assert_same_initial, assert_same_trajectory, program_result, assert_close
 
 STEPS = 12
 RTOL, ATOL = 1e-5, 1e-6
@@ -25,34 +22,13 @@ RTOL, ATOL = 1e-5, 1e-6
 PROGRAMS = ["mnist_beginners", "deep_mnist", "fully_connected_feed", "cifar10", "ptb", "dcgan", "text_cnn", "monitored", "supervisor", "manual_bn", "vae", "sampled_softmax", "kmeans_nn", "metrics_savedmodel", "bilstm_tagger", "optimizers"]
 
 
-@functools.lru_cache(maxsize=None)
 def _result(name, which, tmp_root):
-    module = importlib.import_module(f"_prog_{name}")
-    lib = ref if which == "ref" else tf_v1()
-    return run(lib, module, STEPS, f"{tmp_root}/{name}-{which}")
+    return program_result(name, which, STEPS, tmp_root)
 
 
 @pytest.fixture(scope="session")
 def tmp_root(tmp_path_factory):
     return str(tmp_path_factory.mktemp("tutorials"))
-
-
-def assert_close(got, want, where="extra"):
-    """Nested lists/tuples equal element by element; floats within RTOL/ATOL."""
-    if isinstance(want, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(want), f"{where}: {got!r} vs {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_close(g, w, f"{where}[{i}]")
-    elif isinstance(want, np.ndarray) and want.dtype.kind == "f" and want.size:
-        # An output array (logits, samples): absolute error up to RTOL of the
-        # array's scale -- entries near zero come from cancellations (x - mean)
-        # whose rounding is relative to the operands, not to the result.
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=max(ATOL, RTOL * float(np.abs(want).max())),
-                                   err_msg=where)
-    elif isinstance(want, (float, np.floating, np.ndarray)):
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=where)
-    else:
-        assert got == want, f"{where}: {got!r} vs {want!r}"
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -76,4 +52,4 @@ def test_trajectory(name, tmp_root):
 def test_extra(name, tmp_root):
     want = _result(name, "tf", tmp_root).get("extra")
     got = _result(name, "ref", tmp_root).get("extra")
-    assert_close(got, want)
+    assert_close(got, want, RTOL, ATOL)
