@@ -92,6 +92,9 @@ MASTER_METHODS = _table(master_pb2, [
 WORKER_METHODS = _table(worker_pb2, [
     "GetStatus", "CreateWorkerSession", "DeleteWorkerSession", "RegisterGraph", "DeregisterGraph",
     "RunGraph", "CleanupGraph", "CleanupAll", "RecvTensor", "MarkRecvFinished", "Logging", "Tracing"])
+# ref only: the address of a ref task's tensor channel (ref.distributed.tensor_channel), as raw
+# bytes ("" when it has none); a TensorFlow task answers UNIMPLEMENTED
+WORKER_METHODS["RefTensorChannel"] = (worker_pb2.GetStatusRequest, worker_pb2.GetStatusResponse)
 METHODS = {MASTER_SERVICE: MASTER_METHODS, WORKER_SERVICE: WORKER_METHODS}
 
 # How long a client waits for a task's port to answer before giving up (TF waits forever).
@@ -206,7 +209,7 @@ def _handler(grpc, impl, service, method, request_cls, response_cls):
 # Methods whose response goes on the wire as bytes the service wrote itself (RecvTensor:
 # tensor contents from the array's buffer, ref.distributed.tensor_coding); a Client
 # returns them undecoded too.
-RAW_RESPONSES = frozenset({"RecvTensor"})
+RAW_RESPONSES = frozenset({"RecvTensor", "RefTensorChannel"})
 
 
 def _serializer(method, response_cls):

@@ -49,7 +49,7 @@ import threading
 
 from ref.types import errors
 from ref.platform import tf_logging
-from ref.distributed import rpc
+from ref.distributed import rpc, tensor_channel
 from ref.distributed.cluster import ClusterSpec
 from ref.distributed.master import Master
 from ref.distributed.security import ServerSecurity
@@ -140,6 +140,7 @@ class Server:
         self._started = False
         self._stopped = False
         self._grpc = None
+        self._channel = None
         if protocol == "inprocess":
             if self._port == 0:
                 self._port = next(_PORTS)
@@ -186,12 +187,24 @@ class Server:
         except errors.UnavailableError:
             raise errors.UnknownError(None, None, f"Could not start gRPC server: {address} is in use or cannot "
                                                   "be bound") from None
+        self._open_channel()
         if self._port == 0:  # the chosen port, in the target and the server_def
             self._port = port
             for job in self._server_def.cluster.job:
                 if job.name == self._server_def.job_name:
                     job.tasks[self._server_def.task_index] = f"{self._host}:{port}"
             self.worker.address = f"{self._host}:{port}"
+
+    def _open_channel(self):
+        """ref's tensor channel beside the gRPC port (:mod:`.tensor_channel`): plain servers only."""
+        if self._security is not None or not tensor_channel.enabled() or self._channel is not None:
+            return
+        try:
+            self._channel = tensor_channel.ChannelServer(self.worker, self._bind_address or self._host, self._host)
+        except OSError as exc:
+            tf_logging.warning("ref's tensor channel is off for %s: %s", self._host, exc)
+            return
+        self.worker.channel_address = self._channel.address
 
     def start(self):
         """Starts the server (nothing happens when it runs already)."""
@@ -252,6 +265,9 @@ class Server:
             self.master.close()
             self._grpc.stop(grace=None).wait(10)
             self._grpc = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
         with self._cv:
             self._cv.notify_all()
 

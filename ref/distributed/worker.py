@@ -52,7 +52,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
-from ref.distributed import dataflow, grappler_nodes, rpc
+from ref.distributed import dataflow, grappler_nodes, rpc, tensor_channel
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.distributed.security import check_file_ops
 from ref.distributed.rendezvous import Rendezvous, parse_key
@@ -309,8 +309,10 @@ class Worker:
         self._step_runs = {}  # step id -> the runs of it in progress
         self._partials = {}  # (session handle, step id) -> _PartialRun
         self._peers = {}
+        self._channels = {}  # task -> its tensor channel's ChannelClient, or False: gRPC
         self._closed = False
         self.security = None  # the server's ServerSecurity: refuses file ops when it says so
+        self.channel_address = None  # this task's tensor channel (set by its Server), or None
 
     def _where(self):
         return f"{self.task_name} at {self.address}" if self.address else self.task_name
@@ -549,11 +551,55 @@ class Worker:
         left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
         if _same_task(task, self.task_name):
             return step.recv(key, left, cancelled, f" on {self._where()}")
-        peer = self._peer(task)
-        req = worker_pb2.RecvTensorRequest(step_id=step.step_id, rendezvous_key=key)
-        data = peer.RecvTensor(req, timeout=left)
+        channel = self._channel(task, left)
+        if channel is not None:
+            try:
+                data = channel.recv_tensor(step.step_id, key, left)
+            except errors.UnavailableError:
+                with self._lock:  # the next step asks the task again (it may have restarted)
+                    if self._channels.get(task) is channel:
+                        del self._channels[task]
+                channel.close()
+                raise
+        else:
+            req = worker_pb2.RecvTensorRequest(step_id=step.step_id, rendezvous_key=key)
+            data = self._peer(task).RecvTensor(req, timeout=left)
         value, _, dead, _ = decode_recv_tensor_response(data)
         return value, dead
+
+    def _channel(self, task, left):
+        """The tensor channel to ``task`` (:mod:`.tensor_channel`), or None: gRPC. Asked once
+        per task; a task without one (TensorFlow's, a secured one) or whose port does not
+        answer is called over gRPC from then on."""
+        with self._lock:
+            known = self._channels.get(task)
+        if known is not None:
+            return known or None
+        peer = self._peer(task)
+        if self.security is not None or not tensor_channel.enabled() or not isinstance(peer, rpc.Client):
+            found = False  # secured, switched off, or a worker in this process (called directly)
+        else:
+            try:
+                address = peer.RefTensorChannel(worker_pb2.GetStatusRequest(),
+                                                timeout=10.0 if left is None else min(left, 10.0))
+            except errors.UnimplementedError:
+                address = b""  # TensorFlow's worker
+            except errors.OpError:
+                return None  # unreachable now: gRPC says why, and the next step asks again
+            found = False
+            if address:
+                client = tensor_channel.ChannelClient(bytes(address).decode("utf-8"), peer._who())
+                found = client if client.probe() else False
+        with self._lock:
+            known = self._channels.setdefault(task, found)
+        if known is not found and found:
+            found.close()
+        return known or None
+
+    def RefTensorChannel(self, request, timeout=None):
+        """ref only: this task's tensor channel address as bytes (empty: none)."""
+        self._check_open()
+        return (self.channel_address or "").encode("utf-8")
 
     def _peer(self, task):
         """The WorkerService of ``task`` (a name like /job:ps/replica:0/task:0), from this task's cluster."""
@@ -654,4 +700,8 @@ class Worker:
             if s.state is not self._state:
                 s.state.close()
         self._rendezvous.abort_all(errors.UnavailableError(None, None, f"the worker {self._where()} was stopped"))
+        with self._lock:
+            channels, self._channels = [c for c in self._channels.values() if c], {}
+        for c in channels:
+            c.close()
         self._state.close()

@@ -1,0 +1,214 @@
+"""ref's tensor channel: ``RecvTensor`` between two ref tasks over a plain TCP stream.
+
+TensorFlow's worker protocol moves every tensor between tasks with the
+``WorkerService/RecvTensor`` RPC; TF itself offers other tensor transports beside
+gRPC for the same RPC (``grpc+verbs``, ``grpc+mpi``: the control RPCs stay gRPC, the
+tensor bytes take the faster path). In Python, grpcio moves a large message at about
+0.5 GB/s on this machine, a TCP socket at about 4 GB/s, so ref's tasks do the same:
+
+* a ref ``Server`` (plain ``grpc://``, no ``ServerSecurity``) also listens on a TCP
+  port of its own host and answers the ref-only ``WorkerService/RefTensorChannel``
+  RPC with that ``host:port`` (a TensorFlow task answers UNIMPLEMENTED);
+* a ref worker receiving from another task asks it once; where it has a channel and
+  the port accepts a connection, every later ``RecvTensor`` to that task goes over a
+  pooled connection: the request ``(step_id, rendezvous key, timeout)``, then the
+  serialized ``RecvTensorResponse`` the task's ``Worker.RecvTensor`` writes (the same
+  bytes gRPC would carry, :mod:`.tensor_coding`), or its error's code and message;
+* a task without a channel (TensorFlow's, a secured server, ``REF_TENSOR_CHANNEL=0``
+  on either side) or a port that does not answer: gRPC as before.
+
+Frames (little-endian): request ``b"RTC1"``, step id (u64), timeout in seconds (f64,
+negative: none), key length (u32), key; answer ``0`` (u8), length (u64), the message;
+or ``1`` (u8), error code (u32), length (u64), UTF-8 message. A connection serves one
+request at a time; a lost connection is an UnavailableError naming the task.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+
+from ref.types import errors
+from ref.protos import worker_pb2
+
+__all__ = ["enabled", "ChannelServer", "ChannelClient", "MAGIC", "CONNECT_TIMEOUT"]
+
+MAGIC = b"RTC1"
+CONNECT_TIMEOUT = 2.0  # seconds to open a connection before gRPC is used instead
+_REQUEST = struct.Struct("<4sQdI")
+_OK = struct.Struct("<BQ")
+_ERROR = struct.Struct("<BIQ")
+_MAX_KEY = 1 << 16  # a rendezvous key is a few hundred bytes
+
+
+def enabled():
+    """False when ``REF_TENSOR_CHANNEL`` is ``0``/``false``/``no``: gRPC only."""
+    return os.environ.get("REF_TENSOR_CHANNEL", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _read_exact(sock, n):
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:], n - got)
+        if not k:
+            raise ConnectionError("connection closed by the peer")
+        got += k
+    return buf
+
+
+def _tune(sock):
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 5), ("TCP_KEEPINTVL", 2), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):  # a silent peer is declared lost within ~11 s
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+
+
+class ChannelServer:
+    """Serves ``worker.RecvTensor`` over TCP on ``host`` (a free port); ``address`` is
+    ``advertised_host:port``. ``close()`` stops accepting and closes every connection."""
+
+    def __init__(self, worker, host, advertised_host=None):
+        self._worker = worker
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+        self._listener = socket.socket(family, socket.SOCK_STREAM)
+        self._listener.bind((host.strip("[]"), 0))
+        self._listener.listen(64)
+        port = self._listener.getsockname()[1]
+        self.address = f"{advertised_host or host}:{port}"
+        self._lock = threading.Lock()
+        self._conns = set()
+        self._closed = False
+        threading.Thread(target=self._accept, name="ref-channel-accept", daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            with self._lock:
+                if self._closed:
+                    conn.close()
+                    return
+                self._conns.add(conn)
+            _tune(conn)
+            threading.Thread(target=self._serve, args=(conn,), name="ref-channel", daemon=True).start()
+
+    def _serve(self, conn):
+        try:
+            while True:
+                magic, step_id, timeout, key_len = _REQUEST.unpack(_read_exact(conn, _REQUEST.size))
+                if magic != MAGIC or key_len > _MAX_KEY:
+                    return  # not ref's channel: drop the connection
+                key = bytes(_read_exact(conn, key_len)).decode("utf-8")
+                request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
+                try:
+                    data = self._worker.RecvTensor(request, timeout=None if timeout < 0 else timeout)
+                except Exception as exc:  # every failure goes back as a status, as over gRPC
+                    code = exc.error_code if isinstance(exc, errors.OpError) else errors.INTERNAL
+                    message = (str(exc) or type(exc).__name__).encode("utf-8")
+                    conn.sendall(_ERROR.pack(1, code, len(message)) + message)
+                    continue
+                conn.sendall(_OK.pack(0, len(data)))
+                conn.sendall(data)
+        except (OSError, ConnectionError, struct.error):
+            return
+        finally:
+            with self._lock:
+                self._conns.discard(conn)
+            conn.close()
+
+    def close(self):
+        with self._lock:
+            self._closed = True
+            conns, self._conns = list(self._conns), set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._listener.close()
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            c.close()
+
+
+class ChannelClient:
+    """Connections to one task's channel at ``address``; ``who`` names the task in errors."""
+
+    def __init__(self, address, who):
+        self.address = address
+        self.who = who
+        host, _, port = address.rpartition(":")
+        self._target = (host.strip("[]"), int(port))
+        self._idle = []
+        self._lock = threading.Lock()
+
+    def probe(self):
+        """True when the port accepts a connection (kept for the first request)."""
+        try:
+            sock = self._open()
+        except OSError:
+            return False
+        with self._lock:
+            self._idle.append(sock)
+        return True
+
+    def _open(self):
+        sock = socket.create_connection(self._target, timeout=CONNECT_TIMEOUT)
+        _tune(sock)
+        return sock
+
+    def recv_tensor(self, step_id, key, timeout=None):
+        """The serialized ``RecvTensorResponse`` of ``key`` in step ``step_id``; the task's
+        error as the same ``ref.errors`` class; UnavailableError when the connection fails."""
+        with self._lock:
+            sock = self._idle.pop() if self._idle else None
+        try:
+            if sock is None:
+                sock = self._open()
+            # the peer bounds its wait by ``timeout``; the socket waits a little longer for its answer
+            sock.settimeout(None if timeout is None else timeout + 5.0)
+            raw = key.encode("utf-8")
+            sock.sendall(_REQUEST.pack(MAGIC, step_id, -1.0 if timeout is None else float(timeout), len(raw)) + raw)
+            kind = _read_exact(sock, 1)[0]
+            if kind == 0:
+                (length,) = struct.unpack("<Q", _read_exact(sock, 8))
+                data = _read_exact(sock, length)
+                error = None
+            else:
+                code, length = struct.unpack("<IQ", _read_exact(sock, 12))
+                error = errors.exception_type_from_error_code(code) if code in _CODES else errors.UnknownError
+                error = error(None, None, bytes(_read_exact(sock, length)).decode("utf-8", "replace"))
+        except socket.timeout:
+            if sock is not None:
+                sock.close()
+            raise errors.DeadlineExceededError(None, None, f"no answer within {timeout:g} s ({self._where()})") \
+                from None
+        except (OSError, ConnectionError) as exc:
+            if sock is not None:
+                sock.close()
+            raise errors.UnavailableError(None, None, f"{exc} ({self._where()})") from None
+        with self._lock:
+            self._idle.append(sock)
+        if error is not None:
+            raise error
+        return data
+
+    def _where(self):
+        return f"{self.who}, RPC WorkerService/RecvTensor over ref's tensor channel {self.address}"
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for s in idle:
+            s.close()
+
+
+_CODES = frozenset(range(1, 17))

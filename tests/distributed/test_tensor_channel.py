@@ -1,0 +1,221 @@
+"""ref's tensor channel (RecvTensor between ref tasks over TCP): the bytes and errors a
+task's ``Worker.RecvTensor`` gives come back unchanged, a lost task is UnavailableError
+naming it, and a cluster trains to the same numbers with the channel as over gRPC, falling
+back to gRPC where a task has none (``REF_TENSOR_CHANNEL=0``)."""
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ref as tf
+from ref.distributed import tensor_channel as _under_test
+from ref.distributed.server import Server
+from ref.distributed.tensor_coding import decode_recv_tensor_response, encode_recv_tensor_response
+from ref.types import dtypes, errors
+
+pytest.importorskip("grpc")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BOUND = 60.0
+
+
+class _Wait:
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+
+class _Worker:
+    """RecvTensor of a fixed table: key -> value (an array), None (dead) or an exception."""
+
+    def __init__(self, table):
+        self.table, self.timeouts = table, []
+
+    def RecvTensor(self, request, timeout=None):
+        self.timeouts.append(timeout)
+        value = self.table[request.rendezvous_key]
+        if isinstance(value, BaseException):
+            raise value
+        if isinstance(value, _Wait):  # a wait of that many seconds, then a deadline
+            time.sleep(value.seconds)
+            raise errors.DeadlineExceededError(None, None, f"waited {value.seconds}")
+        if value is None:
+            return encode_recv_tensor_response(None, dtypes.float32, is_dead=True)
+        arr = np.asarray(value)
+        dtype = dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
+        return encode_recv_tensor_response(value, dtype)
+
+
+VALUES = [
+    ("f32", np.arange(12, dtype=np.float32).reshape(3, 4) / 7),
+    ("f64_scalar", np.float64(np.pi)),
+    ("i64", np.array([-(2 ** 40), 0, 5], np.int64)),
+    ("bool", np.array([[True, False]])),
+    ("f16", np.array([1.5, -2.25], np.float16)),
+    ("empty", np.zeros((0, 3), np.float32)),
+    ("strings", np.array([b"ab", b"", b"\x00z"], object)),
+    ("large", np.random.RandomState(0).standard_normal((512, 784)).astype(np.float32)),
+]
+ERRORS = [errors.NotFoundError, errors.AbortedError, errors.InvalidArgumentError, errors.CancelledError]
+
+
+@pytest.fixture()
+def channel():
+    table = {name: v for name, v in VALUES}
+    table.update({cls.__name__: cls(None, None, f"{cls.__name__} from the task") for cls in ERRORS})
+    table.update(dead=None, python_error=RuntimeError("boom"), slow=_Wait(0.2))
+    worker = _Worker(table)
+    server = _under_test.ChannelServer(worker, "127.0.0.1")
+    client = _under_test.ChannelClient(server.address, "/job:ps/replica:0/task:0 at 127.0.0.1:1")
+    yield server, client, worker
+    client.close()
+    server.close()
+
+
+@pytest.mark.parametrize("name,value", VALUES, ids=[v[0] for v in VALUES])
+def test_values_come_back_as_the_task_encoded_them(channel, name, value):
+    _, client, worker = channel
+    data = client.recv_tensor(5, name, timeout=3.0)
+    assert bytes(data) == bytes(worker.RecvTensor(type("R", (), {"rendezvous_key": name})()))
+    got, _, dead, _ = decode_recv_tensor_response(data)
+    assert not dead
+    np.testing.assert_array_equal(got, value)
+    assert np.asarray(got).shape == np.shape(value)
+    assert worker.timeouts[0] == 3.0  # the caller's bound reaches the task
+
+
+def test_dead_tensors_stay_dead(channel):
+    _, client, _ = channel
+    assert decode_recv_tensor_response(client.recv_tensor(1, "dead"))[2] is True
+
+
+@pytest.mark.parametrize("cls", ERRORS, ids=[c.__name__ for c in ERRORS])
+def test_a_task_error_keeps_its_class_and_message(channel, cls):
+    _, client, _ = channel
+    with pytest.raises(cls, match=f"{cls.__name__} from the task"):
+        client.recv_tensor(1, cls.__name__)
+    np.testing.assert_array_equal(decode_recv_tensor_response(client.recv_tensor(2, "f32"))[0],
+                                  VALUES[0][1])  # the connection serves the next request
+
+
+def test_a_python_failure_is_internal_and_a_wait_is_deadline_exceeded(channel):
+    _, client, _ = channel
+    with pytest.raises(errors.InternalError, match="boom"):
+        client.recv_tensor(1, "python_error")
+    with pytest.raises(errors.DeadlineExceededError, match="waited"):
+        client.recv_tensor(1, "slow", timeout=0.1)
+
+
+def test_concurrent_requests_each_get_their_own_answer(channel):
+    _, client, _ = channel
+    out = {}
+
+    def get(name):
+        out[name] = decode_recv_tensor_response(client.recv_tensor(3, name, timeout=10))[0]
+    threads = [threading.Thread(target=get, args=(name,)) for name, _ in VALUES * 3]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(BOUND)
+    for name, value in VALUES:
+        np.testing.assert_array_equal(out[name], value)
+
+
+def test_a_closed_task_is_unavailable_naming_it_and_garbage_is_dropped(channel):
+    server, client, _ = channel
+    host, port = server.address.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as s:  # not ref's channel: the task hangs up
+        s.sendall(b"GET / HTTP/1.1\r\n\r\n" + b"x" * 64)
+        s.settimeout(5)
+        try:
+            answer = s.recv(10)
+        except ConnectionResetError:  # closed with our bytes unread
+            answer = b""
+        assert answer == b""
+    server.close()
+    start = time.monotonic()
+    with pytest.raises(errors.UnavailableError, match="/job:ps/replica:0/task:0 .*RecvTensor over ref's tensor channel"):
+        client.recv_tensor(1, "f32", timeout=5)
+    assert time.monotonic() - start < 10
+    assert not _under_test.ChannelClient(server.address, "x").probe()
+
+
+def test_switched_off_by_the_environment(monkeypatch):
+    for off in ("0", "false", "no"):
+        monkeypatch.setenv("REF_TENSOR_CHANNEL", off)
+        assert not _under_test.enabled()
+    monkeypatch.setenv("REF_TENSOR_CHANNEL", "1")
+    assert _under_test.enabled()
+
+
+# -- a cluster: ps in its own process, the worker here -------------------------------------
+
+
+def _free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def _listening(port):
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _train(spec, steps=3):
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(7)
+        with tf.device(tf.train.replica_device_setter(cluster=tf.train.ClusterSpec(spec)) if spec else None):
+            x = tf.constant(np.random.RandomState(1).standard_normal((16, 20)).astype(np.float32))
+            h = tf.layers.dense(x, 30, activation=tf.nn.relu)
+            loss = tf.reduce_mean(tf.square(tf.layers.dense(h, 1) - 1.0))
+            train = tf.train.AdamOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+    return g, train, loss, init
+
+
+def _run(target, spec):
+    g, train, loss, init = _train(spec)
+    with tf.Session(target, graph=g) as s:
+        s.run(init)
+        losses = [s.run([train, loss])[1] for _ in range(3)]
+        return losses, s.run(g.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES))
+
+
+@pytest.mark.parametrize("ps_channel", ["1", "0"], ids=["channel", "ps_without_channel"])
+def test_a_cluster_trains_to_the_local_numbers(ps_channel):
+    want_losses, want_vars = _run("", None)
+    ports = _free_ports(2)
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]}
+    env = dict(os.environ, PYTHONPATH=str(ROOT), REF_TENSOR_CHANNEL=ps_channel)
+    ps = subprocess.Popen([sys.executable, "-m", "ref", "server", "--cluster", json.dumps(spec), "--job", "ps",
+                           "--task", "0"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.monotonic() + BOUND
+        while not _listening(ports[0]):
+            assert time.monotonic() < deadline and ps.poll() is None, "the ps did not start"
+            time.sleep(0.1)
+        worker = Server(spec, job_name="worker", task_index=0)
+        losses, variables = _run(worker.target, spec)
+        used = worker.worker._channels.get("/job:ps/replica:0/task:0")
+        assert (isinstance(used, _under_test.ChannelClient)) == (ps_channel == "1")
+    finally:
+        if worker is not None:
+            worker.stop()
+        ps.kill()
+        ps.wait(BOUND)
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-6)
+    for got, want in zip(variables, want_vars):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
