@@ -1,0 +1,675 @@
+"""TF1 graph functions: ``Defun`` (TF's ``framework/function.py``).
+
+``@Defun(tf.float32, ...)`` turns a Python function into a function of the
+graph: the first call traces it into a function graph (its arguments are
+placeholders named after the Python arguments; a tensor of another graph it
+uses is captured as an extra argument the caller passes), encodes it as a
+FunctionDef the way TensorFlow's C API does (``GraphToFunctionDef``: output
+args named after their nodes, lower-cased; ``node:output_arg:i`` inputs; the
+name ``<func_name>_<hash>`` from TF's ``FunctionDefHash``), adds it to the
+graph's function library and adds a call node whose op type is the function's
+name. The Session runs a call by running the function graph on its inputs.
+
+Gradients (``ref.grad``): ``python_grad_func(op, *grads)``, else a call of
+``grad_func``, else a ``SymbolicGradient`` node.
+"""
+from __future__ import annotations
+
+import base64
+import collections
+import inspect
+import struct
+
+from ref.types import dtypes, errors
+from ref.types.shapes import TensorShape
+from ref.ops import registry
+from ref.protos import function_pb2, tensor_pb2
+from ref.formats.tensor_util import make_ndarray
+from ref.framework.func_graph import FuncGraph
+from ref.framework.graph import Graph, get_default_graph
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework import graph_export, importer
+
+__all__ = ["Defun", "get_extra_vars", "get_extra_inputs", "get_extra_args", "from_library"]
+
+_M64 = (1 << 64) - 1
+_SEED = 0xDECAFCAFFE
+
+
+# -- TF's hash of a FunctionDef (tsl Hash64, FunctionDefHash) -------------------
+
+def _hash64(data: bytes, seed: int = _SEED) -> int:
+    """tsl's ``Hash64`` (a MurmurHash64A variant) of ``data``."""
+    m, r = 0xc6a4a7935bd1e995, 47
+    n = len(data)
+    h = (seed ^ (n * m)) & _M64
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = struct.unpack_from("<Q", data, i)[0]
+        k = (k * m) & _M64
+        k ^= k >> r
+        k = (k * m) & _M64
+        h ^= k
+        h = (h * m) & _M64
+    rest = data[full:]
+    if rest:
+        for i in range(len(rest) - 1, -1, -1):
+            h ^= rest[i] << (8 * i)
+        h = (h * m) & _M64
+    h ^= h >> r
+    h = (h * m) & _M64
+    h ^= h >> r
+    return h
+
+
+def _combine(a: int, b: int) -> int:
+    return (a ^ ((b + 0x9e3779b97f4a7800 + ((a << 10) & _M64) + (a >> 4)) & _M64)) & _M64
+
+
+def _det(msg) -> bytes:
+    return msg.SerializeToString(deterministic=True)
+
+
+def _tensor_hash(tp) -> int:
+    """TF's ``TensorProtoHash``: the tensor re-encoded as ``tensor_content``."""
+    arr = make_ndarray(tp)
+    out = tensor_pb2.TensorProto(dtype=tp.dtype)
+    out.tensor_shape.SetInParent()
+    for d in arr.shape:
+        out.tensor_shape.dim.add().size = d
+    if arr.dtype.kind in "OSU":
+        out.string_val.extend(x if isinstance(x, bytes) else str(x).encode() for x in arr.reshape(-1))
+    elif arr.size:
+        out.tensor_content = arr.tobytes()
+    return _hash64(_det(out))
+
+
+def _attr_hash(av) -> int:
+    if av.HasField("tensor"):
+        return _tensor_hash(av.tensor)
+    if av.HasField("func"):
+        h = _hash64(av.func.name.encode())
+        for k in sorted(av.func.attr):
+            h = _hash64(k.encode(), h)
+            h = _combine(_attr_hash(av.func.attr[k]), h)
+        return h
+    return _hash64(_det(av))
+
+
+def _node_hash(nd) -> int:
+    h = _hash64(nd.name.encode())
+    h = _hash64(nd.op.encode(), h)
+    h = _hash64(nd.device.encode(), h)
+    inputs = list(nd.input)
+    first_control = next((i for i, s in enumerate(inputs) if s.startswith("^")), len(inputs))
+    for s in inputs[:first_control]:
+        h = _hash64(s.encode(), h)
+    for s in sorted(set(inputs[first_control:])):
+        h = _hash64(s.encode(), h)
+    for k in sorted(a for a in nd.attr if not a.startswith("_")):
+        h = _hash64(k.encode(), h)
+        h = _combine(_attr_hash(nd.attr[k]), h)
+    return h
+
+
+def function_def_hash(fdef) -> int:
+    """TF's ``FunctionDefHash`` (the signature has no attrs or control outputs here)."""
+    sig = type(fdef.signature)()
+    sig.CopyFrom(fdef.signature)
+    del sig.attr[:]
+    del sig.control_output[:]
+    h = _hash64(_det(sig), _SEED)
+    for k in sorted(fdef.attr):
+        if fdef.attr[k].WhichOneof("value") is not None:
+            h = _hash64(k.encode(), h)
+            h = _combine(_attr_hash(fdef.attr[k]), h)
+    nh = _SEED
+    for nd in sorted(fdef.node_def, key=lambda n: n.name):
+        nh = _hash64(nd.name.encode(), nh)
+        nh = _combine(_node_hash(nd), nh)
+    h = _combine(nh, h)
+    for k in sorted(fdef.ret):
+        h = _hash64(k.encode(), h)
+        h = _hash64(fdef.ret[k].encode(), h)
+    for k in sorted(fdef.control_ret):
+        h = _hash64(k.encode(), h)
+        h = _hash64(fdef.control_ret[k].encode(), h)
+    return h
+
+
+def hashed_name(base, fdef) -> str:
+    """``<base>_<hash>``: the hash's 8 bytes (little-endian) in web-safe base64
+    without padding, ``-`` -> ``a``, ``_`` -> ``A`` (TF's ``GraphToFunctionDef``)."""
+    enc = base64.urlsafe_b64encode(struct.pack("<Q", function_def_hash(fdef))).decode().rstrip("=")
+    return f"{base}_{enc.replace('-', 'a').replace('_', 'A')}"
+
+
+# -- the function graph -----------------------------------------------------------
+
+class DefunGraph(FuncGraph):
+    """A Defun's body: an outer tensor becomes a placeholder (named in the scope of
+    the op that uses it, as TF's) and an extra argument the caller passes."""
+
+    def __init__(self, name, outer_graph):
+        super().__init__(name, outer_graph)
+        self.extra_inputs, self.extra_args, self.extra_vars = [], [], []
+
+    def capture(self, tensor):
+        if tensor.graph is self:
+            return tensor
+        key = id(tensor)
+        if key in self._capture_map:
+            return self._capture_map[key][1]
+        with self.as_default(), self.control_dependencies(None):
+            ph = apply_op("Placeholder", dtype=tensor.dtype.base_dtype, shape=tensor.shape)
+        self._capture_map[key] = (tensor, ph)
+        self.captures.append((tensor, ph))
+        self.inputs.append(ph)
+        self.extra_inputs.append(tensor)
+        self.extra_args.append(ph)
+        return ph
+
+
+def _normalize(name):
+    """TF's ``NodeNameMapping::Normalize``: lower case, non-alphanumerics -> ``_``,
+    leading non-letters dropped."""
+    s = "".join(c.lower() if c.isascii() and c.isalnum() else "_" for c in name)
+    i = next((k for k, c in enumerate(s) if c.isascii() and c.isalpha()), None)
+    return "unknown" if not s or i is None else s[i:]
+
+
+class _Names:
+    """TF's ``NodeNameMapping``: names made unique with ``_0``, ``_1``, ..."""
+
+    def __init__(self):
+        self.used, self.mapping = {}, {}
+
+    def unique(self, name):
+        if name not in self.used:
+            self.used[name] = 0
+            return name
+        while True:
+            cand = f"{name}_{self.used[name]}"
+            self.used[name] += 1
+            if cand not in self.used:
+                self.used[cand] = 0
+                return cand
+
+
+def graph_to_function_def(fg, out_names=None, description=None):
+    """The FunctionDef of Defun graph ``fg`` as TF's C API writes it (unnamed:
+    the caller names it), and the library of the functions its ops use."""
+    fdef = function_pb2.FunctionDef()
+    library = graph_export.scratch_library()
+    seen = {}
+    if description:
+        fdef.signature.description = description
+    names = _Names()
+    if out_names:
+        if len(out_names) != len(fg.outputs):
+            raise errors.InvalidArgumentError(
+                None, None, f"output names must be either empty or equal in size to outputs. output names size = "
+                f"{len(out_names)} outputs size = {len(fg.outputs)}")
+        for n in out_names:
+            if n in names.used:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Cannot have duplicate output names. Name '{n}' appears more than once in "
+                    "'output_names' array.")
+            names.used[n] = 0
+    out_arg_names = list(out_names) if out_names else [names.unique(_normalize(t.op.name)) for t in fg.outputs]
+    for n, t in zip(out_arg_names, fg.outputs):
+        fdef.signature.output_arg.add(name=n, type=t.dtype.base_dtype.as_datatype_enum)
+    renamed = {}
+    for i, t in enumerate(fg.inputs):
+        a = names.unique(_normalize(t.op.name))
+        names.mapping[t.op.name] = a
+        fdef.signature.input_arg.add(name=a, type=t.dtype.base_dtype.as_datatype_enum)
+        shape = t.op._attrs.get("shape")
+        fdef.arg_attr[i].attr["_output_shapes"].list.shape.add().CopyFrom(TensorShape(shape).as_proto())
+        renamed[id(t)] = a
+    args = {id(t.op) for t in fg.inputs}
+    body = [op for op in fg.get_operations() if id(op) not in args]
+    for op in body:
+        names.mapping[op.name] = names.unique(op.name)
+
+    def fref(t):
+        if id(t) in renamed:
+            return renamed[id(t)]
+        out, idx = graph_export._out_arg(t.op, t.value_index)
+        return f"{names.mapping[t.op.name]}:{out}:{idx}"
+
+    fref.local = graph_export._local_function
+    stateful = False
+    for op in body:
+        for nd in graph_export._node_defs(op, library, seen, fref):
+            controls = sorted(c.name for c in op._control_inputs if id(c) not in args)
+            del nd.input[len(nd.input) - len(op._control_inputs):]
+            nd.input.extend("^" + names.mapping[c] for c in controls)
+            nd.name = names.mapping.get(op.name, nd.name)
+            nd.attr.pop("_class", None)
+            fdef.node_def.add().CopyFrom(nd)
+        stateful = stateful or op._opdef.stateful
+    if stateful:
+        fdef.signature.is_stateful = True
+    for n, t in zip(out_arg_names, fg.outputs):
+        fdef.ret[n] = fref(t)
+    return fdef, library
+
+
+# -- Defun -----------------------------------------------------------------------
+
+def _parse_kwargs_as_attrs(func_name, **kwargs):
+    """The call-site / definition attrs TF derives from Defun's keyword arguments."""
+    attrs = {}
+    noinline = kwargs.pop("noinline", None)
+    if noinline is not None:
+        attrs["_noinline"] = bool(noinline)
+    attrs["_disable_call_shape_inference"] = True
+    compiled = kwargs.pop("compiled", None)
+    separate = kwargs.pop("separate_compiled_gradients", None)
+    if compiled is not None:
+        attrs["_XlaCompile"] = bool(compiled)
+        attrs["_XlaSeparateCompiledGradients"] = bool(separate)
+        attrs["_XlaScope"] = f"function_{func_name}"
+    for key in list(kwargs):
+        value = kwargs[key]
+        if key.startswith("experimental_"):
+            if not isinstance(value, (bool, int, float, str)):
+                raise ValueError(f"Attribute {key} must be bool, int, float, or str. Got {type(value)}.")
+            attrs[key] = value
+            del kwargs[key]
+        elif key in ("_implements", "_reference"):
+            if not isinstance(value, str):
+                raise ValueError(f"Attribute {key} must be str. Got {type(value)}.")
+            attrs[key] = value
+            del kwargs[key]
+    if kwargs:
+        raise ValueError(f"Unknown keyword arguments: {kwargs.keys()}.")
+    return attrs
+
+
+def _attr_proto(v):
+    return graph_export.attr_value_proto(v, graph_export.scratch_library(), {})
+
+
+class Defun:
+    """``@Defun(*input_types, func_name=None, grad_func=None, python_grad_func=None,
+    out_names=None, **kwargs)``: the decorated Python function becomes a graph
+    function (``shape_func``, ``noinline``, ``experimental_*`` pass through)."""
+
+    def __init__(self, *input_types, **kwargs):
+        self._input_types = input_types
+        self._func_name = kwargs.pop("func_name", None)
+        self._grad_func = kwargs.pop("grad_func", None)
+        self._python_grad_func = kwargs.pop("python_grad_func", None)
+        self._out_names = kwargs.pop("out_names", None)
+        self._extra_kwargs = kwargs
+
+    def __call__(self, func):
+        if not callable(func):
+            raise ValueError(f"Function {func} must be a callable.")
+        spec = inspect.getfullargspec(func)
+        if spec.varkw or spec.defaults:
+            raise ValueError("Functions with argument defaults or keywords arguments are not supported. "
+                             f"{func} has defaults {spec.defaults} and keywords {spec.varkw}.")
+        min_args = len(spec.args)
+        max_args = 1000000 if spec.varargs else min_args
+        argnames = spec.args
+        if inspect.ismethod(func):
+            min_args -= 1
+            argnames = argnames[1:]
+        common = dict(func_name=self._func_name, grad_func=self._grad_func,
+                      python_grad_func=self._python_grad_func, out_names=self._out_names, **self._extra_kwargs)
+        if self._input_types:
+            num = len(self._input_types)
+            if num < min_args or num > max_args:
+                raise ValueError("The number of tf.function input types is not compatible with the allowed "
+                                 f"arguments of {func}. The tf.function have {num} input types, while the python "
+                                 f"function allows minimum {min_args} and maximum {max_args} arguments.")
+            return _DefinedFunction(func, argnames, self._input_types, **common)
+        if min_args == 0 and max_args == 0:
+            return _DefinedFunction(func, [], [], **common)
+        return _OverloadedFunction(func, argnames, **common)
+
+
+class _DefinedFunction:
+    """A function definition and its properties (TF's ``_DefinedFunction``)."""
+
+    def __init__(self, func, argnames, input_types, func_name=None, grad_func=None, python_grad_func=None,
+                 out_names=None, shape_func=None, capture_by_value=False, allowlisted_stateful_ops=None,
+                 capture_resource_var_by_value=True, **kwargs):
+        self._func = func
+        self._input_types = input_types
+        self._func_name = func_name
+        self._grad_func = grad_func
+        self._python_grad_func = python_grad_func
+        self._out_names = out_names
+        self._shape_func = shape_func
+        self._capture_by_value = capture_by_value
+        self._extra_kwargs = kwargs
+        self._definition = None
+        self._library = None
+        self._graph = None
+        self._sub_functions = {}
+        self._extra_inputs = []
+        self._stateful_ops = []
+        self._op_def = None
+        self._call_opdef = None
+        self._arg_types = input_types
+        self._arg_names = [argnames[i] if i < len(argnames) else f"arg{i}" for i in range(len(input_types))]
+
+    @property
+    def name(self):
+        self._create_definition_if_needed()
+        return self._func_name
+
+    @property
+    def definition(self):
+        self._create_definition_if_needed()
+        return self._definition
+
+    cached_definition = definition
+
+    @property
+    def _signature(self):
+        self._create_definition_if_needed()
+        return self._op_def
+
+    def set_grad_func(self, grad_func):
+        assert not self._grad_func
+        assert isinstance(grad_func, _DefinedFunction)
+        self._grad_func = grad_func
+
+    @property
+    def grad_func_name(self):
+        return self._grad_func.name if self._grad_func else None
+
+    @property
+    def python_grad_func(self):
+        return self._python_grad_func
+
+    @property
+    def declared_input_types(self):
+        return self._input_types
+
+    @property
+    def captured_inputs(self):
+        self._create_definition_if_needed()
+        return self._extra_inputs
+
+    @property
+    def stateful_ops(self):
+        self._create_definition_if_needed()
+        return self._stateful_ops
+
+    @property
+    def graph(self):
+        """The function graph the Session runs for a call."""
+        self._create_definition_if_needed()
+        return self._graph
+
+    def _create_definition_if_needed(self):
+        if self._definition is not None:
+            return
+        outer = get_default_graph()
+        name = self._func_name or getattr(self._func, "__name__", "function")
+        fg = DefunGraph(name, outer)
+        with fg.as_default():
+            for argname, argtype in zip(self._arg_names, self._arg_types):
+                fg.inputs.append(apply_op("Placeholder", dtype=dtypes.as_dtype(argtype), shape=TensorShape(None),
+                                          name=argname))
+            outputs = self._func(*fg.inputs)
+            if outputs is None:
+                outputs = []
+            else:
+                if not isinstance(outputs, (list, tuple)):
+                    outputs = (outputs,)
+                if any(o is None for o in outputs):
+                    raise ValueError(f"Function {name} can not return None.")
+            outputs = [convert_to_tensor(t) for t in outputs]
+            outputs = [fg.capture(t) if t.graph is not fg else t for t in outputs]
+            fg.outputs = outputs
+        self._graph = fg
+        self._extra_inputs = list(fg.extra_inputs)
+        self._sub_functions = dict(_functions_of(fg))
+        if self._func_name:
+            base = self._func_name
+        else:
+            base = getattr(self._func, "__name__", "function")
+            if self._grad_func:
+                base += f"_{self._grad_func.name}"
+        kwargs_attr = _parse_kwargs_as_attrs(base, **dict(self._extra_kwargs))
+        fdef, self._library = graph_to_function_def(fg, self._out_names, self._func.__doc__)
+        fdef.signature.name = base if self._func_name else hashed_name(base, fdef)
+        for k, v in kwargs_attr.items():
+            fdef.attr[k].CopyFrom(_attr_proto(v))
+        self._func_name = fdef.signature.name
+        self._definition = fdef
+        self._op_def = fdef.signature
+        self._stateful_ops = [(op.name, op.type) for op in fg.get_operations() if op._opdef.stateful]
+        self._call_opdef = _call_opdef(fdef.signature, fg, bool(self._stateful_ops))
+
+    def add_to_graph(self, g):
+        """Adds this function (its sub-functions, its gradient function) to graph ``g``."""
+        self._create_definition_if_needed()
+        _add_function(g, self)
+        for f in self._sub_functions.values():
+            _add_function(g, f)
+        if self._grad_func:
+            self._grad_func.add_to_graph(g)
+
+    def __call__(self, *args, **kwargs):
+        self.add_to_graph(get_default_graph())
+        args = [convert_to_tensor(a) for a in args] + self._extra_inputs
+        ret, op = _call(self, *args, **kwargs)
+        if self._shape_func is not None:
+            shapes = self._shape_func(op)
+            if len(shapes) != len(op.outputs):
+                raise ValueError(f"shape_func {self._shape_func} produced {len(shapes):d} shapes, which does not "
+                                 f"match {len(op.outputs)} outputs.")
+            for t, shape in zip(op.outputs, shapes):
+                t.set_shape(shape)
+        return ret
+
+
+def _call_opdef(sig, fg, stateful):
+    """The declaration of the call op: ``input`` (a list) in, the signature's
+    output args out; its kernel runs ``fg``."""
+    outs = tuple(a.name for a in sig.output_arg)
+    single = len(outs) == 1
+
+    def kernel(input, ctx):  # noqa: A002 -- TF's name
+        res = ctx.run_subgraph(fg, list(input))
+        return res[0] if single else tuple(res)
+
+    kernel.__name__ = sig.name
+    return registry.OpDef(
+        name=sig.name, inputs=("input",), outputs=outs, attrs={}, type_attrs={}, allowed={},
+        list_inputs={"input": None}, shape=None, kernel=kernel, gpu_kernel=None, stateful=stateful, refs=(),
+        ref_outputs={}, allow_uninitialized=(), ctx=True, creates_ref=False, raw_inputs=("input",))
+
+
+def _call(fn, *inputs, **kwargs):
+    """Adds a call node of ``fn`` (op type = its name); (result, op)."""
+    sig = fn._signature
+    if len(inputs) != len(sig.input_arg):
+        raise ValueError(f"Expected {len(sig.input_arg):d} arguments, got {len(inputs):d}.")
+    name = kwargs.pop("name", None)
+    g = get_default_graph()
+    func_name = sig.name
+    attrs = _parse_kwargs_as_attrs(func_name, **kwargs)
+    inputs = list(inputs)
+    for i, (t, arg) in enumerate(zip(inputs, sig.input_arg)):
+        if t.graph is not g:
+            if not g._building_function:
+                raise ValueError(f"Tensor {t.name} must be from the same graph as the call of {func_name}.")
+            inputs[i] = t = g.capture(t)
+        want = dtypes.as_dtype(arg.type)
+        if t.dtype.base_dtype != want:
+            raise ValueError(f"Input {i} of node {name or func_name} was passed {t.dtype.base_dtype.name} from "
+                             f"{t.name} incompatible with expected {want.name}.")
+    attrs["_list_sizes"] = {"input": len(inputs)}
+    specs = [(dtypes.as_dtype(a.type), TensorShape(None)) for a in sig.output_arg]
+    op = g.create_op(func_name, inputs, attrs, name or func_name, specs, fn._call_opdef)
+    g._defun_of_op[op.name] = fn
+    outs = op.outputs
+    ret = op if not outs else outs[0] if len(outs) == 1 else tuple(outs)
+    return ret, op
+
+
+class _OverloadedFunction:
+    """A Defun without input types: instantiated per list of argument dtypes."""
+
+    def __init__(self, func, argnames, func_name=None, grad_func=None, python_grad_func=None, out_names=None,
+                 **kwargs):
+        self._func = func
+        self._argnames = argnames
+        self._func_name = func_name
+        assert grad_func is None or isinstance(grad_func, _OverloadedFunction)
+        self._grad_func = grad_func
+        self._python_grad_func = python_grad_func
+        self._out_names = out_names
+        self._extra_kwargs = kwargs
+        self._overload = {}
+
+    def instantiate(self, input_types):
+        key = _type_list_to_str(input_types)
+        defined = self._overload.get(key)
+        if not defined:
+            name = self._func_name
+            if name is not None:
+                name = "_".join([name, key])
+            defined = _DefinedFunction(self._func, self._argnames, input_types, name, None,
+                                       self._python_grad_func, out_names=self._out_names, **self._extra_kwargs)
+            _ = defined.name
+            if self._grad_func:
+                output_types = [dtypes.as_dtype(a.type) for a in defined._signature.output_arg]
+                defined._grad_func = self._grad_func.instantiate(list(input_types) + output_types)
+            self._overload[key] = defined
+        return defined
+
+    def __call__(self, *args, **kwargs):
+        input_types, args = [], list(args)
+        for i, x in enumerate(args):
+            x = convert_to_tensor(x)
+            input_types.append(x.dtype.base_dtype)
+            args[i] = x
+        return self.instantiate(input_types)(*args, **kwargs)
+
+
+_DTYPE_TO_STR = {
+    dtypes.float16: "f16", dtypes.float32: "f32", dtypes.float64: "f64", dtypes.int32: "i32",
+    dtypes.uint8: "i8", dtypes.uint16: "u16", dtypes.uint32: "u32", dtypes.uint64: "u64", dtypes.int16: "i16",
+    dtypes.int8: "i8", dtypes.string: "s", dtypes.complex64: "c64", dtypes.complex128: "c128",
+    dtypes.int64: "i64", dtypes.bool: "b", dtypes.qint8: "qi8", dtypes.quint8: "qu8", dtypes.qint16: "qi16",
+    dtypes.quint16: "qu16", dtypes.qint32: "qi32", dtypes.bfloat16: "b16",
+}
+
+
+def _type_list_to_str(types):
+    bad = [t for t in types if t not in _DTYPE_TO_STR]
+    if bad:
+        raise ValueError(f"Unsupported dtypes {bad} in `types`. Supported dtypes are {_DTYPE_TO_STR.keys()}.")
+    return "".join(_DTYPE_TO_STR[t] for t in types)
+
+
+# -- the graph's function library ------------------------------------------------
+
+def _functions_of(g):
+    fns = g.__dict__.get("_functions")
+    if fns is None:
+        fns = g.__dict__["_functions"] = collections.OrderedDict()
+    return fns
+
+
+def _add_function(g, fn):
+    """Adds ``fn`` to ``g``'s library (and, inside a function body, to the graphs it nests in)."""
+    while g is not None:
+        fns = _functions_of(g)
+        prev = fns.get(fn.name)
+        if prev is not None and prev is not fn and prev.definition != fn.definition:
+            raise ValueError(f"Cannot add function '{fn.name}' because a different function with the same name "
+                             "already exists.")
+        fns.setdefault(fn.name, fn)
+        g = getattr(g, "outer_graph", None) if g._building_function else None
+
+
+Graph._functions = property(_functions_of)
+Graph._add_function = _add_function
+Graph._add_function_recursive = _add_function
+Graph._is_function = lambda self, name: name in _functions_of(self)
+Graph._get_function = lambda self, name: _functions_of(self).get(name)
+Graph._defun_of_op = property(lambda self: self.__dict__.setdefault("_defun_ops", {}))
+
+
+def _library_of(g, library):
+    """Adds the functions of ``g``'s library (with their gradient pairs) to a FunctionDefLibrary."""
+    have = {f.signature.name for f in library.function}
+    for fn in _functions_of(g).values():
+        for fdef in [fn.definition] + list(fn._library.function if fn._library is not None else ()):
+            if fdef.signature.name not in have:
+                have.add(fdef.signature.name)
+                library.function.add().CopyFrom(fdef)
+        if fn.grad_func_name:
+            library.gradient.add(function_name=fn.name, gradient_func=fn.grad_func_name)
+
+
+graph_export.LIBRARY_SOURCES.append(_library_of)
+
+
+# -- helpers TF exports ----------------------------------------------------------
+
+def get_extra_vars():
+    g = get_default_graph()
+    return g.extra_vars if isinstance(g, DefunGraph) else []
+
+
+def get_extra_inputs():
+    g = get_default_graph()
+    return g.extra_inputs if isinstance(g, DefunGraph) else []
+
+
+def get_extra_args():
+    g = get_default_graph()
+    return g.extra_args if isinstance(g, DefunGraph) else []
+
+
+def from_library(lib):
+    """_DefinedFunctions of a FunctionDefLibrary (TF's checks of its gradient pairs)."""
+    if not lib.function and not lib.gradient:
+        return []
+    funcs = {f.signature.name: f for f in lib.function}
+    for gd in lib.gradient:
+        if gd.function_name not in funcs:
+            raise ValueError(f"FunctionDefLibrary missing '{gd.function_name}' FunctionDef\n{lib}")
+        if gd.gradient_func not in funcs:
+            raise ValueError(f"FunctionDefLibrary missing '{gd.gradient_func}' FunctionDef\n{lib}")
+    func_to_grad = {gd.function_name: gd.gradient_func for gd in lib.gradient}
+    grad_to_funcs = collections.defaultdict(list)
+    for gd in lib.gradient:
+        grad_to_funcs[gd.gradient_func].append(gd.function_name)
+    ready = [f for f in lib.function if func_to_grad.get(f.signature.name) is None]
+    if not ready:
+        raise ValueError(f"FunctionDefLibrary contains cyclic gradient functions!\n{lib}")
+    initialized = {}
+    while ready:
+        fdef = ready.pop()
+        name = fdef.signature.name
+        grad = initialized.get(func_to_grad.get(name))
+        initialized[name] = _from_definition(fdef, grad)
+        ready.extend(funcs[f] for f in grad_to_funcs[name])
+    return initialized.values()
+
+
+def _from_definition(fdef, grad_func=None):
+    """A _DefinedFunction of a FunctionDef (its body rebuilt by the importer)."""
+    fn = _DefinedFunction(None, [a.name for a in fdef.signature.input_arg],
+                          tuple(dtypes.as_dtype(a.type) for a in fdef.signature.input_arg), fdef.signature.name,
+                          grad_func, None, [a.name for a in fdef.signature.output_arg])
+    fn._definition = fdef
+    fn._op_def = fdef.signature
+    fn._library = None
+    fn._graph = importer.function_graph_of(fdef, get_default_graph())
+    fn._call_opdef = _call_opdef(fdef.signature, fn._graph, fdef.signature.is_stateful)
+    return fn
+
