@@ -24,6 +24,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
+from ref.grad.function_grad import function_of, function_rule
 from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
@@ -209,7 +210,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 rule = None
                 if has_out_grads and op not in stop_ops:
                     try:
-                        rule = get_rule(op._attrs.get("_gradient_op_type", op.type))
+                        rule = (function_rule(op, gradients) if function_of(op) is not None
+                                else get_rule(op._attrs.get("_gradient_op_type", op.type)))
                     except LookupError:
                         raise LookupError(f"No gradient defined for operation'{op.name}' (op type: {op.type}). In "
                                           "general every operation must have an associated `@tf.RegisterGradient` "

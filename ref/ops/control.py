@@ -261,3 +261,24 @@ def loop_cond(input):
 def ref_identity(input):
     """Identity forwarding a reference (a loop variable that is a variable)."""
     return input
+
+
+# -- SymbolicGradient: the gradient of a graph function (TF1 Defun) -------------
+
+def _symbolic_gradient_shape(ins, attrs):
+    """TF's shape function: output ``i`` has input ``i``'s shape."""
+    return [(d, ins["input"][i].shape if i < len(ins["input"]) else TensorShape(None))
+            for i, d in enumerate(attrs["Tout"])]
+
+
+@register_op("SymbolicGradient", inputs=("input",), list_inputs={"input": None},
+             attrs={"Tin": REQUIRED, "Tout": REQUIRED, "f": REQUIRED, "_grad_graph": None},
+             outputs=("*output",), shape=_symbolic_gradient_shape, ctx=True, stateful=True, raw_inputs=("input",))
+def symbolic_gradient(input, Tin, Tout, f, _grad_graph=None, ctx=None):  # noqa: A002, N803 -- TF's names
+    """The gradients of function ``f`` with respect to its inputs: ``input`` is
+    f's inputs then the gradients of its outputs. ``_grad_graph`` (built with the
+    node by ``ref.grad``) computes them."""
+    if _grad_graph is None:
+        raise invalid_argument(f"SymbolicGradient of {getattr(f, 'func', f)}: no gradient graph "
+                               "(a SymbolicGradient node imported from a GraphDef cannot run here)")
+    return tuple(ctx.run_subgraph(_grad_graph, list(input)))
