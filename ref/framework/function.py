@@ -150,9 +150,11 @@ class DefunGraph(FuncGraph):
     """A Defun's body: an outer tensor becomes a placeholder (named in the scope of
     the op that uses it, as TF's) and an extra argument the caller passes."""
 
-    def __init__(self, name, outer_graph):
+    def __init__(self, name, outer_graph, capture_by_value=False, allowlisted_stateful_ops=()):
         super().__init__(name, outer_graph)
         self.extra_inputs, self.extra_args, self.extra_vars = [], [], []
+        self._by_value = capture_by_value
+        self._allowlisted = set(allowlisted_stateful_ops or ())
 
     def capture(self, tensor):
         if tensor.graph is self:
@@ -160,6 +162,8 @@ class DefunGraph(FuncGraph):
         key = id(tensor)
         if key in self._capture_map:
             return self._capture_map[key][1]
+        if self._by_value:
+            return self._copy_op(tensor.op)[tensor.value_index]
         with self.as_default(), self.control_dependencies(None):
             ph = apply_op("Placeholder", dtype=tensor.dtype.base_dtype, shape=tensor.shape)
         self._capture_map[key] = (tensor, ph)
@@ -168,6 +172,37 @@ class DefunGraph(FuncGraph):
         self.extra_inputs.append(tensor)
         self.extra_args.append(ph)
         return ph
+
+
+# ops ref's registry marks stateful (so the Session never folds them) that TF's op defs do not
+_NOT_STATEFUL_IN_TF = frozenset(("Placeholder", "PlaceholderWithDefault"))
+
+
+def _copy_op_by_value(g, op):
+    """Copies ``op`` and the ops it reads into Defun graph ``g`` (capture by value)."""
+    if op.type in ("Placeholder", "PlaceholderV2"):
+        raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) by value.")
+    if op._opdef.stateful and op not in g._allowlisted and op.type not in _NOT_STATEFUL_IN_TF:
+        raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) by value.")
+    ins = [g.capture(t) for t in op._inputs]
+    kwargs, i = {}, 0
+    for in_name, v in op.named_inputs().items():
+        n = len(v) if isinstance(v, list) else 1
+        kwargs[in_name] = ins[i:i + n] if isinstance(v, list) else ins[i]
+        i += n
+    for k in op._opdef.attrs:
+        if k in op._attrs:
+            kwargs[k] = op._attrs[k]
+    with g.as_default(), g.name_scope(None), g.control_dependencies(None):
+        res = apply_op(op.type, name=op.name, **kwargs)
+    outs = [] if not op._outputs else [res] if len(op._outputs) == 1 and not isinstance(res, (list, tuple)) \
+        else list(res)
+    for old, new in zip(op._outputs, outs):
+        g._capture_map[id(old)] = (old, new)
+    return outs
+
+
+DefunGraph._copy_op = _copy_op_by_value
 
 
 def _normalize(name):
@@ -248,7 +283,7 @@ def graph_to_function_def(fg, out_names=None, description=None):
             nd.name = names.mapping.get(op.name, nd.name)
             nd.attr.pop("_class", None)
             fdef.node_def.add().CopyFrom(nd)
-        stateful = stateful or op._opdef.stateful
+        stateful = stateful or (op._opdef.stateful and op.type not in _NOT_STATEFUL_IN_TF)
     if stateful:
         fdef.signature.is_stateful = True
     for n, t in zip(out_arg_names, fg.outputs):
@@ -346,6 +381,7 @@ class _DefinedFunction:
         self._out_names = out_names
         self._shape_func = shape_func
         self._capture_by_value = capture_by_value
+        self._allowlisted_stateful_ops = allowlisted_stateful_ops
         self._extra_kwargs = kwargs
         self._definition = None
         self._library = None
@@ -413,7 +449,7 @@ class _DefinedFunction:
             return
         outer = get_default_graph()
         name = self._func_name or getattr(self._func, "__name__", "function")
-        fg = DefunGraph(name, outer)
+        fg = DefunGraph(name, outer, self._capture_by_value, self._allowlisted_stateful_ops)
         with fg.as_default():
             for argname, argtype in zip(self._arg_names, self._arg_types):
                 fg.inputs.append(apply_op("Placeholder", dtype=dtypes.as_dtype(argtype), shape=TensorShape(None),
@@ -446,7 +482,8 @@ class _DefinedFunction:
         self._func_name = fdef.signature.name
         self._definition = fdef
         self._op_def = fdef.signature
-        self._stateful_ops = [(op.name, op.type) for op in fg.get_operations() if op._opdef.stateful]
+        self._stateful_ops = [(op.name, op.type) for op in fg.get_operations()
+                              if op._opdef.stateful and op.type not in _NOT_STATEFUL_IN_TF]
         self._call_opdef = _call_opdef(fdef.signature, fg, bool(self._stateful_ops))
 
     def add_to_graph(self, g):
@@ -669,7 +706,7 @@ def _from_definition(fdef, grad_func=None):
     fn._definition = fdef
     fn._op_def = fdef.signature
     fn._library = None
-    fn._graph = importer.function_graph_of(fdef, get_default_graph())
+    fn._graph = importer._build_function(get_default_graph(), fdef, {fdef.signature.name: fdef})
     fn._call_opdef = _call_opdef(fdef.signature, fn._graph, fdef.signature.is_stateful)
     return fn
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from ref.protos import attr_value_pb2
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
-from ref.framework.op_def_library import apply_op
+from ref.framework.graph import get_default_graph
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops.array_ops import zeros_like
 
 
@@ -30,25 +31,63 @@ def function_rule(op, gradients):
 
     def rule(op, *out_grads):
         grads = [g if g is not None else zeros_like(t) for t, g in zip(op.outputs, out_grads)]
-        ins = list(op.inputs)
-        grad_fg = _gradient_graph(fn, op, grads, gradients)
         f = attr_value_pb2.AttrValue()
         f.func.name = op.type
         for k, v in op.node_def.attr.items():
             f.func.attr[k].CopyFrom(v)
-        res = apply_op("SymbolicGradient", input=ins + grads + grad_fg.external_captures,
-                       Tin=[t.dtype.base_dtype for t in ins + grads + grad_fg.external_captures],
-                       Tout=[t.dtype.base_dtype for t in ins], f=f, _grad_graph=grad_fg)
-        return res if isinstance(res, list) else [res]
+        return _symbolic_gradient(fn, list(op.inputs) + grads, [t.dtype.base_dtype for t in op.inputs], f,
+                                  None, gradients)
 
     return rule
 
 
-def _gradient_graph(fn, op, grads, gradients):
-    """A function graph: (the call's inputs, the output gradients) -> the input gradients."""
-    fg = FuncGraph(f"{op.type}_grad", op.graph)
+GRADIENTS = []  # ref.grad.gradients.gradients, registered by that module
+
+
+def _lookup(name):
+    g = get_default_graph()
+    while g is not None:
+        fn = g._get_function(name)
+        if fn is not None:
+            return fn
+        g = g.outer_graph if g._building_function else None
+    return None
+
+
+def symbolic_gradient(input, Tout, f, name=None):  # noqa: A002 -- TF's names
+    """TF's ``functional_ops.symbolic_gradient``: the gradients of function ``f``
+    (a name, a NameAttrList or a Defun) with respect to its inputs, given its
+    inputs followed by the gradients of its outputs."""
+    if isinstance(f, str):
+        name_, f_attr = f, attr_value_pb2.AttrValue()
+        f_attr.func.name = f
+    elif hasattr(f, "definition"):
+        name_, f_attr = f.name, attr_value_pb2.AttrValue()
+        f_attr.func.name = f.name
+    else:
+        name_, f_attr = f.name, attr_value_pb2.AttrValue()
+        f_attr.func.CopyFrom(f)
+    input = [convert_to_tensor(t) for t in input]
+    return _symbolic_gradient(_lookup(name_), input, [dtypes.as_dtype(d) for d in Tout], f_attr, name,
+                              GRADIENTS[0])
+
+
+def _symbolic_gradient(fn, inputs, tout, f_attr, name, gradients):
+    n = len(tout)
+    grad_fg = None
+    if fn is not None:
+        grad_fg = _gradient_graph(fn, inputs[:n], inputs[n:], gradients)
+    extra = grad_fg.external_captures if grad_fg is not None else []
+    res = apply_op("SymbolicGradient", input=inputs + extra, Tin=[t.dtype.base_dtype for t in inputs + extra],
+                   Tout=tout, f=f_attr, _grad_graph=grad_fg, name=name)
+    return res if isinstance(res, list) else [res]
+
+
+def _gradient_graph(fn, xs_in, grads, gradients):
+    """A function graph: (the function's inputs, its output gradients) -> the input gradients."""
+    fg = FuncGraph(f"{fn.name}_grad", get_default_graph())
     with fg.as_default():
-        xs = [fg.add_argument(t.dtype.base_dtype, t.shape, f"x{i}") for i, t in enumerate(op.inputs)]
+        xs = [fg.add_argument(t.dtype.base_dtype, t.shape, f"x{i}") for i, t in enumerate(xs_in)]
         dys = [fg.add_argument(g.dtype.base_dtype, g.shape, f"dy{i}") for i, g in enumerate(grads)]
         if fn._grad_func is not None:
             res = fn._grad_func(*(xs + dys))
@@ -60,6 +99,5 @@ def _gradient_graph(fn, op, grads, gradients):
             pairs = [(y, dy) for y, dy in zip(ys, dys) if y.dtype.base_dtype.is_floating or y.dtype.is_complex]
             got = gradients([y for y, _ in pairs], xs, grad_ys=[dy for _, dy in pairs]) if pairs else [None] * len(xs)
             outs = [g if g is not None else zeros_like(x) for g, x in zip(got, xs)]
-            outs = [apply_op("Identity", input=g) if g.dtype == dtypes.resource else g for g in outs]
     fg.outputs = outs
     return fg

@@ -24,6 +24,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
+from ref.grad import function_grad
 from ref.grad.function_grad import function_of, function_rule
 from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
@@ -397,3 +398,6 @@ def _hessian_vector_product(ys, xs, v):
     assert len(grads) == len(xs)
     products = [math_ops.multiply(g, array_ops.stop_gradient(u)) for g, u in zip(grads, v) if g is not None]
     return gradients(products, xs)
+
+
+function_grad.GRADIENTS.append(gradients)

@@ -272,9 +272,9 @@ def _symbolic_gradient_shape(ins, attrs):
 
 
 @register_op("SymbolicGradient", inputs=("input",), list_inputs={"input": None},
-             attrs={"Tin": REQUIRED, "Tout": REQUIRED, "f": REQUIRED, "_grad_graph": None},
+             attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "_grad_graph": None},
              outputs=("*output",), shape=_symbolic_gradient_shape, ctx=True, stateful=True, raw_inputs=("input",))
-def symbolic_gradient(input, Tin, Tout, f, _grad_graph=None, ctx=None):  # noqa: A002, N803 -- TF's names
+def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):  # noqa: A002, N803 -- TF's names
     """The gradients of function ``f`` with respect to its inputs: ``input`` is
     f's inputs then the gradients of its outputs. ``_grad_graph`` (built with the
     node by ``ref.grad``) computes them."""
