@@ -19,6 +19,7 @@ import base64
 import collections
 import inspect
 import struct
+import types
 
 from ref.types import dtypes, errors
 from ref.types.shapes import TensorShape
@@ -231,7 +232,15 @@ class _Names:
                 return cand
 
 
-def graph_to_function_def(fg, out_names=None, description=None):
+def graph_to_function_def(graph, operations, inputs, outputs, out_names=None):
+    """TF's ``graph_to_function_def``: the FunctionDef (unnamed) of ``operations``
+    of ``graph`` taking ``inputs`` (tensors) and returning ``outputs``."""
+    body = types.SimpleNamespace(inputs=list(inputs), outputs=list(outputs),
+                                 get_operations=lambda: list(operations))
+    return function_def_of(body, out_names)[0]
+
+
+def function_def_of(fg, out_names=None, description=None):
     """The FunctionDef of Defun graph ``fg`` as TF's C API writes it (unnamed:
     the caller names it), and the library of the functions its ops use."""
     fdef = function_pb2.FunctionDef()
@@ -385,12 +394,16 @@ class _DefinedFunction:
         self._extra_kwargs = kwargs
         self._definition = None
         self._library = None
+        self._library_defs = None
+        self._outer = None
         self._graph = None
         self._sub_functions = {}
         self._extra_inputs = []
         self._stateful_ops = []
         self._op_def = None
         self._call_opdef = None
+        stack = get_default_graph()._tls().device_stack
+        self._caller_device = stack[-1] if stack else None  # TF: the body runs on the defining scope's device
         self._arg_types = input_types
         self._arg_names = [argnames[i] if i < len(argnames) else f"arg{i}" for i in range(len(input_types))]
 
@@ -440,8 +453,12 @@ class _DefinedFunction:
 
     @property
     def graph(self):
-        """The function graph the Session runs for a call."""
+        """The function graph the Session runs for a call (a function read from a
+        FunctionDef gets it on first use, its calls resolved in ``library``)."""
         self._create_definition_if_needed()
+        if self._graph is None:
+            library = {self._definition.signature.name: self._definition, **(self._library_defs or {})}
+            self._graph = importer._build_function(self._outer or get_default_graph(), self._definition, library)
         return self._graph
 
     def _create_definition_if_needed(self):
@@ -450,7 +467,7 @@ class _DefinedFunction:
         outer = get_default_graph()
         name = self._func_name or getattr(self._func, "__name__", "function")
         fg = DefunGraph(name, outer, self._capture_by_value, self._allowlisted_stateful_ops)
-        with fg.as_default():
+        with fg.as_default(), fg.device(self._caller_device):
             for argname, argtype in zip(self._arg_names, self._arg_types):
                 fg.inputs.append(apply_op("Placeholder", dtype=dtypes.as_dtype(argtype), shape=TensorShape(None),
                                           name=argname))
@@ -475,7 +492,7 @@ class _DefinedFunction:
             if self._grad_func:
                 base += f"_{self._grad_func.name}"
         kwargs_attr = _parse_kwargs_as_attrs(base, **dict(self._extra_kwargs))
-        fdef, self._library = graph_to_function_def(fg, self._out_names, self._func.__doc__)
+        fdef, self._library = function_def_of(fg, self._out_names, self._func.__doc__)
         fdef.signature.name = base if self._func_name else hashed_name(base, fdef)
         for k, v in kwargs_attr.items():
             fdef.attr[k].CopyFrom(_attr_proto(v))
@@ -484,7 +501,7 @@ class _DefinedFunction:
         self._op_def = fdef.signature
         self._stateful_ops = [(op.name, op.type) for op in fg.get_operations()
                               if op._opdef.stateful and op.type not in _NOT_STATEFUL_IN_TF]
-        self._call_opdef = _call_opdef(fdef.signature, fg, bool(self._stateful_ops))
+        self._call_opdef = _call_opdef(self, fdef.signature, bool(self._stateful_ops))
 
     def add_to_graph(self, g):
         """Adds this function (its sub-functions, its gradient function) to graph ``g``."""
@@ -509,21 +526,31 @@ class _DefinedFunction:
         return ret
 
 
-def _call_opdef(sig, fg, stateful):
+_BY_OPDEF = {}  # id(call OpDef) -> its _DefinedFunction
+
+
+def function_of(op):
+    """The Defun function call ``op`` calls, or None for any other op."""
+    return _BY_OPDEF.get(id(op._opdef))
+
+
+def _call_opdef(fn, sig, stateful):
     """The declaration of the call op: ``input`` (a list) in, the signature's
     output args out; its kernel runs ``fg``."""
     outs = tuple(a.name for a in sig.output_arg)
     single = len(outs) == 1
 
     def kernel(input, ctx):  # noqa: A002 -- TF's name
-        res = ctx.run_subgraph(fg, list(input))
+        res = ctx.run_subgraph(fn.graph, list(input))
         return res[0] if single else tuple(res)
 
     kernel.__name__ = sig.name
-    return registry.OpDef(
+    opdef = registry.OpDef(
         name=sig.name, inputs=("input",), outputs=outs, attrs={}, type_attrs={}, allowed={},
         list_inputs={"input": None}, shape=None, kernel=kernel, gpu_kernel=None, stateful=stateful, refs=(),
         ref_outputs={}, allow_uninitialized=(), ctx=True, creates_ref=False, raw_inputs=("input",))
+    _BY_OPDEF[id(opdef)] = fn
+    return opdef
 
 
 def _call(fn, *inputs, **kwargs):
@@ -548,7 +575,6 @@ def _call(fn, *inputs, **kwargs):
     attrs["_list_sizes"] = {"input": len(inputs)}
     specs = [(dtypes.as_dtype(a.type), TensorShape(None)) for a in sig.output_arg]
     op = g.create_op(func_name, inputs, attrs, name or func_name, specs, fn._call_opdef)
-    g._defun_of_op[op.name] = fn
     outs = op.outputs
     ret = op if not outs else outs[0] if len(outs) == 1 else tuple(outs)
     return ret, op
@@ -625,8 +651,9 @@ def _add_function(g, fn):
         fns = _functions_of(g)
         prev = fns.get(fn.name)
         if prev is not None and prev is not fn and prev.definition != fn.definition:
-            raise ValueError(f"Cannot add function '{fn.name}' because a different function with the same name "
-                             "already exists.")
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot add function '{fn.name}' because a different function with the same name "
+                "already exists.")
         fns.setdefault(fn.name, fn)
         g = getattr(g, "outer_graph", None) if g._building_function else None
 
@@ -636,7 +663,6 @@ Graph._add_function = _add_function
 Graph._add_function_recursive = _add_function
 Graph._is_function = lambda self, name: name in _functions_of(self)
 Graph._get_function = lambda self, name: _functions_of(self).get(name)
-Graph._defun_of_op = property(lambda self: self.__dict__.setdefault("_defun_ops", {}))
 
 
 def _library_of(g, library):
@@ -698,15 +724,45 @@ def from_library(lib):
     return initialized.values()
 
 
-def _from_definition(fdef, grad_func=None):
+def _from_definition(fdef, grad_func=None, library=None):
     """A _DefinedFunction of a FunctionDef (its body rebuilt by the importer)."""
     fn = _DefinedFunction(None, [a.name for a in fdef.signature.input_arg],
                           tuple(dtypes.as_dtype(a.type) for a in fdef.signature.input_arg), fdef.signature.name,
                           grad_func, None, [a.name for a in fdef.signature.output_arg])
     fn._definition = fdef
     fn._op_def = fdef.signature
-    fn._library = None
-    fn._graph = importer._build_function(get_default_graph(), fdef, {fdef.signature.name: fdef})
-    fn._call_opdef = _call_opdef(fdef.signature, fn._graph, fdef.signature.is_stateful)
+    fn._library_defs = dict(library or {})
+    fn._call_opdef = _call_opdef(fn, fdef.signature, fdef.signature.is_stateful)
     return fn
+
+
+def _import_call(g, functions, nd, inputs, name):
+    """The call node ``nd`` of an imported GraphDef (its function from ``functions``)."""
+    fn = _lookup(g, nd.op)
+    if fn is None:
+        fn = _from_definition(functions[nd.op], library=functions)
+        fn._outer = g
+    fn.add_to_graph(g)
+    attrs = {k: graph_export_value(v) for k, v in nd.attr.items() if k.startswith("_") and k != "_output_shapes"}
+    attrs["_list_sizes"] = {"input": len(inputs)}
+    specs = [(dtypes.as_dtype(a.type), TensorShape(None)) for a in fn._signature.output_arg]
+    return g.create_op(nd.op, list(inputs), attrs, name + "/", specs, fn._call_opdef)
+
+
+def graph_export_value(av):
+    """A private attr's Python value (bool, int, float, string)."""
+    kind = av.WhichOneof("value")
+    return av.s.decode() if kind == "s" else getattr(av, kind) if kind in ("b", "i", "f") else av
+
+
+def _lookup(g, name):
+    while g is not None:
+        fn = _functions_of(g).get(name)
+        if fn is not None:
+            return fn
+        g = g.outer_graph if g._building_function else None
+    return None
+
+
+importer.FUNCTION_CALLS.append(_import_call)
 

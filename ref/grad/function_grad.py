@@ -12,14 +12,10 @@ from __future__ import annotations
 from ref.protos import attr_value_pb2
 from ref.types import dtypes
 from ref.framework.func_graph import FuncGraph, copy_ops
+from ref.framework.function import function_of
 from ref.framework.graph import get_default_graph
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops.array_ops import zeros_like
-
-
-def function_of(op):
-    """The Defun function ``op`` calls, or None."""
-    return op.graph._defun_of_op.get(op.name)
 
 
 def function_rule(op, gradients):
@@ -47,7 +43,7 @@ GRADIENTS = []  # ref.grad.gradients.gradients, registered by that module
 def _lookup(name):
     g = get_default_graph()
     while g is not None:
-        fn = g._get_function(name)
+        fn = g._get_function(name)  # ref.framework.function's library of the graph
         if fn is not None:
             return fn
         g = g.outer_graph if g._building_function else None

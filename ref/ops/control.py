@@ -281,4 +281,8 @@ def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):  # 
     if _grad_graph is None:
         raise invalid_argument(f"SymbolicGradient of {getattr(f, 'func', f)}: no gradient graph "
                                "(a SymbolicGradient node imported from a GraphDef cannot run here)")
-    return tuple(ctx.run_subgraph(_grad_graph, list(input)))
+    res = tuple(ctx.run_subgraph(_grad_graph, list(input)))
+    if len(res) != len(Tout):
+        raise invalid_argument(f"SymGrad expects to return {len(Tout)} tensor(s), but get {len(res)} tensor(s) "
+                               "instead.")
+    return res
