@@ -738,15 +738,24 @@ def _from_definition(fdef, grad_func=None, library=None):
 
 def _import_call(g, functions, nd, inputs, name):
     """The call node ``nd`` of an imported GraphDef (its function from ``functions``)."""
-    fn = _lookup(g, nd.op)
-    if fn is None:
-        fn = _from_definition(functions[nd.op], library=functions)
-        fn._outer = g
+    fn = _imported(g, functions, nd.op)
     fn.add_to_graph(g)
     attrs = {k: graph_export_value(v) for k, v in nd.attr.items() if k.startswith("_") and k != "_output_shapes"}
     attrs["_list_sizes"] = {"input": len(inputs)}
     specs = [(dtypes.as_dtype(a.type), TensorShape(None)) for a in fn._signature.output_arg]
     return g.create_op(nd.op, list(inputs), attrs, name + "/", specs, fn._call_opdef)
+
+
+def _imported(g, functions, name):
+    """The function ``name`` of ``g``'s library, else read from ``functions`` (with
+    its gradient function, as the GraphDef's library pairs them)."""
+    fn = _lookup(g, name)
+    if fn is None:
+        grad_name = getattr(functions, "gradients", {}).get(name)
+        grad = _imported(g, functions, grad_name) if grad_name in functions else None
+        fn = _from_definition(functions[name], grad, library=functions)
+        fn._outer = g
+    return fn
 
 
 def graph_export_value(av):

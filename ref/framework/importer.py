@@ -84,7 +84,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if base not in names:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
     _check_versions(graph_def.versions)
-    functions = {f.signature.name: f for f in graph_def.library.function}
+    functions = _Library((f.signature.name, f) for f in graph_def.library.function)
+    functions.gradients = {gd.function_name: gd.gradient_func for gd in graph_def.library.gradient}
     n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
@@ -110,6 +111,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     except BaseException:
         _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
         raise
+
+
+class _Library(dict):
+    """A GraphDef's functions by name; ``gradients``: function -> its gradient function."""
+
+    gradients = {}
 
 
 def _check_versions(v):
