@@ -647,6 +647,8 @@ def _functions_of(g):
 
 def _add_function(g, fn):
     """Adds ``fn`` to ``g``'s library (and, inside a function body, to the graphs it nests in)."""
+    if fn.grad_func_name is not None and fn.python_grad_func is not None:
+        raise ValueError(f"Gradient defined twice for function {fn.name}")
     while g is not None:
         fns = _functions_of(g)
         prev = fns.get(fn.name)
