@@ -174,3 +174,101 @@ def test_values_match_tensorflow(snippet):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-6)
         assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+# -- TF's GraphDefs with Defun calls import into ref and run to TF's values ------
+
+IMPORTED = [two_args_two_outputs, named_capturing_noinline, overloaded_and_no_args, duplicate_outputs_and_matmul,
+            nested_functions, grad_func]
+
+
+@pytest.mark.parametrize("snippet", IMPORTED, ids=lambda s: s.__name__)
+def test_tf_graph_def_imports_and_runs(snippet):
+    import ref
+    from _graphdef import tf1_behaviour, tf_v1
+
+    tf = tf_v1()
+    with tf1_behaviour(), tf.Graph().as_default() as g:
+        outs = snippet(tf)
+        # nested_functions / grad_func: the forward value only (a SymbolicGradient imported
+        # from a GraphDef has no gradient graph in ref), plus grad_func's gradient pair
+        outs = outs[:1] if snippet is nested_functions else outs
+        names = [t.name for t in outs]
+        with tf.Session() as s:
+            want = s.run(outs)
+        gd = g.as_graph_def().SerializeToString()
+    with ref.Graph().as_default():
+        ours = ref.GraphDef()
+        ours.ParseFromString(gd)
+        if snippet is grad_func:  # TF's gradient runs the paired grad_func; import only the forward
+            names = names[:1]
+            want = want[:1]
+        ref.import_graph_def(ours, name="")
+        with ref.Session() as s:
+            got = s.run(names)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# -- errors: TF's kinds -----------------------------------------------------------
+
+def _defaults(tf, fn):
+    fn.Defun(tf.float32)(lambda x, y=1: x)
+
+
+def _too_many_types(tf, fn):
+    fn.Defun(tf.float32, tf.float32)(lambda x: x)
+
+
+def _wrong_arg_count(tf, fn):
+    fn.Defun(tf.float32)(lambda x: x)(tf.constant(1.0), tf.constant(2.0))
+
+
+def _returns_none(tf, fn):
+    fn.Defun(tf.float32)(lambda x: None if False else [None])(tf.constant(1.0))
+
+
+def _duplicate_out_names(tf, fn):
+    fn.Defun(tf.float32, out_names=["a", "a"])(lambda x: (x, x))(tf.constant(1.0))
+
+
+def _unknown_kwarg(tf, fn):
+    fn.Defun(tf.float32, bogus=1)(lambda x: x)(tf.constant(1.0))
+
+
+def _same_name_twice(tf, fn):
+    fn.Defun(tf.float32, func_name="Same")(lambda x: x + 1.0)(tf.constant(1.0))
+    fn.Defun(tf.float32, func_name="Same")(lambda x: x * 2.0)(tf.constant(1.0))
+
+
+def _grad_defined_twice(tf, fn):
+    g = fn.Defun(tf.float32, tf.float32)(lambda x, dy: dy)
+    fn.Defun(tf.float32, grad_func=g, python_grad_func=lambda op, dy: dy)(lambda x: x)(tf.constant(1.0))
+
+
+ERRORS = [_defaults, _too_many_types, _wrong_arg_count, _returns_none, _duplicate_out_names, _unknown_kwarg,
+          _same_name_twice, _grad_defined_twice]
+
+
+def _raised(lib, fn, case):
+    from _graphdef import tf1_behaviour
+    import contextlib
+
+    ctx = contextlib.nullcontext() if lib.__name__.startswith("ref") else tf1_behaviour()
+    with ctx, lib.Graph().as_default():
+        try:
+            case(lib, fn)
+        except Exception as e:  # noqa: BLE001 -- the kind is what is compared
+            return type(e).__name__
+    return None
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=lambda c: c.__name__.strip("_"))
+def test_errors_are_tf_kinds(case):
+    import ref
+    from _graphdef import tf_v1
+
+    tf = tf_v1()
+    want = _raised(tf, _function_module(tf), case)
+    assert want is not None
+    assert _raised(ref, _under_test, case) == want
