@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import inspect
 import struct
 import types
@@ -32,6 +33,10 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework import graph_export, importer
 
 __all__ = ["Defun", "get_extra_vars", "get_extra_inputs", "get_extra_args", "from_library"]
+
+# Context managers ``scope(defun_graph)`` entered while a body is traced, registered
+# from above (ref.graph_ops.defun_variables: TF's variable getter of a Defun body)
+TRACE_SCOPES = []
 
 _M64 = (1 << 64) - 1
 _SEED = 0xDECAFCAFFE
@@ -151,8 +156,10 @@ class DefunGraph(FuncGraph):
     """A Defun's body: an outer tensor becomes a placeholder (named in the scope of
     the op that uses it, as TF's) and an extra argument the caller passes."""
 
-    def __init__(self, name, outer_graph, capture_by_value=False, allowlisted_stateful_ops=()):
+    def __init__(self, name, outer_graph, capture_by_value=False, allowlisted_stateful_ops=(),
+                 capture_resource_var_by_value=True):
         super().__init__(name, outer_graph)
+        self.capture_resource_var_by_value = capture_resource_var_by_value
         self.extra_inputs, self.extra_args, self.extra_vars = [], [], []
         self._by_value = capture_by_value
         self._allowlisted = set(allowlisted_stateful_ops or ())
@@ -391,6 +398,7 @@ class _DefinedFunction:
         self._shape_func = shape_func
         self._capture_by_value = capture_by_value
         self._allowlisted_stateful_ops = allowlisted_stateful_ops
+        self._capture_resource_var_by_value = capture_resource_var_by_value
         self._extra_kwargs = kwargs
         self._definition = None
         self._library = None
@@ -466,12 +474,16 @@ class _DefinedFunction:
             return
         outer = get_default_graph()
         name = self._func_name or getattr(self._func, "__name__", "function")
-        fg = DefunGraph(name, outer, self._capture_by_value, self._allowlisted_stateful_ops)
+        fg = DefunGraph(name, outer, self._capture_by_value, self._allowlisted_stateful_ops,
+                        self._capture_resource_var_by_value)
         with fg.as_default(), fg.device(self._caller_device):
             for argname, argtype in zip(self._arg_names, self._arg_types):
                 fg.inputs.append(apply_op("Placeholder", dtype=dtypes.as_dtype(argtype), shape=TensorShape(None),
                                           name=argname))
-            outputs = self._func(*fg.inputs)
+            with contextlib.ExitStack() as scopes:
+                for scope in TRACE_SCOPES:
+                    scopes.enter_context(scope(fg))
+                outputs = self._func(*fg.inputs)
             if outputs is None:
                 outputs = []
             else:

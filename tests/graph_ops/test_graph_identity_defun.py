@@ -128,7 +128,20 @@ def duplicate_outputs_and_matmul(tf):
     return list(Dup(a, tf.transpose(a)))
 
 
-SNIPPETS = [two_args_two_outputs, named_capturing_noinline, symbolic_gradient, python_grad_func, grad_func,
+def variable_in_body(tf):
+    fn = _function_module(tf)
+
+    @fn.Defun(tf.float32)
+    def Affine(x):
+        w = tf.get_variable("w", [2, 2], initializer=tf.constant_initializer([[1.0, 2.0], [3.0, 4.0]]))
+        return tf.matmul(x, w)
+
+    with tf.variable_scope("Foo"):
+        y = Affine(tf.constant([[1.0, 1.0]], name="x"))
+    return [y]
+
+
+SNIPPETS = [variable_in_body, two_args_two_outputs, named_capturing_noinline, symbolic_gradient, python_grad_func, grad_func,
             nested_functions, overloaded_and_no_args, duplicate_outputs_and_matmul]
 
 
