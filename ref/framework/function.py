@@ -179,7 +179,25 @@ class DefunGraph(FuncGraph):
         self.inputs.append(ph)
         self.extra_inputs.append(tensor)
         self.extra_args.append(ph)
+        if _is_guaranteed_const(tensor):
+            with self.as_default(), self.control_dependencies(None):
+                return apply_op("GuaranteeConst", input=ph)
         return ph
+
+
+def _is_guaranteed_const(tensor):
+    """TF's rule: made by ``GuaranteeConst``, or by an op all of whose (one or
+    more) inputs are guaranteed constants."""
+    memo = {}
+
+    def const(op):
+        if id(op) not in memo:
+            memo[id(op)] = False
+            memo[id(op)] = op.type == "GuaranteeConst" or (bool(op._inputs) and all(
+                const(t.op) for t in op._inputs))
+        return memo[id(op)]
+
+    return const(tensor.op)
 
 
 # ops ref's registry marks stateful (so the Session never folds them) that TF's op defs do not

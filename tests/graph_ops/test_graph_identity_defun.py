@@ -141,7 +141,19 @@ def variable_in_body(tf):
     return [y]
 
 
-SNIPPETS = [variable_in_body, two_args_two_outputs, named_capturing_noinline, symbolic_gradient, python_grad_func, grad_func,
+def guaranteed_const_capture(tf):
+    fn = _function_module(tf)
+    c = tf.guarantee_const(tf.constant([2.0, 3.0]), name="c")
+    d = tf.identity(c) * 2.0
+
+    @fn.Defun(tf.float32)
+    def UsesConsts(x):
+        return x + c + d
+
+    return [UsesConsts(tf.constant([1.0, 1.0]))]
+
+
+SNIPPETS = [guaranteed_const_capture, variable_in_body, two_args_two_outputs, named_capturing_noinline, symbolic_gradient, python_grad_func, grad_func,
             nested_functions, overloaded_and_no_args, duplicate_outputs_and_matmul]
 
 
