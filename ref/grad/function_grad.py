@@ -16,6 +16,7 @@ from ref.framework.function import function_of
 from ref.framework.graph import get_default_graph
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops.array_ops import zeros_like
+from ref.grad.registry import RegisterGradient
 
 
 def function_rule(op, gradients):
@@ -97,3 +98,26 @@ def _gradient_graph(fn, xs_in, grads, gradients):
             outs = [g if g is not None else zeros_like(x) for g, x in zip(got, xs)]
     fg.outputs = outs
     return fg
+
+
+class _Traced:
+    """A PartitionedCall's function as ``_gradient_graph`` reads a Defun: its graph, no grad_func."""
+
+    _grad_func = None
+
+    def __init__(self, fg):
+        self.graph, self.name = fg, fg.name.replace("/", "_")
+
+
+def _call_grad(op, *out_grads):
+    """PartitionedCall / StatefulPartitionedCall: a SymbolicGradient of ``f`` (its body differentiated)."""
+    grads = [g if g is not None else zeros_like(t) for t, g in zip(op.outputs, out_grads)]
+    fg = op._attrs["f"]
+    f = attr_value_pb2.AttrValue()
+    f.func.name = _Traced(fg).name
+    return _symbolic_gradient(_Traced(fg), list(op.inputs) + grads, [t.dtype.base_dtype for t in op.inputs], f,
+                              None, GRADIENTS[0])
+
+
+RegisterGradient("PartitionedCall")(_call_grad)
+RegisterGradient("StatefulPartitionedCall")(_call_grad)

@@ -286,3 +286,26 @@ def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):  # 
         raise invalid_argument(f"SymGrad expects to return {len(Tout)} tensor(s), but get {len(res)} tensor(s) "
                                "instead.")
     return res
+
+
+# -- PartitionedCall / StatefulPartitionedCall: a call of function ``f`` ----------
+
+def _call_shape(ins, attrs):
+    f = attrs["f"]
+    outs = getattr(f, "outputs", None)
+    if outs is not None and len(outs) == len(attrs["Tout"]):
+        return [(d, t.shape) for d, t in zip(attrs["Tout"], outs)]
+    return [(d, TensorShape(None)) for d in attrs["Tout"]]
+
+
+def _partitioned_call(args, f, ctx):
+    return tuple(ctx.run_subgraph(f, list(args)))
+
+
+for _name in ("PartitionedCall", "StatefulPartitionedCall"):
+    register_op(_name, inputs=("args",), list_inputs={"args": None},
+                attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "config": "", "config_proto": "",
+                       "executor_type": ""},
+                outputs=("*output",), shape=_call_shape, ctx=True, stateful=True, raw_inputs=("args",))(
+        lambda args, f, ctx=None, Tin=None, Tout=None, config="", config_proto="", executor_type="":  # noqa: N803
+        _partitioned_call(args, f, ctx))

@@ -361,6 +361,8 @@ def test_second_order(op_type):
 # Ops whose gradient is exercised through another row (gradient kernels via the
 # second-order rows of the op they differentiate) or that need special inputs.
 COVERED_ELSEWHERE = {
+    "PartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
+    "StatefulPartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
     "SigmoidGrad": "Sigmoid", "TanhGrad": "Tanh", "SqrtGrad": "Sqrt", "RsqrtGrad": "Rsqrt",
     "ReciprocalGrad": "Reciprocal", "InvGrad": "Reciprocal", "Inv": "Reciprocal", "ReluGrad": "Relu",
     "Relu6Grad": "Relu6", "EluGrad": "Elu", "SeluGrad": "Selu", "SoftplusGrad": "Softplus",
