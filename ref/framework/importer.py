@@ -116,7 +116,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 class _Library(dict):
     """A GraphDef's functions by name; ``gradients``: function -> its gradient function."""
 
-    gradients = {}
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.gradients = {}
 
 
 def _check_versions(v):

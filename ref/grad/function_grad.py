@@ -51,7 +51,7 @@ def _lookup(name):
     return None
 
 
-def symbolic_gradient(input, Tout, f, name=None):  # noqa: A002 -- TF's names
+def symbolic_gradient(input, Tout, f, name=None): 
     """TF's ``functional_ops.symbolic_gradient``: the gradients of function ``f``
     (a name, a NameAttrList or a Defun) with respect to its inputs, given its
     inputs followed by the gradients of its outputs."""

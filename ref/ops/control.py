@@ -274,7 +274,7 @@ def _symbolic_gradient_shape(ins, attrs):
 @register_op("SymbolicGradient", inputs=("input",), list_inputs={"input": None},
              attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "_grad_graph": None},
              outputs=("*output",), shape=_symbolic_gradient_shape, ctx=True, stateful=True, raw_inputs=("input",))
-def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):  # noqa: A002, N803 -- TF's names
+def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):
     """The gradients of function ``f`` with respect to its inputs: ``input`` is
     f's inputs then the gradients of its outputs. ``_grad_graph`` (built with the
     node by ``ref.grad``) computes them."""
@@ -307,5 +307,5 @@ for _name in ("PartitionedCall", "StatefulPartitionedCall"):
                 attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "config": "", "config_proto": "",
                        "executor_type": ""},
                 outputs=("*output",), shape=_call_shape, ctx=True, stateful=True, raw_inputs=("args",))(
-        lambda args, f, ctx=None, Tin=None, Tout=None, config="", config_proto="", executor_type="":  # noqa: N803
+        lambda args, f, ctx=None, Tin=None, Tout=None, config="", config_proto="", executor_type="":
         _partitioned_call(args, f, ctx))
