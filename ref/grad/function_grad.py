@@ -24,7 +24,11 @@ def function_rule(op, gradients):
     ``ref.grad.gradients``, for the body's own gradient)."""
     fn = function_of(op)
     if fn.python_grad_func is not None:
-        return fn.python_grad_func
+        def python_rule(op, *out_grads):  # TF: a trainable output no gradient reaches gets zeros
+            return fn.python_grad_func(op, *[
+                zeros_like(t) if g is None and (t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex)
+                else g for t, g in zip(op.outputs, out_grads)])
+        return python_rule
 
     def rule(op, *out_grads):
         grads = [g if g is not None else zeros_like(t) for t, g in zip(op.outputs, out_grads)]

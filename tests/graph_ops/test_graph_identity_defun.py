@@ -70,6 +70,18 @@ def python_grad_func(tf):
     return [y] + tf.gradients(y, [x])
 
 
+def python_grad_func_one_output_unreached(tf):
+    fn = _function_module(tf)
+
+    @fn.Defun(tf.float32, python_grad_func=lambda op, da, db: da + db * 10.0)
+    def TwoOut(x):
+        return x * 2.0, x * 3.0
+
+    x = tf.constant([1.0, 2.0], name="x")
+    a, _ = TwoOut(x)
+    return [a] + tf.gradients(a, [x])
+
+
 def grad_func(tf):
     fn = _function_module(tf)
 
@@ -153,7 +165,8 @@ def guaranteed_const_capture(tf):
     return [UsesConsts(tf.constant([1.0, 1.0]))]
 
 
-SNIPPETS = [guaranteed_const_capture, variable_in_body, two_args_two_outputs, named_capturing_noinline, symbolic_gradient, python_grad_func, grad_func,
+SNIPPETS = [guaranteed_const_capture, variable_in_body, two_args_two_outputs, named_capturing_noinline,
+            symbolic_gradient, python_grad_func, python_grad_func_one_output_unreached, grad_func,
             nested_functions, overloaded_and_no_args, duplicate_outputs_and_matmul]
 
 
