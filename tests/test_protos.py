@@ -56,6 +56,7 @@ TF_MODULES = {
     "step_stats_pb2": "tensorflow.core.framework.step_stats_pb2",
     "cost_graph_pb2": "tensorflow.core.framework.cost_graph_pb2",
     "config_pb2": "tensorflow.core.protobuf.config_pb2",
+    "rewriter_config_pb2": "tensorflow.core.protobuf.rewriter_config_pb2",
     "cluster_pb2": "tensorflow.core.protobuf.cluster_pb2",
     "device_filters_pb2": "tensorflow.core.protobuf.device_filters_pb2",
     "tensorflow_server_pb2": "tensorflow.core.protobuf.tensorflow_server_pb2",
@@ -136,7 +137,7 @@ WIRE_ONLY = {
 # The only allowed differences: TF fields left out of our config.proto subset
 # (message -> omitted field numbers). step_stats and cost_graph are complete.
 OMITTED = {
-    "ref_tf.GraphOptions": {10},  # rewrite_options (RewriterConfig)
+    "ref_tf.RewriterConfig": {300, 301},  # the VerifierConfigs
     "ref_tf.ConfigProto.Experimental": {23},  # coordination_config
 }
 

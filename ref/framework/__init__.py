@@ -17,4 +17,4 @@ its GraphDef methods. Nothing here imports the layers above: Tensor operators,
 ``framework/ops.py`` is completed by ``math_ops`` and ``session.py``.
 """
 from ref.framework import (  # noqa: F401
-    graph, tensor_util, op_def_library, random_seed, func_graph, graph_export, importer, sparse_tensor)
+    graph, tensor_util, op_def_library, random_seed, func_graph, graph_export, importer, sparse_tensor, graph_to_function_def, function)

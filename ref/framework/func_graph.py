@@ -10,7 +10,8 @@ inputs and fetching its ``outputs``.
 from __future__ import annotations
 
 from ref.types import dtypes
-from ref.framework.graph import Graph, Tensor, Operation
+from ref.framework.graph import Graph, Tensor, Operation, get_default_graph
+from ref.ops import registry
 from ref.framework.op_def_library import apply_op
 from ref.types.shapes import TensorShape
 
@@ -76,6 +77,14 @@ def copy_ops(src: FuncGraph, mapping: dict) -> dict:
         for k in op._opdef.attrs:
             if k in op._attrs:
                 kwargs[k] = op._attrs[k]
+        try:
+            registry.get(op.type)
+        except LookupError:  # an op with its own declaration (a Defun call): rebuilt from it
+            ins = [tmap[t] for t in op._inputs]
+            new = get_default_graph().create_op(op.type, ins, op._attrs, op.name.split("/")[-1], [
+                (t.dtype, t.shape) for t in op._outputs], op._opdef)
+            tmap.update(zip(op._outputs, new._outputs))
+            continue
         res = apply_op(op.type, name=op.name.split("/")[-1], **kwargs)
         if isinstance(res, Operation):
             continue

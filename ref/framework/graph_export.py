@@ -44,7 +44,10 @@ from ref.framework.graph import Graph, Operation, Tensor, control_dependencies, 
 from ref.framework.op_def_library import apply_op
 from ref.framework import versions
 
-_INTERNAL = ("_list_sizes", "output_specs", "_tf_while")
+_INTERNAL = ("_list_sizes", "output_specs", "_tf_while", "_grad_graph")
+# Functions a graph holds besides its ops' bodies (Defun's library, registered by
+# ref.framework.function): each ``source(graph, library)`` adds its FunctionDefs.
+LIBRARY_SOURCES = []
 
 
 def attr_value_proto(v, library, seen_funcs):
@@ -567,6 +570,8 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
                 main.attr["_output_shapes"].CopyFrom(attr_value_proto([t.shape for t in op._outputs], gd.library, seen))
         for nd in nds:
             gd.node.add().CopyFrom(nd)
+    for source in LIBRARY_SOURCES:
+        source(graph, gd.library)
     return gd
 
 

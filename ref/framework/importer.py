@@ -84,7 +84,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if base not in names:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
     _check_versions(graph_def.versions)
-    functions = {f.signature.name: f for f in graph_def.library.function}
+    functions = _Library((f.signature.name, f) for f in graph_def.library.function)
+    functions.gradients = {gd.function_name: gd.gradient_func for gd in graph_def.library.gradient}
     n_ops, names_in_use = len(g._ops), dict(g._names_in_use)
     try:
         with name_scope(name, "import", list(input_map.values())) as scope:
@@ -110,6 +111,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     except BaseException:
         _rollback(g, n_ops, names_in_use)  # all or nothing, as TF's import
         raise
+
+
+class _Library(dict):
+    """A GraphDef's functions by name; ``gradients``: function -> its gradient function."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.gradients = {}
 
 
 def _check_versions(v):
@@ -181,7 +190,7 @@ def _split_input(name):
 
 
 
-def _check_nodes(nodes, input_map, placeholders_as=None):
+def _check_nodes(nodes, input_map, placeholders_as=None, functions=None):
     """Validates the NodeDefs before anything is added to the graph (so a bad
     GraphDef leaves the graph as it was): unique names, known ops, inputs that
     exist, no cycle. Returns ``{name: OpDef}`` and the nodes in an order where
@@ -204,6 +213,9 @@ def _check_nodes(nodes, input_map, placeholders_as=None):
         try:
             opdefs[n.name] = registry.get(_ALIASES.get(n.op, n.op))
         except LookupError:
+            if n.op in (functions or {}) and FUNCTION_CALLS:
+                opdefs[n.name] = None  # a call of a library function (TF1 Defun)
+                continue
             raise errors.NotFoundError(None, None, f"Op type not registered '{n.op}' (node '{n.name}')") from None
     external = set(placeholders_as or ())
     deps = {}
@@ -390,7 +402,7 @@ def _place_colocated(nodes, created, new_names):
 def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=(), top=False):
     """Adds ``nodes`` to ``g`` under ``scope``; ``top``: a GraphDef's own nodes (not a
     function body), named, placed and colocated as TF's ``import_graph_def``."""
-    opdefs, order = _check_nodes(nodes, input_map, placeholders_as)
+    opdefs, order = _check_nodes(nodes, input_map, placeholders_as, functions)
     if top:
         names = {n.name for n in nodes}
         for n in nodes:
@@ -428,6 +440,16 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
 
     for n in order:
         opdef = opdefs[n.name]
+        if opdef is None:  # a call of a library function: built by ref.framework.function
+            ctrl = [input_map[i] if i in input_map else created[i[1:]] for i in n.input
+                    if i.startswith("^") and (i in input_map or i[1:] in created)]
+            tensors = [resolve(n, i) for i in n.input if not i.startswith("^")]
+            full = scope + n.name
+            if top:
+                full = new_names[n.name] = _unused_name(g, full, scopes)
+            with control_dependencies(ctrl), g.device(n.device or None):
+                created[n.name] = FUNCTION_CALLS[0](g, functions, n, tensors, full)
+            continue
         try:
             attrs = {registry.FROM_TF_ATTR_NAMES.get(n.op, {}).get(k, k): _from_attr(v, functions, func_builder)
                      for k, v in n.attr.items() if k not in ("_output_shapes", "output_shapes", "_class")}
@@ -487,6 +509,9 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
 
 
 _ALIASES = {"StatelessIf": "If", "StatelessWhile": "While"}
+# ``call(graph, functions, node_def, input_tensors, name) -> Operation`` for a node
+# whose op is a function of the library (registered by ref.framework.function)
+FUNCTION_CALLS = []
 
 
 def _functional_kwargs(n, op_type, attrs, kwargs, tensors, functions, func_builder):
@@ -549,7 +574,7 @@ def _build_function(outer, fdef, functions, building=()):
             c = node_def_pb2.NodeDef()
             c.CopyFrom(nd)
             del c.input[:]
-            c.input.extend(_flat_input(fdef, by_name, args, i) for i in nd.input)
+            c.input.extend(_flat_input(fdef, by_name, args, i, functions) for i in nd.input)
             nodes.append(c)
         created = import_nodes(fg, nodes, {}, functions, "", placeholders_as=args, building=building)
     fg.outputs = []
@@ -558,7 +583,7 @@ def _build_function(outer, fdef, functions, building=()):
         if r in args:
             fg.outputs.append(args[r])
         else:
-            op_name, idx = _split_input(_flat_input(fdef, by_name, args, r))
+            op_name, idx = _split_input(_flat_input(fdef, by_name, args, r, functions))
             fg.outputs.append(created[op_name].outputs[idx])
     fg.targets = [created[fdef.control_ret[k]] for k in fdef.signature.control_output if k in fdef.control_ret]
     return fg
@@ -569,7 +594,7 @@ def _legacy_refs(fdef):
     return all(v.count(":") == 1 for v in fdef.ret.values())
 
 
-def _flat_input(fdef, by_name, args, ref_name):
+def _flat_input(fdef, by_name, args, ref_name, functions=None):
     """A FunctionDef input (``"arg"``, ``"node:out:i"``, ``"^node"``) as
     ``"node:flat_index"`` (or the argument's name)."""
     if ref_name.startswith("^") or ref_name in args:
@@ -580,6 +605,12 @@ def _flat_input(fdef, by_name, args, ref_name):
     if len(parts) != 3 or not parts[2].isdigit() or parts[0] not in by_name:
         raise ValueError(f"Function '{fdef.signature.name}': invalid input '{ref_name}'")
     node, out, k = parts[0], parts[1], int(parts[2])
+    called = (functions or {}).get(by_name[node].op)
+    if called is not None:  # a call of a library function: its signature's output args
+        names = [a.name for a in called.signature.output_arg]
+        if out not in names:
+            raise ValueError(f"Function '{fdef.signature.name}': node '{node}' has no output named '{out}'")
+        return f"{node}:{names.index(out) + k}"
     try:
         outs = registry.get(_ALIASES.get(by_name[node].op, by_name[node].op)).outputs
     except LookupError:

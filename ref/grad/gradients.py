@@ -24,6 +24,8 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
+from ref.grad import function_grad
+from ref.grad.function_grad import function_of, function_rule
 from ref.types.shapes import as_shape
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
@@ -209,7 +211,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 rule = None
                 if has_out_grads and op not in stop_ops:
                     try:
-                        rule = get_rule(op._attrs.get("_gradient_op_type", op.type))
+                        rule = (function_rule(op, gradients) if function_of(op) is not None
+                                else get_rule(op._attrs.get("_gradient_op_type", op.type)))
                     except LookupError:
                         raise LookupError(f"No gradient defined for operation'{op.name}' (op type: {op.type}). In "
                                           "general every operation must have an associated `@tf.RegisterGradient` "
@@ -395,3 +398,6 @@ def _hessian_vector_product(ys, xs, v):
     assert len(grads) == len(xs)
     products = [math_ops.multiply(g, array_ops.stop_gradient(u)) for g, u in zip(grads, v) if g is not None]
     return gradients(products, xs)
+
+
+function_grad.GRADIENTS.append(gradients)

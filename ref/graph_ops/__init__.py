@@ -12,4 +12,5 @@ package imports them all, so those registrations are always in place.
 from ref.graph_ops import (control_flow_ops, array_ops, clip_ops, math_ops, state_ops, random_ops,  # noqa: F401
                            nn_ops, linalg_ops, embedding_ops, data_flow_ops, summary_ops, accumulator_ops,
                            init_ops, variables, resource_variable_ops, partitioned, variable_scope, template,
-                           training_util, tensor_array_ops, functional_ops, logging_ops, check_ops, complex_ops, script_ops, io_ops)
+                           training_util, tensor_array_ops, functional_ops, logging_ops, check_ops, complex_ops, script_ops, io_ops,
+                           defun_variables)

@@ -23,7 +23,7 @@ from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 
-__all__ = ["reshape", "transpose", "concat", "split", "stack", "pack", "unstack", "unpack", "expand_dims",
+__all__ = ["guarantee_const", "reshape", "transpose", "concat", "split", "stack", "pack", "unstack", "unpack", "expand_dims",
            "squeeze", "slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "tile", "pad", "shape",
            "shape_n", "size", "rank", "zeros", "ones", "fill", "zeros_like", "ones_like", "one_hot",
            "stop_gradient", "broadcast_to", "broadcast_dynamic_shape", "broadcast_static_shape",
@@ -721,6 +721,11 @@ def prevent_gradient(input, message="", name=None):
     """``input``; asking for its gradient raises LookupError naming ``message``
     (TF's ``array_ops.prevent_gradient``, op ``PreventGradient``)."""
     return apply_op("PreventGradient", input=input, message=message, name=name or "PreventGradient")
+
+
+def guarantee_const(input, name=None):
+    """``input``, marked as constant for the life of the session (``GuaranteeConst``)."""
+    return apply_op("GuaranteeConst", input=input, name=name)
 
 
 def identity_n(input, name=None):

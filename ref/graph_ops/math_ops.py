@@ -316,7 +316,7 @@ def logical_xor(x, y, name="LogicalXor"):
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """op(a) @ op(b): ``MatMul`` for matrices, ``BatchMatMulV2`` (batch dims
-    broadcasting) for rank > 2. The ``*_is_sparse`` hints change nothing;
+    broadcasting) for rank > 2 or an unknown rank. The ``*_is_sparse`` hints change nothing;
     ``grad_a``/``grad_b`` mark a gradient's product (TF's attrs)."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
@@ -327,7 +327,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         if output_type is not None and dtypes.as_dtype(output_type) != a.dtype.base_dtype:
             raise NotImplementedError("ref's matmul computes in its inputs' dtype (output_type must match it)")
         ra, rb = a.shape.ndims, b.shape.ndims
-        batched = (ra is not None and ra > 2) or (rb is not None and rb > 2)
+        # TF: a batch product unless both ranks are known to be <= 2 (or a sparse hint is given)
+        batched = (ra is not None and ra > 2) or (rb is not None and rb > 2) or (
+            (ra is None or rb is None) and not (a_is_sparse or b_is_sparse))
         if batched:
             # BatchMatMulV2 has adjoints only: a transposed complex batch is
             # conjugated first (TF's matmul; no op for real ones).

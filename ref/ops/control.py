@@ -261,3 +261,51 @@ def loop_cond(input):
 def ref_identity(input):
     """Identity forwarding a reference (a loop variable that is a variable)."""
     return input
+
+
+# -- SymbolicGradient: the gradient of a graph function (TF1 Defun) -------------
+
+def _symbolic_gradient_shape(ins, attrs):
+    """TF's shape function: output ``i`` has input ``i``'s shape."""
+    return [(d, ins["input"][i].shape if i < len(ins["input"]) else TensorShape(None))
+            for i, d in enumerate(attrs["Tout"])]
+
+
+@register_op("SymbolicGradient", inputs=("input",), list_inputs={"input": None},
+             attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "_grad_graph": None},
+             outputs=("*output",), shape=_symbolic_gradient_shape, ctx=True, stateful=True, raw_inputs=("input",))
+def symbolic_gradient(input, Tout, f, Tin=None, _grad_graph=None, ctx=None):
+    """The gradients of function ``f`` with respect to its inputs: ``input`` is
+    f's inputs then the gradients of its outputs. ``_grad_graph`` (built with the
+    node by ``ref.grad``) computes them."""
+    if _grad_graph is None:
+        raise invalid_argument(f"SymbolicGradient of {getattr(f, 'func', f)}: no gradient graph "
+                               "(a SymbolicGradient node imported from a GraphDef cannot run here)")
+    res = tuple(ctx.run_subgraph(_grad_graph, list(input)))
+    if len(res) != len(Tout):
+        raise invalid_argument(f"SymGrad expects to return {len(Tout)} tensor(s), but get {len(res)} tensor(s) "
+                               "instead.")
+    return res
+
+
+# -- PartitionedCall / StatefulPartitionedCall: a call of function ``f`` ----------
+
+def _call_shape(ins, attrs):
+    f = attrs["f"]
+    outs = getattr(f, "outputs", None)
+    if outs is not None and len(outs) == len(attrs["Tout"]):
+        return [(d, t.shape) for d, t in zip(attrs["Tout"], outs)]
+    return [(d, TensorShape(None)) for d in attrs["Tout"]]
+
+
+def _partitioned_call(args, f, ctx):
+    return tuple(ctx.run_subgraph(f, list(args)))
+
+
+for _name in ("PartitionedCall", "StatefulPartitionedCall"):
+    register_op(_name, inputs=("args",), list_inputs={"args": None},
+                attrs={"Tin": None, "Tout": REQUIRED, "f": REQUIRED, "config": "", "config_proto": "",
+                       "executor_type": ""},
+                outputs=("*output",), shape=_call_shape, ctx=True, stateful=True, raw_inputs=("args",))(
+        lambda args, f, ctx=None, Tin=None, Tout=None, config="", config_proto="", executor_type="":
+        _partitioned_call(args, f, ctx))

@@ -51,6 +51,13 @@ def identity(input):
     return input
 
 
+@register_op("GuaranteeConst", inputs=("input",), type_attrs={"T": "input"}, stateful=True)
+def guarantee_const(input):
+    """Returns ``input``, promising it is constant across runs (TF keeps the op
+    from being optimized away: stateful here, so the Session never folds it)."""
+    return input
+
+
 @register_op("NoOp", inputs=(), outputs=(), shape=lambda ins, attrs: [])
 def no_op():
     """Does nothing; used for control dependencies."""

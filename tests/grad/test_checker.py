@@ -361,6 +361,8 @@ def test_second_order(op_type):
 # Ops whose gradient is exercised through another row (gradient kernels via the
 # second-order rows of the op they differentiate) or that need special inputs.
 COVERED_ELSEWHERE = {
+    "PartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
+    "StatefulPartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
     "SigmoidGrad": "Sigmoid", "TanhGrad": "Tanh", "SqrtGrad": "Sqrt", "RsqrtGrad": "Rsqrt",
     "ReciprocalGrad": "Reciprocal", "InvGrad": "Reciprocal", "Inv": "Reciprocal", "ReluGrad": "Relu",
     "Relu6Grad": "Relu6", "EluGrad": "Elu", "SeluGrad": "Selu", "SoftplusGrad": "Softplus",
@@ -405,7 +407,21 @@ def _sparse_split_values(lib, raw, x):
 # Ops for which TensorFlow registers no gradient either: differentiating through
 # them raises LookupError in both (test_no_gradient_in_tf_either). Each row builds
 # the op from (tf module, x) with x a float64 tensor of shape [3].
+def _function_attr(lib, name):
+    """A function-valued attr naming ``name``, as each library's builder takes it."""
+    if lib.__name__.startswith("ref"):
+        from ref.protos import attr_value_pb2 as ours
+        a = ours.AttrValue()
+        a.func.name = name
+        return a
+    from tensorflow.core.framework import attr_value_pb2 as theirs
+    return theirs.NameAttrList(name=name)
+
+
 NO_GRADIENT_IN_TF = {
+    "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
+    "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
+        input=[x, x], Tout=[lib.float64], f=_function_attr(lib, "Undefined"))[0],
     "Dilation2DBackpropInput": lambda lib, raw, x: raw.Dilation2DBackpropInput(
         input=lib.reshape(x, [1, 3, 1, 1]), filter=lib.reshape(x[:2], [2, 1, 1]),
         out_backprop=lib.reshape(x[:2], [1, 2, 1, 1]), strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),

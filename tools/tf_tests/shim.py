@@ -116,6 +116,7 @@ SOURCES = {
 SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
+    "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
     "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
 })
 # TF modules served by the ref module itself (not a ShimModule over it): a test that
