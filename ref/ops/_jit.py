@@ -23,6 +23,18 @@ never loads Numba and a long one pays for it once; once anything has loaded
 Numba the budget is :data:`NUMPY_BUDGET_LOADED_S`, since buying then costs
 only the kernel's own compilation.
 
+**Background builds.** A kernel whose NumPy form has spent its budget is
+normally compiled there and then, on the calling thread. One registered with
+:func:`compiles_in_background` (a ``sample`` call of it on small inputs of
+the types its NumPy form stands in for) is compiled by ``sample`` on a daemon
+thread instead, while the caller goes on with the NumPy form; the compiled
+kernel takes over from the first call after that thread has finished (the
+same bits: only an exact form may be registered). The first such build of a
+process is announced once through ``tf_logging``: ``compiling ref kernels in
+the background``. While such a build runs (it holds Numba's compiler), any
+other kernel whose budget runs out keeps its NumPy form too, rather than wait
+for that compiler. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
+
 **Compile notice.** A compilation (a Numba cache miss) still running after
 :data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
 for <kernel>, first run only`` (once per kernel and process), so that a first
@@ -41,6 +53,7 @@ import types
 import numpy as np
 
 from ref.ops import fpenv as _fp
+from ref.platform import tf_logging
 
 _LOCK = threading.RLock()
 
@@ -57,6 +70,8 @@ not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."
 NUMPY_BUDGET_LOADED_S = float(os.environ.get("REF_NUMPY_BUDGET_LOADED_S", 0.05))
 """The budget once Numba is loaded (by another kernel, or by the program): buying
 is then only this kernel's compilation, or its load from Numba's cache."""
+BACKGROUND = os.environ.get("REF_BACKGROUND_COMPILE", "1") != "0"
+"""Whether kernels registered with :func:`compiles_in_background` build on a thread of their own."""
 COMPILE_NOTICE_S = float(os.environ.get("REF_COMPILE_NOTICE_S", 1.0))
 """Seconds a compilation runs before its notice is printed (negative: never)."""
 _LAYER_CHOSEN = False
@@ -131,6 +146,8 @@ class LazyKernel:
         self.options = {"cache": True, "error_model": "numpy", **options}
         self._dispatcher = None
         self.numpy_seconds = 0.0  # time spent in the kernel's NumPy form (numpy_tier)
+        self.sample = None  # compiles_in_background
+        self.background = None  # the thread building it (numpy_tier)
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
@@ -307,9 +324,57 @@ def numpy_tier(kernel, size) -> bool:
     if size > NUMPY_MAX or DISABLE:
         return False
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    thread = lazy.background
+    if thread is not None:
+        return thread.is_alive()  # the NumPy form until the background build has finished
     if lazy._dispatcher is not None:
         return False
-    return lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S)
+    if lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S):
+        return True
+    if lazy.sample is None or not BACKGROUND:
+        # Numba compiles one kernel at a time: while a background build holds its compiler,
+        # buying here would wait for that build too -- rent until it is done
+        return any(t.is_alive() for t in _BUILDING)
+    return _start_background(lazy).is_alive()
+
+
+_BACKGROUND_ANNOUNCED = []
+_BUILDING = []  # the background builds' threads, in the order started
+
+
+def compiles_in_background(kernel, sample):
+    """Registers ``sample`` (a function of no arguments that calls ``kernel`` on
+    small inputs, of the types for which the caller runs its exact NumPy form):
+    once that form has spent its budget, :func:`numpy_tier` runs ``sample`` on a
+    thread of its own and keeps answering True until it has returned (see the
+    module docstring). Returns ``kernel``."""
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    lazy.sample = sample
+    return kernel
+
+
+def _start_background(lazy):
+    with _LOCK:
+        if lazy.background is None:
+            thread = threading.Thread(target=_build_in_background, args=(lazy,),
+                                      name=f"ref-compile-{lazy.__name__}", daemon=True)
+            lazy.background = thread
+            _BUILDING.append(thread)
+            announce = not _BACKGROUND_ANNOUNCED
+            _BACKGROUND_ANNOUNCED.append(lazy.__qualname__)
+            thread.start()
+            if announce:
+                tf_logging.warning("compiling ref kernels in the background (%s); the exact NumPy forms "
+                                   "run until they are built", lazy.__qualname__)
+        return lazy.background
+
+
+def _build_in_background(lazy):
+    try:
+        with np.errstate(all="ignore"):
+            lazy.sample()
+    except BaseException:  # noqa: BLE001 -- the caller's own compilation reports it
+        pass
 
 
 def run_numpy_form(kernel, form, *args):
