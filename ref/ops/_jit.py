@@ -115,7 +115,9 @@ def _install_compile_notice():
             def on_start(self, ev):
                 depth = getattr(_NOTICE_THREAD, "depth", 0)
                 _NOTICE_THREAD.depth = depth + 1
-                if depth == 0:
+                if depth == 0 and getattr(_NOTICE_THREAD, "background", False):
+                    _announce_background(_kernel_name(ev.data["dispatcher"]))
+                elif depth == 0:
                     timer = threading.Timer(COMPILE_NOTICE_S, _announce, (_kernel_name(ev.data["dispatcher"]),))
                     timer.daemon = True
                     timer.start()
@@ -360,16 +362,22 @@ def _start_background(lazy):
                                       name=f"ref-compile-{lazy.__name__}", daemon=True)
             lazy.background = thread
             _BUILDING.append(thread)
-            announce = not _BACKGROUND_ANNOUNCED
-            _BACKGROUND_ANNOUNCED.append(lazy.__qualname__)
             thread.start()
-            if announce:
-                tf_logging.warning("compiling ref kernels in the background (%s); the exact NumPy forms "
-                                   "run until they are built", lazy.__qualname__)
         return lazy.background
 
 
+def _announce_background(name):
+    """The first compilation (a cache miss) on a background build's thread, once a process."""
+    with _LOCK:
+        if _BACKGROUND_ANNOUNCED:
+            return
+        _BACKGROUND_ANNOUNCED.append(name)
+    tf_logging.warning("compiling ref kernels in the background (%s); the exact NumPy forms run until "
+                       "they are built", name)
+
+
 def _build_in_background(lazy):
+    _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
     try:
         with np.errstate(all="ignore"):
             lazy.sample()
