@@ -33,7 +33,9 @@ same bits: only an exact form may be registered). The first such build of a
 process is announced once through ``tf_logging``: ``compiling ref kernels in
 the background``. While such a build runs (it holds Numba's compiler), any
 other kernel whose budget runs out keeps its NumPy form too, rather than wait
-for that compiler. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
+for that compiler; and the first kernel whose budget runs out (one without a
+build of its own) first loads Numba itself on a background thread
+(:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
 
 **Compile notice.** A compilation (a Numba cache miss) still running after
 :data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
@@ -335,9 +337,42 @@ def numpy_tier(kernel, size) -> bool:
         return True
     if lazy.sample is None or not BACKGROUND:
         # Numba compiles one kernel at a time: while a background build holds its compiler,
-        # buying here would wait for that build too -- rent until it is done
-        return any(t.is_alive() for t in _BUILDING)
+        # buying here would wait for that build too -- rent until it is done; likewise
+        # while Numba itself loads in the background (_numba_loading)
+        return any([t.is_alive() for t in _BUILDING]) or _numba_loading()
     return _start_background(lazy).is_alive()
+
+
+_PRELOAD = []  # the thread loading Numba (_numba_loading), once started
+
+
+def _numba_loading() -> bool:
+    """Whether Numba is being loaded on a background thread: started here the first
+    time a kernel without a background build of its own has spent its NumPy budget
+    (with :data:`BACKGROUND`). Loading Numba -- its import and its target's
+    registries, ~2 s of CPU, which the first kernel a process builds or loads from
+    the cache pays -- then happens while the NumPy forms go on; what the kernel
+    pays itself afterwards is its own load from the cache (milliseconds) or its
+    compilation (announced by the compile notice)."""
+    if not BACKGROUND:
+        return False
+    if not _PRELOAD:
+        with _LOCK:
+            if not _PRELOAD:
+                thread = threading.Thread(target=_load_numba, name="ref-load-numba", daemon=True)
+                _PRELOAD.append(thread)
+                thread.start()
+    return _PRELOAD[0].is_alive()
+
+
+def _load_numba():
+    try:
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()
+        cpu_target.typing_context.refresh()
+    except Exception:  # noqa: BLE001 -- the kernel's own build reports it
+        pass
 
 
 _BACKGROUND_ANNOUNCED = []

@@ -127,3 +127,34 @@ def test_the_announcement_is_made_once(monkeypatch):
     for t in threads:
         t.join()
     assert len(said) == 1 and said[0].startswith("compiling ref kernels in the background (k")
+
+
+def test_numba_loads_in_the_background_before_the_first_buy(monkeypatch):
+    """A kernel without a background build of its own, its budget spent: Numba's own
+    loading (import, target registries) runs on a thread while the form goes on."""
+    gate = threading.Event()
+    loads = []
+    monkeypatch.setattr(_jit, "_PRELOAD", [])
+    monkeypatch.setattr(_jit, "_BUILDING", [])
+    monkeypatch.setattr(_jit, "BACKGROUND", True)
+    monkeypatch.setattr(_jit, "_load_numba", lambda: (loads.append(1), gate.wait(60)))
+    kernel = _jit.LazyKernel(lambda x: x, {})
+    kernel.numpy_seconds = 1e9
+    try:
+        assert _jit.numpy_tier(kernel, 10) and _jit.numpy_tier(kernel, 10)
+        assert loads == [1]  # one loader, however often asked
+    finally:
+        gate.set()
+    _jit._PRELOAD[0].join(60)
+    assert not _jit.numpy_tier(kernel, 10)
+    monkeypatch.setattr(_jit, "_PRELOAD", [])
+    monkeypatch.setattr(_jit, "BACKGROUND", False)
+    assert not _jit.numpy_tier(kernel, 10) and _jit._PRELOAD == []
+
+
+@pytest.mark.parametrize("name", ["_load_numba"])
+def test_the_loader_loads_numba(name):
+    getattr(_jit, name)()
+    from numba.core.registry import cpu_target
+
+    assert cpu_target.target_context is not None
