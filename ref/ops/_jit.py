@@ -411,6 +411,19 @@ def _announce_background(name):
                        "they are built", name)
 
 
+def _after_fork():
+    """A forked child has none of its parent's threads: a build or a load of Numba that
+    was running in the parent never finishes in the child, and Numba's compiler lock it
+    held stays held there -- a new lock, and the child builds in the foreground."""
+    running = [t for t in _BUILDING + _PRELOAD if t.ident is not None]
+    if running and "numba.core.compiler_lock" in sys.modules:
+        sys.modules["numba.core.compiler_lock"].global_compiler_lock._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 def _build_in_background(lazy):
     _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
     try:

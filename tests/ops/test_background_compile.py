@@ -158,3 +158,31 @@ def test_the_loader_loads_numba(name):
     from numba.core.registry import cpu_target
 
     assert cpu_target.target_context is not None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_can_compile_while_the_parent_builds(monkeypatch):
+    """The parent's build holds Numba's compiler lock when it forks: the child gets a
+    lock of its own (its copy of the parent's would never be released there)."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    held, gate = threading.Event(), threading.Event()
+
+    def build():
+        with global_compiler_lock:
+            held.set()
+            gate.wait(60)
+
+    monkeypatch.setattr(_jit, "_BUILDING", [threading.Thread(target=build, daemon=True)])
+    _jit._BUILDING[0].start()
+    try:
+        assert held.wait(60)
+        pid = os.fork()
+        if pid == 0:  # the child: exit status 0 when it can take the lock
+            got = global_compiler_lock._lock.acquire(timeout=10)
+            os._exit(0 if got else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        gate.set()
+        _jit._BUILDING[0].join(60)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
