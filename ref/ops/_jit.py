@@ -324,7 +324,9 @@ def numpy_tier(kernel, size) -> bool:
     """Whether to run ``kernel``'s exact NumPy form (see the module docstring)
     for an input of ``size`` elements instead of the Numba build: while the
     input is small, Numba has not built the kernel and the kernel's NumPy form
-    has used less than its budget. Run the form through :func:`run_numpy_form`."""
+    has used less than its budget -- or, the budget spent, while the kernel's
+    background build, any background build, or Numba's background loading runs
+    (see the module docstring). Run the form through :func:`run_numpy_form`."""
     if size > NUMPY_MAX or DISABLE:
         return False
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
