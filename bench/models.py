@@ -2,6 +2,7 @@
 step, peak memory.
 
     python bench/models.py [--models mlp,lenet,...] [--steps N] [--rounds R] [--no-tf]
+                           [--cache env|empty|warmup|both]
 
 Each (model, library) pair runs in a fresh process of its own, ref and TF
 alternating round after round, so that machine noise hits both alike. In the
@@ -9,7 +10,11 @@ child: build the TF1 program with ``import ref as tf`` or
 ``tensorflow.compat.v1`` (v2 behaviour disabled), run the initializer, time the
 *first step* (the first ``sess.run(train_op)``: planning, kernel compiles),
 step until the warm-up time is spent, then time ``--steps`` steps and report
-the median per-step time; *peak* is the child's maximum resident set size.
+the median per-step time; *worst* is the slowest step after the first (a
+compile stall); *peak* is the child's maximum resident set size. ``--cache``
+chooses ref's Numba cache: the environment's, an empty one per process (a
+fresh clone without the set-up command's warm-up), or a copy of one filled by
+``python -m ref warmup`` (the README's set-up command).
 The same program text builds both graphs (see :data:`MODELS`); data are
 synthetic, drawn from a NumPy generator seeded per model.
 
@@ -26,9 +31,11 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -152,8 +159,11 @@ def child(model, lib, steps, warmup_s):
             sess.run(train, feeds)
             first = time.perf_counter() - t0
             end = time.perf_counter() + warmup_s
+            worst = 0.0  # the slowest later step: a compile stall after the first
             while time.perf_counter() < end:
+                t0 = time.perf_counter()
                 sess.run(train, feeds)
+                worst = max(worst, time.perf_counter() - t0)
             times = []
             for _ in range(steps):
                 t0 = time.perf_counter()
@@ -161,12 +171,15 @@ def child(model, lib, steps, warmup_s):
                 times.append(time.perf_counter() - t0)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(json.dumps({"first_s": first, "step_s": statistics.median(times), "best_s": min(times),
-                      "peak_mb": peak_mb}))
+                      "worst_s": max(worst, *times), "peak_mb": peak_mb}))
 
 
-def run_child(model, lib, steps, warmup_s):
+def run_child(model, lib, steps, warmup_s, cache_dir=None):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", model, lib, str(steps), str(warmup_s)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{model}/{lib} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -179,29 +192,58 @@ def main(argv=None):
     p.add_argument("--warmup", type=float, default=3.0, help="seconds of untimed steps after the first")
     p.add_argument("--rounds", type=int, default=2, help="processes per (model, library), alternating")
     p.add_argument("--no-tf", action="store_true", help="ref only")
+    p.add_argument("--cache", choices=("env", "empty", "warmup", "both"), default="env", help=(
+        "ref's Numba cache: the environment's (env); a new empty NUMBA_CACHE_DIR for every process (empty: "
+        "a fresh clone that skipped the set-up command's warm-up); one filled by `python -m ref warmup` "
+        "first, untimed, as the README's set-up command does (warmup); both: a row for each"))
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
         model, lib, steps, warmup = a.child
         return child(model, lib, int(steps), float(warmup))
-    libs = ["ref"] if a.no_tf else ["ref", "tf"]
+    caches = {"env": ["env"], "empty": ["empty"], "warmup": ["warmup"], "both": ["empty", "warmup"]}[a.cache]
+    libs = [("ref" if c == "env" else f"ref/{c}") for c in caches] + ([] if a.no_tf else ["tf"])
+    tmp = tempfile.mkdtemp(prefix="ref-models-cache-")
+    try:
+        warmed = None
+        if "warmup" in caches:
+            warmed = os.path.join(tmp, "warmed")
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "ref", "warmup"], cwd=ROOT, capture_output=True, check=True,
+                           env={**os.environ, "NUMBA_CACHE_DIR": warmed, "PYTHONPATH": ROOT})
+            print(f"python -m ref warmup (untimed for the rows): {time.perf_counter() - t0:.1f} s")
+        return _table(a, libs, tmp, warmed)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _table(a, libs, tmp, warmed):
     ratios = []
-    print(f"{'model':10s} {'lib':4s} {'step ms (median of rounds)':>27s} {'first s':>8s} {'peak MB':>8s}")
+    print(f"{'model':10s} {'lib':10s} {'step ms (median of rounds)':>27s} {'first s':>8s} {'worst s':>8s}"
+          f" {'peak MB':>8s}")
     for model in a.models.split(","):
         res = {lib: [] for lib in libs}
         for _ in range(a.rounds):
             for lib in libs:
-                res[lib].append(run_child(model, lib, a.steps, a.warmup))
+                cache = None
+                if lib == "ref/empty":
+                    cache = tempfile.mkdtemp(dir=tmp)
+                elif lib == "ref/warmup":
+                    cache = tempfile.mkdtemp(dir=tmp)
+                    shutil.rmtree(cache)
+                    shutil.copytree(warmed, cache)  # each process finds the set-up command's cache alone
+                res[lib].append(run_child(model, lib.split("/")[0], a.steps, a.warmup, cache))
         med = {}
         for lib in libs:
             steps = [r["step_s"] * 1e3 for r in res[lib]]
             med[lib] = statistics.median(steps)
-            print(f"{model:10s} {lib:4s} {med[lib]:12.2f} ({', '.join(f'{s:.2f}' for s in steps)})"
+            print(f"{model:10s} {lib:10s} {med[lib]:12.2f} ({', '.join(f'{s:.2f}' for s in steps)})"
                   f" {statistics.median(r['first_s'] for r in res[lib]):8.2f}"
+                  f" {max(r['worst_s'] for r in res[lib]):8.2f}"
                   f" {max(r['peak_mb'] for r in res[lib]):8.0f}")
         if "tf" in med:
-            ratios.append(med["ref"] / med["tf"])
-            print(f"{model:10s} ref/TF step {ratios[-1]:.2f}")
+            ratios.append(med[libs[0]] / med["tf"])
+            print(f"{model:10s} {libs[0]}/TF step {ratios[-1]:.2f}")
     if ratios:
         print(f"geometric mean ref/TF over {len(ratios)} models: {float(np.exp(np.mean(np.log(ratios)))):.2f}")
 

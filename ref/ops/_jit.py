@@ -23,6 +23,20 @@ never loads Numba and a long one pays for it once; once anything has loaded
 Numba the budget is :data:`NUMPY_BUDGET_LOADED_S`, since buying then costs
 only the kernel's own compilation.
 
+**Background builds.** A kernel whose NumPy form has spent its budget is
+normally compiled there and then, on the calling thread. One registered with
+:func:`compiles_in_background` (a ``sample`` call of it on small inputs of
+the types its NumPy form stands in for) is compiled by ``sample`` on a daemon
+thread instead, while the caller goes on with the NumPy form; the compiled
+kernel takes over from the first call after that thread has finished (the
+same bits: only an exact form may be registered). The first such build of a
+process is announced once through ``tf_logging``: ``compiling ref kernels in
+the background``. While such a build runs (it holds Numba's compiler), any
+other kernel whose budget runs out keeps its NumPy form too, rather than wait
+for that compiler; and the first kernel whose budget runs out (one without a
+build of its own) first loads Numba itself on a background thread
+(:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
+
 **Compile notice.** A compilation (a Numba cache miss) still running after
 :data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
 for <kernel>, first run only`` (once per kernel and process), so that a first
@@ -41,6 +55,7 @@ import types
 import numpy as np
 
 from ref.ops import fpenv as _fp
+from ref.platform import tf_logging
 
 _LOCK = threading.RLock()
 
@@ -57,6 +72,8 @@ not rent for too long). Benchmarks of the steady state set ``REF_NUMPY_MAX=0``."
 NUMPY_BUDGET_LOADED_S = float(os.environ.get("REF_NUMPY_BUDGET_LOADED_S", 0.05))
 """The budget once Numba is loaded (by another kernel, or by the program): buying
 is then only this kernel's compilation, or its load from Numba's cache."""
+BACKGROUND = os.environ.get("REF_BACKGROUND_COMPILE", "1") != "0"
+"""Whether kernels registered with :func:`compiles_in_background` build on a thread of their own."""
 COMPILE_NOTICE_S = float(os.environ.get("REF_COMPILE_NOTICE_S", 1.0))
 """Seconds a compilation runs before its notice is printed (negative: never)."""
 _LAYER_CHOSEN = False
@@ -100,7 +117,9 @@ def _install_compile_notice():
             def on_start(self, ev):
                 depth = getattr(_NOTICE_THREAD, "depth", 0)
                 _NOTICE_THREAD.depth = depth + 1
-                if depth == 0:
+                if depth == 0 and getattr(_NOTICE_THREAD, "background", False):
+                    _announce_background(_kernel_name(ev.data["dispatcher"]))
+                elif depth == 0:
                     timer = threading.Timer(COMPILE_NOTICE_S, _announce, (_kernel_name(ev.data["dispatcher"]),))
                     timer.daemon = True
                     timer.start()
@@ -131,6 +150,8 @@ class LazyKernel:
         self.options = {"cache": True, "error_model": "numpy", **options}
         self._dispatcher = None
         self.numpy_seconds = 0.0  # time spent in the kernel's NumPy form (numpy_tier)
+        self.sample = None  # compiles_in_background
+        self.background = None  # the thread building it (numpy_tier)
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
@@ -303,13 +324,115 @@ def numpy_tier(kernel, size) -> bool:
     """Whether to run ``kernel``'s exact NumPy form (see the module docstring)
     for an input of ``size`` elements instead of the Numba build: while the
     input is small, Numba has not built the kernel and the kernel's NumPy form
-    has used less than its budget. Run the form through :func:`run_numpy_form`."""
+    has used less than its budget -- or, the budget spent, while the kernel's
+    background build, any background build, or Numba's background loading runs
+    (see the module docstring). Run the form through :func:`run_numpy_form`."""
     if size > NUMPY_MAX or DISABLE:
         return False
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    thread = lazy.background
+    if thread is not None:
+        return thread.is_alive()  # the NumPy form until the background build has finished
     if lazy._dispatcher is not None:
         return False
-    return lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S)
+    if lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S):
+        return True
+    if lazy.sample is None or not BACKGROUND:
+        # Numba compiles one kernel at a time: while a background build holds its compiler,
+        # buying here would wait for that build too -- rent until it is done; likewise
+        # while Numba itself loads in the background (_numba_loading)
+        return any([t.is_alive() for t in _BUILDING]) or _numba_loading()
+    return _start_background(lazy).is_alive()
+
+
+_PRELOAD = []  # the thread loading Numba (_numba_loading), once started
+
+
+def _numba_loading() -> bool:
+    """Whether Numba is being loaded on a background thread: started here the first
+    time a kernel without a background build of its own has spent its NumPy budget
+    (with :data:`BACKGROUND`). Loading Numba -- its import and its target's
+    registries, ~2 s of CPU, which the first kernel a process builds or loads from
+    the cache pays -- then happens while the NumPy forms go on; what the kernel
+    pays itself afterwards is its own load from the cache (milliseconds) or its
+    compilation (announced by the compile notice)."""
+    if not BACKGROUND:
+        return False
+    if not _PRELOAD:
+        with _LOCK:
+            if not _PRELOAD:
+                thread = threading.Thread(target=_load_numba, name="ref-load-numba", daemon=True)
+                _PRELOAD.append(thread)
+                thread.start()
+    return _PRELOAD[0].is_alive()
+
+
+def _load_numba():
+    try:
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()
+        cpu_target.typing_context.refresh()
+    except Exception:  # noqa: BLE001 -- the kernel's own build reports it
+        pass
+
+
+_BACKGROUND_ANNOUNCED = []
+_BUILDING = []  # the background builds' threads, in the order started
+
+
+def compiles_in_background(kernel, sample):
+    """Registers ``sample`` (a function of no arguments that calls ``kernel`` on
+    small inputs, of the types for which the caller runs its exact NumPy form):
+    once that form has spent its budget, :func:`numpy_tier` runs ``sample`` on a
+    thread of its own and keeps answering True until it has returned (see the
+    module docstring). Returns ``kernel``."""
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    lazy.sample = sample
+    return kernel
+
+
+def _start_background(lazy):
+    with _LOCK:
+        if lazy.background is None:
+            thread = threading.Thread(target=_build_in_background, args=(lazy,),
+                                      name=f"ref-compile-{lazy.__name__}", daemon=True)
+            lazy.background = thread
+            _BUILDING.append(thread)
+            thread.start()
+        return lazy.background
+
+
+def _announce_background(name):
+    """The first compilation (a cache miss) on a background build's thread, once a process."""
+    with _LOCK:
+        if _BACKGROUND_ANNOUNCED:
+            return
+        _BACKGROUND_ANNOUNCED.append(name)
+    tf_logging.warning("compiling ref kernels in the background (%s); the exact NumPy forms run until "
+                       "they are built", name)
+
+
+def _after_fork():
+    """A forked child has none of its parent's threads: a build or a load of Numba that
+    was running in the parent never finishes in the child, and Numba's compiler lock it
+    held stays held there -- a new lock, and the child builds in the foreground."""
+    running = [t for t in _BUILDING + _PRELOAD if t.ident is not None]
+    if running and "numba.core.compiler_lock" in sys.modules:
+        sys.modules["numba.core.compiler_lock"].global_compiler_lock._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def _build_in_background(lazy):
+    _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
+    try:
+        with np.errstate(all="ignore"):
+            lazy.sample()
+    except BaseException:  # noqa: BLE001 -- the caller's own compilation reports it
+        pass
 
 
 def run_numpy_form(kernel, form, *args):

@@ -386,6 +386,20 @@ class _KernelProduct(_Product):
         return scratch
 
 
+def _float32_sample():
+    """A small float32 product through :class:`_KernelProduct`, as :func:`matmul` calls the
+    kernel (the same argument types): what builds it in the background
+    (``ref.ops._jit.compiles_in_background``) while :func:`matmul` runs its NumPy form."""
+    a = np.ones((KERNEL_MIN_SIDE, KERNEL_MIN_SIDE), np.float32)
+    b = np.ones((KERNEL_MIN_SIDE, KERNEL_MIN_COLUMNS), np.float32)
+    out = np.empty((KERNEL_MIN_SIDE, KERNEL_MIN_COLUMNS), np.float32)
+    _KernelProduct(a, b, out, 0).into_result(0, KERNEL_MIN_SIDE)
+    return out
+
+
+_jit.compiles_in_background(gemm_kernel.gemm, _float32_sample)
+
+
 class _NumpyProduct(_Product):
     """The blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
 
@@ -480,9 +494,10 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
+    # before the kernel is built (the first steps of a script; or while it builds in the
+    # background, see ``_jit.compiles_in_background`` above): its bits in NumPy
     if kernel and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK and not _fp.active() \
             and _jit.numpy_tier(gemm_kernel.gemm, m * n):
-        # before the kernel is built (the first steps of a script): its bits in NumPy
         return _jit.run_numpy_form(gemm_kernel.gemm, gemm_kernel.fused_chain_numpy, a, b,
                                    np.empty((m, n), a.dtype) if out is None else out)
     blas = None if kernel else _openblas()

@@ -212,6 +212,14 @@ FORM_ROWS = [  # (a, b): the kernel's NumPy form against the kernel, bit for bit
     _operands(20, 64, 128, F32, 2, "T"),
     _operands(17, 5, 33, F32, 3, "slice"),
     _operands(128, 64, 128, F32, 4),  # word2vec's input-gradient product
+    # odd sizes and layouts: the background build's handover keeps these bits (test_background_compile)
+    _operands(1, 1, 1, F32, 10),
+    _operands(7, 3, 31, F32, 11, "T"),
+    _operands(13, 300, 17, F32, 12, "slice"),
+    _operands(5, 1, 64, F32, 13),
+    _operands(31, 129, 33, F32, 14, "T"),
+    (_operands(12, 40, 48, F32, 15)[0], np.ascontiguousarray(_operands(12, 40, 48, F32, 15, "T")[1])),
+    (np.ascontiguousarray(_operands(19, 70, 35, F32, 16)[0].T).T, _operands(19, 70, 35, F32, 16)[1]),
     (np.array([[1e8, 1, -1e8], [1, -1e8, 1e8]], F32), np.ones((3, 32), F32)),
     (np.array([[1, 1 + E]], F32), np.tile(np.array([[-(1 + 2 * E)], [1 + E]], F32), (1, 32))),  # the fused tie
     (np.array([[1, np.inf, 0], [np.nan, 1, 1], [2, 3, 4], [-0.0, 0, 0], [-0.0, -0.0, 1]], F32),

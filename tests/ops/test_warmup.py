@@ -25,8 +25,8 @@ def test_run_compiles_with_numpy_forms_off(monkeypatch):
     from ref.ops.training import gradient_descent
 
     op = registry.get("ApplyGradientDescent")
-    monkeypatch.setattr(warmup, "_jobs", lambda size: iter([
-        ("ApplyGradientDescent float64",
+    monkeypatch.setattr(warmup, "_jobs", lambda size, everything=False: iter([
+        ("ApplyGradientDescent float64", "ApplyGradientDescent",
          lambda: registry.call("ApplyGradientDescent", **warmup._training_inputs(op, np.float64, size)))]))
     lines = []
 
@@ -45,7 +45,7 @@ def test_run_compiles_with_numpy_forms_off(monkeypatch):
 def test_the_fused_kernels_are_warmed_up(monkeypatch):
     from ref.ops import fused
 
-    jobs = dict(warmup._jobs(8))
+    jobs = {label: job for label, _, job in warmup._jobs(8)}
     names = ["BiasAdd+Relu float32 (ref.ops.fused)", "ReluGrad+BiasAddGrad float32 (ref.ops.fused)",
              "LSTM cell float32 (ref.ops.fused)", "LSTM cell gradient float32 (ref.ops.fused)"]
     assert set(names) <= set(jobs)
@@ -56,3 +56,39 @@ def test_the_fused_kernels_are_warmed_up(monkeypatch):
     assert fused._relu_bias_grad_rows._dispatcher is not None
     assert fused._lstm_in._dispatcher is not None and fused._lstm_mid._dispatcher is not None
     assert fused._lstm_grad_rows._dispatcher is not None
+
+
+def test_default_jobs_cover_what_the_models_first_steps_compile():
+    """The float32 kernels an empty cache compiled on bench/models.py's first steps
+    (MLP, LeNet, VGG, LSTM, word2vec), each job in the process of the kernel it calls."""
+    jobs = {label: group for label, group, _ in warmup._jobs(8)}
+    assert all("float64" not in label for label in jobs)
+    for label in ["MatMul float32 (ref.ops.gemm_kernel)", "Conv2D and its backprops float32 (ref.ops.conv)"]:
+        assert jobs[label] == "gemm"  # the convolutions' products are the kernel's
+    assert jobs["MaxPool, MaxPoolGrad float32 (ref.ops.pooling)"] == "pool"
+    for name in warmup.COMMON_OPTIMIZERS:
+        for variant in ("", " (in place, large)", " (new arrays, large: parallel)"):
+            assert jobs[f"{name} float32{variant}"] == name
+    every = {label for label, _, _ in warmup._jobs(8, everything=True)}
+    assert "ApplyFtrl float64" in every and "SparseApplyAdagrad float32" in every
+    assert warmup.groups()[0] == "gemm"
+    assert sorted(warmup.groups()) == sorted(set(jobs.values()))
+
+
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compiles with Numba")
+def test_conv_and_pool_jobs_build_their_loops(monkeypatch):
+    from ref.ops import conv, pooling
+
+    jobs = {label: job for label, _, job in warmup._jobs(8)}
+    monkeypatch.setattr(_jit, "NUMPY_MAX", 0)
+    jobs["Conv2D and its backprops float32 (ref.ops.conv)"]()
+    jobs["MaxPool, MaxPoolGrad float32 (ref.ops.pooling)"]()
+    for kernel in (conv._im2col_runs, conv._col2im, pooling._max_taps_loop, pooling._max_grad_loop):
+        assert kernel._dispatcher is not None and kernel._dispatcher.signatures, kernel
+
+
+def test_readme_set_up_command_warms_the_cache():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        first = next(line for line in f if line.startswith("pip install -e . "))
+    assert "python -m ref warmup" in first.split("&&")[1]
