@@ -8,14 +8,17 @@ gradient (no reduction when the batch shapes are known and equal, else
 (Python numbers converted in the ops' scopes), ``list(type)`` attrs
 (``PyFunc``'s ``Tin``, ``Print``'s ``U``, ``IdentityN``'s ``T``),
 ``FusedBatchNormV3`` with an epsilon under 1.001e-5 (TF 2.x keeps it),
+``conv2d_transpose`` (its ``output_shape`` converted as the op's
+``input_sizes``; ``[batch, 4, 4, 4]`` is ``[?, 4, 4, 4]``),
 ``sparse_tensor_dense_matmul`` (the op inside its name scope; a sparse ``b``),
 ``AdagradDA``'s ``global_step + 1`` (``add``), ``Dataset.from_generator``'s
 int32 dummy element, and the namedtuples of multi-output ops
-(``tf.nn.top_k(x).indices``)."""
+(``tf.nn.top_k(x).indices``) with ``tf.while_loop`` calling ``cond``
+and ``body`` with a namedtuple's fields, as TF does."""
 import numpy as np
 import pytest
 
-from ref.framework import op_def_library as _under_test  # noqa: F401
+from ref.graph_ops import array_ops as _under_test  # noqa: F401
 from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
 
 import ref
@@ -30,6 +33,28 @@ def shape_tensors_known_in_part(tf):
             tf.sparse_to_dense([[0, 0]], [n, 4], 1.0), tf.random_gamma([n, 2], 1.0),
             tf.random_poisson(1.0, [n, 2]), tf.random.stateless_normal([n, 3], seed=[1, 2]),
             tf.zeros(tf.concat([[2], tf.shape(x)[1:]], 0))]
+
+
+def conv_transpose_of_dynamic_batch(tf):
+    z = tf.placeholder(tf.float32, [None, 8], name="z")
+    batch = tf.shape(z)[0]
+    h = tf.reshape(z, [-1, 2, 2, 2])
+    a = tf.nn.conv2d_transpose(h, tf.ones([3, 3, 4, 2]), output_shape=tf.stack([batch, 4, 4, 4]), strides=[1, 2, 2, 1])
+    b = tf.nn.conv2d_transpose(h, tf.ones([3, 3, 3, 2]), [batch, 4, 4, 3], [1, 2, 2, 1], name="listed")
+    c = tf.nn.conv2d_transpose(h, [[[[1.0, 2.0]]]], [batch, 2, 2, 1],
+                               [1, 1, 1, 1])
+    d = tf.reshape(tf.nn.bias_add(a, tf.ones([4])), tf.shape(a))
+    return [a, b, c, d] + tf.gradients(tf.reduce_sum(d) + tf.reduce_sum(b), [z])
+
+
+def while_loop_over_namedtuple(tf):
+    x = tf.placeholder(tf.float32, [1, 3], name="x")
+    top = tf.nn.top_k(x, 2)
+    state = tf.nn.rnn_cell.LSTMStateTuple(tf.ones([2]), tf.zeros([2]))
+    a = tf.while_loop(lambda v, i: v[0, 0] < 10.0, lambda v, i: tf.nn.top_k(v * 2 + 1, 2), top)
+    b = tf.while_loop(lambda c, h: tf.reduce_sum(c) < 9.0, lambda c, h: tf.nn.rnn_cell.LSTMStateTuple(c * 2, h + c),
+                      state, maximum_iterations=5)
+    return list(a) + list(b)
 
 
 def batch_matmul_gradients(tf):
@@ -98,6 +123,8 @@ def from_generator_pipeline(tf):
 ROWS = [
     pytest.param(shape_tensors_known_in_part, id="shape_tensors_known_in_part"),
     pytest.param(batch_matmul_gradients, id="batch_matmul_gradients"),
+    pytest.param(while_loop_over_namedtuple, id="while_loop_over_namedtuple"),
+    pytest.param(conv_transpose_of_dynamic_batch, id="conv_transpose_of_dynamic_batch"),
     pytest.param(polynomial_decay_cycle, id="polynomial_decay_cycle"),
     pytest.param(list_type_attrs, id="list_type_attrs"),
     pytest.param(small_epsilon_fused_batch_norm, id="small_epsilon_fused_batch_norm"),
@@ -125,7 +152,8 @@ class _null:
         return False
 
 
-@pytest.mark.parametrize("snippet", [shape_tensors_known_in_part, batch_matmul_gradients])
+@pytest.mark.parametrize("snippet", [shape_tensors_known_in_part, batch_matmul_gradients,
+                                     conv_transpose_of_dynamic_batch])
 def test_same_static_shapes_as_tf(snippet):
     assert _static_shapes(ref, snippet) == _static_shapes(tf_v1(), snippet)
 
@@ -148,6 +176,10 @@ VALUE_ROWS = [
     pytest.param(batch_matmul_gradients, {"a:0": _RS.randn(2, 2, 3, 4).astype(np.float32),
                                           "b:0": _RS.randn(2, 2, 4, 5).astype(np.float32)}, 1,
                  id="batch_matmul_gradients"),
+    pytest.param(while_loop_over_namedtuple, {"x:0": np.array([[1.0, 3.0, 2.0]], np.float32)}, 1,
+                 id="while_loop_over_namedtuple"),
+    pytest.param(conv_transpose_of_dynamic_batch, {"z:0": _RS.randn(3, 8).astype(np.float32)}, 1,
+                 id="conv_transpose_of_dynamic_batch"),
     pytest.param(lambda tf: polynomial_decay_cycle(tf) + [tf.assign_add(tf.train.get_global_step(), 1)], {}, 9,
                  id="polynomial_decay_cycle"),
     pytest.param(list_type_attrs, {"x:0": np.arange(6, dtype=np.float32).reshape(2, 3)}, 1, id="list_type_attrs"),
