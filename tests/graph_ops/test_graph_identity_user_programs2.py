@@ -14,7 +14,9 @@ gradient (no reduction when the batch shapes are known and equal, else
 ``AdagradDA``'s ``global_step + 1`` (``add``), ``Dataset.from_generator``'s
 int32 dummy element, and the namedtuples of multi-output ops
 (``tf.nn.top_k(x).indices``) with ``tf.while_loop`` calling ``cond``
-and ``body`` with a namedtuple's fields, as TF does."""
+and ``body`` with a namedtuple's fields, as TF does; a ``tf.layers`` object
+called again re-enters the name scope of its first call (``proj/BiasAdd_1``
+inside a while loop or another scope)."""
 import numpy as np
 import pytest
 
@@ -55,6 +57,26 @@ def while_loop_over_namedtuple(tf):
     b = tf.while_loop(lambda c, h: tf.reduce_sum(c) < 9.0, lambda c, h: tf.nn.rnn_cell.LSTMStateTuple(c * 2, h + c),
                       state, maximum_iterations=5)
     return list(a) + list(b)
+
+
+def layer_objects_called_again(tf):
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3], name="x")
+    layers = [tf.layers.Conv2D(2, 3, padding="same", name="c"), tf.layers.BatchNormalization(name="bn"),
+              tf.layers.Dense(3), tf.layers.Conv2DTranspose(2, 3), tf.layers.MaxPooling2D(2, 2),
+              tf.layers.Flatten(), tf.layers.Dropout(0.5)]
+    outs = []
+    for scope in (None, "outer", None):
+        with tf.name_scope(scope):
+            h = layers[0](x)
+            h = layers[3](layers[1](h, training=True))
+            h = layers[6](layers[5](layers[4](h)), training=True)
+            outs.append(layers[2](h))
+    proj = tf.layers.Dense(3, name="proj")
+    flat = tf.reshape(x, [-1, 48])
+    _, loop = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, proj(tf.concat([v, flat[:, 3:]], 1))),
+                            [0, proj(flat)])
+    outs.append(loop)
+    return outs + tf.gradients(tf.add_n([tf.reduce_sum(o) for o in outs]), [x])
 
 
 def batch_matmul_gradients(tf):
@@ -124,6 +146,7 @@ ROWS = [
     pytest.param(shape_tensors_known_in_part, id="shape_tensors_known_in_part"),
     pytest.param(batch_matmul_gradients, id="batch_matmul_gradients"),
     pytest.param(while_loop_over_namedtuple, id="while_loop_over_namedtuple"),
+    pytest.param(layer_objects_called_again, id="layer_objects_called_again"),
     pytest.param(conv_transpose_of_dynamic_batch, id="conv_transpose_of_dynamic_batch"),
     pytest.param(polynomial_decay_cycle, id="polynomial_decay_cycle"),
     pytest.param(list_type_attrs, id="list_type_attrs"),
@@ -186,6 +209,8 @@ VALUE_ROWS = [
     pytest.param(small_epsilon_fused_batch_norm, {"x:0": (1 + 1e-3 * _RS.randn(2, 3, 3, 4)).astype(np.float32)}, 1,
                  id="small_epsilon_fused_batch_norm"),
     pytest.param(sparse_dense_matmul, {}, 1, id="sparse_dense_matmul"),
+    pytest.param(layer_objects_called_again, {"x:0": _RS.rand(2, 4, 4, 3).astype(np.float32)}, 1,
+                 id="layer_objects_called_again"),
     pytest.param(adagrad_da, {}, 4, id="adagrad_da"),
     pytest.param(from_generator_pipeline, {}, 3, id="from_generator_pipeline"),
 ]
