@@ -16,7 +16,8 @@ int32 dummy element, and the namedtuples of multi-output ops
 (``tf.nn.top_k(x).indices``) with ``tf.while_loop`` calling ``cond``
 and ``body`` with a namedtuple's fields, as TF does; a ``tf.layers`` object
 called again re-enters the name scope of its first call (``proj/BiasAdd_1``
-inside a while loop or another scope)."""
+inside a while loop or another scope); the ``UnsortedSegmentMax``/``Min``
+gradient drops negative ids as TF's (``_GatherDropNegatives``)."""
 import numpy as np
 import pytest
 
@@ -77,6 +78,14 @@ def layer_objects_called_again(tf):
                             [0, proj(flat)])
     outs.append(loop)
     return outs + tf.gradients(tf.add_n([tf.reduce_sum(o) for o in outs]), [x])
+
+
+def segment_min_max_gradients(tf):
+    data = tf.placeholder(tf.float32, [None, 2], name="data")
+    ids = tf.constant([0, 2, -1, 2, 0])
+    outs = [tf.unsorted_segment_max(data, ids, 3), tf.unsorted_segment_min(data, ids, 4),
+            tf.unsorted_segment_sum(data, ids, 3)]
+    return outs + tf.gradients([tf.reduce_sum(o * o) for o in outs], [data])
 
 
 def batch_matmul_gradients(tf):
@@ -147,6 +156,7 @@ ROWS = [
     pytest.param(batch_matmul_gradients, id="batch_matmul_gradients"),
     pytest.param(while_loop_over_namedtuple, id="while_loop_over_namedtuple"),
     pytest.param(layer_objects_called_again, id="layer_objects_called_again"),
+    pytest.param(segment_min_max_gradients, id="segment_min_max_gradients"),
     pytest.param(conv_transpose_of_dynamic_batch, id="conv_transpose_of_dynamic_batch"),
     pytest.param(polynomial_decay_cycle, id="polynomial_decay_cycle"),
     pytest.param(list_type_attrs, id="list_type_attrs"),
@@ -211,6 +221,8 @@ VALUE_ROWS = [
     pytest.param(sparse_dense_matmul, {}, 1, id="sparse_dense_matmul"),
     pytest.param(layer_objects_called_again, {"x:0": _RS.rand(2, 4, 4, 3).astype(np.float32)}, 1,
                  id="layer_objects_called_again"),
+    pytest.param(segment_min_max_gradients, {"data:0": np.array([[1, 5], [2, 2], [9, 9], [2, 7], [1, 0]],
+                                                                np.float32)}, 1, id="segment_min_max_gradients"),
     pytest.param(adagrad_da, {}, 4, id="adagrad_da"),
     pytest.param(from_generator_pipeline, {}, 3, id="from_generator_pipeline"),
 ]

@@ -3,8 +3,9 @@ written for this suite as users of 2016-2019 wrote them after public
 tutorials and blog posts of families the first three sets do not cover: a
 seq2seq model with a statically unrolled decoder, a DQN with a target
 network, a tied-weight denoising autoencoder, a residual block with fused
-batch norm, learning-rate schedules, gradient clipping by hand, ``tf.py_func``
-preprocessing, a Transformer encoder layer, a siamese network, REINFORCE
+batch norm, learning-rate schedules, greedy decoding in a ``while_loop``,
+``tf.py_func`` preprocessing, a Transformer encoder layer, a message-passing
+graph network over segment ops, REINFORCE
 with ``tf.multinomial`` samples, a mixture density network, matrix
 factorization, sparse logistic regression, neural style transfer, WGAN-GP,
 a MobileNet block, knowledge distillation, highway/maxout layers, a DCGAN
@@ -25,8 +26,8 @@ from _corpus import assert_close, assert_same_graph_def, assert_same_initial, as
 STEPS = 8
 RTOL, ATOL = 1e-5, 1e-6
 
-PROGRAMS = ["seq2seq_static", "dqn", "tied_ae", "resnet_block", "lr_schedules", "clip_grads", "py_func",
-            "transformer_attn", "siamese", "reinforce", "mdn", "matrix_factorization", "sparse_logreg",
+PROGRAMS = ["seq2seq_static", "dqn", "tied_ae", "resnet_block", "lr_schedules", "greedy_decode", "py_func",
+            "transformer_attn", "segment_gnn", "reinforce", "mdn", "matrix_factorization", "sparse_logreg",
             "style_transfer", "wgan_gp", "mobilenet_block", "distill", "highway_maxout", "deconv_dynamic",
             "data_generator"]
 
