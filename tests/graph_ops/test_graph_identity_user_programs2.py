@@ -17,7 +17,9 @@ int32 dummy element, and the namedtuples of multi-output ops
 and ``body`` with a namedtuple's fields, as TF does; a ``tf.layers`` object
 called again re-enters the name scope of its first call (``proj/BiasAdd_1``
 inside a while loop or another scope); the ``UnsortedSegmentMax``/``Min``
-gradient drops negative ids as TF's (``_GatherDropNegatives``)."""
+gradient drops negative ids as TF's (``_GatherDropNegatives``); ``tf.linspace``
+is TF 2.x's ``linspace_nd`` op for op (``BroadcastArgs`` of constant shapes
+folds, as TF's shape refiner evaluates it)."""
 import numpy as np
 import pytest
 
@@ -86,6 +88,13 @@ def segment_min_max_gradients(tf):
     outs = [tf.unsorted_segment_max(data, ids, 3), tf.unsorted_segment_min(data, ids, 4),
             tf.unsorted_segment_sum(data, ids, 3)]
     return outs + tf.gradients([tf.reduce_sum(o * o) for o in outs], [data])
+
+
+def linspaces(tf):
+    n = tf.placeholder_with_default(5, [], name="n")
+    return [tf.linspace(-1.0, 1.0, 8), tf.lin_space(0.0, 3.0, n, name="dyn"),
+            tf.linspace([0.0, 1.0], [2.0, 5.0], 4, axis=1),
+            tf.linspace(tf.constant([[0.0], [1.0]]), [2.0, 5.0, 7.0], 3, axis=-1), tf.linspace(2.0, 3.0, 1)]
 
 
 def batch_matmul_gradients(tf):
@@ -157,6 +166,7 @@ ROWS = [
     pytest.param(while_loop_over_namedtuple, id="while_loop_over_namedtuple"),
     pytest.param(layer_objects_called_again, id="layer_objects_called_again"),
     pytest.param(segment_min_max_gradients, id="segment_min_max_gradients"),
+    pytest.param(linspaces, id="linspaces"),
     pytest.param(conv_transpose_of_dynamic_batch, id="conv_transpose_of_dynamic_batch"),
     pytest.param(polynomial_decay_cycle, id="polynomial_decay_cycle"),
     pytest.param(list_type_attrs, id="list_type_attrs"),
@@ -219,6 +229,7 @@ VALUE_ROWS = [
     pytest.param(small_epsilon_fused_batch_norm, {"x:0": (1 + 1e-3 * _RS.randn(2, 3, 3, 4)).astype(np.float32)}, 1,
                  id="small_epsilon_fused_batch_norm"),
     pytest.param(sparse_dense_matmul, {}, 1, id="sparse_dense_matmul"),
+    pytest.param(linspaces, {}, 1, id="linspaces"),
     pytest.param(layer_objects_called_again, {"x:0": _RS.rand(2, 4, 4, 3).astype(np.float32)}, 1,
                  id="layer_objects_called_again"),
     pytest.param(segment_min_max_gradients, {"data:0": np.array([[1, 5], [2, 2], [9, 9], [2, 7], [1, 0]],
