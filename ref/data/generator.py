@@ -92,17 +92,18 @@ def from_generator(generator, output_types=None, output_shapes=None, args=None, 
         return py_func(state.finalize, [iterator_id], dtypes.int64)
 
     def flat_map_fn(dummy):
-        init = _Traced(get_iterator_id_fn, TensorSpec([], dtypes.int64), "from_generator")
+        init = _Traced(get_iterator_id_fn, TensorSpec([], dtypes.int32), "from_generator")
         nxt = _Traced(generator_next_fn, TensorSpec([], dtypes.int64), "from_generator")
         fin = _Traced(finalize_fn, TensorSpec([], dtypes.int64), "from_generator")
         v = apply_op("GeneratorDataset", init_func_other_args=[dummy] + init.captures,
                      next_func_other_args=nxt.captures, finalize_func_other_args=fin.captures,
                      init_func=init.graph, next_func=nxt.graph, finalize_func=fin.graph,
-                     Tinit_func_args=[dtypes.int64] + init.targuments, Tnext_func_args=nxt.targuments,
+                     Tinit_func_args=[dtypes.int32] + init.targuments, Tnext_func_args=nxt.targuments,
                      Tfinalize_func_args=fin.targuments, output_types=flat_types, output_shapes=flat_shapes)
         return DatasetV1(v, structure)
 
-    return DatasetV1.from_tensors(np.int64(0)).flat_map(flat_map_fn)
+    # TF's dummy element is the Python 0 (an int32), each iterator's id an int64
+    return DatasetV1.from_tensors(0).flat_map(flat_map_fn)
 
 
 def _flat_up_to(types, shapes):

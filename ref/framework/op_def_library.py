@@ -9,7 +9,9 @@ inputs, infers static shapes with the declared rule, and adds the op.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import keyword
 import warnings
 
 import numpy as np
@@ -20,7 +22,8 @@ from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.tensor import Tensor
-from ref.framework.tensor_util import _contains_tensor, constant_value, shape_inference_value
+from ref.framework.tensor_util import (_contains_tensor, constant_value, constant_value_as_shape,
+                                       shape_inference_value)
 
 # ---------------------------------------------------------------------------
 # Conversion
@@ -282,6 +285,17 @@ def _dtype_of(value):
     return None
 
 
+def _partial_shape(tensor):
+    """What graph construction knows of a 1-D integer tensor's elements read as
+    a shape (``constant_value_as_shape``), when it knows any (else None)."""
+    if not tensor.dtype.base_dtype.is_integer or tensor.shape.ndims != 1:
+        return None
+    known = constant_value_as_shape(tensor)
+    if known.ndims is None or all(d is None for d in known.as_list()):
+        return None
+    return known
+
+
 def apply_op(op_type, name=None, **kwargs):
     """Adds one ``op_type`` op to the default graph from its registry declaration.
 
@@ -392,6 +406,8 @@ def apply_op(op_type, name=None, **kwargs):
                                     f"{seen[1].name} not in list of allowed values: "
                                     f"{', '.join(d.name for d in allowed)}")
                 attrs[attr] = seen[1]
+        for attr, members in opdef.type_lists.items():  # TF's list(type) attrs: the inputs' dtypes
+            attrs[attr] = [t.dtype.base_dtype for t in named[members]]
         for attr, default in opdef.attrs.items():
             if attr in kwargs:
                 val = kwargs[attr]
@@ -419,8 +435,9 @@ def apply_op(op_type, name=None, **kwargs):
             if isinstance(v, list):
                 specs[in_name] = [registry.Spec(t.dtype.base_dtype, t.shape, shape_inference_value(t)) for t in v]
             else:
-                specs[in_name] = registry.Spec(v.dtype.base_dtype, v.shape,
-                                               None if in_name in opdef.refs else shape_inference_value(v))
+                value = None if in_name in opdef.refs else shape_inference_value(v)
+                specs[in_name] = registry.Spec(v.dtype.base_dtype, v.shape, value,
+                                               _partial_shape(v) if value is None else None)
         display = op_scope.rstrip("/")
         try:
             out_specs = opdef.infer(specs, {**attrs, "_op_name": display})
@@ -451,7 +468,20 @@ def apply_op(op_type, name=None, **kwargs):
         return outs[0]
     if len(opdef.outputs) == 1 and opdef.outputs[0].startswith("*"):
         return list(outs)
-    return tuple(outs)
+    result = _output_tuple(op_type, opdef.outputs)
+    return result(*outs) if result is not None and len(outs) == len(opdef.outputs) else tuple(outs)
+
+
+_OUTPUT_TUPLES = {}
+
+
+def _output_tuple(op_type, names):
+    """The namedtuple TF's generated wrapper returns for an op of several fixed
+    outputs (``TopKV2(values, indices)``), None when an output is a list."""
+    if op_type not in _OUTPUT_TUPLES:
+        ok = all(n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_") for n in names)
+        _OUTPUT_TUPLES[op_type] = collections.namedtuple(op_type, names) if ok else None
+    return _OUTPUT_TUPLES[op_type]
 
 
 def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None, strict=None):

@@ -30,7 +30,8 @@ _FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "
 # Shape, say, so Slice(x, 0, stack([shape(y)[0], -1])) gets a static shape.
 _SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze", "AddV2",
                                          "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum",
-                                         "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather"})
+                                         "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather",
+                                         "BroadcastArgs"})
 
 
 def constant_value(tensor):

@@ -383,25 +383,29 @@ def _broadcast_to_grad(op, grad):
     return unbroadcast(grad, op.inputs[0]), None
 
 
-def _gather_drop_negatives(params, ids):
+def _gather_drop_negatives(params, ids, zero_clipped_indices=None, is_positive=None):
     """``params[ids]`` with zeros where an id is negative (TF's
     ``_GatherDropNegatives``: gather at ``max(ids, 0)``, then select on
-    ``ids >= 0`` broadcast to the gathered shape)."""
+    ``ids >= 0`` broadcast to the gathered shape); also the clipped indices and
+    the mask, which a second call may reuse."""
     a, m = _a(), _m()
-    gathered = a.gather(params, m.maximum(ids, a.zeros_like(ids)))
-    is_positive = m.greater_equal(ids, 0)
-    is_positive_shape = a.shape(is_positive)
-    broadcastable = a.concat([is_positive_shape, a.ones([a.rank(gathered) - a.rank(is_positive)],
-                                                         dtype=is_positive_shape.dtype)], axis=0)
-    is_positive = a.reshape(is_positive, broadcastable)
-    is_positive = is_positive & a.ones_like(gathered, dtype=dtypes.bool)
-    return a.where_v2(is_positive, gathered, a.zeros_like(gathered))
+    if zero_clipped_indices is None:
+        zero_clipped_indices = m.maximum(ids, a.zeros_like(ids))
+    gathered = a.gather(params, zero_clipped_indices)
+    if is_positive is None:
+        is_positive = m.greater_equal(ids, 0)
+        is_positive_shape = a.shape(is_positive)
+        broadcastable = a.concat([is_positive_shape, a.ones([a.rank(gathered) - a.rank(is_positive)],
+                                                             dtype=is_positive_shape.dtype)], axis=0)
+        is_positive = a.reshape(is_positive, broadcastable)
+        is_positive = is_positive & a.ones_like(gathered, dtype=dtypes.bool)
+    return a.where_v2(is_positive, gathered, a.zeros_like(gathered)), zero_clipped_indices, is_positive
 
 
 @RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op, grad):
     """Each row gets its segment's gradient; rows with a negative id (dropped) get 0."""
-    return _gather_drop_negatives(grad, op.inputs[1]), None, None
+    return _gather_drop_negatives(grad, op.inputs[1])[0], None, None
 
 
 @RegisterGradient("SegmentSum")
@@ -489,14 +493,15 @@ def _matrix_set_diag_v3_grad(op, grad):
 
 
 def _segment_min_or_max_grad(op, grad):
-    """TF's form: the gradient goes to the selected entries, split equally among ties."""
+    """TF's form: the gradient goes to the selected entries, split equally among
+    ties; rows with a negative id (dropped) get 0 (``_UnsortedSegmentMinOrMaxGrad``)."""
     a, m = _a(), _m()
     data, ids, num = op.inputs
-    gathered_out = a.gather(op.outputs[0], ids)
-    is_selected = m.equal(data, gathered_out)
+    gathered_out, zero_clipped, is_positive = _gather_drop_negatives(op.outputs[0], ids)
+    is_selected = m.logical_and(m.equal(data, gathered_out), is_positive)
     num_selected = a.unsorted_segment_sum(m.cast(is_selected, grad.dtype), ids, num)
-    weighted = m.realdiv(grad, num_selected)
-    gathered = a.gather(weighted, ids)
+    weighted = m.divide(grad, num_selected)
+    gathered = _gather_drop_negatives(weighted, None, zero_clipped, is_positive)[0]
     return a.where_v2(is_selected, gathered, a.zeros_like(gathered)), None, None
 
 

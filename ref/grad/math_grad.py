@@ -325,7 +325,17 @@ def _batch_matmul_grad(op, grad):
     else:
         gx, gy = (mm(y, grad, adjoint_a=True, adjoint_b=True, grad_a=True),
                   mm(grad, x, adjoint_a=True, adjoint_b=True, grad_b=True))
-    return unbroadcast(gx, x), unbroadcast(gy, y)
+    # TF sums over broadcast batch dimensions unless both batch shapes are
+    # known and equal (matrices alone: no batch shape to reduce).
+    xs, ys = x.shape, y.shape
+    may_have_batch = xs.ndims is None or xs.ndims > 2 or ys.ndims is None or ys.ndims > 2
+    if not may_have_batch or (xs[:-2].is_fully_defined() and ys[:-2].is_fully_defined()
+                              and xs[:-2].as_list() == ys[:-2].as_list()):
+        return gx, gy
+    a, m = _a(), _m()
+    sx, sy = a.shape(x), a.shape(y)
+    rx, ry = apply_op("BroadcastGradientArgs", s0=sx[:-2], s1=sy[:-2])
+    return a.reshape(m.reduce_sum(gx, rx), sx), a.reshape(m.reduce_sum(gy, ry), sy)
 
 
 # -- reductions ----------------------------------------------------------------------

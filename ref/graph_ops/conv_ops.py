@@ -125,14 +125,17 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     value = _pick("input", input, "value", value)
     filter = _pick("filters", filters, "filter", filter)
     with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as name:
-        value = convert_to_tensor(value, name="value")
+        # TF converts the arguments as the op's inputs, in the op def's order
+        # (input_sizes, filter, out_backprop): "conv2d_transpose/input_sizes" is the
+        # Pack of a list holding tensors
+        output_shape_ = convert_to_tensor(output_shape, name="input_sizes")
         filter = convert_to_tensor(filter, name="filter")
+        value = convert_to_tensor(value, name="out_backprop")
         axis = 3 if data_format == "NHWC" else 1
         if value.shape.ndims is not None and filter.shape.ndims is not None and \
                 not value.shape[axis:axis + 1].is_compatible_with(filter.shape[3:4]):
             raise ValueError(f"input channels does not match filter's input channels, {value.shape[axis]} != "
                              f"{filter.shape[3]}")
-        output_shape_ = convert_to_tensor(output_shape, name="output_shape")
         if output_shape_.shape.ndims is not None and not output_shape_.shape.is_compatible_with([4]):
             raise ValueError(f"output_shape must have shape (4,), got {output_shape_.shape}")
         if isinstance(output_shape, (list, tuple)) and filter.shape.ndims is not None and \

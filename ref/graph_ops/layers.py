@@ -34,7 +34,7 @@ from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
     state_ops
-from ref.graph_ops.variable_scope import get_variable, variable_scope
+from ref.graph_ops.variable_scope import VariableScope, get_variable, variable_scope
 from ref.graph_ops import normalization_layer
 
 __all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "Conv2DTranspose", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
@@ -47,6 +47,15 @@ _OPENED = threading.local()  # the variable scope a builder opened last (read by
 
 @contextlib.contextmanager
 def _layer_scope(name, default_name, values, reuse):
+    if isinstance(name, VariableScope):
+        # A layer object's later call (TF's base Layer.__call__): its variable scope
+        # without a new name scope, then the name scope of its first call re-entered
+        # absolutely -- "proj/BiasAdd_1" wherever the call is (a while loop, a scope)
+        with variable_scope(name, reuse=reuse, auxiliary_name_scope=False) as scope, \
+                name_scope(scope.original_name_scope):
+            _OPENED.scope = scope
+            yield scope
+        return
     with variable_scope(name, default_name=default_name, values=values, reuse=reuse) as scope:
         _OPENED.scope = scope
         yield scope
@@ -508,6 +517,8 @@ class Layer:
 
     @property
     def name(self):
+        if isinstance(self._scope, str):  # a layer without variables: its name scope
+            return self._scope.rstrip("/")
         return self._scope.name if self._scope is not None else self._name
 
     @property
@@ -534,7 +545,12 @@ class Layer:
         if self._training:
             config["training"] = training
         if not self._variables:
-            return self._build(inputs, name=self._name, **config)
+            # TF opens the layer's name scope once; every call re-enters it absolutely
+            # ("max_pooling2d/MaxPool_1" for the second call, wherever it is)
+            if self._scope is None:
+                with name_scope(self._name, self._base) as opened:
+                    self._scope = opened
+            return self._build(inputs, name=self._scope, **config)
         config["trainable"] = self.trainable
         before_vars = get_collection(GraphKeys.GLOBAL_VARIABLES)
         before_updates = get_collection(GraphKeys.UPDATE_OPS)

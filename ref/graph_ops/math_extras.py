@@ -18,31 +18,42 @@ __all__ = ["linspace", "lin_space", "norm", "reduce_logsumexp", "reduce_variance
 def linspace(start, stop, num, name=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included)
     along ``axis``; ``start``/``stop`` broadcast against each other. The values
-    are ``start + i * (stop - start) / (num - 1)`` with the last one ``stop``."""
+    are ``start + delta * i`` with ``delta = (stop - start) / max(num - 1, 1)``,
+    between ``start`` and ``stop`` themselves -- op for op TF 2.x's
+    ``linspace_nd`` (``tf.compat.v1.linspace``)."""
     with name_scope(name, "linspace", [start, stop]):
         start = convert_to_tensor(start, name="start")
         stop = convert_to_tensor(stop, name="stop", dtype=start.dtype)
-        num = convert_to_tensor(num, name="num")
-        if not num.dtype.is_integer:
-            raise TypeError(f"Value passed to parameter 'num' has DataType {num.dtype.name} not in list of allowed "
-                            "values: int32, int64")
-        shape = array_ops.shape(math_ops.add(start, stop))  # the broadcast shape
-        rank = start.shape.ndims if start.shape.ndims is not None else 0
-        rank = max(rank, stop.shape.ndims or 0)
-        axis = axis + rank + 1 if axis < 0 else axis
-        start = array_ops.expand_dims(array_ops.broadcast_to(start, shape), axis)
-        stop = array_ops.expand_dims(array_ops.broadcast_to(stop, shape), axis)
-        n = math_ops.cast(num, dtypes.int64)
-        steps = math_ops.maximum(n - 1, 1)
-        delta = (stop - start) / math_ops.cast(steps, start.dtype)
-        indices = math_ops.cast(math_ops.range(1, steps, dtype=dtypes.int64), start.dtype)
-        idx_shape = array_ops.concat([array_ops.ones([axis], dtypes.int64), [-1],
-                                      array_ops.ones([rank - axis], dtypes.int64)], 0)
-        middle = start + array_ops.reshape(indices, idx_shape) * delta
-        both = array_ops.concat([start, middle, stop], axis)
-        size = array_ops.concat([math_ops.cast(shape[:axis], dtypes.int64), array_ops.reshape(n, [1]),
-                                 math_ops.cast(shape[axis:], dtypes.int64)], 0)
-        return array_ops.slice(both, array_ops.zeros_like(size), size)
+        num_int = convert_to_tensor(num, name="num", dtype_hint=dtypes.int32)
+        if not num_int.dtype.is_integer:
+            raise TypeError(f"Argument `tensor` (name: num) must be of type integer. Received `tensor` = "
+                            f"{num_int} of dtype: {num_int.dtype.name}")
+        # TF's convert_to_int_tensor casts with the raw op (a Cast node even to int32)
+        num_int = apply_op("Cast", x=num_int, DstT=dtypes.int32, name="Cast")
+        math_ops.cast(num_int, start.dtype)  # TF computes (and leaves unused) num as start's dtype
+        broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(start), array_ops.shape(stop))
+        start = array_ops.broadcast_to(start, broadcast_shape)
+        stop = array_ops.broadcast_to(stop, broadcast_shape)
+        expanded_start = array_ops.expand_dims(start, axis=axis)
+        expanded_stop = array_ops.expand_dims(stop, axis=axis)
+        shape = array_ops.shape(expanded_start)
+        ndims = array_ops.shape(shape)[0]
+        axis = array_ops.where_v2(axis >= 0, axis, ndims + axis)
+        num_fill = math_ops.maximum(num_int - 2, 0)
+        n_steps = math_ops.maximum(num_int - 1, 1)
+        delta = (expanded_stop - expanded_start) / math_ops.cast(n_steps, expanded_stop.dtype)
+        expanded_start = math_ops.cast(expanded_start, delta.dtype)
+        expanded_stop = math_ops.cast(expanded_stop, delta.dtype)
+        range_end = array_ops.where_v2(num_int >= 0, n_steps, -1)
+        desired_range = math_ops.cast(math_ops.range(1, range_end, dtype=dtypes.int64), delta.dtype)
+        mask = math_ops.equal(axis, math_ops.range(ndims))
+        desired_range_shape = array_ops.where_v2(mask, num_fill, 1)
+        desired_range = array_ops.reshape(desired_range, desired_range_shape)
+        res = expanded_start + delta * desired_range
+        concatenated = array_ops.concat((expanded_start, res, expanded_stop), axis=axis)
+        begin = array_ops.zeros_like(shape)
+        size = array_ops.concat((shape[0:axis], array_ops.reshape(num_int, [1]), shape[axis + 1:]), axis=0)
+        return array_ops.slice(concatenated, begin, size)
 
 
 lin_space = linspace

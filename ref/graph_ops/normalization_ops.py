@@ -28,9 +28,9 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """(y, running_mean, running_var) of ``FusedBatchNormV3``. ``epsilon`` is
-    raised to at least 1.001e-5 (cuDNN's floor, applied by TF on every device);
-    ``mean``/``variance`` are required when not training or when
-    ``exponential_avg_factor != 1``."""
+    passed as given (TF 1.x raised it to cuDNN's floor 1.001e-5; TF 2.x's
+    ``tf.compat.v1`` and its CPU kernel use it unchanged); ``mean``/``variance``
+    are required when not training or when ``exponential_avg_factor != 1``."""
     if (not is_training or exponential_avg_factor != 1.0) and (mean is None or variance is None):
         raise ValueError(f"Both `mean` and `variance` must be a 1D tensor when is_training is False or "
                          f"exponential_avg_factor != 1.0. Received: mean {mean!r} and variance {variance!r}")
@@ -42,7 +42,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         mean = constant([], dtypes.float32)
     if variance is None:
         variance = constant([], dtypes.float32)
-    epsilon = max(float(epsilon), 1.001e-5)
+    epsilon = float(epsilon)
     y, running_mean, running_var, _, _, _ = apply_op(
         "FusedBatchNormV3", x=x, scale=scale, offset=offset, mean=mean, variance=variance, epsilon=epsilon,
         exponential_avg_factor=float(exponential_avg_factor), data_format=data_format,

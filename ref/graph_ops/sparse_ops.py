@@ -220,15 +220,17 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
     matrix ``b`` (``tf.sparse.sparse_dense_matmul``); ``op`` is the adjoint
     where asked."""
     if isinstance(b, (SparseTensor, SparseTensorValue)):
+        # TF: AB = (B'A')' -- with the adjoints flipped when they agree, as given when not
         if adjoint_a != adjoint_b:
-            raise ValueError("For sparse tensor b, adjoint_a should equal adjoint_b here")
-        return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_b,
-                                                              adjoint_b=not adjoint_a))
+            return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a, adjoint_b))
+        return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_a,
+                                                              adjoint_b=not adjoint_b))
     sp_a = as_sparse(sp_a, "sp_a")
-    with name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]) as scope:
+    with name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]):
         b = convert_to_tensor(b, name="b")
+        # (the op takes its own name inside the scope: "SparseTensorDenseMatMul/SparseTensorDenseMatMul")
         return apply_op("SparseTensorDenseMatMul", a_indices=sp_a.indices, a_values=sp_a.values,
-                        a_shape=sp_a.dense_shape, b=b, adjoint_a=adjoint_a, adjoint_b=adjoint_b, name=scope)
+                        a_shape=sp_a.dense_shape, b=b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
 
 
 def _reduction_axes(sp_input, axis):

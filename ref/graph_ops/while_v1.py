@@ -600,7 +600,7 @@ def _as_arrays(flat_orig, tensors):
 def _pack(structure, flat):
     """``flat`` packed like the loop variables, as the arguments of cond/body."""
     packed = nest.pack_sequence_as(structure, flat)
-    if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields"):
+    if isinstance(structure, (list, tuple)):  # TF calls cond(*loop_vars): a namedtuple's fields too
         return list(packed)
     return [packed]
 

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, shape_input
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 
 _INDEX = (dtypes.int32, dtypes.int64)
@@ -399,14 +399,6 @@ def ones_like(x):
     return np.ones(x.shape, dtype=x.dtype)
 
 
-def _dims_input_shape(spec):
-    """Static shape described by a 1-D shape input (its value, or its length)."""
-    v = _ints(spec.value)
-    if v is not None:
-        return TensorShape([None if d == -1 else d for d in v])
-    return unknown_shape(spec.shape[0] if spec.shape.ndims == 1 else None)
-
-
 def _fill_shape(ins, attrs):
     if ins["dims"].shape.ndims not in (None, 1):
         raise ValueError(f"Shape must be rank 1 but is rank {ins['dims'].shape.ndims} for '{attrs['_op_name']}' "
@@ -416,7 +408,7 @@ def _fill_shape(ins, attrs):
         raise ValueError(f"Shape must be rank 0 but is rank {ins['value'].shape.ndims} for "
                          f"'{attrs['_op_name']}' (op: 'Fill') with input shapes: {_shape_str(ins['dims'].shape)}, "
                          f"{_shape_str(ins['value'].shape)}.")
-    return [(ins["value"].dtype, _dims_input_shape(ins["dims"]))]
+    return [(ins["value"].dtype, shape_input(ins["dims"]))]
 
 
 @register_op("Fill", inputs=("dims", "value"), type_attrs={"T": "value", "index_type": "dims"},
@@ -436,7 +428,7 @@ def fill(dims, value):
 
 
 @register_op("Empty", inputs=("shape",), attrs={"dtype": REQUIRED, "init": False},
-             shape=lambda ins, attrs: [(attrs["dtype"], _dims_input_shape(ins["shape"]))])
+             shape=lambda ins, attrs: [(attrs["dtype"], shape_input(ins["shape"]))])
 def empty(shape, dtype, init=False):
     """An uninitialised tensor of ``shape``; here always zeros (deterministic)."""
     return np.zeros(_ints(shape), dtype=dtypes.as_dtype(dtype).np)
@@ -468,7 +460,7 @@ def _bcast(s0, s1, err=None):
 
 
 def _broadcast_to_shape(ins, attrs):
-    target = _dims_input_shape(ins["shape"])
+    target = shape_input(ins["shape"])
     src = ins["input"].shape
     if target.ndims is not None and src.ndims is not None:
         if src.ndims > target.ndims:
@@ -552,6 +544,7 @@ def prevent_gradient(input, message=""):
 
 
 @register_op("IdentityN", inputs=("input",), outputs=("*output",), list_inputs={"input": None},
+             type_lists={"T": "input"},
              shape=lambda ins, attrs: [(s.dtype, s.shape) for s in ins["input"]])
 def identity_n(input):
     """Every tensor of the list ``input``, unchanged."""

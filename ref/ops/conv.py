@@ -40,7 +40,7 @@ from ref.ops import gemm
 from ref.ops import gemm_kernel
 from ref.ops import _jit
 from ref.ops._jit import njit
-from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank, shape_input
 from ref.types.shapes import TensorShape, unknown_shape
 
 _CONV_T = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32)
@@ -689,10 +689,8 @@ def _conv_shape(depthwise):
 def _sizes_shape(sizes, like):
     def rule(ins, attrs):
         _attrs_ok(attrs, "convolution gradient")
-        v = ins[sizes]
-        if v.value is not None:
-            return [(ins[like].dtype, TensorShape([int(d) for d in np.asarray(v.value).reshape(-1)]))]
-        return [(ins[like].dtype, unknown_shape(4))]
+        known = shape_input(ins[sizes])  # TF's MakeShapeFromShapeTensor: [batch, 4, 4, 4] is [?, 4, 4, 4]
+        return [(ins[like].dtype, known if known.ndims is not None else unknown_shape(4))]
     return rule
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import invalid_argument, register_op, shape_input
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.array import _INDEX, _check_range, _dims, _index_str, _ints, _shape_str
 
@@ -153,8 +153,7 @@ def _scatter_nd_shape(ins, attrs):
     shape = _ints(ins["shape"].value)
     dt = ins["updates"].dtype
     if shape is None:
-        n = ins["shape"].shape[0] if ins["shape"].shape.ndims == 1 else None
-        return [(dt, unknown_shape(n))]
+        return [(dt, shape_input(ins["shape"]))]
     i, u = _dims(ins["indices"]), _dims(ins["updates"])
     if i is not None and u is not None and i and i[-1] is not None:
         want = TensorShape(i[:-1] + shape[i[-1]:])

@@ -118,6 +118,7 @@ def _shape_str(shape):
 
 
 @register_op("Print", inputs=("input", "data"), outputs=("output",), list_inputs={"data": None},
+             type_lists={"U": "data"},
              attrs={"message": "", "first_n": -1, "summarize": 3}, type_attrs={"T": "input"},
              stateful=True, ctx=True)
 def print_(input, data, message="", first_n=-1, summarize=3, ctx=None):
@@ -182,6 +183,7 @@ def print_v2(input, output_stream="stderr", end="\n"):
 
 
 @register_op("StringFormat", inputs=("inputs",), outputs=("output",), list_inputs={"inputs": None},
+             type_lists={"T": "inputs"},
              attrs={"template": "%s", "placeholder": "%s", "summarize": 3},
              shape=lambda ins, attrs: [(dtypes.string, ())])
 def string_format(inputs, template="%s", placeholder="%s", summarize=3):

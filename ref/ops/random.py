@@ -27,8 +27,8 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops import philox
-from ref.ops.registry import REQUIRED, invalid_argument, register_op, broadcast_rule  # noqa: F401
-from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, broadcast_rule, shape_input  # noqa: F401
+from ref.types.shapes import TensorShape
 
 _INDEX = (dtypes.int32, dtypes.int64)
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -37,9 +37,7 @@ _SEEDS = {"seed": 0, "seed2": 0}
 
 def _shape_of(spec) -> TensorShape:
     """Static output shape given by a 1-D shape input."""
-    if spec.value is not None:
-        return TensorShape([int(d) for d in np.asarray(spec.value).reshape(-1)])
-    return unknown_shape(spec.shape[0] if spec.shape.ndims == 1 else None)
+    return shape_input(spec)
 
 
 def _dims(shape):

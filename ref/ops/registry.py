@@ -57,6 +57,21 @@ class Spec:
     dtype: Any
     shape: TensorShape
     value: Any = None  # np.ndarray when the input is a known constant
+    # What graph construction knows of a 1-D integer input read as a shape when
+    # its value is not known (TF's shape refiner: ``tf.stack([tf.shape(x)[0], 3])``
+    # gives ``[?, 3]``); None when nothing more than its length is known.
+    partial: Any = None
+
+
+def shape_input(spec: Spec) -> TensorShape:
+    """The static shape a 1-D shape input describes (TF's
+    ``MakeShapeFromShapeTensor``): its value (-1 an unknown dimension), else the
+    dimensions known of its elements, else only its length."""
+    if spec.value is not None:
+        return TensorShape([None if d < 0 else d for d in (int(x) for x in np.asarray(spec.value).reshape(-1))])
+    if spec.partial is not None:
+        return spec.partial
+    return unknown_shape(spec.shape[0] if spec.shape.ndims == 1 else None)
 
 
 @_attrs.frozen
@@ -81,6 +96,7 @@ class OpDef:
     creates_ref: bool
     raw_inputs: tuple = ()
     input_types: dict = _attrs.Factory(dict)  # an input of one fixed dtype (TF's "a: int32")
+    type_lists: dict = _attrs.Factory(dict)  # a list(type) attr -> the list input whose dtypes it holds
 
     def infer(self, ins: dict, attrs: dict) -> list:
         """Output (dtype, TensorShape) pairs for the given input Specs and attrs."""
@@ -110,7 +126,8 @@ FROM_TF_ATTR_NAMES = {op: {tf: ours for ours, tf in names.items()} for op, names
 
 def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=None, allowed=None,
                 list_inputs=None, shape=None, stateful=False, refs=(), ref_outputs=None,
-                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None, raw_inputs=(), input_types=None):
+                allow_uninitialized=(), ctx=False, creates_ref=False, gpu=None, raw_inputs=(), input_types=None,
+                type_lists=None):
     """Declares op ``name`` with the decorated function as its CPU kernel.
 
     ``list_inputs`` maps a list input to the attr holding its length (``"N"``)
@@ -120,6 +137,8 @@ def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=Non
     ``output_ref`` is its ``ref``). ``raw_inputs`` are handed over without
     dereferencing variables (control flow passes refs into its bodies).
     ``input_types`` maps an input of one fixed dtype (TF's ``a: int32``) to it.
+    ``type_lists`` maps a ``list(type)`` attr (``IdentityN``'s ``T``) to the list
+    input whose dtypes graph construction records in it.
     """
 
     def deco(kernel):
@@ -130,7 +149,8 @@ def register_op(name, inputs=(), outputs=("output",), attrs=None, type_attrs=Non
             kernel=kernel, gpu_kernel=gpu, stateful=bool(stateful or refs), refs=tuple(refs),
             ref_outputs=dict(ref_outputs or {}), allow_uninitialized=tuple(allow_uninitialized),
             ctx=ctx, creates_ref=creates_ref, raw_inputs=tuple(raw_inputs),
-            input_types={k: _dtypes.as_dtype(v) for k, v in (input_types or {}).items()})
+            input_types={k: _dtypes.as_dtype(v) for k, v in (input_types or {}).items()},
+            type_lists=dict(type_lists or {}))
         return kernel
 
     return deco

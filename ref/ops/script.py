@@ -100,6 +100,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "string": "string", "bool":
 
 
 @register_op("PyFunc", inputs=("input",), outputs=("*output",), list_inputs={"input": None},
+             type_lists={"Tin": "input"},
              attrs={"token": REQUIRED, "Tout": REQUIRED}, shape=_shapes, stateful=True)
 def py_func(input, token, Tout):
     """output = the registered Python function ``token`` called on ``input`` (stateful)."""
@@ -107,6 +108,7 @@ def py_func(input, token, Tout):
 
 
 @register_op("PyFuncStateless", inputs=("input",), outputs=("*output",), list_inputs={"input": None},
+             type_lists={"Tin": "input"},
              attrs={"token": REQUIRED, "Tout": REQUIRED}, shape=_shapes)
 def py_func_stateless(input, token, Tout):
     """As PyFunc, for a function declared free of side effects: like TF's

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
-from ref.types.shapes import TensorShape, unknown_shape
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank, shape_input
+from ref.types.shapes import TensorShape
 
 _INDEX = (dtypes.int32, dtypes.int64)
 
@@ -95,7 +95,7 @@ def _sparse_to_dense_shape(ins, attrs):
     if dims is not None:
         shape = TensorShape([None if d < 0 else d for d in dims])
     else:
-        shape = unknown_shape(_dim(out, 0)) if _dim(out, 0) is not None else unknown_shape()
+        shape = shape_input(out)
     return [(ins["sparse_values"].dtype, shape)]
 
 

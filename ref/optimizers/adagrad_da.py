@@ -48,7 +48,7 @@ class AdagradDAOptimizer(Optimizer):
         super()._prepare()
         with colocate_with(self._tensors["lr"].op):
             step = apply_op("Identity", input=self._global_step)
-            self._global_step_on_worker = apply_op("AddV2", x=step, y=1)
+            self._global_step_on_worker = apply_op("AddV2", x=step, y=1, name="add")  # TF: step + 1
 
     def _kernel_args(self, var, dtype):
         """The declared inputs and ``global_step``: ``global_step + 1`` read on the variable's device."""

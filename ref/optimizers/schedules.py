@@ -218,9 +218,14 @@ def _polynomial(o, learning_rate, global_step, decay_steps, end_learning_rate, p
     steps = o.cast(decay_steps, dtype)
     if cycle:
         # the first multiple of decay_steps above global_step; 1 at step 0
-        multiplier = o.op("SelectV2", condition=o.op("Equal", x=step, y=o.const(0, dtype)),
-                          t=o.const(1.0, dtype),
-                          e=o.op("Ceil", x=o.op("RealDiv", x=step, y=o.cast(decay_steps, dtype), name="truediv")))
+        # (TF's where_v2(equal(step, 0), 1.0, ceil(step / decay_steps)): the Python
+        # numbers become Equal/y, SelectV2/t and truediv/y in the ops' scopes; a tensor
+        # decay_steps is divided as it is: an integer one is a TypeError, as in TF)
+        horizon = (np.asarray(decay_steps, dtype.np) if isinstance(decay_steps, (int, float, np.number))
+                   else decay_steps)
+        multiplier = o.op("SelectV2", condition=o.op("Equal", x=step, y=np.asarray(0, dtype.np)),
+                          t=np.asarray(1.0, dtype.np),
+                          e=o.op("Ceil", x=o.op("RealDiv", x=step, y=horizon, name="truediv")))
         steps = o.op("Mul", x=steps, y=multiplier)
     else:
         step = o.op("Minimum", x=step, y=steps)
