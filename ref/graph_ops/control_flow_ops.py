@@ -241,6 +241,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def body_fn(phs):
             out = body(*_as_args(structure, _as_arrays(arrays, phs)))
             out = out if nest.is_nested(out) else [out]
+            # TF's while_v2: the body's result nests as the loop variables (nest's ValueError)
+            nest.assert_same_structure(out, structure if nest.is_nested(structure) else [structure])
             return nest.map_structure(_flow, out)
 
         cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
