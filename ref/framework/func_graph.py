@@ -27,6 +27,7 @@ class FuncGraph(Graph):
         self.outputs = []
         self.targets = []       # ops run for their effects (control outputs)
         self.captures = []      # (outer tensor, inner placeholder)
+        self.control_captures = []  # outer ops named in a control_dependencies block inside
         self._capture_map = {}
         self.seed = outer_graph.seed
         self._collections = outer_graph._collections  # variables created inside are the outer graph's
@@ -54,6 +55,25 @@ class FuncGraph(Graph):
         self.captures.append((outer, ph))
         self.inputs.append(ph)
         return ph
+
+    def control_dependencies(self, control_inputs):
+        """As Graph's, except that an op (or a tensor's op) of an enclosing
+        graph is not made a control input of ops inside: it is recorded in
+        ``control_captures`` and the control-flow op built from this graph
+        depends on it instead (TF's FuncGraph)."""
+        if control_inputs is None:
+            return super().control_dependencies(None)
+        kept = []
+        for c in control_inputs:
+            el = c._as_graph_element() if hasattr(c, "_as_graph_element") and \
+                not isinstance(c, (Tensor, Operation)) else c
+            op = el if isinstance(el, Operation) else getattr(el, "op", None)
+            if isinstance(op, Operation) and op.graph is not self:
+                if op not in self.control_captures:
+                    self.control_captures.append(op)
+            else:
+                kept.append(c)
+        return super().control_dependencies(kept)
 
     @property
     def external_captures(self):

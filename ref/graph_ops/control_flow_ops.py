@@ -282,10 +282,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
             maximum_iterations = int(mi)
         specs = [(v.dtype.base_dtype, s) for v, s in zip(flat_all, invariants)]
-        outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat_all),
-                        n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
-                        parallel_iterations=parallel_iterations, output_specs=specs,
-                        accumulate=back_prop and can_accumulate(specs), name=scope)
+        with control_dependencies(_control_captures(cond_g, body_g)):
+            outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat_all),
+                            n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
+                            parallel_iterations=parallel_iterations, output_specs=specs,
+                            accumulate=back_prop and can_accumulate(specs), name=scope)
         outs = list(outs)[:len(flat)]
         if not back_prop:  # TF: no gradient flows through the loop
             outs = [apply_op("StopGradient", input=t) if t.dtype.is_floating or t.dtype.is_complex else t
@@ -434,6 +435,15 @@ def _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_s
     return nest.pack_sequence_as(loop_vars, outs)
 
 
+def _control_captures(*graphs):
+    """The outer ops the bodies' ``control_dependencies`` named: the functional
+    op runs after them (TF: control inputs of the While/If)."""
+    out = []
+    for g in graphs:
+        out.extend(op for op in g.control_captures if op not in out)
+    return out
+
+
 def _flow(v):
     """A TensorArray loop variable travels as its flow (TF's while_loop does the same)."""
     return v.flow if isinstance(v, TensorArray) else v
@@ -529,9 +539,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             t_ts.append(a)
             f_ts.append(b)
         then_g.outputs, else_g.outputs = t_ts, f_ts
-        outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
-                        then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
-                        output_specs=specs, name=scope)
+        with control_dependencies(_control_captures(then_g, else_g)):
+            outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
+                            then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
+                            output_specs=specs, name=scope)
         outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
     outs = _as_arrays(arrays, outs)  # a TensorArray a branch returns comes back by its flow
     result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]

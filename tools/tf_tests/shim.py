@@ -185,8 +185,24 @@ def _gen_wrapper(op_type):
     return wrapper
 
 
+def _set_control_flow_v2(on):
+    from ref.platform import modes
+    (modes.enable_control_flow_v2 if on else modes.disable_control_flow_v2)()
+
+
+# Module globals TF's tests read and assign that are ref's global modes: read live, never cached
+# (control_flow_util.ENABLE_CONTROL_FLOW_V2 follows ref.platform.modes), an assignment sets the mode.
+_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2}
+
+
 class ShimModule(types.ModuleType):
     """A TF module whose names come from ref modules (see :data:`SOURCES`)."""
+
+    def __setattr__(self, attr, value):
+        if attr in _LIVE:
+            _LIVE[attr](value)
+        else:
+            super().__setattr__(attr, value)
 
     def __init__(self, name, sources, gen=False, extra=None):
         super().__init__(name)
@@ -224,7 +240,8 @@ class ShimModule(types.ModuleType):
                 value = getattr(mod, attr)
             except Exception:  # noqa: BLE001 -- ref's namespaces raise their own error for a missing TF name
                 continue
-            setattr(self, attr, value)
+            if attr not in _LIVE:
+                setattr(self, attr, value)
             return value
         if self._gen and "_" in attr:
             raise AttributeError(f"ref has no op for {self.__name__}.{attr}")
