@@ -502,7 +502,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     outer = get_default_graph()
-    if not outer._building_function:  # TF 1.x: Switch/Merge; in a function body, If (TF's cond_v2)
+    if isinstance(pred, bool):
+        raise TypeError("'pred' must not be a Python bool.")
+    if not outer._building_function and not modes.control_flow_v2_enabled():
+        # TF 1.x: Switch/Merge; in a function body or with control flow v2, If (TF's cond_v2)
         return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
@@ -512,20 +515,29 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise ValueError(f"pred must be a scalar, got shape {pred.shape}")
         then_g, _, then_out = _build_body(scope + "true", lambda phs: true_fn(), [], outer)
         else_g, _, else_out = _build_body(scope + "false", lambda phs: false_fn(), [], outer)
+        for t in else_g.foreign_captures:  # TF's cond_v2 verify_captures
+            g = t.graph
+            while g is not None and g is not then_g:
+                g = getattr(g, "outer_graph", None)
+            if g is then_g:
+                raise ValueError(f"Tensor {t.name} in true_fn is accessed from false_fn.")
         arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(then_out)]
         then_out, else_out = nest.map_structure(_flow, then_out), nest.map_structure(_flow, else_out)
         if then_out is None or else_out is None:
             raise ValueError("true_fn and false_fn must return a value (use tf.no_op for effects only)")
         try:
-            nest.assert_same_structure(then_out, else_out)
-        except ValueError as e:
-            raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
+            nest.assert_same_structure(then_out, else_out, check_types=True)
+        except (ValueError, TypeError) as e:
+            _branch_mismatch(then_out, else_out, str(e))
         t_leaves, f_leaves = nest.flatten(then_out), nest.flatten(else_out)
-        for a, b in zip(t_leaves, f_leaves):
+        for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
             if isinstance(a, SparseTensor) != isinstance(b, SparseTensor):
                 raise TypeError(f"Outputs of true_fn and false_fn must both be SparseTensors or neither: "
                                 f"{a!r} and {b!r}")
+            if isinstance(a, IndexedSlices) != isinstance(b, IndexedSlices):
+                raise TypeError(f"Cannot reconcile tf.cond {i}-th outputs:\n  branches returned: {[a, b]}")
         t_flat, f_flat = _expand_sparse(t_leaves), _expand_sparse(f_leaves)
+        _match_indices_dtypes(t_leaves, f_leaves, t_flat, f_flat, then_g, else_g)
         specs, t_ts, f_ts = [], [], []
         for a, b in zip(t_flat, f_flat):
             with then_g.as_default():
@@ -533,8 +545,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             with else_g.as_default():
                 b = _as_output(b, else_g)
             if a.dtype.base_dtype != b.dtype.base_dtype:
-                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
-                                 f"{a.dtype.base_dtype.name}, {b.dtype.base_dtype.name}")
+                _branch_mismatch(then_out, else_out, f"{a} and {b} have different types")
             specs.append((a.dtype.base_dtype, a.shape.most_specific_compatible_shape(b.shape)))
             t_ts.append(a)
             f_ts.append(b)
@@ -551,16 +562,49 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     return result
 
 
+def _branch_mismatch(then_out, else_out, detail):
+    """TF's cond_v2 TypeError for branches whose results differ in structure or dtype."""
+    raise TypeError("true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
+                    f"structure of return values.\n\ntrue_fn output: {then_out}\nfalse_fn output: {else_out}\n\n"
+                    f"Error details:\n{detail}")
+
+
+def _components(x):
+    """A branch output's tensors: a SparseTensor's three, an IndexedSlices' values,
+    indices (and dense_shape when it has one), else the output itself."""
+    if isinstance(x, SparseTensor):
+        return [x.indices, x.values, x.dense_shape]
+    if isinstance(x, IndexedSlices):
+        return [x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else [])
+    return [x]
+
+
 def _expand_sparse(leaves):
-    """Branch outputs with each SparseTensor replaced by its three tensors."""
-    out = []
-    for x in leaves:
-        out.extend((x.indices, x.values, x.dense_shape) if isinstance(x, SparseTensor) else (x,))
-    return out
+    """Branch outputs with each SparseTensor / IndexedSlices replaced by its tensors."""
+    return [c for x in leaves for c in _components(x)]
+
+
+def _match_indices_dtypes(t_leaves, f_leaves, t_flat, f_flat, then_g, else_g):
+    """TF's cond_v2: IndexedSlices outputs whose indices differ in dtype get int64
+    indices (the int32 ones cast in their branch); their dense shapes must agree
+    in being present."""
+    i = 0
+    for a, b in zip(t_leaves, f_leaves):
+        n = len(_components(a))
+        if isinstance(a, IndexedSlices):
+            if (a.dense_shape is None) != (b.dense_shape is None):
+                raise TypeError(f"Cannot reconcile tf.cond outputs: {a} and {b} (one has a dense_shape)")
+            ia, ib = t_flat[i + 1], f_flat[i + 1]
+            if ia.dtype.base_dtype != ib.dtype.base_dtype:
+                for flat, g in ((t_flat, then_g), (f_flat, else_g)):
+                    if flat[i + 1].dtype.base_dtype == dtypes.int32:
+                        with g.as_default():
+                            flat[i + 1] = apply_op("Cast", x=_as_output(flat[i + 1], g), DstT=dtypes.int64)
+        i += n
 
 
 def _pack_sparse(t_leaves, f_leaves, outs):
-    """The If's outputs regrouped into SparseTensors where the branches returned them."""
+    """The If's outputs regrouped into SparseTensors / IndexedSlices where the branches returned them."""
     packed, i = [], 0
     for a, b in zip(t_leaves, f_leaves):
         if isinstance(a, SparseTensor):
@@ -569,6 +613,10 @@ def _pack_sparse(t_leaves, f_leaves, outs):
                 sp.set_shape(a.shape.most_specific_compatible_shape(b.shape))
             packed.append(sp)
             i += 3
+        elif isinstance(a, IndexedSlices):
+            n = len(_components(a))
+            packed.append(IndexedSlices(outs[i], outs[i + 1], outs[i + 2] if n == 3 else None))
+            i += n
         else:
             packed.append(outs[i])
             i += 1
