@@ -185,7 +185,20 @@ def _if_grad(op, *grads):
     else_pos = [i for i in range(n_then, len(caps)) if _wrt(caps[i])]
     tg, t_res = _grad_graph(op.name + "_then_grad", then_g, 0, caps, specs, outer, then_pos)
     eg, e_res = _grad_graph(op.name + "_else_grad", else_g, n_then, caps, specs, outer, else_pos)
-    kinds = _branch_outputs(tg, t_res, eg, e_res)
+    # An outer tensor both branches capture is two inputs of the If (TF's cond_v2 makes it one):
+    # its gradient is the then-branch's at its then position and the else-branch's at its else
+    # position, one output (else one dense and one IndexedSlices gradient would be summed dense).
+    first, owner, m_t, m_e = {}, [], [], []
+    for i, c in enumerate(caps):
+        if c in first:
+            m_e[first[c]] = e_res[i]
+            owner.append(None)
+        else:
+            first[c] = len(m_t)
+            owner.append(len(m_t))
+            m_t.append(t_res[i])
+            m_e.append(e_res[i])
+    kinds = _branch_outputs(tg, m_t, eg, m_e)
     out_specs = [(t.dtype.base_dtype, t.shape.most_specific_compatible_shape(e.shape))
                  for t, e in zip(tg.outputs, eg.outputs)]
     res = apply_op("If", cond=pred, input=list(caps) + grads + list(caps) + grads, then_branch=tg,
@@ -198,7 +211,7 @@ def _if_grad(op, *grads):
         else:
             grads_out.append(res[i])
             i += 1
-    return [None] + [r if _wrt(c) else None for r, c in zip(grads_out, caps)]
+    return [None] + [grads_out[k] if k is not None and _wrt(c) else None for k, c in zip(owner, caps)]
 
 
 def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iterations=None, accumulate=False):

@@ -1,9 +1,11 @@
 """Control flow v2 (``tf.compat.v1.enable_control_flow_v2()``: ``while_loop``
-builds the functional ``While``) against TensorFlow in the same mode: values
-of programs that take gradients inside loop bodies with respect to outer
-tensors (TF's ``_Inputs``/``_Consumers`` crossing function captures), bodies
-under ``control_dependencies`` on outer ops (TF's FuncGraph control
-captures), and the errors of bodies that return the wrong structure."""
+builds the functional ``While``, ``cond`` the functional ``If``) against
+TensorFlow in the same mode: values of programs that take gradients inside
+loop bodies with respect to outer tensors (TF's ``_Inputs``/``_Consumers``
+crossing function captures), bodies under ``control_dependencies`` on outer
+ops (TF's FuncGraph control captures), conds returning IndexedSlices and
+their gradients (IndexedSlices where TF's are), static shapes of gradients,
+and the errors of loop bodies and branches whose results do not match."""
 import contextlib
 
 import numpy as np
@@ -35,7 +37,9 @@ def _v2(lib):
 def _values(lib, program):
     with _v2(lib), lib.Graph().as_default():
         outs, feed = program(lib)
+        init = lib.global_variables_initializer()
         with lib.Session() as s:
+            s.run(init)
             return s.run(outs, {k: v for k, v in feed.items()})
 
 
@@ -95,8 +99,34 @@ def _body_reads_updated_variable(tf):  # the outer op (an assign) runs before th
     return tf.while_loop(lambda i, _: i < 2, body, [0, tf.constant(0.0)]), {}
 
 
+def _cond_indexed_slices_index_types(tf):  # TF's testCondIndexedSlicesDifferentTypes
+    values = tf.constant([10])
+    i_32 = tf.convert_to_tensor([0], dtype=tf.int32)
+    i_64 = tf.convert_to_tensor([0], dtype=tf.int64)
+    r = tf.cond(tf.less(1, 2), lambda: tf.IndexedSlices(values + 1, i_32),
+                lambda: tf.IndexedSlices(values - 1, i_64))
+    return [r.values, r.indices], {}
+
+
+def _cond_sparse_read_grad(tf):  # TF's testCondGrad_ResourceVarSparseRead: IndexedSlices through If
+    var = tf.get_variable("var", initializer=np.ones((4, 2), np.float32), use_resource=True)
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: tf.reduce_sum(var.sparse_read([1, 2])), lambda: tf.reduce_sum(var * 3.0))
+    g = tf.gradients(r, var)[0]
+    return [tf.convert_to_tensor(g), tf.constant(isinstance(g, tf.IndexedSlices))], {p: True}
+
+
+def _cond_second_derivative(tf):  # TF's testCondGradMultiDevice: If's gradient is an If again
+    pred = tf.placeholder(tf.bool, [], name="pred")
+    x = tf.placeholder(tf.float32, name="x")
+    z = tf.cond(pred, lambda: x * x * x, lambda: 2.0 * x)
+    g = tf.gradients(z, x)[0]
+    return [g, tf.gradients(g, x)[0]], {pred: True, x: 2.0}
+
+
 VALUE_ROWS = [_grad_of_outer_in_body, _grad_of_inner_loop, _grad_through_two_captures,
-              _body_under_outer_control_dependency, _body_reads_updated_variable]
+              _body_under_outer_control_dependency, _body_reads_updated_variable, _cond_indexed_slices_index_types,
+              _cond_sparse_read_grad, _cond_second_derivative]
 
 
 @pytest.mark.parametrize("program", VALUE_ROWS, ids=lambda f: f.__name__)
@@ -123,11 +153,62 @@ def _nested_bad_arity(tf):  # TF's testWhile_NestedBadArityFails
     tf.while_loop(lambda lv0, _1, _2: lv0.a < 100.0, lambda lv0, lv1, _: [lv0, lv1], loop_vars)
 
 
+def _branches_differ_in_keys(tf):  # TF's testCheckNestedOutputStruct
+    x, y = tf.constant(10), tf.constant(200)
+    tf.cond(tf.less(1, 2), lambda: {"a": x + y, "b": x + y}, lambda: {"c": y, "d": y})
+
+
+def _branches_differ_in_dtype(tf):
+    tf.cond(tf.less(1, 2), lambda: tf.constant(1), lambda: tf.constant(1.0))
+
+
+def _slices_against_tensor(tf):  # TF's testCondMismatchedIndexedSlices
+    values, indices = tf.constant([10]), tf.constant([0])
+    tf.cond(tf.constant(True), lambda: tf.IndexedSlices(values + 1, indices), lambda: values + 1)
+
+
+def _other_branch_tensor(tf):  # TF's testCondAccessTrueBranchTensorInFalseBranchRaises
+    inputs = {"c": tf.constant(1.0)}
+
+    def true_fn():
+        inputs["c"] = tf.identity(inputs["c"], name="true_branch")
+        return inputs["c"]
+
+    tf.cond(tf.constant(True), true_fn, lambda: tf.identity(inputs["c"]))
+
+
+def _python_bool_pred(tf):  # TF's testCondBool
+    tf.cond(False, lambda: tf.constant(1), lambda: tf.constant(2))
+
+
 # (builder, error kind, a phrase of the message TF's v2 gives)
 ERROR_ROWS = [
     (_extra_value, ValueError, "The two structures don't have the same nested structure"),
     (_nested_bad_arity, ValueError, "the same number of elements"),
+    (_branches_differ_in_keys, TypeError, "must have the same number, type, and overall structure"),
+    (_branches_differ_in_dtype, TypeError, "must have the same number, type, and overall structure"),
+    (_slices_against_tensor, TypeError, "Cannot reconcile tf.cond 0-th outputs"),
+    (_other_branch_tensor, ValueError, "Tensor true_branch:0 in true_fn is accessed from false_fn"),
+    (_python_bool_pred, TypeError, "must not be a Python bool"),
 ]
+
+
+def _resource_grads_through_cond(tf):  # TF's testCondResourceGradShape
+    rv1 = tf.get_variable("rv1", initializer=[1.0, 2.0], use_resource=True)
+    rv2 = tf.get_variable("rv2", initializer=[3.0, 4.0], use_resource=True)
+    return tf.gradients(tf.cond(tf.constant(True), lambda: rv1, lambda: rv2), [rv1, rv2])
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+@pytest.mark.parametrize("build", [_resource_grads_through_cond], ids=lambda f: f.__name__)
+def test_static_shapes_as_tf(build, v2):
+    tf = tf_v1()
+    shapes = []
+    for lib in (tf, ref):
+        with (_v2(lib) if v2 else (tf1_behaviour() if lib is tf else contextlib.nullcontext())), \
+                lib.Graph().as_default():
+            shapes.append([t.shape.as_list() if t.shape.ndims is not None else None for t in build(lib)])
+    assert shapes[1] == shapes[0]
 
 
 @pytest.mark.parametrize("build,kind,phrase", ERROR_ROWS, ids=lambda r: getattr(r, "__name__", None))
