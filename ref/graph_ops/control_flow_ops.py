@@ -201,6 +201,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
+    if shape_invariants is not None:
+        shape_invariants = _invariants_of_specs(loop_vars, shape_invariants)
     if not get_default_graph()._building_function and \
             not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)) and \
             (not back_prop or not modes.control_flow_v2_enabled()):
@@ -297,6 +299,34 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not return_same_structure and len(outs) == 1:
         return outs[0]
     return packed
+
+
+def _invariants_of_specs(loop_vars, shape_invariants):
+    """TF's ``_shape_invariant_to_type_spec`` for TypeSpec invariants (a
+    ``tf.TensorSpec`` or ``SparseTensorSpec``: an object with a ``value_type``):
+    the spec must describe its loop variable -- its kind, dtype and a
+    compatible shape -- else TypeError; it then stands for the variable's
+    shape (a SparseTensor's: the shape of its ``dense_shape``, ``[rank]``)."""
+    try:
+        nest.assert_same_structure(loop_vars, shape_invariants)
+    except (ValueError, TypeError):
+        return shape_invariants  # the builders below give the structure error
+
+    def one(v, inv):
+        kind = getattr(inv, "value_type", None)
+        if kind is None or isinstance(inv, TensorShape):
+            return inv
+        if kind is SparseTensor:
+            if not isinstance(v, SparseTensor) or v.values.dtype.base_dtype != inv.dtype.base_dtype:
+                raise TypeError(f"TypeSpec {inv!r} is not compatible with {v!r}")
+            return TensorShape([inv.shape.ndims])
+        if isinstance(v, (SparseTensor, IndexedSlices, TensorArray)) or hasattr(v, "flat_values") or (
+                isinstance(v, Tensor) and (v.dtype.base_dtype != inv.dtype.base_dtype or
+                                           not inv.shape.is_compatible_with(v.shape))):
+            raise TypeError(f"TypeSpec {inv!r} is not compatible with {v!r}")
+        return inv.shape
+
+    return nest.map_structure(one, loop_vars, shape_invariants)
 
 
 # Stateful random ops whose draws the While gradient must see again.

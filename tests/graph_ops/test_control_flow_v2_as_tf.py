@@ -218,3 +218,50 @@ def test_errors_as_tf(build, kind, phrase):
         with _v2(lib), lib.Graph().as_default():
             with pytest.raises(kind, match=phrase):
                 build(lib)
+
+
+# -- TypeSpec shape invariants (TF's _shape_invariant_to_type_spec), v1 and v2 loops ---------
+
+def _specs(lib):
+    if lib is ref:
+        from ref.data.dataset_ops import SparseTensorSpec, TensorSpec
+        return TensorSpec, SparseTensorSpec
+    return lib.TensorSpec, lib.SparseTensorSpec
+
+
+def _spec_loop(lib, var, spec):
+    """A loop over ``(0, var)`` with invariants ``[TensorSpec([], int32), spec(...)]``."""
+    tensor_spec, sparse_spec = _specs(lib)
+    i = lib.constant(0)
+    x = {"dense": lambda: lib.constant([1]), "sparse": lambda: lib.SparseTensor([[0]], [1.0], [10]),
+         "float_i": lambda: lib.constant([1])}[var]()
+    if var == "float_i":
+        i = lib.constant(0.0)
+    inv = {"any_rank": lambda: tensor_spec(None, dtype=lib.int32), "sparse": lambda: sparse_spec([None]),
+           "vector": lambda: tensor_spec([None], dtype=lib.int32)}[spec]()
+    body = (lambda i, x: (i + 1, lib.stack([x, x]))) if spec == "any_rank" else (lambda i, x: (i + 1, x))
+    lib.while_loop(lambda i, _: i < 10, body, [i, x], [tensor_spec([], dtype=lib.int32), inv])
+
+
+# (loop variable, invariant spec, error kind or None) as TF gives them
+SPEC_ROWS = [
+    ("dense", "any_rank", None),
+    ("dense", "vector", None),
+    ("sparse", "sparse", None),
+    ("dense", "sparse", TypeError),
+    ("float_i", "vector", TypeError),
+]
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+@pytest.mark.parametrize("var,spec,error", SPEC_ROWS)
+def test_type_spec_invariants_as_tf(var, spec, error, v2):
+    tf = tf_v1()
+    for lib in (tf, ref):
+        with (_v2(lib) if v2 else (tf1_behaviour() if lib is tf else contextlib.nullcontext())), \
+                lib.Graph().as_default():
+            if error is None:
+                _spec_loop(lib, var, spec)
+            else:
+                with pytest.raises(error):
+                    _spec_loop(lib, var, spec)

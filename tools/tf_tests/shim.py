@@ -46,9 +46,10 @@ SOURCES = {
     "tensorflow.python.framework.tensor_shape": ("ref.types.shapes",),
     "tensorflow.python.framework.errors": ("ref.types.errors",),
     "tensorflow.python.framework.errors_impl": ("ref.types.errors",),
-    "tensorflow.python.framework.tensor": ("ref.framework.tensor",),
+    "tensorflow.python.framework.tensor": ("ref.framework.tensor", "ref.data.dataset_ops"),
+    "tensorflow.python.framework.tensor_spec": ("ref.data.dataset_ops",),
     "tensorflow.python.framework.indexed_slices": ("ref.framework.indexed_slices",),
-    "tensorflow.python.framework.sparse_tensor": ("ref.framework.sparse_tensor",),
+    "tensorflow.python.framework.sparse_tensor": ("ref.framework.sparse_tensor", "ref.data.dataset_ops"),
     "tensorflow.python.framework.random_seed": ("ref.framework.random_seed",),
     "tensorflow.python.framework.tensor_util": ("ref.framework.tensor_util", "ref.formats.tensor_util"),
     "tensorflow.python.framework.importer": ("ref.framework.importer",),
@@ -499,7 +500,7 @@ def _make_test_util():
     m.TensorFlowTestCase = case
     for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only",
                  "run_all_in_deprecated_graph_mode_only",
-                 "build_as_function_and_v1_graph", "disable_xla", "disable_tfrt", "disable_mlir_bridge",
+                 "disable_xla", "disable_tfrt", "disable_mlir_bridge",
                  "xla_allow_fallback", "with_eager_op_as_function",
                  "also_run_as_tf_function", "with_forward_compatibility_horizons", "run_without_tensor_float_32",
                  "run_all_without_tensor_float_32", "disable_cudnn_autotune",
@@ -544,6 +545,23 @@ def _make_test_util():
             return cls
         return all_methods
 
+    def build_as_function_and_v1_graph(func):
+        """TF's: the test twice, ``_v1_graph`` (in a new Graph) and ``_function``
+        (traced in a function body: a FuncGraph, where cond/while_loop build If/While)."""
+        from absl.testing import parameterized
+        from ref.framework.func_graph import FuncGraph
+
+        @parameterized.named_parameters(("_v1_graph", "v1_graph"), ("_function", "function"))
+        @functools.wraps(func)
+        def decorated(self, run_mode, *args, **kwargs):
+            with ref.Graph().as_default() as g:
+                if run_mode == "v1_graph":
+                    return func(self, *args, **kwargs)
+                with FuncGraph("function_in_eager", g).as_default():
+                    return func(self, *args, **kwargs)
+        return decorated
+
+    m.build_as_function_and_v1_graph = build_as_function_and_v1_graph
     m.skip_if = skip_if
     m.for_all_test_methods = for_all_test_methods
     for name in ("IsGoogleCudaEnabled", "IsBuiltWithROCm", "IsBuiltWithXLA", "IsBuiltWithNvcc", "IsMklEnabled",
