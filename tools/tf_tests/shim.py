@@ -749,6 +749,11 @@ SPECIAL = {
     "tensorflow.python.eager.context": _make_context,
     "tensorflow.python.eager.def_function": _make_def_function,
     "tensorflow.python.tf2": lambda: ShimModule("tensorflow.python.tf2", (), extra={"enabled": lambda: False}),
+    # TF's switch for lowering If/Case to Switch/Merge in its graph optimizer; ref's interpreter runs
+    # the functional ops as they are, so either setting computes the same values
+    "tensorflow.python.ops.control_flow_util_v2": lambda: ShimModule(
+        "tensorflow.python.ops.control_flow_util_v2", ("ref.graph_ops.control_flow_util",),
+        extra={"_DISABLE_LOWER_USING_SWITCH_MERGE": False}),
 }
 
 
