@@ -30,8 +30,8 @@ from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
 from ref.grad.control_flow_grad import wants_zeros, zeros_like_for_output
 from ref.grad.control_flow_state import maybe_create_control_flow_state
-from ref.graph_ops.control_flow_v1 import is_loop_exit
-from ref.graph_ops.while_v1 import is_loop_switch
+from ref.graph_ops.control_flow_v1 import is_loop_exit, is_switch
+from ref.graph_ops.while_v1 import WhileContext, is_loop_switch
 
 
 class AggregationMethod:
@@ -219,6 +219,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                           "`tf.stop_gradient`.") from None
                 if loop_state:
                     loop_state.EnterGradWhileContext(op, before=False)
+                # TF: a gradient taken inside a loop body may not reach back through the loop's own
+                # Switch (the initial value of a loop variable)
+                ctxt = op._get_control_flow_context() if is_switch(op) else None
+                if isinstance(ctxt, WhileContext) and ctxt is get_default_graph()._get_control_flow_context():
+                    _no_grad_wrt_initial_loop_value(op, from_ops, inputs)
                 if rule is not None:
                     for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
                         if g is None and _is_backpropagatable(t) and loop_state:
@@ -260,6 +265,23 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
             result.append(g)
     return result
+
+
+def _no_grad_wrt_initial_loop_value(op, from_ops, inputs):
+    """TF's ValueError, naming the x nearest above ``op``."""
+    target, queue, seen = None, collections.deque([op]), set()
+    while queue:
+        cur = queue.popleft()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if cur in from_ops:
+            target = cur
+            break
+        queue.extend(t.op for t in inputs(cur))
+    raise ValueError(f"Cannot compute gradient inside while loop with respect to op '{target.name}'. We do not "
+                     "support taking the gradient wrt or through the initial value of a loop variable. Gradients "
+                     "can be computed through loop invariants or wrt the input parameters to the loop body.")
 
 
 def _closure_crossing(graph, x_set):
