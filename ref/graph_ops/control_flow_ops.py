@@ -586,10 +586,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                             output_specs=specs, name=scope)
         outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
     outs = _as_arrays(arrays, outs)  # a TensorArray a branch returns comes back by its flow
-    result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
-    if not strict and isinstance(result, (list, _tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
-        return result[0]
-    return result
+    # TF's cond_v2 gives the branches' structure as it is (``strict`` is for TF 1.x's cond)
+    return nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
 
 
 def _branch_mismatch(then_out, else_out, detail):

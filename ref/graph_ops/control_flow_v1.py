@@ -514,7 +514,8 @@ def _pack_components(structure, flat):
 
 
 def _unpack_if_singleton(res):
-    if isinstance(res, (list, tuple)) and not hasattr(res, "_fields") and len(res) == 1:
+    """TF's _UnpackIfSingleton: a one-element list or tuple (a namedtuple too) gives its element."""
+    if isinstance(res, (list, tuple)) and len(res) == 1:
         return res[0]
     return res
 

@@ -265,3 +265,29 @@ def test_type_spec_invariants_as_tf(var, spec, error, v2):
             else:
                 with pytest.raises(error):
                     _spec_loop(lib, var, spec)
+
+
+# -- what cond returns for one-element results: TF 1.x's cond unpacks a one-element list or tuple
+# (a namedtuple too) unless strict; cond_v2 (control flow v2) returns the branches' structure as is --------
+_Single = __import__("collections").namedtuple("_Single", "a")
+_SINGLE_KINDS = {"list": lambda t: [t], "tuple": lambda t: (t,), "namedtuple": _Single, "tensor": lambda t: t}
+
+
+def _result_kind(lib, kind, strict):
+    p = lib.placeholder(lib.bool, [], name="p")
+    r = lib.cond(p, lambda: _SINGLE_KINDS[kind](lib.constant(1)), lambda: _SINGLE_KINDS[kind](lib.constant(2)),
+                 strict=strict)
+    return type(r).__name__ if isinstance(r, (list, tuple)) else "Tensor"
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+@pytest.mark.parametrize("strict", [False, True], ids=["loose", "strict"])
+@pytest.mark.parametrize("kind", sorted(_SINGLE_KINDS))
+def test_singleton_results_as_tf(kind, strict, v2):
+    tf = tf_v1()
+    kinds = []
+    for lib in (tf, ref):
+        with (_v2(lib) if v2 else (tf1_behaviour() if lib is tf else contextlib.nullcontext())), \
+                lib.Graph().as_default():
+            kinds.append(_result_kind(lib, kind, strict))
+    assert kinds[1] == kinds[0]
