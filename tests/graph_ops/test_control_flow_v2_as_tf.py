@@ -5,7 +5,8 @@ loop bodies with respect to outer tensors (TF's ``_Inputs``/``_Consumers``
 crossing function captures), bodies under ``control_dependencies`` on outer
 ops (TF's FuncGraph control captures), conds returning IndexedSlices and
 their gradients (IndexedSlices where TF's are), static shapes of gradients,
-and the errors of loop bodies and branches whose results do not match."""
+the errors of loop bodies and branches whose results do not match, TypeSpec
+shape invariants, and what cond returns for one-element results (v1 and v2)."""
 import contextlib
 
 import numpy as np
