@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
+import functools
 import random
 import re
 import socket
@@ -29,6 +30,7 @@ from google.protobuf import text_format
 from ref import protos
 from ref.types import dtypes, errors, nest
 from ref.types.device_spec import canonical_name
+from ref.platform import modes
 from ref.framework.graph import clear_default_graph_stack, get_collection_proto_functions, reset_default_graph
 from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
@@ -39,7 +41,8 @@ from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
 __all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
-           "assert_meta_graph_protos_equal", "get_node_def_from_graph"]
+           "assert_meta_graph_protos_equal", "get_node_def_from_graph", "enable_control_flow_v2",
+           "disable_control_flow_v2", "with_control_flow_v2"]
 
 _SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
 
@@ -149,6 +152,47 @@ def get_temp_dir():
 def main(argv=None):
     """Runs the test cases of ``__main__`` (``unittest.main``), as ``tf.test.main``."""
     return unittest.main(argv=argv)
+
+
+def enable_control_flow_v2(fn):
+    """Decorator: ``fn`` runs with control flow v2 on (``While``/``If``), the
+    previous mode restored after it, whatever it raises. As TF's, the switch
+    happens inside the call, so a test method's ``setUp``/``tearDown`` run in
+    the mode they found."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        was = modes.control_flow_v2_enabled()
+        modes.enable_control_flow_v2()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if not was:
+                modes.disable_control_flow_v2()
+    return wrapper
+
+
+def disable_control_flow_v2(unused_msg):
+    """Decorator for a test method of a :func:`with_control_flow_v2` class:
+    no ``...WithControlFlowV2`` copy is made of it (``unused_msg``: why)."""
+    def mark(fn):
+        fn._disable_control_flow_v2 = True
+        return fn
+    return mark
+
+
+def with_control_flow_v2(cls):
+    """Class decorator: for each callable ``test...`` attribute defined on
+    ``cls`` itself (not inherited) and not marked by
+    :func:`disable_control_flow_v2`, adds ``<name>WithControlFlowV2``, the same
+    method run under :func:`enable_control_flow_v2`. Returns ``cls`` unchanged
+    when control flow v2 is already on (the copies would repeat the tests)."""
+    if modes.control_flow_v2_enabled():
+        return cls
+    for name, value in list(cls.__dict__.items()):
+        if callable(value) and name.startswith(unittest.TestLoader.testMethodPrefix) and \
+                not getattr(value, "_disable_control_flow_v2", False):
+            setattr(cls, name + "WithControlFlowV2", enable_control_flow_v2(value))
+    return cls
 
 
 def _free_port():

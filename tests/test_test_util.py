@@ -408,3 +408,88 @@ def test_assert_meta_graph_protos_equal_as_tf(second_value, equal):
         else:
             with pytest.raises(AssertionError):
                 helper.assert_meta_graph_protos_equal(case, a, b)
+
+
+# -- test_util.with_control_flow_v2 / disable_control_flow_v2 / enable_control_flow_v2 ----------
+# Which methods get a `...WithControlFlowV2` copy, and in which mode each runs, against TF's
+# own decorators on the same class body (TF: `tensorflow.python.framework.test_util`).
+
+def _cfv2_class(util, mode_of, base):
+    """A class built as TF's test files build theirs; each test records the mode it ran in."""
+    class Inherited(base):
+        def testInherited(self):  # not in the decorated class's own __dict__: no copy
+            self.seen.append(("testInherited", mode_of()))
+
+    class Case(Inherited):
+        seen = []
+
+        def testPlain(self):
+            self.seen.append(("testPlain", mode_of()))
+
+        @util.disable_control_flow_v2("not for v2")
+        def testDisabled(self):
+            self.seen.append(("testDisabled", mode_of()))
+
+        def testRaises(self):
+            self.seen.append(("testRaises", mode_of()))
+            raise RuntimeError("the mode is restored after a failure too")
+
+        def helper(self):  # not a test name: no copy
+            self.seen.append(("helper", mode_of()))
+
+        not_callable_test = 3
+    return util.with_control_flow_v2(Case)
+
+
+def _cfv2_outcomes(util, mode_of, base):
+    cls = _cfv2_class(util, mode_of, base)
+    names = sorted(n for n in dir(cls) if n.startswith("test") and n != "test_session")  # (a context manager)
+    outcomes = []
+    for n in names:
+        result = unittest.TestResult()
+        cls(n).run(result)
+        outcomes.append((n, not result.errors and not result.failures, mode_of()))
+    return names, sorted(cls.seen), outcomes
+
+
+CFV2_EXPECTED_NAMES = ["testDisabled", "testInherited", "testPlain", "testPlainWithControlFlowV2", "testRaises",
+                       "testRaisesWithControlFlowV2"]
+
+
+def test_with_control_flow_v2_copies():
+    from ref import test_util
+    from ref.platform import modes
+    names, seen, outcomes = _cfv2_outcomes(test_util, modes.control_flow_v2_enabled, ref_test.TestCase)
+    assert names == CFV2_EXPECTED_NAMES
+    assert seen == [("testDisabled", False), ("testInherited", False), ("testPlain", False), ("testPlain", True),
+                    ("testRaises", False), ("testRaises", True)]
+    assert all(mode is False for _, _, mode in outcomes)  # restored after each, failing or not
+    assert [n for n, ok, _ in outcomes if not ok] == ["testRaises", "testRaisesWithControlFlowV2"]
+
+
+def test_with_control_flow_v2_as_tf():
+    tf = pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import test_util as tf_test_util
+    from tensorflow.python.ops import control_flow_util as tf_cfu
+    from ref import test_util
+    from ref.platform import modes
+    was = tf_cfu.ENABLE_CONTROL_FLOW_V2
+    tf_cfu.ENABLE_CONTROL_FLOW_V2 = False
+    try:
+        tf_names, tf_seen, tf_outcomes = _cfv2_outcomes(tf_test_util, lambda: tf_cfu.ENABLE_CONTROL_FLOW_V2,
+                                                        unittest.TestCase)
+    finally:
+        tf_cfu.ENABLE_CONTROL_FLOW_V2 = was
+    ref_names, ref_seen, ref_outcomes = _cfv2_outcomes(test_util, modes.control_flow_v2_enabled, unittest.TestCase)
+    assert ref_names == tf_names
+    assert ref_seen == tf_seen
+    assert ref_outcomes == tf_outcomes
+    del tf
+
+
+def test_with_control_flow_v2_when_on_adds_nothing():
+    from ref import test_util
+    from ref.platform import modes
+    modes.enable_control_flow_v2()  # (the conftest fixture restores the mode)
+    cls = _cfv2_class(test_util, modes.control_flow_v2_enabled, ref_test.TestCase)
+    assert not [n for n in dir(cls) if n.endswith("WithControlFlowV2")]

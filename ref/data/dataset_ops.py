@@ -31,12 +31,14 @@ _UIDS = itertools.count(1)
 
 
 class TensorSpec:
-    """The dtype and shape of one component of an element."""
+    """The dtype and shape of one component of an element (TF's ``tf.TensorSpec``;
+    also a ``while_loop`` shape invariant)."""
 
-    __slots__ = ("dtype", "shape")
+    __slots__ = ("dtype", "shape", "name")
+    value_type = Tensor  # TF's TypeSpec.value_type: the kind of value the spec describes
 
-    def __init__(self, shape, dtype):
-        self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
+    def __init__(self, shape, dtype=dtypes.float32, name=None):
+        self.shape, self.dtype, self.name = TensorShape(shape), dtypes.as_dtype(dtype), name
 
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
@@ -66,8 +68,9 @@ class SparseTensorSpec:
 
     __slots__ = ("dtype", "shape")
     op_dtype, op_shape = dtypes.variant, TensorShape(None)
+    value_type = SparseTensor
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape=None, dtype=dtypes.float32):
         self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
 
     def __repr__(self):

@@ -28,6 +28,8 @@ class FuncGraph(Graph):
         self.outputs = []
         self.targets = []       # ops run for their effects (control outputs)
         self.captures = []      # (outer tensor, inner placeholder)
+        self.control_captures = []  # outer ops named in a control_dependencies block inside
+        self.foreign_captures = []  # captured tensors of graphs that do not enclose this one
         self._capture_map = {}
         self.seed = outer_graph.seed
         self._collections = outer_graph._collections  # variables created inside are the outer graph's
@@ -42,6 +44,8 @@ class FuncGraph(Graph):
         """The placeholder standing for outer ``tensor`` inside this graph."""
         if tensor.graph is self:
             return tensor
+        if not self.encloses(tensor.graph) and tensor not in self.foreign_captures:
+            self.foreign_captures.append(tensor)  # e.g. one cond branch's tensor used in the other
         outer = tensor
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
             outer = self.outer_graph.capture(tensor)
@@ -55,6 +59,34 @@ class FuncGraph(Graph):
         self.captures.append((outer, ph))
         self.inputs.append(ph)
         return ph
+
+    def encloses(self, graph) -> bool:
+        """Whether ``graph`` is this graph's outer graph, or that one's, and so on."""
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer_graph", None)
+        return False
+
+    def control_dependencies(self, control_inputs):
+        """As Graph's, except that an op (or a tensor's op) of an enclosing
+        graph is not made a control input of ops inside: it is recorded in
+        ``control_captures`` and the control-flow op built from this graph
+        depends on it instead (TF's FuncGraph)."""
+        if control_inputs is None:
+            return super().control_dependencies(None)
+        kept = []
+        for c in control_inputs:
+            el = c._as_graph_element() if hasattr(c, "_as_graph_element") and \
+                not isinstance(c, (Tensor, Operation)) else c
+            op = el if isinstance(el, Operation) else getattr(el, "op", None)
+            if isinstance(op, Operation) and op.graph is not self:
+                if op not in self.control_captures:
+                    self.control_captures.append(op)
+            else:
+                kept.append(c)
+        return super().control_dependencies(kept)
 
     @property
     def external_captures(self):

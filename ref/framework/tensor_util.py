@@ -81,6 +81,8 @@ def _folded_value(tensor, foldable, cache_name):
         elif op.type in ("Shape", "Size", "Rank"):
             value = _static_shape_value(op)
             final = value is not None
+        elif op.type == "VariableShape" and foldable is _SHAPE_FOLDABLE:
+            value, final = _variable_shape_value(op), True
         elif op.type not in foldable:
             value, final = None, True
         else:
@@ -139,6 +141,21 @@ def _static_shape_value(op):
     if op.type == "Shape":
         return np.array(s.as_list(), dtype=out_type)
     return np.array(s.num_elements(), dtype=out_type)
+
+
+def _variable_shape_value(op):
+    """``VariableShape`` of a handle that leads (through Identity, Switch, Enter)
+    to a ``VarHandleOp`` of a fully defined shape: that shape (TF's shape
+    refiner reads it from the handle's shape-and-type data)."""
+    t = op.inputs[0]
+    while t.op.type in ("Identity", "Switch", "Enter"):
+        t = t.op.inputs[0]
+    if t.op.type != "VarHandleOp":
+        return None
+    s = TensorShape(t.op.get_attr("shape"))
+    if not s.is_fully_defined():
+        return None
+    return np.array(s.as_list(), dtype=op.get_attr("out_type").np)
 
 
 def constant_value_as_shape(tensor) -> TensorShape:

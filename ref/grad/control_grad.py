@@ -86,15 +86,68 @@ def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_
         by_pos = dict(zip(wrt_positions, gs))
         for i, a in enumerate(args):
             g = by_pos.get(i)
-            if g is not None:
-                g = _dense(g)
-            elif all_args[i].dtype.base_dtype == dtypes.resource and _variable_handle(all_args[i]):
-                g = _zeros(apply_op("ReadVariableOp", resource=a, dtype=_handle_dtype(all_args[i])))
-            else:
+            if g is None and all_args[i].dtype.base_dtype == dtypes.resource and _variable_handle(all_args[i]):
+                value = apply_op("ReadVariableOp", resource=a, dtype=_handle_dtype(all_args[i]))
+                value.set_shape(_var_handle_op(all_args[i]).get_attr("shape"))  # the variable's shape
+                g = _zeros(value)
+            elif g is None:
                 g = _zeros(_readable(a))
             results.append(g)
-        fg.outputs = results
-    return fg
+    return fg, results
+
+
+def _as_slices(g):
+    """A gradient as IndexedSlices with a dense shape (a dense one: every row)."""
+    if isinstance(g, IndexedSlices):
+        if g.dense_shape is None:
+            return None
+        return g
+    shape = array_ops.shape(g)
+    return IndexedSlices(g, math_ops.range(0, shape[0]), shape)
+
+
+def _branch_outputs(tg, t_res, eg, e_res):
+    """Sets the two branch gradient graphs' outputs so they agree (TF's
+    ``_make_output_composite_tensors_match``): where either branch's gradient is
+    IndexedSlices, both give IndexedSlices (values, indices, dense shape; int64
+    indices where they differ), else dense tensors. Returns the kinds, None or
+    "slices", one per result."""
+    kinds, t_out, e_out = [], [], []
+    for a, b in zip(t_res, e_res):
+        if isinstance(a, IndexedSlices) or isinstance(b, IndexedSlices):
+            with tg.as_default():
+                sa = _as_slices(a)
+            with eg.as_default():
+                sb = _as_slices(b)
+            if sa is not None and sb is not None:
+                if sa.indices.dtype.base_dtype != sb.indices.dtype.base_dtype:
+                    with tg.as_default():
+                        sa = IndexedSlices(sa.values, math_ops.cast(sa.indices, dtypes.int64), sa.dense_shape)
+                    with eg.as_default():
+                        sb = IndexedSlices(sb.values, math_ops.cast(sb.indices, dtypes.int64), sb.dense_shape)
+                if sa.dense_shape.dtype.base_dtype != sb.dense_shape.dtype.base_dtype:
+                    with tg.as_default():
+                        sa = IndexedSlices(sa.values, sa.indices, math_ops.cast(sa.dense_shape, dtypes.int64))
+                    with eg.as_default():
+                        sb = IndexedSlices(sb.values, sb.indices, math_ops.cast(sb.dense_shape, dtypes.int64))
+                kinds.append("slices")
+                t_out += [sa.values, sa.indices, sa.dense_shape]
+                e_out += [sb.values, sb.indices, sb.dense_shape]
+                continue
+        with tg.as_default():
+            t_out.append(_dense(a))
+        with eg.as_default():
+            e_out.append(_dense(b))
+        kinds.append(None)
+    tg.outputs = [_own(t, tg) for t in t_out]
+    eg.outputs = [_own(t, eg) for t in e_out]
+    return kinds
+
+
+def _own(t, g):
+    """``t`` as an output of function graph ``g`` (an outer tensor is captured)."""
+    t = convert_to_tensor(t) if not hasattr(t, "graph") else t
+    return g.capture(t) if t.graph is not g else t
 
 
 def _dense(d):
@@ -130,13 +183,35 @@ def _if_grad(op, *grads):
     outer = get_default_graph()
     then_pos = [i for i in range(n_then) if _wrt(caps[i])]
     else_pos = [i for i in range(n_then, len(caps)) if _wrt(caps[i])]
-    tg = _grad_graph(op.name + "_then_grad", then_g, 0, caps, specs, outer, then_pos)
-    eg = _grad_graph(op.name + "_else_grad", else_g, n_then, caps, specs, outer, else_pos)
-    out_specs = [(t.dtype.base_dtype, t.shape) for t in tg.outputs]
+    tg, t_res = _grad_graph(op.name + "_then_grad", then_g, 0, caps, specs, outer, then_pos)
+    eg, e_res = _grad_graph(op.name + "_else_grad", else_g, n_then, caps, specs, outer, else_pos)
+    # An outer tensor both branches capture is two inputs of the If (TF's cond_v2 makes it one):
+    # its gradient is the then-branch's at its then position and the else-branch's at its else
+    # position, one output (else one dense and one IndexedSlices gradient would be summed dense).
+    first, owner, m_t, m_e = {}, [], [], []
+    for i, c in enumerate(caps):
+        if c in first:
+            m_e[first[c]] = e_res[i]
+            owner.append(None)
+        else:
+            first[c] = len(m_t)
+            owner.append(len(m_t))
+            m_t.append(t_res[i])
+            m_e.append(e_res[i])
+    kinds = _branch_outputs(tg, m_t, eg, m_e)
+    out_specs = [(t.dtype.base_dtype, t.shape.most_specific_compatible_shape(e.shape))
+                 for t, e in zip(tg.outputs, eg.outputs)]
     res = apply_op("If", cond=pred, input=list(caps) + grads + list(caps) + grads, then_branch=tg,
                    else_branch=eg, n_then_inputs=len(caps) + len(grads), output_specs=out_specs)
-    res = list(res)
-    return [None] + [r if _wrt(c) else None for r, c in zip(res, caps)]
+    res, grads_out, i = list(res), [], 0
+    for kind in kinds:
+        if kind == "slices":
+            grads_out.append(IndexedSlices(res[i], res[i + 1], res[i + 2]))
+            i += 3
+        else:
+            grads_out.append(res[i])
+            i += 1
+    return [None] + [grads_out[k] if k is not None and _wrt(c) else None for k, c in zip(owner, caps)]
 
 
 def _while_op(name, specs, init, outer, build_cond, build_body, maximum_iterations=None, accumulate=False):

@@ -32,8 +32,8 @@ from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
 from ref.grad.control_flow_grad import wants_zeros, zeros_like_for_output
 from ref.grad.control_flow_state import maybe_create_control_flow_state
-from ref.graph_ops.control_flow_v1 import is_loop_exit
-from ref.graph_ops.while_v1 import is_loop_switch
+from ref.graph_ops.control_flow_v1 import is_loop_exit, is_switch
+from ref.graph_ops.while_v1 import WhileContext, is_loop_switch
 
 
 class AggregationMethod:
@@ -146,6 +146,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
         stop_ops = {convert_to_tensor(s).op for s in stop_gradients}
 
+        inputs, consumers = _closure_crossing(graph, x_set)
         # ops reached forwards from xs through differentiable tensors
         reached, queue = set(), collections.deque(from_ops)
         while queue:
@@ -154,7 +155,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 reached.add(op)
                 for t in op._outputs:
                     if _is_backpropagatable(t):
-                        queue.extend(t.consumers())
+                        queue.extend(consumers(t))
         reachable_to_ops = {op for op in to_ops if op in reached}
         # ... and backwards from ys: the ops between, and how many consumers each waits for
         between, queue = set(), collections.deque(to_ops)
@@ -165,12 +166,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 between.add(op)
                 between_list.append(op)
                 reached.discard(op)
-                queue.extend(t.op for t in op._inputs)
+                queue.extend(t.op for t in inputs(op))
         # TF 1.x while loops between: their gradient loops' state (every exit of such a loop is between)
         loop_state = maybe_create_control_flow_state(between_list, between, colocate_gradients_with_ops)
         pending = collections.defaultdict(int)
         for op in between_list:
-            for t in op._inputs:
+            for t in inputs(op):
                 if t.op in between:
                     pending[t.op] += 1
         grads = {}  # Tensor -> list of gradient contributions
@@ -188,7 +189,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     queue.append(y.op)
         # xs' ops with nothing between above them, and the stop_gradients ops, pass nothing on
         for op in from_ops:
-            if not any(pending[t.op] > 0 for t in op._inputs):
+            if not any(pending[t.op] > 0 for t in inputs(op)):
                 stop_ops.add(op)
         valid = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
@@ -221,6 +222,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                           "`tf.stop_gradient`.") from None
                 if loop_state:
                     loop_state.EnterGradWhileContext(op, before=False)
+                # TF: a gradient taken inside a loop body may not reach back through the loop's own
+                # Switch (the initial value of a loop variable)
+                ctxt = op._get_control_flow_context() if is_switch(op) else None
+                if isinstance(ctxt, WhileContext) and ctxt is get_default_graph()._get_control_flow_context():
+                    _no_grad_wrt_initial_loop_value(op, from_ops, inputs)
                 if rule is not None:
                     for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
                         if g is None and _is_backpropagatable(t) and loop_state:
@@ -238,7 +244,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                 in_grads = tf_tuple(in_grads)
                 else:
                     in_grads = [None] * len(op._inputs)
-                for i, (t, g) in enumerate(zip(op._inputs, in_grads)):
+                for i, (t, g) in enumerate(zip(inputs(op), in_grads)):
                     if g is None:
                         continue
                     if isinstance(g, Tensor) and t.dtype.base_dtype != dtypes.resource:
@@ -251,7 +257,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     grads.setdefault(t, []).append(g)
                 if loop_state:
                     loop_state.ExitGradWhileContext(op, before=False)
-            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+            _update_pending_and_enqueue_ready(grads, op, inputs(op), queue, pending, loop_state)
         if loop_state:
             loop_state.PostProcessing()
 
@@ -264,15 +270,77 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     return result
 
 
+def _no_grad_wrt_initial_loop_value(op, from_ops, inputs):
+    """TF's ValueError, naming the x nearest above ``op``."""
+    target, queue, seen = None, collections.deque([op]), set()
+    while queue:
+        cur = queue.popleft()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if cur in from_ops:
+            target = cur
+            break
+        queue.extend(t.op for t in inputs(cur))
+    raise ValueError(f"Cannot compute gradient inside while loop with respect to op '{target.name}'. We do not "
+                     "support taking the gradient wrt or through the initial value of a loop variable. Gradients "
+                     "can be computed through loop invariants or wrt the input parameters to the loop body.")
+
+
+def _closure_crossing(graph, x_set):
+    """TF's ``_Inputs``/``_Consumers`` for a gradient built in a function body
+    (``graph``, e.g. a ``While`` body under control flow v2) with respect to
+    tensors of an enclosing graph: an op's input that is the placeholder of a
+    captured outer tensor counts as that outer tensor (unless the placeholder
+    itself is an x), and an outer tensor's consumers include those of the
+    placeholders standing for it in ``graph`` and the graphs around it, so the
+    walk crosses the closure boundary. Returns ``(inputs(op), consumers(t))``."""
+    chain = []
+    g = graph
+    while getattr(g, "_building_function", False) and hasattr(g, "captures"):
+        chain.append(g)
+        g = g.outer_graph
+    if not chain:
+        return (lambda op: op._inputs), (lambda t: t.consumers())
+    in_chain = set(map(id, chain))
+    outer_of, placeholders_of = {}, collections.defaultdict(list)
+    for fg in chain:
+        for outer, ph in fg.captures:
+            outer_of[ph] = outer
+            placeholders_of[outer].append(ph)
+    cache = {}
+
+    def inputs(op):
+        if id(op.graph) not in in_chain:
+            return op._inputs
+        got = cache.get(op)
+        if got is None:
+            got = []
+            for t in op._inputs:
+                while t not in x_set and t in outer_of:
+                    t = outer_of[t]
+                got.append(t)
+            cache[op] = got
+        return got
+
+    def consumers(t):
+        out = list(t.consumers())
+        for ph in placeholders_of.get(t, ()):
+            out.extend(consumers(ph))
+        return out
+
+    return inputs, consumers
+
+
 def _has_any_grad(grads, op):
     return any(g is not None for t in op._outputs for g in grads.get(t, ()))
 
 
-def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state):
+def _update_pending_and_enqueue_ready(grads, op, op_inputs, queue, pending, loop_state):
     """Counts ``op`` off its inputs' producers and queues those now ready (TF's
     _UpdatePendingAndEnqueueReady): a loop Switch is ready at each gradient it
     gets (the Exit's first, then the body's); a loop's exits wait for each other."""
-    for t in op._inputs:
+    for t in op_inputs:
         x = t.op
         pending[x] -= 1
         ready = pending[x] == 0

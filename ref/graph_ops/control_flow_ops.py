@@ -201,6 +201,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if not nest.is_nested(loop_vars) and not loop_vars:
         raise ValueError("No loop variables provided")
+    if shape_invariants is not None:
+        shape_invariants = _invariants_of_specs(loop_vars, shape_invariants)
     if not get_default_graph()._building_function and \
             not any(isinstance(v, (SparseTensor, IndexedSlices)) for v in nest.flatten(loop_vars)) and \
             (not back_prop or not modes.control_flow_v2_enabled()):
@@ -241,6 +243,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def body_fn(phs):
             out = body(*_as_args(structure, _as_arrays(arrays, phs)))
             out = out if nest.is_nested(out) else [out]
+            # TF's while_v2: the body's result nests as the loop variables (nest's ValueError)
+            nest.assert_same_structure(out, structure if nest.is_nested(structure) else [structure])
             return nest.map_structure(_flow, out)
 
         cond_g, _, pred = _build_body(scope + "cond", cond_fn, args, outer)
@@ -280,10 +284,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
             maximum_iterations = int(mi)
         specs = [(v.dtype.base_dtype, s) for v, s in zip(flat_all, invariants)]
-        outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat_all),
-                        n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
-                        parallel_iterations=parallel_iterations, output_specs=specs,
-                        accumulate=back_prop and can_accumulate(specs), name=scope)
+        with control_dependencies(_control_captures(cond_g, body_g)):
+            outs = apply_op("While", input=inputs, cond=cond_g, body=body_g, n_loop_vars=len(flat_all),
+                            n_cond_captures=len(cond_g.captures), maximum_iterations=maximum_iterations,
+                            parallel_iterations=parallel_iterations, output_specs=specs,
+                            accumulate=back_prop and can_accumulate(specs), name=scope)
         outs = list(outs)[:len(flat)]
         if not back_prop:  # TF: no gradient flows through the loop
             outs = [apply_op("StopGradient", input=t) if t.dtype.is_floating or t.dtype.is_complex else t
@@ -294,6 +299,34 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not return_same_structure and len(outs) == 1:
         return outs[0]
     return packed
+
+
+def _invariants_of_specs(loop_vars, shape_invariants):
+    """TF's ``_shape_invariant_to_type_spec`` for TypeSpec invariants (a
+    ``tf.TensorSpec`` or ``SparseTensorSpec``: an object with a ``value_type``):
+    the spec must describe its loop variable -- its kind, dtype and a
+    compatible shape -- else TypeError; it then stands for the variable's
+    shape (a SparseTensor's: the shape of its ``dense_shape``, ``[rank]``)."""
+    try:
+        nest.assert_same_structure(loop_vars, shape_invariants)
+    except (ValueError, TypeError):
+        return shape_invariants  # the builders below give the structure error
+
+    def one(v, inv):
+        kind = getattr(inv, "value_type", None)
+        if kind is None or isinstance(inv, TensorShape):
+            return inv
+        if kind is SparseTensor:
+            if not isinstance(v, SparseTensor) or v.values.dtype.base_dtype != inv.dtype.base_dtype:
+                raise TypeError(f"TypeSpec {inv!r} is not compatible with {v!r}")
+            return TensorShape([inv.shape.ndims])
+        if isinstance(v, (SparseTensor, IndexedSlices, TensorArray)) or hasattr(v, "flat_values") or (
+                isinstance(v, Tensor) and (v.dtype.base_dtype != inv.dtype.base_dtype or
+                                           not inv.shape.is_compatible_with(v.shape))):
+            raise TypeError(f"TypeSpec {inv!r} is not compatible with {v!r}")
+        return inv.shape
+
+    return nest.map_structure(one, loop_vars, shape_invariants)
 
 
 # Stateful random ops whose draws the While gradient must see again.
@@ -432,6 +465,15 @@ def _composite_while_loop(cond, body, loop_vars, shape_invariants, return_same_s
     return nest.pack_sequence_as(loop_vars, outs)
 
 
+def _control_captures(*graphs):
+    """The outer ops the bodies' ``control_dependencies`` named: the functional
+    op runs after them (TF: control inputs of the While/If)."""
+    out = []
+    for g in graphs:
+        out.extend(op for op in g.control_captures if op not in out)
+    return out
+
+
 def _flow(v):
     """A TensorArray loop variable travels as its flow (TF's while_loop does the same)."""
     return v.flow if isinstance(v, TensorArray) else v
@@ -490,7 +532,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     outer = get_default_graph()
-    if not outer._building_function:  # TF 1.x: Switch/Merge; in a function body, If (TF's cond_v2)
+    if isinstance(pred, bool):
+        raise TypeError("'pred' must not be a Python bool.")
+    if not outer._building_function and not modes.control_flow_v2_enabled():
+        # TF 1.x: Switch/Merge; in a function body or with control flow v2, If (TF's cond_v2)
         return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
@@ -500,20 +545,29 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise ValueError(f"pred must be a scalar, got shape {pred.shape}")
         then_g, _, then_out = _build_body(scope + "true", lambda phs: true_fn(), [], outer)
         else_g, _, else_out = _build_body(scope + "false", lambda phs: false_fn(), [], outer)
+        for t in else_g.foreign_captures:  # TF's cond_v2 verify_captures
+            g = t.graph
+            while g is not None and g is not then_g:
+                g = getattr(g, "outer_graph", None)
+            if g is then_g:
+                raise ValueError(f"Tensor {t.name} in true_fn is accessed from false_fn.")
         arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(then_out)]
         then_out, else_out = nest.map_structure(_flow, then_out), nest.map_structure(_flow, else_out)
         if then_out is None or else_out is None:
             raise ValueError("true_fn and false_fn must return a value (use tf.no_op for effects only)")
         try:
-            nest.assert_same_structure(then_out, else_out)
-        except ValueError as e:
-            raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
+            nest.assert_same_structure(then_out, else_out, check_types=True)
+        except (ValueError, TypeError) as e:
+            _branch_mismatch(then_out, else_out, str(e))
         t_leaves, f_leaves = nest.flatten(then_out), nest.flatten(else_out)
-        for a, b in zip(t_leaves, f_leaves):
+        for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
             if isinstance(a, SparseTensor) != isinstance(b, SparseTensor):
                 raise TypeError(f"Outputs of true_fn and false_fn must both be SparseTensors or neither: "
                                 f"{a!r} and {b!r}")
+            if isinstance(a, IndexedSlices) != isinstance(b, IndexedSlices):
+                raise TypeError(f"Cannot reconcile tf.cond {i}-th outputs:\n  branches returned: {[a, b]}")
         t_flat, f_flat = _expand_sparse(t_leaves), _expand_sparse(f_leaves)
+        _match_indices_dtypes(t_leaves, f_leaves, t_flat, f_flat, then_g, else_g)
         specs, t_ts, f_ts = [], [], []
         for a, b in zip(t_flat, f_flat):
             with then_g.as_default():
@@ -521,33 +575,64 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             with else_g.as_default():
                 b = _as_output(b, else_g)
             if a.dtype.base_dtype != b.dtype.base_dtype:
-                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
-                                 f"{a.dtype.base_dtype.name}, {b.dtype.base_dtype.name}")
+                _branch_mismatch(then_out, else_out, f"{a} and {b} have different types")
             specs.append((a.dtype.base_dtype, a.shape.most_specific_compatible_shape(b.shape)))
             t_ts.append(a)
             f_ts.append(b)
         then_g.outputs, else_g.outputs = t_ts, f_ts
-        outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
-                        then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
-                        output_specs=specs, name=scope)
+        with control_dependencies(_control_captures(then_g, else_g)):
+            outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
+                            then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
+                            output_specs=specs, name=scope)
         outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
     outs = _as_arrays(arrays, outs)  # a TensorArray a branch returns comes back by its flow
-    result = nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
-    if not strict and isinstance(result, (list, _tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
-        return result[0]
-    return result
+    # TF's cond_v2 gives the branches' structure as it is (``strict`` is for TF 1.x's cond)
+    return nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]
+
+
+def _branch_mismatch(then_out, else_out, detail):
+    """TF's cond_v2 TypeError for branches whose results differ in structure or dtype."""
+    raise TypeError("true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
+                    f"structure of return values.\n\ntrue_fn output: {then_out}\nfalse_fn output: {else_out}\n\n"
+                    f"Error details:\n{detail}")
+
+
+def _components(x):
+    """A branch output's tensors: a SparseTensor's three, an IndexedSlices' values,
+    indices (and dense_shape when it has one), else the output itself."""
+    if isinstance(x, SparseTensor):
+        return [x.indices, x.values, x.dense_shape]
+    if isinstance(x, IndexedSlices):
+        return [x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else [])
+    return [x]
 
 
 def _expand_sparse(leaves):
-    """Branch outputs with each SparseTensor replaced by its three tensors."""
-    out = []
-    for x in leaves:
-        out.extend((x.indices, x.values, x.dense_shape) if isinstance(x, SparseTensor) else (x,))
-    return out
+    """Branch outputs with each SparseTensor / IndexedSlices replaced by its tensors."""
+    return [c for x in leaves for c in _components(x)]
+
+
+def _match_indices_dtypes(t_leaves, f_leaves, t_flat, f_flat, then_g, else_g):
+    """TF's cond_v2: IndexedSlices outputs whose indices differ in dtype get int64
+    indices (the int32 ones cast in their branch); their dense shapes must agree
+    in being present."""
+    i = 0
+    for a, b in zip(t_leaves, f_leaves):
+        n = len(_components(a))
+        if isinstance(a, IndexedSlices):
+            if (a.dense_shape is None) != (b.dense_shape is None):
+                raise TypeError(f"Cannot reconcile tf.cond outputs: {a} and {b} (one has a dense_shape)")
+            ia, ib = t_flat[i + 1], f_flat[i + 1]
+            if ia.dtype.base_dtype != ib.dtype.base_dtype:
+                for flat, g in ((t_flat, then_g), (f_flat, else_g)):
+                    if flat[i + 1].dtype.base_dtype == dtypes.int32:
+                        with g.as_default():
+                            flat[i + 1] = apply_op("Cast", x=_as_output(flat[i + 1], g), DstT=dtypes.int64)
+        i += n
 
 
 def _pack_sparse(t_leaves, f_leaves, outs):
-    """The If's outputs regrouped into SparseTensors where the branches returned them."""
+    """The If's outputs regrouped into SparseTensors / IndexedSlices where the branches returned them."""
     packed, i = [], 0
     for a, b in zip(t_leaves, f_leaves):
         if isinstance(a, SparseTensor):
@@ -556,6 +641,10 @@ def _pack_sparse(t_leaves, f_leaves, outs):
                 sp.set_shape(a.shape.most_specific_compatible_shape(b.shape))
             packed.append(sp)
             i += 3
+        elif isinstance(a, IndexedSlices):
+            n = len(_components(a))
+            packed.append(IndexedSlices(outs[i], outs[i + 1], outs[i + 2] if n == 3 else None))
+            i += n
         else:
             packed.append(outs[i])
             i += 1

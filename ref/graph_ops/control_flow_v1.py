@@ -469,6 +469,28 @@ def _components(structure):
     return [x for x in _flat_components(structure) if isinstance(x, Tensor)]
 
 
+def _cast_slices_indices(orig_t, orig_f, res_t, res_f):
+    """TF's ``_cast_indexed_slice_indices``: where the branches return IndexedSlices
+    whose indices differ in dtype, the int32 indices become int64 (cast after
+    the branches, before the Merge). As TF, the branches' own results are cast
+    first (casts nothing reads), then the values entering the Merge."""
+    pairs, i = [], 0
+    for a, b in zip(nest.flatten(orig_t), nest.flatten(orig_f)):
+        n = 3 if isinstance(a, SparseTensor) else len(_flat_components(a))
+        if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices) and \
+                a.indices.dtype.base_dtype != b.indices.dtype.base_dtype:
+            pairs.append((a, b, i + 1))
+        i += n
+    for a, b, _ in pairs:
+        for x in (a, b):
+            if x.indices.dtype.base_dtype != dtypes.int64:
+                apply_op("Cast", x=x.indices, DstT=dtypes.int64)
+    for _, _, j in pairs:
+        for res in (res_t, res_f):
+            if res[j].dtype.base_dtype != dtypes.int64:
+                res[j] = apply_op("Cast", x=res[j], DstT=dtypes.int64)
+
+
 def _pack_components(structure, flat):
     """``flat`` (one tensor per component) packed like ``structure``."""
     leaves, i = [], 0
@@ -492,7 +514,8 @@ def _pack_components(structure, flat):
 
 
 def _unpack_if_singleton(res):
-    if isinstance(res, (list, tuple)) and not hasattr(res, "_fields") and len(res) == 1:
+    """TF's _UnpackIfSingleton: a one-element list or tuple (a namedtuple too) gives its element."""
+    if isinstance(res, (list, tuple)) and len(res) == 1:
         return res[0]
     return res
 
@@ -543,6 +566,7 @@ def cond_v1(pred, true_fn, false_fn, strict=False, name=None):
                 raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': {a!r} and {b!r}")
         if not res_t:
             raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
+        _cast_slices_indices(orig_res_t, orig_res_f, res_t, res_f)
         for x, y in zip(res_t, res_f):
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). "

@@ -189,6 +189,33 @@ def ref_merge(inputs):
     return merge(inputs)
 
 
+def _ref_select_shape(ins, attrs):
+    """TF's: the inputs' shape when all are fully defined and equal, else unknown."""
+    idx = ins["index"].shape
+    if idx.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {idx.ndims} for '{attrs['_op_name']}' (op: "
+                         f"'RefSelect') with input shapes: {idx}.")
+    specs = ins["inputs"]
+    first = specs[0].shape
+    if not first.is_fully_defined() or any(
+            not s.shape.is_fully_defined() or s.shape.as_list() != first.as_list() for s in specs[1:]):
+        first = TensorShape(None)
+    return [(specs[0].dtype, first)]
+
+
+@register_op("RefSelect", inputs=("index", "inputs"), outputs=("output",), list_inputs={"inputs": "N"},
+             type_attrs={"T": "inputs"}, input_types={"index": dtypes.int32}, shape=_ref_select_shape,
+             raw_inputs=("inputs",), ref_outputs={"output": "inputs"})
+def ref_select(index, inputs):
+    """output = the reference ``inputs[index]`` (forwarded, not copied)."""
+    if np.ndim(index) != 0:
+        raise invalid_argument(f"Index must be a scalar, but it has shape {list(np.shape(index))}")
+    i = int(index)
+    if not 0 <= i < len(inputs):
+        raise invalid_argument(f"Index must be in the range [0, {len(inputs)}) but got {i}")
+    return inputs[i]
+
+
 def _forward_shape(ins, attrs):
     d = ins["data"]
     return [(d.dtype, d.shape)]

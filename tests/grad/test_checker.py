@@ -509,7 +509,8 @@ def test_every_registered_op_is_differentiable_or_declared_not():
     rules, not_diff = registered_rules()
     missing = []
     for name, opdef in registry.registered().items():
-        if name in not_diff or name in KNOWN_GAPS or name in NO_GRADIENT_IN_TF or opdef.refs or name.startswith(("Apply", "SparseApply")) \
+        if name in not_diff or name in KNOWN_GAPS or name in NO_GRADIENT_IN_TF or name in NO_GRADIENT_WRT_VARIABLE \
+                or opdef.refs or name.startswith(("Apply", "SparseApply")) \
                 or (name.startswith("Resource") and name != "ResourceGather"):
             continue
         if name not in rules:
@@ -532,6 +533,26 @@ class _RefRaw:
 
     def __getattr__(self, op_type):
         return lambda **kw: apply_op(op_type, **kw)
+
+
+# Ops over variables' references that TF gives no gradient (LookupError wrt the variable in both):
+# op type -> builder (lib, raw ops, [two reference variables]) -> output
+NO_GRADIENT_WRT_VARIABLE = {
+    "RefSelect": lambda lib, raw, vs: raw.RefSelect(index=lib.constant(1), inputs=[v._ref() for v in vs]),
+}
+
+
+@pytest.mark.parametrize("op_type", sorted(NO_GRADIENT_WRT_VARIABLE))
+def test_no_gradient_wrt_variable_in_tf_either(op_type):
+    real_tf = pytest.importorskip("tensorflow")
+    v1 = real_tf.compat.v1
+    for lib, raw in ((v1, real_tf.raw_ops), (tf, _RefRaw())):
+        with lib.Graph().as_default() as g:
+            vs = [lib.Variable([1.0, 2.0], use_resource=False), lib.Variable([3.0, 4.0], use_resource=False)]
+            y = NO_GRADIENT_WRT_VARIABLE[op_type](lib, raw, vs)
+            assert any(o.type == op_type for o in g.get_operations()), f"{op_type} not built in {lib.__name__}"
+            with pytest.raises(LookupError, match="No gradient defined"):
+                lib.gradients(y, vs[1])
 
 
 @pytest.mark.parametrize("op_type", sorted(NO_GRADIENT_IN_TF))

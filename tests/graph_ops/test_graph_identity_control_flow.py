@@ -46,8 +46,17 @@ def loop_after_placeholder(tf):
         return [tf.while_loop(lambda x: x < 10, lambda x: x + c, [tf.constant(0)])]
 
 
+def cond_slices_index_dtypes(tf):  # TF's testCondIndexedSlicesDifferentTypes: both indices cast to int64
+    values = tf.constant([10])
+    i_32 = tf.convert_to_tensor([0], name="one", dtype=tf.int32)
+    i_64 = tf.convert_to_tensor([0], name="one", dtype=tf.int64)
+    r = tf.cond(tf.less(1, 2), lambda: tf.IndexedSlices(values + 1, i_32), lambda: tf.IndexedSlices(values - 1, i_64))
+    return [r.values, r.indices]
+
+
 @pytest.mark.parametrize("snippet", [concat_nested_list_of_tensors, sparse_loop_any_rank,
-                                     sparse_loop_default_invariant, loop_after_placeholder])
+                                     sparse_loop_default_invariant, loop_after_placeholder,
+                                     cond_slices_index_dtypes])
 def test_same_graph_as_tf(snippet):
     assert_same_graph(snippet)
 

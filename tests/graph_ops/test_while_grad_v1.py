@@ -100,3 +100,31 @@ def test_endless_loop_gradient_stops_at_the_deadline():
         with ref.Session() as s:
             with pytest.raises(ref.errors.DeadlineExceededError):
                 s.run(gx, options=ref.RunOptions(timeout_in_ms=300))
+
+
+def _grad_wrt_initial_value(tf):  # TF's testGradInWhileWrtInitialLoopVal
+    x = tf.placeholder(tf.float32, shape=(), name="x")
+    y = x + 1
+    tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.gradients(v * 2, x)[0]), [0, y])
+
+
+def _grad_through_loop_switch_of_a_constant(tf):
+    x = tf.constant(3.0, name="c")
+    tf.while_loop(lambda v: v < 30.0, lambda v: tf.gradients(v * v, x)[0] + v, [x * 2.0])
+
+
+# (builder, TF's error kind, a phrase of its message)
+GRAD_ERROR_ROWS = [
+    (_grad_wrt_initial_value, ValueError, "Cannot compute gradient inside while loop with respect to op 'x'"),
+    (_grad_through_loop_switch_of_a_constant, ValueError,
+     "Cannot compute gradient inside while loop with respect to op 'c'"),
+]
+
+
+@pytest.mark.parametrize("build,kind,phrase", GRAD_ERROR_ROWS, ids=lambda r: getattr(r, "__name__", None))
+def test_gradient_errors_match_tensorflow(build, kind, phrase):
+    tf = tf_v1()
+    with tf1_behaviour(), tf.Graph().as_default(), pytest.raises(kind, match=phrase):
+        build(tf)
+    with ref.Graph().as_default(), pytest.raises(kind, match=phrase):
+        build(ref)

@@ -240,3 +240,43 @@ def test_untraced_and_traced_runs_agree_bit_for_bit(build, evaluator):
     if expected is not None:
         np.testing.assert_allclose(np.asarray(plain, dtype=np.float64), np.asarray(expected, dtype=np.float64),
                                    rtol=1e-5)
+
+
+# -- TF's BuildControlFlowInfo: an op fed from two frames is an InvalidArgumentError at run time --------
+def _two_frames(tf, raw):
+    data = tf.placeholder(tf.float32, shape=[], name="data")
+    return raw.Enter(data=data, frame_name="foo_1") + raw.Enter(data=data, frame_name="foo_2"), data
+
+
+def _enter_from_two_frames(tf, raw):  # an Enter whose inputs come from different frames
+    data = tf.placeholder(tf.float32, shape=[], name="data")
+    inner = raw.Enter(data=data, frame_name="outer")
+    return raw.Enter(data=inner + data, frame_name="inner"), data
+
+
+def _same_frame(tf, raw):  # two Enters into one frame: allowed
+    data = tf.placeholder(tf.float32, shape=[], name="data")
+    return raw.Exit(data=raw.Enter(data=data, frame_name="f") * raw.Enter(data=data, frame_name="f")), data
+
+
+FRAME_ROWS = [(_two_frames, "has inputs from different frames"),
+              (_enter_from_two_frames, "has inputs from different frames"), (_same_frame, None)]
+
+
+@pytest.mark.parametrize("build,error", FRAME_ROWS, ids=lambda r: getattr(r, "__name__", None))
+def test_inputs_from_different_frames_as_tf(build, error, evaluator):
+    tf = pytest.importorskip("tensorflow")
+    from ref.framework.op_def_library import apply_op
+
+    class _RefRaw:
+        def __getattr__(self, op_type):
+            return lambda **kw: apply_op(op_type, **kw)
+
+    for lib, raw in ((tf.compat.v1, tf.raw_ops), (rtf, _RefRaw())):
+        with lib.Graph().as_default(), lib.Session() as sess:
+            out, data = build(lib, raw)
+            if error is None:
+                assert sess.run(out, {data: 3.0}) == 9.0
+            else:
+                with pytest.raises(lib.errors.InvalidArgumentError, match=error):
+                    sess.run(out, {data: 1.0})

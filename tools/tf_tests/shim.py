@@ -46,9 +46,10 @@ SOURCES = {
     "tensorflow.python.framework.tensor_shape": ("ref.types.shapes",),
     "tensorflow.python.framework.errors": ("ref.types.errors",),
     "tensorflow.python.framework.errors_impl": ("ref.types.errors",),
-    "tensorflow.python.framework.tensor": ("ref.framework.tensor",),
+    "tensorflow.python.framework.tensor": ("ref.framework.tensor", "ref.data.dataset_ops"),
+    "tensorflow.python.framework.tensor_spec": ("ref.data.dataset_ops",),
     "tensorflow.python.framework.indexed_slices": ("ref.framework.indexed_slices",),
-    "tensorflow.python.framework.sparse_tensor": ("ref.framework.sparse_tensor",),
+    "tensorflow.python.framework.sparse_tensor": ("ref.framework.sparse_tensor", "ref.data.dataset_ops"),
     "tensorflow.python.framework.random_seed": ("ref.framework.random_seed",),
     "tensorflow.python.framework.tensor_util": ("ref.framework.tensor_util", "ref.formats.tensor_util"),
     "tensorflow.python.framework.importer": ("ref.framework.importer",),
@@ -186,8 +187,24 @@ def _gen_wrapper(op_type):
     return wrapper
 
 
+def _set_control_flow_v2(on):
+    from ref.platform import modes
+    (modes.enable_control_flow_v2 if on else modes.disable_control_flow_v2)()
+
+
+# Module globals TF's tests read and assign that are ref's global modes: read live, never cached
+# (control_flow_util.ENABLE_CONTROL_FLOW_V2 follows ref.platform.modes), an assignment sets the mode.
+_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2}
+
+
 class ShimModule(types.ModuleType):
     """A TF module whose names come from ref modules (see :data:`SOURCES`)."""
+
+    def __setattr__(self, attr, value):
+        if attr in _LIVE:
+            _LIVE[attr](value)
+        else:
+            super().__setattr__(attr, value)
 
     def __init__(self, name, sources, gen=False, extra=None):
         super().__init__(name)
@@ -225,7 +242,8 @@ class ShimModule(types.ModuleType):
                 value = getattr(mod, attr)
             except Exception:  # noqa: BLE001 -- ref's namespaces raise their own error for a missing TF name
                 continue
-            setattr(self, attr, value)
+            if attr not in _LIVE:
+                setattr(self, attr, value)
             return value
         if self._gen and "_" in attr:
             raise AttributeError(f"ref has no op for {self.__name__}.{attr}")
@@ -483,13 +501,13 @@ def _make_test_util():
     m.TensorFlowTestCase = case
     for name in ("run_deprecated_v1", "run_v1_only", "deprecated_graph_mode_only",
                  "run_all_in_deprecated_graph_mode_only",
-                 "build_as_function_and_v1_graph", "disable_xla", "disable_tfrt", "disable_mlir_bridge",
-                 "xla_allow_fallback", "with_eager_op_as_function", "disable_control_flow_v2",
+                 "disable_xla", "disable_tfrt", "disable_mlir_bridge",
+                 "xla_allow_fallback", "with_eager_op_as_function",
                  "also_run_as_tf_function", "with_forward_compatibility_horizons", "run_without_tensor_float_32",
-                 "run_all_without_tensor_float_32", "disable_cudnn_autotune", "enable_control_flow_v2",
+                 "run_all_without_tensor_float_32", "disable_cudnn_autotune",
                  "disable_asan", "disable_msan", "disable_tsan", "disable_ubsan", "no_xla_auto_jit",
                  "run_in_v1_v2", "run_class_in_v1_v2", "enable_eager_op_as_function", "assert_no_new_pyobjects_executing_eagerly",
-                 "assert_no_new_tensors", "assert_no_garbage_created", "with_control_flow_v2",
+                 "assert_no_new_tensors", "assert_no_garbage_created",
                  "enable_output_all_intermediates", "add_graph_building_optimization_tests",
                  "run_in_async_and_sync_mode", "py_func_if_in_function", "enable_quantized_dtypes_training",
                  "matmul_without_tf32", "disable_eager_op_as_function", "enable_graph_building_optimization",
@@ -528,6 +546,23 @@ def _make_test_util():
             return cls
         return all_methods
 
+    def build_as_function_and_v1_graph(func):
+        """TF's: the test twice, ``_v1_graph`` (in a new Graph) and ``_function``
+        (traced in a function body: a FuncGraph, where cond/while_loop build If/While)."""
+        from absl.testing import parameterized
+        from ref.framework.func_graph import FuncGraph
+
+        @parameterized.named_parameters(("_v1_graph", "v1_graph"), ("_function", "function"))
+        @functools.wraps(func)
+        def decorated(self, run_mode, *args, **kwargs):
+            with ref.Graph().as_default() as g:
+                if run_mode == "v1_graph":
+                    return func(self, *args, **kwargs)
+                with FuncGraph("function_in_eager", g).as_default():
+                    return func(self, *args, **kwargs)
+        return decorated
+
+    m.build_as_function_and_v1_graph = build_as_function_and_v1_graph
     m.skip_if = skip_if
     m.for_all_test_methods = for_all_test_methods
     for name in ("IsGoogleCudaEnabled", "IsBuiltWithROCm", "IsBuiltWithXLA", "IsBuiltWithNvcc", "IsMklEnabled",
@@ -715,6 +750,11 @@ SPECIAL = {
     "tensorflow.python.eager.context": _make_context,
     "tensorflow.python.eager.def_function": _make_def_function,
     "tensorflow.python.tf2": lambda: ShimModule("tensorflow.python.tf2", (), extra={"enabled": lambda: False}),
+    # TF's switch for lowering If/Case to Switch/Merge in its graph optimizer; ref's interpreter runs
+    # the functional ops as they are, so either setting computes the same values
+    "tensorflow.python.ops.control_flow_util_v2": lambda: ShimModule(
+        "tensorflow.python.ops.control_flow_util_v2", ("ref.graph_ops.control_flow_util",),
+        extra={"_DISABLE_LOWER_USING_SWITCH_MERGE": False}),
 }
 
 

@@ -38,6 +38,7 @@ order of every op, are those above (``bench/README.md``, "TF 1.x while loops").
 """
 from __future__ import annotations
 
+import collections
 import heapq
 import time
 
@@ -102,6 +103,61 @@ class FramePlan:
                          for op in self.ops if op._type in _MERGE}
         self.sources = [op for op in self.ops if not op._inputs and self.n_inputs[op][1] == 0]
         self.updates = {op for op in self.ops if op._opdef.refs and op._type != "IsVariableInitialized"}
+        if self.has_loops:
+            _check_frames(self, fed)
+
+
+_SOURCE = object()  # the root frame's source, before every op without inputs (TF's source node)
+
+
+def _check_frames(plan, fed):
+    """TF's ``BuildControlFlowInfo``: each op's frame, found breadth-first from the
+    source (an Enter opens its ``frame_name`` inside its input's frame, an Exit
+    hands on to the enclosing one); an op reached from two different frames
+    raises InvalidArgumentError ("has inputs from different frames")."""
+    info = {_SOURCE: (_SOURCE, _SOURCE, "")}  # op -> (frame's Enter or _SOURCE, enclosing frame, frame name)
+    reached_from = {}
+    in_plan = {op._id for op in plan.ops}
+
+    def edges(node):
+        if node is _SOURCE:
+            out = [op for op in plan.ops
+                   if all(t in fed or t.op._id not in in_plan for t in op._inputs) and plan.n_inputs[op][1] == 0]
+            return out + [c for t in plan.feeds for c, _ in plan.data_consumers.get(t, ())]
+        return [c for t in node._outputs if t not in fed for c, _ in plan.data_consumers.get(t, ())] + \
+            plan.control_consumers.get(node, [])
+
+    ready = collections.deque([_SOURCE])
+    while ready:
+        node = ready.popleft()
+        frame, parent, name = info[node]
+        if node is not _SOURCE and node._type in _EXIT:
+            frame, parent, name = info[parent]
+        for out in edges(node):
+            seen = out in reached_from
+            if not seen:
+                reached_from[out] = node
+                ready.append(out)
+            if out._type in _ENTER:
+                if seen:
+                    other = info[info[out][1]][2]
+                    if other != name:
+                        _different_frames(out, node, name, reached_from[out], other)
+                else:
+                    info[out] = (out, frame, out._attrs.get("frame_name", ""))
+            elif seen:
+                if info[out][2] != name:
+                    _different_frames(out, node, name, reached_from[out], info[out][2])
+            else:
+                info[out] = (frame, parent, name)
+
+
+def _different_frames(op, a, a_frame, b, b_frame):
+    def node(x):
+        return "{{node " + (x.name if x is not _SOURCE else "_SOURCE") + "}}"
+    raise errors.InvalidArgumentError(
+        None, op, f"{node(op)} has inputs from different frames. The input {node(a)} is in frame '{a_frame}'. "
+                  f"The input {node(b)} is in frame '{b_frame}'.")
 
 
 def frame_plan(fetch_tensors, target_ops, feed_tensors):
