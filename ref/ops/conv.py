@@ -38,6 +38,7 @@ from numpy.lib.stride_tricks import as_strided
 from ref.types import dtypes
 from ref.ops import gemm
 from ref.ops import gemm_kernel
+from ref.ops import patch_products
 from ref.ops import _jit
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
@@ -604,13 +605,21 @@ def _col2im(cols, out, sh, sw, dh, dw):
 
 
 def _conv_filter_grad_nhwc(x, f_shape, dy, g):
-    """df = patches^T . out_backprop, summed over blocks of images."""
+    """df = patches^T . out_backprop, summed over blocks of images (``PATCH_BYTES``
+    of patches each: one product per block, the blocks' products added in order).
+    Where every block's product is ``ref``'s kernel, the patches are never
+    materialised (:class:`_FilterGrad`): the same chains, the same bits."""
     o = dy.shape[3]
     if _pointwise(g):
         return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]).T, dy.reshape(-1, o)).reshape(f_shape)
     kh, kw, c, _ = f_shape
     df = np.zeros((kh * kw * c, o), np.result_type(x.dtype, dy.dtype))
     if not dy.size:
+        return df.reshape(f_shape)
+    nb = _images_per_block(x.shape[0], g.oh * g.ow * kh * kw * c * x.itemsize, PATCH_BYTES)
+    if (x.dtype == dy.dtype == df.dtype and not _jit.DISABLE
+            and all(gemm.uses_kernel(kh * kw * c, m * g.oh * g.ow, o, df.dtype) for m in {nb, x.shape[0] % nb or nb})):
+        patch_products.FilterGrad(x, dy, df, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.ph0, g.pw0), nb).run()
         return df.reshape(f_shape)
     dym = np.ascontiguousarray(dy)
     tmp = None
