@@ -493,6 +493,8 @@ class _Images(_ImageBlocks):
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
+        if patch_products.correlates(self.x, self.fm, rows):  # the same bits, patches a chunk at a time
+            return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad)
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
         for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))

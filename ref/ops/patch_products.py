@@ -22,6 +22,7 @@ import numpy as np
 
 from ref.ops import gemm
 from ref.ops import gemm_kernel
+from ref.ops import _jit
 from ref.ops._jit import njit
 
 CHUNK_BYTES = 1 << 18
@@ -181,3 +182,49 @@ class FilterGrad:
 
     def store(self, lo, hi, scratch):
         self.df[lo:hi] = scratch
+
+
+@njit(nogil=True)
+def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr):
+    """``out`` (flat ``[N * OH * OW, o]``) = the im2col matrix of ``xf`` (columns
+    ``0:k``) @ ``fm`` (flat ``[k, o]``), ``chunk`` patch rows at a time."""
+    n, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left = geometry
+    rows = n * oh * ow
+    for q0 in range(0, rows, chunk):
+        q1 = min(rows, q0 + chunk)
+        patch_rows(xf, buf, q0, q1, 0, k, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left)
+        _gemm_resume(q1 - q0, o, k, buf, 0, k, 1, fm, 0, o, 1, out, q0 * o, o, 1, nr, 0)
+
+
+def correlate(x, fm, out, window, pad):
+    """``out [N, OH, OW, O]`` = patches of the NHWC ``x`` (``window`` = ``(kh, kw, oh,
+    ow, sh, sw, dh, dw)``, ``pad`` = (top, left) zeros before) @ ``fm [KH*KW*C, O]``
+    on ``ref``'s kernel, the patches copied a chunk of rows at a time (a cache-sized
+    buffer) instead of a block of images: each element is one chain over the
+    patch columns whatever rows share its product, so the bits are the same."""
+    n, h, w, c = x.shape
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    k, o = fm.shape
+    step = gemm_kernel.MC
+    chunk = max(step, CHUNK_BYTES // (k * out.itemsize) // step * step)
+    buf = np.empty(chunk * k, out.dtype)
+    xf = gemm.writable(np.ascontiguousarray(x)).reshape(-1)
+    _correlate_rows(xf, gemm.writable(np.ascontiguousarray(fm)).reshape(-1), out.reshape(-1), buf,
+                    (n, h, w, c, oh, ow, kw, sh, sw, dh, dw, pad[0], pad[1]), k, o, chunk,
+                    2 * gemm_kernel.WIDTH[out.dtype])
+
+
+CORRELATE_MIN_COLUMNS = 64
+"""Patch columns (``KH * KW * C``) from which :func:`correlate` runs a convolution: with
+fewer (LeNet's and VGG's first layers, 25 and 27) a patch row is a few short runs,
+which ``ref.ops.conv``'s whole-image copy writes faster (single thread: LeNet conv1
+2.5 against 2.1 ms), and the patch matrix is small next to the product's work."""
+
+
+def correlates(x, fm, rows_per_image) -> bool:
+    """Whether :func:`correlate` computes a convolution's products (float32/64 of one
+    dtype, at least ``CORRELATE_MIN_COLUMNS`` patch columns, where one image's product
+    is already ``ref``'s kernel: so are all of the products it replaces)."""
+    k, o = fm.shape
+    return (x.dtype == fm.dtype and x.dtype in (np.float32, np.float64) and not _jit.DISABLE
+            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype))

@@ -101,3 +101,50 @@ def test_gemm_resume_continues_each_chain(m, n, k, cuts, dtype):
         gemm_kernel.gemm_resume(m, n, p1 - p0, a.reshape(-1), p0, k, 1, b.reshape(-1), p0 * n, n, 1,
                                 got.reshape(-1), 0, n, 1, nr, 1 if i else 0)
     assert got.tobytes() == want.tobytes()
+
+
+# (input NHWC, filter HWIO, strides, dilations, padding, CHUNK_BYTES): Conv2D, and the
+# stride-1 input gradient where out depth <= in depth (the same correlation)
+CORRELATE_CASES = [
+    ((16, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", 1 << 18),  # LeNet conv2
+    ((8, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME", 1 << 18),  # VGG 3x3x32
+    ((6, 16, 16, 64), (3, 3, 64, 64), (1, 1), (1, 1), "SAME", 1 << 14),
+    ((7, 17, 15, 40), (3, 2, 40, 48), (2, 2), (1, 1), "VALID", 1 << 15),
+    ((9, 20, 20, 16), (3, 3, 16, 32), (1, 1), (2, 2), "SAME", 1 << 16),
+    ((6, 19, 23, 8), (4, 3, 8, 40), (2, 1), (1, 3), "SAME", 1 << 12),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs, fs, strides, dil, padding, chunk_bytes", CORRELATE_CASES, ids=str)
+def test_correlation_in_chunks_has_the_blocks_bits(xs, fs, strides, dil, padding, chunk_bytes, dtype, monkeypatch):
+    """Conv2D (and the stride-1 input gradient) with patches copied a chunk of rows at a
+    time: the bits of the whole-image blocks' products, on any number of threads."""
+    monkeypatch.setattr(patch_products, "CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(14)
+    x, f = rng.standard_normal(xs).astype(dtype), rng.standard_normal(fs).astype(dtype)
+    kw = _kw(strides, dil, padding)
+    half = f[..., :max(1, xs[3] // 2)]  # out depth <= in depth: the input gradient is a correlation
+
+    def run():
+        y = conv.conv2d(x, f, **kw)
+        dx = None
+        if strides == (1, 1):
+            dyw = rng.standard_normal(conv.conv2d(x, half, **kw).shape).astype(dtype)
+            dx = conv.conv2d_backprop_input(np.int32(xs), np.ascontiguousarray(half), dyw, **kw)
+        return y, dx
+
+    real = patch_products.correlates
+    used = []
+    monkeypatch.setattr(patch_products, "correlates", lambda *a: used.append(real(*a)) or used[-1])
+    rng = np.random.default_rng(15)
+    got = run()
+    assert any(used)
+    with gemm.limit_threads(1):
+        rng = np.random.default_rng(15)
+        alone = run()
+    monkeypatch.setattr(patch_products, "correlates", lambda *a: False)
+    rng = np.random.default_rng(15)
+    before = run()
+    for g, a, b in zip(got, alone, before):
+        assert (g is None and b is None) or g.tobytes() == a.tobytes() == b.tobytes()
