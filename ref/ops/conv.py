@@ -486,15 +486,15 @@ class _ImageBlocks:
 class _Images(_ImageBlocks):
     """:func:`_correlate`'s images: patches copied, then one GEMM per block of them."""
 
-    def __init__(self, out, x, fm, window, pad):
+    def __init__(self, out, x, fm, window, pad, bias=None):
         super().__init__(out)
-        self.x, self.fm, self.window, self.pad = x, fm, window, pad
+        self.x, self.fm, self.window, self.pad, self.bias = x, fm, window, pad, bias
 
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
-        if patch_products.correlates(self.x, self.fm, rows):  # the same bits, patches a chunk at a time
-            return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad)
+        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows):  # patches a chunk at a time
+            return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad, self.bias)
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
         for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))

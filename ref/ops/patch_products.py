@@ -185,23 +185,35 @@ class FilterGrad:
 
 
 @njit(nogil=True)
-def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr):
+def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr, bias):
     """``out`` (flat ``[N * OH * OW, o]``) = the im2col matrix of ``xf`` (columns
-    ``0:k``) @ ``fm`` (flat ``[k, o]``), ``chunk`` patch rows at a time."""
+    ``0:k``) @ ``fm`` (flat ``[k, o]``), ``chunk`` patch rows at a time; with a
+    ``bias`` (``o`` values, else empty) each chunk's rows, still in cache, then
+    become ``max(row + bias, 0)``: ``BiasAdd`` and ``Relu``'s operations (NumPy's
+    ``max``: a NaN passes, -0 becomes +0)."""
     n, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left = geometry
     rows = n * oh * ow
+    zero = out.dtype.type(0)
     for q0 in range(0, rows, chunk):
         q1 = min(rows, q0 + chunk)
         patch_rows(xf, buf, q0, q1, 0, k, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left)
         _gemm_resume(q1 - q0, o, k, buf, 0, k, 1, fm, 0, o, 1, out, q0 * o, o, 1, nr, 0)
+        if bias.size:  # (unsigned indices: no negative-index test, so LLVM vectorises the loop)
+            for r in range(q0, q1):
+                at = np.uintp(r * o)
+                for j in range(np.uintp(o)):
+                    v = out[at + j] + bias[j]
+                    out[at + j] = v if not v <= zero else zero
 
 
-def correlate(x, fm, out, window, pad):
+def correlate(x, fm, out, window, pad, bias=None):
     """``out [N, OH, OW, O]`` = patches of the NHWC ``x`` (``window`` = ``(kh, kw, oh,
     ow, sh, sw, dh, dw)``, ``pad`` = (top, left) zeros before) @ ``fm [KH*KW*C, O]``
     on ``ref``'s kernel, the patches copied a chunk of rows at a time (a cache-sized
     buffer) instead of a block of images: each element is one chain over the
-    patch columns whatever rows share its product, so the bits are the same."""
+    patch columns whatever rows share its product, so the bits are the same.
+    With ``bias``: ``relu(out + bias)``, as ``BiasAdd`` and ``Relu`` after it
+    (TF's remapper's fused Conv2D + BiasAdd + Relu)."""
     n, h, w, c = x.shape
     kh, kw, oh, ow, sh, sw, dh, dw = window
     k, o = fm.shape
@@ -209,9 +221,10 @@ def correlate(x, fm, out, window, pad):
     chunk = max(step, CHUNK_BYTES // (k * out.itemsize) // step * step)
     buf = np.empty(chunk * k, out.dtype)
     xf = gemm.writable(np.ascontiguousarray(x)).reshape(-1)
+    bias = np.empty(0, out.dtype) if bias is None else gemm.writable(np.ascontiguousarray(bias))
     _correlate_rows(xf, gemm.writable(np.ascontiguousarray(fm)).reshape(-1), out.reshape(-1), buf,
                     (n, h, w, c, oh, ow, kw, sh, sw, dh, dw, pad[0], pad[1]), k, o, chunk,
-                    2 * gemm_kernel.WIDTH[out.dtype])
+                    2 * gemm_kernel.WIDTH[out.dtype], bias)
 
 
 CORRELATE_MIN_COLUMNS = 64
