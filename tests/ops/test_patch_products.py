@@ -148,3 +148,24 @@ def test_correlation_in_chunks_has_the_blocks_bits(xs, fs, strides, dil, padding
     before = run()
     for g, a, b in zip(got, alone, before):
         assert (g is None and b is None) or g.tobytes() == a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs, fs, strides, dil, padding, chunk_bytes", CORRELATE_CASES, ids=str)
+def test_conv_bias_relu_has_the_three_ops_bits(xs, fs, strides, dil, padding, chunk_bytes, dtype, monkeypatch):
+    """``fused.conv_bias_relu`` (Conv2D + BiasAdd + Relu in one pass) against the three
+    kernels, with a NaN, an infinity and zeros of both signs among the biases."""
+    from ref.ops import fused, nn
+
+    monkeypatch.setattr(patch_products, "CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(16)
+    x, f = rng.standard_normal(xs).astype(dtype), rng.standard_normal(fs).astype(dtype)
+    bias = rng.standard_normal(fs[3]).astype(dtype)
+    bias[:4] = [np.nan, -np.inf, -0.0, 0.0]
+    kw = _kw(strides, dil, padding)
+    want = nn.relu(nn.bias_add(conv.conv2d(x, f, **kw), bias))
+    got = fused.conv_bias_relu(x, f, bias, kw)
+    if not patch_products.correlates(x, f.reshape(-1, fs[3]), want.shape[1] * want.shape[2]):
+        assert got is None  # the caller runs the three kernels
+        return
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
