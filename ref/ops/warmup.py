@@ -6,7 +6,8 @@ input is small), but a model whose tensors are larger compiles each kernel it
 uses the first time it runs (a few seconds in all), and loads it from the
 cache afterwards. This command runs, with the NumPy forms switched off, every
 dense and sparse ``Apply*`` training kernel, softmax cross entropy (dense and
-sparse), the fused bias-add/relu kernels, the random samplers and the large-matrix-product kernel, in float32
+sparse), the fused bias-add/relu kernels, the random samplers, the large-matrix-product kernel and the
+convolutions' chunked patch products (``ref.ops.patch_products``), in float32
 and float64; with ``--parallel``
 also the multi-threaded builds of the dense loops (used from
 ``REF_PARALLEL_MIN`` elements on; slower to compile). The cache is where Numba
@@ -72,6 +73,16 @@ def _jobs(size):
         yield f"LSTM cell gradient {np.dtype(dtype).name} (ref.ops.fused)", (
             lambda a=a: fused.lstm_cell_grads(None, np.array(1, np.int32), a, a, a, None, False,
                                               [(False, None, a, a)] * 4))
+        x = rng.standard_normal((2, 8, 8, 16)).astype(dtype)  # products on the kernel: patch_products' loops
+        f = rng.standard_normal((3, 3, 16, 32)).astype(dtype)
+        conv = dict(strides=[1, 1, 1, 1], padding="SAME")
+        yield f"Conv2D+BiasAdd+Relu {np.dtype(dtype).name} (ref.ops.patch_products)", (
+            lambda x=x, f=f: fused.conv_bias_relu(x, f, np.abs(f[0, 0, 0]), conv))
+        yield f"Conv2D {np.dtype(dtype).name} (ref.ops.patch_products)", (
+            lambda x=x, f=f: registry.call("Conv2D", input=x, filter=f, **conv))
+        yield f"Conv2DBackpropFilter {np.dtype(dtype).name} (ref.ops.patch_products)", (
+            lambda x=x, f=f: registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.array(f.shape, np.int32),
+                                           out_backprop=np.ones((2, 8, 8, 32), f.dtype), **conv))
         for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             yield f"{op} {np.dtype(dtype).name}", (
                 lambda op=op, dtype=dtype: registry.call(op, shape=np.array([64], np.int32), dtype=dtype,
