@@ -18,7 +18,10 @@ matrix multiplied by the ``[KH*KW*C, O]`` filter in BLAS GEMMs of the
 input's dtype, the patches copied a block of images at a time
 (``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
 unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
-filter at stride 1 needs no copy (the input is the patch matrix). The filter
+filter at stride 1 needs no copy (the input is the patch matrix). Where the
+products are ``ref``'s kernel the patch matrix is never held: ``patch_products``
+copies a cache-sized chunk of its rows at a time and multiplies it at once (the
+same chains, so the same bits). The filter
 gradient is ``patches^T @ out_backprop`` summed over the blocks. The input
 gradient at stride 1 (when the filter has no more outputs than inputs) is the
 same correlation run on ``out_backprop`` zero-extended by ``(K - 1) *
@@ -38,6 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 from ref.types import dtypes
 from ref.ops import gemm
 from ref.ops import gemm_kernel
+from ref.ops import patch_products
 from ref.ops import _jit
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank, shape_input
@@ -485,13 +489,15 @@ class _ImageBlocks:
 class _Images(_ImageBlocks):
     """:func:`_correlate`'s images: patches copied, then one GEMM per block of them."""
 
-    def __init__(self, out, x, fm, window, pad):
+    def __init__(self, out, x, fm, window, pad, bias=None):
         super().__init__(out)
-        self.x, self.fm, self.window, self.pad = x, fm, window, pad
+        self.x, self.fm, self.window, self.pad, self.bias = x, fm, window, pad, bias
 
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
+        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows):  # patches a chunk at a time
+            return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad, self.bias)
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
         for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
             gemm.matmul(cols, self.fm, out=dst[b0:b1].reshape(-1, o))
@@ -604,13 +610,21 @@ def _col2im(cols, out, sh, sw, dh, dw):
 
 
 def _conv_filter_grad_nhwc(x, f_shape, dy, g):
-    """df = patches^T . out_backprop, summed over blocks of images."""
+    """df = patches^T . out_backprop, summed over blocks of images (``PATCH_BYTES``
+    of patches each: one product per block, the blocks' products added in order).
+    Where every block's product is ``ref``'s kernel, the patches are never
+    materialised (:class:`_FilterGrad`): the same chains, the same bits."""
     o = dy.shape[3]
     if _pointwise(g):
         return gemm.matmul(np.ascontiguousarray(x).reshape(-1, x.shape[3]).T, dy.reshape(-1, o)).reshape(f_shape)
     kh, kw, c, _ = f_shape
     df = np.zeros((kh * kw * c, o), np.result_type(x.dtype, dy.dtype))
     if not dy.size:
+        return df.reshape(f_shape)
+    nb = _images_per_block(x.shape[0], g.oh * g.ow * kh * kw * c * x.itemsize, PATCH_BYTES)
+    if (x.dtype == dy.dtype == df.dtype and not _jit.DISABLE
+            and all(gemm.uses_kernel(kh * kw * c, m * g.oh * g.ow, o, df.dtype) for m in {nb, x.shape[0] % nb or nb})):
+        patch_products.FilterGrad(x, dy, df, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.ph0, g.pw0), nb).run()
         return df.reshape(f_shape)
     dym = np.ascontiguousarray(dy)
     tmp = None

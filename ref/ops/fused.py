@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import fpenv
+from ref.ops import conv, fpenv, patch_products
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -101,6 +101,36 @@ def bias_relu(bias_add, relu, value, bias, data_format="NHWC"):
         return out
 
     return _fused_or_form(_bias_relu_rows, v.size, fused, unfused)
+
+
+def conv_bias_relu(x, f, bias, attrs, data_format="NHWC"):
+    """``Relu(BiasAdd(Conv2D(x, f, **attrs), bias, data_format))`` in one pass, or None
+    where that is not done (the caller runs the three kernels): NHWC float32/64 of one
+    dtype, a convolution ``ref.ops.conv`` computes in chunks of patch rows
+    (``patch_products.correlates``), whose rows get ``max(row + bias, 0)`` while they
+    are in cache. The convolution's bits are Conv2D's (the same chains), then the same
+    two IEEE operations as ``BiasAdd`` and ``Relu``: the bits of the three ops."""
+    if not (x.__class__ is np.ndarray and f.__class__ is np.ndarray and bias.__class__ is np.ndarray) \
+            or x.ndim != 4 or f.ndim != 4 or bias.ndim != 1 or x.dtype not in _FAST or f.dtype != x.dtype \
+            or bias.dtype != x.dtype or data_format not in ("NHWC", b"NHWC"):
+        return None
+    fmt, strides, padding = attrs.get("data_format", "NHWC"), attrs["strides"], attrs["padding"]
+    dilations, explicit = attrs.get("dilations", (1, 1, 1, 1)), attrs.get("explicit_paddings", ())
+    kh, kw, c, o = f.shape
+    if fmt not in ("NHWC", b"NHWC") or x.shape[3] != c or bias.shape[0] != o or not x.size or not f.size:
+        return None
+    try:
+        conv.check_attrs(list(strides), list(dilations), padding, list(explicit or ()), fmt, "Conv2D")
+    except ValueError:
+        return None
+    g = conv.Geometry(x.shape[1], x.shape[2], kh, kw, strides, dilations, padding, list(explicit or ()), fmt)
+    fm = np.ascontiguousarray(f).reshape(-1, o)
+    if g.oh <= 0 or g.ow <= 0 or conv._pointwise(g) or not patch_products.correlates(x, fm, g.oh * g.ow):
+        return None
+    out = np.empty((x.shape[0], g.oh, g.ow, o), x.dtype)
+    conv._Images(out, x, fm, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw), (g.ph0, g.pw0), bias).run(
+        g.oh * g.ow * kh * kw * c * o)
+    return out
 
 
 def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="NHWC"):

@@ -320,6 +320,12 @@ class _Alias:
         self.__array_interface__ = face
 
 
+def writable(x):
+    """x itself, or (read-only x) a view of its memory that Numba types as any
+    other array: one compiled loop serves both (the loops never write it)."""
+    return x if x.flags.writeable else np.asarray(_Alias(x))
+
+
 def _flat(x):
     """``(flat, row stride, column stride)``: a 2-D array as a 1-D view from its
     first element with its strides in elements; None when its strides are

@@ -317,7 +317,18 @@ copy_vector = LazyIntrinsic(_make_copy_vector)
 def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
     """``c[c0 + i*sc0 + j*sc1] = sum_p a[a0 + i*sa0 + p*sa1] * b[b0 + p*sb0 + j*sb1]``
     for ``i < m``, ``j < n``, ``p < k`` (the module docstring's fused chain); ``a``,
-    ``b``, ``c`` flat arrays of one dtype, ``nr`` = 2 x its vector width.
+    ``b``, ``c`` flat arrays of one dtype, ``nr`` = 2 x its vector width."""
+    gemm_resume(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr, 0)
+
+
+@njit(nogil=True, boundscheck=False)
+def gemm_resume(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr, resume):
+    """:func:`gemm`; with ``resume`` nonzero each element's chain goes on from the
+    value in ``c`` instead of starting from +0 (the first ``KC`` rows load the C
+    block as the later ones do), so that a product over rows of the inner
+    dimension made in several calls -- each call the next rows of A's columns and
+    of B -- has the bits of one call over all of them (``ref.ops.conv``'s filter
+    gradient, whose patches are copied a chunk of rows at a time).
 
     Indices go through ``U`` (unsigned): Numba wraps a signed index that is
     negative around the array's end, a test in every access that keeps LLVM
@@ -325,6 +336,8 @@ def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
     if m <= 0 or n <= 0:
         return
     if k <= 0:
+        if resume:
+            return
         for i in range(m):
             for j in range(n):
                 c[U(c0 + i * sc0 + j * sc1)] = 0
@@ -344,7 +357,7 @@ def gemm(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr):
         jpanels = (nc + nr - 1) // nr
         for pc in range(0, k, KC):
             kc = min(KC, k - pc)
-            first = 1 if pc == 0 else 0
+            first = 1 if pc == 0 and not resume else 0
             # pack B[pc:pc+kc, jc:jc+nc] as bp[jp*kc*nr + p*nr + j] (only the last, partial
             # panel when B is read in place), reading along B's unit stride: its rows (B
             # C-ordered) or its columns (B = y.T)

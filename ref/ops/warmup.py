@@ -11,7 +11,7 @@ the cache afterwards. The README's set-up command runs this once.
 By default: the float32 kernels a first step of the common models compiles
 (measured with an empty cache on ``bench/models.py``'s MLP, LeNet, VGG, LSTM,
 word2vec and logistic regression): the matrix-product kernel, the convolution's
-im2col/col2im loops, max pooling and its gradient, the fused bias-add/relu
+im2col/col2im loops and chunked patch products (``ref.ops.patch_products``), max pooling and its gradient, the fused bias-add/relu
 kernels and the LSTM cell, softmax cross entropy (dense and sparse), the random
 samplers, and the dense updates of the common optimizers (gradient descent,
 momentum, Adam, Adagrad, RMSProp), for small variables and, for large ones, in
@@ -132,6 +132,16 @@ def _jobs(size, everything=False):
         yield f"LSTM cell gradient {kind} (ref.ops.fused)", "lstm", (
             lambda a=a: fused.lstm_cell_grads(None, np.array(1, np.int32), a, a, a, None, False,
                                               [(False, None, a, a)] * 4))
+        x = rng.standard_normal((2, 8, 8, 16)).astype(dtype)  # products on the kernel: patch_products' loops
+        f = rng.standard_normal((3, 3, 16, 32)).astype(dtype)
+        opts = dict(strides=[1, 1, 1, 1], padding="SAME")
+        yield f"Conv2D+BiasAdd+Relu {kind} (ref.ops.patch_products)", "gemm", (
+            lambda x=x, f=f: fused.conv_bias_relu(x, f, np.abs(f[0, 0, 0]), opts))
+        yield f"Conv2D {kind} (ref.ops.patch_products)", "gemm", (
+            lambda x=x, f=f: registry.call("Conv2D", input=x, filter=f, **opts))
+        yield f"Conv2DBackpropFilter {kind} (ref.ops.patch_products)", "gemm", (
+            lambda x=x, f=f: registry.call("Conv2DBackpropFilter", input=x, filter_sizes=np.array(f.shape, np.int32),
+                                           out_backprop=np.ones((2, 8, 8, 32), f.dtype), **opts))
         for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             yield f"{op} {kind}", "random", (
                 lambda op=op, dtype=dtype: registry.call(op, shape=np.array([64], np.int32), dtype=dtype,

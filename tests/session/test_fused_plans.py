@@ -93,6 +93,64 @@ def test_convnet_training_gives_the_step_loops_bits():
     assert results[0] == results[1]
 
 
+def _wide_convnet(seed=0):
+    """Two conv layers whose Conv2D + BiasAdd + Relu fuse (``fused.conv_bias_relu``:
+    144 and 288 patch columns, 32 filters), max pooling, a dense layer, momentum."""
+    rng = np.random.RandomState(seed)
+    x = tf.placeholder(tf.float32, [None, 8, 8, 16], name="x")
+    y = tf.placeholder(tf.float32, [None, 3], name="y")
+    h = x
+    for i, depth in enumerate((16, 32)):
+        f = tf.Variable(rng.randn(3, 3, depth, 32).astype(np.float32) * 0.2, name=f"f{i}")
+        fb = tf.Variable(rng.randn(32).astype(np.float32) * 0.1, name=f"fb{i}")
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, f, [1, 1, 1, 1], "SAME"), fb))
+    h = tf.reshape(tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), [-1, 512])
+    w = tf.Variable(rng.randn(512, 3).astype(np.float32) * 0.1, name="w")
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=tf.matmul(h, w)))
+    return x, y, loss, tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+
+
+def test_fused_conv_bias_relu_training_gives_the_step_loops_bits(monkeypatch):
+    from ref.ops import fused
+
+    ran = []
+    real = fused.conv_bias_relu
+    monkeypatch.setattr(fused, "conv_bias_relu", lambda *a: ran.append(real(*a)) or ran[-1])
+    rng = np.random.default_rng(3)
+    batches = [(rng.standard_normal((b, 8, 8, 16)).astype(np.float32),
+                np.eye(3, dtype=np.float32)[rng.integers(0, 3, b)]) for b in (6, 6, 5, 6)]
+    results = []
+    for traced in (False, True):
+        g = tf.Graph()
+        with g.as_default(), tf.Session() as sess:
+            x, y, loss, train = _wide_convnet()
+            sess.run(tf.global_variables_initializer())
+            opts = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata()) if traced else {}
+            for bx, by in batches:
+                sess.run(train, {x: bx, y: by}, **opts)
+            results.append([v.tobytes() for v in sess.run(tf.trainable_variables() + [loss], {x: bx, y: by})])
+            if not traced:
+                assert "\n".join(_compiled_sources(sess)).count("_conv_bias_relu(") == 2
+    assert any(r is not None for r in ran)  # the fused kernel ran (not only the three kernels)
+    assert results[0] == results[1]
+
+
+def test_a_fused_convolutions_error_names_its_op():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 8, 8, None], name="x")
+        f = tf.constant(np.ones((3, 3, 16, 32), np.float32))
+        out = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", name="the_conv"),
+                                        tf.constant(np.ones(32, np.float32))), name="the_relu") * 2.0
+        good = np.ones((2, 8, 8, 16), np.float32)
+        for _ in range(3):
+            got = sess.run(out, {x: good})
+        assert got.shape == (2, 8, 8, 32) and got[0, 3, 3, 0] == 2 * (16 * 9 + 1)
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            sess.run(out, {x: np.ones((2, 8, 8, 5), np.float32)})
+        assert "the_conv" in str(e.value)
+
+
 def test_a_bias_of_the_wrong_length_names_the_bias_add():
     with tf.Graph().as_default(), tf.Session() as sess:
         x = tf.placeholder(tf.float32, [None, None], name="x")

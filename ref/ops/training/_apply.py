@@ -445,8 +445,9 @@ def run_dense(loop, update, refs, grad, params, out=None):
                 run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
             elif _in_blocks(loop, grad.size):
                 _DenseBlocks(loop.blocks[dtype], [o.ravel() for o in out], grad.ravel(), params).run()
-            else:  # the loop over flat views (ravel() of a C-contiguous array is one)
-                loop.bound(T, len(out) + 1 + len(params), grad.size)(
+            else:  # the loop over flat views (ravel() of a C-contiguous array is one); serial where
+                # products are held to one thread (limit_threads: intra_op_parallelism_threads=1)
+                loop.bound(T, len(out) + 1 + len(params), grad.size if gemm.workers() > 1 else 0)(
                     *[o if o.ndim == 1 else o.ravel() for o in out], grad if grad.ndim == 1 else grad.ravel(), *params)
             return out if out.__class__ is tuple else tuple(out)
     refs = [np.asarray(r) for r in refs]

@@ -67,6 +67,51 @@ class BiasRelu:
         w.values(second.out0)
 
 
+class ConvBiasRelu:
+    """``Relu(BiasAdd(Conv2D(x, f), b))`` as one kernel (``ref.ops.fused.conv_bias_relu``,
+    TF's remapper's ``_FusedConv2D``) when the ``BiasAdd`` alone reads the convolution and
+    the ``Relu`` alone the sum, neither fetched, and ``b`` is a value computed before the
+    ``Conv2D`` (the line goes at its place). Where the fused kernel does not apply, the
+    three kernels run, each error naming its op."""
+
+    def find(self, steps, fetched, taken):
+        readers = _readers(steps)
+        made = {slot: i for i, st in enumerate(steps) for slot in st.outputs}
+        for n, st in enumerate(steps):
+            if n in taken or not _plain(st, "Conv2D") or st.out0 in fetched or len(readers.get(st.out0, ())) != 1:
+                continue
+            m = readers[st.out0][0]
+            bias_add = steps[m]
+            if m in taken or not _plain(bias_add, "BiasAdd") or bias_add.reads[0][0] != st.out0 \
+                    or bias_add.out0 in fetched or len(readers.get(bias_add.out0, ())) != 1:
+                continue
+            q = readers[bias_add.out0][0]
+            b = made.get(bias_add.reads[1][0], -1)  # (-1: a feed, a constant or a variable)
+            if q in taken or not _plain(steps[q], "Relu") or b >= n \
+                    or not all(is_pure(steps[k].opdef) for k in range(n + 1, m)):
+                continue
+            taken.update((n, m, q))
+            yield (n, m, q)
+
+    def emit(self, group, w):
+        n, m, q = group
+        conv, bias_add, relu = w.steps[n], w.steps[m], w.steps[q]
+        kernels = ", ".join(w.bind(f"K{j}", w.steps[j].kernel) for j in group)
+        attrs = w.bind(f"A{n}", conv.attrs)
+        fmt = w.bind(f"a{m}_0", bias_add.attrs.get("data_format", "NHWC"))
+        w.line(f"s{relu.out0} = _conv_bias_relu(OPS[{n}], OPS[{m}], OPS[{q}], {kernels}, "
+               f"{', '.join(w.args(n))}, {w.args(m)[1]}, {attrs}, {fmt})")
+        w.values(relu.out0)
+
+    @staticmethod
+    def run(conv_op, bias_op, relu_op, conv2d, bias_add, relu, x, f, bias, attrs, data_format):
+        out = fused_ops.conv_bias_relu(x, f, bias, attrs, data_format)
+        if out is not None:
+            return out
+        y = call(conv_op, conv2d, (x, f), attrs)
+        return call(relu_op, relu, (call(bias_op, bias_add, (y, bias), {"data_format": data_format}),), {})
+
+
 class ReluBiasGrads:
     """``ReluGrad`` and the ``BiasAddGrad`` of its result in one pass
     (``ref.ops.fused.relu_bias_grads``); an error of the ``BiasAddGrad`` names its op."""
@@ -406,10 +451,10 @@ class _UnfusedGroup:
         return [env[s] for s in self.outs]
 
 
-GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads())
+GROUPS = (MatMulPair(), ConvBiasRelu(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads())
 """The group rewrites, in the order they choose their steps."""
 
-RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_relu_bias_grads": ReluBiasGrads.run,
+RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_conv_bias_relu": ConvBiasRelu.run, "_relu_bias_grads": ReluBiasGrads.run,
            "_matmul_pair": MatMulPair.run, "_lstm_cell": LSTMCell.run,
            "_lstm_cell_grads": LSTMCellGrads.run}
 """The names the code the rewrites write calls."""

@@ -73,3 +73,22 @@ def test_helper_blocks_same_bits(loop, update, params, dtype, n):
             blocks.into_result(lo, hi)
     for a, w in zip(arrays, want):
         np.testing.assert_array_equal(a.view(np.uint8), w.view(np.uint8))
+
+
+@pytest.mark.parametrize("loop,update,params,dtype,n", CASES[::3],
+                         ids=[f"{c[1].__name__}-{np.dtype(c[3])}-{c[4]}" for c in CASES[::3]])
+def test_one_thread_runs_the_serial_loop(monkeypatch, loop, update, params, dtype, n):
+    """Held to one thread (``limit_threads(1)``: ``intra_op_parallelism_threads=1``), a
+    large in-place update is the serial loop, not Numba's parallel one (which runs on
+    every core): the same bits."""
+    want = _serial(loop, update, params, dtype, n)
+    monkeypatch.setattr(_jit, "PARALLEL_MIN", 4096)
+    picked = []
+    real = type(loop)._pick
+    monkeypatch.setattr(type(loop), "_pick", lambda self, size: picked.append(size) or real(self, size))
+    arrays, grad = _arrays(update, dtype, n)
+    with gemm.limit_threads(1):
+        _apply.run_dense(loop, update, arrays, grad, _values(update, params, dtype), out=arrays)
+    assert all(size < _jit.PARALLEL_MIN for size in picked)  # (a cached serial wrapper picks nothing)
+    for a, w in zip(arrays, want):
+        np.testing.assert_array_equal(a.view(np.uint8), w.view(np.uint8))
