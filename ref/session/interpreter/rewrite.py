@@ -6,7 +6,9 @@ type; it asks this table. No rewrite changes a result's bits.
   first one's place (the others leave only their drops): a ``BiasAdd`` with
   the ``Relu`` that alone reads it and a ``ReluGrad`` with the ``BiasAddGrad``
   of its result run fused (``ref.ops.fused``, TF's remapper); two adjacent
-  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads; an
+  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads, and so
+  does a ``MatMul`` with the next one whose operands are known or one pure step
+  away (that step and the product moved up: a stacked LSTM's layers); an
   LSTM cell's ten element-wise ops (``c' = c * sigmoid(f + forget_bias) +
   sigmoid(i) * tanh(j)``, ``h' = tanh(c') * sigmoid(o)``: ``BasicLSTMCell``'s and
   ``LSTMCell``'s) run as ``ref.ops.fused.lstm_cell``, every value still produced
@@ -140,6 +142,83 @@ class MatMulPair:
                 pass
         return call(op_a, kernel_a, args_a, attrs_a), call(op_b, kernel_b, args_b, attrs_b)
 
+
+
+AHEAD_WINDOW = 64
+"""Steps after a ``MatMul`` that :class:`MatMulAhead` looks through for its partner."""
+
+
+class MatMulAhead:
+    """A ``MatMul`` paired with a later one whose operands are all known already,
+    or computed from known values by one pure step each (a ``ConcatV2`` of the
+    next time step's input and this step's state): that step and the later
+    product move up to the first product's place and the two run as
+    :class:`MatMulPair` runs them -- a stacked LSTM's layer-2 gates at time t with
+    layer 1's at t + 1, as TF's executor runs ready ops at once. No variable is
+    updated in between (a moved read would see another value); the kernels are
+    pure, so the values are the same bits."""
+
+    def find(self, steps, fetched, taken):
+        written = {o: n for n, st in enumerate(steps) for o in st.outputs if o is not None}
+        stateful = [n for n, st in enumerate(steps) if st.kind not in (KERNEL, POSITIONAL) or st.deadable
+                    or st.dead_controls]
+        for n, a in enumerate(steps):
+            if n in taken or not _plain(a, "MatMul"):
+                continue
+            for m in range(n + 1, min(n + 1 + AHEAD_WINDOW, len(steps))):
+                if any(n < q <= m for q in stateful):
+                    break
+                b = steps[m]
+                if m in taken or not _plain(b, "MatMul"):
+                    continue
+                moved = self._movable(steps, b, n, m, written, taken)
+                if moved is not None:
+                    group = (n,) + moved + (m,)
+                    taken.update(group)
+                    yield group
+                break  # only the first later product is a candidate
+
+    @staticmethod
+    def _movable(steps, b, n, m, written, taken):
+        """The steps (in plan order) that must move up with product ``b`` (step ``m``) to
+        step ``n``'s place, or None when it cannot move."""
+        moved = []
+        for src, _ in b.reads:
+            p = written.get(src, -1)
+            if p < n:
+                continue
+            st = steps[p]
+            if (p == n or p in taken or p in moved or st.ctx or st.deadable or st.kind not in (KERNEL, POSITIONAL)
+                    or not is_pure(st.opdef) or len(st.outputs) != 1
+                    or any(written.get(s, -1) >= n for s, _ in st.reads)):
+                return None
+            moved.append(p)
+        return tuple(sorted(moved))
+
+    def emit(self, group, w):
+        n, moved, m = group[0], group[1:-1], group[-1]
+        for p in moved:
+            st = w.steps[p]
+            name = w.bind(f"H{p}", _Hoisted(st))
+            w.line(f"s{st.out0} = {name}([{', '.join(w.args(p))}])")
+            w.values(st.out0)
+        MatMulPair().emit((n, m), w)
+
+
+class _Hoisted:
+    """One step's kernel called from its input values (an error names its op)."""
+
+    def __init__(self, step):
+        self.step = step
+
+    def __call__(self, args):
+        st = self.step
+        if st.kind == POSITIONAL:
+            return call(st.op, st.kernel, args, st.attrs)
+        kwargs = dict(st.attrs)
+        for name, i, end in st.layout:
+            kwargs[name] = args[i] if end is None else args[i:end]
+        return call(st.op, st.kernel, (), kwargs)
 
 def _one_thread_product(args, attrs):
     a, b = args
@@ -406,7 +485,7 @@ class _UnfusedGroup:
         return [env[s] for s in self.outs]
 
 
-GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads())
+GROUPS = (MatMulPair(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads(), MatMulAhead())
 """The group rewrites, in the order they choose their steps."""
 
 RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_relu_bias_grads": ReluBiasGrads.run,
