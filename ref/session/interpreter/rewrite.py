@@ -15,6 +15,9 @@ type; it asks this table. No rewrite changes a result's bits.
   (the gradient reads the sigmoids and tanhs), and its gradient's twelve or
   thirteen (the gates' ``SigmoidGrad``/``TanhGrad`` of ``Mul``\\ s, their
   ``ConcatV2``, the new state's gradient) as ``ref.ops.fused.lstm_cell_grads``.
+* in place: an element-wise step (:data:`IN_PLACE`) that reads a large array
+  of the plan's own for the last time writes its result into it
+  (:func:`in_place`, checked at run time by the array's reference count).
 * the shape memo: a pure step whose every input is a function of some
   ``Shape``/``Size``/``Rank`` output (or a constant) is computed once per shape
   (the arithmetic on a dynamic batch size ``reduce_mean``'s gradient does).
@@ -24,6 +27,8 @@ of step indices, first the step where its line goes) and ``emit(group, w)``
 writes the line through the code writer ``w`` (``codegen``'s ``_Writer``).
 """
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -503,6 +508,56 @@ def groups(steps, fetched):
             member.update((m, group[0]) for m in group[1:] if m != group[0])
     return first, member
 
+
+IN_PLACE = {"Mul": (np.multiply, False), "AddV2": (np.add, False), "Add": (np.add, False),
+            "Sub": (np.subtract, False), "BiasAdd": (np.add, True)}
+"""Element-wise ops whose result may go into their first input's array (:func:`in_place`):
+op type -> (the ufunc, whether it is a bias add)."""
+IN_PLACE_MIN = 1 << 16
+"""Elements from which :func:`in_place` writes into the first input (below, a new
+array costs less than the checks)."""
+_IN_PLACE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_getrefcount = sys.getrefcount
+
+
+def emit_in_place(n, step, args, w):
+    """Writes positional step ``n`` (inputs ``args``) as a call of :func:`in_place`
+    when its op is in :data:`IN_PLACE` and this step is the last reader of its
+    first input (a value the plan made, read once here); returns whether it did."""
+    entry = IN_PLACE.get(step.op._type)
+    if entry is None or step.deadable or len(step.reads) != 2:
+        return False
+    (x, _), (y, _) = step.reads
+    if x == y or x not in step.drops or w.kind.get(x) != "value":
+        return False
+    shape = step.op._outputs[0].shape
+    if shape.is_fully_defined() and shape.num_elements() < IN_PLACE_MIN:
+        return False
+    k, u, a = w.bind(f"K{n}", step.kernel), w.bind(f"E{n}", entry[0]), w.bind(f"A{n}", step.attrs)
+    w.line(f"s{step.out0} = _in_place({u}, {k}, {a}, {args[0]}, {args[1]}, {entry[1]})")
+    w.values(step.out0)
+    return True
+
+
+def in_place(ufunc, kernel, attrs, x, y, bias):
+    """``kernel(x, y, **attrs)``; computed as ``ufunc(x, y, out=x)`` -- the same
+    element-wise operation, so the same bits -- when ``x`` is a large float array
+    nothing else refers to (the plan's local and this call's: a feed, a constant, a
+    variable's value, a fetched value or an array a view depends on has more
+    references), owning its C-contiguous writeable memory, and ``y`` (same dtype)
+    broadcasts into ``x``'s shape. The plan drops ``x`` after this step. The
+    ``BiasAdd`` case is the kernel's own common case (a matrix and a bias of its
+    columns: ``bias``); an input the kernel would reject takes the kernel."""
+    if (x.__class__ is np.ndarray and y.__class__ is np.ndarray and x.size >= IN_PLACE_MIN
+            and x.dtype in _IN_PLACE_DTYPES and y.dtype == x.dtype and x.base is None
+            and x.flags.c_contiguous and x.flags.writeable and _getrefcount(x) <= 3
+            and (x.ndim == 2 and y.ndim == 1 and y.shape[0] == x.shape[1] if bias
+                 else y.ndim <= x.ndim and all(b == 1 or b == a for a, b in zip(x.shape[::-1], y.shape[::-1])))):
+        return ufunc(x, y, out=x)
+    return kernel(x, y, **attrs)
+
+
+RUNTIME["_in_place"] = in_place
 
 MEMO_ELEMENTS = 64
 """Values of at most this many elements are what :func:`memo` keeps."""
