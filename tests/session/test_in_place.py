@@ -1,5 +1,6 @@
 """``interpreter.rewrite.in_place``: a compiled plan's element-wise step writes into
-its first input when that input is the plan's own array, read for the last time
+an input (the first, or the second of the result's shape) when that input is
+the plan's own array, read for the last time
 (the step loop's bits: the same ufunc, element by element); never into a feed,
 a variable's value, a fetched value, a value a view depends on, or a shape that
 grows (nor while a late matrix helper thread still refers to a product's
@@ -26,7 +27,7 @@ def _mm_fetched_too(tf, x, w, big):
 
 
 def _feed_mul(tf, x, w, big):
-    return [big * tf.matmul(x, w), tf.identity(big)]
+    return [big * tf.reduce_sum(tf.matmul(x, w))]  # only the feed is read for the last time
 
 
 def _variable_mul(tf, x, w, big):
@@ -44,6 +45,14 @@ def _bias_add(tf, x, w, big):
     return [tf.nn.bias_add(tf.matmul(x, w), big[0])]
 
 
+def _second_input(tf, x, w, big):
+    return [tf.reduce_sum(x, 1, keepdims=True) * tf.matmul(x, w)]
+
+
+def _scalar_scale(tf, x, w, big):
+    return [tf.matmul(x, w) * tf.reduce_sum(x)]
+
+
 def _grows(tf, x, w, big):
     return [tf.reduce_sum(tf.matmul(x, w), 0, keepdims=True) * big]
 
@@ -56,6 +65,8 @@ ROWS = [  # (name, program, op type spied, whether the first input is written in
     ("view's base", _view_kept, "Mul", False),
     ("bias add", _bias_add, "BiasAdd", True),
     ("broadcast grows", _grows, "Mul", False),
+    ("second input", _second_input, "Mul", True),
+    ("scalar scale", _scalar_scale, "Mul", True),
 ]
 
 
@@ -68,7 +79,7 @@ def _run(program, op_type, compile_after):
     ufunc, bias = rewrite.IN_PLACE[op_type]
 
     def spy(a, b, out=None):
-        written.append(out is a)
+        written.append(out is a or out is b)
         return ufunc(a, b, out=out)
 
     old, old_entry = executor.COMPILE_AFTER, rewrite.IN_PLACE[op_type]

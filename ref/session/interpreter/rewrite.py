@@ -522,38 +522,52 @@ _getrefcount = sys.getrefcount
 
 def emit_in_place(n, step, args, w):
     """Writes positional step ``n`` (inputs ``args``) as a call of :func:`in_place`
-    when its op is in :data:`IN_PLACE` and this step is the last reader of its
-    first input (a value the plan made, read once here); returns whether it did."""
+    when its op is in :data:`IN_PLACE` and this step is the last reader of one of
+    its inputs (a value the plan made, read once here: the first input, else the
+    second but for a bias add); returns whether it did."""
     entry = IN_PLACE.get(step.op._type)
     if entry is None or step.deadable or len(step.reads) != 2:
         return False
     (x, _), (y, _) = step.reads
-    if x == y or x not in step.drops or w.kind.get(x) != "value":
-        return False
     shape = step.op._outputs[0].shape
-    if shape.is_fully_defined() and shape.num_elements() < IN_PLACE_MIN:
+    if x == y or (shape.is_fully_defined() and shape.num_elements() < IN_PLACE_MIN):
         return False
+    dying = [i for i, s in ((0, x), (1, y)) if s in step.drops and w.kind.get(s) == "value"
+             and not (i and entry[1])]
+    if not dying:
+        return False
+    # the input whose static shape is the result's, if one is known to be; else both (2)
+    into = next((i for i in dying if step.op._inputs[i].shape.is_fully_defined()
+                 and step.op._inputs[i].shape == shape), dying[0] if len(dying) == 1 else 2)
     k, u, a = w.bind(f"K{n}", step.kernel), w.bind(f"E{n}", entry[0]), w.bind(f"A{n}", step.attrs)
-    w.line(f"s{step.out0} = _in_place({u}, {k}, {a}, {args[0]}, {args[1]}, {entry[1]})")
+    w.line(f"s{step.out0} = _in_place({u}, {k}, {a}, {args[0]}, {args[1]}, {entry[1]}, {into})")
     w.values(step.out0)
     return True
 
 
-def in_place(ufunc, kernel, attrs, x, y, bias):
-    """``kernel(x, y, **attrs)``; computed as ``ufunc(x, y, out=x)`` -- the same
-    element-wise operation, so the same bits -- when ``x`` is a large float array
-    nothing else refers to (the plan's local and this call's: a feed, a constant, a
-    variable's value, a fetched value or an array a view depends on has more
-    references), owning its C-contiguous writeable memory, and ``y`` (same dtype)
-    broadcasts into ``x``'s shape. The plan drops ``x`` after this step. The
-    ``BiasAdd`` case is the kernel's own common case (a matrix and a bias of its
-    columns: ``bias``); an input the kernel would reject takes the kernel."""
-    if (x.__class__ is np.ndarray and y.__class__ is np.ndarray and x.size >= IN_PLACE_MIN
-            and x.dtype in _IN_PLACE_DTYPES and y.dtype == x.dtype and x.base is None
-            and x.flags.c_contiguous and x.flags.writeable and _getrefcount(x) <= 3
-            and (x.ndim == 2 and y.ndim == 1 and y.shape[0] == x.shape[1] if bias
-                 else y.ndim <= x.ndim and all(b == 1 or b == a for a, b in zip(x.shape[::-1], y.shape[::-1])))):
-        return ufunc(x, y, out=x)
+def in_place(ufunc, kernel, attrs, x, y, bias, into):
+    """``kernel(x, y, **attrs)``; computed as ``ufunc(x, y, out=z)`` -- the same
+    element-wise operation, so the same bits -- with ``z`` the input ``into`` (0:
+    ``x``, 1: ``y``, 2: the larger) when it is a large float array nothing else refers to (the
+    plan's local and this call's: a feed, a constant, a variable's value, a
+    fetched value or an array a view depends on has more references), owning its
+    C-contiguous writeable memory, and the other input (an array or NumPy scalar
+    of the same dtype) broadcasts into its shape. The plan drops ``z`` after this
+    step. The ``BiasAdd`` case (``bias``) is the kernel's own common case (a
+    matrix and a bias of its columns); an input the kernel would reject takes
+    the kernel."""
+    if into == 2:
+        into = 0 if getattr(x, "size", 0) >= getattr(y, "size", 0) else 1
+    if _getrefcount(y if into else x) > 3:  # counted before a third name refers to it
+        return kernel(x, y, **attrs)
+    z, other = (y, x) if into else (x, y)
+    if (z.__class__ is np.ndarray and z.size >= IN_PLACE_MIN and z.dtype in _IN_PLACE_DTYPES
+            and (other.__class__ is np.ndarray or isinstance(other, np.generic)) and other.dtype == z.dtype
+            and z.base is None and z.flags.c_contiguous and z.flags.writeable
+            and (z.ndim == 2 and other.ndim == 1 and other.shape[0] == z.shape[1] if bias
+                 else other.ndim <= z.ndim and all(b == 1 or b == a for a, b in zip(z.shape[::-1],
+                                                                                    other.shape[::-1])))):
+        return ufunc(x, y, out=z)
     return kernel(x, y, **attrs)
 
 
