@@ -179,7 +179,6 @@ class _Pool:
             job = self.job
             if job is not None:
                 job.help()
-            job = None  # holds no finished product's arrays while it sleeps (reference counts)
 
     def run(self, job):
         self.job = job
