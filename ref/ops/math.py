@@ -634,11 +634,18 @@ def add_n(inputs):
             np.add(out, x, out)
         else:
             out = out + x
+    group = None  # one scratch array for every group's sum when the inputs are arrays
     for start in _builtins.range(first, n, 8):
+        if own:
+            group = np.add(xs[start], xs[start + 1], out=group)
+            for x in xs[start + 2:start + 8]:
+                np.add(group, x, out=group)
+            np.add(out, group, out=out)
+            continue
         group = xs[start]
         for x in xs[start + 1:start + 8]:
             group = group + x
-        out = np.add(out, group, out=out) if own else out + group
+        out = out + group
     return out
 
 

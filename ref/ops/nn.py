@@ -21,6 +21,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.ops import _jit, gemm
 from ref.ops._jit import njit
+from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -201,47 +202,120 @@ def leaky_relu_grad(gradients, features, alpha=0.2):
 # ---------------------------------------------------------------------------
 
 @njit(inline="always")
-def _row_max_exp_sum(x, i, zero, e):
-    """(m, s) for row i: m = max_j x[i, j], s = sum_j exp(x[i, j] - m), left to right;
-    each exp(x[i, j] - m) kept in e[i, j] (computed once)."""
+def _row_max(x, i):
+    """max_j x[i, j] as the loop ``m = x[i, 0]; m = x[i, j] if x[i, j] > m`` gives it
+    (a NaN never replaces the running maximum; x[i, 0] NaN gives NaN), on eight
+    chains of such steps over interleaved columns for a long row: each chain ends
+    at the largest value of its columns, so the largest of the chains is the
+    loop's value -- the same bits unless it is a zero (-0.0 == +0.0: the loop
+    keeps the first zero it met), when the loop itself runs."""
+    n = x.shape[1]
     m = x[i, 0]
-    for j in range(1, x.shape[1]):
+    if n >= 32:
+        m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = m
+        j = 1
+        while j + 8 <= n:
+            v = x[i, j]
+            if v > m0:
+                m0 = v
+            v = x[i, j + 1]
+            if v > m1:
+                m1 = v
+            v = x[i, j + 2]
+            if v > m2:
+                m2 = v
+            v = x[i, j + 3]
+            if v > m3:
+                m3 = v
+            v = x[i, j + 4]
+            if v > m4:
+                m4 = v
+            v = x[i, j + 5]
+            if v > m5:
+                m5 = v
+            v = x[i, j + 6]
+            if v > m6:
+                m6 = v
+            v = x[i, j + 7]
+            if v > m7:
+                m7 = v
+            j += 8
+        for q in range(j, n):
+            if x[i, q] > m0:
+                m0 = x[i, q]
+        for v in (m1, m2, m3, m4, m5, m6, m7):
+            if v > m0:
+                m0 = v
+        if m0 != 0:
+            return m0
+    for j in range(1, n):
         if x[i, j] > m:
             m = x[i, j]
-    s = zero
-    for j in range(x.shape[1]):
-        v = math.exp(x[i, j] - m)
-        e[i, j] = v
-        s += v
-    return m, s
+    return m
+
+
+@njit(inline="always")
+def _max_exp_sums(x, i0, i1, zero, e, ms, ss):
+    """For rows ``i0 <= i < i1`` (at most 4): ``ms[i - i0]`` = m = max_j x[i, j],
+    ``e[i, j]`` = exp(x[i, j] - m) (``libm_exp.exp``: libm's function in a loop that
+    vectorises), ``ss[i - i0]`` = sum_j e[i, j] left to right -- four rows' sums in
+    one loop, each its own chain of additions in column order."""
+    for i in range(i0, i1):
+        m = _row_max(x, i)
+        ms[i - i0] = m
+        for j in range(x.shape[1]):
+            e[i, j] = _exp(x[i, j] - m)
+    if i1 - i0 == 4:
+        s0 = s1 = s2 = s3 = zero
+        for j in range(x.shape[1]):
+            s0 += e[i0, j]
+            s1 += e[i0 + 1, j]
+            s2 += e[i0 + 2, j]
+            s3 += e[i0 + 3, j]
+        ss[0], ss[1], ss[2], ss[3] = s0, s1, s2, s3
+        return
+    for i in range(i0, i1):
+        s = zero
+        for j in range(x.shape[1]):
+            s += e[i, j]
+        ss[i - i0] = s
 
 
 @njit(nogil=True)
 def _xent_rows(x, labels, loss, backprop, zero):
-    for i in range(x.shape[0]):
-        m, s = _row_max_exp_sum(x, i, zero, backprop)
-        ls = math.log(s)
-        acc = zero
-        for j in range(x.shape[1]):
-            shifted = x[i, j] - m
-            acc += labels[i, j] * (ls - shifted)
-            backprop[i, j] = backprop[i, j] / s - labels[i, j]
-        loss[i] = acc
+    ms, ss = np.empty(4, backprop.dtype), np.empty(4, backprop.dtype)
+    for i0 in range(0, x.shape[0], 4):
+        i1 = min(i0 + 4, x.shape[0])
+        _max_exp_sums(x, i0, i1, zero, backprop, ms, ss)
+        for i in range(i0, i1):
+            m, s = ms[i - i0], ss[i - i0]
+            ls = math.log(s)
+            acc = zero
+            for j in range(x.shape[1]):
+                acc += labels[i, j] * (ls - (x[i, j] - m))
+            for j in range(x.shape[1]):
+                backprop[i, j] = backprop[i, j] / s - labels[i, j]
+            loss[i] = acc
     return loss, backprop
 
 
 @njit(nogil=True)
 def _sparse_xent_rows(x, labels, loss, backprop, zero):
     one = zero + 1
-    for i in range(x.shape[0]):
-        m, s = _row_max_exp_sum(x, i, zero, backprop)
-        ls = math.log(s)
-        for j in range(x.shape[1]):
-            p = backprop[i, j] / s
-            if j == labels[i]:
-                loss[i] = ls - (x[i, j] - m)
-                p = p - one
-            backprop[i, j] = p
+    n = x.shape[1]
+    ms, ss = np.empty(4, backprop.dtype), np.empty(4, backprop.dtype)
+    for i0 in range(0, x.shape[0], 4):
+        i1 = min(i0 + 4, x.shape[0])
+        _max_exp_sums(x, i0, i1, zero, backprop, ms, ss)
+        for i in range(i0, i1):
+            m, s = ms[i - i0], ss[i - i0]
+            ls = math.log(s)
+            for j in range(n):
+                backprop[i, j] = backprop[i, j] / s
+            k = labels[i]
+            if 0 <= k < n:
+                loss[i] = ls - (x[i, k] - m)
+                backprop[i, k] = backprop[i, k] - one
     return loss, backprop
 
 

@@ -148,7 +148,7 @@ def _write_step(n, step, w, memo):
             attrs = [f"**A{n}"]
         ns[f"K{n}"] = step.kernel
         call = f"K{n}({', '.join(args + attrs)})"
-        if not memo.emit(n, step, call, w):
+        if not memo.emit(n, step, call, w) and not rewrite.emit_in_place(n, step, args, w):
             w.line(f"s{step.out0} = {call}")
         kind[step.out0] = "value"
         return

@@ -6,13 +6,18 @@ type; it asks this table. No rewrite changes a result's bits.
   first one's place (the others leave only their drops): a ``BiasAdd`` with
   the ``Relu`` that alone reads it and a ``ReluGrad`` with the ``BiasAddGrad``
   of its result run fused (``ref.ops.fused``, TF's remapper); two adjacent
-  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads; an
+  independent ``MatMul``\\ s run at once on ``ref``'s matrix threads, and so
+  does a ``MatMul`` with the next one whose operands are known or one pure step
+  away (that step and the product moved up: a stacked LSTM's layers); an
   LSTM cell's ten element-wise ops (``c' = c * sigmoid(f + forget_bias) +
   sigmoid(i) * tanh(j)``, ``h' = tanh(c') * sigmoid(o)``: ``BasicLSTMCell``'s and
   ``LSTMCell``'s) run as ``ref.ops.fused.lstm_cell``, every value still produced
   (the gradient reads the sigmoids and tanhs), and its gradient's twelve or
   thirteen (the gates' ``SigmoidGrad``/``TanhGrad`` of ``Mul``\\ s, their
   ``ConcatV2``, the new state's gradient) as ``ref.ops.fused.lstm_cell_grads``.
+* in place: an element-wise step (:data:`IN_PLACE`) that reads a large array
+  of the plan's own for the last time writes its result into it
+  (:func:`in_place`, checked at run time by the array's reference count).
 * the shape memo: a pure step whose every input is a function of some
   ``Shape``/``Size``/``Rank`` output (or a constant) is computed once per shape
   (the arithmetic on a dynamic batch size ``reduce_mean``'s gradient does).
@@ -22,6 +27,8 @@ of step indices, first the step where its line goes) and ``emit(group, w)``
 writes the line through the code writer ``w`` (``codegen``'s ``_Writer``).
 """
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -185,6 +192,83 @@ class MatMulPair:
                 pass
         return call(op_a, kernel_a, args_a, attrs_a), call(op_b, kernel_b, args_b, attrs_b)
 
+
+
+AHEAD_WINDOW = 64
+"""Steps after a ``MatMul`` that :class:`MatMulAhead` looks through for its partner."""
+
+
+class MatMulAhead:
+    """A ``MatMul`` paired with a later one whose operands are all known already,
+    or computed from known values by one pure step each (a ``ConcatV2`` of the
+    next time step's input and this step's state): that step and the later
+    product move up to the first product's place and the two run as
+    :class:`MatMulPair` runs them -- a stacked LSTM's layer-2 gates at time t with
+    layer 1's at t + 1, as TF's executor runs ready ops at once. No variable is
+    updated in between (a moved read would see another value); the kernels are
+    pure, so the values are the same bits."""
+
+    def find(self, steps, fetched, taken):
+        written = {o: n for n, st in enumerate(steps) for o in st.outputs if o is not None}
+        stateful = [n for n, st in enumerate(steps) if st.kind not in (KERNEL, POSITIONAL) or st.deadable
+                    or st.dead_controls]
+        for n, a in enumerate(steps):
+            if n in taken or not _plain(a, "MatMul"):
+                continue
+            for m in range(n + 1, min(n + 1 + AHEAD_WINDOW, len(steps))):
+                if any(n < q <= m for q in stateful):
+                    break
+                b = steps[m]
+                if m in taken or not _plain(b, "MatMul"):
+                    continue
+                moved = self._movable(steps, b, n, m, written, taken)
+                if moved is not None:
+                    group = (n,) + moved + (m,)
+                    taken.update(group)
+                    yield group
+                break  # only the first later product is a candidate
+
+    @staticmethod
+    def _movable(steps, b, n, m, written, taken):
+        """The steps (in plan order) that must move up with product ``b`` (step ``m``) to
+        step ``n``'s place, or None when it cannot move."""
+        moved = []
+        for src, _ in b.reads:
+            p = written.get(src, -1)
+            if p < n:
+                continue
+            st = steps[p]
+            if (p == n or p in taken or p in moved or st.ctx or st.deadable or st.kind not in (KERNEL, POSITIONAL)
+                    or not is_pure(st.opdef) or len(st.outputs) != 1
+                    or any(written.get(s, -1) >= n for s, _ in st.reads)):
+                return None
+            moved.append(p)
+        return tuple(sorted(moved))
+
+    def emit(self, group, w):
+        n, moved, m = group[0], group[1:-1], group[-1]
+        for p in moved:
+            st = w.steps[p]
+            name = w.bind(f"H{p}", _Hoisted(st))
+            w.line(f"s{st.out0} = {name}([{', '.join(w.args(p))}])")
+            w.values(st.out0)
+        MatMulPair().emit((n, m), w)
+
+
+class _Hoisted:
+    """One step's kernel called from its input values (an error names its op)."""
+
+    def __init__(self, step):
+        self.step = step
+
+    def __call__(self, args):
+        st = self.step
+        if st.kind == POSITIONAL:
+            return call(st.op, st.kernel, args, st.attrs)
+        kwargs = dict(st.attrs)
+        for name, i, end in st.layout:
+            kwargs[name] = args[i] if end is None else args[i:end]
+        return call(st.op, st.kernel, (), kwargs)
 
 def _one_thread_product(args, attrs):
     a, b = args
@@ -451,7 +535,7 @@ class _UnfusedGroup:
         return [env[s] for s in self.outs]
 
 
-GROUPS = (MatMulPair(), ConvBiasRelu(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads())
+GROUPS = (MatMulPair(), ConvBiasRelu(), BiasRelu(), ReluBiasGrads(), LSTMCell(), LSTMCellGrads(), MatMulAhead())
 """The group rewrites, in the order they choose their steps."""
 
 RUNTIME = {"_bias_relu": fused_ops.bias_relu, "_conv_bias_relu": ConvBiasRelu.run, "_relu_bias_grads": ReluBiasGrads.run,
@@ -469,6 +553,70 @@ def groups(steps, fetched):
             member.update((m, group[0]) for m in group[1:] if m != group[0])
     return first, member
 
+
+IN_PLACE = {"Mul": (np.multiply, False), "AddV2": (np.add, False), "Add": (np.add, False),
+            "Sub": (np.subtract, False), "BiasAdd": (np.add, True)}
+"""Element-wise ops whose result may go into their first input's array (:func:`in_place`):
+op type -> (the ufunc, whether it is a bias add)."""
+IN_PLACE_MIN = 1 << 16
+"""Elements from which :func:`in_place` writes into the first input (below, a new
+array costs less than the checks)."""
+_IN_PLACE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_getrefcount = sys.getrefcount
+
+
+def emit_in_place(n, step, args, w):
+    """Writes positional step ``n`` (inputs ``args``) as a call of :func:`in_place`
+    when its op is in :data:`IN_PLACE` and this step is the last reader of one of
+    its inputs (a value the plan made, read once here: the first input, else the
+    second but for a bias add); returns whether it did."""
+    entry = IN_PLACE.get(step.op._type)
+    if entry is None or step.deadable or len(step.reads) != 2:
+        return False
+    (x, _), (y, _) = step.reads
+    shape = step.op._outputs[0].shape
+    if x == y or (shape.is_fully_defined() and shape.num_elements() < IN_PLACE_MIN):
+        return False
+    dying = [i for i, s in ((0, x), (1, y)) if s in step.drops and w.kind.get(s) == "value"
+             and not (i and entry[1])]
+    if not dying:
+        return False
+    # the input whose static shape is the result's, if one is known to be; else both (2)
+    into = next((i for i in dying if step.op._inputs[i].shape.is_fully_defined()
+                 and step.op._inputs[i].shape == shape), dying[0] if len(dying) == 1 else 2)
+    k, u, a = w.bind(f"K{n}", step.kernel), w.bind(f"E{n}", entry[0]), w.bind(f"A{n}", step.attrs)
+    w.line(f"s{step.out0} = _in_place({u}, {k}, {a}, {args[0]}, {args[1]}, {entry[1]}, {into})")
+    w.values(step.out0)
+    return True
+
+
+def in_place(ufunc, kernel, attrs, x, y, bias, into):
+    """``kernel(x, y, **attrs)``; computed as ``ufunc(x, y, out=z)`` -- the same
+    element-wise operation, so the same bits -- with ``z`` the input ``into`` (0:
+    ``x``, 1: ``y``, 2: the larger) when it is a large float array nothing else refers to (the
+    plan's local and this call's: a feed, a constant, a variable's value, a
+    fetched value or an array a view depends on has more references), owning its
+    C-contiguous writeable memory, and the other input (an array or NumPy scalar
+    of the same dtype) broadcasts into its shape. The plan drops ``z`` after this
+    step. The ``BiasAdd`` case (``bias``) is the kernel's own common case (a
+    matrix and a bias of its columns); an input the kernel would reject takes
+    the kernel."""
+    if into == 2:
+        into = 0 if getattr(x, "size", 0) >= getattr(y, "size", 0) else 1
+    if _getrefcount(y if into else x) > 3:  # counted before a third name refers to it
+        return kernel(x, y, **attrs)
+    z, other = (y, x) if into else (x, y)
+    if (z.__class__ is np.ndarray and z.size >= IN_PLACE_MIN and z.dtype in _IN_PLACE_DTYPES
+            and (other.__class__ is np.ndarray or isinstance(other, np.generic)) and other.dtype == z.dtype
+            and z.base is None and z.flags.c_contiguous and z.flags.writeable
+            and (z.ndim == 2 and other.ndim == 1 and other.shape[0] == z.shape[1] if bias
+                 else other.ndim <= z.ndim and all(b == 1 or b == a for a, b in zip(z.shape[::-1],
+                                                                                    other.shape[::-1])))):
+        return ufunc(x, y, out=z)
+    return kernel(x, y, **attrs)
+
+
+RUNTIME["_in_place"] = in_place
 
 MEMO_ELEMENTS = 64
 """Values of at most this many elements are what :func:`memo` keeps."""
