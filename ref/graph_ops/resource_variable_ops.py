@@ -65,7 +65,7 @@ class ResourceVariable(Variable):
                 self._shape = shape
                 try:
                     self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape,
-                                            shared_name=handle_name, name=scope)
+                                            shared_name=handle_name, debug_name=scope, name=scope)
                 finally:
                     attr_scope.__exit__(None, None, None)
                 with name_scope("IsInitialized"):
