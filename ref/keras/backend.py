@@ -237,6 +237,9 @@ def _keras_history_of(x):
         return None
 
 
+keras_history = _keras_history_of
+
+
 def set_keras_history(x, history):
     _HISTORY[x] = history
 

@@ -26,7 +26,7 @@ from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import array_ops, math_ops, variables
 from ref.keras import backend, initializers, regularizers
 
-__all__ = ["Layer", "InputLayer", "Input", "InputSpec", "Node"]
+__all__ = ["Layer", "InputLayer", "Input", "InputSpec", "Node", "flatten", "map_structure"]
 
 
 class InputSpec:
@@ -58,16 +58,23 @@ class InputSpec:
 
 
 class Node:
-    """One call of a layer on Keras tensors: its inputs and outputs (flat lists)."""
+    """One call of a layer on Keras tensors: its inputs and outputs (flat
+    lists), the inputs as passed (``call_inputs``), and a creation number (a
+    topological order of the calls)."""
 
-    def __init__(self, layer, inputs, outputs, kwargs):
+    _created = [0]
+
+    def __init__(self, layer, inputs, outputs, kwargs, call_inputs=None):
         self.layer, self.inputs, self.outputs, self.kwargs = layer, inputs, outputs, kwargs
         self.input_tensors, self.output_tensors = inputs, outputs
+        self.call_inputs = call_inputs
+        Node._created[0] += 1
+        self.order = Node._created[0]
 
 
-def _flatten(x):
+def flatten(x):
     if isinstance(x, (list, tuple)):
-        return [t for item in x for t in _flatten(item)]
+        return [t for item in x for t in flatten(item)]
     return [x]
 
 
@@ -75,6 +82,7 @@ class Layer:
     """The base of every Keras layer (graph mode)."""
 
     _expects_training = False
+    _builds_on_call = True  # a model is built by its layers' calls instead
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, input_shape=None,
                  batch_input_shape=None, batch_size=None, input_dim=None, **kwargs):
@@ -109,19 +117,22 @@ class Layer:
 
     @property
     def trainable_weights(self):
-        own = list(self._trainable_weights) if self.trainable else []
-        return own + [w for layer in self._sublayers() for w in layer.trainable_weights] if self.trainable else []
+        if not self.trainable:
+            return []
+        return _dedup(list(self._trainable_weights) +
+                      [w for layer in self._sublayers() for w in layer.trainable_weights])
 
     @property
     def non_trainable_weights(self):
-        own = list(self._non_trainable_weights) + ([] if self.trainable else list(self._trainable_weights))
-        nested = [w for layer in self._sublayers() for w in
-                  (layer.non_trainable_weights if self.trainable else layer.weights)]
-        return own + nested
+        if self.trainable:
+            return _dedup(list(self._non_trainable_weights) +
+                          [w for layer in self._sublayers() for w in layer.non_trainable_weights])
+        return _dedup(list(self._trainable_weights) + list(self._non_trainable_weights) +
+                      [w for layer in self._sublayers() for w in layer.weights])
 
     @property
     def weights(self):
-        return self.trainable_weights + self.non_trainable_weights
+        return _dedup(self.trainable_weights + self.non_trainable_weights)
 
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
@@ -149,6 +160,18 @@ class Layer:
     @property
     def input(self):
         return self._inbound_nodes[0].inputs[0] if self._inbound_nodes else None
+
+    @property
+    def output_shape(self):
+        """The output shape of every call on Keras tensors (a tuple; a list for several outputs)."""
+        if not self._inbound_nodes:
+            raise AttributeError("The layer has never been called and thus has no defined output shape.")
+        shapes = {tuple(tuple(t.shape.as_list()) for t in node.outputs) for node in self._inbound_nodes}
+        if len(shapes) != 1:
+            raise AttributeError(f'The layer "{self.name}" has multiple inbound nodes, with different output '
+                                 "shapes. Hence the notion of \"output shape\" is ill-defined for the layer.")
+        (shape,) = shapes
+        return shape[0] if len(shape) == 1 else list(shape)
 
     @property
     def output(self):
@@ -234,20 +257,20 @@ class Layer:
         return arg in inspect.signature(self.call).parameters
 
     def __call__(self, inputs, *args, **kwargs):
-        flat = _flatten(inputs)
+        flat = flatten(inputs)
         if any(isinstance(x, (np.ndarray, float, int)) for x in flat):
-            inputs = _map(lambda x: convert_to_tensor(x) if isinstance(x, (np.ndarray, float, int)) else x, inputs)
-            flat = _flatten(inputs)
+            inputs = map_structure(lambda x: convert_to_tensor(x) if isinstance(x, (np.ndarray, float, int)) else x, inputs)
+            flat = flatten(inputs)
         if "training" in kwargs and not self._call_takes("training"):
             kwargs.pop("training")
         if self.input_spec is not None:
-            for spec, x in zip(_flatten(self.input_spec), flat):
+            for spec, x in zip(flatten(self.input_spec), flat):
                 spec.check(x, self.name)
         with name_scope(self._name_scope()):
-            if not self.built:
+            if not self.built and self._builds_on_call:
                 if self._dtype is None and flat and isinstance(flat[0], Tensor):
                     self._dtype = flat[0].dtype.base_dtype.name
-                shapes = _map(lambda x: x.shape, inputs)
+                shapes = map_structure(lambda x: x.shape, inputs)
                 self.build(shapes)
                 self.built = True
             outputs = self.call(inputs, *args, **kwargs)
@@ -261,14 +284,14 @@ class Layer:
         return self.name
 
     def _activity_loss(self, outputs):
-        for out in _flatten(outputs):
+        for out in flatten(outputs):
             with name_scope("ActivityRegularizer"):
                 loss = self._activity_regularizer(out)
                 batch = math_ops.cast(array_ops.shape(out)[0], loss.dtype)
                 self._losses.append(math_ops.truediv(loss, batch))
 
     def _record_node(self, inputs, outputs, kwargs):
-        flat_in = _flatten(inputs)
+        flat_in = flatten(inputs)
         seen = {id(x) for x in flat_in}
 
         def copy(x):  # an output that is an input is copied, so that it gets its own history
@@ -278,8 +301,8 @@ class Layer:
                 return from_identity
             return x
 
-        outputs = _map(copy, outputs)
-        node = Node(self, flat_in, _flatten(outputs), kwargs)
+        outputs = map_structure(copy, outputs)
+        node = Node(self, flat_in, flatten(outputs), kwargs, inputs)
         self._inbound_nodes.append(node)
         for i, x in enumerate(node.outputs):
             backend.set_keras_history(x, (self, len(self._inbound_nodes) - 1, i))
@@ -289,9 +312,18 @@ class Layer:
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
 
 
-def _map(fn, x):
+def _dedup(items):
+    seen, out = set(), []
+    for x in items:
+        if id(x) not in seen:
+            seen.add(id(x))
+            out.append(x)
+    return out
+
+
+def map_structure(fn, x):
     if isinstance(x, (list, tuple)):
-        return type(x)(_map(fn, item) for item in x)
+        return type(x)(map_structure(fn, item) for item in x)
     return fn(x)
 
 
@@ -312,9 +344,14 @@ class InputLayer(Layer):
             self._dtype = input_tensor.dtype.base_dtype.name
         self._batch_input_shape = tuple(input_tensor.shape.as_list()) if input_tensor.shape.ndims is not None \
             else None
-        node = Node(self, [], [input_tensor], {})
+        node = Node(self, [], [input_tensor], {}, [])
         self._inbound_nodes.append(node)
         backend.set_keras_history(input_tensor, (self, 0, 0))
+
+
+    @property
+    def output_shape(self):
+        return [tuple(self._inbound_nodes[0].outputs[0].shape.as_list())]
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None,  # noqa: N802
