@@ -21,6 +21,14 @@ from ref.keras.training import Trainer
 __all__ = ["Model", "Sequential"]
 
 
+def _batch_input_shape(layer):
+    """The input shape a layer declares (``input_shape=``), or a built model's input shape."""
+    shape = getattr(layer, "_batch_input_shape", None)
+    if shape is None and isinstance(layer, Model) and len(layer.inputs) == 1 and layer._is_graph_network:
+        shape = tuple(layer.inputs[0].shape.as_list())
+    return shape
+
+
 class Model(Layer, Trainer):
     """``Model(inputs, outputs)``: the layers between Keras tensors as one layer."""
 
@@ -76,6 +84,19 @@ class Model(Layer, Trainer):
 
     def _sublayers(self):
         return self.layers
+
+    @property
+    def weights(self):
+        """Layer by layer (each layer's trainable weights, then its others), as Keras orders them."""
+        out, seen = [], set()
+        for w in [w for layer in self.layers for w in layer.weights] + self._trainable_weights + \
+                self._non_trainable_weights:
+            if id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        return out
+
+    variables = weights
 
     def get_layer(self, name=None, index=None):
         if index is not None:
@@ -178,8 +199,8 @@ class Sequential(Model):
             if len(flatten(y)) != 1:
                 raise ValueError("All layers in a Sequential model should have a single output tensor.")
             self._init_graph_network(self.inputs[0], y)
-        elif len(self._stack) == 1 and getattr(layer, "_batch_input_shape", None) is not None:
-            x = Input(batch_shape=layer._batch_input_shape, dtype=layer._dtype, name=layer.name + "_input")
+        elif len(self._stack) == 1 and _batch_input_shape(layer) is not None:
+            x = Input(batch_shape=_batch_input_shape(layer), dtype=layer._dtype, name=layer.name + "_input")
             self._init_graph_network(x, layer(x))
         else:
             self.built = False
@@ -201,6 +222,7 @@ class Sequential(Model):
         if not self.inputs:  # the deferred build: this call's tensors are the model's
             self.inputs, self.outputs = [inputs], [x]
             self._nested_inputs, self._nested_outputs = inputs, x
+            self.built = True
         return x
 
     def build(self, input_shape=None):

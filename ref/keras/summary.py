@@ -72,13 +72,12 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     _print_row(print_fn, header, positions)
     print_fn("=" * line_length)
     layers = model.layers
-    for i, layer in enumerate(layers):
+    for layer in layers:
         fields = [f"{layer.name} ({type(layer).__name__})", _output_shape(layer), layer.count_params()]
         if not sequential_like:
             fields.append(model.connections_of(layer))
         _print_row(print_fn, fields, positions)
-        if i != len(layers) - 1:
-            print_fn(" " * line_length)
+        print_fn(" " * line_length)
     print_fn("=" * line_length)
     trainable, frozen = model.trainable_weights, model.non_trainable_weights
     t_mem, n_mem = _memory(trainable), _memory(frozen)
