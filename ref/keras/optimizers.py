@@ -215,6 +215,8 @@ class TFOptimizer(Optimizer):
         updates = [state_ops.assign_add(self.iterations, convert_to_tensor(np.int64(1)))]
         grads = self.optimizer.compute_gradients(loss, params)
         updates.append(self.optimizer.apply_gradients(grads, global_step=self.iterations))
+        for v in self.optimizer.variables():  # initialized by Keras' session, as TF's registered optimizers
+            backend.track_variable(v)
         return updates
 
     def variables(self):

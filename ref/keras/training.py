@@ -124,6 +124,7 @@ class Trainer:
         self.total_loss = total
         self._train_op = None
         self._compiled = True
+        self.reset_metrics()
 
     def _make_train_op(self):
         if self._train_op is None:
@@ -170,7 +171,8 @@ class Trainer:
     def _run_batches(self, xs, ys, batch_size, training, index_array, fetch_outputs=False):
         session = backend.get_session()
         n = len(index_array)
-        loss_sum, totals, count, outs = 0.0, np.zeros(len(self._metric_tensors), np.float32), np.float32(0), []
+        loss_sum = 0.0
+        totals, count = self._metric_state  # Keras' stateful metric means: reset per epoch, not per call
         fetches = [self.total_loss] + self._metric_tensors + ([self._make_train_op()] if training else [])
         for start in range(0, n, batch_size):
             index = index_array[start:start + batch_size]
@@ -178,9 +180,15 @@ class Trainer:
             loss_sum += float(values[0]) * len(index)
             for k, v in enumerate(values[1:1 + len(self._metric_tensors)]):
                 totals[k] += np.float32(np.sum(v, dtype=np.float32))
-            count += np.float32(np.size(values[1])) if self._metric_tensors else 0
+            if self._metric_tensors:
+                count += np.float32(np.size(values[1]))
+        self._metric_state = (totals, count)
         metrics = [float(np.float32(t) / count) for t in totals]
         return [loss_sum / n] + metrics
+
+    def reset_metrics(self):
+        """Zero the metrics' running totals (``fit`` does at each epoch, ``evaluate`` at its start)."""
+        self._metric_state = (np.zeros(len(getattr(self, "_metric_tensors", [])), np.float32), np.float32(0))
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, validation_data=None, shuffle=True,
             initial_epoch=0, **kwargs):
@@ -200,11 +208,13 @@ class Trainer:
             index_array = np.arange(n)
             if shuffle:
                 np.random.shuffle(index_array)
+            self.reset_metrics()
             results = self._run_batches(xs, ys, batch_size, True, index_array)
             logs = dict(zip(self.metrics_names, results))
             if val is not None:
                 val_index = np.arange(len(val[0][0]))
                 np.random.shuffle(val_index)  # Keras' validation loop shuffles too (its default), drawing from NumPy
+                self.reset_metrics()
                 val_results = self._run_batches(val[0], val[1], batch_size, False, val_index)
                 logs.update({"val_" + k: v for k, v in zip(self.metrics_names, val_results)})
             history.epoch.append(epoch)
@@ -217,6 +227,7 @@ class Trainer:
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, **kwargs):
         xs, ys = self._standardize(x, y)
+        self.reset_metrics()
         results = self._run_batches(xs, ys, batch_size or 32, False, np.arange(len(xs[0])))
         return results[0] if len(results) == 1 else results
 
@@ -237,6 +248,7 @@ class Trainer:
         if training:
             self._make_train_op()
         results = self._run_batches(xs, ys, len(xs[0]), training, np.arange(len(xs[0])))
+        self.reset_metrics()  # after the batch: its metrics count whatever the last epoch left (as Keras)
         return results[0] if len(results) == 1 else results
 
     def train_on_batch(self, x, y=None, **kwargs):
