@@ -30,6 +30,7 @@ class BatchNormalization(Layer):
     """Normalizes over ``axis`` with the batch's moments while training, the moving ones otherwise."""
 
     _expects_training = True
+    _checkpointed_lists = ("axis",)  # Keras tracks the axis list: a node in the checkpoint's object graph
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ref.types.shapes import TensorShape
 from ref.keras import backend
 from ref.keras.engine import Input, InputLayer, Layer, flatten, map_structure
+from ref.keras import saving
 from ref.keras.summary import print_summary
 from ref.keras.training import Trainer
 
@@ -146,6 +147,14 @@ class Model(Layer, Trainer):
             raise ValueError("This model has not yet been built. Build the model first by calling `build()` or by "
                              "calling the model on a batch of data.")
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+
+    def save_weights(self, filepath, overwrite=True, save_format=None):
+        """The weights (and the optimizer's) as a TF object-based checkpoint (:mod:`ref.keras.saving`)."""
+        saving.save_weights(self, filepath)
+
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False):
+        """Restores the weights saved by ``save_weights`` (here or by TF)."""
+        saving.load_weights(self, filepath)
 
     # -- calling ------------------------------------------------------------------
     def call(self, inputs, training=None):

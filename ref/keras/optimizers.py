@@ -33,10 +33,11 @@ class Optimizer:
 
     _HYPER = ()
 
-    def __init__(self, name, clipnorm=None, clipvalue=None, **hyper):
+    def __init__(self, name, clipnorm=None, clipvalue=None, decay=0.0, **hyper):
         self._name = name
-        self._hyper = dict(hyper)
-        self._hyper_vars, self._slots = {}, {}
+        self._hyper = dict(hyper, decay=decay)
+        self._initial_decay = float(decay)
+        self._hyper_vars, self._slots, self._slot_owner = {}, {}, {}
         self._iterations = None
         self.clipnorm, self.clipvalue = clipnorm, clipvalue
         self._weights = []
@@ -55,10 +56,17 @@ class Optimizer:
             self._iterations = self._var("iter", np.int64(0), dtypes.int64)
         return self._iterations
 
-    def _get_hyper(self, name, dtype):
+    def _hyper_var(self, name):
         if name not in self._hyper_vars:
             self._hyper_vars[name] = self._var(name, np.asarray(self._hyper[name], np.float32), dtypes.float32)
-        return math_ops.cast(self._hyper_vars[name], dtype)
+        return self._hyper_vars[name]
+
+    def _get_hyper(self, name, dtype):
+        value = math_ops.cast(self._hyper_var(name), dtype)
+        if name == "learning_rate" and self._initial_decay > 0:  # Keras' time decay: lr / (1 + decay * iter)
+            step = math_ops.cast(self.iterations, dtype)
+            value = value / (1.0 + math_ops.cast(self._hyper_var("decay"), dtype) * step)
+        return value
 
     def add_slot(self, var, slot_name):
         key = (id(var), slot_name)
@@ -72,7 +80,17 @@ class Optimizer:
             backend.track_variable(slot)
             self._weights.append(slot)
             self._slots[key] = slot
+            self._slot_owner[key] = var
         return self._slots[key]
+
+    def slot_items(self):
+        """``[(slot name, variable, slot variable)]`` in creation order."""
+        return [(name, self._slot_owner[(vid, name)], slot) for (vid, name), slot in self._slots.items()]
+
+    def non_slot_items(self):
+        """``[(name, variable)]``: ``iter`` then the hyperparameters by name."""
+        items = [("iter", self._iterations)] if self._iterations is not None else []
+        return items + sorted(self._hyper_vars.items())
 
     def get_slot(self, var, slot_name):
         return self._slots[(id(var), slot_name)]
@@ -103,6 +121,8 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, name=None):
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         iterations = self.iterations
+        for hyper in sorted(self._hyper):  # all hyperparameter variables, in name order (as Keras)
+            self._hyper_var(hyper)
         with name_scope(name or self._name):
             for _, v in pairs:
                 self._create_slots(v)
