@@ -88,6 +88,8 @@ class Layer:
                  batch_input_shape=None, batch_size=None, input_dim=None, **kwargs):
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {sorted(kwargs)[0]}")
+        if "_tracked_layers" not in self.__dict__:
+            object.__setattr__(self, "_tracked_layers", [])
         self._name = name or backend.unique_object_name(backend.to_snake_case(type(self).__name__),
                                                         zero_based=True)
         self.trainable = trainable
@@ -155,7 +157,18 @@ class Layer:
         return out + [x for layer in self._sublayers() for x in layer.losses]
 
     def _sublayers(self):
-        return []
+        return list(self.__dict__.get("_tracked_layers", []))
+
+    def __setattr__(self, name, value):
+        """Layers held by public attributes (or lists of them) are this layer's
+        sublayers: their weights, updates and losses count as its own."""
+        object.__setattr__(self, name, value)
+        if name.startswith("_"):
+            return
+        tracked = self.__dict__.setdefault("_tracked_layers", [])
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, Layer) and v is not self and not any(v is t for t in tracked):
+                tracked.append(v)
 
     @property
     def input(self):

@@ -33,7 +33,7 @@ def _batch_input_shape(layer):
 class Model(Layer, Trainer):
     """``Model(inputs, outputs)``: the layers between Keras tensors as one layer."""
 
-    _builds_on_call = False
+    _builds_on_call = True  # (only a subclassed model is not built at its first call)
 
     def __init__(self, inputs=None, outputs=None, name=None, trainable=True, **kwargs):
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
@@ -81,10 +81,14 @@ class Model(Layer, Trainer):
     # -- structure ----------------------------------------------------------------
     @property
     def layers(self):
-        return list(self._layers)
+        if self._is_graph_network:
+            return list(self._layers)
+        return self._sublayers()  # a subclassed model: the layers its attributes hold
 
     def _sublayers(self):
-        return self.layers
+        if self._is_graph_network:
+            return self.layers
+        return Layer._sublayers(self)
 
     @property
     def weights(self):
@@ -181,6 +185,8 @@ class Model(Layer, Trainer):
 class Sequential(Model):
     """A stack of layers, each called on the previous one's output."""
 
+    _builds_on_call = False
+
     def __init__(self, layers=None, name=None):
         Model.__init__(self, name=name)
         self._stack = []
@@ -190,6 +196,9 @@ class Sequential(Model):
     @property
     def layers(self):
         return list(self._stack)
+
+    def _sublayers(self):
+        return self.layers
 
     def add(self, layer):
         if not isinstance(layer, Layer):

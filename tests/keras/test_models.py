@@ -85,3 +85,55 @@ def test_structure_and_summary_match_tf(build):
     assert got[:7] == want[:7]
     assert got[7] == want[7], "\n".join(got[7]) + "\n---\n" + "\n".join(want[7])
     assert got[8] == want[8]
+
+
+def custom_layer_and_subclassed_model(tf):
+    class Scale(tf.keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight("w", shape=[int(input_shape[-1]), self.units], initializer="random_normal")
+            self.b = self.add_weight("b", shape=[self.units], initializer="zeros", trainable=False)
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w) + self.b
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = tf.keras.layers.Dense(3, activation="relu")
+            self.scale = Scale(2)
+
+        def call(self, inputs):
+            return self.scale(self.hidden(inputs))
+
+    net = Net()
+    y = net(tf.placeholder(tf.float32, [None, 4], name="x"))
+    return net, y
+
+
+def test_custom_layer_and_subclassed_model_match_tf():
+    tf = tf_v1()
+
+    def snippet(lib):
+        custom_layer_and_subclassed_model(lib)
+
+    assert_same_graph(snippet)
+
+    def values(lib):
+        lib.set_random_seed(2)
+        net, y = custom_layer_and_subclassed_model(lib)
+        names = ([la.name for la in net.layers], [v.name for v in net.trainable_weights],
+                 [v.name for v in net.non_trainable_weights], net.name)
+        with lib.Session() as s:
+            s.run(lib.global_variables_initializer())
+            return names, s.run(y, {y.op.graph.get_tensor_by_name("x:0"): np.ones((2, 4), np.float32)})
+
+    with ref.Graph().as_default():
+        got = values(ref)
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = values(tf)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
