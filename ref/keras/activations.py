@@ -6,7 +6,7 @@ from ref.framework.op_def_library import convert_to_tensor
 from ref.graph_ops import clip_ops, math_ops, nn_ops
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign", "exponential",
-           "hard_sigmoid", "swish", "relu6", "get", "serialize"]
+           "hard_sigmoid", "swish", "get", "serialize"]
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
@@ -81,12 +81,8 @@ def swish(x):
     return nn_ops.swish(x)
 
 
-def relu6(x):
-    return nn_ops.relu6(x)
-
-
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, linear, elu, selu, softplus, softsign,
-                                    exponential, hard_sigmoid, swish, relu6)}
+                                    exponential, hard_sigmoid, swish)}
 
 
 def get(identifier):

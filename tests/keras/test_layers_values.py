@@ -137,3 +137,86 @@ def test_to_categorical_matches_tf():
         got = ref.keras.utils.to_categorical(y, n)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+INITIALIZERS = ["glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
+                "random_normal", "random_uniform", "truncated_normal", "orthogonal", "ones", "zeros", "identity"]
+
+
+@pytest.mark.parametrize("name", INITIALIZERS)
+def test_initializer_by_name_matches_tf(name):
+    def snippet(tf):
+        shape = (3, 3)
+        by_name = tf.keras.layers.Dense(3, kernel_initializer=name)
+        by_name(tf.constant(X2[:, :3]))
+        cls = {"random_normal": "RandomNormal", "random_uniform": "RandomUniform", "truncated_normal":
+               "TruncatedNormal"}.get(name)
+        out = [by_name.kernel]
+        if cls:
+            out.append(tf.keras.layers.Dense(3, kernel_initializer=getattr(tf.keras.initializers, cls)(seed=1))(
+                tf.constant(np.ones(shape, np.float32))))
+        return out
+
+    got, want = ref_and_tf_values(snippet, seed=5)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+ACTIVATIONS = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign", "exponential",
+               "hard_sigmoid", "swish"]
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_by_name_matches_tf(name):
+    def snippet(tf):
+        x = tf.constant(X2 * 3.0)
+        return [tf.keras.layers.Activation(name)(x), getattr(tf.keras.activations, name)(x)]
+
+    got, want = ref_and_tf_values(snippet)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-7)
+
+
+def _phase_program(tf):
+    K = tf.keras.backend
+    K.set_learning_phase(1)
+    x = tf.constant(X4)
+    y = tf.keras.layers.Dropout(0.5)(x)
+    bn = tf.keras.layers.BatchNormalization()
+    z = bn(x)
+    graph = tf.get_default_graph()
+    ops = [op.type for op in graph.get_operations()]
+    sess = K.get_session()
+    with tf.control_dependencies(bn.updates):
+        mean = tf.identity(bn.moving_mean)
+    values = sess.run([y, z, mean])
+    K.set_learning_phase(0)
+    return K.learning_phase(), "Switch" in ops, len(bn.updates), values
+
+
+def test_fixed_learning_phase_matches_tf():
+    tf = tf_v1()
+    with ref.Graph().as_default():
+        ref.set_random_seed(3)
+        got = _phase_program(ref)
+    with tf1_behaviour(), tf.Graph().as_default():
+        tf.set_random_seed(3)
+        want = _phase_program(tf)
+    assert got[:3] == want[:3]
+    for g, w in zip(got[3], want[3]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_clear_session_resets_names_and_graph():
+    """TF's ``clear_session`` docstring: ten Dense layers, then ``dense_10``; after
+    ``clear_session()`` a new default graph, and the next Dense is ``dense`` again."""
+    K = ref.keras.backend
+    K.clear_session()
+    layers = [ref.keras.layers.Dense(10) for _ in range(10)]
+    assert [la.name for la in layers][-1] == "dense_9"
+    assert ref.keras.layers.Dense(10).name == "dense_10"
+    graph = ref.get_default_graph()
+    K.clear_session()
+    assert ref.get_default_graph() is not graph
+    assert ref.keras.layers.Dense(10).name == "dense"
+    K.clear_session()
