@@ -89,8 +89,12 @@ class Trainer:
         self.history = None
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, **kwargs):
-        if not self.outputs:
-            raise RuntimeError("You must build the model (give it inputs) before compiling it.")
+        if not self.outputs:  # a Sequential without an input shape: built (then compiled) from the first data
+            if not hasattr(self, "_stack"):
+                raise RuntimeError("You must build the model (give it inputs) before compiling it.")
+            self._pending_compile = (optimizer, loss, metrics, loss_weights)
+            self._compiled = True
+            return
         self.optimizer = optimizers.get(optimizer)
         outputs = self.outputs
         loss_list = loss if isinstance(loss, (list, tuple)) else [loss] * len(outputs)
@@ -164,6 +168,11 @@ class Trainer:
 
     def _standardize(self, x, y=None):
         xs = [np.asarray(a) for a in _as_list(x)]
+        pending = getattr(self, "_pending_compile", None)
+        if pending is not None and not self.outputs:
+            self.build((None,) + xs[0].shape[1:])
+            self._pending_compile = None
+            self.compile(*pending)
         ys = [np.asarray(a) for a in _as_list(y)]
         ys = [a.reshape(-1, 1) if a.ndim == 1 else a for a in ys]
         return xs, ys

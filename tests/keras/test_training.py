@@ -98,3 +98,25 @@ def test_fit_matches_tf(row):
     assert len(got[4]) == len(want[4])
     for g, w in zip(got[4], want[4]):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)
+
+
+def _deferred(tf):
+    tf.set_random_seed(11)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(6, activation="relu"), tf.keras.layers.Dense(2)])
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    np.random.seed(5)
+    hist = model.fit(X, LABELS, batch_size=8, epochs=2, verbose=0)
+    return hist.history, model.predict(X[:4]), [t.name for t in model.inputs], [la.name for la in model.layers]
+
+
+def test_fit_builds_a_sequential_without_input_shape_as_tf():
+    tf = tf_v1()
+    with ref.Graph().as_default():
+        got = _deferred(ref)
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = _deferred(tf)
+    assert got[2:] == want[2:]
+    assert sorted(got[0]) == sorted(want[0])
+    for key in want[0]:
+        np.testing.assert_allclose(got[0][key], want[0][key], rtol=2e-5, atol=1e-6, err_msg=key)
+    np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=1e-6)
