@@ -244,9 +244,15 @@ class Sequential(Model):
         return x
 
     def build(self, input_shape=None):
+        """Builds the graph from a placeholder of ``input_shape`` (``Placeholder``, as TF's v1 ``build``)."""
+        self.build_from(input_shape, placeholder=True)
+
+    def build_from(self, input_shape, placeholder=False):
+        """Builds the graph from an ``Input`` of ``input_shape`` (``input_<n>``, as ``fit`` builds a model
+        compiled before it knew its input), or over a bare placeholder."""
         if not self._is_graph_network and not self.inputs and input_shape is not None:
             shape = TensorShape(input_shape).as_list()
-            x = Input(batch_shape=shape, name=self._stack[0].name + "_input")
+            x = Input(tensor=backend.placeholder(shape=shape)) if placeholder else Input(batch_shape=shape)
             y = x
             for layer in self._stack:
                 y = layer(y)

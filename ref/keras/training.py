@@ -170,7 +170,7 @@ class Trainer:
         xs = [np.asarray(a) for a in _as_list(x)]
         pending = getattr(self, "_pending_compile", None)
         if pending is not None and not self.outputs:
-            self.build((None,) + xs[0].shape[1:])
+            self.build_from((None,) + xs[0].shape[1:])
             self._pending_compile = None
             self.compile(*pending)
         ys = [np.asarray(a) for a in _as_list(y)]

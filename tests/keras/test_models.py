@@ -137,3 +137,14 @@ def test_custom_layer_and_subclassed_model_match_tf():
         want = values(tf)
     assert got[0] == want[0]
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+def sequential_built_explicitly(tf):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, activation="relu"), tf.keras.layers.Dense(1)])
+    m.build((None, 3))
+    m(tf.placeholder(tf.float32, [None, 3], name="x"))
+    return m
+
+
+def test_explicit_build_matches_tf():
+    assert_same_graph(sequential_built_explicitly)
