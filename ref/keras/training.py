@@ -114,8 +114,8 @@ class Trainer:
             total = term if total is None else total + term
             for metric in _as_list(metrics.get(name) if isinstance(metrics, dict) else metrics):
                 metric_fn = _metric_fn(metric, fn, out)
-                label = metric if isinstance(metric, str) else getattr(metric, "__name__", "metric")
-                label = "acc" if label == "accuracy" else label  # the v1 loop's name
+                # the v1 loop's names: "acc" for accuracy, else the function's name ("mse" -> mean_squared_error)
+                label = "acc" if metric in ("accuracy", "acc") else getattr(metric_fn, "__name__", "metric")
                 if len(outputs) > 1:
                     label = f"{name}_{label}"
                 with name_scope(label):

@@ -60,6 +60,8 @@ ROWS = [
     ("binary_sigmoid", lambda tf: mlp(tf, 1, "sigmoid"), lambda tf: "sgd", "binary_crossentropy",
      LABELS.astype(np.float32), ["accuracy"]),
     ("mse_regularized", regularized, lambda tf: tf.keras.optimizers.SGD(0.05), "mse", REG, None),
+    ("mae_loss_metrics", regularized, lambda tf: tf.keras.optimizers.Adam(0.02, decay=0.1), "mean_absolute_error",
+     REG, ["mse", "mae"]),
 ]
 
 
