@@ -101,14 +101,20 @@ class Trainer:
         if isinstance(loss, dict):
             loss_list = [loss.get(name) for name in self.output_names]
         weights = _as_list(loss_weights) or [1.0] * len(outputs)
-        self._targets, self._metric_tensors, self.metrics_names = [], [], ["loss"]
+        self._targets, self._sample_weights, self._metric_tensors, self.metrics_names = [], [], [], ["loss"]
         total = None
         for i, (out, name) in enumerate(zip(outputs, self.output_names)):
             target = backend.placeholder(ndim=out.shape.ndims, dtype=out.dtype.base_dtype, name=name + "_target")
             self._targets.append(target)
+            weights_ph = backend.placeholder(shape=(None,), name=name + "_sample_weights")
+            self._sample_weights.append(weights_ph)
             fn, wrapper = _loss_function(loss_list[i])
             with name_scope(name + "_loss"):
                 per_sample = wrapper.call(target, out)
+                w = weights_ph
+                for _ in range((per_sample.shape.ndims or 1) - 1):
+                    w = array_ops.expand_dims(w, -1)
+                per_sample = per_sample * w  # each sample's loss times its weight (ones unless given)
                 output_loss = losses_mod.reduce_weighted_loss(per_sample, losses_mod.Reduction.SUM_OVER_BATCH_SIZE)
             term = output_loss if weights[i] == 1.0 else output_loss * weights[i]
             total = term if total is None else total + term
@@ -160,13 +166,14 @@ class Trainer:
     # -- running ------------------------------------------------------------------
     def _feed(self, xs, ys, index, training):
         feed = {p: a[index] for p, a in zip(self.inputs, xs)}
-        feed.update({p: a[index] for p, a in zip(self._targets, ys)})
+        feed.update({p: a[index] for p, a in zip(self._targets + self._sample_weights, ys)})
         graph = get_default_graph()
         if graph in backend._PHASES and not isinstance(backend._PHASES[graph], int):
             feed[backend._PHASES[graph]] = bool(training)
         return feed
 
-    def _standardize(self, x, y=None):
+    def _standardize(self, x, y=None, sample_weight=None):
+        """(inputs, targets + sample weights) as arrays; a 1-D target becomes a column."""
         xs = [np.asarray(a) for a in _as_list(x)]
         pending = getattr(self, "_pending_compile", None)
         if pending is not None and not self.outputs:
@@ -175,6 +182,10 @@ class Trainer:
             self.compile(*pending)
         ys = [np.asarray(a) for a in _as_list(y)]
         ys = [a.reshape(-1, 1) if a.ndim == 1 else a for a in ys]
+        if ys:
+            given = _as_list(sample_weight)
+            ys += [np.asarray(given[i] if i < len(given) else np.ones(len(xs[0])), np.float32)
+                   for i in range(len(self._targets))]
         return xs, ys
 
     def _run_batches(self, xs, ys, batch_size, training, index_array, fetch_outputs=False):
@@ -200,16 +211,16 @@ class Trainer:
         self._metric_state = (np.zeros(len(getattr(self, "_metric_tensors", [])), np.float32), np.float32(0))
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, validation_data=None, shuffle=True,
-            initial_epoch=0, **kwargs):
+            initial_epoch=0, sample_weight=None, **kwargs):
         if not self._compiled:
             raise RuntimeError("You must compile your model before training/testing. Use `model.compile(optimizer, "
                                "loss)`.")
         batch_size = batch_size or 32
-        xs, ys = self._standardize(x, y)
+        xs, ys = self._standardize(x, y, sample_weight)
         n = len(xs[0])
         val = None
         if validation_data is not None:
-            val = self._standardize(validation_data[0], validation_data[1])
+            val = self._standardize(*validation_data[:3])
         history = History()
         history.model, history.params = self, {"verbose": verbose, "epochs": epochs, "steps": None}
         self._make_train_op()
@@ -234,8 +245,8 @@ class Trainer:
         self.history = history
         return history
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, **kwargs):
-        xs, ys = self._standardize(x, y)
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, **kwargs):
+        xs, ys = self._standardize(x, y, sample_weight)
         self.reset_metrics()
         results = self._run_batches(xs, ys, batch_size or 32, False, np.arange(len(xs[0])))
         return results[0] if len(results) == 1 else results
@@ -252,19 +263,19 @@ class Trainer:
         outs = [np.concatenate([c[i] for c in chunks]) for i in range(len(self.outputs))]
         return outs[0] if len(outs) == 1 else outs
 
-    def _one_batch(self, x, y, training):
-        xs, ys = self._standardize(x, y)
+    def _one_batch(self, x, y, training, sample_weight=None):
+        xs, ys = self._standardize(x, y, sample_weight)
         if training:
             self._make_train_op()
         results = self._run_batches(xs, ys, len(xs[0]), training, np.arange(len(xs[0])))
         self.reset_metrics()  # after the batch: its metrics count whatever the last epoch left (as Keras)
         return results[0] if len(results) == 1 else results
 
-    def train_on_batch(self, x, y=None, **kwargs):
-        return self._one_batch(x, y, True)
+    def train_on_batch(self, x, y=None, sample_weight=None, **kwargs):
+        return self._one_batch(x, y, True, sample_weight)
 
-    def test_on_batch(self, x, y=None, **kwargs):
-        return self._one_batch(x, y, False)
+    def test_on_batch(self, x, y=None, sample_weight=None, **kwargs):
+        return self._one_batch(x, y, False, sample_weight)
 
     def predict_on_batch(self, x):
         return self.predict(x, batch_size=len(flatten(_as_list(x))[0]))

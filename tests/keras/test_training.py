@@ -60,6 +60,8 @@ ROWS = [
     ("binary_sigmoid", lambda tf: mlp(tf, 1, "sigmoid"), lambda tf: "sgd", "binary_crossentropy",
      LABELS.astype(np.float32), ["accuracy"]),
     ("mse_regularized", regularized, lambda tf: tf.keras.optimizers.SGD(0.05), "mse", REG, None),
+    ("sgd_sparse_weighted", mlp, lambda tf: "sgd", "sparse_categorical_crossentropy", LABELS, ["accuracy"]),
+    ("mse_weighted", regularized, lambda tf: "adam", "mse", REG, ["mae"]),
     ("mae_loss_metrics", regularized, lambda tf: tf.keras.optimizers.Adam(0.02, decay=0.1), "mean_absolute_error",
      REG, ["mse", "mae"]),
 ]
@@ -73,14 +75,19 @@ def _program(tf, model_fn, opt_fn, loss, y):
     return model, opt_fn(tf), loss
 
 
+SAMPLE_WEIGHTS = np.linspace(0.0, 2.0, len(X)).astype(np.float32)
+
+
 def _run(tf, row):
-    _, model_fn, opt_fn, loss, y, metrics = row
+    name, model_fn, opt_fn, loss, y, metrics = row
     model, opt, loss = _program(tf, model_fn, opt_fn, loss, y)
     model.compile(optimizer=opt, loss=loss, metrics=metrics)
     np.random.seed(5)
-    hist = model.fit(X, y, batch_size=16, epochs=3, verbose=0, validation_data=(X[:12], y[:12]))
-    evaluated = model.evaluate(X, y, batch_size=16, verbose=0)
-    single = model.train_on_batch(X[:8], y[:8])
+    weights = SAMPLE_WEIGHTS if name.endswith("weighted") else None
+    hist = model.fit(X, y, batch_size=16, epochs=3, verbose=0, validation_data=(X[:12], y[:12]),
+                     sample_weight=weights)
+    evaluated = model.evaluate(X, y, batch_size=16, verbose=0, sample_weight=weights)
+    single = model.train_on_batch(X[:8], y[:8], sample_weight=None if weights is None else weights[:8])
     return (hist.history, np.atleast_1d(evaluated), np.atleast_1d(single), model.predict(X[:5]),
             model.get_weights())
 
