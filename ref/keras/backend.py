@@ -22,14 +22,17 @@ from ref.types import dtypes
 from ref.types.shapes import TensorShape
 from ref.framework.graph import get_default_graph, name_scope, reset_default_graph
 from ref.framework.stack import get_default_session
-from ref.graph_ops import control_flow_ops, state_ops, variables
+from ref.framework.op_def_library import constant as _constant, convert_to_tensor
+from ref.graph_ops import array_ops, clip_ops, control_flow_ops, math_ops, state_ops, variables
 from ref.session import Session
 
 __all__ = ["get_session", "set_session", "clear_session", "learning_phase", "set_learning_phase",
            "learning_phase_scope", "floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
            "set_image_data_format", "get_uid", "reset_uids", "placeholder", "get_value", "set_value",
            "batch_get_value", "batch_set_value", "eval", "get_graph", "name_scope", "manual_variable_initialization",
-           "int_shape", "dtype", "is_keras_tensor", "track_variable", "cast_to_floatx"]
+           "int_shape", "dtype", "is_keras_tensor", "track_variable", "cast_to_floatx", "mean", "sum", "max", "min",
+           "square", "sqrt", "exp", "log", "abs", "clip", "dot", "concatenate", "reshape", "shape", "cast",
+           "constant", "variable", "stop_gradient", "function", "ndim"]
 
 _CONFIG = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 _UIDS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # graph -> {(namespace, name): count}
@@ -284,3 +287,126 @@ def set_value(x, value):
 
 def as_dtype(value):
     return dtypes.as_dtype(value)
+
+
+# -- the tensor functions Keras' backend serves (thin wrappers over the TF1 builders) --------------
+
+def _bool_to_floatx(x):
+    x = convert_to_tensor(x)
+    return math_ops.cast(x, floatx()) if x.dtype.base_dtype == dtypes.bool else x
+
+
+def mean(x, axis=None, keepdims=False):
+    return math_ops.reduce_mean(_bool_to_floatx(x), axis, keepdims)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001  (Keras' name)
+    return math_ops.reduce_sum(x, axis, keepdims)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001
+    return math_ops.reduce_max(x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001
+    return math_ops.reduce_min(x, axis, keepdims)
+
+
+def square(x):
+    return math_ops.square(x)
+
+
+def sqrt(x):
+    """sqrt(max(x, 0))."""
+    x = convert_to_tensor(x)
+    return math_ops.sqrt(math_ops.maximum(x, _constant(0.0, dtype=x.dtype.base_dtype)))
+
+
+def exp(x):
+    return math_ops.exp(x)
+
+
+def log(x):
+    return math_ops.log(x)
+
+
+def abs(x):  # noqa: A001
+    return math_ops.abs(x)
+
+
+def clip(x, min_value, max_value):
+    """x clipped to [min_value, max_value] (max below min: min; None: no upper bound)."""
+    x = convert_to_tensor(x)
+    if max_value is not None and max_value < min_value:
+        max_value = min_value
+    if max_value is None:
+        max_value = np.inf
+    base = x.dtype.base_dtype
+    return clip_ops.clip_by_value(x, _constant(min_value, dtype=base), _constant(max_value, dtype=base))
+
+
+def ndim(x):
+    return convert_to_tensor(x).shape.ndims
+
+
+def dot(x, y):
+    """``matmul`` for rank 2; higher ranks contract x's last axis with y's second to last (Keras' dot)."""
+    x, y = convert_to_tensor(x), convert_to_tensor(y)
+    if x.shape.ndims is not None and (x.shape.ndims > 2 or y.shape.ndims > 2):
+        return math_ops.tensordot(x, y, [[x.shape.ndims - 1], [y.shape.ndims - 2]])
+    return math_ops.matmul(x, y)
+
+
+def concatenate(tensors, axis=-1):
+    if axis < 0:
+        rank = ndim(tensors[0])
+        axis = axis % rank if rank else 0
+    return array_ops.concat(list(tensors), axis)
+
+
+def reshape(x, shape):
+    return array_ops.reshape(x, shape)
+
+
+def shape(x):
+    return array_ops.shape(x)
+
+
+def cast(x, dtype):
+    return math_ops.cast(x, dtype)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    return _constant(value, dtype=dtype or floatx(), shape=shape, name=name)
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """A resource variable holding ``value`` (floatx unless ``dtype``), initialized by Keras' session."""
+    v = variables.Variable(np.asarray(value, dtype=dtypes.as_dtype(dtype or floatx()).as_numpy_dtype), name=name,
+                           constraint=constraint, use_resource=True)
+    track_variable(v)
+    return v
+
+
+def stop_gradient(variables_):
+    if isinstance(variables_, (list, tuple)):
+        return [array_ops.stop_gradient(v) for v in variables_]
+    return array_ops.stop_gradient(variables_)
+
+
+def function(inputs, outputs, updates=None, name=None, **kwargs):
+    """``f([values]) -> [outputs]``: one run of Keras' session with the inputs fed, the updates run after the
+    outputs are computed."""
+    inputs, outputs = list(inputs), list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    updates_op = None
+    if updates:
+        with get_default_graph().as_default(), control_flow_ops.control_dependencies(outputs[:1]):
+            updates_op = control_flow_ops.group(*[u if not isinstance(u, tuple) else state_ops.assign(*u)
+                                                  for u in updates])
+
+    def run(values):
+        feed = dict(zip(inputs, values))
+        fetched = get_session().run(outputs + ([updates_op] if updates_op is not None else []), feed)
+        return fetched[:len(outputs)]
+
+    return run

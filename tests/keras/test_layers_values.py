@@ -220,3 +220,23 @@ def test_clear_session_resets_names_and_graph():
     assert ref.get_default_graph() is not graph
     assert ref.keras.layers.Dense(10).name == "dense"
     K.clear_session()
+
+
+def _backend_functions(tf):
+    K = tf.keras.backend
+    x = tf.constant(X2)
+    b = tf.constant(X2 > 0)
+    v = K.variable(np.arange(6).reshape(3, 2), name="kv")
+    f = K.function([x], [K.sum(x, 1)])
+    return [K.mean(x, 0), K.mean(b), K.sum(x, keepdims=True), K.max(x, 1), K.min(x), K.square(x), K.sqrt(x),
+            K.exp(x), K.log(K.abs(x)), K.clip(x, -0.5, 0.5), K.clip(x, 0.2, None), K.dot(x, v),
+            K.dot(tf.constant(X3), tf.constant(X2[:3, :2])), K.concatenate([x, x]), K.reshape(x, (2, 6)),
+            K.shape(x), K.cast(x, "float16"), K.constant(2, shape=(2,)), K.stop_gradient(x) * 2.0,
+            tf.constant(f([X2 * 2.0])[0]), tf.constant(np.int32(K.ndim(x)))]
+
+
+def test_backend_functions_match_tf():
+    got, want = ref_and_tf_values(_backend_functions)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
