@@ -10,6 +10,7 @@ from ref.keras.engine import InputSpec, Layer
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "ZeroPadding2D",
+           "GlobalAveragePooling1D", "GlobalMaxPooling1D", "GlobalAvgPool1D", "GlobalMaxPool1D",
            "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D",
            "Convolution1D", "Convolution2D", "Convolution2DTranspose"]
 
@@ -247,6 +248,32 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
     """The max over the spatial axes (``Max``)."""
 
     _reduce = staticmethod(math_ops.reduce_max)
+
+
+class _GlobalPooling1D(Layer):
+    _reduce = staticmethod(math_ops.reduce_mean)
+
+    def __init__(self, data_format="channels_last", keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _format(data_format)
+        self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        return self._reduce(inputs, axis=1 if self.data_format == "channels_last" else 2, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling1D(_GlobalPooling1D):
+    """The mean over the steps axis (``Mean``)."""
+
+
+class GlobalMaxPooling1D(_GlobalPooling1D):
+    """The max over the steps axis (``Max``)."""
+
+    _reduce = staticmethod(math_ops.reduce_max)
+
+
+GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 
 
 class ZeroPadding2D(Layer):

@@ -18,7 +18,7 @@ from ref.keras import activations, backend, initializers, regularizers
 from ref.keras.engine import InputSpec, Layer
 
 __all__ = ["Dense", "Activation", "Reshape", "Flatten", "Dropout", "Lambda", "Embedding", "LeakyReLU", "ReLU",
-           "Concatenate", "Add", "concatenate", "add"]
+           "Concatenate", "Add", "concatenate", "add", "Permute", "RepeatVector"]
 
 
 class Dense(Layer):
@@ -268,3 +268,30 @@ def concatenate(inputs, axis=-1, **kwargs):
 def add(inputs, **kwargs):
     """``Add(**kwargs)(inputs)``."""
     return Add(**kwargs)(inputs)
+
+
+class Permute(Layer):
+    """The non-batch axes reordered: ``transpose(inputs, (0,) + dims)`` (dims count from 1)."""
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(f"Invalid permutation argument `dims` for Permute Layer. The set of indices in `dims` "
+                             f"must be consecutive and start from 1. Received dims={dims}")
+
+    def call(self, inputs):
+        return array_ops.transpose(inputs, perm=(0,) + self.dims)
+
+
+class RepeatVector(Layer):
+    """[batch, features] -> [batch, n, features] (ExpandDims, then Tile by ``stack([1, n, 1])``)."""
+
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        self.n = n
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs):
+        x = array_ops.expand_dims(inputs, 1)
+        return array_ops.tile(x, array_ops.stack([1, self.n, 1]))

@@ -122,7 +122,15 @@ def input_layer(tf):
     tf.keras.Input(shape=(4, 4, 1), name="img")
 
 
-ROWS = [dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
+def sequence_layers(tf):
+    x = _x(tf, (None, 5, 3))
+    tf.keras.layers.GlobalAveragePooling1D()(x)
+    tf.keras.layers.GlobalMaxPooling1D(keepdims=True)(x)
+    tf.keras.layers.Permute((2, 1))(x)
+    tf.keras.layers.RepeatVector(4)(_x(tf, (None, 3), name="v"))
+
+
+ROWS = [sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
         dropout_learning_phase, batch_norm_fused, batch_norm_fused_training, batch_norm_unfused,
         activations_reshape, embedding, merges, regularized, input_layer]
 

@@ -71,6 +71,9 @@ def misc(tf):
             tf.keras.layers.Reshape((3, 1))(x), tf.keras.layers.Lambda(lambda t: t * 3.0)(x),
             tf.keras.layers.Concatenate()([x, x]), tf.keras.layers.add([x, x, x]),
             tf.keras.layers.Embedding(5, 2)(tf.constant([[0, 4], [2, 2]])),
+            tf.keras.layers.RepeatVector(3)(x), tf.keras.layers.Permute((2, 1))(tf.constant(X3)),
+            tf.keras.layers.GlobalAveragePooling1D()(tf.constant(X3)),
+            tf.keras.layers.GlobalMaxPooling1D()(tf.constant(X3)),
             tf.keras.layers.Dense(2, kernel_initializer=tf.keras.initializers.RandomNormal(seed=3))(x),
             tf.keras.layers.Dense(2, kernel_initializer="truncated_normal")(x)]
 
