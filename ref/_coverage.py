@@ -5,7 +5,6 @@ DOCS_PAGE = "docs/coverage.rst (built: coverage.html, 'What ref covers')"
 
 # TF 1.x names ref does not provide on purpose, with what they are.
 NOT_PROVIDED = {
-    "keras": "the Keras API",
     "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",

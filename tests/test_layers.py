@@ -29,7 +29,8 @@ LAYERS = (
     ("graph", ("ref/framework",)),
     ("builders and session", ("ref/graph_ops", "ref/session", "ref/data")),
     ("gradients", ("ref/grad",)),
-    ("training", ("ref/optimizers", "ref/events", "ref/checkpoint", "ref/training", "ref/distributed")),
+    ("training", ("ref/optimizers", "ref/events", "ref/checkpoint", "ref/training", "ref/distributed",
+                  "ref/keras")),
     ("namespaces and tools", ("ref",)),  # ref/__init__.py, ref/train.py, ..., ref/golden/, ref/compat/
 )
 

@@ -541,7 +541,9 @@ class Graph:
                 raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
             target = None
         else:
-            if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
+            if not isinstance(op, (Tensor, Operation)) and isinstance(getattr(op, "handle", None), Tensor):
+                op = op.handle  # TF: a resource variable colocates with its handle op (VarHandleOp)
+            elif hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
                 op = op._as_graph_element()
             target = op.op if isinstance(op, Tensor) else op
         tls = self._tls()

@@ -581,6 +581,9 @@ def cast(x, dtype, name=None):
     base = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, Tensor) and x.dtype.base_dtype == base:
         return x
+    handle = getattr(x, "handle", None)  # TF: a resource variable of that dtype comes back unread
+    if isinstance(handle, Tensor) and handle.dtype == dtypes.resource and x.dtype.base_dtype == base:
+        return x
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == base:

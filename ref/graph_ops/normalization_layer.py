@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, name_scope
-from ref.framework.op_def_library import constant, convert_to_tensor
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, math_ops, nn_ops, normalization_ops, state_ops
 
@@ -49,6 +49,17 @@ def assign_moving_average(variable, value, momentum):
             decay = math_ops.cast(decay, variable.dtype.base_dtype)
         delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
         return state_ops.assign_sub(variable, delta, name=scope)
+
+
+def branch_value(result):
+    """A cond branch's value of an update: TF's assign on a resource variable
+    returns an unread variable, which the branch reads once more after the
+    update (``ReadVariableOp`` in the branch's scope); other results unchanged."""
+    op = result.op
+    if op.type == "ReadVariableOp" and op.control_inputs:
+        with control_dependencies(op.control_inputs):
+            return apply_op("ReadVariableOp", resource=op.inputs[0], dtype=result.dtype.base_dtype)
+    return result
 
 
 def assign_new_value(variable, value):
@@ -163,9 +174,11 @@ def unfused(inputs, v, axis, epsilon, momentum, training, training_value, virtua
             stddev = assign_moving_average(v["moving_stddev"], math_ops.sqrt(new_variance + epsilon), momentum)
             return assign_new_value(moving_variance, nn_ops.relu(stddev * stddev - epsilon))
 
-        updates.append(smart_cond(training, lambda: assign_moving_average(moving_mean, new_mean, momentum),
+        in_cond = branch_value if training_value is None else (lambda result: result)
+        updates.append(smart_cond(training,
+                                  lambda: in_cond(assign_moving_average(moving_mean, new_mean, momentum)),
                                   lambda: moving_mean))
-        updates.append(smart_cond(training, variance_true, lambda: moving_variance))
+        updates.append(smart_cond(training, lambda: in_cond(variance_true()), lambda: moving_variance))
     mean = math_ops.cast(mean, inputs.dtype)
     variance = math_ops.cast(variance, inputs.dtype)
     if offset is not None:

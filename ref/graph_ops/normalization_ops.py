@@ -38,6 +38,8 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     scale = convert_to_tensor(scale, name="scale")
     if offset is None:
         offset = array_ops.zeros_like(scale)
+    else:
+        offset = convert_to_tensor(offset, name="offset")
     if mean is None:
         mean = constant([], dtypes.float32)
     if variance is None:

@@ -42,6 +42,7 @@ class ResourceVariable(Variable):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
+        self._validate_shape = validate_shape
         collections = _common_init(self, collections, trainable, constraint, synchronization, aggregation, name,
                                    resource=True)
         with init_scope():  # a variable made in a cond/while body lives in the outer graph
@@ -65,7 +66,7 @@ class ResourceVariable(Variable):
                 self._shape = shape
                 try:
                     self._handle = apply_op("VarHandleOp", dtype=self._dtype, shape=shape,
-                                            shared_name=handle_name, name=scope)
+                                            shared_name=handle_name, debug_name=scope, name=scope)
                 finally:
                     attr_scope.__exit__(None, None, None)
                 with name_scope("IsInitialized"):
@@ -150,7 +151,10 @@ class ResourceVariable(Variable):
         if op_type == "AssignVariableOp" and not self._shape.is_compatible_with(value.shape):
             raise ValueError(f"Cannot assign value to variable ' {self.name[:-2]}': Shape mismatch.The variable "
                              f"shape {self._shape}, and the assigned value shape {value.shape} are incompatible.")
-        op = apply_op(op_type, resource=self._handle, value=value, name=name or op_type)
+        kwargs = {}
+        if op_type == "AssignVariableOp":  # TF: a runtime shape check when the variable's shape is known
+            kwargs["validate_shape"] = getattr(self, "_validate_shape", True) and self._shape.is_fully_defined()
+        op = apply_op(op_type, resource=self._handle, value=value, name=name or op_type, **kwargs)
         if not read_value:
             return op
         return self._read_after(op)

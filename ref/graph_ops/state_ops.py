@@ -52,14 +52,14 @@ def assign_add(ref, value, use_locking=None, name=None):
     """ref = ref + value; returns ``ref`` after the update."""
     if _is_ref(ref):
         return apply_op("AssignAdd", ref=ref, value=value, use_locking=bool(use_locking), name=name or "AssignAdd")
-    return ref.assign_add(value, name=name)
+    return ref.assign_add(value)  # TF drops ``name`` for a resource variable
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """ref = ref - value; returns ``ref`` after the update."""
     if _is_ref(ref):
         return apply_op("AssignSub", ref=ref, value=value, use_locking=bool(use_locking), name=name or "AssignSub")
-    return ref.assign_sub(value, name=name)
+    return ref.assign_sub(value)  # TF drops ``name`` for a resource variable
 
 
 def _scatter(how, ref, indices, updates, use_locking, name, kind="Scatter", handle_input="resource"):

@@ -1,0 +1,281 @@
+"""Keras' graph-mode training loop (tf_keras ``training_v1`` with
+``training_arrays_v1``) on NumPy arrays.
+
+``compile`` makes one target placeholder per output (``<output layer>_target``,
+the output's rank and dtype), the loss per output in ``<output layer>_loss``
+(the loss function's values averaged over the batch, i.e. Keras'
+``sum_over_batch_size``), the total loss (weighted sum plus the layers'
+``losses``) and the per-sample values of each metric (``"accuracy"``: binary,
+sparse or categorical accuracy chosen from the loss and the output shape).
+The train step runs the optimizer's updates and the layers' updates after the
+total loss, with the learning phase fed True.
+
+``fit`` shuffles the sample indices with ``np.random.shuffle`` at every
+epoch (as Keras), runs the batches of ``batch_size`` in that order, and
+records per epoch the loss averaged over samples (each batch's loss weighted
+by its size) and the metrics accumulated over the epoch's samples (Keras'
+stateful means, in float32; ``"accuracy"`` is reported as ``acc``, as the v1
+loop names it); ``validation_data`` adds ``val_*`` values (that loop
+shuffles its indices too, drawing from NumPy's generator).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ref.types import dtypes
+from ref.framework.graph import control_dependencies, get_default_graph, name_scope
+from ref.graph_ops import array_ops, control_flow_ops, math_ops
+from ref.keras import backend, losses as losses_mod, optimizers
+from ref.keras.engine import flatten
+
+__all__ = ["Trainer", "History", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy"]
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    y_pred = math_ops.cast(y_pred > threshold, y_pred.dtype.base_dtype)
+    return math_ops.reduce_mean(math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32), axis=-1)
+
+
+def categorical_accuracy(y_true, y_pred):
+    return math_ops.cast(math_ops.equal(math_ops.argmax(y_true, -1), math_ops.argmax(y_pred, -1)), dtypes.float32)
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    if y_true.shape.ndims is not None and y_true.shape.ndims == y_pred.shape.ndims:
+        y_true = array_ops.squeeze(y_true, [-1])
+    y_pred = math_ops.argmax(y_pred, -1)
+    y_pred = math_ops.cast(y_pred, y_true.dtype.base_dtype)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
+
+
+class History:
+    """What ``fit`` returns: ``history`` ({name: [value per epoch]}), ``epoch``, ``params``."""
+
+    def __init__(self):
+        self.history, self.epoch, self.params, self.model = {}, [], {}, None
+
+
+def _metric_fn(metric, loss_fn, output):
+    if metric in ("accuracy", "acc"):
+        last = output.shape.as_list()[-1] if output.shape.ndims else None
+        if last == 1 or loss_fn is losses_mod.binary_crossentropy:
+            return binary_accuracy
+        if loss_fn is losses_mod.sparse_categorical_crossentropy:
+            return sparse_categorical_accuracy
+        return categorical_accuracy
+    return {"binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
+            "sparse_categorical_accuracy": sparse_categorical_accuracy}.get(metric) or losses_mod.get(metric)
+
+
+def _loss_function(loss):
+    if isinstance(loss, losses_mod.LossFunctionWrapper):
+        return loss.fn, loss
+    fn = losses_mod.get(loss)
+    return fn, losses_mod.LossFunctionWrapper(fn)
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+class Trainer:
+    """``compile`` / ``fit`` / ``evaluate`` / ``predict`` / ``train_on_batch`` for a built model."""
+
+    def __init__(self):
+        self.optimizer, self._compiled = None, False
+        self._train_op = None
+        self.history = None
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, **kwargs):
+        if not self.outputs:  # a Sequential without an input shape: built (then compiled) from the first data
+            if not hasattr(self, "_stack"):
+                raise RuntimeError("You must build the model (give it inputs) before compiling it.")
+            self._pending_compile = (optimizer, loss, metrics, loss_weights)
+            self._compiled = True
+            return
+        self.optimizer = optimizers.get(optimizer)
+        outputs = self.outputs
+        loss_list = loss if isinstance(loss, (list, tuple)) else [loss] * len(outputs)
+        if isinstance(loss, dict):
+            loss_list = [loss.get(name) for name in self.output_names]
+        weights = _as_list(loss_weights) or [1.0] * len(outputs)
+        self._targets, self._sample_weights, self._metric_tensors, self.metrics_names = [], [], [], ["loss"]
+        total = None
+        for i, (out, name) in enumerate(zip(outputs, self.output_names)):
+            target = backend.placeholder(ndim=out.shape.ndims, dtype=out.dtype.base_dtype, name=name + "_target")
+            self._targets.append(target)
+            weights_ph = backend.placeholder(shape=(None,), name=name + "_sample_weights")
+            self._sample_weights.append(weights_ph)
+            fn, wrapper = _loss_function(loss_list[i])
+            with name_scope(name + "_loss"):
+                per_sample = wrapper.call(target, out)
+                w = weights_ph
+                for _ in range((per_sample.shape.ndims or 1) - 1):
+                    w = array_ops.expand_dims(w, -1)
+                per_sample = per_sample * w  # each sample's loss times its weight (ones unless given)
+                output_loss = losses_mod.reduce_weighted_loss(per_sample, losses_mod.Reduction.SUM_OVER_BATCH_SIZE)
+            term = output_loss if weights[i] == 1.0 else output_loss * weights[i]
+            total = term if total is None else total + term
+            for metric in _as_list(metrics.get(name) if isinstance(metrics, dict) else metrics):
+                metric_fn = _metric_fn(metric, fn, out)
+                # the v1 loop's names: "acc" for accuracy, else the function's name ("mse" -> mean_squared_error)
+                label = "acc" if metric in ("accuracy", "acc") else getattr(metric_fn, "__name__", "metric")
+                if len(outputs) > 1:
+                    label = f"{name}_{label}"
+                with name_scope(label):
+                    self._metric_tensors.append(metric_fn(target, out))
+                self.metrics_names.append(label)
+        with name_scope("loss"):
+            extra = self.losses
+            if extra:
+                total = total + math_ops.add_n(extra)
+        self.total_loss = total
+        self._train_op = None
+        self._compiled = True
+        self.reset_metrics()
+
+    def _make_train_op(self):
+        if self._train_op is None:
+            updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
+            updates += self._model_updates()
+            with control_dependencies([self.total_loss]):
+                self._train_op = control_flow_ops.group(*updates, name="training")
+        return self._train_op
+
+    def _model_updates(self):
+        """The layers' updates that depend on the model's inputs (or on nothing)."""
+        inputs = {x.op for x in self.inputs}
+        out = []
+        for u in self.updates:
+            stack, seen, reach = [u], set(), False
+            while stack and not reach:
+                op = stack.pop()
+                if id(op) in seen:
+                    continue
+                seen.add(id(op))
+                if op in inputs:
+                    reach = True
+                stack.extend(t.op for t in op.inputs)
+                stack.extend(op.control_inputs)
+            if reach:
+                out.append(u)
+        return out
+
+    # -- running ------------------------------------------------------------------
+    def _feed(self, xs, ys, index, training):
+        feed = {p: a[index] for p, a in zip(self.inputs, xs)}
+        feed.update({p: a[index] for p, a in zip(self._targets + self._sample_weights, ys)})
+        graph = get_default_graph()
+        if graph in backend._PHASES and not isinstance(backend._PHASES[graph], int):
+            feed[backend._PHASES[graph]] = bool(training)
+        return feed
+
+    def _standardize(self, x, y=None, sample_weight=None):
+        """(inputs, targets + sample weights) as arrays; a 1-D target becomes a column."""
+        xs = [np.asarray(a) for a in _as_list(x)]
+        pending = getattr(self, "_pending_compile", None)
+        if pending is not None and not self.outputs:
+            self.build_from((None,) + xs[0].shape[1:])
+            self._pending_compile = None
+            self.compile(*pending)
+        ys = [np.asarray(a) for a in _as_list(y)]
+        ys = [a.reshape(-1, 1) if a.ndim == 1 else a for a in ys]
+        if ys:
+            given = _as_list(sample_weight)
+            ys += [np.asarray(given[i] if i < len(given) else np.ones(len(xs[0])), np.float32)
+                   for i in range(len(self._targets))]
+        return xs, ys
+
+    def _run_batches(self, xs, ys, batch_size, training, index_array, fetch_outputs=False):
+        session = backend.get_session()
+        n = len(index_array)
+        loss_sum = 0.0
+        totals, count = self._metric_state  # Keras' stateful metric means: reset per epoch, not per call
+        fetches = [self.total_loss] + self._metric_tensors + ([self._make_train_op()] if training else [])
+        for start in range(0, n, batch_size):
+            index = index_array[start:start + batch_size]
+            values = session.run(fetches, self._feed(xs, ys, index, training))
+            loss_sum += float(values[0]) * len(index)
+            for k, v in enumerate(values[1:1 + len(self._metric_tensors)]):
+                totals[k] += np.float32(np.sum(v, dtype=np.float32))
+            if self._metric_tensors:
+                count += np.float32(np.size(values[1]))
+        self._metric_state = (totals, count)
+        metrics = [float(np.float32(t) / count) for t in totals]
+        return [loss_sum / n] + metrics
+
+    def reset_metrics(self):
+        """Zero the metrics' running totals (``fit`` does at each epoch, ``evaluate`` at its start)."""
+        self._metric_state = (np.zeros(len(getattr(self, "_metric_tensors", [])), np.float32), np.float32(0))
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, validation_data=None, shuffle=True,
+            initial_epoch=0, sample_weight=None, **kwargs):
+        if not self._compiled:
+            raise RuntimeError("You must compile your model before training/testing. Use `model.compile(optimizer, "
+                               "loss)`.")
+        batch_size = batch_size or 32
+        xs, ys = self._standardize(x, y, sample_weight)
+        n = len(xs[0])
+        val = None
+        if validation_data is not None:
+            val = self._standardize(*validation_data[:3])
+        history = History()
+        history.model, history.params = self, {"verbose": verbose, "epochs": epochs, "steps": None}
+        self._make_train_op()
+        for epoch in range(initial_epoch, epochs):
+            index_array = np.arange(n)
+            if shuffle:
+                np.random.shuffle(index_array)
+            self.reset_metrics()
+            results = self._run_batches(xs, ys, batch_size, True, index_array)
+            logs = dict(zip(self.metrics_names, results))
+            if val is not None:
+                val_index = np.arange(len(val[0][0]))
+                np.random.shuffle(val_index)  # Keras' validation loop shuffles too (its default), drawing from NumPy
+                self.reset_metrics()
+                val_results = self._run_batches(val[0], val[1], batch_size, False, val_index)
+                logs.update({"val_" + k: v for k, v in zip(self.metrics_names, val_results)})
+            history.epoch.append(epoch)
+            for k, v in logs.items():
+                history.history.setdefault(k, []).append(v)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+        self.history = history
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, **kwargs):
+        xs, ys = self._standardize(x, y, sample_weight)
+        self.reset_metrics()
+        results = self._run_batches(xs, ys, batch_size or 32, False, np.arange(len(xs[0])))
+        return results[0] if len(results) == 1 else results
+
+    def predict(self, x, batch_size=None, verbose=0, **kwargs):
+        xs, _ = self._standardize(x)
+        session = backend.get_session()
+        n, batch_size = len(xs[0]), batch_size or 32
+        chunks = []
+        for start in range(0, n, batch_size):
+            index = np.arange(start, min(start + batch_size, n))
+            feed = {p: a[index] for p, a in zip(self.inputs, xs)}
+            chunks.append(session.run(self.outputs, feed))
+        outs = [np.concatenate([c[i] for c in chunks]) for i in range(len(self.outputs))]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _one_batch(self, x, y, training, sample_weight=None):
+        xs, ys = self._standardize(x, y, sample_weight)
+        if training:
+            self._make_train_op()
+        results = self._run_batches(xs, ys, len(xs[0]), training, np.arange(len(xs[0])))
+        self.reset_metrics()  # after the batch: its metrics count whatever the last epoch left (as Keras)
+        return results[0] if len(results) == 1 else results
+
+    def train_on_batch(self, x, y=None, sample_weight=None, **kwargs):
+        return self._one_batch(x, y, True, sample_weight)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, **kwargs):
+        return self._one_batch(x, y, False, sample_weight)
+
+    def predict_on_batch(self, x):
+        return self.predict(x, batch_size=len(flatten(_as_list(x))[0]))
