@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ref.types import dtypes
-from ref.types.shapes import as_shape
+from ref.types.shapes import Dimension, as_shape
 from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
@@ -189,6 +189,18 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         arr = _python_to_numpy(value, dtype)
     return constant(arr, dtype=dtypes.as_dtype(arr.dtype) if arr.dtype != object else dtypes.string,
                     name=name or "Const")
+
+
+def _dimension_to_tensor(d, dtype=None, name=None, as_ref=False):
+    """A known ``Dimension`` as an int32 (or int64) scalar ``shape_as_tensor``, as TF converts it."""
+    if d.value is None:
+        raise ValueError(f"Cannot convert unknown Dimension {d} to a Tensor.")
+    if dtype is not None and dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert Dimension {d} to dtype {dtype}. Allowed dtypes are tf.int32 and tf.int64.")
+    return constant(d.value, dtype=dtype or dtypes.int32, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(Dimension, _dimension_to_tensor)
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
