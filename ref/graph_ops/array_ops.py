@@ -18,7 +18,7 @@ from ref.framework.graph import Tensor, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value, constant_value_as_shape
-from ref.types.shapes import Dimension, TensorShape, as_shape
+from ref.types.shapes import Dimension, TensorShape, as_shape, dimension_value
 from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -251,7 +251,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
         if not -s.ndims <= axis < s.ndims:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-s.ndims}, {s.ndims})")
-        num = s[axis]
+        num = dimension_value(s[axis])
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
     return list(apply_op("Unpack", value=value, num=num, axis=axis, name=name))
