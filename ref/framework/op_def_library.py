@@ -49,6 +49,16 @@ def as_bytes_array(value) -> np.ndarray:
     return arr
 
 
+def _dims_as_ints(value):
+    """``value`` with its ``Dimension`` entries as ints (an unknown one raises
+    TypeError, as TF's conversion to an integer dtype does)."""
+    if isinstance(value, Dimension):
+        return int(value)
+    if isinstance(value, (list, tuple)):
+        return [_dims_as_ints(v) for v in value]
+    return value
+
+
 def _python_to_numpy(value, dtype):
     """NumPy value for a Python/NumPy constant, TF's inference when ``dtype`` is None."""
     if dtype is not None:
@@ -56,6 +66,8 @@ def _python_to_numpy(value, dtype):
         if dtype == dtypes.string:
             return as_bytes_array(value)
         arr = np.asarray(value)
+        if arr.dtype == object and dtype.is_integer:  # TF1 dims in a shape list: [x.shape[1], 5]
+            arr = np.asarray(_dims_as_ints(value))
         if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind == "b" and not dtype.is_bool:

@@ -49,11 +49,10 @@ def reshape(tensor, shape, name=None):
 
 
 def _shape_arg(shape):
-    """A shape given as a list/TensorShape (None dims become -1) or a tensor."""
+    """A shape given as a TensorShape (None dims become -1), a list (known
+    ``Dimension`` entries convert as ints, as in TF) or a tensor."""
     if isinstance(shape, TensorShape):  # converted as TF converts a TensorShape: int32 (a scalar shape too)
         return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, Dimension) for d in shape):
-        return [-1 if d is None or (isinstance(d, Dimension) and d.value is None) else int(d) for d in shape]
     return shape
 
 

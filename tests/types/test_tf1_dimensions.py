@@ -5,6 +5,8 @@ x.shape[1]])``. With v2 behaviour disabled TF gives ``Dimension`` objects (and
 and None. Oracle: TensorFlow 2.21's ``tf.compat.v1`` itself, row by row, in
 both modes (ref's result and TF's, normalised to plain values; an exception
 compares by its type)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,12 @@ from ref.types import shapes as _under_test  # noqa: F401
 
 def _run(tf, t):
     with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
         return s.run(t)
+
+
+def _x(tf):
+    return tf.placeholder_with_default(np.arange(24, dtype=np.float32).reshape(2, 3, 4), [None, 3, 4])
 
 
 def _ph(tf):
@@ -103,6 +110,40 @@ ROWS = [
     ("tensor get_shape()[1:]", lambda tf: _ph(tf).get_shape()[1:].num_elements()),
 ]
 
+# Dims in TF1 programs' builder calls: shape lists of known Dimensions convert
+# to int tensors (an unknown one raises TypeError), layers and RNNs read them.
+BUILDER_ROWS = [
+    ("get_variable shape", lambda tf: tf.get_variable("w", [_x(tf).shape[2], 5]).shape),
+    ("get_variable run", lambda tf: _run(tf, tf.get_variable("w", [_x(tf).shape[2], 5], initializer=tf.ones_initializer())).shape),
+    ("Variable truncated_normal", lambda tf: tf.Variable(tf.truncated_normal([_x(tf).shape[1], _x(tf).shape[2]])).shape),
+    ("random_normal", lambda tf: tf.random_normal([_x(tf).shape[1]]).shape),
+    ("random_uniform run", lambda tf: _run(tf, tf.random_uniform([_x(tf).shape[1], 2])).shape),
+    ("fill", lambda tf: _run(tf, tf.fill([_x(tf).shape[1], 2], 1.0))),
+    ("tile", lambda tf: _run(tf, tf.tile(tf.ones([1, 2]), [_x(tf).shape[1], 1])).shape),
+    ("slice size", lambda tf: _run(tf, tf.slice(_x(tf), [0, 0, 0], [1, _x(tf).shape[1], 2])).shape),
+    ("one_hot depth", lambda tf: tf.one_hot([0, 1], _x(tf).shape[2]).shape),
+    ("range", lambda tf: _run(tf, tf.range(_x(tf).shape[1]))),
+    ("unstack num", lambda tf: len(tf.unstack(_x(tf), num=_x(tf).shape[1], axis=1))),
+    ("split num", lambda tf: len(tf.split(_x(tf), _x(tf).shape[2], axis=2))),
+    ("reshape keep dim", lambda tf: tf.reshape(_x(tf), [-1, _x(tf).shape[2]]).shape),
+    ("reshape unknown dim raises", lambda tf: tf.reshape(_x(tf), [_x(tf).shape[0], -1]).shape),
+    ("zeros unknown raises", lambda tf: tf.zeros([_x(tf).shape[0], 2])),
+    ("sequence_mask maxlen", lambda tf: tf.sequence_mask([1, 2], _x(tf).shape[1]).shape),
+    ("layers.dense", lambda tf: tf.layers.dense(_x(tf), 7).shape),
+    ("matmul via reshape", lambda tf: tf.matmul(tf.reshape(_x(tf), [-1, _x(tf).shape[2]]), tf.ones([_x(tf).shape[2], 2])).shape),
+    ("conv2d filter", lambda tf: tf.nn.conv2d(_x(tf)[..., None], tf.get_variable("f", [2, 2, _x(tf)[..., None].shape[-1], 3]), [1, 1, 1, 1], "SAME").shape),
+    ("expand_dims", lambda tf: tf.expand_dims(_x(tf), axis=tf.Dimension(1)).shape),
+    ("transpose perm", lambda tf: tf.transpose(_x(tf), [0, 2, 1]).shape[1]),
+    ("concat shapes", lambda tf: tf.TensorShape([_x(tf).shape[0]]).concatenate(_x(tf).shape[1:])),
+    ("shape[1:] as_list", lambda tf: _x(tf).shape[1:].as_list()),
+    ("dynamic_rnn", lambda tf: tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), _x(tf), dtype=tf.float32)[0].shape),
+    ("static shape prod", lambda tf: np.prod(_x(tf).shape[1:].as_list())),
+    ("sparse_softmax", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.zeros([2], tf.int32), logits=tf.reshape(_x(tf), [2, 12])).shape),
+    ("batch_norm", lambda tf: tf.layers.batch_normalization(_x(tf)).shape),
+    ("stack of dims", lambda tf: _run(tf, tf.stack([_x(tf).shape[1], _x(tf).shape[2]]))),
+    ("tf.shape vs static", lambda tf: _x(tf).shape[1].value * 2),
+]
+
 
 def _plain(v):
     """A result as plain Python values, the same for ref's and TF's classes."""
@@ -133,6 +174,7 @@ def _outcome(tf, expr):
 @pytest.fixture(params=["v1", "v2"])
 def tensorshape_mode(request):
     """Both libraries in the same shape mode: TF1's Dimensions, or TF 2's ints."""
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.layers / rnn_cell need tf-keras
     tf = pytest.importorskip("tensorflow").compat.v1
     v2 = request.param == "v2"
     (tf.enable_v2_tensorshape if v2 else tf.disable_v2_tensorshape)()
@@ -142,7 +184,7 @@ def tensorshape_mode(request):
     ref.disable_v2_tensorshape()  # ref's default
 
 
-@pytest.mark.parametrize("expr", [r[1] for r in ROWS], ids=[r[0] for r in ROWS])
+@pytest.mark.parametrize("expr", [r[1] for r in ROWS + BUILDER_ROWS], ids=[r[0] for r in ROWS + BUILDER_ROWS])
 def test_same_as_tensorflow(tensorshape_mode, expr):
     assert _outcome(ref, expr) == _outcome(tensorshape_mode, expr)
 
