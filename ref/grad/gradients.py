@@ -24,7 +24,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
-from ref.types.shapes import as_shape
+from ref.types.shapes import as_shape, dimension_value
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
@@ -373,7 +373,7 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
             if g is None:
                 raise ValueError("None values not supported.")
             flat = array_ops.reshape(g, [-1])
-            n = flat.shape[0]
+            n = dimension_value(flat.shape[0])
             if n is None:
                 if gradients(flat, x)[0] is None:
                     raise ValueError("None values not supported.")

@@ -271,7 +271,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
                          f"Argument provided: {num_or_size_splits}")
     if num is None:
-        num = sizes.shape[0] if sizes.shape.ndims else None
+        num = dimension_value(sizes.shape[0]) if sizes.shape.ndims else None
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return list(apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=num, name=name))

@@ -393,6 +393,33 @@ class TensorShape:
     def __add__(self, other):
         return self.concatenate(other)
 
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
+
+    def __reduce__(self):
+        return TensorShape, (self.dims,)
+
+    def is_subtype_of(self, other) -> bool:
+        """Whether every shape this one describes is also described by ``other``
+        (TF's trace-type relation: ``other``'s unknown dims and rank admit anything)."""
+        if not isinstance(other, TensorShape):
+            return False
+        if other._dims is None:
+            return True
+        if self._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(o._value is None or s._value == o._value for s, o in zip(self._dims, other._dims))
+
+    def most_specific_common_supertype(self, others):
+        """The most specific shape that ``self`` and every shape in ``others`` are
+        subtypes of (dims that differ become unknown; None if one is not a shape)."""
+        if any(not isinstance(o, TensorShape) for o in others):
+            return None
+        if self._dims is None or any(o._dims is None or len(o._dims) != len(self._dims) for o in others):
+            return unknown_shape()
+        return TensorShape([d._value if all(o._dims[i]._value == d._value for o in others) else None
+                            for i, d in enumerate(self._dims)])
+
     def __repr__(self):
         if self._dims is None:
             return "TensorShape(None)"

@@ -104,6 +104,13 @@ ROWS = [
     ("convert_to_tensor int64", lambda tf: _run(tf, tf.convert_to_tensor(_ph(tf).shape[2], tf.int64))),
     ("convert_to_tensor float raises", lambda tf: tf.convert_to_tensor(_ph(tf).shape[2], tf.float32)),
     ("pickle", lambda tf: __import__('pickle').loads(__import__('pickle').dumps(tf.Dimension(3)))),
+    ("TensorShape radd list", lambda tf: [1] + tf.TensorShape([2, None])),
+    ("pickle TensorShape", lambda tf: __import__('pickle').loads(__import__('pickle').dumps(tf.TensorShape([2, None])))),
+    ("is_subtype_of", lambda tf: (tf.TensorShape([2, 3]).is_subtype_of(tf.TensorShape([None, 3])),
+                                  tf.TensorShape([None, 3]).is_subtype_of(tf.TensorShape([2, 3])),
+                                  tf.TensorShape([2]).is_subtype_of(tf.TensorShape(None)))),
+    ("most_specific_common_supertype", lambda tf: tf.TensorShape([2, 3]).most_specific_common_supertype(
+        [tf.TensorShape([2, 4])])),
     ("set_shape with dims", lambda tf: _set_shape(tf)),
     ("placeholder with dims", lambda tf: tf.placeholder(tf.float32, [_ph(tf).shape[0], _ph(tf).shape[2]]).shape),
     ("variable shape index", lambda tf: tf.Variable(tf.zeros([2, 5])).shape[1].value),
