@@ -66,6 +66,11 @@ def _dims_in_user_code(tf):
     return [flat, tf.tensordot(x, w, 1), flat.get_shape()]
 
 
+def _partitioned_assign(tf):
+    v = tf.get_variable("v", [6, 2], partitioner=tf.fixed_size_partitioner(3))
+    return tf.concat(v.assign(np.arange(12, dtype=np.float32).reshape(6, 2)), 0)
+
+
 ROWS = {
     "concat_indexed_slices_gradient": _concat_sparse_grad,
     "sparse_placeholder_shape_tensor": _sparse_placeholder_unknown_rank,
@@ -77,6 +82,7 @@ ROWS = {
     "conv2d_transpose_shape_tensor": _conv2d_transpose,
     "padded_batch_tensorshape": _padded_batch_tensorshape,
     "dims_in_user_code": _dims_in_user_code,
+    "partitioned_variable_assign": _partitioned_assign,
 }
 
 
