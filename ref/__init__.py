@@ -14,7 +14,7 @@ import sys as _sys
 
 __version__ = "0.1.0+tf2.21.0"  # ref's release, then (PEP 440 local label) the TF release whose behaviour it follows
 
-from ref import compat  # noqa: E402  (a package with no imports of its own)
+from ref import compat  # noqa: E402  (imports only ref.types.shapes)
 from ref import _coverage  # noqa: E402  (the message for a TF name ref does not provide)
 
 compat.v1 = _sys.modules[__name__]

@@ -7,7 +7,8 @@ loads kernels only); ``ref.compat.v1`` is the same namespace.
 from ref.types import errors  # noqa: F401
 from ref.types.dtypes import *  # noqa: F401,F403
 from ref.types.dtypes import DType, as_dtype  # noqa: F401
-from ref.types.shapes import Dimension, TensorShape, dimension_value  # noqa: F401
+from ref.types.shapes import (  # noqa: F401
+    Dimension, TensorShape, dimension_at_index, dimension_value, disable_v2_tensorshape, enable_v2_tensorshape)
 from ref.types.device_spec import DeviceSpec  # noqa: F401
 from ref.framework.graph import (
     Graph,

@@ -32,12 +32,17 @@ def _tensorflow_stays_eager(request):
 
 @pytest.fixture(autouse=True)
 def _control_flow_mode_restored():
-    """ref's control-flow mode is global (TF 1.x loops by default): whatever a
+    """ref's control-flow mode (and its TensorShape mode) is global (TF 1.x loops by default): whatever a
     test switched with enable/disable_control_flow_v2 is undone after it, so a
     module's fixture cannot leak the other mode into later modules."""
     from ref.platform import modes
 
+    from ref.types import shapes
+
     was = modes.control_flow_v2_enabled()
+    was_v2_shapes = shapes.v2_tensorshape_enabled()
     yield
     if modes.control_flow_v2_enabled() != was:
         (modes.enable_control_flow_v2 if was else modes.disable_control_flow_v2)()
+    if shapes.v2_tensorshape_enabled() != was_v2_shapes:
+        (shapes.enable_v2_tensorshape if was_v2_shapes else shapes.disable_v2_tensorshape)()

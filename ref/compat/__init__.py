@@ -1,8 +1,9 @@
 """``tf.compat``: the string and path helpers of TF's ``python/util/compat``.
 
 ``ref.compat.v1`` is the TF 1.x namespace itself (``import ref as tf``);
-``ref/__init__`` binds it. This package imports nothing of ``ref``, so that
-``import ref.raw_ops`` stays light.
+``ref/__init__`` binds it. This package imports only ``ref.types.shapes``
+(``dimension_value``, ``dimension_at_index``), so that ``import ref.raw_ops``
+stays light.
 """
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import datetime
 import numbers
 import os
 
+from ref.types.shapes import dimension_at_index, dimension_value
+
 __all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "bytes_or_text_types",
            "integral_types", "real_types", "complex_types", "v1", "forward_compatible",
-           "forward_compatibility_horizon"]
+           "forward_compatibility_horizon", "dimension_value", "dimension_at_index"]
 
 bytes_or_text_types = (bytes, str)
 # NumPy registers its scalar types with these ABCs (np.int32 is a numbers.Integral).

@@ -24,7 +24,7 @@ from ref.framework.sparse_tensor import SparseTensor, is_sparse
 from ref.graph_ops import array_ops, check_ops, io_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.types import dtypes, nest
-from ref.types.shapes import TensorShape, as_shape
+from ref.types.shapes import Dimension, TensorShape, as_shape
 
 AUTOTUNE = -1
 _UIDS = itertools.count(1)
@@ -637,8 +637,8 @@ Dataset = DatasetV1
 
 
 def _flatten_shapes(shapes):
-    if isinstance(shapes, (TensorShape, list)) and all(isinstance(d, (int, np.integer, type(None), Tensor))
-                                                       for d in shapes):
+    if isinstance(shapes, TensorShape) or (isinstance(shapes, list) and all(
+            isinstance(d, (int, np.integer, type(None), Tensor, Dimension)) for d in shapes)):
         return [shapes]
     return [s for x in (shapes if isinstance(shapes, (tuple, list)) else nest.flatten(shapes))
             for s in _flatten_shapes(x)]

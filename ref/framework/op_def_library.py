@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ref.types import dtypes
-from ref.types.shapes import as_shape
+from ref.types.shapes import Dimension, as_shape
 from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
@@ -52,6 +52,16 @@ def as_bytes_array(value) -> np.ndarray:
     return arr
 
 
+def _dims_as_ints(value):
+    """``value`` with its ``Dimension`` entries as ints (an unknown one raises
+    TypeError, as TF's conversion to an integer dtype does)."""
+    if isinstance(value, Dimension):
+        return int(value)
+    if isinstance(value, (list, tuple)):
+        return [_dims_as_ints(v) for v in value]
+    return value
+
+
 def _python_to_numpy(value, dtype):
     """NumPy value for a Python/NumPy constant, TF's inference when ``dtype`` is None."""
     if dtype is not None:
@@ -59,6 +69,8 @@ def _python_to_numpy(value, dtype):
         if dtype == dtypes.string:
             return as_bytes_array(value)
         arr = np.asarray(value)
+        if arr.dtype == object and dtype.is_integer:  # TF1 dims in a shape list: [x.shape[1], 5]
+            arr = np.asarray(_dims_as_ints(value))
         if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind == "b" and not dtype.is_bool:
@@ -192,6 +204,18 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         arr = _python_to_numpy(value, dtype)
     return constant(arr, dtype=dtypes.as_dtype(arr.dtype) if arr.dtype != object else dtypes.string,
                     name=name or "Const")
+
+
+def _dimension_to_tensor(d, dtype=None, name=None, as_ref=False):
+    """A known ``Dimension`` as an int32 (or int64) scalar ``shape_as_tensor``, as TF converts it."""
+    if d.value is None:
+        raise ValueError(f"Cannot convert unknown Dimension {d} to a Tensor.")
+    if dtype is not None and dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert Dimension {d} to dtype {dtype}. Allowed dtypes are tf.int32 and tf.int64.")
+    return constant(d.value, dtype=dtype or dtypes.int32, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(Dimension, _dimension_to_tensor)
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):

@@ -80,10 +80,10 @@ class Tensor:
 
     def __iter__(self):
         shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0] is None:
+        if shape.ndims is None or shape.ndims == 0 or shape.as_list()[0] is None:
             raise TypeError("Tensor objects are only iterable when the first dimension is known "
                             f"(got shape {shape}).")
-        return iter([self[i] for i in range(shape[0])])
+        return iter([self[i] for i in range(shape.as_list()[0])])
 
     def __len__(self):
         raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) "

@@ -183,8 +183,8 @@ def constant_value_as_shape(tensor) -> TensorShape:
             sliced = _strided_slice_shape(op)
             if sliced is not None:
                 return sliced
-        if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
-            return unknown_shape(tensor.shape[0])
+        if tensor.shape.ndims == 1 and tensor.shape.as_list()[0] is not None:
+            return unknown_shape(tensor.shape.as_list()[0])
     return unknown_shape()
 
 

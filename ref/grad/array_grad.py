@@ -13,6 +13,7 @@ from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, control_flow_ops, linalg_ops, math_ops
 from ref.graph_ops.control_flow_v1 import get_output_context
 from ref.grad._util import unbroadcast
+from ref.types.shapes import dimension_value
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
            "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
@@ -108,7 +109,7 @@ def _sizes_along(values, axis):
     a = _a()
     sizes = []
     for v in values:
-        d = v.shape[axis] if v.shape.ndims is not None else None
+        d = dimension_value(v.shape[axis]) if v.shape.ndims is not None else None
         sizes.append(d if d is not None else a.shape(v)[axis])
     return sizes
 

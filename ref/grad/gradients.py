@@ -26,7 +26,7 @@ from ref.grad._util import var_handle_op
 from ref.grad.registry import get_rule
 from ref.grad import function_grad
 from ref.grad.function_grad import function_of, function_rule
-from ref.types.shapes import as_shape
+from ref.types.shapes import as_shape, dimension_value
 from ref.graph_ops.array_ops import zeros_like, fill, shape
 from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
 from ref.graph_ops import array_ops, math_ops
@@ -444,7 +444,7 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
             if g is None:
                 raise ValueError("None values not supported.")
             flat = array_ops.reshape(g, [-1])
-            n = flat.shape[0]
+            n = dimension_value(flat.shape[0])
             if n is None:
                 if gradients(flat, x)[0] is None:
                     raise ValueError("None values not supported.")

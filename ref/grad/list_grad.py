@@ -6,6 +6,7 @@ from __future__ import annotations
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 from ref.graph_ops import tensor_array_ops as L
+from ref.types.shapes import dimension_value
 
 for _t in ("TensorListLength", "TensorListElementShape", "TensorListReserve", "EmptyTensorList",
            "OptionalNone", "OptionalHasValue"):  # (Optionals: ref/ops/optional_ops.py, no float input)
@@ -52,7 +53,7 @@ def _split_grad(op, dlist):
 @RegisterGradient("TensorListFromTensor")
 def _from_tensor_grad(op, dlist):
     t = op.inputs[0]
-    n = t.shape[0] if t.shape.ndims else None
+    n = dimension_value(t.shape[0]) if t.shape.ndims else None
     if dlist is None:
         dlist = L.empty_tensor_list(L.tensor_list_element_shape(op.outputs[0]), t.dtype)
     return L.tensor_list_stack(dlist, t.dtype, -1 if n is None else n, _element_shape_of(t)), None

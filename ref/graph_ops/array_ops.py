@@ -18,7 +18,7 @@ from ref.framework.graph import Tensor, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value, constant_value_as_shape
-from ref.types.shapes import Dimension, TensorShape, as_shape
+from ref.types.shapes import Dimension, TensorShape, as_shape, dimension_value
 from ref.ops.registry import broadcast_shapes
 from ref.graph_ops.control_flow_ops import with_dependencies
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -49,11 +49,10 @@ def reshape(tensor, shape, name=None):
 
 
 def _shape_arg(shape):
-    """A shape given as a list/TensorShape (None dims become -1) or a tensor."""
+    """A shape given as a TensorShape (None dims become -1), a list (known
+    ``Dimension`` entries convert as ints, as in TF) or a tensor."""
     if isinstance(shape, TensorShape):  # converted as TF converts a TensorShape: int32 (a scalar shape too)
         return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, Dimension) for d in shape):
-        return [-1 if d is None or (isinstance(d, Dimension) and d.value is None) else int(d) for d in shape]
     return shape
 
 
@@ -251,7 +250,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
         if not -s.ndims <= axis < s.ndims:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-s.ndims}, {s.ndims})")
-        num = s[axis]
+        num = dimension_value(s[axis])
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
     return list(apply_op("Unpack", value=value, num=num, axis=axis, name=name))
@@ -272,7 +271,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
                          f"Argument provided: {num_or_size_splits}")
     if num is None:
-        num = sizes.shape[0] if sizes.shape.ndims else None
+        num = dimension_value(sizes.shape[0]) if sizes.shape.ndims else None
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return list(apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=num, name=name))

@@ -15,6 +15,7 @@ from ref.framework.graph import Tensor, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.types import dtypes
+from ref.types.shapes import dimension_value
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
            "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
@@ -139,7 +140,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         if output_shape_.shape.ndims is not None and not output_shape_.shape.is_compatible_with([4]):
             raise ValueError(f"output_shape must have shape (4,), got {output_shape_.shape}")
         if isinstance(output_shape, (list, tuple)) and filter.shape.ndims is not None and \
-                filter.shape[2] is not None and int(output_shape[axis]) != filter.shape[2]:
+                dimension_value(filter.shape[2]) is not None and int(output_shape[axis]) != dimension_value(filter.shape[2]):
             raise ValueError(f"output_shape does not match filter's output channels, {output_shape[axis]} != "
                              f"{filter.shape[2]}")
         padding, explicit = convert_padding(padding)
@@ -188,7 +189,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
     which ref lacks: NotImplementedError)."""
     with name_scope(name, "conv_transpose", [input, filters, output_shape]) as name:
         if isinstance(output_shape, Tensor):
-            n = output_shape.shape[0] - 2
+            n = dimension_value(output_shape.shape[0]) - 2
         elif isinstance(output_shape, collections.abc.Sized):
             n = len(output_shape) - 2
         else:
@@ -465,7 +466,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
         pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
         pf = pointwise_filter.shape
-        if pf.ndims is not None and (pf[0] != 1 or pf[1] != 1) and pf[0] is not None:
+        if pf.ndims is not None and (pf.as_list()[0] != 1 or pf.as_list()[1] != 1) and pf.as_list()[0] is not None:
             raise ValueError(f"Pointwise filter must have height and width 1, got {pf}")
         data_format = _fmt(data_format)
         rate = [1, 1] if rate is None else [int(r) for r in rate]

@@ -20,6 +20,7 @@ from ref.graph_ops import stateless_random_ops
 from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.variables import Variable
 from ref.types import dtypes
+from ref.types.shapes import dimension_value
 
 __all__ = ["flip_left_right", "flip_up_down", "random_flip_left_right", "random_flip_up_down", "rot90",
            "transpose_image", "transpose", "central_crop", "crop_to_bounding_box", "pad_to_bounding_box",
@@ -97,7 +98,7 @@ def check_grayscale_image(image, require_static=True):
     if require_static and not shape.is_fully_defined():
         raise ValueError("'image' must be fully defined.")
     if shape.is_fully_defined():
-        if shape[-1] != 1:
+        if dimension_value(shape[-1]) != 1:
             raise ValueError("Last dimension of a grayscale image should be size 1.")
         return []
     return [check_ops.assert_equal(array_ops.shape(image)[-1], 1,

@@ -8,6 +8,7 @@ from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops as _m
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.types.shapes import dimension_value
 
 __all__ = ["batch_normalization", "fused_batch_norm", "local_response_normalization", "lrn", "top_k",
            "sufficient_statistics", "normalize_moments", "weighted_moments", "batch_norm_with_global_normalization"]
@@ -84,10 +85,10 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
     with name_scope(name, "sufficient_statistics", [x, shift]):
         x = convert_to_tensor(x, name="x")
         shape = x.shape
-        if shape.ndims is not None and all(shape[d] is not None for d in axes):
+        if shape.ndims is not None and all(dimension_value(shape[d]) is not None for d in axes):
             n = 1
             for d in axes:
-                n *= shape[d]
+                n *= dimension_value(shape[d])
             counts = constant(n, dtype=x.dtype.base_dtype)
         else:
             dims = array_ops.gather(_m.cast(array_ops.shape(x), x.dtype.base_dtype), axes)

@@ -15,7 +15,7 @@ import math
 from ref.types import dtypes
 from ref.framework.graph import control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, register_tensor_conversion_function
-from ref.types.shapes import TensorShape, as_shape
+from ref.types.shapes import TensorShape, as_shape, dimension_value
 from ref.graph_ops.array_ops import concat
 
 __all__ = ["variable_axis_size_partitioner", "fixed_size_partitioner", "min_max_variable_partitioner",
@@ -218,7 +218,7 @@ class PartitionedVariable:
             parts = list(value)
         else:
             axis = axes[0]
-            sizes = [v.get_shape()[axis] for v in self._variable_list]
+            sizes = [dimension_value(v.get_shape()[axis]) for v in self._variable_list]
             parts = apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=len(sizes))
         return [assign_fn(v, p) for v, p in zip(self._variable_list, parts)]
 

@@ -43,7 +43,7 @@ def sparse_placeholder(dtype, shape=None, name=None):
         dense_shape_default = TensorShape(None)
     else:
         if hasattr(shape, "op") and hasattr(shape, "dtype"):
-            rank = shape.shape[0]
+            rank = dimension_value(shape.shape[0])
             dense_shape_default = TensorShape(None) if rank is None else TensorShape([None] * rank)
             value = constant_value(shape)
             if value is not None:

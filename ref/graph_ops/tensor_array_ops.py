@@ -24,7 +24,7 @@ import contextlib
 
 from ref.types import dtypes
 from ref.platform import modes
-from ref.types.shapes import TensorShape, as_shape
+from ref.types.shapes import TensorShape, as_shape, dimension_value
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, device, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
@@ -500,7 +500,7 @@ class _GraphTensorArray(TensorArray):
             dim0 = None
             if self._infer_shape:
                 size = constant_value(self.size())
-                if size is not None and shape[0] is not None:
+                if size is not None and dimension_value(shape[0]) is not None:
                     dim0 = int(size) * int(shape[0])
             value.set_shape(TensorShape([dim0]).concatenate(shape[1:]))
         return value

@@ -43,7 +43,7 @@ import numpy as np
 
 from ref import ops as _ops
 from ref.types import dtypes as _dtypes, errors
-from ref.types.shapes import TensorShape, unknown_shape
+from ref.types.shapes import TensorShape, int_dims, unknown_shape
 from ref.ops.context import RawContext
 
 REQUIRED = type("REQUIRED", (), {"__repr__": lambda self: "REQUIRED"})()
@@ -101,7 +101,8 @@ class OpDef:
     def infer(self, ins: dict, attrs: dict) -> list:
         """Output (dtype, TensorShape) pairs for the given input Specs and attrs."""
         if self.shape is not None:
-            return [(_dtypes.as_dtype(d), TensorShape(s)) for d, s in self.shape(ins, attrs)]
+            with int_dims():  # the rules read dims as ints/None, as TF's C++ shape functions do
+                return [(_dtypes.as_dtype(d), TensorShape(s)) for d, s in self.shape(ins, attrs)]
         first = ins[self.inputs[0]]
         return [(first.dtype, first.shape)]
 

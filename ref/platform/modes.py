@@ -3,6 +3,8 @@ graphs and runs them in Sessions (TF 1.x behaviour), so turning eager
 execution or v2 behaviour *off* is a no-op and asking for either raises."""
 from __future__ import annotations
 
+from ref.types import shapes
+
 __all__ = ["control_flow_v2_enabled", "disable_control_flow_v2", "disable_eager_execution", "disable_v2_behavior",
            "enable_control_flow_v2", "enable_eager_execution", "enable_v2_behavior", "executing_eagerly"]
 
@@ -18,8 +20,10 @@ def disable_eager_execution():
 
 def disable_v2_behavior():
     """TF 1.x behaviour (``ref`` always has it: graphs, Sessions, collections);
-    as in TF, it also turns control flow v2 off (:func:`disable_control_flow_v2`)."""
+    as in TF, it also turns control flow v2 off (:func:`disable_control_flow_v2`)
+    and TF 2's shapes off (``shape[i]`` is a ``Dimension``: :func:`ref.types.shapes.disable_v2_tensorshape`)."""
     _CONTROL_FLOW_V2[0] = False
+    shapes.disable_v2_tensorshape()
 
 
 def executing_eagerly():

@@ -26,12 +26,7 @@ RTOL, ATOL = 1e-5, 1e-6
 
 # Known gaps: every comparison of these programs fails until ref is fixed
 # (strict xfail: flips when it is).
-XFAIL = {
-    "shape_queries": "TF1's TensorShape indexing/iteration gives Dimension objects, Dimension(None) for an "
-                     "unknown dimension, so x.shape[1].value is None; ref gives None itself (TF 2's "
-                     "behaviour), and None has no .value (AttributeError). Without those calls the program's "
-                     "GraphDef and trajectory match TF's.",
-}
+XFAIL = {}
 # The GraphDef only differs (initial values, trajectory and extra match TF's).
 GRAPH_XFAIL = {
     "birnn_attention": "the Einsum gradient: TF's _EinsumGrad emits Shape ops and Einsum ops named Einsum/Einsum_1 "
