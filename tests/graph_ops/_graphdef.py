@@ -131,15 +131,36 @@ def describe(node):
         if v.HasField("func") and _FUNC_COUNTER.search(v.func.name) and v.func.name.startswith("__inference_"):
             # a traced function's name ends in TF's process-wide uid counter
             attrs[k] = ("func", _FUNC_COUNTER.sub("", v.func.name), sorted(v.func.attr))
+    if node.op in _PY_FUNC_OPS and node.attr["token"].s.startswith(b"pyfunc_"):
+        attrs["token"] = ("pyfunc", int(node.attr["token"].s.rsplit(b"_", 1)[1]))
     for k, v in _op_defaults(node.op).items():
         attrs.setdefault(k, _attr(v))
     return node.name, node.op, data, control, attrs
 
 
+def _py_func_tokens_from_zero(described):
+    """A py_func's ``token`` is "pyfunc_<n>" with n from a process-wide counter (TF's
+    FuncRegistry, ref's too): counted from the graph's first one instead."""
+    tokens = [d[4]["token"][1] for d in described if isinstance(d[4].get("token"), tuple)]
+    if not tokens:
+        return described
+    first = min(tokens)
+    out = []
+    for d in described:
+        if isinstance(d[4].get("token"), tuple):
+            attrs = dict(d[4], token=("pyfunc", d[4]["token"][1] - first))
+            d = d[:4] + (attrs,)
+        out.append(d)
+    return out
+
+
+_PY_FUNC_OPS = ("PyFunc", "PyFuncStateless", "EagerPyFunc")
+
+
 def differences(ref_gd, tf_gd, limit=12):
     """Readable lines for every node where the two GraphDefs differ ([] when equal)."""
-    got = [describe(n) for n in ref_gd.node]
-    want = [describe(n) for n in tf_gd.node]
+    got = _py_func_tokens_from_zero([describe(n) for n in ref_gd.node])
+    want = _py_func_tokens_from_zero([describe(n) for n in tf_gd.node])
     lines = []
     for i in range(max(len(got), len(want))):
         g = got[i] if i < len(got) else None
