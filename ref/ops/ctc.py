@@ -48,7 +48,7 @@ def _loss_shape(ins, attrs):
     return [(dt, TensorShape([batch])), (dt, TensorShape([t, batch, c]))]
 
 
-def _check_inputs(inputs, sequence_length):
+def _check_inputs(inputs, sequence_length, empty_message="inputs must not be empty"):
     x, seq = np.asarray(inputs), np.asarray(sequence_length)
     if x.ndim != 3:
         raise invalid_argument("inputs is not a 3-Tensor")
@@ -60,6 +60,8 @@ def _check_inputs(inputs, sequence_length):
                                f"batch_size: {batch}")
     if num_classes == 0:
         raise invalid_argument("num_classes cannot be 0.")
+    if empty_message is not None and (batch == 0 if empty_message.startswith("batch") else x.size == 0):
+        raise invalid_argument(empty_message)
     for b in range(batch):
         if seq[b] > max_time:
             raise invalid_argument(f"sequence_length({b}) <= {max_time}")
@@ -183,7 +185,7 @@ def ctc_loss(inputs, labels_indices, labels_values, sequence_length, preprocess_
     without a blank between them; a label sequence needing more steps than
     the input has is an error, or gives loss 0 when
     ``ignore_longer_outputs_than_inputs``."""
-    x, seq = _check_inputs(inputs, sequence_length)
+    x, seq = _check_inputs(inputs, sequence_length, "batch_size must not be 0")
     max_time, batch, num_classes = x.shape
     labels = _label_sequences(labels_indices, labels_values, batch)
     loss = np.zeros(batch, x.dtype)
@@ -390,7 +392,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths, merg
     if beam_width < 1 or top_paths < 1:
         raise invalid_argument(f"beam_width and top_paths must be >= 1, got {beam_width} and {top_paths}")
     if top_paths > beam_width:
-        raise invalid_argument(f"top_paths must be <= beam_width, got {top_paths} and {beam_width}")
+        raise invalid_argument("requested more paths than the beam width.")
     per_path = [[] for _ in range(top_paths)]
     log_prob = np.zeros((batch, top_paths), x.dtype)
     for b in range(batch):
