@@ -10,7 +10,7 @@ import heapq
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape
 
@@ -48,7 +48,10 @@ def _loss_shape(ins, attrs):
     return [(dt, TensorShape([batch])), (dt, TensorShape([t, batch, c]))]
 
 
-def _check_inputs(inputs, sequence_length, empty_message="inputs must not be empty"):
+def _check_inputs(inputs, sequence_length, loss=False):
+    """The inputs as arrays after TF's checks: a loss needs a non-empty batch
+    and lengths in ``[0, max_time]`` (InvalidArgumentError); a decoder
+    non-empty inputs and lengths ``<= max_time`` (FailedPreconditionError)."""
     x, seq = np.asarray(inputs), np.asarray(sequence_length)
     if x.ndim != 3:
         raise invalid_argument("inputs is not a 3-Tensor")
@@ -60,14 +63,17 @@ def _check_inputs(inputs, sequence_length, empty_message="inputs must not be emp
                                f"batch_size: {batch}")
     if num_classes == 0:
         raise invalid_argument("num_classes cannot be 0.")
-    if empty_message is not None and (batch == 0 if empty_message.startswith("batch") else x.size == 0):
-        raise invalid_argument(empty_message)
+    if (batch == 0) if loss else (x.size == 0):
+        raise invalid_argument("batch_size must not be 0" if loss else "inputs must not be empty")
     for b in range(batch):
         if seq[b] > max_time:
-            raise invalid_argument(f"sequence_length({b}) <= {max_time}")
-        if seq[b] < 0:
-            raise invalid_argument(f"seq_len({b}) < 0")
-    return x, seq
+            message = f"sequence_length({b}) <= {max_time}"
+            raise invalid_argument(message) if loss else errors.FailedPreconditionError(None, None, message)
+    if loss:
+        for b in range(batch):
+            if seq[b] < 0:
+                raise invalid_argument(f"seq_len({b}) < 0")
+    return x, np.maximum(seq, 0)
 
 
 def _lse(a, b):
@@ -185,7 +191,7 @@ def ctc_loss(inputs, labels_indices, labels_values, sequence_length, preprocess_
     without a blank between them; a label sequence needing more steps than
     the input has is an error, or gives loss 0 when
     ``ignore_longer_outputs_than_inputs``."""
-    x, seq = _check_inputs(inputs, sequence_length, "batch_size must not be 0")
+    x, seq = _check_inputs(inputs, sequence_length, loss=True)
     max_time, batch, num_classes = x.shape
     labels = _label_sequences(labels_indices, labels_values, batch)
     loss = np.zeros(batch, x.dtype)

@@ -67,6 +67,60 @@ def test_ctc_loss_v2_sparse_blank_index_matches_tf():
     np.testing.assert_allclose(got, want, rtol=2e-5)
 
 
+DENSE = np.array([[1, 3, 3, 2], [2, 1, 0, 0], [3, 0, 0, 0]], np.int32)
+
+
+# (name, kwargs of ctc_loss_v2 beyond labels/logits/lengths, logits batch-major)
+DENSE_CASES = [
+    ("blank_0", {}, False),
+    ("blank_2", {"blank_index": 2}, False),
+    ("blank_last_batch_major", {"blank_index": -1, "logits_time_major": False}, True),
+]
+
+
+@pytest.mark.parametrize("case", DENSE_CASES, ids=[c[0] for c in DENSE_CASES])
+def test_ctc_loss_dense_labels_match_tf(case):
+    _, kw, batch_major = case
+    x = (_RNG.normal(size=(7, 3, 5)) * 2).astype(np.float32)
+    if batch_major:
+        x = np.ascontiguousarray(np.transpose(x, (1, 0, 2)))
+    labels = np.where(DENSE == kw.get("blank_index", 0) % 5, 4, DENSE) if kw.get("blank_index", 0) else DENSE
+
+    def snippet(t):
+        logits = t.constant(x)
+        loss = t.nn.ctc_loss_v2(t.constant(labels), logits, t.constant([4, 2, 1]), t.constant([7, 5, 6]), **kw)
+        return [loss, t.gradients(t.reduce_sum(loss), logits)[0]]
+    (loss, grad), (tf_loss, tf_grad) = ref_and_tf_values(snippet)
+    np.testing.assert_allclose(loss, tf_loss, rtol=2e-5)
+    np.testing.assert_allclose(grad, tf_grad, rtol=2e-5, atol=2e-5)
+
+
+# (name, builder over the library, fetched values)
+HELPER_CASES = [
+    ("collapse_repeated", lambda t: list(t.nn.collapse_repeated(t.constant([[1, 1, 2, 2, 1], [3, 4, 4, 5, 6]]),
+                                                                 t.constant([5, 3])))),
+    ("ctc_unique_labels", lambda t: list(t.nn.ctc_unique_labels(t.constant([[3, 4, 4, 3], [1, 1, 2, 0]])))),
+]
+
+
+@pytest.mark.parametrize("case", HELPER_CASES, ids=[c[0] for c in HELPER_CASES])
+def test_label_helpers_match_tf(case):
+    got, want = ref_and_tf_values(case[1])
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_dense_labels_to_sparse():
+    with ref.Graph().as_default():
+        sp = ref.nn.dense_labels_to_sparse(ref.constant(DENSE), ref.constant([4, 2, 1]))
+        with ref.Session() as s:
+            idx, vals, shape = s.run([sp.indices, sp.values, sp.dense_shape])
+    np.testing.assert_array_equal(idx, [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [2, 0]])
+    np.testing.assert_array_equal(vals, [1, 3, 3, 2, 2, 1, 3])
+    np.testing.assert_array_equal(shape, [3, 4])
+
+
 def test_second_derivative_is_prevented():
     x, idx, vals, seq = _batch(4, 3, [4], [[0, 1]])
     with ref.Graph().as_default():
@@ -83,6 +137,7 @@ GREEDY_CASES = [
     ("no_merge", 8, 3, 5, [8, 5, 1], {"merge_repeated": False}),
     ("blank_first", 8, 3, 4, [8, 5, 3], {"blank_index": 0}),
     ("blank_negative", 8, 2, 4, [8, 5], {"blank_index": -2}),
+    ("negative_length", 8, 2, 5, [8, -1], {}),
 ]
 
 
@@ -107,6 +162,7 @@ BEAM_CASES = [
     ("width_one", 6, 2, 3, [6, 6], 1, 1, True),
     ("wide", 10, 3, 6, [10, 9, 1], 16, 4, True),
     ("empty_sequence", 5, 2, 3, [5, 0], 2, 1, True),
+    ("negative_length", 5, 2, 3, [5, -1], 3, 1, True),
 ]
 
 
@@ -143,6 +199,8 @@ GRAPH_SNIPPETS = {
     "greedy": lambda t: t.nn.ctc_greedy_decoder(t.placeholder(t.float32, [5, 2, 4]), [5, 3]),
     "beam": lambda t: t.nn.ctc_beam_search_decoder(t.placeholder(t.float64, [5, 2, 4]), [5, 3], beam_width=7,
                                                    top_paths=3),
+    "collapse_repeated": lambda t: t.nn.collapse_repeated(t.placeholder(t.int32, [2, 5]), [5, 3]),
+    "ctc_unique_labels": lambda t: t.nn.ctc_unique_labels(t.constant([[3, 4, 4, 3], [1, 1, 2, 0]])),
     "beam_v2": lambda t: t.nn.ctc_beam_search_decoder_v2(t.placeholder(t.float32, [5, 2, 4]), [5, 3]),
 }
 
@@ -191,13 +249,35 @@ def test_ctc_loss_errors(case, lib_name):
             s.run(loss)
 
 
-def test_decoder_errors():
-    x = np.zeros((4, 2, 3), np.float32)
-    with ref.Graph().as_default():
-        (d,), _ = ref.nn.ctc_greedy_decoder(x, [5, 1])
-        decoded, _ = ref.nn.ctc_beam_search_decoder(x, [4, 0], beam_width=2, top_paths=2)
-        with ref.Session() as s:
-            with pytest.raises(ref.errors.InvalidArgumentError, match=r"sequence_length\(0\) <= 4"):
-                s.run(d.values)
-            with pytest.raises(ref.errors.InvalidArgumentError, match="Less leaves in the beam search"):
-                s.run(decoded[0].values)
+# (name, builder(lib) -> fetch, TF's message, TF's error class)
+DECODER_ERRORS = [
+    ("greedy_length", lambda t: t.nn.ctc_greedy_decoder(np.zeros((4, 2, 3), np.float32), [5, 1])[0][0].values,
+     r"sequence_length\(0\) <= 4", "FailedPreconditionError"),
+    ("greedy_empty", lambda t: t.nn.ctc_greedy_decoder(np.zeros((1, 0, 3), np.float32),
+                                                       np.zeros(0, np.int32))[1], "inputs must not be empty",
+     "InvalidArgumentError"),
+    ("beam_length", lambda t: t.nn.ctc_beam_search_decoder(np.zeros((4, 2, 3), np.float32), [4, 5],
+                                                           beam_width=2)[1], r"sequence_length\(1\) <= 4",
+     "FailedPreconditionError"),
+    ("beam_fewer_leaves", lambda t: t.nn.ctc_beam_search_decoder(np.zeros((4, 2, 3), np.float32), [4, 0],
+                                                                 beam_width=2, top_paths=2)[1],
+     "Less leaves in the beam search", "InvalidArgumentError"),
+    ("beam_paths_over_width", lambda t: t.nn.ctc_beam_search_decoder(np.zeros((4, 2, 3), np.float32), [4, 4],
+                                                                     beam_width=2, top_paths=3)[1],
+     "requested more paths than the beam width", "InvalidArgumentError"),
+    ("loss_empty_batch", lambda t: t.nn.ctc_loss(t.SparseTensor(np.zeros((0, 2), np.int64), np.zeros(0, np.int32),
+                                                                np.array([5, 5], np.int64)),
+                                                 np.zeros((1, 0, 2), np.float32), np.zeros(0, np.int32)),
+     "batch_size must not be 0", "InvalidArgumentError"),
+]
+
+
+@pytest.mark.parametrize("case", DECODER_ERRORS, ids=[c[0] for c in DECODER_ERRORS])
+@pytest.mark.parametrize("lib_name", ["ref", "tf"])
+def test_decoder_and_batch_errors(case, lib_name):
+    _, build, message, kind = case
+    lib = ref if lib_name == "ref" else pytest.importorskip("tensorflow").compat.v1
+    with lib.Graph().as_default():
+        fetch = build(lib)
+        with lib.Session() as s, pytest.raises(getattr(lib.errors, kind), match=message):
+            s.run(fetch)
