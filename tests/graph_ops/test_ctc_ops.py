@@ -187,6 +187,11 @@ def _lab(t):
                           np.array([2, 2], np.int64))
 
 
+def _beam_parts(result):
+    decoded, log_prob = result
+    return [p for d in decoded for p in (d.indices, d.values, d.dense_shape)] + [log_prob]
+
+
 GRAPH_SNIPPETS = {
     "ctc_loss": lambda t: t.nn.ctc_loss(_lab(t), t.placeholder(t.float32, [5, 2, 4]), [5, 3]),
     "ctc_loss_batch_major": lambda t: t.nn.ctc_loss(_lab(t), np.zeros((2, 5, 4), np.float32), [5, 3],
@@ -201,6 +206,9 @@ GRAPH_SNIPPETS = {
                                                    top_paths=3),
     "collapse_repeated": lambda t: t.nn.collapse_repeated(t.placeholder(t.int32, [2, 5]), [5, 3]),
     "ctc_unique_labels": lambda t: t.nn.ctc_unique_labels(t.constant([[3, 4, 4, 3], [1, 1, 2, 0]])),
+    "beam_outputs_consumed": lambda t: [
+        t.identity(x) for x in _beam_parts(t.nn.ctc_beam_search_decoder(t.placeholder(t.float32, [5, 2, 4]), [5, 3],
+                                                                         beam_width=4, top_paths=2))],
     "beam_v2": lambda t: t.nn.ctc_beam_search_decoder_v2(t.placeholder(t.float32, [5, 2, 4]), [5, 3]),
 }
 
