@@ -120,13 +120,18 @@ def ctc_sequence_loss(logits, label, merge_repeated=True):
     beta[-1, -1] = 0.0
     if u_len > 1:
         beta[-1, -2] = 0.0
+    elif steps > 1:
+        # TF's calculator sets beta(U' - 2, T - 1) = 0 for U' = 1 too: in its
+        # column-major [U', T] matrix that entry is beta(0, T - 2), so an
+        # all-padding label gets log(1 + y_blank(T - 1)) there (TF's numbers).
+        beta[-2, 0] = 0.0
     for t in range(steps - 2, -1, -1):
         nxt = beta[t + 1] + ly[t + 1]
         s = np.where(stay, nxt, _NEG_INF)
         s[:-1] = _lse(s[:-1], nxt[1:])
         src = np.flatnonzero(skip)  # u reaches u+2 when skip[u+2]
         s[src - 2] = _lse(s[src - 2], nxt[src])
-        beta[t] = s
+        beta[t] = _lse(beta[t], s)
     ab = alpha + beta
     log_p = np.logaddexp.reduce(ab[0])
     if log_p == _NEG_INF:
@@ -160,18 +165,24 @@ def _label_sequences(labels_indices, labels_values, batch):
     return seqs
 
 
-def _strip_null(label, num_classes, b):
-    """The labels before the first null one (``>= num_classes - 1``, TF's
-    padding); a non-null label after a null one is an error."""
+def _target(label, num_classes, collapse, b):
+    """The label sequence the loss scores: repeats dropped when ``collapse``,
+    and the labels from the first null one (``>= num_classes - 1``, TF's
+    padding) on left out; a non-null label after a null one is an error."""
+    out, finished = [], False
     for i, c in enumerate(label):
+        if collapse and i > 0 and c == label[i - 1]:
+            continue
         if c >= num_classes - 1:
-            if any(d < num_classes - 1 for d in label[i:]):
-                raise invalid_argument(
-                    f"Saw a non-null label (index >= num_classes - 1) following a null label, batch: {b} "
-                    f"num_classes: {num_classes} labels: {','.join(map(str, label))} labels seen so far: "
-                    f"{','.join(map(str, label[:i]))}")
-            return label[:i]
-    return label
+            finished = True
+        elif finished:
+            raise invalid_argument(
+                f"Saw a non-null label (index >= num_classes - 1) following a null label, batch: {b} "
+                f"num_classes: {num_classes} labels: {','.join(map(str, label))} labels seen so far: "
+                f"{','.join(map(str, out))}")
+        else:
+            out.append(c)
+    return out
 
 
 @register_op("CTCLoss", inputs=("inputs", "labels_indices", "labels_values", "sequence_length"),
@@ -199,18 +210,16 @@ def ctc_loss(inputs, labels_indices, labels_values, sequence_length, preprocess_
     for b in range(batch):
         if not labels[b]:
             raise invalid_argument(f"Labels length is zero in batch {b}")
-        label = _strip_null(labels[b], num_classes, b)
-        if preprocess_collapse_repeated:
-            label = [c for i, c in enumerate(label) if i == 0 or c != label[i - 1]]
+        label = _target(labels[b], num_classes, preprocess_collapse_repeated, b)
         if any(c < 0 for c in label):
             raise invalid_argument(f"All labels must be nonnegative integers, batch: {b} labels: "
                                    f"{','.join(map(str, label))}")
         steps = int(seq[b])
-        if len(label) > steps:
+        if len(labels[b]) > steps:  # TF counts the labels as given, padding and repeats included
             if ignore_longer_outputs_than_inputs:
                 continue
             raise invalid_argument(f"Not enough time for target transition sequence (required: "
-                                   f"{len(label)}, available: {steps}){b}You can turn this error into "
+                                   f"{len(labels[b])}, available: {steps}){b}You can turn this error into "
                                    f"a warning by using the flag ignore_longer_outputs_than_inputs")
         value, g = ctc_sequence_loss(x[:steps, b], label, ctc_merge_repeated)
         loss[b] = value

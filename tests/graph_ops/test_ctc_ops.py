@@ -27,6 +27,8 @@ LOSS_CASES = [
     ("no_valid_path", 6, 5, [6, 4, 3], [[0, 1, 2], [3], [1, 1, 2]], {}),
     ("ignore_longer", 6, 4, [6, 2, 5], [[0, 1, 2], [2, 1, 0, 1], [1]], {"ignore_longer_outputs_than_inputs": True}),
     ("trailing_padding", 6, 5, [6, 5, 4], [[0, 1, 4], [3, 4, 4], [2]], {}),
+    ("all_padding", 6, 5, [6, 2, 4], [[4], [4, 4], [1, 4]], {}),
+    ("padding_counts_for_time", 6, 5, [6, 2, 4], [[0, 4], [3, 4, 4], [2]], {"ignore_longer_outputs_than_inputs": True}),
     ("batch_major", 5, 4, [5, 3], [[0, 2], [1]], {"time_major": False}),
     ("one_step", 1, 3, [1, 1], [[0], [1]], {}),
 ]
@@ -238,6 +240,7 @@ ERROR_CASES = [
     ("label_after_null", 6, 5, [6, 4], [[0, 1], [4, 1]], {}, "Saw a non-null label"),
     ("too_long", 6, 5, [6, 2], [[0, 1], [2, 3, 1]], {}, r"Not enough time for target transition sequence \("
                                                           r"required: 3, available: 2\)1"),
+    ("too_long_with_padding", 6, 5, [6, 2], [[0, 1], [2, 4, 4]], {}, r"\(required: 3, available: 2\)1"),
 ]
 
 
