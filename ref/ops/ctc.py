@@ -153,14 +153,20 @@ def _label_sequences(labels_indices, labels_values, batch):
                                f"shapes: {list(idx.shape)} vs. {list(vals.shape)}")
     if idx.shape[0] and idx.shape[1] != 2:
         raise invalid_argument(f"labels_indices should have 2 columns, got {idx.shape[1]}")
+    width = int(idx[:, 1].max()) + 1 if idx.shape[0] else 0
+    bound = f"[{batch},{width}]"
     seqs = [[] for _ in range(batch)]
     last = None
-    for row, v in zip(idx.tolist(), vals.tolist()):
-        if last is not None and tuple(row) <= last:
-            raise invalid_argument(f"label SparseTensor is not valid: indices[{len(seqs)}] = {row} is out of order")
+    for i, (row, v) in enumerate(zip(idx.tolist(), vals.tolist())):
+        where = f"label SparseTensor is not valid: indices[{i}] = [{row[0]},{row[1]}]"
+        if not (0 <= row[0] < batch and 0 <= row[1] < width):
+            raise invalid_argument(f"{where} is out of bounds: need 0 <= index < {bound}")
+        if last is not None and tuple(row) == last:
+            raise invalid_argument(f"{where} is repeated")
+        if last is not None and tuple(row) < last:
+            raise invalid_argument(f"{where} is out of order. Many sparse ops require sorted indices.\n    Use "
+                                   f"`tf.sparse.reorder` to create a correctly ordered copy.\n\n")
         last = tuple(row)
-        if not 0 <= row[0] < batch:
-            raise invalid_argument(f"labels batch index must be between 0 and {batch} but saw: {row[0]}")
         seqs[row[0]].append(int(v))
     return seqs
 

@@ -244,6 +244,29 @@ ERROR_CASES = [
 ]
 
 
+# (name, labels_indices, TF's message) -- two batch entries, three labels
+INDEX_ERRORS = [
+    ("out_of_order", [[0, 1], [0, 0], [1, 0]], r"indices\[1\] = \[0,0\] is out of order"),
+    ("repeated", [[0, 0], [0, 0], [1, 0]], r"indices\[1\] = \[0,0\] is repeated"),
+    ("batch_out_of_bounds", [[0, 0], [3, 0], [1, 0]], r"indices\[1\] = \[3,0\] is out of bounds: need 0 <= index < "
+                                                      r"\[2,1\]"),
+    ("negative_position", [[0, 0], [0, 1], [1, -1]], r"indices\[2\] = \[1,-1\] is out of bounds"),
+]
+
+
+@pytest.mark.parametrize("case", INDEX_ERRORS, ids=[c[0] for c in INDEX_ERRORS])
+@pytest.mark.parametrize("lib_name", ["ref", "tf"])
+def test_ctc_loss_label_index_errors(case, lib_name):
+    _, idx, message = case
+    lib = ref if lib_name == "ref" else pytest.importorskip("tensorflow").compat.v1
+    with lib.Graph().as_default():
+        labels = lib.SparseTensor(np.array(idx, np.int64), np.array([1, 2, 3], np.int32), np.array([2, 2], np.int64))
+        loss = lib.nn.ctc_loss(labels, np.zeros((4, 2, 5), np.float32), np.array([4, 4], np.int32))
+        with lib.Session() as s, pytest.raises(lib.errors.InvalidArgumentError,
+                                               match="label SparseTensor is not valid: " + message):
+            s.run(loss)
+
+
 @pytest.mark.parametrize("case", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 @pytest.mark.parametrize("lib_name", ["ref", "tf"])
 def test_ctc_loss_errors(case, lib_name):
