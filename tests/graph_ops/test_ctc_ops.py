@@ -201,6 +201,8 @@ GRAPH_SNIPPETS = {
     "ctc_loss": lambda t: t.nn.ctc_loss(_lab(t), t.placeholder(t.float32, [5, 2, 4]), [5, 3]),
     "ctc_loss_batch_major": lambda t: t.nn.ctc_loss(_lab(t), np.zeros((2, 5, 4), np.float32), [5, 3],
                                                     ctc_merge_repeated=False, time_major=False),
+    "ctc_loss_float16_logits_alias": lambda t: t.nn.ctc_loss(_lab(t), logits=t.placeholder(t.float16, [5, 2, 4]),
+                                                             sequence_length=[5, 3]),
     "ctc_loss_gradient": lambda t: t.gradients(
         t.nn.ctc_loss(_lab(t), t.placeholder(t.float32, [5, 2, 4], name="x"), [5, 3]), t.get_default_graph()
         .get_tensor_by_name("x:0")),
