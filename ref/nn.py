@@ -21,9 +21,11 @@ from ref.graph_ops.embedding_ops import embedding_lookup_sparse, safe_embedding_
 from ref.graph_ops import rnn_cell  # noqa: E402
 from ref.graph_ops.rnn import *  # noqa: F401,F403,E402
 from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
+from ref.graph_ops.ctc_ops import *  # noqa: F401,F403,E402
+from ref.graph_ops.ctc_ops import __all__ as _ctc_all  # noqa: E402
 
 __all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
-           + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all))
+           + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all) + list(_ctc_all))
 
 from ref import _coverage  # noqa: E402
 

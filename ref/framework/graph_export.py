@@ -216,6 +216,9 @@ _TF_OUTPUT_GROUPS["ParseSequenceExampleV2"] = lambda a: [
     ("feature_list_ragged_outer_splits", _n(a.get("feature_list_ragged_split_types"))),
     ("feature_list_ragged_inner_splits", _n(a.get("feature_list_ragged_split_types")))]
 _TF_OUTPUT_GROUPS["SdcaOptimizerV2"] = _TF_OUTPUT_GROUPS["SdcaOptimizer"]
+_TF_OUTPUT_GROUPS["CTCBeamSearchDecoder"] = lambda a: [
+    ("decoded_indices", a["top_paths"]), ("decoded_values", a["top_paths"]), ("decoded_shape", a["top_paths"]),
+    ("log_probability", 1)]
 
 
 def _out_arg(op, index):

@@ -194,3 +194,18 @@ def _bias_add_grad_grad(op, received_grad):
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op, grad):
     return op.inputs[0] * grad
+
+
+@RegisterGradient("CTCLoss")
+def _ctc_loss_grad(op, grad_loss, _):
+    """grad_loss[:, None] * the op's ``gradient`` output, behind a
+    PreventGradient: the fused kernel has no second derivative (TF's
+    _CTCLossGrad)."""
+    grad = array_ops.prevent_gradient(
+        op.outputs[1], message="Currently there is no way to take the second  derivative of ctc_loss due to the "
+        "fused implementation's interaction  with tf.gradients()")
+    return [_broadcast_mul(grad_loss, grad), None, None, None]
+
+
+NotDifferentiable("CTCGreedyDecoder")
+NotDifferentiable("CTCBeamSearchDecoder")

@@ -67,6 +67,9 @@ CASES.update({
         labels=tf.constant([[0.2, 0.3, 0.5], [0.0, 1.0, 0.0]], tf.float64), logits=x), True),
     "SparseSoftmaxCrossEntropyWithLogits": ([2, 3], _any, lambda x: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.constant([2, 0]), logits=x), True),
+    "CTCLoss": ([4, 2, 3], _any, lambda x: tf.nn.ctc_loss(tf.SparseTensor(
+        np.array([[0, 0], [0, 1], [1, 0]], np.int64), np.array([0, 1, 1], np.int32), np.array([2, 2], np.int64)),
+        x, tf.constant([4, 3])), False),
     "BiasAdd": ([2, 3], _any, lambda x: tf.nn.bias_add(x, tf.constant(_any([3]))), False),
     "L2Loss": ([2, 3], _any, lambda x: tf.nn.l2_loss(x), True),
     # convolution, pooling, top_k (ref/grad/conv_grad.py)
