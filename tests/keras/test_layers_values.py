@@ -78,6 +78,15 @@ def misc(tf):
             tf.keras.layers.Dense(2, kernel_initializer="truncated_normal")(x)]
 
 
+def reshaping(tf):
+    x = tf.constant(X4)
+    return [tf.keras.layers.UpSampling2D((2, 3))(x), tf.keras.layers.UpSampling2D(interpolation="bilinear")(x),
+            tf.keras.layers.UpSampling2D(data_format="channels_first")(x),
+            tf.keras.layers.Cropping2D(((1, 2), (0, 3)))(x), tf.keras.layers.Cropping2D(1)(x),
+            tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(4, activation="tanh"))(tf.constant(X3)),
+            tf.keras.layers.TimeDistributed(tf.keras.layers.Conv2D(2, 3))(tf.reshape(x, [1, 2, 6, 6, 3]))]
+
+
 def regularizer_losses(tf):
     layer = tf.keras.layers.Dense(3, kernel_regularizer=tf.keras.regularizers.l1_l2(0.1, 0.2),
                                   activity_regularizer="l2")
@@ -86,7 +95,7 @@ def regularizer_losses(tf):
 
 
 ROWS = [dense, dense_rank3, conv_stack, conv1d, dropout_training, batch_norm_training, batch_norm_unfused_training,
-        batch_norm_inference, misc, regularizer_losses]
+        batch_norm_inference, misc, reshaping, regularizer_losses]
 
 
 @pytest.mark.parametrize("snippet", ROWS, ids=[f.__name__ for f in ROWS])
