@@ -19,7 +19,7 @@ from __future__ import annotations
 from ref.types.shapes import TensorShape, dimension_value
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant
-from ref.graph_ops import array_ops, math_ops
+from ref.graph_ops import array_ops
 from ref.keras import backend
 from ref.keras.engine import InputSpec, Layer
 
