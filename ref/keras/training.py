@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, math_ops
 from ref.keras import backend, callbacks as callbacks_mod, losses as losses_mod, metrics as metrics_mod, optimizers
