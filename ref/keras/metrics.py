@@ -7,6 +7,8 @@ history key is the object's ``name``. Used on its own, an object keeps two
 float32 resource variables ``total`` and ``count`` (Keras' weighted mean):
 ``update_state`` returns the op adding the batch, ``result()`` the tensor
 ``total / count`` (0 when nothing was counted), ``reset_states`` zeroes them.
+``AUC`` (ROC, interpolated) keeps Keras' four confusion-count variables and is
+used on its own only (``compile`` takes the means).
 """
 from __future__ import annotations
 
@@ -15,13 +17,13 @@ import numpy as np
 from ref.types import dtypes
 from ref.framework.graph import control_dependencies, name_scope
 from ref.framework.op_def_library import convert_to_tensor
-from ref.graph_ops import array_ops, math_ops, state_ops, variables
+from ref.graph_ops import array_ops, control_flow_ops, math_ops, state_ops, variables
 from ref.keras import backend, losses as losses_mod
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "mean_squared_error", "mean_absolute_error", "mse", "mae", "MSE", "MAE",
            "Metric", "Mean", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
-           "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "get"]
+           "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "AUC", "get"]
 
 
 def accuracy(y_true, y_pred):
@@ -162,6 +164,70 @@ SparseCategoricalAccuracy = _wrapper("SparseCategoricalAccuracy", sparse_categor
                                      "sparse_categorical_accuracy")
 MeanSquaredError = _wrapper("MeanSquaredError", mean_squared_error, "mean_squared_error")
 MeanAbsoluteError = _wrapper("MeanAbsoluteError", mean_absolute_error, "mean_absolute_error")
+
+class AUC(Metric):
+    """The area under the ROC curve (``curve="ROC"``, trapezoids between ``num_thresholds`` points).
+
+    Thresholds: ``-eps``, ``i / (num_thresholds - 1)`` for ``i = 1 .. num_thresholds - 2``, ``1 + eps``
+    (eps = 1e-7); four float32 variables of that length count the (weighted) true/false positives/negatives
+    of ``y_pred > threshold`` against ``y_true`` (cast to bool). Only ROC with interpolation is built.
+    """
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name=None, dtype=None,
+                 thresholds=None, **kwargs):
+        super().__init__(name=name or "auc", dtype=dtype)
+        if curve != "ROC" or summation_method != "interpolation" or thresholds is not None:
+            raise NotImplementedError("ref.keras AUC: only curve='ROC' with summation_method='interpolation'")
+        if num_thresholds <= 1:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 1. Received: "
+                             f"num_thresholds={num_thresholds}")
+        self.num_thresholds = num_thresholds
+        eps = 1e-7
+        self.thresholds = [0.0 - eps] + [(i + 1) * 1.0 / (num_thresholds - 1)
+                                         for i in range(num_thresholds - 2)] + [1.0 + eps]
+
+    def _variables(self):
+        if self._vars is None:
+            with name_scope(None):
+                made = []
+                for var_name in ("true_positives", "true_negatives", "false_positives", "false_negatives"):
+                    v = variables.Variable(np.zeros((self.num_thresholds,), np.float32), name=var_name,
+                                           trainable=False, use_resource=True, collections=[])
+                    backend.track_variable(v)
+                    made.append(v)
+            self._vars = tuple(made)
+        return self._vars
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        tp, tn, fp, fn = self._variables()
+        with name_scope(self.name):
+            y_true = array_ops.reshape(math_ops.cast(y_true, dtypes.bool), [1, -1])
+            y_pred = array_ops.reshape(math_ops.cast(y_pred, dtypes.float32), [1, -1])
+            above = y_pred > array_ops.reshape(convert_to_tensor(np.float32(self.thresholds)), [-1, 1])
+            weights = None if sample_weight is None else \
+                array_ops.reshape(math_ops.cast(sample_weight, dtypes.float32), [1, -1])
+            updates = []
+            for var, truth, pred in ((tp, True, True), (tn, False, False), (fp, False, True), (fn, True, False)):
+                t = y_true if truth else math_ops.logical_not(y_true)
+                p = above if pred else math_ops.logical_not(above)
+                hits = math_ops.cast(math_ops.logical_and(t, p), dtypes.float32)
+                if weights is not None:
+                    hits = hits * weights
+                updates.append(state_ops.assign_add(var, math_ops.reduce_sum(hits, axis=1)))
+            return control_flow_ops.group(*updates)
+
+    def result(self):
+        tp, tn, fp, fn = (v.read_value() for v in self._variables())
+        tpr = math_ops.div_no_nan(tp, tp + fn)
+        fpr = math_ops.div_no_nan(fp, fp + tn)
+        n = self.num_thresholds
+        return math_ops.reduce_sum((fpr[:n - 1] - fpr[1:]) * (tpr[:n - 1] + tpr[1:]) / 2.0)
+
+    def reset_states(self):
+        backend.batch_set_value([(v, np.zeros((self.num_thresholds,), np.float32)) for v in self._variables()])
+
+    reset_state = reset_states
+
 
 _BY_NAME = {"accuracy": accuracy, "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
             "sparse_categorical_accuracy": sparse_categorical_accuracy}

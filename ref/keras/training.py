@@ -42,6 +42,9 @@ def _metric_fn(metric, loss_fn, output):
         return categorical_accuracy
     if isinstance(metric, metrics_mod.MeanMetricWrapper):
         return metric.per_sample
+    if isinstance(metric, metrics_mod.Metric):
+        raise NotImplementedError(f"ref.keras compile: the metric object {type(metric).__name__} is not a mean of "
+                                  "per-sample values (use it on its own, or a MeanMetricWrapper)")
     return metrics_mod.get(metric)
 
 

@@ -94,6 +94,9 @@ STANDALONE = [
      [((np.float32([[1], [0], [0], [1]]), Y_PRED), None), ((np.float32([1, 1]), Y_PRED[:2]), None)]),
     ("binary_accuracy", lambda tf: tf.keras.metrics.BinaryAccuracy(), [((Y_TRUE, Y_PRED), None)]),
     ("mse", lambda tf: tf.keras.metrics.MeanSquaredError(), [((Y_TRUE, Y_PRED), None), ((Y_TRUE, Y_PRED), WEIGHTS)]),
+    ("auc", lambda tf: tf.keras.metrics.AUC(), [((Y_TRUE, Y_PRED), None)]),
+    ("auc_weighted_few_thresholds", lambda tf: tf.keras.metrics.AUC(num_thresholds=7, name="a"),
+     [((Y_TRUE[:, 0], Y_PRED[:, 0]), WEIGHTS), ((np.float32([1, 0, 1]), np.float32([0.3, 0.4, 0.9])), None)]),
 ]
 
 
@@ -118,3 +121,10 @@ def test_metric_object_result_matches_tf(row):
         want = _standalone(tf, row)
     assert got[1:] == want[1:]
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+
+
+def test_compile_rejects_a_metric_object_that_is_not_a_mean():
+    with ref.Graph().as_default():
+        model = _softmax(ref)
+        with pytest.raises(NotImplementedError, match="AUC"):
+            model.compile("sgd", "sparse_categorical_crossentropy", metrics=[ref.keras.metrics.AUC()])
