@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref import protos
 from ref.platform import tf_logging
+from ref.events.writer import FileWriter
 from ref.keras import backend
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "ModelCheckpoint", "LearningRateScheduler",
-           "LambdaCallback"]
+           "LambdaCallback", "TensorBoard"]
 
 
 class Callback:
@@ -239,3 +241,35 @@ class LearningRateScheduler(Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
             logs["lr"] = float(backend.get_value(self.model.optimizer.lr))
+
+
+class TensorBoard(Callback):
+    """Writes each epoch's logs as scalar summaries ``epoch_<name>`` (step: the epoch) to an event file in
+    ``log_dir`` (with Keras' graph when ``write_graph``), as tf_keras' v1 callback does in graph mode.
+    Histograms, embeddings, images and per-batch updates are not written."""
+
+    def __init__(self, log_dir="./logs", histogram_freq=0, write_graph=True, write_images=False,
+                 update_freq="epoch", **kwargs):
+        super().__init__()
+        if histogram_freq or write_images or update_freq != "epoch":
+            raise NotImplementedError("ref.keras TensorBoard writes the epoch logs only (histogram_freq=0, "
+                                      "write_images=False, update_freq='epoch')")
+        self.log_dir, self.write_graph, self.update_freq = str(log_dir), write_graph, update_freq
+        self.writer = None
+
+    def set_model(self, model):
+        self.model = model
+        self.writer = FileWriter(self.log_dir, backend.get_graph()) if self.write_graph else FileWriter(self.log_dir)
+
+    def on_epoch_end(self, epoch, logs=None):
+        summary_pb2 = protos.summary_pb2
+        for name, value in (logs or {}).items():
+            if name in ("batch", "size", "num_steps"):
+                continue
+            value = value.item() if isinstance(value, np.ndarray) else value
+            summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="epoch_" + name, simple_value=value)])
+            self.writer.add_summary(summary, epoch)
+        self.writer.flush()
+
+    def on_train_end(self, logs=None):
+        self.writer.close()

@@ -138,3 +138,41 @@ def test_class_weight_missing_class_is_a_value_error():
         model.compile("sgd", "sparse_categorical_crossentropy")
         with pytest.raises(ValueError, match="class_weight"):
             model.fit(X, LABELS, epochs=1, verbose=0, class_weight={0: 1.0})
+
+
+def _scalars(tf_real, directory):
+    """(step, tag, value) of every scalar summary in the event files of ``directory`` (read with TF), and
+    whether a graph was written."""
+    out, graph = [], False
+    for name in sorted(n for n in os.listdir(directory) if n.startswith("events.out.tfevents")):
+        for event in tf_real.train.summary_iterator(os.path.join(directory, name)):
+            graph = graph or event.HasField("graph_def")
+            out += [(event.step, v.tag, v.simple_value) for v in event.summary.value]
+    return out, graph
+
+
+@pytest.mark.parametrize("write_graph", [True, False])
+def test_tensorboard_epoch_scalars_match_tf(tmp_path, write_graph):
+    tf = tf_v1()
+    results = []
+    for module, sub, ctx in ((ref, "ref", None), (tf, "tf", tf1_behaviour)):
+        directory = str(tmp_path / sub)
+        if ctx is None:
+            with ref.Graph().as_default():
+                model = _model(ref)
+                model.compile("sgd", "sparse_categorical_crossentropy", metrics=["acc"])
+                np.random.seed(1)
+                model.fit(X, LABELS, batch_size=12, epochs=3, verbose=0, validation_data=(X[:6], LABELS[:6]),
+                          callbacks=[ref.keras.callbacks.TensorBoard(directory, write_graph=write_graph)])
+        else:
+            with ctx(), tf.Graph().as_default():
+                model = _model(tf)
+                model.compile("sgd", "sparse_categorical_crossentropy", metrics=["acc"])
+                np.random.seed(1)
+                model.fit(X, LABELS, batch_size=12, epochs=3, verbose=0, validation_data=(X[:6], LABELS[:6]),
+                          callbacks=[tf.keras.callbacks.TensorBoard(directory, write_graph=write_graph)])
+        results.append(_scalars(tf, directory))
+    got, want = results
+    assert [r[:2] for r in got[0]] == [r[:2] for r in want[0]]
+    np.testing.assert_allclose([r[2] for r in got[0]], [r[2] for r in want[0]], rtol=2e-5, atol=1e-6)
+    assert got[1] == want[1] == write_graph
