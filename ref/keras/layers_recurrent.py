@@ -116,6 +116,11 @@ class _RNN(Layer):
                  recurrent_initializer="orthogonal", bias_initializer="zeros", return_sequences=False,
                  return_state=False, go_backwards=False, unroll=False, name=None, **kwargs):
         cell_kwargs = {k: kwargs.pop(k) for k in ("recurrent_activation", "unit_forget_bias") if k in kwargs}
+        unsupported = [k for k in ("dropout", "recurrent_dropout", "stateful", "time_major", "reset_after",
+                                   "kernel_regularizer", "recurrent_regularizer", "bias_regularizer")
+                       if kwargs.pop(k, None)] + (["unroll"] if unroll else [])
+        if unsupported:
+            raise NotImplementedError(f"ref.keras {type(self).__name__}: {', '.join(unsupported)} not implemented")
         super().__init__(name=name, **kwargs)
         self.cell = self._cell_class(units, activation=activation, use_bias=use_bias,
                                      kernel_initializer=kernel_initializer,
