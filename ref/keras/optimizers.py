@@ -61,6 +61,17 @@ class Optimizer:
             self._hyper_vars[name] = self._var(name, np.asarray(self._hyper[name], np.float32), dtypes.float32)
         return self._hyper_vars[name]
 
+    @property
+    def learning_rate(self):
+        """The learning-rate variable (``lr`` too); assigning a number sets its value."""
+        return self._hyper_var("learning_rate")
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        backend.set_value(self._hyper_var("learning_rate"), value)
+
+    lr = learning_rate
+
     def _get_hyper(self, name, dtype):
         value = math_ops.cast(self._hyper_var(name), dtype)
         if name == "learning_rate" and self._initial_decay > 0:  # Keras' time decay: lr / (1 + decay * iter)

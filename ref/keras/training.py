@@ -22,37 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
 from ref.graph_ops import array_ops, control_flow_ops, math_ops
-from ref.keras import backend, losses as losses_mod, optimizers
+from ref.keras import backend, callbacks as callbacks_mod, losses as losses_mod, metrics as metrics_mod, optimizers
+from ref.keras.callbacks import History
+from ref.keras.metrics import binary_accuracy, categorical_accuracy, sparse_categorical_accuracy
 from ref.keras.engine import flatten
 
 __all__ = ["Trainer", "History", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy"]
-
-
-def binary_accuracy(y_true, y_pred, threshold=0.5):
-    y_pred = math_ops.cast(y_pred > threshold, y_pred.dtype.base_dtype)
-    return math_ops.reduce_mean(math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32), axis=-1)
-
-
-def categorical_accuracy(y_true, y_pred):
-    return math_ops.cast(math_ops.equal(math_ops.argmax(y_true, -1), math_ops.argmax(y_pred, -1)), dtypes.float32)
-
-
-def sparse_categorical_accuracy(y_true, y_pred):
-    if y_true.shape.ndims is not None and y_true.shape.ndims == y_pred.shape.ndims:
-        y_true = array_ops.squeeze(y_true, [-1])
-    y_pred = math_ops.argmax(y_pred, -1)
-    y_pred = math_ops.cast(y_pred, y_true.dtype.base_dtype)
-    return math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
-
-
-class History:
-    """What ``fit`` returns: ``history`` ({name: [value per epoch]}), ``epoch``, ``params``."""
-
-    def __init__(self):
-        self.history, self.epoch, self.params, self.model = {}, [], {}, None
 
 
 def _metric_fn(metric, loss_fn, output):
@@ -63,8 +40,12 @@ def _metric_fn(metric, loss_fn, output):
         if loss_fn is losses_mod.sparse_categorical_crossentropy:
             return sparse_categorical_accuracy
         return categorical_accuracy
-    return {"binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
-            "sparse_categorical_accuracy": sparse_categorical_accuracy}.get(metric) or losses_mod.get(metric)
+    if isinstance(metric, metrics_mod.MeanMetricWrapper):
+        return metric.per_sample
+    if isinstance(metric, metrics_mod.Metric):
+        raise NotImplementedError(f"ref.keras compile: the metric object {type(metric).__name__} is not a mean of "
+                                  "per-sample values (use it on its own, or a MeanMetricWrapper)")
+    return metrics_mod.get(metric)
 
 
 def _loss_function(loss):
@@ -78,6 +59,20 @@ def _as_list(x):
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _class_weighted(sample_weights, targets, class_weight):
+    """Each sample's weight times its class's weight (the class: the label, or the argmax of a one-hot row)."""
+    classes = targets.reshape(len(targets), -1)
+    classes = np.argmax(classes, axis=1) if classes.shape[1] > 1 else classes[:, 0].astype(np.int64)
+    if isinstance(class_weight, dict) and class_weight and all(isinstance(v, dict) for v in class_weight.values()):
+        raise ValueError("ref.keras: a class_weight per output is not supported")
+    missing = {int(c) for c in classes} - {int(k) for k in class_weight}
+    if missing:
+        raise ValueError(f"`class_weight` must contain all classes in the data. The classes {missing} exist in the "
+                         "data but not in `class_weight`.")
+    factors = np.asarray([class_weight[int(c)] for c in classes], np.float32)
+    return (sample_weights * factors).astype(np.float32)
 
 
 class Trainer:
@@ -121,7 +116,8 @@ class Trainer:
             for metric in _as_list(metrics.get(name) if isinstance(metrics, dict) else metrics):
                 metric_fn = _metric_fn(metric, fn, out)
                 # the v1 loop's names: "acc" for accuracy, else the function's name ("mse" -> mean_squared_error)
-                label = "acc" if metric in ("accuracy", "acc") else getattr(metric_fn, "__name__", "metric")
+                label = "acc" if metric in ("accuracy", "acc") else getattr(metric, "name", None) or \
+                    getattr(metric_fn, "__name__", "metric")
                 if len(outputs) > 1:
                     label = f"{name}_{label}"
                 with name_scope(label):
@@ -188,20 +184,29 @@ class Trainer:
                    for i in range(len(self._targets))]
         return xs, ys
 
-    def _run_batches(self, xs, ys, batch_size, training, index_array, fetch_outputs=False):
+    def _run_batches(self, xs, ys, batch_size, training, index_array, hooks=None):
+        """[mean loss, metrics...] over the batches of ``index_array``; ``hooks``: a CallbackList whose
+        ``on_train_batch_*`` (training) or ``on_test_batch_*`` hooks run around each batch."""
         session = backend.get_session()
         n = len(index_array)
         loss_sum = 0.0
         totals, count = self._metric_state  # Keras' stateful metric means: reset per epoch, not per call
         fetches = [self.total_loss] + self._metric_tensors + ([self._make_train_op()] if training else [])
-        for start in range(0, n, batch_size):
+        kind = "train" if training else "test"
+        for batch, start in enumerate(range(0, n, batch_size)):
             index = index_array[start:start + batch_size]
+            logs = {"batch": batch, "size": len(index)}
+            if hooks is not None:
+                hooks.call(f"on_{kind}_batch_begin", batch, logs)
             values = session.run(fetches, self._feed(xs, ys, index, training))
             loss_sum += float(values[0]) * len(index)
             for k, v in enumerate(values[1:1 + len(self._metric_tensors)]):
                 totals[k] += np.float32(np.sum(v, dtype=np.float32))
             if self._metric_tensors:
                 count += np.float32(np.size(values[1]))
+            if hooks is not None:
+                logs.update(zip(self.metrics_names, [float(values[0])] + [float(t / count) for t in totals]))
+                hooks.call(f"on_{kind}_batch_end", batch, logs)
         self._metric_state = (totals, count)
         metrics = [float(np.float32(t) / count) for t in totals]
         return [loss_sum / n] + metrics
@@ -210,39 +215,49 @@ class Trainer:
         """Zero the metrics' running totals (``fit`` does at each epoch, ``evaluate`` at its start)."""
         self._metric_state = (np.zeros(len(getattr(self, "_metric_tensors", [])), np.float32), np.float32(0))
 
-    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, validation_data=None, shuffle=True,
-            initial_epoch=0, sample_weight=None, **kwargs):
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_data=None,
+            shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0, **kwargs):
         if not self._compiled:
             raise RuntimeError("You must compile your model before training/testing. Use `model.compile(optimizer, "
                                "loss)`.")
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y, sample_weight)
+        if class_weight is not None:
+            ys = ys[:len(self._targets)] + [_class_weighted(w, t, class_weight) for w, t in
+                                             zip(ys[len(self._targets):], ys)]
         n = len(xs[0])
         val = None
         if validation_data is not None:
             val = self._standardize(*validation_data[:3])
         history = History()
-        history.model, history.params = self, {"verbose": verbose, "epochs": epochs, "steps": None}
+        names = list(self.metrics_names) + (["val_" + k for k in self.metrics_names] if val is not None else [])
+        params = {"batch_size": batch_size, "epochs": epochs, "steps": None, "samples": n, "verbose": verbose,
+                  "do_validation": val is not None, "metrics": names}
+        hooks = callbacks_mod.CallbackList(_as_list(callbacks) + [history], self, params)  # History last, as Keras
+        self.history, self.stop_training = history, False
         self._make_train_op()
+        hooks.call("on_train_begin", {})
         for epoch in range(initial_epoch, epochs):
+            logs = {}
+            hooks.call("on_epoch_begin", epoch, logs)
             index_array = np.arange(n)
             if shuffle:
                 np.random.shuffle(index_array)
             self.reset_metrics()
-            results = self._run_batches(xs, ys, batch_size, True, index_array)
-            logs = dict(zip(self.metrics_names, results))
+            results = self._run_batches(xs, ys, batch_size, True, index_array, hooks)
+            logs.update(zip(self.metrics_names, results))
             if val is not None:
                 val_index = np.arange(len(val[0][0]))
                 np.random.shuffle(val_index)  # Keras' validation loop shuffles too (its default), drawing from NumPy
                 self.reset_metrics()
-                val_results = self._run_batches(val[0], val[1], batch_size, False, val_index)
+                val_results = self._run_batches(val[0], val[1], batch_size, False, val_index, hooks)
                 logs.update({"val_" + k: v for k, v in zip(self.metrics_names, val_results)})
-            history.epoch.append(epoch)
-            for k, v in logs.items():
-                history.history.setdefault(k, []).append(v)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-        self.history = history
+            hooks.call("on_epoch_end", epoch, logs)
+            if self.stop_training:
+                break
+        hooks.call("on_train_end", {})
         return history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, **kwargs):

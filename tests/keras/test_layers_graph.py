@@ -130,7 +130,24 @@ def sequence_layers(tf):
     tf.keras.layers.RepeatVector(4)(_x(tf, (None, 3), name="v"))
 
 
-ROWS = [sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
+def upsampling_cropping(tf):
+    x = _x(tf, (None, 4, 5, 3))
+    tf.keras.layers.UpSampling2D((2, 3))(x)
+    tf.keras.layers.UpSampling2D(interpolation="bilinear")(_x(tf, (2, None, None, 3), name="u"))
+    tf.keras.layers.UpSampling2D(data_format="channels_first")(x)
+    tf.keras.layers.Cropping2D(((1, 0), (2, 1)))(x)
+    tf.keras.layers.Cropping2D(1)(x)
+    tf.keras.layers.Cropping2D(((0, 1), (1, 0)))(x)
+    tf.keras.layers.Cropping2D(((1, 1), (0, 0)), data_format="channels_first")(x)
+
+
+def time_distributed(tf):
+    tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2))(_x(tf, (None, 6, 3)))
+    tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(4, activation="relu"))(_x(tf, (None, None, 3), name="v"))
+    tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3))(_x(tf, (None, 2, 4, 3), name="w"))
+
+
+ROWS = [upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
         dropout_learning_phase, batch_norm_fused, batch_norm_fused_training, batch_norm_unfused,
         activations_reshape, embedding, merges, regularized, input_layer]
 

@@ -78,6 +78,23 @@ def misc(tf):
             tf.keras.layers.Dense(2, kernel_initializer="truncated_normal")(x)]
 
 
+def reshaping(tf):
+    x = tf.constant(X4)
+    return [tf.keras.layers.UpSampling2D((2, 3))(x), tf.keras.layers.UpSampling2D(interpolation="bilinear")(x),
+            tf.keras.layers.UpSampling2D(data_format="channels_first")(x),
+            tf.keras.layers.Cropping2D(((1, 2), (0, 3)))(x), tf.keras.layers.Cropping2D(1)(x),
+            tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(4, activation="tanh"))(tf.constant(X3)),
+            tf.keras.layers.TimeDistributed(tf.keras.layers.Conv2D(2, 3))(tf.reshape(x, [1, 2, 6, 6, 3]))]
+
+
+def recurrent(tf):
+    x = tf.constant(X3)
+    out = [tf.keras.layers.SimpleRNN(4)(x), tf.keras.layers.SimpleRNN(3, return_sequences=True)(x),
+           tf.keras.layers.LSTM(4)(x), tf.keras.layers.LSTM(2, return_sequences=True, return_state=True)(x),
+           tf.keras.layers.GRU(3)(x), tf.keras.layers.GRU(2, return_sequences=True, go_backwards=True)(x)]
+    return [t for o in out for t in (o if isinstance(o, list) else [o])]
+
+
 def regularizer_losses(tf):
     layer = tf.keras.layers.Dense(3, kernel_regularizer=tf.keras.regularizers.l1_l2(0.1, 0.2),
                                   activity_regularizer="l2")
@@ -86,14 +103,34 @@ def regularizer_losses(tf):
 
 
 ROWS = [dense, dense_rank3, conv_stack, conv1d, dropout_training, batch_norm_training, batch_norm_unfused_training,
-        batch_norm_inference, misc, regularizer_losses]
+        batch_norm_inference, misc, reshaping, recurrent, regularizer_losses]
 
 
 @pytest.mark.parametrize("snippet", ROWS, ids=[f.__name__ for f in ROWS])
 def test_values_match_tf(snippet):
     got, want = ref_and_tf_values(snippet, seed=7)
+    assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+
+
+def _recurrent_names(tf):
+    x = tf.placeholder(tf.float32, [None, 5, 2])
+    layers = [tf.keras.layers.SimpleRNN(3), tf.keras.layers.LSTM(3), tf.keras.layers.GRU(2, return_state=True),
+              tf.keras.layers.LSTM(3, return_sequences=True)]
+    outs = [layer(x) for layer in layers]
+    return ([v.name for layer in layers for v in layer.weights],
+            [[t.shape.as_list() for t in (o if isinstance(o, list) else [o])] for o in outs],
+            [layer.name for layer in layers])
+
+
+def test_recurrent_weight_names_and_shapes_match_tf():
+    tf = tf_v1()
+    with ref.Graph().as_default():
+        got = _recurrent_names(ref)
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = _recurrent_names(tf)
+    assert got == want
 
 
 def _backend_program(tf):

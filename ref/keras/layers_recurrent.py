@@ -1,0 +1,186 @@
+"""Keras' recurrent layers in graph mode (``unroll=False``): ``SimpleRNN``,
+``LSTM`` and ``GRU`` as tf_keras' v1 classes define them (LSTM and GRU with
+``hard_sigmoid`` recurrent activation, GRU with ``reset_after=False``).
+
+The cell's weights are ``<layer>/<cell>/kernel``, ``recurrent_kernel``,
+``bias`` (kernel ``glorot_uniform``, recurrent kernel ``orthogonal``, bias
+zeros; LSTM's forget-gate bias ones). The sequence runs in a TF1
+``while_loop`` over the time-major input (a ``TensorArray`` per direction),
+from zero states; ``return_sequences`` gives every step's output, else the
+last one; ``return_state`` adds the final states. The values are Keras'; the
+loop's graph is ref's own.
+"""
+from __future__ import annotations
+
+from ref.types import dtypes
+from ref.types.shapes import TensorShape, dimension_value
+from ref.framework.graph import name_scope
+from ref.graph_ops import array_ops, control_flow_ops, math_ops, nn_ops, tensor_array_ops
+from ref.keras import activations, backend, initializers
+from ref.keras.engine import InputSpec, Layer
+
+__all__ = ["SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell"]
+
+
+class _Cell(Layer):
+    _gates = 1
+
+    def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 unit_forget_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias, self.unit_forget_bias = use_bias, unit_forget_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+
+    @property
+    def state_size(self):
+        return [self.units]
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def build(self, input_shape):
+        last = dimension_value(TensorShape(input_shape)[-1])
+        n = self.units * self._gates
+        self.kernel = self.add_weight("kernel", shape=(last, n), initializer=self.kernel_initializer)
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", shape=(self.units, n),
+                                                initializer=self.recurrent_initializer)
+        self.bias = self.add_weight("bias", shape=(n,), initializer=self._bias_initializer()) \
+            if self.use_bias else None
+        self.built = True
+
+    def _x(self, inputs):
+        x = math_ops.matmul(inputs, self.kernel)
+        return nn_ops.bias_add(x, self.bias) if self.use_bias else x
+
+
+class SimpleRNNCell(_Cell):
+    def step(self, inputs, states):
+        h = self._x(inputs) + math_ops.matmul(states[0], self.recurrent_kernel)
+        h = self.activation(h) if self.activation is not None else h
+        return h, [h]
+
+
+class LSTMCell(_Cell):
+    _gates = 4
+
+    @property
+    def state_size(self):
+        return [self.units, self.units]
+
+    def _bias_initializer(self):
+        if not (self.use_bias and self.unit_forget_bias):
+            return self.bias_initializer
+        base = self.bias_initializer
+
+        def init(shape, dtype=None, **kwargs):
+            u = self.units
+            return array_ops.concat([base((u,), dtype=dtype), initializers.get("ones")((u,), dtype=dtype),
+                                     base((2 * u,), dtype=dtype)], axis=0)
+        return init
+
+    def step(self, inputs, states):
+        h_tm1, c_tm1 = states
+        z = self._x(inputs) + math_ops.matmul(h_tm1, self.recurrent_kernel)
+        i, f, g, o = array_ops.split(z, 4, axis=1)
+        i, f, o = self.recurrent_activation(i), self.recurrent_activation(f), self.recurrent_activation(o)
+        c = f * c_tm1 + i * self.activation(g)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+
+class GRUCell(_Cell):
+    _gates = 3
+
+    def step(self, inputs, states):
+        h_tm1 = states[0]
+        x_z, x_r, x_h = array_ops.split(self._x(inputs), 3, axis=1)
+        u = self.units
+        rk = self.recurrent_kernel
+        z = self.recurrent_activation(x_z + math_ops.matmul(h_tm1, rk[:, :u]))
+        r = self.recurrent_activation(x_r + math_ops.matmul(h_tm1, rk[:, u:2 * u]))
+        hh = self.activation(x_h + math_ops.matmul(r * h_tm1, rk[:, 2 * u:]))
+        h = z * h_tm1 + (1 - z) * hh
+        return h, [h]
+
+
+class _RNN(Layer):
+    _cell_class = None
+
+    def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal", bias_initializer="zeros", return_sequences=False,
+                 return_state=False, go_backwards=False, unroll=False, name=None, **kwargs):
+        cell_kwargs = {k: kwargs.pop(k) for k in ("recurrent_activation", "unit_forget_bias") if k in kwargs}
+        unsupported = [k for k in ("dropout", "recurrent_dropout", "stateful", "time_major", "reset_after",
+                                   "kernel_regularizer", "recurrent_regularizer", "bias_regularizer")
+                       if kwargs.pop(k, None)] + (["unroll"] if unroll else [])
+        if unsupported:
+            raise NotImplementedError(f"ref.keras {type(self).__name__}: {', '.join(unsupported)} not implemented")
+        super().__init__(name=name, **kwargs)
+        self.cell = self._cell_class(units, activation=activation, use_bias=use_bias,
+                                     kernel_initializer=kernel_initializer,
+                                     recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
+                                     name=backend.to_snake_case(self._cell_class.__name__), **cell_kwargs)
+        self.units = int(units)
+        self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
+        self.input_spec = InputSpec(ndim=3)
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape).as_list()
+        with name_scope(self.cell.name):
+            if self.cell._dtype is None:
+                self.cell._dtype = self._dtype
+            self.cell.build(TensorShape([shape[0], shape[-1]]))
+            self.cell.built = True
+        self.built = True
+
+    def call(self, inputs, initial_state=None, training=None):
+        batch = array_ops.shape(inputs)[0]
+        states = initial_state if initial_state is not None else \
+            [array_ops.zeros(array_ops.stack([batch, n]), dtype=inputs.dtype.base_dtype)
+             for n in self.cell.state_size]
+        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        x = array_ops.transpose(inputs, [1, 0, 2])
+        if self.go_backwards:
+            x = array_ops.reverse(x, [0])
+        steps = array_ops.shape(x)[0]
+        source = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps).unstack(x)
+        outputs = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps)
+
+        def body(t, out, *state):
+            h, new_states = self.cell.step(source.read(t), list(state))
+            for s, old in zip(new_states, state):
+                s.set_shape(old.shape)
+            return [t + 1, out.write(t, h)] + list(new_states)
+
+        time = array_ops.zeros([], dtype=dtypes.int32)
+        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states)
+        final_states = list(result[2:])
+        seq = array_ops.transpose(result[1].stack(), [1, 0, 2])
+        seq.set_shape(TensorShape(inputs.shape).as_list()[:2] + [self.units])
+        out = seq if self.return_sequences else final_states[0]
+        return [out] + final_states if self.return_state else out
+
+
+class SimpleRNN(_RNN):
+    """``h_t = activation(x_t . kernel + bias + h_{t-1} . recurrent_kernel)``."""
+
+    _cell_class = SimpleRNNCell
+
+
+class LSTM(_RNN):
+    """Gates i, f, c, o from ``x . kernel + h . recurrent_kernel + bias``; ``c = f c + i tanh(g)``,
+    ``h = o tanh(c)`` (gates through ``recurrent_activation``, ``hard_sigmoid`` by default)."""
+
+    _cell_class = LSTMCell
+
+
+class GRU(_RNN):
+    """Update z, reset r; ``h = z h + (1 - z) tanh(x_h + (r h) . U_h)`` (``reset_after=False``)."""
+
+    _cell_class = GRUCell
