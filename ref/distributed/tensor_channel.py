@@ -31,6 +31,7 @@ import threading
 
 from ref.types import errors
 from ref.protos import worker_pb2
+from ref.distributed import rpc
 
 __all__ = ["enabled", "ChannelServer", "ChannelClient", "MAGIC", "CONNECT_TIMEOUT"]
 
@@ -184,8 +185,7 @@ class ChannelClient:
                 error = None
             else:
                 code, length = struct.unpack("<IQ", _read_exact(sock, 12))
-                error = errors.exception_type_from_error_code(code) if code in _CODES else errors.UnknownError
-                error = error(None, None, bytes(_read_exact(sock, length)).decode("utf-8", "replace"))
+                error = rpc.error_from_status(code, bytes(_read_exact(sock, length)).decode("utf-8", "replace"))
         except socket.timeout:
             if sock is not None:
                 sock.close()
@@ -210,5 +210,3 @@ class ChannelClient:
         for s in idle:
             s.close()
 
-
-_CODES = frozenset(range(1, 17))
