@@ -241,6 +241,22 @@ def _max_pool3d_grad(op, grad):
                     **_attrs3d(op, "ksize", "strides", "padding", "data_format"))
 
 
+@RegisterGradient("MaxPool3DGrad")
+def _max_pool3d_grad_grad(op, grad):
+    """Zeros for the pooled input and output; MaxPool3DGradGrad of ``grad`` (TF's rule)."""
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            apply_op("MaxPool3DGradGrad", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
+                     **_attrs3d(op, "ksize", "strides", "padding", "data_format")))
+
+
+@RegisterGradient("MaxPool3DGradGrad")
+def _max_pool3d_grad_grad_grad(op, grad):
+    """Zeros for the pooled input and output; MaxPool3DGrad of ``grad`` (TF's rule)."""
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            apply_op("MaxPool3DGrad", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
+                     **_attrs3d(op, "ksize", "strides", "padding", "data_format")))
+
+
 @RegisterGradient("AvgPool3D")
 def _avg_pool3d_grad(op, grad):
     """AvgPool3DGrad: each window's gradient shared out over its elements."""

@@ -1,6 +1,7 @@
 """3-D convolution and pooling over NDHWC volumes (TF's conv_ops_3d and
 pooling_ops_3d CPU kernels): Conv3D, Conv3DBackpropInputV2,
-Conv3DBackpropFilterV2, MaxPool3D, MaxPool3DGrad, AvgPool3D, AvgPool3DGrad.
+Conv3DBackpropFilterV2, MaxPool3D, MaxPool3DGrad, MaxPool3DGradGrad, AvgPool3D,
+AvgPool3DGrad.
 
 Each kernel walks the filter (or pooling window) offsets ``(kd, kh, kw)`` and
 works on the strided view of the padded input those offsets select: the
@@ -211,6 +212,25 @@ def max_pool3d_grad(orig_input, orig_output, grad, ksize, strides, padding, data
         dxp[sl] += np.where(xp[sl] == y, dy, 0).astype(dy.dtype)
     d, h, w = x.shape[1:4]
     return dxp[:, geo[0][1]:geo[0][1] + d, geo[1][1]:geo[1][1] + h, geo[2][1]:geo[2][1] + w]
+
+
+@register_op("MaxPool3DGradGrad", inputs=("orig_input", "orig_output", "grad"), attrs=dict(_POOL_ATTRS),
+             type_attrs={"T": ("orig_input", "orig_output", "grad")}, allowed={"T": _T},
+             shape=lambda ins, attrs: [(ins["grad"].dtype, ins["orig_output"].shape)])
+def max_pool3d_grad_grad(orig_input, orig_output, grad, ksize, strides, padding, data_format="NDHWC"):
+    """For each window: ``grad`` (shaped as the input) at the window's first
+    element equal to its maximum, in plane, row, column order (TF's CPU
+    MaxPool3DGradGrad)."""
+    x, y, g = np.asarray(orig_input), np.asarray(orig_output), np.asarray(grad)
+    k3, s3, geo = _pool_setup(x, ksize, strides, padding, data_format, "MaxPool3DGradGrad")
+    xp, gp = _pad(x, geo, -np.inf), _pad(g, geo)
+    out = np.zeros(y.shape, g.dtype)
+    found = np.zeros(y.shape, bool)
+    for _, sl in _views(xp.shape, geo, k3, s3, (1, 1, 1)):
+        hit = ~found & (xp[sl] == y)
+        out[hit] = gp[sl][hit]
+        found |= hit
+    return out
 
 
 def _counts(shape, k3, s3, geo):

@@ -382,6 +382,8 @@ COVERED_ELSEWHERE = {
     "ResourceGather": "tests/grad/test_gradients_tf.py", "ConjugateTranspose": "Transpose", "PreventGradient": "test_prevent_gradient",
     "RandomGamma": "tests/grad/test_random_grad.py",  # a random op: checked on fed samples against TF
     "MaxPoolGrad": "MaxPool", "MaxPoolGradGrad": "MaxPool", "AvgPoolGrad": "AvgPool", "MaxPoolGradV2": "MaxPoolV2",
+    # second and third order of MaxPool3D, compared with TF's values in test_second_order_nn.py
+    "MaxPool3DGrad": "test_second_order_nn", "MaxPool3DGradGrad": "test_second_order_nn",
     # float32-only kernels: checked in float32 and against TF's values in test_second_order_nn.py
     "FusedBatchNormGrad": "test_second_order_nn", "FusedBatchNormGradV2": "test_second_order_nn",
     "FusedBatchNormGradV3": "test_second_order_nn",
@@ -501,7 +503,6 @@ KNOWN_GAPS = {
     "Conv3DBackpropInputV2": "TF's second-order Conv3D gradients (Conv3D / Conv3DBackpropFilterV2 of the "
                              "gradient) are not written yet",
     "Conv3DBackpropFilterV2": "as Conv3DBackpropInputV2",
-    "MaxPool3DGrad": "needs a MaxPool3DGradGrad kernel, not written yet",
 }
 
 

@@ -145,3 +145,33 @@ def test_batch_norm_grad_gradient_checker_float32(version, is_training, wrt):
                                                            delta=1e-2)
     scale = max(1.0, np.abs(numerical).max())
     np.testing.assert_allclose(theoretical, numerical, atol=2e-3 * scale, rtol=0)
+
+
+def _max_pool3d_second_order(padding):
+    def build(lib, x):
+        y = _raw(lib).MaxPool3D(input=x, ksize=[1, 2, 2, 2, 1], strides=[1, 1, 2, 1, 1], padding=padding)
+        gx = lib.gradients(lib.reduce_sum(y * y), [x])[0]
+        ggx = lib.gradients(lib.reduce_sum(gx * gx), [x])[0]
+        # third order: MaxPool3DGradGrad's own gradient (MaxPool3DGrad)
+        gy = _raw(lib).MaxPool3DGradGrad(orig_input=x, orig_output=y, grad=x * x, ksize=[1, 2, 2, 2, 1],
+                                         strides=[1, 1, 2, 1, 1], padding=padding)
+        return [gx, ggx, gy] + lib.gradients(lib.reduce_sum(gy * gy), [x])
+    return build
+
+
+# MaxPool3D's second and third order (MaxPool3DGrad's gradient is MaxPool3DGradGrad, whose
+# gradient is MaxPool3DGrad), with ties: integer-valued inputs repeat, so the first maximum counts.
+@pytest.mark.parametrize("padding,dtype,values", [
+    ("SAME", np.float32, "distinct"), ("VALID", np.float32, "distinct"),
+    ("SAME", np.float32, "ties"), ("VALID", np.float32, "ties")])
+def test_max_pool3d_second_order_equals_tf(padding, dtype, values):
+    tf, tf1_behaviour = _tf1()
+    shape = (2, 3, 4, 3, 2)
+    x = (RNG.permutation(144) if values == "distinct" else RNG.integers(0, 4, 144)).reshape(shape).astype(dtype)
+    feeds = [x]
+    with tf1_behaviour():
+        want = _run(tf, _max_pool3d_second_order(padding), feeds)
+    got = _run(ref, _max_pool3d_second_order(padding), feeds)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)

@@ -233,6 +233,12 @@ class ShimModule(types.ModuleType):
                     value = _gen_wrapper(_gen_names()[attr])
                     setattr(self, attr, value)
                     return value
+                if self._gen and attr[:1].isupper() and attr in _gen_names().values():
+                    # TF's gen modules also hold the keyword-only raw op (``gen_nn_ops.AvgPool3DGrad``),
+                    # which in a graph adds the op
+                    value = _gen_wrapper(attr)
+                    setattr(self, attr, value)
+                    return value
                 continue
             try:
                 mod = importlib.import_module(src)
