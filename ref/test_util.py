@@ -37,12 +37,13 @@ from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
 from ref.distributed.server import Server
+from ref.graph_ops.array_ops import transpose
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
 __all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
            "assert_meta_graph_protos_equal", "get_node_def_from_graph", "enable_control_flow_v2",
-           "disable_control_flow_v2", "with_control_flow_v2"]
+           "disable_control_flow_v2", "with_control_flow_v2", "NHWCToNCHW", "NCHWToNHWC"]
 
 _SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
 
@@ -139,6 +140,27 @@ def assert_meta_graph_protos_equal(tester, a, b):
     tester.assertProtoEquals(a, b)
 
 _TEMP_DIR = None
+
+
+_TO_NCHW = {3: [0, 2, 1], 4: [0, 3, 1, 2], 5: [0, 4, 1, 2, 3]}
+_TO_NHWC = {4: [0, 2, 3, 1], 5: [0, 2, 3, 4, 1]}
+
+
+def _permute_layout(value, perms):
+    if isinstance(value, Tensor):
+        return transpose(value, perms[value.shape.ndims])
+    return [value[a] for a in perms[len(value)]]
+
+
+def NHWCToNCHW(input_tensor):  # noqa: N802 -- TF's name
+    """A rank-3, 4 or 5 Tensor transposed from channels-last to
+    channels-first, or a shape (a list) permuted the same way (TF's test_util)."""
+    return _permute_layout(input_tensor, _TO_NCHW)
+
+
+def NCHWToNHWC(input_tensor):  # noqa: N802 -- TF's name
+    """The inverse of :func:`NHWCToNCHW`: channels-first to channels-last."""
+    return _permute_layout(input_tensor, _TO_NHWC)
 
 
 def get_temp_dir():

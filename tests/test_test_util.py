@@ -493,3 +493,22 @@ def test_with_control_flow_v2_when_on_adds_nothing():
     modes.enable_control_flow_v2()  # (the conftest fixture restores the mode)
     cls = _cfv2_class(test_util, modes.control_flow_v2_enabled, ref_test.TestCase)
     assert not [n for n in dir(cls) if n.endswith("WithControlFlowV2")]
+
+
+# TF's test_util.NHWCToNCHW / NCHWToNHWC: a Tensor transposed, a shape list permuted.
+LAYOUT_ROWS = [("NHWCToNCHW", [2, 3, 4]), ("NHWCToNCHW", [2, 3, 4, 5]), ("NCHWToNHWC", [2, 3, 4, 5]),
+               ("NHWCToNCHW", [2, 3, 4, 5, 6]), ("NCHWToNHWC", [2, 3, 4, 5, 6])]
+
+
+@pytest.mark.parametrize("fn,shape", LAYOUT_ROWS)
+def test_layout_helpers_as_tf(fn, shape):
+    tf = pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import test_util as tf_test_util
+    from ref import test_util
+
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    assert getattr(test_util, fn)(list(shape)) == getattr(tf_test_util, fn)(list(shape))
+    want = getattr(tf_test_util, fn)(tf.constant(x)).numpy()
+    with ref.Graph().as_default(), ref.Session() as sess:
+        got = sess.run(getattr(test_util, fn)(ref.constant(x)))
+    np.testing.assert_array_equal(got, want)

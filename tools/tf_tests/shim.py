@@ -61,6 +61,7 @@ SOURCES = {
     "tensorflow.python.framework.device": ("ref.types.device_spec",),
     "tensorflow.python.framework.stack": ("ref.framework.stack",),
     "tensorflow.python.client.session": ("ref.session.session", "ref.session"),
+    "tensorflow.python.client.device_lib": ("ref.session.device_lib",),
     "tensorflow.python.ops.array_ops_stack": (_G + "array_ops",),
     "tensorflow.python.ops.math_ops": (_G + "math_ops", _G + "math_extras"),
     "tensorflow.python.ops.cond": (_G + "control_flow_ops", _G + "control_flow_v1"),
