@@ -332,7 +332,7 @@ def apply_op(op_type, name=None, **kwargs):
         raise TypeError(f"{op_type} got unexpected keyword arguments {sorted(unknown)}")
 
     # Group dtypes: the first input with a known dtype fixes each type attr.
-    group_dtype = {}
+    group_dtype, fixed_by = {}, {}
     for attr, members in opdef.type_attrs.items():
         for m in members:
             v = kwargs.get(m)
@@ -340,7 +340,7 @@ def apply_op(op_type, name=None, **kwargs):
             for x in vals:
                 d = _dtype_of(x)
                 if d is not None:
-                    group_dtype[attr] = d
+                    group_dtype[attr], fixed_by[attr] = d, m
                     break
             if attr in group_dtype:
                 break
@@ -389,8 +389,15 @@ def apply_op(op_type, name=None, **kwargs):
                 inputs.extend(ts)
                 named[in_name] = ts
             else:
+                # TF converts an input whose type attr an earlier input's Tensor fixed to that
+                # dtype: a list of tensors of another dtype is packed with each cast
+                # (tensor_scatter_update(float32 t, i, [int32 range, ...]))
+                attr = member_attr.get(in_name)
+                fixer = fixed_by.get(attr)
+                strict = hint if fixer is not None and fixer != in_name and isinstance(v, (list, tuple)) \
+                    and opdef.inputs.index(fixer) < opdef.inputs.index(in_name) else None
                 t = _convert_input(v, hint, op_type, in_name, is_ref,
-                                   registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name))
+                                   registry.TF_INPUT_NAMES.get(op_type, {}).get(in_name), strict=strict)
                 fixed = opdef.input_types.get(in_name)
                 if fixed is not None and t.dtype.base_dtype != fixed:
                     raise TypeError(f"Input '{in_name}' of '{op_type}' Op has type {t.dtype.base_dtype.name} that "

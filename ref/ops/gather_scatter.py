@@ -107,7 +107,7 @@ def _nd_positions(name, indices, shape, what, suffix="", ignore=False):
     are returned too, with the mask of the valid ones)."""
     idx = np.asarray(indices)
     k = idx.shape[-1]
-    rows = idx.reshape(-1, k)
+    rows = idx.reshape(int(np.prod(idx.shape[:-1], dtype=np.int64)), k)
     bound = np.array(shape[:k], dtype=np.int64)
     bad = np.flatnonzero(((rows < 0) | (rows >= bound)).any(axis=1)) if rows.size else []
     if ignore:
@@ -149,21 +149,67 @@ def gather_nd(params, indices, bad_indices_policy=""):
     return np.array(out.reshape(indices.shape[:-1] + params.shape[k:]))
 
 
+def _merge_error(a, b):
+    """TF's Merge of two partial shapes: its error text, or None when they merge."""
+    if len(a) != len(b):
+        return f"Shapes must be equal rank, but are {len(a)} and {len(b)}"
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x is not None and y is not None and x != y:
+            return (f"Dimension {k} in both shapes must be equal, but are {x} and {y}. "
+                    f"Shapes are {_shape_str(a)} and {_shape_str(b)}.")
+    return None
+
+
+def _count(dims):
+    return None if dims is None or any(d is None for d in dims) else int(np.prod(dims, dtype=np.int64))
+
+
+def scatter_nd_shape_check(i, u, dims, attrs, input_shapes):
+    """TF's ScatterNdShapeHelper at graph construction: ``i``/``u``/``dims`` the
+    static dims of indices, updates and the input (or output) shape (None: unknown
+    rank). Raises ValueError as TF's: an empty input given indices or updates;
+    indices' outer dimensions against updates'; the input's inner dimensions
+    against updates' (``input_shapes`` closes the message)."""
+    where = f" for '{attrs['_op_name']}' with input shapes: {input_shapes}."
+    n_in = _count(dims)
+    if n_in == 0 and ((_count(i) or 0) > 0 or (_count(u) or 0) > 0):
+        raise ValueError("Indices and updates specified for empty input" + where)
+    if i is None or u is None or not u or not i or i[-1] is None or dims is None:
+        return
+    outer, ix = len(i) - 1, i[-1]
+    err = _merge_error(i[:outer], u[:outer]) if len(u) >= outer else \
+        f"Shapes must be equal rank, but are {outer} and {len(u)}"
+    if err:
+        raise ValueError(f"Dimensions [0,{outer}) of indices[shape={_shape_str(i)}] = {_shape_str(i[:outer])} "
+                         f"must match dimensions [0,{outer}) of updates[shape={_shape_str(u)}] = "
+                         f"{_shape_str(u[:outer])}: {err}" + where)
+    if ix > len(dims):
+        return  # the kernel reports indices that cannot index the input
+    err = _merge_error(dims[ix:], u[outer:])
+    if err:
+        raise ValueError(f"Dimensions [{ix},{len(dims)}) of input[shape={_shape_str(dims)}] = "
+                         f"{_shape_str(dims[ix:])} must match dimensions [{outer},{len(u)}) of "
+                         f"updates[shape={_shape_str(u)}] = {_shape_str(u[outer:])}: {err}" + where)
+
+
 def _scatter_nd_shape(ins, attrs):
     shape = _ints(ins["shape"].value)
     dt = ins["updates"].dtype
-    if shape is None:
-        return [(dt, shape_input(ins["shape"]))]
     i, u = _dims(ins["indices"]), _dims(ins["updates"])
-    if i is not None and u is not None and i and i[-1] is not None:
-        want = TensorShape(i[:-1] + shape[i[-1]:])
-        if not want.is_compatible_with(TensorShape(u)):
-            raise ValueError(f"Dimensions [{len(i) - 1},{len(u)}) of updates[shape={_shape_str(u)}] = "
-                             f"{_shape_str(u[len(i) - 1:])} must match dimensions [{i[-1]},{len(shape)}) of "
-                             f"output[shape={_shape_str(shape)}] = {_shape_str(shape[i[-1]:])}: for "
-                             f"'{attrs['_op_name']}' with input shapes: {_shape_str(i)}, {_shape_str(u)}, "
-                             f"[{len(shape)}].")
-    return [(dt, TensorShape(shape))]
+    out = TensorShape(shape) if shape is not None else shape_input(ins["shape"])
+    scatter_nd_shape_check(i, u, out.as_list() if out.ndims is not None else None, attrs,
+                           f"{_shape_str(ins['indices'].shape)}, {_shape_str(ins['updates'].shape)}, "
+                           f"{_shape_str(ins['shape'].shape)}")
+    return [(dt, out)]
+
+
+def _check_scatter_target(shape, indices, updates, what):
+    """TF's PrepareAndValidateInputs (the kernels' first checks)."""
+    if len(shape) < 1:
+        raise invalid_argument(f"Output must be at least 1-D, got shape: {_shape_str(shape)}")
+    if (indices.size or updates.size) and int(np.prod(shape, dtype=np.int64)) == 0:
+        raise invalid_argument(f"Indices and updates specified for empty {what}.  indices shape: "
+                               f"{_shape_str(indices.shape)}")
 
 
 @register_op("ScatterNd", inputs=("indices", "updates", "shape"), attrs={"bad_indices_policy": ""},
@@ -178,14 +224,16 @@ def scatter_nd(indices, updates, shape, bad_indices_policy=""):
         raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
     if updates.ndim == 0:
         raise invalid_argument(f"Updates shape must have rank at least one. Found:{_shape_str(updates.shape)}")
+    _check_scatter_target(shape, indices, updates, "output")
     k = indices.shape[-1]
     if updates.shape != indices.shape[:-1] + tuple(shape[k:]):
         raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="
                                f"{_shape_str(updates.shape)}] must match dimensions [{k},{len(shape)}) of "
                                f"output[shape={_shape_str(shape)}]")
     pos = _nd_positions("indices", indices, shape, "shape")
-    out = np.zeros(shape, dtype=updates.dtype)
-    flat = updates.reshape((-1,) + tuple(shape[k:]))
+    # strings: "" is the zero and + concatenates (TF's string ScatterNd)
+    out = np.full(shape, b"", dtype=object) if updates.dtype == object else np.zeros(shape, dtype=updates.dtype)
+    flat = updates.reshape((int(np.prod(indices.shape[:-1], dtype=np.int64)),) + tuple(shape[k:]))
     if k == 0:
         for row in flat:
             out += row
@@ -205,6 +253,9 @@ def _tensor_scatter(tensor, indices, updates, how, op_type):
     updates = np.asarray(updates, dtype=tensor.dtype)
     if indices.ndim == 0:
         raise invalid_argument(f"Indices shape must have rank at least one. Found:{_shape_str(indices.shape)}")
+    if (indices.size or updates.size) and tensor.size == 0:  # TensorScatterOp's own check, before the common ones
+        raise invalid_argument("Indices and updates specified for empty output shape")
+    _check_scatter_target(tensor.shape, indices, updates, "output")
     k = indices.shape[-1]
     if k > tensor.ndim:
         raise invalid_argument(f"Dimensions [0,{indices.ndim}) of indices[shape={_shape_str(indices.shape)}] "
@@ -216,7 +267,7 @@ def _tensor_scatter(tensor, indices, updates, how, op_type):
                                f"input[shape={_shape_str(tensor.shape)}]")
     pos = _nd_positions("indices", indices, tensor.shape, "shape")
     out = tensor.copy()
-    rows = updates.reshape((-1,) + tensor.shape[k:])
+    rows = updates.reshape((int(np.prod(indices.shape[:-1], dtype=np.int64)),) + tensor.shape[k:])
     combine = _TENSOR_SCATTER[how]
     for i in range(rows.shape[0]):
         at = tuple(int(p[i]) for p in pos)
@@ -226,16 +277,10 @@ def _tensor_scatter(tensor, indices, updates, how, op_type):
 
 def _tensor_scatter_shape(first):
     def rule(ins, attrs):
-        t, i, u = ins[first], _dims(ins["indices"]), _dims(ins["updates"])
-        dims = _dims(t)
-        if dims is not None and i is not None and u is not None and i and i[-1] is not None:
-            want = TensorShape(i[:-1] + dims[i[-1]:])
-            if not want.is_compatible_with(TensorShape(u)):
-                raise ValueError(f"Dimensions [{len(i) - 1},{len(u)}) of updates[shape={_shape_str(u)}] = "
-                                 f"{_shape_str(u[len(i) - 1:])} must match dimensions [{i[-1]},{len(dims)}) of "
-                                 f"input[shape={_shape_str(dims)}] = {_shape_str(dims[i[-1]:])}: for "
-                                 f"'{attrs['_op_name']}' with input shapes: {_shape_str(dims)}, {_shape_str(i)}, "
-                                 f"{_shape_str(u)}.")
+        t = ins[first]
+        scatter_nd_shape_check(_dims(ins["indices"]), _dims(ins["updates"]), _dims(t), attrs,
+                               f"{_shape_str(t.shape)}, {_shape_str(ins['indices'].shape)}, "
+                               f"{_shape_str(ins['updates'].shape)}")
         return [(t.dtype, t.shape)]
     return rule
 

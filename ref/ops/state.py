@@ -20,6 +20,8 @@ from ref.types import dtypes, errors
 from ref.ops import _jit
 from ref.ops._jit import njit
 from ref.ops.slicing import _MASK_ATTRS, _strided_slice_assign, _strided_slice_assign_shape
+from ref.ops.array import _dims
+from ref.ops.gather_scatter import _check_scatter_target, scatter_nd_shape_check
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
 
@@ -398,6 +400,7 @@ def _scatter_nd(ref, indices, updates, how, op_type, out=None):
     ref = np.asarray(ref)
     indices = np.asarray(indices)
     updates = np.asarray(updates, dtype=ref.dtype)
+    _check_scatter_target(ref.shape, indices, updates, "output")
     k = indices.shape[-1] if indices.ndim else 0
     if indices.ndim < 1 or k > ref.ndim:
         raise invalid_argument(f"Dimensions [0,{indices.ndim}) of indices[shape={_shape_str(indices.shape)}] "
@@ -407,7 +410,7 @@ def _scatter_nd(ref, indices, updates, how, op_type, out=None):
         raise invalid_argument(f"Dimensions of updates must match indices.shape[:-1] + ref.shape[K:]: "
                                f"updates.shape = {_shape_str(updates.shape)}, indices.shape = "
                                f"{_shape_str(indices.shape)}, ref.shape = {_shape_str(ref.shape)}")
-    flat = indices.reshape(-1, k)
+    flat = indices.reshape(int(np.prod(indices.shape[:-1], dtype=np.int64)), k)
     rows = updates.reshape((flat.shape[0],) + ref.shape[k:])
     bound = np.asarray(ref.shape[:k])
     for i, ix in enumerate(flat):
@@ -420,6 +423,14 @@ def _scatter_nd(ref, indices, updates, how, op_type, out=None):
         pos = tuple(int(j) for j in ix)
         out[pos] = combine(out[pos], rows[i])
     return out
+
+
+def _scatter_nd_ref_shape(ins, attrs):
+    r = ins["ref"]
+    scatter_nd_shape_check(_dims(ins["indices"]), _dims(ins["updates"]), _dims(r), attrs,
+                           f"{_shape_str(r.shape)}, {_shape_str(ins['indices'].shape)}, "
+                           f"{_shape_str(ins['updates'].shape)}")
+    return [(r.dtype, r.shape)]
 
 
 def _declare_scatter_nd(how, locking_default):
@@ -436,8 +447,7 @@ def _declare_scatter_nd(how, locking_default):
     register_op(op_type, inputs=("ref", "indices", "updates"), outputs=("output_ref",),
                 attrs={"use_locking": locking_default, "bad_indices_policy": ""},
                 type_attrs={"T": ("ref", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
-                shape=lambda ins, attrs: [(ins["ref"].dtype, ins["ref"].shape)], refs=("ref",),
-                ref_outputs={"output_ref": "ref"})(kernel)
+                shape=_scatter_nd_ref_shape, refs=("ref",), ref_outputs={"output_ref": "ref"})(kernel)
 
     def resource_kernel(ref, indices, updates, use_locking=True, bad_indices_policy="", out=None):
         return _scatter_nd(ref, indices, updates, how, f"ResourceScatterNd{how}", out)
