@@ -456,6 +456,12 @@ def stateless_ints_gamma_poisson_shuffle(tf):
     tf.random.experimental.stateless_fold_in(tf.random.experimental.stateless_split([4, 5], 3)[0], 7)
 
 
+def scatter_nd_packed_updates(tf):
+    # a list of int32 tensors for updates: packed with each cast to the float32 `tensor` fixed
+    tf.tensor_scatter_update(tf.zeros([4, 3]), [[1], [2], [2]], [tf.range(3), tf.range(11, 14), tf.range(10, 13)])
+    tf.scatter_nd(tf.constant([[1], [3]]), [tf.range(2), tf.range(2, 4)], [4, 2])
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -515,6 +521,7 @@ CASES = [
     (centered_rmsprop_with_momentum, None),
     (global_step_and_decay, None),
     (sharded_saver, None),
+    (scatter_nd_packed_updates, None),
 ]
 
 
