@@ -31,7 +31,8 @@ _FOLDABLE = frozenset({"Identity", "StopGradient", "Pack", "Cast", "ConcatV2", "
 _SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze", "AddV2",
                                          "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum",
                                          "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather",
-                                         "BroadcastArgs"})
+                                         "BroadcastArgs", "SelectV2", "Select", "Equal", "NotEqual", "Greater",
+                                         "GreaterEqual", "Less", "LessEqual"})
 
 
 def constant_value(tensor):

@@ -91,3 +91,32 @@ def test_no_large_constant_at_graph_construction(case, build):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     shape = out.get_shape() if hasattr(out, "get_shape") else out.shape
     assert shape.as_list() == [d for d in _BIG[:len(shape.as_list())]]
+
+
+# Static shapes TF's shape refiner infers by evaluating small constant subgraphs
+# (comparisons and selects folded too: linspace's axis is a SelectV2 of constants).
+def _ph_int(tf):
+    return tf.placeholder(tf.int32, [])
+
+
+STATIC_SHAPE_ROWS = [
+    ("linspace", lambda tf: tf.linspace(1.0, 5.0, 4)),
+    ("linspace_one", lambda tf: tf.linspace(1.0, 5.0, 1)),
+    ("linspace_axis1", lambda tf: tf.linspace([0.0, 1.0], [2.0, 5.0], 3, axis=1)),
+    ("linspace_axis_neg", lambda tf: tf.linspace([[0.0], [1.0]], [[2.0], [5.0]], 3, axis=-1)),
+    ("linspace_fed_num", lambda tf: tf.linspace(1.0, 5.0, _ph_int(tf))),
+    ("slice_select_size", lambda tf: tf.slice(tf.zeros([5, 4]), [0, 0],
+                                              tf.where_v2(tf.constant([True, False]), [2, 2], [-1, 3]))),
+    ("slice_compare_size", lambda tf: tf.slice(tf.zeros([5, 4]), [0, 0],
+                                               tf.cast(tf.greater_equal([3, 1], 2), tf.int32) + 1)),
+]
+
+
+@pytest.mark.parametrize("case,build", STATIC_SHAPE_ROWS, ids=[r[0] for r in STATIC_SHAPE_ROWS])
+def test_static_shapes_as_tf(case, build):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    shapes = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            shapes.append(build(lib).shape.as_list())
+    assert shapes[1] == shapes[0]
