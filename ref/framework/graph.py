@@ -705,10 +705,18 @@ class _OpLike:
     """What a device function sees of an op that is about to be created."""
 
     def __init__(self, name, op_type, attrs, inputs=()):
-        self.name, self.type, self.node_def = name, op_type, None
+        self.name, self.type = name, op_type
         self.device = ""
         self._attrs = attrs
         self.inputs = list(inputs)
+
+    @property
+    def node_def(self):
+        """A NodeDef of the op's name, type, inputs and the device chosen so far
+        (TF's device functions read ``op.node_def.op``); its attrs are not filled."""
+        return protos.node_def_pb2.NodeDef(name=self.name, op=self.type, device=self.device,
+                                           input=[t.name[:-2] if t.name.endswith(":0") else t.name
+                                                  for t in self.inputs if isinstance(t, Tensor)])
 
     def get_attr(self, name):
         return self._attrs[name]
