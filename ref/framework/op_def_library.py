@@ -134,6 +134,12 @@ def _cast_nested_tensors(value, dtype):
     return value
 
 
+def _contains_indexed_slices(value):
+    if isinstance(value, IndexedSlices):
+        return True
+    return isinstance(value, (list, tuple)) and any(_contains_indexed_slices(v) for v in value)
+
+
 def _autopack(value, dtype, preferred_dtype, name):
     """A list holding tensors as one ``Pack`` named ``name``, built as TF's
     _autopacking_helper: under the scope ``name``, nested lists are packed first
@@ -184,6 +190,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, "
                         f"name={name}, as_ref={as_ref})")
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        if _contains_indexed_slices(value):  # TF's autopacking packs Tensors only
+            raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                            "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+                            "supported TF dtypes.")
         inferred = _first_tensor_dtype(value)  # TF: the first tensor's dtype, unless one is asked for
         if dtype is None:
             dtype = inferred

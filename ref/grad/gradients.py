@@ -233,7 +233,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                             out_grads[i] = loop_state.ZerosLike(op, i)
                         elif g is None and _is_backpropagatable(t) and wants_zeros(op, i):
                             out_grads[i] = zeros_like_for_output(op, i)  # a cond's Switch: zeros on its side
-                    with name_scope(op.name + "_grad"):
+                    # TF: the gradient's ops record ``op`` as their ``_original_op``
+                    with name_scope(op.name + "_grad"), op.graph._original_op(op):
                         in_grads = rule(op, *out_grads)
                         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
                         if len(in_grads) != len(op._inputs):

@@ -462,6 +462,12 @@ def scatter_nd_packed_updates(tf):
     tf.scatter_nd(tf.constant([[1], [3]]), [tf.range(2), tf.range(2, 4)], [4, 2])
 
 
+def stack_indexed_slices(tf):
+    # autopacking packs Tensors only: a list of IndexedSlices fails it, and stack's Pack densifies each
+    s = tf.IndexedSlices(tf.ones([2, 3]), tf.constant([0, 1]), tf.constant([2, 3]))
+    tf.stack([s, s])
+
+
 CONTROL_FLOW = "TF1 control flow (Switch/Merge) is built by the control-flow work, not here"
 CASES = [
     (operators, None),
@@ -522,6 +528,7 @@ CASES = [
     (global_step_and_decay, None),
     (sharded_saver, None),
     (scatter_nd_packed_updates, None),
+    (stack_indexed_slices, None),
 ]
 
 
