@@ -521,7 +521,8 @@ def _output_tuple(op_type, names):
     outputs (``TopKV2(values, indices)``), None when an output is a list."""
     if op_type not in _OUTPUT_TUPLES:
         ok = all(n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_") for n in names)
-        _OUTPUT_TUPLES[op_type] = collections.namedtuple(op_type, names) if ok else None
+        # a namespaced op ("Namespace>Op") names its tuple "Namespace_Op", as TF's generated code
+        _OUTPUT_TUPLES[op_type] = collections.namedtuple(op_type.replace(">", "_"), names) if ok else None
     return _OUTPUT_TUPLES[op_type]
 
 

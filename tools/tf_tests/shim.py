@@ -63,6 +63,7 @@ SOURCES = {
     "tensorflow.python.client.session": ("ref.session.session", "ref.session"),
     "tensorflow.python.client.device_lib": ("ref.session.device_lib",),
     "tensorflow.python.ops.array_ops_stack": (_G + "array_ops",),
+    "tensorflow.python.ops.list_ops": (_G + "tensor_array_ops",),  # ref keeps the TensorList builders there
     "tensorflow.python.ops.math_ops": (_G + "math_ops", _G + "math_extras"),
     "tensorflow.python.ops.cond": (_G + "control_flow_ops", _G + "control_flow_v1"),
     "tensorflow.python.ops.while_loop": (_G + "while_v1", _G + "control_flow_ops"),
@@ -143,7 +144,7 @@ FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base
 
 def _snake(camel):
     """TF's generated-wrapper name of an op: ``ResourceApplyAdam`` -> ``resource_apply_adam``."""
-    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", camel)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", camel.replace(">", ""))  # "Namespace>Op": namespace_op
     return re.sub(r"([A-Z])([A-Z][a-z])", r"\1_\2", s).lower()
 
 

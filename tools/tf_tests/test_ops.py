@@ -53,3 +53,7 @@ _declare("ListOutput", outputs=("*a",), attrs={"T": registry.REQUIRED}, shape=_l
 _declare("OpWithDefaultAttr", outputs=("a",), out_types=(_I,), attrs={"default_float": 123.0})
 _declare("OpWithFutureDefaultAttr")
 _declare("IntAttr", outputs=("out",), out_types=(dtypes.int64,), attrs={"foo": 1})
+_declare("TestStringOutput", inputs=("input",), input_types={"input": _F}, outputs=("output1", "output2"),
+         out_types=(_F, dtypes.string))
+_declare("Namespace>TestStringOutput", inputs=("input",), input_types={"input": _F}, outputs=("output1", "output2"),
+         out_types=(_F, dtypes.string))
