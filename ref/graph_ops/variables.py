@@ -30,7 +30,7 @@ import weakref
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops import registry
 from ref.framework.graph import (
     GraphKeys,
@@ -82,12 +82,35 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
     ONLY_FIRST_TOWER = 3
 
+    def __hash__(self):
+        return hash(self.value)
+
+
+class VariableAggregationV2(enum.Enum):
+    """TF2's ``tf.VariableAggregation`` (no ONLY_FIRST_TOWER): each member equals,
+    and hashes as, the TF1 member of the same value."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        return isinstance(other, VariableAggregation) and int(self.value) == int(other.value)
+
 
 def _validate_sync_agg_trainable(synchronization, aggregation, trainable, name):
     """Defaults and checks (TF's ``validate_synchronization_aggregation_trainable``):
     ``trainable`` defaults to ``synchronization != ON_READ``. compat.v1 accepts
     ``trainable=True`` with ``ON_READ`` (TF 1.x raised ValueError); ref follows compat.v1."""
     try:
+        if isinstance(aggregation, VariableAggregationV2):
+            aggregation = aggregation.value
         aggregation = VariableAggregation.NONE if aggregation is None else VariableAggregation(aggregation)
     except ValueError:
         raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: {name}") from None
@@ -309,6 +332,7 @@ class Variable(metaclass=_VariableMeta):
     trainable = property(lambda self: self._trainable)
     synchronization = property(lambda self: self._synchronization)
     aggregation = property(lambda self: self._aggregation)
+    _distribute_strategy = None  # TF: the tf.distribute strategy that made the variable (none here)
 
     @property
     def shape(self) -> TensorShape:
@@ -489,7 +513,10 @@ class Variable(metaclass=_VariableMeta):
         return self is not other
 
     def __iter__(self):
-        raise TypeError("'Variable' object is not iterable.")
+        raise errors.OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions "
+            "to the problem: If you are running in Graph mode, use Eager execution mode or decorate this "
+            "function with @tf.function.")
 
     def __bool__(self):
         raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")

@@ -89,6 +89,11 @@ class InaccessibleTensorError(ValueError):
     """A tensor or op marked unfetchable (``Graph.prevent_fetching``) was fetched."""
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation a symbolic value cannot support in a graph (iterating
+    over a ``tf.Variable``), as TF's error of that name."""
+
+
 _CODE_TO_CLASS = {
     CANCELLED: CancelledError, UNKNOWN: UnknownError, INVALID_ARGUMENT: InvalidArgumentError,
     DEADLINE_EXCEEDED: DeadlineExceededError, NOT_FOUND: NotFoundError,
