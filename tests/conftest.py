@@ -32,7 +32,8 @@ def _tensorflow_stays_eager(request):
 
 @pytest.fixture(autouse=True)
 def _control_flow_mode_restored():
-    """ref's control-flow mode (and its TensorShape mode) is global (TF 1.x loops by default): whatever a
+    """ref's control-flow mode (and its TensorShape mode, resource-variable
+    default and enable_v2_behavior's eager request) is global (TF 1.x loops by default): whatever a
     test switched with enable/disable_control_flow_v2 is undone after it, so a
     module's fixture cannot leak the other mode into later modules."""
     from ref.platform import modes
@@ -41,7 +42,9 @@ def _control_flow_mode_restored():
 
     was = modes.control_flow_v2_enabled()
     was_v2_shapes = shapes.v2_tensorshape_enabled()
+    was_switches = (modes._RESOURCE_VARIABLES[0], modes._EAGER_ASKED[0])  # enable_v2_behavior's others
     yield
+    modes._RESOURCE_VARIABLES[0], modes._EAGER_ASKED[0] = was_switches
     if modes.control_flow_v2_enabled() != was:
         (modes.enable_control_flow_v2 if was else modes.disable_control_flow_v2)()
     if shapes.v2_tensorshape_enabled() != was_v2_shapes:
