@@ -476,6 +476,8 @@ class Graph:
         else:
             ops = []
             for c in control_inputs:
+                if hasattr(c, "_handle") and hasattr(c, "op"):  # TF: a resource variable, an update's result
+                    c = c.op  # stand for their op (the handle's, the update), never a read
                 if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                     c = c._as_graph_element()
                 if isinstance(c, IndexedSlices):

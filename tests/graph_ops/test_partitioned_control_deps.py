@@ -29,13 +29,9 @@ READS = {
     "parts_value": (lambda tf, v: tf.concat([p.value() for p in v], 0), True),
 }
 
-# ref's ResourceVariable.assign returns its ordered read (a Tensor) where TF
-# returns an _UnreadVariable whose ``.op`` is the AssignVariableOp: the values
-# agree, but control_dependencies(v.assign(...)) names the read, not the assign.
-_UNREAD = "ref's resource assign returns the read Tensor, not TF's _UnreadVariable (its .op is the assign)"
-XFAIL = {(r, True): _UNREAD for r in READS if r not in ("convert_to_tensor", "as_tensor")}
-ROWS = [pytest.param(r, res, marks=[pytest.mark.xfail(reason=XFAIL[r, res], strict=True)]
-                     if (r, res) in XFAIL else []) for r in READS for res in (False, True)]
+# Resource variables: an update returns TF's _UnreadVariable, whose op (for
+# control_dependencies) is the update itself, not a read.
+ROWS = [(r, res) for r in READS for res in (False, True)]
 
 
 def _build(tf, read, use_resource):
