@@ -57,7 +57,8 @@ def _control_flow_mode_restored():
 # "tracking_allocator.cc: Check failed: ref_ >= 1" when it is closed during
 # finalization, and the process dies with SIGABRT after every test passed. So
 # when TensorFlow was loaded, the run ends with pytest's own exit status as soon
-# as pytest has reported, without finalizing TF's sessions.
+# as pytest has reported, without finalizing TF's sessions. REF_TESTS_FINALIZE_TF=1
+# turns this off (to find a test that leaves such a session).
 _EXIT_STATUS = []
 
 
@@ -67,6 +68,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
+    if os.environ.get("REF_TESTS_FINALIZE_TF"):  # bisecting for a test that leaves a TF session behind
+        return
     if "tensorflow" in sys.modules and _EXIT_STATUS and not hasattr(config, "workerinput"):
         sys.stdout.flush()
         sys.stderr.flush()
