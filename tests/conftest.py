@@ -32,7 +32,8 @@ def _tensorflow_stays_eager(request):
 
 @pytest.fixture(autouse=True)
 def _control_flow_mode_restored():
-    """ref's control-flow mode (and its TensorShape mode) is global (TF 1.x loops by default): whatever a
+    """ref's control-flow mode (and its TensorShape mode, resource-variable
+    default and enable_v2_behavior's eager request) is global (TF 1.x loops by default): whatever a
     test switched with enable/disable_control_flow_v2 is undone after it, so a
     module's fixture cannot leak the other mode into later modules."""
     from ref.platform import modes
@@ -41,7 +42,9 @@ def _control_flow_mode_restored():
 
     was = modes.control_flow_v2_enabled()
     was_v2_shapes = shapes.v2_tensorshape_enabled()
+    was_switches = (modes._RESOURCE_VARIABLES[0], modes._EAGER_ASKED[0])  # enable_v2_behavior's others
     yield
+    modes._RESOURCE_VARIABLES[0], modes._EAGER_ASKED[0] = was_switches
     if modes.control_flow_v2_enabled() != was:
         (modes.enable_control_flow_v2 if was else modes.disable_control_flow_v2)()
     if shapes.v2_tensorshape_enabled() != was_v2_shapes:
@@ -54,7 +57,8 @@ def _control_flow_mode_restored():
 # "tracking_allocator.cc: Check failed: ref_ >= 1" when it is closed during
 # finalization, and the process dies with SIGABRT after every test passed. So
 # when TensorFlow was loaded, the run ends with pytest's own exit status as soon
-# as pytest has reported, without finalizing TF's sessions.
+# as pytest has reported, without finalizing TF's sessions. REF_TESTS_FINALIZE_TF=1
+# turns this off (to find a test that leaves such a session).
 _EXIT_STATUS = []
 
 
@@ -64,6 +68,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
+    if os.environ.get("REF_TESTS_FINALIZE_TF"):  # bisecting for a test that leaves a TF session behind
+        return
     if "tensorflow" in sys.modules and _EXIT_STATUS and not hasattr(config, "workerinput"):
         sys.stdout.flush()
         sys.stderr.flush()

@@ -24,6 +24,7 @@ import threading
 from typing import Any, Callable, Iterable, Iterator
 
 from ref import protos
+from ref.platform import modes
 from ref.types.device_spec import DeviceSpec, merge_device
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.stack import get_default_session
@@ -475,6 +476,8 @@ class Graph:
         else:
             ops = []
             for c in control_inputs:
+                if hasattr(c, "_handle") and hasattr(c, "op"):  # TF: a resource variable, an update's result
+                    c = c.op  # stand for their op (the handle's, the update), never a read
                 if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                     c = c._as_graph_element()
                 if isinstance(c, IndexedSlices):
@@ -734,6 +737,11 @@ def _default_stack():
     if not hasattr(_stack_tls, "stack"):
         _stack_tls.stack = []
     return _stack_tls.stack
+
+
+# A graph other than the global default one entered on this thread (ref's own
+# builders enter the default graph too, so that one does not count).
+modes.register_graph_probe(lambda: any(g is not _global_default_graph for g in _default_stack()))
 
 
 def get_default_graph() -> Graph:

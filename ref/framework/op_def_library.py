@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from ref.types import dtypes
-from ref.types.shapes import Dimension, as_shape
+from ref.platform import modes
+from ref.types.shapes import Dimension, TensorShape, as_shape
 from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
@@ -228,6 +229,24 @@ def _dimension_to_tensor(d, dtype=None, name=None, as_ref=False):
 register_tensor_conversion_function(Dimension, _dimension_to_tensor)
 
 
+def _tensor_shape_to_tensor(s, dtype=None, name=None, as_ref=False):
+    """A fully defined ``TensorShape`` as a 1-D ``shape_as_tensor`` constant, as TF
+    converts one: int32 unless a dim needs int64 (or int64 is asked for); a
+    shape with an unknown dim or rank raises ValueError (TF never maps an
+    unknown dim to -1)."""
+    if not s.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {s} to a Tensor.")
+    dims = s.as_list()
+    if dtype is None:
+        dtype = dtypes.int64 if any(d >= 2 ** 31 for d in dims) else dtypes.int32
+    elif dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert TensorShape {s} to dtype <dtype: '{dtype.name}'>. Allowed dtypes are tf.int32 and tf.int64.")
+    return constant(np.array(dims, dtype.np), dtype=dtype, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor)
+
+
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
     return [convert_to_tensor(v, dtype, None if name is None else f"{name}_{i}", preferred_dtype)
             for i, v in enumerate(values)]
@@ -371,6 +390,7 @@ def apply_op(op_type, name=None, **kwargs):
                 group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
+    modes.check_graph_building()  # after enable_v2_behavior outside a graph, TF would run it eagerly
     graph = get_default_graph()
     if not graph._building_function:
         graph = graph_of([v for v in kwargs.values()] + [x for v in kwargs.values()
@@ -546,8 +566,10 @@ def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None, stric
             t = convert_to_tensor(value, dtype=strict, name=const_name or in_name)
         else:
             t = convert_to_tensor(value, dtype_hint=hint, name=const_name or in_name)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
+    except ValueError as e:  # TF's op_def_library words a failed conversion so
+        raise ValueError(f"Tried to convert '{in_name}' to a tensor and failed. Error: {e}") from None
+    except TypeError as e:
+        raise TypeError(f"Failed to convert '{in_name}' of '{op_type}' Op: {e}") from None
     return _maybe_capture(t)
 
 

@@ -44,16 +44,8 @@ _slice = slice  # this module defines tf.slice
 
 def reshape(tensor, shape, name=None):
     """``tensor`` with its elements in ``shape`` (one entry may be -1)."""
-    out = apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name or "Reshape")
+    out = apply_op("Reshape", tensor=tensor, shape=shape, name=name or "Reshape")
     return _refine(out, out.op.inputs[1])
-
-
-def _shape_arg(shape):
-    """A shape given as a TensorShape (None dims become -1), a list (known
-    ``Dimension`` entries convert as ints, as in TF) or a tensor."""
-    if isinstance(shape, TensorShape):  # converted as TF converts a TensorShape: int32 (a scalar shape too)
-        return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
-    return shape
 
 
 def _refine(out, shape_tensor):
@@ -145,7 +137,7 @@ def ensure_shape(x, shape, name=None):
 
 def broadcast_to(input, shape, name=None):
     """``input`` broadcast to ``shape``."""
-    return _refine(apply_op("BroadcastTo", input=input, shape=_shape_arg(shape), name=name or "BroadcastTo"), shape)
+    return _refine(apply_op("BroadcastTo", input=input, shape=shape, name=name or "BroadcastTo"), shape)
 
 
 def broadcast_dynamic_shape(shape_x, shape_y):
@@ -493,7 +485,7 @@ def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
 
 def scatter_nd(indices, updates, shape, name=None):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add)."""
-    return apply_op("ScatterNd", indices=indices, updates=updates, shape=_shape_arg(shape),
+    return apply_op("ScatterNd", indices=indices, updates=updates, shape=shape,
                     name=name or "ScatterNd")
 
 

@@ -16,7 +16,7 @@ from ref.types import dtypes
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.random_seed import get_seed
-from ref.types.shapes import Dimension, TensorShape
+from ref.types.shapes import Dimension
 from ref.graph_ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, broadcast_to, shape as shape_of
 
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle", "multinomial", "categorical",
@@ -27,9 +27,7 @@ _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 def _shape_tensor(shape):
     """The 1-D int shape tensor for ``shape`` (an empty list is int32)."""
-    dtype = None
-    if isinstance(shape, TensorShape):
-        shape = shape.as_list()
+    dtype = None  # a TensorShape converts as TF converts one (ValueError when partially known)
     if isinstance(shape, (tuple, list)):
         if not shape:
             dtype = dtypes.int32

@@ -160,9 +160,8 @@ class ResourceVariable(Variable):
         return self._read_after(op)
 
     def _read_after(self, op):
-        """A read ordered after ``op`` (TF's lazy read of an update's result)."""
-        with control_dependencies([op]):
-            return self._read_op()
+        """The update's result: TF's ``_UnreadVariable`` for ``op``."""
+        return UnreadVariable(self, op)
 
     def _scatter(self, how, sparse_delta, use_locking, name):
         self._check_slices(sparse_delta)
@@ -201,3 +200,44 @@ class ResourceVariable(Variable):
 
 
 Variable._proto_classes[True] = ResourceVariable
+
+
+class UnreadVariable(ResourceVariable):
+    """What an update of a resource variable returns (TF's ``_UnreadVariable``):
+    the variable as of after ``op``. It stands for ``op`` where an op is asked
+    for (``.op``, ``.name``, ``control_dependencies``); every read of it (its
+    value, ``convert_to_tensor``) is a new ReadVariableOp ordered after ``op``;
+    its updates are ordered after ``op`` too. A Session fetches the read made
+    with it."""
+
+    def __init__(self, var, op):  # pylint: disable=super-init-not-called
+        self.__dict__.update({k: v for k, v in var.__dict__.items() if k != "_parent_op"})
+        self._cached_value = None
+        self._parent_op = op
+        with control_dependencies([op]):
+            self._graph_element = self._read_op()
+
+    name = property(lambda self: self._parent_op.name, doc="The update op's name.")
+    op = property(lambda self: self._parent_op, doc="The update op.")
+
+    def _value_impl(self):
+        with control_dependencies([self._parent_op]):
+            return self._read_op()
+
+    def _read_value_impl(self):
+        return self._value_impl()
+
+    def _assign_impl(self, op_type, value, use_locking, name, read_value):
+        with control_dependencies([self._parent_op]):
+            return super()._assign_impl(op_type, value, use_locking, name, read_value)
+
+    def _scatter(self, how, sparse_delta, use_locking, name):
+        with control_dependencies([self._parent_op]):
+            return super()._scatter(how, sparse_delta, use_locking, name)
+
+    def _scatter_nd(self, how, indices, updates, name):
+        with control_dependencies([self._parent_op]):
+            return super()._scatter_nd(how, indices, updates, name)
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"

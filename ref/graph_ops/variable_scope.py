@@ -28,6 +28,7 @@ import threading
 import traceback
 
 from ref.types import dtypes
+from ref.platform import modes
 from ref.framework.graph import (
     GraphKeys,
     Tensor,
@@ -62,20 +63,19 @@ class _ReuseMode(enum.Enum):
 
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
-_DEFAULT_USE_RESOURCE = [False]  # TF1 graph mode: reference variables
-
-
 def enable_resource_variables():
     """Makes ``get_variable``/``Variable`` create ResourceVariables by default."""
-    _DEFAULT_USE_RESOURCE[0] = True
+    modes.set_resource_variables_by_default(True)
 
 
 def disable_resource_variables():
-    _DEFAULT_USE_RESOURCE[0] = False
+    """The TF1 default: ``get_variable``/``Variable`` create reference variables."""
+    modes.set_resource_variables_by_default(False)
 
 
 def resource_variables_enabled():
-    return _DEFAULT_USE_RESOURCE[0]
+    """Whether variables are ResourceVariables unless ``use_resource=False``."""
+    return modes.resource_variables_by_default()
 
 
 def _default_creator(next_creator=None, **kwargs):
@@ -83,7 +83,7 @@ def _default_creator(next_creator=None, **kwargs):
     if use_resource is None:
         use_resource = get_variable_scope().use_resource
         if use_resource is None:
-            use_resource = _DEFAULT_USE_RESOURCE[0]
+            use_resource = modes.resource_variables_by_default()
     cls = ResourceVariable if use_resource else RefVariable
     return cls(**kwargs)
 
@@ -340,7 +340,7 @@ class _VariableStore:
                                      "and the shape should not be provided or an instance of "
                                      "`tf.keras.initializers.*' and `shape` should be fully defined.")
         if use_resource is None:
-            use_resource = _DEFAULT_USE_RESOURCE[0]
+            use_resource = modes.resource_variables_by_default()
         v = Variable(initial_value=init_val, name=name, trainable=trainable, collections=collections,
                      caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,
                      constraint=constraint, use_resource=use_resource, synchronization=synchronization,

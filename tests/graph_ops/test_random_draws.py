@@ -77,15 +77,33 @@ CASES = {
                                                                              [1, 2]),
     "stateless_split": lambda tf: tf.random.experimental.stateless_split(tf.constant([1, 2]), num=3),
     "stateless_fold_in_int64": lambda tf: tf.random.experimental.stateless_fold_in([1, 2], tf.constant(3, tf.int64)),
+    "categorical_float64_logits_int64": lambda tf: tf.random.categorical(
+        tf.constant([[0.1, 0.2, 0.7], [5.0, -1.0, 0.0]], tf.float64), 6, seed=12),
+    "multinomial_one_class": lambda tf: tf.multinomial([[0.0]], 4),
+    "random_shuffle_empty": lambda tf: tf.random_shuffle(tf.zeros([0, 3])),
+    "random_shuffle_strings": lambda tf: tf.random_shuffle(tf.constant(["a", "b", "c", "d", "e"]), seed=6),
+    "random_crop_no_op_seed_3d": lambda tf: tf.random_crop(tf.reshape(tf.range(60), [3, 4, 5]), [2, 2, 5]),
+    "random_gamma_float64_no_op_seed": lambda tf: tf.random_gamma([4], [[3.0, 0.3]], dtype=tf.float64),
+    "random_poisson_int32_no_op_seed": lambda tf: tf.random_poisson([0.5, 80.0], [3], dtype=tf.int32),
+    "dropout_noise_shape_broadcast_last": lambda tf: tf.nn.dropout(tf.ones([2, 3, 4]), rate=0.25,
+                                                                   noise_shape=[1, 1, 4], seed=2),
+    "two_ops_same_op_seed": lambda tf: [tf.multinomial([[1.0, 1.0, 1.0]], 5, seed=3),
+                                        tf.random_shuffle(tf.range(6), seed=3)],
+    "uniform_candidate_sampler_unique_false": lambda tf: tf.nn.uniform_candidate_sampler(
+        _ids(tf), 1, 6, False, 7),
+    "stateless_uniform_half_shape_tensor": lambda tf: tf.random.stateless_uniform(tf.constant([2, 3]), [4, 5],
+                                                                                dtype=tf.float16),
 }
 
 XFAIL: dict = {}  # name -> reason, for rows ref cannot match yet
 
 
-def _draws(lib, build):
+def _draws(lib, build, graph_seed=7, position=0):
     ctx = tf1_behaviour() if lib is not ref else contextlib.nullcontext()
     with ctx, lib.Graph().as_default():
-        lib.set_random_seed(7)
+        lib.set_random_seed(graph_seed)
+        for i in range(position):  # earlier ops: an op without its own seed takes the graph's op count
+            lib.constant(float(i))
         fetch = build(lib)
         if isinstance(fetch, ref.Variable if lib is ref else lib.Variable):
             fetch = fetch.value()
@@ -107,6 +125,24 @@ def test_draws_are_tensorflows(name):
     want = _flat(_draws(tf_v1(), CASES[name]))
     got = _flat(_draws(ref, CASES[name]))
     assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
+        np.testing.assert_array_equal(g, w)
+
+
+# Draws of ops without an op seed follow the graph seed and the op's position
+# in the graph (TF's get_seed: the op seed is the graph's last op id).
+POSITIONED = ["multinomial", "random_shuffle", "dropout", "random_gamma_tiny_alpha_half",
+              "random_poisson_float64_rates", "random_crop_no_op_seed_3d", "uniform_candidate_sampler_unique_false",
+              "multinomial_one_class"]
+
+
+@pytest.mark.parametrize("position", [0, 1, 5])
+@pytest.mark.parametrize("graph_seed", [0, 1, 2**31 - 1, 87654321])
+@pytest.mark.parametrize("name", POSITIONED)
+def test_draws_follow_graph_seed_and_position(name, graph_seed, position):
+    want = _flat(_draws(tf_v1(), CASES[name], graph_seed, position))
+    got = _flat(_draws(ref, CASES[name], graph_seed, position))
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
         np.testing.assert_array_equal(g, w)
