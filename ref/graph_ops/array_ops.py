@@ -218,7 +218,7 @@ def concat(values, axis, name="concat"):
         with name_scope(name) as scope:
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             axis_t.shape.assert_has_rank(0)
-            return apply_op("Identity", input=values[0], name=scope)
+            return apply_op("Identity", input=values[0], name=name)  # "<scope>/<name>", as TF
     return apply_op("ConcatV2", values=list(values), axis=axis, name=name)
 
 

@@ -132,8 +132,8 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
         if data is None:
             data = [message, f"x and y not equal to tolerance rtol = {_tensor_str(rtol)}, atol = {_tensor_str(atol)}",
                     f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
-        tol = math_ops.add(atol, math_ops.multiply(rtol, math_ops.abs(y)))
-        diff = math_ops.abs(math_ops.subtract(x, y))
+        tol = atol + rtol * math_ops.abs(y)  # TF's operators: nodes add, mul, sub
+        diff = math_ops.abs(x - y)
         condition = math_ops.reduce_all(math_ops.less(diff, tol))
         return Assert(condition, data, summarize=summarize)
 

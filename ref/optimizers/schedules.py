@@ -313,7 +313,7 @@ def _linear_cosine(o, learning_rate, global_step, decay_steps, num_periods, alph
     alpha = o.cast(alpha, dtype)
     beta = o.cast(beta, dtype)
     step = o.op("Minimum", x=o.cast(global_step, dtype), y=steps)
-    linear_decayed = o.op("RealDiv", x=o.op("Sub", x=steps, y=step), y=steps, name="truediv")
+    linear_decayed = o.op("RealDiv", x=o.op("Sub", x=steps, y=step, name="sub"), y=steps, name="truediv")
     if initial_variance is not None:
         # eps_t ~ N(0, initial_variance / (1 + global_step) ** variance_decay)
         variance = o.op("RealDiv", x=initial_variance,
