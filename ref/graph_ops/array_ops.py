@@ -601,7 +601,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
-            maxlen = apply_op("Max", input=lengths, axis=np.arange(lengths.shape.ndims, dtype=np.int32)
+            maxlen = apply_op("Max", input=lengths, axis=constant(np.arange(lengths.shape.ndims, dtype=np.int32))
                               if lengths.shape.ndims is not None else
                               apply_op("Range", start=0, limit=apply_op("Rank", input=lengths), delta=1))
             maxlen = apply_op("Maximum", x=constant(0, maxlen.dtype), y=maxlen)
