@@ -32,7 +32,8 @@ _SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "Ex
                                          "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum",
                                          "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather",
                                          "BroadcastArgs", "SelectV2", "Select", "Equal", "NotEqual", "Greater",
-                                         "GreaterEqual", "Less", "LessEqual"})
+                                         "GreaterEqual", "Less", "LessEqual", "ListDiff", "InvertPermutation",
+                                         "Transpose"})
 
 
 def constant_value(tensor):
@@ -91,7 +92,7 @@ def _folded_value(tensor, foldable, cache_name):
             if missing:
                 stack.extend(missing)
                 continue
-            value = _fold(op, known)
+            value = _fold(op, known, t.value_index)
             final = all(known[id(i)][1] for i in op.inputs)
         known[key] = (value, final)
         if final:
@@ -103,7 +104,7 @@ def _folded_value(tensor, foldable, cache_name):
 _FOLD_LIMIT = 1 << 20  # constant_value does not fold an op with more output elements
 
 
-def _fold(op, known):
+def _fold(op, known, index=0):
     """The value of a foldable op whose inputs' values are in ``known``, by its
     kernel; None above ``_FOLD_LIMIT`` elements (no graph-time allocation blow-up)."""
     n = op.outputs[0].shape.num_elements() if op.outputs else None
@@ -126,7 +127,7 @@ def _fold(op, known):
         out = op.op_def.kernel(**args)
     except Exception:  # noqa: BLE001 - any kernel error means "not known here"
         return None
-    return np.asarray(out[0] if isinstance(out, tuple) else out)
+    return np.asarray(out[index] if isinstance(out, tuple) else out)
 
 
 def _static_shape_value(op):

@@ -356,22 +356,19 @@ def _tile_grad(op, grad):
     return input_grad, None
 
 
-@RegisterGradient("Pad")
 def _pad_grad(op, grad):
+    """The unpadded window of ``grad``: begins at the first column of the paddings,
+    spans ``shape(x)`` (TF's graph: Slice of the paddings to ``[rank(x), 1]``)."""
     a = _a()
-    x, paddings = op.inputs
-    begin = a.reshape(a.slice(paddings, [0, 0], [-1, 1]), [-1])
-    size = a.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list()
-    return a.slice(grad, begin, size), None
+    x = op.inputs[0]
+    pad_before = a.slice(op.inputs[1], [0, 0], a.stack([a.rank(x), 1]))
+    begin = a.reshape(pad_before, [-1])
+    x_grad = a.slice(grad, begin, a.shape(x, out_type=begin.dtype))
+    return (x_grad, None, None) if len(op.inputs) == 3 else (x_grad, None)
 
 
-@RegisterGradient("PadV2")
-def _pad_v2_grad(op, grad):
-    a = _a()
-    x, paddings, _ = op.inputs
-    begin = a.reshape(a.slice(paddings, [0, 0], [-1, 1]), [-1])
-    size = a.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list()
-    return a.slice(grad, begin, size), None, None
+RegisterGradient("Pad")(_pad_grad)
+RegisterGradient("PadV2")(_pad_grad)
 
 
 @RegisterGradient("Fill")
@@ -381,7 +378,17 @@ def _fill_grad(op, grad):
 
 @RegisterGradient("BroadcastTo")
 def _broadcast_to_grad(op, grad):
-    return unbroadcast(grad, op.inputs[0]), None
+    """Sums ``grad`` over the broadcast axes (BroadcastGradientArgs of the target
+    shape -- a new constant when it is known -- and the input's shape)."""
+    a, m = _a(), _m()
+    x, broadcast_shape = op.inputs
+    shape_dtype = broadcast_shape.dtype
+    x_shape = a.shape(x, out_type=shape_dtype)
+    static = constant_value(broadcast_shape)
+    if static is not None and np.all(np.asarray(static) >= 0):
+        broadcast_shape = constant(np.asarray(static).tolist(), dtype=shape_dtype)
+    _, axes = apply_op("BroadcastGradientArgs", s0=broadcast_shape, s1=x_shape)
+    return a.reshape(m.reduce_sum(grad, axis=axes, keepdims=True), x_shape), None
 
 
 def _gather_drop_negatives(params, ids, zero_clipped_indices=None, is_positive=None):

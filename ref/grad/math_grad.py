@@ -9,7 +9,7 @@ from ref.grad._util import (binary_grads, kept_dims_shape, reduction_axes, unbro
                             shapes_equal_and_known)
 from ref.types import dtypes
 from ref.framework.op_def_library import constant, convert_to_tensor
-from ref.framework.graph import colocate_with, control_dependencies
+from ref.framework.graph import colocate_with, control_dependencies, device
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
 
@@ -29,7 +29,7 @@ def _cj(t):
 
 
 for _t in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
-           "LogicalNot", "ArgMax", "ArgMin", "Floor", "Ceil", "Round", "Rint", "Sign", "IsFinite", "IsNan",
+           "LogicalNot", "ArgMax", "ArgMin", "Floor", "Ceil", "Round", "Rint", "IsFinite", "IsNan",
            "IsInf", "FloorDiv", "TruncateDiv", "Range", "All", "Any"):
     NotDifferentiable(_t)
 
@@ -86,7 +86,8 @@ def _div_no_nan_grad(op, grad):
 def _floor_mod_grad(op, grad):
     x, y = op.inputs
     m = _m()
-    return binary_grads(op, grad, m.multiply(grad, m.negative(m.floordiv(x, y))))
+    x, y = _cj(x), _cj(y)
+    return binary_grads(op, grad, grad * m.negative(m.floor_div(x, y)))
 
 
 def _select_max_min(op, grad, compare):
@@ -173,10 +174,16 @@ def _expm1_grad(op, grad):
 
 @RegisterGradient("Asinh")
 def _asinh_grad(op, grad):
-    """d asinh(x) / dx = 1 / sqrt(x ** 2 + 1) (TF writes it 1 / cosh(y))."""
+    """d asinh(x) / dx = 1 / sqrt(x ** 2 + 1) (TF writes it 1 / cosh(y); ref has no Cosh op)."""
     m = _m()
     x = _cj(op.inputs[0])
     return m.multiply(grad, m.rsqrt(m.add(m.square(x), m.cast(1, x.dtype))))
+
+
+@RegisterGradient("Sign")
+def _sign_grad(op, _):
+    """Zero wherever it is defined (TF returns zeros_like(x), not None)."""
+    return _a().zeros_like(op.inputs[0])
 
 
 @RegisterGradient("Log")
@@ -216,8 +223,9 @@ def _cos_grad(op, grad):
 @RegisterGradient("Tan")
 def _tan_grad(op, grad):
     m = _m()
-    sec = m.reciprocal(m.cos(op.inputs[0]))
-    return m.multiply(grad, m.square(sec))
+    with control_dependencies([grad]):
+        sec = m.reciprocal(m.cos(_cj(op.inputs[0])))
+        return m.square(sec) * grad
 
 
 @RegisterGradient("Tanh")
@@ -233,17 +241,17 @@ def _sigmoid_grad(op, grad):
 @RegisterGradient("Erf")
 def _erf_grad(op, grad):
     m = _m()
-    x = op.inputs[0]
-    two_over_root_pi = m.cast(2.0 / np.sqrt(np.pi), x.dtype)
-    return m.multiply(grad, m.multiply(two_over_root_pi, m.exp(m.negative(m.square(x)))))
+    two_over_root_pi = constant(2 / np.sqrt(np.pi), dtype=grad.dtype)
+    with control_dependencies([grad]):
+        return grad * two_over_root_pi * m.exp(-m.square(_cj(op.inputs[0])))
 
 
 @RegisterGradient("Erfc")
 def _erfc_grad(op, grad):
     m = _m()
-    x = op.inputs[0]
-    minus_two_over_root_pi = m.cast(-2.0 / np.sqrt(np.pi), x.dtype)
-    return m.multiply(grad, m.multiply(minus_two_over_root_pi, m.exp(m.negative(m.square(x)))))
+    minus_two_over_root_pi = constant(-2 / np.sqrt(np.pi), dtype=grad.dtype)
+    with control_dependencies([grad]):
+        return grad * minus_two_over_root_pi * m.exp(-m.square(_cj(op.inputs[0])))
 
 
 # -- gradients of gradient kernels (second derivatives) -------------------------
@@ -432,27 +440,32 @@ RegisterGradient("Min")(_min_or_max_grad)
 
 @RegisterGradient("Prod")
 def _prod_grad(op, grad):
-    """TF's zero-safe product gradient: exclusive cumprods from both ends."""
+    """TF's zero-safe product gradient, built as TF builds it: the reduced axes
+    moved to the front and flattened, exclusive cumprods from both ends, then the
+    permutation inverted (shape arithmetic on the CPU, as TF places it)."""
     m, a = _m(), _a()
     x = op.inputs[0]
-    axes = reduction_axes(op)
-    rank = x.shape.ndims
-    if axes is None:
-        raise ValueError(f"Prod gradient of '{op.name}' needs statically known axes and rank")
-    g = _broadcast_back(op, grad)
-    other = [i for i in range(rank) if i not in axes]
-    perm = axes + other
-    xt = a.transpose(x, perm)
-    shape_t = a.shape(xt)
-    n_red = 1
-    for i in axes:
-        n_red = n_red * a.shape(x)[i]
-    flat = a.reshape(xt, a.stack([n_red, -1]))
+    input_shape = a.shape(x)
+    axes = a.reshape(op.inputs[1], [-1])
+    if not op.get_attr("keep_dims"):
+        grad = a.reshape(grad, _reduced_shape(input_shape, op.inputs[1]))
+    grad = a.broadcast_to(grad, input_shape)
+    with device("/cpu:0"):
+        rank = a.rank(x)
+        axes = m.cast(axes, rank.dtype)
+        reduced = (axes + rank) % rank
+        other, _ = apply_op("ListDiff", x=m.range(0, rank), y=reduced, out_idx=reduced.dtype)
+        perm = a.concat([reduced, other], 0)
+        reduced_num = m.reduce_prod(a.gather(input_shape, reduced))
+        other_num = m.reduce_prod(a.gather(input_shape, other))
+    permuted = a.transpose(x, perm)
+    permuted_shape = a.shape(permuted)
+    flat = a.reshape(permuted, (reduced_num, other_num))
     left = m.cumprod(flat, axis=0, exclusive=True)
     right = m.cumprod(flat, axis=0, exclusive=True, reverse=True)
-    y = a.reshape(m.multiply(left, right), shape_t)
-    inv = np.argsort(perm).tolist()
-    return m.multiply(g, a.transpose(y, inv)), None
+    y = a.reshape(_cj(left) * _cj(right), permuted_shape)
+    out = grad * a.transpose(y, a.invert_permutation(perm))
+    return a.reshape(out, input_shape), None
 
 
 @RegisterGradient("AddN")
@@ -513,10 +526,10 @@ def _cumsum_grad(op, grad):
 
 @RegisterGradient("Cumprod")
 def _cumprod_grad(op, grad):
-    """TF's form: cumsum(cumprod(x) * grad, reversed) / x (inputs must be nonzero)."""
+    """TF's form: div_no_nan(cumsum(cumprod(x) * grad, reversed), x) (zero where x is zero)."""
     m = _m()
     x, axis = op.inputs
     exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
     prod = m.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    out = m.cumsum(m.multiply(prod, grad), axis, exclusive=exclusive, reverse=not reverse)
-    return m.realdiv(out, x), None
+    out = m.cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return m.div_no_nan(out, x), None

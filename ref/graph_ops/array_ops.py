@@ -210,7 +210,7 @@ def concat(values, axis, name="concat"):
         with name_scope(name) as scope:
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             axis_t.shape.assert_has_rank(0)
-            return apply_op("Identity", input=values[0], name=scope)
+            return apply_op("Identity", input=values[0], name=name)  # "<scope>/<name>", as TF
     return apply_op("ConcatV2", values=list(values), axis=axis, name=name)
 
 
@@ -593,7 +593,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
-            maxlen = apply_op("Max", input=lengths, axis=np.arange(lengths.shape.ndims, dtype=np.int32)
+            maxlen = apply_op("Max", input=lengths, axis=constant(np.arange(lengths.shape.ndims, dtype=np.int32))
                               if lengths.shape.ndims is not None else
                               apply_op("Range", start=0, limit=apply_op("Rank", input=lengths), delta=1))
             maxlen = apply_op("Maximum", x=constant(0, maxlen.dtype), y=maxlen)

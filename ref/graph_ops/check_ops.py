@@ -16,7 +16,7 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, math_ops
-from ref.graph_ops.control_flow_ops import group, no_op, with_dependencies
+from ref.graph_ops.control_flow_ops import cond, group, no_op, with_dependencies
 from ref.graph_ops.logging_ops import Assert
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_near", "assert_less", "assert_less_equal", "assert_greater",
@@ -132,8 +132,8 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
         if data is None:
             data = [message, f"x and y not equal to tolerance rtol = {_tensor_str(rtol)}, atol = {_tensor_str(atol)}",
                     f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
-        tol = math_ops.add(atol, math_ops.multiply(rtol, math_ops.abs(y)))
-        diff = math_ops.abs(math_ops.subtract(x, y))
+        tol = atol + rtol * math_ops.abs(y)  # TF's operators: nodes add, mul, sub
+        diff = math_ops.abs(x - y)
         condition = math_ops.reduce_all(math_ops.less(diff, tol))
         return Assert(condition, data, summarize=summarize)
 
@@ -275,24 +275,28 @@ def is_numeric_tensor(tensor):
 
 
 def _monotone(x, name, default, compare):
+    """compare(x[1:], x[:-1]) of x flattened, reduced with all; TF's graph: a cond
+    on size(x) < 2 whose short branch is an empty bool vector."""
     with name_scope(name, default, [x]):
-        x = convert_to_tensor(x, name="x")
+        x = array_ops.reshape(x, [-1])
         if not is_numeric_tensor(x):
             raise TypeError(f"Expected x to be numeric, instead found: {x}")
-        flat = array_ops.reshape(x, [-1])
-        diff = math_ops.subtract(flat[1:], flat[:-1])
-        zero = convert_to_tensor(0, dtype=diff.dtype.base_dtype)
-        return math_ops.reduce_all(compare(zero, diff))
+        is_shorter_than_two = math_ops.less(array_ops.size(x), 2)
+        s_len = array_ops.shape(x) - 1
+        diff = cond(is_shorter_than_two, lambda: convert_to_tensor([], dtype=dtypes.bool),
+                    lambda: compare(array_ops.strided_slice(x, [1], [1] + s_len),
+                                    array_ops.strided_slice(x, [0], s_len)))
+        return math_ops.reduce_all(diff)
 
 
 def is_non_decreasing(x, name=None):
     """True when ``x`` flattened never decreases (empty and 1-element: True)."""
-    return _monotone(x, name, "is_non_decreasing", math_ops.less_equal)
+    return _monotone(x, name, "is_non_decreasing", math_ops.greater_equal)
 
 
 def is_strictly_increasing(x, name=None):
     """True when ``x`` flattened always increases (empty and 1-element: True)."""
-    return _monotone(x, name, "is_strictly_increasing", math_ops.less)
+    return _monotone(x, name, "is_strictly_increasing", math_ops.greater)
 
 
 def add_check_numerics_ops():

@@ -75,8 +75,5 @@ def angle(input, name=None):
         input = convert_to_tensor(input, name="input")
         if input.dtype.is_complex:
             return apply_op("Angle", input=input, Tout=input.dtype.real_dtype, name=_op_name(scope))
-        neg = apply_op("Less", x=input, y=array_ops.zeros_like(input))
-        return apply_op("SelectV2", condition=neg,
-                        t=apply_op("Mul", x=convert_to_tensor(np.pi, dtype=input.dtype),
-                                   y=array_ops.ones_like(input)),
-                        e=array_ops.zeros_like(input))
+        # TF1's where (Select) and operators: nodes Less, mul, Select
+        return array_ops.where(input < 0, np.pi * array_ops.ones_like(input), array_ops.zeros_like(input))

@@ -397,8 +397,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """TF2's avg_pool2d."""
-    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name or "AvgPool2D")
+    """``tf.compat.v1.nn.avg_pool2d``: TF1 exports it as ``avg_pool`` itself (name scope "AvgPool")."""
+    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
 
 
 def _rank_of(input, data_format):
@@ -423,8 +423,8 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
     input, n = _rank_of(input, data_format)
     if n == 1:
         return max_pool1d(input, ksize, strides, padding, data_format or "NWC", name=name)
-    if n == 2:
-        return max_pool(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
+    if n == 2:  # TF dispatches to max_pool2d (name scope "MaxPool2d")
+        return max_pool2d(input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
     if n == 3:  # TF calls the generated op directly: no name scope
         return _pool3d_op("MaxPool3D", input, ksize, strides, padding, data_format, name)
     raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")

@@ -34,7 +34,8 @@ from ref.framework.op_def_library import apply_op, constant
 from ref.types.shapes import TensorShape, as_shape
 from ref.graph_ops.array_ops import zeros as _zeros, ones as _ones
 from ref.graph_ops.random_ops import random_uniform as _random_uniform, random_normal as _random_normal, truncated_normal as _truncated_normal
-from ref.graph_ops.linalg_ops import matrix_transpose
+from ref.graph_ops.linalg_ops import eye as _eye, matrix_transpose
+from ref.graph_ops.array_ops import slice as _slice
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
            "UniformUnitScaling", "VarianceScaling", "GlorotUniform", "GlorotNormal", "Orthogonal", "Identity",
@@ -365,11 +366,10 @@ class Identity(Initializer):
             raise ValueError("The tensor to initialize, specified by argument `shape` must be at least "
                              f"two-dimensional. Received shape={shape}")
         dtype = dtypes.as_dtype(self.dtype if dtype is None else dtype)
-        eye = constant(np.eye(*full_shape, dtype=dtype.np), dtype=dtype, name="eye")
+        eye = _eye(*full_shape, dtype=dtype)  # TF's graph: eye/ones into a MatrixDiagV3, then gain * it
         if partition_info is not None:
-            eye = apply_op("Slice", input=eye, begin=constant(np.asarray(partition_info.var_offset, np.int32)),
-                           size=constant(np.asarray(_shape_list(shape), np.int32)))
-        return apply_op("Mul", x=constant(self.gain, dtype=dtype), y=eye)
+            eye = _slice(eye, partition_info.var_offset, _shape_list(shape))
+        return self.gain * eye
 
     def get_config(self):
         return {"gain": self.gain, "dtype": self.dtype.name}

@@ -284,6 +284,17 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
         return _activity(outputs, activity_regularizer)
 
 
+def _keras_pool(kind, x, pool_size, strides, padding, fmt):
+    """Keras' backend pool2d (what its 1-D pooling layers call) on a CPU: channels_first input is transposed to NHWC, pooled,
+    and transposed back (TF has no NCHW pooling kernel on the CPU)."""
+    if fmt == "channels_first":
+        x = array_ops.transpose(x, (0, 2, 3, 1))
+    fn = conv_ops.max_pool if kind == "max" else conv_ops.avg_pool
+    y = fn(x, [1, *pool_size, 1], [1, *strides, 1], _padding(padding), data_format="NHWC",
+           name="MaxPool" if kind == "max" else "AvgPool")
+    return array_ops.transpose(y, (0, 3, 1, 2)) if fmt == "channels_first" else y
+
+
 def _pool2d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
     pool_size = _tuple(pool_size, 2, "pool_size")
     strides = _tuple(strides, 2, "strides")
@@ -296,6 +307,16 @@ def _pool2d(kind, inputs, pool_size, strides, padding, data_format, name, defaul
                   name="MaxPool" if kind == "max" else "AvgPool")
 
 
+def _pool1d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
+    fmt, _ = _data_format(data_format, 1)
+    with name_scope(None, default_name) if name is None else name_scope(name):
+        axis = 2 if fmt == "channels_last" else 3  # Keras pads a width-1 axis after the steps
+        x = array_ops.expand_dims(inputs, axis)
+        pool = _tuple(pool_size, 1, "pool_size")[0]
+        stride = _tuple(strides, 1, "strides")[0]
+        return array_ops.squeeze(_keras_pool(kind, x, (pool, 1), (stride, 1), padding, fmt), [axis])
+
+
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     """Max over pool_size windows moved by strides (``MaxPool``)."""
     return _pool2d("max", inputs, pool_size, strides, padding, data_format, name, "max_pooling2d")
@@ -304,20 +325,6 @@ def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="chan
 def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     """Mean over pool_size windows moved by strides, padding not counted (``AvgPool``)."""
     return _pool2d("avg", inputs, pool_size, strides, padding, data_format, name, "average_pooling2d")
-
-
-def _pool1d(kind, inputs, pool_size, strides, padding, data_format, name, default_name):
-    fmt, _ = _data_format(data_format, 1)
-    with name_scope(None, default_name) if name is None else name_scope(name):
-        axis = 1 if fmt == "channels_last" else 2
-        x = array_ops.expand_dims(inputs, axis)
-        pool = _tuple(pool_size, 1, "pool_size")[0]
-        stride = _tuple(strides, 1, "strides")[0]
-        tf_fmt = "NHWC" if fmt == "channels_last" else "NCHW"
-        ksize = [1, 1, 1, pool] if tf_fmt == "NCHW" else [1, 1, pool, 1]
-        st = [1, 1, 1, stride] if tf_fmt == "NCHW" else [1, 1, stride, 1]
-        fn = conv_ops.max_pool if kind == "max" else conv_ops.avg_pool
-        return array_ops.squeeze(fn(x, ksize, st, _padding(padding), data_format=tf_fmt), [axis])
 
 
 def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):

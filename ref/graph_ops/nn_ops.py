@@ -501,16 +501,15 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
         except ValueError:
             raise ValueError(f"`log_input` and `targets` must have the same shape, received "
                              f"({log_input.shape} vs {targets.shape}).") from None
-        result = _m.subtract(_m.exp(log_input), _m.multiply(log_input, targets))
+        result = _m.exp(log_input) - log_input * targets  # TF's operators: sub, mul, add
         if compute_full_loss:
             point_five = constant(0.5, dtype=targets.dtype)
             two_pi = constant(2 * math.pi, dtype=targets.dtype)
-            stirling = _m.add(_m.subtract(_m.multiply(targets, _m.log(targets)), targets),
-                              _m.multiply(point_five, _m.log(_m.multiply(two_pi, targets))))
+            stirling = targets * _m.log(targets) - targets + point_five * _m.log(two_pi * targets)
             zeros = _a().zeros_like(targets, dtype=targets.dtype)
             ones = _a().ones_like(targets, dtype=targets.dtype)
-            small = _m.logical_and(_m.greater_equal(targets, zeros), _m.less_equal(targets, ones))
-            result = _m.add(result, _a().where_v2(small, zeros, stirling))
+            small = _m.logical_and(targets >= zeros, targets <= ones)
+            result = result + _a().where(small, zeros, stirling)
         return result
 
 

@@ -935,7 +935,7 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
             var_list = _graph_variable_tensors()
     with name_scope(name) as scope:
         if not var_list:
-            return constant(np.array([], dtype=object), dtype=dtypes.string, name=scope)
+            return constant(np.array([], dtype=object), dtype=dtypes.string)  # "<scope>/Const", as TF
         inits = [_is_initialized_any(v) for v in var_list]
         # boolean_mask(names, logical_not(stack(inits))), as TF builds it
         uninit = apply_op("LogicalNot", x=apply_op("Pack", values=inits, axis=0))

@@ -105,7 +105,7 @@ def string_to_hash_bucket_strong(input, num_buckets, key):
     return out.reshape(x.shape)
 
 
-@register_op("AsString", inputs=("input",), outputs=("output",),
+@register_op("AsString", inputs=("input",), outputs=("output",), type_attrs={"T": ("input",)},
              attrs={"precision": -1, "scientific": False, "shortest": False, "width": -1, "fill": ""},
              shape=lambda ins, attrs: [(dtypes.string, ins["input"].shape)])
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill=""):

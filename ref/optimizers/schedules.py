@@ -313,7 +313,7 @@ def _linear_cosine(o, learning_rate, global_step, decay_steps, num_periods, alph
     alpha = o.cast(alpha, dtype)
     beta = o.cast(beta, dtype)
     step = o.op("Minimum", x=o.cast(global_step, dtype), y=steps)
-    linear_decayed = o.op("RealDiv", x=o.op("Sub", x=steps, y=step), y=steps, name="truediv")
+    linear_decayed = o.op("RealDiv", x=o.op("Sub", x=steps, y=step, name="sub"), y=steps, name="truediv")
     if initial_variance is not None:
         # eps_t ~ N(0, initial_variance / (1 + global_step) ** variance_decay)
         variance = o.op("RealDiv", x=initial_variance,
@@ -397,7 +397,7 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
     ``step = min(global_step, decay_steps)`` (Bello et al., 2017)."""
     _require_step(global_step, "linear_cosine_decay")
     with name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
-        return _linear_cosine(_Graph, learning_rate, global_step, decay_steps, num_periods, alpha, beta, scope)
+        return _linear_cosine_graph(learning_rate, global_step, decay_steps, num_periods, alpha, beta, scope)
 
 
 def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
@@ -407,8 +407,34 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
     (one ``RandomStandardNormal`` draw per evaluation)."""
     _require_step(global_step, "noisy_linear_cosine_decay")
     with name_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
-        return _linear_cosine(_Graph, learning_rate, global_step, decay_steps, num_periods, alpha, beta, scope,
-                              initial_variance=initial_variance, variance_decay=variance_decay)
+        return _linear_cosine_graph(learning_rate, global_step, decay_steps, num_periods, alpha, beta, scope,
+                                    initial_variance=initial_variance, variance_decay=variance_decay)
+
+
+def _linear_cosine_graph(learning_rate, global_step, decay_steps, num_periods, alpha, beta, name,
+                         initial_variance=None, variance_decay=None):
+    """``_linear_cosine``'s arithmetic (same order, same rounding) built with TF's
+    operators, so the nodes are named as TF's schedule names them (sub, truediv,
+    mul, add, Const for pi)."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = lr.dtype.base_dtype
+    steps = math_ops.cast(decay_steps, dtype)
+    if initial_variance is not None:
+        initial_variance = math_ops.cast(initial_variance, dtype)
+        variance_decay = math_ops.cast(variance_decay, dtype)
+    num_periods = math_ops.cast(num_periods, dtype)
+    alpha = math_ops.cast(alpha, dtype)
+    beta = math_ops.cast(beta, dtype)
+    step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+    linear_decayed = (steps - step) / steps
+    if initial_variance is not None:
+        variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
+        linear_decayed = linear_decayed + random_ops.random_normal(linear_decayed.shape,
+                                                                   stddev=math_ops.sqrt(variance))
+    completed_fraction = step / steps
+    fraction = 2.0 * num_periods * completed_fraction
+    cosine_decayed = 0.5 * (1.0 + math_ops.cos(constant(math.pi, dtype=dtype) * fraction))  # float64 too (TF: float32 only)
+    return math_ops.multiply(lr, (alpha + linear_decayed) * cosine_decayed + beta, name=name)
 
 
 def _check_piecewise(o, x, boundaries, values):
