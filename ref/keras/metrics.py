@@ -104,8 +104,8 @@ class Metric:
         """Keras' Reduce: ``total += sum(values [* weights])`` after the sum, then ``count += size`` (or the
         weights' sum) after that; returns the new count's read."""
         total, count = self._variables()
-        if True:
-            values = self._values(*args)
+        if True:  # (no name scope: Keras' compile gives ``metrics/<label>``)
+            values = convert_to_tensor(self._values(*args))
             values = values if values.dtype.base_dtype == self.dtype else math_ops.cast(values, self.dtype)
             if sample_weight is not None:
                 weights = math_ops.cast(sample_weight, self.dtype)
