@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.graph import colocate_with, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, init_ops, math_ops, state_ops, variables
-from ref.grad import gradients
+from ref.grad import custom_gradient, gradients
 from ref.optimizers.optimizer import Optimizer as _TFOptimizer
 from ref.keras import backend
 
@@ -94,9 +94,10 @@ class Optimizer:
         if key not in self._slots:
             shape = var.shape.as_list()
             init = init_ops.zeros_initializer()
-            slot = variables.Variable(initial_value=lambda: init(shape, dtype=var.dtype.base_dtype),
-                                      name=f"{var.op.name}/{slot_name}", trainable=False,
-                                      dtype=var.dtype.base_dtype, use_resource=True)
+            with colocate_with(var):  # (the default strategy's colocate_vars_with)
+                slot = variables.Variable(initial_value=lambda: init(shape, dtype=var.dtype.base_dtype),
+                                          name=f"{var.op.name}/{slot_name}", trainable=False,
+                                          dtype=var.dtype.base_dtype, use_resource=True)
             backend.track_variable(slot)
             self._weights.append(slot)
             self._slots[key] = slot
@@ -164,14 +165,11 @@ class Optimizer:
                 if dtype not in states:
                     states[dtype] = {}
                     self._prepare_local(dtype, states[dtype])
-            grads = [g for g, _ in pairs]
-            for g in grads:
-                control_flow_ops.identity(g)
-            grads = self._clip(array_ops.identity_n(grads + grads)[:len(grads)])
+            grads = self._clip(_all_reduce_sum([g for g, _ in pairs]))
             with name_scope(name or self._name):
                 ops = []
                 for g, v in zip(grads, var_list):
-                    with name_scope("update_" + v.op.name):
+                    with colocate_with(v), name_scope("update_" + v.op.name):
                         ops.append(self._apply_dense(g, v, states[v.dtype.base_dtype]))
                 with control_dependencies([control_flow_ops.group(*ops)]):
                     return self.iterations.assign_add(convert_to_tensor(np.int64(1)), read_value=False)
@@ -187,6 +185,17 @@ class Optimizer:
 
     def get_config(self):
         return dict(self._hyper, name=self._name)
+
+
+def _all_reduce_sum(grads):
+    """The default strategy's replica all-reduce: a ``custom_gradient`` whose function reduces each
+    gradient to itself (so one ``IdentityN`` of the gradients, then the gradients again)."""
+
+    @custom_gradient
+    def grad_wrapper(*xs):
+        return list(xs), lambda *dys: list(dys)
+
+    return list(grad_wrapper(*grads))
 
 
 class SGD(Optimizer):
@@ -209,10 +218,10 @@ class SGD(Optimizer):
     def _apply_dense(self, grad, var, state):
         if self._hyper["momentum"]:
             return apply_op("ResourceApplyKerasMomentum", var=var.handle, accum=self.get_slot(var, "momentum").handle,
-                            lr=state["lr_t"], grad=grad, momentum=state["momentum"], use_locking=False,
+                            lr=state["lr_t"], grad=grad, momentum=state["momentum"], use_locking=True,
                             use_nesterov=self.nesterov)
         return apply_op("ResourceApplyGradientDescent", var=var.handle, alpha=state["lr_t"], delta=grad,
-                        use_locking=False)
+                        use_locking=True)
 
 
 class Adam(Optimizer):
@@ -247,7 +256,7 @@ class Adam(Optimizer):
         return apply_op("ResourceApplyAdam", var=var.handle, m=self.get_slot(var, "m").handle,
                         v=self.get_slot(var, "v").handle, beta1_power=state["beta_1_power"],
                         beta2_power=state["beta_2_power"], lr=state["lr_t"], beta1=state["beta_1_t"],
-                        beta2=state["beta_2_t"], epsilon=state["epsilon"], grad=grad, use_locking=False,
+                        beta2=state["beta_2_t"], epsilon=state["epsilon"], grad=grad, use_locking=True,
                         use_nesterov=False)
 
 
@@ -281,7 +290,7 @@ class RMSprop(Optimizer):
         if self._hyper["momentum"]:
             return apply_op("ResourceApplyRMSProp", var=var.handle, ms=rms.handle,
                             mom=self.get_slot(var, "momentum").handle, lr=state["lr_t"], rho=state["rho"],
-                            momentum=state["momentum"], epsilon=state["epsilon"], grad=grad, use_locking=False)
+                            momentum=state["momentum"], epsilon=state["epsilon"], grad=grad, use_locking=True)
         rms_t = state["rho"] * rms + state["one_minus_rho"] * math_ops.square(grad)
         assign_rms = self._assign(rms, rms_t)
         scaled = state["lr_t"] * grad

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import constant
 from ref.graph_ops import array_ops, control_flow_ops, math_ops
 from ref.keras import backend, callbacks as callbacks_mod, losses as losses_mod, metrics as metrics_mod, optimizers
 from ref.keras.callbacks import History
@@ -138,8 +139,10 @@ class Trainer:
         with name_scope("metrics"):
             pass  # Keras' scope for the weighted metrics (none compiled) takes the name
         if self._weighted:
-            self._sample_weights = [backend.placeholder(shape=(None,), name=name + "_sample_weights")
-                                    for name in self.output_names]
+            self._sample_weights = [
+                control_flow_ops.placeholder_with_default(constant(np.ones(1, np.float32)), shape=(None,),
+                                                          name=name + "_sample_weights")
+                for name in self.output_names]
         else:
             self._sample_weights = [None] * len(self.outputs)
         terms = []
@@ -209,8 +212,11 @@ class Trainer:
             feed[backend._PHASES[graph]] = bool(training)
         return feed
 
-    def _weights_mode(self, sample_weight):
-        """Keras' sample-weight mode follows the call: the loss is rebuilt when weights start or stop."""
+    def _weights_mode(self, sample_weight, training=False):
+        """Keras' sample-weight mode follows the call: the loss is rebuilt when weights start or stop (a
+        training call makes the learning phase first)."""
+        if training:
+            backend.learning_phase()
         weighted = sample_weight is not None
         if weighted != self._weighted:
             self._weighted = weighted
@@ -269,7 +275,7 @@ class Trainer:
                                "loss)`.")
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y, sample_weight)
-        self._weights_mode(sample_weight if class_weight is None else True)
+        self._weights_mode(sample_weight if class_weight is None else True, training=True)
         if class_weight is not None:
             ys = ys[:len(self._targets)] + [_class_weighted(w, t, class_weight) for w, t in
                                              zip(ys[len(self._targets):], ys)]
@@ -329,7 +335,7 @@ class Trainer:
 
     def _one_batch(self, x, y, training, sample_weight=None):
         xs, ys = self._standardize(x, y, sample_weight)
-        self._weights_mode(sample_weight)
+        self._weights_mode(sample_weight, training)
         if training:
             self._make_train_op()
         results = self._run_batches(xs, ys, len(xs[0]), training, np.arange(len(xs[0])))
