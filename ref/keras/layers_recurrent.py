@@ -15,6 +15,7 @@ from __future__ import annotations
 from ref.types import dtypes
 from ref.types.shapes import TensorShape, dimension_value
 from ref.framework.graph import name_scope
+from ref.framework.op_def_library import constant
 from ref.graph_ops import array_ops, control_flow_ops, math_ops, nn_ops, tensor_array_ops
 from ref.keras import activations, backend, initializers
 from ref.keras.engine import InputSpec, Layer
@@ -139,31 +140,45 @@ class _RNN(Layer):
             self.cell.built = True
         self.built = True
 
+    def _cell_step(self, inputs, states):
+        with name_scope(self.cell._name_scope()):  # (the cell called as a layer: its name, made unique)
+            return self.cell.step(inputs, list(states))
+
     def call(self, inputs, initial_state=None, training=None):
-        batch = array_ops.shape(inputs)[0]
-        states = initial_state if initial_state is not None else \
-            [array_ops.zeros(array_ops.stack([batch, n]), dtype=inputs.dtype.base_dtype)
-             for n in self.cell.state_size]
-        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        """tf_keras' ``RNN.call`` through ``backend.rnn`` (graph mode, not unrolled): zero states from the
+        batch size, the time-major input unstacked into a ``TensorArray`` (``input_ta_0``), the cell called
+        once on step 0 for the output's shape, then a TF1 ``while_loop`` over ``(time, output_ta, *states)``
+        writing ``output_ta_0``; its stack, the last step, back to batch-major."""
+        if initial_state is None:
+            batch = array_ops.shape(inputs)[0]
+            states = [array_ops.zeros([batch, n], dtype=inputs.dtype.base_dtype) for n in self.cell.state_size]
+        else:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
         x = array_ops.transpose(inputs, [1, 0, 2])
-        if self.go_backwards:
-            x = array_ops.reverse(x, [0])
+        time_steps, batch_dim = x.shape[0], x.shape[1]
         steps = array_ops.shape(x)[0]
-        source = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps).unstack(x)
-        outputs = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps)
+        source = tensor_array_ops.TensorArray(x.dtype.base_dtype, size=steps, tensor_array_name="input_ta_0")
+        source = source.unstack(x if not self.go_backwards else array_ops.reverse(x, [0]))
+        out_zero, _ = self._cell_step(x[0], states)
+        outputs = tensor_array_ops.TensorArray(out_zero.dtype.base_dtype, size=steps, element_shape=out_zero.shape,
+                                               tensor_array_name="output_ta_0")
+        time = constant(0, dtype=dtypes.int32, name="time")
 
         def body(t, out, *state):
-            h, new_states = self.cell.step(source.read(t), list(state))
-            for s, old in zip(new_states, state):
-                s.set_shape(old.shape)
-            return [t + 1, out.write(t, h)] + list(new_states)
+            h, new_states = self._cell_step(source.read(t), state)
+            for new, old in zip(new_states, state):
+                new.set_shape(old.shape)
+            out = out.write(t, h)
+            return [t + 1, out] + list(new_states)
 
-        time = array_ops.zeros([], dtype=dtypes.int32)
-        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states)
+        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states,
+                                             parallel_iterations=32, swap_memory=True)
         final_states = list(result[2:])
-        seq = array_ops.transpose(result[1].stack(), [1, 0, 2])
-        seq.set_shape(TensorShape(inputs.shape).as_list()[:2] + [self.units])
-        out = seq if self.return_sequences else final_states[0]
+        seq = result[1].stack()
+        last = seq[-1]
+        seq.set_shape([time_steps, batch_dim] + seq.shape.as_list()[2:])
+        seq = array_ops.transpose(seq, [1, 0, 2])
+        out = seq if self.return_sequences else last
         return [out] + final_states if self.return_state else out
 
 
