@@ -86,11 +86,22 @@ class LSTMCell(_Cell):
         return init
 
     def step(self, inputs, states):
+        """Keras' ``implementation=1``: the kernel and bias split in four, one product per gate; the
+        recurrent kernel sliced per gate."""
         h_tm1, c_tm1 = states
-        z = self._x(inputs) + math_ops.matmul(h_tm1, self.recurrent_kernel)
-        i, f, g, o = array_ops.split(z, 4, axis=1)
-        i, f, o = self.recurrent_activation(i), self.recurrent_activation(f), self.recurrent_activation(o)
-        c = f * c_tm1 + i * self.activation(g)
+        u = self.units
+        k_i, k_f, k_c, k_o = array_ops.split(self.kernel, 4, axis=1)
+        x_i, x_f = math_ops.matmul(inputs, k_i), math_ops.matmul(inputs, k_f)
+        x_c, x_o = math_ops.matmul(inputs, k_c), math_ops.matmul(inputs, k_o)
+        if self.use_bias:
+            b_i, b_f, b_c, b_o = array_ops.split(self.bias, 4, axis=0)
+            x_i, x_f = nn_ops.bias_add(x_i, b_i), nn_ops.bias_add(x_f, b_f)
+            x_c, x_o = nn_ops.bias_add(x_c, b_c), nn_ops.bias_add(x_o, b_o)
+        rk = self.recurrent_kernel
+        i = self.recurrent_activation(x_i + math_ops.matmul(h_tm1, rk[:, :u]))
+        f = self.recurrent_activation(x_f + math_ops.matmul(h_tm1, rk[:, u:2 * u]))
+        c = f * c_tm1 + i * self.activation(x_c + math_ops.matmul(h_tm1, rk[:, 2 * u:3 * u]))
+        o = self.recurrent_activation(x_o + math_ops.matmul(h_tm1, rk[:, 3 * u:]))
         h = o * self.activation(c)
         return h, [h, c]
 
@@ -99,12 +110,23 @@ class GRUCell(_Cell):
     _gates = 3
 
     def step(self, inputs, states):
+        """Keras' ``implementation=1`` with ``reset_after=False``: kernel, bias and recurrent kernel
+        sliced per gate."""
         h_tm1 = states[0]
-        x_z, x_r, x_h = array_ops.split(self._x(inputs), 3, axis=1)
         u = self.units
+        k = self.kernel
+        x_z, x_r, x_h = (math_ops.matmul(inputs, k[:, :u]), math_ops.matmul(inputs, k[:, u:2 * u]),
+                         math_ops.matmul(inputs, k[:, 2 * u:]))
+        if self.use_bias:
+            b = self.bias
+            x_z = nn_ops.bias_add(x_z, b[:u])
+            x_r = nn_ops.bias_add(x_r, b[u:2 * u])
+            x_h = nn_ops.bias_add(x_h, b[2 * u:])
         rk = self.recurrent_kernel
-        z = self.recurrent_activation(x_z + math_ops.matmul(h_tm1, rk[:, :u]))
-        r = self.recurrent_activation(x_r + math_ops.matmul(h_tm1, rk[:, u:2 * u]))
+        recurrent_z = math_ops.matmul(h_tm1, rk[:, :u])
+        recurrent_r = math_ops.matmul(h_tm1, rk[:, u:2 * u])
+        z = self.recurrent_activation(x_z + recurrent_z)
+        r = self.recurrent_activation(x_r + recurrent_r)
         hh = self.activation(x_h + math_ops.matmul(r * h_tm1, rk[:, 2 * u:]))
         h = z * h_tm1 + (1 - z) * hh
         return h, [h]
