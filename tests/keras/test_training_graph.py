@@ -62,6 +62,11 @@ def _canonical(gd):
 def _model(tf, out=2, activation="softmax", hidden=None):
     inp = tf.keras.Input(shape=(3,))
     h = tf.keras.layers.Dense(4, activation="relu")(inp)
+    if hidden in ("lstm", "gru"):  # the three features as a sequence of three steps
+        h = tf.keras.layers.Reshape((3, 1))(inp)
+        h = (tf.keras.layers.LSTM(3) if hidden == "lstm" else tf.keras.layers.GRU(3, return_sequences=True))(h)
+        if hidden == "gru":
+            h = tf.keras.layers.SimpleRNN(2)(h)
     if hidden == "bn_dropout":
         h = tf.keras.layers.BatchNormalization()(h)
         h = tf.keras.layers.Dropout(0.3)(h)
@@ -105,6 +110,8 @@ ROWS = {
                                run="fit_weighted"),
     "fit_validation_evaluate": _row(lambda tf: tf.keras.optimizers.SGD(0.1, momentum=0.9),
                                     "sparse_categorical_crossentropy", ["accuracy"], LABELS, run="fit_val"),
+    "lstm_adam": _row("adam", "sparse_categorical_crossentropy", ["accuracy"], LABELS, hidden="lstm"),
+    "gru_simple_rnn_sgd": _row("sgd", "categorical_crossentropy", ["accuracy"], ONEHOT, hidden="gru"),
     "bn_dropout_updates": _row("rmsprop", "sparse_categorical_crossentropy", ["accuracy"], LABELS,
                                hidden="bn_dropout"),
 }
