@@ -172,7 +172,15 @@ def stacked_recurrent(tf):
     tf.keras.layers.SimpleRNN(2)(h)
 
 
-ROWS = [simple_rnn, lstm, gru, stacked_recurrent, upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
+def recurrent_dropout(tf):
+    x = _x(tf, (None, 4, 3))
+    tf.keras.layers.SimpleRNN(2, dropout=0.5, recurrent_dropout=0.25)(x)
+    tf.keras.layers.LSTM(2, dropout=0.2)(x)
+    tf.keras.layers.GRU(2, recurrent_dropout=0.4)(x, training=True)
+    tf.keras.layers.LSTM(2, dropout=0.3, recurrent_dropout=0.3, return_sequences=True)(x, training=False)
+
+
+ROWS = [simple_rnn, lstm, gru, stacked_recurrent, recurrent_dropout, upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
         dropout_learning_phase, batch_norm_fused, batch_norm_fused_training, batch_norm_unfused,
         activations_reshape, embedding, merges, regularized, input_layer]
 
