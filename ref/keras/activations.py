@@ -2,7 +2,7 @@
 them from the ``tf.nn`` ops; ``relu`` with its options as Keras' backend)."""
 from __future__ import annotations
 
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import clip_ops, math_ops, nn_ops
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign", "exponential",
@@ -73,8 +73,12 @@ def exponential(x):
 
 
 def hard_sigmoid(x):
+    """``clip(0.2 x + 0.5, 0, 1)`` (Keras' backend: the two coefficients as constants, ``Mul`` then ``Add``)."""
     x = convert_to_tensor(x)
-    return clip_ops.clip_by_value(0.2 * x + 0.5, math_ops.cast(0.0, x.dtype), math_ops.cast(1.0, x.dtype))
+    point_two = constant(0.2, dtype=x.dtype.base_dtype)
+    point_five = constant(0.5, dtype=x.dtype.base_dtype)
+    x = math_ops.add(math_ops.multiply(x, point_two, name="Mul"), point_five, name="Add")
+    return clip_ops.clip_by_value(x, 0.0, 1.0)
 
 
 def swish(x):

@@ -1,20 +1,25 @@
 """Keras' recurrent layers in graph mode (``unroll=False``): ``SimpleRNN``,
 ``LSTM`` and ``GRU`` as tf_keras' v1 classes define them (LSTM and GRU with
-``hard_sigmoid`` recurrent activation, GRU with ``reset_after=False``).
+``hard_sigmoid`` recurrent activation and ``implementation=1``, GRU with
+``reset_after=False``), building tf_keras' graph node for node.
 
 The cell's weights are ``<layer>/<cell>/kernel``, ``recurrent_kernel``,
 ``bias`` (kernel ``glorot_uniform``, recurrent kernel ``orthogonal``, bias
-zeros; LSTM's forget-gate bias ones). The sequence runs in a TF1
-``while_loop`` over the time-major input (a ``TensorArray`` per direction),
-from zero states; ``return_sequences`` gives every step's output, else the
-last one; ``return_state`` adds the final states. The values are Keras'; the
-loop's graph is ref's own.
+zeros; LSTM's forget-gate bias ones). ``backend.rnn``: zero states, the
+time-major input in a ``TensorArray``, the cell once on step 0 outside the
+loop (for the output's shape), then a TF1 ``while_loop`` over ``(time,
+output TensorArray, *states)``; ``return_sequences`` gives every step's
+output, else the last one; ``return_state`` adds the final states;
+``go_backwards`` reverses the time axis first. ``dropout`` /
+``recurrent_dropout``: masks of ones dropped once per layer call (a ``cond``
+on the learning phase), the same on every step.
 """
 from __future__ import annotations
 
 from ref.types import dtypes
 from ref.types.shapes import TensorShape, dimension_value
 from ref.framework.graph import name_scope
+from ref.framework.op_def_library import constant
 from ref.graph_ops import array_ops, control_flow_ops, math_ops, nn_ops, tensor_array_ops
 from ref.keras import activations, backend, initializers
 from ref.keras.engine import InputSpec, Layer
@@ -27,9 +32,12 @@ class _Cell(Layer):
 
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 unit_forget_bias=True, **kwargs):
+                 unit_forget_bias=True, dropout=0.0, recurrent_dropout=0.0, **kwargs):
         super().__init__(**kwargs)
         self.units = int(units)
+        self.dropout = min(1.0, max(0.0, float(dropout)))
+        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
+        self.reset_dropout_mask()
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias, self.unit_forget_bias = use_bias, unit_forget_bias
@@ -54,14 +62,35 @@ class _Cell(Layer):
             if self.use_bias else None
         self.built = True
 
-    def _x(self, inputs):
-        x = math_ops.matmul(inputs, self.kernel)
-        return nn_ops.bias_add(x, self.bias) if self.use_bias else x
+    def reset_dropout_mask(self):
+        """Forget the masks: the next call makes new ones (the layer does at each of its calls)."""
+        self._masks = {}
+
+    def _dropout_mask(self, kind, like, training, count):
+        """Keras' ``DropoutRNNCellMixin``: ``count`` masks made on the cell's first step of a layer call and
+        reused on every step: ``ones_like`` dropped through ``tf.nn.dropout`` in a ``cond`` on the
+        learning phase (or directly for a Python ``training``); None at rate 0."""
+        rate = self.dropout if kind == "input" else self.recurrent_dropout
+        if rate == 0:
+            return None
+        if kind not in self._masks:
+            ones = array_ops.ones_like_v2(like)
+            masks = [_in_train_phase(lambda: nn_ops.dropout(ones, rate=rate), ones, training) for _ in range(count)]
+            self._masks[kind] = masks[0] if count == 1 else masks
+        return self._masks[kind]
 
 
 class SimpleRNNCell(_Cell):
-    def step(self, inputs, states):
-        h = self._x(inputs) + math_ops.matmul(states[0], self.recurrent_kernel)
+    def step(self, inputs, states, training=None):
+        prev = states[0]
+        dp_mask = self._dropout_mask("input", inputs, training, 1)
+        rec_dp_mask = self._dropout_mask("recurrent", prev, training, 1)
+        h = math_ops.matmul(inputs * dp_mask if dp_mask is not None else inputs, self.kernel)
+        if self.use_bias:
+            h = nn_ops.bias_add(h, self.bias)
+        if rec_dp_mask is not None:
+            prev = prev * rec_dp_mask
+        h = h + math_ops.matmul(prev, self.recurrent_kernel)
         h = self.activation(h) if self.activation is not None else h
         return h, [h]
 
@@ -84,12 +113,27 @@ class LSTMCell(_Cell):
                                      base((2 * u,), dtype=dtype)], axis=0)
         return init
 
-    def step(self, inputs, states):
+    def step(self, inputs, states, training=None):
+        """Keras' ``implementation=1``: the kernel and bias split in four, one product per gate; the
+        recurrent kernel sliced per gate."""
         h_tm1, c_tm1 = states
-        z = self._x(inputs) + math_ops.matmul(h_tm1, self.recurrent_kernel)
-        i, f, g, o = array_ops.split(z, 4, axis=1)
-        i, f, o = self.recurrent_activation(i), self.recurrent_activation(f), self.recurrent_activation(o)
-        c = f * c_tm1 + i * self.activation(g)
+        u = self.units
+        dp_mask = self._dropout_mask("input", inputs, training, 4)
+        rec_dp_mask = self._dropout_mask("recurrent", h_tm1, training, 4)
+        xs = [inputs * m for m in dp_mask] if 0 < self.dropout < 1 else [inputs] * 4
+        k_i, k_f, k_c, k_o = array_ops.split(self.kernel, 4, axis=1)
+        x_i, x_f = math_ops.matmul(xs[0], k_i), math_ops.matmul(xs[1], k_f)
+        x_c, x_o = math_ops.matmul(xs[2], k_c), math_ops.matmul(xs[3], k_o)
+        if self.use_bias:
+            b_i, b_f, b_c, b_o = array_ops.split(self.bias, 4, axis=0)
+            x_i, x_f = nn_ops.bias_add(x_i, b_i), nn_ops.bias_add(x_f, b_f)
+            x_c, x_o = nn_ops.bias_add(x_c, b_c), nn_ops.bias_add(x_o, b_o)
+        hs = [h_tm1 * m for m in rec_dp_mask] if 0 < self.recurrent_dropout < 1 else [h_tm1] * 4
+        rk = self.recurrent_kernel
+        i = self.recurrent_activation(x_i + math_ops.matmul(hs[0], rk[:, :u]))
+        f = self.recurrent_activation(x_f + math_ops.matmul(hs[1], rk[:, u:2 * u]))
+        c = f * c_tm1 + i * self.activation(x_c + math_ops.matmul(hs[2], rk[:, 2 * u:3 * u]))
+        o = self.recurrent_activation(x_o + math_ops.matmul(hs[3], rk[:, 3 * u:]))
         h = o * self.activation(c)
         return h, [h, c]
 
@@ -97,16 +141,41 @@ class LSTMCell(_Cell):
 class GRUCell(_Cell):
     _gates = 3
 
-    def step(self, inputs, states):
+    def step(self, inputs, states, training=None):
+        """Keras' ``implementation=1`` with ``reset_after=False``: kernel, bias and recurrent kernel
+        sliced per gate."""
         h_tm1 = states[0]
-        x_z, x_r, x_h = array_ops.split(self._x(inputs), 3, axis=1)
         u = self.units
+        dp_mask = self._dropout_mask("input", inputs, training, 3)
+        rec_dp_mask = self._dropout_mask("recurrent", h_tm1, training, 3)
+        xs = [inputs * m for m in dp_mask] if 0 < self.dropout < 1 else [inputs] * 3
+        k = self.kernel
+        x_z, x_r, x_h = (math_ops.matmul(xs[0], k[:, :u]), math_ops.matmul(xs[1], k[:, u:2 * u]),
+                         math_ops.matmul(xs[2], k[:, 2 * u:]))
+        if self.use_bias:
+            b = self.bias
+            x_z = nn_ops.bias_add(x_z, b[:u])
+            x_r = nn_ops.bias_add(x_r, b[u:2 * u])
+            x_h = nn_ops.bias_add(x_h, b[2 * u:])
+        hs = [h_tm1 * m for m in rec_dp_mask] if 0 < self.recurrent_dropout < 1 else [h_tm1] * 3
         rk = self.recurrent_kernel
-        z = self.recurrent_activation(x_z + math_ops.matmul(h_tm1, rk[:, :u]))
-        r = self.recurrent_activation(x_r + math_ops.matmul(h_tm1, rk[:, u:2 * u]))
-        hh = self.activation(x_h + math_ops.matmul(r * h_tm1, rk[:, 2 * u:]))
+        recurrent_z = math_ops.matmul(hs[0], rk[:, :u])
+        recurrent_r = math_ops.matmul(hs[1], rk[:, u:2 * u])
+        z = self.recurrent_activation(x_z + recurrent_z)
+        r = self.recurrent_activation(x_r + recurrent_r)
+        hh = self.activation(x_h + math_ops.matmul(r * hs[2], rk[:, 2 * u:]))
         h = z * h_tm1 + (1 - z) * hh
         return h, [h]
+
+
+def _in_train_phase(dropped, alternative, training):
+    """Keras' ``in_train_phase``: ``dropped()`` when training, else ``alternative``; the learning phase
+    when ``training`` is None; a Python value picks one, a tensor builds a ``cond``."""
+    if training is None:
+        training = backend.learning_phase()
+    if isinstance(training, (bool, int)):
+        return dropped() if training else alternative
+    return control_flow_ops.cond(training, dropped, lambda: alternative)
 
 
 class _RNN(Layer):
@@ -115,8 +184,9 @@ class _RNN(Layer):
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros", return_sequences=False,
                  return_state=False, go_backwards=False, unroll=False, name=None, **kwargs):
-        cell_kwargs = {k: kwargs.pop(k) for k in ("recurrent_activation", "unit_forget_bias") if k in kwargs}
-        unsupported = [k for k in ("dropout", "recurrent_dropout", "stateful", "time_major", "reset_after",
+        cell_kwargs = {k: kwargs.pop(k) for k in ("recurrent_activation", "unit_forget_bias", "dropout",
+                                                  "recurrent_dropout") if k in kwargs}
+        unsupported = [k for k in ("stateful", "time_major", "reset_after",
                                    "kernel_regularizer", "recurrent_regularizer", "bias_regularizer")
                        if kwargs.pop(k, None)] + (["unroll"] if unroll else [])
         if unsupported:
@@ -139,31 +209,46 @@ class _RNN(Layer):
             self.cell.built = True
         self.built = True
 
+    def _cell_step(self, inputs, states, training=None):
+        with name_scope(self.cell._name_scope()):  # (the cell called as a layer: its name, made unique)
+            return self.cell.step(inputs, list(states), training=training)
+
     def call(self, inputs, initial_state=None, training=None):
-        batch = array_ops.shape(inputs)[0]
-        states = initial_state if initial_state is not None else \
-            [array_ops.zeros(array_ops.stack([batch, n]), dtype=inputs.dtype.base_dtype)
-             for n in self.cell.state_size]
-        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        """tf_keras' ``RNN.call`` through ``backend.rnn`` (graph mode, not unrolled): zero states from the
+        batch size, the time-major input unstacked into a ``TensorArray`` (``input_ta_0``), the cell called
+        once on step 0 for the output's shape, then a TF1 ``while_loop`` over ``(time, output_ta, *states)``
+        writing ``output_ta_0``; its stack, the last step, back to batch-major."""
+        if initial_state is None:
+            batch = array_ops.shape(inputs)[0]
+            states = [array_ops.zeros([batch, n], dtype=inputs.dtype.base_dtype) for n in self.cell.state_size]
+        else:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
         x = array_ops.transpose(inputs, [1, 0, 2])
-        if self.go_backwards:
-            x = array_ops.reverse(x, [0])
+        time_steps, batch_dim = x.shape[0], x.shape[1]
         steps = array_ops.shape(x)[0]
-        source = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps).unstack(x)
-        outputs = tensor_array_ops.TensorArray(inputs.dtype.base_dtype, size=steps)
+        source = tensor_array_ops.TensorArray(x.dtype.base_dtype, size=steps, tensor_array_name="input_ta_0")
+        source = source.unstack(x if not self.go_backwards else array_ops.reverse(x, [0]))
+        self.cell.reset_dropout_mask()
+        out_zero, _ = self._cell_step(x[0], states, training)
+        outputs = tensor_array_ops.TensorArray(out_zero.dtype.base_dtype, size=steps, element_shape=out_zero.shape,
+                                               tensor_array_name="output_ta_0")
+        time = constant(0, dtype=dtypes.int32, name="time")
 
         def body(t, out, *state):
-            h, new_states = self.cell.step(source.read(t), list(state))
-            for s, old in zip(new_states, state):
-                s.set_shape(old.shape)
-            return [t + 1, out.write(t, h)] + list(new_states)
+            h, new_states = self._cell_step(source.read(t), state, training)
+            for new, old in zip(new_states, state):
+                new.set_shape(old.shape)
+            out = out.write(t, h)
+            return [t + 1, out] + list(new_states)
 
-        time = array_ops.zeros([], dtype=dtypes.int32)
-        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states)
+        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states,
+                                             parallel_iterations=32, swap_memory=True)
         final_states = list(result[2:])
-        seq = array_ops.transpose(result[1].stack(), [1, 0, 2])
-        seq.set_shape(TensorShape(inputs.shape).as_list()[:2] + [self.units])
-        out = seq if self.return_sequences else final_states[0]
+        seq = result[1].stack()
+        last = seq[-1]
+        seq.set_shape([time_steps, batch_dim] + seq.shape.as_list()[2:])
+        seq = array_ops.transpose(seq, [1, 0, 2])
+        out = seq if self.return_sequences else last
         return [out] + final_states if self.return_state else out
 
 

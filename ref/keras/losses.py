@@ -78,6 +78,7 @@ def _smooth(y_true, y_pred, label_smoothing, categorical):
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """``mean(-(t log p + (1 - t) log(1 - p)))`` over ``axis`` (p clipped to [eps, 1 - eps], plus eps)."""
     y_true, y_pred = _pair(y_true, y_pred)
+    convert_to_tensor(label_smoothing, dtype=y_pred.dtype.base_dtype)  # (Keras converts it first: a Const)
     y_true = _smooth(y_true, y_pred, label_smoothing, False)
     output, traced = _logits(y_pred, "Sigmoid")
     if from_logits or traced:
@@ -94,6 +95,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """``-sum(t log p)`` over ``axis`` (p normalized and clipped), or from the logits."""
     y_true, y_pred = _pair(y_true, y_pred)
+    convert_to_tensor(label_smoothing, dtype=y_pred.dtype.base_dtype)  # (Keras converts it first: a Const)
     y_true = _smooth(y_true, y_pred, label_smoothing, True)
     output, traced = _logits(y_pred, "Softmax")
     if from_logits or traced:
@@ -192,9 +194,10 @@ def reduce_weighted_loss(weighted, reduction):
     if reduction == Reduction.NONE:
         return weighted
     loss = math_ops.reduce_sum(weighted)
-    if reduction == Reduction.SUM_OVER_BATCH_SIZE:
-        count = math_ops.cast(array_ops.size(weighted), loss.dtype.base_dtype)
-        loss = math_ops.div_no_nan(loss, count)
+    if reduction == Reduction.SUM_OVER_BATCH_SIZE:  # Keras' _safe_mean: the sum summed again, over the count
+        with name_scope("num_elements") as scope:
+            count = math_ops.cast(array_ops.size(weighted, name=scope), weighted.dtype.base_dtype)
+        loss = math_ops.div_no_nan(math_ops.reduce_sum(loss), count, name="value")
     return loss
 
 

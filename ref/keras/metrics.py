@@ -16,8 +16,8 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import control_dependencies, name_scope
-from ref.framework.op_def_library import convert_to_tensor
-from ref.graph_ops import array_ops, control_flow_ops, math_ops, state_ops, variables
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.graph_ops import array_ops, control_flow_ops, init_ops, math_ops, state_ops, variables
 from ref.keras import backend, losses as losses_mod
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
@@ -37,22 +37,34 @@ def accuracy(y_true, y_pred):
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """The mean over the last axis of ``y_true == (y_pred > threshold)``."""
     y_pred = convert_to_tensor(y_pred)
+    threshold = math_ops.cast(threshold, y_pred.dtype.base_dtype)
     y_pred = math_ops.cast(y_pred > threshold, y_pred.dtype.base_dtype)
     return math_ops.reduce_mean(math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32), axis=-1)
 
 
+def _sparse_matches(y_true, y_pred):
+    """1.0 where the label is the argmax of ``y_pred`` (Keras' ``sparse_categorical_matches``: a label
+    column of the predictions' rank is squeezed, and the matches take the labels' shape back)."""
+    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    labels_shape = array_ops.shape(y_true)
+    reshape = y_true.shape.ndims is not None and y_true.shape.ndims == y_pred.shape.ndims
+    if reshape:
+        y_true = array_ops.squeeze(y_true, [-1])
+    y_pred = math_ops.argmax(y_pred, -1)
+    if y_pred.dtype.base_dtype != y_true.dtype.base_dtype:
+        y_pred = math_ops.cast(y_pred, y_true.dtype.base_dtype)
+    matches = math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
+    return array_ops.reshape(matches, labels_shape) if reshape else matches
+
+
 def categorical_accuracy(y_true, y_pred):
     """1 where the argmax of ``y_true`` and of ``y_pred`` over the last axis agree."""
-    return math_ops.cast(math_ops.equal(math_ops.argmax(y_true, -1), math_ops.argmax(y_pred, -1)), dtypes.float32)
+    return _sparse_matches(math_ops.argmax(y_true, -1), y_pred)
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """1 where the label (a trailing axis of 1 squeezed) is the argmax of ``y_pred``."""
-    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
-    if y_true.shape.ndims is not None and y_true.shape.ndims == y_pred.shape.ndims:
-        y_true = array_ops.squeeze(y_true, [-1])
-    y_pred = math_ops.cast(math_ops.argmax(y_pred, -1), y_true.dtype.base_dtype)
-    return math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
+    return _sparse_matches(y_true, y_pred)
 
 
 mean_squared_error = mse = MSE = losses_mod.mean_squared_error
@@ -72,8 +84,8 @@ class Metric:
             with name_scope(None):
                 made = []
                 for var_name in ("total", "count"):
-                    v = variables.Variable(np.zeros((), self.dtype.as_numpy_dtype), name=var_name, trainable=False,
-                                           use_resource=True, collections=[])
+                    v = variables.Variable(lambda: init_ops.zeros_initializer()([], dtype=self.dtype), name=var_name,
+                                           trainable=False, use_resource=True, collections=[], dtype=self.dtype)
                     backend.track_variable(v)
                     made.append(v)
             self._vars = tuple(made)
@@ -89,23 +101,32 @@ class Metric:
         return args[0]
 
     def update_state(self, *args, sample_weight=None):
+        """Keras' Reduce: ``total += sum(values [* weights])`` after the sum, then ``count += size`` (or the
+        weights' sum) after that; returns the new count's read."""
         total, count = self._variables()
-        with name_scope(self.name):
-            values = math_ops.cast(self._values(*args), self.dtype)
-            if sample_weight is None:
-                weighted, num = values, math_ops.cast(array_ops.size(values), self.dtype)
-            else:
+        if True:  # (no name scope: Keras' compile gives ``metrics/<label>``)
+            values = convert_to_tensor(self._values(*args))
+            values = values if values.dtype.base_dtype == self.dtype else math_ops.cast(values, self.dtype)
+            if sample_weight is not None:
                 weights = math_ops.cast(sample_weight, self.dtype)
                 weights = array_ops.broadcast_to(weights, array_ops.shape(values)) if weights.shape.ndims != \
                     values.shape.ndims else weights
-                weighted, num = values * weights, math_ops.reduce_sum(weights)
-            add_total = state_ops.assign_add(total, math_ops.reduce_sum(weighted))
+                values = values * weights
+            value_sum = math_ops.reduce_sum(values)
+            with control_dependencies([value_sum]):
+                add_total = apply_op("AssignAddVariableOp", resource=total.handle, value=value_sum)
+                with control_dependencies([add_total]):
+                    apply_op("ReadVariableOp", resource=total.handle, dtype=self.dtype)
+            num = math_ops.cast(array_ops.size(values), self.dtype) if sample_weight is None else \
+                math_ops.reduce_sum(weights)
             with control_dependencies([add_total]):
-                return state_ops.assign_add(count, num)
+                add_count = apply_op("AssignAddVariableOp", resource=count.handle, value=num)
+                with control_dependencies([add_count]):
+                    return apply_op("ReadVariableOp", resource=count.handle, dtype=self.dtype)
 
     def result(self):
         total, count = self._variables()
-        return math_ops.div_no_nan(total.read_value(), count.read_value())
+        return math_ops.div_no_nan(total, count)
 
     def reset_states(self):
         backend.batch_set_value([(v, np.zeros((), self.dtype.as_numpy_dtype)) for v in self._variables()])
@@ -115,7 +136,7 @@ class Metric:
     def __call__(self, *args, sample_weight=None):
         update = self.update_state(*args, sample_weight=sample_weight)
         with control_dependencies([update]):
-            return array_ops.identity(self.result())
+            return control_flow_ops.identity(self.result())
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype.name}

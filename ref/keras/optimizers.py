@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import control_dependencies, name_scope
+from ref.framework.graph import colocate_with, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
-from ref.graph_ops import control_flow_ops, init_ops, math_ops, state_ops, variables
-from ref.grad import gradients
+from ref.graph_ops import array_ops, control_flow_ops, init_ops, math_ops, state_ops, variables
+from ref.grad import custom_gradient, gradients
 from ref.optimizers.optimizer import Optimizer as _TFOptimizer
 from ref.keras import backend
 
@@ -43,9 +43,9 @@ class Optimizer:
         self._weights = []
 
     def _var(self, name, value, dtype):
-        with name_scope(None):
-            var = variables.Variable(initial_value=value, name=f"{self._name}/{name}", trainable=False,
-                                     dtype=dtype, use_resource=True)
+        # made where the optimizer first needs it (inside ``training/<name>`` when ``fit`` builds the
+        # train function), so named after the current name scope, as Keras' ``add_weight``
+        var = variables.Variable(initial_value=value, name=name, trainable=False, dtype=dtype, use_resource=True)
         backend.track_variable(var)
         self._weights.append(var)
         return var
@@ -53,12 +53,18 @@ class Optimizer:
     @property
     def iterations(self):
         if self._iterations is None:
-            self._iterations = self._var("iter", np.int64(0), dtypes.int64)
+            self._iterations = self._var("iter", lambda: init_ops.zeros_initializer()([], dtype=dtypes.int64),
+                                         dtypes.int64)
         return self._iterations
 
+    def _create_hypers(self):
+        """Every hyperparameter variable at once, in name order (Keras' ``_create_hypers``)."""
+        if not self._hyper_vars:
+            for name in sorted(self._hyper):
+                self._hyper_vars[name] = self._var(name, np.asarray(self._hyper[name], np.float32), dtypes.float32)
+
     def _hyper_var(self, name):
-        if name not in self._hyper_vars:
-            self._hyper_vars[name] = self._var(name, np.asarray(self._hyper[name], np.float32), dtypes.float32)
+        self._create_hypers()
         return self._hyper_vars[name]
 
     @property
@@ -73,10 +79,14 @@ class Optimizer:
     lr = learning_rate
 
     def _get_hyper(self, name, dtype):
-        value = math_ops.cast(self._hyper_var(name), dtype)
-        if name == "learning_rate" and self._initial_decay > 0:  # Keras' time decay: lr / (1 + decay * iter)
+        var = self._hyper_var(name)
+        return var if var.dtype.base_dtype == dtype else math_ops.cast(var, dtype)
+
+    def _decayed_lr(self, dtype):
+        value = self._get_hyper("learning_rate", dtype)
+        if self._initial_decay > 0:  # Keras' time decay: lr / (1 + decay * iter)
             step = math_ops.cast(self.iterations, dtype)
-            value = value / (1.0 + math_ops.cast(self._hyper_var("decay"), dtype) * step)
+            value = value / (1.0 + math_ops.cast(self._initial_decay, dtype) * step)
         return value
 
     def add_slot(self, var, slot_name):
@@ -84,9 +94,9 @@ class Optimizer:
         if key not in self._slots:
             shape = var.shape.as_list()
             init = init_ops.zeros_initializer()
-            with name_scope(None):
+            with colocate_with(var):  # (the default strategy's colocate_vars_with)
                 slot = variables.Variable(initial_value=lambda: init(shape, dtype=var.dtype.base_dtype),
-                                          name=f"{self._name}/{var.op.name}/{slot_name}", trainable=False,
+                                          name=f"{var.op.name}/{slot_name}", trainable=False,
                                           dtype=var.dtype.base_dtype, use_resource=True)
             backend.track_variable(slot)
             self._weights.append(slot)
@@ -112,9 +122,15 @@ class Optimizer:
     weights = property(variables)
 
     def get_gradients(self, loss, params):
-        grads = gradients(loss, params)
+        """``tf.gradients`` inside ``<name>/gradients`` (Keras' graph-mode ``get_gradients``)."""
+        with name_scope(self._name + "/gradients"):
+            grads = gradients(loss, params)
         if any(g is None for g in grads):
             raise ValueError("Variables with no gradient: " + str([p.name for g, p in zip(grads, params) if g is None]))
+        return grads
+
+    def _clip(self, grads):
+        """``clipvalue`` then ``clipnorm`` (each gradient's own norm), after the all-reduce."""
         if self.clipvalue is not None:
             grads = [math_ops.minimum(math_ops.maximum(g, -self.clipvalue), self.clipvalue) for g in grads]
         if self.clipnorm is not None:
@@ -130,28 +146,56 @@ class Optimizer:
         return [self.apply_gradients(zip(grads, params))]
 
     def apply_gradients(self, grads_and_vars, name=None):
+        """Keras' graph: inside ``<name>``: the weights (``iter``, hyperparameters, slots), the coefficients
+        (``_prepare_local``), the default strategy's all-reduce of the gradients (an unused ``Identity`` per
+        gradient, then one ``IdentityN`` of the gradients twice: ``custom_gradient``'s outputs then inputs), and
+        inside ``<name>/<name>/update_<variable>`` each update; ``iter`` counts after all of them."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
-        iterations = self.iterations
-        for hyper in sorted(self._hyper):  # all hyperparameter variables, in name order (as Keras)
-            self._hyper_var(hyper)
-        with name_scope(name or self._name):
-            for _, v in pairs:
-                self._create_slots(v)
-            ops = []
-            for g, v in pairs:
-                with name_scope("update_" + v.op.name.replace("/", "_")):
-                    ops.append(self._apply_dense(g, v))
-            with control_dependencies([control_flow_ops.group(*ops)]):
-                return state_ops.assign_add(iterations, convert_to_tensor(np.int64(1))).op
+        var_list = [v for _, v in pairs]
+        with name_scope(self._name):
+            with control_dependencies(None):
+                _ = self.iterations
+                self._create_hypers()
+                self._create_slots(var_list)
+            if not pairs:
+                return control_flow_ops.no_op()
+            states = {}
+            for v in var_list:
+                dtype = v.dtype.base_dtype
+                if dtype not in states:
+                    states[dtype] = {}
+                    self._prepare_local(dtype, states[dtype])
+            grads = self._clip(_all_reduce_sum([g for g, _ in pairs]))
+            with name_scope(name or self._name):
+                ops = []
+                for g, v in zip(grads, var_list):
+                    with colocate_with(v), name_scope("update_" + v.op.name):
+                        ops.append(self._apply_dense(g, v, states[v.dtype.base_dtype]))
+                with control_dependencies([control_flow_ops.group(*ops)]):
+                    return self.iterations.assign_add(convert_to_tensor(np.int64(1)), read_value=False)
+
+    def _prepare_local(self, dtype, state):
+        state["lr_t"] = control_flow_ops.identity(self._decayed_lr(dtype))
 
     def minimize(self, loss, var_list):
         return self.apply_gradients(zip(self.get_gradients(loss, var_list), var_list))
 
-    def _create_slots(self, var):
+    def _create_slots(self, var_list):
         pass
 
     def get_config(self):
         return dict(self._hyper, name=self._name)
+
+
+def _all_reduce_sum(grads):
+    """The default strategy's replica all-reduce: a ``custom_gradient`` whose function reduces each
+    gradient to itself (so one ``IdentityN`` of the gradients, then the gradients again)."""
+
+    @custom_gradient
+    def grad_wrapper(*xs):
+        return list(xs), lambda *dys: list(dys)
+
+    return list(grad_wrapper(*grads))
 
 
 class SGD(Optimizer):
@@ -162,18 +206,22 @@ class SGD(Optimizer):
         super().__init__(name, learning_rate=lr, momentum=momentum, **kwargs)
         self.nesterov = nesterov
 
-    def _create_slots(self, var):
+    def _create_slots(self, var_list):
         if self._hyper["momentum"]:
-            self.add_slot(var, "momentum")
+            for var in var_list:
+                self.add_slot(var, "momentum")
 
-    def _apply_dense(self, grad, var):
-        dtype = var.dtype.base_dtype
-        lr = self._get_hyper("learning_rate", dtype)
+    def _prepare_local(self, dtype, state):
+        super()._prepare_local(dtype, state)
+        state["momentum"] = control_flow_ops.identity(self._get_hyper("momentum", dtype))
+
+    def _apply_dense(self, grad, var, state):
         if self._hyper["momentum"]:
             return apply_op("ResourceApplyKerasMomentum", var=var.handle, accum=self.get_slot(var, "momentum").handle,
-                            lr=lr, grad=grad, momentum=self._get_hyper("momentum", dtype), use_locking=False,
+                            lr=state["lr_t"], grad=grad, momentum=state["momentum"], use_locking=True,
                             use_nesterov=self.nesterov)
-        return apply_op("ResourceApplyGradientDescent", var=var.handle, alpha=lr, delta=grad, use_locking=False)
+        return apply_op("ResourceApplyGradientDescent", var=var.handle, alpha=state["lr_t"], delta=grad,
+                        use_locking=True)
 
 
 class Adam(Optimizer):
@@ -187,19 +235,28 @@ class Adam(Optimizer):
         super().__init__(name, learning_rate=lr, beta_1=beta_1, beta_2=beta_2, **kwargs)
         self.epsilon = epsilon
 
-    def _create_slots(self, var):
-        self.add_slot(var, "m")
-        self.add_slot(var, "v")
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
 
-    def _apply_dense(self, grad, var):
-        dtype = var.dtype.base_dtype
-        lr = self._get_hyper("learning_rate", dtype)
-        beta_1, beta_2 = self._get_hyper("beta_1", dtype), self._get_hyper("beta_2", dtype)
+    def _prepare_local(self, dtype, state):
+        super()._prepare_local(dtype, state)
         step = math_ops.cast(self.iterations + 1, dtype)
+        beta_1 = control_flow_ops.identity(self._get_hyper("beta_1", dtype))
+        beta_2 = control_flow_ops.identity(self._get_hyper("beta_2", dtype))
+        beta_1_power, beta_2_power = math_ops.pow(beta_1, step), math_ops.pow(beta_2, step)
+        state["lr"] = state["lr_t"] * (math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power))  # (sparse updates')
+        state.update(epsilon=convert_to_tensor(self.epsilon, dtype=dtype), beta_1_t=beta_1, beta_2_t=beta_2,
+                     beta_1_power=beta_1_power, beta_2_power=beta_2_power)
+        state.update(one_minus_beta_1_t=1 - beta_1, one_minus_beta_2_t=1 - beta_2)
+
+    def _apply_dense(self, grad, var, state):
         return apply_op("ResourceApplyAdam", var=var.handle, m=self.get_slot(var, "m").handle,
-                        v=self.get_slot(var, "v").handle, beta1_power=math_ops.pow(beta_1, step),
-                        beta2_power=math_ops.pow(beta_2, step), lr=lr, beta1=beta_1, beta2=beta_2,
-                        epsilon=convert_to_tensor(self.epsilon, dtype=dtype), grad=grad, use_locking=False,
+                        v=self.get_slot(var, "v").handle, beta1_power=state["beta_1_power"],
+                        beta2_power=state["beta_2_power"], lr=state["lr_t"], beta1=state["beta_1_t"],
+                        beta2=state["beta_2_t"], epsilon=state["epsilon"], grad=grad, use_locking=True,
                         use_nesterov=False)
 
 
@@ -214,25 +271,43 @@ class RMSprop(Optimizer):
         super().__init__(name, learning_rate=lr, rho=rho, momentum=momentum, **kwargs)
         self.epsilon = epsilon
 
-    def _create_slots(self, var):
-        self.add_slot(var, "rms")
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "rms")
         if self._hyper["momentum"]:
-            self.add_slot(var, "momentum")
+            for var in var_list:
+                self.add_slot(var, "momentum")
 
-    def _apply_dense(self, grad, var):
-        dtype = var.dtype.base_dtype
-        lr = self._get_hyper("learning_rate", dtype)
-        rho = self._get_hyper("rho", dtype)
-        eps = convert_to_tensor(self.epsilon, dtype=dtype)
+    def _prepare_local(self, dtype, state):
+        super()._prepare_local(dtype, state)
+        rho = control_flow_ops.identity(self._get_hyper("rho", dtype))
+        state.update(neg_lr_t=-state["lr_t"], epsilon=convert_to_tensor(self.epsilon, dtype=dtype), rho=rho,
+                     momentum=control_flow_ops.identity(self._get_hyper("momentum", dtype)))
+        state["one_minus_rho"] = 1.0 - rho
+
+    def _apply_dense(self, grad, var, state):
         rms = self.get_slot(var, "rms")
         if self._hyper["momentum"]:
             return apply_op("ResourceApplyRMSProp", var=var.handle, ms=rms.handle,
-                            mom=self.get_slot(var, "momentum").handle, lr=lr, rho=rho,
-                            momentum=self._get_hyper("momentum", dtype), epsilon=eps, grad=grad, use_locking=False)
-        rms_t = rho * rms + (1.0 - rho) * math_ops.square(grad)
-        rms_t = state_ops.assign(rms, rms_t)
-        var_t = var - lr * grad / (math_ops.sqrt(rms_t) + eps)
-        return state_ops.assign(var, var_t).op
+                            mom=self.get_slot(var, "momentum").handle, lr=state["lr_t"], rho=state["rho"],
+                            momentum=state["momentum"], epsilon=state["epsilon"], grad=grad, use_locking=True)
+        rms_t = state["rho"] * rms + state["one_minus_rho"] * math_ops.square(grad)
+        assign_rms = self._assign(rms, rms_t)
+        scaled = state["lr_t"] * grad
+        with name_scope("Sqrt") as scope:  # Keras' assign returns an unread variable: read again where used
+            with control_dependencies([assign_rms]):
+                rms_t = apply_op("ReadVariableOp", resource=rms.handle, dtype=rms.dtype.base_dtype)
+            denom = math_ops.sqrt(rms_t, name=scope)
+        return self._assign(var, var - scaled / (denom + state["epsilon"]))
+
+    @staticmethod
+    def _assign(var, value):
+        """``tf.compat.v1.assign`` of a resource variable in a graph: the assign op, then a read after it;
+        the op is what later control dependencies name."""
+        op = var.assign(value, read_value=False)
+        with control_dependencies([op]):
+            apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+        return op
 
 
 class TFOptimizer(Optimizer):

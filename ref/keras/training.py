@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
+from ref.framework.op_def_library import constant
 from ref.graph_ops import array_ops, control_flow_ops, math_ops
 from ref.keras import backend, callbacks as callbacks_mod, losses as losses_mod, metrics as metrics_mod, optimizers
 from ref.keras.callbacks import History
@@ -84,6 +85,10 @@ class Trainer:
         self.history = None
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, **kwargs):
+        """Keras' v1 graph, in its order: the targets (``<output>_target``), the metric objects (their
+        ``total`` / ``count`` variables), the metrics' updates and results (``metrics/<label>/``), then the
+        loss (``loss/<output>_loss/``: the loss function, ``weighted_loss``, the sum over the batch size
+        ``value``; times the output's weight, plus the layers' losses)."""
         if not self.outputs:  # a Sequential without an input shape: built (then compiled) from the first data
             if not hasattr(self, "_stack"):
                 raise RuntimeError("You must build the model (give it inputs) before compiling it.")
@@ -95,50 +100,86 @@ class Trainer:
         loss_list = loss if isinstance(loss, (list, tuple)) else [loss] * len(outputs)
         if isinstance(loss, dict):
             loss_list = [loss.get(name) for name in self.output_names]
-        weights = _as_list(loss_weights) or [1.0] * len(outputs)
-        self._targets, self._sample_weights, self._metric_tensors, self.metrics_names = [], [], [], ["loss"]
-        total = None
-        for i, (out, name) in enumerate(zip(outputs, self.output_names)):
+        self._loss_fns = [_loss_function(item) for item in loss_list]
+        self._loss_weights = [float(w) for w in _as_list(loss_weights)] or [1.0] * len(outputs)
+        self._targets, self.metrics_names = [], ["loss"]
+        for out, name in zip(outputs, self.output_names):
             target = backend.placeholder(ndim=out.shape.ndims, dtype=out.dtype.base_dtype, name=name + "_target")
             self._targets.append(target)
-            weights_ph = backend.placeholder(shape=(None,), name=name + "_sample_weights")
-            self._sample_weights.append(weights_ph)
-            fn, wrapper = _loss_function(loss_list[i])
-            with name_scope(name + "_loss"):
-                per_sample = wrapper.call(target, out)
-                w = weights_ph
-                for _ in range((per_sample.shape.ndims or 1) - 1):
-                    w = array_ops.expand_dims(w, -1)
-                per_sample = per_sample * w  # each sample's loss times its weight (ones unless given)
-                output_loss = losses_mod.reduce_weighted_loss(per_sample, losses_mod.Reduction.SUM_OVER_BATCH_SIZE)
-            term = output_loss if weights[i] == 1.0 else output_loss * weights[i]
-            total = term if total is None else total + term
+        per_output = []
+        for i, (out, name) in enumerate(zip(outputs, self.output_names)):
+            entries = []
             for metric in _as_list(metrics.get(name) if isinstance(metrics, dict) else metrics):
-                metric_fn = _metric_fn(metric, fn, out)
+                metric_fn = _metric_fn(metric, self._loss_fns[i][0], out)
                 # the v1 loop's names: "acc" for accuracy, else the function's name ("mse" -> mean_squared_error)
                 label = "acc" if metric in ("accuracy", "acc") else getattr(metric, "name", None) or \
                     getattr(metric_fn, "__name__", "metric")
                 if len(outputs) > 1:
                     label = f"{name}_{label}"
-                with name_scope(label):
-                    self._metric_tensors.append(metric_fn(target, out))
+                obj = metric if isinstance(metric, metrics_mod.Metric) else \
+                    metrics_mod.MeanMetricWrapper(metric_fn, name=label)
+                obj.variables  # made with the object, as Keras' Reduce.__init__
+                entries.append((label, obj))
                 self.metrics_names.append(label)
+            per_output.append(entries)
+        self._metric_objects = [obj for entries in per_output for _, obj in entries]
+        self._metric_tensors = []
+        with name_scope("metrics"):
+            for i, entries in enumerate(per_output):
+                for label, obj in entries:
+                    with name_scope(label):
+                        self._metric_tensors.append(obj(self._targets[i], outputs[i]))
+        self._weighted = False
+        self._build_loss()
+        self._compiled = True
+
+    def _build_loss(self):
+        """The loss sub-graph, with ``<output>_sample_weights`` placeholders once sample weights were given
+        (Keras rebuilds it then, as ``_recompile_weights_loss_and_weighted_metrics``)."""
+        with name_scope("metrics"):
+            pass  # Keras' scope for the weighted metrics (none compiled) takes the name
+        if self._weighted:
+            self._sample_weights = [
+                control_flow_ops.placeholder_with_default(constant(np.ones(1, np.float32)), shape=(None,),
+                                                          name=name + "_sample_weights")
+                for name in self.output_names]
+        else:
+            self._sample_weights = [None] * len(self.outputs)
+        terms = []
         with name_scope("loss"):
+            for i, (out, name) in enumerate(zip(self.outputs, self.output_names)):
+                _, wrapper = self._loss_fns[i]
+                with name_scope(name + "_loss"):
+                    per_sample = wrapper.call(self._targets[i], out)
+                    weighted = losses_mod.compute_weighted_loss(per_sample, sample_weight=self._sample_weights[i],
+                                                                reduction=losses_mod.Reduction.NONE)
+                    output_loss = losses_mod.reduce_weighted_loss(weighted, losses_mod.Reduction.SUM_OVER_BATCH_SIZE)
+                terms.append(self._loss_weights[i] * output_loss)
             extra = self.losses
             if extra:
-                total = total + math_ops.add_n(extra)
-        self.total_loss = total
-        self._train_op = None
-        self._compiled = True
-        self.reset_metrics()
+                terms.append(math_ops.add_n(extra))
+            self.total_loss = math_ops.add_n(terms) if len(terms) > 1 else terms[0]
+        self._train_op = self._test_op = None
 
     def _make_train_op(self):
+        """Keras' train function: the learning phase, the optimizer's updates and the layers' inside
+        ``training``, then (as ``backend.function``) their group after the total loss, in ``training_1``."""
         if self._train_op is None:
-            updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
-            updates += self._model_updates()
-            with control_dependencies([self.total_loss]):
-                self._train_op = control_flow_ops.group(*updates, name="training")
+            backend.learning_phase()
+            with name_scope("training"):
+                updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
+                updates += self._model_updates()
+            with name_scope("training"), control_dependencies([self.total_loss]):
+                self._train_op = control_flow_ops.group(*updates)
         return self._train_op
+
+    def _make_test_op(self):
+        """Keras' test function: an empty update group after the total loss, in ``evaluation``."""
+        if self._test_op is None:
+            backend.learning_phase()
+            with name_scope("evaluation"), control_dependencies([self.total_loss]):
+                self._test_op = control_flow_ops.group()
+        return self._test_op
 
     def _model_updates(self):
         """The layers' updates that depend on the model's inputs (or on nothing)."""
@@ -162,11 +203,24 @@ class Trainer:
     # -- running ------------------------------------------------------------------
     def _feed(self, xs, ys, index, training):
         feed = {p: a[index] for p, a in zip(self.inputs, xs)}
-        feed.update({p: a[index] for p, a in zip(self._targets + self._sample_weights, ys)})
+        n = len(self._targets)
+        feed.update({p: a[index] for p, a in zip(self._targets, ys[:n])})
+        if self._weighted:
+            feed.update({p: a[index] for p, a in zip(self._sample_weights, ys[n:])})
         graph = get_default_graph()
         if graph in backend._PHASES and not isinstance(backend._PHASES[graph], int):
             feed[backend._PHASES[graph]] = bool(training)
         return feed
+
+    def _weights_mode(self, sample_weight, training=False):
+        """Keras' sample-weight mode follows the call: the loss is rebuilt when weights start or stop (a
+        training call makes the learning phase first)."""
+        if training:
+            backend.learning_phase()
+        weighted = sample_weight is not None
+        if weighted != self._weighted:
+            self._weighted = weighted
+            self._build_loss()
 
     def _standardize(self, x, y=None, sample_weight=None):
         """(inputs, targets + sample weights) as arrays; a 1-D target becomes a column."""
@@ -185,14 +239,17 @@ class Trainer:
         return xs, ys
 
     def _run_batches(self, xs, ys, batch_size, training, index_array, hooks=None):
-        """[mean loss, metrics...] over the batches of ``index_array``; ``hooks``: a CallbackList whose
-        ``on_train_batch_*`` (training) or ``on_test_batch_*`` hooks run around each batch."""
+        """[mean loss, metrics...] over the batches of ``index_array`` (the metrics: Keras' stateful means,
+        as they stand after the last batch); ``hooks``: a CallbackList whose ``on_train_batch_*`` (training)
+        or ``on_test_batch_*`` hooks run around each batch."""
         session = backend.get_session()
         n = len(index_array)
         loss_sum = 0.0
-        totals, count = self._metric_state  # Keras' stateful metric means: reset per epoch, not per call
-        fetches = [self.total_loss] + self._metric_tensors + ([self._make_train_op()] if training else [])
+        fetches = [self.total_loss] + self._metric_tensors + [self._make_train_op() if training else
+                                                              self._make_test_op()]
+        session = backend.get_session()
         kind = "train" if training else "test"
+        metrics = [0.0] * len(self._metric_tensors)
         for batch, start in enumerate(range(0, n, batch_size)):
             index = index_array[start:start + batch_size]
             logs = {"batch": batch, "size": len(index)}
@@ -200,20 +257,16 @@ class Trainer:
                 hooks.call(f"on_{kind}_batch_begin", batch, logs)
             values = session.run(fetches, self._feed(xs, ys, index, training))
             loss_sum += float(values[0]) * len(index)
-            for k, v in enumerate(values[1:1 + len(self._metric_tensors)]):
-                totals[k] += np.float32(np.sum(v, dtype=np.float32))
-            if self._metric_tensors:
-                count += np.float32(np.size(values[1]))
+            metrics = [float(v) for v in values[1:1 + len(self._metric_tensors)]]
             if hooks is not None:
-                logs.update(zip(self.metrics_names, [float(values[0])] + [float(t / count) for t in totals]))
+                logs.update(zip(self.metrics_names, [float(values[0])] + metrics))
                 hooks.call(f"on_{kind}_batch_end", batch, logs)
-        self._metric_state = (totals, count)
-        metrics = [float(np.float32(t) / count) for t in totals]
         return [loss_sum / n] + metrics
 
     def reset_metrics(self):
-        """Zero the metrics' running totals (``fit`` does at each epoch, ``evaluate`` at its start)."""
-        self._metric_state = (np.zeros(len(getattr(self, "_metric_tensors", [])), np.float32), np.float32(0))
+        """Zero the metrics' variables (``fit`` does at each epoch, ``evaluate`` at its start)."""
+        for obj in getattr(self, "_metric_objects", []):
+            obj.reset_states()
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_data=None,
             shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0, **kwargs):
@@ -222,6 +275,7 @@ class Trainer:
                                "loss)`.")
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y, sample_weight)
+        self._weights_mode(sample_weight if class_weight is None else True, training=True)
         if class_weight is not None:
             ys = ys[:len(self._targets)] + [_class_weighted(w, t, class_weight) for w, t in
                                              zip(ys[len(self._targets):], ys)]
@@ -262,6 +316,7 @@ class Trainer:
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, **kwargs):
         xs, ys = self._standardize(x, y, sample_weight)
+        self._weights_mode(sample_weight)
         self.reset_metrics()
         results = self._run_batches(xs, ys, batch_size or 32, False, np.arange(len(xs[0])))
         return results[0] if len(results) == 1 else results
@@ -280,6 +335,7 @@ class Trainer:
 
     def _one_batch(self, x, y, training, sample_weight=None):
         xs, ys = self._standardize(x, y, sample_weight)
+        self._weights_mode(sample_weight, training)
         if training:
             self._make_train_op()
         results = self._run_batches(xs, ys, len(xs[0]), training, np.arange(len(xs[0])))

@@ -147,7 +147,40 @@ def time_distributed(tf):
     tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3))(_x(tf, (None, 2, 4, 3), name="w"))
 
 
-ROWS = [upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
+def simple_rnn(tf):
+    x = _x(tf, (None, 4, 3))
+    tf.keras.layers.SimpleRNN(2)(x)
+    tf.keras.layers.SimpleRNN(3, activation="relu", return_sequences=True, go_backwards=True)(x)
+
+
+def lstm(tf):
+    x = _x(tf, (2, 5, 3))
+    tf.keras.layers.LSTM(2)(x)
+    tf.keras.layers.LSTM(3, return_sequences=True, return_state=True, use_bias=False)(x)
+
+
+def gru(tf):
+    x = _x(tf, (None, None, 3))
+    tf.keras.layers.GRU(2, go_backwards=True)(x)
+    tf.keras.layers.GRU(3, return_state=True, recurrent_activation="sigmoid")(x)
+
+
+def stacked_recurrent(tf):
+    x = _x(tf, (None, 4, 3))
+    h = tf.keras.layers.LSTM(4, return_sequences=True)(x)
+    h = tf.keras.layers.GRU(3, return_sequences=True)(h)
+    tf.keras.layers.SimpleRNN(2)(h)
+
+
+def recurrent_dropout(tf):
+    x = _x(tf, (None, 4, 3))
+    tf.keras.layers.SimpleRNN(2, dropout=0.5, recurrent_dropout=0.25)(x)
+    tf.keras.layers.LSTM(2, dropout=0.2)(x)
+    tf.keras.layers.GRU(2, recurrent_dropout=0.4)(x, training=True)
+    tf.keras.layers.LSTM(2, dropout=0.3, recurrent_dropout=0.3, return_sequences=True)(x, training=False)
+
+
+ROWS = [simple_rnn, lstm, gru, stacked_recurrent, recurrent_dropout, upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
         dropout_learning_phase, batch_norm_fused, batch_norm_fused_training, batch_norm_unfused,
         activations_reshape, embedding, merges, regularized, input_layer]
 

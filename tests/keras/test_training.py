@@ -46,6 +46,13 @@ def recurrent(tf, out=2, activation="softmax"):
                                 tf.keras.layers.Dense(out, activation=activation)])
 
 
+def recurrent_dropout(tf, out=2, activation="softmax"):
+    return tf.keras.Sequential([tf.keras.layers.Reshape((2, 2), input_shape=(4,)),
+                                tf.keras.layers.GRU(3, dropout=0.3, recurrent_dropout=0.2, return_sequences=True),
+                                tf.keras.layers.SimpleRNN(3, recurrent_dropout=0.5),
+                                tf.keras.layers.Dense(out, activation=activation)])
+
+
 # (id, model, optimizer(tf), loss, y, metrics)
 ROWS = [
     ("sgd_sparse", mlp, lambda tf: "sgd", "sparse_categorical_crossentropy", LABELS, ["accuracy"]),
@@ -66,6 +73,8 @@ ROWS = [
      LABELS.astype(np.float32), ["accuracy"]),
     ("mse_regularized", regularized, lambda tf: tf.keras.optimizers.SGD(0.05), "mse", REG, None),
     ("sgd_sparse_weighted", mlp, lambda tf: "sgd", "sparse_categorical_crossentropy", LABELS, ["accuracy"]),
+    ("recurrent_dropout_rmsprop", recurrent_dropout, lambda tf: "rmsprop", "sparse_categorical_crossentropy",
+     LABELS, ["accuracy"]),
     ("lstm_adam", recurrent, lambda tf: "adam", "sparse_categorical_crossentropy", LABELS, ["accuracy"]),
     ("mse_weighted", regularized, lambda tf: "adam", "mse", REG, ["mae"]),
     ("mae_loss_metrics", regularized, lambda tf: tf.keras.optimizers.Adam(0.02, decay=0.1), "mean_absolute_error",
