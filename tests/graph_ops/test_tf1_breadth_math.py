@@ -1,4 +1,4 @@
-"""TF1 names ref lacked: ``tf.segment_mean``, ``tf.unsorted_segment_mean``,
+"""TF1 names ref lacked: ``tf.segment_mean``, ``tf.unsorted_segment_mean``, ``tf.unsorted_segment_sqrt_n``,
 ``tf.lgamma``, ``tf.digamma``, ``tf.zeta``, ``tf.polygamma``, ``tf.roll``
 (and their ``tf.math.*`` spellings). Each row builds one snippet with both
 libraries: the GraphDefs (gradients included) are identical, and the fetched
@@ -38,6 +38,14 @@ def unsorted_segment_mean_unknown_shape(tf):
     return [tf.unsorted_segment_mean(x, ids, n)], {x: _X.astype(np.float32), ids: [1, 0, 1, 3], n: 5}
 
 
+def unsorted_segment_sqrt_n(tf):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    y = tf.unsorted_segment_sqrt_n(x, [2, -1, 2, 2], 4)
+    z = tf.math.unsorted_segment_sqrt_n(tf.cast(x, tf.float64), tf.constant([[0, 1, 1], [0, 0, 0], [2, 2, 1],
+                                                                             [1, 1, 1]], tf.int64), 3, name="s")
+    return [y, z] + tf.gradients([y, z], [x]), {x: _X.astype(np.float32)}
+
+
 def _special(dtype):
     def snippet(tf):
         x = tf.placeholder(getattr(tf, dtype), [4, 3], name="x")
@@ -74,6 +82,7 @@ ROWS = [
     pytest.param(segment_mean_int, id="segment_mean_int"),
     pytest.param(unsorted_segment_mean, id="unsorted_segment_mean"),
     pytest.param(unsorted_segment_mean_unknown_shape, id="unsorted_segment_mean_unknown_shape"),
+    pytest.param(unsorted_segment_sqrt_n, id="unsorted_segment_sqrt_n"),
     pytest.param(_special("float32"), id="lgamma_digamma_float32"),
     pytest.param(_special("float64"), id="lgamma_digamma_float64"),
     pytest.param(zeta_polygamma, id="zeta_polygamma"),

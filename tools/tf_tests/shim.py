@@ -511,7 +511,7 @@ def _make_test_util():
                  "enable_output_all_intermediates", "add_graph_building_optimization_tests",
                  "run_in_async_and_sync_mode", "py_func_if_in_function", "enable_quantized_dtypes_training",
                  "matmul_without_tf32", "disable_eager_op_as_function", "enable_graph_building_optimization",
-                 "run_functions_eagerly"):
+                 "run_functions_eagerly", "enable_tf_xla_constant_folding"):
         setattr(m, name, _passthrough)
     m.run_in_graph_and_eager_modes = _in_test_session
 
