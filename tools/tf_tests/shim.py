@@ -118,6 +118,7 @@ SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
+    "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
     "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
 })
 # TF modules served by the ref module itself (not a ShimModule over it): a test that
@@ -255,6 +256,7 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
     "tensorflow.python.ops.control_flow_ops": {"_Enter": "enter_frame", "_Identity": "identity_or_ref",
                                                "_NextIteration": "next_iteration", "exit": "exit_",
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
+    "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
 }
 
 
