@@ -30,10 +30,12 @@ from ref.graph_ops.math_extras import reduce_logsumexp, reduce_std, reduce_varia
 
 __all__ += ["reduce_logsumexp", "reduce_std", "reduce_variance"]
 
-from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_mean,  # noqa: F401,E402
-                                        unsorted_segment_mean, zeta)
+from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_max, segment_mean,  # noqa: F401,E402
+                                        segment_min, segment_prod, unsorted_segment_mean, unsorted_segment_sqrt_n,
+                                        zeta)
 
-__all__ += ["digamma", "lgamma", "polygamma", "segment_mean", "unsorted_segment_mean", "zeta"]
+__all__ += ["digamma", "lgamma", "polygamma", "segment_max", "segment_mean", "segment_min", "segment_prod", "unsorted_segment_mean", "unsorted_segment_sqrt_n",
+            "zeta"]
 
 from ref.graph_ops.counting_ops import bincount  # noqa: F401,E402
 from ref.graph_ops.math_special import lbeta  # noqa: F401,E402

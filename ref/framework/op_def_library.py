@@ -470,7 +470,8 @@ def apply_op(op_type, name=None, **kwargs):
         for attr, members in opdef.type_lists.items():  # TF's list(type) attrs: the inputs' dtypes
             attrs[attr] = [t.dtype.base_dtype for t in named[members]]
         for attr, default in opdef.attrs.items():
-            if attr in kwargs:
+            # None for an attr with a default is the default (TF's generated wrappers: ``if x is None: x = ...``).
+            if attr in kwargs and (kwargs[attr] is not None or default is registry.REQUIRED):
                 val = kwargs[attr]
                 attrs[attr] = dtypes.as_dtype(val) if isinstance(default, dtypes.DType) and val is not None else val
             elif default is registry.REQUIRED:

@@ -248,35 +248,82 @@ def _strided_slice_grad_grad(op, grad):
                                                     "shrink_axis_mask")}))
 
 
+def _batch_indices(params_shape, indices, batch_dims):
+    """``indices`` offset by their batch position, counted in rows of the
+    flattened batch dimensions (TF's ``_GetBatchIndices``)."""
+    a, m = _a(), _m()
+    dt = indices.dtype.base_dtype
+    shape = m.cast(params_shape, dt)
+    accum = a.ones((), dtype=dt)
+    for dim in range(batch_dims, 0, -1):
+        dim_value = shape[dim - 1]
+        accum = accum * shape[dim]
+        dim_indices = m.range(a.zeros((), dtype=dt), dim_value, a.ones((), dtype=dt))
+        dim_indices = dim_indices * accum
+        dim_shape = a.concat([a.tile([1], [dim - 1]), [dim_value], a.tile([1], [a.rank(indices) - dim])], axis=0)
+        indices = indices + a.reshape(dim_indices, dim_shape)
+    return indices
+
+
+def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
+    """The gathered rows summed back per index, the batch dimensions flattened
+    into the segment ids (TF's ``_BatchGatherGrad``)."""
+    a, m = _a(), _m()
+    indices_size = a.expand_dims(a.size(indices), 0)
+    if batch_dims:
+        values_shape = a.shape(values)
+        outer_shape = values_shape[:batch_dims]
+        inner_shape = values_shape[batch_dims:][1:]
+        batch_size = apply_op("Prod", input=outer_shape, axis=[0], keep_dims=False)
+        flat_values_shape = a.concat([[-1], inner_shape], 0)
+        gather_dim_size = gather_dim_size * batch_size
+        indices = _batch_indices(params_shape, indices, batch_dims)
+        values = a.reshape(_dense_no_warning(values), flat_values_shape)
+    params_grad = a.unsorted_segment_sum(values, a.reshape(indices, indices_size), gather_dim_size)
+    if batch_dims:
+        params_grad = a.reshape(params_grad, a.concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
 @RegisterGradient("GatherV2")
 def _gather_v2_grad(op, grad):
-    """Sparse: IndexedSlices(grad rows, indices, shape(params)) for axis 0."""
+    """Axis 0: IndexedSlices(grad rows, indices, shape(params)). Another axis or
+    batch dimensions: the gathered axis moved after the batch dimensions, the
+    rows segment-summed per (batch, index), moved back (TF's ``_GatherV2Grad``)."""
     a, m = _a(), _m()
-    params, indices, axis_t = op.inputs
-    axis = constant_value(axis_t)
-    batch_dims = op.get_attr("batch_dims")
-    if axis is not None and int(axis) == 0 and batch_dims == 0:
-        # TF's graph: shape(params) next to params, size(indices) as a 1-vector,
-        # values reshaped to [size] + params_shape[1:].
-        with colocate_with(params.op):
-            params_shape = a.shape(params)
-        indices_size = a.expand_dims(a.size(indices), 0)
+    params, indices, axis = op.inputs
+    with colocate_with(params.op):
+        params_shape = a.shape(params)
+    indices_size = a.expand_dims(a.size(indices), 0)
+    axis_static = constant_value(axis)
+    batch_dims = int(op.get_attr("batch_dims"))
+    if batch_dims < 0:
+        if indices.shape.ndims is None:
+            raise ValueError(
+                f"Currently, it is unsupported to take the gradient of tf.gather when batch_dims < 0 and the rank "
+                f"of the indices is unknown. Please pass a positive batch_dims or use tf.ensure_shape to update the "
+                f"shape of indices when calling tf.gather. Got batch_dims={batch_dims} and indices={indices}")
+        batch_dims += indices.shape.ndims
+    if axis_static is not None and int(axis_static) == 0:
         values_shape = a.concat([indices_size, params_shape[1:]], 0)
         values = a.reshape(_dense_no_warning(grad), values_shape)
         return IndexedSlices(values, a.reshape(indices, indices_size), params_shape), None, None
-    # General axis: move the gathered axis to the front, segment-sum, move it back.
-    ax = int(axis) % params.shape.ndims
-    rank = params.shape.ndims
-    idx_rank = indices.shape.ndims
-    # grad has shape params[:ax] + indices.shape + params[ax+1:]
-    outer = list(range(ax))
-    idx_dims = list(range(ax, ax + idx_rank))
-    inner = list(range(ax + idx_rank, rank - 1 + idx_rank))
-    g = a.transpose(grad, idx_dims + outer + inner)
-    g = a.reshape(g, a.concat([[-1], a.shape(g)[idx_rank:]], 0))
-    summed = a.unsorted_segment_sum(g, a.reshape(indices, [-1]), a.shape(params)[ax])
-    back = list(range(1, ax + 1)) + [0] + list(range(ax + 1, rank))
-    return a.transpose(summed, back), None, None
+    outer_shape = params_shape[:axis]
+    values_shape = a.concat([outer_shape, [-1], params_shape[axis:][1:]], 0)
+    values_dims = a.size(values_shape)
+    axis_dims = a.size(outer_shape)
+    outer_batches = m.range(batch_dims)
+    batch_axes = m.range(batch_dims, axis_dims)
+    inner_axes = m.range(axis_dims + 1, values_dims)
+    values = a.reshape(_dense_no_warning(grad), values_shape)
+    transpose_dims = a.concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
+    values_transpose = a.transpose(values, transpose_dims)
+    params_shape_transpose = a.gather(params_shape, transpose_dims)
+    params_grad = _batch_gather_grad(params_shape_transpose, values_transpose, indices, batch_dims,
+                                     params_shape[axis])
+    invert = a.concat([outer_batches, batch_axes + 1, [batch_dims], inner_axes], 0)
+    params_grad = a.transpose(params_grad, invert)
+    return a.reshape(params_grad, a.shape(params)), None, None
 
 
 @RegisterGradient("Gather")
@@ -532,23 +579,22 @@ def _mirror_pad_grad_grad(op, grad):
 @RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
     """TF's zero-aware form: d prod / d x_i = prod of the other elements of the
-    segment (no division when x_i == 0; zero when a segment has two zeros)."""
+    segment (no division when x_i == 0; zero when a segment has two zeros); rows
+    with a negative id get 0, the mask broadcast over the data's trailing
+    dimensions (``_GatherDropNegatives``)."""
     a, m = _a(), _m()
     data, ids, num = op.inputs
-    zero = a.zeros_like(data)
-    is_zero = m.equal(data, zero)
-    num_zeros = a.unsorted_segment_sum(m.cast(is_zero, "int32"), ids, num)
+    is_zero = m.equal(data, 0)
+    num_zeros = a.unsorted_segment_sum(m.cast(is_zero, dtype=dtypes.int32), ids, num)
     grad = a.where_v2(m.greater(num_zeros, 1), a.zeros_like(grad), grad)
     non_zero_data = a.where_v2(is_zero, a.ones_like(data), data)
     non_zero_prod = a.unsorted_segment_prod(non_zero_data, ids, num)
     clipped = m.maximum(ids, a.zeros_like(ids))
     gathered_prod = a.gather(op.outputs[0], clipped)
     gathered_non_zero_prod = a.gather(non_zero_prod, clipped)
-    prod_divided_by_el = m.realdiv(gathered_prod, non_zero_data)
-    partial = a.where_v2(is_zero, gathered_non_zero_prod, prod_divided_by_el)
-    valid = m.greater_equal(ids, a.zeros_like(ids))
-    gathered_grad = a.where_v2(valid, a.gather(grad, clipped), a.zeros_like(data))
-    return m.multiply(gathered_grad, partial), None, None
+    partial = a.where_v2(is_zero, gathered_non_zero_prod, gathered_prod / data)
+    gathered_grad = _gather_drop_negatives(grad, ids, clipped)[0]
+    return gathered_grad * partial, None, None
 
 
 # Fake quantization: straight through (V2, V3), or through the range only (V4), as TF.

@@ -57,9 +57,14 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+_TRAINABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128, dtypes.resource,
+              dtypes.variant, dtypes.bfloat16)
+
+
 def _is_backpropagatable(t) -> bool:
-    d = t.dtype.base_dtype
-    return d.is_floating or d.is_complex or d in (dtypes.resource, dtypes.variant)
+    """TF's ``backprop_util.IsTrainable``: the dtypes that change infinitesimally
+    (not the integers, not the float8s)."""
+    return t.dtype.base_dtype in _TRAINABLE
 
 
 def _as_x(x):

@@ -1,5 +1,5 @@
 """Gradients of the special functions (Lgamma, Digamma, Zeta, Polygamma), of
-SegmentMean and of Roll, building TF's graphs (TF's ``math_grad`` and
+SegmentMean/Max/Min/Prod and of Roll, building TF's graphs (TF's ``math_grad`` and
 ``manip_grad``)."""
 from __future__ import annotations
 
@@ -19,6 +19,40 @@ def _segment_mean_grad(op, grad):
     ones = a.ones(a.concat([ids_shape, remaining], 0), dtype=grad.dtype)
     scaled = math_ops.divide(grad, a.segment_sum(ones, op.inputs[1]))
     return a.gather(scaled, op.inputs[1]), None
+
+
+def _segment_min_or_max_grad(op, grad):
+    """The gradient goes to the entries equal to their segment's result, split
+    equally among ties (TF's ``_SegmentMinOrMaxGrad``)."""
+    a, m = array_ops, math_ops
+    data, ids = op.inputs
+    zeros = a.zeros_like(data, dtype=data.dtype)
+    is_selected = m.equal(data, a.gather(op.outputs[0], ids))
+    num_selected = a.segment_sum(m.cast(is_selected, grad.dtype), ids)
+    gathered = a.gather(m.divide(grad, num_selected), ids)
+    return a.where_v2(is_selected, gathered, zeros), None
+
+
+RegisterGradient("SegmentMax")(_segment_min_or_max_grad)
+RegisterGradient("SegmentMin")(_segment_min_or_max_grad)
+
+
+@RegisterGradient("SegmentProd")
+def _segment_prod_grad(op, grad):
+    """d prod / d x_j = the product of the segment's other entries: the product
+    over x_j without zeros, the product of the non-zero entries for the one zero
+    of a segment, 0 in a segment with two zeros (TF's ``_SegmentProdGrad``)."""
+    a, m = array_ops, math_ops
+    data, ids = op.inputs
+    is_zero = m.equal(data, 0)
+    num_zeros = a.segment_sum(m.cast(is_zero, dtype="int32"), ids)
+    grad = a.where_v2(m.greater(num_zeros, 1), a.zeros_like(grad), grad)
+    non_zero_data = a.where_v2(is_zero, a.ones_like(data), data)
+    non_zero_prod = math_special.segment_prod(non_zero_data, ids)
+    gathered_prod = a.gather(op.outputs[0], ids)
+    gathered_non_zero_prod = a.gather(non_zero_prod, ids)
+    partial = a.where_v2(is_zero, gathered_non_zero_prod, gathered_prod / non_zero_data)
+    return a.gather(grad, ids) * partial, None
 
 
 @RegisterGradient("Lgamma")

@@ -1,5 +1,5 @@
-"""TF1 math builders beyond the elementary ones: ``tf.segment_mean``,
-``tf.unsorted_segment_mean`` (composed as TF's ``math_ops`` composes it), the
+"""TF1 math builders beyond the elementary ones: ``tf.segment_mean``, ``tf.segment_max``/``min``/``prod``,
+``tf.unsorted_segment_mean``, ``tf.unsorted_segment_sqrt_n`` (composed as TF's ``math_ops`` composes it), the
 special functions ``tf.lgamma``, ``tf.digamma``, ``tf.zeta``, ``tf.polygamma``
 (one op each, TF's ``gen_math_ops``), ``tf.lbeta`` (from ``lgamma``) and ``tf.roll`` (TF's ``manip_ops``)."""
 from __future__ import annotations
@@ -11,12 +11,27 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops
 
-__all__ = ["segment_mean", "unsorted_segment_mean", "lgamma", "digamma", "zeta", "polygamma", "lbeta", "roll"]
+__all__ = ["segment_mean", "segment_max", "segment_min", "segment_prod", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "lgamma", "digamma", "zeta", "polygamma", "lbeta", "roll"]
 
 
 def segment_mean(data, segment_ids, name=None):
     """``output[i] = mean(data[j])`` over the sorted ``segment_ids[j] == i`` (0 if empty)."""
     return apply_op("SegmentMean", data=data, segment_ids=segment_ids, name=name or "SegmentMean")
+
+
+def segment_max(data, segment_ids, name=None):
+    """``output[i] = max(data[j])`` over the sorted ``segment_ids[j] == i`` (0 if empty)."""
+    return apply_op("SegmentMax", data=data, segment_ids=segment_ids, name=name or "SegmentMax")
+
+
+def segment_min(data, segment_ids, name=None):
+    """``output[i] = min(data[j])`` over the sorted ``segment_ids[j] == i`` (0 if empty)."""
+    return apply_op("SegmentMin", data=data, segment_ids=segment_ids, name=name or "SegmentMin")
+
+
+def segment_prod(data, segment_ids, name=None):
+    """``output[i] = prod(data[j])`` over the sorted ``segment_ids[j] == i`` (1 if empty)."""
+    return apply_op("SegmentProd", data=data, segment_ids=segment_ids, name=name or "SegmentProd")
 
 
 def shape_internal(t):
@@ -52,6 +67,17 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
         n = _unsorted_segment_n(data, segment_ids, num_segments)
         summed = apply_op("UnsortedSegmentSum", data=data, segment_ids=segment_ids, num_segments=num_segments)
         return summed / n
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """``output[i..] = sum(data[j..]) / sqrt(N_i)`` over ``segment_ids[j..] == i``
+    (0 if empty; negative ids dropped): the segment sums over the square roots of the counts."""
+    with name_scope(name, "UnsortedSegmentSqrtN"):
+        data = convert_to_tensor(data)
+        segment_ids = convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        summed = apply_op("UnsortedSegmentSum", data=data, segment_ids=segment_ids, num_segments=num_segments)
+        return summed / math_ops.sqrt(n)
 
 
 def lgamma(x, name=None):

@@ -408,6 +408,13 @@ def _fill_shape(ins, attrs):
         raise ValueError(f"Shape must be rank 0 but is rank {ins['value'].shape.ndims} for "
                          f"'{attrs['_op_name']}' (op: 'Fill') with input shapes: {_shape_str(ins['dims'].shape)}, "
                          f"{_shape_str(ins['value'].shape)}.")
+    known = ins["dims"].value
+    below = [] if known is None else [int(v) for v in np.asarray(known).reshape(-1) if v < -1]
+    if below:  # TF: -1 is an unknown dimension of a shape tensor, less is invalid
+        raise ValueError(f"Invalid value in tensor used for shape: {below[0]}")
+    if known is not None and (np.asarray(known) < 0).any():
+        raise ValueError(f"Fill dimensions must be >= 0 for '{attrs['_op_name']}' (op: 'Fill') with input shapes: "
+                         f"{_shape_str(ins['dims'].shape)}, {_shape_str(ins['value'].shape)}.")
     return [(ins["value"].dtype, shape_input(ins["dims"]))]
 
 

@@ -138,14 +138,19 @@ def gather_nd(params, indices, bad_indices_policy=""):
         raise invalid_argument(f"index innermost dimension length must be <= params rank; saw: "
                                f"{indices.shape[-1] if indices.ndim else 0} vs. {params.ndim}")
     k = indices.shape[-1]
+    n_result = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    if n_result and not params.size:
+        raise invalid_argument(f"Requested more than 0 entries, but params is empty.  Params shape: "
+                               f"{_shape_str(params.shape)}")
     if policy == "IGNORE" and k:
         pos, ok = _nd_positions("indices", indices, params.shape, "param shape", ignore=True)
         out = params[pos]
         out[~ok] = 0
         return np.array(out.reshape(indices.shape[:-1] + params.shape[k:]))
-    pos = _nd_positions("indices", indices, params.shape, "param shape", ", node name: GatherNd")
-    out = params[pos] if k else np.broadcast_to(params, (int(np.prod(indices.shape[:-1], dtype=np.int64)),)
-                                                + params.shape)
+    if k:
+        out = params[_nd_positions("indices", indices, params.shape, "param shape", ", node name: GatherNd")]
+    else:  # an empty index row selects all of params
+        out = np.broadcast_to(params, (n_result,) + params.shape)
     return np.array(out.reshape(indices.shape[:-1] + params.shape[k:]))
 
 

@@ -172,6 +172,9 @@ def _split(record: bytes, delim: bytes, quote: bool, index: int):
             return fields
 
 
+_CSV_TYPE_NAME = {dtypes.float32: "float", dtypes.float64: "double"}  # TF's C++ type names in its messages
+
+
 @register_op("DecodeCSV", inputs=("records", "record_defaults"), outputs=("*output",),
              list_inputs={"record_defaults": None},
              attrs={"OUT_TYPE": REQUIRED, "field_delim": ",", "use_quote_delim": True, "na_value": "",
@@ -201,8 +204,9 @@ def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_de
     for r, (idx, rec) in enumerate(np.ndenumerate(recs)):
         fields = _split(_b(rec), delim, use_quote_delim, r)
         if select_cols:
-            if select_cols[-1] >= len(fields):
-                raise invalid_argument(f"Expect {select_cols[-1] + 1} fields but have {len(fields)} in record {r}")
+            if select_cols[-1] >= len(fields):  # TF counts the selected columns the record holds
+                have = sum(c < len(fields) for c in select_cols)
+                raise invalid_argument(f"Expect {len(select_cols)} fields but have {have} in record {r}")
             fields = [fields[c] for c in select_cols]
         elif len(fields) != len(types):
             raise invalid_argument(f"Expect {len(types)} fields but have {len(fields)} in record {r}")
@@ -216,7 +220,8 @@ def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_de
             else:
                 v = _to_number(_s(f), t)
                 if v is None:
-                    raise invalid_argument(f"Field {c} in record {r} is not a valid {t.name}: {_s(f)}")
+                    raise invalid_argument(f"Field {c} in record {r} is not a valid "
+                                           f"{_CSV_TYPE_NAME.get(t, t.name)}: {_s(f)}")
                 outs[c][idx] = v
     return outs
 

@@ -138,6 +138,46 @@ def segment_sum(data, segment_ids):
     return out
 
 
+def _sorted_segments(data, segment_ids):
+    """The checked sorted ids of ``Segment*`` (TF's messages) and the output row count."""
+    ids = np.asarray(segment_ids)
+    if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
+        raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
+    n = int(ids[-1]) + 1 if ids.size else 0
+    if ids.size and (np.diff(ids) < 0).any():
+        raise invalid_argument("segment ids are not increasing")
+    bad = np.flatnonzero((ids < 0) | (ids >= max(n, 0)))
+    if bad.size:
+        raise invalid_argument(f"Segment id {int(ids[bad[0]])} out of range [0, {n}), possibly because "
+                               f"'segment_ids' input is not sorted.")
+    return ids, n
+
+
+def _register_sorted(name, ufunc, allowed, empty, doc):
+    @register_op(name, inputs=("data", "segment_ids"), type_attrs={"T": "data", "Tindices": "segment_ids"},
+                 allowed={"T": allowed, "Tindices": _INDEX}, shape=_segment_sum_shape)
+    def kernel(data, segment_ids):
+        data = np.asarray(data)
+        ids, n = _sorted_segments(data, segment_ids)
+        out = np.empty((n,) + data.shape[1:], data.dtype)
+        filled = np.zeros(n, bool)
+        filled[ids] = True
+        out[~filled] = empty
+        if ids.size:
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            out[ids[starts]] = ufunc.reduceat(data, starts, axis=0).astype(data.dtype)
+        return out
+    kernel.__name__ = name
+    kernel.__doc__ = (f"``output[i..] = {doc}`` over the rows ``j`` with the sorted ``segment_ids[j] == i``; "
+                      f"``output`` has ``segment_ids[-1] + 1`` rows, an empty segment is {empty}.")
+    return kernel
+
+
+segment_max = _register_sorted("SegmentMax", np.maximum, dtypes.REALS, 0, "max data[j..]")
+segment_min = _register_sorted("SegmentMin", np.minimum, dtypes.REALS, 0, "min data[j..]")
+segment_prod = _register_sorted("SegmentProd", np.multiply, dtypes.NUMBERS, 1, "prod data[j..]")
+
+
 @register_op("SegmentMean", inputs=("data", "segment_ids"), type_attrs={"T": "data", "Tindices": "segment_ids"},
              allowed={"T": dtypes.NUMBERS, "Tindices": _INDEX}, shape=_segment_sum_shape)
 def segment_mean(data, segment_ids):

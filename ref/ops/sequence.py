@@ -20,15 +20,19 @@ from ref.types.shapes import TensorShape
 
 def _scan(ufunc, x, axis, exclusive, reverse):
     x = np.asarray(x)
+    axis = np.asarray(axis)
+    if axis.ndim:
+        raise invalid_argument(f"ScanOp: axis must be a scalar, not [{','.join(str(d) for d in axis.shape)}]")
     a = int(axis)
-    if not -x.ndim <= a < x.ndim:
-        raise invalid_argument(f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {a}")
+    if not -x.ndim <= a < x.ndim:  # TF reports the axis after adding the rank to a negative one
+        raise invalid_argument(f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got "
+                               f"{a + x.ndim if a < 0 else a}")
     if reverse:
         x = np.flip(x, a)
     out = ufunc.accumulate(x, axis=a, dtype=x.dtype)
-    if exclusive:
+    if exclusive and x.shape[a]:
         identity = np.full_like(np.take(x, [0], axis=a), ufunc.identity)
-        out = np.concatenate([identity, np.delete(out, -1, axis=a)], axis=a) if x.shape[a] else out
+        out = np.concatenate([identity, np.delete(out, -1, axis=a)], axis=a)
     return np.flip(out, a) if reverse else out
 
 

@@ -1,4 +1,7 @@
-"""Stack kernels: StackV2, StackPushV2, StackPopV2, StackCloseV2, and
+"""Stack kernels: StackV2, StackPushV2, StackPopV2, StackCloseV2 (and TF's
+deprecated Stack, StackPush, StackPop, StackClose, whose handle is a string
+reference instead of a resource; ref gives them a ``string`` handle, as its
+Barrier and v1 queues), and
 ControlTrigger, the ops TF 1.x's while-loop gradient saves forward values with
 (``control_flow_state``'s accumulators: the forward loop pushes each
 iteration's value, the gradient loop pops them in reverse order).
@@ -85,6 +88,21 @@ def stack_close_v2(handle):
     s.items.clear()
     s.closed = True
     return ()
+
+
+# TF's deprecated reference-handle spellings: no max_size input (unbounded), the same kernels.
+@register_op("Stack", inputs=(), outputs=("handle",), attrs={"elem_type": REQUIRED, "stack_name": ""},
+             shape=fixed_rule((dtypes.string, TensorShape([2]))), stateful=True)
+def stack_v1(elem_type, stack_name=""):
+    """A fresh empty unbounded stack holding ``elem_type`` tensors (TF's deprecated ``Stack``)."""
+    return stack_v2(-1, elem_type, stack_name)
+
+
+register_op("StackPush", inputs=("handle", "elem"), outputs=("output",), type_attrs={"T": "elem"},
+            attrs={"swap_memory": False}, shape=_push_shape, stateful=True)(stack_push_v2)
+register_op("StackPop", inputs=("handle",), outputs=("elem",), attrs={"elem_type": REQUIRED},
+            shape=_pop_shape, stateful=True)(stack_pop_v2)
+register_op("StackClose", inputs=("handle",), outputs=(), shape=fixed_rule(), stateful=True)(stack_close_v2)
 
 
 @register_op("ControlTrigger", inputs=(), outputs=(), shape=fixed_rule())

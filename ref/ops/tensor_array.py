@@ -166,16 +166,21 @@ def _array(handle) -> TensorArrayResource:
     return ta
 
 
+def _cc(dtype) -> str:
+    """TF's C++ DataTypeString, which its kernel messages print (``float``, ``double``, ``int32``...)."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+
+
 def _check_dtype(ta, dtype):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if dtype != ta.dtype:
-        raise invalid_argument(f"TensorArray dtype is {ta.dtype.name} but Op requested dtype {dtype.name}.")
+        raise invalid_argument(f"TensorArray dtype is {_cc(ta.dtype)} but Op requested dtype {_cc(dtype)}.")
 
 
 def _check_write_dtype(ta, value):
     d = dtypes.as_dtype(np.asarray(value).dtype)
     if d != ta.dtype:
-        raise invalid_argument(f"TensorArray dtype is {ta.dtype.name} but Op is trying to write dtype {d.name}.")
+        raise invalid_argument(f"TensorArray dtype is {_cc(ta.dtype)} but Op is trying to write dtype {_cc(d)}.")
 
 
 def _flow():
@@ -191,8 +196,9 @@ def _scalar_index(index):
 
 def _vector(x, what):
     x = np.asarray(x)
-    if x.ndim != 1:
-        raise invalid_argument(f"Expected {what} to be a vector, but received shape: {_debug(x.shape)}")
+    if x.ndim != 1:  # TF's wording differs between the indices and the lengths checks
+        but = "" if what == "lengths" else "but "
+        raise invalid_argument(f"Expected {what} to be a vector, {but}received shape: {_debug(x.shape)}")
     return x
 
 

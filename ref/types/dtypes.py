@@ -227,6 +227,8 @@ COMPLEX = (complex64, complex128)
 INTEGERS = _INTEGERS
 REALS = FLOATS + _INTEGERS
 NUMBERS = REALS + COMPLEX
+# TF's set of the dtypes whose values NumPy holds (every one but resource, variant and the references).
+TF_VALUE_DTYPES = frozenset(d for d in _BY_ENUM.values() if not d.is_ref_dtype and d not in (resource, variant))
 
 _NP_TO_DTYPE = {}
 for _d in list(_BY_ENUM.values()):

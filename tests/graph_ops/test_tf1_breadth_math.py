@@ -1,4 +1,5 @@
-"""TF1 names ref lacked: ``tf.segment_mean``, ``tf.unsorted_segment_mean``,
+"""TF1 names ref lacked: ``tf.segment_mean``, ``tf.unsorted_segment_mean``, ``tf.unsorted_segment_sqrt_n``,
+``tf.segment_max``/``min``/``prod`` (and the gradient of ``UnsortedSegmentProd`` over rows),
 ``tf.lgamma``, ``tf.digamma``, ``tf.zeta``, ``tf.polygamma``, ``tf.roll``
 (and their ``tf.math.*`` spellings). Each row builds one snippet with both
 libraries: the GraphDefs (gradients included) are identical, and the fetched
@@ -38,6 +39,36 @@ def unsorted_segment_mean_unknown_shape(tf):
     return [tf.unsorted_segment_mean(x, ids, n)], {x: _X.astype(np.float32), ids: [1, 0, 1, 3], n: 5}
 
 
+def unsorted_segment_sqrt_n(tf):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    y = tf.unsorted_segment_sqrt_n(x, [2, -1, 2, 2], 4)
+    z = tf.math.unsorted_segment_sqrt_n(tf.cast(x, tf.float64), tf.constant([[0, 1, 1], [0, 0, 0], [2, 2, 1],
+                                                                             [1, 1, 1]], tf.int64), 3, name="s")
+    return [y, z] + tf.gradients([y, z], [x]), {x: _X.astype(np.float32)}
+
+
+def segment_max_min_prod(tf):
+    x = tf.placeholder(tf.float64, [5, 3], name="x")
+    ids = [0, 0, 2, 2, 3]
+    ys = [tf.segment_max(x, ids), tf.math.segment_min(x, tf.constant(ids, tf.int64), name="mn"),
+          tf.segment_prod(x, ids), tf.segment_prod(x * tf.constant([[0.0], [1.0], [0.0], [0.0], [1.0]], tf.float64),
+                                                   ids, name="zeros")]
+    feeds = {x: np.array([[1.0, 5.0, 2.0], [1.0, -3.0, 4.0], [0.5, 2.0, 2.0], [7.0, 2.0, -1.0], [3.0, 3.0, 3.0]])}
+    return ys + tf.gradients(ys, [x]), feeds
+
+
+def segment_max_min_prod_int(tf):
+    x = tf.constant([[7, -7], [2, 3], [5, 5]])
+    return [tf.segment_max(x, [0, 0, 2]), tf.segment_min(x, [1, 1, 1]), tf.segment_prod(x, [0, 2, 2])], {}
+
+
+def unsorted_segment_prod_rows(tf):
+    x = tf.placeholder(tf.float32, [6, 2], name="x")
+    y = tf.unsorted_segment_prod(x, [0, 1, -1, 1, 0, 2], 4)
+    feeds = {x: np.array([[1.0, 2.0], [0.0, 3.0], [4.0, 5.0], [2.0, 0.0], [0.0, 0.0], [6.0, 7.0]], np.float32)}
+    return [y] + tf.gradients(y, [x]), feeds
+
+
 def _special(dtype):
     def snippet(tf):
         x = tf.placeholder(getattr(tf, dtype), [4, 3], name="x")
@@ -74,6 +105,10 @@ ROWS = [
     pytest.param(segment_mean_int, id="segment_mean_int"),
     pytest.param(unsorted_segment_mean, id="unsorted_segment_mean"),
     pytest.param(unsorted_segment_mean_unknown_shape, id="unsorted_segment_mean_unknown_shape"),
+    pytest.param(unsorted_segment_sqrt_n, id="unsorted_segment_sqrt_n"),
+    pytest.param(segment_max_min_prod, id="segment_max_min_prod"),
+    pytest.param(segment_max_min_prod_int, id="segment_max_min_prod_int"),
+    pytest.param(unsorted_segment_prod_rows, id="unsorted_segment_prod_rows"),
     pytest.param(_special("float32"), id="lgamma_digamma_float32"),
     pytest.param(_special("float64"), id="lgamma_digamma_float64"),
     pytest.param(zeta_polygamma, id="zeta_polygamma"),

@@ -344,6 +344,10 @@ BAD_INPUTS = [
     ("Gather", dict(params=np.arange(5.), indices=np.array(-1)), r"indices = -1 is not in \[0, 5\)"),
     ("GatherNd", dict(params=np.ones((2, 2)), indices=np.array([[0, 0], [3, 0]])),
      r"indices\[1\] = \[3, 0\] does not index into param shape \[2,2\]"),
+    ("GatherNd", dict(params=np.zeros((0, 3), np.float32), indices=np.zeros((1, 2), np.int32)),
+     r"^Requested more than 0 entries, but params is empty.  Params shape: \[0,3\]$"),
+    ("GatherNd", dict(params=np.zeros((2, 0), np.float32), indices=np.zeros((1, 1), np.int32)),
+     r"^Requested more than 0 entries, but params is empty.  Params shape: \[2,0\]$"),
     ("ScatterNd", dict(indices=np.array([[1], [5]]), updates=np.ones(2), shape=np.array([4])),
      r"indices\[1\] = \[5\] does not index into shape \[4\]"),
     ("TensorScatterUpdate", dict(tensor=np.ones((2, 2)), indices=np.array([[0, 0], [2, 1]]), updates=np.ones(2)),
@@ -471,6 +475,9 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("ScatterNd", dict(indices=np.array([[0, 1], [1, 0], [0, 1]], np.int32), updates=f32(3, 2),
                        shape=np.array([2, 2, 2], np.int32))),
     ("GatherNd", dict(params=f32(2, 3, 2), indices=np.array([[[1]], [[0]]], np.int64))),
+    ("GatherNd", dict(params=f32(2, 3, 2), indices=np.zeros((2, 0), np.int32))),
+    ("GatherNd", dict(params=np.zeros((0, 3), np.float32), indices=np.zeros((0, 2), np.int32))),
+    ("GatherNd", dict(params=f32(3, 3), indices=np.zeros((0, 1), np.int32))),
 ]
 
 

@@ -49,6 +49,13 @@ ERRORS = [
      "Field 1 is required but missing in record 0!"),
     ("csv_bad_int", lambda tf: tf.decode_csv(["1", "23a"], [[0]]), "Field 0 in record 1 is not a valid int32: 23a"),
     ("csv_count", lambda tf: tf.decode_csv(["1,2"], [[0]]), "Expect 1 fields but have 2 in record 0"),
+    ("csv_bad_float", lambda tf: tf.decode_csv(["1.5", "3.0adf"], [[0.0]]),
+     "Field 0 in record 1 is not a valid float: 3.0adf"),
+    ("csv_bad_double", lambda tf: tf.decode_csv(["x2"], [np.float64(0)]), "Field 0 in record 0 is not a valid double: x2"),
+    ("csv_select_last_missing", lambda tf: tf.decode_csv([",,", "4,5,6"], [[0], [1], [2]], select_cols=[0, 1, 3]),
+     "Expect 3 fields but have 2 in record 0"),
+    ("csv_select_too_high", lambda tf: tf.decode_csv(["1,2,3"], [[0], [1]], select_cols=[0, 3]),
+     "Expect 2 fields but have 1 in record 0"),
     ("csv_unquoted", lambda tf: tf.decode_csv(['a"b'], [[""]]), "Unquoted fields cannot have quotes/CRLFs inside"),
     ("csv_open_quote", lambda tf: tf.decode_csv(['"ab'], [[""]]), "Quoted field has to end with quote followed"),
 ]

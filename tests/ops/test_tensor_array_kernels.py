@@ -101,3 +101,35 @@ def test_closed_array_rejects_reads():
     K.tensor_array_close_v3(ta)
     with pytest.raises(errors.InvalidArgumentError, match="has already been closed"):
         K.tensor_array_size_v3(ta, np.float32(0))
+
+
+def _read_wrong_dtype():
+    ta = _new(1)
+    K.tensor_array_write_v3(ta, np.int32(0), A, np.float32(0))
+    K.tensor_array_read_v3(ta, np.int32(0), np.float32(0), dtypes.float64)
+
+
+def _write_wrong_dtype():
+    K.tensor_array_write_v3(_new(1), np.int32(0), A.astype(np.float16), np.float32(0))
+
+
+def _split_scalar_lengths():
+    K.tensor_array_split_v3(_new(3), V[:3, 0], np.int64(1), np.float32(0))
+
+
+def _gather_matrix_indices():
+    K.tensor_array_gather_v3(_new(3, [2, 2]), np.zeros((1, 1), np.int32), np.float32(0), dtypes.float32)
+
+
+# TF's kernel messages (tensor_array_ops.cc): C++ type names, and "but" in the indices check only.
+ERRORS = [(_read_wrong_dtype, "TensorArray dtype is float but Op requested dtype double."),
+          (_write_wrong_dtype, "TensorArray dtype is float but Op is trying to write dtype half."),
+          (_split_scalar_lengths, "Expected lengths to be a vector, received shape: []"),
+          (_gather_matrix_indices, "Expected indices to be a vector, but received shape: [1,1]")]
+
+
+@pytest.mark.parametrize("build,message", ERRORS, ids=[b.__name__.strip("_") for b, _ in ERRORS])
+def test_kernel_error_messages_as_tf(build, message):
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        build()
+    assert e.value.message == message

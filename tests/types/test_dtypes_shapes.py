@@ -103,3 +103,12 @@ def test_device_spec_matches_tensorflow():
     for s in ["/job:ps/task:0/device:CPU:0", "/job:worker/replica:1/task:2/device:GPU:3",
               "CPU", "gpu", "/job:a/CPU:1", "/job:a/cpu:*", "TPU"]:  # a bare device type (FIFOQueue's "CPU")
         assert tf.DeviceSpec.from_string(s).to_string() == DeviceSpec.from_string(s).to_string()
+
+
+def test_tf_value_dtypes_as_tf():
+    """``dtypes.TF_VALUE_DTYPES``: TF's set of the dtypes NumPy holds, by name
+    (TF 2.21 adds ``float4_e2m1fn``, which ref does not have)."""
+    pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import dtypes as tf_dtypes
+    want = {d.name for d in tf_dtypes.TF_VALUE_DTYPES} - {"float4_e2m1fn"}
+    assert {d.name for d in dtypes.TF_VALUE_DTYPES} == want

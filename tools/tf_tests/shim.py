@@ -120,6 +120,7 @@ SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
+    "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
     "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
 })
 # TF modules served by the ref module itself (not a ShimModule over it): a test that
@@ -263,6 +264,7 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
     "tensorflow.python.ops.control_flow_ops": {"_Enter": "enter_frame", "_Identity": "identity_or_ref",
                                                "_NextIteration": "next_iteration", "exit": "exit_",
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
+    "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
 }
 
 
@@ -519,7 +521,7 @@ def _make_test_util():
                  "enable_output_all_intermediates", "add_graph_building_optimization_tests",
                  "run_in_async_and_sync_mode", "py_func_if_in_function", "enable_quantized_dtypes_training",
                  "matmul_without_tf32", "disable_eager_op_as_function", "enable_graph_building_optimization",
-                 "run_functions_eagerly"):
+                 "run_functions_eagerly", "enable_tf_xla_constant_folding"):
         setattr(m, name, _passthrough)
     m.run_in_graph_and_eager_modes = _in_test_session
 
