@@ -1,9 +1,10 @@
 """Gradient rules for variables and summaries (``ref/ops/state.py``, ``summary.py``)."""
 from __future__ import annotations
 
-from ref.framework.graph import colocate_with
 from ref.framework.indexed_slices import IndexedSlices
-from ref.framework.op_def_library import apply_op
+import numpy as np
+
+from ref.framework.op_def_library import apply_op, constant
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops
 
@@ -42,11 +43,26 @@ def _read_variable_grad(op, grad):
     return grad
 
 
+def _variable_shape(handle):
+    """TF's ``variable_shape``: a constant when the handle's data carries a fully known shape (a
+    ``VarHandleOp``'s, which ``Identity`` / ``Enter`` / ``Switch`` pass on), else ``VariableShape``."""
+    source = handle
+    while source.op.type in ("Identity", "Enter", "Switch", "RefIdentity") and source.op.inputs:
+        source = source.op.inputs[0]
+    if source.op.type == "VarHandleOp":
+        shape = source.op.get_attr("shape")
+        dims = None if shape is None or shape.ndims is None else shape.as_list()
+        if dims is not None and all(d is not None and d >= 0 for d in dims):
+            return constant(np.asarray(dims, np.int32))
+    return apply_op("VariableShape", input=handle, out_type="int32")
+
+
 @RegisterGradient("ResourceGather")
 def _resource_gather_grad(op, grad):
-    """Sparse, as TF: IndexedSlices(grad rows, indices, the variable's shape)."""
+    """Sparse, as TF: IndexedSlices(grad rows, indices, the variable's shape); the rows counted by the
+    indices' size."""
     handle, indices = op.inputs
-    with colocate_with(handle.op):
-        params_shape = apply_op("VariableShape", input=handle, out_type="int32")
-    values = array_ops.reshape(grad, array_ops.concat([[-1], params_shape[1:]], 0))
-    return IndexedSlices(values, array_ops.reshape(indices, [-1]), params_shape), None
+    params_shape = _variable_shape(handle)
+    size = array_ops.expand_dims(array_ops.size(indices), 0)
+    values = array_ops.reshape(grad, array_ops.concat([size, params_shape[1:]], 0))
+    return IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None

@@ -247,6 +247,27 @@ def set_keras_history(x, history):
     _HISTORY[x] = history
 
 
+_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # tensor -> its Keras mask (``_keras_mask``)
+
+
+def keras_mask(x):
+    """The mask a layer attached to ``x`` (TF's ``x._keras_mask``), or None."""
+    try:
+        return _MASKS.get(x)
+    except TypeError:
+        return None
+
+
+def set_keras_mask(x, mask):
+    try:
+        if mask is None:
+            _MASKS.pop(x, None)
+        else:
+            _MASKS[x] = mask
+    except TypeError:
+        pass
+
+
 def batch_get_value(tensors):
     return get_session(tensors).run(list(tensors)) if tensors else []
 

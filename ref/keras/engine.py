@@ -279,6 +279,13 @@ class Layer:
         if self.input_spec is not None:
             for spec, x in zip(flatten(self.input_spec), flat):
                 spec.check(x, self.name)
+        input_masks = [backend.keras_mask(x) for x in flat]
+        previous_mask = None if all(m is None for m in input_masks) else \
+            (input_masks if isinstance(inputs, (list, tuple)) else input_masks[0])
+        if "mask" in kwargs:
+            previous_mask = kwargs["mask"]
+        elif self._call_takes("mask"):
+            kwargs["mask"] = previous_mask
         with name_scope(self._name_scope()):
             if not self.built and self._builds_on_call:
                 if self._dtype is None and flat and isinstance(flat[0], Tensor):
@@ -291,7 +298,32 @@ class Layer:
                 outputs = self._record_node(inputs, outputs, kwargs)
             if self._activity_regularizer is not None:
                 self._activity_loss(outputs)
+            self._set_mask_metadata(inputs, outputs, previous_mask)
         return outputs
+
+    def _set_mask_metadata(self, inputs, outputs, previous_mask):
+        """Keras' output masks: kept when the call attached them, else ``compute_mask`` (only when the layer
+        supports masking or defines its own ``compute_mask``)."""
+        flat_outputs = flatten(outputs)
+        if all(backend.keras_mask(x) is not None for x in flat_outputs):
+            return
+        if not (self.supports_masking or type(self).compute_mask is not Layer.compute_mask):
+            masks = [None] * len(flat_outputs)
+        else:
+            computed = self.compute_mask(inputs, previous_mask)
+            masks = [None] * len(flat_outputs) if computed is None else flatten(computed)
+        for x, m in zip(flat_outputs, masks):
+            backend.set_keras_mask(x, m)
+
+    def compute_mask(self, inputs, mask=None):
+        """The output mask: the input's when the layer supports masking, else None (a mask given to a
+        layer that does not support masking is a TypeError)."""
+        if not self.supports_masking:
+            if any(m is not None for m in flatten(mask)):
+                raise TypeError("Layer " + self.name + " does not support masking, but was passed an input_mask: "
+                                + str(mask))
+            return None
+        return mask
 
     def _name_scope(self):
         return self.name

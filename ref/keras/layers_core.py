@@ -17,7 +17,7 @@ from ref.graph_ops.normalization_layer import smart_cond
 from ref.keras import activations, backend, initializers, regularizers
 from ref.keras.engine import InputSpec, Layer
 
-__all__ = ["Dense", "Activation", "Reshape", "Flatten", "Dropout", "Lambda", "Embedding", "LeakyReLU", "ReLU",
+__all__ = ["Dense", "Activation", "Reshape", "Flatten", "Dropout", "Lambda", "Embedding", "Masking", "LeakyReLU", "ReLU",
            "Concatenate", "Add", "concatenate", "add", "Permute", "RepeatVector"]
 
 
@@ -28,6 +28,7 @@ class Dense(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.units = int(units)
         if self.units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: "
@@ -72,6 +73,7 @@ class Activation(Layer):
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = activations.get(activation)
 
     def call(self, inputs):
@@ -196,6 +198,34 @@ class Embedding(Layer):
         if inputs.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             inputs = math_ops.cast(inputs, dtypes.int32)
         return embedding_ops.embedding_lookup(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, mask=None):
+        """``ids != 0`` with ``mask_zero`` (id 0 is padding), else None."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, 0)
+
+
+class Masking(Layer):
+    """Zeroes the time steps whose features all equal ``mask_value``, and masks them for the layers after
+    (Keras: ``any(inputs != mask_value)`` over the last axis, the output and the mask made together)."""
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+        self.supports_masking = True
+
+    def call(self, inputs):
+        keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        outputs = inputs * math_ops.cast(keep, inputs.dtype.base_dtype)
+        backend.set_keras_mask(outputs, array_ops.squeeze(keep, axis=-1))
+        return outputs
+
+    def compute_mask(self, inputs, mask=None):
+        return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def get_config(self):
+        return dict(super().get_config(), mask_value=self.mask_value)
 
 
 class LeakyReLU(Layer):

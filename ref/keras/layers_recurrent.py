@@ -213,11 +213,15 @@ class _RNN(Layer):
         with name_scope(self.cell._name_scope()):  # (the cell called as a layer: its name, made unique)
             return self.cell.step(inputs, list(states), training=training)
 
-    def call(self, inputs, initial_state=None, training=None):
+    def call(self, inputs, mask=None, initial_state=None, training=None):
         """tf_keras' ``RNN.call`` through ``backend.rnn`` (graph mode, not unrolled): zero states from the
         batch size, the time-major input unstacked into a ``TensorArray`` (``input_ta_0``), the cell called
         once on step 0 for the output's shape, then a TF1 ``while_loop`` over ``(time, output_ta, *states)``
-        writing ``output_ta_0``; its stack, the last step, back to batch-major."""
+        writing ``output_ta_0``; its stack, the last step, back to batch-major. With a mask (one bool per
+        sample and step), a masked step keeps the previous output and states (``mask_ta``, a ``SelectV2``
+        per output and state; the previous output starts at zeros)."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
         if initial_state is None:
             batch = array_ops.shape(inputs)[0]
             states = [array_ops.zeros([batch, n], dtype=inputs.dtype.base_dtype) for n in self.cell.state_size]
@@ -226,6 +230,12 @@ class _RNN(Layer):
         x = array_ops.transpose(inputs, [1, 0, 2])
         time_steps, batch_dim = x.shape[0], x.shape[1]
         steps = array_ops.shape(x)[0]
+        if mask is not None:
+            if mask.dtype.base_dtype != dtypes.bool:
+                mask = math_ops.cast(mask, dtypes.bool)
+            if mask.shape.ndims == 2:
+                mask = array_ops.expand_dims(mask, -1)
+            mask = array_ops.transpose(mask, [1, 0, 2])
         source = tensor_array_ops.TensorArray(x.dtype.base_dtype, size=steps, tensor_array_name="input_ta_0")
         source = source.unstack(x if not self.go_backwards else array_ops.reverse(x, [0]))
         self.cell.reset_dropout_mask()
@@ -233,23 +243,62 @@ class _RNN(Layer):
         outputs = tensor_array_ops.TensorArray(out_zero.dtype.base_dtype, size=steps, element_shape=out_zero.shape,
                                                tensor_array_name="output_ta_0")
         time = constant(0, dtype=dtypes.int32, name="time")
+        if mask is None:
+            def body(t, out, *state):
+                h, new_states = self._cell_step(source.read(t), state, training)
+                for new, old in zip(new_states, state):
+                    new.set_shape(old.shape)
+                out = out.write(t, h)
+                return [t + 1, out] + list(new_states)
 
-        def body(t, out, *state):
-            h, new_states = self._cell_step(source.read(t), state, training)
-            for new, old in zip(new_states, state):
-                new.set_shape(old.shape)
-            out = out.write(t, h)
-            return [t + 1, out] + list(new_states)
+            loop_vars = [time, outputs] + states
+        else:
+            if self.go_backwards:
+                mask = array_ops.reverse(mask, [0])
+            mask_ta = tensor_array_ops.TensorArray(dtypes.bool, size=steps, tensor_array_name="mask_ta").unstack(mask)
+            zero_output = array_ops.zeros_like(out_zero)
 
-        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, [time, outputs] + states,
+            def masked(mask_t, new_values, old_values):
+                tiled = [_expand_mask(mask_t, new) for new in new_values]
+                return [array_ops.where_v2(m, new, old) for m, new, old in zip(tiled, new_values, old_values)]
+
+            def body(t, out, prev_output, *state):
+                current = source.read(t)
+                mask_t = mask_ta.read(t)
+                h, new_states = self._cell_step(current, state, training)
+                (h,) = masked(mask_t, [h], [prev_output])
+                for new, old in zip(new_states, state):
+                    new.set_shape(old.shape)
+                new_states = masked(mask_t, new_states, state)
+                out = out.write(t, h)
+                return [t + 1, out, h] + list(new_states)
+
+            loop_vars = [time, outputs, zero_output] + states
+        result = control_flow_ops.while_loop(lambda t, *_: t < steps, body, loop_vars,
                                              parallel_iterations=32, swap_memory=True)
-        final_states = list(result[2:])
+        final_states = list(result[2 if mask is None else 3:])
         seq = result[1].stack()
         last = seq[-1]
         seq.set_shape([time_steps, batch_dim] + seq.shape.as_list()[2:])
         seq = array_ops.transpose(seq, [1, 0, 2])
         out = seq if self.return_sequences else last
         return [out] + final_states if self.return_state else out
+
+    def compute_mask(self, inputs, mask=None):
+        """The input mask on the sequence output (none on the last output and on the states)."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        return [output_mask] + [None] * len(self.cell.state_size) if self.return_state else output_mask
+
+
+def _expand_mask(mask_t, values):
+    """Keras' ``_expand_mask`` with ``fixed_dim`` the mask's rank: a ``Tile`` to the values' trailing axes."""
+    rank = mask_t.shape.ndims
+    for _ in range(values.shape.ndims - rank):
+        mask_t = array_ops.expand_dims(mask_t, -1)
+    multiples = [1] * rank + values.shape.as_list()[rank:]
+    return array_ops.tile(mask_t, multiples)
 
 
 class SimpleRNN(_RNN):

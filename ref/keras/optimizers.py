@@ -19,6 +19,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import colocate_with, control_dependencies, name_scope
+from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, init_ops, math_ops, state_ops, variables
 from ref.grad import custom_gradient, gradients
@@ -130,7 +131,14 @@ class Optimizer:
         return grads
 
     def _clip(self, grads):
-        """``clipvalue`` then ``clipnorm`` (each gradient's own norm), after the all-reduce."""
+        """``clipvalue`` then ``clipnorm`` (each gradient's own norm), after the all-reduce; an IndexedSlices'
+        values."""
+        if self.clipvalue is None and self.clipnorm is None:
+            return grads
+        if any(isinstance(g, IndexedSlices) for g in grads):
+            values = self._clip([g.values if isinstance(g, IndexedSlices) else g for g in grads])
+            return [IndexedSlices(c, g.indices, g.dense_shape) if isinstance(g, IndexedSlices) else c
+                    for c, g in zip(values, grads)]
         if self.clipvalue is not None:
             grads = [math_ops.minimum(math_ops.maximum(g, -self.clipvalue), self.clipvalue) for g in grads]
         if self.clipnorm is not None:
@@ -165,17 +173,49 @@ class Optimizer:
                 if dtype not in states:
                     states[dtype] = {}
                     self._prepare_local(dtype, states[dtype])
-            grads = self._clip(_all_reduce_sum([g for g, _ in pairs]))
+            grads = [g for g, _ in pairs]
+            if not any(isinstance(g, IndexedSlices) for g in grads):  # (with IndexedSlices: a merge_call, no ops)
+                grads = _all_reduce_sum(grads)
+            grads = self._clip(grads)
             with name_scope(name or self._name):
                 ops = []
                 for g, v in zip(grads, var_list):
                     with colocate_with(v), name_scope("update_" + v.op.name):
-                        ops.append(self._apply_dense(g, v, states[v.dtype.base_dtype]))
+                        state = states[v.dtype.base_dtype]
+                        if isinstance(g, IndexedSlices):
+                            ops.append(self._apply_sparse_duplicate_indices(g.values, v, g.indices, state))
+                        else:
+                            ops.append(self._apply_dense(g, v, state))
                 with control_dependencies([control_flow_ops.group(*ops)]):
                     return self.iterations.assign_add(convert_to_tensor(np.int64(1)), read_value=False)
 
     def _prepare_local(self, dtype, state):
         state["lr_t"] = control_flow_ops.identity(self._decayed_lr(dtype))
+
+    def _apply_sparse_duplicate_indices(self, grad, var, indices, state):
+        """Keras: the rows of repeated indices summed first (``Unique``, ``UnsortedSegmentSum``)."""
+        unique, positions = array_ops.unique(indices)
+        summed = array_ops.unsorted_segment_sum(grad, positions, array_ops.shape(unique)[0])
+        return self._apply_sparse(summed, var, unique, state)
+
+    def _apply_sparse(self, grad, var, indices, state):
+        raise NotImplementedError(f"ref.keras {type(self).__name__}: sparse (IndexedSlices) updates")
+
+    @staticmethod
+    def _scatter_add(var, indices, updates):
+        """``ResourceScatterAdd``, then the variable's value read after it."""
+        op = apply_op("ResourceScatterAdd", resource=var.handle, indices=indices, updates=updates)
+        with control_dependencies([op]), colocate_with(None, ignore_existing=True):  # (``value()``: no colocation)
+            return apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+
+    @staticmethod
+    def _assign(var, value):
+        """``tf.compat.v1.assign`` of a resource variable in a graph: the assign op, then a read after it;
+        the op is what later control dependencies name."""
+        op = var.assign(value, read_value=False)
+        with control_dependencies([op]):
+            apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+        return op
 
     def minimize(self, loss, var_list):
         return self.apply_gradients(zip(self.get_gradients(loss, var_list), var_list))
@@ -223,6 +263,16 @@ class SGD(Optimizer):
         return apply_op("ResourceApplyGradientDescent", var=var.handle, alpha=state["lr_t"], delta=grad,
                         use_locking=True)
 
+    def _apply_sparse_duplicate_indices(self, grad, var, indices, state):
+        if self._hyper["momentum"]:
+            return super()._apply_sparse_duplicate_indices(grad, var, indices, state)
+        return apply_op("ResourceScatterAdd", resource=var.handle, indices=indices, updates=-grad * state["lr_t"])
+
+    def _apply_sparse(self, grad, var, indices, state):
+        return apply_op("ResourceSparseApplyKerasMomentum", var=var.handle,
+                        accum=self.get_slot(var, "momentum").handle, lr=state["lr_t"], grad=grad, indices=indices,
+                        momentum=state["momentum"], use_locking=True, use_nesterov=self.nesterov)
+
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba), epsilon 1e-7 by default."""
@@ -258,6 +308,28 @@ class Adam(Optimizer):
                         beta2_power=state["beta_2_power"], lr=state["lr_t"], beta1=state["beta_1_t"],
                         beta2=state["beta_2_t"], epsilon=state["epsilon"], grad=grad, use_locking=True,
                         use_nesterov=False)
+
+    def _apply_sparse(self, grad, var, indices, state):
+        m = self.get_slot(var, "m")
+        m_scaled = grad * state["one_minus_beta_1_t"]
+        m_t = self._assign(m, m * state["beta_1_t"])
+        with control_dependencies([m_t]):
+            m_t = self._scatter_add(m, indices, m_scaled)
+        v = self.get_slot(var, "v")
+        v_scaled = (grad * grad) * state["one_minus_beta_2_t"]
+        v_t = self._assign(v, v * state["beta_2_t"])
+        with control_dependencies([v_t]):
+            v_t = self._scatter_add(v, indices, v_scaled)
+        v_sqrt = math_ops.sqrt(v_t)
+        var_update = self._assign_sub(var, state["lr"] * m_t / (v_sqrt + state["epsilon"]))
+        return control_flow_ops.group(var_update, m_t, v_t)
+
+    @staticmethod
+    def _assign_sub(var, value):
+        op = var.assign_sub(value, read_value=False)
+        with control_dependencies([op]):
+            apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
+        return op
 
 
 class RMSprop(Optimizer):
@@ -300,14 +372,22 @@ class RMSprop(Optimizer):
             denom = math_ops.sqrt(rms_t, name=scope)
         return self._assign(var, var - scaled / (denom + state["epsilon"]))
 
-    @staticmethod
-    def _assign(var, value):
-        """``tf.compat.v1.assign`` of a resource variable in a graph: the assign op, then a read after it;
-        the op is what later control dependencies name."""
-        op = var.assign(value, read_value=False)
-        with control_dependencies([op]):
-            apply_op("ReadVariableOp", resource=var.handle, dtype=var.dtype.base_dtype)
-        return op
+    def _apply_sparse(self, grad, var, indices, state):
+        rms = self.get_slot(var, "rms")
+        if self._hyper["momentum"]:
+            return apply_op("ResourceSparseApplyRMSProp", var=var.handle, ms=rms.handle,
+                            mom=self.get_slot(var, "momentum").handle, lr=state["lr_t"], rho=state["rho"],
+                            momentum=state["momentum"], epsilon=state["epsilon"], grad=grad, indices=indices,
+                            use_locking=True)
+        rms_scaled = (grad * grad) * state["one_minus_rho"]
+        rms_t = self._assign(rms, rms * state["rho"])
+        with control_dependencies([rms_t]):
+            rms_t = self._scatter_add(rms, indices, rms_scaled)
+            rms_slice = array_ops.gather(rms_t, indices)
+        var_update = self._scatter_add(var, indices, state["neg_lr_t"] * grad /
+                                       (math_ops.sqrt(rms_slice) + state["epsilon"]))
+        return control_flow_ops.group(var_update, rms_t)
+
 
 
 class TFOptimizer(Optimizer):

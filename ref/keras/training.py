@@ -97,6 +97,9 @@ class Trainer:
             return
         self.optimizer = optimizers.get(optimizer)
         outputs = self.outputs
+        if any(backend.keras_mask(out) is not None for out in outputs):
+            raise NotImplementedError("ref.keras compile: an output with a Keras mask (the mask as the loss's "
+                                      "sample weights) is not implemented")
         loss_list = loss if isinstance(loss, (list, tuple)) else [loss] * len(outputs)
         if isinstance(loss, dict):
             loss_list = [loss.get(name) for name in self.output_names]

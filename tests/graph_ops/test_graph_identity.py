@@ -98,6 +98,16 @@ def _minimize_each(tf, optimizers, sparse=False):
             opt.minimize(loss)
 
 
+def resource_gather_gradients(tf):
+    """ResourceGather's gradient: the variable's static shape as a constant (TF's variable_shape), the
+    rows counted by the indices' size; through an Identity of the handle too."""
+    w = tf.get_variable("w", [5, 2], use_resource=True)
+    ids = tf.placeholder(tf.int32, [None, 3], name="ids")
+    tf.gradients(tf.reduce_sum(tf.nn.embedding_lookup(w, ids)), [w])
+    u = tf.get_variable("u", [4, 3, 2], use_resource=True)
+    tf.gradients(tf.reduce_sum(tf.gather(u, tf.placeholder(tf.int64, [2], name="rows"))), [u])
+
+
 def dense_optimizers(tf):
     _minimize_each(tf, [tf.train.GradientDescentOptimizer(0.1), tf.train.MomentumOptimizer(0.1, 0.9),
                         tf.train.AdagradOptimizer(0.1), tf.train.RMSPropOptimizer(0.1),
@@ -526,6 +536,7 @@ CASES = [
     (nn_gradients, None),
     (centered_rmsprop_with_momentum, None),
     (global_step_and_decay, None),
+    (resource_gather_gradients, None),
     (sharded_saver, None),
     (scatter_nd_packed_updates, None),
     (stack_indexed_slices, None),

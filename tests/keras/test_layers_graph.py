@@ -180,7 +180,21 @@ def recurrent_dropout(tf):
     tf.keras.layers.LSTM(2, dropout=0.3, recurrent_dropout=0.3, return_sequences=True)(x, training=False)
 
 
-ROWS = [simple_rnn, lstm, gru, stacked_recurrent, recurrent_dropout, upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
+def masking_into_rnn(tf):
+    m = tf.keras.layers.Masking(-1.0)(_x(tf, (None, 4, 3)))
+    h = tf.keras.layers.LSTM(2, return_sequences=True)(m)
+    tf.keras.layers.GRU(2, go_backwards=True, dropout=0.2)(h)
+
+
+def embedding_mask_into_rnn(tf):
+    ids = tf.placeholder(tf.int32, [None, 4], name="ids")
+    e = tf.keras.layers.Embedding(5, 3, mask_zero=True)(ids)
+    h = tf.keras.layers.SimpleRNN(2, return_sequences=True, return_state=True)(e)
+    d = tf.keras.layers.Dense(2)(h[0])  # (Dense carries the mask on)
+    tf.keras.layers.LSTM(3, recurrent_dropout=0.3)(d)
+
+
+ROWS = [simple_rnn, lstm, gru, stacked_recurrent, recurrent_dropout, masking_into_rnn, embedding_mask_into_rnn, upsampling_cropping, time_distributed, sequence_layers, dense_stack, dense_rank3, dense_called_twice, conv_pool, conv1d_pool1d, conv_transpose, zero_padding,
         dropout_learning_phase, batch_norm_fused, batch_norm_fused_training, batch_norm_unfused,
         activations_reshape, embedding, merges, regularized, input_layer]
 

@@ -144,3 +144,60 @@ def test_fit_builds_a_sequential_without_input_shape_as_tf():
     for key in want[0]:
         np.testing.assert_allclose(got[0][key], want[0][key], rtol=2e-5, atol=1e-6, err_msg=key)
     np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=1e-6)
+
+
+IDS = RNG.randint(0, 6, size=(40, 5)).astype(np.int32)
+IDS[:, 3:] *= (RNG.rand(40, 2) < 0.5)  # trailing padding (id 0) on some samples
+SEQ = RNG.randn(40, 3, 2).astype(np.float32)
+SEQ[::3, 2] = -1.0  # Masking(-1.0): the last step of every third sample
+
+
+def embedding_masked(tf):
+    return tf.keras.Sequential([tf.keras.layers.Embedding(6, 3, mask_zero=True, input_length=5),
+                                tf.keras.layers.LSTM(4, return_sequences=True),
+                                tf.keras.layers.GRU(3, dropout=0.2),
+                                tf.keras.layers.Dense(2, activation="softmax")])
+
+
+def masking_layer(tf):
+    inp = tf.keras.Input(shape=(3, 2))
+    h = tf.keras.layers.Masking(-1.0)(inp)
+    h = tf.keras.layers.SimpleRNN(3, go_backwards=True, recurrent_dropout=0.3)(h)
+    return tf.keras.Model(inp, tf.keras.layers.Dense(2, activation="softmax")(h))
+
+
+# (id, model, inputs, optimizer): the embeddings' gradients are IndexedSlices (Keras' sparse updates)
+MASK_ROWS = [("embedding_mask_zero_adam", embedding_masked, IDS, "adam"),
+             ("embedding_mask_zero_rmsprop", embedding_masked, IDS, "rmsprop"),
+             ("embedding_mask_zero_sgd", embedding_masked, IDS, "sgd"),
+             ("embedding_mask_zero_momentum", embedding_masked, IDS, "momentum"),
+             ("masking_layer", masking_layer, SEQ, "adam")]
+
+
+def _run_masked(tf, model_fn, x, optimizer):
+    tf.set_random_seed(11)
+    model = model_fn(tf)
+    if optimizer == "momentum":
+        optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+    model.compile(optimizer, "sparse_categorical_crossentropy", metrics=["accuracy"])
+    np.random.seed(5)
+    hist = model.fit(x, LABELS, batch_size=16, epochs=2, verbose=0, validation_data=(x[:12], LABELS[:12]))
+    return hist.history, model.evaluate(x, LABELS, verbose=0), model.predict(x[:6]), model.get_weights()
+
+
+@pytest.mark.parametrize("row", MASK_ROWS, ids=[r[0] for r in MASK_ROWS])
+def test_masked_sequences_fit_as_tf(row):
+    """Masks from Embedding(mask_zero=True) / Masking propagated into recurrent layers: same history,
+    evaluation, predictions and weights as TF."""
+    tf = tf_v1()
+    with ref.Graph().as_default():
+        got = _run_masked(ref, *row[1:])
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = _run_masked(tf, *row[1:])
+    assert sorted(got[0]) == sorted(want[0])
+    for key in want[0]:
+        np.testing.assert_allclose(got[0][key], want[0][key], rtol=2e-5, atol=1e-6, err_msg=key)
+    np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=2e-5, atol=1e-6)
+    for g, w in zip(got[3], want[3]):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)

@@ -62,6 +62,9 @@ def _canonical(gd):
 def _model(tf, out=2, activation="softmax", hidden=None):
     inp = tf.keras.Input(shape=(3,))
     h = tf.keras.layers.Dense(4, activation="relu")(inp)
+    if hidden == "embedding_mask":  # the features as ids 0..2 (0: padding), masked into an LSTM
+        ids = tf.keras.layers.Lambda(lambda t: tf.cast(tf.abs(t) * 2.0, tf.int32))(inp)
+        h = tf.keras.layers.LSTM(3, dropout=0.2)(tf.keras.layers.Embedding(3, 2, mask_zero=True)(ids))
     if hidden in ("lstm", "gru"):  # the three features as a sequence of three steps
         h = tf.keras.layers.Reshape((3, 1))(inp)
         h = (tf.keras.layers.LSTM(3) if hidden == "lstm" else tf.keras.layers.GRU(3, return_sequences=True))(h)
@@ -112,6 +115,15 @@ ROWS = {
                                     "sparse_categorical_crossentropy", ["accuracy"], LABELS, run="fit_val"),
     "lstm_adam": _row("adam", "sparse_categorical_crossentropy", ["accuracy"], LABELS, hidden="lstm"),
     "gru_simple_rnn_sgd": _row("sgd", "categorical_crossentropy", ["accuracy"], ONEHOT, hidden="gru"),
+    "embedding_mask_lstm_dropout": _row("rmsprop", "sparse_categorical_crossentropy", ["accuracy"], LABELS,
+                                        hidden="embedding_mask"),
+    "embedding_mask_sgd_sparse": _row("sgd", "sparse_categorical_crossentropy", ["accuracy"], LABELS,
+                                      hidden="embedding_mask"),
+    "embedding_mask_adam_sparse": _row("adam", "sparse_categorical_crossentropy", ["accuracy"], LABELS,
+                                       hidden="embedding_mask"),
+    "embedding_mask_momentum_sparse": _row(lambda tf: tf.keras.optimizers.SGD(0.1, momentum=0.9),
+                                           "sparse_categorical_crossentropy", ["accuracy"], LABELS,
+                                           hidden="embedding_mask"),
     "bn_dropout_updates": _row("rmsprop", "sparse_categorical_crossentropy", ["accuracy"], LABELS,
                                hidden="bn_dropout"),
 }
