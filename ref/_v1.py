@@ -127,6 +127,7 @@ from ref import lookup, strings  # noqa: F401,E402  (tf.lookup, the tf.strings h
 from ref.graph_ops.lookup_ops import (as_string, initialize_all_tables, string_to_hash_bucket,  # noqa: F401,E402
                                       string_to_hash_bucket_fast, string_to_hash_bucket_strong, tables_initializer)
 from ref.graph_ops.string_ops import decode_compressed, regex_replace, string_split  # noqa: F401,E402
+from ref.graph_ops.string_ops import reduce_join, string_join, string_strip  # noqa: F401,E402
 from ref.graph_ops.string_ops import substr_deprecated as substr  # noqa: F401,E402
 from ref import tpu, user_ops  # noqa: F401,E402  (tf.tpu, tf.user_ops)
 from ref.graph_ops.check_ops import Assert  # noqa: F401,E402
