@@ -47,6 +47,8 @@ from ref.graph_ops.counting_ops import *  # noqa: F401,F403
 from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403
 from ref.graph_ops.space_depth_ops import depth_to_space, extract_image_patches, space_to_depth  # noqa: F401
+from ref.graph_ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,  # noqa: F401,E501
+                                           space_to_batch, space_to_batch_nd)
 from ref.grad import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians, stop_gradient, custom_gradient, grad_pass_through, recompute_grad,

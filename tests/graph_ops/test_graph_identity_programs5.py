@@ -5,12 +5,16 @@ test_tf1_user_programs3.py) found apart from TF: the ``tf.strings`` family
 with an ``axis`` (TF's ``<Op>/reduction_axes``), ``tf.cast`` of a SparseTensor,
 ``edit_distance`` of computed shapes (unknown output shape: a later reduction
 builds TF's Rank/Range), the ``*_at_thresholds`` metrics (only the negations a
-count reads). Each row makes TF's GraphDef node for node and TF's values."""
+count reads), ``SpaceToBatchND`` / ``BatchToSpaceND`` and their builders, a
+dilated ``tf.nn.convolution`` / ``atrous_conv2d`` / ``tf.layers.conv1d/conv2d``
+(TF's SpaceToBatchND / VALID convolution / BatchToSpaceND graph) and ``concat``
+of one tensor. Each row makes TF's GraphDef node for node and TF's values;
+the convolution rows TF's gradients too."""
 import numpy as np
 import pytest
 
 import ref  # noqa: F401
-from ref.graph_ops import string_ops as _under_test  # noqa: F401
+from ref.graph_ops import space_batch_ops, string_ops as _under_test  # noqa: F401
 from _graphdef import assert_same_graph, fetched_values, tf_v1
 
 WORDS = [["Hello ", " wORLD\t"], ["\xe9t\xe9", "x"]]
@@ -48,7 +52,54 @@ def _at_thresholds(name):
     return snippet
 
 
+IMG = np.random.RandomState(3).rand(2, 9, 10, 3).astype(np.float32)
+SEQ = np.random.RandomState(4).rand(2, 11, 3).astype(np.float32)
+VOL = np.random.RandomState(5).rand(1, 6, 7, 5, 2).astype(np.float32)
+K2 = np.random.RandomState(6).randn(3, 2, 3, 4).astype(np.float32)
+K1 = np.random.RandomState(7).randn(3, 3, 4).astype(np.float32)
+K3 = np.random.RandomState(8).randn(2, 3, 2, 2, 3).astype(np.float32)
+
+
+def _image(t, known=True):
+    return t.constant(IMG) if known else t.placeholder_with_default(IMG, [None, None, None, 3])
+
+
+def _layer(kind, **kw):
+    def snippet(t):
+        t.set_random_seed(3)
+        x = t.constant(SEQ if kind == "conv1d" else IMG)
+        return getattr(t.layers, kind)(x, 4, 3, **kw)
+    return snippet
+
+
+CONVOLUTIONS = {
+    "convolution_dilated_same": lambda t: t.nn.convolution(_image(t), K2, "SAME", dilation_rate=[2, 3]),
+    "convolution_dilated_valid": lambda t: t.nn.convolution(_image(t), K2, "VALID", dilation_rate=[2, 2],
+                                                            name="dil"),
+    "convolution_dilated_unknown_hw": lambda t: t.nn.convolution(_image(t, False), K2, "SAME", dilation_rate=[3, 2]),
+    "convolution_dilated_1d": lambda t: t.nn.convolution(t.constant(SEQ), K1, "SAME", dilations=[2]),
+    "convolution_dilated_3d": lambda t: t.nn.convolution(t.constant(VOL), K3, "VALID", dilation_rate=[2, 1, 2]),
+    "convolution_rate_one": lambda t: t.nn.convolution(_image(t), K2, "SAME", dilation_rate=[1, 1]),
+    "atrous_conv2d": lambda t: t.nn.atrous_conv2d(_image(t), K2, 2, "SAME"),
+    "atrous_conv2d_valid": lambda t: t.nn.atrous_conv2d(_image(t, False), K2, 3, "VALID"),
+    "layers_conv2d_dilated": _layer("conv2d", dilation_rate=2, padding="same"),
+    "layers_conv1d_dilated": _layer("conv1d", dilation_rate=3),
+}
+
 SNIPPETS = {
+    **CONVOLUTIONS,
+    "space_to_batch_nd": lambda t: t.space_to_batch_nd(_image(t), [2, 3], [[1, 0], [0, 2]]),
+    "space_to_batch_nd_int64": lambda t: t.space_to_batch_nd(t.constant(SEQ), t.constant([4], t.int64),
+                                                             t.constant([[0, 1]], t.int64)),
+    "batch_to_space_nd": lambda t: t.batch_to_space_nd(t.space_to_batch_nd(_image(t, False), [2, 3], [[1, 0], [0, 2]]),
+                                                       [2, 3], [[1, 0], [0, 2]]),
+    "space_to_batch_v1": lambda t: t.space_to_batch(t.constant(IMG[:, :8, :8]), [[0, 0], [2, 2]], 2),
+    "batch_to_space_v1": lambda t: t.batch_to_space(t.constant(np.tile(IMG[:, :4, :4], [4, 1, 1, 1])),
+                                                    [[0, 1], [1, 0]], 2),
+    "required_paddings_const": lambda t: list(t.required_space_to_batch_paddings([9, 10], [2, 4], [[1, 1], [0, 3]])),
+    "required_paddings_dynamic": lambda t: list(t.required_space_to_batch_paddings(
+        t.shape(_image(t, False))[1:3], [2, 4])),
+    "concat_one": lambda t: [t.concat([t.constant([1.0, 2.0])], 0), t.concat(t.constant([[3]]), 1, name="c")],
     "to_number": lambda t: t.strings.to_number(["1.5", "-2"]),
     "to_number_input": lambda t: t.strings.to_number(input=t.constant(["7", "8"]), out_type=t.int32),
     "string_to_number": lambda t: t.string_to_number(["3.25"], t.float64, name="num"),
@@ -98,7 +149,9 @@ def _assert_same(got, want, where):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype, (where, got, want)
     if want.dtype.kind == "f":
-        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=where)
+        # (a convolution's float32 sums in another order: rounding relative to the output's scale)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max(initial=0)),
+                                   err_msg=where)
     else:
         np.testing.assert_array_equal(got, want, err_msg=where)
 
@@ -107,3 +160,15 @@ def _assert_same(got, want, where):
 def test_values(name):
     tf_v1()
     _assert_same(fetched_values(ref, SNIPPETS[name]), fetched_values(tf_v1(), SNIPPETS[name]), name)
+
+
+@pytest.mark.parametrize("name", sorted(CONVOLUTIONS))
+def test_convolution_gradients(name):
+    def snippet(t):
+        t.set_random_seed(3)
+        y = CONVOLUTIONS[name](t)
+        xs = [v for v in t.global_variables()] or [
+            op.outputs[0] for op in t.get_default_graph().get_operations() if op.type == "Const"
+            and op.outputs[0].dtype == t.float32 and op.outputs[0].shape.ndims >= 3]
+        return t.gradients(t.reduce_sum(y * y), xs)
+    _assert_same(fetched_values(ref, snippet), fetched_values(tf_v1(), snippet), name)
