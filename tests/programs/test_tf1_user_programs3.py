@@ -9,7 +9,9 @@ CRF forward algorithm in ``tf.scan``, capsule routing in a ``while_loop``, a
 CTC speech toy, multi-GPU style towers averaging gradients with an EMA,
 gradient accumulation, a ``validate_shape=False`` memory, streaming metrics,
 sparse feeds, a ``dynamic_partition`` mixture of experts, ``tf.cond``
-train/inference switches and dilated / space-to-depth convolutions. Each is trained by ``_hooked.hooked_train`` and
+train/inference switches, dilated / space-to-depth convolutions and a
+``MonitoredTrainingSession`` with explicit checkpoint and summary hooks whose
+moving averages are restored by ``variables_to_restore`` (its own loop). Each is trained by ``_hooked.hooked_train`` and
 compared with TensorFlow 2.21's ``tf.compat.v1`` as
 ``test_tf1_user_programs2.py`` compares its set: GraphDef node for node,
 initial values bit for bit, losses and final variables within rtol 1e-5, and
@@ -27,7 +29,8 @@ RTOL, ATOL = 1e-5, 1e-6
 
 PROGRAMS = ["tfrecord_parse", "text_padded_zip", "interleave", "image_aug", "strings_ops", "linear_svm",
             "weighted_losses", "crf_scan", "capsule_routing", "ctc_speech", "towers", "grad_accum",
-            "validate_shape", "metrics_stream", "sparse_feed", "moe_partition", "cond_switch", "dilated_s2d"]
+            "validate_shape", "metrics_stream", "sparse_feed", "moe_partition", "cond_switch", "dilated_s2d",
+            "ema_hooks"]
 
 # One-shot iterators: TF names the dataset_factory Defun '_make_dataset_<hash>' (a hash of its serialized
 # FunctionDef), ref '_make_dataset_<n>'; every other node and attr must match.
