@@ -296,6 +296,6 @@ def batch_to_space_nd(input, block_shape, crops, Tblock_shape=dtypes.int32, Tcro
     full = np.transpose(y, order).reshape([batch] + [spatial[i] * block[i] for i in range(m)] + rest)
     for i, (lo, hi) in enumerate(crops):
         if lo + hi > full.shape[i + 1]:
-            raise invalid_argument(f"crops must be non-negative and not exceed the block-expanded size")
+            raise invalid_argument("crops must be non-negative and not exceed the block-expanded size")
     index = (slice(None),) + tuple(slice(lo, full.shape[i + 1] - hi) for i, (lo, hi) in enumerate(crops))
     return np.ascontiguousarray(full[index])

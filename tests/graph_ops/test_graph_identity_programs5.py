@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ref  # noqa: F401
-from ref.graph_ops import space_batch_ops, string_ops as _under_test  # noqa: F401
+from ref.graph_ops import space_batch_ops as _space_batch, string_ops as _under_test  # noqa: F401
 from _graphdef import assert_same_graph, fetched_values, tf_v1
 
 WORDS = [["Hello ", " wORLD\t"], ["\xe9t\xe9", "x"]]
