@@ -47,6 +47,8 @@ from ref.graph_ops.counting_ops import *  # noqa: F401,F403
 from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403
 from ref.graph_ops.space_depth_ops import depth_to_space, extract_image_patches, space_to_depth  # noqa: F401
+from ref.graph_ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,  # noqa: F401,E501
+                                           space_to_batch, space_to_batch_nd)
 from ref.grad import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians, stop_gradient, custom_gradient, grad_pass_through, recompute_grad,
@@ -127,6 +129,7 @@ from ref import lookup, strings  # noqa: F401,E402  (tf.lookup, the tf.strings h
 from ref.graph_ops.lookup_ops import (as_string, initialize_all_tables, string_to_hash_bucket,  # noqa: F401,E402
                                       string_to_hash_bucket_fast, string_to_hash_bucket_strong, tables_initializer)
 from ref.graph_ops.string_ops import decode_compressed, regex_replace, string_split  # noqa: F401,E402
+from ref.graph_ops.string_ops import reduce_join, string_join, string_strip  # noqa: F401,E402
 from ref.graph_ops.string_ops import substr_deprecated as substr  # noqa: F401,E402
 from ref import tpu, user_ops  # noqa: F401,E402  (tf.tpu, tf.user_ops)
 from ref.graph_ops.check_ops import Assert  # noqa: F401,E402

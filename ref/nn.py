@@ -12,6 +12,7 @@ from ref.graph_ops.conv3d_ops import __all__ as _conv3d_all
 from ref.graph_ops.morphology_ops import *  # noqa: F401,F403
 from ref.graph_ops.morphology_ops import __all__ as _morphology_all
 from ref.graph_ops.space_depth_ops import __all__ as _space_depth_all
+from ref.graph_ops.space_batch_ops import space_to_batch  # noqa: F401  (tf.nn.space_to_batch, v1)
 from ref.graph_ops.normalization_ops import *  # noqa: F401,F403
 from ref.graph_ops.normalization_ops import __all__ as _norm_all
 from ref.graph_ops.candidate_sampling_ops import *  # noqa: F401,F403
@@ -24,7 +25,7 @@ from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
 from ref.graph_ops.ctc_ops import *  # noqa: F401,F403,E402
 from ref.graph_ops.ctc_ops import __all__ as _ctc_all  # noqa: E402
 
-__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
+__all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + ["space_to_batch"] + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
            + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all) + list(_ctc_all))
 
 from ref import _coverage  # noqa: E402

@@ -221,6 +221,19 @@ def _depth_to_space_grad(op, grad):
                     data_format=_block_data_format(op, "DepthToSpace"))
 
 
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op, grad):
+    """SpaceToBatchND only moves values: its adjoint is BatchToSpaceND with the
+    paddings as crops; none for the block shape and paddings."""
+    return [apply_op("BatchToSpaceND", input=grad, block_shape=op.inputs[1], crops=op.inputs[2]), None, None]
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op, grad):
+    """BatchToSpaceND's adjoint is SpaceToBatchND with the crops as paddings."""
+    return [apply_op("SpaceToBatchND", input=grad, block_shape=op.inputs[1], paddings=op.inputs[2]), None, None]
+
+
 def _attrs3d(op, *names):
     return {n: op.get_attr(n) for n in names}
 

@@ -9,5 +9,6 @@ for _t in ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2", "
            "LookupTableFindV2", "LookupTableInsertV2", "LookupTableSizeV2", "LookupTableExportV2",
            "LookupTableImportV2", "LookupTableRemoveV2", "InitializeTableV2", "InitializeTableFromTextFileV2",
            "StringToHashBucket", "StringToHashBucketFast", "StringToHashBucketStrong", "AsString", "StringSplit", "RegexReplace",
+           "StringLength", "StringLower", "StringUpper", "StringStrip", "ReduceJoin",
            "SetSize", "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation"):
     NotDifferentiable(_t)

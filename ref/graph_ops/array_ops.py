@@ -207,7 +207,7 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with name_scope(name) as scope:
+        with name_scope(name):  # TF: the Identity is named ``name`` inside the scope ``name``
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             axis_t.shape.assert_has_rank(0)
             return apply_op("Identity", input=values[0], name=name)  # "<scope>/<name>", as TF

@@ -18,7 +18,7 @@ from ref.types import dtypes
 from ref.types.shapes import dimension_value
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
-           "avg_pool", "convolution", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "avg_pool", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool",
            "max_pool_v2", "avg_pool_v2", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
            "max_pool_with_argmax", "separable_conv2d", "conv1d_transpose", "conv_transpose"]

@@ -33,7 +33,7 @@ from ref.framework.graph import (GraphKeys, Tensor, add_to_collection, add_to_co
 from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, control_flow_ops, conv_ops, init_ops, math_ops, nn_ops, normalization_ops, \
-    state_ops
+    space_batch_ops, state_ops
 from ref.graph_ops.variable_scope import VariableScope, get_variable, variable_scope
 from ref.graph_ops import normalization_layer
 
@@ -178,7 +178,11 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
                            kernel_regularizer, kernel_constraint, trainable)
         bias = _variable("bias", [filters], dtype, bias_initializer, bias_regularizer, bias_constraint,
                          trainable) if use_bias else None
-        if rank == 2:
+        if any(d != 1 for d in dilation_rate):  # Keras: tf.nn.convolution, dilated through SpaceToBatchND
+            outputs = space_batch_ops.convolution(inputs, kernel, _padding(padding), strides=list(strides),
+                                                  dilation_rate=list(dilation_rate), data_format=tf_fmt,
+                                                  name="Conv2D" if rank == 2 else "Conv1D")
+        elif rank == 2:
             outputs = conv_ops.conv2d(inputs, kernel, list(strides), _padding(padding), data_format=tf_fmt,
                                       dilations=list(dilation_rate), name="Conv2D")
         else:

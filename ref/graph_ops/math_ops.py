@@ -16,6 +16,8 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import Tensor, name_scope
+from ref.framework.indexed_slices import IndexedSlices
+from ref.framework.sparse_tensor import SparseTensor
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import array_ops
 from ref.graph_ops.clip_ops import clip_by_value as _clip
@@ -577,7 +579,8 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
 # ---------------------------------------------------------------------------
 
 def cast(x, dtype, name=None):
-    """x converted to ``dtype`` (``Cast``); x itself when it already has it."""
+    """x converted to ``dtype`` (``Cast``); x itself when it already has it; a
+    SparseTensor or IndexedSlices with its values cast."""
     base = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, Tensor) and x.dtype.base_dtype == base:
         return x
@@ -585,6 +588,10 @@ def cast(x, dtype, name=None):
     if isinstance(handle, Tensor) and handle.dtype == dtypes.resource and x.dtype.base_dtype == base:
         return x
     with name_scope(name, "Cast", [x]) as scope:
+        if isinstance(x, SparseTensor):  # TF: the values cast, indices and shape kept
+            return SparseTensor(x.indices, cast(x.values, base, name=scope), x.dense_shape)
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(cast(x.values, base, name=scope), x.indices, x.dense_shape)
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == base:
             return x

@@ -343,9 +343,10 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights=None, incl
     thresh_tiled = array_ops.tile(array_ops.expand_dims(convert_to_tensor(list(thresholds), dtypes.float32), [1]),
                                   array_ops.stack([1, num_predictions]))
     pred_is_pos = math_ops.greater(array_ops.tile(array_ops.transpose(predictions_2d), [n, 1]), thresh_tiled)
-    pred_is_neg = math_ops.logical_not(pred_is_pos)
+    # TF builds each negation only where a count it includes reads it
+    pred_is_neg = math_ops.logical_not(pred_is_pos) if "fn" in includes or "tn" in includes else None
     label_is_pos = array_ops.tile(labels_2d, [n, 1])
-    label_is_neg = math_ops.logical_not(label_is_pos)
+    label_is_neg = math_ops.logical_not(label_is_pos) if "fp" in includes or "tn" in includes else None
     weights_tiled = None
     if weights is not None:
         weights = broadcast_weights(math_ops.cast(weights, dtypes.float32), predictions)

@@ -56,10 +56,14 @@ def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None
     return decode_raw(input_bytes, out_type, little_endian, name, bytes=bytes)
 
 
-def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
-    """Converts each string to the number it spells (``StringToNumber``)."""
-    return apply_op("StringToNumber", string_input=convert_to_tensor(string_tensor, dtype=dtypes.string),
-                    out_type=dtypes.as_dtype(out_type), name=name or "StringToNumber")
+def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):
+    """Converts each string to the number it spells (``StringToNumber``);
+    ``tf.strings.to_number`` (v1) also takes it as ``input``."""
+    if input is not None:
+        if string_tensor is not None:
+            raise ValueError("Cannot specify both 'input' and 'string_tensor'")
+        string_tensor = input
+    return apply_op("StringToNumber", string_input=string_tensor, out_type=dtypes.as_dtype(out_type), name=name)
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.graph_ops import conv_ops
+from ref.graph_ops import conv_ops, space_batch_ops
+from ref.graph_ops.space_batch_ops import convolution  # noqa: F401  (tf.nn.convolution, dilated as TF builds it)
 from ref.framework.op_def_library import apply_op
 
-__all__ = ["space_to_depth", "depth_to_space", "atrous_conv2d"]
+__all__ = ["space_to_depth", "depth_to_space", "atrous_conv2d", "convolution"]
 
 
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):
@@ -30,15 +31,13 @@ def depth_to_space(input, block_size, name=None, data_format="NHWC"):
 def atrous_conv2d(value, filters, rate, padding, name=None):
     """Dilated 2-D convolution of NHWC ``value`` with ``filters`` [h, w, in,
     out], the filter taps ``rate`` pixels apart (stride 1): TF's
-    ``convolution(value, filters, padding, dilation_rate=[rate, rate])``. With
-    rate 1 the graph is TF's Conv2D; a larger rate, which TF builds as
-    SpaceToBatchND / Conv2D / BatchToSpaceND, is one Conv2D with
-    ``dilations`` here: the same values, a different graph."""
+    ``convolution(value, filters, padding, dilation_rate=[rate, rate])`` --
+    Conv2D for rate 1, else SpaceToBatchND / Conv2D / BatchToSpaceND."""
     rate = np.broadcast_to(rate, (2,))
     if np.any(rate < 1):
         raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={list(rate)}")
-    return conv_ops.convolution(input=value, filter=filters, padding=padding,
-                                dilation_rate=[int(r) for r in rate], name=name)
+    return space_batch_ops.convolution(input=value, filter=filters, padding=padding,
+                                       dilation_rate=[int(r) for r in rate], name=name)
 
 
 def _attr_list(value, attr):

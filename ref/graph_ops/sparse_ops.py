@@ -234,12 +234,15 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
 
 
 def _reduction_axes(sp_input, axis):
+    """TF's ``math_ops._ReductionDims``: a given ``axis`` goes to the op as it is
+    (converted inside the op's scope, ``<Op>/reduction_axes``); otherwise every
+    axis, a Const when the rank is known, else ``range(0, rank)``."""
     if axis is not None:
-        return convert_to_tensor(axis, dtype=dtypes.int32)
+        return axis
     rank = dimension_value(sp_input.dense_shape.shape[0]) if sp_input.dense_shape.shape.ndims else None
-    if rank is not None:
+    if rank:
         return constant(np.arange(rank, dtype=np.int32))
-    return math_ops.range(0, math_ops.cast(array_ops.size(sp_input.dense_shape), dtypes.int32))
+    return math_ops.range(0, array_ops.rank(sp_input))
 
 
 def _axis_and_keepdims(axis, keepdims, reduction_axes, keep_dims):

@@ -1,18 +1,24 @@
 """TF1 string builders (TF's ``string_ops.py`` and the v1 wrappers of
 ``ragged_string_ops.py``): ``tf.string_split``, ``tf.strings.split``,
 ``tf.substr`` / ``tf.strings.substr``, ``tf.regex_replace`` /
-``tf.strings.regex_replace``. Kernels: ``ref/ops/strings.py``."""
+``tf.strings.regex_replace``, ``tf.strings.length`` / ``lower`` / ``upper`` /
+``strip`` / ``join`` / ``reduce_join`` / ``regex_full_match`` / ``format``.
+Kernels: ``ref/ops/strings.py`` (``StringJoin``, ``StaticRegexFullMatch`` and
+``RegexFullMatch`` in ``ref/ops/io.py``, ``StringFormat`` in ``ref/ops/logging.py``)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ref.types import dtypes
-from ref.framework.graph import name_scope
-from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.framework.graph import Tensor, name_scope
+from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
-from ref.graph_ops import array_ops
+from ref.graph_ops import array_ops, math_ops
 from ref.graph_ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
 __all__ = ["string_split", "strings_split_v1", "string_split_v2", "substr", "substr_deprecated", "regex_replace",
-           "decode_compressed"]
+           "decode_compressed", "string_length", "string_lower", "string_upper", "string_strip", "string_join",
+           "reduce_join", "regex_full_match", "string_format"]
 
 
 def _sparse(indices, values, shape):
@@ -116,3 +122,80 @@ def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002  (TF
     """``tf.io.decode_compressed``: each string inflated from ``ZLIB`` or ``GZIP``
     (``""``: unchanged) (``DecodeCompressed``)."""
     return apply_op("DecodeCompressed", bytes=bytes, compression_type=compression_type, name=name)
+
+
+def string_length(input, name=None, unit="BYTE"):
+    """``tf.strings.length`` (v1 signature): each string's length in bytes or,
+    with ``unit="UTF8_CHAR"``, in UTF-8 characters (int32, ``StringLength``)."""
+    return apply_op("StringLength", input=input, unit=unit, name=name)
+
+
+def string_lower(input, encoding="", name=None):
+    """``tf.strings.lower``: ASCII letters (``encoding="utf-8"``: all letters) in
+    lower case (``StringLower``)."""
+    return apply_op("StringLower", input=input, encoding=encoding, name=name)
+
+
+def string_upper(input, encoding="", name=None):
+    """``tf.strings.upper``: the same in upper case (``StringUpper``)."""
+    return apply_op("StringUpper", input=input, encoding=encoding, name=name)
+
+
+def string_strip(input, name=None):
+    """``tf.strings.strip`` / ``tf.string_strip``: leading and trailing
+    whitespace removed (``StringStrip``)."""
+    return apply_op("StringStrip", input=input, name=name)
+
+
+def string_join(inputs, separator="", name=None):
+    """``tf.strings.join`` / ``tf.string_join``: the strings of ``inputs`` joined
+    element-wise with ``separator``, scalars broadcast (``StringJoin``)."""
+    return apply_op("StringJoin", inputs=list(inputs), separator=separator, name=name)
+
+
+def _reduce_join_axes(x, axis):
+    # TF: every axis, last first ([rank-1, ..., 0]), which joins in row-major order
+    if axis is not None:
+        return axis
+    if x.shape.ndims is not None:
+        return constant(np.arange(x.shape.ndims - 1, -1, -1), dtype=dtypes.int32)
+    return math_ops.range(array_ops.rank(x) - 1, -1, -1)
+
+
+def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None, reduction_indices=None, keepdims=None):
+    """``tf.strings.reduce_join`` / ``tf.reduce_join`` (v1 signature): the strings
+    joined along ``axis`` (all axes when None) with ``separator`` (``ReduceJoin``
+    inside a ``ReduceJoin`` name scope)."""
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    keepdims = keep_dims if keepdims is None else keepdims
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
+    axis = reduction_indices if axis is None else axis
+    with name_scope(None, "ReduceJoin", [inputs, axis]):
+        inputs = convert_to_tensor(inputs)
+        return apply_op("ReduceJoin", inputs=inputs, reduction_indices=_reduce_join_axes(inputs, axis),
+                        keep_dims=bool(keepdims), separator=separator, name=name)
+
+
+def regex_full_match(input, pattern, name=None):
+    """``tf.strings.regex_full_match``: whether ``pattern`` matches each whole
+    string; ``StaticRegexFullMatch`` for a Python string pattern, else
+    ``RegexFullMatch``."""
+    if isinstance(pattern, (str, bytes)):
+        return apply_op("StaticRegexFullMatch", input=input, pattern=pattern, name=name)
+    return apply_op("RegexFullMatch", input=input, pattern=pattern, name=name)
+
+
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """``tf.strings.format``: ``template`` with each ``placeholder`` replaced by
+    the next tensor of ``inputs`` printed as ``tf.print`` does (``StringFormat``);
+    one tensor may be given alone."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    if template.count(placeholder) != len(inputs):
+        raise ValueError(f"The template expects {template.count(placeholder)} tensors, but the inputs only has "
+                         f"{len(inputs)}. Please ensure the number of placeholders in template matches inputs "
+                         f"length.")
+    return apply_op("StringFormat", inputs=list(inputs), template=template, placeholder=placeholder,
+                    summarize=summarize, name=name)

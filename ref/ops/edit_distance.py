@@ -17,9 +17,7 @@ def _edit_distance_shape(ins, attrs):
             raise ValueError(f"Inconsistent ranks in hypothesis and truth: {len(hs)} vs {len(ts)} for "
                              f"'{attrs['_op_name']}'")
         return [(dtypes.float32, TensorShape([max(a, b) for a, b in zip(hs[:-1], ts[:-1])]))]
-    n = ins["hypothesis_shape"].shape
-    if n.ndims == 1 and n[0] is not None:
-        return [(dtypes.float32, TensorShape([None] * (n[0] - 1)))]
+    # TF: without both shapes' values the output's shape is unknown, its rank too
     return [(dtypes.float32, unknown_shape())]
 
 

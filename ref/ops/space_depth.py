@@ -1,5 +1,6 @@
 """Moving blocks of space into depth and back (TF's spacetodepth_op and
-depthtospace_op kernels): SpaceToDepth, DepthToSpace.
+depthtospace_op kernels): SpaceToDepth, DepthToSpace; SpaceToBatchND and
+BatchToSpaceND (below).
 
 For NHWC input ``x`` [batch, height, width, depth] and block size ``b``,
 SpaceToDepth gives [batch, height / b, width / b, b * b * depth] with
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.types import dtypes
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
-from ref.ops.array import _dims, _same_dtype, _shape_str
+from ref.ops.array import _dims, _ints, _same_dtype, _shape_str
 
 _ATTRS = {"block_size": REQUIRED, "data_format": "NHWC"}
 _FORMATS = ("NHWC", "NCHW")
@@ -171,3 +173,129 @@ def extract_image_patches(images, ksizes, strides, rates, padding):
             out[:, np.flatnonzero(rok)[:, None], np.flatnonzero(cok)[None, :], di, dj] = \
                 x[:, r[rok][:, None], c[cok][None, :]]
     return out.reshape(n, oh, ow, kh * kw * ch)
+
+
+# ---------------------------------------------------------------------------
+# SpaceToBatchND / BatchToSpaceND (TF's spacetobatch_op and batchtospace_op):
+# the M spatial dimensions after the batch, padded (cropped), split into
+# ``block_shape`` blocks that move into (out of) the batch dimension. The
+# convolution builders run a dilated convolution as SpaceToBatchND, a plain
+# convolution and BatchToSpaceND, as TF does.
+# ---------------------------------------------------------------------------
+
+_INDEX = (dtypes.int32, dtypes.int64)
+
+
+def _block_and_pairs(block_shape, pairs, what, op):
+    block = [int(b) for b in np.asarray(block_shape).reshape(-1)]
+    pairs = np.asarray(pairs).reshape(-1, 2) if np.asarray(pairs).size else np.zeros((0, 2), np.int64)
+    if np.asarray(block_shape).ndim != 1:
+        raise invalid_argument(f"block_shape must be one-dimensional, got shape {list(np.shape(block_shape))}")
+    if pairs.shape[0] != len(block):
+        raise invalid_argument(f"{what} should have shape [{len(block)}, 2] instead of "
+                               f"{list(np.shape(pairs))}")
+    return block, [(int(a), int(b)) for a, b in pairs]
+
+
+def _to_batch_rule(ins, attrs, to_batch):
+    name, second = ("paddings", "paddings") if to_batch else ("crops", "crops")
+    dims = _dims(ins["input"])
+    block, pairs = _ints(ins["block_shape"].value), _ints(ins[second].value)
+    m = ins["block_shape"].shape.as_list()[0] if ins["block_shape"].shape.ndims == 1 else None
+    if dims is None:
+        return _same_dtype(ins, attrs, unknown_shape())
+    if m is None:
+        return _same_dtype(ins, attrs, unknown_shape(len(dims)))
+    if len(dims) < m + 1:
+        raise ValueError(f"input rank should be >= {m + 1} instead of {len(dims)} for '{attrs.get('_op_name')}'")
+    out = [None] * (m + 1) + dims[m + 1:]
+    if block is not None:
+        prod = int(np.prod(block)) if block else 1
+        if dims[0] is not None:
+            if not to_batch and dims[0] % prod:
+                raise ValueError(f"batch is not divisible by product of block sizes for "
+                                 f"'{attrs.get('_op_name')}'")
+            out[0] = dims[0] * prod if to_batch else dims[0] // prod
+        if pairs is not None:
+            for i in range(m):
+                d, lo, hi = dims[i + 1], pairs[2 * i], pairs[2 * i + 1]
+                if d is None:
+                    continue
+                if to_batch:
+                    padded = d + lo + hi
+                    if padded % block[i]:
+                        raise ValueError(f"padded_shape[{i}]={padded} is not divisible by block_shape[{i}]="
+                                         f"{block[i]} for '{attrs.get('_op_name')}'")
+                    out[i + 1] = padded // block[i]
+                else:
+                    out[i + 1] = d * block[i] - lo - hi
+    return _same_dtype(ins, attrs, TensorShape(out))
+
+
+@register_op("SpaceToBatchND", inputs=("input", "block_shape", "paddings"), outputs=("output",),
+             attrs={"Tblock_shape": dtypes.int32, "Tpaddings": dtypes.int32},  # TF defaults (NumPy int64 stays)
+             type_attrs={"T": "input", "Tblock_shape": "block_shape", "Tpaddings": "paddings"},
+             allowed={"Tblock_shape": _INDEX, "Tpaddings": _INDEX},
+             shape=lambda ins, attrs: _to_batch_rule(ins, attrs, True))
+def space_to_batch_nd(input, block_shape, paddings, Tblock_shape=dtypes.int32, Tpaddings=dtypes.int32):
+    """``input`` [batch] + spatial (M dims) + rest: the spatial dims padded by
+    ``paddings`` [M, 2], each split into ``padded / block`` x ``block``, the
+    block offsets moved in front of the batch: output [block product * batch,
+    padded_1 / block_1, ..., rest]; batch index ``(o_1 * ... ) * batch + b``
+    with the first block offset slowest."""
+    x = np.asarray(input)
+    block, pads = _block_and_pairs(block_shape, paddings, "paddings", "SpaceToBatchND")
+    m = len(block)
+    if x.ndim < m + 1:
+        raise invalid_argument(f"input rank should be >= {m + 1} instead of {x.ndim}")
+    if any(b < 1 for b in block) or any(lo < 0 or hi < 0 for lo, hi in pads):
+        raise invalid_argument("block_shape must be positive and paddings non-negative")
+    padded = np.pad(x, [(0, 0)] + pads + [(0, 0)] * (x.ndim - m - 1))
+    for i in range(m):
+        if padded.shape[i + 1] % block[i]:
+            raise invalid_argument(f"padded_shape[{i}]={padded.shape[i + 1]} is not divisible by "
+                                   f"block_shape[{i}]={block[i]}")
+    batch, rest = x.shape[0], list(x.shape[m + 1:])
+    split = [batch]
+    for i in range(m):
+        split += [padded.shape[i + 1] // block[i], block[i]]
+    y = padded.reshape(split + rest)
+    order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + \
+        list(range(2 * m + 1, 2 * m + 1 + len(rest)))
+    out = np.transpose(y, order).reshape([batch * int(np.prod(block, dtype=np.int64))] +
+                                         [padded.shape[i + 1] // block[i] for i in range(m)] + rest)
+    return np.ascontiguousarray(out)
+
+
+@register_op("BatchToSpaceND", inputs=("input", "block_shape", "crops"), outputs=("output",),
+             attrs={"Tblock_shape": dtypes.int32, "Tcrops": dtypes.int32},
+             type_attrs={"T": "input", "Tblock_shape": "block_shape", "Tcrops": "crops"},
+             allowed={"Tblock_shape": _INDEX, "Tcrops": _INDEX},
+             shape=lambda ins, attrs: _to_batch_rule(ins, attrs, False))
+def batch_to_space_nd(input, block_shape, crops, Tblock_shape=dtypes.int32, Tcrops=dtypes.int32):
+    """The inverse of SpaceToBatchND: the batch split into the block offsets
+    and the batch, the offsets interleaved back into the spatial dims, then
+    ``crops`` [M, 2] removed from each end."""
+    x = np.asarray(input)
+    block, crops = _block_and_pairs(block_shape, crops, "crops", "BatchToSpaceND")
+    m = len(block)
+    if x.ndim < m + 1:
+        raise invalid_argument(f"input rank should be >= {m + 1} instead of {x.ndim}")
+    prod = int(np.prod(block, dtype=np.int64))
+    if any(b < 1 for b in block) or any(lo < 0 or hi < 0 for lo, hi in crops):
+        raise invalid_argument("block_shape must be positive and crops non-negative")
+    if x.shape[0] % prod:
+        raise invalid_argument(f"Input batch dimension ({x.shape[0]}) is not divisible by product of block "
+                               f"sizes ({prod})")
+    batch, spatial, rest = x.shape[0] // prod, list(x.shape[1:m + 1]), list(x.shape[m + 1:])
+    y = x.reshape(block + [batch] + spatial + rest)
+    order = [m]
+    for i in range(m):
+        order += [m + 1 + i, i]
+    order += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
+    full = np.transpose(y, order).reshape([batch] + [spatial[i] * block[i] for i in range(m)] + rest)
+    for i, (lo, hi) in enumerate(crops):
+        if lo + hi > full.shape[i + 1]:
+            raise invalid_argument("crops must be non-negative and not exceed the block-expanded size")
+    index = (slice(None),) + tuple(slice(lo, full.shape[i + 1] - hi) for i, (lo, hi) in enumerate(crops))
+    return np.ascontiguousarray(full[index])

@@ -1,5 +1,6 @@
 """String kernels: splitting, substrings, regular-expression replacement,
-``DecodeCompressed``, the hash buckets (``StringToHashBucket``, ``...Fast``,
+``DecodeCompressed``, ``StringLength`` / ``StringLower`` / ``StringUpper`` /
+``StringStrip`` / ``ReduceJoin``, the hash buckets (``StringToHashBucket``, ``...Fast``,
 ``...Strong``) that vocabulary tables use for out-of-vocabulary keys, and
 ``AsString``.
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.ops import farmhash
+from ref.ops.reduction import _reduction_shape
 from ref.ops.registry import REQUIRED, broadcast_rule, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape
 
@@ -401,3 +403,96 @@ def decode_compressed(bytes, compression_type=""):  # noqa: A002  (TF's input na
                 raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
         out[ix] = data
     return out
+
+
+# ---------------------------------------------------------------------------
+# Element-wise transforms and ReduceJoin (tf.strings.length / lower / upper /
+# strip / reduce_join)
+# ---------------------------------------------------------------------------
+
+def _string_map(input, fn, out_dtype=object):
+    x = np.asarray(input, dtype=object)
+    out = np.empty(x.shape, dtype=out_dtype)
+    flat, src = out.reshape(-1), x.reshape(-1)
+    for i in range(flat.size):
+        flat[i] = fn(_bytes(src[i]))
+    return out
+
+
+def _string_shape(ins, attrs):
+    return [(dtypes.string, ins["input"].shape)]
+
+
+@register_op("StringLength", inputs=("input",), outputs=("output",), attrs={"unit": "BYTE"},
+             shape=lambda ins, attrs: [(dtypes.int32, ins["input"].shape)])
+def string_length(input, unit="BYTE"):
+    """The length of each string (int32): its bytes, or with ``unit="UTF8_CHAR"``
+    its UTF-8 characters (the bytes that are not continuation bytes 10xxxxxx)."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise invalid_argument(f"unit must be BYTE or UTF8_CHAR, got {unit}")
+    if unit == "BYTE":
+        return _string_map(input, len, np.int32)
+    return _string_map(input, lambda s: sum(1 for b in s if b & 0xC0 != 0x80), np.int32)
+
+
+def _case(convert, encoding):
+    if encoding not in ("", "utf-8"):
+        raise invalid_argument(f"Invalid encoding: \"{encoding}\"")
+    if encoding == "":  # ASCII letters only, other bytes kept (bytes.lower/upper do exactly that)
+        return lambda s: convert(s)
+    return lambda s: convert(s.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+@register_op("StringLower", inputs=("input",), outputs=("output",), attrs={"encoding": ""}, shape=_string_shape)
+def string_lower(input, encoding=""):
+    """Each string in lower case: ASCII letters only (``encoding=""``), or every
+    letter of the UTF-8 text (``encoding="utf-8"``)."""
+    return _string_map(input, _case(lambda s: s.lower(), encoding))
+
+
+@register_op("StringUpper", inputs=("input",), outputs=("output",), attrs={"encoding": ""}, shape=_string_shape)
+def string_upper(input, encoding=""):
+    """Each string in upper case (ASCII letters, or UTF-8 text with ``encoding="utf-8"``)."""
+    return _string_map(input, _case(lambda s: s.upper(), encoding))
+
+
+@register_op("StringStrip", inputs=("input",), outputs=("output",), shape=_string_shape)
+def string_strip(input):
+    """Each string without its leading and trailing ASCII whitespace (space,
+    ``\\t \\n \\v \\f \\r``)."""
+    return _string_map(input, lambda s: s.strip(b" \t\n\v\f\r"))
+
+
+def _reduce_join_shape(ins, attrs):
+    return _reduction_shape({"input": ins["inputs"], "axis": ins["reduction_indices"]},
+                            attrs, dtype=dtypes.string)
+
+
+@register_op("ReduceJoin", inputs=("inputs", "reduction_indices"), outputs=("output",),
+             attrs={"keep_dims": False, "separator": ""}, shape=_reduce_join_shape)
+def reduce_join(inputs, reduction_indices, keep_dims=False, separator=""):
+    """Joins the strings along ``reduction_indices`` with ``separator``. The
+    order of each joined group: the *first* listed axis varies fastest (TF's
+    kernel), so the default ``[rank-1, ..., 0]`` joins in row-major order."""
+    x = np.asarray(inputs, dtype=object)
+    ndim = x.ndim
+    axes = [int(a) for a in np.asarray(reduction_indices).reshape(-1)]
+    reduced = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise errors.OutOfRangeError(None, None,
+                                         f"Invalid reduction dimension {a} for input with {ndim} dimension(s)")
+        if a % ndim in reduced:
+            raise invalid_argument(f"Duplicate reduction dimension {a}")
+        reduced.append(a % ndim)
+    kept = [d for d in range(ndim) if d not in reduced]
+    order = kept + reduced[::-1]  # the last of these varies fastest
+    moved = np.transpose(x, order).reshape([x.shape[d] for d in kept] + [-1]) if x.size else None
+    sep = _bytes(separator)
+    out_shape = [1 if d in reduced else x.shape[d] for d in range(ndim)] if keep_dims else \
+        [x.shape[d] for d in kept]
+    out = np.empty(int(np.prod([x.shape[d] for d in kept], dtype=np.int64)), dtype=object)
+    rows = moved.reshape(out.size, -1) if moved is not None else np.empty((out.size, 0), dtype=object)
+    for i in range(out.size):
+        out[i] = sep.join(_bytes(s) for s in rows[i])
+    return out.reshape(out_shape)

@@ -120,6 +120,8 @@ CASES.update({
     "Tile": ([2, 3], _any, lambda x: tf.tile(x, [2, 1]), False),
     "SpaceToDepth": ([1, 4, 2, 3], _any, lambda x: tf.space_to_depth(x, 2), False),
     "DepthToSpace": ([2, 1, 2, 8], _any, lambda x: tf.depth_to_space(x, 2), False),
+    "SpaceToBatchND": ([2, 3, 4, 2], _any, lambda x: tf.space_to_batch_nd(x, [2, 2], [[1, 0], [0, 2]]), False),
+    "BatchToSpaceND": ([8, 2, 3, 1], _any, lambda x: tf.batch_to_space_nd(x, [2, 2], [[1, 0], [0, 1]]), False),
     "Conv3D": ([1, 3, 3, 2, 2], _any, lambda x: tf.nn.conv3d(x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3),
                                                               [1, 1, 1, 1, 1], "SAME"), False),
     "ExtractImagePatches": ([2, 5, 4, 2], _any, lambda x: tf.extract_image_patches(
