@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ref.types import dtypes
-from ref.types.shapes import Dimension, as_shape
+from ref.types.shapes import Dimension, TensorShape, as_shape
 from ref.ops import registry
 from ref.framework.graph import Operation, graph_of, get_default_graph, name_scope
 from ref.framework.indexed_slices import IndexedSlices
@@ -216,6 +216,27 @@ def _dimension_to_tensor(d, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(Dimension, _dimension_to_tensor)
+
+
+def _tensor_shape_to_tensor(s, dtype=None, name=None, as_ref=False):
+    """A fully defined ``TensorShape`` as an int32 vector ``shape_as_tensor``
+    (int64 when a dimension needs it), as TF converts it."""
+    if not s.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {s} to a Tensor.")
+    dims = s.as_list()
+    wide = any(d >= 2 ** 31 for d in dims)
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Cannot convert TensorShape {s} to dtype {dtype}. Allowed dtypes are tf.int32 and "
+                            f"tf.int64.")
+        if dtype == dtypes.int32 and wide:
+            raise ValueError(f"Cannot convert TensorShape {s} to dtype int32; a dimension is too large. Consider "
+                             f"using tf.int64.")
+    return constant(dims, dtype=dtype or (dtypes.int64 if wide else dtypes.int32), name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor)
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
