@@ -71,6 +71,9 @@ def _python_to_numpy(value, dtype):
         arr = np.asarray(value)
         if arr.dtype == object and dtype.is_integer:  # TF1 dims in a shape list: [x.shape[1], 5]
             arr = np.asarray(_dims_as_ints(value))
+        if isinstance(value, (np.ndarray, np.generic)) and arr.dtype.kind in "biufc" and dtype.np is not None:
+            # TF's make_tensor_proto casts a NumPy value to the dtype asked for (checks Python values only)
+            return arr.astype(dtype.np)
         if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind == "b" and not dtype.is_bool:
@@ -377,9 +380,11 @@ def apply_op(op_type, name=None, **kwargs):
             elif isinstance(default, dtypes.DType):
                 group_dtype[attr] = default
             elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
-                # Python ints become int32 where allowed (TF's conversion), else the first allowed type
+                # Python ints become int32 where allowed (TF's conversion: int64 for one past int32's
+                # range), else the first allowed type
                 allowed = opdef.allowed[attr]
-                group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
+                fallback = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
+                group_dtype[attr] = _natural_dtype(kwargs.get(members[0]), allowed, fallback)
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
     graph = get_default_graph()
