@@ -164,11 +164,17 @@ def _sorted_segments(data, segment_ids):
     if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
         raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
     n = int(ids[-1]) + 1 if ids.size else 0
-    if ids.size and (np.diff(ids) < 0).any():
+    if n < 0:
+        raise invalid_argument("segment ids must be >= 0")
+    # TF's kernel walks the runs of equal ids: at each run it checks that the next
+    # run's id is larger, then that its own id lies in [0, n); the first failure wins.
+    starts = ids[np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])] if ids.size else ids
+    down = np.flatnonzero(starts[:-1] >= starts[1:])
+    out = np.flatnonzero((starts < 0) | (starts >= n))
+    if down.size and (not out.size or down[0] <= out[0]):
         raise invalid_argument("segment ids are not increasing")
-    bad = np.flatnonzero((ids < 0) | (ids >= max(n, 0)))
-    if bad.size:
-        raise invalid_argument(f"Segment id {int(ids[bad[0]])} out of range [0, {n}), possibly because "
+    if out.size:
+        raise invalid_argument(f"Segment id {int(starts[out[0]])} out of range [0, {n}), possibly because "
                                f"'segment_ids' input is not sorted.")
     return ids, _output_rows(n, data.shape[1:], data.dtype)
 
