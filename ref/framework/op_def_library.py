@@ -72,6 +72,9 @@ def _python_to_numpy(value, dtype):
         arr = np.asarray(value)
         if arr.dtype == object and dtype.is_integer:  # TF1 dims in a shape list: [x.shape[1], 5]
             arr = np.asarray(_dims_as_ints(value))
+        if isinstance(value, (np.ndarray, np.generic)) and arr.dtype.kind in "biufc" and dtype.np is not None:
+            # TF's make_tensor_proto casts a NumPy value to the dtype asked for (checks Python values only)
+            return arr.astype(dtype.np)
         if arr.dtype.kind in "fc" and dtype.is_integer and arr.size:
             raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
         if arr.dtype.kind == "b" and not dtype.is_bool:
@@ -230,18 +233,21 @@ register_tensor_conversion_function(Dimension, _dimension_to_tensor)
 
 
 def _tensor_shape_to_tensor(s, dtype=None, name=None, as_ref=False):
-    """A fully defined ``TensorShape`` as a 1-D ``shape_as_tensor`` constant, as TF
-    converts one: int32 unless a dim needs int64 (or int64 is asked for); a
-    shape with an unknown dim or rank raises ValueError (TF never maps an
-    unknown dim to -1)."""
+    """A fully defined ``TensorShape`` as an int32 vector ``shape_as_tensor``
+    (int64 when a dimension needs it), as TF converts it."""
     if not s.is_fully_defined():
         raise ValueError(f"Cannot convert a partially known TensorShape {s} to a Tensor.")
     dims = s.as_list()
-    if dtype is None:
-        dtype = dtypes.int64 if any(d >= 2 ** 31 for d in dims) else dtypes.int32
-    elif dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Cannot convert TensorShape {s} to dtype <dtype: '{dtype.name}'>. Allowed dtypes are tf.int32 and tf.int64.")
-    return constant(np.array(dims, dtype.np), dtype=dtype, name=name or "shape_as_tensor")
+    wide = any(d >= 2 ** 31 for d in dims)
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Cannot convert TensorShape {s} to dtype {dtype}. Allowed dtypes are tf.int32 and "
+                            f"tf.int64.")
+        if dtype == dtypes.int32 and wide:
+            raise ValueError(f"Cannot convert TensorShape {s} to dtype int32; a dimension is too large. Consider "
+                             f"using tf.int64.")
+    return constant(dims, dtype=dtype or (dtypes.int64 if wide else dtypes.int32), name=name or "shape_as_tensor")
 
 
 register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor)
@@ -385,9 +391,11 @@ def apply_op(op_type, name=None, **kwargs):
             elif isinstance(default, dtypes.DType):
                 group_dtype[attr] = default
             elif opdef.allowed.get(attr) and all(d.is_integer for d in opdef.allowed[attr]):
-                # Python ints become int32 where allowed (TF's conversion), else the first allowed type
+                # Python ints become int32 where allowed (TF's conversion: int64 for one past int32's
+                # range), else the first allowed type
                 allowed = opdef.allowed[attr]
-                group_dtype[attr] = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
+                fallback = dtypes.int32 if dtypes.int32 in allowed else allowed[0]
+                group_dtype[attr] = _natural_dtype(kwargs.get(members[0]), allowed, fallback)
     member_attr = {m: a for a, ms in opdef.type_attrs.items() for m in ms}
 
     modes.check_graph_building()  # after enable_v2_behavior outside a graph, TF would run it eagerly

@@ -6,9 +6,11 @@ are deterministic.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
@@ -38,6 +40,32 @@ def _segment_extreme_loop(rows, ids, out, take_max):
                 out[s, k] = x
 
 
+def _output_rows(n, inner, dtype):
+    """Checks that ``n`` rows of shape ``inner`` can be held before allocating
+    them: TF's InvalidArgumentError when the element count overflows int64
+    (its TensorShape), a ResourceExhaustedError ("OOM when allocating") when the
+    bytes exceed this machine's memory (TF's allocator failing), never a
+    MemoryError or an allocation that swaps."""
+    count = n
+    for d in inner:
+        if count * d >= 2 ** 63:  # TF prints the wrapped int64 product
+            wrapped = (count * d + 2 ** 63) % 2 ** 64 - 2 ** 63
+            raise invalid_argument(f"Encountered overflow when multiplying {count} with {d}, result: {wrapped}")
+        count *= d
+    nbytes = count * np.dtype(dtype).itemsize
+    if nbytes > _physical_memory():
+        raise errors.ResourceExhaustedError(None, None, f"OOM when allocating tensor with shape"
+                                            f"{_shape_str((n,) + tuple(inner))} and type {np.dtype(dtype).name}")
+    return n
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2 ** 40
+
+
 def _segment_prepare(data, segment_ids, name="segment_ids"):
     data, ids = np.asarray(data), np.asarray(segment_ids)
     if data.shape[:ids.ndim] != ids.shape:
@@ -57,6 +85,7 @@ def _unsorted_segment(data, segment_ids, num_segments, kind):
         raise invalid_argument(f"segment_ids{_index_str(np.shape(segment_ids), int(bad[0]))} = "
                                f"{int(ids[bad[0]])} is out of range [0, {n})")
     dt = rows.dtype
+    _output_rows(n, inner, dt)
     if kind == "sum":
         out = np.zeros((n,) + inner, dt)
     elif kind == "prod":
@@ -122,17 +151,8 @@ def _segment_sum_shape(ins, attrs):
 def segment_sum(data, segment_ids):
     """``output[i..] = sum data[j..]`` over ``j`` with ``segment_ids[j] == i``;
     ``segment_ids`` is a sorted vector; ``output`` has ``segment_ids[-1] + 1`` rows."""
-    ids = np.asarray(segment_ids)
     data = np.asarray(data)
-    if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
-        raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
-    n = int(ids[-1]) + 1 if ids.size else 0
-    if ids.size and (np.diff(ids) < 0).any():
-        raise invalid_argument("segment ids are not increasing")
-    bad = np.flatnonzero((ids < 0) | (ids >= max(n, 0)))
-    if bad.size:
-        raise invalid_argument(f"Segment id {int(ids[bad[0]])} out of range [0, {n}), possibly because "
-                               f"'segment_ids' input is not sorted.")
+    ids, n = _sorted_segments(data, segment_ids)
     out = np.zeros((n,) + data.shape[1:], data.dtype)
     np.add.at(out, ids, data)
     return out
@@ -144,13 +164,19 @@ def _sorted_segments(data, segment_ids):
     if ids.ndim != 1 or data.ndim == 0 or ids.shape[0] != data.shape[0]:
         raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
     n = int(ids[-1]) + 1 if ids.size else 0
-    if ids.size and (np.diff(ids) < 0).any():
+    if n < 0:
+        raise invalid_argument("segment ids must be >= 0")
+    # TF's kernel walks the runs of equal ids: at each run it checks that the next
+    # run's id is larger, then that its own id lies in [0, n); the first failure wins.
+    starts = ids[np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])] if ids.size else ids
+    down = np.flatnonzero(starts[:-1] >= starts[1:])
+    out = np.flatnonzero((starts < 0) | (starts >= n))
+    if down.size and (not out.size or down[0] <= out[0]):
         raise invalid_argument("segment ids are not increasing")
-    bad = np.flatnonzero((ids < 0) | (ids >= max(n, 0)))
-    if bad.size:
-        raise invalid_argument(f"Segment id {int(ids[bad[0]])} out of range [0, {n}), possibly because "
+    if out.size:
+        raise invalid_argument(f"Segment id {int(starts[out[0]])} out of range [0, {n}), possibly because "
                                f"'segment_ids' input is not sorted.")
-    return ids, n
+    return ids, _output_rows(n, data.shape[1:], data.dtype)
 
 
 def _register_sorted(name, ufunc, allowed, empty, doc):

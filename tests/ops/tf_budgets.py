@@ -14,7 +14,7 @@ TF_BUDGETS = {
     "Fill": 0, "Where": 0, "BroadcastTo": 0, "BroadcastArgs": 0, "BroadcastGradientArgs": 0, "OneHot": 0,
     "StopGradient": 0, "PreventGradient": 0, "IdentityN": 0, "CheckNumerics": 0, "UnsortedSegmentSum": 0,
     "UnsortedSegmentMax": 0, "UnsortedSegmentMin": 0, "UnsortedSegmentProd": 0, "SegmentSum": 0,
-    "SegmentMean": 0, "Roll": 0, "UniqueWithCounts": 0, "DenseBincount": 0,
+    "SegmentMean": 0, "SegmentMax": 0, "SegmentMin": 0, "SegmentProd": 0, "Roll": 0, "UniqueWithCounts": 0, "DenseBincount": 0,
     "LowerBound": 0, "UpperBound": 0, "UnravelIndex": 0, "HistogramFixedWidth": 0,
     "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
