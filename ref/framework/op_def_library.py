@@ -242,8 +242,8 @@ def _tensor_shape_to_tensor(s, dtype=None, name=None, as_ref=False):
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
         if dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError(f"Cannot convert TensorShape {s} to dtype {dtype}. Allowed dtypes are tf.int32 and "
-                            f"tf.int64.")
+            raise TypeError(f"Cannot convert TensorShape {s} to dtype <dtype: '{dtype.name}'>. Allowed dtypes are "
+                            f"tf.int32 and tf.int64.")
         if dtype == dtypes.int32 and wide:
             raise ValueError(f"Cannot convert TensorShape {s} to dtype int32; a dimension is too large. Consider "
                              f"using tf.int64.")
