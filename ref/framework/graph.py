@@ -281,6 +281,9 @@ class Graph:
         self._graph_def_versions = (GRAPH_DEF_VERSION, 0)
         self._attr_scope_map = {}
         self._default_original_op = None
+        # variable_creator_scope's creators, outermost first (TF's Graph._variable_creator_stack;
+        # ref.graph_ops.variable_scope replaces the list on entry and exit)
+        self._variable_creator_stack = []
         self._container = ""
     # the TF 1.x cond/while context new ops join (control_flow_v1); per thread, as the
     # name and device stacks: a loop one thread builds is not where another's ops go

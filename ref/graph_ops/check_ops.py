@@ -251,22 +251,41 @@ def assert_proper_iterable(values):
         raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
 
 
+def _dtype_str(dtype):
+    """TF's ``str`` of a DType (``<dtype: 'float32'>``), as its messages print it."""
+    return f"<dtype: '{dtypes.as_dtype(dtype).name}'>"
+
+
+def _assert_same_base_type(items, expected_type=None):
+    """The base dtype all non-None ``items`` share (and ``expected_type``, when
+    given); ValueError naming the first item that differs (TF's wording)."""
+    first_name = None
+    for item in items:
+        if item is None:
+            continue
+        item_type = item.dtype.base_dtype
+        if not expected_type:
+            expected_type = item_type
+            first_name = item.name if hasattr(item, "name") else str(item)
+        elif expected_type != item_type:
+            name = item.name if hasattr(item, "name") else str(item)
+            raise ValueError(f"{name}, type={_dtype_str(item_type)}, must be of the same type "
+                             f"({_dtype_str(expected_type)}){f' as {first_name}' if first_name else ''}.")
+    return expected_type
+
+
 def assert_same_float_dtype(tensors=None, dtype=None):
-    """The common floating dtype of ``tensors`` (and ``dtype``); ValueError when
-    they differ or one is not floating; float32 when there is none."""
-    found = dtype
-    for t in tensors or []:
-        d = t.dtype.base_dtype
-        if found is None:
-            found = d
-        elif d != dtypes.as_dtype(found):
-            raise ValueError(f"{t.name}, type={d!r} != expected {dtypes.as_dtype(found)!r}")
-    if found is None:
+    """The common floating dtype of ``tensors`` (None items ignored; Tensors,
+    SparseTensors, Variables) and ``dtype``; ValueError when they differ or the
+    type is not floating; float32 when there is none."""
+    if tensors:
+        dtype = _assert_same_base_type(tensors, dtype)
+    if not dtype:
         return dtypes.float32
-    found = dtypes.as_dtype(found)
-    if not found.is_floating:
-        raise ValueError(f"Expected floating point type, got {found!r}.")
-    return found
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {_dtype_str(dtype)}.")
+    return dtype
 
 
 def is_numeric_tensor(tensor):

@@ -738,7 +738,10 @@ class variable_scope:  # noqa: N801  (TF's name)
         return ns_ctx, pure
 
     def __exit__(self, type_arg, value_arg, traceback_arg):
-        graph_ctx, ns_ctx, pure = self._stack.pop()
+        graph_ctx, ns_ctx, pure = self._stack[-1]
+        if pure._store.current_scope is not pure._last_object:  # TF's check (this scope stays open)
+            raise RuntimeError("Improper nesting of variable_scope.")
+        self._stack.pop()
         try:
             pure.__exit__(type_arg, value_arg, traceback_arg)
         finally:
@@ -796,12 +799,16 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
 def variable_creator_scope(variable_creator):
     """Within it, ``Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``
     (innermost creator first; ``next_creator`` continues down the stack)."""
-    stack = _creator_stack()
-    stack.append(variable_creator)
+    graph = get_default_graph()
+    old = _creator_stack(graph)
+    new = old + [variable_creator]
+    graph._variable_creator_stack = new
     try:
         yield
     finally:
-        stack.remove(variable_creator)
+        if graph._variable_creator_stack is not new:  # TF's check
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        graph._variable_creator_stack = old
 
 
 def create_partitioned_variables(shapes, slicing, initializer, dtype=dtypes.float32, trainable=True,

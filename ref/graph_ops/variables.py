@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import threading
-import weakref
 
 import numpy as np
 
@@ -146,14 +144,9 @@ def _prepend_scope(name, scope):
 # variable_creator_scope plumbing (the scope itself is in ref.graph_ops.variable_scope)
 # ---------------------------------------------------------------------------
 
-_creator_stacks = weakref.WeakKeyDictionary()
-_creator_lock = threading.Lock()
-
-
 def _creator_stack(graph=None):
-    graph = graph or get_default_graph()
-    with _creator_lock:
-        return _creator_stacks.setdefault(graph, [])
+    """The graph's ``variable_creator_scope`` creators, outermost first."""
+    return (graph or get_default_graph())._variable_creator_stack
 
 
 # The innermost creator: picks RefVariable or ResourceVariable from the enclosing

@@ -258,12 +258,17 @@ def _ensure_shape_shape(ins, attrs):
 
 
 @register_op("EnsureShape", inputs=("input",), attrs={"shape": REQUIRED}, type_attrs={"T": "input"},
-             shape=_ensure_shape_shape)
-def ensure_shape(input, shape):
-    """``input``, after checking at run time that its shape is compatible with ``shape``."""
+             shape=_ensure_shape_shape, ctx=True)
+def ensure_shape(input, shape, ctx=None):
+    """``input``, after checking at run time that its shape is compatible with
+    ``shape``; the error names the input as TF's (``MyDivide``, ``split:1``)."""
     want = as_shape(shape)
     if not TensorShape(np.shape(input)).is_compatible_with(want):
-        raise invalid_argument(f"Shape of tensor input {_shape_str(list(np.shape(input)))} is not compatible "
+        source = "input"
+        if ctx is not None and ctx.op.inputs:
+            t = ctx.op.inputs[0]
+            source = t.op.name if t.value_index == 0 else t.name
+        raise invalid_argument(f"Shape of tensor {source} {_shape_str(list(np.shape(input)))} is not compatible "
                                f"with expected shape {_shape_str(want)}.")
     return input
 
