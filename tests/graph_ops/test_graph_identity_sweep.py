@@ -50,6 +50,36 @@ _N_INPUTS = {"FloorMod": 2}
 _STATIC = {"BroadcastTo": (4, 3), "BroadcastTo_shape_tensor": (4, 3), "Prod_all_keepdims": (4, 3)}
 
 
+def clip_by_value_gradients(tf):
+    x, y = _x(tf), _x(tf, (4, 3), "y")
+    z = tf.saturate_cast(x, tf.float16)
+    w = tf.clip_by_value(y, 0.0, tf.constant([1., 2., 3.]))
+    tf.gradients(tf.reduce_sum(tf.cast(z, tf.float32)) + tf.reduce_sum(w), [x, y])
+
+
+def unsorted_segment_prod_gradient(tf):
+    x, ids = _x(tf), tf.placeholder(tf.int32, [4], name="ids")
+    tf.gradients(tf.reduce_sum(tf.unsorted_segment_prod(x, ids, 2)), [x])
+
+
+def image_gradients_gradient(tf):
+    x = _x(tf, (2, 4, 4, 3))
+    dy, dx = tf.image.image_gradients(x)
+    tf.gradients(tf.reduce_sum(dy) + tf.reduce_sum(dx), [x])
+
+
+def sampled_losses_gradients(tf):
+    """sampled_softmax_loss slices its weights with a begin of stack([n, 0]): TF's
+    shape inference reads it as a partial shape, so the slice is [?, 4] and the
+    loss's Sub gradient reduces over statically known axes."""
+    x = _x(tf, (None, 4))
+    w, b = tf.get_variable("w", [10, 4]), tf.get_variable("b", [10])
+    lab = tf.placeholder(tf.int64, [None, 1], name="lab")
+    l1 = tf.nn.nce_loss(w, b, lab, x, 3, 10)
+    l2 = tf.nn.sampled_softmax_loss(w, b, lab, x, 3, 10)
+    tf.gradients(tf.reduce_sum(l1) + tf.reduce_sum(l2), [x, w, b])
+
+
 def image_pad_gradients(tf):
     x = _x(tf, (None, 4, 4, 3))
     y = tf.image.resize_image_with_crop_or_pad(x, 6, 6) + tf.image.resize_image_with_pad(x, 6, 6)
@@ -127,6 +157,10 @@ def identity_initializer(tf):
 CASES = [(_grad_of(f, _STATIC.get(k, (None, 3)), _N_INPUTS.get(k, 1)), f"grad_{k}", None)
          for k, f in GRADIENTS.items()]
 CASES += [(f, f.__name__, why) for f, why in [
+    (clip_by_value_gradients, None),
+    (unsorted_segment_prod_gradient, None),
+    (image_gradients_gradient, None),
+    (sampled_losses_gradients, None),
     (image_pad_gradients, None),
     (angle_of_real, None),
     (as_string, None),
@@ -174,7 +208,32 @@ VALUES = {
                              tf.layers.average_pooling1d(tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4)),
                                                          2, 1, padding="same", data_format="channels_first")],
     "sequence_mask": lambda tf: tf.sequence_mask([1, 3, 0]),
+    "clip_by_value_grad": lambda tf: tf.gradients(
+        tf.reduce_sum(tf.clip_by_value(tf.constant([[-1., 0.5, 3.], [2., 1., 0.]]), 0.0, tf.constant([1., 2., 2.5])) ** 2),
+        tf.get_default_graph().get_operations()[0].outputs),
+    "unsorted_segment_prod_grad": lambda tf: tf.gradients(
+        tf.reduce_sum(tf.unsorted_segment_prod(tf.constant([[1., 0.], [2., 3.], [0., 0.], [4., 5.]]), [0, 1, 0, -1], 2)),
+        tf.get_default_graph().get_operations()[0].outputs),
 }
+
+
+SLICE_SHAPES = {  # (builder, TF's static shape)
+    "begin_partial_size_minus_one": (lambda tf, x, n: tf.slice(x, tf.stack([n, 0]), [-1, -1]), [None, 4]),
+    "begin_partial_size_known": (lambda tf, x, n: tf.slice(x, tf.stack([n, 1]), [2, -1]), [2, 3]),
+    "size_partial": (lambda tf, x, n: tf.slice(x, [0, 0], tf.stack([n, 2])), [None, 2]),
+    "size_unknown": (lambda tf, x, n: tf.slice(x, [0, 0], tf.fill([2], n)), [None, None]),
+}
+
+
+@pytest.mark.parametrize("build,want", SLICE_SHAPES.values(), ids=list(SLICE_SHAPES))
+def test_slice_static_shape_is_tensorflows(build, want):
+    import ref
+    from _graphdef import tf1_behaviour, tf_v1
+    tf = tf_v1()
+    with tf1_behaviour(), tf.Graph().as_default():
+        assert build(tf, tf.placeholder(tf.float32, [None, 4]), tf.placeholder(tf.int32, [])).shape.as_list() == want
+    with ref.Graph().as_default():
+        assert build(ref, ref.placeholder(ref.float32, [None, 4]), ref.placeholder(ref.int32, [])).shape.as_list() == want
 
 
 @pytest.mark.parametrize("build", VALUES.values(), ids=list(VALUES))
