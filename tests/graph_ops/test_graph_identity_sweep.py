@@ -80,6 +80,18 @@ def sampled_losses_gradients(tf):
     tf.gradients(tf.reduce_sum(l1) + tf.reduce_sum(l2), [x, w, b])
 
 
+def mean_iou(tf):
+    labels, predictions = _x(tf, name="labels"), _x(tf, name="predictions")
+    tf.metrics.mean_iou(labels, predictions, 3)
+    tf.metrics.mean_iou(labels, predictions, 3, weights=tf.ones([2, 3]), name="weighted")
+
+
+def ema_zero_debias(tf):
+    """The debiasing variables are colocated with the average (``_class``)."""
+    w = tf.Variable(tf.ones([2]), name="w")
+    tf.train.ExponentialMovingAverage(0.9, zero_debias=True).apply([tf.reduce_sum(w), w])
+
+
 def image_pad_gradients(tf):
     x = _x(tf, (None, 4, 4, 3))
     y = tf.image.resize_image_with_crop_or_pad(x, 6, 6) + tf.image.resize_image_with_pad(x, 6, 6)
@@ -158,6 +170,8 @@ CASES = [(_grad_of(f, _STATIC.get(k, (None, 3)), _N_INPUTS.get(k, 1)), f"grad_{k
          for k, f in GRADIENTS.items()]
 CASES += [(f, f.__name__, why) for f, why in [
     (clip_by_value_gradients, None),
+    (mean_iou, None),
+    (ema_zero_debias, None),
     (unsorted_segment_prod_gradient, None),
     (image_gradients_gradient, None),
     (sampled_losses_gradients, None),
