@@ -92,6 +92,14 @@ def ema_zero_debias(tf):
     tf.train.ExponentialMovingAverage(0.9, zero_debias=True).apply([tf.reduce_sum(w), w])
 
 
+def swish_custom_gradient(tf):
+    """TF builds swish/silu as a custom gradient: forward ops outside any name scope,
+    IdentityN with _gradient_op_type, TF's gradient (also w.r.t. beta)."""
+    x, beta = _x(tf), tf.placeholder(tf.float32, [], name="beta")
+    tf.gradients(tf.reduce_sum(tf.nn.swish(x)), [x])
+    tf.gradients(tf.reduce_sum(tf.nn.silu(x, beta=beta)), [x, beta])
+
+
 def image_pad_gradients(tf):
     x = _x(tf, (None, 4, 4, 3))
     y = tf.image.resize_image_with_crop_or_pad(x, 6, 6) + tf.image.resize_image_with_pad(x, 6, 6)
@@ -170,6 +178,7 @@ CASES = [(_grad_of(f, _STATIC.get(k, (None, 3)), _N_INPUTS.get(k, 1)), f"grad_{k
          for k, f in GRADIENTS.items()]
 CASES += [(f, f.__name__, why) for f, why in [
     (clip_by_value_gradients, None),
+    (swish_custom_gradient, None),
     (mean_iou, None),
     (ema_zero_debias, None),
     (unsorted_segment_prod_gradient, None),
@@ -222,6 +231,8 @@ VALUES = {
                              tf.layers.average_pooling1d(tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4)),
                                                          2, 1, padding="same", data_format="channels_first")],
     "sequence_mask": lambda tf: tf.sequence_mask([1, 3, 0]),
+    "swish_grads": lambda tf: tf.gradients(tf.reduce_sum(tf.nn.swish(tf.constant([-1.5, 0.25, 2.]), beta=tf.constant(0.7))),
+                                           [tf.get_default_graph().get_operations()[i].outputs[0] for i in (0, 1)]),
     "clip_by_value_grad": lambda tf: tf.gradients(
         tf.reduce_sum(tf.clip_by_value(tf.constant([[-1., 0.5, 3.], [2., 1., 0.]]), 0.0, tf.constant([1., 2., 2.5])) ** 2),
         tf.get_default_graph().get_operations()[0].outputs),
