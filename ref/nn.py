@@ -24,6 +24,7 @@ from ref.graph_ops.rnn import *  # noqa: F401,F403,E402
 from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
 from ref.graph_ops.ctc_ops import *  # noqa: F401,F403,E402
 from ref.graph_ops.ctc_ops import __all__ as _ctc_all  # noqa: E402
+from ref.grad.custom_activations import silu, swish  # noqa: F401,E402  (TF's custom-gradient graph)
 
 __all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + ["space_to_batch"] + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
            + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all) + list(_ctc_all))

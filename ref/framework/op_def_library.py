@@ -349,7 +349,7 @@ def _partial_shape(tensor):
     a shape (``constant_value_as_shape``), when it knows any (else None)."""
     if not tensor.dtype.base_dtype.is_integer or tensor.shape.ndims != 1:
         return None
-    known = constant_value_as_shape(tensor)
+    known = constant_value_as_shape(tensor, shape_inference_value)
     if known.ndims is None or all(d is None for d in known.as_list()):
         return None
     return known

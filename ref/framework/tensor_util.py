@@ -33,7 +33,7 @@ _SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "Ex
                                          "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather",
                                          "BroadcastArgs", "SelectV2", "Select", "Equal", "NotEqual", "Greater",
                                          "GreaterEqual", "Less", "LessEqual", "ListDiff", "InvertPermutation",
-                                         "Transpose"})
+                                         "Transpose", "Unpack"})
 
 
 def constant_value(tensor):
@@ -127,7 +127,7 @@ def _fold(op, known, index=0):
         out = op.op_def.kernel(**args)
     except Exception:  # noqa: BLE001 - any kernel error means "not known here"
         return None
-    return np.asarray(out[index] if isinstance(out, tuple) else out)
+    return np.asarray(out[index] if len(op.outputs) > 1 and isinstance(out, (tuple, list)) else out)
 
 
 def _static_shape_value(op):
@@ -160,12 +160,16 @@ def _variable_shape_value(op):
     return np.array(s.as_list(), dtype=op.get_attr("out_type").np)
 
 
-def constant_value_as_shape(tensor) -> TensorShape:
+def constant_value_as_shape(tensor, fold=None) -> TensorShape:
     """A TensorShape from a 1-D shape tensor, as precise as graph construction
     allows (TF's rules: constants; ``Shape`` of a tensor; ``Pack`` of known
     scalars; ``Cast`` to an integer type, ``ConcatV2`` and simple ``StridedSlice``
-    of such shape tensors; -1 and unknown values are unknown dimensions)."""
-    v = constant_value(tensor)
+    of such shape tensors; -1 and unknown values are unknown dimensions).
+    ``fold``: how a part's value is found (default ``constant_value``; the shape
+    refiner passes ``shape_inference_value``, which folds further, as TF's C++
+    ``ConstantPartialShape`` evaluates a part it has no rule for)."""
+    fold = fold or constant_value
+    v = fold(tensor)
     if v is not None:
         return TensorShape([None if d == -1 else int(d) for d in np.asarray(v).reshape(-1)])
     if isinstance(tensor, Tensor):
@@ -176,9 +180,9 @@ def constant_value_as_shape(tensor) -> TensorShape:
             return TensorShape([None if (c := _scalar_dim(i)) is None or int(c) < 0 else int(c)
                                 for i in op.inputs])
         if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
-            return constant_value_as_shape(op.inputs[0])
+            return constant_value_as_shape(op.inputs[0], fold)
         if op.type == "ConcatV2":
-            parts = [constant_value_as_shape(t) for t in op.inputs[:-1]]
+            parts = [constant_value_as_shape(t, fold) for t in op.inputs[:-1]]
             if all(p.ndims is not None for p in parts):
                 return TensorShape([d for p in parts for d in p.as_list()])
         if op.type == "StridedSlice":

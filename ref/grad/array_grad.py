@@ -585,14 +585,15 @@ def _unsorted_segment_prod_grad(op, grad):
     a, m = _a(), _m()
     data, ids, num = op.inputs
     is_zero = m.equal(data, 0)
-    num_zeros = a.unsorted_segment_sum(m.cast(is_zero, dtype=dtypes.int32), ids, num)
+    num_zeros = apply_op("UnsortedSegmentSum", data=m.cast(is_zero, dtypes.int32), segment_ids=ids, num_segments=num)
     grad = a.where_v2(m.greater(num_zeros, 1), a.zeros_like(grad), grad)
     non_zero_data = a.where_v2(is_zero, a.ones_like(data), data)
-    non_zero_prod = a.unsorted_segment_prod(non_zero_data, ids, num)
+    non_zero_prod = apply_op("UnsortedSegmentProd", data=non_zero_data, segment_ids=ids, num_segments=num)
     clipped = m.maximum(ids, a.zeros_like(ids))
     gathered_prod = a.gather(op.outputs[0], clipped)
     gathered_non_zero_prod = a.gather(non_zero_prod, clipped)
-    partial = a.where_v2(is_zero, gathered_non_zero_prod, gathered_prod / data)
+    prod_divided_by_el = gathered_prod / data  # inf/nan where data is 0: the where below drops them
+    partial = a.where_v2(is_zero, gathered_non_zero_prod, prod_divided_by_el)
     gathered_grad = _gather_drop_negatives(grad, ids, clipped)[0]
     return gathered_grad * partial, None, None
 

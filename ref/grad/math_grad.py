@@ -507,15 +507,20 @@ def _select_v2_grad(op, grad):
 
 @RegisterGradient("ClipByValue")
 def _clip_by_value_grad(op, grad):
+    """TF's graph: zeros of grad's shape, Select on x < lo / x > hi, and the bounds'
+    gradients summed over BroadcastGradientArgs' axes."""
     x, lo, hi = op.inputs
     m, a = _m(), _a()
-    zeros = a.zeros_like(grad)
+    sx, sy, sz = a.shape(x), a.shape(lo), a.shape(hi)
+    zeros = a.zeros(a.shape(grad), grad.dtype)
     below = m.less(x, lo)
     above = m.greater(x, hi)
-    gx = a.where_v2(m.logical_or(below, above), zeros, grad)
-    glo = unbroadcast(a.where_v2(below, grad, zeros), lo)
-    ghi = unbroadcast(a.where_v2(above, grad, zeros), hi)
-    return gx, glo, ghi
+    _, ry = apply_op("BroadcastGradientArgs", s0=sx, s1=sy)
+    _, rz = apply_op("BroadcastGradientArgs", s0=sx, s1=sz)
+    gx = a.where(m.logical_or(below, above), zeros, grad)
+    gy = a.where(below, grad, zeros)
+    gz = a.where(above, grad, zeros)
+    return gx, a.reshape(m.reduce_sum(gy, ry), sy), a.reshape(m.reduce_sum(gz, rz), sz)
 
 
 @RegisterGradient("Cumsum")

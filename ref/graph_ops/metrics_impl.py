@@ -238,6 +238,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         total_cm = metric_variable([num_classes, num_classes], dtypes.float64, name="total_confusion_matrix")
         predictions = math_ops.cast(predictions, dtypes.int64)
         labels = math_ops.cast(labels, dtypes.int64)
+        num_classes_t = math_ops.cast(num_classes, dtypes.int64)  # before the reshapes, as TF
         if predictions.shape.ndims > 1:
             predictions = array_ops.reshape(predictions, [-1])
         if labels.shape.ndims > 1:
@@ -246,8 +247,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
             weights = convert_to_tensor(weights)
             if weights.shape.ndims > 1:
                 weights = array_ops.reshape(weights, [-1])
-        current = confusion_matrix(labels, predictions, math_ops.cast(num_classes, dtypes.int64), weights=weights,
-                                   dtype=dtypes.float64)
+        current = confusion_matrix(labels, predictions, num_classes_t, weights=weights, dtype=dtypes.float64)
         update_op = state_ops.assign_add(total_cm, current)
         sum_over_row = math_ops.cast(math_ops.reduce_sum(total_cm, 0), dtypes.float32)
         sum_over_col = math_ops.cast(math_ops.reduce_sum(total_cm, 1), dtypes.float32)

@@ -47,7 +47,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor, register_tensor_conversion_function, constant
 from ref.framework.stack import get_default_session
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
-from ref.graph_ops.array_ops import _slice_helper
+from ref.graph_ops.array_ops import _slice_helper, boolean_mask as _boolean_mask, stack as _stack
 from ref.graph_ops.control_flow_ops import group, no_op, cond
 from ref.graph_ops.state_ops import batch_scatter_update, count_up_to
 from ref.protos import variable_pb2
@@ -926,15 +926,14 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         var_list = global_variables() + local_variables()
         if not var_list:
             var_list = _graph_variable_tensors()
-    with name_scope(name) as scope:
+    with name_scope(name):
         if not var_list:
             return constant(np.array([], dtype=object), dtype=dtypes.string)  # "<scope>/Const", as TF
         inits = [_is_initialized_any(v) for v in var_list]
         # boolean_mask(names, logical_not(stack(inits))), as TF builds it
-        uninit = apply_op("LogicalNot", x=apply_op("Pack", values=inits, axis=0))
+        uninit = apply_op("LogicalNot", x=_stack(inits))
         names = constant(np.array([v.op.name for v in var_list], dtype=object), dtype=dtypes.string)
-        where = apply_op("Reshape", tensor=apply_op("Where", condition=uninit), shape=[-1])
-        return apply_op("GatherV2", params=names, indices=where, axis=0, name=scope)
+        return _boolean_mask(names, uninit)
 
 
 def _is_initialized_any(v):

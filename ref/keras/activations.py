@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import clip_ops, math_ops, nn_ops
+from ref.grad import custom_activations
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign", "exponential",
            "hard_sigmoid", "swish", "get", "serialize"]
@@ -82,7 +83,7 @@ def hard_sigmoid(x):
 
 
 def swish(x):
-    return nn_ops.swish(x)
+    return custom_activations.swish(x)
 
 
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, linear, elu, selu, softplus, softsign,

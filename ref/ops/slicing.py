@@ -43,19 +43,34 @@ def _slice_bounds(dims, begin, size, err):
 
 
 def _slice_shape(ins, attrs):
+    """TF's SliceShape: exact when input, begin and size are known; with size
+    known, a -1 entry is ``dim - begin`` where both are known (begin read as a
+    partial shape: ``stack([n, 0])`` gives ``[?, 0]``); with size unknown, its
+    partial value (-1 unknown)."""
     dims, begin, size = _dims(ins["input"]), _ints(ins["begin"].value), _ints(ins["size"].value)
-    if dims is None:
-        return _same_dtype(ins, attrs, unknown_shape(None if size is None else len(size)))
-    if size is None:
-        return _same_dtype(ins, attrs, unknown_shape(len(dims)))
-    if begin is None:
-        return _same_dtype(ins, attrs, TensorShape([None if s == -1 else s for s in size]))
-    try:
-        bounds = _slice_bounds(dims, begin, size, ValueError)
-    except ValueError as e:
-        raise ValueError(f"{e} for '{attrs['_op_name']}' (op: 'Slice') with input shapes: {_shape_str(dims)}, "
-                         f"{_shape_str(ins['begin'].shape)}, {_shape_str(ins['size'].shape)}.") from None
-    return _same_dtype(ins, attrs, TensorShape([s for _, s in bounds]))
+    if dims is not None and begin is not None and size is not None:
+        try:
+            bounds = _slice_bounds(dims, begin, size, ValueError)
+        except ValueError as e:
+            raise ValueError(f"{e} for '{attrs['_op_name']}' (op: 'Slice') with input shapes: {_shape_str(dims)}, "
+                             f"{_shape_str(ins['begin'].shape)}, {_shape_str(ins['size'].shape)}.") from None
+        return _same_dtype(ins, attrs, TensorShape([s for _, s in bounds]))
+    if size is not None:
+        partial = ins["begin"].partial
+        starts = begin if begin is not None else (
+            partial.as_list() if partial is not None and partial.ndims == len(size) else [None] * len(size))
+        out = []
+        for i, s in enumerate(size):
+            d = dims[i] if dims is not None else None
+            out.append(s if s != -1 else None if d is None or starts[i] is None else d - starts[i])
+        return _same_dtype(ins, attrs, TensorShape(out))
+    partial = ins["size"].partial
+    if partial is not None and partial.ndims is not None:
+        return _same_dtype(ins, attrs, partial)
+    n = ins["size"].shape.as_list()[0] if ins["size"].shape.ndims == 1 else None
+    if n is None and dims is not None:
+        n = len(dims)
+    return _same_dtype(ins, attrs, unknown_shape(n))
 
 
 @register_op("Slice", inputs=("input", "begin", "size"), type_attrs={"T": "input", "Index": ("begin", "size")},

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numbers
 
-from ref.framework.graph import GraphKeys, add_to_collection, control_dependencies, get_default_graph, name_scope
+from ref.framework.graph import (GraphKeys, add_to_collection, colocate_with, control_dependencies, get_default_graph,
+                                name_scope)
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import math_ops, state_ops
 from ref.graph_ops.control_flow_ops import group
@@ -107,7 +108,7 @@ def _unique_in_scope(name):
 def _zero_debias(unbiased_var, value, decay):
     dtype = unbiased_var.dtype.base_dtype
     with variable_scope(unbiased_var.name[:-len(":0")], values=[unbiased_var, value, decay]):
-        with control_dependencies(None):
+        with control_dependencies(None), colocate_with(unbiased_var):  # TF: colocate_vars_with(unbiased_var)
             biased = get_variable(_unique_in_scope("biased"), initializer=zeros_initializer(),
                                   shape=unbiased_var.get_shape(), dtype=dtype, trainable=False)
             local_step = get_variable(_unique_in_scope("local_step"), shape=[], dtype=dtype,

@@ -34,7 +34,9 @@ from ref.framework.graph import GraphKeys, get_default_graph
 from ref.training import hooks as _hooks
 from ref.training.session_manager import SessionManager
 from ref.checkpoint.saver import get_saver_or_default as _get_saver_or_default
-from ref.graph_ops import variables
+from ref.graph_ops import resources, variables
+from ref.graph_ops.array_ops import concat
+from ref.graph_ops.lookup_ops import tables_initializer
 from ref.graph_ops.control_flow_ops import group
 from ref.graph_ops.summary_ops import merge_all
 from ref.protos.config_pb2 import RunMetadata, RunOptions
@@ -114,15 +116,18 @@ class Scaffold:
     def finalize(self):
         """Creates the missing pieces, then finalizes the default graph."""
         if self._init_op is None:
-            self._init_op = Scaffold.get_or_default("init_op", GraphKeys.INIT_OP,
-                                                    lambda: group(variables.global_variables_initializer()))
-        if self._ready_op is None:
-            self._ready_op = Scaffold.get_or_default("ready_op", GraphKeys.READY_OP,
-                                                     variables.report_uninitialized_variables)
+            self._init_op = Scaffold.get_or_default("init_op", GraphKeys.INIT_OP, lambda: group(
+                variables.global_variables_initializer(),
+                resources.initialize_resources(resources.shared_resources()),
+                get_default_graph().get_collection("saved_model_initializers")))
+        if self._ready_op is None:  # TF's defaults: variables and resources alike
+            self._ready_op = Scaffold.get_or_default("ready_op", GraphKeys.READY_OP, lambda: concat(
+                [variables.report_uninitialized_variables(), resources.report_uninitialized_resources()], 0))
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
-                "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: variables.report_uninitialized_variables(variables.global_variables()))
+                "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP, lambda: concat(
+                    [variables.report_uninitialized_variables(variables.global_variables()),
+                     resources.report_uninitialized_resources(resources.shared_resources())], 0))
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default("local_init_op", GraphKeys.LOCAL_INIT_OP,
                                                           Scaffold.default_local_init_op)
@@ -155,11 +160,10 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        """group(local_variables_initializer(), tables_initializer()) -- the local
-        resources of this graph's table initializers."""
-        graph = get_default_graph()
-        return group(variables.local_variables_initializer(),
-                     *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
+        """group(local_variables_initializer(), tables_initializer(),
+        initialize_resources(local_resources())), as TF."""
+        return group(variables.local_variables_initializer(), tables_initializer(),
+                     resources.initialize_resources(resources.local_resources()))
 
 
 # -- session creators -----------------------------------------------------------------

@@ -131,6 +131,9 @@ def describe(node):
         if v.HasField("func") and _FUNC_COUNTER.search(v.func.name) and v.func.name.startswith("__inference_"):
             # a traced function's name ends in TF's process-wide uid counter
             attrs[k] = ("func", _FUNC_COUNTER.sub("", v.func.name), sorted(v.func.attr))
+    if node.attr["_gradient_op_type"].s.startswith(b"CustomGradient-"):
+        # a custom gradient's rule name ends in a process-wide uid (TF's ops.uid(), ref's own)
+        attrs["_gradient_op_type"] = ("custom_gradient", int(node.attr["_gradient_op_type"].s.rsplit(b"-", 1)[1]))
     if node.op in _PY_FUNC_OPS and node.attr["token"].s.startswith(b"pyfunc_"):
         attrs["token"] = ("pyfunc", int(node.attr["token"].s.rsplit(b"_", 1)[1]))
     for k, v in _op_defaults(node.op).items():
@@ -140,18 +143,21 @@ def describe(node):
 
 def _py_func_tokens_from_zero(described):
     """A py_func's ``token`` is "pyfunc_<n>" with n from a process-wide counter (TF's
-    FuncRegistry, ref's too): counted from the graph's first one instead."""
-    tokens = [d[4]["token"][1] for d in described if isinstance(d[4].get("token"), tuple)]
-    if not tokens:
-        return described
-    first = min(tokens)
-    out = []
-    for d in described:
-        if isinstance(d[4].get("token"), tuple):
-            attrs = dict(d[4], token=("pyfunc", d[4]["token"][1] - first))
-            d = d[:4] + (attrs,)
-        out.append(d)
-    return out
+    FuncRegistry, ref's too): counted from the graph's first one instead. A custom
+    gradient's ``_gradient_op_type`` ("CustomGradient-<uid>") takes TF's ``ops.uid()``,
+    which other constructs advance too: it is compared by its rank in the graph."""
+    for key in ("token", "_gradient_op_type"):
+        tokens = sorted({d[4][key][1] for d in described if isinstance(d[4].get(key), tuple)})
+        if not tokens:
+            continue
+        renumber = {t: (t - tokens[0] if key == "token" else i) for i, t in enumerate(tokens)}
+        out = []
+        for d in described:
+            if isinstance(d[4].get(key), tuple):
+                d = d[:4] + (dict(d[4], **{key: (d[4][key][0], renumber[d[4][key][1]])}),)
+            out.append(d)
+        described = out
+    return described
 
 
 _PY_FUNC_OPS = ("PyFunc", "PyFuncStateless", "EagerPyFunc")

@@ -97,9 +97,7 @@ ROWS = {
     "input_producer_and_moving_average": _input_producer_and_moving_average,
     "scalar_feed_regression": _scalar_feed_regression,
     "unknown_rank_reductions": _unknown_rank_reductions,
-    "unknown_rank_prod": pytest.param(_unknown_rank_prod, marks=pytest.mark.xfail(
-        strict=True, reason="ref's Prod gradient needs static axes and rank; TF's _ProdGrad builds "
-                            "Rank/ListDiff/Transpose for an unknown rank")),
+    "unknown_rank_prod": _unknown_rank_prod,
     "reshape_grad_one_unknown_dim": _reshape_grad_one_unknown_dim,
     "large_zeros": _large_zeros,
     "static_rnn_lstm": _static_rnn_lstm,

@@ -71,7 +71,7 @@ UNARY_ROWS = {
     "Log1p": UnaryRow(FLOATS, "unit", 3, "log1p", ([3], "pos", True), None),
     "Neg": UnaryRow(FLOATS + (I32, I64), "any", 0, "negative", ([3], "any", True), 0),
     "Abs": UnaryRow(FLOATS + (I32, I64), "any", 0, "abs", ([3], "away", True), 0),
-    "Sign": UnaryRow(FLOATS + (I32, I64), "any", 0, "sign", None, 0),
+    "Sign": UnaryRow(FLOATS + (I32, I64), "any", 0, "sign", ([3], "away", False), 0),
     "Reciprocal": UnaryRow(FLOATS, "nonzero", 2, "reciprocal", ([3], "pos", True), None),
     "Inv": UnaryRow(FLOATS, "nonzero", 2, "reciprocal", None, None),
     "Floor": UnaryRow(FLOATS, "any", 0, "floor", None, 0),
