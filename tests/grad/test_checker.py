@@ -175,6 +175,12 @@ CASES.update({
                                                                 [x, tf.constant(_any([2]))]), False),
     "ParallelDynamicStitch": ([3], _any, lambda x: apply_op("ParallelDynamicStitch", indices=[
         tf.constant([0, 2, 4]), tf.constant([1, 3])], data=[x, tf.constant(_any([2]))]), False),
+    "SegmentMax": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
+                   lambda x: tf.reshape(tf.segment_max(x, tf.constant([0, 0, 1, 1])), [2]), False),
+    "SegmentMin": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
+                   lambda x: tf.reshape(tf.segment_min(x, tf.constant([0, 0, 1, 1])), [2]), False),
+    "SegmentProd": ([5], lambda s: np.array([1.5, 0.0, -2.0, 0.7, 1.2]),
+                    lambda x: tf.reshape(tf.segment_prod(x, tf.constant([0, 0, 1, 1, 1])), [2]), False),
     "UnsortedSegmentMax": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
                            lambda x: tf.unsorted_segment_max(x, tf.constant([0, 0, 1, 1]), 2), False),
     "UnsortedSegmentMin": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),
