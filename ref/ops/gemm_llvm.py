@@ -1,0 +1,275 @@
+""":mod:`ref.ops.gemm_kernel`'s product built straight with llvmlite: no Numba.
+
+With an empty Numba cache, compiling :func:`ref.ops.gemm_kernel.gemm` costs a
+process seconds of CPU (Numba's import and typing, then LLVM optimising the
+driver with all 24 micro-kernels linked in). This module builds the *same*
+micro-kernel IR (:func:`ref.ops.gemm_kernel._micro_body`) with a small loop
+nest around it -- ``macro``: every ``mr``-row group of a block of A times every
+panel of B, in the order of :func:`ref.ops.gemm_kernel.gemm_resume` -- as one
+small LLVM module per ``(dtype, mr)``, compiled by ``llvmlite.binding`` at O3
+for the host CPU, and called through ``ctypes`` (which releases the GIL). The
+packing of B is NumPy's (a copy: no arithmetic), and so is the Python loop over
+blocks of ``KC`` rows and ``NC`` columns (:func:`gemm`). Each element is still
+one chain of fused multiply-adds in the order of the inner dimension, started
+from +0 on the first block of rows and resumed from C on the next: the bits of
+:mod:`ref.ops.gemm_kernel`.
+
+A module compiles in ~0.1 s, and only the row counts a product needs are
+compiled (``MR`` or ``MR_T``, and the remainder). The object code is kept on
+disk (:func:`cache_dir`), named by a hash of the IR, the CPU's name and
+features, the optimisation level and llvmlite's version, so a change of any of
+them compiles afresh; a later process loads it in milliseconds.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import tempfile
+import threading
+
+import numpy as np
+
+from ref.ops import gemm_kernel as _gk
+
+OPT = 3
+_LOCK = threading.RLock()
+_STATE = {}  # "llvm": (binding, target machine, engine); (dtype, mr): the macro's ctypes function
+_ARGS = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+         ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+
+
+def cache_dir() -> str:
+    """Folder of the compiled objects: ``$REF_GEMM_CACHE_DIR``, else ``ref_gemm``
+    inside ``$NUMBA_CACHE_DIR`` (so that an empty Numba cache is an empty one here
+    too), else inside the user's cache folder."""
+    path = os.environ.get("REF_GEMM_CACHE_DIR")
+    if path:
+        return path
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "ref")
+    return os.path.join(base, "ref_gemm")
+
+
+def _llvm():
+    """``(binding, target machine, execution engine)``, made once a process."""
+    got = _STATE.get("llvm")
+    if got is None:
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple()
+        tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                          features=llvm.get_host_cpu_features().flatten(), opt=OPT)
+        backing = llvm.parse_assembly("")
+        backing.triple = tm.triple
+        engine = llvm.create_mcjit_compiler(backing, tm)
+        got = _STATE["llvm"] = (llvm, tm, engine)
+    return got
+
+
+def module_ir(dtype, mr) -> str:
+    """The LLVM IR (text) of ``ref_gemm_macro_<dtype>_<mr>(rows, panels, kc, a, rs,
+    cs, b, pstep, ldb, c, ldc, first)``: for each block of ``MC`` rows (a
+    multiple of ``mr``), each of ``panels`` panels of B (``b + jp * pstep``, row
+    stride ``ldb``), each group of ``mr`` rows of A (``a + i * rs``, column stride
+    ``cs``): the micro-kernel into the ``mr x NR`` block of C at ``c + i * ldc +
+    jp * NR`` (``rows`` a multiple of ``mr``)."""
+    from llvmlite import ir
+
+    dtype = np.dtype(dtype)
+    scalar = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
+    width = _gk.WIDTH[dtype]
+    nr = 2 * width
+    i64 = ir.IntType(64)
+    ptr = scalar.as_pointer()
+    module = ir.Module(f"ref_gemm_{dtype.name}_{mr}")
+    micro = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, ptr, i64, i64, ptr, i64, ptr, i64, i64]),
+                        f"ref_gemm_micro_{dtype.name}_{mr}")
+    micro.linkage = "internal"
+    micro.attributes.add("noinline")
+    _gk._micro_body(micro, scalar, width, mr)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, i64, i64, ptr, i64, i64, ptr, i64, i64,
+                                                             ptr, i64, i64]), f"ref_gemm_macro_{dtype.name}_{mr}")
+    rows, panels, kc, a, rs, cs, b, pstep, ldb, c, ldc, first = fn.args
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    block = (_gk.MC // mr) * mr
+
+    def loop(start, stop, step, body):
+        """``for v in range(start, stop, step): body(v)`` (start < stop tested first)."""
+        head = builder.block
+        top = fn.append_basic_block("loop")
+        after = fn.append_basic_block("after")
+        builder.cbranch(builder.icmp_signed("<", start, stop), top, after)
+        builder.position_at_end(top)
+        v = builder.phi(i64)
+        v.add_incoming(start, head)
+        body(v)
+        nxt = builder.add(v, step)
+        v.add_incoming(nxt, builder.block)
+        builder.cbranch(builder.icmp_signed("<", nxt, stop), top, after)
+        builder.position_at_end(after)
+
+    def over_blocks(ic):
+        end = builder.add(ic, ir.Constant(i64, block))
+        end = builder.select(builder.icmp_signed("<", end, rows), end, rows)
+
+        def over_panels(jp):
+            bj = builder.gep(b, [builder.mul(jp, pstep)])
+            cj = builder.gep(c, [builder.mul(jp, ir.Constant(i64, nr))])
+
+            def over_rows(i):
+                builder.call(micro, [kc, builder.gep(a, [builder.mul(i, rs)]), rs, cs, bj, ldb,
+                                     builder.gep(cj, [builder.mul(i, ldc)]), ldc, first])
+
+            loop(ic, end, ir.Constant(i64, mr), over_rows)
+
+        loop(ir.Constant(i64, 0), panels, ir.Constant(i64, 1), over_panels)
+
+    loop(ir.Constant(i64, 0), rows, ir.Constant(i64, block), over_blocks)
+    builder.ret_void()
+    return str(module)
+
+
+def cache_key(text) -> str:
+    """The object file's name: what its code depends on (see the module docstring)."""
+    import llvmlite
+
+    llvm, tm, _ = _llvm()
+    parts = [text, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(), str(OPT),
+             llvmlite.__version__, tm.triple]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _compile(text):
+    """Object code of the IR ``text``: optimised at :data:`OPT` for the host CPU."""
+    llvm, tm, _ = _llvm()
+    module = llvm.parse_assembly(text)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    module.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=OPT)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module, pb)
+    return tm.emit_object(module)
+
+
+def _object(text):
+    """The object code of ``text``, from the disk cache or compiled (and then stored)."""
+    path = os.path.join(cache_dir(), cache_key(text) + ".o")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        pass
+    obj = _compile(text)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(obj)
+        os.replace(tmp, path)  # atomic: a process reading it sees all of it or none
+    except OSError:  # a read-only cache: compiled every time
+        pass
+    return obj
+
+
+def macro(dtype, mr):
+    """The ctypes function ``ref_gemm_macro_<dtype>_<mr>`` (:func:`module_ir`), built once a process."""
+    key = (np.dtype(dtype).name, mr)
+    fn = _STATE.get(key)
+    if fn is None:
+        with _LOCK:
+            fn = _STATE.get(key)
+            if fn is None:
+                llvm, _, engine = _llvm()
+                engine.add_object_file(llvm.ObjectFileRef.from_data(_object(module_ir(dtype, mr))))
+                engine.finalize_object()
+                address = engine.get_function_address(f"ref_gemm_macro_{key[0]}_{mr}")
+                if not address:
+                    raise RuntimeError(f"ref_gemm_macro_{key[0]}_{mr}: no such symbol after loading its object")
+                fn = ctypes.CFUNCTYPE(None, *_ARGS)(address)
+                _STATE[key] = fn
+    return fn
+
+
+def built(dtype, mr) -> bool:
+    """Whether :func:`macro` of ``(dtype, mr)`` is in this process already."""
+    return (np.dtype(dtype).name, mr) in _STATE
+
+
+def _strides(x):
+    """``(row, column)`` strides of a 2-D array in elements; None where they are not
+    whole non-negative elements."""
+    s0, s1 = x.strides
+    size = x.itemsize
+    if s0 < 0 or s1 < 0 or s0 % size or s1 % size:
+        return None
+    return s0 // size, s1 // size
+
+
+def gemm(a, b, out):
+    """``out[...] = a @ b`` for 2-D float32 or float64 arrays of one dtype (views of
+    any non-negative strides; ``out`` any writable 2-D view), each element the fused
+    chain of :mod:`ref.ops.gemm_kernel`, bit for bit. Returns ``out``."""
+    m, k = a.shape
+    n = b.shape[1]
+    dtype = out.dtype
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        out[...] = 0
+        return out
+    if _strides(a) is None:
+        a = np.ascontiguousarray(a)
+    sa0, sa1 = _strides(a)
+    if _strides(b) is None:
+        b = np.ascontiguousarray(b)
+    sb0, sb1 = _strides(b)
+    cs = _strides(out)
+    c = out if cs is not None and cs[1] == 1 and out.flags.writeable else np.empty((m, n), dtype)
+    ldc = _strides(c)[0]
+    nr = 2 * _gk.WIDTH[dtype]
+    mrs = _gk.MR_T if sa0 == 1 and sa1 > 1 else _gk.MR
+    main, rem = m - m % mrs, m % mrs
+    groups = [(mr, lo, hi) for mr, lo, hi in ((mrs, 0, main), (rem, main, m)) if hi > lo]
+    fns = {mr: macro(dtype, mr) for mr, _, _ in groups}
+    full = n // nr
+    direct = sb1 == 1 and m <= _gk.SMALL_M and k * n * (128 // nr) <= _gk.DIRECT_B_BYTES
+    tail = np.empty((m, nr), dtype) if n > full * nr else None  # C of the last, partial panel
+    item = a.itemsize
+    pa, pb = a.ctypes.data, b.ctypes.data
+    pc, pt = c.ctypes.data, (tail.ctypes.data if tail is not None else 0)
+    nc_max = min(_gk.NC, n)
+    bp = np.empty(((nc_max + nr - 1) // nr) * min(k, _gk.KC) * nr, dtype)
+    for jc in range(0, n, _gk.NC):
+        nc = min(_gk.NC, n - jc)
+        whole = nc // nr
+        part = nc - whole * nr
+        for p0 in range(0, k, _gk.KC):
+            kc = min(_gk.KC, k - p0)
+            first = 1 if p0 == 0 else 0
+            blk = b[p0:p0 + kc, jc:jc + nc]
+            panels = bp[:((whole if not direct else 0) + (1 if part else 0)) * kc * nr].reshape(-1, kc, nr)
+            if direct:
+                bw, pstep, ldb = pb + (p0 * sb0 + jc * sb1) * item, nr, sb0
+            else:
+                np.copyto(panels[:whole], blk[:, :whole * nr].reshape(kc, whole, nr).transpose(1, 0, 2))
+                bw, pstep, ldb = bp.ctypes.data, kc * nr, nr
+            if part:
+                last = panels[-1]
+                last[:, :part] = blk[:, whole * nr:]
+                last[:, part:] = 0
+            for mr, lo, hi in groups:
+                fn = fns[mr]
+                aw = pa + (lo * sa0 + p0 * sa1) * item
+                if whole:
+                    fn(hi - lo, whole, kc, aw, sa0, sa1, bw, pstep, ldb, pc + (lo * ldc + jc) * item, ldc, first)
+                if part:
+                    fn(hi - lo, 1, kc, aw, sa0, sa1, last.ctypes.data, kc * nr, nr, pt + lo * nr * item, nr, first)
+        if part:
+            c[:, jc + whole * nr:jc + nc] = tail[:, :part]
+    if c is not out:
+        out[...] = c
+    return out
