@@ -151,6 +151,7 @@ class LazyKernel:
         self._dispatcher = None
         self.numpy_seconds = 0.0  # time spent in the kernel's NumPy form (numpy_tier)
         self.sample = None  # compiles_in_background
+        self.any_size = False  # compiles_in_background: the NumPy form serves inputs of any size until built
         self.background = None  # the thread building it (numpy_tier)
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
@@ -320,19 +321,21 @@ def _bound(kernel, T, nargs):
     return fn
 
 
-def numpy_tier(kernel, size) -> bool:
+def numpy_tier(kernel, size, vectorised=False) -> bool:
     """Whether to run ``kernel``'s exact NumPy form (see the module docstring)
     for an input of ``size`` elements instead of the Numba build: while the
     input is small, Numba has not built the kernel and the kernel's NumPy form
     has used less than its budget -- or, the budget spent, while the kernel's
     background build, any background build, or Numba's background loading runs
-    (see the module docstring). Run the form through :func:`run_numpy_form`."""
-    if size > NUMPY_MAX or DISABLE:
-        return False
+    (see the module docstring). Run the form through :func:`run_numpy_form`.
+    ``vectorised``: the form is whole-array NumPy operations (no call per element),
+    so it serves inputs of any size, as one registered with ``any_size`` does."""
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    if (size > NUMPY_MAX and not (lazy.any_size or vectorised)) or DISABLE or NUMPY_MAX <= 0:
+        return False
     thread = lazy.background
     if thread is not None:
-        return thread.is_alive()  # the NumPy form until the background build has finished
+        return _running(thread)  # the NumPy form until the background build has finished
     if lazy._dispatcher is not None:
         return False
     if lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S):
@@ -342,7 +345,7 @@ def numpy_tier(kernel, size) -> bool:
         # buying here would wait for that build too -- rent until it is done; likewise
         # while Numba itself loads in the background (_numba_loading)
         return any([t.is_alive() for t in _BUILDING]) or _numba_loading()
-    return _start_background(lazy).is_alive()
+    return _running(_start_background(lazy))
 
 
 _PRELOAD = []  # the thread loading Numba (_numba_loading), once started
@@ -381,15 +384,44 @@ _BACKGROUND_ANNOUNCED = []
 _BUILDING = []  # the background builds' threads, in the order started
 
 
-def compiles_in_background(kernel, sample):
+def compiles_in_background(kernel, sample, any_size=False):
     """Registers ``sample`` (a function of no arguments that calls ``kernel`` on
     small inputs, of the types for which the caller runs its exact NumPy form):
     once that form has spent its budget, :func:`numpy_tier` runs ``sample`` on a
     thread of its own and keeps answering True until it has returned (see the
-    module docstring). Returns ``kernel``."""
+    module docstring). With ``any_size`` the form serves inputs of every size
+    until then, not only up to :data:`NUMPY_MAX` elements (a form about as fast
+    as the kernel: a copy). Returns ``kernel``."""
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
     lazy.sample = sample
+    lazy.any_size = any_size
     return kernel
+
+
+def ready(kernel) -> bool:
+    """Whether ``kernel`` (registered with :func:`compiles_in_background`) is built in
+    this process; if not, its background build is started (once, with
+    :data:`BACKGROUND`) and the caller runs something with the same bits meanwhile.
+    Without :data:`BACKGROUND` it is never built on a caller's behalf (False until
+    something else builds it). True under ``REF_DISABLE_JIT``."""
+    if DISABLE:
+        return True
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    thread = lazy.background
+    if thread is not None:
+        return not _running(thread)
+    if lazy._dispatcher is not None:
+        return True
+    if lazy.sample is None or not BACKGROUND:
+        return False
+    return not _running(_start_background(lazy))
+
+
+def _running(thread) -> bool:
+    """Whether a background build's thread is not done: started and alive, or about
+    to start (another thread, in :func:`_start_background`, made it and has not
+    started it yet)."""
+    return thread.ident is None or thread.is_alive()
 
 
 def _start_background(lazy):
@@ -426,13 +458,34 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
+SWITCH_INTERVAL_S = float(os.environ.get("REF_BUILD_SWITCH_INTERVAL_S", 0.0002))
+"""The interpreter's thread switch interval while background builds run (0: unchanged).
+A build is mostly Python (Numba's typing and lowering) and holds the GIL; a thread
+that makes many short NumPy calls (the forms that stand in for the kernels being
+built) gives the GIL up at each call and waits up to the switch interval (5 ms by
+default) to get it back: a LeNet first step of ~0.5 s took 35 s beside the builds
+(load 7 on 2 cores). The old interval is put back when the last build ends."""
+_SWITCH = [0, None]  # builds running, the interval before the first
+
+
 def _build_in_background(lazy):
     _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
+    with _LOCK:
+        if _SWITCH[0] == 0 and SWITCH_INTERVAL_S > 0:
+            _SWITCH[1] = sys.getswitchinterval()
+            sys.setswitchinterval(min(SWITCH_INTERVAL_S, _SWITCH[1]))
+        _SWITCH[0] += 1
     try:
         with np.errstate(all="ignore"):
             lazy.sample()
     except BaseException:  # noqa: BLE001 -- the caller's own compilation reports it
         pass
+    finally:
+        with _LOCK:
+            _SWITCH[0] -= 1
+            if _SWITCH[0] == 0 and _SWITCH[1] is not None:
+                sys.setswitchinterval(_SWITCH[1])
+                _SWITCH[1] = None
 
 
 def run_numpy_form(kernel, form, *args):

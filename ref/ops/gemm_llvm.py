@@ -36,7 +36,8 @@ OPT = 3
 _LOCK = threading.RLock()
 _STATE = {}  # "llvm": (binding, target machine, engine); (dtype, mr): the macro's ctypes function
 _ARGS = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
-         ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+         ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+         ctypes.c_void_p, ctypes.c_int64]
 
 
 def cache_dir() -> str:
@@ -70,12 +71,15 @@ def _llvm():
 
 
 def module_ir(dtype, mr) -> str:
-    """The LLVM IR (text) of ``ref_gemm_macro_<dtype>_<mr>(rows, panels, kc, a, rs,
-    cs, b, pstep, ldb, c, ldc, first)``: for each block of ``MC`` rows (a
-    multiple of ``mr``), each of ``panels`` panels of B (``b + jp * pstep``, row
-    stride ``ldb``), each group of ``mr`` rows of A (``a + i * rs``, column stride
-    ``cs``): the micro-kernel into the ``mr x NR`` block of C at ``c + i * ldc +
-    jp * NR`` (``rows`` a multiple of ``mr``)."""
+    """The LLVM IR (text) of the micro-kernel ``ref_gemm_micro_<dtype>_<mr>``
+    (:func:`ref.ops.gemm_kernel._micro_body`) and of ``ref_gemm_macro_<dtype>_<mr>(rows,
+    panels, kc, a, rs, cs, b, pstep, ldb, c, ldc, first, rem_fn, rem)``: for each
+    block of ``MC`` rows (a multiple of ``mr``), each of ``panels`` panels of B (``b +
+    jp * pstep``, row stride ``ldb``), each group of ``mr`` rows of A (``a + i * rs``,
+    column stride ``cs``) among the first ``rows`` (a multiple of ``mr``): the
+    micro-kernel into the ``mr x NR`` block of C at ``c + i * ldc + jp * NR``; then,
+    in the last block, the last ``rem`` rows by ``rem_fn`` (the micro-kernel of
+    ``rem`` rows, another module's), while the panel is still in cache."""
     from llvmlite import ir
 
     dtype = np.dtype(dtype)
@@ -85,19 +89,21 @@ def module_ir(dtype, mr) -> str:
     i64 = ir.IntType(64)
     ptr = scalar.as_pointer()
     module = ir.Module(f"ref_gemm_{dtype.name}_{mr}")
-    micro = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, ptr, i64, i64, ptr, i64, ptr, i64, i64]),
-                        f"ref_gemm_micro_{dtype.name}_{mr}")
-    micro.linkage = "internal"
+    micro_ty = ir.FunctionType(ir.VoidType(), [i64, ptr, i64, i64, ptr, i64, ptr, i64, i64])
+    micro = ir.Function(module, micro_ty, f"ref_gemm_micro_{dtype.name}_{mr}")
     micro.attributes.add("noinline")
     _gk._micro_body(micro, scalar, width, mr)
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, i64, i64, ptr, i64, i64, ptr, i64, i64,
-                                                             ptr, i64, i64]), f"ref_gemm_macro_{dtype.name}_{mr}")
-    rows, panels, kc, a, rs, cs, b, pstep, ldb, c, ldc, first = fn.args
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, i64, i64, ptr, i64, i64, ptr, i64, i64, ptr,
+                                                             i64, i64, micro_ty.as_pointer(), i64]),
+                     f"ref_gemm_macro_{dtype.name}_{mr}")
+    rows, panels, kc, a, rs, cs, b, pstep, ldb, c, ldc, first, rem_fn, rem = fn.args
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     block = (_gk.MC // mr) * mr
+    total = builder.add(rows, rem)
+    zero = ir.Constant(i64, 0)
 
     def loop(start, stop, step, body):
-        """``for v in range(start, stop, step): body(v)`` (start < stop tested first)."""
+        """``for v in range(start, stop, step): body(v)``."""
         head = builder.block
         top = fn.append_basic_block("loop")
         after = fn.append_basic_block("after")
@@ -113,7 +119,9 @@ def module_ir(dtype, mr) -> str:
 
     def over_blocks(ic):
         end = builder.add(ic, ir.Constant(i64, block))
-        end = builder.select(builder.icmp_signed("<", end, rows), end, rows)
+        end = builder.select(builder.icmp_signed("<", end, total), end, total)
+        stop = builder.select(builder.icmp_signed("<", end, rows), end, rows)
+        last = builder.and_(builder.icmp_signed(">", rem, zero), builder.icmp_signed("==", end, total))
 
         def over_panels(jp):
             bj = builder.gep(b, [builder.mul(jp, pstep)])
@@ -123,22 +131,27 @@ def module_ir(dtype, mr) -> str:
                 builder.call(micro, [kc, builder.gep(a, [builder.mul(i, rs)]), rs, cs, bj, ldb,
                                      builder.gep(cj, [builder.mul(i, ldc)]), ldc, first])
 
-            loop(ic, end, ir.Constant(i64, mr), over_rows)
+            loop(ic, stop, ir.Constant(i64, mr), over_rows)
+            with builder.if_then(last):
+                builder.call(rem_fn, [kc, builder.gep(a, [builder.mul(rows, rs)]), rs, cs, bj, ldb,
+                                      builder.gep(cj, [builder.mul(rows, ldc)]), ldc, first])
 
-        loop(ir.Constant(i64, 0), panels, ir.Constant(i64, 1), over_panels)
+        loop(zero, panels, ir.Constant(i64, 1), over_panels)
 
-    loop(ir.Constant(i64, 0), rows, ir.Constant(i64, block), over_blocks)
+    loop(zero, total, ir.Constant(i64, block), over_blocks)
     builder.ret_void()
     return str(module)
 
 
-def cache_key(text) -> str:
-    """The object file's name: what its code depends on (see the module docstring)."""
+def cache_key(text, cpu=None, features=None, version=None) -> str:
+    """The object file's name: a hash of what its code depends on -- the IR ``text``,
+    the CPU's name and features (the host's by default), :data:`OPT`, llvmlite's
+    ``version`` (the installed one by default) and the target triple."""
     import llvmlite
 
     llvm, tm, _ = _llvm()
-    parts = [text, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(), str(OPT),
-             llvmlite.__version__, tm.triple]
+    parts = [text, cpu or llvm.get_host_cpu_name(), features or llvm.get_host_cpu_features().flatten(), str(OPT),
+             version or llvmlite.__version__, tm.triple]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
@@ -176,7 +189,8 @@ def _object(text):
 
 
 def macro(dtype, mr):
-    """The ctypes function ``ref_gemm_macro_<dtype>_<mr>`` (:func:`module_ir`), built once a process."""
+    """``(macro, micro)``: the ctypes function ``ref_gemm_macro_<dtype>_<mr>`` and the
+    address of ``ref_gemm_micro_<dtype>_<mr>`` (:func:`module_ir`), built once a process."""
     key = (np.dtype(dtype).name, mr)
     fn = _STATE.get(key)
     if fn is None:
@@ -187,9 +201,10 @@ def macro(dtype, mr):
                 engine.add_object_file(llvm.ObjectFileRef.from_data(_object(module_ir(dtype, mr))))
                 engine.finalize_object()
                 address = engine.get_function_address(f"ref_gemm_macro_{key[0]}_{mr}")
-                if not address:
+                micro = engine.get_function_address(f"ref_gemm_micro_{key[0]}_{mr}")
+                if not address or not micro:
                     raise RuntimeError(f"ref_gemm_macro_{key[0]}_{mr}: no such symbol after loading its object")
-                fn = ctypes.CFUNCTYPE(None, *_ARGS)(address)
+                fn = (ctypes.CFUNCTYPE(None, *_ARGS)(address), micro)
                 _STATE[key] = fn
     return fn
 
@@ -233,16 +248,17 @@ def gemm(a, b, out):
     nr = 2 * _gk.WIDTH[dtype]
     mrs = _gk.MR_T if sa0 == 1 and sa1 > 1 else _gk.MR
     main, rem = m - m % mrs, m % mrs
-    groups = [(mr, lo, hi) for mr, lo, hi in ((mrs, 0, main), (rem, main, m)) if hi > lo]
-    fns = {mr: macro(dtype, mr) for mr, _, _ in groups}
+    fn = macro(dtype, mrs)[0] if main else macro(dtype, rem)[0]
+    rem_fn = macro(dtype, rem)[1] if rem and main else None
+    if not main:
+        main, rem = m, 0
     full = n // nr
     direct = sb1 == 1 and m <= _gk.SMALL_M and k * n * (128 // nr) <= _gk.DIRECT_B_BYTES
     tail = np.empty((m, nr), dtype) if n > full * nr else None  # C of the last, partial panel
     item = a.itemsize
     pa, pb = a.ctypes.data, b.ctypes.data
     pc, pt = c.ctypes.data, (tail.ctypes.data if tail is not None else 0)
-    nc_max = min(_gk.NC, n)
-    bp = np.empty(((nc_max + nr - 1) // nr) * min(k, _gk.KC) * nr, dtype)
+    bp = np.empty(((min(_gk.NC, n) + nr - 1) // nr) * min(k, _gk.KC) * nr, dtype)
     for jc in range(0, n, _gk.NC):
         nc = min(_gk.NC, n - jc)
         whole = nc // nr
@@ -257,17 +273,14 @@ def gemm(a, b, out):
             else:
                 np.copyto(panels[:whole], blk[:, :whole * nr].reshape(kc, whole, nr).transpose(1, 0, 2))
                 bw, pstep, ldb = bp.ctypes.data, kc * nr, nr
+            aw = pa + p0 * sa1 * item
+            if whole:
+                fn(main, whole, kc, aw, sa0, sa1, bw, pstep, ldb, pc + jc * item, ldc, first, rem_fn, rem)
             if part:
                 last = panels[-1]
                 last[:, :part] = blk[:, whole * nr:]
                 last[:, part:] = 0
-            for mr, lo, hi in groups:
-                fn = fns[mr]
-                aw = pa + (lo * sa0 + p0 * sa1) * item
-                if whole:
-                    fn(hi - lo, whole, kc, aw, sa0, sa1, bw, pstep, ldb, pc + (lo * ldc + jc) * item, ldc, first)
-                if part:
-                    fn(hi - lo, 1, kc, aw, sa0, sa1, last.ctypes.data, kc * nr, nr, pt + lo * nr * item, nr, first)
+                fn(main, 1, kc, aw, sa0, sa1, last.ctypes.data, kc * nr, nr, pt, nr, first, rem_fn, rem)
         if part:
             c[:, jc + whole * nr:jc + nc] = tail[:, :part]
     if c is not out:

@@ -440,7 +440,7 @@ def run_dense(loop, update, refs, grad, params, out=None):
         dtype = refs[0].dtype
         if dtype in FAST and _own_contiguous(out, refs) and not _DEVICE.gpu:
             T = dtype.type
-            if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+            if numpy_tier(loop, grad.size, vectorised=True) and numpy_exact(update):  # Numba not loaded yet
                 # element-wise on the arrays as they are: no flat views needed
                 run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
             elif _in_blocks(loop, grad.size):
@@ -463,7 +463,7 @@ def run_dense(loop, update, refs, grad, params, out=None):
         direct = all([o.flags.c_contiguous for o in outs])
         work = [o.reshape(-1) for o in outs] if direct else [np.ascontiguousarray(o).reshape(-1) for o in outs]
         flat_grad = (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1)
-        if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+        if numpy_tier(loop, flat_grad.size, vectorised=True) and numpy_exact(update):  # Numba not loaded yet
             run_numpy_form(loop, _run_numpy_form, update, work, flat_grad, params, T)
         else:
             loop(*work, flat_grad, *params, T)
