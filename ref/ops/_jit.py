@@ -458,34 +458,13 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
-SWITCH_INTERVAL_S = float(os.environ.get("REF_BUILD_SWITCH_INTERVAL_S", 0.0002))
-"""The interpreter's thread switch interval while background builds run (0: unchanged).
-A build is mostly Python (Numba's typing and lowering) and holds the GIL; a thread
-that makes many short NumPy calls (the forms that stand in for the kernels being
-built) gives the GIL up at each call and waits up to the switch interval (5 ms by
-default) to get it back: a LeNet first step of ~0.5 s took 35 s beside the builds
-(load 7 on 2 cores). The old interval is put back when the last build ends."""
-_SWITCH = [0, None]  # builds running, the interval before the first
-
-
 def _build_in_background(lazy):
     _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
-    with _LOCK:
-        if _SWITCH[0] == 0 and SWITCH_INTERVAL_S > 0:
-            _SWITCH[1] = sys.getswitchinterval()
-            sys.setswitchinterval(min(SWITCH_INTERVAL_S, _SWITCH[1]))
-        _SWITCH[0] += 1
     try:
         with np.errstate(all="ignore"):
             lazy.sample()
     except BaseException:  # noqa: BLE001 -- the caller's own compilation reports it
         pass
-    finally:
-        with _LOCK:
-            _SWITCH[0] -= 1
-            if _SWITCH[0] == 0 and _SWITCH[1] is not None:
-                sys.setswitchinterval(_SWITCH[1])
-                _SWITCH[1] = None
 
 
 def run_numpy_form(kernel, form, *args):

@@ -54,13 +54,14 @@ def _bias_relu_rows(value, bias, out, zero):
 
 @njit(nogil=True)
 def _relu_bias_grad_rows(gradients, features, backprops, bias_grad, one, zero):
-    """backprops = gradients * (features > 0); bias_grad = its rows summed in order."""
+    """backprops = gradients * (features > 0); bias_grad = its rows summed in order,
+    from +0 (as NumPy's and TF's sums: a column of -0 sums to +0)."""
     for i in range(gradients.shape[0]):
         for j in range(gradients.shape[1]):
             g = gradients[i, j] * (one if features[i, j] > zero else zero)
             backprops[i, j] = g
             if i == 0:
-                bias_grad[j] = g
+                bias_grad[j] = zero + g
             else:
                 bias_grad[j] += g
     return backprops, bias_grad
