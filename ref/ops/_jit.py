@@ -321,17 +321,17 @@ def _bound(kernel, T, nargs):
     return fn
 
 
-def numpy_tier(kernel, size, vectorised=False) -> bool:
+def numpy_tier(kernel, size) -> bool:
     """Whether to run ``kernel``'s exact NumPy form (see the module docstring)
     for an input of ``size`` elements instead of the Numba build: while the
     input is small, Numba has not built the kernel and the kernel's NumPy form
     has used less than its budget -- or, the budget spent, while the kernel's
     background build, any background build, or Numba's background loading runs
-    (see the module docstring). Run the form through :func:`run_numpy_form`.
-    ``vectorised``: the form is whole-array NumPy operations (no call per element),
-    so it serves inputs of any size, as one registered with ``any_size`` does."""
+    (see the module docstring). Run the form through :func:`run_numpy_form`. A
+    kernel whose ``any_size`` is set (:func:`compiles_in_background`, or by its
+    maker: a form of whole-array NumPy operations) has no size limit."""
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
-    if (size > NUMPY_MAX and not (lazy.any_size or vectorised)) or DISABLE or NUMPY_MAX <= 0:
+    if (size > NUMPY_MAX and not lazy.any_size) or DISABLE or NUMPY_MAX <= 0:
         return False
     thread = lazy.background
     if thread is not None:
@@ -403,8 +403,10 @@ def ready(kernel) -> bool:
     this process; if not, its background build is started (once, with
     :data:`BACKGROUND`) and the caller runs something with the same bits meanwhile.
     Without :data:`BACKGROUND` it is never built on a caller's behalf (False until
-    something else builds it). True under ``REF_DISABLE_JIT``."""
-    if DISABLE:
+    something else builds it). True under ``REF_DISABLE_JIT``, and with the NumPy
+    forms off (``REF_NUMPY_MAX=0``: the steady state's benchmarks, ``python -m ref
+    warmup``), where the caller builds it there and then."""
+    if DISABLE or NUMPY_MAX <= 0:
         return True
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
     thread = lazy.background

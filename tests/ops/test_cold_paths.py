@@ -14,7 +14,7 @@ F32 = np.float32
 
 
 def _mode(monkeypatch, cold):
-    tier = (lambda kernel, size, vectorised=False: True) if cold else (lambda kernel, size, vectorised=False: False)
+    tier = (lambda kernel, size: True) if cold else (lambda kernel, size: False)
     monkeypatch.setattr(_jit, "numpy_tier", tier)
     monkeypatch.setattr(fused, "numpy_tier", tier)
     monkeypatch.setattr(_jit, "ready", lambda kernel: not cold)
