@@ -37,6 +37,15 @@ for that compiler; and the first kernel whose budget runs out (one without a
 build of its own) first loads Numba itself on a background thread
 (:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
 
+A kernel registered with ``any_size`` (a form about as fast as the kernel: a
+copy, max pooling, whole-array NumPy updates) runs its form at every input size
+until it is built. A kernel with no NumPy form but another path of the same
+bits (``ref.ops.patch_products``' chunked convolutions: the patches copied in
+blocks and ``ref.ops.gemm_llvm``'s products) asks :func:`ready`, which starts its
+background build and answers False until that is done. So with an empty cache a
+first step compiles nothing on its own thread; what it pays is the forms' speed
+while the builds run beside it.
+
 **Compile notice.** A compilation (a Numba cache miss) still running after
 :data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
 for <kernel>, first run only`` (once per kernel and process), so that a first
@@ -336,7 +345,7 @@ def numpy_tier(kernel, size) -> bool:
     thread = lazy.background
     if thread is not None:
         return _running(thread)  # the NumPy form until the background build has finished
-    if lazy._dispatcher is not None:
+    if lazy._dispatcher is not None or _in_cache(lazy):
         return False
     if lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S):
         return True
@@ -412,11 +421,29 @@ def ready(kernel) -> bool:
     thread = lazy.background
     if thread is not None:
         return not _running(thread)
-    if lazy._dispatcher is not None:
+    if lazy._dispatcher is not None or _in_cache(lazy):
         return True
     if lazy.sample is None or not BACKGROUND:
         return False
     return not _running(_start_background(lazy))
+
+
+def _in_cache(lazy) -> bool:
+    """Whether Numba (already loaded) has ``lazy`` in its on-disk cache: then the kernel
+    is loaded there and then (milliseconds: a warm cache's first step runs the kernels,
+    not the forms). Not asked before Numba is loaded (its import alone costs more)."""
+    if "numba" not in sys.modules or lazy.sample is None or lazy.options.get("parallel"):
+        return False
+    path = lazy.__dict__.get("_index_path")
+    if path is None:
+        try:
+            from numba.core.caching import FunctionCache
+
+            path = FunctionCache(lazy.py_func)._cache_file._index_path
+        except Exception:  # noqa: BLE001 -- no cache (a Numba without this layout): build it
+            path = ""
+        lazy._index_path = path
+    return bool(path) and os.path.exists(path)
 
 
 def _running(thread) -> bool:

@@ -1,6 +1,8 @@
 """Large matrix products on ``ref``'s own kernel and threads.
 
-**The kernel** (:mod:`ref.ops.gemm_kernel`) computes each element of a
+**The kernel** (:mod:`ref.ops.gemm_kernel`, built by llvmlite in
+:mod:`ref.ops.gemm_llvm`: no Numba compilation, ~0.1 s per micro-kernel size
+with an empty cache) computes each element of a
 float32 or float64 product as one chain of fused multiply-adds over the inner
 dimension, in order: the same bits on every machine, whatever its vector
 width, its number of cores or its BLAS, at the speed of an AVX-512 BLAS where

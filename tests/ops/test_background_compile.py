@@ -34,6 +34,7 @@ def fresh_pool(monkeypatch):
     old = pooling._max_taps_loop
     fresh = _jit.LazyKernel(old.py_func, {k: v for k, v in old.options.items() if k not in ("cache", "error_model")})
     fresh.numpy_seconds = 1e9
+    fresh._index_path = ""  # not in Numba's on-disk cache (an empty cache)
     gate = threading.Event()
 
     def sample():
@@ -150,6 +151,28 @@ def test_a_build_made_but_not_started_yet_is_running(fresh_pool):
     fresh.background.start()
     fresh.background.join(60)
     assert _jit.ready(fresh) and not _jit.numpy_tier(fresh, 64)
+
+
+def test_a_kernel_in_numbas_cache_is_loaded_not_stood_in_for(fresh_pool, tmp_path):
+    """A warm cache: the kernel's index file is there, so the caller loads it at once
+    (milliseconds) instead of running the form and a build beside it."""
+    fresh, _, forms = fresh_pool
+    index = tmp_path / "pooling._max_taps_loop.nbi"
+    fresh._index_path = str(index)
+    assert not _jit._in_cache(fresh)
+    index.write_bytes(b"")
+    assert _jit._in_cache(fresh) and _jit.ready(fresh) and not _jit.numpy_tier(fresh, 64)
+    assert fresh.background is None and not forms
+
+
+def test_the_index_path_is_numbas_own():
+    from numba.core.caching import FunctionCache
+
+    kernel = pooling._max_grad_loop
+    kernel.__dict__.pop("_index_path", None)
+    _jit._in_cache(kernel)
+    assert kernel._index_path == FunctionCache(kernel.py_func)._cache_file._index_path
+    assert kernel._index_path.endswith(".nbi") and "_max_grad_loop" in kernel._index_path
 
 
 def test_the_announcement_is_made_once(monkeypatch):
