@@ -223,6 +223,22 @@ class _DenseBlocks:
             r[lo:hi] = w
 
 
+def _sample(loop, dtype, nrefs, params):
+    """The background build of a dense update's loops (``_jit.compiles_in_background``):
+    those :func:`run_dense` calls -- the serial loop's wrapper, the no-GIL loop of
+    :class:`_DenseBlocks` (a Session's in-place update of a large variable) and the
+    parallel loop (an update into new arrays of a large one) -- on small arrays of
+    ``dtype``, with ``params`` themselves (their types are the calls')."""
+    def sample():
+        refs, grad = [np.zeros(8, dtype) for _ in range(nrefs)], np.zeros(8, dtype)
+        loop.bound(dtype.type, nrefs + 1 + len(params), 0)(*refs, grad, *params)
+        loop.blocks[dtype](*refs, grad, *params)
+        if not _jit.DISABLE:
+            loop.parallel(*refs, grad, *params, dtype.type)
+
+    return sample
+
+
 def _in_blocks(loop, size):
     """Whether a large in-place update runs in blocks on ref's matrix threads (each
     with a backup: a descheduled helper never holds the step up) rather than as
@@ -444,6 +460,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
         if dtype in FAST and _own_contiguous(out, refs) and not _DEVICE.gpu:
             T = dtype.type
             if numpy_tier(loop, grad.size) and numpy_exact(update):  # Numba not loaded yet
+                if loop.serial.sample is None:
+                    _jit.compiles_in_background(loop, _sample(loop, dtype, len(out), params), any_size=True)
                 # element-wise on the arrays as they are: no flat views needed
                 run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
             elif _in_blocks(loop, grad.size):
@@ -467,6 +485,8 @@ def run_dense(loop, update, refs, grad, params, out=None):
         work = [o.reshape(-1) for o in outs] if direct else [np.ascontiguousarray(o).reshape(-1) for o in outs]
         flat_grad = (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1)
         if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # Numba not loaded yet
+            if loop.serial.sample is None:
+                _jit.compiles_in_background(loop, _sample(loop, dtype, len(work), params), any_size=True)
             run_numpy_form(loop, _run_numpy_form, update, work, flat_grad, params, T)
         else:
             loop(*work, flat_grad, *params, T)
