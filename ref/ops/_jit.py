@@ -380,6 +380,11 @@ def _numba_loading() -> bool:
 
 
 def _load_numba():
+    with _LOCK:  # one import of Numba at a time (LazyKernel._build imports it under this lock too)
+        try:
+            import numba  # noqa: F401
+        except Exception:  # noqa: BLE001 -- the kernel's own build reports it
+            return
     try:
         from numba.core.registry import cpu_target
 
@@ -432,7 +437,9 @@ def _in_cache(lazy) -> bool:
     """Whether Numba (already loaded) has ``lazy`` in its on-disk cache: then the kernel
     is loaded there and then (milliseconds: a warm cache's first step runs the kernels,
     not the forms). Not asked before Numba is loaded (its import alone costs more)."""
-    if "numba" not in sys.modules or lazy.sample is None or lazy.options.get("parallel"):
+    numba = sys.modules.get("numba")
+    if numba is None or getattr(numba.__spec__, "_initializing", False) or lazy.sample is None \
+            or lazy.options.get("parallel"):  # (Numba being imported on another thread: not yet)
         return False
     path = lazy.__dict__.get("_index_path")
     if path is None:
