@@ -50,6 +50,10 @@ def fresh_pool(monkeypatch):
     monkeypatch.setattr(_jit, "NUMPY_MAX", 1 << 14)
     monkeypatch.setattr(_jit, "BACKGROUND", True)
     monkeypatch.setattr(_jit, "_BUILDING", [])
+    loaded = threading.Thread(target=lambda: None)  # Numba's background loading: done
+    loaded.start()
+    loaded.join()
+    monkeypatch.setattr(_jit, "_PRELOAD", [loaded])
     yield fresh, gate, forms
     gate.set()
     if fresh.background is not None:
