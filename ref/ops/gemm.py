@@ -513,6 +513,12 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
+    # a small float32 product whose llvmlite modules are not built yet (they build in the
+    # background, ``gemm_llvm.prepared``): its bits in NumPy
+    if kernel and not _NUMBA_DRIVER and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK \
+            and not _fp.active() and _jit.NUMPY_MAX > 0 \
+            and not gemm_llvm.prepared(a.dtype, gemm_llvm.rows_needed(a)):
+        return gemm_kernel.fused_chain_numpy(a, b, np.empty((m, n), a.dtype) if out is None else out)
     blas = None if kernel else _openblas()
     if blas is False:
         return np.matmul(a, b, out=out)

@@ -425,3 +425,37 @@ def gemm_resume(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr, 
                         for i in range(mr):
                             for j in range(width):
                                 c[U(c0 + (row + i) * sc0 + (col + j) * sc1)] = ct[U(i * nr + j)]
+
+
+FORM_MAX_WORK = 1 << 21
+"""Multiply-adds up to which a float32 product may run :func:`fused_chain_numpy`
+while the llvmlite modules it needs are not built (``ref.ops.gemm_llvm.prepared``): ~10 NumPy
+calls over the result per step of the inner dimension, ~15 ms for 128x128x128,
+against ~0.1-0.5 s for llvmlite to compile the two modules a product needs."""
+
+
+def fused_chain_numpy(a, b, out):
+    """``out[...] = a @ b`` for float32 ``a``, ``b`` (2-D, any strides) as :func:`gemm`
+    computes it, bit for bit: the module docstring's chain, one step of the inner
+    dimension at a time over the whole result. Each step is ``fmaf``: the product of
+    two float32 values is exact in a double; the sum with the accumulator is rounded
+    to a double *to odd* (TwoSum's error says whether it was inexact; an even last bit
+    then moves to the neighbour on the exact value's side), and a double rounded to
+    odd has enough bits (53 >= 24 + 2) for its rounding to float32 to be the exact
+    sum's single rounding (Boldo and Melquiond, "When double rounding is odd", 2005),
+    float32 subnormals included. Not for flush-to-zero arithmetic."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    acc = np.zeros(out.shape, np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for p in range(a.shape[1]):
+            prod = np.multiply.outer(a64[:, p], b64[p])
+            s = prod + acc
+            z = s - prod
+            err = (prod - (s - z)) + (acc - z)  # s + err == prod + acc exactly (finite s)
+            fix = np.flatnonzero(((s.view(np.int64) & 1) == 0) & (err != 0) & np.isfinite(err))
+            if fix.size:
+                flat = s.reshape(-1)
+                flat[fix] = np.nextafter(flat[fix], np.copysign(np.inf, err.reshape(-1)[fix]))
+            acc = s.astype(np.float32)
+    out[...] = acc
+    return out

@@ -214,6 +214,53 @@ def built(dtype, mr) -> bool:
     return (np.dtype(dtype).name, mr) in _STATE
 
 
+_BUILDS = {}  # rows needed -> the thread building their modules (prepared)
+
+
+def rows_needed(a):
+    """The micro-kernel row counts :func:`gemm` of ``a`` (2-D) calls: its row group and remainder."""
+    m = a.shape[0]
+    s = _strides(a)
+    mrs = _gk.MR_T if s is not None and s[0] == 1 and s[1] > 1 else _gk.MR
+    return tuple(r for r in (mrs if m >= mrs else 0, m % mrs) if r)
+
+
+def prepared(dtype, rows) -> bool:
+    """Whether the modules of ``rows`` (:func:`rows_needed`) are built, or in the disk
+    cache (then loaded here: milliseconds); otherwise they are built on a background
+    thread (once) and False until that is done -- the caller runs
+    ``gemm_kernel.fused_chain_numpy`` (the same bits) meanwhile."""
+    if all(built(dtype, r) for r in rows):
+        return True
+    key = (np.dtype(dtype).name, rows)
+    thread = _BUILDS.get(key)
+    if thread is None:
+        with _LOCK:
+            thread = _BUILDS.get(key)
+            if thread is None:
+                try:
+                    cached = all(os.path.exists(os.path.join(cache_dir(), cache_key(module_ir(dtype, r)) + ".o"))
+                                 for r in rows)
+                except Exception:  # noqa: BLE001 -- built below, where the error shows
+                    cached = False
+                if cached:
+                    for r in rows:
+                        macro(dtype, r)
+                    return True
+                thread = threading.Thread(target=_build_rows, args=(dtype, rows), name="ref-gemm-llvm", daemon=True)
+                _BUILDS[key] = thread
+                thread.start()
+    return not thread.is_alive()
+
+
+def _build_rows(dtype, rows):
+    try:
+        for r in rows:
+            macro(dtype, r)
+    except Exception:  # noqa: BLE001 -- the caller's own build reports it
+        pass
+
+
 def _strides(x):
     """``(row, column)`` strides of a 2-D array in elements; None where they are not
     whole non-negative elements."""

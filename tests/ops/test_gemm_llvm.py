@@ -152,3 +152,43 @@ def test_the_cache_follows_an_empty_numba_cache(monkeypatch, tmp_path):
     assert gemm_llvm.cache_dir() == os.path.join(str(tmp_path), "ref_gemm")
     monkeypatch.setenv("REF_GEMM_CACHE_DIR", str(tmp_path / "own"))
     assert gemm_llvm.cache_dir() == str(tmp_path / "own")
+
+
+FORM_ROWS = SPECIAL[:5] + [_operands(9, 33, 40, F32, 1), _operands(20, 64, 128, F32, 2, "T"),
+                           _operands(17, 5, 33, F32, 3, "slice"), _operands(31, 129, 33, F32, 14, "T")]
+
+
+@pytest.mark.parametrize("a, b", FORM_ROWS)
+def test_numpy_form_is_the_kernel(a, b):
+    got = gemm_kernel.fused_chain_numpy(a, b, np.empty((a.shape[0], b.shape[1]), F32))
+    _same(got, kernel(a, b))
+
+
+@pytest.mark.parametrize("m, k, n, layout", [(128, 64, 128, "C"), (40, 300, 64, "T"), (29, 130, 70, "C")])
+def test_small_products_run_the_form_until_their_modules_are_built(monkeypatch, tmp_path, m, k, n, layout):
+    monkeypatch.setenv("REF_GEMM_CACHE_DIR", str(tmp_path))  # an empty cache
+    monkeypatch.setattr(gemm_llvm, "_STATE", {k_: v for k_, v in gemm_llvm._STATE.items() if k_ == "llvm"})
+    monkeypatch.setattr(gemm_llvm, "_BUILDS", {})
+    forms = []
+    form = gemm_kernel.fused_chain_numpy
+    monkeypatch.setattr(gemm_kernel, "fused_chain_numpy", lambda *a: forms.append(1) or form(*a))
+    a, b = _operands(m, k, n, F32, 5, layout)
+    assert gemm.uses_kernel(m, k, n, F32) and m * n * k <= gemm_kernel.FORM_MAX_WORK
+    first = gemm.matmul(a, b)
+    assert forms == [1] and len(gemm_llvm._BUILDS) == 1
+    next(iter(gemm_llvm._BUILDS.values())).join(120)
+    rows = gemm_llvm.rows_needed(a)
+    assert all(gemm_llvm.built(F32, r) for r in rows) and len(os.listdir(tmp_path)) == len(rows)
+    after = gemm.matmul(a, b)
+    assert forms == [1] and first.tobytes() == after.tobytes() == kernel(a, b).tobytes()
+
+
+def test_modules_in_the_disk_cache_are_loaded_not_stood_in_for(monkeypatch, tmp_path):
+    monkeypatch.setenv("REF_GEMM_CACHE_DIR", str(tmp_path))
+    a, b = _operands(64, 64, 128, F32, 6)
+    for r in gemm_llvm.rows_needed(a):
+        (tmp_path / (gemm_llvm.cache_key(gemm_llvm.module_ir(F32, r)) + ".o")).write_bytes(
+            gemm_llvm._compile(gemm_llvm.module_ir(F32, r)))
+    monkeypatch.setattr(gemm_llvm, "_STATE", {k_: v for k_, v in gemm_llvm._STATE.items() if k_ == "llvm"})
+    monkeypatch.setattr(gemm_llvm, "_BUILDS", {})
+    assert gemm_llvm.prepared(F32, gemm_llvm.rows_needed(a)) and not gemm_llvm._BUILDS
