@@ -37,6 +37,15 @@ for that compiler; and the first kernel whose budget runs out (one without a
 build of its own) first loads Numba itself on a background thread
 (:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
 
+A kernel registered with ``any_size`` (a form about as fast as the kernel: a
+copy, max pooling, whole-array NumPy updates) runs its form at every input size
+until it is built. A kernel with no NumPy form but another path of the same
+bits (``ref.ops.patch_products``' chunked convolutions: the patches copied in
+blocks and ``ref.ops.gemm_llvm``'s products) asks :func:`ready`, which starts its
+background build and answers False until that is done. So with an empty cache a
+first step compiles nothing on its own thread; what it pays is the forms' speed
+while the builds run beside it.
+
 **Compile notice.** A compilation (a Numba cache miss) still running after
 :data:`COMPILE_NOTICE_S` seconds prints one line on stderr, ``compiling kernels
 for <kernel>, first run only`` (once per kernel and process), so that a first
@@ -151,6 +160,7 @@ class LazyKernel:
         self._dispatcher = None
         self.numpy_seconds = 0.0  # time spent in the kernel's NumPy form (numpy_tier)
         self.sample = None  # compiles_in_background
+        self.any_size = False  # compiles_in_background: the NumPy form serves inputs of any size until built
         self.background = None  # the thread building it (numpy_tier)
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
@@ -326,14 +336,16 @@ def numpy_tier(kernel, size) -> bool:
     input is small, Numba has not built the kernel and the kernel's NumPy form
     has used less than its budget -- or, the budget spent, while the kernel's
     background build, any background build, or Numba's background loading runs
-    (see the module docstring). Run the form through :func:`run_numpy_form`."""
-    if size > NUMPY_MAX or DISABLE:
-        return False
+    (see the module docstring). Run the form through :func:`run_numpy_form`. A
+    kernel whose ``any_size`` is set (:func:`compiles_in_background`, or by its
+    maker: a form of whole-array NumPy operations) has no size limit."""
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    if (size > NUMPY_MAX and not lazy.any_size) or DISABLE or NUMPY_MAX <= 0:
+        return False
     thread = lazy.background
     if thread is not None:
-        return thread.is_alive()  # the NumPy form until the background build has finished
-    if lazy._dispatcher is not None:
+        return _running(thread)  # the NumPy form until the background build has finished
+    if lazy._dispatcher is not None or _in_cache(lazy):
         return False
     if lazy.numpy_seconds < (NUMPY_BUDGET_LOADED_S if "numba" in sys.modules else NUMPY_BUDGET_S):
         return True
@@ -342,7 +354,7 @@ def numpy_tier(kernel, size) -> bool:
         # buying here would wait for that build too -- rent until it is done; likewise
         # while Numba itself loads in the background (_numba_loading)
         return any([t.is_alive() for t in _BUILDING]) or _numba_loading()
-    return _start_background(lazy).is_alive()
+    return _running(_start_background(lazy))
 
 
 _PRELOAD = []  # the thread loading Numba (_numba_loading), once started
@@ -368,6 +380,11 @@ def _numba_loading() -> bool:
 
 
 def _load_numba():
+    with _LOCK:  # one import of Numba at a time (LazyKernel._build imports it under this lock too)
+        try:
+            import numba  # noqa: F401
+        except Exception:  # noqa: BLE001 -- the kernel's own build reports it
+            return
     try:
         from numba.core.registry import cpu_target
 
@@ -381,15 +398,66 @@ _BACKGROUND_ANNOUNCED = []
 _BUILDING = []  # the background builds' threads, in the order started
 
 
-def compiles_in_background(kernel, sample):
+def compiles_in_background(kernel, sample, any_size=False):
     """Registers ``sample`` (a function of no arguments that calls ``kernel`` on
     small inputs, of the types for which the caller runs its exact NumPy form):
     once that form has spent its budget, :func:`numpy_tier` runs ``sample`` on a
     thread of its own and keeps answering True until it has returned (see the
-    module docstring). Returns ``kernel``."""
+    module docstring). With ``any_size`` the form serves inputs of every size
+    until then, not only up to :data:`NUMPY_MAX` elements (a form about as fast
+    as the kernel: a copy). Returns ``kernel``."""
     lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
     lazy.sample = sample
+    lazy.any_size = any_size
     return kernel
+
+
+def ready(kernel) -> bool:
+    """Whether ``kernel`` (registered with :func:`compiles_in_background`) is built in
+    this process; if not, its background build is started (once, with
+    :data:`BACKGROUND`) and the caller runs something with the same bits meanwhile.
+    Without :data:`BACKGROUND` it is never built on a caller's behalf (False until
+    something else builds it). True under ``REF_DISABLE_JIT``, and with the NumPy
+    forms off (``REF_NUMPY_MAX=0``: the steady state's benchmarks, ``python -m ref
+    warmup``), where the caller builds it there and then."""
+    if DISABLE or NUMPY_MAX <= 0:
+        return True
+    lazy = kernel.serial if isinstance(kernel, SizedKernel) else kernel
+    thread = lazy.background
+    if thread is not None:
+        return not _running(thread)
+    if lazy._dispatcher is not None or _in_cache(lazy):
+        return True
+    if lazy.sample is None or not BACKGROUND:
+        return False
+    return not _running(_start_background(lazy))
+
+
+def _in_cache(lazy) -> bool:
+    """Whether Numba (already loaded) has ``lazy`` in its on-disk cache: then the kernel
+    is loaded there and then (milliseconds: a warm cache's first step runs the kernels,
+    not the forms). Not asked before Numba is loaded (its import alone costs more)."""
+    numba = sys.modules.get("numba")
+    if numba is None or getattr(numba.__spec__, "_initializing", False) or lazy.sample is None \
+            or lazy.options.get("parallel"):  # (Numba being imported on another thread: not yet)
+        return False
+    path = lazy.__dict__.get("_index_path")
+    if path is None:
+        try:
+            from numba.core.caching import FunctionCache
+
+            path = FunctionCache(lazy.py_func)._cache_file._index_path
+        except Exception:  # noqa: BLE001 -- no cache (a Numba without this layout): build it
+            path = ""
+        lazy._index_path = path
+    return bool(path) and os.path.exists(path)
+
+
+def _running(thread) -> bool:
+    """Whether a background build's thread is not done: started and alive, or about
+    to start (another thread, in :func:`_start_background`, made it and has not
+    started it yet)."""
+    return thread.ident is None or thread.is_alive()
 
 
 def _start_background(lazy):

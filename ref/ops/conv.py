@@ -436,6 +436,16 @@ def _im2col_runs(src, dst, n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left
                 o += tail
 
 
+def _sample_im2col():
+    """A float32 :func:`_im2col` (the types of its calls): its background build, while
+    the NumPy copy serves inputs of every size (``_jit.compiles_in_background``)."""
+    _im2col_runs(np.ones(2 * 4 * 4 * 3, np.float32), np.empty(2 * 4 * 4 * 27, np.float32), 2, 4, 4, 3, 4, 4, 3, 3,
+                 1, 1, 1, 1, 1, 1)
+
+
+_jit.compiles_in_background(_im2col_runs, _sample_im2col, any_size=True)
+
+
 def _correlate(x, f, oh, ow, sh=1, sw=1, dh=1, dw=1, top=0, left=0):
     """out [N, OH, OW, O][b, i, j, o] = sum_{a, e, q} xp[b, sh * i + dh * a, sw * j + dw * e, q]
     * f[a, e, q, o], xp being x with ``top`` rows and ``left`` columns of zeros
@@ -574,7 +584,11 @@ class _ImageGrads(_ImageBlocks):
             b1 = min(n, b0 + nb)
             part = dcols[:(b1 - b0) * g.oh * g.ow]
             gemm.matmul(self.dym[lo + b0:lo + b1].reshape(-1, self.ft.shape[0]), self.ft, out=part)
-            _col2im(part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c), dst[b0:b1], g.sh, g.sw, g.dh, g.dw)
+            cols = part.reshape(b1 - b0, g.oh, g.ow, kh, kw, c)
+            if _jit.numpy_tier(_col2im, cols.size):
+                _jit.run_numpy_form(_col2im, _col2im_numpy, cols, dst[b0:b1], g.sh, g.sw, g.dh, g.dw)
+            else:
+                _col2im(cols, dst[b0:b1], g.sh, g.sw, g.dh, g.dw)
 
 
 @njit(nogil=True)
@@ -609,6 +623,26 @@ def _col2im(cols, out, sh, sw, dh, dw):
                             out[b, r, col, q] += cols[b, i, j, a, e, q]
 
 
+def _col2im_numpy(cols, out, sh, sw, dh, dw):
+    """:func:`_col2im` in NumPy, the same additions in the same order: an element of
+    ``out`` gets its terms in the order of ``(i, j)`` (the window row, then column),
+    which for a fixed element is the order of ``(a, e)`` from the last tap to the
+    first -- so one strided ``+=`` per tap, taps last to first."""
+    _, oh, ow, kh, kw, _ = cols.shape
+    for a in range(kh - 1, -1, -1):
+        for e in range(kw - 1, -1, -1):
+            out[:, dh * a:dh * a + sh * (oh - 1) + 1:sh, dw * e:dw * e + sw * (ow - 1) + 1:sw] += cols[:, :, :, a, e]
+    return out
+
+
+def _sample_col2im():
+    """A float32 :func:`_col2im` (the types of its calls): its background build."""
+    _col2im(np.ones((1, 3, 3, 2, 2, 4), np.float32), np.zeros((1, 6, 6, 4), np.float32), 2, 2, 1, 1)
+
+
+_jit.compiles_in_background(_col2im, _sample_col2im, any_size=True)
+
+
 def _conv_filter_grad_nhwc(x, f_shape, dy, g):
     """df = patches^T . out_backprop, summed over blocks of images (``PATCH_BYTES``
     of patches each: one product per block, the blocks' products added in order).
@@ -623,7 +657,8 @@ def _conv_filter_grad_nhwc(x, f_shape, dy, g):
         return df.reshape(f_shape)
     nb = _images_per_block(x.shape[0], g.oh * g.ow * kh * kw * c * x.itemsize, PATCH_BYTES)
     if (x.dtype == dy.dtype == df.dtype and not _jit.DISABLE
-            and all(gemm.uses_kernel(kh * kw * c, m * g.oh * g.ow, o, df.dtype) for m in {nb, x.shape[0] % nb or nb})):
+            and all(gemm.uses_kernel(kh * kw * c, m * g.oh * g.ow, o, df.dtype) for m in {nb, x.shape[0] % nb or nb})
+            and patch_products.filter_grads(x)):
         patch_products.FilterGrad(x, dy, df, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.ph0, g.pw0), nb).run()
         return df.reshape(f_shape)
     dym = np.ascontiguousarray(dy)

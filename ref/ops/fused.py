@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import conv, fpenv, patch_products
+from ref.ops import _jit, conv, fpenv, patch_products
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -54,13 +54,14 @@ def _bias_relu_rows(value, bias, out, zero):
 
 @njit(nogil=True)
 def _relu_bias_grad_rows(gradients, features, backprops, bias_grad, one, zero):
-    """backprops = gradients * (features > 0); bias_grad = its rows summed in order."""
+    """backprops = gradients * (features > 0); bias_grad = its rows summed in order,
+    from +0 (as NumPy's and TF's sums: a column of -0 sums to +0)."""
     for i in range(gradients.shape[0]):
         for j in range(gradients.shape[1]):
             g = gradients[i, j] * (one if features[i, j] > zero else zero)
             backprops[i, j] = g
             if i == 0:
-                bias_grad[j] = g
+                bias_grad[j] = zero + g
             else:
                 bias_grad[j] += g
     return backprops, bias_grad
@@ -131,6 +132,22 @@ def conv_bias_relu(x, f, bias, attrs, data_format="NHWC"):
     conv._Images(out, x, fm, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw), (g.ph0, g.pw0), bias).run(
         g.oh * g.ow * kh * kw * c * o)
     return out
+
+
+def _sample_bias_relu():
+    """The float32 fused loops on small inputs: their background builds, while the two
+    kernels each (their exact form) serve inputs of any size (``_jit.compiles_in_background``)."""
+    v = np.ones((4, 8), np.float32)
+    _bias_relu_rows(v, v[0].copy(), np.empty_like(v), np.float32(0))
+
+
+def _sample_relu_bias_grad():
+    v = np.ones((4, 8), np.float32)
+    _relu_bias_grad_rows(v, v.copy(), np.empty_like(v), np.empty(8, np.float32), np.float32(1), np.float32(0))
+
+
+_jit.compiles_in_background(_bias_relu_rows, _sample_bias_relu, any_size=True)
+_jit.compiles_in_background(_relu_bias_grad_rows, _sample_relu_bias_grad, any_size=True)
 
 
 def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="NHWC"):

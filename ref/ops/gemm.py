@@ -1,6 +1,8 @@
 """Large matrix products on ``ref``'s own kernel and threads.
 
-**The kernel** (:mod:`ref.ops.gemm_kernel`) computes each element of a
+**The kernel** (:mod:`ref.ops.gemm_kernel`, built by llvmlite in
+:mod:`ref.ops.gemm_llvm`: no Numba compilation, ~0.1 s per micro-kernel size
+with an empty cache) computes each element of a
 float32 or float64 product as one chain of fused multiply-adds over the inner
 dimension, in order: the same bits on every machine, whatever its vector
 width, its number of cores or its BLAS, at the speed of an AVX-512 BLAS where
@@ -51,6 +53,7 @@ import numpy as np
 from ref.ops import _jit
 from ref.ops import fpenv as _fp
 from ref.ops import gemm_kernel
+from ref.ops import gemm_llvm
 
 SERIAL_WORK = 65536 * 4
 """Multiply-adds up to which a product is NumPy's ``matmul`` untouched (OpenBLAS
@@ -78,6 +81,10 @@ at once (:func:`one_thread`): below it waking a helper costs more than it saves
 2 shared cores at load 7; 256x256x128: 327 against 368 us)."""
 
 _OWN_KERNEL = os.environ.get("REF_MATMUL", "").lower() != "numpy"
+_NUMBA_DRIVER = os.environ.get("REF_GEMM_DRIVER", "").lower() == "numba"
+"""``REF_GEMM_DRIVER=numba``: :func:`matmul`'s kernel products through
+:func:`ref.ops.gemm_kernel.gemm` (Numba) instead of :func:`ref.ops.gemm_llvm.gemm`
+(the same bits; for comparisons)."""
 _BLAS = None  # (set_num_threads, get_num_threads) of NumPy's OpenBLAS, False when there is none
 _BLAS_LOCK = threading.Lock()
 
@@ -392,18 +399,24 @@ class _KernelProduct(_Product):
         return scratch
 
 
-def _float32_sample():
-    """A small float32 product through :class:`_KernelProduct`, as :func:`matmul` calls the
-    kernel (the same argument types): what builds it in the background
-    (``ref.ops._jit.compiles_in_background``) while :func:`matmul` runs its NumPy form."""
-    a = np.ones((KERNEL_MIN_SIDE, KERNEL_MIN_SIDE), np.float32)
-    b = np.ones((KERNEL_MIN_SIDE, KERNEL_MIN_COLUMNS), np.float32)
-    out = np.empty((KERNEL_MIN_SIDE, KERNEL_MIN_COLUMNS), np.float32)
-    _KernelProduct(a, b, out, 0).into_result(0, KERNEL_MIN_SIDE)
-    return out
+class _LlvmProduct(_Product):
+    """The blocks by :func:`gemm_llvm.gemm` (the kernel's micro-kernels built by llvmlite:
+    no Numba compilation, so an empty Numba cache costs a first product ~0.1 s per
+    micro-kernel size, a warm one milliseconds)."""
 
+    def __init__(self, a, b, out, axis):
+        super().__init__(out, axis)
+        self.a, self.b = a, b
 
-_jit.compiles_in_background(gemm_kernel.gemm, _float32_sample)
+    def _parts(self, lo, hi):
+        return (self.a[lo:hi], self.b) if self.axis == 0 else (self.a, self.b[:, lo:hi])
+
+    def into_result(self, lo, hi):
+        gemm_llvm.gemm(*self._parts(lo, hi), self.out[lo:hi] if self.axis == 0 else self.out[:, lo:hi])
+
+    def scratch(self, lo, hi):
+        a, b = self._parts(lo, hi)
+        return gemm_llvm.gemm(a, b, np.empty((a.shape[0], b.shape[1]), self.out.dtype))
 
 
 class _NumpyProduct(_Product):
@@ -500,12 +513,12 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
-    # before the kernel is built (the first steps of a script; or while it builds in the
-    # background, see ``_jit.compiles_in_background`` above): its bits in NumPy
-    if kernel and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK and not _fp.active() \
-            and _jit.numpy_tier(gemm_kernel.gemm, m * n):
-        return _jit.run_numpy_form(gemm_kernel.gemm, gemm_kernel.fused_chain_numpy, a, b,
-                                   np.empty((m, n), a.dtype) if out is None else out)
+    # a small float32 product whose llvmlite modules are not built yet (they build in the
+    # background, ``gemm_llvm.prepared``): its bits in NumPy
+    if kernel and not _NUMBA_DRIVER and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK \
+            and not _fp.active() and _jit.NUMPY_MAX > 0 \
+            and not gemm_llvm.prepared(a.dtype, gemm_llvm.rows_needed(a)):
+        return gemm_kernel.fused_chain_numpy(a, b, np.empty((m, n), a.dtype) if out is None else out)
     blas = None if kernel else _openblas()
     if blas is False:
         return np.matmul(a, b, out=out)
@@ -515,7 +528,7 @@ def matmul(a, b, out=None):
     if edges is None:
         axis, edges = 0, [0, m]
     if kernel:
-        run_blocks(_KernelProduct(a, b, out, axis), edges)
+        run_blocks((_KernelProduct if _NUMBA_DRIVER else _LlvmProduct)(a, b, out, axis), edges)
         return out
     with _one_blas_thread(blas):
         run_blocks(_NumpyProduct(a, b, out, axis), edges)

@@ -429,9 +429,9 @@ def gemm_resume(m, n, k, a, a0, sa0, sa1, b, b0, sb0, sb1, c, c0, sc0, sc1, nr, 
 
 FORM_MAX_WORK = 1 << 21
 """Multiply-adds up to which a float32 product may run :func:`fused_chain_numpy`
-while the compiled kernel is not built (``ref.ops._jit.numpy_tier``): ~10 NumPy
+while the llvmlite modules it needs are not built (``ref.ops.gemm_llvm.prepared``): ~10 NumPy
 calls over the result per step of the inner dimension, ~15 ms for 128x128x128,
-against seconds to compile :func:`gemm` with an empty Numba cache."""
+against ~0.1-0.5 s for llvmlite to compile the two modules a product needs."""
 
 
 def fused_chain_numpy(a, b, out):

@@ -390,6 +390,21 @@ class _XentRows:
         self.loss[lo:hi], self.backprop[lo:hi] = scratch
 
 
+def _sample_xent(kernel, labels):
+    """A float32 ``kernel`` (softmax cross entropy's rows) on small inputs, labels of
+    ``labels``' dtype and shape: its background build, once its libm form has spent
+    its budget (``_jit.compiles_in_background``)."""
+    def sample():
+        x = np.zeros((2, 4), np.float32)
+        kernel(x, labels, np.empty(2, np.float32), np.empty((2, 4), np.float32), np.float32(0))
+
+    return sample
+
+
+_jit.compiles_in_background(_xent_rows, _sample_xent(_xent_rows, np.zeros((2, 4), np.float32)))
+_jit.compiles_in_background(_sparse_xent_rows, _sample_xent(_sparse_xent_rows, np.zeros(2, np.int64)))
+
+
 def _run_xent(kernel, form, x, labels, loss, backprop, zero):
     """``kernel(x, ...)``, or its NumPy ``form`` for a small ``x`` while Numba is not
     loaded; rows split among ``ref``'s matrix threads from ``XENT_SPLIT_ELEMENTS``."""

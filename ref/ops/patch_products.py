@@ -240,4 +240,32 @@ def correlates(x, fm, rows_per_image) -> bool:
     is already ``ref``'s kernel: so are all of the products it replaces)."""
     k, o = fm.shape
     return (x.dtype == fm.dtype and x.dtype in (np.float32, np.float64) and not _jit.DISABLE
-            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype))
+            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype)
+            and _jit.ready(_correlate_rows))
+
+
+def _sample_correlate():
+    """A float32 :func:`correlate` with a bias (the types of every call: ``ref.ops.conv``
+    sends float32 convolutions here): its background build (``_jit.ready``)."""
+    x = np.ones((1, 4, 4, 8), np.float32)
+    fm = np.ones((72, 32), np.float32)
+    out = np.empty((1, 4, 4, 32), np.float32)
+    correlate(x, fm, out, (3, 3, 4, 4, 1, 1, 1, 1), (1, 1), np.zeros(32, np.float32))
+
+
+def _sample_filter_grad():
+    """A float32 :class:`FilterGrad` of two blocks of images: its background build."""
+    x = np.ones((2, 4, 4, 8), np.float32)
+    df = np.zeros((72, 32), np.float32)
+    FilterGrad(x, np.ones((2, 4, 4, 32), np.float32), df, (3, 3, 4, 4, 1, 1, 1, 1, 1, 1), 1).run()
+
+
+_jit.compiles_in_background(_correlate_rows, _sample_correlate)
+_jit.compiles_in_background(_filter_grad_rows, _sample_filter_grad)
+
+
+def filter_grads(x) -> bool:
+    """Whether :class:`FilterGrad` is built for ``x``'s dtype (float32: else its build is
+    started on a background thread, and ``ref.ops.conv`` copies the patches in blocks
+    meanwhile -- the same chains, the same bits)."""
+    return x.dtype != np.float32 or _jit.ready(_filter_grad_rows)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import gemm
+from ref.ops import _jit, gemm
 from ref.ops._jit import njit
 from ref.ops.conv import Geometry, check_attrs, from_nhwc, to_nhwc, _nchw, _hw, _s
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
@@ -237,11 +237,53 @@ def _spread_loop(share, kh, kw, sh, sw, dxp):
                             d[q] += src[q]
 
 
+def _max_taps_numpy(x, g):
+    """(max, tap) of each window as :func:`_max_taps_loop` finds them: the tap is NumPy's
+    ``argmax`` (the first maximum in row-major window order; the first NaN, if any), the
+    maximum the value at that tap (so -0 or +0, and which NaN, as the loop keeps them)."""
+    w = _max_windows(x, g)
+    tap = np.argmax(w, axis=3)
+    return np.take_along_axis(w, tap[:, :, :, None], axis=3)[:, :, :, 0], tap
+
+
+def _scatter_taps_numpy(tap, dy, g, dxp):
+    """:func:`_scatter_taps_loop` in NumPy: one strided ``+=`` per tap, the taps last to
+    first, which gives each element of ``dxp`` its windows' terms in row-major window
+    order, as the loop adds them (where the tap is not a window's maximum, ``+0``
+    is added: ``dxp`` starts at +0 and adding +0 changes no sum that is not -0, which
+    a sum starting at +0 never is)."""
+    zero = np.zeros((), dy.dtype)
+    for a in range(g.kh - 1, -1, -1):
+        for e in range(g.kw - 1, -1, -1):
+            dxp[g.window_slice(a, e)] += np.where(tap == a * g.kw + e, dy, zero)
+    return dxp
+
+
+def _sample_max_taps():
+    """A float32 :func:`_max_taps_loop` (as :func:`_max_and_taps` calls it): its background
+    build, while :func:`_max_taps_numpy` serves (``_jit.compiles_in_background``)."""
+    out = np.empty((1, 2, 2, 3), np.float32)
+    _max_taps_loop(np.ones((1, 4, 4, 3), np.float32), 2, 2, 2, 2, out, np.empty(out.shape, np.int64), True)
+
+
+def _sample_max_grad():
+    """A float32 :func:`_max_grad_loop`: its background build."""
+    _max_grad_loop(np.ones((1, 4, 4, 3), np.float32), np.ones((1, 2, 2, 3), np.float32), 2, 2, 2, 2,
+                   np.zeros((1, 4, 4, 3), np.float32), np.empty(3, np.float32), np.empty(3, np.int64))
+
+
+_jit.compiles_in_background(_max_taps_loop, _sample_max_taps, any_size=True)
+_jit.compiles_in_background(_max_grad_loop, _sample_max_grad, any_size=True)
+
+
 def _max_and_taps(x, g, taps=True):
     """(max [N, OH, OW, C], tap of the first maximum [N, OH, OW, C] or None) of each window."""
     if x.dtype.type not in _LOOP_T:
         w = _max_windows(x, g)
         return np.max(w, axis=3), (np.argmax(w, axis=3) if taps else None)
+    if x.dtype == np.float32 and x.size and _jit.numpy_tier(_max_taps_loop, x.size):
+        out, tap = _jit.run_numpy_form(_max_taps_loop, _max_taps_numpy, x, g)
+        return out, (tap if taps else None)
     xp = np.ascontiguousarray(g.pad(x, _lowest(x.dtype)))
     shape = (x.shape[0], g.oh, g.ow, x.shape[3])
     out = np.empty(shape, x.dtype)
@@ -311,7 +353,9 @@ def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, expli
                                f"got {list(np.shape(grad))}")
     n, h, w, c = x.shape
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
-    if dy.dtype.type in _LOOP_T and x.dtype == dy.dtype:
+    if dy.dtype == np.float32 and x.dtype == dy.dtype and dy.size and _jit.numpy_tier(_max_grad_loop, dy.size):
+        _jit.run_numpy_form(_max_grad_loop, lambda: _scatter_taps_numpy(_max_taps_numpy(x, g)[1], dy, g, dxp))
+    elif dy.dtype.type in _LOOP_T and x.dtype == dy.dtype:
         if dy.size:
             xp, dyc = np.ascontiguousarray(g.pad(x, _lowest(x.dtype))), np.ascontiguousarray(dy)
 

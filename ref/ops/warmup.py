@@ -1,16 +1,18 @@
 """``python -m ref warmup``: compile the Numba kernels training programs use into
 Numba's on-disk cache ahead of time, so that the first step of a script does not.
 
-Small inputs never need Numba (``ref.ops._jit``: exact NumPy forms while the
-input is small; the float32 matrix product also builds in the background
-meanwhile), but a model whose tensors are larger compiles each kernel it uses
-the first time it runs -- seconds (the matrix-product kernel alone takes 5-15
-s), where TensorFlow's first step takes a fraction of one -- and loads it from
-the cache afterwards. The README's set-up command runs this once.
+Without it a first step does not wait for Numba either (``ref.ops._jit``: exact
+NumPy forms, any size for the copies, pooling and whole-array updates; the
+convolutions' chunked products, max pooling, im2col/col2im and the fused loops
+build in the background meanwhile; the matrix product is llvmlite's, no Numba,
+~0.1 s per micro-kernel size with an empty cache), but until those builds are
+done the steps run the slower forms, beside seconds of compiling. The README's
+set-up command runs this once.
 
 By default: the float32 kernels a first step of the common models compiles
 (measured with an empty cache on ``bench/models.py``'s MLP, LeNet, VGG, LSTM,
-word2vec and logistic regression): the matrix-product kernel, the convolution's
+word2vec and logistic regression): the matrix-product kernel (``gemm_llvm``'s
+object code, every micro-kernel size), the convolution's
 im2col/col2im loops and chunked patch products (``ref.ops.patch_products``), max pooling and its gradient, the fused bias-add/relu
 kernels and the LSTM cell, softmax cross entropy (dense and sparse), the random
 samplers, and the dense updates of the common optimizers (gradient descent,
@@ -34,7 +36,7 @@ import time
 
 import numpy as np
 
-from ref.ops import _jit, fused, nn, registry
+from ref.ops import _jit, fused, gemm_kernel, gemm_llvm, nn, registry
 
 _HYPER = {"lr_power": -0.5, "global_step": 1}
 COMMON_OPTIMIZERS = ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp")
@@ -72,7 +74,11 @@ def _conv_jobs(dtype):
     dy = rng.standard_normal((2, 12, 12, 32)).astype(dtype)
     attrs = {"strides": [1, 1, 1, 1], "padding": "SAME"}
 
+    x1 = rng.standard_normal((2, 12, 12, 1)).astype(dtype)  # 25 patch columns: im2col, then the kernel
+    f1 = rng.standard_normal((5, 5, 1, 32)).astype(dtype)
+
     def conv():
+        registry.call("Conv2D", input=x1, filter=f1, **attrs)
         registry.call("Conv2D", input=x, filter=f, **attrs)
         registry.call("Conv2DBackpropInput", input_sizes=np.array(x.shape, np.int32), filter=f,
                       out_backprop=dy, **attrs)
@@ -116,8 +122,9 @@ def _jobs(size, everything=False):
             lambda x=x: registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x,
                                       labels=np.array([0, 1, 2, 0], np.int64)))
         a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
-        yield f"MatMul {kind} (ref.ops.gemm_kernel)", "gemm", (
-            lambda a=a: registry.call("MatMul", a=a, b=a, transpose_b=True))
+        yield f"MatMul {kind} (ref.ops.gemm_llvm: micro-kernels of 1..{gemm_kernel.MR_T} rows)", "gemm", (
+            lambda a=a, d=dtype: [registry.call("MatMul", a=a, b=a, transpose_b=True)]
+            + [gemm_llvm.macro(d, mr) for mr in range(1, gemm_kernel.MR_T + 1)])
         conv, pool = _conv_jobs(dtype)
         # (its products are the kernel's: in the same process as it, so that one compiles it)
         yield f"Conv2D and its backprops {kind} (ref.ops.conv)", "gemm", conv

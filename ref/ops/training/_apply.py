@@ -178,6 +178,9 @@ def dense_loop(update, constants=None, cases=()):
         source += f"    {'if' if k == 0 else 'elif'} {test}:\n" + loop("        ", {**constants, **case})
     source += ("    else:\n" + loop("        ", constants)) if cases else loop("    ", constants)
     kernel = _generate(update, name, source, njit_sized)
+    # Its NumPy form (numpy_form(update), where numpy_exact) is whole-array operations:
+    # it serves variables of any size until Numba has built the loop (ref.ops._jit.numpy_tier).
+    kernel.serial.any_size = True
     # The same loop without the GIL, under a name of its own (Numba's on-disk cache keys a
     # function by its name and bytecode, not by its options): run in blocks on ref's
     # matrix threads for a large in-place update (:class:`_DenseBlocks`).
@@ -218,6 +221,22 @@ class _DenseBlocks:
     def store(self, lo, hi, work):
         for r, w in zip(self.refs, work):
             r[lo:hi] = w
+
+
+def _sample(loop, dtype, nrefs, params):
+    """The background build of a dense update's loops (``_jit.compiles_in_background``):
+    those :func:`run_dense` calls -- the serial loop's wrapper, the no-GIL loop of
+    :class:`_DenseBlocks` (a Session's in-place update of a large variable) and the
+    parallel loop (an update into new arrays of a large one) -- on small arrays of
+    ``dtype``, with ``params`` themselves (their types are the calls')."""
+    def sample():
+        refs, grad = [np.zeros(8, dtype) for _ in range(nrefs)], np.zeros(8, dtype)
+        loop.bound(dtype.type, nrefs + 1 + len(params), 0)(*refs, grad, *params)
+        loop.blocks[dtype](*refs, grad, *params)
+        if not _jit.DISABLE:
+            loop.parallel(*refs, grad, *params, dtype.type)
+
+    return sample
 
 
 def _in_blocks(loop, size):
@@ -440,7 +459,9 @@ def run_dense(loop, update, refs, grad, params, out=None):
         dtype = refs[0].dtype
         if dtype in FAST and _own_contiguous(out, refs) and not _DEVICE.gpu:
             T = dtype.type
-            if numpy_tier(loop, grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+            if numpy_tier(loop, grad.size) and numpy_exact(update):  # Numba not loaded yet
+                if loop.serial.sample is None:
+                    _jit.compiles_in_background(loop, _sample(loop, dtype, len(out), params), any_size=True)
                 # element-wise on the arrays as they are: no flat views needed
                 run_numpy_form(loop, _run_numpy_form, update, out, grad, params, T)
             elif _in_blocks(loop, grad.size):
@@ -463,7 +484,9 @@ def run_dense(loop, update, refs, grad, params, out=None):
         direct = all([o.flags.c_contiguous for o in outs])
         work = [o.reshape(-1) for o in outs] if direct else [np.ascontiguousarray(o).reshape(-1) for o in outs]
         flat_grad = (grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)).reshape(-1)
-        if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # small, and Numba not loaded yet
+        if numpy_tier(loop, flat_grad.size) and numpy_exact(update):  # Numba not loaded yet
+            if loop.serial.sample is None:
+                _jit.compiles_in_background(loop, _sample(loop, dtype, len(work), params), any_size=True)
             run_numpy_form(loop, _run_numpy_form, update, work, flat_grad, params, T)
         else:
             loop(*work, flat_grad, *params, T)
