@@ -171,19 +171,22 @@ def test_conv_bias_relu_has_the_three_ops_bits(xs, fs, strides, dil, padding, ch
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
-# (name, input NHWC, filter HWIO, strides, dilations, padding, special values, padding rows skipped)
+# (name, input NHWC, filter HWIO, strides, dilations, padding, special values, padding rows
+# skipped, SKIP_MIN_SHARE set to 0)
 # special: "x" puts NaN, +-inf and -0 among the inputs (real terms), "f_inf" an infinity
 # in the filter (0 * inf is NaN: every column is multiplied), "zeros" -0 inputs and
 # filter values of both signs (every chain a sum of signed zeros)
 SKIP_CASES = [
-    ("lenet2", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "", True),
-    ("lenet2-specials", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "x", True),
-    ("signed-zeros", (4, 9, 11, 16), (3, 3, 16, 32), (1, 1), (1, 1), "SAME", "zeros", True),
-    ("filter-inf", (4, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "f_inf", False),
-    ("valid", (4, 12, 12, 32), (3, 3, 32, 40), (1, 1), (1, 1), "VALID", "", False),
-    ("strided-bottom", (5, 17, 15, 40), (4, 2, 40, 48), (2, 2), (1, 1), "SAME", "x", True),
-    ("dilated", (5, 20, 20, 16), (3, 3, 16, 32), (1, 1), (3, 2), "SAME", "", True),
-    ("tall-kernel", (3, 5, 24, 32), (7, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", True),  # a kernel taller than the input
+    ("lenet2", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "", True, False),
+    ("lenet2-specials", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "x", True, False),
+    ("signed-zeros", (4, 9, 11, 16), (3, 3, 16, 32), (1, 1), (1, 1), "SAME", "zeros", True, False),
+    ("filter-inf", (4, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "f_inf", False, False),
+    ("valid", (4, 12, 12, 32), (3, 3, 32, 40), (1, 1), (1, 1), "VALID", "", False, False),
+    ("vgg-32x32", (3, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME", "", False, False),  # 2.1% padding
+    ("vgg-32x32-forced", (3, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", True, True),
+    ("strided-bottom", (5, 17, 15, 40), (4, 2, 40, 48), (2, 2), (1, 1), "SAME", "x", True, False),
+    ("dilated", (5, 20, 20, 16), (3, 3, 16, 32), (1, 1), (3, 2), "SAME", "", True, False),
+    ("tall-kernel", (3, 5, 24, 32), (7, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", True, False),  # taller than the input
 ]
 
 
@@ -202,8 +205,9 @@ def _special(rng, xs, fs, special, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name, xs, fs, strides, dil, padding, special, skipped", SKIP_CASES, ids=lambda v: str(v))
-def test_skipped_padding_rows_keep_every_bit(name, xs, fs, strides, dil, padding, special, skipped, dtype,
+@pytest.mark.parametrize("name, xs, fs, strides, dil, padding, special, skipped, forced", SKIP_CASES,
+                         ids=lambda v: str(v))
+def test_skipped_padding_rows_keep_every_bit(name, xs, fs, strides, dil, padding, special, skipped, forced, dtype,
                                              monkeypatch):
     """Conv2D, its stride-1 input gradient (a correlation of the out_backprop) and the
     fused Conv2D + BiasAdd + Relu with the padding rows' columns left out have the bits
@@ -212,6 +216,8 @@ def test_skipped_padding_rows_keep_every_bit(name, xs, fs, strides, dil, padding
     from ref.ops import fused
 
     monkeypatch.setattr(patch_products, "CHUNK_BYTES", 1 << 15)
+    if forced:
+        monkeypatch.setattr(patch_products, "SKIP_MIN_SHARE", 0.0)
     rng = np.random.default_rng(21)
     x, f = _special(rng, xs, fs, special, dtype)
     bias = rng.standard_normal(fs[3]).astype(dtype)
@@ -274,3 +280,19 @@ def test_input_gradient_of_a_deeper_layer_is_the_flipped_correlation(xs, fs, dil
     tf = pytest.importorskip("tensorflow")
     theirs = tf.raw_ops.Conv2DBackpropInput(input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw).numpy()
     np.testing.assert_allclose(got, theirs, rtol=fs[0] * fs[1] * fs[3] * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize("h, window, top, share", [
+    (14, (5, 5, 14, 14, 1, 1, 1, 1), 2, 6 / 70),  # LeNet conv2, SAME
+    (32, (3, 3, 32, 32, 1, 1, 1, 1), 1, 2 / 96),  # VGG, SAME
+    (12, (3, 3, 10, 10, 1, 1, 1, 1), 0, 0.0),  # VALID
+    (17, (4, 2, 9, 8, 2, 2, 1, 1), 1, 3 / 36),  # stride 2: one row above, two below
+    (20, (3, 3, 20, 20, 1, 1, 3, 2), 3, 6 / 60),  # dilation 3: rows 3 apart
+])
+def test_padding_share_counts_the_kernel_rows_read_outside(h, window, top, share):
+    """The share of padding among the kernel rows the output rows read, against a count
+    of the rows one by one."""
+    kh, _, oh, _, sh, _, dh, _ = window
+    outside = sum(not 0 <= sh * i - top + dh * a < h for i in range(oh) for a in range(kh))
+    assert outside / (oh * kh) == pytest.approx(share)
+    assert patch_products.padding_share(h, window, top) == pytest.approx(share)
