@@ -106,12 +106,9 @@ def bias_relu(bias_add, relu, value, bias, data_format="NHWC"):
 def conv_bias_relu(x, f, bias, attrs, data_format="NHWC"):
     """``Relu(BiasAdd(Conv2D(x, f, **attrs), bias, data_format))`` in one pass, or None
     where that is not done (the caller runs the three kernels): NHWC float32/64 of one
-    dtype, a convolution whose products are ``ref``'s kernel, computed in chunks of
-    patch rows (``patch_products.correlate``, with any number of patch columns: for
-    the few of a first layer, 25 or 27, the chunks copy slower than ``ref.ops.conv``'s
-    whole images, but the two passes over the result saved repay it -- LeNet's
-    5x5x1->32, batch 64, single thread: 3.2 -> 2.7 ms; VGG's 3x3x3->32: 3.8 -> 2.9),
-    whose rows get ``max(row + bias, 0)`` while they are in cache. The convolution's bits are Conv2D's (the same chains), then the same
+    dtype, a convolution ``ref.ops.conv`` computes in chunks of patch rows
+    (``patch_products.correlates``), whose rows get ``max(row + bias, 0)`` while they
+    are in cache. The convolution's bits are Conv2D's (the same chains), then the same
     two IEEE operations as ``BiasAdd`` and ``Relu``: the bits of the three ops."""
     if not (x.__class__ is np.ndarray and f.__class__ is np.ndarray and bias.__class__ is np.ndarray) \
             or x.ndim != 4 or f.ndim != 4 or bias.ndim != 1 or x.dtype not in _FAST or f.dtype != x.dtype \
@@ -128,7 +125,7 @@ def conv_bias_relu(x, f, bias, attrs, data_format="NHWC"):
         return None
     g = conv.Geometry(x.shape[1], x.shape[2], kh, kw, strides, dilations, padding, list(explicit or ()), fmt)
     fm = np.ascontiguousarray(f).reshape(-1, o)
-    if g.oh <= 0 or g.ow <= 0 or conv._pointwise(g) or not patch_products.correlates(x, fm, g.oh * g.ow, 1):
+    if g.oh <= 0 or g.ow <= 0 or conv._pointwise(g) or not patch_products.correlates(x, fm, g.oh * g.ow):
         return None
     out = np.empty((x.shape[0], g.oh, g.ow, o), x.dtype)
     conv._Images(out, x, fm, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw), (g.ph0, g.pw0), bias).run(

@@ -308,14 +308,13 @@ CORRELATE_MIN_COLUMNS = 64
 """Patch columns (``KH * KW * C``) from which :func:`correlate` runs a convolution: with
 fewer (LeNet's and VGG's first layers, 25 and 27) a patch row is a few short runs,
 which ``ref.ops.conv``'s whole-image copy writes faster (single thread: LeNet conv1
-2.5 against 2.1 ms), and the patch matrix is small next to the product's work. The
-fused Conv2D + BiasAdd + Relu (``ref.ops.fused.conv_bias_relu``) asks for no minimum."""
+2.5 against 2.1 ms), and the patch matrix is small next to the product's work."""
 
 
-def correlates(x, fm, rows_per_image, min_columns=CORRELATE_MIN_COLUMNS) -> bool:
+def correlates(x, fm, rows_per_image) -> bool:
     """Whether :func:`correlate` computes a convolution's products (float32/64 of one
-    dtype, at least ``min_columns`` patch columns, where one image's product is
-    already ``ref``'s kernel: so are all of the products it replaces)."""
+    dtype, at least ``CORRELATE_MIN_COLUMNS`` patch columns, where one image's product
+    is already ``ref``'s kernel: so are all of the products it replaces)."""
     k, o = fm.shape
     return (x.dtype == fm.dtype and x.dtype in (np.float32, np.float64) and not _jit.DISABLE
-            and k >= min_columns and gemm.uses_kernel(rows_per_image, k, o, x.dtype))
+            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype))
