@@ -541,19 +541,26 @@ def _conv_nhwc(x, f, g):
 def _conv_input_grad_nhwc(shape, f, dy, g):
     """At stride 1 the input gradient is a correlation of the zero-extended
     out_backprop with the filter flipped in space and transposed in depth:
-    dx[b, h, w] = sum_{a, e} dy[b, h + p_t - d_h * a, w + p_l - d_w * e] . f[a, e]^T.
-    It reads KH*KW*O values per input element where col2im writes KH*KW*C, so
-    it is used when O <= C.
+    dx[b, h, w] = sum_{a, e} dy[b, h + p_t - d_h * a, w + p_l - d_w * e] . f[a, e]^T,
+    each element one chain over (a, e, o). Its patches hold KH*KW*O values per
+    input element where col2im's columns hold KH*KW*C: it is used when O <= C,
+    and for any O where ``patch_products.correlate`` computes it (the patches a
+    cache-sized chunk at a time: no patch matrix in memory, while col2im writes
+    and reads its whole columns; LeNet's 5x5x32->64 layer, batch 64, single
+    thread: 20 -> 14 ms). The bits then are the correlation's (one chain per
+    element), not col2im's (a sum over the taps of chains over O).
     Strided: dcols = out_backprop . f^T per block of images, each window's
     column added back where it was read (col2im)."""
     n, h, w, c = shape
     kh, kw, _, o = f.shape
     if _pointwise(g):
         return gemm.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
-    if g.sh == g.sw == 1 and o <= c:
-        top = (kh - 1) * g.dh - g.ph0
-        left = (kw - 1) * g.dw - g.pw0
-        return _correlate(dy, f[::-1, ::-1].transpose(0, 1, 3, 2), h, w, 1, 1, g.dh, g.dw, top, left)
+    if g.sh == g.sw == 1:
+        flipped = f[::-1, ::-1].transpose(0, 1, 3, 2)
+        if o <= c or patch_products.correlates(dy, flipped.reshape(-1, c), h * w):
+            top = (kh - 1) * g.dh - g.ph0
+            left = (kw - 1) * g.dw - g.pw0
+            return _correlate(dy, flipped, h, w, 1, 1, g.dh, g.dw, top, left)
     dxp = np.zeros((n, g.ph0 + h + max(g.ph1, 0), g.pw0 + w + max(g.pw1, 0), c), dy.dtype)
     if not dy.size or not c:
         return g.unpad(dxp)

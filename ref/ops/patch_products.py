@@ -20,10 +20,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.ops import fpenv
 from ref.ops import gemm
 from ref.ops import gemm_kernel
 from ref.ops import _jit
 from ref.ops._jit import njit
+
+SKIP_PADDING_ROWS = True
+"""Whether :func:`correlate` leaves out the terms of the kernel rows a window reads
+from padding where that keeps every bit (see there); False multiplies every
+padding zero, as the patch matrix would."""
+
+SKIP_MIN_SHARE = 0.04
+"""The least share of padding among the kernel rows read (:func:`padding_share`)
+for which :func:`correlate` skips them: each run of output rows is a product of
+its own (more calls, more short row blocks), which costs about 2% of the product.
+Single thread, float32, batch 64, full -> skipped: LeNet's 5x5 SAME on 14x14
+(8.6% padding) Conv2D 13.6 -> 12.9 ms, input gradient 14.7 -> 13.8; VGG's 3x3 SAME
+on 32x32 (2.1%) 13.9 -> 14.1 (so not skipped), on 16x16 (4.2%) 13.0-14.0 -> 12.7."""
 
 CHUNK_BYTES = 1 << 18
 """Bytes of patch rows copied (then multiplied) at a time by one thread: the
@@ -184,20 +198,49 @@ class FilterGrad:
         self.df[lo:hi] = scratch
 
 
+@njit(inline="always")
+def _kernel_rows(i, sh, top, dh, kh, h):
+    """The kernel rows ``a0:a1`` whose input row ``sh * i - top + dh * a`` of output row
+    ``i`` lies inside the input's ``h`` rows (the others read padding)."""
+    r0 = sh * i - top
+    a0 = 0 if r0 >= 0 else min((dh - 1 - r0) // dh, kh)
+    a1 = 0 if r0 >= h else min((h - r0 + dh - 1) // dh, kh)
+    return a0, max(a1, a0)
+
+
 @njit(nogil=True)
-def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr, bias):
+def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr, bias, skip):
     """``out`` (flat ``[N * OH * OW, o]``) = the im2col matrix of ``xf`` (columns
     ``0:k``) @ ``fm`` (flat ``[k, o]``), ``chunk`` patch rows at a time; with a
     ``bias`` (``o`` values, else empty) each chunk's rows, still in cache, then
     become ``max(row + bias, 0)``: ``BiasAdd`` and ``Relu``'s operations (NumPy's
-    ``max``: a NaN passes, -0 becomes +0)."""
+    ``max``: a NaN passes, -0 becomes +0). With ``skip`` the rows of a chunk go in
+    runs of output rows whose windows read the same kernel rows inside the input
+    (:func:`_kernel_rows`), each run's product over those kernel rows' columns only:
+    the columns left out are padding, ``+0 * f`` terms (see :func:`correlate`)."""
     n, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left = geometry
+    span = kw * c
+    kh = k // span
     rows = n * oh * ow
     zero = out.dtype.type(0)
     for q0 in range(0, rows, chunk):
         q1 = min(rows, q0 + chunk)
         patch_rows(xf, buf, q0, q1, 0, k, h, w, c, oh, ow, kw, sh, sw, dh, dw, top, left)
-        _gemm_resume(q1 - q0, o, k, buf, 0, k, 1, fm, 0, o, 1, out, q0 * o, o, 1, nr, 0)
+        if not skip:
+            _gemm_resume(q1 - q0, o, k, buf, 0, k, 1, fm, 0, o, 1, out, q0 * o, o, 1, nr, 0)
+        else:
+            p = q0
+            while p < q1:
+                a0, a1 = _kernel_rows((p // ow) % oh, sh, top, dh, kh, h)
+                end = min(q1, (p // ow + 1) * ow)
+                while end < q1:  # the next output rows read the same kernel rows: one run
+                    b0, b1 = _kernel_rows((end // ow) % oh, sh, top, dh, kh, h)
+                    if b0 != a0 or b1 != a1:
+                        break
+                    end = min(q1, end + ow)
+                _gemm_resume(end - p, o, (a1 - a0) * span, buf, (p - q0) * k + a0 * span, k, 1,
+                             fm, a0 * span * o, o, 1, out, p * o, o, 1, nr, 0)
+                p = end
         if bias.size:  # (unsigned indices: no negative-index test, so LLVM vectorises the loop)
             for r in range(q0, q1):
                 at = np.uintp(r * o)
@@ -213,7 +256,21 @@ def correlate(x, fm, out, window, pad, bias=None):
     buffer) instead of a block of images: each element is one chain over the
     patch columns whatever rows share its product, so the bits are the same.
     With ``bias``: ``relu(out + bias)``, as ``BiasAdd`` and ``Relu`` after it
-    (TF's remapper's fused Conv2D + BiasAdd + Relu)."""
+    (TF's remapper's fused Conv2D + BiasAdd + Relu).
+
+    **Padding rows are skipped.** A window at the top or bottom of a padded
+    input reads whole kernel rows of padding; their columns of the patch matrix
+    are zeros, whose terms ``fma(+0, f, acc)`` leave the chain as it was: ``acc``
+    starts at +0, and a chain from +0 is never -0 under IEEE round-to-nearest (an
+    exact zero sum is +0 unless both addends are -0), so ``acc + (+-0)`` is ``acc``,
+    before the first real term and after the last alike. That holds when every
+    ``f`` is finite (``0 * inf`` is NaN) and subnormals are not flushed (under
+    ``fpenv.flush_denormals`` a tiny negative sum becomes -0, which ``+0`` would
+    turn to +0): in those cases every column is multiplied, as before. So each run
+    of output rows reading the same kernel rows is one product over those rows'
+    columns only, with the bits of the whole product (LeNet's 5x5 SAME layer on
+    14x14 rows: 6 of the 70 kernel rows its output rows read are padding, 8.6% of
+    its work)."""
     n, h, w, c = x.shape
     kh, kw, oh, ow, sh, sw, dh, dw = window
     k, o = fm.shape
@@ -221,10 +278,30 @@ def correlate(x, fm, out, window, pad, bias=None):
     chunk = max(step, CHUNK_BYTES // (k * out.itemsize) // step * step)
     buf = np.empty(chunk * k, out.dtype)
     xf = gemm.writable(np.ascontiguousarray(x)).reshape(-1)
+    fm = gemm.writable(np.ascontiguousarray(fm))
+    skip = skips_padding_rows(fm, h, window, pad[0])
     bias = np.empty(0, out.dtype) if bias is None else gemm.writable(np.ascontiguousarray(bias))
-    _correlate_rows(xf, gemm.writable(np.ascontiguousarray(fm)).reshape(-1), out.reshape(-1), buf,
+    _correlate_rows(xf, fm.reshape(-1), out.reshape(-1), buf,
                     (n, h, w, c, oh, ow, kw, sh, sw, dh, dw, pad[0], pad[1]), k, o, chunk,
-                    2 * gemm_kernel.WIDTH[out.dtype], bias)
+                    2 * gemm_kernel.WIDTH[out.dtype], bias, skip)
+
+
+def padding_share(h, window, top) -> float:
+    """The share of the kernel rows read by a convolution's output rows (``window``
+    as in :func:`correlate`, ``h`` input rows, ``top`` rows of padding before) that
+    lie in padding."""
+    kh, _, oh, _, sh, _, dh, _ = window
+    inside = sum(b - a for a, b in (_kernel_rows(i, sh, top, dh, kh, h) for i in range(oh)))
+    return 1.0 - inside / (oh * kh)
+
+
+def skips_padding_rows(fm, h, window, top) -> bool:
+    """Whether :func:`correlate` leaves out the padding rows' terms for the filter
+    matrix ``fm`` over ``h`` input rows (``window`` as there, ``top`` rows of padding
+    before): at least ``SKIP_MIN_SHARE`` of the kernel rows read are padding, every
+    filter value is finite and subnormals are not flushed (``SKIP_PADDING_ROWS`` set)."""
+    return (SKIP_PADDING_ROWS and not fpenv.active() and padding_share(h, window, top) >= SKIP_MIN_SHARE
+            and bool(np.isfinite(fm).all()))
 
 
 CORRELATE_MIN_COLUMNS = 64

@@ -169,3 +169,130 @@ def test_conv_bias_relu_has_the_three_ops_bits(xs, fs, strides, dil, padding, ch
         assert got is None  # the caller runs the three kernels
         return
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+# (name, input NHWC, filter HWIO, strides, dilations, padding, special values, padding rows
+# skipped, SKIP_MIN_SHARE set to 0)
+# special: "x" puts NaN, +-inf and -0 among the inputs (real terms), "f_inf" an infinity
+# in the filter (0 * inf is NaN: every column is multiplied), "zeros" -0 inputs and
+# filter values of both signs (every chain a sum of signed zeros)
+SKIP_CASES = [
+    ("lenet2", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "", True, False),
+    ("lenet2-specials", (6, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "x", True, False),
+    ("signed-zeros", (4, 9, 11, 16), (3, 3, 16, 32), (1, 1), (1, 1), "SAME", "zeros", True, False),
+    ("filter-inf", (4, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "f_inf", False, False),
+    ("valid", (4, 12, 12, 32), (3, 3, 32, 40), (1, 1), (1, 1), "VALID", "", False, False),
+    ("vgg-32x32", (3, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME", "", False, False),  # 2.1% padding
+    ("vgg-32x32-forced", (3, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", True, True),
+    ("strided-bottom", (5, 17, 15, 40), (4, 2, 40, 48), (2, 2), (1, 1), "SAME", "x", True, False),
+    ("dilated", (5, 20, 20, 16), (3, 3, 16, 32), (1, 1), (3, 2), "SAME", "", True, False),
+    ("tall-kernel", (3, 5, 24, 32), (7, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", True, False),  # taller than the input
+]
+
+
+def _special(rng, xs, fs, special, dtype):
+    x, f = rng.standard_normal(xs).astype(dtype), rng.standard_normal(fs).astype(dtype)
+    if special == "x":
+        flat = x.reshape(-1)
+        at = rng.choice(flat.size, 12, replace=False)
+        flat[at] = np.array([np.nan, np.inf, -np.inf, -0.0] * 3, dtype)
+    elif special == "f_inf":
+        f[0, 0, 0, 0] = np.inf
+    elif special == "zeros":
+        x[...] = -0.0
+        f = np.where(rng.random(fs) < 0.5, -0.0, 0.0).astype(dtype)
+    return x, f
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, xs, fs, strides, dil, padding, special, skipped, forced", SKIP_CASES,
+                         ids=lambda v: str(v))
+def test_skipped_padding_rows_keep_every_bit(name, xs, fs, strides, dil, padding, special, skipped, forced, dtype,
+                                             monkeypatch):
+    """Conv2D, its stride-1 input gradient (a correlation of the out_backprop) and the
+    fused Conv2D + BiasAdd + Relu with the padding rows' columns left out have the bits
+    of the products over every column (``SKIP_PADDING_ROWS`` off), on any number of
+    threads; an infinite filter value multiplies every column."""
+    from ref.ops import fused
+
+    monkeypatch.setattr(patch_products, "CHUNK_BYTES", 1 << 15)
+    if forced:
+        monkeypatch.setattr(patch_products, "SKIP_MIN_SHARE", 0.0)
+    rng = np.random.default_rng(21)
+    x, f = _special(rng, xs, fs, special, dtype)
+    bias = rng.standard_normal(fs[3]).astype(dtype)
+    kw = _kw(strides, dil, padding)
+    g = conv.Geometry(xs[1], xs[2], fs[0], fs[1], kw["strides"], kw["dilations"], padding, [], "NHWC")
+    window = (fs[0], fs[1], g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)
+    assert patch_products.correlates(x, f.reshape(-1, fs[3]), g.oh * g.ow)
+    assert patch_products.skips_padding_rows(f.reshape(-1, fs[3]), xs[1], window, g.ph0) is skipped
+    dy = rng.standard_normal((xs[0], g.oh, g.ow, fs[3])).astype(dtype)
+
+    def run():
+        y = conv.conv2d(x, f, **kw)
+        yb = fused.conv_bias_relu(x, f, bias, dict(kw, data_format="NHWC"))
+        dx = conv.conv2d_backprop_input(np.int32(xs), f, dy, **kw) if strides == (1, 1) else None
+        return y, yb, dx
+
+    got = run()
+    assert got[1] is not None
+    with gemm.limit_threads(1):
+        alone = run()
+    monkeypatch.setattr(patch_products, "SKIP_PADDING_ROWS", False)
+    every = run()
+    for a, b, c in zip(got, alone, every):
+        assert (a is None and c is None) or a.tobytes() == b.tobytes() == c.tobytes()
+
+
+# (input NHWC, filter HWIO, dilations, padding): stride 1, out depth > in depth
+DEEPER_CASES = [
+    ((8, 14, 14, 32), (5, 5, 32, 64), (1, 1), "SAME"),  # LeNet conv2
+    ((6, 16, 16, 32), (3, 3, 32, 64), (1, 1), "SAME"),  # VGG's 32 -> 64 layer
+    ((5, 13, 11, 32), (3, 2, 32, 48), (1, 1), "VALID"),
+    ((5, 13, 11, 32), (3, 3, 32, 48), (2, 1), "VALID"),  # (TF's CPU kernel has no dilated input gradient)
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs, fs, dil, padding", DEEPER_CASES, ids=str)
+def test_input_gradient_of_a_deeper_layer_is_the_flipped_correlation(xs, fs, dil, padding, dtype, monkeypatch):
+    """Stride 1 with more output than input channels: the input gradient is the
+    correlation of out_backprop with the flipped, depth-transposed filter (the bits of
+    Conv2D of those, one chain per element), near TensorFlow's (positive terms summed
+    in another order: at most ``terms`` roundings apart)."""
+    rng = np.random.default_rng(22)
+    f = rng.uniform(0.5, 1.5, fs).astype(dtype)
+    kw = _kw((1, 1), dil, padding)
+    g = conv.Geometry(xs[1], xs[2], fs[0], fs[1], kw["strides"], kw["dilations"], padding, [], "NHWC")
+    dy = rng.uniform(0.5, 1.5, (xs[0], g.oh, g.ow, fs[3])).astype(dtype)
+    flipped = np.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
+    assert fs[3] > fs[2] and patch_products.correlates(dy, flipped.reshape(-1, fs[2]), xs[1] * xs[2])
+    got = conv.conv2d_backprop_input(np.int32(xs), f, dy, **kw)
+    # the same correlation as a Conv2D: out_backprop padded by (kernel extent - 1 - padding before)
+    top, left = (fs[0] - 1) * dil[0] - g.ph0, (fs[1] - 1) * dil[1] - g.pw0
+    bottom = xs[1] + (fs[0] - 1) * dil[0] - top - g.oh
+    right = xs[2] + (fs[1] - 1) * dil[1] - left - g.ow
+    want = conv.conv2d(dy, flipped, strides=[1, 1, 1, 1], dilations=[1, *dil, 1], padding="EXPLICIT",
+                       explicit_paddings=[0, 0, top, bottom, left, right, 0, 0])
+    assert got.tobytes() == want.tobytes()
+    if dil != (1, 1):
+        return
+    tf = pytest.importorskip("tensorflow")
+    theirs = tf.raw_ops.Conv2DBackpropInput(input_sizes=np.int32(xs), filter=f, out_backprop=dy, **kw).numpy()
+    np.testing.assert_allclose(got, theirs, rtol=fs[0] * fs[1] * fs[3] * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize("h, window, top, share", [
+    (14, (5, 5, 14, 14, 1, 1, 1, 1), 2, 6 / 70),  # LeNet conv2, SAME
+    (32, (3, 3, 32, 32, 1, 1, 1, 1), 1, 2 / 96),  # VGG, SAME
+    (12, (3, 3, 10, 10, 1, 1, 1, 1), 0, 0.0),  # VALID
+    (17, (4, 2, 9, 8, 2, 2, 1, 1), 1, 3 / 36),  # stride 2: one row above, two below
+    (20, (3, 3, 20, 20, 1, 1, 3, 2), 3, 6 / 60),  # dilation 3: rows 3 apart
+])
+def test_padding_share_counts_the_kernel_rows_read_outside(h, window, top, share):
+    """The share of padding among the kernel rows the output rows read, against a count
+    of the rows one by one."""
+    kh, _, oh, _, sh, _, dh, _ = window
+    outside = sum(not 0 <= sh * i - top + dh * a < h for i in range(oh) for a in range(kh))
+    assert outside / (oh * kh) == pytest.approx(share)
+    assert patch_products.padding_share(h, window, top) == pytest.approx(share)
