@@ -557,7 +557,7 @@ def _conv_input_grad_nhwc(shape, f, dy, g):
         return gemm.matmul(dy.reshape(-1, o), f.reshape(-1, o).T).reshape(n, h, w, c)
     if g.sh == g.sw == 1:
         flipped = f[::-1, ::-1].transpose(0, 1, 3, 2)
-        if o <= c or patch_products.correlates(dy, flipped.reshape(-1, c), h * w):
+        if o <= c or patch_products.correlation_shaped(dy, flipped.reshape(-1, c), h * w):
             top = (kh - 1) * g.dh - g.ph0
             left = (kw - 1) * g.dw - g.pw0
             return _correlate(dy, flipped, h, w, 1, 1, g.dh, g.dw, top, left)

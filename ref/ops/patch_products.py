@@ -315,10 +315,16 @@ def correlates(x, fm, rows_per_image) -> bool:
     """Whether :func:`correlate` computes a convolution's products (float32/64 of one
     dtype, at least ``CORRELATE_MIN_COLUMNS`` patch columns, where one image's product
     is already ``ref``'s kernel: so are all of the products it replaces)."""
+    return correlation_shaped(x, fm, rows_per_image) and _jit.ready(_correlate_rows)
+
+
+def correlation_shaped(x, fm, rows_per_image) -> bool:
+    """:func:`correlates` whether or not its loop is built yet: where a caller picks
+    between the correlation's bits and another algorithm's, this decides (while the
+    loop builds, patch blocks through ``ref``'s GEMM give the correlation's bits)."""
     k, o = fm.shape
     return (x.dtype == fm.dtype and x.dtype in (np.float32, np.float64) and not _jit.DISABLE
-            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype)
-            and _jit.ready(_correlate_rows))
+            and k >= CORRELATE_MIN_COLUMNS and gemm.uses_kernel(rows_per_image, k, o, x.dtype))
 
 
 def _sample_correlate():
