@@ -584,7 +584,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             outs = apply_op("If", cond=pred, input=then_g.external_captures + else_g.external_captures,
                             then_branch=then_g, else_branch=else_g, n_then_inputs=len(then_g.captures),
                             output_specs=specs, name=scope)
-        outs = _pack_sparse(t_leaves, f_leaves, list(outs) if specs else [])
+        outs = list(outs) if specs else []
+        if not outer._building_function:  # TF's cond_v2 in a TF1 graph: an Identity of each If output
+            outs = [apply_op("Identity", input=t) for t in outs]
+        outs = _pack_sparse(t_leaves, f_leaves, outs)
     outs = _as_arrays(arrays, outs)  # a TensorArray a branch returns comes back by its flow
     # TF's cond_v2 gives the branches' structure as it is (``strict`` is for TF 1.x's cond)
     return nest.pack_sequence_as(then_out, outs) if nest.is_nested(then_out) else outs[0]

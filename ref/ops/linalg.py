@@ -31,7 +31,9 @@ def _qr_shape(ins, attrs):
              type_attrs={"T": "input"}, allowed={"T": dtypes.FLOATS[2:] + dtypes.COMPLEX}, shape=_qr_shape)
 def qr(input, full_matrices=False):
     """input = q @ r with q orthonormal columns and r upper triangular (LAPACK
-    Householder QR, as Eigen's HouseholderQR; signs may differ per column)."""
+    Householder QR: the reflectors and signs of TF's Eigen HouseholderQR, not its
+    rounding -- a few ULPs at the matrix's scale apart, measured in
+    tests/ops/test_qr_vs_tf.py)."""
     a = np.asarray(input)
     q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
     return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)

@@ -67,7 +67,7 @@ def test_resource_and_ref_consumers_run_with_their_variable():
             assign = tf.assign(v, [0.0, 0.0], name="set_v")
             read = w.read_value()
             total = tf.add(read, v, name="total")
-    p = _placement(g, [up, assign, total])
+    p = _placement(g, [up.op, assign, total])  # an update's result stands for its op (TF's _UnreadVariable)
     reader = read.op if read.op.type == "ReadVariableOp" else read.op.inputs[0].op
     assert reader.type == "ReadVariableOp"
     assert p[up.op.name] == PS1 and p["set_v"] == PS1 and p[reader.name] == PS1

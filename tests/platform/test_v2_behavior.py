@@ -115,10 +115,11 @@ def _probe(tf, name):
         return PROBES[name](tf, g)
 
 
-# TF's while_v2/cond_v2 in a TF1 graph return an Identity of each While/If
-# output (so that pruning works after lowering); ref returns the outputs.
-_NO_IDENTITIES = "ref's v2 While/If outputs lack the Identity wrappers TF's while_v2/cond_v2 add in a graph"
-XFAIL = {("while_loop", "enable_v2_behavior"): _NO_IDENTITIES, ("cond", "enable_v2_behavior"): _NO_IDENTITIES}
+# TF's while_v2 in a TF1 graph returns an Identity of each While output (so that
+# pruning works after lowering); ref returns the While's outputs themselves
+# (``while:k``, which its gradient and history tests rely on). cond_v2's
+# Identities ref builds as TF does.
+XFAIL = {("while_loop", "enable_v2_behavior"): "ref's v2 While outputs lack while_v2's Identity wrappers"}
 ROWS = [pytest.param(n, m, marks=[pytest.mark.xfail(reason=XFAIL[n, m], strict=True)] if (n, m) in XFAIL else [])
         for n in PROBES for m in ("enable_v2_behavior", "disable_v2_behavior")]
 
