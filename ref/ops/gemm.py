@@ -81,10 +81,14 @@ at once (:func:`one_thread`): below it waking a helper costs more than it saves
 2 shared cores at load 7; 256x256x128: 327 against 368 us)."""
 
 _OWN_KERNEL = os.environ.get("REF_MATMUL", "").lower() != "numpy"
-_NUMBA_DRIVER = os.environ.get("REF_GEMM_DRIVER", "").lower() == "numba"
-"""``REF_GEMM_DRIVER=numba``: :func:`matmul`'s kernel products through
-:func:`ref.ops.gemm_kernel.gemm` (Numba) instead of :func:`ref.ops.gemm_llvm.gemm`
-(the same bits; for comparisons)."""
+_DRIVER = os.environ.get("REF_GEMM_DRIVER", "").lower()
+"""Which driver runs :func:`matmul`'s kernel products (the same bits either way):
+by default :func:`ref.ops.gemm_kernel.gemm` (Numba's BLIS loop nest, the faster
+in the steady state: 5-15% on the MLP's products) once it is built or in Numba's
+on-disk cache, and :func:`ref.ops.gemm_llvm.gemm` (llvmlite, ~0.1 s to build a
+micro-kernel size) until then, while the Numba one builds in the background;
+``REF_GEMM_DRIVER=numba`` or ``llvm``: that one only (for comparisons)."""
+_NUMBA_DRIVER = _DRIVER == "numba"
 _BLAS = None  # (set_num_threads, get_num_threads) of NumPy's OpenBLAS, False when there is none
 _BLAS_LOCK = threading.Lock()
 
@@ -419,6 +423,27 @@ class _LlvmProduct(_Product):
         return gemm_llvm.gemm(a, b, np.empty((a.shape[0], b.shape[1]), self.out.dtype))
 
 
+def _sample_kernel_products():
+    """:class:`_KernelProduct` in float32 and float64, on C-ordered and transposed A, row
+    and column blocks (the types of every call): the Numba driver's background build."""
+    for dtype in (np.float32, np.float64):
+        a, b = np.ones((8, 8), dtype), np.ones((8, 8), dtype)
+        for x in (a, a.T):
+            _KernelProduct(x, b, np.empty((8, 8), dtype), 0).into_result(0, 8)
+            _KernelProduct(x, b, np.empty((8, 8), dtype), 1).scratch(0, 8)
+
+
+_jit.compiles_in_background(gemm_kernel.gemm, _sample_kernel_products)
+
+
+def _numba_driver() -> bool:
+    """Whether :func:`matmul` runs its kernel products on :func:`gemm_kernel.gemm` (see
+    :data:`_DRIVER`); asking starts its background build."""
+    if _DRIVER or _jit.DISABLE:  # (REF_DISABLE_JIT: llvmlite's build, not a Python loop)
+        return _NUMBA_DRIVER
+    return _jit.ready(gemm_kernel.gemm)
+
+
 class _NumpyProduct(_Product):
     """The blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
 
@@ -513,9 +538,10 @@ def matmul(a, b, out=None):
             or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
         return np.matmul(a, b, out=out)
     kernel = uses_kernel(m, k, n, a.dtype)
+    numba_driver = kernel and _numba_driver()
     # a small float32 product whose llvmlite modules are not built yet (they build in the
     # background, ``gemm_llvm.prepared``): its bits in NumPy
-    if kernel and not _NUMBA_DRIVER and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK \
+    if kernel and not numba_driver and a.dtype == np.float32 and m * n * k <= gemm_kernel.FORM_MAX_WORK \
             and not _fp.active() and _jit.NUMPY_MAX > 0 \
             and not gemm_llvm.prepared(a.dtype, gemm_llvm.rows_needed(a)):
         return gemm_kernel.fused_chain_numpy(a, b, np.empty((m, n), a.dtype) if out is None else out)
@@ -528,7 +554,7 @@ def matmul(a, b, out=None):
     if edges is None:
         axis, edges = 0, [0, m]
     if kernel:
-        run_blocks((_KernelProduct if _NUMBA_DRIVER else _LlvmProduct)(a, b, out, axis), edges)
+        run_blocks((_KernelProduct if numba_driver else _LlvmProduct)(a, b, out, axis), edges)
         return out
     with _one_blas_thread(blas):
         run_blocks(_NumpyProduct(a, b, out, axis), edges)

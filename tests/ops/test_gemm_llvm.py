@@ -20,6 +20,30 @@ E = 2.0 ** -12
 _TINY = np.float32(2.0 ** -70)  # products of two of them are float32 subnormals
 
 
+@pytest.fixture(autouse=True)
+def _llvm_driver(monkeypatch):
+    """matmul's products on gemm_llvm here, built or not the Numba driver (gemm._DRIVER)."""
+    monkeypatch.setattr(gemm, "_DRIVER", "llvm")
+    monkeypatch.setattr(gemm, "_NUMBA_DRIVER", False)
+
+
+@pytest.mark.parametrize("numba_ready", [False, True])
+@pytest.mark.parametrize("m, k, n, layout", [(256, 784, 512, "C"), (300, 96, 130, "T"), (20, 400, 800, "C")])
+def test_default_driver_is_numba_once_built_with_the_same_bits(monkeypatch, numba_ready, m, k, n, layout):
+    """By default (no REF_GEMM_DRIVER) matmul takes gemm_kernel.gemm once _jit says it is
+    built and gemm_llvm until then; the two give the same bits."""
+    monkeypatch.setattr(gemm, "_DRIVER", "")
+    monkeypatch.setattr(gemm._jit, "ready", lambda kernel: numba_ready)
+    used = []
+    for cls in (gemm._KernelProduct, gemm._LlvmProduct):
+        monkeypatch.setattr(cls, "into_result", (lambda f, c: lambda self, lo, hi: used.append(c) or f(self, lo, hi))(
+            cls.into_result, cls.__name__))
+    a, b = _operands(m, k, n, F32, 11, layout)
+    got = gemm.matmul(a, b)
+    assert set(used) == {"_KernelProduct" if numba_ready else "_LlvmProduct"}
+    _same(got, kernel(a, b))
+
+
 def llvm(a, b):
     return gemm_llvm.gemm(a, b, np.empty((a.shape[0], b.shape[1]), a.dtype))
 
