@@ -265,8 +265,9 @@ def ensure_shape(input, shape, ctx=None):
     want = as_shape(shape)
     if not TensorShape(np.shape(input)).is_compatible_with(want):
         source = "input"
-        if ctx is not None and ctx.op.inputs:
-            t = ctx.op.inputs[0]
+        op = getattr(ctx, "op", None)  # (a raw_ops call has no graph op)
+        if op is not None and op.inputs:
+            t = op.inputs[0]
             source = t.op.name if t.value_index == 0 else t.name
         raise invalid_argument(f"Shape of tensor {source} {_shape_str(list(np.shape(input)))} is not compatible "
                                f"with expected shape {_shape_str(want)}.")
