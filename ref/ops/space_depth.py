@@ -187,14 +187,20 @@ _INDEX = (dtypes.int32, dtypes.int64)
 
 
 def _block_and_pairs(block_shape, pairs, what, op):
-    block = [int(b) for b in np.asarray(block_shape).reshape(-1)]
-    pairs = np.asarray(pairs).reshape(-1, 2) if np.asarray(pairs).size else np.zeros((0, 2), np.int64)
-    if np.asarray(block_shape).ndim != 1:
-        raise invalid_argument(f"block_shape must be one-dimensional, got shape {list(np.shape(block_shape))}")
-    if pairs.shape[0] != len(block):
+    """``block_shape`` [M] and ``pairs`` [M, 2] as ints, checked as TF's kernel checks them."""
+    block_shape, pairs = np.asarray(block_shape), np.asarray(pairs)
+    if block_shape.ndim != 1:
+        raise invalid_argument(f"block_shape rank should be 1 instead of {block_shape.ndim}")
+    block = [int(b) for b in block_shape]
+    if pairs.ndim != 2 or pairs.shape != (len(block), 2):
         raise invalid_argument(f"{what} should have shape [{len(block)}, 2] instead of "
-                               f"{list(np.shape(pairs))}")
+                               f"{_shape_debug(pairs.shape)}")
     return block, [(int(a), int(b)) for a, b in pairs]
+
+
+def _shape_debug(shape):
+    """TF's TensorShape::DebugString: ``[2,3]``."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _to_batch_rule(ins, attrs, to_batch):

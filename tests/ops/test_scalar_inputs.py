@@ -90,6 +90,9 @@ def test_kernel_takes_scalars(name, python_numbers):
             result = registry.call(name, **kwargs)
     except errors.InvalidArgumentError:
         return  # TF's run-time class for a value the op cannot take
+    except errors.OutOfRangeError as e:  # TF's class for a reduction axis past the rank (ReduceJoin)
+        assert "dimension" in e.message, (name, e.message)
+        return
     result = result if isinstance(result, tuple) else (result,)
     for (dt, shape), x in zip(outs, result):
         if isinstance(x, list) or x is DEAD or dt == dtypes.variant:  # a list; an untaken branch; a variant
