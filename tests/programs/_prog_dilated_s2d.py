@@ -2,19 +2,8 @@
 (SpaceToBatchND / Conv2D / BatchToSpaceND), ``tf.nn.convolution`` with ``dilation_rate``, ``space_to_depth`` /
 ``depth_to_space`` around a 1x1 ``tf.layers.conv2d``, ``resize_nearest_neighbor`` and
 ``extract_image_patches``; a reconstruction loss trained by Adam."""
-import numpy as np
-
 from _hooked import hooked_train
-
-R = np.random.RandomState(61)
-XS = R.randn(16, 3).astype(np.float32)
-YS = np.where(XS[:, 0] - 0.5 * XS[:, 1] > 0, 1.0, -1.0).astype(np.float32)
-W8 = (R.rand(16) + 0.5).astype(np.float32)
-SEQ = R.randn(3, 7, 5).astype(np.float32)
-TAGS = R.randint(0, 4, (3, 7)).astype(np.int32)
-SLEN = np.array([7, 5, 3], np.int32)
-CTCX = R.randn(9, 2, 6).astype(np.float32)
-IMG = R.rand(2, 12, 12, 3).astype(np.float32)
+from _inputs61 import IMG
 
 
 def build(tf):
