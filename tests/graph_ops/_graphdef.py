@@ -98,6 +98,21 @@ def fetched_values(lib, snippet, seed=None):
             return s.run(outs)
 
 
+def graph_only(snippet):
+    """A snippet returning ``(fetches, feeds)`` as one that only builds (for :func:`assert_same_graph`)."""
+    return lambda tf: snippet(tf) and None
+
+
+def fed_values(lib, snippet):
+    """``snippet(lib)`` returns ``(fetches, feeds)``: the fetches run once, fed, in a fresh
+    graph of ``lib`` (TensorFlow under TF1 behaviour)."""
+    is_ref = lib.__name__.startswith("ref")
+    with (contextlib.nullcontext() if is_ref else tf1_behaviour()), lib.Graph().as_default() as g:
+        fetches, feeds = snippet(lib)
+        with lib.Session(graph=g) as sess:
+            return sess.run(fetches, feed_dict=feeds)
+
+
 def ref_and_tf_values(snippet, seed=None):
     """(ref's values, TF's values) of :func:`fetched_values`."""
     import ref

@@ -3,13 +3,12 @@
 dimensions, the rows segment-summed per batch and index, moved back). Each row
 builds one snippet with both libraries: the GraphDefs are identical and the
 gradients equal TF's."""
-import contextlib
 
 import numpy as np
 import pytest
 
 from ref.graph_ops import array_ops as _under_test  # noqa: F401
-from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
+from _graphdef import assert_same_graph, fed_values, graph_only, tf_v1
 
 _P = np.arange(2 * 3 * 4 * 2, dtype=np.float32).reshape(2, 3, 4, 2) / 7.0
 
@@ -35,30 +34,17 @@ ROWS = [
 ]
 
 
-def _graph_only(snippet):
-    return lambda tf: snippet(tf) and None
-
-
-def _run(lib, snippet, ctx):
-    with ctx:
-        g = lib.Graph()
-        with g.as_default():
-            fetches, feeds = snippet(lib)
-            with lib.Session(graph=g) as sess:
-                return sess.run(fetches, feed_dict=feeds)
-
-
 @pytest.mark.parametrize("snippet", ROWS)
 def test_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", ROWS)
 def test_gradients_equal_tf(snippet):
     import ref
 
-    want = _run(tf_v1(), snippet, tf1_behaviour())
-    got = _run(ref, snippet, contextlib.nullcontext())
+    want = fed_values(tf_v1(), snippet)
+    got = fed_values(ref, snippet)
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ref.graph_ops import math_special as _under_test  # noqa: F401
-from _graphdef import assert_same_graph, tf1_behaviour, tf_v1
+from _graphdef import assert_same_graph, fed_values, graph_only, tf_v1
 
 _X = np.array([[0.5, 1.5, 2.0], [3.25, 7.0, 0.1], [-0.5, 9.0, 4.0], [1.0, 2.0, 30.0]])
 
@@ -117,33 +117,18 @@ ROWS = [
 ]
 
 
-def _graph_only(snippet):
-    return lambda tf: snippet(tf) and None
-
-
-def _run(lib, snippet, ctx):
-    with ctx:
-        g = lib.Graph()
-        with g.as_default():
-            fetches, feeds = snippet(lib)
-            with lib.Session(graph=g) as sess:
-                return sess.run(fetches, feed_dict=feeds)
-
-
 @pytest.mark.parametrize("snippet", ROWS)
 def test_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", ROWS)
 def test_values_equal_tf(snippet):
-    import contextlib
-
     import ref
 
     tf = tf_v1()
-    want = _run(tf, snippet, tf1_behaviour())
-    got = _run(ref, snippet, contextlib.nullcontext())
+    want = fed_values(tf, snippet)
+    got = fed_values(ref, snippet)
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         tol = 1e-5 if np.asarray(w).dtype == np.float32 else 1e-12
@@ -177,7 +162,7 @@ LINALG_ROWS = [
 
 @pytest.mark.parametrize("snippet", LINALG_ROWS)
 def test_linalg_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", LINALG_ROWS)
@@ -246,7 +231,7 @@ COUNT_ROWS = [
 
 @pytest.mark.parametrize("snippet", COUNT_ROWS)
 def test_counting_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", COUNT_ROWS)
@@ -287,7 +272,7 @@ SEARCH_ROWS = [
 
 @pytest.mark.parametrize("snippet", SEARCH_ROWS)
 def test_search_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", SEARCH_ROWS)
@@ -310,7 +295,7 @@ EIG_ROWS = [pytest.param(eigh, id="self_adjoint_eig")]
 
 @pytest.mark.parametrize("snippet", EIG_ROWS)
 def test_eig_same_graph_as_tf(snippet):
-    assert_same_graph(_graph_only(snippet))
+    assert_same_graph(graph_only(snippet))
 
 
 @pytest.mark.parametrize("snippet", EIG_ROWS)
