@@ -194,13 +194,8 @@ def _block_and_pairs(block_shape, pairs, what, op):
     block = [int(b) for b in block_shape]
     if pairs.ndim != 2 or pairs.shape != (len(block), 2):
         raise invalid_argument(f"{what} should have shape [{len(block)}, 2] instead of "
-                               f"{_shape_debug(pairs.shape)}")
+                               f"{_shape_str(pairs.shape)}")
     return block, [(int(a), int(b)) for a, b in pairs]
-
-
-def _shape_debug(shape):
-    """TF's TensorShape::DebugString: ``[2,3]``."""
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _to_batch_rule(ins, attrs, to_batch):
