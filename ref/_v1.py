@@ -43,6 +43,8 @@ from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
 from ref.graph_ops.control_flow_case import case  # noqa: F401
 from ref.graph_ops.math_ops import *  # noqa: F401,F403
 from ref.graph_ops.math_special import *  # noqa: F401,F403
+from ref.graph_ops.math_trig import (acos, acosh, asin, atan, atan2, atanh, cosh, log_sigmoid, sinh,  # noqa: F401
+                                     trace, truncatemod)
 from ref.graph_ops.counting_ops import *  # noqa: F401,F403
 from ref.graph_ops.array_ops import *  # noqa: F401,F403
 from ref.graph_ops.random_ops import *  # noqa: F401,F403

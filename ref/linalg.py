@@ -10,6 +10,7 @@ from ref.graph_ops.linalg_ops import matrix_triangular_solve as triangular_solve
 from ref.graph_ops.math_ops import matmul  # noqa: F401
 from ref.graph_ops.clip_ops import global_norm  # noqa: F401
 from ref.graph_ops.math_ops import tensordot  # noqa: F401
+from ref.graph_ops.math_trig import trace  # noqa: F401
 from ref.graph_ops.nn_ops import l2_normalize  # noqa: F401
 
 from ref import _coverage  # noqa: E402

@@ -47,3 +47,8 @@ from ref import _coverage  # noqa: E402
 
 def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page
     raise _coverage.miss("tf.math", name)
+
+from ref.graph_ops.math_trig import *  # noqa: F401,F403,E402
+from ref.graph_ops.math_trig import __all__ as _trig_all  # noqa: E402
+
+__all__ += list(_trig_all)

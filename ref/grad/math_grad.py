@@ -172,14 +172,6 @@ def _expm1_grad(op, grad):
         return grad * _m().exp(_cj(op.inputs[0]))
 
 
-@RegisterGradient("Asinh")
-def _asinh_grad(op, grad):
-    """d asinh(x) / dx = 1 / sqrt(x ** 2 + 1) (TF writes it 1 / cosh(y); ref has no Cosh op)."""
-    m = _m()
-    x = _cj(op.inputs[0])
-    return m.multiply(grad, m.rsqrt(m.add(m.square(x), m.cast(1, x.dtype))))
-
-
 @RegisterGradient("Sign")
 def _sign_grad(op, _):
     """Zero wherever it is defined (TF returns zeros_like(x), not None)."""

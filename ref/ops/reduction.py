@@ -79,6 +79,18 @@ def prod(input, axis, keep_dims=False):
     return _reduce(np.multiply, input, axis, keep_dims, dtype=np.asarray(input).dtype)
 
 
+@_reduction("EuclideanNorm", _NUM)
+def euclidean_norm(input, axis, keep_dims=False):
+    """output = sqrt(sum(x * conj(x))) over ``axis``, in input's dtype (integers truncate)."""
+    x = np.asarray(input)
+    sq = np.multiply(x, np.conj(x)) if x.dtype.kind == "c" else np.multiply(x, x)
+    total = _reduce(np.add, sq, axis, keep_dims, dtype=x.dtype)
+    with np.errstate(invalid="ignore"):
+        if x.dtype.kind in "iu":
+            return np.asarray(np.sqrt(total.astype(np.float64))).astype(x.dtype)
+        return np.asarray(np.sqrt(total))
+
+
 @_reduction("Mean", _NUM)
 def mean(input, axis, keep_dims=False):
     """output = sum / count over ``axis``; integer inputs divide as C++ does

@@ -114,7 +114,7 @@ _REGISTRY: dict[str, OpDef] = {}
 # ("Sum/reduction_indices", "ExpandDims/dim"), so the graph builder does too.
 _REDUCTION = {"axis": "reduction_indices"}
 TF_INPUT_NAMES = {
-    **{op: _REDUCTION for op in ("All", "Any", "Max", "Mean", "Min", "Prod", "Sum")},
+    **{op: _REDUCTION for op in ("All", "Any", "EuclideanNorm", "Max", "Mean", "Min", "Prod", "Sum")},
     "ExpandDims": {"axis": "dim"}, "Select": {"x": "t", "y": "e"}, "Split": {"axis": "split_dim"},
     "SplitV": {"axis": "split_dim"}, "StringToNumber": {"string_input": "string_tensor"},
     "Where": {"condition": "input"},

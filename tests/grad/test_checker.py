@@ -141,6 +141,17 @@ CASES.update({
     "Cumsum": ([4], _any, lambda x: tf.cumsum(x, exclusive=True), False),
     "Cumprod": ([4], _pos, lambda x: tf.cumprod(x, reverse=True), False),
     "DivNoNan": ([3], _pos, lambda x: tf.div_no_nan(tf.constant(_any([3])), x), False),
+    "Atan2": ([2, 3], _any, lambda x: tf.atan2(x, tf.constant(_pos([3]))) + tf.atan2(tf.constant(_any([2, 1])), x),
+              True),
+    "Xlogy": ([2, 3], _pos, lambda x: tf.math.xlogy(x, tf.constant(_pos([3]))) + tf.math.xlogy(
+        tf.constant(np.array([[0.0], [1.5]])), x), False),
+    "Xdivy": ([2, 3], _pos, lambda x: tf.math.xdivy(x, tf.constant(_pos([3]))) + tf.math.xdivy(
+        tf.constant(np.array([[0.0], [1.5]])), x), False),
+    "Xlog1py": ([2, 3], _pos, lambda x: tf.math.xlog1py(x, tf.constant(_pos([3]))) + tf.math.xlog1py(
+        tf.constant(np.array([[0.0], [1.5]])), x), False),
+    "MulNoNan": ([2, 3], _any, lambda x: tf.math.multiply_no_nan(x, tf.constant(_any([3]))) + tf.math.multiply_no_nan(
+        tf.constant(_any([2, 1])), x), True),
+    "EuclideanNorm": ([2, 3], _away_from_zero, lambda x: tf.math.reduce_euclidean_norm(x, axis=1), True),
     "FloorMod": ([3], lambda s: np.array([0.3, 1.7, 2.2]), lambda x: tf.floormod(x, tf.constant(1.0, tf.float64)),
                  False),
     "CheckNumerics": ([3], _any, lambda x: tf.check_numerics(x, "bad"), False),
@@ -316,7 +327,8 @@ def _mode(op_type):
 
 
 # element-wise unary math ops: their gradient row is a field of their one row (tests/ops/math_cases.py)
-_INIT = {"any": _any, "pos": _pos, "away": _away_from_zero, "unit": lambda s: RNG.uniform(-1, 1, s)}
+_INIT = {"any": _any, "pos": _pos, "away": _away_from_zero, "unit": lambda s: RNG.uniform(-1, 1, s),
+         "inner": lambda s: RNG.uniform(-0.7, 0.7, s), "gt1": lambda s: RNG.uniform(1.2, 3.0, s)}
 CASES.update({op: (row.grad[0], _INIT[row.grad[1]], lambda x, b=row.builder: getattr(tf.math, b)(x), row.grad[2])
               for op, row in UNARY_ROWS.items() if row.grad})
 
@@ -432,6 +444,7 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
     "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
     "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
         input=[x, x], Tout=[lib.float64], f=_function_attr(lib, "Undefined"))[0],

@@ -33,6 +33,25 @@ def _grad_of(build, shape=(None, 3), n=1):
 
 GRADIENTS = {
     "Sign": lambda tf, x: tf.sign(x),
+    "Sinh": lambda tf, x: tf.sinh(x),
+    "Cosh": lambda tf, x: tf.cosh(x),
+    "Asin": lambda tf, x: tf.asin(x),
+    "Acos": lambda tf, x: tf.math.acos(x),
+    "Atan": lambda tf, x: tf.atan(x),
+    "Asinh": lambda tf, x: tf.asinh(x),
+    "Acosh": lambda tf, x: tf.acosh(x),
+    "Atanh": lambda tf, x: tf.math.atanh(x),
+    "Atan2": lambda tf, x, y: tf.atan2(x, y),
+    "Xlogy": lambda tf, x, y: tf.math.xlogy(x, y),
+    "Xdivy": lambda tf, x, y: tf.math.xdivy(x, y),
+    "Xlog1py": lambda tf, x, y: tf.math.xlog1py(x, y),
+    "MulNoNan": lambda tf, x, y: tf.math.multiply_no_nan(x, y),
+    "MulNoNan_static": lambda tf, x, y: tf.math.multiply_no_nan(x, y),
+    "EuclideanNorm": lambda tf, x: tf.math.reduce_euclidean_norm(x, 1),
+    "EuclideanNorm_all_static": lambda tf, x: tf.math.reduce_euclidean_norm(x),
+    "LogSigmoid": lambda tf, x: tf.math.log_sigmoid(x),
+    "Trace": lambda tf, x: tf.trace(tf.reshape(x, [-1, 3, 3])),
+    "reciprocal_no_nan": lambda tf, x: tf.math.reciprocal_no_nan(x) + tf.math.divide_no_nan(x, 2.0),
     "Tan": lambda tf, x: tf.tan(x),
     "Erf": lambda tf, x: tf.erf(x),
     "Erfc": lambda tf, x: tf.math.erfc(x),
@@ -46,8 +65,8 @@ GRADIENTS = {
     "BroadcastTo": lambda tf, x: tf.broadcast_to(x, [2, 4, 3]),
     "BroadcastTo_shape_tensor": lambda tf, x: tf.broadcast_to(x, tf.shape(tf.zeros([2, 4, 3]))),
 }
-_N_INPUTS = {"FloorMod": 2}
-_STATIC = {"BroadcastTo": (4, 3), "BroadcastTo_shape_tensor": (4, 3), "Prod_all_keepdims": (4, 3)}
+_N_INPUTS = {"FloorMod": 2, "Atan2": 2, "Xlogy": 2, "Xdivy": 2, "Xlog1py": 2, "MulNoNan": 2, "MulNoNan_static": 2}
+_STATIC = {"MulNoNan_static": (4, 3), "EuclideanNorm_all_static": (4, 3), "BroadcastTo": (4, 3), "BroadcastTo_shape_tensor": (4, 3), "Prod_all_keepdims": (4, 3)}
 
 
 def clip_by_value_gradients(tf):
@@ -115,9 +134,10 @@ def one_shot_iterator(tf):
     d.make_one_shot_iterator().get_next()
 
 
-def asinh_gradient(tf):
+def truncatemod(tf):
     x = _x(tf)
-    tf.gradients(tf.reduce_sum(tf.asinh(x)), [x])
+    tf.truncatemod(x, 0.7)
+    tf.truncatemod(tf.cast(x, tf.int32), tf.constant(3))
 
 
 def batch_scatter_update(tf):
@@ -217,7 +237,7 @@ CASES += [(f, f.__name__, why) for f, why in [
     (image_pad_gradients, None),
     (one_shot_iterator, "the dataset factory's name: TF's Defun appends a SHA-1 of the serialized FunctionDef "
                         "(_make_dataset_<hash>); ref names it make_dataset_<n>"),
-    (asinh_gradient, "TF writes grad / cosh(y); ref has no Cosh op yet (it computes rsqrt(x**2 + 1))"),
+    (truncatemod, None),
     (batch_scatter_update, "TF builds the batch coordinates from tensors (Shape, ExpandDims, Range...); "
                            "ref folds them into a constant"),
     (ctc_unique_labels, "over rows of unknown count TF's map_fn is a TF1 while loop over TensorArrays "

@@ -17,7 +17,7 @@ FLOATS = (F32, F64, F16)
 
 def values(dtype, shape, domain="any", seed=0):
     """Deterministic test values of ``dtype``: ``any`` (N(0, 3)), ``pos``
-    (0.05..20), ``unit`` (-0.95..0.95), ``small`` (ints -9..9, floats N(0, 1)),
+    (0.05..20), ``gt1`` (1.05..20), ``unit`` (-0.95..0.95), ``small`` (ints -9..9, floats N(0, 1)),
     ``nonzero`` (no zeros), ``prob`` (0.02..0.98)."""
     rng = np.random.default_rng(zlib.crc32(repr((np.dtype(dtype).name, tuple(shape), domain, seed)).encode()))
     kind = np.dtype(dtype).kind
@@ -33,6 +33,8 @@ def values(dtype, shape, domain="any", seed=0):
         v = np.exp(rng.uniform(np.log(0.05), np.log(20), size=shape))
     elif domain == "unit":
         v = rng.uniform(-0.95, 0.95, size=shape)
+    elif domain == "gt1":
+        v = np.exp(rng.uniform(np.log(1.05), np.log(20), size=shape))
     elif domain == "prob":
         v = rng.uniform(0.02, 0.98, size=shape)
     elif domain == "small":
@@ -60,6 +62,9 @@ class UnaryRow(NamedTuple):
     grad: tuple | None  # gradient-checker row (x shape, x init: any/pos/away/unit, second order); None: no rule
     oracle_ulp: int | None  # ULPs from ref.numpy_reference.UNARY[op]; None: no NumPy oracle there
 
+
+SINH_BUDGET = 2  # measured 0-2 (float16/32/64) against tensorflow-cpu 2.21
+TRIG_BUDGET = 3  # measured 0-3
 
 UNARY_ROWS = {
     "Square": UnaryRow(FLOATS + (I32, I64), "any", 0, "square", ([2, 2], "any", True), 0),
@@ -91,6 +96,13 @@ UNARY_ROWS = {
     "Asinh": UnaryRow(FLOATS, "any", 2, "asinh", ([3], "any", True), 1),
     "Lgamma": UnaryRow((F32, F64), "any", 2, "lgamma", ([3], "pos", True), None),
     "Digamma": UnaryRow((F32, F64), "any", 80, "digamma", ([3], "pos", True), None),  # near its roots: Eigen's series vs ours
+    "Sinh": UnaryRow(FLOATS, "any", SINH_BUDGET, "sinh", ([3], "any", True), None),
+    "Cosh": UnaryRow(FLOATS, "any", SINH_BUDGET, "cosh", ([3], "any", True), None),
+    "Asin": UnaryRow(FLOATS, "unit", TRIG_BUDGET, "asin", ([3], "inner", True), None),
+    "Acos": UnaryRow(FLOATS, "unit", TRIG_BUDGET, "acos", ([3], "inner", True), None),
+    "Atan": UnaryRow(FLOATS, "any", TRIG_BUDGET, "atan", ([3], "any", True), None),
+    "Acosh": UnaryRow(FLOATS, "gt1", TRIG_BUDGET, "acosh", ([3], "gt1", True), None),
+    "Atanh": UnaryRow(FLOATS, "unit", TRIG_BUDGET, "atanh", ([3], "inner", True), None),
 }
 UNARY = {op: (row.dtypes, row.domain) for op, row in UNARY_ROWS.items()}  # op -> (dtypes, domain)
 BINARY = {  # op -> (dtypes, domain of y)
@@ -102,6 +114,8 @@ BINARY = {  # op -> (dtypes, domain of y)
     "Pow": ((F32, F64, I32), "powy"), "SquaredDifference": (FLOATS + (I32, I64), "any"),
     "Less": ((F32, I32), "any"), "LessEqual": ((F32, I32), "any"), "Greater": ((F32, I32), "any"),
     "GreaterEqual": ((F32, I32), "any"), "Equal": ((F32, I32), "any"), "NotEqual": ((F32, I32), "any"),
+    "Atan2": (FLOATS, "any"), "TruncateMod": ((F32, F64, I32, I64), "nonzero"), "MulNoNan": ((F32, F64), "any0"),
+    "Xlogy": ((F32, F64), "x0pos"), "Xdivy": ((F32, F64), "x0any"), "Xlog1py": ((F32, F64), "x0pos"),
 }
 GRAD = {  # (y, dy) ops -> domain of y
     "SigmoidGrad": "prob", "TanhGrad": "unit", "SqrtGrad": "pos", "RsqrtGrad": "pos",
@@ -134,6 +148,12 @@ def _binary_xy(op, dtype, domain):
         if np.dtype(dtype).kind in "iu":
             x = values(dtype, S, "small", seed=1)
         return x, y.astype(dtype)
+    if domain in ("x0pos", "x0any"):  # x with zeros (the safe ops' point), y positive or any
+        x = values(dtype, S, "any", seed=1)
+        x.reshape(-1)[::3] = 0
+        y = values(dtype, (1, 7), "pos" if domain == "x0pos" else "nonzero", seed=2)
+        y.reshape(-1)[::4] = 0  # 0 * log(0) and 0 / 0 must still be 0
+        return x, y
     if domain == "any0":
         y = values(dtype, (7,), "any", seed=2)
         y[::3] = 0
@@ -150,7 +170,7 @@ def math_rows():
     for op, (dts, domain) in BINARY.items():
         for dt in dts:
             x, y = _binary_xy(op, dt, domain)
-            rows.append((f"{op}-{np.dtype(dt).name}", op, {"x": x, "y": y}))
+            rows.append((f"{op}-{np.dtype(dt).name}", op, {"x": x, "y": y} if op != "Atan2" else {"y": x, "x": y}))
     for op, domain in GRAD.items():
         for dt in FLOATS:
             rows.append((f"{op}-{np.dtype(dt).name}", op,
@@ -180,7 +200,7 @@ def math_rows():
         rows.append((f"BatchMatMulV2-{np.dtype(dt).name}", "BatchMatMulV2", {"x": x, "y": y}))
     x, y = values(F32, (3, 4, 2), "prob", seed=9), values(F32, (3, 5, 4), "prob", seed=10)
     rows.append(("BatchMatMulV2-adj", "BatchMatMulV2", {"x": x, "y": y, "adj_x": True, "adj_y": True}))
-    for op in ("Sum", "Mean", "Max", "Min", "Prod"):
+    for op in ("Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm"):
         for dt in (F32, F64, I32, I64):
             x = values(dt, (4, 5, 6), "prob" if op in ("Prod", "Sum", "Mean") else "any", seed=11)
             if op == "Prod" and np.dtype(dt).kind in "iu":

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ref.ops.math  # noqa: F401  (registers the ops)
+import ref.ops.trig  # noqa: F401
 from ref.types import dtypes, errors
 from ref.ops import registry
 from ref import numpy_reference as npr
@@ -16,7 +17,7 @@ from tests.ops.math_cases import UNARY_ROWS, math_rows, values
 from tests.ops.tf_budgets import TF_BUDGETS
 
 # ref/ops/math.py and its sibling families (reductions, scans and sequences)
-MATH_FAMILIES = ("ref.ops.math", "ref.ops.reduction", "ref.ops.sequence", "ref.ops.special_math")
+MATH_FAMILIES = ("ref.ops.math", "ref.ops.reduction", "ref.ops.sequence", "ref.ops.special_math", "ref.ops.trig")
 MATH_OPS = sorted(n for n, d in registry.registered().items() if d.kernel.__module__ in MATH_FAMILIES)
 
 # -- NumPy oracles (ref/numpy_reference.py): plain expressions, exact here ------

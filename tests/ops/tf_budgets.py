@@ -37,14 +37,15 @@ TF_BUDGETS.update({
     "NotEqual": 0, "LogicalAnd": 0, "LogicalOr": 0, "LogicalNot": 0, "Max": 0, "Min": 0, "All": 0, "Any": 0,
     "ArgMax": 0, "ArgMin": 0, "AddN": 0, "Cast": 0, "ClipByValue": 0, "Select": 0, "SelectV2": 0,
     "Cumsum": 0, "Cumprod": 0, "Range": 0, "TanhGrad": 0,
+    "TruncateMod": 0, "MulNoNan": 0, "Xdivy": 0,
     "BiasAdd": 0, "BiasAddV1": 0, "InTopKV2": 0, "DataFormatDimMap": 0, "DataFormatVecPermute": 0,
     # transcendental approximations (measured 1-3)
-    "Zeta": 3, "Polygamma": 3,
+    "Zeta": 3, "Polygamma": 3, "Atan2": 2, "Xlogy": 1, "Xlog1py": 2,
     "Pow": 2, "SigmoidGrad": 2, "SqrtGrad": 2,
     "RsqrtGrad": 2, "ReciprocalGrad": 3, "InvGrad": 3,
     # summation order (measured: MatMul 10, BatchMatMulV2 1, Sum 3, Mean 3, Prod 3, BiasAddGrad 1,
     # L2Loss 2, Softmax 7, LogSoftmax 8191, xent 51, sparse xent 64)
-    "MatMul": 16, "BatchMatMulV2": 4, "Sum": 6, "Mean": 6, "Prod": 6, "BiasAddGrad": 4, "L2Loss": 4,
+    "MatMul": 16, "BatchMatMulV2": 4, "Sum": 6, "EuclideanNorm": 6, "Mean": 6, "Prod": 6, "BiasAddGrad": 4, "L2Loss": 4,
     "Softmax": 12, "LogSoftmax": 8192, "SoftmaxCrossEntropyWithLogits": 96,
     "SparseSoftmaxCrossEntropyWithLogits": 96,
 })
