@@ -137,10 +137,7 @@ from ref import tpu, user_ops  # noqa: F401,E402  (tf.tpu, tf.user_ops)
 from ref.graph_ops.check_ops import Assert  # noqa: F401,E402
 from ref.graph_ops.confusion_matrix import confusion_matrix  # noqa: F401,E402
 
-# The TensorFlow release whose behaviour ref follows (also the local label of ``ref.__version__``).
-VERSION = "2.21.0"
-GIT_VERSION = "v2.21.0"
-COMPILER_VERSION = "ref: Python/NumPy/Numba"
+from ref.version import COMPILER_VERSION, GIT_VERSION, VERSION  # noqa: F401,E402
 from ref.framework.versions import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,  # noqa: F401
                                     GRAPH_DEF_VERSION_MIN_PRODUCER)
 from ref.graph_ops.math_extras import lin_space, linspace, norm, reduce_logsumexp  # noqa: F401
@@ -149,3 +146,9 @@ from ref.graph_ops.switch_case_ops import switch_case  # noqa: F401
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto  # noqa: F401
 from ref.graph_ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor  # noqa: F401
 from ref import graph_util  # noqa: F401
+from ref.framework.tensor_predicates import get_static_value, is_tensor  # noqa: F401,E402
+from ref.grad.registry import NotDifferentiable as no_gradient  # noqa: F401,E402
+from ref.graph_ops.sort_ops import argsort, sort  # noqa: F401,E402
+from ref.graph_ops.repeat_ops import repeat  # noqa: F401,E402
+from ref import queue  # noqa: F401,E402  (tf.queue)
+from ref import version  # noqa: F401,E402,F811  (tf.version)

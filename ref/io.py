@@ -16,6 +16,16 @@ __all__ = list(_records) + ["gfile", "matching_files", "read_file", "write_file"
                             "parse_single_sequence_example", "parse_sequence_example", "parse_tensor",
                             "serialize_tensor", "decode_json_example", "decode_compressed"]
 
+from ref.graph_ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
+from ref.graph_ops.image_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,  # noqa: F401,E402
+                                     encode_jpeg, encode_png)
+from ref.graph_ops.data_flow_ops import PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue  # noqa: F401,E402,E501
+from ref.graph_ops.sparse_ops import deserialize_many_sparse, serialize_many_sparse, serialize_sparse  # noqa: F401,E402
+
+__all__ += ["decode_base64", "encode_base64", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png",
+            "encode_jpeg", "encode_png", "PaddingFIFOQueue", "PriorityQueue", "QueueBase",
+            "RandomShuffleQueue", "deserialize_many_sparse", "serialize_many_sparse", "serialize_sparse"]
+
 from ref import _coverage  # noqa: E402
 
 

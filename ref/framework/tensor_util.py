@@ -33,7 +33,7 @@ _SHAPE_FOLDABLE = _FOLDABLE | frozenset({"StridedSlice", "Slice", "Reshape", "Ex
                                          "Prod", "Sum", "Neg", "RealDiv", "Round", "Floor", "GatherV2", "Gather",
                                          "BroadcastArgs", "SelectV2", "Select", "Equal", "NotEqual", "Greater",
                                          "GreaterEqual", "Less", "LessEqual", "ListDiff", "InvertPermutation",
-                                         "Transpose", "Unpack"})
+                                         "Transpose", "Unpack", "Max", "Min", "BroadcastTo"})
 
 
 def constant_value(tensor):
@@ -257,3 +257,4 @@ def _strided_slice_shape(op):
     if prev.ndims is None:
         return None
     return TensorShape(prev.as_list()[begin:end:stride])
+

@@ -199,3 +199,13 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
                          f"length.")
     return apply_op("StringFormat", inputs=list(inputs), template=template, placeholder=placeholder,
                     summarize=summarize, name=name)
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002  (TF's argument name)
+    """``tf.io.encode_base64``: web-safe base64, ``=`` padding only with ``pad`` (``EncodeBase64``)."""
+    return apply_op("EncodeBase64", input=input, pad=pad, name=name)
+
+
+def decode_base64(input, name=None):  # noqa: A002  (TF's argument name)
+    """``tf.io.decode_base64``: web-safe base64 decoded (``DecodeBase64``)."""
+    return apply_op("DecodeBase64", input=input, name=name)

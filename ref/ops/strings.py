@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import base64
 import re
 import zlib
 
@@ -496,3 +497,30 @@ def reduce_join(inputs, reduction_indices, keep_dims=False, separator=""):
     for i in range(out.size):
         out[i] = sep.join(_bytes(s) for s in rows[i])
     return out.reshape(out_shape)
+
+
+@register_op("EncodeBase64", inputs=("input",), outputs=("output",), attrs={"pad": False},
+             input_types={"input": dtypes.string}, shape=lambda ins, attrs: [(dtypes.string, ins["input"].shape)])
+def encode_base64(input, pad=False):  # noqa: A002  (TF's input name)
+    """Each string in web-safe base64 (RFC 4648 section 5: ``-`` and ``_`` for
+    ``+`` and ``/``), with ``=`` padding only when ``pad``."""
+    x = np.asarray(input, dtype=object)
+    out = [base64.urlsafe_b64encode(_bytes(s)) for s in x.reshape(-1)]
+    if not pad:
+        out = [s.rstrip(b"=") for s in out]
+    return np.array(out, dtype=object).reshape(x.shape)
+
+
+@register_op("DecodeBase64", inputs=("input",), outputs=("output",),
+             input_types={"input": dtypes.string}, shape=lambda ins, attrs: [(dtypes.string, ins["input"].shape)])
+def decode_base64(input):  # noqa: A002  (TF's input name)
+    """Each web-safe base64 string decoded, padded or not; anything outside the
+    alphabet, or a length of 1 mod 4, is an InvalidArgumentError."""
+    x = np.asarray(input, dtype=object)
+    out = []
+    for s in x.reshape(-1):
+        b = _bytes(s).rstrip(b"=")
+        if len(b) % 4 == 1 or re.fullmatch(rb"[A-Za-z0-9_-]*", b) is None:
+            raise invalid_argument(f"Invalid character found in base64 (or wrong length): {b[:64]!r}")
+        out.append(base64.urlsafe_b64decode(b + b"=" * (-len(b) % 4)))
+    return np.array(out, dtype=object).reshape(x.shape)

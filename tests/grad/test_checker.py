@@ -510,6 +510,8 @@ KNOWN_GAPS = {
     "Substr": "TF registers no gradient for it either (string in, string out)",
     "StaticRegexReplace": "TF registers no gradient for it either (string in, string out)",
     "DecodeCompressed": "TF registers no gradient for it either (string in, string out)",
+    "EncodeBase64": "TF registers no gradient for it either (string in, string out)",
+    "DecodeBase64": "TF registers no gradient for it either (string in, string out)",
     "AdjustHue": "TF registers no gradient for it either (tf.image.adjust_hue)",
     "AdjustSaturation": "TF registers no gradient for it either (tf.image.adjust_saturation)",
     "AdjustContrastv2": "TF registers no gradient for it either (tf.image.adjust_contrast)",
