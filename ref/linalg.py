@@ -11,6 +11,7 @@ from ref.graph_ops.math_ops import matmul  # noqa: F401
 from ref.graph_ops.clip_ops import global_norm  # noqa: F401
 from ref.graph_ops.math_ops import tensordot  # noqa: F401
 from ref.graph_ops.math_trig import trace  # noqa: F401
+from ref.graph_ops.linalg_solve_ops import cholesky_solve, cross, det, logdet, matvec, slogdet, solve  # noqa: F401
 from ref.graph_ops.nn_ops import l2_normalize  # noqa: F401
 
 from ref import _coverage  # noqa: E402

@@ -287,3 +287,44 @@ def _self_adjoint_eig_v2_grad(op, grad_e, grad_v):
         grad_a = linalg_ops.matrix_band_part(grad_a + linalg_ops.adjoint(grad_a), -1, 0)
         grad_a = linalg_ops.matrix_set_diag(grad_a, 0.5 * linalg_ops.matrix_diag_part(grad_a))
         return grad_a
+
+
+# -- determinants, solves, cross (TF's linalg_grad / math_grad) ---------------------
+
+@RegisterGradient("MatrixDeterminant")
+def _matrix_determinant_grad(op, grad):
+    """d det(A) = det(A) * inverse(A)^H, scaled by each matrix's incoming gradient."""
+    a, c = op.inputs[0], op.outputs[0]
+    a_adj_inv = apply_op("MatrixInverse", input=a, adjoint=True)
+    multipliers = array_ops.reshape(grad * c, array_ops.concat([array_ops.shape(c), [1, 1]], 0))
+    return multipliers * a_adj_inv
+
+
+@RegisterGradient("LogMatrixDeterminant")
+def _log_matrix_determinant_grad(op, _, grad_b):
+    """d log|det(A)| = inverse(A)^H (the sign output has no gradient)."""
+    a, c = op.inputs[0], op.outputs[1]
+    a_adj_inv = apply_op("MatrixInverse", input=a, adjoint=True)
+    multipliers = array_ops.reshape(grad_b, array_ops.concat([array_ops.shape(c), [1, 1]], 0))
+    return multipliers * a_adj_inv
+
+
+@RegisterGradient("MatrixSolve")
+def _matrix_solve_grad(op, grad):
+    """X = A^-1 B: dB = A^-H dX, dA = -dB X^H (-X dB^H with ``adjoint``)."""
+    a = op.inputs[0]
+    adjoint_a = op.get_attr("adjoint")
+    c = op.outputs[0]
+    grad_b = apply_op("MatrixSolve", matrix=a, rhs=grad, adjoint=not adjoint_a)
+    if adjoint_a:
+        grad_a = -math_ops.matmul(c, grad_b, adjoint_b=True)
+    else:
+        grad_a = -math_ops.matmul(grad_b, c, adjoint_b=True)
+    return grad_a, grad_b
+
+
+@RegisterGradient("Cross")
+def _cross_grad(op, grad):
+    """d (u x v) = (v x g, g x u)."""
+    u, v = op.inputs
+    return apply_op("Cross", a=v, b=grad), apply_op("Cross", a=grad, b=u)

@@ -217,6 +217,11 @@ CASES.update({
                       lambda x: tf.matrix_inverse(x), True),
     "SelfAdjointEigV2": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
                          lambda x: tf.self_adjoint_eigvals(x + tf.transpose(x)), False),
+    "MatrixDeterminant": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: tf.matrix_determinant(x), True),
+    "LogMatrixDeterminant": ([2, 3, 3], lambda s: _any(s) - 3.0 * np.eye(3), lambda x: tf.linalg.slogdet(x)[1], True),
+    "MatrixSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: tf.matrix_solve(
+        x, tf.constant(_any([2, 3, 2]))) + tf.matrix_solve(x, tf.constant(_any([2, 3, 2])), adjoint=True), True),
+    "Cross": ([2, 3], _any, lambda x: tf.cross(x, tf.constant(_any([2, 3]))) + tf.cross(x[::-1], x), True),
     "Cholesky": ([3, 3], lambda s: np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]),
                  lambda x: tf.cholesky(tf.matmul(x, x, transpose_a=True)), False),
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
