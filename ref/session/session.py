@@ -30,6 +30,7 @@ from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
+from ref.session import runtime_config
 from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
@@ -265,7 +266,9 @@ class BaseSession:
         ms = getattr(config, "operation_timeout_in_ms", 0)
         self._op_timeout = ms / 1000.0 if ms > 0 else None
         # ConfigProto.intra_op_parallelism_threads: the threads one kernel may use (gemm's blocks); 0: all cores
-        self._intra_threads = max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0)
+        # (a Session without a ConfigProto takes tf.config.threading's setting, as TF 2.x's)
+        self._intra_threads = max(0, getattr(config, "intra_op_parallelism_threads", 0) if config is not None
+                                  else runtime_config.get_intra_op_parallelism_threads())
         self._closed = False
         self._step_count = 0  # runs so far (GraphOptions.build_cost_model counts them)
         if isinstance(target, bytes):
