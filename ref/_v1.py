@@ -154,3 +154,4 @@ from ref.graph_ops.linalg_solve_ops import cholesky_solve, cross, matrix_determi
 from ref import queue  # noqa: F401,E402  (tf.queue)
 from ref import version  # noqa: F401,E402,F811  (tf.version)
 from ref import config  # noqa: F401,E402  (tf.config)
+from ref import bitwise  # noqa: F401,E402  (tf.bitwise)

@@ -1,4 +1,4 @@
-"""Gradients of ``ref/ops/trig.py`` and of ``EuclideanNorm`` (TF's math_grad.py
+"""Gradients of ``ref/ops/trig.py`` and of ``EuclideanNorm`` (the bitwise ops have none, as in TF) (TF's math_grad.py
 formulas, each building the nodes TF builds):
 
 * d sinh(x) = cosh(x), d cosh(x) = sinh(x)
@@ -17,7 +17,7 @@ from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op, constant
 from ref.grad._util import reduce_gradient_args, shapes_equal_and_known
 from ref.grad.math_grad import _reduced_shape
-from ref.grad.registry import RegisterGradient
+from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 
 
@@ -151,3 +151,7 @@ def _euclidean_norm_grad(op, grad):
         grad = array_ops.reshape(grad, kept)
     return math_ops.truediv(op.inputs[0], output / grad), None
 
+
+
+for _t in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "PopulationCount", "LeftShift", "RightShift"):
+    NotDifferentiable(_t)  # as TF's bitwise_ops
