@@ -14,7 +14,7 @@ import numpy as np
 from ref.types import dtypes
 from ref.ops.registry import broadcast_rule, register_op, unary_shape
 
-_INT = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+_INT = (dtypes.int32, dtypes.int64, dtypes.int8, dtypes.int16, dtypes.uint8, dtypes.uint16, dtypes.uint32,
         dtypes.uint64)
 
 
