@@ -155,3 +155,27 @@ def _euclidean_norm_grad(op, grad):
 
 for _t in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "PopulationCount", "LeftShift", "RightShift"):
     NotDifferentiable(_t)  # as TF's bitwise_ops
+
+
+# -- fake quantization (TF's array_ops.py registers these) ----------------------------
+
+@RegisterGradient("FakeQuantWithMinMaxArgs")
+def _fake_quant_args_grad(op, grad):
+    return apply_op("FakeQuantWithMinMaxArgsGradient", gradients=grad, inputs=op.inputs[0], min=op.get_attr("min"),
+                    max=op.get_attr("max"), num_bits=op.get_attr("num_bits"),
+                    narrow_range=op.get_attr("narrow_range"))
+
+
+def _fake_quant_vars_grad(grad_op):
+    def rule(op, grad):
+        return apply_op(grad_op, gradients=grad, inputs=op.inputs[0], min=op.inputs[1], max=op.inputs[2],
+                        num_bits=op.get_attr("num_bits"), narrow_range=op.get_attr("narrow_range"))
+    return rule
+
+
+RegisterGradient("FakeQuantWithMinMaxVars")(_fake_quant_vars_grad("FakeQuantWithMinMaxVarsGradient"))
+RegisterGradient("FakeQuantWithMinMaxVarsPerChannel")(
+    _fake_quant_vars_grad("FakeQuantWithMinMaxVarsPerChannelGradient"))
+for _t in ("FakeQuantWithMinMaxArgsGradient", "FakeQuantWithMinMaxVarsGradient",
+           "FakeQuantWithMinMaxVarsPerChannelGradient"):
+    NotDifferentiable(_t)

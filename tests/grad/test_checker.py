@@ -389,6 +389,10 @@ def test_second_order(op_type):
 # Ops whose gradient is exercised through another row (gradient kernels via the
 # second-order rows of the op they differentiate) or that need special inputs.
 COVERED_ELSEWHERE = {
+    # straight-through estimators, not the (zero almost everywhere) derivative: their gradient graphs and
+    # gradient kernels are compared with TF's in tests/ops/test_fake_quant.py
+    "FakeQuantWithMinMaxArgs": "tests/ops/test_fake_quant.py", "FakeQuantWithMinMaxVars": "tests/ops/test_fake_quant.py",
+    "FakeQuantWithMinMaxVarsPerChannel": "tests/ops/test_fake_quant.py",
     "PartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
     "StatefulPartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
     "SigmoidGrad": "Sigmoid", "TanhGrad": "Tanh", "SqrtGrad": "Sqrt", "RsqrtGrad": "Rsqrt",
