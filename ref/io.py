@@ -26,6 +26,11 @@ __all__ += ["decode_base64", "encode_base64", "decode_bmp", "decode_gif", "decod
             "encode_jpeg", "encode_png", "PaddingFIFOQueue", "PriorityQueue", "QueueBase",
             "RandomShuffleQueue", "deserialize_many_sparse", "serialize_many_sparse", "serialize_sparse"]
 
+from ref.graph_ops.io_ops import match_filenames_once  # noqa: F401,E402
+from ref.checkpoint.meta_graph import write_graph  # noqa: F401,E402
+
+__all__ += ["match_filenames_once", "write_graph"]
+
 from ref import _coverage  # noqa: E402
 
 

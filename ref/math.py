@@ -52,3 +52,7 @@ from ref.graph_ops.math_trig import *  # noqa: F401,F403,E402
 from ref.graph_ops.math_trig import __all__ as _trig_all  # noqa: E402
 
 __all__ += list(_trig_all)
+
+from ref.graph_ops.misc_builders import polyval  # noqa: F401,E402
+
+__all__ += ["polyval"]

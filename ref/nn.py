@@ -25,9 +25,13 @@ from ref.graph_ops.rnn import __all__ as _rnn_all  # noqa: E402
 from ref.graph_ops.ctc_ops import *  # noqa: F401,F403,E402
 from ref.graph_ops.ctc_ops import __all__ as _ctc_all  # noqa: E402
 from ref.grad.custom_activations import silu, swish  # noqa: F401,E402  (TF's custom-gradient graph)
+from ref.graph_ops.misc_builders import relu_layer  # noqa: F401,E402
+from ref.graph_ops.conv_ops import depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter  # noqa: F401,E402,E501
+from ref.graph_ops.conv_ops import depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input  # noqa: F401,E402,E501
 
 __all__ = (list(_nn_all) + ["sigmoid", "tanh", "embedding_lookup"] + list(_conv_all) + list(_space_depth_all) + ["space_to_batch"] + list(_conv3d_all) + list(_morphology_all) + list(_norm_all)
-           + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all) + list(_ctc_all))
+           + list(_sampling_all) + ["rnn_cell"] + list(_rnn_all) + list(_ctc_all)
+           + ["relu_layer", "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"])
 
 from ref import _coverage  # noqa: E402
 

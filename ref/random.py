@@ -17,6 +17,13 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "m
            "stateless_categorical", "stateless_multinomial", "stateless_gamma", "stateless_poisson", "split",
            "fold_in", "experimental"]
 
+from ref.graph_ops.candidate_sampling_ops import (all_candidate_sampler, fixed_unigram_candidate_sampler,  # noqa: F401,E402,E501
+                                                  learned_unigram_candidate_sampler, log_uniform_candidate_sampler,
+                                                  uniform_candidate_sampler)
+
+__all__ += ["all_candidate_sampler", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler",
+            "log_uniform_candidate_sampler", "uniform_candidate_sampler"]
+
 # tf.random.experimental: the stateless helpers under their TF 2.x names
 experimental = types.SimpleNamespace(stateless_shuffle=stateless_shuffle, stateless_split=split,
                                      stateless_fold_in=fold_in)

@@ -135,3 +135,42 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
 def gpu_device_name():
     """"/device:GPU:0" when a GPU is available, else "" (TF's ``tf.test.gpu_device_name``)."""
     return "/device:GPU:0" if gpu_count() > 0 else ""
+
+
+def is_built_with_cuda():
+    """True, as TF's GPU-capable wheel: ref carries CUDA kernels (numba.cuda, compiled
+    when first used), whether or not this machine has a GPU (:func:`is_gpu_available`)."""
+    return True
+
+
+def is_built_with_gpu_support():
+    """As :func:`is_built_with_cuda` (ref has no ROCm kernels)."""
+    return is_built_with_cuda()
+
+
+def is_built_with_rocm():
+    """False: ref has no ROCm kernels."""
+    return False
+
+
+def is_built_with_xla():
+    """False: ref has no XLA compiler (``jit_compile`` requests run on the interpreter)."""
+    return False
+
+
+def assert_equal_graph_def(expected, actual):
+    """AssertionError unless the two GraphDefs have the same nodes (by name: op,
+    inputs, device and attrs), whatever their order (TF's ``assert_equal_graph_def``)."""
+    def nodes(gd, which):
+        if type(gd).__name__ != "GraphDef":
+            raise TypeError(f"{which} must be a GraphDef, got {type(gd).__name__}")
+        return {n.name: n for n in gd.node}
+
+    want, got = nodes(expected, "expected"), nodes(actual, "actual")
+    missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+    if missing or extra:
+        raise AssertionError(f"Graphs differ: nodes only in expected: {missing}; only in actual: {extra}")
+    for name, node in want.items():
+        other = got[name]
+        if node.SerializeToString(deterministic=True) != other.SerializeToString(deterministic=True):
+            raise AssertionError(f"Graphs differ at node {name!r}:\nexpected:\n{node}\nactual:\n{other}")

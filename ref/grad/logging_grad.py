@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 
-for _t in ("Assert", "PrintV2", "StringFormat", "PyFunc", "PyFuncStateless", "MatchingFiles"):
+for _t in ("Assert", "PrintV2", "StringFormat", "PyFunc", "PyFuncStateless", "MatchingFiles", "Timestamp"):
     NotDifferentiable(_t)
 
 

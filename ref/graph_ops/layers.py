@@ -39,7 +39,7 @@ from ref.graph_ops import normalization_layer
 
 __all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "Conv2DTranspose", "max_pooling2d", "average_pooling2d", "max_pooling1d", "average_pooling1d",
            "dropout", "flatten", "batch_normalization", "Layer", "Dense", "Conv2D", "Conv1D", "BatchNormalization",
-           "MaxPooling2D", "AveragePooling2D", "Dropout", "Flatten"]
+           "MaxPooling2D", "AveragePooling2D", "MaxPooling1D", "AveragePooling1D", "Dropout", "Flatten"]
 
 
 _OPENED = threading.local()  # the variable scope a builder opened last (read by Layer objects)
@@ -597,6 +597,9 @@ BatchNormalization = _layer_class("BatchNormalization", batch_normalization, "ba
                                   training=True)
 MaxPooling2D = _layer_class("MaxPooling2D", max_pooling2d, "max_pooling2d", ("pool_size", "strides"), False)
 AveragePooling2D = _layer_class("AveragePooling2D", average_pooling2d, "average_pooling2d",
+                                ("pool_size", "strides"), False)
+MaxPooling1D = _layer_class("MaxPooling1D", max_pooling1d, "max_pooling1d", ("pool_size", "strides"), False)
+AveragePooling1D = _layer_class("AveragePooling1D", average_pooling1d, "average_pooling1d",
                                 ("pool_size", "strides"), False)
 Dropout = _layer_class("Dropout", dropout, "dropout", ("rate",), False, training=True)
 Flatten = _layer_class("Flatten", flatten, "flatten", (), False)

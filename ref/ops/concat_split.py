@@ -7,7 +7,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
-from ref.types.shapes import TensorShape, unknown_shape
+from ref.types.shapes import TensorShape, as_shape, unknown_shape
 from ref.ops.array import _INDEX, _dims, _ints, _shape_str
 
 
@@ -250,3 +250,21 @@ def split_v(value, size_splits, axis, num_split):
         raise invalid_argument(str(e).split(" for 'SplitV'")[0]) from None
     bounds = np.cumsum(sizes)[:-1]
     return [np.array(p) for p in np.split(value, bounds, axis=axis)]
+
+
+@register_op("ParallelConcat", inputs=("values",), list_inputs={"values": "N"}, attrs={"shape": REQUIRED},
+             type_attrs={"T": "values"},
+             shape=lambda ins, attrs: [(ins["values"][0].dtype, as_shape(attrs["shape"]))])
+def parallel_concat(values, shape):
+    """The N ``[1, ...]`` values concatenated along the first dimension into
+    ``shape`` (TF's ``tf.parallel_stack``: every input's shape is ``shape[1:]``
+    with a leading 1)."""
+    want = as_shape(shape)
+    for i, v in enumerate(values):
+        if np.shape(v)[:1] != (1,) or (want.ndims is not None and np.ndim(v) != want.ndims):
+            raise invalid_argument(f"ParallelConcat: input {i} should have shape [1, ...] of rank {want.ndims}, "
+                                   f"got {_shape_str(np.shape(v))}")
+    out = np.concatenate([np.asarray(v) for v in values], axis=0)
+    if not TensorShape(out.shape).is_compatible_with(want):
+        raise invalid_argument(f"ParallelConcat: output shape {_shape_str(out.shape)} is not {want}")
+    return out

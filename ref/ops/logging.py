@@ -10,11 +10,13 @@ then ``%.9g`` (``%.17g``); bools as 1/0; strings as their bytes.
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 
 from ref.ops.registry import register_op, invalid_argument
 from ref.types import dtypes
+from ref.types.shapes import TensorShape
 
 
 _ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
@@ -197,3 +199,10 @@ def string_format(inputs, template="%s", placeholder="%s", summarize=3):
     for x, rest in zip(inputs, pieces[1:]):
         out += format_v2(x, summarize) + rest
     return np.asarray(out.encode(), dtype=object)
+
+
+@register_op("Timestamp", inputs=(), outputs=("ts",), stateful=True,
+             shape=lambda ins, attrs: [(dtypes.float64, TensorShape([]))])
+def timestamp():
+    """Seconds since the Unix epoch, as a float64 with microseconds (``tf.timestamp``)."""
+    return np.float64(time.time())

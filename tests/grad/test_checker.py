@@ -453,6 +453,8 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "ParallelConcat": lambda lib, raw, x: raw.ParallelConcat(values=[lib.reshape(x, [1, 3]), lib.reshape(x, [1, 3])],
+                                                            shape=[2, 3]),
     "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
     "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
     "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
