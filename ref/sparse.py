@@ -14,3 +14,6 @@ from ref.graph_ops.sparse_ops import (  # noqa: F401
     sparse_segment_sqrt_n as segment_sqrt_n, sparse_segment_sum as segment_sum,
 )
 from ref.graph_ops.variables import sparse_mask as mask  # noqa: F401
+from ref.graph_ops.sparse_extras import (sparse_expand_dims as expand_dims, sparse_eye as eye,  # noqa: F401
+                                         sparse_maximum as maximum, sparse_minimum as minimum,
+                                         sparse_reset_shape as reset_shape, sparse_softmax as softmax)

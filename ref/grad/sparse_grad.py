@@ -8,7 +8,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op
 from ref.framework.sparse_tensor import SparseTensor
 from ref.grad.registry import NotDifferentiable, RegisterGradient
-from ref.graph_ops import array_ops, math_ops, sparse_ops
+from ref.graph_ops import array_ops, math_ops, sparse_extras, sparse_ops
 
 # SparseAddGrad and SparseConcat as in TF. The others have integer or string
 # outputs or inputs: TF registers no gradient for them, but its gradients()
@@ -157,3 +157,27 @@ def _sparse_segment_grad(kind):
 for _kind in ("Sum", "Mean", "SqrtN"):
     RegisterGradient(f"SparseSegment{_kind}")(_sparse_segment_grad(_kind))
     RegisterGradient(f"SparseSegment{_kind}WithNumSegments")(_sparse_segment_grad(_kind))
+
+
+@RegisterGradient("SparseSoftmax")
+def _sparse_softmax_grad(op, grad):
+    """d softmax: (grad - sum(grad * out) over the row) * out, at the entries (TF's rule)."""
+    indices, shape = op.inputs[0], op.inputs[2]
+    out_vals = op.outputs[0]
+    sp_output = SparseTensor(indices, out_vals, shape)
+    sp_grad = SparseTensor(indices, grad, shape)
+    sp_product = SparseTensor(indices, sp_output.values * sp_grad.values, shape)
+    sum_reduced = -sparse_ops.sparse_reduce_sum(sp_product, [-1], keepdims=True)
+    sp_sum = sparse_extras.sparse_dense_cwise_add(sp_grad, sum_reduced)
+    grad_x = sp_sum.values * sp_output.values
+    return [None, grad_x, None]
+
+
+@RegisterGradient("SparseSparseMaximum")
+def _sparse_sparse_maximum_grad(op, *grads):
+    raise NotImplementedError("Gradient for SparseSparseMaximum is not implemented.")
+
+
+@RegisterGradient("SparseSparseMinimum")
+def _sparse_sparse_minimum_grad(op, *grads):
+    raise NotImplementedError("Gradient for SparseSparseMinimum is not implemented.")

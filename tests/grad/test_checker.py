@@ -234,6 +234,8 @@ CASES.update({
                                                                tf.constant(0.5, tf.float64)), False),
     "SparseReorder": ([3], _any, lambda x: tf.sparse_tensor_to_dense(
         tf.sparse_reorder(tf.SparseTensor([[2, 0], [0, 1], [1, 3]], x, [3, 4]))), False),
+    "SparseSoftmax": ([5], _any, lambda x: tf.sparse.softmax(tf.SparseTensor(
+        [[0, 0], [0, 2], [1, 1], [2, 0], [2, 1]], x, [3, 3])).values * tf.constant(_any([5])), False),
     "SparseAdd": ([3], _any, lambda x: tf.sparse_tensor_to_dense(tf.sparse_add(
         tf.SparseTensor([[0, 1], [1, 3], [2, 0]], x, [3, 4]),
         tf.SparseTensor([[0, 1], [1, 2]], tf.constant([1.0, 2.0], tf.float64), [3, 4]))), False),
@@ -421,6 +423,7 @@ COVERED_ELSEWHERE = {
     "FusedBatchNormV3": "test_cnn_graph", "FusedBatchNormV2": "test_cnn_graph", "FusedBatchNorm": "test_cnn_graph",
     "LRN": "test_cnn_graph",
     "SparseDenseCwiseAdd": "tests/framework/test_sparse_tensor.py",  # its rule raises NotImplementedError, as TF's
+    "SparseSparseMaximum": "its rule raises NotImplementedError, as TF's", "SparseSparseMinimum": "as SparseSparseMaximum",
     # piecewise constant: TF's straight-through rules, compared with TF's in tests/ops/test_quantize.py
     "QuantizeAndDequantizeV2": "tests/ops/test_quantize.py", "QuantizeAndDequantizeV3": "tests/ops/test_quantize.py",
     "QuantizeAndDequantizeV4": "tests/ops/test_quantize.py",
