@@ -8,6 +8,10 @@ __all__ = (list(_base.__all__) + list(_color.__all__) + list(_metrics.__all__)
            + ["extract_image_patches", "extract_patches"])
 
 from ref.graph_ops.space_depth_ops import extract_image_patches, extract_patches  # noqa: F401,E402
+from ref.graph_ops.nms_ops import (combined_non_max_suppression, non_max_suppression_overlaps,  # noqa: F401,E402
+                                   non_max_suppression_with_scores)
+
+__all__ += ["combined_non_max_suppression", "non_max_suppression_overlaps", "non_max_suppression_with_scores"]
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad  # noqa: F405  (the TF 2 name, also in compat.v1)
 

@@ -11,7 +11,9 @@ from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops
 from ref.types import dtypes
 
-for _t in ("HSVToRGB", "DrawBoundingBoxes", "NonMaxSuppressionV3", "SampleDistortedBoundingBoxV2", "ResizeBilinearGrad", "ResizeArea",
+for _t in ("HSVToRGB", "DrawBoundingBoxes", "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps",
+           "NonMaxSuppressionV4",  # int outputs only: nothing to differentiate
+           "SampleDistortedBoundingBoxV2", "ResizeBilinearGrad", "ResizeArea",
            "ResizeBicubicGrad", "ResizeNearestNeighborGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes"):
     NotDifferentiable(_t)
 

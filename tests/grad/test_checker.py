@@ -456,6 +456,14 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "NonMaxSuppressionV5": lambda lib, raw, x: raw.NonMaxSuppressionV5(
+        boxes=lib.reshape(lib.tile(lib.cast(x, lib.float32), [4]), [3, 4]), scores=lib.cast(x, lib.float32),
+        max_output_size=2, iou_threshold=lib.constant(0.5), score_threshold=lib.constant(0.0),
+        soft_nms_sigma=lib.constant(0.5))[1],
+    "CombinedNonMaxSuppression": lambda lib, raw, x: raw.CombinedNonMaxSuppression(
+        boxes=lib.reshape(lib.tile(lib.cast(x, lib.float32), [4]), [1, 3, 1, 4]),
+        scores=lib.reshape(lib.cast(x, lib.float32), [1, 3, 1]), max_output_size_per_class=2, max_total_size=2,
+        iou_threshold=0.5, score_threshold=0.0)[1],
     "ParallelConcat": lambda lib, raw, x: raw.ParallelConcat(values=[lib.reshape(x, [1, 3]), lib.reshape(x, [1, 3])],
                                                             shape=[2, 3]),
     "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
