@@ -79,7 +79,7 @@ from ref.graph_ops.check_ops import *  # noqa: F401,F403
 from ref.graph_ops.complex_ops import angle, complex, conj, imag, real  # noqa: F401,A001
 from ref.graph_ops.tensor_array_ops import TensorArray  # noqa: F401
 from ref.graph_ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
-from ref.graph_ops.script_ops import numpy_function, py_func  # noqa: F401
+from ref.graph_ops.script_ops import numpy_function, py_func, py_function  # noqa: F401
 from ref.graph_ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ref.types import nest  # noqa: F401  (tf.nest)
 from ref.graph_ops.io_ops import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401

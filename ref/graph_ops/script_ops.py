@@ -9,7 +9,7 @@ from ref.types import dtypes
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.ops.script import register_callback
 
-__all__ = ["py_func", "numpy_function"]
+__all__ = ["py_func", "numpy_function", "eager_py_func", "py_function"]
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's name
@@ -32,3 +32,26 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's nam
 def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's name
     """``tf.numpy_function``: :func:`py_func` (the same ``PyFunc`` op in a TF1 graph)."""
     return py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+def eager_py_func(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF's name
+    """``tf.py_function``: ``func(*inputs)`` computed when the op runs
+    (``EagerPyFunc``), each input given with ``.numpy()`` as TF's eager tensors; a
+    list ``Tout`` gives a list of Tensors, a single dtype one Tensor. Without
+    ``func``, a decorator."""
+    if func is None:
+        return lambda f: (lambda *args: eager_py_func(f, list(args) if inp is None else inp, Tout, name))
+    if not callable(func):
+        raise ValueError(f"Expected func to be callable. Received func={func} of type {type(func)}.")
+    is_list = isinstance(Tout, (list, tuple))
+    tout = [dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
+    token = register_callback(func)
+    inputs = [convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
+    result = apply_op("EagerPyFunc", input=inputs, token=token, is_async=False, Tout=tout, name=name)
+    result = list(result) if isinstance(result, (list, tuple)) else ([] if not tout else [result])
+    if not tout:
+        return result
+    return result if is_list else result[0]
+
+
+py_function = eager_py_func

@@ -26,7 +26,7 @@ import time
 
 from ref.types import errors
 
-__all__ = ["Run", "bounded", "check", "current", "wait"]
+__all__ = ["Run", "adopt", "bounded", "check", "current", "wait"]
 
 _LOCAL = threading.local()
 
@@ -66,6 +66,20 @@ def bounded(timeout=None, where=""):
         _LOCAL.run = previous
 
 
+@contextlib.contextmanager
+def adopt(run, blocked=None):
+    """Runs the body on this (helper) thread under another thread's ``run`` (its
+    deadline and cancellation); ``blocked`` (a ``threading.Event``) is set when a
+    kernel here first waits: the executor that started this thread then goes on
+    with other ops of the step, as TF's executor runs the ready ones."""
+    previous, previous_blocked = getattr(_LOCAL, "run", None), getattr(_LOCAL, "blocked", None)
+    _LOCAL.run, _LOCAL.blocked = run, blocked
+    try:
+        yield run
+    finally:
+        _LOCAL.run, _LOCAL.blocked = previous, previous_blocked
+
+
 def current():
     """The :class:`Run` of the calling thread, or None."""
     return getattr(_LOCAL, "run", None)
@@ -93,6 +107,9 @@ def wait(cv, what, describe):
     state it waits on, called only for the error. Raises CancelledError when
     the run was cancelled, DeadlineExceededError when its deadline passed.
     """
+    blocked = getattr(_LOCAL, "blocked", None)
+    if blocked is not None:
+        blocked.set()
     run = getattr(_LOCAL, "run", None)
     if run is None:
         cv.wait()

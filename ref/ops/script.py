@@ -68,13 +68,24 @@ def _shapes(ins, attrs):
     return [(d, unknown_shape()) for d in attrs["Tout"]]
 
 
-def _call(input, token, Tout):
+class EagerValue(np.ndarray):
+    """An input of an ``EagerPyFunc``'s function: the value as NumPy computes with
+    it, and ``.numpy()`` as on TF's eager tensors (a NumPy scalar, or ``bytes``,
+    for a 0-d value)."""
+
+    def numpy(self):
+        v = self.view(np.ndarray)
+        return v[()] if v.ndim == 0 else v.copy()
+
+
+def _call(input, token, Tout, eager=False):
     func = _CALLBACKS.get(token)
     if func is None:
         message = f"ValueError: Could not find callback with key={token} in the registry."
         raise errors.InvalidArgumentError(None, None, message)
     try:
-        ret = func(*[np.asarray(x) for x in input])
+        args = [np.asarray(x) for x in input]
+        ret = func(*([a.view(EagerValue) for a in args] if eager else args))
     except Exception as e:  # noqa: BLE001 - every Python error becomes TF's class for it
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         raise _error(e, f"{type(e).__name__}: {e}\n{tb}") from e
@@ -88,6 +99,9 @@ def _call(input, token, Tout):
     out = []
     for i, (v, d) in enumerate(zip(values, tout)):
         got = dtypes.string if v.dtype == object else dtypes.as_dtype(v.dtype)
+        if got != d and eager and v.dtype != object and d != dtypes.string and (
+                np.can_cast(v.dtype, d.as_numpy_dtype, "same_kind") or v.dtype.kind in "biu"):
+            v, got = v.astype(d.as_numpy_dtype), d  # TF converts what the function returns to Tout
         if got != d:
             raise errors.InvalidArgumentError(None, None, f"{i}-th value returned by {token} is "
                                                           f"{_C_NAMES.get(got.name, got.name)}, but expects "
@@ -115,3 +129,12 @@ def py_func_stateless(input, token, Tout):
     constant folding, a Session may compute it once for constant inputs and
     reuse the value."""
     return _call(input, token, Tout)
+
+
+@register_op("EagerPyFunc", inputs=("input",), outputs=("*output",), list_inputs={"input": None},
+             type_lists={"Tin": "input"},
+             attrs={"token": REQUIRED, "is_async": False, "Tout": REQUIRED}, shape=_shapes, stateful=True)
+def eager_py_func(input, token, Tout, is_async=False):
+    """output = the registered Python function ``token`` called on ``input`` given as
+    :class:`EagerValue` (``x.numpy()`` works as in TF's ``tf.py_function``)."""
+    return _call(input, token, Tout, eager=True)

@@ -524,6 +524,8 @@ NO_GRADIENT_IN_TF = {
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
 KNOWN_GAPS = {
+    "EagerPyFunc": "TF differentiates tf.py_function by replaying the function under a GradientTape of eager "
+                   "ops; ref runs the function on NumPy values and has no tape (tests/graph_ops/test_py_function.py)",
     "StatelessRandomGammaV2": "TF's _StatelessRandomGammaV2Grad (d sample / d alpha via RandomGammaGrad) is not written yet",
     "StatelessRandomGammaV3": "as StatelessRandomGammaV2",
     "StatelessShuffle": "TF registers no gradient for it either",

@@ -18,6 +18,7 @@ import weakref
 from ref.types import errors
 from ref.ops.control import DEAD
 from ref.session.interpreter.codegen import compile_plan
+from ref.session.interpreter.concurrent import execute_concurrently, may_block
 from ref.session.interpreter.failures import KERNEL_ERRORS, live, op_error, placeholder_error
 from ref.session.interpreter.plan import Plan
 from ref.session.interpreter.reference import run_frames
@@ -52,6 +53,9 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None, allo
         if plan.runs > COMPILE_AFTER and plan.compilable:
             plan.compiled = run = compile_plan(plan, run_step)
             return run(feeds, state)
+    if plan.may_block:  # a step may wait on another: the ready steps run beside it (concurrent.py)
+        return execute_concurrently(plan, feeds, state, run_step,
+                                    lambda env: _fetched(plan, env, state.store, fetch_tensors, allow_dead), trace)
     env = list(plan.template)
     for t, s in plan.feed_slots:
         env[s] = feeds[t]
@@ -91,6 +95,11 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None, allo
             trace.append((step.op, start, time.time_ns(), [env[s] for s in step.outputs]))
         for s in step.drops:
             env[s] = None
+    return _fetched(plan, env, store, fetch_tensors, allow_dead)
+
+
+def _fetched(plan, env, store, fetch_tensors, allow_dead):
+    """The fetched values of a finished step loop (variables dereferenced)."""
     out = []
     for i, (s, t) in enumerate(zip(plan.fetch_slots, fetch_tensors or [None] * len(plan.fetch_slots))):
         v = env[s] if allow_dead and env[s] is DEAD else live(env[s], i)

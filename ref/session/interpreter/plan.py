@@ -21,6 +21,11 @@ from __future__ import annotations
 import heapq
 
 from ref.session.interpreter import frames
+from ref.session.interpreter.concurrent import MAY_BLOCK
+
+# A worker's partition of a distributed step (its sends and receives): its steps run one at a
+# time in the plan's order, as the master and the other tasks' partitions expect.
+_PARTITION_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv"})
 from ref.session.interpreter.state import Ref
 from ref.session.interpreter.steps import KERNEL, PLACEHOLDER, STATEFUL, Step, is_pure
 
@@ -171,6 +176,7 @@ class Plan:
                 fetch_tensors, target_ops, feed_tensors, values_fed)):
             self.ops, self.values_fed, self.steps, self.runs = self.frames.ops, values_fed, [], 0
             self.compiled, self.compilable, self.fetch_ops = None, False, [t.op for t in fetch_tensors]
+            self.may_block = False
             return
         if self.frames is not None:  # a plan with conds only runs as steps, dead tensors checked
             self.frames = None
@@ -282,8 +288,13 @@ class Plan:
         self.fetch_ops = [t.op for t in fetch_tensors]
         self.runs = 0
         self.compiled = None
+        # A step that may wait on another (a dequeue fed by an enqueue of the same run, a py_func)
+        # runs on a helper thread while the ready steps go on (concurrent.py); with one step
+        # there is nothing to run beside it.
+        self.may_block = len(steps) > 1 and any(st.op is not None and st.op._type in MAY_BLOCK for st in steps) \
+            and not any(st.op is not None and st.op._type in _PARTITION_OPS for st in steps)
         # Plans below a Switch stay in the step loop: compiled code has no dead-tensor bookkeeping.
-        self.compilable = not maybe_dead
+        self.compilable = not maybe_dead and not self.may_block
         # Set by ref.session.devices for a plan with GPU steps: a fetched value's host copy.
         self.fetch_to_host = None
         return True
