@@ -126,8 +126,8 @@ def wait(cv, what, describe):
         if left <= 0:
             where = f" on {run.where}" if run.where else ""
             raise errors.DeadlineExceededError(
-                None, None, f"{what}{where} waited {time.monotonic() - run.start:.3g} s (the run's deadline): "
-                            f"{describe()}")
+                None, None, f"Timed out waiting for notification: {what}{where} waited "
+                            f"{time.monotonic() - run.start:.3g} s (the run's deadline): {describe()}")
         cv.wait(left)
     finally:
         with run._lock:

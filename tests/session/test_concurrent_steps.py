@@ -81,14 +81,14 @@ def test_ops_waiting_on_each_other_finish_as_in_tf(build):
         [None if w is None else sorted(np.asarray(w).reshape(-1).tolist()) for w in want]  # enqueue order: a race in TF
 
 
-def _error(lib, build, options=None):
+def _error(lib, build, options=None, message=False):
     with lib.Graph().as_default():
         fetches = build(lib)
         with lib.Session() as s:
             try:
                 s.run(fetches, options=options)
             except lib.errors.OpError as e:
-                return type(e).__name__
+                return (type(e).__name__, e.message) if message else type(e).__name__
     return None
 
 
@@ -120,7 +120,8 @@ def test_timeout_in_ms_bounds_a_blocked_dequeue_as_in_tf():
         return [t.FIFOQueue(10, t.float32).dequeue() + 1, t.constant(2.0) * 3]
     for lib in (ref, _tf()):
         start = time.monotonic()
-        assert _bounded(lambda: _error(lib, build, lib.RunOptions(timeout_in_ms=300))) == "DeadlineExceededError"
+        kind, message = _bounded(lambda: _error(lib, build, lib.RunOptions(timeout_in_ms=300), message=True))
+        assert kind == "DeadlineExceededError" and "Timed out waiting for notification" in message, message
         assert time.monotonic() - start < 10
 
 
