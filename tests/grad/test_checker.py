@@ -141,6 +141,24 @@ CASES.update({
     "Cumsum": ([4], _any, lambda x: tf.cumsum(x, exclusive=True), False),
     "Cumprod": ([4], _pos, lambda x: tf.cumprod(x, reverse=True), False),
     "DivNoNan": ([3], _pos, lambda x: tf.div_no_nan(tf.constant(_any([3])), x), False),
+    "FFT": ([2, 4], _any, lambda x: tf.math.real(tf.signal.fft(tf.complex(x, x * 0.3))) * tf.constant(_any([2, 4]))
+            + tf.math.imag(tf.signal.fft(tf.complex(x, -x))), True),
+    "IFFT": ([2, 4], _any, lambda x: tf.math.real(tf.signal.ifft(tf.complex(x, x * 0.3))) * tf.constant(_any([2, 4]))
+             + tf.math.imag(tf.signal.ifft(tf.complex(x, -x))), True),
+    "FFT2D": ([3, 4], _any, lambda x: tf.math.real(tf.signal.fft2d(tf.complex(x, x * 0.3))) * tf.constant(_any([3, 4])),
+              True),
+    "IFFT2D": ([3, 4], _any, lambda x: tf.math.imag(tf.signal.ifft2d(tf.complex(x * 0.5, x))) * tf.constant(
+        _any([3, 4])), True),
+    "FFT3D": ([2, 2, 3], _any, lambda x: tf.math.real(tf.signal.fft3d(tf.complex(x, x * 0.3))) * tf.constant(
+        _any([2, 2, 3])), True),
+    "IFFT3D": ([2, 2, 3], _any, lambda x: tf.math.imag(tf.signal.ifft3d(tf.complex(x * 0.5, x))) * tf.constant(
+        _any([2, 2, 3])), True),
+    "RFFT": ([2, 6], _any, lambda x: tf.concat([tf.math.real(tf.signal.rfft(x)) * tf.constant(_any([2, 4])),
+                                                 tf.math.imag(tf.signal.rfft(x, [8])) * tf.constant(_any([2, 5]))], 1),
+             True),
+    "IRFFT": ([2, 4], _any, lambda x: tf.signal.irfft(tf.complex(x, x * 0.3)) * tf.constant(_any([2, 6])), True),
+    "RFFT2D": ([3, 4], _any, lambda x: tf.math.real(tf.signal.rfft2d(x)) * tf.constant(_any([3, 3])), True),
+    "IRFFT2D": ([3, 3], _any, lambda x: tf.signal.irfft2d(tf.complex(x, x * 0.3)) * tf.constant(_any([3, 4])), True),
     "Atan2": ([2, 3], _any, lambda x: tf.atan2(x, tf.constant(_pos([3]))) + tf.atan2(tf.constant(_any([2, 1])), x),
               True),
     "Xlogy": ([2, 3], _pos, lambda x: tf.math.xlogy(x, tf.constant(_pos([3]))) + tf.math.xlogy(
@@ -456,6 +474,10 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "RFFT3D": lambda lib, raw, x: lib.math.real(raw.RFFT3D(input=lib.reshape(x, [1, 1, 3]), fft_length=[1, 1, 3],
+                                                         Tcomplex=lib.complex128)),
+    "IRFFT3D": lambda lib, raw, x: raw.IRFFT3D(input=lib.reshape(lib.complex(x, x), [1, 1, 3]), fft_length=[1, 1, 4],
+                                              Treal=lib.float64),
     "NonMaxSuppressionV5": lambda lib, raw, x: raw.NonMaxSuppressionV5(
         boxes=lib.reshape(lib.tile(lib.cast(x, lib.float32), [4]), [3, 4]), scores=lib.cast(x, lib.float32),
         max_output_size=2, iou_threshold=lib.constant(0.5), score_threshold=lib.constant(0.0),
