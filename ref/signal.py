@@ -1,6 +1,11 @@
-"""``tf.signal``: Fourier transforms (``ref/graph_ops/fft_ops.py``)."""
+"""``tf.signal``: Fourier transforms (``ref/graph_ops/fft_ops.py``), framing, windows, STFT, mel
+filterbanks, MFCCs and DCTs (``ref/graph_ops/signal_ops.py``)."""
 from ref.graph_ops.fft_ops import *  # noqa: F401,F403
-from ref.graph_ops.fft_ops import __all__  # noqa: F401
+from ref.graph_ops.fft_ops import __all__ as _fft_all
+from ref.graph_ops.signal_ops import *  # noqa: F401,F403
+from ref.graph_ops.signal_ops import __all__ as _signal_all
+
+__all__ = list(_fft_all) + list(_signal_all)
 
 from ref import _coverage  # noqa: E402
 
