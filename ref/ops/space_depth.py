@@ -5,8 +5,9 @@ BatchToSpaceND (below).
 For NHWC input ``x`` [batch, height, width, depth] and block size ``b``,
 SpaceToDepth gives [batch, height / b, width / b, b * b * depth] with
 ``out[n, i, j, (di * b + dj) * depth + c] = x[n, i * b + di, j * b + dj, c]``;
-DepthToSpace is its inverse. NCHW moves the same blocks with the channel
-dimension second. Pure data movement: the values are TF's bit for bit.
+DepthToSpace is its inverse. Pure data movement: the values are TF's bit for
+bit. NCHW graphs build (their shapes are inferred), but running one raises
+InvalidArgumentError, as TF's CPU kernels (registered for NHWC only) do.
 """
 from __future__ import annotations
 
@@ -67,6 +68,10 @@ def _shape_rule(to_depth):
 
 
 def _check_input(x, bs, data_format, op, to_depth):
+    if data_format != "NHWC":  # TF registers NCHW (and NCHW_VECT_C) kernels for GPUs only
+        dt = dtypes.as_dtype(x.dtype).name.upper()
+        raise invalid_argument(f"No OpKernel was registered to support Op '{op}' with these attrs: "
+                               f"[block_size={bs}, data_format=\"{data_format}\", T=DT_{dt}]")
     if x.ndim != 4:
         raise invalid_argument(f"input rank should be: 4 instead of: {x.ndim}")
     c, h, w = _layout(data_format)
@@ -83,10 +88,6 @@ def space_to_depth(input, block_size, data_format="NHWC"):
     """Non-overlapping ``block_size`` x ``block_size`` blocks of space moved into depth."""
     x, bs = np.asarray(input), int(block_size)
     _check_input(x, bs, data_format, "SpaceToDepth", True)
-    if data_format == "NCHW":
-        n, ch, hh, ww = x.shape
-        y = x.reshape(n, ch, hh // bs, bs, ww // bs, bs).transpose(0, 3, 5, 1, 2, 4)
-        return np.ascontiguousarray(y).reshape(n, bs * bs * ch, hh // bs, ww // bs)
     n, hh, ww, ch = x.shape
     y = x.reshape(n, hh // bs, bs, ww // bs, bs, ch).transpose(0, 1, 3, 2, 4, 5)
     return np.ascontiguousarray(y).reshape(n, hh // bs, ww // bs, bs * bs * ch)
@@ -98,11 +99,6 @@ def depth_to_space(input, block_size, data_format="NHWC"):
     """Depth moved into ``block_size`` x ``block_size`` blocks of space (SpaceToDepth's inverse)."""
     x, bs = np.asarray(input), int(block_size)
     _check_input(x, bs, data_format, "DepthToSpace", False)
-    if data_format == "NCHW":
-        n, ch, hh, ww = x.shape
-        oc = ch // (bs * bs)
-        y = x.reshape(n, bs, bs, oc, hh, ww).transpose(0, 3, 4, 1, 5, 2)
-        return np.ascontiguousarray(y).reshape(n, oc, hh * bs, ww * bs)
     n, hh, ww, ch = x.shape
     oc = ch // (bs * bs)
     y = x.reshape(n, hh, ww, bs, bs, oc).transpose(0, 1, 3, 2, 4, 5)

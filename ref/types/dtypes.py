@@ -23,7 +23,12 @@ class DType:
 
     __slots__ = ("_name", "_enum", "_np")
 
-    def __init__(self, name: str, enum: int, np_dtype):
+    def __init__(self, name, enum=None, np_dtype=None):
+        if enum is None:  # TF's constructor: ``DType(type_enum)``, equal to the interned type
+            known = _BY_ENUM.get(name) if isinstance(name, int) and not isinstance(name, builtins_bool) else None
+            if known is None:
+                raise TypeError(f"Cannot convert value {name!r} to a TensorFlow DType.")
+            name, enum, np_dtype = known._name, known._enum, known._np
         self._name = name
         self._enum = enum
         self._np = np_dtype
@@ -117,12 +122,34 @@ class DType:
         raise TypeError(f"Cannot find maximum value of {b.name}.")
 
     @property
+    def limits(self):
+        """TF's image intensity range ``(0, max)``: a property, so its ``clip_negative`` stays True.
+
+        Defined for bool, the integers and float32/float64 (whose range is (-1, 1)); any other
+        dtype raises ValueError, as TF.
+        """
+        b = self.base_dtype
+        if b in _INTEGERS or b.is_bool:
+            return 0, self.max
+        if b in (float32, float64):
+            return 0, 1
+        raise ValueError(f"<dtype: {self.name!r}> does not have defined limits.")
+
+    @property
     def size(self) -> int:
         return 1 if self.base_dtype._np is None else self.base_dtype._np.itemsize
 
     def is_compatible_with(self, other) -> bool:
         other = as_dtype(other)
         return self._enum in (other._enum, other.base_dtype._enum)
+
+    # -- TF's TraceType relations: a dtype is a subtype only of itself ------------
+    def is_subtype_of(self, other) -> bool:
+        return self == other
+
+    def most_specific_common_supertype(self, others):
+        """``self`` when every one of ``others`` equals it, else None."""
+        return self if all(self == o for o in others) else None
 
     # -- protocol -------------------------------------------------------------
     def __eq__(self, other):
@@ -185,7 +212,7 @@ _SPECS = [
 _FLOAT_ENUMS = frozenset({19, 14, 1, 2, 24, 25, 26, 27, 28})  # float16, bfloat16, float32/64, the float8s
 _NARROW_INT_ENUMS = frozenset({29, 30, 31, 32})  # int4, uint4, int2, uint2
 
-_BY_ENUM: dict[int, DType] = {}
+_BY_ENUM: dict = {}
 _BY_NAME: dict[str, DType] = {}
 for _name, _enum, _np in _SPECS:
     for _n, _e in ((_name, _enum), (_name + "_ref", _enum + 100)):
@@ -239,7 +266,7 @@ for _d in list(_BY_ENUM.values()):
 def as_dtype(type_value) -> DType:
     """Converts a DType, name, enum number, NumPy type or Python type to a DType."""
     if isinstance(type_value, DType):
-        return type_value
+        return _BY_ENUM.get(type_value._enum, type_value)  # the interned one
     if isinstance(type_value, str):
         name = {"float": "float32", "double": "float64", "half": "float16"}.get(type_value, type_value)
         if name in _BY_NAME:
