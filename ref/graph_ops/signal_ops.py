@@ -12,7 +12,11 @@ modules build them (``shape_ops``, ``window_ops``, ``spectral_ops``,
 * ``linear_to_mel_weight_matrix``: triangular filters evenly spaced on the mel
   scale ``mel = 1127 ln(1 + f / 700)``;
 * ``mfccs_from_log_mel_spectrograms``: ``dct(x, type=2) / sqrt(2 N)``;
-* ``dct``/``idct`` types I-IV through a ``2N``-point real FFT (Makhoul).
+* ``dct``/``idct`` types I-IV through a ``2N``-point real FFT (Makhoul);
+* ``overlap_and_add``: frames summed back at ``frame_step`` apart;
+  ``inverse_stft``: ``overlap_and_add(irfft(stfts) * window)`` with
+  ``inverse_stft_window_fn``'s window (the forward one over the sum of its
+  overlapping squares) for perfect reconstruction.
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from ref.graph_ops import array_ops, complex_ops, control_flow_ops, fft_ops, mat
 from ref.graph_ops.normalization_layer import smart_cond
 
 __all__ = ["frame", "hann_window", "hamming_window", "stft", "linear_to_mel_weight_matrix",
-           "mfccs_from_log_mel_spectrograms", "dct", "idct"]
+           "mfccs_from_log_mel_spectrograms", "dct", "idct", "overlap_and_add", "inverse_stft",
+           "inverse_stft_window_fn"]
 
 
 def _gcd(a, b):
@@ -351,3 +356,114 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
             num_mel_bins = array_ops.shape(log_mel_spectrograms)[-1]
         dct2 = dct(log_mel_spectrograms, type=2)
         return dct2 * math_ops.rsqrt(math_ops.cast(num_mel_bins, dct2.dtype) * 2.0)
+
+
+def overlap_and_add(signal, frame_step, name=None):
+    """``[..., frames, frame_length]`` frames added back into ``[..., output_length]``
+    samples, frame ``i`` starting at ``i * frame_step``."""
+    with name_scope(name, "overlap_and_add", [signal, frame_step]):
+        signal = convert_to_tensor(signal, name="signal")
+        signal.shape.with_rank_at_least(2)
+        frame_step = convert_to_tensor(frame_step, name="frame_step")
+        frame_step.shape.assert_has_rank(0)
+        if not frame_step.dtype.is_integer:
+            raise ValueError(f"frame_step must be an integer. Got {frame_step.dtype}")
+        frame_step_static = constant_value(frame_step)
+        frame_step_is_static = frame_step_static is not None
+        frame_step = frame_step_static if frame_step_is_static else frame_step
+        signal_shape = array_ops.shape(signal)
+        signal_shape_static = constant_value(signal_shape)
+        if signal_shape_static is not None:
+            signal_shape = signal_shape_static
+        outer_dimensions = signal_shape[:-2]
+        outer_rank = array_ops.size(outer_dimensions)
+        outer_rank_static = constant_value(outer_rank)
+        if outer_rank_static is not None:
+            outer_rank = outer_rank_static
+
+        def full_shape(inner_shape):
+            return array_ops.concat([outer_dimensions, inner_shape], 0)
+
+        frame_length = signal_shape[-1]
+        frames = signal_shape[-2]
+        output_length = frame_length + frame_step * (frames - 1)
+        last = signal.shape.as_list()[-1] if signal.shape.ndims else None
+        if frame_step_is_static and signal.shape.ndims is not None and frame_step == last:
+            return array_ops.reshape(signal, full_shape([output_length]), name="fast_path")
+        segments = -(-frame_length // frame_step)
+        paddings = [[0, segments], [0, segments * frame_step - frame_length]]
+        outer_paddings = array_ops.zeros([outer_rank, 2], dtypes.int32)
+        paddings = array_ops.concat([outer_paddings, paddings], 0)
+        signal = array_ops.pad(signal, paddings)
+        signal = array_ops.reshape(signal, full_shape([frames + segments, segments, frame_step]))
+        perm = array_ops.concat([math_ops.range(outer_rank), outer_rank + np.array([1, 0, 2])], 0)
+        perm_static = constant_value(perm)
+        perm = perm_static if perm_static is not None else perm
+        signal = array_ops.transpose(signal, perm)
+        signal = array_ops.reshape(signal, full_shape([(frames + segments) * segments, frame_step]))
+        signal = signal[..., :(frames + segments - 1) * segments, :]
+        signal = array_ops.reshape(signal, full_shape([segments, (frames + segments - 1), frame_step]))
+        signal = math_ops.reduce_sum(signal, -3)
+        signal = array_ops.reshape(signal, full_shape([(frames + segments - 1) * frame_step]))
+        return signal[..., :output_length]
+
+
+def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
+    """A window function for :func:`inverse_stft` that undoes ``forward_window_fn``:
+    the forward window divided by the sum of its squares at each overlap."""
+    def inner(frame_length, dtype):
+        with name_scope(name, "inverse_stft_window_fn", [forward_window_fn]):
+            frame_step_ = convert_to_tensor(frame_step, name="frame_step")
+            frame_step_.shape.assert_has_rank(0)
+            frame_length = convert_to_tensor(frame_length, name="frame_length")
+            frame_length.shape.assert_has_rank(0)
+            forward_window = forward_window_fn(frame_length, dtype=dtype)
+            denom = math_ops.square(forward_window)
+            overlaps = -(-frame_length // frame_step_)
+            denom = array_ops.pad(denom, [(0, overlaps * frame_step_ - frame_length)])
+            denom = array_ops.reshape(denom, [overlaps, frame_step_])
+            denom = math_ops.reduce_sum(denom, 0, keepdims=True)
+            denom = array_ops.tile(denom, [overlaps, 1])
+            denom = array_ops.reshape(denom, [overlaps * frame_step_])
+            denom = denom[:frame_length]
+            return array_ops.where(math_ops.equal(denom, 0.0), array_ops.zeros_like(forward_window),
+                                   forward_window / denom)
+    return inner
+
+
+def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window, name=None):
+    """Signals back from their STFTs: ``overlap_and_add`` of windowed ``irfft`` frames."""
+    with name_scope(name, "inverse_stft", [stfts]):
+        stfts = convert_to_tensor(stfts, name="stfts")
+        stfts.shape.with_rank_at_least(2)
+        frame_length = convert_to_tensor(frame_length, name="frame_length")
+        frame_length.shape.assert_has_rank(0)
+        frame_step = convert_to_tensor(frame_step, name="frame_step")
+        frame_step.shape.assert_has_rank(0)
+        if fft_length is None:
+            fft_length = _enclosing_power_of_two(frame_length)
+        else:
+            fft_length = convert_to_tensor(fft_length, name="fft_length")
+            fft_length.shape.assert_has_rank(0)
+        real_frames = fft_ops.irfft(stfts, [fft_length])
+        frame_length_static = constant_value(frame_length)
+        last = real_frames.shape.as_list()[-1] if real_frames.shape.ndims else None
+        if frame_length_static is None or real_frames.shape.ndims is None or last is None:
+            real_frames = real_frames[..., :frame_length]
+            real_frames_rank = array_ops.rank(real_frames)
+            real_frames_shape = array_ops.shape(real_frames)
+            paddings = array_ops.concat(
+                [array_ops.zeros([real_frames_rank - 1, 2], dtype=frame_length.dtype),
+                 [[0, math_ops.maximum(0, frame_length - real_frames_shape[-1])]]], 0)
+            real_frames = array_ops.pad(real_frames, paddings)
+        elif last > frame_length_static:
+            real_frames = real_frames[..., :frame_length_static]
+        elif last < frame_length_static:
+            real_frames = array_ops.pad(real_frames, [[0, 0]] * (real_frames.shape.ndims - 1)
+                                        + [[0, int(frame_length_static) - last]])
+        if frame_length_static is not None and real_frames.shape.ndims is not None:
+            real_frames.set_shape([None] * (real_frames.shape.ndims - 1) + [int(frame_length_static)])
+        if window_fn is not None:
+            real = dtypes.float32 if stfts.dtype == dtypes.complex64 else dtypes.float64
+            real_frames *= window_fn(frame_length, dtype=real)
+        return overlap_and_add(real_frames, frame_step)

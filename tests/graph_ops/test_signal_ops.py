@@ -43,7 +43,17 @@ def dcts(tf):
     return outs, {x: X}
 
 
-SNIPPETS = [framing_and_windows, spectra, dcts]
+def reconstruction(tf):
+    s = tf.placeholder(tf.float32, [2, 300], name="s")
+    u = tf.placeholder(tf.float32, [None, None, None], name="u")
+    spec = tf.signal.stft(s, 64, 16)
+    outs = [tf.signal.inverse_stft(spec, 64, 16, window_fn=tf.signal.inverse_stft_window_fn(16)),
+            tf.signal.inverse_stft(spec, 60, 16, fft_length=64), tf.signal.overlap_and_add(tf.reshape(s, [2, 6, 50]), 20),
+            tf.signal.overlap_and_add(tf.reshape(s, [2, 6, 50]), 50), tf.signal.overlap_and_add(u, 7)]
+    return outs, {s: SIG, u: SIG.reshape(2, 10, 30)}
+
+
+SNIPPETS = [framing_and_windows, spectra, dcts, reconstruction]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda f: f.__name__)
