@@ -158,6 +158,40 @@ def segment_sum(data, segment_ids):
     return out
 
 
+def walk_sorted_segments(seg, n, idx=None, rows=None):
+    """TF's walk over the runs of sorted segment ids, raising its errors in its
+    order: at each run, that the next run's id is larger, then that this run's
+    id lies in ``[0, n)``, then (sparse forms) that its ``indices`` lie in
+    ``[0, rows)``."""
+    count = seg.shape[0]
+    if count == 0 or (np.all(seg[1:] >= seg[:-1]) and seg[0] >= 0 and seg[-1] < n
+                      and (idx is None or not np.any((idx < 0) | (idx >= rows)))):
+        return  # all valid: nothing to report (the walk only finds the first error)
+    start, end = 0, 1
+    out_index = int(seg[0]) if count else 0
+    while count:
+        next_index = 0
+        if end < count:
+            next_index = int(seg[end])
+            if out_index == next_index:
+                end += 1
+                continue
+            if not out_index < next_index:
+                raise invalid_argument("segment ids are not increasing")
+        if not 0 <= out_index < n:
+            raise invalid_argument(f"Segment id {out_index} out of range [0, {n}), possibly because 'segment_ids' "
+                                   f"input is not sorted.")
+        if idx is not None:
+            run = idx[start:end]
+            bad = np.nonzero((run < 0) | (run >= rows))[0]
+            if bad.size:
+                i = start + int(bad[0])
+                raise invalid_argument(f"Bad: indices[{i}] == {int(idx[i])} out of range [0, {rows})")
+        start, end, out_index = end, end + 1, next_index
+        if end > count:
+            break
+
+
 def _sorted_segments(data, segment_ids):
     """The checked sorted ids of ``Segment*`` (TF's messages) and the output row count."""
     ids = np.asarray(segment_ids)
@@ -166,16 +200,9 @@ def _sorted_segments(data, segment_ids):
     n = int(ids[-1]) + 1 if ids.size else 0
     if n < 0:
         raise invalid_argument("segment ids must be >= 0")
-    # TF's kernel walks the runs of equal ids: at each run it checks that the next
-    # run's id is larger, then that its own id lies in [0, n); the first failure wins.
-    starts = ids[np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])] if ids.size else ids
-    down = np.flatnonzero(starts[:-1] >= starts[1:])
-    out = np.flatnonzero((starts < 0) | (starts >= n))
-    if down.size and (not out.size or down[0] <= out[0]):
-        raise invalid_argument("segment ids are not increasing")
-    if out.size:
-        raise invalid_argument(f"Segment id {int(starts[out[0]])} out of range [0, {n}), possibly because "
-                               f"'segment_ids' input is not sorted.")
+    if ids.size and n == 0:
+        raise invalid_argument("segment ids must be >= 0")
+    walk_sorted_segments(ids.astype(np.int64), n)
     return ids, _output_rows(n, data.shape[1:], data.dtype)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops.registry import invalid_argument, register_op, require_rank
+from ref.ops.segment_reduction import walk_sorted_segments
 from ref.ops.sparse import _INDEX, _shape_str
 from ref.types.shapes import TensorShape
 
@@ -25,16 +26,17 @@ def _segment_rows(data, indices, segment_ids, num_segments):
     if idx.shape[0] != seg.shape[0]:
         raise invalid_argument(f"segment_ids and indices should have same size. segment_ids.shape = "
                                f"{_shape_str(seg.shape)} indices.shape = {_shape_str(idx.shape)}")
-    if seg.size and np.any(np.diff(seg) < 0):
-        raise invalid_argument("segment ids are not increasing")
     rows = data.shape[0] if data.ndim else 0
-    bad = np.nonzero((idx < 0) | (idx >= rows))[0]
-    if len(bad):
-        i = int(bad[0])
-        raise invalid_argument(f"Bad: indices[{i}] == {int(idx[i])} out of range [0, {rows})")
-    n = (int(seg[-1]) + 1 if seg.size else 0) if num_segments is None else int(np.asarray(num_segments))
-    if seg.size and (seg[0] < 0 or seg[-1] >= n):
-        raise invalid_argument(f"segment ids must be >= 0 and < {n}, got {int(seg[0])} and {int(seg[-1])}")
+    last_plus_one = int(seg[-1]) + 1 if seg.size else 0
+    if num_segments is not None:
+        n = int(np.asarray(num_segments))
+        if n < last_plus_one:
+            raise invalid_argument("segment ids must be < num_segments")
+    else:
+        n = last_plus_one
+    if n < 0 or (seg.size and n == 0):
+        raise invalid_argument("segment ids must be >= 0")
+    walk_sorted_segments(seg, n, idx, rows)
     return data, idx, seg, n
 
 
@@ -95,11 +97,13 @@ def _register_sparse_segment_grad(kind):
         g = np.asarray(grad)
         idx, seg = np.asarray(indices).astype(np.int64), np.asarray(segment_ids).astype(np.int64)
         rows = int(np.asarray(output_dim0))
-        if idx.size and (idx.min() < 0 or idx.max() >= rows):
-            i = int(np.nonzero((idx < 0) | (idx >= rows))[0][0])
-            raise invalid_argument(f"Index {int(idx[i])} out of range [0, {rows}).")
-        if seg.size and (seg.min() < 0 or seg.max() >= g.shape[0]):
-            raise invalid_argument(f"Segment id {int(seg.max())} out of range [0, {g.shape[0]}).")
+        if seg.size and int(seg[-1]) + 1 > g.shape[0]:
+            raise invalid_argument("Invalid number of segments")
+        for i in range(seg.size):  # TF's order: each entry's index, then its segment id
+            if not 0 <= idx[i] < rows:
+                raise invalid_argument(f"Index {int(idx[i])} out of range [0, {rows}).")
+            if not 0 <= seg[i] < g.shape[0]:
+                raise invalid_argument(f"Segment id {int(seg[i])} out of range [0, {g.shape[0]}).")
         scale = _SEGMENT_SCALE[kind](np.bincount(seg, minlength=g.shape[0])).astype(g.dtype)
         out = np.zeros((rows,) + g.shape[1:], dtype=g.dtype)
         np.add.at(out, idx, g[seg] * scale[seg].reshape((-1,) + (1,) * (g.ndim - 1)))
