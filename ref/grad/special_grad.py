@@ -3,6 +3,8 @@ SegmentMean/Max/Min/Prod and of Roll, building TF's graphs (TF's ``math_grad`` a
 ``manip_grad``)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op, constant
 from ref.grad.registry import RegisterGradient
@@ -97,3 +99,19 @@ def _polygamma_grad(op, grad):
 def _roll_grad(op, grad):
     """The gradient rolled back: ``roll(grad, -shift, axis)``."""
     return math_special.roll(grad, -op.inputs[1], op.inputs[2]), None, None
+
+
+@RegisterGradient("Erfinv")
+def _erfinv_grad(op, grad):
+    """d erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)."""
+    root_pi_over_two = constant(np.sqrt(np.pi) / 2, dtype=grad.dtype)
+    with control_dependencies([grad]):
+        return grad * root_pi_over_two * math_ops.exp(math_ops.square(op.outputs[0]))
+
+
+@RegisterGradient("Ndtri")
+def _ndtri_grad(op, grad):
+    """d ndtri(x) = sqrt(2 pi) * exp(ndtri(x)^2 / 2)."""
+    root_two_pi = constant(np.sqrt(2 * np.pi), dtype=grad.dtype)
+    with control_dependencies([grad]):
+        return grad * root_two_pi * math_ops.exp(math_ops.square(op.outputs[0]) / 2.)

@@ -6,13 +6,15 @@
 ``math_ops`` builds (name scopes and constant names included)."""
 from __future__ import annotations
 
+import math
+
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import linalg_ops, math_ops
 
 __all__ = ["sinh", "cosh", "asin", "acos", "atan", "acosh", "atanh", "atan2", "xlogy", "xdivy", "xlog1py",
            "multiply_no_nan", "reciprocal_no_nan", "divide_no_nan", "log_sigmoid", "reduce_euclidean_norm",
-           "truncatemod", "trace"]
+           "truncatemod", "trace", "erfinv", "ndtri", "erfcinv"]
 
 
 def _raw_unary(op_type, fname, doc):
@@ -105,3 +107,22 @@ def trace(x, name=None):
         x = convert_to_tensor(x, name="x")
         return math_ops.reduce_sum(linalg_ops.matrix_diag_part(x), [-1], name=scope)
 
+
+
+def erfinv(x, name=None):
+    """y with erf(y) = x (``Erfinv``)."""
+    with name_scope(name, "erfinv", [x]):
+        return apply_op("Erfinv", x=x)
+
+
+def ndtri(x, name=None):
+    """The standard normal quantile, Phi^-1(x) (``Ndtri``)."""
+    with name_scope(name, "ndtri", [x]):
+        return apply_op("Ndtri", x=x)
+
+
+def erfcinv(x, name=None):
+    """y with erfc(y) = x: ``-ndtri(x / 2) / sqrt(2)``."""
+    with name_scope(name, "erfcinv", [x]):
+        x = convert_to_tensor(x, name="start")
+        return -ndtri(0.5 * x) * math.sqrt(0.5)

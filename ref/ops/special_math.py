@@ -172,3 +172,69 @@ def polygamma(a, x):
     dt = np.asarray(x).dtype
     (fa, fx), shape = _flat64(a, x)
     return _polygamma_loop(fa, fx, np.empty_like(fx), _PSI_SERIES, _ZETA_A).astype(dt).reshape(shape)
+
+
+@njit
+def _ndtri_loop(p, out):
+    """The standard normal quantile by Newton's method on C's ``erf``/``erfc`` in
+    double: in the centre ``erf(x / sqrt 2) = 2p - 1`` (exact for p in [1/4, 3/4],
+    so Phi^-1(1/2) = 0 exactly), in the tails ``erfc(|x| / sqrt 2) / 2 = min(p, 1 - p)``."""
+    r2 = math.sqrt(2.0)
+    for i in range(p.size):
+        y = p[i]
+        if math.isnan(y) or y < 0.0 or y > 1.0:
+            out[i] = math.nan
+            continue
+        if y == 0.0:
+            out[i] = -math.inf
+            continue
+        if y == 1.0:
+            out[i] = math.inf
+            continue
+        if 0.25 <= y <= 0.75:
+            a = 2.0 * y - 1.0
+            x = a * 1.2533141373155003  # sqrt(pi / 2) a: the slope at 0
+            for _ in range(60):
+                step = (math.erf(x / r2) - a) / (math.sqrt(2.0 / math.pi) * math.exp(-0.5 * x * x))
+                x -= step
+                if abs(step) <= 1e-17 * abs(x) or x == 0.0:
+                    break
+            out[i] = x
+            continue
+        q = y if y < 0.5 else 1.0 - y
+        t = math.sqrt(-2.0 * math.log(q))
+        z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1.0 + 1.432788 * t + 0.189269 * t * t
+                                                                + 0.001308 * t * t * t)  # z = |x| > 0
+        for _ in range(60):  # Newton on erfc(z / sqrt 2) / 2 - q, the upper tail mass at z
+            dens = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+            if dens == 0.0:
+                break
+            step = (0.5 * math.erfc(z / r2) - q) / -dens
+            z -= step
+            if abs(step) <= 1e-17 * z:
+                break
+        out[i] = -z if y < 0.5 else z
+    return out
+
+
+_F16_64 = (dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+@register_op("Ndtri", inputs=("x",), outputs=("y",), type_attrs={"T": "x"}, allowed={"T": _F16_64},
+             shape=unary_shape)
+def ndtri(x):
+    """y = the x-quantile of the standard normal distribution (Phi^-1): -inf at 0,
+    +inf at 1, NaN outside [0, 1]."""
+    x = np.asarray(x)
+    (flat,), shape = _flat64(x)
+    return _ndtri_loop(flat, np.empty_like(flat)).astype(x.dtype).reshape(shape)
+
+
+@register_op("Erfinv", inputs=("x",), outputs=("y",), type_attrs={"T": "x"}, allowed={"T": _F16_64},
+             shape=unary_shape)
+def erfinv(x):
+    """y with erf(y) = x: ``ndtri((x + 1) / 2) / sqrt(2)`` (+-inf at +-1, NaN beyond)."""
+    x = np.asarray(x)
+    (flat,), shape = _flat64(x)
+    q = _ndtri_loop((flat + 1.0) / 2.0, np.empty_like(flat)) / math.sqrt(2.0)
+    return q.astype(x.dtype).reshape(shape)

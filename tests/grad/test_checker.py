@@ -353,7 +353,8 @@ def _mode(op_type):
 
 # element-wise unary math ops: their gradient row is a field of their one row (tests/ops/math_cases.py)
 _INIT = {"any": _any, "pos": _pos, "away": _away_from_zero, "unit": lambda s: RNG.uniform(-1, 1, s),
-         "inner": lambda s: RNG.uniform(-0.7, 0.7, s), "gt1": lambda s: RNG.uniform(1.2, 3.0, s)}
+         "inner": lambda s: RNG.uniform(-0.7, 0.7, s), "gt1": lambda s: RNG.uniform(1.2, 3.0, s),
+         "prob": lambda s: RNG.uniform(0.15, 0.85, s)}
 CASES.update({op: (row.grad[0], _INIT[row.grad[1]], lambda x, b=row.builder: getattr(tf.math, b)(x), row.grad[2])
               for op, row in UNARY_ROWS.items() if row.grad})
 

@@ -34,6 +34,9 @@ def _grad_of(build, shape=(None, 3), n=1):
 GRADIENTS = {
     "Sign": lambda tf, x: tf.sign(x),
     "Sinh": lambda tf, x: tf.sinh(x),
+    "Erfinv": lambda tf, x: tf.math.erfinv(x),
+    "Ndtri": lambda tf, x: tf.math.ndtri(x),
+    "erfcinv": lambda tf, x: tf.math.erfcinv(x),
     "Cosh": lambda tf, x: tf.cosh(x),
     "Asin": lambda tf, x: tf.asin(x),
     "Acos": lambda tf, x: tf.math.acos(x),

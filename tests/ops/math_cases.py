@@ -103,6 +103,8 @@ UNARY_ROWS = {
     "Atan": UnaryRow(FLOATS, "any", TRIG_BUDGET, "atan", ([3], "any", True), None),
     "Acosh": UnaryRow(FLOATS, "gt1", TRIG_BUDGET, "acosh", ([3], "gt1", True), None),
     "Atanh": UnaryRow(FLOATS, "unit", TRIG_BUDGET, "atanh", ([3], "inner", True), None),
+    "Erfinv": UnaryRow((F32, F64), "unit", 8, "erfinv", ([3], "inner", True), None),  # float32: Eigen's own approximation, 7 ULP measured
+    "Ndtri": UnaryRow((F32, F64), "prob", 2, "ndtri", ([3], "prob", True), None),
 }
 UNARY = {op: (row.dtypes, row.domain) for op, row in UNARY_ROWS.items()}  # op -> (dtypes, domain)
 BINARY = {  # op -> (dtypes, domain of y)
