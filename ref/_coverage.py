@@ -13,8 +13,6 @@ NOT_PROVIDED = {
     "autograph": "AutoGraph",
     "function": "tf.function (ref is graph mode only)",
     "xla": "XLA",
-    "quantization": "quantization ops",
-    "signal": "tf.signal",
     "audio": "tf.audio",
     "profiler": "the profiler API (ref has tf.train.ProfilerHook and RunMetadata step stats)",
     "experimental": "tf.experimental",
