@@ -69,7 +69,7 @@ def right_shift(x, y):
     return np.asarray(np.right_shift(x, s.astype(x.dtype))).astype(x.dtype, copy=False)
 
 
-@register_op("PopulationCount", inputs=("x",), type_attrs={"T": "x"}, allowed={"T": _INT},
+@register_op("PopulationCount", inputs=("x",), outputs=("y",), type_attrs={"T": "x"}, allowed={"T": _INT},
              shape=lambda ins, attrs: [(dtypes.uint8, ins["x"].shape)])
 def population_count(x):
     """y = the number of set bits of each element (uint8)."""

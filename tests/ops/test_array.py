@@ -412,6 +412,7 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("ConcatV2", dict(values=[f32(2, 3), f32(2, 1)], axis=np.int32(-1))),
     ("Split", dict(axis=np.int32(1), value=f32(2, 4), num_split=2)),
     ("Pack", dict(values=[f32(3), f32(3)], axis=1)),
+    ("ParallelConcat", dict(values=[f32(1, 3), f32(1, 3)], shape=[2, 3])),
     ("Unpack", dict(value=f32(2, 3), num=3, axis=1)),
     ("ExpandDims", dict(input=f32(2, 3), axis=np.int32(-1))),
     ("Squeeze", dict(input=f32(1, 3, 1), axis=[-1])),

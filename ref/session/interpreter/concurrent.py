@@ -29,7 +29,7 @@ from ref.session.interpreter.failures import KERNEL_ERRORS, op_error
 from ref.session.interpreter.state import Ref
 from ref.session.interpreter.steps import POSITIONAL, is_pure
 
-__all__ = ["MAY_BLOCK", "may_block", "execute_concurrently", "PY_FUNC_GRACE_S"]
+__all__ = ["MAY_BLOCK", "may_block", "needs_concurrency", "execute_concurrently", "PY_FUNC_GRACE_S"]
 
 _QUEUE = ("QueueEnqueue", "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo", "QueueClose")
 PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
@@ -49,6 +49,26 @@ waiting in Python has no deadline of its own)."""
 
 def may_block(step) -> bool:
     return step.op is not None and step.op._type in MAY_BLOCK
+
+
+def needs_concurrency(plan) -> bool:
+    """Whether some step that may block is followed by a step that does not depend
+    on it (the only case where running steps beside a waiting one changes
+    anything): a queue runner's dequeue-then-enqueue, each step needing the one
+    before, stays in the plain loop."""
+    steps = plan.steps
+    blockers = [i for i, st in enumerate(steps) if may_block(st)]
+    if not blockers:
+        return False
+    deps = step_dependencies(plan)
+    for b in blockers:
+        after = {b}
+        for i in range(b + 1, len(steps)):
+            if deps[i] & after:
+                after.add(i)
+            else:
+                return True
+    return False
 
 
 def _runs_ahead(step) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 
 from ref.session.interpreter import frames
-from ref.session.interpreter.concurrent import MAY_BLOCK
+from ref.session.interpreter.concurrent import MAY_BLOCK, needs_concurrency
 
 # A worker's partition of a distributed step (its sends and receives): its steps run one at a
 # time in the plan's order, as the master and the other tasks' partitions expect.
@@ -291,8 +291,10 @@ class Plan:
         # A step that may wait on another (a dequeue fed by an enqueue of the same run, a py_func)
         # runs on a helper thread while the ready steps go on (concurrent.py); with one step
         # there is nothing to run beside it.
+        self.steps = steps
         self.may_block = len(steps) > 1 and any(st.op is not None and st.op._type in MAY_BLOCK for st in steps) \
-            and not any(st.op is not None and st.op._type in _PARTITION_OPS for st in steps)
+            and not any(st.op is not None and st.op._type in _PARTITION_OPS for st in steps) \
+            and needs_concurrency(self)
         # Plans below a Switch stay in the step loop: compiled code has no dead-tensor bookkeeping.
         self.compilable = not maybe_dead and not self.may_block
         # Set by ref.session.devices for a plan with GPU steps: a fetched value's host copy.
