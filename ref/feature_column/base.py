@@ -46,11 +46,6 @@ class FeatureColumn:
     def _parse_example_spec(self):
         raise NotImplementedError
 
-    # The TF 2.x spellings of the same properties.
-    @property
-    def parse_example_spec(self):
-        return self._parse_example_spec
-
     def _reset_config(self):
         pass
 
@@ -63,10 +58,6 @@ class DenseColumn(FeatureColumn):
     @property
     def _variable_shape(self):
         raise NotImplementedError
-
-    @property
-    def variable_shape(self):
-        return self._variable_shape
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         raise NotImplementedError
@@ -87,10 +78,6 @@ class CategoricalColumn(FeatureColumn):
     def _num_buckets(self):
         raise NotImplementedError
 
-    @property
-    def num_buckets(self):
-        return self._num_buckets
-
     def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
         return IdWeightPair(inputs.get(self), None)
 
@@ -109,6 +96,32 @@ class SequenceCategoricalBase(CategoricalColumn):
     """Marker of the sequence categorical columns (TF's ``_SequenceCategoricalColumn``)."""
 
     __slots__ = ()
+
+
+class V2Column:
+    """The TF 2.x spelling of the parse spec (TF's ``feature_column_v2`` classes have both)."""
+
+    __slots__ = ()
+
+    @property
+    def parse_example_spec(self):
+        return self._parse_example_spec
+
+
+class V2Dense(V2Column):
+    __slots__ = ()
+
+    @property
+    def variable_shape(self):
+        return self._variable_shape
+
+
+class V2Categorical(V2Column):
+    __slots__ = ()
+
+    @property
+    def num_buckets(self):
+        return self._num_buckets
 
 
 class LazyBuilder:

@@ -34,12 +34,13 @@ from ref.platform import gfile
 from ref.feature_column import utils
 from ref.feature_column.base import (CategoricalColumn, DenseColumn, FeatureColumn, IdWeightPair,
                                      SequenceCategoricalBase, SequenceDenseColumn, TensorSequenceLengthPair,
+                                     V2Categorical, V2Dense,
                                      to_sparse_input_and_drop_ignore_values)
 
 
 # -- dense ---------------------------------------------------------------------------------------------------
 
-class NumericColumn(DenseColumn, collections.namedtuple(
+class NumericColumn(V2Dense, DenseColumn, collections.namedtuple(
         "NumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
     """A real-valued feature of ``shape`` per example."""
 
@@ -72,7 +73,7 @@ class NumericColumn(DenseColumn, collections.namedtuple(
         return [self.key]
 
 
-class BucketizedColumn(DenseColumn, CategoricalColumn, collections.namedtuple(
+class BucketizedColumn(V2Dense, V2Categorical, DenseColumn, CategoricalColumn, collections.namedtuple(
         "BucketizedColumn", ("source_column", "boundaries"))):
     """A numeric column discretized by sorted ``boundaries``."""
 
@@ -140,7 +141,7 @@ _FIX_A = "If you wish to use DenseFeatures, use a non-sequence categorical_colum
 _FIX_B = "If you wish to create sequence input, use SequenceFeatures instead of DenseFeatures."
 
 
-class EmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
+class EmbeddingColumn(V2Dense, DenseColumn, SequenceDenseColumn, collections.namedtuple(
         "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer", "ckpt_to_load_from",
                             "tensor_name_in_ckpt", "max_norm", "trainable", "use_safe_embedding_lookup"))):
     """A dense ``dimension``-vector per example: the ``combiner`` of the
@@ -263,10 +264,10 @@ class _SharedEmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.named
 def _check_dtype_compatible(column, input_tensor):
     if column.dtype.is_integer != input_tensor.dtype.is_integer:
         raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: {column.key}, column "
-                         f"dtype: {column.dtype}, tensor dtype: {input_tensor.dtype}")
+                         f"dtype: {utils.dtype_str(column.dtype)}, tensor dtype: {utils.dtype_str(input_tensor.dtype)}")
 
 
-class HashedCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class HashedCategoricalColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "HashedCategoricalColumn", ("key", "hash_bucket_size", "dtype"))):
     """Ids ``Fingerprint64(value) mod hash_bucket_size`` of string (or integer) values."""
 
@@ -305,7 +306,7 @@ def _integer_keys(column, input_tensor):
     return column.dtype, input_tensor
 
 
-class VocabularyFileCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class VocabularyFileCategoricalColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "VocabularyFileCategoricalColumn", ("key", "vocabulary_file", "vocabulary_size", "num_oov_buckets", "dtype",
                                             "default_value", "file_format"))):
     """Ids from a vocabulary file (line i is id i), OOV values hashed into
@@ -341,7 +342,7 @@ class VocabularyFileCategoricalColumn(CategoricalColumn, collections.namedtuple(
         return [self.key]
 
 
-class VocabularyListCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class VocabularyListCategoricalColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "VocabularyListCategoricalColumn", ("key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"))):
     """Ids from an in-memory vocabulary (position in ``vocabulary_list``)."""
 
@@ -370,7 +371,7 @@ class VocabularyListCategoricalColumn(CategoricalColumn, collections.namedtuple(
         return [self.key]
 
 
-class IdentityCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class IdentityCategoricalColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "IdentityCategoricalColumn", ("key", "number_buckets", "default_value"))):
     """The integer values themselves as ids in [0, num_buckets)."""
 
@@ -385,7 +386,7 @@ class IdentityCategoricalColumn(CategoricalColumn, collections.namedtuple(
     def _transform_feature(self, inputs):
         input_tensor = to_sparse_input_and_drop_ignore_values(inputs.get(self.key))
         if not input_tensor.dtype.is_integer:
-            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {input_tensor.dtype}")
+            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {utils.dtype_str(input_tensor.dtype)}")
         values = input_tensor.values
         if values.dtype != dtypes.int64:
             values = math_ops.cast(values, dtypes.int64, name="values")
@@ -408,7 +409,7 @@ class IdentityCategoricalColumn(CategoricalColumn, collections.namedtuple(
         return [self.key]
 
 
-class WeightedCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class WeightedCategoricalColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "WeightedCategoricalColumn", ("categorical_column", "weight_feature_key", "dtype"))):
     """A categorical column whose ids carry the weights of feature ``weight_feature_key``."""
 
@@ -435,7 +436,7 @@ class WeightedCategoricalColumn(CategoricalColumn, collections.namedtuple(
             raise ValueError(f"Missing weights {self.weight_feature_key}.")
         weight_tensor = convert_to_tensor_or_sparse_tensor(weight_tensor)
         if self.dtype != weight_tensor.dtype.base_dtype:
-            raise ValueError(f"Bad dtype, expected {self.dtype}, but got {weight_tensor.dtype}.")
+            raise ValueError(f"Bad dtype, expected {utils.dtype_str(self.dtype)}, but got {utils.dtype_str(weight_tensor.dtype)}.")
         if not isinstance(weight_tensor, SparseTensor):
             weight_tensor = to_sparse_input_and_drop_ignore_values(weight_tensor, ignore_value=0.0)
         if not weight_tensor.dtype.is_floating:
@@ -458,7 +459,7 @@ def _leaf_keys(cross):
     return keys
 
 
-class CrossedColumn(CategoricalColumn, collections.namedtuple(
+class CrossedColumn(V2Categorical, CategoricalColumn, collections.namedtuple(
         "CrossedColumn", ("keys", "hash_bucket_size", "hash_key"))):
     """Hashed crosses of string features and categorical columns."""
 
@@ -501,7 +502,7 @@ class CrossedColumn(CategoricalColumn, collections.namedtuple(
         return list(self.keys)
 
 
-class IndicatorColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
+class IndicatorColumn(V2Dense, DenseColumn, SequenceDenseColumn, collections.namedtuple(
         "IndicatorColumn", ("categorical_column",))):
     """A multi-hot [batch, num_buckets] float tensor of a categorical column
     (the weights summed for a weighted column)."""
@@ -550,7 +551,7 @@ class IndicatorColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
         return [self.categorical_column]
 
 
-class SequenceCategoricalColumn(SequenceCategoricalBase, collections.namedtuple(
+class SequenceCategoricalColumn(V2Categorical, SequenceCategoricalBase, collections.namedtuple(
         "SequenceCategoricalColumn", ("categorical_column",))):
     """A categorical column over sequences: ids reshaped to [batch, time, n]."""
 

@@ -7,7 +7,7 @@ import collections
 
 from ref.types import dtypes
 from ref.feature_column import utils
-from ref.feature_column.base import CategoricalColumn, SequenceDenseColumn
+from ref.feature_column.base import CategoricalColumn
 from ref.feature_column.columns import (BucketizedColumn, CrossedColumn, EmbeddingColumn, HashedCategoricalColumn,
                                         IdentityCategoricalColumn, IndicatorColumn, NumericColumn,
                                         SequenceCategoricalColumn, VocabularyFileCategoricalColumn,
@@ -22,7 +22,7 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32, no
     """A real-valued feature of ``shape`` (TF's ``numeric_column``)."""
     shape = utils.check_shape(shape, key)
     if not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+        raise ValueError(f"dtype must be convertible to float. dtype: {utils.dtype_str(dtype)}, key: {key}")
     default_value = utils.check_default_value(shape, default_value, dtype, key)
     if normalizer_fn is not None and not callable(normalizer_fn):
         raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
@@ -101,7 +101,7 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
     if dtype is None:
         dtype = vocabulary_dtype
     elif dtype.is_integer != vocabulary_dtype.is_integer:
-        raise ValueError(f"dtype {dtype} and vocabulary dtype {vocabulary_dtype} do not match, column_name: {key}")
+        raise ValueError(f"dtype {utils.dtype_str(dtype)} and vocabulary dtype {utils.dtype_str(vocabulary_dtype)} do not match, column_name: {key}")
     utils.assert_string_or_int(dtype, prefix=f"column_name: {key}")
     utils.assert_key_is_string(key)
     return VocabularyListCategoricalColumn(key=key, vocabulary_list=tuple(vocabulary_list), dtype=dtype,
@@ -128,7 +128,7 @@ def indicator_column(categorical_column):
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
     """``categorical_column``'s ids weighted by the feature ``weight_feature_key``."""
     if dtype is None or not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype {dtype} is not convertible to float.")
+        raise ValueError(f"dtype {utils.dtype_str(dtype)} is not convertible to float.")
     return WeightedCategoricalColumn(categorical_column=categorical_column, weight_feature_key=weight_feature_key,
                                      dtype=dtype)
 
@@ -237,16 +237,18 @@ def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype
         key, vocabulary_list, dtype, default_value, num_oov_buckets))
 
 
-class SequenceNumericColumn(SequenceDenseColumn, collections.namedtuple(
+class SequenceNumericColumn(collections.namedtuple(
         "SequenceNumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
-    """A real-valued sequence feature (a VarLenFeature per example)."""
+    """A real-valued sequence feature (a VarLenFeature per example). As in TF,
+    a TF2-only column: no TF1 interface (``input_layer``, ``linear_model`` and
+    ``make_parse_example_spec`` reject it)."""
 
     @property
     def name(self):
         return self.key
 
     @property
-    def _parse_example_spec(self):
+    def parse_example_spec(self):
         return {self.key: VarLenFeature(self.dtype)}
 
     @property
@@ -261,7 +263,7 @@ class SequenceNumericColumn(SequenceDenseColumn, collections.namedtuple(
 def sequence_numeric_column(key, shape=(1,), default_value=0., dtype=dtypes.float32, normalizer_fn=None):
     shape = utils.check_shape(shape=shape, key=key)
     if not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+        raise ValueError(f"dtype must be convertible to float. dtype: {utils.dtype_str(dtype)}, key: {key}")
     if normalizer_fn is not None and not callable(normalizer_fn):
         raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
     return SequenceNumericColumn(key, shape=shape, default_value=default_value, dtype=dtype,

@@ -10,9 +10,14 @@ from ref.framework.graph import name_scope
 from ref.graph_ops import array_ops, math_ops, math_special
 
 
+def dtype_str(dtype):
+    """A dtype as TF's ``str`` writes it in messages (``<dtype: 'float32'>``)."""
+    return f"<dtype: '{dtype.name}'>" if dtype is not None else "None"
+
+
 def assert_string_or_int(dtype, prefix):
     if dtype != dtypes.string and not dtype.is_integer:
-        raise ValueError(f"{prefix} dtype must be string or integer. dtype: {dtype}.")
+        raise ValueError(f"{prefix} dtype must be string or integer. dtype: {dtype_str(dtype)}.")
 
 
 def assert_key_is_string(key):
@@ -76,7 +81,7 @@ def check_default_value(shape, default_value, dtype, key):
         if any(isinstance(v, float) for v in flat) and dtype.is_floating:
             return _as_tuple(default_value)
     raise TypeError(f"default_value must be compatible with dtype. default_value: {default_value}, "
-                    f"dtype: {dtype}, key: {key}")
+                    f"dtype: {dtype_str(dtype)}, key: {key}")
 
 
 def sequence_length_from_sparse_tensor(sp_tensor, num_elements=1):
