@@ -127,6 +127,7 @@ from ref import io, random, losses, metrics  # noqa: F401,E402
 from ref import data, image, saved_model  # noqa: F401,E402  (tf.data, tf.image, tf.saved_model)
 from ref.graph_ops.image_ops import random_crop  # noqa: F401,E402  (tf.random_crop)
 from ref import sets  # noqa: F401,E402  (tf.sets)
+from ref import feature_column  # noqa: F401,E402  (tf.feature_column)
 from ref import lookup, strings  # noqa: F401,E402  (tf.lookup, the tf.strings hash buckets)
 from ref.graph_ops.lookup_ops import (as_string, initialize_all_tables, string_to_hash_bucket,  # noqa: F401,E402
                                       string_to_hash_bucket_fast, string_to_hash_bucket_strong, tables_initializer)

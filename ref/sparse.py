@@ -11,7 +11,8 @@ from ref.graph_ops.sparse_ops import (  # noqa: F401
     sparse_fill_empty_rows as fill_empty_rows, sparse_merge as merge, sparse_to_indicator as to_indicator,
     sparse_transpose as transpose, sparse_reduce_max as reduce_max, sparse_reduce_max_sparse as reduce_max_sparse,
     sparse_slice as slice, sparse_split as split, sparse_segment_mean as segment_mean,
-    sparse_segment_sqrt_n as segment_sqrt_n, sparse_segment_sum as segment_sum,
+    sparse_segment_sqrt_n as segment_sqrt_n, sparse_segment_sum as segment_sum, sparse_cross as cross,
+    sparse_cross_hashed as cross_hashed,
 )
 from ref.graph_ops.variables import sparse_mask as mask  # noqa: F401
 from ref.graph_ops.sparse_extras import (sparse_expand_dims as expand_dims, sparse_eye as eye,  # noqa: F401

@@ -30,7 +30,7 @@ LAYERS = (
     ("builders and session", ("ref/graph_ops", "ref/session", "ref/data")),
     ("gradients", ("ref/grad",)),
     ("training", ("ref/optimizers", "ref/events", "ref/checkpoint", "ref/training", "ref/distributed",
-                  "ref/keras")),
+                  "ref/keras", "ref/feature_column")),
     ("namespaces and tools", ("ref",)),  # ref/__init__.py, ref/train.py, ..., ref/golden/, ref/compat/
 )
 

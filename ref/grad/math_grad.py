@@ -30,7 +30,7 @@ def _cj(t):
 
 for _t in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
            "LogicalNot", "ArgMax", "ArgMin", "Floor", "Ceil", "Round", "Rint", "IsFinite", "IsNan",
-           "IsInf", "FloorDiv", "TruncateDiv", "Range", "All", "Any"):
+           "IsInf", "FloorDiv", "TruncateDiv", "Range", "All", "Any", "Bucketize"):
     NotDifferentiable(_t)
 
 

@@ -16,7 +16,7 @@ from ref.graph_ops import array_ops, math_ops, sparse_extras, sparse_ops
 # result is a None gradient, which these declarations give. SparseReduceSumSparse
 # has no gradient (LookupError), as in TF.
 for _t in ("SparseAddGrad", "SparseConcat", "SparseReshape", "SerializeSparse", "SerializeManySparse",
-           "DeserializeSparse", "DeserializeManySparse"):
+           "DeserializeSparse", "DeserializeManySparse", "SparseCross", "SparseCrossV2"):
     NotDifferentiable(_t)
 
 

@@ -63,8 +63,8 @@ def shape(input, name=None, out_type=dtypes.int32):
     """The shape of ``input``: a ``Const`` when statically known, else a ``Shape`` op."""
     with name_scope(name, "Shape", [input]) as scope:
         out_type = dtypes.as_dtype(out_type or dtypes.int32)
-        if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: its dense_shape, cast
-            return apply_op("Cast", x=_sparse_shape(input), DstT=out_type, name=scope)
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # TF: its dense_shape, cast ("Shape/Cast")
+            return apply_op("Cast", x=_sparse_shape(input), DstT=out_type)
         input = convert_to_tensor(input)
         dims = input.shape.as_list() if input.shape.is_fully_defined() else None
         if dims is not None and all(d <= np.iinfo(out_type.np).max for d in dims):

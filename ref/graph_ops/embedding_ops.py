@@ -283,6 +283,8 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         if sparse_weights is not None:
             sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
         keep = math_ops.greater_equal(sparse_ids.values, 0)
+        if sparse_weights is not None:  # TF: and-ed with ones_like(weights) (the two must have one length)
+            keep = math_ops.logical_and(keep, array_ops.ones_like(sparse_weights.values, dtype=dtypes.bool))
         sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights, keep)
         if combiner != "sum" and sparse_weights is not None:
             sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights,

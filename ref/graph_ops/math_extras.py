@@ -1,6 +1,7 @@
 """``tf.linspace``/``tf.lin_space``, ``tf.norm`` (``tf.linalg.norm``),
 ``tf.reduce_logsumexp`` and ``tf.math.reduce_variance``/``reduce_std``, built from
-elementary ops as TF's ``math_ops`` and ``linalg_ops`` do."""
+elementary ops as TF's ``math_ops`` and ``linalg_ops`` do; ``bucketize`` (TF's
+``math_ops._bucketize``: no tf.* name, the feature columns' ``Bucketize``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -189,3 +190,10 @@ def _as_indexed_slices(x, optimize=True):
         raise TypeError(f"Not a Tensor or IndexedSlices: {type(x)}.")
     x_shape = array_ops.shape(x)  # ``optimize``: TF's constant-folding hint; ref folds known shapes anyway
     return IndexedSlices(x, math_ops.range(0, x_shape[0]), x_shape)
+
+
+def bucketize(input, boundaries, name=None):
+    """The bucket of each element of ``input`` (int32): how many of the sorted
+    ``boundaries`` are <= it (``Bucketize``; TF's ``math_ops._bucketize``)."""
+    with name_scope(name, "Bucketize", [input]) as name:
+        return apply_op("Bucketize", input=input, boundaries=[float(b) for b in boundaries], name=name)

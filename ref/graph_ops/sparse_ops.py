@@ -27,7 +27,8 @@ __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "s
            "sparse_reduce_sum_sparse", "from_dense", "serialize_sparse", "serialize_many_sparse",
            "deserialize_many_sparse", "sparse_fill_empty_rows", "sparse_transpose", "sparse_merge",
            "sparse_to_indicator", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_slice", "sparse_split",
-           "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
+           "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_cross",
+           "sparse_cross_hashed"]
 
 
 def sparse_placeholder(dtype, shape=None, name=None):
@@ -176,7 +177,7 @@ def sparse_reshape(sp_input, shape, name=None):
     row-major order preserved (``tf.sparse.reshape``). ValueError when static
     shapes show the sizes differ."""
     sp_input = as_sparse(sp_input)
-    shape = math_ops.cast(convert_to_tensor(shape), dtypes.int64)
+    shape = math_ops.cast(shape, dtypes.int64)  # TF: a list is packed inside the cast's scope ("Cast/x")
     with name_scope(name, "SparseReshape", [sp_input.indices]) as scope:
         ind, out_shape = apply_op("SparseReshape", input_indices=sp_input.indices, input_shape=sp_input.dense_shape,
                                   new_shape=shape, name=scope)
@@ -506,3 +507,47 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     return apply_op("EditDistance", hypothesis_indices=hypothesis.indices, hypothesis_values=hypothesis.values,
                     hypothesis_shape=hypothesis.dense_shape, truth_indices=truth.indices,
                     truth_values=truth.values, truth_shape=truth.dense_shape, normalize=bool(normalize), name=name)
+
+
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TF's sparse_ops._DEFAULT_HASH_KEY
+
+
+def _cross_inputs(inputs):
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, Tensor)) for i in inputs):
+        raise TypeError("All inputs must be SparseTensors")
+    sparse = [i for i in inputs if isinstance(i, SparseTensor)]
+    dense = [i for i in inputs if not isinstance(i, SparseTensor)]
+    values = [sp.values for sp in sparse]
+    internal = dtypes.string
+    for i, v in enumerate(values):
+        if v.dtype != dtypes.string:
+            values[i] = math_ops.cast(v, dtypes.int64)
+            internal = dtypes.int64
+    for i, d in enumerate(dense):
+        if d.dtype != dtypes.string:
+            dense[i] = math_ops.cast(d, dtypes.int64)
+            internal = dtypes.int64
+    return [sp.indices for sp in sparse], values, [sp.dense_shape for sp in sparse], dense, internal
+
+
+def sparse_cross(inputs, name=None, separator=None):
+    """The string crosses of a list of SparseTensors and dense [batch, n]
+    Tensors (``tf.sparse.cross``, ``SparseCrossV2``): row b holds every
+    combination of row b's features, joined by ``separator`` (``"_X_"``)."""
+    indices, values, shapes, dense, _ = _cross_inputs(inputs)
+    out = apply_op("SparseCrossV2", indices=indices, values=values, shapes=shapes, dense_inputs=dense,
+                   sep="_X_" if separator is None else separator, name=name or "SparseCrossV2")
+    return SparseTensor(*out)
+
+
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed crosses (int64 ids in [0, num_buckets), ``tf.sparse.cross_hashed``,
+    ``SparseCross`` with ``hashed_output``): ids chained with ``FingerprintCat64``
+    from ``hash_key`` (TF's default 0xDECAFCAFFE)."""
+    indices, values, shapes, dense, internal = _cross_inputs(inputs)
+    out = apply_op("SparseCross", indices=indices, values=values, shapes=shapes, dense_inputs=dense,
+                   hashed_output=True, num_buckets=num_buckets, hash_key=hash_key or _DEFAULT_HASH_KEY,
+                   out_type=dtypes.int64, internal_type=internal, name=name or "SparseCross")
+    return SparseTensor(*out)

@@ -1,11 +1,12 @@
 """Searching and binning kernels (TF's searchsorted, unravel_index and
-histogram kernels): LowerBound, UpperBound, UnravelIndex, HistogramFixedWidth."""
+histogram kernels): LowerBound, UpperBound, UnravelIndex, HistogramFixedWidth,
+Bucketize."""
 from __future__ import annotations
 
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops.registry import invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.array import _INDEX, _ints, _shape_str
 
@@ -101,3 +102,24 @@ def histogram_fixed_width(values, value_range, nbins, dtype=dtypes.int32):
     shifted = (np.maximum(v.reshape(-1), lo) - v.dtype.type(lo)).astype(np.float64)
     bins = np.minimum(shifted / step, n - 1.0).astype(np.int64)
     return np.bincount(bins, minlength=n).astype(dtypes.as_dtype(dtype).np)
+
+
+_BUCKETIZE_T = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
+
+
+@register_op("Bucketize", inputs=("input",), attrs={"boundaries": REQUIRED}, type_attrs={"T": "input"},
+             allowed={"T": _BUCKETIZE_T}, shape=lambda ins, attrs: [(dtypes.int32, ins["input"].shape)])
+def bucketize(input, boundaries):
+    """output = the number of ``boundaries`` <= input (TF's ``upper_bound``), int32.
+    The boundaries are float32 (a ``list(float)`` attr): an integer input is
+    compared as float32, a float64 input against the float32 boundaries widened;
+    NaN lands in the last bucket."""
+    b = np.asarray(boundaries, np.float32)
+    if np.any(b[1:] < b[:-1]):
+        raise invalid_argument("Expected sorted boundaries")
+    x = np.asarray(input)
+    if x.dtype == np.float64:
+        b = b.astype(np.float64)
+    elif x.dtype != np.float32:
+        x = x.astype(np.float32)
+    return np.searchsorted(b, x, side="right").astype(np.int32).reshape(x.shape)
