@@ -413,6 +413,7 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("Split", dict(axis=np.int32(1), value=f32(2, 4), num_split=2)),
     ("Pack", dict(values=[f32(3), f32(3)], axis=1)),
     ("ParallelConcat", dict(values=[f32(1, 3), f32(1, 3)], shape=[2, 3])),
+    ("Bucketize", dict(input=np.float32([[-5.0, 0.0, 0.5], [2.0, 3.0, 10.0]]), boundaries=[0.0, 0.5, 3.0])),
     ("Unpack", dict(value=f32(2, 3), num=3, axis=1)),
     ("ExpandDims", dict(input=f32(2, 3), axis=np.int32(-1))),
     ("Squeeze", dict(input=f32(1, 3, 1), axis=[-1])),

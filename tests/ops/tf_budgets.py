@@ -6,7 +6,7 @@ from tests.ops.math_cases import ACTIVATION_ROWS, UNARY_ROWS
 TF_BUDGETS = {
     # ref/ops/array.py and its sibling families: element moves and selections -- exact.
     "Reshape": 0, "Transpose": 0, "ConjugateTranspose": 0, "ConcatV2": 0, "Concat": 0, "Split": 0,
-    "SplitV": 0, "Pack": 0, "ParallelConcat": 0, "Unpack": 0, "ExpandDims": 0, "Squeeze": 0, "Slice": 0, "StridedSlice": 0,
+    "SplitV": 0, "Pack": 0, "ParallelConcat": 0, "Bucketize": 0, "Unpack": 0, "ExpandDims": 0, "Squeeze": 0, "Slice": 0, "StridedSlice": 0,
     "StridedSliceGrad": 0, "TensorStridedSliceUpdate": 0, "GatherV2": 0, "Gather": 0, "GatherNd": 0, "ScatterNd": 0, "TensorScatterUpdate": 0,
     "TensorScatterAdd": 0, "TensorScatterSub": 0, "TensorScatterMin": 0, "TensorScatterMax": 0,
     "ScatterNdNonAliasingAdd": 0, "Tile": 0, "Pad": 0,
