@@ -219,9 +219,8 @@ def with_control_flow_v2(cls):
 
 def _free_port():
     """A port that 127.0.0.1 could bind just now (TF's test helper uses portpicker)."""
-    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    from ref.distributed import ports
+    return ports.free_port()
 
 
 def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None, ps_config=None):

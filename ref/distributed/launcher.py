@@ -46,6 +46,7 @@ from concurrent import futures
 
 from ref.distributed import rpc
 from ref.distributed.cluster import ClusterSpec, _json_cluster, cluster_from_env
+from ref.distributed.ports import free_ports
 from ref.distributed.certs import make_local_ca
 from ref.distributed.security import ClientSecurity, ServerSecurity
 from ref.distributed.server import Server
@@ -171,20 +172,6 @@ def _server_security(parser, args):
 
 
 # -- python -m ref cluster run -------------------------------------------------------
-
-
-def free_ports(n, host="127.0.0.1"):
-    """``n`` distinct ports that were free on ``host`` a moment ago (bound to port 0, then closed)."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind((host, 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 class _Task:

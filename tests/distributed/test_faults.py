@@ -21,6 +21,7 @@ import time
 import numpy as np
 import pytest
 
+from ref.distributed import ports
 import ref as tf
 from ref.types import errors
 
@@ -35,13 +36,7 @@ W0 = np.array([1.0, 2.0], np.float32)
 
 
 def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+    return ports.free_ports(n)
 
 
 def make_spec(n_workers=1):

@@ -132,6 +132,13 @@ def test_free_ports_are_distinct_and_bindable():
             s.bind(("127.0.0.1", p))
 
 
+def test_free_ports_are_not_ones_an_outgoing_connection_can_take():
+    """The ports lie below the kernel's ephemeral range, from which connect() picks
+    local ports: a port found by binding port 0 could be taken before the server binds."""
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    assert all(p < low for p in free_ports(8))
+
+
 # -- cluster run ------------------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ import time
 import numpy as np
 import pytest
 
+from ref.distributed import ports
 import ref as tf
 from ref.types import errors
 from ref.distributed import rpc
@@ -241,11 +242,7 @@ def test_master_over_grpc_with_errors_in_the_body():
 
 
 def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return ports.free_port()
 
 
 def test_ref_master_drives_real_tensorflow_workers():

@@ -4,6 +4,7 @@ import socket
 
 import pytest
 
+from ref.distributed import ports
 import ref as tf
 from ref.types import errors
 from ref.distributed.cluster import ClusterSpec
@@ -127,11 +128,7 @@ def test_generators_follow_their_consumers_and_identity_its_input():
 
 
 def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return ports.free_port()
 
 
 def test_placement_equals_a_tensorflow_masters():

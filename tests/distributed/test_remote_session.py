@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 
+from ref.distributed import ports
 import ref
 from ref.types import errors
 from ref.protos import master_pb2
@@ -27,9 +28,7 @@ BOUND = 60  # seconds: a generous bound for anything that must not hang
 
 
 def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return ports.free_port()
 
 
 # -- TensorFlow servers (one per module: a TF server cannot be stopped) --------------

@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+from ref.distributed import ports
 import ref as tf
 from ref.distributed import tensor_channel as _under_test
 from ref.distributed.server import Server
@@ -158,13 +159,7 @@ def test_switched_off_by_the_environment(monkeypatch):
 
 
 def _free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+    return ports.free_ports(n)
 
 
 def _listening(port):
