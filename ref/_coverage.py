@@ -9,7 +9,6 @@ NOT_PROVIDED = {
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",
     "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
-    "feature_column": "feature columns",
     "autograph": "AutoGraph",
     "function": "tf.function (ref is graph mode only)",
     "xla": "XLA",
