@@ -63,12 +63,12 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     if not vocabulary_file:
         raise ValueError(f"Missing vocabulary_file in {key}.")
     file_format = "tfrecord_gzip" if vocabulary_file.endswith("tfrecord.gz") else None
+    if file_format == "tfrecord_gzip":  # TF reads it with a tf.data pipeline into its table
+        raise NotImplementedError(f"ref reads text vocabulary files only; {vocabulary_file} is a tfrecord.gz "
+                                  f"vocabulary (column {key})")
     if vocabulary_size is None:
         if not gfile.Exists(vocabulary_file):
             raise ValueError(f"vocabulary_file in {key} does not exist.")
-        if file_format == "tfrecord_gzip":
-            raise NotImplementedError("ref reads text vocabulary files; a tfrecord.gz vocabulary needs "
-                                      "vocabulary_size")
         vocabulary_size = vocabulary_file_size(vocabulary_file)
     if vocabulary_size < 1:
         raise ValueError(f"Invalid vocabulary_size in {key}.")

@@ -128,54 +128,79 @@ def _convert_non_tensor(x):
     return convert_to_tensor(x) if isinstance(x, (np.ndarray, float, int)) else x
 
 
+class LinearModel:
+    """The layer ``linear_model`` builds (TF's ``_LinearModel``): made with the
+    columns (each column's variable scope name taken here), called on a
+    features dict under the name scope and variable scope ``name``;
+    ``cols_to_vars()`` once called."""
+
+    def __init__(self, feature_columns, units=1, sparse_combiner="sum", weight_collections=None, trainable=True,
+                 name=None):
+        self.name = name or "linear_model"
+        self.units, self.sparse_combiner, self.trainable = units, sparse_combiner, trainable
+        self._feature_columns = normalize_feature_columns(feature_columns)
+        self._weight_collections = _weight_collections(weight_collections)
+        self._layer_names = {}
+        for column in sorted(self._feature_columns, key=lambda x: x.name):
+            with variable_scope(None, default_name=column._var_scope_name) as vs:
+                self._layer_names[column] = _strip_leading_slashes(vs.name)
+        self._cols_to_vars = {}
+
+    def cols_to_vars(self):
+        return self._cols_to_vars
+
+    def __call__(self, features):
+        if isinstance(features, dict) and any(isinstance(v, (np.ndarray, float, int))
+                                              for v in nest.flatten(features)):
+            features = nest.map_structure(_convert_non_tensor, features)
+        units, collections = self.units, self._weight_collections
+        with name_scope(self.name), variable_scope(self.name):
+            for column in self._feature_columns:
+                if not isinstance(column, (DenseColumn, CategoricalColumn)):
+                    raise ValueError(f"Items of feature_columns must be either a _DenseColumn or _CategoricalColumn. "
+                                     f"Given: {column}")
+            weighted_sums, ordered = [], []
+            builder = LazyBuilder(features)
+            for column in sorted(self._feature_columns, key=lambda c: self._layer_names[c]):
+                ordered.append(column)
+                with variable_scope(None, default_name=self._layer_names[column]) as scope:
+                    if isinstance(column, CategoricalColumn):
+                        shape = (column._num_buckets, units)
+                    else:
+                        shape = [column._variable_shape.num_elements(), units]
+                    weight = get_variable(name="weights", shape=shape, initializer=init_ops.zeros_initializer(),
+                                          trainable=self.trainable, dtype=dtypes.float32)
+                    _add_to_collections(weight, collections)
+                    if isinstance(column, CategoricalColumn):
+                        weighted_sums.append(_categorical_weighted_sum(column, builder, weight, self.sparse_combiner,
+                                                                       collections, self.trainable))
+                    else:
+                        weighted_sums.append(_dense_weighted_sum(column, builder, weight, collections,
+                                                                 self.trainable))
+                self._cols_to_vars[column] = get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope.name)
+            verify_static_batch_size_equality(weighted_sums, ordered)
+            no_bias = math_ops.add_n(weighted_sums, name="weighted_sum_no_bias")
+            bias = get_variable("bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
+                                trainable=self.trainable, dtype=dtypes.float32)
+            _add_to_collections(bias, collections)
+            predictions = nn_ops.bias_add(no_bias, bias, name="weighted_sum")
+            self._cols_to_vars["bias"] = list(bias) if isinstance(bias, PartitionedVariable) else [bias]
+        return predictions
+
+
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weight_collections=None, trainable=True,
                  cols_to_vars=None):
     """The [batch, units] logits ``sum_c x_c W_c + bias`` of the columns (a
     categorical column contributes the ``sparse_combiner`` of its ids' rows of
-    ``W_c``) (TF's ``linear_model``)."""
+    ``W_c``) (TF's ``linear_model``): a :class:`LinearModel` named after
+    ``variable_scope(None, "linear_model")``, called once."""
     with variable_scope(None, "linear_model") as vs:
         model_name = _strip_leading_slashes(vs.name)
-    feature_columns = normalize_feature_columns(feature_columns)
-    weight_collections = _weight_collections(weight_collections)
-    layer_names = {}
-    for column in sorted(feature_columns, key=lambda x: x.name):
-        with variable_scope(None, default_name=column._var_scope_name) as vs:
-            layer_names[column] = _strip_leading_slashes(vs.name)
-    if isinstance(features, dict) and any(isinstance(v, (np.ndarray, float, int)) for v in nest.flatten(features)):
-        features = nest.map_structure(_convert_non_tensor, features)
-    result = {}
-    with name_scope(model_name), variable_scope(model_name):
-        for column in feature_columns:
-            if not isinstance(column, (DenseColumn, CategoricalColumn)):
-                raise ValueError(f"Items of feature_columns must be either a _DenseColumn or _CategoricalColumn. "
-                                 f"Given: {column}")
-        weighted_sums, ordered = [], []
-        builder = LazyBuilder(features)
-        for column in sorted(feature_columns, key=lambda c: layer_names[c]):
-            ordered.append(column)
-            with variable_scope(None, default_name=layer_names[column]) as scope:
-                if isinstance(column, CategoricalColumn):
-                    shape = (column._num_buckets, units)
-                else:
-                    shape = [column._variable_shape.num_elements(), units]
-                weight = get_variable(name="weights", shape=shape, initializer=init_ops.zeros_initializer(),
-                                      trainable=trainable, dtype=dtypes.float32)
-                _add_to_collections(weight, weight_collections)
-                if isinstance(column, CategoricalColumn):
-                    weighted_sums.append(_categorical_weighted_sum(column, builder, weight, sparse_combiner,
-                                                                   weight_collections, trainable))
-                else:
-                    weighted_sums.append(_dense_weighted_sum(column, builder, weight, weight_collections, trainable))
-            result[column] = get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope.name)
-        verify_static_batch_size_equality(weighted_sums, ordered)
-        no_bias = math_ops.add_n(weighted_sums, name="weighted_sum_no_bias")
-        bias = get_variable("bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
-                            trainable=trainable, dtype=dtypes.float32)
-        _add_to_collections(bias, weight_collections)
-        predictions = nn_ops.bias_add(no_bias, bias, name="weighted_sum")
-        result["bias"] = list(bias) if isinstance(bias, PartitionedVariable) else [bias]
+    layer = LinearModel(feature_columns, units=units, sparse_combiner=sparse_combiner,
+                        weight_collections=weight_collections, trainable=trainable, name=model_name)
+    predictions = layer(features)
     if cols_to_vars is not None:
-        cols_to_vars.update(result)
+        cols_to_vars.update(layer.cols_to_vars())
     return predictions
 
 

@@ -20,7 +20,7 @@ import uuid
 
 from ref.types import dtypes
 from ref.types.shapes import TensorShape
-from ref.framework.graph import GraphKeys, Tensor, add_to_collection, get_collection, name_scope
+from ref.framework.graph import GraphKeys, Tensor, add_to_collection, get_collection, init_scope, name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.framework.saveable_object import SaveableObject, SaveSpec
@@ -176,6 +176,9 @@ class TextFileInitializer(TableInitializerBase):
             raise ValueError(f"`vocab_size` should be > 0, received: {vocab_size}")
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size, self._delimiter, self._name = vocab_size, delimiter, name
+        if not isinstance(filename, Tensor):  # TF: an Asset, its path a Const "asset_path" made here
+            with init_scope():
+                filename = convert_to_tensor(filename, dtypes.string, name="asset_path")
         self._filename = filename
         self._offset = value_index_offset
         super().__init__(key_dtype, value_dtype)

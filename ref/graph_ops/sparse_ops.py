@@ -512,11 +512,11 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TF's sparse_ops._DEFAULT_HASH_KEY
 
 
-def _cross_inputs(inputs):
+def _cross_inputs(inputs, what="SparseTensors"):
     if not isinstance(inputs, (tuple, list)):
         raise TypeError("Inputs must be a list")
     if not all(isinstance(i, (SparseTensor, Tensor)) for i in inputs):
-        raise TypeError("All inputs must be SparseTensors")
+        raise TypeError(f"All inputs must be {what}")
     sparse = [i for i in inputs if isinstance(i, SparseTensor)]
     dense = [i for i in inputs if not isinstance(i, SparseTensor)]
     values = [sp.values for sp in sparse]
@@ -536,9 +536,10 @@ def sparse_cross(inputs, name=None, separator=None):
     """The string crosses of a list of SparseTensors and dense [batch, n]
     Tensors (``tf.sparse.cross``, ``SparseCrossV2``): row b holds every
     combination of row b's features, joined by ``separator`` (``"_X_"``)."""
-    indices, values, shapes, dense, _ = _cross_inputs(inputs)
+    separator = convert_to_tensor("_X_" if separator is None else separator, dtypes.string)
+    indices, values, shapes, dense, _ = _cross_inputs(inputs, "Tensor or SparseTensor.")
     out = apply_op("SparseCrossV2", indices=indices, values=values, shapes=shapes, dense_inputs=dense,
-                   sep="_X_" if separator is None else separator, name=name or "SparseCrossV2")
+                   sep=separator, name=name or "SparseCrossV2")
     return SparseTensor(*out)
 
 

@@ -31,6 +31,13 @@ def _context(lib):
     return contextlib.nullcontext() if lib.__name__.startswith("ref") else tf1_behaviour()
 
 
+class Steps:
+    """Fetches run in two session runs: ``first`` (e.g. assignments), then ``then``."""
+
+    def __init__(self, first, then):
+        self.first, self.then = first, then
+
+
 def feeds_for(graph, values):
     """Feeds by placeholder name; a (indices, values, shape) triple feeds a
     sparse placeholder of that name."""
@@ -45,13 +52,17 @@ def feeds_for(graph, values):
 
 
 def run(lib, snippet, values=None, seed=None):
-    """``snippet(lib)``'s fetches after variables and tables are initialized, fed ``values``."""
+    """``snippet(lib)``'s fetches after variables and tables are initialized, fed
+    ``values`` (a :class:`Steps` runs its ``first`` fetches before)."""
     with _context(lib), lib.Graph().as_default() as g:
         if seed is not None:
             lib.set_random_seed(seed)
         out = snippet(lib)
         with lib.Session(graph=g) as s:
             s.run([lib.global_variables_initializer(), lib.tables_initializer()])
+            if isinstance(out, Steps):
+                s.run(out.first)
+                out = out.then
             return s.run(out, feeds_for(g, values or {}))
 
 

@@ -122,6 +122,12 @@ SOURCES.update({
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
     "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
     "tensorflow.python.summary.plugin_asset": ("ref.events.plugin_asset",),
+    "tensorflow.python.feature_column.feature_column": ("ref.feature_column.feature_column",
+                                                        "ref.feature_column.columns"),
+    "tensorflow.python.feature_column.feature_column_v2": ("ref.feature_column", "ref.feature_column.columns",
+                                                           "ref.feature_column.base"),
+    "tensorflow.python.feature_column.feature_column_lib": ("ref.feature_column",),
+    "tensorflow.python.feature_column.utils": ("ref.feature_column.utils",),
 })
 # TF modules served by the ref module itself (not a ShimModule over it): a test that
 # patches one of their names (``tf_logging.info = mock``, ``FakeSummaryWriter.install()``
@@ -634,7 +640,33 @@ def _make_test():
         def run_op_benchmark(self, *args, **kwargs):
             return {}
     m.Benchmark = Benchmark
+    m.test_src_dir_path = _test_src_dir_path
     return m
+
+
+_SRC_DIR = {}
+
+
+def _test_src_dir_path(relative_path):
+    """TF's ``test.test_src_dir_path``: ``relative_path`` under tensorflow/, as files
+    written out of the source mirror (a file, or every file of its folder whose name
+    starts with it: a checkpoint prefix)."""
+    import os
+    import tempfile
+    root = _SRC_DIR.setdefault("root", tempfile.mkdtemp(prefix="tf_src_"))
+    target = os.path.join(root, relative_path)
+    folder, base = os.path.split("tensorflow/" + relative_path)
+    names = subprocess.run(["git", "-C", MIRROR, "ls-tree", "--name-only", "HEAD", folder + "/"],
+                           capture_output=True, text=True).stdout.split()
+    for name in names:
+        if os.path.basename(name).startswith(base):
+            out = os.path.join(root, os.path.relpath(name, "tensorflow"))
+            if not os.path.exists(out):
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                blob = subprocess.run(["git", "-C", MIRROR, "show", f"HEAD:{name}"], capture_output=True).stdout
+                with open(out, "wb") as f:
+                    f.write(blob)
+    return target
 
 
 def _make_context():
