@@ -483,10 +483,11 @@ def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
                     name=name or "GatherNd")
 
 
-def scatter_nd(indices, updates, shape, name=None):
-    """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add)."""
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add);
+    ``bad_indices_policy="IGNORE"`` skips indices outside ``shape``."""
     return apply_op("ScatterNd", indices=indices, updates=updates, shape=shape,
-                    name=name or "ScatterNd")
+                    bad_indices_policy=bad_indices_policy, name=name or "ScatterNd")
 
 
 def _tensor_scatter(how):
