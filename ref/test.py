@@ -84,24 +84,30 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
         _session().run(init_targets)
     feeds = dict(extra_feed_dict or {})
     if isinstance(x, (list, tuple)):
+        # As TF: one x at a time, its point drawn in turn; the others keep their
+        # graph values (TF feeds nothing else), except placeholders, which
+        # TF could not run: they get their given value or a draw of their own
+        # that leaves the global stream as TF's.
         inits = x_init_value or [None] * len(x)
         out = []
         for xi, si, vi in zip(x, x_shape, inits):
             others = {}
             for xj, sj, vj in zip(x, x_shape, inits):
-                if xj is not xi:
-                    others[xj] = vj if vj is not None else _random(xj, sj)
+                if xj is not xi and xj.op.type == "Placeholder":
+                    others[xj] = vj if vj is not None else _random(xj, sj, np.random.RandomState(1))
             out.append(_jacobians(xi, si, y, y_shape, _init(xi, si, vi), delta, {**feeds, **others}))
         return out
     return _jacobians(x, x_shape, y, y_shape, _init(x, x_shape, x_init_value), delta, feeds)
 
 
-def _random(x, shape):
+def _random(x, shape, rng=np.random):
+    """TF's default point: uniform [0, 1) from NumPy's global stream (which
+    ``TestCase.setUp`` seeds, as TF's does), the imaginary part a second draw."""
     dt = x.dtype.base_dtype
-    r = np.random.RandomState(1).random_sample(shape)
+    r = rng.random_sample(shape).astype(dt.np)
     if dt.is_complex:
-        r = r + 1j * np.random.RandomState(2).random_sample(shape)
-    return r.astype(dt.np)
+        r.imag = rng.random_sample(shape)
+    return r
 
 
 def _init(x, shape, value):

@@ -176,7 +176,8 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
 
 
 def _strip_default_attrs(graph_def):
-    """Removes attrs whose value equals the registered default of their op."""
+    """Removes attrs whose value equals the default of their op (its declared
+    attrs' and its type attrs' defaults, as TF's op definition gives them)."""
     lib = scratch_library()
     nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
     for node in nodes:
@@ -184,7 +185,8 @@ def _strip_default_attrs(graph_def):
             opdef = registry.get(node.op)
         except LookupError:
             continue
-        for name, default in opdef.attrs.items():
+        defaults = {**registry.type_defaults(node.op), **opdef.attrs}
+        for name, default in defaults.items():
             if name in node.attr and default is not registry.REQUIRED and default is not None:
                 try:
                     want = attr_value_proto(default, lib, {})

@@ -78,7 +78,7 @@ class RemoteSession:
         self._timeout = _seconds(config.operation_timeout_in_ms) if config is not None else None
         self._master = None
         self._handle = None
-        self._sent = 0  # the graph version (ops) the master has
+        self._sent = 0  # how many of the graph's ops (in creation order) the master has
         self._master_version = 0
         self._lock = threading.Lock()
         _OPEN.add(self)
@@ -110,11 +110,17 @@ class RemoteSession:
     def _sync_graph(self):
         """CreateSession on first use, then ExtendSession with the nodes added since."""
         with self._lock:
-            version = self._graph.version
-            if self._handle is not None and version == self._sent:
+            # ops are numbered in creation order; graph.version also counts edits of
+            # existing ops (a control input added), so the op count says what was sent
+            count = len(self._graph.get_operations())
+            if self._handle is not None and count == self._sent:
                 return
             graph_def = as_graph_def(self._graph, from_version=self._sent or None)
-            del graph_def.node[version - self._sent:]  # nodes added meanwhile go with the next step
+            late = {op.name for op in self._graph.get_operations()[count:]}  # go with the next step
+            if late:
+                keep = [n for n in graph_def.node if n.name not in late]
+                del graph_def.node[:]
+                graph_def.node.extend(keep)
             if self._handle is None:
                 request = master_pb2.CreateSessionRequest(graph_def=graph_def, target=self._target)
                 if self._config is not None:
@@ -125,7 +131,7 @@ class RemoteSession:
                 request = master_pb2.ExtendSessionRequest(session_handle=self._handle, graph_def=graph_def,
                                                           current_graph_version=self._master_version)
                 self._master_version = self._call("ExtendSession", request, self._timeout).new_graph_version
-            self._sent = version
+            self._sent = count
 
     # -- what the Session calls ---------------------------------------------------
     def run(self, tensors, targets, feeds, options=None, run_metadata=None):

@@ -344,7 +344,7 @@ def _gather_nd_grad(op, grad):
     ref_shape = a.shape(params, out_type=indices.dtype)
     if indices.shape.ndims == 2 and indices.shape.dims[-1].value == 1:  # whole rows: IndexedSlices, as TF
         return IndexedSlices(grad, a.squeeze(indices, axis=-1), ref_shape), None
-    return a.scatter_nd(indices, grad, ref_shape), None
+    return a.scatter_nd(indices, grad, ref_shape, bad_indices_policy=op.get_attr("bad_indices_policy")), None
 
 
 @RegisterGradient("ScatterNd")

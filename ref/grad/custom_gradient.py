@@ -26,6 +26,7 @@ from ref.grad.gradients import UnconnectedGradients, gradients
 from ref.graph_ops import array_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.graph_ops.resource_variable_ops import ResourceVariable
+from ref.graph_ops.variable_scope import get_variable_scope, variable_scope
 
 __all__ = ["custom_gradient", "recompute_grad", "grad_pass_through"]
 
@@ -174,16 +175,20 @@ class _Bound:
 def recompute_grad(f):
     """``f`` whose intermediate values are not kept for the gradient: the gradient
     recomputes ``f`` on its inputs (after the incoming gradient is available) and
-    differentiates that (unconnected inputs and variables get zeros)."""
+    differentiates that (unconnected inputs and variables get zeros). As TF, the
+    recomputation runs in the variable scope of the call, so ``get_variable``
+    inside ``f`` finds the variables of the first run (under a reusing scope)."""
 
     @custom_gradient
     def inner(*args):
+        scope = get_variable_scope()
         result = f(*args)
 
         def grad_fn(*dresult, variables=None):
             with control_dependencies([d.op if isinstance(d, Tensor) else d for d in dresult]):
                 id_args = [identity(a) for a in args]
-            recomputed = f(*id_args)
+            with variable_scope(scope):
+                recomputed = f(*id_args)
             wrt = id_args + list(variables or [])
             grads = gradients(nest.flatten(recomputed), wrt, grad_ys=list(dresult),
                               unconnected_gradients=UnconnectedGradients.ZERO)

@@ -483,10 +483,11 @@ def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
                     name=name or "GatherNd")
 
 
-def scatter_nd(indices, updates, shape, name=None):
-    """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add)."""
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add);
+    ``bad_indices_policy="IGNORE"`` skips indices outside ``shape``."""
     return apply_op("ScatterNd", indices=indices, updates=updates, shape=shape,
-                    name=name or "ScatterNd")
+                    bad_indices_policy=bad_indices_policy, name=name or "ScatterNd")
 
 
 def _tensor_scatter(how):
@@ -616,13 +617,14 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
-    if not isinstance(dims, Tensor):  # int64 when a dimension needs it, as TF's conversion
-        try:
-            kind = np.asarray(dims).dtype.kind
-        except TypeError:  # a list holding tensors: apply_op packs it
-            kind = None
-        dims = convert_to_tensor(dims, name="dims") if kind is not None and kind in "iu" else dims
-    return _refine(apply_op("Fill", dims=dims, value=value, name=name or "Fill"), dims)
+    with name_scope(name, "Fill") as scope:  # TF converts inside the op's scope: "Fill/dims"
+        if not isinstance(dims, Tensor):  # int64 when a dimension needs it, as TF's conversion
+            try:
+                kind = np.asarray(dims).dtype.kind
+            except TypeError:  # a list holding tensors: apply_op packs it
+                kind = None
+            dims = convert_to_tensor(dims, name="dims") if kind is not None and kind in "iu" else dims
+        return _refine(apply_op("Fill", dims=dims, value=value, name=scope), dims)
 
 
 def _filled(shape, value, dtype, name, default_name):

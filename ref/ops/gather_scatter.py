@@ -222,7 +222,11 @@ def _check_scatter_target(shape, indices, updates, what):
              allowed={"Tindices": (dtypes.int16,) + _INDEX}, shape=_scatter_nd_shape)
 def scatter_nd(indices, updates, shape, bad_indices_policy=""):
     """Zeros of ``shape`` plus ``updates[i..]`` added at ``indices[i.., :]``;
-    duplicates add, in index order."""
+    duplicates add, in index order. A row outside ``shape`` is an error
+    (``bad_indices_policy`` "", "DEFAULT" or "ERROR") or is skipped ("IGNORE")."""
+    policy = bad_indices_policy.decode() if isinstance(bad_indices_policy, bytes) else bad_indices_policy
+    if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
+        raise invalid_argument(f"Unknown bad indices handling attribute: {policy}")
     indices, updates = np.asarray(indices), np.asarray(updates)
     shape = _ints(shape)
     if indices.ndim == 0:
@@ -235,10 +239,14 @@ def scatter_nd(indices, updates, shape, bad_indices_policy=""):
         raise invalid_argument(f"Dimensions [{indices.ndim - 1},{updates.ndim}) of updates[shape="
                                f"{_shape_str(updates.shape)}] must match dimensions [{k},{len(shape)}) of "
                                f"output[shape={_shape_str(shape)}]")
-    pos = _nd_positions("indices", indices, shape, "shape")
+    flat = updates.reshape((int(np.prod(indices.shape[:-1], dtype=np.int64)),) + tuple(shape[k:]))
+    if policy == "IGNORE" and k:
+        pos, ok = _nd_positions("indices", indices, shape, "shape", ignore=True)
+        pos, flat = tuple(p[ok] for p in pos), flat[ok]
+    else:
+        pos = _nd_positions("indices", indices, shape, "shape")
     # strings: "" is the zero and + concatenates (TF's string ScatterNd)
     out = np.full(shape, b"", dtype=object) if updates.dtype == object else np.zeros(shape, dtype=updates.dtype)
-    flat = updates.reshape((int(np.prod(indices.shape[:-1], dtype=np.int64)),) + tuple(shape[k:]))
     if k == 0:
         for row in flat:
             out += row

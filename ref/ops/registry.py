@@ -45,6 +45,7 @@ from ref import ops as _ops
 from ref.types import dtypes as _dtypes, errors
 from ref.types.shapes import TensorShape, int_dims, unknown_shape
 from ref.ops.context import RawContext
+from ref.ops.type_defaults import TYPE_ATTR_DEFAULTS
 
 REQUIRED = type("REQUIRED", (), {"__repr__": lambda self: "REQUIRED"})()
 """Marks an attr that has no default and must be given."""
@@ -167,6 +168,12 @@ def get(name: str) -> OpDef:
     if op is None:
         raise LookupError(f"Op type not registered '{name}'")
     return op
+
+
+def type_defaults(name: str) -> dict:
+    """The defaults of op ``name``'s type attrs that have one (TF's op
+    definition), attr name -> DType; ``{}`` for an op with none."""
+    return {k: _dtypes.as_dtype(v) for k, v in TYPE_ATTR_DEFAULTS.get(name, {}).items()}
 
 
 def registered() -> dict[str, OpDef]:

@@ -178,6 +178,47 @@ def test_values_come_back_as_a_local_session_returns_them(tf_local):
             _assert_same(got[key], want[key])
 
 
+# -- graphs that grow between steps ----------------------------------------------------
+# Builders that edit ops already made (a variable initialized from another rewires
+# its initial value, tf.cond adds control inputs) bump the graph's version past
+# its op count: the ops made after the first step must still reach the master.
+
+def _grow_variable_from_variable(tf):
+    v = tf.Variable(1.0, name="v")
+    w = tf.Variable(v * 2.0, name="w")
+    return [v.initializer], lambda: [tf.is_variable_initialized(v), w.initialized_value() + 1.0]
+
+
+def _grow_cond(tf):
+    x = tf.placeholder(tf.float32, [], name="x")
+    c = tf.cond(x > 0, lambda: x * 3.0, lambda: -x)
+    return [c], lambda: [c + 1.0, tf.square(x)]
+
+
+def _grow_while(tf):
+    i = tf.constant(0)
+    n = tf.while_loop(lambda k: k < 4, lambda k: k + 1, [i])
+    return [n], lambda: [n * 10, tf.constant(7)]
+
+
+GROWING = {"variable_from_variable": _grow_variable_from_variable, "cond": _grow_cond, "while_loop": _grow_while}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_ops_made_after_a_step_reach_the_master(tf_local, name):
+    results = []
+    for target in (tf_local, ""):
+        g = ref.Graph()
+        with g.as_default(), ref.Session(target, graph=g) as sess:
+            first, later = GROWING[name](ref)
+            feed = {g.get_tensor_by_name("x:0"): 2.0} if name == "cond" else {}
+            sess.run(first, feed)
+            assert g.version > len(g.get_operations())
+            results.append(sess.run(later(), feed))
+    for got, want in zip(*results):
+        _assert_same(got, want)
+
+
 # -- errors and deadlines -------------------------------------------------------------
 
 

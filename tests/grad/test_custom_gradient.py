@@ -163,6 +163,25 @@ def _p_recompute_with_variable(tf, s):
     return s.run([z, g])
 
 
+def _p_recompute_get_variable_in_reusing_scope(tf, s):
+    # the recomputation runs in the call's variable scope: get_variable finds the
+    # first run's variable (TF's testFnRecomputeWithScopeGradient)
+    def f(x):
+        with tf.variable_scope("inner"):
+            w = tf.get_variable("w", [3], initializer=tf.constant_initializer([1.0, -2.0, 0.5]))
+            return tf.sin(x * w)
+
+    x = tf.constant([[0.5, 1.0, 2.0], [1.5, -1.0, 0.25]])
+    with tf.variable_scope("outer", reuse=tf.AUTO_REUSE, use_resource=True):
+        z = tf.recompute_grad(f)(x)
+        plain = f(x)
+    n_vars = len(tf.trainable_variables())
+    g = tf.gradients(tf.reduce_sum(z * z), [x] + tf.trainable_variables())
+    g_plain = tf.gradients(tf.reduce_sum(plain * plain), [x] + tf.trainable_variables())
+    s.run(tf.global_variables_initializer())
+    return [n_vars, len(tf.trainable_variables()), s.run([z, g, g_plain])]
+
+
 def _p_pass_through_assign(tf, s):
     x = resource_variable_class(tf)(1.0, name="x")
     z = resource_variable_class(tf)(3.0, name="z")

@@ -265,6 +265,13 @@ def orthogonal_initializer(tf):
     tf.get_variable("conv", [3, 2, 4], initializer=tf.orthogonal_initializer(), dtype=tf.float64)
 
 
+def fill_dims_and_value(tf):
+    tf.fill([2, 3], 1.5, name="f")
+    tf.fill([2], 1)
+    tf.fill(tf.constant([2]), 1.0)
+    tf.fill([tf.shape(_x(tf))[0], 2], 0.0)
+
+
 def diag_svd_norm(tf):
     x = tf.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
     tf.diag([1.0, 2.0])
@@ -533,6 +540,7 @@ CASES = [
     (initializers, None),
     (orthogonal_initializer, None),
     (diag_svd_norm, None),
+    (fill_dims_and_value, None),
     (nn_gradients, None),
     (centered_rmsprop_with_momentum, None),
     (global_step_and_decay, None),

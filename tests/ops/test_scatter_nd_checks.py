@@ -57,6 +57,17 @@ ROWS = [
                                       shape=(8,))),
     ("string_repeated", lambda t: t.scatter_nd(t.constant([[4], [3], [3], [7]]), t.constant(["a", "b", "b", "c"]),
                                                shape=(8,))),
+    # bad_indices_policy: IGNORE skips rows outside the shape, ERROR/"" raise, an unknown value raises
+    ("ignore_skips_bad_rows", lambda t: t.scatter_nd([[1], [-1], [5], [1]], [1.0, 2.0, 3.0, 4.0], [3],
+                                                     bad_indices_policy="IGNORE")),
+    ("ignore_skips_bad_slices", lambda t: t.scatter_nd([[0, 1], [2, 0], [1, 3]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
+                                                       [2, 3, 2], bad_indices_policy="IGNORE")),
+    ("error_policy_raises", lambda t: t.scatter_nd([[1], [-1]], [1.0, 2.0], [3], bad_indices_policy="ERROR")),
+    ("default_policy_raises", lambda t: t.scatter_nd([[1], [3]], [1.0, 2.0], [3])),
+    ("unknown_policy", lambda t: t.scatter_nd([[1]], [1.0], [3], bad_indices_policy="FOO")),
+    ("gather_nd_ignore_gradient", lambda t: (lambda p: t.gradients(
+        t.gather_nd(p, [[[1]], [[-1]], [[0]]], bad_indices_policy="IGNORE") * [[3.0], [5.0], [7.0]], p)[0])(
+        t.constant([1.0, 2.0]))),
     ("packed_updates_cast", lambda t: t.tensor_scatter_update(
         t.zeros([4, 3]), [[1], [2], [2]], [t.range(3), t.range(11, 14), t.range(10, 13)])),
 ]
