@@ -36,6 +36,7 @@ from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
+from ref.distributed import ports
 from ref.distributed.server import Server
 from ref.graph_ops.array_ops import transpose
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
@@ -219,7 +220,6 @@ def with_control_flow_v2(cls):
 
 def _free_port():
     """A port that 127.0.0.1 could bind just now (TF's test helper uses portpicker)."""
-    from ref.distributed import ports
     return ports.free_port()
 
 
