@@ -164,3 +164,4 @@ from ref import manip  # noqa: F401,E402  (tf.manip)
 from ref.graph_ops.sparse_extras import sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_softmax  # noqa: F401,E402,E501
 from ref import signal, spectral  # noqa: F401,E402  (tf.signal, tf.spectral)
 from ref.graph_ops.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402
+from ref import distributions  # noqa: F401,E402  (tf.distributions)

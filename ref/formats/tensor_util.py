@@ -53,8 +53,8 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
             if arr.size > n and arr.size != 1:
                 raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
             flat = arr.reshape(-1)
-            if 0 < flat.size < n:
-                flat = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)])
+            if 1 < flat.size < n:  # TF writes the values given; a reader repeats the last
+                return _given_values_proto(flat, dtype, shape)
             arr = np.broadcast_to(flat.reshape(()), shape) if flat.size == 1 else flat.reshape(shape)
     proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto())
     if _is_splat(arr):
@@ -72,8 +72,29 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     elif arr.size == 1 and dtype in _VAL_FIELD and not dtype.is_complex and dtype not in (dtypes.float16,
                                                                                             dtypes.bfloat16):
         getattr(proto, _VAL_FIELD[dtype]).append(arr.reshape(-1)[0].item())
+    elif dtype == dtypes.bool or dtype.is_complex:  # not among TF's tensor_content types: values listed
+        _append_values(proto, arr.reshape(-1), dtype)
     else:
         proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
+    return proto
+
+
+def _append_values(proto, flat, dtype):
+    if dtype.is_complex:
+        getattr(proto, _VAL_FIELD[dtype]).extend(x for v in flat for x in (v.real.item(), v.imag.item()))
+    elif dtype in (dtypes.float16, dtypes.bfloat16):
+        proto.half_val.extend(int(v) for v in np.ascontiguousarray(flat).view(np.uint16))
+    elif dtype == dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in flat)
+    else:
+        getattr(proto, _VAL_FIELD[dtype]).extend(v.item() for v in flat)
+
+
+def _given_values_proto(flat, dtype, shape):
+    """TF's proto for ``constant(values, shape=shape)`` given fewer values than the
+    shape holds: those values in the typed field, the shape as asked."""
+    proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(shape).as_proto())
+    _append_values(proto, flat, dtype)
     return proto
 
 

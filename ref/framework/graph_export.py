@@ -41,7 +41,7 @@ from ref.framework.func_graph import FuncGraph
 from ref.protos import attr_value_pb2, node_def_pb2, function_pb2, graph_pb2, op_def_pb2
 from ref.formats.tensor_util import make_tensor_proto, make_ndarray
 from ref.framework.graph import Graph, Operation, Tensor, control_dependencies, get_default_graph, name_scope
-from ref.framework.op_def_library import apply_op
+from ref.framework.op_def_library import GIVEN_VALUES, apply_op
 from ref.framework import versions
 
 _INTERNAL = ("_list_sizes", "output_specs", "_tf_while", "_grad_graph")
@@ -259,7 +259,12 @@ def _basic_node_def(op, library, seen_funcs, tref, attrs=None):
     for k, v in (op._attrs if attrs is None else attrs).items():
         if k in _INTERNAL:
             continue
-        av = attr_value_proto(v, library, seen_funcs)
+        given = GIVEN_VALUES.get(op) if k == "value" else None
+        if given is not None:  # a constant filled from fewer values: TF's proto lists those
+            av = attr_value_pb2.AttrValue()
+            av.tensor.CopyFrom(make_tensor_proto(given, shape=v.shape))
+        else:
+            av = attr_value_proto(v, library, seen_funcs)
         if av is None:
             if k == "shape" and op.type in ("Placeholder",):
                 av = attr_value_proto(TensorShape(None), library, seen_funcs)

@@ -13,6 +13,7 @@ import collections
 import contextlib
 import keyword
 import warnings
+import weakref
 
 import numpy as np
 
@@ -273,12 +274,15 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     nothing big is allocated while building), fewer values are padded with the
     last one, more raise ValueError; ``verify_shape`` demands the exact shape."""
     arr = _python_to_numpy(value, dtype)
+    given = None  # the values a shape was filled from: TF's proto lists only those
     if shape is not None:
         shape = [int(d) for d in as_shape(shape).as_list()]
         n = int(np.prod(shape, dtype=object))
         if arr.shape != tuple(shape):
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+            if 0 < arr.size < n:
+                given = arr.reshape(-1)
             if arr.size == 1:  # one value fills any shape, an empty one too
                 arr = (np.broadcast_to(arr.reshape(()), shape) if n > _SPLAT_VIEW
                        else np.full(shape, arr.reshape(()), dtype=arr.dtype))
@@ -294,7 +298,15 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     dt = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)
     if arr.flags.writeable:
         arr.setflags(write=False)
-    return apply_op("Const", value=arr, dtype=dt, name=name)
+    out = apply_op("Const", value=arr, dtype=dt, name=name)
+    if given is not None:
+        GIVEN_VALUES[out.op] = given
+    return out
+
+
+# Const op -> the fewer values its shape was filled from: TF's GraphDef lists only
+# those (one float_val for tf.zeros([3])); graph_export writes them.
+GIVEN_VALUES = weakref.WeakKeyDictionary()
 
 
 _SPLAT_VIEW = 1 << 16  # a filled constant above this many elements is a broadcast view
