@@ -29,6 +29,7 @@ import contextlib
 import os
 import re
 
+import numpy as np
 import pytest
 
 # tf.compat.v1.layers needs the Keras 2 package (tf-keras); read when first used.
@@ -133,6 +134,8 @@ def _attr(value):
 
     if value.HasField("tensor"):
         a = tensor_util.MakeNdarray(value.tensor)
+        if a.dtype.kind in "fc":  # NaN == NaN here: compare the bits' pattern, not IEEE equality
+            return ("tensor", a.dtype.str, a.shape, np.where(np.isnan(a), "nan", a.astype(object)).tolist())
         return ("tensor", a.dtype.str, a.shape, a.tolist())
     return value.SerializeToString(deterministic=True)
 
