@@ -454,7 +454,7 @@ def equal(x, y, incompatible_shape_error=True):
     broadcast give a scalar False instead of an error."""
     if not _broadcastable(x, y):
         if incompatible_shape_error:
-            raise invalid_argument(f"Incompatible shapes: {list(np.shape(x))} vs. {list(np.shape(y))}")
+            raise invalid_argument("Incompatible shapes: " + " vs. ".join("[" + ",".join(map(str, np.shape(v))) + "]" for v in (x, y)))
         return np.array(False)
     return np.equal(x, y)
 
@@ -465,7 +465,7 @@ def not_equal(x, y, incompatible_shape_error=True):
     ``incompatible_shape_error=False``."""
     if not _broadcastable(x, y):
         if incompatible_shape_error:
-            raise invalid_argument(f"Incompatible shapes: {list(np.shape(x))} vs. {list(np.shape(y))}")
+            raise invalid_argument("Incompatible shapes: " + " vs. ".join("[" + ",".join(map(str, np.shape(v))) + "]" for v in (x, y)))
         return np.array(True)
     return np.not_equal(x, y)
 

@@ -2,6 +2,8 @@
 the op and the line that created it, an unfed placeholder, a dead fetch."""
 from __future__ import annotations
 
+import re
+
 from ref.types import errors
 from ref.ops.control import DEAD
 
@@ -23,10 +25,29 @@ def where(op) -> str:
 
 def op_error(e, op):
     """A kernel's exception as TF reports it: an OpError naming the op and the
-    line that created it (a plain Python error becomes InvalidArgumentError)."""
+    line that created it (a plain Python error becomes InvalidArgumentError; NumPy's
+    broadcasting failure of two operands reads as TF's "Incompatible shapes")."""
     if isinstance(e, errors.OpError):
         return e if e.op is not None else type(e)(None, op, e.message + where(op))
-    return errors.InvalidArgumentError(None, op, f"{e}" + where(op))
+    return errors.InvalidArgumentError(None, op, (_incompatible_shapes(e) or f"{e}") + where(op))
+
+
+# NumPy's two wordings of a failed broadcast (ufuncs; np.broadcast / broadcast_shapes)
+_UFUNC_BROADCAST = re.compile(r"operands could not be broadcast together with shapes (\([\d, ]*\)) (\([\d, ]*\)) ?$")
+_BROADCAST_MISMATCH = re.compile(r"shape mismatch: objects cannot be broadcast to a single shape\.\s+Mismatch is "
+                                 r"between arg 0 with shape (\([\d, ]*\)) and arg 1 with shape (\([\d, ]*\))\.$")
+
+
+def _incompatible_shapes(e):
+    """TF's message for two operands that do not broadcast (``Incompatible shapes:
+    [2,3] vs. [4]``), when ``e`` is NumPy's broadcasting ValueError for two; else None."""
+    if type(e) is not ValueError:
+        return None
+    m = _UFUNC_BROADCAST.match(str(e)) or _BROADCAST_MISMATCH.match(str(e))
+    if m is None:
+        return None
+    dims = [[int(d) for d in g.strip("()").replace(" ", "").split(",") if d] for g in m.groups()]
+    return "Incompatible shapes: " + " vs. ".join("[" + ",".join(map(str, d)) + "]" for d in dims)
 
 
 def call(op, kernel, args, attrs):
