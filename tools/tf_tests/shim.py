@@ -684,6 +684,8 @@ def _make_context():
     m.graph_mode = contextlib.nullcontext
     m.in_eager_mode = lambda: False
     m.function = function
+    # TF resets its eager runtime's global context; ref has none (graph mode only), so nothing to reset
+    m._reset_context = lambda: None
     return m
 
 
