@@ -55,6 +55,7 @@ from ref.grad import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians, stop_gradient, custom_gradient, grad_pass_through, recompute_grad,
 )
+from ref.grad.tape import GradientTape  # noqa: F401
 from ref.graph_ops.state_ops import *  # noqa: F401,F403
 from ref.graph_ops.variables import *  # noqa: F401,F403
 from ref.graph_ops.resource_variable_ops import ResourceVariable  # noqa: F401

@@ -501,6 +501,11 @@ def _device_cm(use_gpu):
         yield
 
 
+def _ref_tape():
+    from ref.grad.tape import GradientTape
+    return GradientTape
+
+
 class GraphGradientTape:
     """``tf.GradientTape`` as it acts on a graph: ``gradient`` adds ``tf.gradients``
     ops (TF's tape records the same ops in graph mode)."""
@@ -809,7 +814,7 @@ SPECIAL = {
         "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
-                                                           extra={"GradientTape": GraphGradientTape}),
+                                                           extra={"GradientTape": _ref_tape()}),
     "tensorflow.python.ops.gradient_checker_v2": _make_gradient_checker_v2,
     "tensorflow.python.framework.config": _make_config,
     "tensorflow.python.framework.test_util": _make_test_util,
