@@ -159,7 +159,7 @@ from ref import config  # noqa: F401,E402  (tf.config)
 from ref import bitwise  # noqa: F401,E402  (tf.bitwise)
 from ref import quantization  # noqa: F401,E402  (tf.quantization)
 from ref.graph_ops.fake_quant_ops import *  # noqa: F401,F403,E402  (TF1's tf.fake_quant_with_min_max_*)
-from ref.graph_ops.misc_builders import parallel_stack, timestamp  # noqa: F401,E402
+from ref.graph_ops.misc_builders import bitcast, parallel_stack, timestamp  # noqa: F401,E402
 from ref.graph_ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
 from ref import manip  # noqa: F401,E402  (tf.manip)
 from ref.graph_ops.sparse_extras import sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_softmax  # noqa: F401,E402,E501
