@@ -55,6 +55,7 @@ from ref.grad import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians, stop_gradient, custom_gradient, grad_pass_through, recompute_grad,
 )
+from ref.grad.tape import GradientTape  # noqa: F401
 from ref.graph_ops.state_ops import *  # noqa: F401,F403
 from ref.graph_ops.variables import *  # noqa: F401,F403
 from ref.graph_ops.resource_variable_ops import ResourceVariable  # noqa: F401
@@ -158,7 +159,7 @@ from ref import config  # noqa: F401,E402  (tf.config)
 from ref import bitwise  # noqa: F401,E402  (tf.bitwise)
 from ref import quantization  # noqa: F401,E402  (tf.quantization)
 from ref.graph_ops.fake_quant_ops import *  # noqa: F401,F403,E402  (TF1's tf.fake_quant_with_min_max_*)
-from ref.graph_ops.misc_builders import parallel_stack, timestamp  # noqa: F401,E402
+from ref.graph_ops.misc_builders import bitcast, parallel_stack, timestamp  # noqa: F401,E402
 from ref.graph_ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
 from ref import manip  # noqa: F401,E402  (tf.manip)
 from ref.graph_ops.sparse_extras import sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_softmax  # noqa: F401,E402,E501

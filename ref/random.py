@@ -12,7 +12,9 @@ from ref.graph_ops.stateless_random_ops import (stateless_categorical, stateless
                                                 stateless_random_poisson as stateless_poisson,
                                                 stateless_truncated_normal, stateless_shuffle, split, fold_in)
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
+from ref.graph_ops.stateful_random_ops import Generator, create_rng_state  # noqa: F401
+
+__all__ = ["Generator", "create_rng_state", "normal", "uniform", "truncated_normal", "shuffle", "categorical", "multinomial", "gamma", "poisson",
            "set_random_seed", "get_seed", "stateless_uniform", "stateless_normal", "stateless_truncated_normal",
            "stateless_categorical", "stateless_multinomial", "stateless_gamma", "stateless_poisson", "split",
            "fold_in", "experimental"]
@@ -26,7 +28,8 @@ __all__ += ["all_candidate_sampler", "fixed_unigram_candidate_sampler", "learned
 
 # tf.random.experimental: the stateless helpers under their TF 2.x names
 experimental = types.SimpleNamespace(stateless_shuffle=stateless_shuffle, stateless_split=split,
-                                     stateless_fold_in=fold_in)
+                                     stateless_fold_in=fold_in, Generator=Generator,
+                                     create_rng_state=create_rng_state)
 
 from ref import _coverage  # noqa: E402
 

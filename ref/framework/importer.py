@@ -452,7 +452,8 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
             continue
         try:
             attrs = {registry.FROM_TF_ATTR_NAMES.get(n.op, {}).get(k, k): _from_attr(v, functions, func_builder)
-                     for k, v in n.attr.items() if k not in ("_output_shapes", "output_shapes", "_class")}
+                     for k, v in n.attr.items() if k not in ("_output_shapes", "_class")
+                     and (k != "output_shapes" or k in opdef.attrs)}  # a While's/If's: their output_specs
         except (TypeError, KeyError, IndexError, OverflowError) as e:
             raise ValueError(f"Node '{n.name}': invalid attr value: {e}") from None
         ctrl = [input_map[i] if i in input_map else created[i[1:]] for i in n.input

@@ -377,6 +377,14 @@ def apply_op(op_type, name=None, **kwargs):
     unknown = set(kwargs) - set(opdef.inputs) - set(opdef.attrs)
     if unknown:
         raise TypeError(f"{op_type} got unexpected keyword arguments {sorted(unknown)}")
+    for attr in opdef.attrs:  # an AttrValue holds int64s: TF's conversion rejects a larger Python int
+        v = kwargs.get(attr)
+        if isinstance(v, (list, tuple)) and v and all(type(i) is int for i in v):
+            bad = [i for i in v if not -(1 << 63) <= i < (1 << 63)]
+        else:
+            bad = [v] if type(v) is int and not -(1 << 63) <= v < (1 << 63) else []
+        if bad:
+            raise ValueError(f"Value out of range: {bad[0]} for attr '{attr}' of {op_type}")
 
     # Group dtypes: the first input with a known dtype fixes each type attr.
     group_dtype, fixed_by = {}, {}

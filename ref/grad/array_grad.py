@@ -22,7 +22,7 @@ for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGrad
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-           "CountUpTo", "DynamicPartition", "ConcatOffset"):
+           "CountUpTo", "DynamicPartition", "ConcatOffset", "Bitcast", "RngReadAndSkip", "RngSkip"):
     NotDifferentiable(_t)
 
 

@@ -123,6 +123,15 @@ def _default_grad_ys(grad_ys, ys, colocate):
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
               aggregation_method=None, stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+    """Symbolic partial derivatives of ``sum(ys)`` with respect to each x in ``xs``
+    (the walk: :func:`gradients_helper`)."""
+    return gradients_helper(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+                            stop_gradients, unconnected_gradients)
+
+
+def gradients_helper(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
+                     aggregation_method=None, stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE,
+                     src_graph=None, optimize_identity_n=False):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each x in ``xs``.
 
     TF's walk: the ops between ``xs`` and ``ys`` (reached forwards from xs through
@@ -132,7 +141,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     when it is visited. ``stop_gradients`` ops, and xs' ops whose inputs are not
     between, pass no gradient on. ``gate_gradients`` groups each op's input
     gradients with ``tuple``; ``colocate_gradients_with_ops`` builds each op's
-    gradient colocated with it."""
+    gradient colocated with it.
+
+    TF's ``gradients_util._GradientsHelper`` (which ``tf.gradients`` calls): ``src_graph``
+    is the graph to differentiate in (by default the ys' graph); ``optimize_identity_n``
+    treats ``IdentityN`` as the pass-through it is, its outputs without a gradient getting
+    none (not zeros), so an input reaches only the ys its own output leads to."""
     if isinstance(ys, collections.abc.MappingView):  # TF's nest turns a dict view into a list
         ys = list(ys)
     ys, xs = _as_list(ys), _as_list(xs)
@@ -142,7 +156,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
-    graph = ys[0].graph if ys and isinstance(ys[0], Tensor) else get_default_graph()
+    graph = src_graph if src_graph is not None else (
+        ys[0].graph if ys and isinstance(ys[0], Tensor) else get_default_graph())
     with graph.as_default(), name_scope(name, "gradients", ys + xs) as grad_scope:  # noqa: F841
         ys = [y if isinstance(y, Tensor) else convert_to_tensor(y, name="y") for y in ys]
         xs = [_as_x(x) for x in xs]
@@ -233,7 +248,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if isinstance(ctxt, WhileContext) and ctxt is get_default_graph()._get_control_flow_context():
                     _no_grad_wrt_initial_loop_value(op, from_ops, inputs)
                 if rule is not None:
-                    for i, (t, g) in enumerate(zip(op._outputs, out_grads)):
+                    # an IdentityN passes each gradient through: with optimize_identity_n its
+                    # outputs without one get none
+                    pass_through = optimize_identity_n and op.type == "IdentityN"
+                    for i, (t, g) in enumerate(zip(op._outputs, out_grads) if not pass_through else ()):
                         if g is None and _is_backpropagatable(t) and loop_state:
                             out_grads[i] = loop_state.ZerosLike(op, i)
                         elif g is None and _is_backpropagatable(t) and wants_zeros(op, i):
@@ -274,6 +292,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
             result.append(g)
     return result
+
+
+_GradientsHelper = gradients_helper  # TF's spelling (gradients_util._GradientsHelper)
 
 
 def _no_grad_wrt_initial_loop_value(op, from_ops, inputs):

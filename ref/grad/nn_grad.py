@@ -5,7 +5,7 @@ from ref.framework.op_def_library import apply_op
 import numpy as np
 from ref.framework.tensor_util import constant_value
 from ref.grad.registry import NotDifferentiable, RegisterGradient
-from ref.graph_ops import math_ops, array_ops, nn_ops
+from ref.graph_ops import math_ops, array_ops, nn_ops, math_special
 
 NotDifferentiable("InTopKV2")
 # integer permutations: TF registers no rule, and its gradients() never asks for one (int outputs)
@@ -209,3 +209,17 @@ def _ctc_loss_grad(op, grad_loss, _):
 
 NotDifferentiable("CTCGreedyDecoder")
 NotDifferentiable("CTCBeamSearchDecoder")
+
+
+@RegisterGradient("IsotonicRegression")
+def _isotonic_regression_grad(op, grad_output, grad_segments):
+    """TF's rule: each row's incoming gradient averaged over each of its segments (the
+    fit is the segment's mean, so d fit / d x spreads evenly over the segment); the
+    segments are discrete and get none. Rows are split as TF splits them (a static count)."""
+    from_segments = op.outputs[1]
+    a, m = _a(), _m()
+    rows = []
+    for g_i, s_i in zip(a.split(grad_output, grad_output.shape[0]), a.split(from_segments, from_segments.shape[0])):
+        means = math_special.unsorted_segment_mean(g_i, s_i, num_segments=m.reduce_max(s_i) + 1)
+        rows.append(a.reshape(a.gather(means, s_i), [-1]))
+    return a.stack(rows, axis=0)

@@ -21,7 +21,7 @@ __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwis
            "avg_pool", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter", "pool",
            "max_pool_v2", "avg_pool_v2", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
-           "max_pool_with_argmax", "separable_conv2d", "conv1d_transpose", "conv_transpose"]
+           "max_pool_with_argmax", "separable_conv2d", "conv1d_transpose", "conv_transpose", "conv3d_transpose"]
 
 
 def _pick(new_name, new, old_name, old):
@@ -182,11 +182,34 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
         return array_ops.squeeze(result, [spatial_start_dim])
 
 
+def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME", data_format="NDHWC",
+                     name=None, input=None, filters=None, dilations=None):
+    """The transpose of conv3d (TF1's ``tf.nn.conv3d_transpose``: ``value``/``input`` and
+    ``filter``/``filters`` are each other's aliases); see :func:`conv3d_transpose_v2`."""
+    filter = _pick("filters", filters, "filter", filter)
+    value = _pick("input", input, "value", value)
+    return conv3d_transpose_v2(value, filter, output_shape, strides, padding=padding, data_format=data_format,
+                               dilations=dilations, name=name)
+
+
+def conv3d_transpose_v2(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC", dilations=None,
+                        name=None):
+    """TF2's ``tf.nn.conv3d_transpose``: ``input`` [batch, depth, height, width, in] (NDHWC)
+    and ``filters`` [depth, height, width, out, in] as ``Conv3DBackpropInputV2`` of
+    ``output_shape``; ``strides``/``dilations`` an int or a 1-, 3- or 5-list."""
+    with name_scope(name, "conv3d_transpose", [input, filters, output_shape]) as name:
+        data_format = "NDHWC" if data_format is None else data_format
+        channel_index = 1 if data_format.startswith("NC") else 4
+        return apply_op("Conv3DBackpropInputV2", input_sizes=output_shape, filter=filters, out_backprop=input,
+                        strides=get_sequence(strides, 3, channel_index, "strides"), padding=padding,
+                        data_format=data_format, dilations=get_sequence(dilations, 3, channel_index, "dilations"),
+                        name=name)
+
+
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
                    name=None):
     """``tf.nn.conv_transpose``: conv1d_transpose or conv2d_transpose_v2 by the length of
-    ``output_shape`` (3 or 4; TF's 5, conv3d_transpose, needs Conv3DBackpropInputV2,
-    which ref lacks: NotImplementedError)."""
+    ``output_shape`` (3, 4 or 5)."""
     with name_scope(name, "conv_transpose", [input, filters, output_shape]) as name:
         if isinstance(output_shape, Tensor):
             n = dimension_value(output_shape.shape[0]) - 2
@@ -198,9 +221,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
         if not 1 <= n <= 3:
             raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} "
                              f"of length {n + 2}.")
-        if n == 3:
-            raise NotImplementedError("conv3d_transpose: ref has no Conv3DBackpropInputV2 kernel")
-        op = conv1d_transpose if n == 1 else conv2d_transpose_v2
+        op = (conv1d_transpose, conv2d_transpose_v2, conv3d_transpose_v2)[n - 1]
         return op(input, filters, output_shape, strides, padding=padding, data_format=data_format,
                   dilations=dilations, name=name)
 

@@ -1,6 +1,6 @@
 """Small TF1 builders made of existing ops, each building TF's nodes:
-``tf.nn.relu_layer``, ``tf.math.polyval``, ``tf.parallel_stack`` and
-``tf.timestamp``."""
+``tf.nn.relu_layer``, ``tf.math.polyval``, ``tf.parallel_stack``,
+``tf.timestamp`` and ``tf.bitcast``."""
 from __future__ import annotations
 
 from ref.framework.graph import name_scope
@@ -8,7 +8,13 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, math_ops, nn_ops
 from ref.types.shapes import TensorShape
 
-__all__ = ["relu_layer", "polyval", "parallel_stack", "timestamp"]
+__all__ = ["relu_layer", "polyval", "parallel_stack", "timestamp", "bitcast"]
+
+
+def bitcast(input, type, name=None):
+    """The bytes of ``input`` read as ``type`` (``Bitcast``): a wider input gains a last
+    dimension of the size ratio, a narrower one loses its last dimension (that ratio)."""
+    return apply_op("Bitcast", input=input, type=type, name=name)
 
 
 def relu_layer(x, weights, biases, name=None):

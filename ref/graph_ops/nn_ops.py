@@ -80,20 +80,18 @@ def _swap_axis(x, dim_index, last_index, name=None):
     return array_ops.transpose(x, perm, name=name)
 
 
-def _softmax(op_type, logits, dim, name):
-    """TF's ``_wrap_2d_function``: the op on the last dimension; another ``dim``
-    (a Python int or a tensor) is swapped to the end and back. A ``dim`` known
-    to be out of range raises InvalidArgumentError at once, one known only at
-    run time fails in the transpose."""
-    inputs = convert_to_tensor(logits)
+def _wrap_2d(inputs, compute, dim, name):
+    """TF's ``_wrap_2d_function``: ``compute(x, name=None)`` on the last dimension;
+    another ``dim`` (a Python int or a tensor) is swapped to the end and back (each
+    output of a tuple alike). A ``dim`` known to be out of range raises
+    InvalidArgumentError at once, one known only at run time fails in the transpose."""
+    inputs = convert_to_tensor(inputs)
     shape = inputs.shape
     n = shape.ndims
-    if not isinstance(dim, Tensor) and dim == -1:
-        return apply_op(op_type, logits=inputs, name=name)
+    if not isinstance(dim, Tensor) and (dim == -1 or (n is not None and dim == n - 1)):
+        return compute(inputs, name=name)
     if n is None:
-        raise ValueError(f"softmax over axis {dim} needs the rank of {inputs.name}")
-    if not isinstance(dim, Tensor) and dim == n - 1:
-        return apply_op(op_type, logits=inputs, name=name)
+        raise ValueError(f"an op over axis {dim} needs the rank of {inputs.name}")
     dim_val = constant_value(dim) if isinstance(dim, Tensor) else dim
     if dim_val is not None and not -n <= dim_val < n:
         raise errors.InvalidArgumentError(
@@ -108,9 +106,41 @@ def _softmax(op_type, logits, dim, name):
     input_rank = array_ops.rank(inputs)
     dim_axis = dim % n
     swapped = _swap_axis(inputs, dim_axis, _m.subtract(input_rank, 1))
-    out = _swap_axis(apply_op(op_type, logits=swapped), dim_axis, _m.subtract(input_rank, 1), name=name)
-    out.set_shape(shape)
-    return out
+
+    def fix(output):
+        output = _swap_axis(output, dim_axis, _m.subtract(input_rank, 1), name=name)
+        output.set_shape(shape)
+        return output
+
+    outputs = compute(swapped)
+    return tuple(fix(o) for o in outputs) if isinstance(outputs, tuple) else fix(outputs)
+
+
+def _softmax(op_type, logits, dim, name):
+    return _wrap_2d(logits, lambda x, name=None: apply_op(op_type, logits=x, name=name), dim, name)
+
+
+_ISOTONIC_OUTPUT = {dtypes.float32: dtypes.float32, dtypes.float16: dtypes.float16,
+                    dtypes.bfloat16: dtypes.bfloat16, dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32}
+
+
+def isotonic_regression(inputs, decreasing=True, axis=-1):
+    """TF2's ``tf.nn.isotonic_regression`` (not in tf.compat.v1.nn, so not in ``__all__``): for each vector along ``axis``, the y minimising
+    sum((x - y)^2) subject to y_1 >= y_2 >= ... (y_1 <= y_2 <= ... when not
+    ``decreasing``), and the int32 segments (0, 1, ...) of its constant pieces
+    (``IsotonicRegression``; float32, float16 and bfloat16 stay as they are, int8/int16
+    give float32, anything else float64). Returns ``(output, segments)``."""
+    inputs = convert_to_tensor(inputs)
+    out_dtype = _ISOTONIC_OUTPUT.get(inputs.dtype.base_dtype, dtypes.float64)
+
+    def compute(matrix, name=None):
+        if decreasing:
+            return tuple(apply_op("IsotonicRegression", input=matrix, output_dtype=out_dtype, name=name))
+        output, segments = apply_op("IsotonicRegression", input=_m.negative(matrix), output_dtype=out_dtype,
+                                    name=name)
+        return _m.negative(output), segments
+
+    return _wrap_2d(inputs, compute, axis, None)
 
 
 def softmax(logits, axis=None, name=None, dim=None):

@@ -662,3 +662,48 @@ def matrix_diag_part(input):
     if x.ndim < 2:
         raise invalid_argument(f"input must be at least 2-dim, received shape: {_shape_str(x.shape)}")
     return np.array(np.diagonal(x, axis1=-2, axis2=-1))
+
+
+# -- Bitcast (TF's array_ops.cc: the same bytes read as another type) --------------
+
+_BITCAST_T = (dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int64, dtypes.int32,
+              dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.int8, dtypes.int16,
+              dtypes.complex64, dtypes.complex128)
+
+
+def _bitcast_shape(ins, attrs):
+    """Same sizes: the input's shape; a wider input gains a last dimension of the size
+    ratio; a narrower one loses its last dimension, which must be that ratio."""
+    src, dst = ins["input"].dtype, dtypes.as_dtype(attrs["type"])
+    s = ins["input"].shape
+    a, b = src.size, dst.size
+    if a == b or s.ndims is None:
+        return [(dst, s if a == b else unknown_shape())]
+    if a > b:
+        return [(dst, s.concatenate([a // b]))]
+    last = s.as_list()[-1] if s.ndims else None
+    if s.ndims == 0:
+        raise ValueError(f"Cannot bitcast from {src.name} to {dst.name}: input rank must be >= 1 for "
+                         f"'{attrs.get('_op_name')}'")
+    if last is not None and last != b // a:
+        raise ValueError(f"Cannot bitcast from {src.name} to {dst.name}: size of the last input dimension "
+                         f"{last} does not match the size ratio {b // a} for '{attrs.get('_op_name')}'")
+    return [(dst, TensorShape(s.as_list()[:-1]))]
+
+
+@register_op("Bitcast", inputs=("input",), attrs={"type": REQUIRED}, type_attrs={"T": "input"},
+             allowed={"T": _BITCAST_T, "type": _BITCAST_T}, shape=_bitcast_shape)
+def bitcast(input, type):
+    """output = the bytes of ``input`` as ``type`` (no copy in TF): a wider input gives a
+    last dimension of the size ratio, a narrower one takes its last dimension away."""
+    x = np.ascontiguousarray(input)
+    dst = dtypes.as_dtype(type).np
+    a, b = x.dtype.itemsize, dst.itemsize
+    if a == b:
+        return x.view(dst)
+    if a > b:
+        return x.reshape(x.shape + (1,)).view(dst).reshape(x.shape + (a // b,))
+    if x.ndim == 0 or x.shape[-1] != b // a:
+        raise invalid_argument(f"Cannot bitcast from {dtypes.as_dtype(x.dtype).name} to "
+                               f"{dtypes.as_dtype(type).name}: shape {list(x.shape)}")
+    return x.view(dst).reshape(x.shape[:-1])

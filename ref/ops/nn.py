@@ -723,3 +723,68 @@ def data_format_vec_permute(x, src_format="NHWC", dst_format="NCHW"):
     for i, c in enumerate(src):
         y[dst.index(c)] = x[i]
     return y
+
+
+# -- isotonic regression (TF's kernels/isotonic_regression_op.cc) ----------------
+
+_ISOTONIC_OUT = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.int32: dtypes.float64,
+                 dtypes.int64: dtypes.float64}
+
+
+@njit
+def _pava_rows(x, out, seg):
+    """Pool-adjacent-violators on each row of ``x`` (already in the output dtype): a pool
+    is pushed per column and merged into the one before while its mean is the larger
+    (the non-increasing fit); a merged pool's value is its sum over its count."""
+    rows, n = x.shape
+    sums = np.empty(n, x.dtype)
+    counts = np.empty(n, x.dtype)  # the count in the sum's dtype: the mean is sum / count in that dtype
+    means = np.empty(n, x.dtype)
+    starts = np.empty(n, np.int64)
+    for r in range(rows):
+        top = -1
+        for c in range(n):
+            top += 1
+            sums[top] = x[r, c]
+            counts[top] = 1
+            means[top] = x[r, c]
+            starts[top] = c
+            while top > 0 and means[top] > means[top - 1]:
+                sums[top - 1] += sums[top]
+                counts[top - 1] += counts[top]
+                means[top - 1] = sums[top - 1] / counts[top - 1]
+                top -= 1
+        for p in range(top + 1):
+            stop = starts[p + 1] if p < top else n
+            for c in range(starts[p], stop):
+                out[r, c] = means[p]
+                seg[r, c] = p
+
+
+def _isotonic_shape(ins, attrs):
+    s = ins["input"].shape
+    return [(dtypes.as_dtype(attrs["output_dtype"]), s), (dtypes.int32, s)]
+
+
+@register_op("IsotonicRegression", inputs=("input",), outputs=("output", "segments"),
+             attrs={"output_dtype": dtypes.float32}, type_attrs={"T": "input"}, allowed={"T": _REAL},
+             shape=_isotonic_shape)
+def isotonic_regression(input, output_dtype=dtypes.float32):
+    """The non-increasing least-squares fit of each row (the last axis) of ``input``
+    and each element's pool index (0, 1, ... along the row). TF's CPU kernels: a float
+    input in its own dtype, int8/int16 in float32, int32/int64 in float64."""
+    x = np.asarray(input)
+    in_dt, out_dt = dtypes.as_dtype(x.dtype), dtypes.as_dtype(output_dtype)
+    if _ISOTONIC_OUT.get(in_dt, in_dt) != out_dt:
+        raise invalid_argument(f"No OpKernel was registered to support Op 'IsotonicRegression' with these "
+                               f"attrs: T={in_dt.name}, output_dtype={out_dt.name}")
+    shape = x.shape
+    n = shape[-1] if shape else 1
+    flat = x.reshape(-1, n).astype(out_dt.np) if n else x.reshape(0, 0).astype(out_dt.np)
+    out = np.empty(flat.shape, out_dt.np)
+    seg = np.empty(flat.shape, np.int32)
+    if out_dt in (dtypes.float32, dtypes.float64):
+        _pava_rows(flat, out, seg)
+    else:  # half, bfloat16: NumPy scalars round each operation to the dtype, as Eigen's half types
+        _pava_rows.py_func(flat, out, seg)
+    return out.reshape(shape), seg.reshape(shape)

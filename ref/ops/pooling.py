@@ -31,16 +31,22 @@ def _check(ksize, strides, padding, explicit_paddings, data_format, op, name=Non
     c = 1 if _nchw(data_format) else 3
     if ksize[0] != 1 or ksize[c] != 1:
         raise ValueError(f"Pooling is not yet supported on the batch nor depth dimensions for '{name or op}'")
-    if min(ksize) < 1:
-        raise ValueError(f"Sliding window ksize must be positive for '{name or op}'")
     check_attrs(list(strides), None, padding, list(explicit_paddings or []), data_format, op, name or op)
 
 
 def _run_check(ksize, strides, padding, explicit_paddings, data_format, op):
+    """The kernels' checks. A window size below 1 passes graph construction (TF's shape
+    functions take it) and fails here, in TF's kernels' words."""
     try:
         _check(list(ksize), list(strides), padding, explicit_paddings, data_format, op)
     except ValueError as e:
         raise invalid_argument(str(e)) from None
+    bad = [int(k) for k in ksize if int(k) < 1]
+    if bad and op.startswith("AvgPool"):
+        raise invalid_argument(f"ksize must be a positive int32 value, got:{bad[0]}")
+    if bad:
+        raise invalid_argument("Sliding window ksize must be positive. The specified or inferred ksize is: "
+                               + ",".join(str(int(k)) for k in ksize))
 
 
 def _geometry(shape_nhwc, ksize, strides, padding, explicit_paddings, data_format):
@@ -74,7 +80,11 @@ def _pool_shape(input_name, ins, attrs, ksize=None, strides=None):
     if g.oh is not None and g.oh < 0 or g.ow is not None and g.ow < 0:
         raise ValueError(f"Negative dimension size: computed output size would be negative for '{attrs.get('_op_name')}': input {s}, "
                          f"ksize {list(ksize)}")
-    return TensorShape([n, c, g.oh, g.ow] if _nchw(fmt) else [n, g.oh, g.ow, c])
+    oh, ow = g.oh, g.ow
+    if attrs["padding"] == "VALID":  # TF's shape function reads a window size of -1 as an unknown dimension
+        kh, kw = _hw(ksize, fmt)
+        oh, ow = (None if kh == -1 else oh), (None if kw == -1 else ow)
+    return TensorShape([n, c, oh, ow] if _nchw(fmt) else [n, oh, ow, c])
 
 
 def _max_windows(x, g):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops import philox
 from ref.ops.random import (multinomial_draws, gamma_samples, poisson_samples, _multinomial_shape, _shape_of,
                             _dims)
@@ -282,3 +282,50 @@ def stateless_shuffle(value, key, counter, alg):
 def stateless_random_get_alg():
     """The algorithm the V2 ops pick on this device: Philox (1)."""
     return np.array(_ALG_PHILOX, np.int32)
+
+
+# -- a Generator's state (TF's stateful_random_ops.cc RngSkip/RngReadAndSkip) -----
+# The state variable holds int64 words: Philox's 128-bit counter (low word first) then
+# its key. Skipping ``delta`` samples adds ``delta * 256`` to the counter (mod 2**128):
+# TF's multiplier, the counter steps one FillPhiloxRandom block may use per sample.
+
+_RNG_ALGS = {0: "auto_select", 1: "philox", 2: "threefry", 3: "auto_select"}
+
+
+def _skip_state(resource, alg, delta):
+    state = np.asarray(resource)
+    if state.dtype != np.int64:
+        raise invalid_argument(f"dtype of RNG state variable must be int64, not {dtypes.as_dtype(state.dtype).name}")
+    if state.ndim != 1:
+        raise invalid_argument(f"RNG state must have one and only one dimension, not {state.ndim}")
+    alg = int(np.asarray(alg))
+    if alg not in (1, 3):  # auto_select is Philox on CPU
+        if alg == 2:
+            raise errors.UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry algorithm.")
+        raise invalid_argument(f"Unsupported algorithm id: {alg}")
+    if state.size < 3:
+        raise invalid_argument(f"For the Philox algorithm, the size of state must be at least 3; got {state.size}")
+    words = state.view(np.uint64)
+    counter = (int(words[1]) << 64) | int(words[0])
+    counter = (counter + ((int(np.asarray(delta).astype(np.uint64)) * 256) & 0xFFFFFFFFFFFFFFFF)) % (1 << 128)
+    new = words.copy()
+    new[0], new[1] = counter & 0xFFFFFFFFFFFFFFFF, counter >> 64
+    return new.view(np.int64)
+
+
+@register_op("RngReadAndSkip", inputs=("resource", "alg", "delta"), outputs=("value",),
+             input_types={"alg": dtypes.int32, "delta": dtypes.uint64}, refs=("resource",),
+             shape=lambda ins, attrs: [(dtypes.int64, TensorShape([3]))])
+def rng_read_and_skip(resource, alg, delta):
+    """value = the state as it was (counter words then the key); the counter advances past
+    ``delta`` samples."""
+    old = np.array(resource, dtype=np.int64, copy=True)
+    return _skip_state(resource, alg, delta), old[:3] if old.size >= 3 else old
+
+
+@register_op("RngSkip", inputs=("resource", "algorithm", "delta"), outputs=(),
+             input_types={"algorithm": dtypes.int64, "delta": dtypes.int64}, refs=("resource",),
+             shape=lambda ins, attrs: [])
+def rng_skip(resource, algorithm, delta):
+    """The counter of the state advances past ``delta`` samples."""
+    return _skip_state(resource, algorithm, np.asarray(delta).astype(np.uint64))

@@ -394,11 +394,18 @@ class BaseSession:
         ...     with tf.Session() as sess:
         ...         print(sess.run({"y": y, "both": [x, y]}, feed_dict={x: [1.0, 2.0]}))
         {'y': np.float32(6.0), 'both': [array([1., 2.], dtype=float32), np.float32(6.0)]}
+
+        A step's error (an ``OpError``, its message naming the op and the line that
+        made it) is raised from here, as TF's ``Session.run`` raises it: a caller's
+        traceback ends in this file, not in the interpreter's.
         """
-        if self._intra_threads:
-            with gemm.limit_threads(self._intra_threads):
-                return self._run_any(fetches, feed_dict, options, run_metadata)
-        return self._run_any(fetches, feed_dict, options, run_metadata)
+        try:
+            if self._intra_threads:
+                with gemm.limit_threads(self._intra_threads):
+                    return self._run_any(fetches, feed_dict, options, run_metadata)
+            return self._run_any(fetches, feed_dict, options, run_metadata)
+        except errors.OpError as e:
+            raise e.with_traceback(None)  # noqa: B904 -- the same error, its frames from here up
 
     def _run_any(self, fetches, feed_dict, options, run_metadata):
         self._step_count += 1

@@ -16,6 +16,7 @@ builtins_bool = _builtins.bool
 import ml_dtypes as _ml_dtypes
 
 _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
+_np_bfloat16 = _ml_dtypes.bfloat16  # TF's module-level name for bfloat16's NumPy scalar type
 
 
 class DType:

@@ -155,6 +155,24 @@ def layers_flatten(tf):
     tf.layers.flatten(_x(tf, (4, 3, 2)))
 
 
+def conv3d_transpose_and_isotonic(tf):
+    """tf.nn.conv3d_transpose (v1 aliases) and a pooling ksize with a non-positive size
+    (built, fails only when run); nn_ops' isotonic_regression over a middle axis."""
+    x = _x(tf, (2, 4, 4, 4, 3))
+    tf.nn.conv3d_transpose(x, tf.ones([2, 2, 2, 5, 3]), [2, 8, 8, 8, 5], [1, 2, 2, 2, 1])
+    tf.nn.max_pool(_x(tf, (3, 4, 4, 5), name="p"), [1, -1, 2, 1], [1, 2, 2, 1], "VALID")
+    nn = _tf_nn_ops(tf)
+    nn.isotonic_regression(_x(tf, (2, 5, 3), name="q"), decreasing=False, axis=1)
+
+
+def _tf_nn_ops(tf):
+    if tf.__name__ == "ref":
+        from ref.graph_ops import nn_ops
+    else:
+        from tensorflow.python.ops import nn_ops
+    return nn_ops
+
+
 def layers_conv_pool(tf):
     y = tf.layers.conv2d(_x(tf, (2, 8, 8, 3)), 4, 3, padding="same", activation=tf.nn.relu)
     tf.layers.average_pooling2d(tf.layers.max_pooling2d(y, 2, 2), 2, 2)
@@ -506,6 +524,7 @@ CASES = [
     (layers_dense, None),
     (layers_flatten, None),
     (layers_conv_pool, None),
+    (conv3d_transpose_and_isotonic, None),
     (batch_norm_unfused, None),
     (batch_norm_fused, None),
     (layers_dropout_tensor_training, None),

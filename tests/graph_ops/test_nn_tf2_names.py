@@ -87,12 +87,20 @@ def test_errors_match_tf(rid, f, error):
 # conv transposes (TF's nn_ops; ref's conv_ops): values against TF, and conv_transpose's checks
 T1, F1 = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 4, 3), np.linspace(0, 1, 30, dtype=np.float32).reshape(2, 5, 3)
 T2, F2 = np.linspace(-1, 1, 96, dtype=np.float32).reshape(2, 4, 4, 3), np.linspace(0, 1, 60, dtype=np.float32).reshape(2, 2, 5, 3)
+T3 = np.linspace(-1, 1, 384, dtype=np.float32).reshape(2, 4, 4, 4, 3)
+F3 = np.linspace(0, 1, 120, dtype=np.float32).reshape(2, 2, 2, 5, 3)
 CONV_ROWS = [
     ("conv1d_transpose", lambda c, lib: c.conv1d_transpose(T1, F1, [2, 8, 5], 2)),
     ("conv1d_transpose-valid", lambda c, lib: c.conv1d_transpose(T1, F1, [2, 8, 5], 2, padding="VALID")),
     ("conv_transpose-1d-tensor-shape", lambda c, lib: c.conv_transpose(T1, F1, lib.constant([2, 8, 5]), 2)),
     ("conv2d_transpose_v2", lambda c, lib: c.conv2d_transpose_v2(T2, F2, [2, 8, 8, 5], 2)),
     ("conv_transpose-2d", lambda c, lib: c.conv_transpose(T2, F2, [2, 8, 8, 5], [2, 2])),
+    ("conv3d_transpose_v2", lambda c, lib: c.conv3d_transpose_v2(T3, F3, [2, 8, 8, 8, 5], 2)),
+    ("conv3d_transpose_v2-valid-strides3", lambda c, lib: c.conv3d_transpose_v2(T3, F3, [2, 8, 8, 8, 5], [2, 2, 2],
+                                                                                 padding="VALID")),
+    ("conv3d_transpose-v1-aliases", lambda c, lib: c.conv3d_transpose(None, input=T3, filters=F3, output_shape=[2, 8, 8, 8, 5],
+                                                                      strides=[1, 2, 2, 2, 1])),
+    ("conv_transpose-3d-tensor-shape", lambda c, lib: c.conv_transpose(T3, F3, lib.constant([2, 8, 8, 8, 5]), 2)),
 ]
 
 

@@ -366,6 +366,10 @@ def nn_rows():
                         ("NDHWC", "DHWNC", np.int32([[1, 2], [3, 4], [5, 6]])), ("NHWC", "WHCN", np.int32([4, 7]))):
         rows.append((f"DataFormatVecPermute-{src}-{dst}-{x.ndim}d{x.shape[0]}", "DataFormatVecPermute",
                      {"x": x, "src_format": src, "dst_format": dst}))
+    # isotonic regression (the non-increasing fit of each row): TF's CPU kernels' input/output pairs
+    for dt, out in ((F32, F32), (F64, F64), (I32, F64), (np.int16, F32)):
+        rows.append((f"IsotonicRegression-{np.dtype(dt).name}", "IsotonicRegression",
+                     {"input": (values(F32, (6, 9), seed=64) * 4).astype(dt), "output_dtype": out}))
     rows.append(("BiasAddV1", "BiasAddV1", {"value": values(F32, (4, 5), seed=61), "bias": values(F32, (5,), seed=62)}))
     for dt in (F32, F64):
         rows.append((f"BiasAddGrad-{np.dtype(dt).name}", "BiasAddGrad",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ref.ops.array  # noqa: F401  (registers the ops)
 import ref.ops.core  # noqa: F401
-from ref.types import errors
+from ref.types import dtypes, errors
 from ref.ops import registry
 from tests.ops.tf_budgets import TF_BUDGETS
 
@@ -408,6 +408,8 @@ def test_bad_input_raises_invalid_argument(name, kwargs, message):
 
 TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("Reshape", dict(tensor=X23, shape=np.array([3, -1], np.int64))),
+    ("Bitcast", dict(input=np.array([1.5, -2.0, np.inf], np.float32), type=dtypes.uint16)),
+    ("Bitcast", dict(input=np.arange(8, dtype=np.uint8).reshape(2, 4), type=dtypes.int32)),
     ("Transpose", dict(x=f32(2, 3, 4), perm=np.array([2, 0, 1], np.int32))),
     ("ConcatV2", dict(values=[f32(2, 3), f32(2, 1)], axis=np.int32(-1))),
     ("Split", dict(axis=np.int32(1), value=f32(2, 4), num_split=2)),

@@ -204,6 +204,7 @@ def _set_control_flow_v2(on):
 # Module globals TF's tests read and assign that are ref's global modes: read live, never cached
 # (control_flow_util.ENABLE_CONTROL_FLOW_V2 follows ref.platform.modes), an assignment sets the mode.
 _LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2}
+_PATCHED = {}  # (ref module, global) -> its own value while a test patches it through a shim module
 
 
 class ShimModule(types.ModuleType):
@@ -212,8 +213,30 @@ class ShimModule(types.ModuleType):
     def __setattr__(self, attr, value):
         if attr in _LIVE:
             _LIVE[attr](value)
-        else:
-            super().__setattr__(attr, value)
+            return
+        src = self._module_global_source(attr)
+        if src is not None:  # a test patches a module ref's module uses (mock.patch.object(saver, "time"))
+            _PATCHED.setdefault((src.__name__, attr), getattr(src, attr))
+            setattr(src, attr, value)
+        super().__setattr__(attr, value)
+
+    def __delattr__(self, attr):
+        src = self._module_global_source(attr)
+        if src is not None and (src.__name__, attr) in _PATCHED:  # the patch ends: ref's module gets its own back
+            setattr(src, attr, _PATCHED.pop((src.__name__, attr)))
+        if attr in self.__dict__:
+            super().__delattr__(attr)
+
+    def _module_global_source(self, attr):
+        """The ref module (of this one's sources) whose global ``attr`` is a module (``time``, ``os``)."""
+        if attr.startswith("_") or "_sources" not in self.__dict__:
+            return None
+        for name in self._sources:
+            mod = sys.modules.get(name)
+            if mod is not None and isinstance(mod.__dict__.get(attr), types.ModuleType) or \
+                    (mod is not None and (mod.__name__, attr) in _PATCHED):
+                return mod
+        return None
 
     def __init__(self, name, sources, gen=False, extra=None):
         super().__init__(name)
@@ -478,6 +501,11 @@ def _device_cm(use_gpu):
         yield
 
 
+def _ref_tape():
+    from ref.grad.tape import GradientTape
+    return GradientTape
+
+
 class GraphGradientTape:
     """``tf.GradientTape`` as it acts on a graph: ``gradient`` adds ``tf.gradients``
     ops (TF's tape records the same ops in graph mode)."""
@@ -684,6 +712,8 @@ def _make_context():
     m.graph_mode = contextlib.nullcontext
     m.in_eager_mode = lambda: False
     m.function = function
+    # TF resets its eager runtime's global context; ref has none (graph mode only), so nothing to reset
+    m._reset_context = lambda: None
     return m
 
 
@@ -784,7 +814,7 @@ SPECIAL = {
         "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
-                                                           extra={"GradientTape": GraphGradientTape}),
+                                                           extra={"GradientTape": _ref_tape()}),
     "tensorflow.python.ops.gradient_checker_v2": _make_gradient_checker_v2,
     "tensorflow.python.framework.config": _make_config,
     "tensorflow.python.framework.test_util": _make_test_util,
