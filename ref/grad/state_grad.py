@@ -10,6 +10,7 @@ from ref.graph_ops import array_ops
 
 for _t in ("Variable", "VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
+           "TemporaryVariable", "DestroyTemporaryVariable",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
            "SaveV2", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
            "StaticRegexFullMatch", "RegexFullMatch",
