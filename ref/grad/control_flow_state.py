@@ -348,7 +348,7 @@ def _variable_dtype(handle):
     t = handle
     while t.dtype.base_dtype == dtypes.resource:
         if t.op.type in ("VarHandleOp", "VariableV2"):
-            return dtypes.as_dtype(t.op.get_attr("dtype"))
+            return dtypes.as_dtype(t.op._get_attr("dtype"))
         if t.op.type not in ("Identity", "Enter", "Switch", "Merge") or not t.op.inputs:
             break
         t = t.op.inputs[0]

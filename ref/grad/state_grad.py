@@ -51,7 +51,7 @@ def _variable_shape(handle):
     while source.op.type in ("Identity", "Enter", "Switch", "RefIdentity") and source.op.inputs:
         source = source.op.inputs[0]
     if source.op.type == "VarHandleOp":
-        shape = source.op.get_attr("shape")
+        shape = source.op._get_attr("shape")
         dims = None if shape is None or shape.ndims is None else shape.as_list()
         if dims is not None and all(d is not None and d >= 0 for d in dims):
             return constant(np.asarray(dims, np.int32))

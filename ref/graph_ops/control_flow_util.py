@@ -54,7 +54,7 @@ def IsLoopExit(op) -> bool:
 
 
 def IsLoopConstantEnter(op) -> bool:
-    return IsLoopEnter(op) and bool(op.get_attr("is_constant"))
+    return IsLoopEnter(op) and bool(op._get_attr("is_constant"))
 
 
 def GetLoopConstantEnter(value):
@@ -100,7 +100,7 @@ def IsInCond(op) -> bool:
 
 def IsInXLAContext(op) -> bool:
     try:
-        if op.get_attr("_XlaCompile"):
+        if op._get_attr("_XlaCompile"):
             return True
     except ValueError:
         pass

@@ -72,7 +72,7 @@ def exit_(data, name=None):
 
 
 def _is_loop_constant_enter(op) -> bool:
-    return op.type in ("Enter", "RefEnter") and op.get_attr("is_constant")
+    return op.type in ("Enter", "RefEnter") and op._get_attr("is_constant")
 
 
 def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
