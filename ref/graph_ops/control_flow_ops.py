@@ -279,6 +279,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         invariants = invariants + [r[2] for r in recorded]
         inputs = flat_all + cond_g.external_captures + body_g.external_captures
         if maximum_iterations is not None:
+            _assert_same_graph(outer, flat[0] if flat else None, maximum_iterations)
             mi = constant_value(convert_to_tensor(maximum_iterations))
             if mi is None:
                 raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
@@ -516,6 +517,19 @@ def _as_args(structure, phs):
 # ---------------------------------------------------------------------------
 # cond
 # ---------------------------------------------------------------------------
+
+def _assert_same_graph(graph, original, item):
+    """TF's ValueError for a tensor ``item`` of a graph that neither is nor
+    encloses ``graph`` (a tensor made inside another cond branch or loop body)."""
+    g = getattr(item, "graph", None)
+    if g is None or g is graph:
+        return
+    inner = graph
+    while inner is not None and inner is not g:
+        inner = getattr(inner, "outer_graph", None)
+    if inner is None:
+        raise ValueError(f"{item} must be from the same graph as {original} (graphs are {g} and {graph}).")
+
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``; only the taken branch runs."""
