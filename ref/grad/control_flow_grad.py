@@ -234,5 +234,5 @@ def _slices_back_edge(merge_grad, grad):
 
 RegisterGradient("RefEnter")(_enter_grad)
 for _t in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2", "Stack", "StackPush", "StackPop", "StackClose",
-           "ControlTrigger"):
+           "ControlTrigger", "DeviceIndex"):
     NotDifferentiable(_t)
