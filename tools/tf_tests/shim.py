@@ -271,7 +271,7 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
                                                "_NextIteration": "next_iteration", "exit": "exit_",
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
     "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
-    "tensorflow.python.framework.constant_op": {"constant_v1": "constant"},
+    "tensorflow.python.framework.constant_op": {"constant": "constant_v2"},
 }
 
 
