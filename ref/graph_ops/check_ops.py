@@ -224,8 +224,16 @@ def assert_integer(x, message=None, name=None):
         return no_op("statically_determined_was_integer")
 
 
+# composite tensor class -> its component checked by assert_type (registered from above:
+# ragged_tensor registers RaggedTensor -> flat_values, as TF's ragged dispatch of assert_type)
+ASSERT_TYPE_COMPONENT = {}
+
+
 def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless ``tensor`` has dtype ``tf_type``; returns a NoOp."""
+    component = ASSERT_TYPE_COMPONENT.get(type(tensor))
+    if component is not None:
+        return assert_type(component(tensor), tf_type, message=message, name=name)
     tf_type = dtypes.as_dtype(tf_type)
     with name_scope(name, "assert_type", [tensor]):
         if not isinstance(tensor, SparseTensor):

@@ -80,8 +80,16 @@ def placeholder_with_default(input, shape, name=None):
                     name=name or "PlaceholderWithDefault")
 
 
+# composite tensor class -> identity of it (registered from above: ragged_tensor's RaggedTensor)
+IDENTITY_COMPOSITES = {}
+
+
 def identity(input, name=None):
-    """A tensor with the same value as ``input`` (a snapshot for variables)."""
+    """A tensor with the same value as ``input`` (a snapshot for variables); a
+    composite tensor's components each through an Identity (TF)."""
+    composite = IDENTITY_COMPOSITES.get(type(input))
+    if composite is not None:
+        return composite(input, name)
     if isinstance(input, IndexedSlices):
         return IndexedSlices(identity(input.values, name), input.indices, input.dense_shape)
     if isinstance(input, SparseTensor):  # TF: every component, the result again a SparseTensor
