@@ -696,10 +696,13 @@ def _make_def_function():
 def _make_config():
     m = ShimModule("tensorflow.python.framework.config", ())
     # ref's kernels are deterministic; TF's switches for it change nothing here
-    for name in ("enable_op_determinism", "disable_op_determinism", "set_optimizer_experimental_options",
+    for name in ("set_optimizer_experimental_options",
                  "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
-    m.is_op_determinism_enabled = lambda: True
+    from ref.platform import modes  # TF's op-determinism switch is ref's
+    m.enable_op_determinism = modes.enable_op_determinism
+    m.disable_op_determinism = modes.disable_op_determinism
+    m.is_op_determinism_enabled = modes.is_op_determinism_enabled
     import collections
     logical = collections.namedtuple("LogicalDevice", ["name", "device_type"])
     physical = collections.namedtuple("PhysicalDevice", ["name", "device_type"])

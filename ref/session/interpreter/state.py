@@ -12,6 +12,7 @@ import itertools
 import threading
 
 from ref.types import errors
+from ref.platform import modes
 from ref.ops.context import seeded_generator
 from ref.ops.philox import PhiloxRandom
 from ref.session.interpreter.failures import where
@@ -139,6 +140,10 @@ class RunContext:
         rngs = self.state.rngs
         gen = rngs.get(key)
         if gen is None:
+            attrs = self.op._attrs
+            if not attrs.get("seed", 0) and not attrs.get("seed2", 0) and modes.is_op_determinism_enabled():
+                raise errors.InvalidArgumentError(
+                    None, None, "When determinism is enabled, random ops must have a seed specified.")
             gen = rngs.setdefault(key, make(self.op._attrs.get("seed", 0), self.op._attrs.get("seed2", 0)))
         return gen
 
