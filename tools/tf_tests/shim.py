@@ -203,7 +203,19 @@ def _set_control_flow_v2(on):
 
 # Module globals TF's tests read and assign that are ref's global modes: read live, never cached
 # (control_flow_util.ENABLE_CONTROL_FLOW_V2 follows ref.platform.modes), an assignment sets the mode.
-_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2}
+def _set_resource_variables(on):
+    from ref.platform import modes
+    modes.set_resource_variables_by_default(on)
+
+
+def _resource_variables_enabled():
+    from ref.platform import modes
+    return modes.resource_variables_by_default()
+
+
+_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2, "_DEFAULT_USE_RESOURCE": _set_resource_variables}
+# module globals read live from ref's modes (no ref module holds them under TF's name)
+_LIVE_GET = {"_DEFAULT_USE_RESOURCE": _resource_variables_enabled}
 
 
 class ShimModule(types.ModuleType):
@@ -224,6 +236,8 @@ class ShimModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        if attr in _LIVE_GET:
+            return _LIVE_GET[attr]()
         alias = ALIASES.get(self.__name__, {}).get(attr)
         if alias is not None:
             return getattr(self, alias)
