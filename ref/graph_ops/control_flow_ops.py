@@ -81,7 +81,7 @@ def placeholder_with_default(input, shape, name=None):
 
 
 # composite tensor class -> identity of it (registered from above: ragged_tensor's RaggedTensor)
-IDENTITY_COMPOSITES = {}
+IDENTITY_COMPOSITES: dict[type, Any] = {}
 
 
 def identity(input, name=None):
@@ -559,6 +559,13 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not outer._building_function and not modes.control_flow_v2_enabled():
         # TF 1.x: Switch/Merge; in a function body or with control flow v2, If (TF's cond_v2)
         return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
+    return cond_v2(pred, true_fn, false_fn, name=name)
+
+
+def cond_v2(pred, true_fn, false_fn, name="cond"):
+    """TF's ``cond_v2.cond_v2``: the branches as function graphs of one ``If``
+    op (and, in a TF1 graph, an Identity of each output), in any mode."""
+    outer = get_default_graph()
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
         if pred.dtype.base_dtype != dtypes.bool:

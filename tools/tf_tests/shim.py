@@ -70,6 +70,7 @@ SOURCES = {
     "tensorflow.python.ops.control_flow_ops": (_G + "control_flow_ops", _G + "control_flow_v1", _G + "while_v1"),
     "tensorflow.python.ops.control_flow_assert": (_G + "control_flow_ops", _G + "check_ops"),
     "tensorflow.python.ops.control_flow_switch_case": (_G + "switch_case_ops",),
+    "tensorflow.python.ops.cond_v2": (_G + "control_flow_ops", _G + "switch_case_ops"),
     "tensorflow.python.ops.variable_v1": (_G + "variables",),
     "tensorflow.python.ops.ref_variable": (_G + "variables",),
     "tensorflow.python.ops.gradients_impl": ("ref.grad", "ref.grad.gradients"),
@@ -697,6 +698,8 @@ def _make_context():
     m.eager_mode = eager_mode
     m.graph_mode = contextlib.nullcontext
     m.in_eager_mode = lambda: False
+    # ref's cond/case gradients never wrap intermediates in optionals: nothing to disable
+    m.temporarily_disable_optionals_in_gradients = contextlib.nullcontext
     m.function = function
     return m
 
