@@ -8,6 +8,7 @@ from ref.session.runtime_config import (LogicalDevice, PhysicalDevice, get_memor
                                         list_physical_devices, set_memory_growth, set_soft_device_placement,
                                         set_visible_devices)
 from ref.session import runtime_config as _rc
+from ref.platform import modes as _modes
 
 __all__ = ["LogicalDevice", "PhysicalDevice", "get_soft_device_placement", "get_visible_devices",
            "list_logical_devices", "list_physical_devices", "set_soft_device_placement", "set_visible_devices",
@@ -19,7 +20,8 @@ threading = _Namespace(get_inter_op_parallelism_threads=_rc.get_inter_op_paralle
                        set_intra_op_parallelism_threads=_rc.set_intra_op_parallelism_threads)
 experimental = _Namespace(get_memory_growth=get_memory_growth, set_memory_growth=set_memory_growth,
                           get_visible_devices=get_visible_devices, set_visible_devices=set_visible_devices,
-                          list_logical_devices=list_logical_devices, list_physical_devices=list_physical_devices)
+                          list_logical_devices=list_logical_devices, list_physical_devices=list_physical_devices,
+                          enable_op_determinism=_modes.enable_op_determinism)
 
 from ref import _coverage  # noqa: E402
 

@@ -103,6 +103,16 @@ def _user_frame():
 # Operation
 # ---------------------------------------------------------------------------
 
+def tf_attr_value(value):
+    """``value`` (an attr as ref holds it) in TF's Python kind: ``str`` -> bytes,
+    a list or tuple of ``str`` -> a list of bytes; anything else unchanged."""
+    if value.__class__ is str:
+        return value.encode()
+    if value.__class__ in (list, tuple) and value and all(v.__class__ is str for v in value):
+        return [v.encode() for v in value]
+    return value
+
+
 class Operation:
     """A node of the graph; frozen once created."""
 
@@ -208,6 +218,14 @@ class Operation:
         return tuple(self._outputs)
 
     def get_attr(self, name):
+        """The attr's value as TF's ``get_attr`` gives it: a string attr (``s``)
+        as bytes and a list of strings as a list of bytes; numbers, bools,
+        dtypes, shapes and functions as ref holds them. ValueError when the op
+        has no such attr."""
+        return tf_attr_value(self._get_attr(name))
+
+    def _get_attr(self, name):
+        """The attr's value as ref holds it (strings as ``str``): what ref's own code reads."""
         try:
             return self._attrs[name]
         except KeyError:
@@ -725,6 +743,9 @@ class _OpLike:
                                                   for t in self.inputs if isinstance(t, Tensor)])
 
     def get_attr(self, name):
+        return tf_attr_value(self._attrs[name])
+
+    def _get_attr(self, name):
         return self._attrs[name]
 
 

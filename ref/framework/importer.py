@@ -14,7 +14,7 @@ from ref.types import dtypes, errors
 
 from ref.ops import registry
 from ref.framework import versions
-from ref.types.shapes import TensorShape
+from ref.types.shapes import TensorShape, unknown_shape
 from ref.framework.func_graph import FuncGraph
 from ref.protos import node_def_pb2
 from ref.formats.tensor_util import make_ndarray
@@ -96,7 +96,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                                      "before calling tf.import_graph_def().")
                 with name_scope("_inputs"):
                     input_map = {k: convert_to_tensor(v) for k, v in input_map.items()}
-            created = import_nodes(g, list(graph_def.node), input_map, functions, scope, top=True)
+            created = import_nodes(g, list(graph_def.node), input_map, functions, scope, top=True,
+                                   producer=graph_def.versions.producer)
         missing = [k for k in input_map if not k.startswith("^") and _split_input(k)[0] in created
                    and _split_input(k)[1] >= len(created[_split_input(k)[0]].outputs)]
         if missing:  # a typo, as TF treats it
@@ -399,9 +400,13 @@ def _place_colocated(nodes, created, new_names):
         op._set_device(next((created[c].device for c in others if c in created and created[c].device), ""))
 
 
-def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=(), top=False):
+def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, building=(), top=False,
+                 producer=None):
     """Adds ``nodes`` to ``g`` under ``scope``; ``top``: a GraphDef's own nodes (not a
-    function body), named, placed and colocated as TF's ``import_graph_def``."""
+    function body), named, placed and colocated as TF's ``import_graph_def``.
+    ``producer``: the GraphDef's producer version (up to 21 a Placeholder's
+    ``{}`` shape meant any shape; TF's shape function reads the version, the
+    attr stays as written)."""
     opdefs, order = _check_nodes(nodes, input_map, placeholders_as, functions)
     if top:
         names = {n.name for n in nodes}
@@ -494,6 +499,8 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
         if "_class" in n.attr and n.attr["_class"].list.s and not top:  # colocation groups, renamed with the scope
             op._attrs["_class"] = [("loc:@" + scope + c.decode()[5:]) if scope and c.startswith(b"loc:@")
                                    else c.decode() for c in n.attr["_class"].list.s]
+        if producer is not None and producer <= 21 and op_type == "Placeholder" and op.outputs[0].shape.ndims == 0:
+            op.outputs[0]._shape = unknown_shape()
         if op_type == "While" and "n_loop_vars" not in attrs:
             op._attrs["_tf_while"] = True  # (not exported) see _accumulated
         created[n.name] = op

@@ -309,6 +309,23 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 GIVEN_VALUES = weakref.WeakKeyDictionary()
 
 
+constant_v1 = constant  # TF's name for TF1's graph constant (``constant_op.constant_v1``)
+
+
+def constant_v2(value, dtype=None, shape=None, name="Const"):
+    """TF 2's ``tf.constant`` (``constant_op.constant``) building a graph: a
+    single value fills ``shape`` and as many values as ``shape`` holds are
+    reshaped to it; any other count is TF's TypeError (TF1's :func:`constant`
+    pads with the last value instead)."""
+    if shape is not None:
+        arr = _python_to_numpy(value, dtype)
+        dims = [int(d) for d in as_shape(shape).as_list()]
+        n = int(np.prod(dims, dtype=object))
+        if arr.shape != tuple(dims) and arr.size != 1 and arr.size != n:
+            raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, but got {arr.shape}.")
+    return constant(value, dtype=dtype, shape=shape, name=name)
+
+
 _SPLAT_VIEW = 1 << 16  # a filled constant above this many elements is a broadcast view
 
 

@@ -1,6 +1,7 @@
 """Graph-level and op-level random seeds (TF's ``framework/random_seed.py``)."""
 from __future__ import annotations
 
+from ref.platform import modes
 from ref.framework.graph import get_default_graph
 
 # ---------------------------------------------------------------------------
@@ -34,6 +35,9 @@ def get_seed(op_seed):
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
+        if modes.is_op_determinism_enabled():
+            raise RuntimeError("Random ops require a seed to be set when determinism is enabled. Please set a "
+                               "seed before running the op, e.g. by calling tf.random.set_seed(1).")
         seeds = (None, None)
     if seeds == (0, 0):  # (0, 0) would mean "nondeterministic" to the kernels
         seeds = (0, _MAXINT32)

@@ -79,7 +79,7 @@ def _folded_value(tensor, foldable, cache_name):
             continue
         op = t.op
         if op.type == "Const":
-            value, final = op.get_attr("value"), True
+            value, final = op._get_attr("value"), True
         elif op.type in ("Shape", "Size", "Rank"):
             value = _static_shape_value(op)
             final = value is not None
@@ -137,7 +137,7 @@ def _static_shape_value(op):
         return np.array(s.ndims, dtype=np.int32) if s.ndims is not None else None
     if not s.is_fully_defined():
         return None
-    out_type = op.get_attr("out_type").np
+    out_type = op._get_attr("out_type").np
     if max(s.as_list() + [s.num_elements()]) > np.iinfo(out_type).max:
         return None  # the kernel fails at run time, as TF's
     if op.type == "Shape":
@@ -154,10 +154,10 @@ def _variable_shape_value(op):
         t = t.op.inputs[0]
     if t.op.type != "VarHandleOp":
         return None
-    s = TensorShape(t.op.get_attr("shape"))
+    s = TensorShape(t.op._get_attr("shape"))
     if not s.is_fully_defined():
         return None
-    return np.array(s.as_list(), dtype=op.get_attr("out_type").np)
+    return np.array(s.as_list(), dtype=op._get_attr("out_type").np)
 
 
 def constant_value_as_shape(tensor, fold=None) -> TensorShape:
@@ -179,7 +179,7 @@ def constant_value_as_shape(tensor, fold=None) -> TensorShape:
         if op.type == "Pack":
             return TensorShape([None if (c := _scalar_dim(i)) is None or int(c) < 0 else int(c)
                                 for i in op.inputs])
-        if op.type == "Cast" and op.get_attr("DstT") in (dtypes.int32, dtypes.int64):
+        if op.type == "Cast" and op._get_attr("DstT") in (dtypes.int32, dtypes.int64):
             return constant_value_as_shape(op.inputs[0], fold)
         if op.type == "ConcatV2":
             parts = [constant_value_as_shape(t, fold) for t in op.inputs[:-1]]
@@ -202,8 +202,8 @@ def _scalar_dim(tensor):
     if v is not None or not isinstance(tensor, Tensor) or tensor.op.type != "StridedSlice":
         return v
     op = tensor.op
-    if op.inputs[0].op.type not in ("Shape", "ShapeN") or op.get_attr("shrink_axis_mask") != 1 or any(
-            op.get_attr(m) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask")):
+    if op.inputs[0].op.type not in ("Shape", "ShapeN") or op._get_attr("shrink_axis_mask") != 1 or any(
+            op._get_attr(m) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask")):
         return None
     begin, stride = constant_value(op.inputs[1]), constant_value(op.inputs[3])
     if begin is None or stride is None:
@@ -245,14 +245,14 @@ def _from_constants(tensor, limit=256):
 def _strided_slice_shape(op):
     """``constant_value_as_shape`` of a 1-D ``StridedSlice`` with known begin/end/strides and no special masks."""
     bounds = [constant_value(t) for t in op.inputs[1:4]]
-    if any(b is None for b in bounds) or any(op.get_attr(m) for m in ("ellipsis_mask", "new_axis_mask",
+    if any(b is None for b in bounds) or any(op._get_attr(m) for m in ("ellipsis_mask", "new_axis_mask",
                                                                      "shrink_axis_mask")):
         return None
-    if op.get_attr("begin_mask") not in (0, 1) or op.get_attr("end_mask") not in (0, 1):
+    if op._get_attr("begin_mask") not in (0, 1) or op._get_attr("end_mask") not in (0, 1):
         return None
     begin, end, stride = (int(np.asarray(b).reshape(-1)[0]) for b in bounds)
-    begin = None if op.get_attr("begin_mask") == 1 else begin
-    end = None if op.get_attr("end_mask") == 1 else end
+    begin = None if op._get_attr("begin_mask") == 1 else begin
+    end = None if op._get_attr("end_mask") == 1 else end
     prev = constant_value_as_shape(op.inputs[0])
     if prev.ndims is None:
         return None

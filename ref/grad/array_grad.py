@@ -42,7 +42,7 @@ def _identity_grad(op, grad):
 RegisterGradient("PlaceholderWithDefault")(_identity_grad)
 RegisterGradient("EnsureShape")(lambda op, grad: grad)
 RegisterGradient("CheckNumerics")(lambda op, grad: _a().check_numerics(
-    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. " + op.get_attr("message")))
+    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. " + op._get_attr("message")))
 
 
 @RegisterGradient("IdentityN")
@@ -52,7 +52,7 @@ def _identity_n_grad(op, *grads):
 
 @RegisterGradient("PreventGradient")
 def _prevent_gradient_grad(op, grad):
-    message = op.get_attr("message")  # TF's attr is bytes, and its message shows them so
+    message = op._get_attr("message")  # TF's attr is bytes, and its message shows them so
     raise LookupError(f"Gradient explicitly disabled. Reason: "
                       f"{message.encode() if isinstance(message, str) else message}")
 
@@ -179,12 +179,12 @@ def _split_v_grad(op, *grads):
 
 @RegisterGradient("Pack")
 def _pack_grad(op, grad):
-    return list(_a().unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis")))
+    return list(_a().unstack(grad, num=op._get_attr("N"), axis=op._get_attr("axis")))
 
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op, *grads):
-    return _a().stack(_fill_none(grads, op.outputs), axis=op.get_attr("axis"))
+    return _a().stack(_fill_none(grads, op.outputs), axis=op._get_attr("axis"))
 
 
 @RegisterGradient("Slice")
@@ -218,7 +218,7 @@ def _strided_slice_grad(op, grad):
     shape = _a().shape(op.inputs[0], out_type=begin.dtype)
     return (apply_op("StridedSliceGrad", shape=folded(shape), begin=folded(begin), end=folded(op.inputs[2]),
                      strides=folded(op.inputs[3]), dy=grad,
-                     **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                     **{k: op._get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                                     "shrink_axis_mask")}),
             None, None, None)
 
@@ -229,7 +229,7 @@ def _tensor_strided_slice_update_grad(op, grad):
     the axes ``value`` was broadcast along (TF's rule)."""
     a, m = _a(), _m()
     begin, end, strides = op.inputs[1:4]
-    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+    masks = {k: op._get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                          "shrink_axis_mask")}
     dy = a.strided_slice(grad, begin, end, strides, **masks)
     dx = a.tensor_strided_slice_update(grad, begin, end, strides, a.zeros_like(dy), **masks)
@@ -244,7 +244,7 @@ def _tensor_strided_slice_update_grad(op, grad):
 def _strided_slice_grad_grad(op, grad):
     return (None, None, None, None,
             apply_op("StridedSlice", input=grad, begin=op.inputs[1], end=op.inputs[2], strides=op.inputs[3],
-                     **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                     **{k: op._get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                                     "shrink_axis_mask")}))
 
 
@@ -296,7 +296,7 @@ def _gather_v2_grad(op, grad):
         params_shape = a.shape(params)
     indices_size = a.expand_dims(a.size(indices), 0)
     axis_static = constant_value(axis)
-    batch_dims = int(op.get_attr("batch_dims"))
+    batch_dims = int(op._get_attr("batch_dims"))
     if batch_dims < 0:
         if indices.shape.ndims is None:
             raise ValueError(
@@ -344,7 +344,7 @@ def _gather_nd_grad(op, grad):
     ref_shape = a.shape(params, out_type=indices.dtype)
     if indices.shape.ndims == 2 and indices.shape.dims[-1].value == 1:  # whole rows: IndexedSlices, as TF
         return IndexedSlices(grad, a.squeeze(indices, axis=-1), ref_shape), None
-    return a.scatter_nd(indices, grad, ref_shape, bad_indices_policy=op.get_attr("bad_indices_policy")), None
+    return a.scatter_nd(indices, grad, ref_shape, bad_indices_policy=op._get_attr("bad_indices_policy")), None
 
 
 @RegisterGradient("ScatterNd")
@@ -471,7 +471,7 @@ def _segment_sum_grad(op, grad):
 @RegisterGradient("DynamicStitch")
 @RegisterGradient("ParallelDynamicStitch")
 def _dynamic_stitch_grad(op, grad):
-    n = op.get_attr("N")
+    n = op._get_attr("N")
     indices = op.inputs[:n]
     return [None] * n + [_a().gather(grad, i) for i in indices]
 
@@ -483,8 +483,8 @@ def _reverse_v2_grad(op, grad):
 
 @RegisterGradient("ReverseSequence")
 def _reverse_sequence_grad(op, grad):
-    return (apply_op("ReverseSequence", input=grad, seq_lengths=op.inputs[1], seq_dim=op.get_attr("seq_dim"),
-                     batch_dim=op.get_attr("batch_dim")), None)
+    return (apply_op("ReverseSequence", input=grad, seq_lengths=op.inputs[1], seq_dim=op._get_attr("seq_dim"),
+                     batch_dim=op._get_attr("batch_dim")), None)
 
 
 @RegisterGradient("Reverse")
@@ -505,7 +505,7 @@ def _matrix_diag_part_grad(op, grad):
 @RegisterGradient("MatrixDiagV3")
 def _matrix_diag_v3_grad(op, grad):
     """d diagonal = the band ``k`` of ``grad``."""
-    return linalg_ops.matrix_diag_part(grad, k=op.inputs[1], align=op.get_attr("align")), None, None, None, None
+    return linalg_ops.matrix_diag_part(grad, k=op.inputs[1], align=op._get_attr("align")), None, None, None, None
 
 
 @RegisterGradient("MatrixDiagPartV3")
@@ -513,7 +513,7 @@ def _matrix_diag_part_v3_grad(op, grad):
     """d input = ``grad`` placed on the band ``k`` (a matrix_diag of the input's
     static size, else set into zeros like the input)."""
     matrix_shape = op.inputs[0].shape[-2:]
-    align = op.get_attr("align")
+    align = op._get_attr("align")
     if matrix_shape.is_fully_defined():
         rows, cols = matrix_shape.as_list()
         return linalg_ops.matrix_diag(grad, k=op.inputs[1], num_rows=rows, num_cols=cols, align=align), None, None
@@ -526,7 +526,7 @@ def _matrix_set_diag_v3_grad(op, grad):
     """d input = ``grad`` with the band zeroed; d diagonal = the band of ``grad``.
     The zeros' shape is the diagonal's, computed from ``grad`` when not static."""
     m = _m()
-    align = op.get_attr("align")
+    align = op._get_attr("align")
     diag_shape = op.inputs[1].shape
     if not diag_shape.is_fully_defined():
         grad_shape = array_ops.shape(grad)
@@ -567,13 +567,13 @@ RegisterGradient("UnsortedSegmentMin")(_segment_min_or_max_grad)
 @RegisterGradient("MirrorPad")
 def _mirror_pad_grad(op, grad):
     """The mirrored copies summed back onto the elements they copy (``MirrorPadGrad``)."""
-    return apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None
+    return apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1], mode=op._get_attr("mode")), None
 
 
 @RegisterGradient("MirrorPadGrad")
 def _mirror_pad_grad_grad(op, grad):
     """MirrorPadGrad is linear; its adjoint is MirrorPad itself."""
-    return apply_op("MirrorPad", input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None
+    return apply_op("MirrorPad", input=grad, paddings=op.inputs[1], mode=op._get_attr("mode")), None
 
 
 @RegisterGradient("UnsortedSegmentProd")
@@ -607,7 +607,7 @@ RegisterGradient("QuantizeAndDequantizeV3")(lambda op, grad: [grad, None, None, 
 def _quantize_and_dequantize_v4_grad(op, grad):
     """input_backprop = grad where input_min <= input <= input_max (QuantizeAndDequantizeV4Grad)."""
     return list(apply_op("QuantizeAndDequantizeV4Grad", gradients=grad, input=op.inputs[0],
-                         input_min=op.inputs[1], input_max=op.inputs[2], axis=op.get_attr("axis")))
+                         input_min=op.inputs[1], input_max=op.inputs[2], axis=op._get_attr("axis")))
 
 
 RegisterGradient("QuantizeAndDequantizeV4Grad")(_quantize_and_dequantize_v4_grad)

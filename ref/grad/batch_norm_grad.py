@@ -71,8 +71,8 @@ def _fused_batch_norm_grad_grad(op, *grad):
     """(d grad_y, d x, d scale, None, None): the rebuilt first-order gradient
     differentiated, seeded with the gradients of grad_x, grad_scale, grad_offset."""
     grad_y, x, scale, pop_mean, pop_var = op.inputs[:5]
-    outs = batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, op.get_attr("epsilon"), op.get_attr("data_format"),
-                           op.get_attr("is_training"))
+    outs = batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, op._get_attr("epsilon"), op._get_attr("data_format"),
+                           op._get_attr("is_training"))
     seeds = [g if g is not None else array_ops.ones_like(t) for g, t in zip(grad[:3], outs)]
     # only through the rebuilt ops (TF records them on a tape): the op's inputs are constants there
     grad_grad_y, grad_x, grad_scale = gradients(list(outs), [grad_y, x, scale], grad_ys=seeds,

@@ -39,7 +39,7 @@ def zeros_like_for_output(op, index):
     if val.dtype.base_dtype == dtypes.resource:
         with control_dependencies([pivot]):
             shape = apply_op("VariableShape", input=switch_val, out_type=dtypes.int32, name="VariableShape")
-            return array_ops.zeros(shape, dtype=var_handle_op(op.inputs[0]).get_attr("dtype"))
+            return array_ops.zeros(shape, dtype=var_handle_op(op.inputs[0])._get_attr("dtype"))
     zeros_shape = apply_op("Shape", input=switch_val, out_type=dtypes.int32, name="Shape")
     with control_dependencies([pivot]):
         return array_ops.zeros(zeros_shape, dtype=val.dtype.base_dtype)
@@ -187,7 +187,7 @@ def _enter_grad(op, grad):
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
         return grad
-    if op.get_attr("is_constant"):
+    if op._get_attr("is_constant"):
         if isinstance(grad, IndexedSlices):
             return grad_ctxt.AddBackpropIndexedSlicesAccumulator(op, grad)
         return grad_ctxt.AddBackpropAccumulator(op, grad)
@@ -234,5 +234,5 @@ def _slices_back_edge(merge_grad, grad):
 
 RegisterGradient("RefEnter")(_enter_grad)
 for _t in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2", "Stack", "StackPush", "StackPop", "StackClose",
-           "ControlTrigger"):
+           "ControlTrigger", "DeviceIndex"):
     NotDifferentiable(_t)

@@ -14,8 +14,8 @@ from ref.types import dtypes
 from ref.framework.graph import colocate_with, control_dependencies, get_default_graph
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value
-from ref.graph_ops.control_flow_v1 import CondContext, switch_ref_or_tensor, get_output_context, is_loop_exit, \
-    is_switch
+from ref.graph_ops.control_flow_v1 import CondContext, switch_ref_or_tensor, get_output_context, in_xla_context, \
+    is_containing_context, is_loop_exit, is_switch
 from ref.graph_ops.while_v1 import (WhileContext, control_trigger, get_loop_constant_enter, get_while_context,
                                     is_loop_switch, next_iteration, zeros_for)
 from ref.grad.control_flow_grad import zeros_like_for_output
@@ -25,6 +25,45 @@ __all__ = ["ControlFlowState", "GradLoopState", "maybe_create_control_flow_state
 
 def _shape_of(value):
     return apply_op("Shape", input=value, out_type=dtypes.int32, name="Shape")
+
+
+def _enclosing_while_context(ctxt, stop_ctxt):
+    while ctxt is not None and ctxt is not stop_ctxt and not ctxt.IsWhileContext():
+        ctxt = ctxt.outer_context
+    return ctxt
+
+
+def _max_size_from_nested_maximum_iterations(value, while_ctxt):
+    """The size of an XLA gradient accumulator (a stack) for ``value`` in
+    ``while_ctxt``: the product of the ``maximum_iterations`` of the loops from
+    ``while_ctxt`` out to the context ``gradients()`` is called in (TF's
+    ``_GetMaxSizeFromNestedMaximumIterations``). ValueError when a loop has no
+    ``maximum_iterations``, or one defined inside a nested loop or cond whose
+    value is not known when the graph is built."""
+    curr_ctxt = get_default_graph()._get_control_flow_context()
+    curr_name = curr_ctxt.name if curr_ctxt is not None else ""
+    max_size = constant(1)
+    while while_ctxt not in (None, curr_ctxt):
+        max_iter = while_ctxt.maximum_iterations
+        if max_iter is None:
+            raise ValueError(f"Cannot create a gradient accumulator for tensor '{value.name}' inside XLA while_loop "
+                             f"because maximum_iterations was not passed to the tf.while_loop call "
+                             f"('{while_ctxt.name}').")
+        max_iter_ctxt = max_iter.op._get_control_flow_context()
+        if is_containing_context(curr_ctxt, max_iter_ctxt):
+            max_size = max_size * max_iter
+        else:
+            const_max_iter = constant_value(max_iter)
+            if const_max_iter is None:
+                raise ValueError(
+                    f"Cannot create a gradient accumulator for tensor '{value.name}' inside XLA while_loop. "
+                    f"maximum_iterations tensor '{max_iter.name}' for while_loop context '{while_ctxt.name}' must "
+                    f"be statically known (e.g. a constant value or known shape dimension), or be defined at or "
+                    f"outside the while loop context '{curr_name}' (currently defined in "
+                    f"'{max_iter_ctxt.name}').")
+            max_size = max_size * const_max_iter
+        while_ctxt = _enclosing_while_context(while_ctxt.outer_context, curr_ctxt)
+    return max_size
 
 
 class GradLoopState:
@@ -113,7 +152,10 @@ class GradLoopState:
             if curr_ctxt:
                 curr_ctxt.Enter()
             with colocate_with(value.op):
-                max_size = constant(-1, dtype=dtypes.int32, name="Const")
+                if in_xla_context(value.op):  # XLA: a stack of a size known from the loops' maximum_iterations
+                    max_size = _max_size_from_nested_maximum_iterations(value, self.forward_context)
+                else:
+                    max_size = constant(-1, dtype=dtypes.int32, name="Const")
                 acc = apply_op("StackV2", max_size=max_size, elem_type=value.dtype.base_dtype, name="f_acc")
             if curr_ctxt:
                 curr_ctxt.Exit()
@@ -348,7 +390,7 @@ def _variable_dtype(handle):
     t = handle
     while t.dtype.base_dtype == dtypes.resource:
         if t.op.type in ("VarHandleOp", "VariableV2"):
-            return dtypes.as_dtype(t.op.get_attr("dtype"))
+            return dtypes.as_dtype(t.op._get_attr("dtype"))
         if t.op.type not in ("Identity", "Enter", "Switch", "Merge") or not t.op.inputs:
             break
         t = t.op.inputs[0]

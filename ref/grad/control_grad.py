@@ -52,11 +52,11 @@ def _variable_handle(t):
     """True when ``t`` is a float resource variable's handle: its gradient is the
     gradient of the variable's value."""
     op = _var_handle_op(t)
-    return op is not None and (op.get_attr("dtype").is_floating or op.get_attr("dtype").is_complex)
+    return op is not None and (op._get_attr("dtype").is_floating or op._get_attr("dtype").is_complex)
 
 
 def _handle_dtype(t):
-    return _var_handle_op(t).get_attr("dtype")
+    return _var_handle_op(t)._get_attr("dtype")
 
 
 def _wrt(t):
@@ -88,7 +88,7 @@ def _grad_graph(name, src, n_args_before, all_args, out_grads_specs, outer, wrt_
             g = by_pos.get(i)
             if g is None and all_args[i].dtype.base_dtype == dtypes.resource and _variable_handle(all_args[i]):
                 value = apply_op("ReadVariableOp", resource=a, dtype=_handle_dtype(all_args[i]))
-                value.set_shape(_var_handle_op(all_args[i]).get_attr("shape"))  # the variable's shape
+                value.set_shape(_var_handle_op(all_args[i])._get_attr("shape"))  # the variable's shape
                 g = _zeros(value)
             elif g is None:
                 g = _zeros(_readable(a))
@@ -175,8 +175,8 @@ def _readable(t):
 def _if_grad(op, *grads):
     pred = op.inputs[0]
     caps = op.inputs[1:]
-    then_g, else_g = op.get_attr("then_branch"), op.get_attr("else_branch")
-    n_then = op.get_attr("n_then_inputs")
+    then_g, else_g = op._get_attr("then_branch"), op._get_attr("else_branch")
+    n_then = op._get_attr("n_then_inputs")
     grads = [g if g is not None else _zeros(o) for g, o in zip(grads, op.outputs)]
     grads = [convert_to_tensor(g) for g in grads]
     specs = [(g.dtype.base_dtype, o.shape) for g, o in zip(grads, op.outputs)]
@@ -247,17 +247,17 @@ def _trace(fg, values, replaced=None):
 
 @RegisterGradient("While")
 def _while_grad(op, *grads):
-    n = op.get_attr("n_loop_vars")
-    n_cond = op.get_attr("n_cond_captures")
-    cond, body = op.get_attr("cond"), op.get_attr("body")
+    n = op._get_attr("n_loop_vars")
+    n_cond = op._get_attr("n_cond_captures")
+    cond, body = op._get_attr("cond"), op._get_attr("body")
     inputs = list(op.inputs)
     init, cond_caps, body_caps = inputs[:n], inputs[n:n + n_cond], inputs[n + n_cond:]
     outer = get_default_graph()
-    specs = [(t.dtype.base_dtype, s) for t, (_, s) in zip(init, op.get_attr("output_specs"))]
+    specs = [(t.dtype.base_dtype, s) for t, (_, s) in zip(init, op._get_attr("output_specs"))]
     i32 = (dtypes.int32, [])
     out_grads = [convert_to_tensor(g if g is not None else _zeros(o)) for g, o in zip(grads[:n], op.outputs[:n])]
 
-    if op.get_attr("accumulate"):
+    if op._get_attr("accumulate"):
         # Iteration k's loop variables are row k of the history outputs; a
         # gradient reaching the history (a higher derivative's) joins at its row.
         history = list(op.outputs[n:2 * n])
@@ -289,7 +289,7 @@ def _while_grad(op, *grads):
             return [math_ops.add(args[0], 1)] + _trace(body, args[1:] + body_caps)
 
         trips = _while_op(op.name + "_grad_count", [i32] + specs, [convert_to_tensor(0)] + init, outer,
-                          count_cond, count_body, op.get_attr("maximum_iterations"))[0]
+                          count_cond, count_body, op._get_attr("maximum_iterations"))[0]
 
         def state_at(km1):
             return _while_op(op.name + "_grad_recompute", [i32] + specs, [convert_to_tensor(0)] + init,

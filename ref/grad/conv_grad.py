@@ -15,9 +15,9 @@ for _sampler in ("UniformCandidateSampler", "LogUniformCandidateSampler", "Learn
 
 def _conv_attrs(op, depthwise=False):
     names = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
-    out = {k: op.get_attr(k) for k in names}
+    out = {k: op._get_attr(k) for k in names}
     if not depthwise:
-        out["use_cudnn_on_gpu"] = op.get_attr("use_cudnn_on_gpu")
+        out["use_cudnn_on_gpu"] = op._get_attr("use_cudnn_on_gpu")
     return out
 
 
@@ -75,9 +75,9 @@ def _depthwise_backprop_filter_grad(op, grad):
 
 
 def _pool_attrs(op, explicit=True):
-    out = {k: op.get_attr(k) for k in ("ksize", "strides", "padding", "data_format")}
+    out = {k: op._get_attr(k) for k in ("ksize", "strides", "padding", "data_format")}
     if explicit:
-        out["explicit_paddings"] = op.get_attr("explicit_paddings")
+        out["explicit_paddings"] = op._get_attr("explicit_paddings")
     return out
 
 
@@ -90,8 +90,8 @@ def _max_pool_grad(op, grad):
 @RegisterGradient("MaxPoolV2")
 def _max_pool_v2_grad(op, grad):
     return (apply_op("MaxPoolGradV2", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
-                     ksize=op.inputs[1], strides=op.inputs[2], padding=op.get_attr("padding"),
-                     data_format=op.get_attr("data_format")), None, None)
+                     ksize=op.inputs[1], strides=op.inputs[2], padding=op._get_attr("padding"),
+                     data_format=op._get_attr("data_format")), None, None)
 
 
 @RegisterGradient("MaxPoolGrad")
@@ -106,8 +106,8 @@ def _max_pool_grad_v2_grad(op, grad):
     """Zeros for the pooled input and output; MaxPoolGradGradV2 of ``grad`` (TF's rule)."""
     return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
             apply_op("MaxPoolGradGradV2", orig_input=op.inputs[0], orig_output=op.inputs[1], grad=grad,
-                     ksize=op.inputs[3], strides=op.inputs[4], padding=op.get_attr("padding"),
-                     data_format=op.get_attr("data_format")), None, None)
+                     ksize=op.inputs[3], strides=op.inputs[4], padding=op._get_attr("padding"),
+                     data_format=op._get_attr("data_format")), None, None)
 
 
 @RegisterGradient("MaxPoolGradGrad")
@@ -131,9 +131,9 @@ def _avg_pool_grad_grad(op, grad):
 
 def _fused_batch_norm_grad_rule(grad_op, with_reserve_3):
     def rule(op, *grads):
-        is_training = op.get_attr("is_training")
-        args = dict(y_backprop=grads[0], x=op.inputs[0], scale=op.inputs[1], epsilon=op.get_attr("epsilon"),
-                    data_format=op.get_attr("data_format"), is_training=is_training)
+        is_training = op._get_attr("is_training")
+        args = dict(y_backprop=grads[0], x=op.inputs[0], scale=op.inputs[1], epsilon=op._get_attr("epsilon"),
+                    data_format=op._get_attr("data_format"), is_training=is_training)
         if is_training:
             args.update(reserve_space_1=op.outputs[3], reserve_space_2=op.outputs[4])
         else:  # the population statistics the forward op normalised with
@@ -153,7 +153,7 @@ RegisterGradient("FusedBatchNorm")(_fused_batch_norm_grad_rule("FusedBatchNormGr
 @RegisterGradient("LRN")
 def _lrn_grad(op, grad):
     return apply_op("LRNGrad", input_grads=grad, input_image=op.inputs[0], output_image=op.outputs[0],
-                    **{k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")})
+                    **{k: op._get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")})
 
 
 @RegisterGradient("TopK")
@@ -177,7 +177,7 @@ def _top_k_grad(op, grad, _):
 
 
 def _argmax_attrs(op):
-    return {k: op.get_attr(k) for k in ("ksize", "strides", "padding", "include_batch_in_index")}
+    return {k: op._get_attr(k) for k in ("ksize", "strides", "padding", "include_batch_in_index")}
 
 
 @RegisterGradient("MaxPoolWithArgmax")
@@ -201,7 +201,7 @@ def _max_pool_grad_grad_with_argmax_grad(op, grad):
 
 
 def _block_data_format(op, name):
-    data_format = op.get_attr("data_format")
+    data_format = op._get_attr("data_format")
     if data_format == "NCHW_VECT_C":
         raise ValueError(f"Cannot compute {name} gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.")
     return data_format
@@ -210,14 +210,14 @@ def _block_data_format(op, name):
 @RegisterGradient("SpaceToDepth")
 def _space_to_depth_grad(op, grad):
     """SpaceToDepth only moves values: its adjoint is DepthToSpace with the same block size."""
-    return apply_op("DepthToSpace", input=grad, block_size=op.get_attr("block_size"),
+    return apply_op("DepthToSpace", input=grad, block_size=op._get_attr("block_size"),
                     data_format=_block_data_format(op, "SpaceToDepth"))
 
 
 @RegisterGradient("DepthToSpace")
 def _depth_to_space_grad(op, grad):
     """DepthToSpace's adjoint is SpaceToDepth with the same block size."""
-    return apply_op("SpaceToDepth", input=grad, block_size=op.get_attr("block_size"),
+    return apply_op("SpaceToDepth", input=grad, block_size=op._get_attr("block_size"),
                     data_format=_block_data_format(op, "DepthToSpace"))
 
 
@@ -235,7 +235,7 @@ def _batch_to_space_nd_grad(op, grad):
 
 
 def _attrs3d(op, *names):
-    return {n: op.get_attr(n) for n in names}
+    return {n: op._get_attr(n) for n in names}
 
 
 @RegisterGradient("Conv3D")
@@ -293,13 +293,13 @@ def _extract_image_patches_grad(op, grad):
     batch_size, rows_in, cols_in, channels = array_ops.unstack(input_bhwc)
     output_bhwc = array_ops.shape(op.outputs[0], out_type=dtypes.int64)
     rows_out, cols_out = array_ops.unstack(output_bhwc[1:3])
-    _, ksize_r, ksize_c, _ = op.get_attr("ksizes")
+    _, ksize_r, ksize_c, _ = op._get_attr("ksizes")
     input_indices_num = rows_in * cols_in
     input_idx = array_ops.reshape(math_ops.range(1, input_indices_num + 1, dtype=dtypes.float32),
                                   (1, rows_in, cols_in, 1))
-    input_idx_patched = apply_op("ExtractImagePatches", images=input_idx, ksizes=op.get_attr("ksizes"),
-                                 strides=op.get_attr("strides"), rates=op.get_attr("rates"),
-                                 padding=op.get_attr("padding"))
+    input_idx_patched = apply_op("ExtractImagePatches", images=input_idx, ksizes=op._get_attr("ksizes"),
+                                 strides=op._get_attr("strides"), rates=op._get_attr("rates"),
+                                 padding=op._get_attr("padding"))
     input_idx_patched = math_ops.cast(input_idx_patched, dtypes.int64)
     grad_expanded = array_ops.transpose(
         array_ops.reshape(grad, (batch_size, rows_out, cols_out, ksize_r, ksize_c, channels)), (1, 2, 3, 4, 0, 5))
@@ -313,6 +313,6 @@ def _extract_image_patches_grad(op, grad):
 @RegisterGradient("Dilation2D")
 def _dilation2d_grad(op, grad):
     """Dilation2DBackpropInput and Dilation2DBackpropFilter: the gradient goes to the winning taps."""
-    kw = {n: op.get_attr(n) for n in ("strides", "rates", "padding")}
+    kw = {n: op._get_attr(n) for n in ("strides", "rates", "padding")}
     return [apply_op("Dilation2DBackpropInput", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw),
             apply_op("Dilation2DBackpropFilter", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw)]

@@ -401,7 +401,7 @@ def _resource_zeros(handle):
     op = var_handle_op(handle)
     if op is None:
         return None
-    dtype, var_shape = op.get_attr("dtype"), op.get_attr("shape")
+    dtype, var_shape = op._get_attr("dtype"), op._get_attr("shape")
     if var_shape is not None and as_shape(var_shape).is_fully_defined():
         return array_ops.zeros(as_shape(var_shape).as_list(), dtype=dtype)
     return fill(apply_op("VariableShape", input=handle), convert_to_tensor(0, dtype=dtype))

@@ -24,15 +24,15 @@ def _resize_nearest_neighbor_grad(op, grad):
     hw = image.shape[1:3] if image.shape.ndims is not None else None
     size = hw.as_list() if hw is not None and hw.is_fully_defined() else array_ops.shape(image)[1:3]
     return [apply_op("ResizeNearestNeighborGrad", grads=grad, size=size,
-                     align_corners=op.get_attr("align_corners"),
-                     half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+                     align_corners=op._get_attr("align_corners"),
+                     half_pixel_centers=op._get_attr("half_pixel_centers")), None]
 
 
 @RegisterGradient("ResizeBilinear")
 def _resize_bilinear_grad(op, grad):
     return [apply_op("ResizeBilinearGrad", grads=grad, original_image=op.inputs[0],
-                     align_corners=op.get_attr("align_corners"),
-                     half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+                     align_corners=op._get_attr("align_corners"),
+                     half_pixel_centers=op._get_attr("half_pixel_centers")), None]
 
 
 @RegisterGradient("ResizeBicubic")
@@ -40,8 +40,8 @@ def _resize_bicubic_grad(op, grad):
     if op.inputs[0].dtype not in (dtypes.float32, dtypes.float64):
         return [None, None]
     return [apply_op("ResizeBicubicGrad", grads=grad, original_image=op.inputs[0],
-                     align_corners=op.get_attr("align_corners"),
-                     half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+                     align_corners=op._get_attr("align_corners"),
+                     half_pixel_centers=op._get_attr("half_pixel_centers")), None]
 
 
 @RegisterGradient("CropAndResize")
@@ -51,7 +51,7 @@ def _crop_and_resize_grad(op, grad):
     grad0 = None
     if image.dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
         grad0 = apply_op("CropAndResizeGradImage", grads=grad, boxes=op.inputs[1], box_ind=op.inputs[2],
-                         image_size=shape, T=image.dtype, method=op.get_attr("method"))
+                         image_size=shape, T=image.dtype, method=op._get_attr("method"))
     grad1 = apply_op("CropAndResizeGradBoxes", grads=grad, image=image, boxes=op.inputs[1], box_ind=op.inputs[2])
     return [grad0, grad1, None, None]
 

@@ -33,7 +33,7 @@ def _matrix_triangular_solve_grad(op, grad):
     ``adjoint``), kept to A's triangle; summed over broadcast batch dims."""
     array_ops, linalg_ops, math_ops = _ops()
     a, b = op.inputs
-    adjoint_a, lower_a = op.get_attr("adjoint"), op.get_attr("lower")
+    adjoint_a, lower_a = op._get_attr("adjoint"), op._get_attr("lower")
     c = op.outputs[0]
     grad_b = linalg_ops.matrix_triangular_solve(a, grad, lower=lower_a, adjoint=not adjoint_a)
     if adjoint_a:
@@ -117,12 +117,12 @@ def _einsum_grad(op, grad):
     ranks = [x.shape.ndims for x in xs]
     if any(r is None for r in ranks):
         raise ValueError(f"The gradient of Einsum {op.name} needs inputs of known rank")
-    terms, out = parse_einsum(op.get_attr("equation"), ranks)
+    terms, out = parse_einsum(op._get_attr("equation"), ranks)
     grads = []
     for i, (t, x) in enumerate(zip(terms, xs)):
         if len(set(t)) != len(t):
             raise ValueError(f"ref's Einsum gradient does not support repeated labels within an input: {t!r} "
-                             f"in {op.get_attr('equation')!r}")
+                             f"in {op._get_attr('equation')!r}")
         others = [(terms[j], xs[j]) for j in range(len(xs)) if j != i]
         keep = "".join(c for c in t if c in out or any(c in o for o, _ in others))
         g = linalg_ops.einsum(",".join([out] + [o for o, _ in others]) + "->" + keep, grad,
@@ -168,12 +168,12 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     a_shape = a.shape.with_rank_at_least(2)
     grad_s = math_ops.cast(grad_s, a.dtype)
     grad_s_mat = linalg_ops.matrix_diag(grad_s)
-    if not op.get_attr("compute_uv"):
+    if not op._get_attr("compute_uv"):
         _, u, v = linalg_ops.svd(a, compute_uv=True)
         grad_a = math_ops.matmul(u, math_ops.matmul(grad_s_mat, v, adjoint_b=True))
         grad_a.set_shape(a_shape)
         return grad_a
-    full_matrices = op.get_attr("full_matrices")
+    full_matrices = op._get_attr("full_matrices")
     grad_u_shape = grad_u.shape.with_rank_at_least(2)
     grad_v_shape = grad_v.shape.with_rank_at_least(2)
     m = a_shape.dims[-2].merge_with(grad_u_shape.dims[-2])
@@ -241,7 +241,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
 def _matrix_inverse_grad(op, grad):
     """d A = -A^-H @ grad @ A^-H (adjoints swapped for ``adjoint=True``)."""
     ainv = op.outputs[0]
-    adj = op.get_attr("adjoint")
+    adj = op._get_attr("adjoint")
     inner = math_ops.matmul(grad, ainv, adjoint_a=adj, adjoint_b=not adj)
     return -math_ops.matmul(ainv, inner, adjoint_a=not adj)
 
@@ -274,7 +274,7 @@ def _self_adjoint_eig_v2_grad(op, grad_e, grad_v):
     onto the lower triangle, which is all the op reads."""
     e = op.outputs[0]
     with control_dependencies([grad_e, grad_v]):
-        if op.get_attr("compute_v"):
+        if op._get_attr("compute_v"):
             v = op.outputs[1]
             f = linalg_ops.matrix_set_diag(
                 _safe_reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)),
@@ -313,7 +313,7 @@ def _log_matrix_determinant_grad(op, _, grad_b):
 def _matrix_solve_grad(op, grad):
     """X = A^-1 B: dB = A^-H dX, dA = -dB X^H (-X dB^H with ``adjoint``)."""
     a = op.inputs[0]
-    adjoint_a = op.get_attr("adjoint")
+    adjoint_a = op._get_attr("adjoint")
     c = op.outputs[0]
     grad_b = apply_op("MatrixSolve", matrix=a, rhs=grad, adjoint=not adjoint_a)
     if adjoint_a:

@@ -20,7 +20,7 @@ def _element_shape_of(t):
 
 @RegisterGradient("TensorListPushBack")
 def _push_back_grad(op, dresult):
-    dlist, item = L.tensor_list_pop_back(dresult, op.get_attr("element_dtype"), array_ops.shape(op.inputs[1]))
+    dlist, item = L.tensor_list_pop_back(dresult, op._get_attr("element_dtype"), array_ops.shape(op.inputs[1]))
     return dlist, item
 
 
@@ -71,7 +71,7 @@ def _set_item_grad(op, dlist):
     input_list, index, item = op.inputs
     list_grad = L.tensor_list_set_item(dlist, index, array_ops.zeros_like(item))
     item_grad = L.tensor_list_get_item(dlist, index, item.dtype, array_ops.shape(item))
-    if op.get_attr("resize_if_index_out_of_bounds"):
+    if op._get_attr("resize_if_index_out_of_bounds"):
         list_grad = L.tensor_list_resize(list_grad, L.tensor_list_length(input_list))
     return list_grad, None, item_grad
 

@@ -297,7 +297,7 @@ RegisterGradient("InvGrad")(_reciprocal_grad_grad)
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
     a, b = map(_cj, op.inputs)
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op._get_attr("transpose_a"), op._get_attr("transpose_b")
 
     def mm(x, y, ta=False, tb=False, **mark):
         return apply_op("MatMul", a=x, b=y, transpose_a=ta, transpose_b=tb, **mark)
@@ -314,7 +314,7 @@ def _matmul_grad(op, grad):
 @RegisterGradient("BatchMatMulV2")
 def _batch_matmul_grad(op, grad):
     x, y = op.inputs
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    adj_x, adj_y = op._get_attr("adj_x"), op._get_attr("adj_y")
     mm = _m().matmul
     if not adj_x and not adj_y:
         gx, gy = mm(grad, y, adjoint_b=True, grad_a=True), mm(x, grad, adjoint_a=True, grad_b=True)
@@ -382,7 +382,7 @@ def _broadcast_back(op, grad):
             kept, scaling = cache[key]
             return a.tile(a.reshape(grad, kept), scaling)
     input_shape = a.shape(x)
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         with colocate_with(input_shape):  # as TF's _SumGrad
             kept = _reduced_shape(input_shape, op.inputs[1])
         grad = a.reshape(grad, kept)
@@ -415,7 +415,7 @@ def _min_or_max_grad(op, grad):
     m, a = _m(), _a()
     x, y = op.inputs[0], op.outputs[0]
     input_shape = a.shape(x)
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         kept = _reduced_shape(input_shape, op.inputs[1])
         y = a.reshape(y, kept)
         grad = a.reshape(grad, kept)
@@ -439,7 +439,7 @@ def _prod_grad(op, grad):
     x = op.inputs[0]
     input_shape = a.shape(x)
     axes = a.reshape(op.inputs[1], [-1])
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         grad = a.reshape(grad, _reduced_shape(input_shape, op.inputs[1]))
     grad = a.broadcast_to(grad, input_shape)
     with device("/cpu:0"):
@@ -518,7 +518,7 @@ def _clip_by_value_grad(op, grad):
 @RegisterGradient("Cumsum")
 def _cumsum_grad(op, grad):
     axis = op.inputs[1]
-    return _m().cumsum(grad, axis, exclusive=op.get_attr("exclusive"), reverse=not op.get_attr("reverse")), None
+    return _m().cumsum(grad, axis, exclusive=op._get_attr("exclusive"), reverse=not op._get_attr("reverse")), None
 
 
 @RegisterGradient("Cumprod")
@@ -526,7 +526,7 @@ def _cumprod_grad(op, grad):
     """TF's form: div_no_nan(cumsum(cumprod(x) * grad, reversed), x) (zero where x is zero)."""
     m = _m()
     x, axis = op.inputs
-    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    exclusive, reverse = op._get_attr("exclusive"), op._get_attr("reverse")
     prod = m.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
     out = m.cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
     return m.div_no_nan(out, x), None

@@ -53,7 +53,7 @@ def _softsign_grad(op, grad):
 
 @RegisterGradient("LeakyRelu")
 def _leaky_relu_grad(op, grad):
-    return apply_op("LeakyReluGrad", gradients=grad, features=op.inputs[0], alpha=op.get_attr("alpha"))
+    return apply_op("LeakyReluGrad", gradients=grad, features=op.inputs[0], alpha=op._get_attr("alpha"))
 
 
 @RegisterGradient("ReluGrad")
@@ -71,7 +71,7 @@ def _relu6_grad_grad(op, grad):
 @RegisterGradient("LeakyReluGrad")
 def _leaky_relu_grad_grad(op, grad):
     x = op.inputs[1]
-    return apply_op("LeakyReluGrad", gradients=grad, features=x, alpha=op.get_attr("alpha")), _a().zeros_like(x)
+    return apply_op("LeakyReluGrad", gradients=grad, features=x, alpha=op._get_attr("alpha")), _a().zeros_like(x)
 
 
 @RegisterGradient("EluGrad")
@@ -162,7 +162,7 @@ def _nn():
 
 @RegisterGradient("BiasAdd")
 def _bias_add_grad(op, grad):
-    fmt = op.get_attr("data_format")
+    fmt = op._get_attr("data_format")
     return grad, apply_op("BiasAddGrad", out_backprop=grad, data_format=fmt)
 
 
@@ -177,7 +177,7 @@ def _bias_add_v1_grad(op, grad):
 def _bias_add_grad_grad(op, received_grad):
     """Broadcasts the bias gradient's gradient back over the input (TF's form)."""
     a = _a()
-    fmt = op.get_attr("data_format")
+    fmt = op._get_attr("data_format")
     x = op.inputs[0]
     shape = a.shape(x)
     rank = x.shape.ndims

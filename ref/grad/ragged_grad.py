@@ -34,7 +34,7 @@ def _ragged_tensor_to_tensor_grad(op, grad):
     range(nvals) with default -1), the rest summed into the default value."""
     values, default = op.inputs[1], op.inputs[2]
     partitions = list(op.inputs[3:])
-    types = op.get_attr("row_partition_types")
+    types = op._get_attr("row_partition_types")
     values_shape = array_ops.shape(values)
     ragged_rank = sum(1 for t in types if t not in (b"FIRST_DIM_SIZE", "FIRST_DIM_SIZE"))
     indices = apply_op("RaggedTensorToTensor", shape=array_ops.shape(grad)[:1 + ragged_rank],

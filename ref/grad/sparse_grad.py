@@ -62,7 +62,7 @@ def _sparse_tensor_dense_matmul_grad(op, grad):
     """d/db: adjoint(A) @ grad (then adjoint if adjoint_b); d/dvalues[i] at
     (r, c): grad[r, :] . conj(op(b))[c, :] (r, c swapped and conjugated for adjoint_a)."""
     a_indices, a_values, a_shape, b = op.inputs
-    adj_a, adj_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    adj_a, adj_b = op._get_attr("adjoint_a"), op._get_attr("adjoint_b")
     if a_values.dtype.base_dtype != b.dtype.base_dtype:
         raise TypeError(f"SparseTensorDenseMatMul op received operands with different types: "
                         f"`{a_values.dtype.base_dtype}` and `{b.dtype.base_dtype}`.")
@@ -142,7 +142,7 @@ def _sparse_slice_grad(op, *grads):
 
 def _sparse_segment_grad(kind):
     def rule(op, grad):
-        if op.get_attr("sparse_gradient"):  # TF's _SparseSegmentReduceGradV2: an IndexedSlices of the used rows
+        if op._get_attr("sparse_gradient"):  # TF's _SparseSegmentReduceGradV2: an IndexedSlices of the used rows
             data_shape = array_ops.shape(op.inputs[0])
             values, unique = apply_op(f"SparseSegment{kind}GradV2", grad=grad, indices=op.inputs[1],
                                       segment_ids=op.inputs[2], dense_output_dim0=data_shape[0])

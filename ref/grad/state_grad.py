@@ -10,6 +10,7 @@ from ref.graph_ops import array_ops
 
 for _t in ("Variable", "VariableV2", "VarHandleOp", "VariableShape", "ScalarSummary", "HistogramSummary", "ImageSummary",
            "AudioSummaryV2", "MergeSummary", "TensorSummary", "TensorSummaryV2", "DestroyResourceOp",
+           "TemporaryVariable", "DestroyTemporaryVariable",
            # checkpoint I/O (TF's io_ops.py / string_ops.py declare them so too)
            "SaveV2", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints", "ShardedFilename", "StringJoin",
            "StaticRegexFullMatch", "RegexFullMatch",
@@ -50,7 +51,7 @@ def _variable_shape(handle):
     while source.op.type in ("Identity", "Enter", "Switch", "RefIdentity") and source.op.inputs:
         source = source.op.inputs[0]
     if source.op.type == "VarHandleOp":
-        shape = source.op.get_attr("shape")
+        shape = source.op._get_attr("shape")
         dims = None if shape is None or shape.ndims is None else shape.as_list()
         if dims is not None and all(d is not None and d >= 0 for d in dims):
             return constant(np.asarray(dims, np.int32))

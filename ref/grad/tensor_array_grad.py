@@ -52,7 +52,7 @@ def _barrier(op, flow):
 @RegisterGradient("TensorArrayReadV3")
 def _read_grad(op, grad):
     handle, index, flow = op.inputs
-    g = _grad_array(op.get_attr("dtype"), handle, flow, _grad_source(grad))
+    g = _grad_array(op._get_attr("dtype"), handle, flow, _grad_source(grad))
     return [None, None, g.write(index, grad).flow]
 
 
@@ -61,14 +61,14 @@ def _write_grad(op, flow):
     handle, index = op.inputs[0], op.inputs[1]
     source = _grad_source(flow)
     flow = _barrier(op, flow)
-    g = _grad_array(op.get_attr("T"), handle, flow, source)
+    g = _grad_array(op._get_attr("T"), handle, flow, source)
     return [None, None, g.read(index), flow]
 
 
 @RegisterGradient("TensorArrayGatherV3")
 def _gather_grad(op, grad):
     handle, indices, flow = op.inputs
-    g = _grad_array(op.get_attr("dtype"), handle, flow, _grad_source(grad))
+    g = _grad_array(op._get_attr("dtype"), handle, flow, _grad_source(grad))
     return [None, None, g.scatter(indices, grad).flow]
 
 
@@ -77,14 +77,14 @@ def _scatter_grad(op, flow):
     handle, indices = op.inputs[0], op.inputs[1]
     source = _grad_source(flow)
     flow = _barrier(op, flow)
-    g = _grad_array(op.get_attr("T"), handle, flow, source)
+    g = _grad_array(op._get_attr("T"), handle, flow, source)
     return [None, None, g.gather(indices), flow]
 
 
 @RegisterGradient("TensorArrayConcatV3")
 def _concat_grad(op, grad, unused_lengths_grad):
     handle, flow = op.inputs
-    g = _grad_array(op.get_attr("dtype"), handle, flow, _grad_source(grad))
+    g = _grad_array(op._get_attr("dtype"), handle, flow, _grad_source(grad))
     return [None, g.split(grad, lengths=op.outputs[1]).flow]
 
 
@@ -93,5 +93,5 @@ def _split_grad(op, flow):
     handle = op.inputs[0]
     source = _grad_source(flow)
     flow = _barrier(op, flow)
-    g = _grad_array(op.get_attr("T"), handle, flow, source)
+    g = _grad_array(op._get_attr("T"), handle, flow, source)
     return [None, g.concat(), None, flow]

@@ -145,7 +145,7 @@ def _mul_no_nan_grad(op, grad):
 @RegisterGradient("EuclideanNorm")
 def _euclidean_norm_grad(op, grad):
     output = op.outputs[0]
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         kept = _reduced_shape(array_ops.shape(op.inputs[0]), op.inputs[1])
         output = array_ops.reshape(output, kept)
         grad = array_ops.reshape(grad, kept)
@@ -161,15 +161,15 @@ for _t in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "PopulationCount",
 
 @RegisterGradient("FakeQuantWithMinMaxArgs")
 def _fake_quant_args_grad(op, grad):
-    return apply_op("FakeQuantWithMinMaxArgsGradient", gradients=grad, inputs=op.inputs[0], min=op.get_attr("min"),
-                    max=op.get_attr("max"), num_bits=op.get_attr("num_bits"),
-                    narrow_range=op.get_attr("narrow_range"))
+    return apply_op("FakeQuantWithMinMaxArgsGradient", gradients=grad, inputs=op.inputs[0], min=op._get_attr("min"),
+                    max=op._get_attr("max"), num_bits=op._get_attr("num_bits"),
+                    narrow_range=op._get_attr("narrow_range"))
 
 
 def _fake_quant_vars_grad(grad_op):
     def rule(op, grad):
         return apply_op(grad_op, gradients=grad, inputs=op.inputs[0], min=op.inputs[1], max=op.inputs[2],
-                        num_bits=op.get_attr("num_bits"), narrow_range=op.get_attr("narrow_range"))
+                        num_bits=op._get_attr("num_bits"), narrow_range=op._get_attr("narrow_range"))
     return rule
 
 

@@ -205,8 +205,11 @@ def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=
 
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
     """As :func:`assert_rank`, for ``rank(x)`` being one of ``ranks``."""
-    def dynamic(r, rs):
-        return math_ops.reduce_any(math_ops.equal(r, apply_op("Pack", values=list(rs), axis=0)))
+    def dynamic(r, rs):  # TF's: an Equal per rank, or-ed (a rank that is not a scalar fails its own check)
+        result = math_ops.equal(rs[0], r)
+        for given in rs[1:]:
+            result = math_ops.logical_or(result, math_ops.equal(given, r))
+        return result
     return _rank_assert("assert_rank_in", " in", x, list(ranks), lambda a, g: a in g, dynamic, data, summarize,
                         message, name, single=False)
 
@@ -221,8 +224,16 @@ def assert_integer(x, message=None, name=None):
         return no_op("statically_determined_was_integer")
 
 
+# composite tensor class -> its component checked by assert_type (registered from above:
+# ragged_tensor registers RaggedTensor -> flat_values, as TF's ragged dispatch of assert_type)
+ASSERT_TYPE_COMPONENT = {}
+
+
 def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless ``tensor`` has dtype ``tf_type``; returns a NoOp."""
+    component = ASSERT_TYPE_COMPONENT.get(type(tensor))
+    if component is not None:
+        return assert_type(component(tensor), tf_type, message=message, name=name)
     tf_type = dtypes.as_dtype(tf_type)
     with name_scope(name, "assert_type", [tensor]):
         if not isinstance(tensor, SparseTensor):

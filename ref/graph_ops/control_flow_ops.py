@@ -80,8 +80,16 @@ def placeholder_with_default(input, shape, name=None):
                     name=name or "PlaceholderWithDefault")
 
 
+# composite tensor class -> identity of it (registered from above: ragged_tensor's RaggedTensor)
+IDENTITY_COMPOSITES: dict[type, Any] = {}
+
+
 def identity(input, name=None):
-    """A tensor with the same value as ``input`` (a snapshot for variables)."""
+    """A tensor with the same value as ``input`` (a snapshot for variables); a
+    composite tensor's components each through an Identity (TF)."""
+    composite = IDENTITY_COMPOSITES.get(type(input))
+    if composite is not None:
+        return composite(input, name)
     if isinstance(input, IndexedSlices):
         return IndexedSlices(identity(input.values, name), input.indices, input.dense_shape)
     if isinstance(input, SparseTensor):  # TF: every component, the result again a SparseTensor
@@ -279,6 +287,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         invariants = invariants + [r[2] for r in recorded]
         inputs = flat_all + cond_g.external_captures + body_g.external_captures
         if maximum_iterations is not None:
+            _assert_same_graph(outer, flat[0] if flat else None, maximum_iterations)
             mi = constant_value(convert_to_tensor(maximum_iterations))
             if mi is None:
                 raise ValueError("maximum_iterations must be known at graph construction in ref's while_loop")
@@ -517,6 +526,19 @@ def _as_args(structure, phs):
 # cond
 # ---------------------------------------------------------------------------
 
+def _assert_same_graph(graph, original, item):
+    """TF's ValueError for a tensor ``item`` of a graph that neither is nor
+    encloses ``graph`` (a tensor made inside another cond branch or loop body)."""
+    g = getattr(item, "graph", None)
+    if g is None or g is graph:
+        return
+    inner = graph
+    while inner is not None and inner is not g:
+        inner = getattr(inner, "outer_graph", None)
+    if inner is None:
+        raise ValueError(f"{item} must be from the same graph as {original} (graphs are {g} and {graph}).")
+
+
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``; only the taken branch runs."""
     if fn1 is not None:
@@ -537,6 +559,13 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not outer._building_function and not modes.control_flow_v2_enabled():
         # TF 1.x: Switch/Merge; in a function body or with control flow v2, If (TF's cond_v2)
         return cond_v1(pred, true_fn, false_fn, strict=strict, name=name)
+    return cond_v2(pred, true_fn, false_fn, name=name)
+
+
+def cond_v2(pred, true_fn, false_fn, name="cond"):
+    """TF's ``cond_v2.cond_v2``: the branches as function graphs of one ``If``
+    op (and, in a TF1 graph, an Identity of each output), in any mode."""
+    outer = get_default_graph()
     with name_scope(name, "cond", [pred]) as scope:
         pred = convert_to_tensor(pred)
         if pred.dtype.base_dtype != dtypes.bool:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from ref.platform import modes
 from ref.framework.graph import register_input_context_check
-from ref.graph_ops.control_flow_v1 import get_output_context, is_containing_context, is_loop_exit, is_merge, is_switch
+from ref.graph_ops.control_flow_v1 import (get_output_context, in_xla_context, is_containing_context, is_loop_exit,
+                                          is_merge, is_switch)
 from ref.graph_ops.while_v1 import get_loop_constant_enter
 
 __all__ = ["EnableControlFlowV2", "IsInXLAContext", "InXlaContext", "GraphOrParentsInXlaContext", "IsInWhileLoop",
@@ -54,7 +55,7 @@ def IsLoopExit(op) -> bool:
 
 
 def IsLoopConstantEnter(op) -> bool:
-    return IsLoopEnter(op) and bool(op.get_attr("is_constant"))
+    return IsLoopEnter(op) and bool(op._get_attr("is_constant"))
 
 
 def GetLoopConstantEnter(value):
@@ -86,8 +87,8 @@ def GetContainingCondContext(ctxt):
 
 
 def GetContainingXLAContext(ctxt):
-    """The innermost enclosing XLA context: ref has none, so None unless a context says it is one."""
-    return _first_ancestor(ctxt, lambda c: getattr(c, "IsXLAContext", lambda: False)())
+    """``ctxt`` if an XLA context, else its innermost enclosing XLA context, else None."""
+    return _first_ancestor(ctxt, lambda c: c.IsXLAContext())
 
 
 def IsInWhileLoop(op) -> bool:
@@ -99,12 +100,7 @@ def IsInCond(op) -> bool:
 
 
 def IsInXLAContext(op) -> bool:
-    try:
-        if op.get_attr("_XlaCompile"):
-            return True
-    except ValueError:
-        pass
-    return GetContainingXLAContext(op._get_control_flow_context()) is not None
+    return in_xla_context(op)
 
 
 def InXlaContext(graph) -> bool:

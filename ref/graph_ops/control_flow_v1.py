@@ -30,7 +30,7 @@ from ref.protos import control_flow_pb2
 __all__ = ["ControlFlowContext", "CondContext", "switch", "merge", "ref_switch", "cond_v1", "identity_or_ref",
            "for_components", "as_tensor_or_ref",
            "from_control_flow_context_def", "is_switch", "is_loop_exit",
-           "get_output_context", "op_in_context"]
+           "get_output_context", "op_in_context", "XLAControlFlowContext", "in_xla_context"]
 
 
 # -- helpers (TF's control_flow_util) -------------------------------------------
@@ -271,8 +271,47 @@ class ControlFlowContext:
     def IsCondContext(self):
         return False
 
+    def IsXLAContext(self):
+        return False
+
     def __str__(self):
         return self.name
+
+
+class XLAControlFlowContext(ControlFlowContext):
+    """The context of ops compiled by XLA (TF's base of XLA and TPU contexts):
+    adds nothing to the ops built in it and passes values through. Inside it a
+    while loop's gradient accumulators get a fixed size from the loops'
+    ``maximum_iterations``, and shape ops are not moved to the forward loop."""
+
+    def __init__(self):
+        super().__init__()
+        self._name = "XLAControlFlowContext"
+
+    def IsXLAContext(self):
+        return True
+
+    def AddOp(self, _):
+        pass
+
+    def AddValue(self, x):
+        return x
+
+    def RequiresUniqueFunctionRetracing(self):
+        return False
+
+
+def in_xla_context(op) -> bool:
+    """Whether ``op`` is compiled by XLA: its ``_XlaCompile`` attr, or an
+    enclosing :class:`XLAControlFlowContext` (TF's ``IsInXLAContext``)."""
+    if op._attrs.get("_XlaCompile"):
+        return True
+    ctxt = op._get_control_flow_context()
+    while ctxt is not None:
+        if ctxt.IsXLAContext():
+            return True
+        ctxt = ctxt.outer_context
+    return False
 
 
 class CondContext(ControlFlowContext):

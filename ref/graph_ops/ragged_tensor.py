@@ -22,7 +22,7 @@ from ref.framework.graph import Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
 from ref.framework.tensor_util import constant_value
-from ref.graph_ops import array_ops, check_ops, math_ops
+from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops
 from ref.graph_ops.control_flow_ops import with_dependencies
 from ref.graph_ops.logging_ops import Assert
 from ref.types.shapes import TensorShape, as_shape
@@ -697,3 +697,20 @@ def _convert_splits(row_splits, hint, what="row_splits"):
         raise ValueError(f"{what} must have dtype int32 or int64, got {t.dtype.name}")
     return t
 
+
+
+# tf.debugging.assert_type of a RaggedTensor checks its flat values (TF's ragged dispatch)
+check_ops.ASSERT_TYPE_COMPONENT[RaggedTensor] = lambda rt: rt.flat_values
+
+
+def _identity(rt, name=None):
+    """TF's identity of a RaggedTensor: an Identity of every component, as TF
+    flattens it (the flat values, then the row splits from the outermost)."""
+    flat = control_flow_ops.identity(rt.flat_values, name)
+    splits = [control_flow_ops.identity(s, name) for s in rt.nested_row_splits]
+    for s in reversed(splits):
+        flat = RaggedTensor.from_row_splits(flat, s, validate=False)
+    return flat
+
+
+control_flow_ops.IDENTITY_COMPOSITES[RaggedTensor] = _identity

@@ -88,8 +88,8 @@ class ResourceVariable(Variable):
     def _init_from_proto(self, variable_def, import_scope=None):
         g = get_default_graph()
         self._handle = g.as_graph_element(_prepend_scope(variable_def.variable_name, import_scope))
-        self._dtype = self._handle.op.get_attr("dtype")
-        self._shape = as_shape(self._handle.op.get_attr("shape"))
+        self._dtype = self._handle.op._get_attr("dtype")
+        self._shape = as_shape(self._handle.op._get_attr("shape"))
         self._initializer_op = g.as_graph_element(_prepend_scope(variable_def.initializer_name, import_scope))
         self._initial_value = (g.as_graph_element(_prepend_scope(variable_def.initial_value_name, import_scope))
                                if variable_def.initial_value_name else None)

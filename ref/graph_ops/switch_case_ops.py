@@ -3,11 +3,13 @@ default, or the last branch without one), as a chain of ``cond``s on
 ``branch_index == i``; TF's argument checks and messages."""
 from __future__ import annotations
 
-from ref.framework.graph import Tensor, name_scope
+from ref.framework.graph import Tensor, get_default_graph, name_scope
+from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import math_ops
-from ref.graph_ops.control_flow_ops import cond
+from ref.graph_ops.control_flow_ops import cond, cond_v2
+from ref.graph_ops.control_flow_util import GraphOrParentsInXlaContext
 
-__all__ = ["switch_case"]
+__all__ = ["switch_case", "execute_fn_for_device", "indexed_case"]
 
 
 def _branches(branch_fns, default, branch_index):
@@ -49,4 +51,32 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         for i in reversed(range(len(actions) - 1)):
             fn = (lambda i=i, f=actions[i], rest=fn:
                   cond(math_ops.equal(branch_index, i), f, rest))
+        return fn()
+
+
+def execute_fn_for_device(device_branch_fns, default_fn, name="execute_fn"):
+    """The outputs of the callable in ``device_branch_fns`` (device type ->
+    callable, e.g. ``{"CPU": f, "GPU": g}``) for the type of the device the
+    graph runs it on (a ``DeviceIndex`` op picks the branch), else of
+    ``default_fn``; under XLA always ``default_fn`` (TF's rule)."""
+    if GraphOrParentsInXlaContext(get_default_graph()):
+        return default_fn()
+    branches = {k.upper(): v for k, v in device_branch_fns.items()}
+    index = apply_op("DeviceIndex", device_names=list(branches))
+    return switch_case(index, list(branches.values()), default=default_fn, name=name)
+
+
+def indexed_case(branch_index, branch_fns, name="indexed_case", lower_using_switch_merge=None):
+    """TF's ``cond_v2.indexed_case``: the outputs of ``branch_fns[branch_index]()``
+    (an index out of range: the last branch), built from functional ``If`` ops
+    (a chain of :func:`~ref.graph_ops.control_flow_ops.cond_v2` on
+    ``branch_index == i``) in any mode; ``lower_using_switch_merge`` is TF's
+    lowering hint and changes nothing here."""
+    fns = list(branch_fns)
+    with name_scope(name, "indexed_case", [branch_index]):
+        branch_index = convert_to_tensor(branch_index, name="branch_index")
+        fn = fns[-1]
+        for i in reversed(range(len(fns) - 1)):
+            fn = (lambda i=i, f=fns[i], rest=fn:
+                  cond_v2(math_ops.equal(branch_index, i), f, rest, name="cond"))
         return fn()

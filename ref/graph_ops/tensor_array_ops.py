@@ -320,8 +320,8 @@ def _handle_element_shape(handle):
         op = op.inputs[0].op
     if op.type != "TensorArrayV3":
         return None
-    shape = as_shape(op.get_attr("element_shape"))
-    return shape if shape.is_fully_defined() or op.get_attr("identical_element_shapes") else None
+    shape = as_shape(op._get_attr("element_shape"))
+    return shape if shape.is_fully_defined() or op._get_attr("identical_element_shapes") else None
 
 
 def _cast_int64(x):

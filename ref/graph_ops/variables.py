@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, convert_to_tensor, register_tensor_conversion_function, constant
 from ref.framework.stack import get_default_session
 from ref.types.shapes import TensorShape, as_shape, unknown_shape
+from ref.graph_ops import math_ops as _math_ops  # noqa: F401 -- sets the Tensor operators the Variable ones wrap
 from ref.graph_ops.array_ops import _slice_helper, boolean_mask as _boolean_mask, stack as _stack
 from ref.graph_ops.control_flow_ops import group, no_op, cond
 from ref.graph_ops.state_ops import batch_scatter_update, count_up_to
@@ -557,7 +559,8 @@ def _delegate(op_name):
     def method(self, *args):
         return getattr(self.value(), op_name)(*args)
 
-    method.__name__ = op_name
+    # TF wraps the Tensor operator: the same name, qualname, module and doc
+    functools.update_wrapper(method, getattr(Tensor, op_name))
     return method
 
 

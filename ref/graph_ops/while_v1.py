@@ -72,7 +72,7 @@ def exit_(data, name=None):
 
 
 def _is_loop_constant_enter(op) -> bool:
-    return op.type in ("Enter", "RefEnter") and op.get_attr("is_constant")
+    return op.type in ("Enter", "RefEnter") and op._get_attr("is_constant")
 
 
 def enter_frame(tensor, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
@@ -260,7 +260,8 @@ class WhileContext(ControlFlowContext):
     def AddOp(self, op):
         # a Shape/Size/Rank of a forward value built in its gradient loop moves to the forward loop,
         # which saves the (small) result rather than the tensor
-        if op.type in ("Shape", "Size", "Rank"):
+        # (not under XLA: a popped value is no longer the constant XLA needs)
+        if op.type in ("Shape", "Size", "Rank") and not control_flow_v1.in_xla_context(op):
             grad_ctxt = get_default_graph()._get_control_flow_context()
             grad_ctxt = grad_ctxt.GetWhileContext() if grad_ctxt is not None else None
             if grad_ctxt is not None and grad_ctxt.grad_state is not None and \

@@ -28,6 +28,7 @@ import numpy as np
 from ref.ops import blocking
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types import dtypes
+from ref.types.device_spec import DeviceSpec
 from ref.types.shapes import TensorShape
 
 
@@ -336,3 +337,16 @@ for _name in ("PartitionedCall", "StatefulPartitionedCall"):
                 outputs=("*output",), shape=_call_shape, ctx=True, stateful=True, raw_inputs=("args",))(
         lambda args, f, ctx=None, Tin=None, Tout=None, config="", config_proto="", executor_type="":
         _partitioned_call(args, f, ctx))
+
+
+@register_op("DeviceIndex", inputs=(), outputs=("index",), attrs={"device_names": REQUIRED},
+             shape=lambda ins, attrs: [(dtypes.int32, TensorShape([]))], ctx=True)
+def device_index(device_names, ctx=None):
+    """The position of the type of the device this op runs on (``CPU`` unless
+    the op is placed elsewhere) in ``device_names``; ``len(device_names)`` when
+    it is not there (TF's ``DeviceIndex``: ``execute_fn_for_device``'s branch)."""
+    device = getattr(getattr(ctx, "op", None), "device", "") or ""
+    kind = DeviceSpec.from_string(device).device_type if device else None
+    kind = kind if kind not in (None, "*") else "CPU"
+    names = list(device_names)
+    return np.int32(names.index(kind) if kind in names else len(names))

@@ -76,6 +76,61 @@ def var_handle_op(dtype, shape, container="", shared_name="", debug_name="", all
         None, None, "VarHandleOp holds state: it has a value only inside a Session (use ReadVariableOp)")
 
 
+def _temporary_key(container, var_name):
+    """TF's TemporaryVariableName in the step's container (top-level frame, iteration 0)."""
+    return f"{container.name}/{var_name}/frame:0/iter:0/N10tensorflow19TemporaryVariableOp6TmpVarE"
+
+
+def _step_container(ctx):
+    container = getattr(ctx, "step_container", None)
+    if container is None:
+        raise errors.InternalError(None, None, "No per-step resource manager.")
+    return container
+
+
+@register_op("TemporaryVariable", inputs=(), outputs=("ref",),
+             attrs={"shape": REQUIRED, "dtype": REQUIRED, "var_name": ""},
+             shape=_variable_shape, stateful=True, ctx=True)
+def temporary_variable(shape, dtype, var_name="", ctx=None):
+    """A mutable tensor that lives for one ``Session.run`` (TF's per-step
+    container): named ``var_name`` or the op's name, allocated (zeros here;
+    TF leaves the memory as it finds it), AlreadyExistsError when the step has
+    one of that name, dropped when the step ends unless
+    ``DestroyTemporaryVariable`` took it first. The output is its reference."""
+    container = _step_container(ctx)
+    key = _temporary_key(container, var_name or ctx.op_name)
+    store = ctx.store
+    with store.lock:
+        if key in container.keys:
+            raise errors.AlreadyExistsError(None, None, f"Resource {key}")
+        shape = as_shape(shape)
+        if not shape.is_fully_defined():
+            raise invalid_argument(f"Shape {_shape_str(shape)} is not fully defined")
+        container.keys[key] = key
+        store.values[key] = np.zeros(shape.as_list(), dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    return ctx.reference(key)
+
+
+@register_op("DestroyTemporaryVariable", inputs=("ref",), outputs=("value",), attrs={"var_name": REQUIRED},
+             type_attrs={"T": "ref"}, shape=lambda ins, attrs: [(ins["ref"].dtype.base_dtype, ins["ref"].shape)],
+             stateful=True, ctx=True, raw_inputs=("ref",))
+def destroy_temporary_variable(ref, var_name, ctx=None):
+    """The temporary variable's value; deletes the step's temporary variable
+    ``var_name`` (NotFoundError when the step has none of that name)."""
+    if not var_name:
+        raise invalid_argument("Missing var_name attribute")
+    container = _step_container(ctx)
+    store = ctx.store
+    with store.lock:
+        key = _temporary_key(container, var_name)
+        if key not in container.keys:
+            raise errors.NotFoundError(None, None, f"Resource {key} does not exist.")
+        value = store.read(ref.key, ctx.op) if hasattr(ref, "key") else ref
+        del container.keys[key]
+        store.values.pop(key, None)
+    return value
+
+
 def _check_same_shape(ref, value):
     if ref is not None and np.shape(ref) != np.shape(value):
         raise invalid_argument(f"Assign requires shapes of both tensors to match. lhs shape= "

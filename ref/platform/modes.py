@@ -10,11 +10,13 @@ from __future__ import annotations
 from ref.types import shapes
 
 __all__ = ["control_flow_v2_enabled", "disable_control_flow_v2", "disable_eager_execution", "disable_v2_behavior",
-           "enable_control_flow_v2", "enable_eager_execution", "enable_v2_behavior", "executing_eagerly"]
+           "enable_control_flow_v2", "enable_eager_execution", "enable_v2_behavior", "executing_eagerly",
+           "enable_op_determinism", "disable_op_determinism", "is_op_determinism_enabled"]
 
 _CONTROL_FLOW_V2 = [False]
 _RESOURCE_VARIABLES = [False]  # TF's resource_variables_toggle: the default of use_resource
-_EAGER_ASKED = [False]  # enable_v2_behavior was called: TF would execute eagerly outside a graph
+_EAGER_ASKED = [False]
+_OP_DETERMINISM = [False]  # enable_v2_behavior was called: TF would execute eagerly outside a graph
 
 # Whether some graph was entered with ``as_default()`` on this thread: set by
 # ref.framework.graph (the layer that owns the default-graph stack) through
@@ -118,3 +120,20 @@ def control_flow_v2_enabled():
     """Whether a differentiable ``tf.while_loop`` builds the functional ``While``
     (False unless :func:`enable_control_flow_v2` was called)."""
     return _CONTROL_FLOW_V2[0]
+
+
+def enable_op_determinism():
+    """TF's ``tf.config.experimental.enable_op_determinism``: a random op must
+    then be seeded -- building one with neither a graph nor an op seed raises
+    RuntimeError, running one whose ``seed``/``seed2`` are both 0 raises
+    InvalidArgumentError. (ref's kernels are deterministic already.)"""
+    _OP_DETERMINISM[0] = True
+
+
+def disable_op_determinism():
+    """Undoes :func:`enable_op_determinism`."""
+    _OP_DETERMINISM[0] = False
+
+
+def is_op_determinism_enabled() -> bool:
+    return _OP_DETERMINISM[0]

@@ -498,11 +498,13 @@ class BaseSession:
             results = []
         else:
             token = _fp.ignore_errors()  # np.errstate(all="ignore")'s work, without its object
+            state = self._state.begin_step()
             try:
                 compiled = plan.compiled
-                results = (compiled(feeds, self._state) if compiled is not None
-                           else execute(plan, feeds, self._state, tensors))
+                results = (compiled(feeds, state) if compiled is not None
+                           else execute(plan, feeds, state, tensors))
             finally:
+                state.end_step()
                 _fp.restore_errors(token)
         if cls is Operation:  # a training step's run: nothing to return
             return None
@@ -565,13 +567,18 @@ class BaseSession:
             results = []
         elif self._remote is not None:
             results = self._remote.run(tensors, targets, feeds, options, run_metadata)
-        elif _REFERENCE_EVALUATOR and trace is None:
-            with np.errstate(all="ignore"):  # TF's kernels are silent on inf/nan arithmetic
-                results = evaluate(tensors, feeds, self._state, targets)
         else:
-            plan = self._plan(tensors, targets, feeds)
-            with np.errstate(all="ignore"):
-                results = execute(plan, feeds, self._state, tensors, trace)
+            state = self._state.begin_step()  # the run's own step container
+            try:
+                if _REFERENCE_EVALUATOR and trace is None:
+                    with np.errstate(all="ignore"):  # TF's kernels are silent on inf/nan arithmetic
+                        results = evaluate(tensors, feeds, state, targets)
+                else:
+                    plan = self._plan(tensors, targets, feeds)
+                    with np.errstate(all="ignore"):
+                        results = execute(plan, feeds, state, tensors, trace)
+            finally:
+                state.end_step()
         by_tensor = dict(zip(tensors, results))
         out = []
         for e in elements:

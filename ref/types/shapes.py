@@ -226,6 +226,11 @@ class TensorShape:
 
     __slots__ = ("_dims",)
 
+    @property
+    def _v2_behavior(self) -> bool:
+        """Whether shapes index to ints/None (TF 2) rather than Dimensions (TF's attribute)."""
+        return bool(_V2_TENSORSHAPE[0])
+
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             self._dims = dims._dims

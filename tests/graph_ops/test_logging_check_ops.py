@@ -52,6 +52,12 @@ RUNTIME = {
     "assert_greater_equal": lambda tf, x: tf.assert_greater_equal(x, 0.0, message="ge"),
     "assert_near": lambda tf, x: tf.assert_near(x, tf.zeros([3]), message="near"),
     "assert_rank_dynamic": lambda tf, x: tf.assert_rank(tf.reshape(x, [-1, 1, 1]), tf.placeholder_with_default(3, [])),
+    "assert_rank_in_not_scalar": lambda tf, x: tf.assert_rank_in(
+        x, (tf.placeholder_with_default(1, None), tf.placeholder_with_default([2, 1], None))),
+    "assert_rank_in_dynamic": lambda tf, x: tf.assert_rank_in(
+        x, (tf.placeholder_with_default(2, None), tf.placeholder_with_default(3, None))),
+    "assert_rank_in_dynamic_passes": lambda tf, x: [tf.assert_rank_in(
+        x, (tf.placeholder_with_default(2, None), tf.placeholder_with_default(1, None))), x],
     "assert_equal_passes": lambda tf, x: tf.assert_equal(x, x),
     "check_numerics": lambda tf, x: tf.check_numerics(tf.log(x), "log"),
     "verify_tensor_all_finite": lambda tf, x: tf.verify_tensor_all_finite(x / 0.0, "div"),

@@ -70,6 +70,7 @@ SOURCES = {
     "tensorflow.python.ops.control_flow_ops": (_G + "control_flow_ops", _G + "control_flow_v1", _G + "while_v1"),
     "tensorflow.python.ops.control_flow_assert": (_G + "control_flow_ops", _G + "check_ops"),
     "tensorflow.python.ops.control_flow_switch_case": (_G + "switch_case_ops",),
+    "tensorflow.python.ops.cond_v2": (_G + "control_flow_ops", _G + "switch_case_ops"),
     "tensorflow.python.ops.variable_v1": (_G + "variables",),
     "tensorflow.python.ops.ref_variable": (_G + "variables",),
     "tensorflow.python.ops.gradients_impl": ("ref.grad", "ref.grad.gradients"),
@@ -203,7 +204,19 @@ def _set_control_flow_v2(on):
 
 # Module globals TF's tests read and assign that are ref's global modes: read live, never cached
 # (control_flow_util.ENABLE_CONTROL_FLOW_V2 follows ref.platform.modes), an assignment sets the mode.
-_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2}
+def _set_resource_variables(on):
+    from ref.platform import modes
+    modes.set_resource_variables_by_default(on)
+
+
+def _resource_variables_enabled():
+    from ref.platform import modes
+    return modes.resource_variables_by_default()
+
+
+_LIVE = {"ENABLE_CONTROL_FLOW_V2": _set_control_flow_v2, "_DEFAULT_USE_RESOURCE": _set_resource_variables}
+# module globals read live from ref's modes (no ref module holds them under TF's name)
+_LIVE_GET = {"_DEFAULT_USE_RESOURCE": _resource_variables_enabled}
 _PATCHED = {}  # (ref module, global) -> its own value while a test patches it through a shim module
 
 
@@ -247,6 +260,8 @@ class ShimModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        if attr in _LIVE_GET:
+            return _LIVE_GET[attr]()
         alias = ALIASES.get(self.__name__, {}).get(attr)
         if alias is not None:
             return getattr(self, alias)
@@ -294,7 +309,7 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
                                                "_NextIteration": "next_iteration", "exit": "exit_",
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
     "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
-    "tensorflow.python.framework.constant_op": {"constant_v1": "constant"},
+    "tensorflow.python.framework.constant_op": {"constant": "constant_v2"},
 }
 
 
@@ -711,6 +726,8 @@ def _make_context():
     m.eager_mode = eager_mode
     m.graph_mode = contextlib.nullcontext
     m.in_eager_mode = lambda: False
+    # ref's cond/case gradients never wrap intermediates in optionals: nothing to disable
+    m.temporarily_disable_optionals_in_gradients = contextlib.nullcontext
     m.function = function
     # TF resets its eager runtime's global context; ref has none (graph mode only), so nothing to reset
     m._reset_context = lambda: None
@@ -726,10 +743,13 @@ def _make_def_function():
 def _make_config():
     m = ShimModule("tensorflow.python.framework.config", ())
     # ref's kernels are deterministic; TF's switches for it change nothing here
-    for name in ("enable_op_determinism", "disable_op_determinism", "set_optimizer_experimental_options",
+    for name in ("set_optimizer_experimental_options",
                  "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
-    m.is_op_determinism_enabled = lambda: True
+    from ref.platform import modes  # TF's op-determinism switch is ref's
+    m.enable_op_determinism = modes.enable_op_determinism
+    m.disable_op_determinism = modes.disable_op_determinism
+    m.is_op_determinism_enabled = modes.is_op_determinism_enabled
     import collections
     logical = collections.namedtuple("LogicalDevice", ["name", "device_type"])
     physical = collections.namedtuple("PhysicalDevice", ["name", "device_type"])

@@ -8,14 +8,18 @@ own generators (TF's ``OpSegment``). The interpreter (``evaluate``,
 """
 from __future__ import annotations
 
+import itertools
 import threading
 
 from ref.types import errors
+from ref.platform import modes
 from ref.ops.context import seeded_generator
 from ref.ops.philox import PhiloxRandom
 from ref.session.interpreter.failures import where
 
-__all__ = ["Ref", "StateStore", "RunState", "RunContext"]
+__all__ = ["Ref", "StateStore", "StepContainer", "RunState", "RunContext"]
+
+_STEP_IDS = itertools.count(1)
 
 
 class Ref:
@@ -46,18 +50,46 @@ class StateStore:
                 None, op, f"Attempting to use uninitialized value {key}" + where(op)) from None
 
 
+class StepContainer:
+    """One run's own resources (TF's per-step container ``__per_step_<id>`` of
+    the resource manager): the store keys of the ``TemporaryVariable`` s this
+    run made, by unique name. They go when the run ends."""
+
+    __slots__ = ("name", "keys")
+
+    def __init__(self):
+        self.name = f"__per_step_{next(_STEP_IDS)}"
+        self.keys = {}
+
+
 class RunState:
     """The state runs share: ``store`` (a :class:`StateStore`), ``rngs`` (each
     stateful random op's generator, by op name) and ``resources`` (queues,
     accumulators, readers, tables, by key). Parts passed in are shared with
-    whoever else holds them; the others start empty."""
+    whoever else holds them; the others start empty. ``step`` is the
+    :class:`StepContainer` of one run (:meth:`begin_step`), None outside a run."""
 
-    __slots__ = ("store", "rngs", "resources")
+    __slots__ = ("store", "rngs", "resources", "step")
 
-    def __init__(self, store=None, rngs=None, resources=None):
+    def __init__(self, store=None, rngs=None, resources=None, step=None):
         self.store = StateStore() if store is None else store
         self.rngs = {} if rngs is None else rngs
         self.resources = {} if resources is None else resources
+        self.step = step
+
+    def begin_step(self):
+        """This state for one run: everything shared, plus a new step container."""
+        return RunState(self.store, self.rngs, self.resources, StepContainer())
+
+    def end_step(self):
+        """Drops what the run left in its step container (a temporary variable
+        nobody destroyed), as TF deletes a step's container when the step ends."""
+        step = self.step
+        if step is not None and step.keys:
+            with self.store.lock:
+                for key in step.keys.values():
+                    self.store.values.pop(key, None)
+            step.keys.clear()
 
     def close_resources(self):
         """Closes (else cancels) every resource and forgets them: blocked ops
@@ -108,6 +140,10 @@ class RunContext:
         rngs = self.state.rngs
         gen = rngs.get(key)
         if gen is None:
+            attrs = self.op._attrs
+            if not attrs.get("seed", 0) and not attrs.get("seed2", 0) and modes.is_op_determinism_enabled():
+                raise errors.InvalidArgumentError(
+                    None, None, "When determinism is enabled, random ops must have a seed specified.")
             gen = rngs.setdefault(key, make(self.op._attrs.get("seed", 0), self.op._attrs.get("seed2", 0)))
         return gen
 
@@ -119,6 +155,16 @@ class RunContext:
     def store(self):
         """The variable store (``DestroyResourceOp`` deletes from it)."""
         return self.state.store
+
+    @staticmethod
+    def reference(key):
+        """The reference (a :class:`Ref`) to the store's value under ``key``: a ref output."""
+        return Ref(key)
+
+    @property
+    def step_container(self):
+        """The run's :class:`StepContainer` (None when the op runs outside a Session run)."""
+        return self.state.step
 
     def run_subgraph(self, func, inputs):
         """Runs a function graph (while/cond body) on ``inputs`` with this run's state."""
