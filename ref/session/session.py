@@ -273,7 +273,10 @@ class BaseSession:
         self._step_count = 0  # runs so far (GraphOptions.build_cost_model counts them)
         if isinstance(target, bytes):
             target = target.decode("utf-8")
-        shared = local_target_state(target) if isinstance(target, str) and target else None
+        # a ConfigProto.cluster_def (TF's ClusterSpec propagation) goes to the server's master
+        # even in-process: the master runs the session over that cluster, not on its own state
+        propagated = config is not None and len(config.cluster_def.job) > 0
+        shared = local_target_state(target) if isinstance(target, str) and target and not propagated else None
         handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
         if target and shared is None and handler is None:  # TF: neither DirectSession's nor GrpcSession's
             raise errors.NotFoundError(None, None, "No session factory registered for the given session options: "
