@@ -137,7 +137,8 @@ class Master:
         """The tasks a session contacts: those ``config.device_filters`` admit when set (and
         this task); else this task, the ps job, and for each device in ``node_devices`` the
         task placement would pick (every task it names; for a spec without a task that admits
-        this task, none more; else the first it admits)."""
+        this task, none more; else the first it admits). A ClusterSpec-propagated session's
+        master contacts every task of the session's cluster, as TF's."""
         tasks = self.all_tasks()
 
         def admits(s, t):
@@ -146,6 +147,8 @@ class Master:
         if config.device_filters:
             specs = [DeviceSpec.from_string(f) for f in config.device_filters]
             picked = {t for t in tasks if any(admits(s, t) for s in specs)}
+        elif self.propagated:  # the session named its cluster: all of it, as TF's DeviceFinder
+            picked = set(tasks)
         else:
             picked = {t for t in tasks if DeviceSpec.from_string(t).job in _PS_JOBS}
             for d in set(node_devices):

@@ -120,7 +120,17 @@ def the_server_own_name(t):
     return "ran"
 
 
+def listed_devices(t):
+    servers = _servers(t, 2)
+    with t.Graph().as_default() as g:
+        t.constant(1)
+    with t.Session(servers[0].target, graph=g, config=_config(t, servers)) as sess:
+        devices = sess.list_devices()
+        return sorted(d.name for d in devices), all(d.incarnation != 0 for d in devices)
+
+
 PROGRAMS = {
+    "list_devices": listed_devices,
     "task1_short": lambda t: placed_on_task(t, "/job:renamed/task:1"),
     "task1_full": lambda t: placed_on_task(t, "/job:renamed/replica:0/task:1/device:CPU:0"),
     "task0_legacy_cpu": lambda t: placed_on_task(t, "/job:renamed/task:0/cpu:0"),
