@@ -106,34 +106,32 @@ def rank(input):
     return np.array(np.ndim(input), dtype=np.int32)
 
 
-def _resolve_reshape(num_elements, requested):
-    """``requested`` with its single -1 inferred from ``num_elements`` (TF's
-    ReshapeOp); raises InvalidArgumentError with TF's messages."""
+def _resolve_reshape(input_shape, requested):
+    """``requested`` with its single -1 inferred from the input's shape (TF's
+    ReshapeOp: zero sizes are left out of both products when ``requested`` has
+    one, so ``[0, 6]`` to ``[0, -1, 3]`` gives ``[0, 2, 3]``); raises
+    InvalidArgumentError with TF's messages."""
     unknown = [i for i, d in enumerate(requested) if d == -1]
     if len(unknown) > 1:
         raise invalid_argument(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
     for i, d in enumerate(requested):
         if d < -1:
             raise invalid_argument(f"Size {i} must be non-negative, not {d}")
-    product = 1
-    for d in requested:
-        if d != -1:
-            product *= d
+    num_elements = math.prod(input_shape)
+    product = math.prod(d for d in requested if d > 0)
     out = list(requested)
     if unknown:
-        if product == 0:
-            if num_elements != 0:
-                raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
-                                       f"but the requested shape has 0")
-            out[unknown[0]] = 1  # TF: an empty tensor takes size 1 for the -1
-            return out
-        if num_elements % product:
-            raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
+        has_zero = 0 in requested
+        input_has_zero = has_zero and 0 in input_shape
+        counted = math.prod(d for d in input_shape if d > 0 or not has_zero)
+        missing = counted // product
+        if not input_has_zero and product * missing != counted:
+            raise invalid_argument(f"Input to reshape is a tensor with {counted} values, "
                                    f"but the requested shape requires a multiple of {product}")
-        out[unknown[0]] = num_elements // product
-    elif product != num_elements:
+        out[unknown[0]] = missing
+    if math.prod(out) != num_elements:
         raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
-                               f"but the requested shape has {product}")
+                               f"but the requested shape has {math.prod(out)}")
     return out
 
 
@@ -180,7 +178,7 @@ def reshape(tensor, shape):
     shape = np.asarray(shape)
     if shape.ndim > 1:
         raise invalid_argument(f"shape must be a vector of {{int32,int64}}, got shape {_shape_str(shape.shape)}")
-    return np.reshape(tensor, _resolve_reshape(np.size(tensor), [int(d) for d in shape.reshape(-1)]))
+    return np.reshape(tensor, _resolve_reshape(np.shape(tensor), [int(d) for d in shape.reshape(-1)]))
 
 
 def _expand_dims_shape(ins, attrs):
