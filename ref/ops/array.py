@@ -277,21 +277,45 @@ def ensure_shape(input, shape, ctx=None):
 # ---------------------------------------------------------------------------
 
 def _check_perm(perm, rank, err):
+    """TF's TransposeOp checks of a perm (negative entries count from the end);
+    the perm with them made non-negative."""
     if len(perm) != rank:
         raise err(f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}")
+    perm = [p + rank if p < 0 else p for p in perm]
+    for p in perm:
+        if not 0 <= p < rank:
+            raise err(f"{p} is out of range [0 .. {rank})")
     for i in range(rank):
         if i not in perm:
             raise err(f"{i} is missing from {{{','.join(str(p) for p in perm)}}}.")
+    return perm
 
 
 def _transpose_shape(ins, attrs):
-    dims, perm = _dims(ins["x"]), _ints(ins["perm"].value)
-    if perm is None:
-        n = ins["perm"].shape[0] if ins["perm"].shape.ndims == 1 else None
-        return _same_dtype(ins, attrs, unknown_shape(n if dims is None else len(dims)))
-    if dims is None:
-        return _same_dtype(ins, attrs, unknown_shape(len(perm)))
-    _check_perm(perm, len(dims), ValueError)
+    """TF's TransposeShapeFn: the rank from the input, else the perm's length; a perm
+    vector of that length with entries in [-rank, rank) (a permutation is checked
+    when it runs)."""
+    x, pshape, value = ins["x"].shape, ins["perm"].shape, ins["perm"].value
+    elems = pshape.num_elements() if pshape.ndims is not None else None
+    if x.ndims is None and elems is None and value is None:
+        return _same_dtype(ins, attrs, unknown_shape())
+    rank = x.ndims if x.ndims is not None else (elems if elems is not None else int(np.size(value)))
+    if x.ndims is None and rank < 2:  # one entry: a scalar or a vector, unchanged either way
+        return _same_dtype(ins, attrs, x)
+    where = f" for '{attrs['_op_name']}' with input shapes: {_shape_str(x)}, {_shape_str(pshape)}."
+    if x.ndims is not None and x.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {x.ndims}{where}")
+    if pshape.ndims is not None and pshape.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {pshape.ndims}{where}")
+    if elems is not None and elems != rank:
+        raise ValueError(f"Dimension must be {rank} but is {elems}{where}")
+    if value is None:
+        return _same_dtype(ins, attrs, unknown_shape(rank))
+    perm = [int(p) for p in np.asarray(value).reshape(-1)]
+    for p in perm:
+        if not -rank <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}{where}")
+    dims = x.as_list() if x.ndims is not None else [None] * rank
     return _same_dtype(ins, attrs, TensorShape([dims[p] for p in perm]))
 
 
@@ -299,8 +323,10 @@ def _transpose_shape(ins, attrs):
              allowed={"Tperm": _INDEX}, shape=_transpose_shape)
 def transpose(x, perm):
     """``y[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}]``: ``y.shape[k] = x.shape[perm[k]]``."""
-    perm = [int(p) for p in np.asarray(perm).reshape(-1)]
-    _check_perm(perm, np.ndim(x), invalid_argument)
+    perm = np.asarray(perm)
+    if perm.ndim != 1:
+        raise invalid_argument(f"perm must be rank 1, got shape {_shape_str(perm.shape)}")
+    perm = _check_perm([int(p) for p in perm], np.ndim(x), invalid_argument)
     return np.array(np.transpose(np.asarray(x), perm), order="C")
 
 

@@ -666,7 +666,8 @@ STATIC_ERRORS = [
     (lambda t: t.concat([t.constant(np.ones((2, 3))), t.constant(np.ones((2, 4)))], 0), ("[2,3]", "[2,4]")),
     (lambda t: t.reshape(t.constant(np.ones((2, 3))), [4]), ("[2,3]", "[4]")),
     (lambda t: t.stack([t.constant(np.ones(2)), t.constant(np.ones(3))]), ("[2]", "[3]")),
-    (lambda t: t.transpose(t.constant(np.ones((2, 3))), [0, 0]), ("1 is missing",)),
+    # TF's shape function checks the perm's range only; [0, 0] builds and fails when run
+    (lambda t: t.transpose(t.constant(np.ones((2, 3))), [0, 2]), ("perm dim 2 is out of range of input rank 2",)),
     (lambda t: t.constant(np.ones(3))[5], ("slice index 5 of dimension 0 out of bounds",)),
     (lambda t: t.split(t.constant(np.ones((2, 3))), 2, axis=1), ("[2,3]",)),
     (lambda t: t.gather_nd(t.constant(np.ones((2, 3))), [[0, 1, 2]]), ("[1,3]", "[2,3]")),
