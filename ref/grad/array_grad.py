@@ -16,8 +16,8 @@ from ref.grad._util import unbroadcast
 from ref.types.shapes import dimension_value
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
-           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
-           "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
+           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "UniqueV2",
+           "UniqueWithCountsV2", "ListDiff", "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
            "Empty",
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",

@@ -633,6 +633,78 @@ def unique_with_counts(x, out_idx=dtypes.int32):
     return y, idx, count
 
 
+def _unique_v2_shape(ins, attrs, counts=False):
+    """TF's UniqueV2 shape function (UniqueIdxShapeFn): ``y`` of ``x``'s rank, ``idx`` the
+    length of the axis (all of a vector ``x`` for an empty axis)."""
+    x, axis = ins["x"].shape, ins["axis"].value
+    idx = TensorShape([None])
+    if axis is not None and x.ndims is not None:
+        axis = np.asarray(axis)
+        if axis.ndim != 1:
+            raise ValueError(f"axis expects a 1D vector. for '{attrs['_op_name']}'")
+        if axis.size == 0:
+            if x.ndims != 1:
+                raise ValueError(f"x expects a 1D vector. for '{attrs['_op_name']}'")
+            idx = x
+        elif axis.size == 1:
+            a = int(axis[0])
+            if not -x.ndims <= a < x.ndims:
+                raise ValueError(f"axis expects to be in the range [{-x.ndims}, {x.ndims}) for '{attrs['_op_name']}'")
+            idx = TensorShape([x.as_list()[a % x.ndims]])
+        else:
+            raise ValueError(f"axis does not support input tensors larger than 1 elements. for '{attrs['_op_name']}'")
+    out = [(ins["x"].dtype, unknown_shape(x.ndims)), (attrs["out_idx"], idx)]
+    return out + [(attrs["out_idx"], TensorShape([None]))] if counts else out
+
+
+def _unique_along(x, axis, out_idx):
+    """UniqueV2: the distinct slices of ``x`` along ``axis`` (a 0- or 1-element vector;
+    empty: ``x`` is a vector) in order of first occurrence, and each slice's index."""
+    x, axis = np.asarray(x), np.asarray(axis)
+    if axis.ndim != 1:
+        raise invalid_argument("axis expects a 1D vector.")
+    if axis.size > 1:
+        raise invalid_argument("axis does not support input tensors larger than 1 elements.")
+    if axis.size == 0:
+        return unique(x, out_idx)
+    a = int(axis[0])
+    if not -x.ndim <= a < x.ndim:
+        raise invalid_argument(f"axis has to be between [0, {x.ndim})")
+    a %= x.ndim
+    moved = np.moveaxis(x, a, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    seen, firsts, idx = {}, [], np.empty(rows.shape[0], np.int64)
+    for i, row in enumerate(rows):
+        key = tuple(row.tolist())
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(i)
+        idx[i] = seen[key]
+    y = np.moveaxis(moved[firsts], 0, a)
+    return np.ascontiguousarray(y), idx.astype(dtypes.as_dtype(out_idx).np)
+
+
+@register_op("UniqueV2", inputs=("x", "axis"), outputs=("y", "idx"), attrs={"out_idx": dtypes.int32},
+             type_attrs={"T": "x", "Taxis": "axis"}, allowed={"out_idx": _INDEX, "Taxis": _INDEX},
+             shape=_unique_v2_shape)
+def unique_v2(x, axis, out_idx=dtypes.int32):
+    """``Unique`` along ``axis``: ``y`` the distinct slices in order of first occurrence,
+    ``idx`` the position in ``y`` of each slice of ``x``."""
+    return _unique_along(x, axis, out_idx)
+
+
+@register_op("UniqueWithCountsV2", inputs=("x", "axis"), outputs=("y", "idx", "count"),
+             attrs={"out_idx": dtypes.int32}, type_attrs={"T": "x", "Taxis": "axis"},
+             allowed={"out_idx": _INDEX, "Taxis": _INDEX},
+             shape=lambda ins, attrs: _unique_v2_shape(ins, attrs, counts=True))
+def unique_with_counts_v2(x, axis, out_idx=dtypes.int32):
+    """``UniqueV2``'s ``y`` and ``idx``, and how many slices of ``x`` each ``y`` slice stands for."""
+    y, idx = _unique_along(x, axis, out_idx)
+    a = np.asarray(axis)
+    n = y.shape[int(a[0]) % y.ndim] if a.size else len(y)
+    return y, idx, np.bincount(idx.astype(np.int64), minlength=n).astype(idx.dtype)
+
+
 @register_op("ListDiff", inputs=("x", "y"), outputs=("out", "idx"), attrs={"out_idx": dtypes.int32},
              type_attrs={"T": ("x", "y")}, allowed={"out_idx": _INDEX},
              shape=lambda ins, attrs: [(ins["x"].dtype, TensorShape([None])), (attrs["out_idx"], TensorShape([None]))])
