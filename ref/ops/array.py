@@ -151,8 +151,17 @@ def _reshape_shape(ins, attrs):
     known_out = int(np.prod([d for d in out if d is not None], dtype=np.int64))
     in_unknown = None in dims
     out_unknown = out.index(None) if None in out else -1
+    if not in_unknown and out_unknown >= 0 and known_out == 0 and known_in != 0:
+        raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape {_shape_str(out)} (0 elements) "
+                         f"for '{attrs['_op_name']}' (op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "
+                         f"{_shape_str(shp.shape)}.")
     if not in_unknown and (out_unknown < 0 or known_out > 0):
-        if (out_unknown < 0 and known_in != known_out) or (out_unknown >= 0 and known_in % known_out):
+        if out_unknown >= 0 and known_in % known_out:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_out} but is {known_in} for "
+                             f"'{attrs['_op_name']}' (op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "
+                             f"{_shape_str(shp.shape)} and with input tensors computed as partial shapes: input[1] = "
+                             f"{_shape_str(out)}.")
+        if out_unknown < 0 and known_in != known_out:
             raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape "
                              f"{_shape_str(out)} ({known_out} elements) for '{attrs['_op_name']}' "
                              f"(op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "

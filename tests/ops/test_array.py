@@ -473,6 +473,8 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("HistogramFixedWidth", dict(values=np.array([3, 9, -4, 0], np.int32), value_range=np.array([0, 8], np.int32),
                                  nbins=np.int32(3), dtype=np.int64)),
     ("UniqueWithCounts", dict(x=np.array([2, 1, 2, 2, 9], np.int64), out_idx=np.int64)),
+    ("UniqueV2", dict(x=np.array([[1, 0], [1, 0], [2, 0]], np.int64), axis=np.array([1], np.int64))),
+    ("UniqueWithCountsV2", dict(x=np.array([[1, 0], [1, 0], [2, 0]], np.int64), axis=np.array([0], np.int32))),
     ("DenseBincount", dict(input=np.array([1, 1, 4, 9], np.int32), size=np.int32(6),
                            weights=np.array([], np.float32))),
     ("DenseBincount", dict(input=np.array([[1, 1, 4], [0, 2, 2]], np.int64), size=np.int64(3),

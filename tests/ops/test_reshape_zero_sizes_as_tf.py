@@ -42,3 +42,20 @@ def _run(t, shape, requested):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_reshape_minus_one_matches_tf(name):
     assert _run(ref, *CASES[name]) == _run(tf1, *CASES[name])
+
+
+STATIC_ERRORS = {
+    "minus_one_not_divisible": ([23, 29, 31], [17, -1], "Dimension size must be evenly divisible by 17 but is 20677"),
+    "minus_one_small": ([2, 3], [4, -1], "Dimension size must be evenly divisible by 4 but is 6"),
+    "count_mismatch": ([32, 128], [4095], "Cannot reshape a tensor with 4096 elements to shape \\[4095\\]"),
+    "zero_with_minus_one": ([6], [0, -1], "Cannot reshape a tensor with 6 elements to shape \\[0,\\?\\]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_ERRORS))
+def test_graph_construction_errors_match_tf(name):
+    shape, new, words = STATIC_ERRORS[name]
+    for t in (ref, tf1):
+        with t.Graph().as_default():
+            with pytest.raises(ValueError, match=words):
+                t.reshape(t.constant(0.0, shape=shape), new)
