@@ -129,6 +129,9 @@ def _concat_grad(op, grad):
     if axis is None:
         raise ValueError(f"Concat gradient of '{op.name}' needs a statically known axis")
     rank = values[0].shape.ndims
+    if int(axis) < 0 and rank is None:  # TF's _ConcatGradHelper
+        raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim when first value rank "
+                         "is known.")
     axis = int(axis) % rank if rank else int(axis)
     return list(_a().split(_dense(grad), _sizes_along(values, axis), axis)) + [None]
 

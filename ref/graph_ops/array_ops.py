@@ -206,6 +206,8 @@ def concat(values, axis, name="concat"):
     """``values`` joined along ``axis``; a single tensor passes through an Identity."""
     if not isinstance(values, (list, tuple)):
         values = [values]
+    if not values:  # TF: ConcatV2's N has a minimum of 2 (one value is an Identity)
+        raise ValueError("List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 2.")
     if len(values) == 1:
         with name_scope(name):  # TF: the Identity is named ``name`` inside the scope ``name``
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
