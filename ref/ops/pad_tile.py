@@ -145,6 +145,11 @@ def _tile_shape(ins, attrs):
     if dims is None:
         n = ins["multiples"].shape[0] if ins["multiples"].shape.ndims == 1 else None
         return _same_dtype(ins, attrs, unknown_shape(n if mult is None else len(mult)))
+    mshape = ins["multiples"].shape
+    if mult is None and mshape.ndims == 1 and mshape[0] is not None and mshape[0] != len(dims):
+        # TF's TileShapeFn: multiples as a shape of its length, of the input's rank
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {mshape[0]} for '{attrs['_op_name']}' (op: "
+                         f"'Tile') with input shapes: {_shape_str(dims)}, {_shape_str(mshape)}.")
     if mult is None:
         return _same_dtype(ins, attrs, unknown_shape(len(dims)))
     if len(mult) != len(dims):
