@@ -20,7 +20,8 @@ from ref.framework.func_graph import FuncGraph
 from ref.framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.random_seed import get_seed
-from ref.framework.sparse_tensor import SparseTensor, is_sparse
+from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue, is_sparse
+from ref.framework.tensor_util import constant_value_as_shape
 from ref.graph_ops import array_ops, check_ops, io_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
 from ref.types import dtypes, nest
@@ -81,6 +82,75 @@ class SparseTensorSpec:
                 and TensorSpec(self.shape, self.dtype) == TensorSpec(other.shape, other.dtype))
 
     __hash__ = None
+
+    # TF's BatchableTypeSpec protocol (framework/sparse_tensor.py), which tf.data and nest use.
+    def _serialize(self):
+        return (self.shape, self.dtype)
+
+    @property
+    def _component_specs(self):
+        rank = self.shape.ndims
+        return [TensorSpec([None, rank], dtypes.int64), TensorSpec([None], self.dtype),
+                TensorSpec([rank], dtypes.int64)]
+
+    def _to_components(self, value):
+        value = SparseTensor.from_value(value) if isinstance(value, SparseTensorValue) else value
+        return [value.indices, value.values, value.dense_shape]
+
+    def _from_components(self, components):
+        """A ``SparseTensorValue`` of NumPy components (TF1's run result), else a
+        ``SparseTensor`` whose static shape also takes this spec's."""
+        if all(isinstance(c, np.ndarray) for c in components):
+            return SparseTensorValue(*components)
+        result = SparseTensor(*components)
+        result.set_shape(self.shape)
+        return result
+
+    @property
+    def _flat_tensor_specs(self):
+        return [TensorSpec(None, dtypes.variant)]
+
+    def _to_tensor_list(self, value):
+        return [self.to_tensor(SparseTensor.from_value(value))]
+
+    def _to_batched_tensor_list(self, value):
+        if self.shape.merge_with(constant_value_as_shape(value.dense_shape)).ndims == 0:
+            raise ValueError(f"Unbatching a sparse tensor is only supported for rank >= 1. Obtained input: {value}.")
+        return [self.to_tensor(value, batched=True)]
+
+    def _from_tensor_list(self, tensor_list):
+        return self.from_tensor(tensor_list[0])
+
+    _from_compatible_tensor_list = _from_tensor_list
+
+    def _batch(self, batch_size):
+        return SparseTensorSpec(TensorShape([batch_size]).concatenate(self.shape), self.dtype)
+
+    def _unbatch(self):
+        if self.shape.ndims == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return SparseTensorSpec(self.shape[1:], self.dtype)
+
+    def _to_legacy_output_types(self):
+        return self.dtype
+
+    def _to_legacy_output_shapes(self):
+        return self.shape
+
+    def _to_legacy_output_classes(self):
+        return SparseTensor
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a ``SparseTensor`` or ``SparseTensorValue`` (TypeError otherwise)."""
+        if isinstance(value, SparseTensor):
+            return cls(value.shape, value.dtype)
+        if isinstance(value, SparseTensorValue):
+            if isinstance(value.values, np.ndarray):
+                return cls(value.dense_shape, value.values.dtype)
+            return cls.from_value(SparseTensor.from_value(value))
+        raise TypeError("Expected SparseTensor or SparseTensorValue. Received: "
+                        f"{value} of type {type(value).__name__}.")
 
     def to_tensor(self, value, batched=False):
         """The variant component of a SparseTensor (a batch of its rows if ``batched``)."""

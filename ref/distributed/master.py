@@ -114,6 +114,7 @@ class Master:
         self._step_ids = itertools.count(1)
         self.security = None  # the server's ServerSecurity: limits Reset unless it allows global resets
         self.exchange = os.environ.get("REF_DISTRIBUTED_EXCHANGE", "direct")
+        self.propagated = False  # a session's master for its ConfigProto.cluster_def (for_cluster)
         if self.exchange not in EXCHANGES:
             raise ValueError(f"REF_DISTRIBUTED_EXCHANGE={self.exchange!r}: expected one of {EXCHANGES}")
 
@@ -136,7 +137,8 @@ class Master:
         """The tasks a session contacts: those ``config.device_filters`` admit when set (and
         this task); else this task, the ps job, and for each device in ``node_devices`` the
         task placement would pick (every task it names; for a spec without a task that admits
-        this task, none more; else the first it admits)."""
+        this task, none more; else the first it admits). A ClusterSpec-propagated session's
+        master contacts every task of the session's cluster, as TF's."""
         tasks = self.all_tasks()
 
         def admits(s, t):
@@ -145,6 +147,8 @@ class Master:
         if config.device_filters:
             specs = [DeviceSpec.from_string(f) for f in config.device_filters]
             picked = {t for t in tasks if any(admits(s, t) for s in specs)}
+        elif self.propagated:  # the session named its cluster: all of it, as TF's DeviceFinder
+            picked = set(tasks)
         else:
             picked = {t for t in tasks if DeviceSpec.from_string(t).job in _PS_JOBS}
             for d in set(node_devices):
@@ -200,7 +204,7 @@ class Master:
                                           "(config.device_filters chooses the tasks)") from None
         found = {}
         for t, resp in answers.items():
-            devices = [d for d in resp.device_attributes]
+            devices = [_renamed(d, t) for d in resp.device_attributes]
             cpu = next((d for d in devices if d.name.endswith("/device:CPU:0")), devices[0] if devices else None)
             found[t] = _Task(t, tasks[t], self.service(t), cpu.incarnation if cpu else 0, devices)
         return found
@@ -214,11 +218,45 @@ class Master:
                                       f"({self.task_name}) has restarted.")
         return sess
 
+    def for_cluster(self, cluster_def, target):
+        """TF's ClusterSpec propagation: the master of a session whose ConfigProto names a
+        ``cluster_def``. This task is the one whose address is ``target``'s (TF matches the
+        request's target with the grpc:// prefix dropped); the other tasks are reached at the
+        cluster_def's addresses. It shares this master's worker, threads and incarnation, and
+        exchanges tensors through the master (the workers know only their own cluster)."""
+        address = rpc._bare(target) if target else ""
+        found = [(job.name, i) for job in cluster_def.job for i, a in job.tasks.items() if a == address]
+        short = " ".join(str(cluster_def).split())
+        if len(found) > 1:
+            raise errors.InvalidArgumentError(None, None, "Found multiple matching tasks that correspond to to the "
+                                              f"master. Master target: '{target}'. ClusterDef: {short}")
+        if not found:
+            raise errors.InvalidArgumentError(None, None, f"No task of the ClusterDef has the master's address. "
+                                              f"Master target: '{target}'. ClusterDef: {short}")
+        if (found[0][0], found[0][1]) == (self.server_def.job_name, self.server_def.task_index):
+            raise errors.InvalidArgumentError(
+                None, None, "The ClusterSpec names the job and task index to be the same names that were provided "
+                f"when the server booted. This is currently not allowed. Job: {found[0][0]}, task index: {found[0][1]}")
+        server_def = tensorflow_server_pb2.ServerDef(job_name=found[0][0], task_index=found[0][1],
+                                                     protocol=self.server_def.protocol or "grpc")
+        server_def.cluster.CopyFrom(cluster_def)
+        sub = Master(server_def, local_worker=self._local_worker, connect_worker=self._connect)
+        sub._pool.shutdown(wait=False)
+        sub._pool, sub.incarnation, sub.security, sub.exchange = self._pool, self.incarnation, self.security, "master"
+        sub.propagated = True
+        return sub
+
     def CreateSession(self, request, timeout=None):
         config = config_pb2.ConfigProto()
         config.CopyFrom(self.server_def.default_session_config)
         config.MergeFrom(request.config)
-        sess = MasterSession(self, request.graph_def, config, timeout)
+        master = self
+        if config.cluster_def.job:
+            master = self.for_cluster(config.cluster_def, request.target)
+            # propagated sessions do not share their workers' state unless asked (TF)
+            if not config.experimental.share_session_state_in_clusterspec_propagation:
+                config.isolate_session_state = True
+        sess = MasterSession(master, request.graph_def, config, timeout)
         with self._lock:
             self._sessions[sess.handle] = sess
         return master_pb2.CreateSessionResponse(session_handle=sess.handle, graph_version=sess.version)
@@ -413,6 +451,8 @@ class MasterSession:
                 session_handle=self.handle, isolate_session_state=self.config.isolate_session_state,
                 master_task=master.task_name, master_incarnation=signed64(master.incarnation))
             req.server_def.job_name, req.server_def.task_index, req.server_def.protocol = job, idx, "grpc"
+            if master.propagated:  # the worker serves this session as `task` (TF renames its devices)
+                req.server_def.cluster.CopyFrom(master.server_def.cluster)
             return lambda t: found[task].service.CreateWorkerSession(req, timeout=t)
         master._fan_out({t: create(t) for t in found}, deadline, "CreateWorkerSession")
         self.tasks.update(found)
@@ -624,6 +664,19 @@ class MasterSession:
                                                  timeout=max(_remaining(deadline), 0.001))
             except errors.OpError:
                 pass
+
+
+def _renamed(device, task):
+    """``device`` (a worker's DeviceAttributes) named on ``task``, as TF's remote devices are:
+    a worker answers with its own name, a ClusterSpec-propagated session knows it as ``task``."""
+    spec = DeviceSpec.from_string(device.name)
+    name = f"{task}/device:{spec.device_type}:{spec.device_index or 0}"
+    if name == device.name:
+        return device
+    out = type(device)()
+    out.CopyFrom(device)
+    out.name = name
+    return out
 
 
 def _task_key(task):

@@ -135,8 +135,10 @@ def _close(resource):
 class _WorkerSession:
     """One master session's view of the worker: its graphs, its generators, its runs in flight."""
 
-    def __init__(self, handle, state, master_task="", master_incarnation=0):
+    def __init__(self, handle, state, master_task="", master_incarnation=0, task_name=None):
         self.handle = handle
+        # the task this session knows the worker as: another for a ClusterSpec-propagated session
+        self.task_name = task_name
         self.state = state
         self.master = (master_task, master_incarnation)
         # what its runs see: the worker's variables and resources, its own random generators
@@ -332,11 +334,13 @@ class Worker:
 
     # -- WorkerService -----------------------------------------------------------------
     def GetStatus(self, request, timeout=None):
-        """This task's devices: its CPU, with the worker's incarnation."""
+        """This task's devices: its CPUs (``device_count["CPU"]`` of the server's session
+        config, default one), with the worker's incarnation."""
         self._check_open()
+        cpus = max(1, self.server_def.default_session_config.device_count.get("CPU", 1))
         return worker_pb2.GetStatusResponse(device_attributes=[device_attributes_pb2.DeviceAttributes(
-            name=self.device_name, device_type="CPU", memory_limit=_CPU_MEMORY_LIMIT,
-            locality=device_attributes_pb2.DeviceLocality(), incarnation=self.incarnation)])
+            name=f"{self.task_name}/device:CPU:{i}", device_type="CPU", memory_limit=_CPU_MEMORY_LIMIT,
+            locality=device_attributes_pb2.DeviceLocality(), incarnation=self.incarnation) for i in range(cpus)])
 
     def CreateWorkerSession(self, request, timeout=None):
         """Creates a worker session; an existing handle is kept. Sessions an earlier
@@ -354,7 +358,11 @@ class Worker:
                     self._sessions.pop(h).cancel(f"the master {request.master_task} restarted")
             if handle not in self._sessions:
                 state = _State() if request.isolate_session_state else self._state
-                self._sessions[handle] = _WorkerSession(handle, state, *master)
+                sd = request.server_def
+                # a cluster in the request: TF's ClusterSpec propagation names this task in it
+                task = f"/job:{sd.job_name}/replica:{sd.replica}/task:{sd.task_index}" if sd.cluster.job \
+                    else self.task_name
+                self._sessions[handle] = _WorkerSession(handle, state, *master, task_name=task)
         return worker_pb2.CreateWorkerSessionResponse()
 
     def DeleteWorkerSession(self, request, timeout=None):
@@ -372,7 +380,7 @@ class Worker:
         """Imports and plans a partition; returns its graph handle."""
         session = self._session(request.session_handle, request.create_worker_session_called)
         check_file_ops(request.graph_def, self.security, self._where())
-        partition = _Partition(request.graph_def, session, self.task_name)
+        partition = _Partition(request.graph_def, session, session.task_name or self.task_name)
         handle = f"{next(self._graph_ids):016x}"
         with session.lock:
             session.graphs[handle] = partition
@@ -447,7 +455,8 @@ class Worker:
                     None, None, f"{{{{node {name}}}}} on {self.task_name} cannot send its value: {e}") from None
             response.recv.add(name=key, tensor=tensor)
         if trace is not None:
-            fill_step_stats(response, trace, 3 if opts.record_timeline else 1, device=self.device_name)
+            fill_step_stats(response, trace, 3 if opts.record_timeline else 1,
+                            device=(session.task_name or self.task_name) + "/device:CPU:0")
         return response
 
     def _partial_run(self, session, part, request, timeout):

@@ -842,6 +842,14 @@ def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
 
 
+def device_v2(device_name):
+    """TF's ``ops.device_v2`` (``tf.device`` of the v2 API): a device name or
+    DeviceSpec only; a device function is TF's RuntimeError."""
+    if callable(device_name):
+        raise RuntimeError("tf.device does not support functions.")
+    return device(device_name)
+
+
 def colocate_with(op, ignore_existing=False):
     return get_default_graph().colocate_with(op, ignore_existing)
 

@@ -415,7 +415,8 @@ def import_nodes(g, nodes, input_map, functions, scope, placeholders_as=None, bu
                 if c not in names:
                     raise ValueError(f"Node '{n.name}' expects to be colocated with unknown node '{c}'")
     new_names = {}
-    scopes = _scopes_of(g._ops_by_name) if top else set()
+    # list(): a copy taken at once, while another thread may be adding ops to the graph
+    scopes = _scopes_of(list(g._ops_by_name)) if top else set()
     by_name = {n.name: n for n in nodes}
     back_edges = []  # (Merge node, input position, NextIteration input name)
     created = {}

@@ -156,6 +156,9 @@ def _autopack(value, dtype, preferred_dtype, name):
         for i, v in enumerate(value):
             if _tensor_like(v):
                 must_pack = True
+                if isinstance(v, Tensor) and dtype is not None and v.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype {v.dtype} to {dtype} "
+                                    f"(Tensor is: {v!r})")
                 elems.append(convert_to_tensor(v, dtype=dtype))
             elif isinstance(v, (list, tuple)):
                 packed = _autopack(v, dtype, preferred_dtype, str(i))

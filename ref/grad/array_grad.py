@@ -16,8 +16,8 @@ from ref.grad._util import unbroadcast
 from ref.types.shapes import dimension_value
 
 for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGradient", "OneHot", "Where",
-           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "ListDiff",
-           "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
+           "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Unique", "UniqueWithCounts", "UniqueV2",
+           "UniqueWithCountsV2", "ListDiff", "DenseBincount", "LowerBound", "UpperBound", "UnravelIndex", "HistogramFixedWidth", "EditDistance",
            "Empty",
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
@@ -129,6 +129,9 @@ def _concat_grad(op, grad):
     if axis is None:
         raise ValueError(f"Concat gradient of '{op.name}' needs a statically known axis")
     rank = values[0].shape.ndims
+    if int(axis) < 0 and rank is None:  # TF's _ConcatGradHelper
+        raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim when first value rank "
+                         "is known.")
     axis = int(axis) % rank if rank else int(axis)
     return list(_a().split(_dense(grad), _sizes_along(values, axis), axis)) + [None]
 

@@ -47,6 +47,16 @@ def get_rule(op_type):
         raise LookupError(f"No gradient defined for operation type '{op_type}'") from None
 
 
+def get_gradient_function(op):
+    """TF's ``ops.get_gradient_function``: the rule ``tf.gradients`` uses for ``op``
+    (by its ``gradient_override_map`` type, else its own); None for an op without
+    inputs or of a not-differentiable type; LookupError for a type with no rule."""
+    if not op.inputs:
+        return None
+    op_type = op._attrs.get("_gradient_op_type", op.type)
+    return get_rule(op_type.decode() if isinstance(op_type, bytes) else op_type)
+
+
 def is_registered(op_type) -> bool:
     return op_type in _RULES or op_type in _NOT_DIFFERENTIABLE
 

@@ -206,6 +206,8 @@ def concat(values, axis, name="concat"):
     """``values`` joined along ``axis``; a single tensor passes through an Identity."""
     if not isinstance(values, (list, tuple)):
         values = [values]
+    if not values:  # TF: ConcatV2's N has a minimum of 2 (one value is an Identity)
+        raise ValueError("List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 2.")
     if len(values) == 1:
         with name_scope(name):  # TF: the Identity is named ``name`` inside the scope ``name``
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
@@ -292,13 +294,32 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     if mode == "CONSTANT":
         if (not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0
                 and constant_values == np.zeros_like(constant_values)):
-            return apply_op("Pad", input=tensor, paddings=paddings, name=name or "Pad")
-        return apply_op("PadV2", input=tensor, paddings=paddings, constant_values=constant_values,
-                        name=name or "PadV2")
-    if mode in ("REFLECT", "SYMMETRIC"):
-        return apply_op("MirrorPad", input=tensor, paddings=paddings, mode=mode, name=name or "MirrorPad")
-    raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
-                     f"Received `mode` = {mode}")
+            result = apply_op("Pad", input=tensor, paddings=paddings, name=name or "Pad")
+        else:
+            result = apply_op("PadV2", input=tensor, paddings=paddings, constant_values=constant_values,
+                              name=name or "PadV2")
+    elif mode in ("REFLECT", "SYMMETRIC"):
+        result = apply_op("MirrorPad", input=tensor, paddings=paddings, mode=mode, name=name or "MirrorPad")
+    else:
+        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                         f"Received `mode` = {mode}")
+    # TF's array_ops.pad: the rows of paddings known at graph construction (some of a list
+    # of tensors and numbers) give those dimensions where the op's shape function could not
+    known = _paddings_constant(paddings)
+    in_shape = result.op.inputs[0].shape
+    if in_shape.ndims is not None and not result.shape.is_fully_defined() and known is not None:
+        result.set_shape([None if row is None or dim is None or any(x is None for x in row) else int(sum(row)) + dim
+                          for row, dim in zip(known, in_shape.as_list())])
+    return result
+
+
+def _paddings_constant(paddings):
+    if isinstance(paddings, Tensor):
+        value = constant_value(paddings)
+        return None if value is None else value.tolist()
+    if isinstance(paddings, (list, tuple)):
+        return [_paddings_constant(x) for x in paddings]
+    return paddings
 
 
 def meshgrid(*args, **kwargs):

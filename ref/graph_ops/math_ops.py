@@ -582,7 +582,7 @@ def cast(x, dtype, name=None):
     """x converted to ``dtype`` (``Cast``); x itself when it already has it; a
     SparseTensor or IndexedSlices with its values cast."""
     base = dtypes.as_dtype(dtype).base_dtype
-    if isinstance(x, Tensor) and x.dtype.base_dtype == base:
+    if isinstance(x, Tensor) and x.dtype == base:  # a reference (float32_ref) is cast to its value, as TF
         return x
     handle = getattr(x, "handle", None)  # TF: a resource variable of that dtype comes back unread
     if isinstance(handle, Tensor) and handle.dtype == dtypes.resource and x.dtype.base_dtype == base:
@@ -593,7 +593,7 @@ def cast(x, dtype, name=None):
         if isinstance(x, IndexedSlices):
             return IndexedSlices(cast(x.values, base, name=scope), x.indices, x.dense_shape)
         x = convert_to_tensor(x, name="x")
-        if x.dtype.base_dtype == base:
+        if x.dtype == base:
             return x
         return apply_op("Cast", x=x, DstT=base, Truncate=False, name=scope)
 

@@ -48,9 +48,9 @@ def eager_py_func(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF
     token = register_callback(func)
     inputs = [convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
     result = apply_op("EagerPyFunc", input=inputs, token=token, is_async=False, Tout=tout, name=name)
-    result = list(result) if isinstance(result, (list, tuple)) else ([] if not tout else [result])
-    if not tout:
+    if not tout:  # the op itself (EagerPyFunc is stateful), as TF returns: running it calls func
         return result
+    result = list(result) if isinstance(result, (list, tuple)) else [result]
     return result if is_list else result[0]
 
 

@@ -106,34 +106,32 @@ def rank(input):
     return np.array(np.ndim(input), dtype=np.int32)
 
 
-def _resolve_reshape(num_elements, requested):
-    """``requested`` with its single -1 inferred from ``num_elements`` (TF's
-    ReshapeOp); raises InvalidArgumentError with TF's messages."""
+def _resolve_reshape(input_shape, requested):
+    """``requested`` with its single -1 inferred from the input's shape (TF's
+    ReshapeOp: zero sizes are left out of both products when ``requested`` has
+    one, so ``[0, 6]`` to ``[0, -1, 3]`` gives ``[0, 2, 3]``); raises
+    InvalidArgumentError with TF's messages."""
     unknown = [i for i, d in enumerate(requested) if d == -1]
     if len(unknown) > 1:
         raise invalid_argument(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
     for i, d in enumerate(requested):
         if d < -1:
             raise invalid_argument(f"Size {i} must be non-negative, not {d}")
-    product = 1
-    for d in requested:
-        if d != -1:
-            product *= d
+    num_elements = math.prod(input_shape)
+    product = math.prod(d for d in requested if d > 0)
     out = list(requested)
     if unknown:
-        if product == 0:
-            if num_elements != 0:
-                raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
-                                       f"but the requested shape has 0")
-            out[unknown[0]] = 1  # TF: an empty tensor takes size 1 for the -1
-            return out
-        if num_elements % product:
-            raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
+        has_zero = 0 in requested
+        input_has_zero = has_zero and 0 in input_shape
+        counted = math.prod(d for d in input_shape if d > 0 or not has_zero)
+        missing = counted // product
+        if not input_has_zero and product * missing != counted:
+            raise invalid_argument(f"Input to reshape is a tensor with {counted} values, "
                                    f"but the requested shape requires a multiple of {product}")
-        out[unknown[0]] = num_elements // product
-    elif product != num_elements:
+        out[unknown[0]] = missing
+    if math.prod(out) != num_elements:
         raise invalid_argument(f"Input to reshape is a tensor with {num_elements} values, "
-                               f"but the requested shape has {product}")
+                               f"but the requested shape has {math.prod(out)}")
     return out
 
 
@@ -153,8 +151,17 @@ def _reshape_shape(ins, attrs):
     known_out = int(np.prod([d for d in out if d is not None], dtype=np.int64))
     in_unknown = None in dims
     out_unknown = out.index(None) if None in out else -1
+    if not in_unknown and out_unknown >= 0 and known_out == 0 and known_in != 0:
+        raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape {_shape_str(out)} (0 elements) "
+                         f"for '{attrs['_op_name']}' (op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "
+                         f"{_shape_str(shp.shape)}.")
     if not in_unknown and (out_unknown < 0 or known_out > 0):
-        if (out_unknown < 0 and known_in != known_out) or (out_unknown >= 0 and known_in % known_out):
+        if out_unknown >= 0 and known_in % known_out:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_out} but is {known_in} for "
+                             f"'{attrs['_op_name']}' (op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "
+                             f"{_shape_str(shp.shape)} and with input tensors computed as partial shapes: input[1] = "
+                             f"{_shape_str(out)}.")
+        if out_unknown < 0 and known_in != known_out:
             raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape "
                              f"{_shape_str(out)} ({known_out} elements) for '{attrs['_op_name']}' "
                              f"(op: 'Reshape') with input shapes: {_shape_str(tensor.shape)}, "
@@ -180,7 +187,7 @@ def reshape(tensor, shape):
     shape = np.asarray(shape)
     if shape.ndim > 1:
         raise invalid_argument(f"shape must be a vector of {{int32,int64}}, got shape {_shape_str(shape.shape)}")
-    return np.reshape(tensor, _resolve_reshape(np.size(tensor), [int(d) for d in shape.reshape(-1)]))
+    return np.reshape(tensor, _resolve_reshape(np.shape(tensor), [int(d) for d in shape.reshape(-1)]))
 
 
 def _expand_dims_shape(ins, attrs):
@@ -279,21 +286,45 @@ def ensure_shape(input, shape, ctx=None):
 # ---------------------------------------------------------------------------
 
 def _check_perm(perm, rank, err):
+    """TF's TransposeOp checks of a perm (negative entries count from the end);
+    the perm with them made non-negative."""
     if len(perm) != rank:
         raise err(f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}")
+    perm = [p + rank if p < 0 else p for p in perm]
+    for p in perm:
+        if not 0 <= p < rank:
+            raise err(f"{p} is out of range [0 .. {rank})")
     for i in range(rank):
         if i not in perm:
             raise err(f"{i} is missing from {{{','.join(str(p) for p in perm)}}}.")
+    return perm
 
 
 def _transpose_shape(ins, attrs):
-    dims, perm = _dims(ins["x"]), _ints(ins["perm"].value)
-    if perm is None:
-        n = ins["perm"].shape[0] if ins["perm"].shape.ndims == 1 else None
-        return _same_dtype(ins, attrs, unknown_shape(n if dims is None else len(dims)))
-    if dims is None:
-        return _same_dtype(ins, attrs, unknown_shape(len(perm)))
-    _check_perm(perm, len(dims), ValueError)
+    """TF's TransposeShapeFn: the rank from the input, else the perm's length; a perm
+    vector of that length with entries in [-rank, rank) (a permutation is checked
+    when it runs)."""
+    x, pshape, value = ins["x"].shape, ins["perm"].shape, ins["perm"].value
+    elems = pshape.num_elements() if pshape.ndims is not None else None
+    if x.ndims is None and elems is None and value is None:
+        return _same_dtype(ins, attrs, unknown_shape())
+    rank = x.ndims if x.ndims is not None else (elems if elems is not None else int(np.size(value)))
+    if x.ndims is None and rank < 2:  # one entry: a scalar or a vector, unchanged either way
+        return _same_dtype(ins, attrs, x)
+    where = f" for '{attrs['_op_name']}' with input shapes: {_shape_str(x)}, {_shape_str(pshape)}."
+    if x.ndims is not None and x.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {x.ndims}{where}")
+    if pshape.ndims is not None and pshape.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {pshape.ndims}{where}")
+    if elems is not None and elems != rank:
+        raise ValueError(f"Dimension must be {rank} but is {elems}{where}")
+    if value is None:
+        return _same_dtype(ins, attrs, unknown_shape(rank))
+    perm = [int(p) for p in np.asarray(value).reshape(-1)]
+    for p in perm:
+        if not -rank <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}{where}")
+    dims = x.as_list() if x.ndims is not None else [None] * rank
     return _same_dtype(ins, attrs, TensorShape([dims[p] for p in perm]))
 
 
@@ -301,8 +332,10 @@ def _transpose_shape(ins, attrs):
              allowed={"Tperm": _INDEX}, shape=_transpose_shape)
 def transpose(x, perm):
     """``y[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}]``: ``y.shape[k] = x.shape[perm[k]]``."""
-    perm = [int(p) for p in np.asarray(perm).reshape(-1)]
-    _check_perm(perm, np.ndim(x), invalid_argument)
+    perm = np.asarray(perm)
+    if perm.ndim != 1:
+        raise invalid_argument(f"perm must be rank 1, got shape {_shape_str(perm.shape)}")
+    perm = _check_perm([int(p) for p in perm], np.ndim(x), invalid_argument)
     return np.array(np.transpose(np.asarray(x), perm), order="C")
 
 
@@ -607,6 +640,78 @@ def unique_with_counts(x, out_idx=dtypes.int32):
     y, idx = unique(x, out_idx)
     count = np.bincount(idx.astype(np.int64), minlength=len(y)).astype(idx.dtype)
     return y, idx, count
+
+
+def _unique_v2_shape(ins, attrs, counts=False):
+    """TF's UniqueV2 shape function (UniqueIdxShapeFn): ``y`` of ``x``'s rank, ``idx`` the
+    length of the axis (all of a vector ``x`` for an empty axis)."""
+    x, axis = ins["x"].shape, ins["axis"].value
+    idx = TensorShape([None])
+    if axis is not None and x.ndims is not None:
+        axis = np.asarray(axis)
+        if axis.ndim != 1:
+            raise ValueError(f"axis expects a 1D vector. for '{attrs['_op_name']}'")
+        if axis.size == 0:
+            if x.ndims != 1:
+                raise ValueError(f"x expects a 1D vector. for '{attrs['_op_name']}'")
+            idx = x
+        elif axis.size == 1:
+            a = int(axis[0])
+            if not -x.ndims <= a < x.ndims:
+                raise ValueError(f"axis expects to be in the range [{-x.ndims}, {x.ndims}) for '{attrs['_op_name']}'")
+            idx = TensorShape([x.as_list()[a % x.ndims]])
+        else:
+            raise ValueError(f"axis does not support input tensors larger than 1 elements. for '{attrs['_op_name']}'")
+    out = [(ins["x"].dtype, unknown_shape(x.ndims)), (attrs["out_idx"], idx)]
+    return out + [(attrs["out_idx"], TensorShape([None]))] if counts else out
+
+
+def _unique_along(x, axis, out_idx):
+    """UniqueV2: the distinct slices of ``x`` along ``axis`` (a 0- or 1-element vector;
+    empty: ``x`` is a vector) in order of first occurrence, and each slice's index."""
+    x, axis = np.asarray(x), np.asarray(axis)
+    if axis.ndim != 1:
+        raise invalid_argument("axis expects a 1D vector.")
+    if axis.size > 1:
+        raise invalid_argument("axis does not support input tensors larger than 1 elements.")
+    if axis.size == 0:
+        return unique(x, out_idx)
+    a = int(axis[0])
+    if not -x.ndim <= a < x.ndim:
+        raise invalid_argument(f"axis has to be between [0, {x.ndim})")
+    a %= x.ndim
+    moved = np.moveaxis(x, a, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    seen, firsts, idx = {}, [], np.empty(rows.shape[0], np.int64)
+    for i, row in enumerate(rows):
+        key = tuple(row.tolist())
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(i)
+        idx[i] = seen[key]
+    y = np.moveaxis(moved[firsts], 0, a)
+    return np.ascontiguousarray(y), idx.astype(dtypes.as_dtype(out_idx).np)
+
+
+@register_op("UniqueV2", inputs=("x", "axis"), outputs=("y", "idx"), attrs={"out_idx": dtypes.int32},
+             type_attrs={"T": "x", "Taxis": "axis"}, allowed={"out_idx": _INDEX, "Taxis": _INDEX},
+             shape=_unique_v2_shape)
+def unique_v2(x, axis, out_idx=dtypes.int32):
+    """``Unique`` along ``axis``: ``y`` the distinct slices in order of first occurrence,
+    ``idx`` the position in ``y`` of each slice of ``x``."""
+    return _unique_along(x, axis, out_idx)
+
+
+@register_op("UniqueWithCountsV2", inputs=("x", "axis"), outputs=("y", "idx", "count"),
+             attrs={"out_idx": dtypes.int32}, type_attrs={"T": "x", "Taxis": "axis"},
+             allowed={"out_idx": _INDEX, "Taxis": _INDEX},
+             shape=lambda ins, attrs: _unique_v2_shape(ins, attrs, counts=True))
+def unique_with_counts_v2(x, axis, out_idx=dtypes.int32):
+    """``UniqueV2``'s ``y`` and ``idx``, and how many slices of ``x`` each ``y`` slice stands for."""
+    y, idx = _unique_along(x, axis, out_idx)
+    a = np.asarray(axis)
+    n = y.shape[int(a[0]) % y.ndim] if a.size else len(y)
+    return y, idx, np.bincount(idx.astype(np.int64), minlength=n).astype(idx.dtype)
 
 
 @register_op("ListDiff", inputs=("x", "y"), outputs=("out", "idx"), attrs={"out_idx": dtypes.int32},

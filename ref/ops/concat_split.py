@@ -170,6 +170,11 @@ def _split_sizes_static(dim, sizes, num_split, op_name):
                          f"for '{op_name}'")
     if sizes.count(-1) > 1:
         raise ValueError(f"size_splits can only have one -1 for '{op_name}'")
+    total = sum(s for s in sizes if s != -1)
+    for i, s in enumerate(sizes):  # TF's order: each size (the -1 one resolved) before the total
+        size = dim - total if s == -1 and dim is not None else s
+        if size < -1 or (size == -1 and dim is not None):
+            raise ValueError(f"Split size at index {i} must be >= 0. Got: {size} for '{op_name}'")
     if -1 in sizes:
         if dim is None:
             return [None if s == -1 else s for s in sizes]
@@ -203,7 +208,8 @@ def _split_shape(ins, attrs):
 
     def sizes(dim):
         if dim is not None and dim % n:
-            raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dim} for "
+            raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
+                             f"split should evenly divide the split dimension for "
                              f"'{attrs['_op_name']}' (op: 'Split') with input shapes: "
                              f"{_shape_str(ins['axis'].shape)}, {_shape_str(ins['value'].shape)}.")
         return [None if dim is None else dim // n] * n
@@ -240,6 +246,8 @@ def _split_v_shape(ins, attrs):
 def split_v(value, size_splits, axis, num_split):
     """``value`` cut along ``axis`` into pieces of ``size_splits`` (one may be -1: the rest)."""
     r = np.ndim(value)
+    if np.size(axis) != 1:
+        raise invalid_argument("split_dim_tensor must have exactly one element.")
     axis = int(np.asarray(axis).reshape(-1)[0])
     if not -r <= axis < r:
         raise invalid_argument(f"-input rank(-{r}) <= split_dim < input rank ({r}), but got {axis}")

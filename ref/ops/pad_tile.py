@@ -13,23 +13,30 @@ from ref.ops.array import _INDEX, _dims, _ints, _same_dtype, _shape_str
 # ---------------------------------------------------------------------------
 
 def _pad_shape(ins, attrs, mode=None):
+    """TF's PadShapeFn: ``paddings`` a ``[rank, 2]`` matrix (its rows the input's rank,
+    whichever is known first), then each known dimension plus its paddings."""
     dims = _dims(ins["input"])
     pads = ins["paddings"].value
     pshape = ins["paddings"].shape
-    if dims is None:
-        n = pshape[0] if pshape.ndims == 2 else None
-        if pads is not None:
-            n = np.shape(pads)[0]
-        return _same_dtype(ins, attrs, unknown_shape(n))
-    if pshape.ndims is not None and (pshape.ndims != 2 or pshape[0] not in (None, len(dims))
-                                     or pshape[1] not in (None, 2)):
-        raise ValueError(f"Shape must be [{len(dims)},2] but is {_shape_str(pshape)} for paddings of "
-                         f"'{attrs['_op_name']}' with input shapes: {_shape_str(dims)}, {_shape_str(pshape)}.")
+    where = (f" for '{attrs['_op_name']}' with input shapes: "
+             f"{_shape_str(ins['input'].shape)}, {_shape_str(pshape)}.")
+    if pshape.ndims is not None and pshape.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {pshape.ndims}{where}")
+    if pshape.ndims == 2 and pshape[1] is not None and pshape[1] != 2:
+        raise ValueError(f"Dimension must be 2 but is {pshape[1]}{where}")
+    n = pshape[0] if pshape.ndims == 2 else None
+    if n is not None and dims is not None and len(dims) != n:
+        raise ValueError(f"Shape must be rank {n} but is rank {len(dims)}{where}")
+    if n is None and dims is not None:
+        n = len(dims)
     if pads is None:
-        return _same_dtype(ins, attrs, unknown_shape(len(dims)))
+        return _same_dtype(ins, attrs, unknown_shape(n))
     pads = np.asarray(pads).reshape(-1, 2)
+    if dims is not None and len(dims) != len(pads):
+        raise ValueError(f"Shape must be rank {len(pads)} but is rank {len(dims)}{where}")
     if (pads < 0).any():
-        raise ValueError(f"Paddings must be non-negative for '{attrs['_op_name']}'")
+        raise ValueError(f"Paddings must be non-negative{where}")
+    dims = [None] * len(pads) if dims is None else dims
     return _same_dtype(ins, attrs, TensorShape([None if d is None else d + int(a) + int(b)
                                                 for d, (a, b) in zip(dims, pads)]))
 
@@ -138,6 +145,11 @@ def _tile_shape(ins, attrs):
     if dims is None:
         n = ins["multiples"].shape[0] if ins["multiples"].shape.ndims == 1 else None
         return _same_dtype(ins, attrs, unknown_shape(n if mult is None else len(mult)))
+    mshape = ins["multiples"].shape
+    if mult is None and mshape.ndims == 1 and mshape[0] is not None and mshape[0] != len(dims):
+        # TF's TileShapeFn: multiples as a shape of its length, of the input's rank
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {mshape[0]} for '{attrs['_op_name']}' (op: "
+                         f"'Tile') with input shapes: {_shape_str(dims)}, {_shape_str(mshape)}.")
     if mult is None:
         return _same_dtype(ins, attrs, unknown_shape(len(dims)))
     if len(mult) != len(dims):

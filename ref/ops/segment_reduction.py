@@ -12,7 +12,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.ops._jit import njit
-from ref.ops.registry import REQUIRED, invalid_argument, register_op
+from ref.ops.registry import REQUIRED, invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.array import _INDEX, _check_range, _dims, _index_str, _ints, _shape_str
 
@@ -40,7 +40,7 @@ def _segment_extreme_loop(rows, ids, out, take_max):
                 out[s, k] = x
 
 
-def _output_rows(n, inner, dtype):
+def output_rows(n, inner, dtype):
     """Checks that ``n`` rows of shape ``inner`` can be held before allocating
     them: TF's InvalidArgumentError when the element count overflows int64
     (its TensorShape), a ResourceExhaustedError ("OOM when allocating") when the
@@ -85,21 +85,26 @@ def _unsorted_segment(data, segment_ids, num_segments, kind):
         raise invalid_argument(f"segment_ids{_index_str(np.shape(segment_ids), int(bad[0]))} = "
                                f"{int(ids[bad[0]])} is out of range [0, {n})")
     dt = rows.dtype
-    _output_rows(n, inner, dt)
+    output_rows(n, inner, dt)
     if kind == "sum":
         out = np.zeros((n,) + inner, dt)
     elif kind == "prod":
         out = np.ones((n,) + inner, dt)
     else:
-        info = np.finfo(dt) if dt.kind in "fc" else np.iinfo(dt)
-        out = np.full((n,) + inner, info.min if kind == "max" else info.max, dt)
+        tf_dtype = dtypes.as_dtype(dt)  # its lowest/highest finite value (half, bfloat16 too)
+        out = np.full((n,) + inner, tf_dtype.min if kind == "max" else tf_dtype.max, dt)
     keep = ids >= 0
     if kind in ("sum", "prod"):
         (np.add if kind == "sum" else np.multiply).at(out, ids[keep], rows[keep])
         return out
-    flat = out.reshape(n, int(np.prod(inner, dtype=np.int64)))
-    _segment_extreme_loop(rows.reshape(len(ids), flat.shape[1]), ids, flat, kind == "max")
-    return flat.reshape(out.shape)
+    # half and bfloat16 go through the loop as float32, which holds each of their values
+    # exactly (the loop only picks values); Numba has neither type
+    narrow = dt == np.float16 or dt.kind == "V"
+    work = out.astype(np.float32) if narrow else out
+    flat = work.reshape(n, int(np.prod(inner, dtype=np.int64)))
+    src = rows.reshape(len(ids), flat.shape[1])
+    _segment_extreme_loop(src.astype(np.float32) if narrow else src, ids, flat, kind == "max")
+    return flat.reshape(out.shape).astype(dt) if narrow else flat.reshape(out.shape)
 
 
 def _unsorted_segment_shape(ins, attrs):
@@ -115,7 +120,7 @@ def _unsorted_segment_shape(ins, attrs):
     return [(dt, TensorShape([None if n is None else n[0]] + data[len(ids):]))]
 
 
-def _register_unsorted(name, kind, allowed, formula):
+def _register_unsorted(name, kind, allowed, formula, index=_INDEX):
     def kernel(data, segment_ids, num_segments):
         return _unsorted_segment(data, segment_ids, num_segments, kind)
 
@@ -124,13 +129,13 @@ def _register_unsorted(name, kind, allowed, formula):
                       f"negative ids are dropped, ids >= num_segments are an error.")
     register_op(name, inputs=("data", "segment_ids", "num_segments"),
                 type_attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
-                allowed={"T": allowed, "Tindices": _INDEX, "Tnumsegments": _INDEX},
+                allowed={"T": allowed, "Tindices": index, "Tnumsegments": _INDEX},
                 shape=_unsorted_segment_shape)(kernel)
     return kernel
 
 
 unsorted_segment_sum = _register_unsorted("UnsortedSegmentSum", "sum", dtypes.NUMBERS,
-                                          "sum data[j..] (in index order)")
+                                          "sum data[j..] (in index order)", (dtypes.int16,) + _INDEX)
 unsorted_segment_prod = _register_unsorted("UnsortedSegmentProd", "prod", dtypes.NUMBERS,
                                            "prod data[j..] (1 for an empty segment)")
 unsorted_segment_max = _register_unsorted("UnsortedSegmentMax", "max", dtypes.REALS,
@@ -140,6 +145,8 @@ unsorted_segment_min = _register_unsorted("UnsortedSegmentMin", "min", dtypes.RE
 
 
 def _segment_sum_shape(ins, attrs):
+    """TF's SegmentReductionShapeFn: ``data`` of rank >= 1, ``segment_ids`` a vector."""
+    require_rank(ins, attrs, data=range(1, 65), segment_ids=1)
     data = _dims(ins["data"])
     if data is None:
         return [(ins["data"].dtype, unknown_shape())]
@@ -203,7 +210,7 @@ def _sorted_segments(data, segment_ids):
     if ids.size and n == 0:
         raise invalid_argument("segment ids must be >= 0")
     walk_sorted_segments(ids.astype(np.int64), n)
-    return ids, _output_rows(n, data.shape[1:], data.dtype)
+    return ids, output_rows(n, data.shape[1:], data.dtype)
 
 
 def _register_sorted(name, ufunc, allowed, empty, doc):

@@ -131,6 +131,8 @@ def _strided_slice_spec(dims, begin, end, strides, begin_mask, end_mask, ellipsi
             gather.append(_NEW_AXIS)
         else:
             if full == rank:
+                if rank == 0:  # TF's BuildDenseSpec
+                    raise err("Attempting to slice scalar input.")
                 raise err(f"Index out of range using input dim {full}; input has only {rank} dims")
             if begin is not None:
                 d_begin[full] = begin[i]

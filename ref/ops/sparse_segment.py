@@ -7,7 +7,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.ops.registry import invalid_argument, register_op, require_rank
-from ref.ops.segment_reduction import walk_sorted_segments
+from ref.ops.segment_reduction import output_rows, walk_sorted_segments
 from ref.ops.sparse import _INDEX, _shape_str
 from ref.types.shapes import TensorShape
 
@@ -36,15 +36,26 @@ def _segment_rows(data, indices, segment_ids, num_segments):
         n = last_plus_one
     if n < 0 or (seg.size and n == 0):
         raise invalid_argument("segment ids must be >= 0")
+    output_rows(n, data.shape[1:], data.dtype)  # TF allocates the output before it reads the ids
     walk_sorted_segments(seg, n, idx, rows)
     return data, idx, seg, n
 
 
 def _sparse_segment_shape(ins, attrs):
+    """TF's SparseSegmentReduction(WithNumSegments)ShapeFn: ``data`` of rank >= 1, vectors
+    ``indices`` and ``segment_ids`` of one length, a scalar ``num_segments`` not negative."""
+    extra = {"num_segments": 0} if "num_segments" in ins else {}
+    require_rank(ins, attrs, data=range(1, 65), indices=1, segment_ids=1, **extra)
+    a, b = ins["indices"].shape, ins["segment_ids"].shape
+    if a.ndims == b.ndims == 1 and not a.is_compatible_with(b):
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {a[0]} and {b[0]}. Shapes are {a} and "
+                         f"{b}. for '{attrs.get('_op_name')}'")
     data = ins["data"].shape
     n = None
     if "num_segments" in ins and ins["num_segments"].value is not None:
         n = int(np.asarray(ins["num_segments"].value))
+        if n < 0:
+            raise ValueError(f"Cannot specify a negative value for num_segments for '{attrs.get('_op_name')}'")
     rest = data.as_list()[1:] if data.ndims is not None else None
     return [(ins["data"].dtype, TensorShape(None) if rest is None else TensorShape([n] + rest))]
 

@@ -19,7 +19,7 @@ def _top_k(x, k, index_type, op):
         raise invalid_argument(f"{op}: Need k >= 0, got {k}")
     if x.shape[-1] < k:
         raise invalid_argument(f"{op}: input must have at least k columns. Had {x.shape[-1]}, needed {k}")
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np:  # bfloat16 (ml_dtypes) is of kind "V"
         key = np.negative(x.astype(np.float64))
     elif x.dtype.kind == "u":
         key = -x.astype(np.float64) if x.dtype.itemsize == 8 else -x.astype(np.int64)

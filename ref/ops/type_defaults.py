@@ -109,6 +109,8 @@ TYPE_ATTR_DEFAULTS = {
     "UnsortedSegmentMax": {"Tnumsegments": "int32"},
     "UnsortedSegmentMin": {"Tnumsegments": "int32"},
     "UnsortedSegmentProd": {"Tnumsegments": "int32"},
+    "UniqueV2": {"Taxis": "int64"},
+    "UniqueWithCountsV2": {"Taxis": "int64"},
     "UnsortedSegmentSum": {"Tnumsegments": "int32"},
     "Where": {"T": "bool"},
 }

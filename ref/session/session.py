@@ -34,6 +34,8 @@ from ref.session import runtime_config
 from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
+from ref.session.conversion import (expansion_for, partial_run_feeds,  # noqa: F401
+                                    register_session_run_conversion_functions)
 
 _HANDLE_OPS = frozenset({"GetSessionHandle", "GetSessionHandleV2"})
 _LOCAL_SESSIONS: weakref.WeakSet[Any] = weakref.WeakSet()  # the in-process sessions Session.reset("") reaches
@@ -141,6 +143,10 @@ class _FetchMapper:
             return ("slices", parts)
         if isinstance(f, RaggedTensor):  # fetched as a RaggedTensorValue
             return ("ragged", [self._flatten(f.values), self._flatten(f.row_splits)])
+        registered = expansion_for(f)
+        if registered is not None:  # register_session_run_conversion_functions
+            parts, contract = registered[1](f)
+            return ("registered", (contract, [self._flatten(p) for p in parts]))
         if isinstance(f, SparseTensor):  # fetched as a SparseTensorValue
             return ("sparse", [self._flatten(f.indices), self._flatten(f.values), self._flatten(f.dense_shape)])
         return ("leaf", self._add(_fetch_element(self.graph, f)))
@@ -159,6 +165,9 @@ class _FetchMapper:
             return RaggedTensorValue(*(self._build(p, values) for p in payload))
         if kind == "sparse":
             return SparseTensorValue(*(self._build(p, values) for p in payload))
+        if kind == "registered":
+            contract, parts = payload
+            return contract([self._build(p, values) for p in parts])
         if kind == "defaultdict":
             factory, items = payload
             return collections.defaultdict(factory, [(k, self._build(v, values)) for k, v in items])
@@ -273,7 +282,10 @@ class BaseSession:
         self._step_count = 0  # runs so far (GraphOptions.build_cost_model counts them)
         if isinstance(target, bytes):
             target = target.decode("utf-8")
-        shared = local_target_state(target) if isinstance(target, str) and target else None
+        # a ConfigProto.cluster_def (TF's ClusterSpec propagation) goes to the server's master
+        # even in-process: the master runs the session over that cluster, not on its own state
+        propagated = config is not None and len(config.cluster_def.job) > 0
+        shared = local_target_state(target) if isinstance(target, str) and target and not propagated else None
         handler = _target_handler(target) if shared is None and isinstance(target, str) and target else None
         if target and shared is None and handler is None:  # TF: neither DirectSession's nor GrpcSession's
             raise errors.NotFoundError(None, None, "No session factory registered for the given session options: "
@@ -597,6 +609,11 @@ class BaseSession:
         if not feed_dict:
             return feeds
         for key, value in _flatten_feed_dict(feed_dict):
+            registered = expansion_for(key)
+            if registered is not None and registered[2] is not None:  # register_session_run_conversion_functions
+                for k, v in registered[2](key, value):
+                    self._feed_one(feeds, k, v)
+                continue
             if isinstance(key, IndexedSlices):
                 parts = [key.values, key.indices] + ([key.dense_shape] if key.dense_shape is not None else [])
                 vals = list(value)
@@ -740,7 +757,7 @@ class BaseSession:
         tensor they will feed."""
         self._check_runnable()
         elements = _FetchMapper(self._graph, fetches).elements
-        feed_list = [_fetch_element(self._graph, f) for f in (feeds or [])]
+        feed_list = [_fetch_element(self._graph, t) for f in (feeds or []) for t in partial_run_feeds(f)]
         pr = PartialRun(self._graph, elements, feed_list)
         self._partial_runs[pr.handle] = pr
         return pr.handle

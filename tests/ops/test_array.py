@@ -475,6 +475,8 @@ TF_CASES = [(n, kw) for n, kw, _ in NUMPY_CASES if n not in ("Empty",)] + [
     ("HistogramFixedWidth", dict(values=np.array([3, 9, -4, 0], np.int32), value_range=np.array([0, 8], np.int32),
                                  nbins=np.int32(3), dtype=np.int64)),
     ("UniqueWithCounts", dict(x=np.array([2, 1, 2, 2, 9], np.int64), out_idx=np.int64)),
+    ("UniqueV2", dict(x=np.array([[1, 0], [1, 0], [2, 0]], np.int64), axis=np.array([1], np.int64))),
+    ("UniqueWithCountsV2", dict(x=np.array([[1, 0], [1, 0], [2, 0]], np.int64), axis=np.array([0], np.int32))),
     ("DenseBincount", dict(input=np.array([1, 1, 4, 9], np.int32), size=np.int32(6),
                            weights=np.array([], np.float32))),
     ("DenseBincount", dict(input=np.array([[1, 1, 4], [0, 2, 2]], np.int64), size=np.int64(3),
@@ -668,7 +670,8 @@ STATIC_ERRORS = [
     (lambda t: t.concat([t.constant(np.ones((2, 3))), t.constant(np.ones((2, 4)))], 0), ("[2,3]", "[2,4]")),
     (lambda t: t.reshape(t.constant(np.ones((2, 3))), [4]), ("[2,3]", "[4]")),
     (lambda t: t.stack([t.constant(np.ones(2)), t.constant(np.ones(3))]), ("[2]", "[3]")),
-    (lambda t: t.transpose(t.constant(np.ones((2, 3))), [0, 0]), ("1 is missing",)),
+    # TF's shape function checks the perm's range only; [0, 0] builds and fails when run
+    (lambda t: t.transpose(t.constant(np.ones((2, 3))), [0, 2]), ("perm dim 2 is out of range of input rank 2",)),
     (lambda t: t.constant(np.ones(3))[5], ("slice index 5 of dimension 0 out of bounds",)),
     (lambda t: t.split(t.constant(np.ones((2, 3))), 2, axis=1), ("[2,3]",)),
     (lambda t: t.gather_nd(t.constant(np.ones((2, 3))), [[0, 1, 2]]), ("[1,3]", "[2,3]")),

@@ -19,7 +19,7 @@ TF_BUDGETS = {
     "DynamicStitch": 0, "ParallelDynamicStitch": 0, "DynamicPartition": 0, "Reverse": 0, "ReverseV2": 0, "InvertPermutation": 0,
     "ReverseSequence": 0,
     "MirrorPadGrad": 0,
-    "Unique": 0, "ListDiff": 0, "MatrixDiag": 0, "MatrixDiagPart": 0, "Empty": 0, "EnsureShape": 0,
+    "Unique": 0, "UniqueV2": 0, "UniqueWithCountsV2": 0, "ListDiff": 0, "MatrixDiag": 0, "MatrixDiagPart": 0, "Empty": 0, "EnsureShape": 0,
 }
 
 # ref/ops/math.py and ref/ops/nn.py, measured against tensorflow-cpu 2.21 on the

@@ -32,12 +32,14 @@ def test_full_trace_records_each_op_with_label_times_and_outputs():
     assert value == 12.0
     (dev,) = md.step_stats.dev_stats
     assert dev.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    # TF lists the Const (reduce_sum's axes) too, though its value is the plan's own
     assert [(n.node_name, n.timeline_label) for n in dev.node_stats] == [
-        ("MatMul", "MatMul = MatMul(x, w/read)"), ("Relu", "Relu = Relu(MatMul)"), ("y", "y = Sum(Relu, Const)")]
+        ("Const", "Const = Const()"), ("MatMul", "MatMul = MatMul(x, w/read)"), ("Relu", "Relu = Relu(MatMul)"),
+        ("y", "y = Sum(Relu, Const)")]
     starts = [n.all_start_micros for n in dev.node_stats]
     assert starts == sorted(starts) and all(n.all_end_rel_micros >= 0 for n in dev.node_stats)
     assert all(n.all_end_rel_nanos == n.op_end_rel_nanos >= 1000 * n.all_end_rel_micros for n in dev.node_stats)
-    out = dev.node_stats[0].output[0].tensor_description
+    out = dev.node_stats[1].output[0].tensor_description
     assert [d.size for d in out.shape.dim] == [2, 1] and out.allocation_description.requested_bytes == 8
     assert out.dtype == ref.float32.as_datatype_enum
 
@@ -46,7 +48,7 @@ def test_full_trace_records_each_op_with_label_times_and_outputs():
 def test_lighter_traces_have_times_without_outputs(level, outputs):
     _, md = _traced_run(getattr(ref.RunOptions, level))
     nodes = md.step_stats.dev_stats[0].node_stats
-    assert len(nodes) == 3 and all(bool(n.output) == outputs for n in nodes)
+    assert len(nodes) == 4 and all(bool(n.output) == outputs for n in nodes)
 
 
 def test_no_trace_records_nothing_and_partition_graphs_on_request():

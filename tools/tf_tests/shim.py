@@ -40,7 +40,7 @@ SOURCES = {
     "tensorflow": ("ref",),
     "tensorflow.compat.v1": ("ref",),
     "tensorflow.python.framework.ops": ("ref.framework.graph", "ref.framework.tensor", "ref.framework.indexed_slices",
-                                        "ref.framework.stack", "ref.framework.op_def_library"),
+                                        "ref.framework.stack", "ref.framework.op_def_library", "ref.grad.registry"),
     "tensorflow.python.framework.constant_op": ("ref.framework.op_def_library",),
     "tensorflow.python.framework.dtypes": ("ref.types.dtypes",),
     "tensorflow.python.framework.tensor_shape": ("ref.types.shapes",),

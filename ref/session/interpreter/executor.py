@@ -45,6 +45,9 @@ def execute(plan: Plan, feeds: dict, state, fetch_tensors=None, trace=None, allo
     TF's rendezvous does with ``is_dead``)."""
     if plan.frames is not None:  # TF 1.x control flow
         return run_frames(plan.frames, feeds, state, trace, allow_dead)
+    if trace is not None:  # a Const's value is the plan's own; TF's step stats still list the op
+        now = time.time_ns()
+        trace.extend((op, now, now, [plan.template[s]]) for op, s in plan.consts)
     if trace is None:
         run = plan.compiled
         if run is not None:

@@ -168,6 +168,8 @@ class Plan:
     the feeds are values, never a variable's :class:`Ref` (``Session.run``'s feeds;
     a function body's inputs can be Refs)."""
 
+    consts = ()  # (Const op, slot) of the template; a plan of frames has none
+
     def __init__(self, fetch_tensors, target_ops, feed_tensors, values_fed=False):
         # a plan holding TF 1.x loops (Enter/Exit/NextIteration) runs in
         # ref.session.interpreter.frames (reference.run_frames), not as steps; conds only: steps
@@ -210,6 +212,7 @@ class Plan:
 
         self.feed_slots = [(t, slot_of(t)) for t in feed_tensors]
         template = {}
+        consts = []  # (Const op, its slot): values of the template, still ops a trace lists (TF's step stats)
         steps = []
         maybe_dead = set()  # tensors downstream of a Switch: their consumers check for DEAD
         dead_ops = set()  # ops that may not run (a dead data or control input)
@@ -250,6 +253,7 @@ class Plan:
                 continue
             if op._type == "Const":
                 template[outs[0]] = op._attrs["value"]
+                consts.append((op, outs[0]))
                 continue
             if opdef.creates_ref:
                 template[outs[0]] = Ref(op._attrs.get("shared_name") or op.name)
@@ -269,6 +273,7 @@ class Plan:
         self.fetch_slots = [slot_of(t) for t in fetch_tensors]
         self.size = count[0]
         self.template = [template.get(i) for i in range(self.size)]
+        self.consts = consts
         # drop each value after its last reader (fetched values are kept)
         last = {}
         for i, step in enumerate(steps):
