@@ -41,8 +41,13 @@ def _identity_grad(op, grad):
 
 RegisterGradient("PlaceholderWithDefault")(_identity_grad)
 RegisterGradient("EnsureShape")(lambda op, grad: grad)
-RegisterGradient("CheckNumerics")(lambda op, grad: _a().check_numerics(
-    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. " + op.get_attr("message")))
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op, grad):
+    # TF formats the attr's bytes with %s: the message reads "... gradient. b'<message>'"
+    message = op.get_attr("message")
+    message = message if isinstance(message, bytes) else message.encode()
+    return _a().check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. %s"
+                               % (message,))
 
 
 @RegisterGradient("IdentityN")

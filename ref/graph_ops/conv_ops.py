@@ -376,9 +376,10 @@ def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default)
         x = array_ops.expand_dims(input, expanding_dim)
         extra = {"explicit_paddings": explicit} if op_type == "MaxPool" else {}
         arg = "input" if op_type == "MaxPool" else "value"
+        # TF: the pooling op takes the scope's name ("MaxPool1d"), its Squeeze is "MaxPool1d/Squeeze"
         out = apply_op(op_type, ksize=ksize, strides=strides, padding=padding, data_format=data_format,
-                       **{arg: x}, **extra)
-        return array_ops.squeeze(out, [expanding_dim], name=name)
+                       **{arg: x}, **extra, name=name)
+        return array_ops.squeeze(out, [expanding_dim])
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
