@@ -80,7 +80,7 @@ def _keep(keepdims, keep_dims):
 def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
     """(count, sum(x - shift), sum((x - shift) ** 2), shift) over ``axes``
     (the count a constant when those dimensions are known)."""
-    axes = list(axes)  # TF reduces over the axes as given (no sorting)
+    axes = list(set(axes))  # TF: the set's iteration order (ascending for small non-negative axes)
     keepdims = _keep(keepdims, keep_dims)
     with name_scope(name, "sufficient_statistics", [x, shift]):
         x = convert_to_tensor(x, name="x")
