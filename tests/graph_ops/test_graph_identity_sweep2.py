@@ -181,6 +181,14 @@ def conv2d_transpose_unknown_batch(tf):
                                           [1, 1, 1, 1], "SAME"), [y])
 
 
+def layer_constraint_and_reuse(tf):
+    x = _x(tf)
+    tf.layers.dense(x, 2, name="d")
+    tf.layers.dense(x, 2, name="d", reuse=True)
+    y = tf.layers.dense(x, 2, kernel_constraint=lambda w: tf.clip_by_norm(w, 1.0), bias_regularizer=tf.nn.l2_loss)
+    tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(y))
+
+
 ROWS = {
     "readers": readers, "read_write_file": read_write_file, "sparse_split_transpose": sparse_split_transpose,
     "decode_csv": decode_csv, "sparse_accumulator": sparse_accumulator,
@@ -190,6 +198,7 @@ ROWS = {
     "dynamic_partition": dynamic_partition, "tensor_scatter": tensor_scatter, "angle": angle,
     "embedding_div": embedding_div, "unconnected_zero": unconnected_zero,
     "conv2d_transpose_unknown_batch": conv2d_transpose_unknown_batch,
+    "layer_constraint_and_reuse": layer_constraint_and_reuse,
     **{f"einsum_{k}": _einsum(*v) for k, v in EINSUM.items()},
     **{f"norm_{k}": _norm(*v) for k, v in NORMS.items()},
 }
