@@ -268,8 +268,9 @@ def _count_condition(values, weights, metrics_collections, updates_collections):
     check_ops.assert_type(values, dtypes.bool)  # TF's NoOp "assert_type/statically_determined_correct_type"
     count = metric_variable([], dtypes.float32, name="count")
     values = math_ops.cast(values, dtypes.float32)
-    if weights is not None:
-        values = math_ops.multiply(values, math_ops.cast(weights, dtypes.float32))
+    if weights is not None:  # TF: weighted under a check that weights are a scalar or of values' rank
+        with control_dependencies((check_ops.assert_rank_in(weights, (0, array_ops.rank(values))),)):
+            values = math_ops.multiply(values, math_ops.cast(weights, dtypes.float32))
     value = _publish(metrics_collections, identity(count))
     update_op = state_ops.assign_add(count, math_ops.reduce_sum(values))
     return value, _publish(updates_collections, update_op)
