@@ -508,9 +508,10 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None, n
 
         def compute(tp, tn, fp, fn, name):
             sensitivities = math_ops.divide(tp, tp + fn + kepsilon)
-            distance = math_ops.abs(sensitivities - sensitivity)
-            at_min = math_ops.cumsum(math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)),
-                                                   dtypes.int64))
+            # TF builds |sensitivities - sensitivity| twice: for the minimum, then for the equality
+            min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
+            at_min = math_ops.equal(math_ops.abs(sensitivities - sensitivity), min_val)
+            at_min = math_ops.cumsum(math_ops.cast(at_min, dtypes.int64))
             index = math_ops.cast(math_ops.argmax(at_min, 0), dtypes.int32)
             return math_ops.divide(tn[index], tn[index] + fp[index] + kepsilon, name)
         value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")

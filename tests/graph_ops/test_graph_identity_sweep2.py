@@ -189,6 +189,17 @@ def layer_constraint_and_reuse(tf):
     tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(y))
 
 
+def weighted_counters(tf):
+    l, p, w = _x(tf, [None], "l"), _x(tf, [None], "p"), _x(tf, [None], "w")
+    tf.metrics.true_positives(l > 0, p > 0, w)
+    tf.metrics.false_negatives(l > 0, p > 0, 2.0)
+    tf.metrics.false_positives(l > 0, p > 0)
+
+
+def specificity_at_sensitivity(tf):
+    tf.metrics.specificity_at_sensitivity(_x(tf, [None], "l", tf.bool), _x(tf, [None], "p"), 0.5, num_thresholds=5)
+
+
 ROWS = {
     "readers": readers, "read_write_file": read_write_file, "sparse_split_transpose": sparse_split_transpose,
     "decode_csv": decode_csv, "sparse_accumulator": sparse_accumulator,
@@ -198,7 +209,8 @@ ROWS = {
     "dynamic_partition": dynamic_partition, "tensor_scatter": tensor_scatter, "angle": angle,
     "embedding_div": embedding_div, "unconnected_zero": unconnected_zero,
     "conv2d_transpose_unknown_batch": conv2d_transpose_unknown_batch,
-    "layer_constraint_and_reuse": layer_constraint_and_reuse,
+    "layer_constraint_and_reuse": layer_constraint_and_reuse, "weighted_counters": weighted_counters,
+    "specificity_at_sensitivity": specificity_at_sensitivity,
     **{f"einsum_{k}": _einsum(*v) for k, v in EINSUM.items()},
     **{f"norm_{k}": _norm(*v) for k, v in NORMS.items()},
 }
