@@ -200,6 +200,13 @@ def specificity_at_sensitivity(tf):
     tf.metrics.specificity_at_sensitivity(_x(tf, [None], "l", tf.bool), _x(tf, [None], "p"), 0.5, num_thresholds=5)
 
 
+def saver_partitioned(tf):
+    tf.Variable(tf.ones([2]), name="v")
+    tf.get_variable("w", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+    tf.train.Saver()
+    tf.train.Saver(sharded=True, max_to_keep=1)
+
+
 ROWS = {
     "readers": readers, "read_write_file": read_write_file, "sparse_split_transpose": sparse_split_transpose,
     "decode_csv": decode_csv, "sparse_accumulator": sparse_accumulator,
@@ -210,7 +217,7 @@ ROWS = {
     "embedding_div": embedding_div, "unconnected_zero": unconnected_zero,
     "conv2d_transpose_unknown_batch": conv2d_transpose_unknown_batch,
     "layer_constraint_and_reuse": layer_constraint_and_reuse, "weighted_counters": weighted_counters,
-    "specificity_at_sensitivity": specificity_at_sensitivity,
+    "specificity_at_sensitivity": specificity_at_sensitivity, "saver_partitioned": saver_partitioned,
     **{f"einsum_{k}": _einsum(*v) for k, v in EINSUM.items()},
     **{f"norm_{k}": _norm(*v) for k, v in NORMS.items()},
 }
