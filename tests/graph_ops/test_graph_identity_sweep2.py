@@ -207,6 +207,14 @@ def saver_partitioned(tf):
     tf.train.Saver(sharded=True, max_to_keep=1)
 
 
+def variational_dropout_rnn(tf):
+    x = _x(tf, [2, 5, 3])
+    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(3), 0.5, 0.5, 0.5, variational_recurrent=True,
+                                         input_size=3, dtype=tf.float32, seed=2)
+    out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    _grad(tf, out, [x])
+
+
 ROWS = {
     "readers": readers, "read_write_file": read_write_file, "sparse_split_transpose": sparse_split_transpose,
     "decode_csv": decode_csv, "sparse_accumulator": sparse_accumulator,
@@ -218,6 +226,7 @@ ROWS = {
     "conv2d_transpose_unknown_batch": conv2d_transpose_unknown_batch,
     "layer_constraint_and_reuse": layer_constraint_and_reuse, "weighted_counters": weighted_counters,
     "specificity_at_sensitivity": specificity_at_sensitivity, "saver_partitioned": saver_partitioned,
+    "variational_dropout_rnn": variational_dropout_rnn,
     **{f"einsum_{k}": _einsum(*v) for k, v in EINSUM.items()},
     **{f"norm_{k}": _norm(*v) for k, v in NORMS.items()},
 }
