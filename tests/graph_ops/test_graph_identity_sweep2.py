@@ -215,6 +215,14 @@ def variational_dropout_rnn(tf):
     _grad(tf, out, [x])
 
 
+def batch_scatter_update(tf):
+    v = tf.Variable(tf.zeros([2, 3, 5]), name="v")
+    tf.batch_scatter_update(v, _x(tf, [2, 3, 2], "i", tf.int64), _x(tf, [2, 3, 2], "u"), name="b")
+    w = tf.Variable(tf.zeros([5]), name="w")
+    with tf.name_scope("s"):
+        tf.batch_scatter_update(w, tf.constant([1, 2]), tf.constant([1., 2.]))
+
+
 ROWS = {
     "readers": readers, "read_write_file": read_write_file, "sparse_split_transpose": sparse_split_transpose,
     "decode_csv": decode_csv, "sparse_accumulator": sparse_accumulator,
@@ -226,7 +234,7 @@ ROWS = {
     "conv2d_transpose_unknown_batch": conv2d_transpose_unknown_batch,
     "layer_constraint_and_reuse": layer_constraint_and_reuse, "weighted_counters": weighted_counters,
     "specificity_at_sensitivity": specificity_at_sensitivity, "saver_partitioned": saver_partitioned,
-    "variational_dropout_rnn": variational_dropout_rnn,
+    "variational_dropout_rnn": variational_dropout_rnn, "batch_scatter_update": batch_scatter_update,
     **{f"einsum_{k}": _einsum(*v) for k, v in EINSUM.items()},
     **{f"norm_{k}": _norm(*v) for k, v in NORMS.items()},
 }
