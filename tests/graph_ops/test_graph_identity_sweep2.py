@@ -272,3 +272,15 @@ def test_gradient_values_are_tensorflows(snippet):
     for g, w in zip(np.atleast_1d(got) if not isinstance(got, list) else got,
                     np.atleast_1d(want) if not isinstance(want, list) else want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def _batch_scatter(tf):
+    v = tf.Variable(tf.zeros([2, 3, 5]), name="v")
+    idx = np.array([[[1, 4], [0, 2], [3, 3]], [[2, 1], [0, 0], [4, 1]]])
+    return [tf.batch_scatter_update(v, tf.constant(idx), tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2)))]
+
+
+def test_batch_scatter_update_values_are_tensorflows():
+    from _graphdef import ref_and_tf_values
+    got, want = ref_and_tf_values(_batch_scatter)
+    np.testing.assert_array_equal(got[0], want[0])
