@@ -174,7 +174,10 @@ def saveable_objects_for_op(op, name):
                 slice_name = info.full_name
             elif slice_name != info.full_name:
                 raise ValueError(f"Slices must all be from the same tensor: {slice_name} != {info.full_name}")
-            yield _variable_saveable(variable, info.spec, name)
+            # TF: a slice's spec holds the Variable itself, which SaveV2 reads as its
+            # value (``part_0/read``), where a whole variable is saved from its ref
+            yield (ResourceVariableSaveable(variable, info.spec, name) if _is_resource(variable)
+                   else ReferenceVariableSaveable(variable, info.spec, name))
         return
     if _is_variable(op):
         yield _variable_saveable(op, "", name)

@@ -567,6 +567,8 @@ def apply_op(op_type, name=None, **kwargs):
                 t = _first(named.get(in_name))
                 if isinstance(t, Tensor) and t.dtype.is_ref_dtype:
                     stack.enter_context(graph.colocate_with(t.op))
+            if op_type in _REF_HANDLE_OPS and isinstance(named.get("handle"), Tensor):
+                stack.enter_context(graph.colocate_with(named["handle"].op))
             if op_type == "Const":  # TF's constant_op adds the op in the caller's scope, not its own
                 stack.enter_context(graph.name_scope(op_scope.rstrip("/").rpartition("/")[0] + "/"
                                                      if "/" in op_scope.rstrip("/") else ""))
@@ -625,7 +627,15 @@ def _convert_input(value, hint, op_type, in_name, is_ref, const_name=None, stric
 # Inputs TF declares Ref(T) that ref's ops take as raw (forwarded) values, not as state:
 # TF colocates these ops with them too.
 _REF_TYPED_INPUTS = {"RefEnter": ("data",), "RefExit": ("data",), "RefNextIteration": ("data",),
-                     "RefSwitch": ("data",), "RefMerge": ("inputs",), "RefIdentity": ("input",)}
+                     "RefSwitch": ("data",), "RefMerge": ("inputs",), "RefIdentity": ("input",),
+                     "RefSelect": ("inputs",)}
+# TF's ``Ref(string)`` handles of the accumulators, barriers and stacks (ref holds them as plain strings)
+_REF_HANDLE_OPS = frozenset((
+    "AccumulatorApplyGradient", "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+    "AccumulatorTakeGradient", "SparseAccumulatorApplyGradient",
+    "SparseAccumulatorTakeGradient", "BarrierClose", "BarrierIncompleteSize",
+    "BarrierInsertMany", "BarrierReadySize", "BarrierTakeMany", "StackClose", "StackPop",
+    "StackPush"))
 
 
 def _first(tensors):

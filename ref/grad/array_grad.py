@@ -22,7 +22,7 @@ for _t in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "StopGrad
            "Placeholder", "Const", "NoOp", "RandomStandardNormal", "TruncatedNormal", "RandomUniform",
            "RandomUniformInt", "RandomShuffle", "Multinomial", "IsVariableInitialized", "VarIsInitializedOp",
            "Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-           "CountUpTo", "DynamicPartition", "ConcatOffset", "Bitcast", "RngReadAndSkip", "RngSkip"):
+           "CountUpTo", "ConcatOffset", "Bitcast", "RngReadAndSkip", "RngSkip"):
     NotDifferentiable(_t)
 
 
@@ -41,8 +41,13 @@ def _identity_grad(op, grad):
 
 RegisterGradient("PlaceholderWithDefault")(_identity_grad)
 RegisterGradient("EnsureShape")(lambda op, grad: grad)
-RegisterGradient("CheckNumerics")(lambda op, grad: _a().check_numerics(
-    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. " + op._get_attr("message")))
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op, grad):
+    # TF formats the attr's bytes with %s: the message reads "... gradient. b'<message>'"
+    message = op.get_attr("message")
+    message = message if isinstance(message, bytes) else message.encode()
+    return _a().check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. %s"
+                               % (message,))
 
 
 @RegisterGradient("IdentityN")
@@ -358,20 +363,45 @@ def _scatter_nd_grad(op, grad):
 
 @RegisterGradient("TensorScatterUpdate")
 def _tensor_scatter_update_grad(op, grad):
+    """updates: grad gathered at the indices; tensor: grad with those entries
+    zeroed (TF scatters into ``identity(grad)``, after the gather)."""
     a = _a()
-    indices, updates = op.inputs[1], op.inputs[2]
-    return a.tensor_scatter_nd_update(grad, indices, a.zeros_like(updates)), None, a.gather_nd(grad, indices)
+    indices = op.inputs[1]
+    updates_grad = a.gather_nd(grad, indices)
+    tensor_grad = a.tensor_scatter_nd_update(control_flow_ops.identity(grad), indices, a.zeros_like(op.inputs[2], dtype=grad.dtype))
+    return tensor_grad, None, updates_grad
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op, *grads):
+    """The partitions' gradients stitched back in the data's order: the positions
+    ``0..n-1`` (shaped as the partition ids) partitioned alike give each
+    partition's positions (TF's _DynamicPartitionGrads)."""
+    a, m = _a(), _m()
+    data, partitions = op.inputs[0], op.inputs[1]
+    prefix_shape = a.shape(partitions)
+    positions = a.reshape(m.range(m.reduce_prod(prefix_shape)), prefix_shape)
+    parts = a.dynamic_partition(positions, partitions, op.get_attr("num_partitions"))
+    stitched = a.parallel_dynamic_stitch(parts, list(grads))
+    return a.reshape(stitched, a.shape(data)), None
+
+
+@RegisterGradient("ScatterNdNonAliasingAdd")
+def _scatter_nd_non_aliasing_add_grad(op, grad):
+    return grad, None, _a().gather_nd(grad, op.inputs[1])
 
 
 @RegisterGradient("TensorScatterAdd")
-@RegisterGradient("ScatterNdNonAliasingAdd")
 def _tensor_scatter_add_grad(op, grad):
-    return grad, None, _a().gather_nd(grad, op.inputs[1])
+    """TF passes the tensor's gradient through an Identity (made after the gather)."""
+    updates_grad = _a().gather_nd(grad, op.inputs[1])
+    return control_flow_ops.identity(grad), None, updates_grad
 
 
 @RegisterGradient("TensorScatterSub")
 def _tensor_scatter_sub_grad(op, grad):
-    return grad, None, _m().negative(_a().gather_nd(grad, op.inputs[1]))
+    updates_grad = _a().gather_nd(grad, op.inputs[1])
+    return control_flow_ops.identity(grad), None, -updates_grad
 
 
 @RegisterGradient("TensorScatterMin")

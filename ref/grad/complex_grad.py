@@ -2,6 +2,7 @@
 formulas: gradients of complex tensors are conjugate-linear (TF's convention)."""
 from __future__ import annotations
 
+from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op, constant
 from ref.grad._util import binary_grads
 from ref.grad.registry import RegisterGradient
@@ -36,8 +37,11 @@ def _conj_grad(op, grad):
 def _angle_grad(op, grad):
     """d angle(x) -> -complex(grad, 0) / complex(imag(x), real(x))."""
     x = op.inputs[0]
-    z = math_ops.reciprocal(c.complex(c.imag(x), c.real(x)))
-    return math_ops.negative(math_ops.multiply(c.complex(grad, array_ops.zeros_like(grad)), z))
+    with control_dependencies([grad]):  # TF builds the rule under a dependency on grad
+        re, im = c.real(x), c.imag(x)
+        z = math_ops.reciprocal(c.complex(im, re))
+        zero = constant(0, dtype=grad.dtype)
+        return -c.complex(grad, zero) * z
 
 
 @RegisterGradient("ComplexAbs")

@@ -285,12 +285,10 @@ def gradients_helper(ys, xs, grad_ys=None, name="gradients", colocate_gradients_
         if loop_state:
             loop_state.PostProcessing()
 
-        result = []
-        for x in xs:
-            g = _aggregate(grads.get(x), aggregation_method, x)
-            if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)
-            result.append(g)
+        result = [_aggregate(grads.get(x), aggregation_method, x) for x in xs]
+    if unconnected_gradients == UnconnectedGradients.ZERO:  # TF: made after leaving the gradients scope
+        result = [(zeros_like(x) if x.dtype.base_dtype != dtypes.resource else _resource_zeros(x)) if g is None else g
+                  for g, x in zip(result, xs)]
     return result
 
 

@@ -9,7 +9,9 @@ be differentiated again.
 from __future__ import annotations
 
 from ref.framework.graph import control_dependencies
-from ref.framework.op_def_library import apply_op
+from ref.framework.op_def_library import apply_op, convert_to_tensor
+from ref.types import dtypes
+from ref.grad.math_grad import _reduced_shape
 from ref.grad.registry import RegisterGradient
 from ref.graph_ops import array_ops, complex_ops, linalg_ops, math_ops
 from ref.grad._util import _broadcast_gradient_args
@@ -106,13 +108,66 @@ def _qr_grad(op, dq, dr):
     return array_ops.concat([dx, dy], axis=-1)
 
 
-@RegisterGradient("Einsum")
-def _einsum_grad(op, grad):
-    """Each input's gradient is the einsum of the output gradient with the
-    other inputs onto the input's labels; labels only that input sums over
-    are broadcast back, and broadcast (size-1) dimensions summed (TF's
-    _EinsumGrad). Repeated labels within one input (traces, diagonals) have
-    no gradient here."""
+_ELLIPSIS = "..."
+
+
+def _einsum_axis(subs, label):
+    """The axis of ``label`` in ``subs``: counted from the front before an
+    ellipsis, from the back (negative) after it; None when absent."""
+    head, _, tail = subs.partition(_ELLIPSIS)
+    if label in head:
+        return head.index(label)
+    if _ELLIPSIS in subs and label in tail:
+        return tail.index(label) - len(tail)
+    return None
+
+
+def _einsum_bcast_range(subs):
+    """(start, end) of the axes the ellipsis stands for ((0, 0) without one)."""
+    start = subs.find(_ELLIPSIS)
+    if start == -1:
+        return 0, 0
+    after = len(subs) - start - len(_ELLIPSIS)
+    return start, (-after if after else None)
+
+
+def _einsum_grad_reduced(output_grad, output_subs, input_subs, input_shape, reduced_labels):
+    """The gradient of a one-operand einsum that sums over ``reduced_labels``:
+    the output gradient broadcast back over the summed labels (one Einsum when
+    labels repeat or move, TF's _GetGradReduced)."""
+    reduced_subs = "".join(list(reduced_labels))  # TF's order: the set's iteration order
+    reduced_axes = [_einsum_axis(input_subs, c) for c in reduced_subs]
+    reduced_dims = array_ops.stack([input_shape[ax] for ax in reduced_axes])
+    repeated = len(set(input_subs)) + len(set(output_subs)) < len(input_subs) + len(output_subs)
+    kept = "".join(c for c in input_subs if c not in reduced_labels)
+    if not repeated and kept == output_subs:
+        kept_shape = _reduced_shape(input_shape, convert_to_tensor(reduced_axes))
+        return array_ops.broadcast_to(array_ops.reshape(output_grad, kept_shape), input_shape)
+    full = array_ops.concat([reduced_dims, array_ops.shape(output_grad)], axis=0)
+    ones_then_grad = array_ops.concat([array_ops.ones(len(reduced_labels), dtype=dtypes.int32),
+                                       array_ops.shape(output_grad)], axis=0)
+    spread = array_ops.broadcast_to(array_ops.reshape(output_grad, ones_then_grad), full)
+    return apply_op("Einsum", inputs=[spread], equation=f"{reduced_subs + output_subs}->{input_subs}")
+
+
+def _einsum_grad_wrt(output_grad, other, input_shape, input_subs, other_subs, output_subs):
+    """One operand's gradient in a two-operand einsum, before unbroadcasting:
+    the output gradient contracted with the other operand onto this operand's
+    labels, then spread over the labels only this operand sums."""
+    reduced = set(input_subs).difference(set(output_subs + other_subs + "."))
+    left = "".join(c for c in input_subs if c not in reduced)
+    g = apply_op("Einsum", inputs=[output_grad, other], equation=f"{output_subs},{other_subs}->{left}")
+    if not reduced:
+        return g
+    return _einsum_grad_reduced(g, left, input_subs, input_shape, reduced)
+
+
+def _einsum_grad_n(op, grad):
+    """The gradient of an einsum of three or more operands (which TF splits into
+    pairwise Einsum ops; ref keeps one): each input's gradient is the einsum of
+    the output gradient with the other inputs onto the input's labels, labels
+    only that input sums over broadcast back, size-1 (broadcast) dimensions
+    summed. Repeated labels within one input have no gradient here."""
     xs = list(op.inputs)
     ranks = [x.shape.ndims for x in xs]
     if any(r is None for r in ranks):
@@ -137,6 +192,47 @@ def _einsum_grad(op, grad):
             g = math_ops.reduce_sum(g, axis=axes, keepdims=True)
         grads.append(g)
     return grads
+
+
+@RegisterGradient("Einsum")
+def _einsum_grad(op, grad):
+    """TF's _EinsumGrad, built op for op: a one-operand einsum's gradient is the
+    reversed einsum (spread over summed labels); a two-operand einsum's is the
+    output gradient contracted with the other operand, and with an ellipsis in
+    the output the broadcast batch axes summed back (skipped when both static
+    batch shapes agree)."""
+    equation = op.get_attr("equation")
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    input_subs, output_subs = equation.split("->")
+    if len(op.inputs) == 1:
+        input_shape = array_ops.shape(op.inputs[0])
+        reduced = set(input_subs).difference(set(output_subs + _ELLIPSIS))
+        if not reduced:
+            return apply_op("Einsum", inputs=[grad], equation=f"{output_subs}->{input_subs}")
+        return _einsum_grad_reduced(grad, output_subs, input_subs, input_shape, reduced)
+    if len(op.inputs) > 2:
+        return _einsum_grad_n(op, grad)
+    x_subs, y_subs = input_subs.split(",")
+    if _ELLIPSIS in output_subs:
+        x_subs += "" if _ELLIPSIS in x_subs else _ELLIPSIS
+        y_subs += "" if _ELLIPSIS in y_subs else _ELLIPSIS
+    x, y = op.inputs[0], op.inputs[1]
+    if grad.dtype.is_complex:
+        x, y = math_ops.conj(x), math_ops.conj(y)
+    x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
+    grad_x = _einsum_grad_wrt(grad, y, x_shape, x_subs, y_subs, output_subs)
+    grad_y = _einsum_grad_wrt(grad, x, y_shape, y_subs, x_subs, output_subs)
+    if _ELLIPSIS not in output_subs:
+        return grad_x, grad_y
+    bx0, bx1 = _einsum_bcast_range(x_subs)
+    by0, by1 = _einsum_bcast_range(y_subs)
+    xs, ys = x.shape, y.shape
+    if xs.is_fully_defined() and ys.is_fully_defined() and xs[bx0:bx1] == ys[by0:by1]:
+        return grad_x, grad_y
+    rx, ry = _broadcast_gradient_args(x_shape[bx0:bx1], y_shape[by0:by1])
+    grad_x = array_ops.reshape(math_ops.reduce_sum(grad_x, bx0 + rx), x_shape)
+    grad_y = array_ops.reshape(math_ops.reduce_sum(grad_y, by0 + ry), y_shape)
+    return grad_x, grad_y
 
 
 @RegisterGradient("Diag")

@@ -74,12 +74,10 @@ class SparseConditionalAccumulator(ConditionalAccumulator):
     def apply_grad(self, grad_indices, grad_values, grad_shape=None, local_step=0, name=None):
         """An op merging the gradient (indices, values, dense shape) unless ``local_step`` is stale."""
         local_step = cast(convert_to_tensor(local_step), _dtypes.int64)
-        shape = convert_to_tensor([] if grad_shape is None else grad_shape,
-                                  dtype=None if grad_shape is not None else _dtypes.int64)
         return apply_op("SparseAccumulatorApplyGradient", handle=self._accumulator_ref, local_step=local_step,
                         gradient_indices=cast(convert_to_tensor(grad_indices), _dtypes.int64),
                         gradient_values=convert_to_tensor(grad_values, self._dtype),
-                        gradient_shape=cast(shape, _dtypes.int64), has_known_shape=grad_shape is not None,
+                        gradient_shape=cast([] if grad_shape is None else grad_shape, _dtypes.int64), has_known_shape=grad_shape is not None,
                         name=name)
 
     def take_grad(self, num_required, name=None):

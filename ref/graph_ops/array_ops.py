@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from ref.types import dtypes
-from ref.framework.graph import Tensor, name_scope
+from ref.framework.graph import Tensor, colocate_with, name_scope
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.framework.tensor_util import constant_value, constant_value_as_shape
@@ -341,8 +341,9 @@ def meshgrid(*args, **kwargs):
             outs[0] = reshape(outs[0], [1, -1] + [1] * (n - 2))
             outs[1] = reshape(outs[1], [-1, 1] + [1] * (n - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
-        target = stack(sizes)
-        return [broadcast_to(x, target) for x in outs]
+        # TF multiplies each by ones of the full shape (its gradient then sums over the broadcast)
+        mult = ones(sizes, convert_to_tensor(args[0]).dtype.base_dtype)
+        return [x * mult for x in outs]
 
 
 # ---------------------------------------------------------------------------
@@ -765,10 +766,11 @@ def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
         msg = message
     if t is None or msg is None:
         raise TypeError("verify_tensor_all_finite() needs a tensor (t or x) and a message (msg or message)")
-    with name_scope(name, "VerifyFinite", [t]) as scope:
-        t = convert_to_tensor(t, name="t")
-        verify = check_numerics(t, message=msg)
-        return with_dependencies([verify], t, name=scope)
+    with name_scope(name, "VerifyFinite", [t]):
+        t = convert_to_tensor(t, name="x")
+        with colocate_with(t):  # TF: both ops colocated with the tensor checked
+            verify = check_numerics(t, message=msg)
+            return with_dependencies([verify], t)
 
 
 # ---------------------------------------------------------------------------

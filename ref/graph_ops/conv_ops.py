@@ -370,15 +370,55 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,
          data_format=None, dilations=None):
-    """2-D max or average pooling (``pooling_type`` "MAX" or "AVG"); dilation unsupported."""
+    """N-D (N = 1, 2, 3) max or average pooling (``pooling_type`` "MAX" or
+    "AVG") as TF builds it: under the scope "<type>_pool", the input converted,
+    the ``dilation_rate`` constant of TF's space-to-batch wrapper, then the
+    pooling op named after the scope (1-D: a height-1 2-D pool between
+    ExpandDims and Squeeze). A dilation above 1 is not supported in ref."""
     dilation_rate = _pick("dilations", dilations, "dilation_rate", dilation_rate)
-    if dilation_rate is not None and any(int(d) != 1 for d in dilation_rate):
-        raise ValueError("pool: dilation_rate other than 1 is not supported in ref")
-    fn = {"MAX": max_pool, "AVG": avg_pool}.get(pooling_type)
-    if fn is None:
-        raise ValueError(f"Invalid pooling_type: {pooling_type}")
-    return fn(input, list(window_shape), strides if strides is not None else 1, padding,
-              data_format=_fmt(data_format), name=name or f"{pooling_type.lower()}_pool")
+    with name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        input = convert_to_tensor(input, name="input")
+        n = len(window_shape)
+        if n < 1 or n > 3:
+            raise ValueError(f"`len(window_shape)` must be 1, 2, or 3. Received: window_shape={window_shape} of "
+                             f"length {n}")
+        input.shape.with_rank(n + 2)
+        rate = np.array([1] * n if dilation_rate is None else dilation_rate, dtype=np.int32)
+        if len(rate) != n:
+            raise ValueError(f"`len(dilation_rate)` should be {n}. Received: dilation_rate={list(rate)} of length "
+                             f"{len(rate)}")
+        if np.any(rate < 1):
+            raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate={rate}")
+        stride = np.array([1] * n if strides is None else strides, dtype=np.int32)
+        if padding == "SAME" and np.any(rate > 1):
+            raise ValueError(f"pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: "
+                             f"padding={padding} and dilation_rate={rate}")
+        if np.any(stride > window_shape):
+            raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency between CPU and GPU "
+                             f"implementations. Received: strides={stride} and window_shape={window_shape}")
+        if pooling_type not in ("MAX", "AVG"):
+            raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
+        if np.any(rate > 1):
+            raise ValueError("pool: dilation_rate other than 1 is not supported in ref")
+        convert_to_tensor(rate, dtype=dtypes.int32, name="dilation_rate")  # TF's with_space_to_batch
+        channels_first = data_format is not None and data_format.startswith("NC")
+        window = ([1, 1] + list(window_shape)) if channels_first else ([1] + list(window_shape) + [1])
+        step = ([1, 1] + stride.tolist()) if channels_first else ([1] + stride.tolist() + [1])
+        first = 2 if channels_first else 1
+        if n == 1:
+            if data_format not in (None, "NWC", "NCW"):
+                raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: data_format={data_format}")
+            fmt = "NCHW" if channels_first else "NHWC"
+            x = array_ops.expand_dims(input, first)
+            fn = max_pool if pooling_type == "MAX" else avg_pool
+            out = fn(x, [1] + window, [1] + step, padding, data_format=fmt, name=scope)
+            return array_ops.squeeze(out, [first])
+        if n == 2:
+            fn = max_pool if pooling_type == "MAX" else avg_pool
+            return fn(input, window, step, padding, data_format=_fmt(data_format), name=scope)
+        op = "MaxPool3D" if pooling_type == "MAX" else "AvgPool3D"
+        return apply_op(op, input=input, ksize=window, strides=step, padding=padding,
+                        data_format=data_format or "NDHWC", name=scope)
 
 
 def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default):
@@ -397,9 +437,10 @@ def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default)
         x = array_ops.expand_dims(input, expanding_dim)
         extra = {"explicit_paddings": explicit} if op_type == "MaxPool" else {}
         arg = "input" if op_type == "MaxPool" else "value"
+        # TF: the pooling op takes the scope's name ("MaxPool1d"), its Squeeze is "MaxPool1d/Squeeze"
         out = apply_op(op_type, ksize=ksize, strides=strides, padding=padding, data_format=data_format,
-                       **{arg: x}, **extra)
-        return array_ops.squeeze(out, [expanding_dim], name=name)
+                       **{arg: x}, **extra, name=name)
+        return array_ops.squeeze(out, [expanding_dim])
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):

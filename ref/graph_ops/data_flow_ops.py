@@ -63,7 +63,7 @@ class QueueBase:
             for s in per_queue[1:]:
                 common = common.most_specific_compatible_shape(s)
             shapes.append(common)
-        refs = apply_op("Pack", values=[q.queue_ref for q in queues], axis=0)
+        refs = apply_op("Pack", values=[q.queue_ref for q in queues], axis=0, name="stack")
         selected = apply_op("GatherV2", params=refs, indices=index, axis=0)
         return QueueBase(dtypes=dtypes, shapes=shapes, names=names, queue_ref=selected)
 

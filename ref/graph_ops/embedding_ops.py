@@ -22,7 +22,7 @@ import numpy as np
 
 from ref.types import dtypes
 from ref.framework.graph import colocate_with, name_scope
-from ref.framework.op_def_library import convert_to_tensor
+from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.types.shapes import TensorShape, dimension_value
 from ref.graph_ops import array_ops, clip_ops, math_ops
 from ref.graph_ops.control_flow_ops import identity
@@ -93,18 +93,27 @@ def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=
             p_assignments = flat_ids % n
             new_ids = flat_ids // n
         else:
+            # TF's operators throughout (nodes "floordiv", "mod", "sub", "add"); the
+            # total row count a constant when every shard's is known
             rows = [dimension_value(TensorShape(p.shape)[0]) if TensorShape(p.shape).ndims else None
                     for p in params]
-            if None not in rows:
-                num_total_ids = convert_to_tensor(sum(rows), dtype=flat_ids.dtype)
+            if None not in rows and sum(rows):
+                num_total_ids = constant(sum(rows), dtype=flat_ids.dtype)
             else:  # a shard of unknown length: count at run time
-                num_total_ids = math_ops.add_n([math_ops.cast(array_ops.shape(p)[0], flat_ids.dtype) for p in params])
-            ids_per_partition = math_ops.floordiv(num_total_ids, n)
-            extras = math_ops.floormod(num_total_ids, n)
-            p_assignments = math_ops.maximum(math_ops.floordiv(flat_ids, ids_per_partition + 1),
-                                             math_ops.floordiv(flat_ids - extras, ids_per_partition))
-            new_ids = array_ops.where(p_assignments < extras, math_ops.floormod(flat_ids, ids_per_partition + 1),
-                                      math_ops.floormod(flat_ids - extras, ids_per_partition))
+                sizes = []
+                for p, r in zip(params, rows):
+                    if r is not None:
+                        sizes.append(r)
+                    else:
+                        with colocate_with(p):
+                            sizes.append(array_ops.shape(p)[0])
+                num_total_ids = math_ops.reduce_sum(math_ops.cast(array_ops.stack(sizes), flat_ids.dtype))
+            ids_per_partition = num_total_ids // n
+            extras = num_total_ids % n
+            p_assignments = math_ops.maximum(flat_ids // (ids_per_partition + 1),
+                                             (flat_ids - extras) // ids_per_partition)
+            new_ids = array_ops.where(p_assignments < extras, flat_ids % (ids_per_partition + 1),
+                                      (flat_ids - extras) % ids_per_partition)
         p_assignments = math_ops.cast(p_assignments, dtypes.int32)
         gather_ids = array_ops.dynamic_partition(new_ids, p_assignments, n)
         pindices = array_ops.dynamic_partition(original_indices, p_assignments, n)

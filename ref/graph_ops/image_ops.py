@@ -65,8 +65,13 @@ def decode_bmp(contents, channels=0, name=None):
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
     """A JPEG, PNG, GIF or BMP decoded by its magic bytes (one ``DecodeImage``
     op, where TF 1.x builds a ``cond`` per format; the pixels are the same)."""
-    return apply_op("DecodeImage", contents=_contents(contents), channels=channels or 0,
-                    dtype=dtypes.as_dtype(dtype), expand_animations=expand_animations, name=name)
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "decode_image"):  # TF: the op is "decode_image/DecodeImage"
+        if dtype not in (dtypes.float32, dtypes.uint8, dtypes.uint16):
+            return convert_image_dtype(apply_op("DecodeImage", contents=_contents(contents), channels=channels or 0,
+                                                dtype=dtypes.uint16, expand_animations=expand_animations), dtype)
+        return apply_op("DecodeImage", contents=_contents(contents), channels=channels or 0, dtype=dtype,
+                        expand_animations=expand_animations)
 
 
 def encode_png(image, compression=-1, name=None):

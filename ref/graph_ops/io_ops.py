@@ -19,13 +19,12 @@ def matching_files(pattern, name=None):
 
 def read_file(filename, name=None):
     """The bytes of file ``filename`` as a string scalar (``ReadFile``)."""
-    return apply_op("ReadFile", filename=convert_to_tensor(filename, dtype=dtypes.string), name=name or "ReadFile")
+    return apply_op("ReadFile", filename=filename, name=name or "ReadFile")
 
 
 def write_file(filename, contents, name=None):
     """An op writing ``contents`` to ``filename`` (``WriteFile``)."""
-    return apply_op("WriteFile", filename=convert_to_tensor(filename, dtype=dtypes.string),
-                    contents=convert_to_tensor(contents, dtype=dtypes.string), name=name or "WriteFile")
+    return apply_op("WriteFile", filename=filename, contents=contents, name=name or "WriteFile")
 
 
 def match_filenames_once(pattern, name=None):
@@ -68,7 +67,7 @@ class ReaderBase:
         """Up to ``num_records`` (key, value) pairs as two string vectors."""
         keys, values = apply_op("ReaderReadUpToV2", reader_handle=self._reader_ref,
                                 queue_handle=self._queue_ref(queue),
-                                num_records=convert_to_tensor(num_records, dtype=dtypes.int64),
+                                num_records=num_records,
                                 name=name or "ReaderReadUpToV2")
         return keys, values
 

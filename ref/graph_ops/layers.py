@@ -114,14 +114,12 @@ def _variable(name, shape, dtype, initializer, regularizer, constraint, trainabl
     variable only, in ``<name>/Regularizer`` and not colocated with it (a bare
     ``get_variable(regularizer=)`` colocates)."""
     existing = set(get_collection(GraphKeys.GLOBAL_VARIABLES))
-    var = get_variable(name, shape, dtype=dtype, initializer=initializer, trainable=trainable)
+    var = get_variable(name, shape, dtype=dtype, initializer=initializer, trainable=trainable, constraint=constraint)
     if regularizer is not None and var not in existing:
         with name_scope(name + "/Regularizer"):
             loss = regularizer(var)
         if loss is not None:
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
-    if constraint is not None:
-        var.constraint = constraint
     return var
 
 

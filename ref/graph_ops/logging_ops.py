@@ -83,22 +83,23 @@ def print_v2(*inputs, **kwargs):
     if not isinstance(stream, str):
         raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. Supported streams "
                          f"are sys.stdout, sys.stderr, tf.logging.*, or a string of the form `file://<filename>`")
-    with name_scope(name, "PrintV2") as scope:
-        placeholder = "{}"
-        tensors, parts = [], []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                tensors.append(x)
-                parts.append(placeholder)
-            elif nest.is_nested(x) and any(isinstance(t, Tensor) for t in nest.flatten(x)):
-                flat = nest.flatten(x)
-                tensors.extend(t for t in flat if isinstance(t, Tensor))
-                fmt = nest.pack_sequence_as(x, [placeholder if isinstance(t, Tensor) else t for t in flat])
-                parts.append(str(fmt).replace("'{}'", "{}"))
-            else:
-                parts.append(str(x))
-        template = sep.join(parts)
-        formatted = apply_op("StringFormat", inputs=tensors, template=template, placeholder=placeholder,
-                             summarize=summarize, name="StringFormat")
-        return apply_op("PrintV2", input=formatted, output_stream=stream, end=end,
-                        name=scope)
+    # TF: no name scope; StringFormat is "<name>_format" (default "StringFormat"), PrintV2 is ``name``
+    placeholder = "{}"
+    tensors, parts = [], []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            parts.append(placeholder)
+        elif nest.is_nested(x) and any(isinstance(t, Tensor) for t in nest.flatten(x)):
+            flat = nest.flatten(x)
+            tensors.extend(t for t in flat if isinstance(t, Tensor))
+            fmt = nest.pack_sequence_as(x, [placeholder if isinstance(t, Tensor) else t for t in flat])
+            parts.append(str(fmt).replace("'{}'", "{}"))
+        else:
+            parts.append(str(x))
+    template = sep.join(parts)
+    formatted = apply_op("StringFormat", inputs=tensors, template=template, placeholder=placeholder,
+                         summarize=summarize,
+                         name=f"{name}_format" if name else "StringFormat")
+    return apply_op("PrintV2", input=formatted, output_stream=stream, end=end,
+                    name=name or "PrintV2")

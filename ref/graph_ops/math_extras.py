@@ -97,32 +97,33 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
             isinstance(ord, (int, float, np.number)) and not isinstance(ord, bool) and ord > 0)
         if not ok:
             raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    # TF: a vector norm's axis becomes the 1-tuple (axis,), a matrix norm's a tuple
+    axes = None if axis is None else tuple(axis) if is_matrix else (axis,)
     with name_scope(name, "norm", [tensor]):
         x = convert_to_tensor(tensor)
         if is_matrix and ord == 2:
             result = _matrix_2_norm(x, axis)
-        elif ord in _VECTOR_ORDS:
+        elif ord in _VECTOR_ORDS or (not is_matrix and not isinstance(ord, str) and ord == 2):  # TF: 2 is euclidean
             sq = x * complex_ops.conj(x) if x.dtype.is_complex else x * x  # complex stays complex, as TF
-            result = math_ops.sqrt(math_ops.reduce_sum(sq, None if axis is None else list(
-                axis if is_matrix else [axis]), keepdims=True))
+            result = math_ops.sqrt(math_ops.reduce_sum(sq, axes, keepdims=True))
         else:
+            # TF: ord 1 sums over axis[0] (then a matrix's max over axis[-1]); inf
+            # maxes over axis[0] (a matrix's row sums first); p sums |x| ** p over
+            # the axes and takes the (1 / p)-th power, p a Python number.
             result = math_ops.abs(x)
-            if ord == np.inf:
+            if ord == 1:
+                result = math_ops.reduce_sum(result, None if axes is None else axes[0], keepdims=True)
                 if is_matrix:
-                    # the largest row sum
-                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
-                    result = math_ops.reduce_max(result, axis[0], keepdims=True)
-                else:
-                    result = math_ops.reduce_max(result, axis, keepdims=True)
-            elif is_matrix:  # ord == 1: the largest column sum
-                result = math_ops.reduce_sum(result, axis[0], keepdims=True)
-                result = math_ops.reduce_max(result, axis[1], keepdims=True)
+                    result = math_ops.reduce_max(result, axes[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix:
+                    result = math_ops.reduce_sum(result, axes[1], keepdims=True)
+                result = math_ops.reduce_max(result, None if axes is None else axes[0], keepdims=True)
             else:
-                p = convert_to_tensor(ord, dtype=result.dtype)
-                result = math_ops.pow(math_ops.reduce_sum(math_ops.pow(result, p), axis, keepdims=True),
-                                      math_ops.reciprocal(p))
+                result = math_ops.pow(math_ops.reduce_sum(math_ops.pow(result, ord), axes, keepdims=True),
+                                      1.0 / ord)
         if not keepdims:
-            result = array_ops.squeeze(result, axis)
+            result = array_ops.squeeze(result, axes)
         return result
 
 

@@ -733,11 +733,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 def scalar_mul(scalar, x, name=None):
     """scalar * x for a 0-d ``scalar`` (ValueError otherwise)."""
-    s = convert_to_tensor(scalar, dtype_hint=x.dtype.base_dtype if isinstance(x, Tensor) else None, name="scalar")
-    if s.shape.ndims is not None and s.shape.ndims != 0:
-        raise ValueError(f"Only scalar multiply works, got shape {s.shape}")
-    with name_scope(name, "scalar_mul", [scalar, x]) as scope:
-        return multiply(s, x, name=scope)
+    if not isinstance(x, (Tensor, IndexedSlices)):
+        x = convert_to_tensor(x)
+    s = convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    if s.shape.ndims != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {s.shape}.")
+    # TF: one Mul op named ``name`` (default "Mul"), no scope of its own
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(apply_op("Mul", x=s, y=x.values, name=name or "Mul"), x.indices, x.dense_shape)
+    return apply_op("Mul", x=s, y=x, name=name or "Mul")
 
 
 # -- Tensor operators, registered onto the framework's Tensor from here (as TF's

@@ -268,8 +268,9 @@ def _count_condition(values, weights, metrics_collections, updates_collections):
     check_ops.assert_type(values, dtypes.bool)  # TF's NoOp "assert_type/statically_determined_correct_type"
     count = metric_variable([], dtypes.float32, name="count")
     values = math_ops.cast(values, dtypes.float32)
-    if weights is not None:
-        values = math_ops.multiply(values, math_ops.cast(weights, dtypes.float32))
+    if weights is not None:  # TF: weighted under a check that weights are a scalar or of values' rank
+        with control_dependencies((check_ops.assert_rank_in(weights, (0, array_ops.rank(values))),)):
+            values = math_ops.multiply(values, math_ops.cast(weights, dtypes.float32))
     value = _publish(metrics_collections, identity(count))
     update_op = state_ops.assign_add(count, math_ops.reduce_sum(values))
     return value, _publish(updates_collections, update_op)
@@ -507,9 +508,10 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None, n
 
         def compute(tp, tn, fp, fn, name):
             sensitivities = math_ops.divide(tp, tp + fn + kepsilon)
-            distance = math_ops.abs(sensitivities - sensitivity)
-            at_min = math_ops.cumsum(math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)),
-                                                   dtypes.int64))
+            # TF builds |sensitivities - sensitivity| twice: for the minimum, then for the equality
+            min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
+            at_min = math_ops.equal(math_ops.abs(sensitivities - sensitivity), min_val)
+            at_min = math_ops.cumsum(math_ops.cast(at_min, dtypes.int64))
             index = math_ops.cast(math_ops.argmax(at_min, 0), dtypes.int32)
             return math_ops.divide(tn[index], tn[index] + fp[index] + kepsilon, name)
         value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")

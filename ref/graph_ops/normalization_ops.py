@@ -80,7 +80,7 @@ def _keep(keepdims, keep_dims):
 def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
     """(count, sum(x - shift), sum((x - shift) ** 2), shift) over ``axes``
     (the count a constant when those dimensions are known)."""
-    axes = sorted(set(axes))
+    axes = list(set(axes))  # TF: the set's iteration order (ascending for small non-negative axes)
     keepdims = _keep(keepdims, keep_dims)
     with name_scope(name, "sufficient_statistics", [x, shift]):
         x = convert_to_tensor(x, name="x")
@@ -91,7 +91,9 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
                 n *= dimension_value(shape[d])
             counts = constant(n, dtype=x.dtype.base_dtype)
         else:
-            dims = array_ops.gather(_m.cast(array_ops.shape(x), x.dtype.base_dtype), axes)
+            rank = array_ops.rank(x)  # TF: negative axes made positive with the rank (a Const when known)
+            axes_pos = [a + rank if a < 0 else a for a in axes]
+            dims = array_ops.gather(_m.cast(array_ops.shape(x), x.dtype.base_dtype), axes_pos)
             counts = _m.reduce_prod(dims, name="count")
         if shift is not None:
             shift = convert_to_tensor(shift, name="shift")
@@ -130,11 +132,12 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
             x = _m.cast(x, dtypes.float32)
         if w.dtype.base_dtype != x.dtype.base_dtype:
             w = _m.cast(w, x.dtype.base_dtype)
-        weighted_input_sum = _m.reduce_sum(_m.multiply(w, x), axes, name="weighted_input_sum", keepdims=True)
-        broadcasted_weights = _m.add(w, array_ops.zeros_like(x))
+        # TF writes ``w * x`` and ``w + zeros_like(x)``: ops named "mul" and "add"
+        weighted_input_sum = _m.reduce_sum(w * x, axes, name="weighted_input_sum", keepdims=True)
+        broadcasted_weights = w + array_ops.zeros_like(x)
         sum_of_weights = _m.reduce_sum(broadcasted_weights, axes, name="sum_of_weights", keepdims=True)
         weighted_mean = _m.div_no_nan(weighted_input_sum, sum_of_weights)
-        weighted_distsq = _m.reduce_sum(_m.multiply(w, _m.squared_difference(x, weighted_mean)), axes,
+        weighted_distsq = _m.reduce_sum(w * _m.squared_difference(x, weighted_mean), axes,
                                         name="weighted_distsq", keepdims=True)
         weighted_variance = _m.div_no_nan(weighted_distsq, sum_of_weights)
         if not keepdims:

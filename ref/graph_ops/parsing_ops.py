@@ -80,9 +80,8 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
             raise ValueError("select_cols contains negative values.")
         if any(b <= a for a, b in zip(select_cols, select_cols[1:])):
             raise ValueError("select_cols is not strictly increasing.")
-    defaults = [convert_to_tensor(d, name=f"record_defaults_{i}") for i, d in enumerate(record_defaults)]
-    out = apply_op("DecodeCSV", records=convert_to_tensor(records, dtype=dtypes.string), record_defaults=defaults,
-                   OUT_TYPE=[d.dtype.base_dtype for d in defaults], field_delim=field_delim,
+    # TF converts the defaults inside the op's name scope ("DecodeCSV/record_defaults_0")
+    out = apply_op("DecodeCSV", records=records, record_defaults=list(record_defaults), field_delim=field_delim,
                    use_quote_delim=use_quote_delim, na_value=na_value, select_cols=list(select_cols or []),
                    name=name or "DecodeCSV")
     return list(out) if isinstance(out, (list, tuple)) else [out]

@@ -167,7 +167,8 @@ class DropoutWrapper(_RNNCellWrapper):
 
         def drop_variational(i, do_dropout, v, noise):
             if not isinstance(do_dropout, bool) or do_dropout:
-                ret = math_ops.divide(v, keep_prob) * math_ops.floor(keep_prob + noise)
+                binary = math_ops.floor(keep_prob + noise)  # TF: the mask first, then divide and multiply
+                ret = math_ops.divide(v, keep_prob) * binary
                 ret.set_shape(v.shape)
                 return ret
             return v

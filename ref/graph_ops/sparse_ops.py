@@ -326,7 +326,7 @@ def sparse_split(keyword_required=_KeywordRequired(), sp_input=None, num_split=N
     if axis is None:
         raise ValueError("axis is required")
     sp_input = as_sparse(sp_input)
-    outs = apply_op("SparseSplit", split_dim=convert_to_tensor(axis, dtypes.int64), indices=sp_input.indices,
+    outs = apply_op("SparseSplit", split_dim=axis, indices=sp_input.indices,
                     values=sp_input.values, shape=sp_input.dense_shape, num_split=num_split,
                     name=name or "SparseSplit")
     return [SparseTensor(outs[i], outs[num_split + i], outs[2 * num_split + i]) for i in range(num_split)]
@@ -388,7 +388,7 @@ def sparse_transpose(sp_input, perm=None, name=None):
     with name_scope(name, "SparseTranspose", [sp_input]):
         if perm is None:
             if sp_input.shape.ndims is not None:
-                perm = list(range(sp_input.shape.ndims))[::-1]
+                perm = np.arange(sp_input.shape.ndims - 1, -1, -1)  # TF: an int64 NumPy range
             else:
                 rank = array_ops.size(sp_input.dense_shape)
                 perm = (rank - 1) - math_ops.range(0, rank, 1)

@@ -14,6 +14,7 @@ from ref.types import dtypes
 from ref.types.shapes import as_shape, unknown_shape
 from ref.framework.graph import Tensor, control_dependencies, name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
+from ref.graph_ops import array_ops
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
@@ -143,21 +144,27 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     """ref[i_1, ..., i_n, indices[i_1, ..., i_n, j]] = updates[i_1, ..., i_n, j]:
     ``scatter_update`` along the axis after the leading batch dimensions of
     ``indices`` (TF's API reference ``Variable.batch_scatter_update``)."""
-    with name_scope(name, "BatchScatterUpdate", [ref, indices, updates]) as scope:
+    # TF: ``name_scope(name)`` (the root scope when name is None); the leading
+    # coordinates are ranges broadcast against ExpandDims(indices, -1), concatenated
+    # with it, for one ScatterNdUpdate
+    with name_scope(name):
         indices = convert_to_tensor(indices, name="indices")
-        updates = convert_to_tensor(updates, name="updates")
-        ishape = indices.shape
-        if ishape.ndims is None or not ishape.is_fully_defined():
-            raise ValueError(f"batch_scatter_update needs indices of known shape, got {ishape}")
-        if ishape.ndims == 1:
-            return scatter_update(ref, indices, updates, use_locking=use_locking, name=scope)
-        dims = ishape.as_list()
-        # coordinates of the batch dimensions, one K-vector per index, then the index itself
-        grid = np.stack(np.meshgrid(*[np.arange(d) for d in dims[:-1]] + [np.zeros(dims[-1], np.int64)],
-                                    indexing="ij")[:-1], axis=-1).astype(indices.dtype.base_dtype.np)
-        nd = apply_op("ConcatV2", values=[constant(grid), apply_op("ExpandDims", input=indices, axis=-1)],
-                      axis=-1)
-        return scatter_nd_update(ref, nd, updates, use_locking=use_locking, name=scope)
+        indices_shape = array_ops.shape(indices)
+        rank = indices.shape.ndims
+        if rank is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        nd_indices = array_ops.expand_dims(indices, axis=-1)
+        parts = []
+        for dim in range(rank - 1):
+            size = indices_shape[dim]
+            shape = [1] * (rank + 1)
+            shape[dim] = size
+            rng = array_ops.reshape(apply_op("Range", start=0, limit=size, delta=1), shape)
+            if rng.dtype.base_dtype != nd_indices.dtype:
+                rng = apply_op("Cast", x=rng, DstT=nd_indices.dtype)
+            parts.append(rng * array_ops.ones_like(nd_indices))
+        parts.append(nd_indices)
+        return scatter_nd_update(ref, array_ops.concat(parts, axis=-1), updates, use_locking=use_locking)
 
 
 def count_up_to(ref, limit, name=None):

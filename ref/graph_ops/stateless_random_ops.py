@@ -113,7 +113,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
 
 def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, name=None):
     """The TF1 name of :func:`stateless_categorical` (``output_dtype``)."""
-    with name_scope(name, "stateless_random_multinomial", [logits, seed]):
+    with name_scope(name, "stateless_multinomial", [logits, seed]):
         return _categorical(logits, num_samples, output_dtype, seed)
 
 

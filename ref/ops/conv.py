@@ -750,6 +750,35 @@ def _sizes_shape(sizes, like):
     return rule
 
 
+def _backprop_input_shape(ins, attrs):
+    """TF's Conv2DBackpropInputShape: spatial dims (and depth) from ``input_sizes``
+    (4 values, or 2 spatial ones with the filter's input depth), the batch
+    dimension from ``out_backprop`` -- so a known batch in ``input_sizes`` stays
+    unknown when the gradient's batch is."""
+    _attrs_ok(attrs, "convolution gradient")
+    nchw = _nchw(attrs.get("data_format", "NHWC"))
+    dy = ins["out_backprop"].shape.with_rank(4)
+    filt = ins["filter"].shape.with_rank(4)
+    depth_dy = dy.dims[1] if nchw else dy.dims[3]
+    if not depth_dy.is_compatible_with(filt.dims[3]):
+        raise ValueError(f"Dimensions must be equal, but are {depth_dy} and {filt[3]} for "
+                         f"'{attrs.get('_op_name', 'Conv2DBackpropInput')}'")
+    known = shape_input(ins["input_sizes"])
+    if known.ndims is None:
+        known = unknown_shape(4)
+    if known.ndims == 4:
+        spatial = [known.dims[2], known.dims[3]] if nchw else [known.dims[1], known.dims[2]]
+        depth = known.dims[1] if nchw else known.dims[3]
+    elif known.ndims == 2:
+        spatial, depth = [known.dims[0], known.dims[1]], filt.dims[2]
+    else:
+        raise ValueError(f"Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: "
+                         f"{known.ndims}")
+    batch = dy.dims[0]
+    dims = [batch, depth] + spatial if nchw else [batch] + spatial + [depth]
+    return [(ins["filter"].dtype, TensorShape(dims))]
+
+
 _CONV_ATTRS = {"strides": REQUIRED, "use_cudnn_on_gpu": True, "padding": REQUIRED, "explicit_paddings": [],
                "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
 
@@ -803,7 +832,7 @@ def _grouped(x, f, dtype, strides, dilations, padding, explicit_paddings, data_f
 
 @register_op("Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"), attrs=dict(_CONV_ATTRS),
              type_attrs={"T": ("filter", "out_backprop")}, allowed={"T": _CONV_T},
-             shape=_sizes_shape("input_sizes", "filter"))
+             shape=_backprop_input_shape)
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,
                           explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1)):
     """d loss / d input of Conv2D: each output gradient spread over its window,

@@ -176,7 +176,7 @@ _CSV_TYPE_NAME = {dtypes.float32: "float", dtypes.float64: "double"}  # TF's C++
 
 
 @register_op("DecodeCSV", inputs=("records", "record_defaults"), outputs=("*output",),
-             list_inputs={"record_defaults": None},
+             list_inputs={"record_defaults": None}, type_lists={"OUT_TYPE": "record_defaults"},
              attrs={"OUT_TYPE": REQUIRED, "field_delim": ",", "use_quote_delim": True, "na_value": "",
                     "select_cols": []}, shape=_csv_rule)
 def decode_csv(records, record_defaults, OUT_TYPE, field_delim=",", use_quote_delim=True, na_value="",

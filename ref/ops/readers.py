@@ -400,7 +400,7 @@ def reader_read_v2(reader_handle, queue_handle):
 
 
 @register_op("ReaderReadUpToV2", inputs=("reader_handle", "queue_handle", "num_records"),
-             outputs=("keys", "values"),
+             outputs=("keys", "values"), input_types={"num_records": dtypes.int64},
              shape=fixed_rule((dtypes.string, TensorShape([None])), (dtypes.string, TensorShape([None]))),
              stateful=True)
 def reader_read_up_to_v2(reader_handle, queue_handle, num_records):

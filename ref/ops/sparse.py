@@ -369,7 +369,8 @@ def _sparse_split_shape(ins, attrs):
 
 
 @register_op("SparseSplit", inputs=("split_dim", "indices", "values", "shape"), outputs=("*outputs",),
-             attrs={"num_split": REQUIRED}, type_attrs={"T": "values"}, shape=_sparse_split_shape)
+             attrs={"num_split": REQUIRED}, type_attrs={"T": "values"}, shape=_sparse_split_shape,
+             input_types={"split_dim": dtypes.int64})
 def sparse_split(split_dim, indices, values, shape, num_split):
     """``num_split`` slices along ``split_dim``: the first ``size % num_split``
     get one more than ``size // num_split``. Returns the ``num_split``

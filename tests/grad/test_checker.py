@@ -202,6 +202,8 @@ CASES.update({
     "Polygamma": ([3], _pos, lambda x: tf.polygamma(tf.constant([0.0, 1.0, 2.0], tf.float64), x + 0.5), True),
     "DynamicStitch": ([3], _any, lambda x: tf.dynamic_stitch([tf.constant([0, 2, 4]), tf.constant([1, 3])],
                                                                 [x, tf.constant(_any([2]))]), False),
+    "DynamicPartition": ([4, 2], _any, lambda x: tf.concat(tf.dynamic_partition(x, tf.constant([1, 0, 1, 1]), 2),
+                                                            0) * tf.constant(_any([4, 1])), False),
     "ParallelDynamicStitch": ([3], _any, lambda x: apply_op("ParallelDynamicStitch", indices=[
         tf.constant([0, 2, 4]), tf.constant([1, 3])], data=[x, tf.constant(_any([2]))]), False),
     "SegmentMax": ([4], lambda s: np.array([1.0, 3.0, -2.0, 0.5]),

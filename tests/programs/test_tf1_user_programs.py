@@ -28,11 +28,7 @@ RTOL, ATOL = 1e-5, 1e-6
 # (strict xfail: flips when it is).
 XFAIL = {}
 # The GraphDef only differs (initial values, trajectory and extra match TF's).
-GRAPH_XFAIL = {
-    "birnn_attention": "the Einsum gradient: TF's _EinsumGrad emits Shape ops and Einsum ops named Einsum/Einsum_1 "
-                       "in the gradient's scope; ref's rule calls the einsum builder (einsum/Einsum, "
-                       "einsum_1/Einsum) without the Shape ops",
-}
+GRAPH_XFAIL = {}
 PROGRAMS = ["bn_flag", "alexnet_lrn", "gru_encoder", "data_metrics", "ckpt_resume", "regularized", "while_refine",
             "renorm", "shape_queries", "birnn_attention"]
 CASES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAIL[n])) if n in XFAIL else n
