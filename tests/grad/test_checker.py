@@ -245,6 +245,13 @@ CASES.update({
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
+    "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
+        "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
+        l2_regularizer=tf.constant(0.1, tf.float64)) for m in (x, tf.transpose(x))], 0), True),
+    "TridiagonalSolve": ([3, 4], lambda s: _any(s) + np.array([[0.0], [4.0], [0.0]]), lambda x: tf.linalg.tridiagonal_solve(
+        x, tf.constant(_any([4, 2]))) + tf.linalg.tridiagonal_solve(x, tf.constant(_any([4, 2])), partial_pivoting=False),
+                         True),
+    "TridiagonalMatMul": ([3, 4], _any, lambda x: tf.linalg.tridiagonal_matmul(x, tf.transpose(x)[:, :2]), True),
     "Einsum": ([2, 3, 4], _any, lambda x: tf.einsum("...ij,jk,k->...i", x, tf.constant(_any([4, 4])), x[0, 0])
                + tf.einsum("abc->b", x), False),
     # Sparse ops: x is the values of a SparseTensor (or a dense operand).
@@ -475,6 +482,7 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "Lu": lambda lib, raw, x: raw.Lu(input=lib.reshape(lib.concat([x, x * 2.0, x * x], 0), [3, 3]))[0],
     "RFFT3D": lambda lib, raw, x: lib.math.real(raw.RFFT3D(input=lib.reshape(x, [1, 1, 3]), fft_length=[1, 1, 3],
                                                          Tcomplex=lib.complex128)),
     "IRFFT3D": lambda lib, raw, x: raw.IRFFT3D(input=lib.reshape(lib.complex(x, x), [1, 1, 3]), fft_length=[1, 1, 4],
