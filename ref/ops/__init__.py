@@ -10,7 +10,7 @@ import threading as _threading
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
 FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
-            "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "trig", "linalg_solve", "linalg_factor", "bitwise", "fake_quant", "sparse_softmax", "nms", "fft", "search", "edit_distance", "ctc",
+            "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "special_incomplete", "trig", "linalg_solve", "linalg_factor", "bitwise", "fake_quant", "sparse_softmax", "nms", "fft", "search", "edit_distance", "ctc",
             "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
             "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
