@@ -84,3 +84,18 @@ def test_errors_as_tf(row):
             issubclass(kind, ref.errors.OpError) else kind
         with pytest.raises(err):
             _run(lib, build)
+
+
+# GraphDef identity (``_graphdef.py``) for the builders that follow TF's graph.
+# Values only: unicode_split (its per-character encode is built differently),
+# and every row through ref's RaggedTensor.from_tensor / from_value_rowids, whose
+# graphs are not TF's yet (ref/graph_ops/ragged_tensor.py: decode_grid,
+# encode_matrix, encode_3d, bytes_split*).
+GRAPH_ROWS = ["decode", "decode_scalar", "decode_offsets", "encode_vector", "encode_ragged", "roundtrip",
+              "transcode"]
+
+
+@pytest.mark.parametrize("row", GRAPH_ROWS)
+def test_same_graph_as_tf(row):
+    from _graphdef import assert_same_graph
+    assert_same_graph(lambda lib: [ROWS[row](lib)] and None)
