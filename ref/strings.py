@@ -19,14 +19,14 @@ from ref.graph_ops.string_ops import string_upper as upper  # noqa: F401
 from ref.graph_ops.parsing_ops import string_to_number as to_number  # noqa: F401
 from ref.graph_ops.ragged_string_ops import (bytes_split, unicode_decode, unicode_decode_with_offsets,  # noqa: F401
                                              unicode_encode, unicode_split, unicode_split_with_offsets,
-                                             unicode_transcode)
+                                             unicode_transcode, ngrams, unsorted_segment_join)
 
 from ref import _coverage  # noqa: E402
 
 __all__ = ["as_string", "to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong", "split", "substr",
            "regex_replace", "reduce_join", "regex_full_match", "format", "join", "length", "lower", "strip", "upper",
            "to_number", "bytes_split", "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_split",
-           "unicode_split_with_offsets", "unicode_transcode"]
+           "unicode_split_with_offsets", "unicode_transcode", "ngrams", "unsorted_segment_join"]
 
 
 def __getattr__(name):  # a TF name ref lacks: say so and point to the coverage page

@@ -3,18 +3,20 @@ ragged_string_ops): ``unicode_decode`` / ``unicode_decode_with_offsets`` (a
 RaggedTensor of code points per string, the input's shape plus one ragged
 dimension), ``unicode_split`` / ``unicode_split_with_offsets`` (one string per
 character), ``unicode_encode`` (the inverse of decode), ``unicode_transcode``
-and ``bytes_split`` (one string per byte, ``StringSplit`` with an empty
-delimiter)."""
+``bytes_split`` (one string per byte, ``StringSplit`` with an empty
+delimiter), ``ngrams`` (``StringNGrams`` over the innermost rows) and
+``unsorted_segment_join``."""
 from __future__ import annotations
 
 from ref.types import dtypes
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op
 from ref.graph_ops import array_ops
+from ref.framework.tensor import Tensor
 from ref.graph_ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor, is_ragged
 
 __all__ = ["unicode_decode", "unicode_decode_with_offsets", "unicode_split", "unicode_split_with_offsets",
-           "unicode_encode", "unicode_transcode", "bytes_split"]
+           "unicode_encode", "unicode_transcode", "bytes_split", "ngrams", "unsorted_segment_join"]
 
 
 def _decode(input, input_encoding, errors, replacement_char, replace_control_characters, with_offsets):
@@ -135,3 +137,62 @@ def bytes_split(input, name=None):  # noqa: A002
             return RaggedTensor.from_value_rowids(values=values, value_rowids=indices[:, 0], nrows=shape[0],
                                                   validate=False)
         return bytes_split(RaggedTensor.from_tensor(input))
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
+           name=None):
+    """The n-grams of the innermost rows of ``data`` (``StringNGrams``); dense
+    input gives dense output."""
+    with name_scope(name, "StringNGrams", [data]):
+        if pad_values is None:
+            left_pad = right_pad = ""
+        elif isinstance(pad_values, (list, tuple)):
+            if not all(isinstance(v, (bytes, str)) for v in pad_values[:2]):
+                raise TypeError("pad_values must be a string, tuple of strings, or None.")
+            left_pad, right_pad = pad_values[0], pad_values[1]
+        else:
+            if not isinstance(pad_values, (bytes, str)):
+                raise TypeError("pad_values must be a string, tuple of strings, or None.")
+            left_pad = right_pad = pad_values
+        if padding_width is not None and padding_width < 1:
+            raise ValueError("padding_width must be greater than 0.")
+        if padding_width is not None and pad_values is None:
+            raise ValueError("pad_values must be provided if padding_width is set.")
+        data = convert_to_tensor_or_ragged_tensor(data, name="data", dtype=dtypes.string)
+        to_tensor = isinstance(data, Tensor)
+        if to_tensor:
+            dense_shape = array_ops.concat([array_ops.shape(data)[:-1], [-1]], axis=0)
+        if not is_ragged(data):
+            if data.shape.ndims is None:
+                raise ValueError("Rank of data must be known.")
+            if data.shape.ndims == 0:
+                raise ValueError("Data must have rank>0")
+            if data.shape.ndims == 1:
+                rt = RaggedTensor.from_row_starts(data, [0], validate=False)
+                return ngrams(rt, ngram_width, separator, pad_values, padding_width, preserve_short_sequences,
+                              name)[0]
+            data = RaggedTensor.from_tensor(data, ragged_rank=data.shape.ndims - 1)
+        if data.ragged_rank > 1:
+            output = data.with_values(ngrams(data.values, ngram_width, separator, pad_values, padding_width,
+                                             preserve_short_sequences, name))
+            return array_ops.reshape(output.flat_values, dense_shape) if to_tensor else output
+        if pad_values is None:
+            padding_width = 0
+        if pad_values is not None and padding_width is None:
+            padding_width = -1
+        widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+        for w in widths:
+            if w < 1:
+                raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+        values, splits = apply_op("StringNGrams", data=data.flat_values, data_splits=data.row_splits,
+                                  separator=separator, ngram_widths=widths, left_pad=left_pad, right_pad=right_pad,
+                                  pad_width=padding_width, preserve_short_sequences=preserve_short_sequences)
+        output = RaggedTensor.from_row_splits(values=values, row_splits=splits, validate=False)
+        return array_ops.reshape(output.flat_values, dense_shape) if to_tensor else output
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """``output[s]``: the strings of ``inputs`` in segment ``s``, joined by
+    ``separator`` in order (``UnsortedSegmentJoin``)."""
+    return apply_op("UnsortedSegmentJoin", inputs=inputs, segment_ids=segment_ids, num_segments=num_segments,
+                    separator=separator, name=name)

@@ -17,7 +17,7 @@ FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicin
             "depthwise_conv", "conv3d", "morphology",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "sparse_cross", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
-            "strings", "unicode", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",
+            "strings", "unicode", "string_ngrams", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",
             "tensor_array",
             "session_tensor")
 

@@ -40,6 +40,17 @@ ROWS = {
     "bytes_split": lambda lib: lib.strings.bytes_split(WORDS),
     "bytes_split_grid": lambda lib: lib.strings.bytes_split(GRID),
     "bytes_split_scalar": lambda lib: lib.strings.bytes_split(b"abc"),
+    "ngrams": lambda lib: lib.strings.ngrams(["a", "b", "c", "d"], 2),
+    "ngrams_padded": lambda lib: lib.strings.ngrams(lib.ragged.constant([["a", "b", "c"], [], ["x"]]), [1, 3],
+                                                    separator="_", pad_values=("<", ">")),
+    "ngrams_width_pad": lambda lib: lib.strings.ngrams(lib.ragged.constant([["a", "b", "c"], ["x"]]), 2,
+                                                       pad_values="#", padding_width=1),
+    "ngrams_short": lambda lib: lib.strings.ngrams(lib.ragged.constant([["a", "b"], ["x"], []]), 3,
+                                                   pad_values="#", padding_width=1, preserve_short_sequences=True),
+    "ngrams_dense": lambda lib: lib.strings.ngrams([["a", "b", "c"], ["d", "e", "f"]], 2),
+    "segment_join": lambda lib: lib.strings.unsorted_segment_join(["a", "b", "c", "d"], [1, 0, 1, 1], 3,
+                                                                  separator=","),
+    "segment_join_2d": lambda lib: lib.strings.unsorted_segment_join([["a", "b"], ["c", "d"]], [0, 0], 1),
 }
 
 
@@ -90,9 +101,9 @@ def test_errors_as_tf(row):
 # Values only: unicode_split (its per-character encode is built differently),
 # and every row through ref's RaggedTensor.from_tensor / from_value_rowids, whose
 # graphs are not TF's yet (ref/graph_ops/ragged_tensor.py: decode_grid,
-# encode_matrix, encode_3d, bytes_split*).
+# encode_matrix, encode_3d, bytes_split*; ngrams of a vector through from_row_starts).
 GRAPH_ROWS = ["decode", "decode_scalar", "decode_offsets", "encode_vector", "encode_ragged", "roundtrip",
-              "transcode"]
+              "transcode", "ngrams_padded", "ngrams_short", "segment_join", "segment_join_2d"]
 
 
 @pytest.mark.parametrize("row", GRAPH_ROWS)
