@@ -277,7 +277,7 @@ def _betainc_shape(ins, attrs):
     return [(ins["a"].dtype, out)]
 
 
-@register_op("Betainc", inputs=("a", "b", "x"), type_attrs={"T": ("a", "b", "x")}, allowed={"T": _F32_64},
+@register_op("Betainc", inputs=("a", "b", "x"), outputs=("z",), type_attrs={"T": ("a", "b", "x")}, allowed={"T": _F32_64},
              shape=_betainc_shape)
 def betainc(a, b, x):
     """z = I_x(a, b), the regularized incomplete beta function; a, b and x are
