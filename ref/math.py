@@ -39,8 +39,12 @@ __all__ += ["digamma", "lgamma", "polygamma", "segment_max", "segment_mean", "se
 
 from ref.graph_ops.counting_ops import bincount  # noqa: F401,E402
 from ref.graph_ops.math_special import lbeta  # noqa: F401,E402
+from ref.graph_ops.math_special import betainc, igamma, igammac, nextafter  # noqa: F401,E402
+from ref.graph_ops import special_math_ops as special  # noqa: E402  tf.math.special
+from ref.graph_ops.special_math_ops import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e  # noqa: F401,E402
 
-__all__ += ["bincount", "lbeta"]
+__all__ += ["bincount", "lbeta", "betainc", "igamma", "igammac", "nextafter", "special", "bessel_i0", "bessel_i0e",
+            "bessel_i1", "bessel_i1e"]
 
 from ref import _coverage  # noqa: E402
 

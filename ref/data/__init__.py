@@ -6,5 +6,6 @@ from ref.data.iterator_ops import (Iterator, get_output_classes, get_output_shap
 from ref.data.options import Options  # noqa: F401
 from ref.data.readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset  # noqa: F401
 from ref.data import experimental, generator  # noqa: F401  (generator: Dataset.from_generator)
+from ref.data.experimental import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY  # noqa: F401,E402
 
 DatasetV2 = Dataset

@@ -496,6 +496,11 @@ class DatasetV1(StructureProperties):
                      output_shapes=[TensorShape([dim]).concatenate(sh) for sh in shapes])
         return DatasetV1(v, out)
 
+    def cardinality(self):
+        """The number of elements, as an int64 scalar tensor: -1 infinite, -2
+        unknown (``DatasetCardinality``)."""
+        return apply_op("DatasetCardinality", input_dataset=self._variant_tensor)
+
     def unbatch(self):
         if any(s.shape.ndims == 0 for s in _flat_specs(self._structure)):
             raise ValueError("Cannot unbatch an input with scalar components.")

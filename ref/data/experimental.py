@@ -208,3 +208,22 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
     rewritten = DatasetV1(apply_op("RewriteDataset", input_dataset=choice_dataset._variant_tensor,
                                    rewrite_name="replicate_on_split", **choice_dataset._attrs()), spec)
     return _directed_interleave(rewritten, datasets, stop_on_empty_dataset)
+
+
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+
+def cardinality(dataset):
+    """``dataset``'s element count as an int64 scalar tensor (-1 infinite, -2 unknown)."""
+    return apply_op("DatasetCardinality", input_dataset=dataset._variant_tensor)
+
+
+def assert_cardinality(expected_cardinality):
+    """A ``Dataset.apply`` function: the dataset, failing with
+    FailedPreconditionError when it yields other than ``expected_cardinality``
+    elements; its cardinality is then known (``AssertCardinalityDataset``)."""
+    def _apply_fn(dataset):
+        expected = convert_to_tensor(expected_cardinality, dtype=dtypes.int64, name="expected_cardinality")
+        return dataset._unary("AssertCardinalityDataset", cardinality=expected)
+    return _apply_fn

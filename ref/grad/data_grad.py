@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ref.grad.registry import NotDifferentiable
 from ref.ops import registry
-from ref.ops.dataset import csv, datasets, files, grouping, iterators, options
+from ref.ops.dataset import cardinality, csv, datasets, files, grouping, iterators, options
 
-for _module in (csv, datasets, files, grouping, iterators, options):
+for _module in (cardinality, csv, datasets, files, grouping, iterators, options):
     for _name, _opdef in registry.registered().items():
         if getattr(_opdef.kernel, "__module__", None) == _module.__name__:
             NotDifferentiable(_name)

@@ -1,4 +1,5 @@
-"""Gradients of the special functions (Lgamma, Digamma, Zeta, Polygamma), of
+"""Gradients of the special functions (Lgamma, Digamma, Zeta, Polygamma, Igamma, Igammac,
+Betainc, the Bessel I0/I0e/I1/I1e, NextAfter), of
 SegmentMean/Max/Min/Prod and of Roll, building TF's graphs (TF's ``math_grad`` and
 ``manip_grad``)."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ import numpy as np
 from ref.framework.graph import control_dependencies
 from ref.framework.op_def_library import apply_op, constant
 from ref.grad.registry import RegisterGradient
-from ref.graph_ops import array_ops, math_ops, math_special
+from ref.graph_ops import array_ops, math_ops, math_special, math_trig, special_math_ops
 
 
 @RegisterGradient("SegmentMean")
@@ -115,3 +116,84 @@ def _ndtri_grad(op, grad):
     root_two_pi = constant(np.sqrt(2 * np.pi), dtype=grad.dtype)
     with control_dependencies([grad]):
         return grad * root_two_pi * math_ops.exp(math_ops.square(op.outputs[0]) / 2.)
+
+
+def _sum_to(t, reduce_axes, shape):
+    return array_ops.reshape(math_ops.reduce_sum(t, reduce_axes), shape)
+
+
+@RegisterGradient("Igamma")
+def _igamma_grad(op, grad):
+    """dP/da = IgammaGradA(a, x); dP/dx = exp(-x + (a - 1) log x - lgamma(a))."""
+    a, x = op.inputs
+    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    ra, rx = apply_op("BroadcastGradientArgs", s0=sa, s1=sx)
+    with control_dependencies([grad]):
+        partial_a = apply_op("IgammaGradA", a=a, x=x)
+        partial_x = math_ops.exp(-x + (a - 1) * math_ops.log(x) - math_special.lgamma(a))
+        return _sum_to(partial_a * grad, ra, sa), _sum_to(partial_x * grad, rx, sx)
+
+
+@RegisterGradient("Igammac")
+def _igammac_grad(op, grad):
+    """Q = 1 - P: the negated gradients of Igamma."""
+    grad_a, grad_x = _igamma_grad(op, grad)
+    return -grad_a, -grad_x
+
+
+@RegisterGradient("Betainc")
+def _betainc_grad(op, grad):
+    """dI_x(a, b)/dx = (1 - x)^(b - 1) x^(a - 1) / B(a, b); none for a and b (TF's)."""
+    a, b, x = op.inputs
+    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    _, rx = apply_op("BroadcastGradientArgs", s0=sa, s1=sx)
+    log_beta = apply_op("Lgamma", x=a) + apply_op("Lgamma", x=b) - apply_op("Lgamma", x=a + b)
+    partial_x = math_ops.exp(math_trig.xlog1py(b - 1, -x) + math_trig.xlogy(a - 1, x) - log_beta)
+    return None, None, _sum_to(partial_x * grad, rx, sx)
+
+
+@RegisterGradient("BesselI0")
+def _bessel_i0_grad(op, grad):
+    """dI0/dx = I1(x)."""
+    with control_dependencies([grad]):
+        return grad * special_math_ops.bessel_i1(op.inputs[0])
+
+
+@RegisterGradient("BesselI0e")
+def _bessel_i0e_grad(op, grad):
+    """d/dx exp(-|x|) I0(x) = I1e(x) - sign(x) I0e(x)."""
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([grad]):
+        return grad * (special_math_ops.bessel_i1e(x) - math_ops.sign(x) * y)
+
+
+@RegisterGradient("BesselI1")
+def _bessel_i1_grad(op, grad):
+    """dI1/dx = I0(x) - I1(x) / x; 1 at x = 0 (TF's where_v2)."""
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([grad]):
+        dy_dx = array_ops.where_v2(math_ops.equal(x, 0.), math_ops.cast(1., x.dtype),
+                                   special_math_ops.bessel_i0(x) - math_ops.div(y, x))
+        return grad * dy_dx
+
+
+@RegisterGradient("BesselI1e")
+def _bessel_i1e_grad(op, grad):
+    """d/dx exp(-|x|) I1(x) = I0e(x) - I1e(x) (sign(x) + 1/x); 1/2 at x = 0."""
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([grad]):
+        dy_dx = array_ops.where_v2(math_ops.equal(x, 0.), math_ops.cast(0.5, x.dtype),
+                                   special_math_ops.bessel_i0e(x) - y * (math_ops.sign(x) + math_ops.reciprocal(x)))
+        return grad * dy_dx
+
+
+@RegisterGradient("NextAfter")
+def _next_after_grad(op, grad):
+    """Passes the gradient to x1 (ones), none to x2 (zeros), TF's shapes."""
+    x1, x2 = op.inputs
+    s1, s2 = array_ops.shape(x1), array_ops.shape(x2)
+    r1, r2 = apply_op("BroadcastGradientArgs", s0=s1, s1=s2)
+    with control_dependencies([grad]):
+        p1 = array_ops.ones(s1, dtype=x1.dtype)
+        p2 = array_ops.zeros(s2, dtype=x2.dtype)
+        return _sum_to(p1 * grad, r1, s1), _sum_to(p2 * grad, r2, s2)

@@ -325,7 +325,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             raise ValueError("Only one of transpose_a and adjoint_a can be True.")
         if transpose_b and adjoint_b:
             raise ValueError("Only one of transpose_b and adjoint_b can be True.")
-        a, b = _pair(a, b)
+        a = convert_to_tensor(a, name="a")  # TF's names; b takes a's dtype, never the reverse
+        b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
         if output_type is not None and dtypes.as_dtype(output_type) != a.dtype.base_dtype:
             raise NotImplementedError("ref's matmul computes in its inputs' dtype (output_type must match it)")
         ra, rb = a.shape.ndims, b.shape.ndims

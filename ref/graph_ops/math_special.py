@@ -11,7 +11,8 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.types import dtypes
 from ref.graph_ops import array_ops, math_ops
 
-__all__ = ["segment_mean", "segment_max", "segment_min", "segment_prod", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "lgamma", "digamma", "zeta", "polygamma", "lbeta", "roll"]
+__all__ = ["segment_mean", "segment_max", "segment_min", "segment_prod", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "lgamma", "digamma", "zeta", "polygamma", "lbeta", "roll", "igamma", "igammac",
+           "betainc"]  # nextafter: tf.math only
 
 
 def segment_mean(data, segment_ids, name=None):
@@ -112,3 +113,23 @@ def lbeta(x, name=None):
 def roll(input, shift, axis, name=None):  # noqa: A002 - TF's name
     """Elements shifted by ``shift`` along ``axis`` (each may be a list), wrapping around (``Roll``)."""
     return apply_op("Roll", input=input, shift=shift, axis=axis, name=name)
+
+
+def igamma(a, x, name=None):
+    """The regularized lower incomplete gamma function ``P(a, x)`` (``Igamma``)."""
+    return apply_op("Igamma", a=a, x=x, name=name)
+
+
+def igammac(a, x, name=None):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)`` (``Igammac``)."""
+    return apply_op("Igammac", a=a, x=x, name=name)
+
+
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function ``I_x(a, b)`` (``Betainc``)."""
+    return apply_op("Betainc", a=a, b=b, x=x, name=name)
+
+
+def nextafter(x1, x2, name=None):
+    """The representable number after ``x1`` towards ``x2``, element-wise (``NextAfter``)."""
+    return apply_op("NextAfter", x1=x1, x2=x2, name=name)

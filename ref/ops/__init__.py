@@ -10,14 +10,14 @@ import threading as _threading
 from ref.ops.training import ALGORITHMS as OPTIMIZERS  # noqa: F401  (ref/ops/training/<name>.py)
 
 FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicing", "gather_scatter",
-            "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "trig", "linalg_solve", "bitwise", "fake_quant", "sparse_softmax", "nms", "fft", "search", "edit_distance", "ctc",
+            "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "special_incomplete", "trig", "linalg_solve", "linalg_factor", "bitwise", "fake_quant", "sparse_softmax", "nms", "fft", "search", "edit_distance", "ctc",
             "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
             "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
             "depthwise_conv", "conv3d", "morphology",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "sparse_cross", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",
-            "strings", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",
+            "strings", "unicode", "string_ngrams", "optional_ops", "dataset", "image", "image_resize", "image_color", "grad_helpers", "stack",
             "tensor_array",
             "session_tensor")
 

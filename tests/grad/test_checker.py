@@ -247,6 +247,24 @@ CASES.update({
     "MatrixTriangularSolve": ([2, 3, 3], lambda s: _any(s) + 3.0 * np.eye(3), lambda x: linalg_ops.matrix_triangular_solve(
         x, tf.constant(_any([3, 2])), lower=False, adjoint=True), True),
     "MatrixBandPart": ([3, 4], _any, lambda x: linalg_ops.matrix_band_part(x, 1, 0) * x, True),
+    "Igamma": ([3], _pos, lambda x: tf.igamma(x + 0.5, tf.constant([0.7, 2.0, 4.0], tf.float64))
+               + tf.igamma(tf.constant([1.5, 2.0, 3.0], tf.float64), x + 0.5), False),
+    "Igammac": ([3], _pos, lambda x: tf.igammac(x + 0.5, tf.constant([0.7, 2.0, 4.0], tf.float64))
+                + tf.igammac(tf.constant([1.5, 2.0, 3.0], tf.float64), x + 0.5), False),
+    "Betainc": ([3], lambda s: np.array([0.2, 0.5, 0.8]), lambda x: tf.betainc(
+        tf.constant([0.5, 2.0, 3.0], tf.float64), tf.constant([1.5, 1.0, 4.0], tf.float64), x), True),
+    "BesselI0": ([3], _any, lambda x: tf.math.bessel_i0(x), True),
+    "BesselI0e": ([3], _any, lambda x: tf.math.special.bessel_i0e(x), True),
+    "BesselI1": ([3], _any, lambda x: tf.math.bessel_i1(x), True),
+    "BesselI1e": ([3], _any, lambda x: tf.math.bessel_i1e(x), True),
+    "NextAfter": ([3], _any, lambda x: tf.math.nextafter(x, tf.constant([1.0, -1.0, 0.0], tf.float64)) * x, True),
+    "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
+        "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
+        l2_regularizer=tf.constant(0.1, tf.float64)) for m in (x, tf.transpose(x))], 0), True),
+    "TridiagonalSolve": ([3, 4], lambda s: _any(s) + np.array([[0.0], [4.0], [0.0]]), lambda x: tf.linalg.tridiagonal_solve(
+        x, tf.constant(_any([4, 2]))) + tf.linalg.tridiagonal_solve(x, tf.constant(_any([4, 2])), partial_pivoting=False),
+                         True),
+    "TridiagonalMatMul": ([3, 4], _any, lambda x: tf.linalg.tridiagonal_matmul(x, tf.transpose(x)[:, :2]), True),
     "Einsum": ([2, 3, 4], _any, lambda x: tf.einsum("...ij,jk,k->...i", x, tf.constant(_any([4, 4])), x[0, 0])
                + tf.einsum("abc->b", x), False),
     # Sparse ops: x is the values of a SparseTensor (or a dense operand).
@@ -477,6 +495,8 @@ def _function_attr(lib, name):
 
 
 NO_GRADIENT_IN_TF = {
+    "IgammaGradA": lambda lib, raw, x: raw.IgammaGradA(a=x * x + 1.0, x=x * x + 0.5),
+    "Lu": lambda lib, raw, x: raw.Lu(input=lib.reshape(lib.concat([x, x * 2.0, x * x], 0), [3, 3]))[0],
     "RFFT3D": lambda lib, raw, x: lib.math.real(raw.RFFT3D(input=lib.reshape(x, [1, 1, 3]), fft_length=[1, 1, 3],
                                                          Tcomplex=lib.complex128)),
     "IRFFT3D": lambda lib, raw, x: raw.IRFFT3D(input=lib.reshape(lib.complex(x, x), [1, 1, 3]), fft_length=[1, 1, 4],
@@ -556,6 +576,10 @@ KNOWN_GAPS = {
     "StatelessShuffle": "TF registers no gradient for it either",
     "StatelessRandomGetAlg": "TF registers no gradient for it either (an int32 scalar)",
     "StringSplitV2": "TF registers no gradient for it either (string in, string/int64 out)",
+    "UnicodeDecode": "TF registers no gradient for it either (string in, integers out)",
+    "UnicodeDecodeWithOffsets": "as UnicodeDecode", "UnicodeEncode": "as UnicodeDecode",
+    "UnicodeTranscode": "as UnicodeDecode", "StringNGrams": "as UnicodeDecode",
+    "UnsortedSegmentJoin": "as UnicodeDecode",
     "Substr": "TF registers no gradient for it either (string in, string out)",
     "StaticRegexReplace": "TF registers no gradient for it either (string in, string out)",
     "DecodeCompressed": "TF registers no gradient for it either (string in, string out)",
