@@ -60,9 +60,10 @@ class Tensor:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self):
-        """TF's ``Tensor("name:0", shape=(None, 3), dtype=float32)`` (no shape when the rank is unknown)."""
-        dims = self._shape.as_list() if self._shape.ndims is not None else None
-        shape = "" if dims is None else f", shape={tuple(dims)}"
+        """TF's ``Tensor("name:0", shape=(?, 3), dtype=float32)`` (no shape when the rank is
+        unknown); the shape as ``str(TensorShape)`` writes it (``None`` for an unknown
+        dimension under TF 2 shapes)."""
+        shape = "" if self._shape.ndims is None else f", shape={self._shape}"
         return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     __hash__ = object.__hash__  # identity, as __eq__; C-level, since every feed and plan lookup hashes tensors

@@ -241,6 +241,9 @@ class TensorShape:
                 Dimension(None if d.size == -1 else d.size) for d in dims.dim)
         elif isinstance(dims, (str, bytes)):
             raise TypeError(f"A string has no shape: {dims!r}")
+        elif hasattr(dims, "op") and hasattr(dims, "graph"):  # a graph Tensor: not iterated (no ops built)
+            raise TypeError(f"Iterating over a symbolic `tf.Tensor` is not allowed: a TensorShape "
+                            f"cannot be made from {dims.name!r}")
         else:
             try:
                 it = iter(dims)

@@ -128,6 +128,14 @@ def nn_dropout(tf):
     tf.nn.dropout(x, rate=tf.placeholder(tf.float32, [], name="rate"))
 
 
+def nn_dropout_tensor_noise_shape(tf):
+    """A noise shape computed from ``tf.shape`` (tensorflow-without-a-phd's convolutional
+    dropout, one mask value per channel): used as it is, never sliced."""
+    y = tf.placeholder(tf.float32, [None, 6, 6, 4], name="y")
+    noise = tf.shape(y) * tf.constant([1, 0, 0, 1]) + tf.constant([0, 1, 1, 0])
+    tf.nn.dropout(y, tf.placeholder(tf.float32, name="pkeep"), noise)
+
+
 def sigmoid_cross_entropy(tf):
     x, labels = _x(tf), _x(tf, name="labels")
     tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=x)
@@ -518,6 +526,7 @@ CASES = [
     (dense_optimizers, None),
     (sparse_optimizers, None),
     (nn_dropout, None),
+    (nn_dropout_tensor_noise_shape, None),
     (sigmoid_cross_entropy, None),
     (softmax_cross_entropies, None),
     (sparse_softmax_cross_entropy_half, None),
