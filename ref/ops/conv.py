@@ -506,7 +506,7 @@ class _Images(_ImageBlocks):
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
-        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows):  # patches a chunk at a time
+        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows, self.window):  # patches a chunk at a time
             return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad, self.bias)
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
         for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):
