@@ -31,6 +31,9 @@ products of the ``PATCH_BYTES`` blocks of images in block order, as before.
 """
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from ref.ops import gemm_kernel
@@ -38,15 +41,21 @@ from ref.ops._jit import LazyIntrinsic, njit
 
 ROWS = 6
 """Output pixels per Conv2D block (the micro-kernel's ``MR``)."""
+COLUMNS = False
+"""Whether :func:`pixel_classes` leaves out the padding's columns too, not only its
+rows: each edge column is a class of its own then, in blocks of fewer pixels, which
+cost more than the terms saved (single thread, batch 64: LeNet conv2 10.98 -> 11.30 ms,
+VGG 3x3x32 11.53 -> 11.79, 3x3x64 on 16x16 10.93 -> 11.02)."""
 
 
 def _make_micro(numba):
-    """``micro(nseg, kseg, sstride, cs, a, aoff, rs, roff, r0, b, boff, ldb, c, coff, ldc,
-    first, mr)``: the ``mr x NR`` block of ``c`` at ``coff`` (row stride ``ldc``) +=
+    """``micro(nseg, kseg, sstride, cs, a, aoff, rs, roff, r0, b, boff, ldb, bstride, c, coff,
+    ldc, coffs, first, mr)``: the ``mr x NR`` block of ``c`` at ``coff`` (row stride ``ldc``) +=
     rows ``i < mr`` of A times the block of B, over ``nseg * kseg`` steps ``t = s *
     kseg + u``: A's row ``i`` at step ``t`` is ``a[aoff + row_i + s * sstride + u * cs]``
-    and B's row ``b[boff + t * ldb : + NR]``; ``row_i`` is ``roff[r0 + i]`` when ``rs``
-    is negative (rows anywhere: pixels of several output rows), else ``i * rs``.
+    and B's row ``b[boff + s * bstride + u * ldb : + NR]``; ``row_i`` is ``roff[r0 + i]`` when ``rs``
+    is negative (rows anywhere: pixels of several output rows), else ``i * rs``; C's
+row ``i`` at ``coff + coffs[r0 + i]`` when ``rs`` is negative, else ``coff + i * ldc``.
     Each element one chain of fused multiply-adds in ``t`` order, from +0 when
     ``first``, else from the block's values."""
     from llvmlite import ir
@@ -54,16 +63,19 @@ def _make_micro(numba):
     from numba.extending import intrinsic
 
     @intrinsic
-    def micro(typingctx, nseg, kseg, sstride, cs, ap, aoff, rs, rp, r0, bp, boff, ldb, cp, coff, ldc, first, mr):
+    def micro(typingctx, nseg, kseg, sstride, cs, ap, aoff, rs, rp, r0, bp, boff, ldb, bstride, cp, coff, ldc, qp,
+              first, mr):
         if not (all(isinstance(t, types.Array) and t.ndim == 1 for t in (ap, bp, cp, rp))
                 and ap.dtype in (types.float32, types.float64) and bp.dtype == ap.dtype and cp.dtype == ap.dtype
-                and rp.dtype == types.int64):
+                and rp.dtype == types.int64 and isinstance(qp, types.Array) and qp.dtype == types.int64):
             return None
-        sig = types.void(nseg, kseg, sstride, cs, ap, aoff, rs, rp, r0, bp, boff, ldb, cp, coff, ldc, first, mr)
+        sig = types.void(nseg, kseg, sstride, cs, ap, aoff, rs, rp, r0, bp, boff, ldb, bstride, cp, coff, ldc, qp,
+                         first, mr)
         width = gemm_kernel.WIDTH[np.dtype(str(ap.dtype))]
 
         def codegen(context, builder, signature, args):
-            nseg, kseg, sstride, cs, ap_, aoff, rs, rp_, r0, bp_, boff, ldb, cp_, coff, ldc, first, mr = args
+            nseg, kseg, sstride, cs, ap_, aoff, rs, rp_, r0, bp_, boff, ldb, bstride, cp_, coff, ldc, qp_, first, mr = \
+                args
             arr = signature.args[4]
             scalar = context.get_value_type(arr.dtype)
             ptr = scalar.as_pointer()
@@ -71,9 +83,10 @@ def _make_micro(numba):
             a = builder.gep(context.make_array(signature.args[4])(context, builder, ap_).data, [aoff])
             roffs = builder.gep(context.make_array(signature.args[7])(context, builder, rp_).data, [r0])
             b = builder.gep(context.make_array(signature.args[9])(context, builder, bp_).data, [boff])
-            c = builder.gep(context.make_array(signature.args[12])(context, builder, cp_).data, [coff])
-            fnty = ir.FunctionType(ir.VoidType(), [i64, i64, i64, i64, ptr, i64, i64.as_pointer(), ptr, i64, ptr,
-                                                   i64, i64])
+            c = builder.gep(context.make_array(signature.args[13])(context, builder, cp_).data, [coff])
+            coffs = builder.gep(context.make_array(signature.args[16])(context, builder, qp_).data, [r0])
+            fnty = ir.FunctionType(ir.VoidType(), [i64, i64, i64, i64, ptr, i64, i64.as_pointer(), ptr, i64, i64,
+                                                   ptr, i64, i64.as_pointer(), i64])
             after = builder.append_basic_block("cmicro_done")
             gathered = builder.icmp_signed("<", rs, ir.Constant(rs.type, 0))
             uniform_bb = builder.append_basic_block("cmicro_uniform")
@@ -93,7 +106,8 @@ def _make_micro(numba):
                     block = builder.append_basic_block(f"cmicro_{rows}_{gather}")
                     switch.add_case(ir.Constant(mr.type, rows), block)
                     with builder.goto_block(block):
-                        builder.call(fn, [nseg, kseg, sstride, cs, a, rs, roffs, b, ldb, c, ldc, first])
+                        builder.call(fn, [nseg, kseg, sstride, cs, a, rs, roffs, b, ldb, bstride, c, ldc, coffs,
+                                          first])
                         builder.branch(after)
             builder.position_at_end(after)
             return context.get_dummy_value()
@@ -108,7 +122,7 @@ def _micro_body(fn, scalar, width, rows, gather):
     (segments, steps) around ``2 * rows`` vector accumulators held in registers."""
     from llvmlite import ir
 
-    nseg, kseg, sstride, cs, a, rs, roffs, b, ldb, c, ldc, first = fn.args
+    nseg, kseg, sstride, cs, a, rs, roffs, b, ldb, bstride, c, ldc, coffs, first = fn.args
     vec = ir.VectorType(scalar, width)
     vptr = vec.as_pointer()
     i64, i32 = ir.IntType(64), ir.IntType(32)
@@ -128,7 +142,10 @@ def _micro_body(fn, scalar, width, rows, gather):
         return builder.load(builder.bitcast(builder.gep(base, [offset]), vptr), align=align)
 
     zero64 = ir.Constant(i64, 0)
-    crow = [builder.gep(c, [builder.mul(ldc, ir.Constant(i64, i))]) for i in range(rows)]
+    if gather:
+        crow = [builder.gep(c, [builder.load(builder.gep(coffs, [ir.Constant(i64, i)]))]) for i in range(rows)]
+    else:
+        crow = [builder.gep(c, [builder.mul(ldc, ir.Constant(i64, i))]) for i in range(rows)]
     fresh = builder.icmp_signed("!=", first, ir.Constant(first.type, 0))
     zero = ir.Constant(vec, [0.0] * width)
     start = [builder.select(fresh, zero, vload(crow[i], ir.Constant(i64, h * width)))
@@ -147,7 +164,7 @@ def _micro_body(fn, scalar, width, rows, gather):
     for phi, v in zip(acc_o, start):
         phi.add_incoming(v, entry)
     segoff = builder.mul(s, sstride)
-    bseg = builder.gep(b, [builder.mul(builder.mul(s, kseg), ldb)])
+    bseg = builder.gep(b, [builder.mul(s, bstride)])
     abase = [builder.gep(r, [segoff]) for r in arow]
     builder.branch(inner)
 
@@ -230,57 +247,84 @@ def kernel_rows(i, sh, top, dh, kh, h):
     return a0, max(a1, a0)
 
 
+@njit(inline="always")
+def _negative_zero(v):
+    return v == 0 and math.copysign(1.0, v) < 0
+
+
+@njit(inline="always")
+def _block(fp, boff, nr, span, buf, wp, c, dh, a0, a1, e0, e1, roff, g, mr, dst, coff, coffs):
+    """Pixels ``g:g + mr`` of the order (A rows at ``roff``, C rows at ``coff + coffs``)
+    times one packed filter panel at ``boff`` over kernel rows ``a0:a1`` and columns
+    ``e0:e1``."""
+    _micro(a1 - a0, (e1 - e0) * c, dh * wp * c, 1, buf, a0 * dh * wp * c + e0 * c, -1, roff, g,
+           fp, boff + (a0 * span + e0 * c) * nr, nr, span * nr, dst, coff, 0, coffs, 1, mr)
+
+
 @njit(nogil=True, boundscheck=False)
-def correlate_images(xf, fp, out, buf, geometry, o, nr, bias, skip):
+def correlate_images(xf, fp, out, bits, sign, buf, geometry, o, nr, bias, order, classes):
     """``out`` (flat ``[N, OH, OW, o]``) = the correlation of the images of ``xf``
     (flat NHWC) with the filter packed as ``fp`` (``[panels, KH*KW*C, nr]``, zeros
     past ``o``); ``geometry`` = ``(n, h, w, c, oh, ow, kh, kw, sh, sw, dh, top, left)``
-    (no column dilation). With ``skip`` the kernel rows a window reads from padding
-    are left out (``ref.ops.patch_products.correlate``'s rule: the same bits); with
-    a ``bias`` (else empty) every result becomes ``max(v + bias, 0)``."""
+    (no column dilation). ``order`` lists an image's output pixels class by class,
+    ``classes`` each class's ``(first, end, a0, a1, e0, e1)``: its pixels' windows
+    multiply kernel rows ``a0:a1`` and columns ``e0:e1`` only (:func:`pixel_classes`;
+    one class of every pixel over the whole kernel where nothing is skipped). A
+    result that comes out -0 where terms were left out is computed again over the
+    whole kernel (see :func:`pixel_classes`). With a ``bias`` (else empty) every
+    result becomes ``max(v + bias, 0)``. ``bits``: ``out`` viewed as integers of its
+    width, ``sign`` the bits of -0 (the sign bit alone) as one of them."""
     n, h, w, c, oh, ow, kh, kw, sh, sw, dh, top, left = geometry
     hp = sh * (oh - 1) + dh * (kh - 1) + 1
     wp = sw * (ow - 1) + kw
     span = kw * c
     k = kh * span
     panels = (o + nr - 1) // nr
-    rows = ROWS
-    roff = np.empty(oh * ow + rows, np.int64)
-    ct = np.empty(rows * nr, out.dtype)
     per = oh * ow
-    for p in range(per):
-        roff[p] = ((p // ow) * sh * wp + (p % ow) * sw) * c
+    roff = np.empty(per + ROWS, np.int64)
+    qoff = np.empty(per + ROWS, np.int64)  # C rows of the order's pixels (within a panel: o apart)
+    sco = np.zeros(per + ROWS, np.int64)  # C rows in the scratch block ct (set before each use)
+    for t in range(per):
+        p = order[t]
+        roff[t] = ((p // ow) * sh * wp + (p % ow) * sw) * c
+        qoff[t] = p * o
+    ct = np.empty(ROWS * nr, out.dtype)
     zero = out.dtype.type(0)
     for b in range(n):
         pad_image(xf, b * h * w * c, buf, h, w, c, hp, wp, top, left)
         ob = b * per * o
-        p = 0
-        while p < per:
-            a0, a1 = 0, kh
-            end = per
-            if skip:
-                a0, a1 = kernel_rows(p // ow, sh, top, dh, kh, h)
-                end = (p // ow + 1) * ow
-                while end < per:  # the next output rows read the same kernel rows: one run
-                    b0, b1 = kernel_rows(end // ow, sh, top, dh, kh, h)
-                    if b0 != a0 or b1 != a1:
-                        break
-                    end += ow
-            for g in range(p, end, rows):
-                mr = min(rows, end - g)
+        for cl in range(classes.shape[0]):
+            t0, t1, a0, a1, e0, e1 = classes[cl]
+            partial = a1 < kh or e0 > 0 or e1 < kw  # terms left out after some of the chain's
+            for g in range(t0, t1, ROWS):
+                mr = min(ROWS, t1 - g)
                 for jp in range(panels):
                     col = jp * nr
-                    boff = jp * k * nr + a0 * span * nr
-                    if col + nr <= o:
-                        _micro(a1 - a0, span, dh * wp * c, 1, buf, a0 * dh * wp * c, -1, roff, g,
-                               fp, boff, nr, out, ob + g * o + col, o, 1, mr)
+                    width = min(nr, o - col)
+                    if width == nr:
+                        _block(fp, jp * k * nr, nr, span, buf, wp, c, dh, a0, a1, e0, e1, roff, g, mr,
+                               out, ob + col, qoff)
                     else:
-                        _micro(a1 - a0, span, dh * wp * c, 1, buf, a0 * dh * wp * c, -1, roff, g,
-                               fp, boff, nr, ct, 0, nr, 1, mr)
                         for i in range(mr):
-                            for j in range(o - col):
-                                out[ob + (g + i) * o + col + j] = ct[i * nr + j]
-            p = end
+                            sco[g + i] = i * nr
+                        _block(fp, jp * k * nr, nr, span, buf, wp, c, dh, a0, a1, e0, e1, roff, g, mr,
+                               ct, 0, sco)
+                        for i in range(mr):
+                            at = ob + qoff[g + i] + col
+                            for j in range(width):
+                                out[at + j] = ct[i * nr + j]
+                    if partial:
+                        for i in range(mr):
+                            at = ob + qoff[g + i] + col
+                            again = False
+                            for j in range(width):
+                                again |= bits[at + j] == sign
+                            if again:  # a -0: the whole chain's may be +0
+                                sco[g + i] = 0
+                                _block(fp, jp * k * nr, nr, span, buf, wp, c, dh, 0, kh, 0, kw, roff, g + i, 1,
+                                       ct, 0, sco)
+                                for j in range(width):
+                                    out[at + j] = ct[j]
         if bias.size:
             for r in range(per):
                 at = np.uintp(ob + r * o)
@@ -339,14 +383,14 @@ def filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr):
                         bb, boff, ldb = dyf, b * per * o + col, o
                     if col + nr <= o:
                         _micro(oh, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
-                               bb, boff, ldb, dst, coff, o, first, mr)
+                               bb, boff, ldb, ow * ldb, dst, coff, o, none, first, mr)
                     else:
                         if not first:
                             for i in range(mr):
                                 for j in range(o - col):
                                     ct[i * nr + j] = dst[coff + i * o + j]
                         _micro(oh, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
-                               bb, boff, ldb, ct, 0, nr, first, mr)
+                               bb, boff, ldb, ow * ldb, ct, 0, nr, none, first, mr)
                         for i in range(mr):
                             for j in range(o - col):
                                 dst[coff + i * o + j] = ct[i * nr + j]
@@ -374,10 +418,56 @@ def pack_panels(fm, nr):
     return fp
 
 
+@functools.lru_cache(maxsize=256)
+def pixel_classes(h, w, window, pad, skip):
+    """``(order, classes)`` for :func:`correlate_images`: an image's output pixels
+    grouped by the kernel rows ``a0:a1`` and columns ``e0:e1`` their windows read
+    inside the input (``skip``), else one class over the whole kernel.
+
+    **Leaving the padding's terms out keeps every bit**, given a finite filter and
+    no flushing of subnormals (``ref.ops.patch_products.skips_padding_rows``): a
+    padding term is ``fma(+0, f, acc) = acc + (+0 * f)``, which is ``acc`` unless
+    ``acc`` is -0 (then +0 where ``f`` is not negative). So a chain without those
+    terms differs from the whole chain only by the sign of a zero: it equals it
+    until the first left-out term that meets a -0 (a sum that rounded to zero from
+    below), after which the whole chain holds +0 and this one -0, until a term
+    whose exact product is not zero gives both the same value again. A result of
+    the shorter chain that is not -0 is therefore the whole chain's; one that is -0
+    is computed again over the whole kernel (the padded image holds the zeros).
+    Terms left out before any other (the kernel rows above the input) never meet
+    a -0: a chain starts from +0. (Cached: a model's layers ask again every step;
+    the arrays are read, never written.)"""
+    kh, kw, oh, ow, sh, sw, dh, dw = window
+    top, left = pad
+    i = np.arange(oh)[:, None]
+    a = np.arange(kh)[None, :]
+    j = np.arange(ow)[:, None]
+    e = np.arange(kw)[None, :]
+    rin = (sh * i - top + dh * a >= 0) & (sh * i - top + dh * a < h)
+    cin = (sw * j - left + dw * e >= 0) & (sw * j - left + dw * e < w)
+    if not skip:
+        return np.arange(oh * ow, dtype=np.int64), np.array([[0, oh * ow, 0, kh, 0, kw]], np.int64)
+    a0 = np.where(rin.any(1), rin.argmax(1), 0)
+    a1 = np.where(rin.any(1), kh - rin[:, ::-1].argmax(1), 0)
+    e0 = np.zeros(ow, np.int64)  # (columns are all multiplied: see COLUMNS)
+    e1 = np.full(ow, kw, np.int64)
+    if COLUMNS:
+        e0 = np.where(cin.any(1), cin.argmax(1), 0)
+        e1 = np.where(cin.any(1), kw - cin[:, ::-1].argmax(1), 0)
+    key = np.stack(np.broadcast_arrays(a0[:, None], a1[:, None], e0[None, :], e1[None, :]), -1).reshape(-1, 4)
+    kinds, label = np.unique(key, axis=0, return_inverse=True)
+    order = np.argsort(label.reshape(-1), kind="stable").astype(np.int64)
+    counts = np.bincount(label.reshape(-1), minlength=len(kinds))
+    edges = np.concatenate([[0], np.cumsum(counts)])
+    classes = np.concatenate([edges[:-1, None], edges[1:, None], kinds], 1).astype(np.int64)
+    return order, classes
+
+
 def correlate(xf, fm, out, shape, window, pad, bias, skip):
     """``out [N, OH, OW, O]`` = the correlation of the flat NHWC ``xf`` (images of
     ``shape``) with ``fm [KH*KW*C, O]`` (``window`` = ``(kh, kw, oh, ow, sh, sw, dh, dw)``
-    with ``dw == 1``, ``pad`` = (top, left)), by :func:`correlate_images`; ``bias``: an
+    with ``dw == 1``, ``pad`` = (top, left)), by :func:`correlate_images`, the
+    padding's terms left out with ``skip`` (:func:`pixel_classes`); ``bias``: an
     array of ``O`` values, or empty."""
     n, h, w, c = shape
     kh, kw, oh, ow, sh, sw, dh, dw = window
@@ -385,8 +475,11 @@ def correlate(xf, fm, out, shape, window, pad, bias, skip):
     nr = 2 * gemm_kernel.WIDTH[out.dtype]
     hp, wp = padded_size(window)
     buf = np.empty(hp * wp * c, out.dtype)
-    correlate_images(xf, pack_panels(fm, nr).reshape(-1), out.reshape(-1), buf,
-                     (n, h, w, c, oh, ow, kh, kw, sh, sw, dh, pad[0], pad[1]), fm.shape[1], nr, bias, skip)
+    order, classes = pixel_classes(h, w, tuple(window), tuple(pad), bool(skip))
+    flat = out.reshape(-1)
+    bits = flat.view(np.int32 if out.itemsize == 4 else np.int64)
+    correlate_images(xf, pack_panels(fm, nr).reshape(-1), flat, bits, np.iinfo(bits.dtype).min, buf,
+                     (n, h, w, c, oh, ow, kh, kw, sh, sw, dh, pad[0], pad[1]), fm.shape[1], nr, bias, order, classes)
 
 
 def filter_grad(xf, dyf, out, tmp, geometry, k0, k1, o, nb):

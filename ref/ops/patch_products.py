@@ -18,6 +18,8 @@ read: an element's chain does not depend on the split.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ref.ops import conv_kernel
@@ -257,6 +259,13 @@ def _correlate_rows(xf, fm, out, buf, geometry, k, o, chunk, nr, bias, skip):
                     end = min(q1, end + ow)
                 _gemm_resume(end - p, o, (a1 - a0) * span, buf, (p - q0) * k + a0 * span, k, 1,
                              fm, a0 * span * o, o, 1, out, p * o, o, 1, nr, 0)
+                if a1 < kh:  # a -0 may be the whole chain's +0 (ref.ops.conv_kernel.pixel_classes)
+                    for r in range(p, end):
+                        for j in range(o):
+                            v = out[r * o + j]
+                            if v == 0 and math.copysign(1.0, v) < 0:
+                                _gemm_resume(1, o, k, buf, (r - q0) * k, k, 1, fm, 0, o, 1, out, r * o, o, 1, nr, 0)
+                                break
                 p = end
         if bias.size:  # (unsigned indices: no negative-index test, so LLVM vectorises the loop)
             for r in range(q0, q1):
@@ -277,13 +286,14 @@ def correlate(x, fm, out, window, pad, bias=None):
 
     **Padding rows are skipped.** A window at the top or bottom of a padded
     input reads whole kernel rows of padding; their columns of the patch matrix
-    are zeros, whose terms ``fma(+0, f, acc)`` leave the chain as it was: ``acc``
-    starts at +0, and a chain from +0 is never -0 under IEEE round-to-nearest (an
-    exact zero sum is +0 unless both addends are -0), so ``acc + (+-0)`` is ``acc``,
-    before the first real term and after the last alike. That holds when every
-    ``f`` is finite (``0 * inf`` is NaN) and subnormals are not flushed (under
-    ``fpenv.flush_denormals`` a tiny negative sum becomes -0, which ``+0`` would
-    turn to +0): in those cases every column is multiplied, as before. So each run
+    are zeros, whose terms ``fma(+0, f, acc)`` leave the chain as it was unless
+    ``acc`` is -0 (a sum that rounded to zero from below: then +0 where ``f`` is
+    not negative). So a result without the bottom rows' terms is the whole
+    chain's unless it is -0, and a -0 is computed again over every column
+    (``ref.ops.conv_kernel.pixel_classes`` has the argument; the rows above the
+    input come before any other term, when ``acc`` is still +0). That holds when
+    every ``f`` is finite (``0 * inf`` is NaN) and subnormals are not flushed:
+    otherwise every column is multiplied, as before. So each run
     of output rows reading the same kernel rows is one product over those rows'
     columns only, with the bits of the whole product (LeNet's 5x5 SAME layer on
     14x14 rows: 6 of the 70 kernel rows its output rows read are padding, 8.6% of
@@ -294,7 +304,7 @@ def correlate(x, fm, out, window, pad, bias=None):
     if _direct(x, window):
         xf = gemm.writable(np.ascontiguousarray(x)).reshape(-1)
         fm = gemm.writable(np.ascontiguousarray(fm))
-        skip = skips_padding_rows(fm, h, window, pad[0])
+        skip = k >= CORRELATE_MIN_COLUMNS and skips_padding(fm)  # whatever their share: classes cost nothing
         bias = np.empty(0, out.dtype) if bias is None else gemm.writable(np.ascontiguousarray(bias))
         conv_kernel.correlate(xf, fm, out, x.shape, window, pad, bias, skip)
         return
@@ -324,8 +334,15 @@ def skips_padding_rows(fm, h, window, top) -> bool:
     matrix ``fm`` over ``h`` input rows (``window`` as there, ``top`` rows of padding
     before): at least ``SKIP_MIN_SHARE`` of the kernel rows read are padding, every
     filter value is finite and subnormals are not flushed (``SKIP_PADDING_ROWS`` set)."""
-    return (SKIP_PADDING_ROWS and not fpenv.active() and padding_share(h, window, top) >= SKIP_MIN_SHARE
-            and bool(np.isfinite(fm).all()))
+    return padding_share(h, window, top) >= SKIP_MIN_SHARE and skips_padding(fm)
+
+
+def skips_padding(fm) -> bool:
+    """Whether the terms of a convolution's padding may be left out with the filter
+    matrix ``fm`` (``SKIP_PADDING_ROWS`` set, every filter value finite, subnormals not
+    flushed): the results then differ only where one comes out -0, which is computed
+    again over every term (``ref.ops.conv_kernel.pixel_classes``)."""
+    return SKIP_PADDING_ROWS and not fpenv.active() and bool(np.isfinite(fm).all())
 
 
 CORRELATE_MIN_COLUMNS = 64

@@ -25,6 +25,10 @@ CASES = [
     ("signed-zeros", (4, 9, 11, 16), (3, 3, 16, 32), (1, 1), (1, 1), "SAME", "zeros", 1 << 24),
     ("tall-kernel", (3, 5, 24, 32), (7, 3, 32, 32), (1, 1), (1, 1), "SAME", "x", 1 << 24),
     ("subnormals-ftz", (4, 14, 14, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "tiny", 1 << 24),
+    # sums that round to -0 from below, where the padding's terms (+0 * f, f > 0) make +0
+    ("underflow-signed-zeros", (3, 6, 7, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "underflow", 1 << 24),
+    ("underflow-vgg", (3, 8, 8, 64), (3, 3, 64, 64), (1, 1), (1, 1), "SAME", "underflow", 1 << 24),
+    ("underflow-all-negative", (3, 6, 7, 32), (5, 5, 32, 64), (1, 1), (1, 1), "SAME", "underflow-", 1 << 24),
 ]
 
 
@@ -38,6 +42,11 @@ def _inputs(rng, xs, fs, special, dtype):
     elif special == "zeros":
         x[...] = -0.0
         f = np.where(rng.random(fs) < 0.5, -0.0, 0.0).astype(dtype)
+    elif special.startswith("underflow"):  # products below the smallest subnormal: each rounds to a signed zero
+        x = np.abs(x) * dtype(1e-30 if dtype == np.float32 else 1e-200)
+        f = -np.abs(f) * dtype(1e-20 if dtype == np.float32 else 1e-200)
+        if special == "underflow":
+            f[-1] = -f[-1]  # the last kernel row positive: +0 where it is padding, the whole chain +0
     elif special == "tiny":  # products and sums below the smallest normal number
         x *= 4 * np.finfo(dtype).tiny
     return x, f
@@ -105,6 +114,10 @@ def test_direct_convolutions_have_the_patch_matrix_bits(name, xs, fs, strides, d
     chunked = runs()
     monkeypatch.setattr(patch_products, "correlates", lambda *a: False)  # whole-image patch blocks
     blocks = runs()
+    if special == "underflow":  # (the chains without the bottom padding rows' terms are -0)
+        assert (got[0] == 0).all() and not np.signbit(got[0]).any()
+    if special == "underflow-":
+        assert (got[0] == 0).all() and np.signbit(got[0]).all()
     if special == "tiny":
         assert not np.all(got[0] == 0)
         with fpenv.flush_denormals():
