@@ -333,14 +333,48 @@ def correlate_images(xf, fp, out, bits, sign, buf, geometry, o, nr, bias, order,
                     out[at + j] = v if not v <= zero else zero
 
 
+@njit(inline="always")
+def _pack_image(dyf, dyp, b, per, o, nr, panels):
+    """dyp = image ``b`` of out_backprop in ``nr``-column panels, zeros past ``o``."""
+    for jp in range(panels):
+        for t in range(per):
+            for j in range(nr):
+                col = jp * nr + j
+                dyp[(jp * per + t) * nr + j] = dyf[(b * per + t) * o + col] if col < o else 0
+
+
+@njit(inline="always")
+def _inside_rows(a, sh, top, dh, h, oh):
+    """The output rows ``i0:i1`` whose input row ``sh * i - top + dh * a`` (kernel row
+    ``a``) lies inside the input's ``h`` rows."""
+    lo = top - dh * a
+    i0 = min(max(0, (lo + sh - 1) // sh), oh)
+    i1 = min(max(0, (lo + h + sh - 1) // sh), oh)
+    return i0, max(i0, i1)
+
+
+@njit(inline="always")
+def _piece(r, run, kw, dw, dh, wp, c):
+    """The kernel row and the padded image's offset of ``df`` row ``r``'s first value,
+    and the end of its run of adjacent rows."""
+    piece = r // run
+    if dw == 1:
+        return piece, piece * dh * wp * c + (r - piece * run), (piece + 1) * run
+    return piece // kw, ((piece // kw) * dh * wp + (piece % kw) * dw) * c + (r - piece * run), (piece + 1) * run
+
+
 @njit(nogil=True, boundscheck=False)
-def filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr):
+def filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr, skip):
     """Rows ``k0:k1`` of ``df = patches^T @ out_backprop`` into ``out`` (flat ``[k1 - k0,
     o]``, zeros), reading the windows in place in each image padded into ``buf``: per
     block of ``nb`` images one chain per element (resumed from image to image),
     blocks added into ``out`` in order where there are several (``tmp``: their
     product). ``dyp``: room for one image's out_backprop packed in ``nr``-column
-    panels where ``o`` is not a whole number of them (else empty: read in place)."""
+    panels where ``o`` is not a whole number of them (else empty: read in place).
+    With ``skip`` (a finite out_backprop, subnormals not flushed) the output rows
+    whose window row lies in padding are left out of each kernel row's chains; a
+    block's result that comes out -0 is then computed again over every term (the
+    argument of :func:`pixel_classes`)."""
     n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left = geometry
     hp = sh * (oh - 1) + dh * (kh - 1) + 1
     wp = sw * (ow - 1) + dw * (kw - 1) + 1
@@ -358,22 +392,17 @@ def filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr):
         pad_image(xf, b * h * w * c, buf, h, w, c, hp, wp, top, left)
         first = 1 if b % nb == 0 else 0
         if packed:
-            for jp in range(panels):
-                for t in range(per):
-                    for j in range(nr):
-                        col = jp * nr + j
-                        dyp[(jp * per + t) * nr + j] = dyf[(b * per + t) * o + col] if col < o else 0
+            _pack_image(dyf, dyp, b, per, o, nr, panels)
         r = k0
         while r < k1:
-            piece = r // run
-            stop = min(k1, (piece + 1) * run)
-            if dw == 1:
-                base = piece * dh * wp * c + (r - piece * run)
-            else:
-                base = ((piece // kw) * dh * wp + (piece % kw) * dw) * c + (r - piece * run)
+            a, base, stop = _piece(r, run, kw, dw, dh, wp, c)
+            stop = min(k1, stop)
+            i0, i1 = 0, oh
+            if skip:
+                i0, i1 = _inside_rows(a, sh, top, dh, h, oh)
             for g in range(r, stop, mrs):
                 mr = min(mrs, stop - g)
-                aoff = base + (g - r)
+                aoff = base + (g - r) + i0 * sh * wp * c
                 for jp in range(panels):
                     col = jp * nr
                     coff = (g - k0) * o + col
@@ -381,23 +410,45 @@ def filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr):
                         bb, boff, ldb = dyp, jp * per * nr, nr
                     else:
                         bb, boff, ldb = dyf, b * per * o + col, o
+                    boff += i0 * ow * ldb
                     if col + nr <= o:
-                        _micro(oh, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
+                        _micro(i1 - i0, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
                                bb, boff, ldb, ow * ldb, dst, coff, o, none, first, mr)
                     else:
                         if not first:
                             for i in range(mr):
                                 for j in range(o - col):
                                     ct[i * nr + j] = dst[coff + i * o + j]
-                        _micro(oh, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
+                        _micro(i1 - i0, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
                                bb, boff, ldb, ow * ldb, ct, 0, nr, none, first, mr)
                         for i in range(mr):
                             for j in range(o - col):
                                 dst[coff + i * o + j] = ct[i * nr + j]
             r = stop
-        if several and (b % nb == nb - 1 or b == n - 1):
-            for t in range(kk * o):
-                out[t] += tmp[t]
+        if b % nb == nb - 1 or b == n - 1:  # the block's chains are whole
+            if skip:
+                b0 = b - b % nb
+                done = -1  # the last panel row computed again (all its values the whole chains')
+                for t in range(kk * o):
+                    v = dst[t]
+                    if v == 0 and math.copysign(1.0, v) < 0 and (t // o) * panels + (t % o) // nr != done:  # the whole chain's may be +0
+                        rr, col = k0 + t // o, (t % o) // nr * nr
+                        done = (t // o) * panels + (t % o) // nr
+                        _, aoff, _ = _piece(rr, run, kw, dw, dh, wp, c)
+                        for b2 in range(b0, b + 1):
+                            pad_image(xf, b2 * h * w * c, buf, h, w, c, hp, wp, top, left)
+                            if packed:
+                                _pack_image(dyf, dyp, b2, per, o, nr, panels)
+                                bb, boff, ldb = dyp, (col // nr) * per * nr, nr
+                            else:
+                                bb, boff, ldb = dyf, b2 * per * o + col, o
+                            _micro(oh, ow, sh * wp * c, sw * c, buf, aoff, 1, none, 0,
+                                   bb, boff, ldb, ow * ldb, ct, 0, nr, none, 1 if b2 == b0 else 0, 1)
+                        for j in range(min(nr, o - col)):
+                            dst[(rr - k0) * o + col + j] = ct[j]
+            if several:
+                for t in range(kk * o):
+                    out[t] += tmp[t]
 
 
 def padded_size(window):
@@ -482,12 +533,13 @@ def correlate(xf, fm, out, shape, window, pad, bias, skip):
                      (n, h, w, c, oh, ow, kh, kw, sh, sw, dh, pad[0], pad[1]), fm.shape[1], nr, bias, order, classes)
 
 
-def filter_grad(xf, dyf, out, tmp, geometry, k0, k1, o, nb):
+def filter_grad(xf, dyf, out, tmp, geometry, k0, k1, o, nb, skip=False):
     """Rows ``k0:k1`` of a filter gradient by :func:`filter_grad_rows` (``geometry`` =
-    ``(n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left)``)."""
+    ``(n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, top, left)``; ``skip``: leave the
+    padding rows' terms out, for a finite out_backprop without flushed subnormals)."""
     n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw = geometry[:12]
     nr = 2 * gemm_kernel.WIDTH[out.dtype]
     hp, wp = padded_size((kh, kw, oh, ow, sh, sw, dh, dw))
     buf = np.empty(hp * wp * c, out.dtype)
     dyp = np.empty(-(-o // nr) * oh * ow * nr if o % nr else 0, out.dtype)
-    filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr)
+    filter_grad_rows(xf, dyf, out, tmp, buf, dyp, geometry, k0, k1, o, nb, nr, bool(skip))
