@@ -19,9 +19,10 @@ input's dtype, the patches copied a block of images at a time
 (``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
 unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
 filter at stride 1 needs no copy (the input is the patch matrix). Where the
-products are ``ref``'s kernel the patch matrix is never held: ``patch_products``
-copies a cache-sized chunk of its rows at a time and multiplies it at once (the
-same chains, so the same bits). The filter
+products are ``ref``'s kernel the patch matrix is never held: ``conv_kernel``
+reads the windows in place in each padded image (no column dilation in Conv2D;
+every filter gradient), else ``patch_products`` copies a cache-sized chunk of its
+rows at a time and multiplies it at once (the same chains, so the same bits). The filter
 gradient is ``patches^T @ out_backprop`` summed over the blocks. The input
 gradient at stride 1 (when the filter has no more outputs than inputs) is the
 same correlation run on ``out_backprop`` zero-extended by ``(K - 1) *
