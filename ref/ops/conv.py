@@ -19,9 +19,10 @@ input's dtype, the patches copied a block of images at a time
 (``PATCH_BYTES``, ``KERNEL_PATCH_BYTES``) by a compiled loop that reads the
 unpadded input and writes the padding's zeros itself (``_im2col``); a 1x1
 filter at stride 1 needs no copy (the input is the patch matrix). Where the
-products are ``ref``'s kernel the patch matrix is never held: ``patch_products``
-copies a cache-sized chunk of its rows at a time and multiplies it at once (the
-same chains, so the same bits). The filter
+products are ``ref``'s kernel the patch matrix is never held: ``conv_kernel``
+reads the windows in place in each padded image (no column dilation in Conv2D;
+every filter gradient), else ``patch_products`` copies a cache-sized chunk of its
+rows at a time and multiplies it at once (the same chains, so the same bits). The filter
 gradient is ``patches^T @ out_backprop`` summed over the blocks. The input
 gradient at stride 1 (when the filter has no more outputs than inputs) is the
 same correlation run on ``out_backprop`` zero-extended by ``(K - 1) *
@@ -506,7 +507,7 @@ class _Images(_ImageBlocks):
     def _fill(self, lo, hi, dst):
         k, o = self.fm.shape
         rows = self.window[2] * self.window[3]
-        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows):  # patches a chunk at a time
+        if self.bias is not None or patch_products.correlates(self.x, self.fm, rows, self.window):  # patches a chunk at a time
             return patch_products.correlate(self.x[lo:hi], self.fm, dst, self.window, self.pad, self.bias)
         nb = _kernel_images_per_block(hi - lo, rows, k, o, self.fm.dtype)
         for b0, b1, cols in _patch_blocks(self.x[lo:hi], *self.window, nb=nb, pad=self.pad):

@@ -126,7 +126,8 @@ def conv_bias_relu(x, f, bias, attrs, data_format="NHWC"):
         return None
     g = conv.Geometry(x.shape[1], x.shape[2], kh, kw, strides, dilations, padding, list(explicit or ()), fmt)
     fm = np.ascontiguousarray(f).reshape(-1, o)
-    if g.oh <= 0 or g.ow <= 0 or conv._pointwise(g) or not patch_products.correlates(x, fm, g.oh * g.ow):
+    if g.oh <= 0 or g.ow <= 0 or conv._pointwise(g) or not patch_products.correlates(
+            x, fm, g.oh * g.ow, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw)):
         return None
     out = np.empty((x.shape[0], g.oh, g.ow, o), x.dtype)
     conv._Images(out, x, fm, (kh, kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw), (g.ph0, g.pw0), bias).run(
