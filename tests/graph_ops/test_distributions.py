@@ -62,7 +62,7 @@ def _gamma_exponential(tf):
     x = tf.placeholder(tf.float32, [None, 2], name="x")
     g = d.Gamma(concentration=[0.5, 3.], rate=2.)
     e = d.Exponential(rate=[1., 4.])
-    return [g.sample(3), g.log_prob(x), g.prob(x), g.entropy(), g.mean(), g.variance(), g.stddev(), g.mode(),
+    return [g.sample(3), g.log_prob(x), g.prob(x), g.cdf(tf.abs(x)), e.cdf(tf.abs(x)), g.entropy(), g.mean(), g.variance(), g.stddev(), g.mode(),
             d.kl_divergence(g, d.Gamma(concentration=2., rate=[1., .5])), g.sample(seed=4),
             e.sample(2), e.log_prob(x), e.log_survival_function(x), e.mean(), e.entropy(), e.mode()]
 
@@ -79,7 +79,7 @@ def _beta_dirichlet(tf):
     x = tf.placeholder(tf.float32, [None, 2], name="x")
     b = d.Beta(concentration1=[0.5, 2.], concentration0=3.)
     di = d.Dirichlet([[1., 2., 3.], [0.5, 0.5, 4.]])
-    return [b.sample(3), b.sample(2, seed=7), b.log_prob(tf.sigmoid(x)), b.entropy(), b.mean(), b.variance(),
+    return [b.sample(3), b.sample(2, seed=7), b.log_prob(tf.sigmoid(x)), d.Beta(2., 3.).cdf([0.2, 0.7]), d.Beta(0.5, 3.).log_cdf(tf.sigmoid(x)), b.entropy(), b.mean(), b.variance(),
             b.mode(), d.kl_divergence(b, d.Beta(2., [1., 4.])), b.stddev(),
             di.sample(2), di.log_prob([[0.2, 0.3, 0.5]]), di.entropy(), di.mean(), di.variance(), di.covariance(),
             d.kl_divergence(di, d.Dirichlet([2., 2., 2.])), di.prob([0.1, 0.1, 0.8])]
@@ -91,7 +91,7 @@ def _student_t_multinomial(tf):
     t = d.StudentT(df=[1.5, 5.], loc=0.5, scale=2.)
     m = d.Multinomial(total_count=[4., 6.], probs=[[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]])
     m2 = d.Multinomial(total_count=3., logits=[0.1, 0.2, -0.3])
-    return [t.sample(3), t.log_prob(x), t.prob(x), t.entropy(), t.mean(), t.variance(), t.stddev(), t.mode(),
+    return [t.sample(3), t.log_prob(x), t.prob(x), d.StudentT(3., 0.5, 2.).cdf([0.5, -1.]), d.StudentT(1.5, 0., 1.).log_cdf(x), t.entropy(), t.mean(), t.variance(), t.stddev(), t.mode(),
             t.sample(2, seed=3), m.log_prob([[1., 1., 2.], [3., 2., 1.]]), m.prob([[0., 0., 4.], [6., 0., 0.]]),
             m.mean(), m.variance(), m.covariance(), m2.sample(4, seed=1), m2.log_prob([1., 1., 1.])]
 

@@ -89,6 +89,12 @@ class Beta(distribution.Distribution):
     def _prob(self, x):
         return math_ops.exp(self._log_prob(x))
 
+    def _log_cdf(self, x):
+        return math_ops.log(self._cdf(x))
+
+    def _cdf(self, x):
+        return math_special.betainc(self.concentration1, self.concentration0, x)  # I_x(a, b)
+
     def _log_unnormalized_prob(self, x):
         x = self._maybe_assert_valid_sample(x)
         return math_trig.xlogy(self.concentration1 - 1., x) + (self.concentration0 - 1.) * math_ops.log1p(-x)

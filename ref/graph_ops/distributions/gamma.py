@@ -67,6 +67,10 @@ class Gamma(distribution.Distribution):
     def _log_prob(self, x):
         return self._log_unnormalized_prob(x) - self._log_normalization()
 
+    def _cdf(self, x):
+        x = self._maybe_assert_valid_sample(x)
+        return math_special.igamma(self.concentration, self.rate * x)  # P(a, b x)
+
     def _log_unnormalized_prob(self, x):
         x = self._maybe_assert_valid_sample(x)
         return math_trig.xlogy(self.concentration - 1., x) - self.rate * x

@@ -87,6 +87,13 @@ class StudentT(distribution.Distribution):
         return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df) + 0.5 * np.log(np.pi)
                 + math_special.lgamma(0.5 * self.df) - math_special.lgamma(0.5 * (self.df + 1.)))
 
+    def _cdf(self, x):
+        # 1 - I_{nu/(y^2+nu)}(nu/2, 1/2) / 2 for y >= 0, the half for y < 0
+        y = (x - self.loc) / math_ops.abs(self.scale)
+        x_t = self.df / (y ** 2. + self.df)
+        neg_cdf = 0.5 * math_special.betainc(0.5 * self.df, 0.5, x_t)
+        return array_ops.where_v2(math_ops.less(y, 0.), neg_cdf, 1. - neg_cdf)
+
     def _entropy(self):
         v = array_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)[..., array_ops.newaxis]
         u = v * self.df[..., array_ops.newaxis]
