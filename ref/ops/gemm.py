@@ -74,6 +74,15 @@ interrupt on a virtual machine) and the helper ~20 us before it starts: an MLP
 step ran 9% faster with this limit than with half of it (128x256x256 products
 on one thread)."""
 MAX_BLOCKS = 8
+PACKED_B_ELEMENTS = 1 << 18
+"""Elements of B (``k * n``) from which a block of rows packs a B larger than L2 (1 MiB
+of float32), from memory, for each block: such products are cut in at most ``m //
+:data:`PACKED_B_ROWS``` blocks. The LSTM LM's softmax input gradient ``[400, 10000] @
+[10000, 200]`` (B = W.T, packed by transposes): seven blocks of 64 rows packed its 8 MB
+seven times, 74 GFLOP/s single-threaded; two blocks 90 (``bench/README.md``)."""
+PACKED_B_ROWS = 128
+"""Rows a block needs where B is packed from memory (:data:`PACKED_B_ELEMENTS`): the
+packing (~1 ns an element, transposed) is then under 1/10 of the block's multiply-adds."""
 PAIR_MIN_WORK = 1 << 22
 """Multiply-adds each of two products needs for :func:`concurrently` to run them
 at once (:func:`one_thread`): below it waking a helper costs more than it saves
@@ -165,6 +174,8 @@ def blocks(m, n, k):
     axis = 0 if m >= n else 1
     size = m if axis == 0 else n
     count = int(min(MAX_BLOCKS, m * n * k // MIN_BLOCK_WORK, size // 16))  # 16 rows/columns: a BLAS tile
+    if axis == 0 and k * n >= PACKED_B_ELEMENTS:  # each block of rows packs all of B: few, tall blocks
+        count = min(count, m // PACKED_B_ROWS)
     if count < 2:
         return axis, None
     count = 1 << (count.bit_length() - 1)  # 2, 4 or 8
