@@ -74,6 +74,22 @@ interrupt on a virtual machine) and the helper ~20 us before it starts: an MLP
 step ran 9% faster with this limit than with half of it (128x256x256 products
 on one thread)."""
 MAX_BLOCKS = 8
+BLOCKS_PER_WORKER = 2
+"""Blocks of a product per thread that runs it, at most: each block of columns reads
+all of A and each block of rows packs all of B, and a helper's block is computed
+apart and copied, so fewer, larger blocks cost less; two per thread still let the
+caller take over the share of a helper that a busy machine deschedules. The MLP's
+four large products (``bench/models.py``), one thread's CPU time: 9.6 ms in 8
+blocks, 8.8 in 4, 7.7 in 2 (``bench/README.md``)."""
+PACKED_B_ELEMENTS = 1 << 18
+"""Elements of B (``k * n``) from which a block of rows packs a B larger than L2 (1 MiB
+of float32), from memory, for each block: such products are cut in at most ``m //
+:data:`PACKED_B_ROWS``` blocks. The LSTM LM's softmax input gradient ``[400, 10000] @
+[10000, 200]`` (B = W.T, packed by transposes): seven blocks of 64 rows packed its 8 MB
+seven times, 74 GFLOP/s single-threaded; two blocks 90 (``bench/README.md``)."""
+PACKED_B_ROWS = 128
+"""Rows a block needs where B is packed from memory (:data:`PACKED_B_ELEMENTS`): the
+packing (~1 ns an element, transposed) is then under 1/10 of the block's multiply-adds."""
 PAIR_MIN_WORK = 1 << 22
 """Multiply-adds each of two products needs for :func:`concurrently` to run them
 at once (:func:`one_thread`): below it waking a helper costs more than it saves
@@ -161,10 +177,17 @@ def limit_threads(n):
 
 def blocks(m, n, k):
     """``(axis, bounds)``: how an ``[m, k] @ [k, n]`` product is cut (axis 0: rows
-    of the result, 1: columns; ``bounds`` the block edges), from the shapes alone."""
+    of the result, 1: columns; ``bounds`` the block edges), from the shapes and the
+    threads this thread's products run on (:func:`workers`: at most
+    :data:`BLOCKS_PER_WORKER` blocks each; one thread: one block). The bits never
+    depend on the cut: each element is one chain, whatever block holds it."""
     axis = 0 if m >= n else 1
     size = m if axis == 0 else n
-    count = int(min(MAX_BLOCKS, m * n * k // MIN_BLOCK_WORK, size // 16))  # 16 rows/columns: a BLAS tile
+    threads = workers()
+    count = int(min(MAX_BLOCKS, m * n * k // MIN_BLOCK_WORK, size // 16,  # 16 rows/columns: a BLAS tile
+                    BLOCKS_PER_WORKER * threads if threads > 1 else 1))
+    if axis == 0 and k * n >= PACKED_B_ELEMENTS:  # each block of rows packs all of B: few, tall blocks
+        count = min(count, m // PACKED_B_ROWS)
     if count < 2:
         return axis, None
     count = 1 << (count.bit_length() - 1)  # 2, 4 or 8

@@ -636,7 +636,9 @@ def bias_add_grad(out_backprop, data_format="NHWC"):
 def l2_loss(t):
     """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2)."""
     x = np.asarray(t)
-    return np.asarray(np.add.reduce(np.multiply(np.multiply(x, x), _c(0.5, x)), axis=None, dtype=x.dtype))
+    y = np.multiply(x, x, out=np.empty(x.shape, x.dtype))
+    np.multiply(y, _c(0.5, x), out=y)  # the same two roundings, one temporary (the LM's [200, 10000] clip)
+    return np.asarray(np.add.reduce(y, axis=None, dtype=x.dtype))
 
 
 def _in_top_k_shape(ins, attrs):

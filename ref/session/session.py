@@ -20,7 +20,7 @@ import numpy as np
 
 from ref.types import dtypes, errors
 from ref.types.device_spec import DeviceSpec
-from ref.platform import tf_logging
+from ref.platform import allocator, tf_logging
 from ref.framework.graph import Graph, Operation, Tensor, get_default_graph
 from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ref.framework.op_def_library import as_bytes_array
@@ -298,6 +298,7 @@ class BaseSession:
         # closing this session leaves it alone
         self._state = RunState() if shared is None else shared
         self._owns_state = shared is None
+        allocator.keep_freed_memory()  # freed arrays' pages kept for the next step, as TF's allocator
         self._plans: dict[Any, Any] = {}
         self._plans_lock = threading.Lock()
         self._feed_info: dict[Any, Any] = {}

@@ -1,7 +1,7 @@
 """``ref.ops.gemm``: large products in blocks on ref's own threads.
 
-The blocks come from the shapes alone, so the bits of a product must not depend
-on how many threads run it (``REF_MATMUL_THREADS``: 0 is BLAS's own threading,
+The blocks come from the shapes and the thread count; the bits of a product must
+not depend on how many threads run it (``REF_MATMUL_THREADS``: 0 is BLAS's own threading,
 which gives other bits and is not compared); every product must agree with a
 float64 oracle; the MatMul kernel must give what ``gemm.matmul`` gives."""
 import hashlib
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ref.raw_ops as raw
-from ref.ops import gemm
+from ref.ops import gemm, gemm_kernel
 
 SHAPES = [(128, 784, 256), (784, 128, 256), (128, 256, 10), (64, 3000, 64), (33, 129, 65), (1000, 500, 300),
           (7, 5, 3), (4096, 64, 17), (20000, 25, 64)]
@@ -63,15 +63,51 @@ def test_bits_do_not_depend_on_the_number_of_threads():
     assert digests == {_digest()} or gemm.workers() == 0
 
 
-@pytest.mark.parametrize("m, k, n", [(128, 784, 256), (784, 128, 256), (10, 20, 30), (4096, 64, 17)])
-def test_blocks_cover_the_result_once(m, k, n):
-    axis, edges = gemm.blocks(m, n, k)
+@pytest.mark.parametrize("m, k, n", [(128, 784, 256), (784, 128, 256), (10, 20, 30), (4096, 64, 17),
+                                     (400, 10000, 200), (300, 1000, 300), (2048, 512, 512)])
+@pytest.mark.parametrize("threads", [2, 8])
+def test_blocks_cover_the_result_once(m, k, n, threads):
+    with gemm.limit_threads(threads):
+        axis, edges = gemm.blocks(m, n, k)
     if edges is None:
         return
     size = (m, n)[axis]
     assert edges[0] == 0 and edges[-1] == size and edges == sorted(set(edges))
     assert 2 <= len(edges) - 1 <= gemm.MAX_BLOCKS
     assert all(b - a >= 16 for a, b in zip(edges, edges[1:]))
+
+
+TALL_BLOCKS = [  # (m, k, n, B transposed, dtype): row blocks that each pack a B larger than L2
+    (400, 10000, 200, True, np.float32),   # the LSTM LM's softmax input gradient d @ W.T
+    (300, 1000, 300, True, np.float32),
+    (300, 1000, 300, False, np.float64),
+    (1100, 700, 400, False, np.float32),   # tall enough for 8 blocks of at least 128 rows
+    (257, 1031, 255, True, np.float32),    # odd sizes: a partial last panel and row group
+]
+
+
+@pytest.mark.parametrize("m, k, n, tb, dtype", TALL_BLOCKS)
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_blocks_follow_threads_and_packed_b(m, k, n, tb, dtype, threads):
+    with gemm.limit_threads(threads):
+        axis, edges = gemm.blocks(m, n, k)
+        a, b = _operands(m, k, n, False, tb, dtype, 5)
+        got = gemm.matmul(a, b)
+    threads = min(threads, gemm.workers())
+    if threads <= 1:  # one thread: one block
+        assert edges is None
+    else:
+        want = min(gemm.MAX_BLOCKS, gemm.BLOCKS_PER_WORKER * threads, m // gemm.PACKED_B_ROWS)
+        assert axis == 0 and len(edges) - 1 == 1 << (want.bit_length() - 1)
+        assert all(hi - lo >= gemm.PACKED_B_ROWS for lo, hi in zip(edges[:-2], edges[1:-1]))  # all but the rest
+    # any cut and one call over all rows give the same bits: each element is one chain
+    # whatever block it is in
+    one = np.empty(m * n, dtype)
+    nr = 2 * gemm_kernel.WIDTH[np.dtype(dtype)]
+    fb = b.T.reshape(-1) if tb else b.reshape(-1)
+    gemm_kernel.gemm(m, n, k, a.reshape(-1), 0, k, 1, fb, 0, *((1, k) if tb else (n, 1)), one, 0, n, 1, nr)
+    assert got.tobytes() == one.tobytes()
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4 * np.sqrt(k))
 
 
 def test_matmul_kernel_uses_it():

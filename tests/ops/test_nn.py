@@ -267,3 +267,23 @@ def test_graph_construction_errors(rid, build, exc, match):
     with graph.Graph().as_default():
         with pytest.raises(exc, match=match):
             build(nn_ops, op_def_library)  # the module with ``constant``
+
+
+L2_ROWS = [  # (shape, dtype, layout): L2Loss keeps the bits of sum((t * t) * 0.5) in NumPy's order
+    ((200, 10000), np.float32, "C"), ((400, 800), np.float32, "T"), ((7, 13), np.float64, "C"),
+    ((), np.float32, "C"), ((0, 3), np.float32, "C"), ((1001,), np.float16, "C"), ((33, 5), np.float32, "slice"),
+]
+
+
+@pytest.mark.parametrize("shape, dtype, layout", L2_ROWS)
+def test_l2_loss_bits_are_the_two_products_then_the_sum(shape, dtype, layout):
+    rng = np.random.RandomState(3)
+    x = np.asarray(rng.randn(*shape) * 3).astype(dtype)
+    if layout == "T":
+        x = x.T
+    elif layout == "slice":
+        x = x[::2, 1:]
+    want = np.add.reduce(np.multiply(np.multiply(x, x), dtype(0.5)), axis=None, dtype=dtype)
+    got = registry.call("L2Loss", t=x)
+    assert got.dtype == dtype and got.shape == ()
+    assert got.tobytes() == np.asarray(want, dtype).tobytes()

@@ -129,10 +129,38 @@ def compile_plan(plan, run_step):
             fetched.append(f"_deref(s{s}, store, f{j})")
     lines.append(f"    return [{', '.join(fetched)}]")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<ref plan {id(plan):x}>", "exec"), ns)  # noqa: S102 -- our own generated code
+    code = compile(source, f"<ref plan {id(plan):x}>", "exec")
+    padding = _frame_padding([c for c in code.co_consts if hasattr(c, "co_nlocals")][0])
+    if padding:  # after the return: the steps' line numbers stay
+        source = "\n".join(lines + padding) + "\n"
+        code = compile(source, f"<ref plan {id(plan):x}>", "exec")
+    exec(code, ns)  # noqa: S102 -- our own generated code
     run = ns["run"]
     run.source = source
     return run
+
+
+FRAME_CHUNK_SLOTS = 2048
+"""Slots of CPython's frame-stack chunk (3.11+: ``DATA_STACK_CHUNK_SIZE``, 16 KiB)."""
+PAD_FROM_SLOTS = 256
+"""Frame slots (locals and value stack) from which a plan's function gets :func:`_frame_padding`."""
+
+
+def _frame_padding(code):
+    """Lines declaring never-assigned locals so that the function's frame is larger
+    than a frame-stack chunk. CPython (3.11+) keeps frames on a stack of chunks;
+    a frame that does not fit the current chunk gets a new one with at least
+    1,000 slots to spare. A large plan's frame that *just* fits leaves too little
+    for its kernels' frames, and each kernel call then maps a new 16 KiB chunk and
+    unmaps it on return (~1 us and page faults; the LSTM LM: ~1,000 calls and
+    faults a step). A frame larger than any chunk the session's own frames use
+    always starts a new chunk, with room for the kernels' frames."""
+    slots = code.co_nlocals + code.co_stacksize
+    if slots < PAD_FROM_SLOTS or slots > FRAME_CHUNK_SLOTS + 64:
+        return []
+    names = [f"_pad{i}" for i in range(FRAME_CHUNK_SLOTS + 64 - slots)]
+    return ["    if False:  # frame padding (_frame_padding)"] + [
+        "        " + " = ".join(names[i:i + 64]) + " = None" for i in range(0, len(names), 64)]
 
 
 def _write_step(n, step, w, memo):
