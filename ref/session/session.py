@@ -26,7 +26,7 @@ from ref.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ref.framework.op_def_library import as_bytes_array
 from ref.framework.stack import default_session, get_default_session
 from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from ref.ops import blocking, fpenv as _fp, gemm, memory
+from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
@@ -256,7 +256,6 @@ class BaseSession:
     """The shared implementation of Session and InteractiveSession."""
 
     def __init__(self, target: str | bytes = "", graph: Graph | None = None, config: Any = None) -> None:
-        memory.keep_freed_memory()  # a step's arrays reuse the last step's memory (ref.ops.memory)
         if graph is None:
             graph = get_default_graph()
         if not isinstance(graph, Graph):
