@@ -67,7 +67,7 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tenso
     ...     print(x)
     ...     with tf.Session() as sess:
     ...         print(sess.run(tf.reduce_sum(x), feed_dict={x: np.ones((2, 3))}))
-    Tensor("x:0", shape=(None, 3), dtype=float32)
+    Tensor("x:0", shape=(?, 3), dtype=float32)
     6.0
     """
     return apply_op("Placeholder", dtype=dtypes.as_dtype(dtype),

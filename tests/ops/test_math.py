@@ -325,7 +325,7 @@ GRAPH_ERRORS = [
     ("clip-broadcasts", lambda m, g: m.clip_by_value(g.constant(np.zeros(3, np.float32)),
                                                      np.zeros((2, 3), np.float32), 1.0), ValueError, "incompatible"),
     ("scalar_mul-vector", lambda m, g: m.scalar_mul(g.constant([1.0, 2.0]), g.constant([1.0, 2.0])), ValueError,
-     "Only scalar"),
+     "must be a 0-D value"),
     ("keep_dims-twice", lambda m, g: m.reduce_sum(g.constant([1.0]), keepdims=True, keep_dims=True), ValueError,
      "keep_dims"),
 ]
