@@ -57,22 +57,10 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
                 return _given_values_proto(flat, dtype, shape)
             arr = np.broadcast_to(flat.reshape(()), shape) if flat.size == 1 else flat.reshape(shape)
     proto = protos.tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto())
-    if _is_splat(arr):
-        arr = arr.reshape(-1)[:1]  # one value; TF spreads the last value over the shape
-        if dtype == dtypes.string:
-            proto.string_val.append(arr[0] if isinstance(arr[0], bytes) else str(arr[0]).encode())
-        elif dtype in (dtypes.float16, dtypes.bfloat16):
-            proto.half_val.append(int(arr.view(np.uint16)[0]))
-        elif dtype.is_complex:
-            getattr(proto, _VAL_FIELD[dtype]).extend([arr[0].real.item(), arr[0].imag.item()])
-        else:
-            getattr(proto, _VAL_FIELD[dtype]).append(arr[0].item())
-    elif dtype == dtypes.string:
-        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
-    elif arr.size == 1 and dtype in _VAL_FIELD and not dtype.is_complex and dtype not in (dtypes.float16,
-                                                                                            dtypes.bfloat16):
-        getattr(proto, _VAL_FIELD[dtype]).append(arr.reshape(-1)[0].item())
-    elif dtype == dtypes.bool or dtype.is_complex:  # not among TF's tensor_content types: values listed
+    if _is_splat(arr):  # one value; TF spreads the last value over the shape
+        _append_values(proto, arr.reshape(-1)[:1], dtype)
+    elif dtype in (dtypes.string, dtypes.bool) or dtype.is_complex or (  # not TF's tensor_content types
+            arr.size == 1 and dtype in _VAL_FIELD and dtype not in (dtypes.float16, dtypes.bfloat16)):
         _append_values(proto, arr.reshape(-1), dtype)
     else:
         proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()

@@ -35,13 +35,9 @@ LR = 0.1
 W0 = np.array([1.0, 2.0], np.float32)
 
 
-def free_ports(n):
-    return ports.free_ports(n)
-
-
 def make_spec(n_workers=1):
-    ports = free_ports(1 + n_workers)
-    return {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    chosen = ports.free_ports(1 + n_workers)
+    return {"ps": [f"127.0.0.1:{chosen[0]}"], "worker": [f"127.0.0.1:{p}" for p in chosen[1:]]}
 
 
 def _listening(address):
@@ -226,7 +222,7 @@ def test_never_started_task_fails_monitored_session_creation_within_the_deadline
 
 
 def test_device_filters_leave_out_a_never_started_worker(spec, ps):
-    spec2 = dict(spec, worker=spec["worker"] + [f"127.0.0.1:{free_ports(1)[0]}"])  # worker 1 never starts
+    spec2 = dict(spec, worker=spec["worker"] + [f"127.0.0.1:{ports.free_port()}"])  # worker 1 never starts
     server = tf.train.Server(tf.train.ClusterSpec(spec2), job_name="worker", task_index=0)
     try:
         g, w, gs, train = model(spec2)

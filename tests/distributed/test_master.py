@@ -1,6 +1,5 @@
 """ref.distributed.master: the MasterService over fake tasks (the RPCs a TF master sends),
 over gRPC, and driving real TensorFlow workers (the numbers of a local ref Session)."""
-import socket
 import time
 
 import numpy as np
@@ -241,16 +240,13 @@ def test_master_over_grpc_with_errors_in_the_body():
         m.close()
 
 
-def _free_port():
-    return ports.free_port()
-
 
 def test_ref_master_drives_real_tensorflow_workers():
     """DISTRIBUTED.md experiment D, end to end: the ps and the worker are TF servers, the
     master is ref's (as the worker task's master), the graph is ref's; numbers equal local."""
     pytest.importorskip("grpc")
     tfm = pytest.importorskip("tensorflow").compat.v1
-    spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
+    spec = {"ps": [f"127.0.0.1:{ports.free_port()}"], "worker": [f"127.0.0.1:{ports.free_port()}"]}
     servers = [tfm.train.Server(tfm.train.ClusterSpec(spec), job_name=j, task_index=0) for j in ("ps", "worker")]
     g, fetches, train, init = _model(cluster=spec)
     m = Master(_server_def(spec), connect_worker=lambda task, address: rpc.Client(
@@ -344,7 +340,7 @@ def test_extend_session_contacts_tasks_named_for_the_first_time():
 
 def test_a_task_nobody_serves_fails_create_session_within_its_deadline():
     pytest.importorskip("grpc")
-    spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
+    spec = {"ps": [f"127.0.0.1:{ports.free_port()}"], "worker": [f"127.0.0.1:{ports.free_port()}"]}
     g, _, _, _ = _model(cluster=spec)
     m = Master(_server_def(spec), local_worker=FakeWorker(W0))  # the ps: rpc.connect -> a Client
     start = time.monotonic()

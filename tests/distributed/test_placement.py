@@ -1,6 +1,5 @@
 """ref.distributed.placement: TF's placer rules as a pure function, checked against the rules
 (colocation_graph.cc, placer.cc) and against a real TF master's partition graphs."""
-import socket
 
 import pytest
 
@@ -127,16 +126,13 @@ def test_generators_follow_their_consumers_and_identity_its_input():
     assert p["both"] == W0
 
 
-def _free_port():
-    return ports.free_port()
-
 
 def test_placement_equals_a_tensorflow_masters():
     """A ref-built replica_device_setter graph, run by a real TF master: every node TF keeps
     in its partition graphs sits on the device our placer picks."""
     tfm = pytest.importorskip("tensorflow").compat.v1
-    spec = {"ps": [f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"],
-            "worker": [f"127.0.0.1:{_free_port()}"]}
+    spec = {"ps": [f"127.0.0.1:{ports.free_port()}", f"127.0.0.1:{ports.free_port()}"],
+            "worker": [f"127.0.0.1:{ports.free_port()}"]}
     g = tf.Graph()
     with g.as_default():
         with tf.device(tf.train.replica_device_setter(cluster=ClusterSpec(spec))):

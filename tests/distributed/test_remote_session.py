@@ -6,7 +6,6 @@ cluster on 127.0.0.1), as in experiment H of DISTRIBUTED.md, or a fake master th
 records the requests TF's client would send (§1.3).
 """
 import logging
-import socket
 import subprocess
 import sys
 import threading
@@ -27,9 +26,6 @@ from ref.distributed import rpc  # noqa: E402
 BOUND = 60  # seconds: a generous bound for anything that must not hang
 
 
-def _free_port():
-    return ports.free_port()
-
 
 # -- TensorFlow servers (one per module: a TF server cannot be stopped) --------------
 
@@ -46,7 +42,7 @@ def _tf_local(tfv1):
 
 @pytest.fixture(scope="module")
 def _tf_cluster(tfv1):
-    spec = {"ps": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
+    spec = {"ps": [f"127.0.0.1:{ports.free_port()}"], "worker": [f"127.0.0.1:{ports.free_port()}"]}
     cluster = tfv1.train.ClusterSpec(spec)
     ps = tfv1.train.Server(cluster, job_name="ps", task_index=0)
     worker = tfv1.train.Server(cluster, job_name="worker", task_index=0)
@@ -286,7 +282,7 @@ def test_deadline_ends_a_blocked_dequeue(tf_local, how):
 
 
 def test_a_dead_address_fails_within_the_connect_deadline(monkeypatch):
-    port = _free_port()  # nothing listens there
+    port = ports.free_port()  # nothing listens there
     monkeypatch.setattr(rpc, "DEFAULT_CONNECT_TIMEOUT", 1.0)
     g = ref.Graph()
     with g.as_default():
@@ -299,7 +295,7 @@ def test_a_dead_address_fails_within_the_connect_deadline(monkeypatch):
 
 
 def test_operation_timeout_bounds_the_connect_wait():
-    port = _free_port()
+    port = ports.free_port()
     g = ref.Graph()
     with g.as_default():
         c = ref.constant(1.0)
@@ -486,7 +482,7 @@ def test_a_master_in_this_process_is_called_directly():
     """TF's LocalMaster: a master registered under the address gets the requests
     as objects, and no socket is needed."""
     impl = _FakeMaster()
-    address = f"127.0.0.1:{_free_port()}"  # nothing listens there
+    address = f"127.0.0.1:{ports.free_port()}"  # nothing listens there
     rpc.register_local(address, rpc.MASTER_SERVICE, impl)
     try:
         g = ref.Graph()

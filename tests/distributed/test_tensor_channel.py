@@ -158,9 +158,6 @@ def test_switched_off_by_the_environment(monkeypatch):
 # -- a cluster: ps in its own process, the worker here -------------------------------------
 
 
-def _free_ports(n):
-    return ports.free_ports(n)
-
 
 def _listening(port):
     with socket.socket() as s:
@@ -191,15 +188,15 @@ def _run(target, spec):
 @pytest.mark.parametrize("ps_channel", ["1", "0"], ids=["channel", "ps_without_channel"])
 def test_a_cluster_trains_to_the_local_numbers(ps_channel):
     want_losses, want_vars = _run("", None)
-    ports = _free_ports(2)
-    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]}
+    chosen = ports.free_ports(2)
+    spec = {"ps": [f"127.0.0.1:{chosen[0]}"], "worker": [f"127.0.0.1:{chosen[1]}"]}
     env = dict(os.environ, PYTHONPATH=str(ROOT), REF_TENSOR_CHANNEL=ps_channel)
     ps = subprocess.Popen([sys.executable, "-m", "ref", "server", "--cluster", json.dumps(spec), "--job", "ps",
                            "--task", "0"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = None
     try:
         deadline = time.monotonic() + BOUND
-        while not _listening(ports[0]):
+        while not _listening(chosen[0]):
             assert time.monotonic() < deadline and ps.poll() is None, "the ps did not start"
             time.sleep(0.1)
         worker = Server(spec, job_name="worker", task_index=0)

@@ -8,8 +8,6 @@ b = concentration0, t = a + b):
 """
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from ref.types import dtypes
@@ -17,16 +15,9 @@ from ref.types.shapes import TensorShape
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops, math_special, math_trig, random_ops
-from ref.graph_ops.distributions import distribution, kullback_leibler
+from ref.graph_ops.distributions import distribution, kullback_leibler, util
 
 __all__ = ["Beta"]
-
-
-def gen_new_seed(seed, salt):
-    """TF's derived seed: the first 8 hex digits of md5(str(seed) + salt), 31 bits."""
-    if seed is None:
-        return None
-    return int(hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()[:8], 16) & 0x7FFFFFFF
 
 
 class Beta(distribution.Distribution):
@@ -80,7 +71,7 @@ class Beta(distribution.Distribution):
         expanded_concentration0 = array_ops.ones_like(self.total_concentration, dtype=self.dtype) * self.concentration0
         gamma1_sample = random_ops.random_gamma(shape=[n], alpha=expanded_concentration1, dtype=self.dtype, seed=seed)
         gamma2_sample = random_ops.random_gamma(shape=[n], alpha=expanded_concentration0, dtype=self.dtype,
-                                                seed=gen_new_seed(seed, "beta"))
+                                                seed=util.gen_new_seed(seed, "beta"))
         return gamma1_sample / (gamma1_sample + gamma2_sample)
 
     def _log_prob(self, x):

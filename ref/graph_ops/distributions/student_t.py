@@ -16,8 +16,7 @@ from ref.types.shapes import TensorShape
 from ref.framework.graph import control_dependencies, name_scope
 from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops, math_special, random_ops
-from ref.graph_ops.distributions import distribution
-from ref.graph_ops.distributions.beta import gen_new_seed
+from ref.graph_ops.distributions import distribution, util
 
 __all__ = ["StudentT"]
 
@@ -72,7 +71,7 @@ class StudentT(distribution.Distribution):
         normal_sample = random_ops.random_normal(shape, dtype=self.dtype, seed=seed)
         df = self.df * array_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
         gamma_sample = random_ops.random_gamma([n], 0.5 * df, beta=0.5, dtype=self.dtype,
-                                               seed=gen_new_seed(seed, salt="student_t"))
+                                               seed=util.gen_new_seed(seed, salt="student_t"))
         samples = normal_sample * math_ops.rsqrt(gamma_sample / df)
         return samples * self.scale + self.loc
 

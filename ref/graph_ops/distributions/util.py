@@ -3,6 +3,8 @@ logits <-> probabilities, the categorical event-size check, integer-form and
 casting checks embedded as control dependencies, ``pick_vector``."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ref.types import dtypes
@@ -12,7 +14,8 @@ from ref.framework.tensor_util import constant_value
 from ref.graph_ops import array_ops, check_ops, control_flow_ops, math_ops, math_special, nn_ops
 
 __all__ = ["get_logits_and_probs", "embed_check_categorical_event_shape", "embed_check_integer_casting_closed",
-           "embed_check_nonnegative_integer_form", "assert_integer_form", "pick_vector", "log_combinations"]
+           "embed_check_nonnegative_integer_form", "assert_integer_form", "pick_vector", "log_combinations",
+           "gen_new_seed"]
 
 
 def assert_integer_form(x, data=None, summarize=None, message=None, int_dtype=None, name="assert_integer_form"):
@@ -190,3 +193,10 @@ def pick_vector(cond, true_vector, false_vector, name="pick_vector"):
         n = array_ops.shape(true_vector)[0]
         return array_ops.slice(array_ops.concat([true_vector, false_vector], 0), [array_ops.where_v2(cond, 0, n)],
                                [array_ops.where(cond, n, -1)])
+
+
+def gen_new_seed(seed, salt):
+    """TF's derived seed: the first 8 hex digits of md5(str(seed) + salt), 31 bits."""
+    if seed is None:
+        return None
+    return int(hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()[:8], 16) & 0x7FFFFFFF
