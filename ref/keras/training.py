@@ -259,10 +259,12 @@ class Trainer:
             if hooks is not None:
                 hooks.call(f"on_{kind}_batch_begin", batch, logs)
             values = session.run(fetches, self._feed(xs, ys, index, training))
-            loss_sum += float(values[0]) * len(index)
-            metrics = [float(v) for v in values[1:1 + len(self._metric_tensors)]]
+            # Keras' MetricsAggregator: the loss weighted by the batch's size and summed in the
+            # loss's own dtype (float32), the metrics as they stand
+            loss_sum += values[0] * len(index)
+            metrics = list(values[1:1 + len(self._metric_tensors)])
             if hooks is not None:
-                logs.update(zip(self.metrics_names, [float(values[0])] + metrics))
+                logs.update(zip(self.metrics_names, [values[0]] + metrics))
                 hooks.call(f"on_{kind}_batch_end", batch, logs)
         return [loss_sum / n] + metrics
 

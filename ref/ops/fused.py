@@ -11,7 +11,9 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
   clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
   ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
   ops as two compiled passes around NumPy's ``exp`` (once, over the three
-  sigmoids' arguments) and ``tanh`` (:func:`lstm_cell`);
+  sigmoids' arguments) and ``tanh`` for float64; for float32, TF's Eigen
+  ``Sigmoid``/``Tanh`` (:mod:`ref.ops.eigen_math`) over each gate's tensor
+  (:func:`lstm_cell`);
 * that cell's gradient: the ``ConcatV2`` of its four gates' ``SigmoidGrad`` /
   ``TanhGrad`` of ``Mul``\\ s, and the gradient of ``c'`` (a ``TanhGrad`` of a
   ``Mul``, plus the one carried from the next step by ``AddN``) -- nothing but
@@ -25,7 +27,7 @@ NaN, as TF's), and the bias gradient summed row after row from the first row,
 as NumPy's ``add.reduce(axis=0)`` sums a C-contiguous matrix of two or more
 columns (a NaN's sign and payload aside: which of two NaNs a sum passes on
 is the compiler's choice of operand order, and TF promises no NaN bits). The
-LSTM cell's transcendental functions stay NumPy's (``Sigmoid`` is
+LSTM cell's transcendental functions are the ops' own (float64 ``Sigmoid`` is
 ``1 / (1 + exp(-x))`` on NumPy's ``exp``, ``Tanh`` NumPy's ``tanh``: SIMD
 code whose bits a compiled loop's ``exp``/``tanh`` do not reproduce); only
 its additions, negations, multiplications and the reciprocal's division -- each
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import _jit, conv, fpenv, patch_products
+from ref.ops import _jit, conv, eigen_math, fpenv, patch_products
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -229,6 +231,17 @@ def lstm_cell(unfused, c, i, j, f, forget_bias, o):
     if numpy_tier(_lstm_mid, x.size):
         return run_numpy_form(_lstm_mid, unfused)
     shape, dtype = x.shape, x.dtype
+    if dtype == np.float32:  # Eigen's sigmoid and tanh, each over its own gate tensor as the ops run them
+        token = fpenv.ignore_errors()  # inf * 0 is NaN, as in the Mul kernel, without a warning
+        try:
+            t = np.add(f, forget_bias)
+            sf, si, tj = eigen_math.sigmoid(t), eigen_math.sigmoid(i), eigen_math.tanh(j)
+            m1, m2 = np.multiply(c, sf), np.multiply(si, tj)
+            new_c = np.add(m1, m2)
+            tc, so = eigen_math.tanh(new_c), eigen_math.sigmoid(o)
+            return t, sf, m1, si, tj, m2, new_c, tc, so, np.multiply(tc, so)
+        finally:
+            fpenv.restore_errors(token)
     t = np.empty(shape, dtype)
     e = np.empty((3,) + shape, dtype)
     _lstm_in(f, forget_bias[()], i, o, t, e)

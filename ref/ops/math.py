@@ -9,9 +9,10 @@ NumPy's, which is TF's (``ref.ops.registry.broadcast_shapes``).
 
 Where TF's arithmetic is plain IEEE (``+ - * /``, ``sqrt``, comparisons,
 ``floor``, casts, ``AddN``'s summation order, ``Range``'s ``start + i*delta``)
-the kernels give TF's bits. TF's float32 transcendental functions (``Exp``,
-``Log``, ``Tanh``, ``Sigmoid``, ``Erf``, ``Rsqrt``...) are Eigen's vectorised
-approximations and TF's float reductions (``Sum``, ``Mean``, ``MatMul``) sum
+the kernels give TF's bits. TF's float32 ``Exp``, ``Log``, ``Tanh`` and
+``Sigmoid`` are Eigen's vectorised approximations, reproduced bit for bit in
+:mod:`ref.ops.eigen_math`; its other transcendental functions (``Erf``,
+``Rsqrt``...) are NumPy's here, and TF's float reductions (``Sum``, ``Mean``, ``MatMul``) sum
 in Eigen's blocked order; those kernels use NumPy's (deterministic, pairwise)
 arithmetic and ``tests/ops/tf_budgets.py`` records how many ULPs they are
 from ``tf.raw_ops`` (measured on tensorflow-cpu 2.21).
@@ -24,7 +25,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import gemm
+from ref.ops import eigen_math, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -203,9 +204,21 @@ def rsqrt(x):
     return np.true_divide(np.ones((), x.dtype), np.sqrt(x))
 
 
+def _eigen(x) -> bool:
+    """Whether ``x`` is a float32/float16/bfloat16 array: TF computes its ``exp``, ``log``
+    and ``tanh`` with Eigen's float32 approximations."""
+    return getattr(x, "dtype", None) in _EIGEN_FLOATS
+
+
+_EIGEN_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
+
+
 @_unary("Exp", _FC)
 def exp(x):
-    """y = e ** x."""
+    """y = e ** x (float32, float16, bfloat16: Eigen's ``pexp_float`` as TF computes it,
+    :mod:`ref.ops.eigen_math`)."""
+    if _eigen(x):
+        return eigen_math.exp(x)
     return np.exp(x)
 
 
@@ -223,7 +236,9 @@ def asinh(x):
 
 @_unary("Log", _FC)
 def log(x):
-    """y = ln(x)."""
+    """y = ln(x) (float32, float16, bfloat16: Eigen's ``plog_float``, :mod:`ref.ops.eigen_math`)."""
+    if _eigen(x):
+        return eigen_math.log(x)
     return np.log(x)
 
 
@@ -322,14 +337,20 @@ def tan(x):
 
 @_unary("Tanh", _FC)
 def tanh(x):
-    """y = tanh(x)."""
+    """y = tanh(x) (float32, float16, bfloat16: Eigen's rational ``ptanh_float``,
+    :mod:`ref.ops.eigen_math`)."""
+    if _eigen(x):
+        return eigen_math.tanh(x)
     return np.tanh(x)
 
 
 @_unary("Sigmoid", _FC)
 def sigmoid(x):
-    """y = 1 / (1 + exp(-x)), computed in x's dtype."""
+    """y = 1 / (1 + exp(-x)): float32 as Eigen's ``scalar_logistic_op<float>``
+    (:mod:`ref.ops.eigen_math`); other dtypes computed so in x's dtype."""
     x = np.asarray(x)
+    if x.dtype == np.float32:
+        return eigen_math.sigmoid(x)
     one = np.ones((), x.dtype)
     with np.errstate(over="ignore"):
         e = np.negative(x, out=np.empty_like(x))  # an array even for 0-d x

@@ -5,12 +5,11 @@ Each kernel writes TF's functor (``relu_op_functor.h``, ``softplus_op.h``,
 ``softmax_op_functor.h``, ``xent_op.h``, ``sparse_xent_op.h``) in the same
 operation order, so rational arithmetic rounds as TF's does. Softmax and the
 cross-entropies compute, per row, ``m = max(x)``, ``e = exp(x - m)``,
-``s = sum(e)``, then TF's combination (softmax with NumPy's vectorised exp
-and pairwise sums; the cross-entropies as Numba row loops, sums left to
-right).
-TF's float32 ``exp``/``log`` are Eigen approximations and Eigen sums rows in
-packets, so those outputs sit a few ULPs from ``tf.raw_ops`` (budgets in
-``tests/ops/tf_budgets.py``).
+``s = sum(e)``, then TF's combination. float32 inputs go through TF's Eigen
+expressions bit for bit (:mod:`ref.ops.eigen_softmax`); other dtypes use
+NumPy's vectorised exp and pairwise sums (softmax) or Numba row loops with
+sums left to right (the cross-entropies), a few ULPs from ``tf.raw_ops``
+(budgets in ``tests/ops/tf_budgets.py``).
 """
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, gemm
+from ref.ops import _jit, eigen_softmax, gemm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -431,6 +430,10 @@ def _softmax(logits, log):
         raise invalid_argument(f"logits must have >= 1 dimension, got {list(x.shape)}")
     if x.size == 0:
         return x.copy()
+    if x.dtype == np.float32:  # TF's Eigen expressions (ref.ops.eigen_softmax)
+        rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+        out = eigen_softmax.log_softmax(rows) if log else eigen_softmax.softmax(rows)
+        return out.reshape(x.shape)
     shifted = np.subtract(x, np.max(x, axis=-1, keepdims=True))
     e = np.exp(shifted)
     s = np.add.reduce(e, axis=-1, keepdims=True, dtype=x.dtype)
@@ -495,6 +498,8 @@ def softmax_cross_entropy_with_logits(features, labels):
     loss, backprop = np.empty(shape[0], ct), np.empty(shape, ct)
     if shape[1] == 0:
         return np.full(shape[0], np.nan if shape[0] else 0, x.dtype), backprop.astype(x.dtype)
+    if x.dtype == np.float32 and shape[0]:  # TF's Eigen expressions (ref.ops.eigen_softmax)
+        return eigen_softmax.xent(xs, ys)
     _run_xent(_xent_rows, _xent_rows_numpy, xs, ys, loss, backprop, ct.type(0))
     return loss.astype(x.dtype, copy=False), backprop.astype(x.dtype, copy=False)
 
@@ -542,6 +547,8 @@ def sparse_softmax_cross_entropy_with_logits(features, labels):
     ct = _compute_dtype(x)
     xs = np.ascontiguousarray(x, dtype=ct)
     loss, backprop = np.empty(x.shape[0], ct), np.empty(x.shape, ct)
+    if x.size and x.dtype == np.float32:  # TF's Eigen expressions (ref.ops.eigen_softmax)
+        return eigen_softmax.sparse_xent(xs, np.asarray(k, dtype=np.int64))
     if x.size:
         _run_xent(_sparse_xent_rows, _sparse_xent_rows_numpy, xs, np.ascontiguousarray(k, dtype=np.int64), loss,
                   backprop, ct.type(0))

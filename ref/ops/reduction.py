@@ -1,6 +1,8 @@
 """Reductions (TF's reduction_ops kernels): Sum, Prod, Mean, Max, Min, All, Any
-over ``axis`` (``keep_dims``), and ArgMax/ArgMin. Sums reduce in NumPy's
-pairwise order in the input's dtype; integer Mean divides as C++ does.
+over ``axis`` (``keep_dims``), and ArgMax/ArgMin. float32 sums over trailing
+axes (every axis included) add in Eigen's order, as TF's kernel
+(:mod:`ref.ops.eigen_reduce`); other sums reduce in NumPy's pairwise order in
+the input's dtype; integer Mean divides as C++ does.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import builtins as _builtins
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import eigen_reduce
 from ref.ops.math import _INDEX, _NUM, _REAL, _dims_str, _trunc_div_int
 from ref.ops.registry import invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
@@ -69,8 +72,18 @@ def _reduce(ufunc, input, axis, keep_dims, **kw):
 
 @_reduction("Sum", _NUM)
 def sum(input, axis, keep_dims=False):  # noqa: A001 - TF's name
-    """output = the sum of ``input`` over ``axis`` (NumPy's pairwise order, in input's dtype)."""
-    return _reduce(np.add, input, axis, keep_dims, dtype=np.asarray(input).dtype)
+    """output = the sum of ``input`` over ``axis`` (Eigen's order for float32 over trailing
+    axes, :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
+    x = np.asarray(input)
+    axes = _reduction_axes(x.ndim, axis)
+    total = eigen_reduce.row_sums(x, axes)
+    if total is not None:
+        return total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    return np.asarray(np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype))
+
+
+def _kept_shape(shape, axes, keep_dims):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape) if keep_dims or i not in axes)
 
 
 @_reduction("Prod", _NUM)
@@ -97,7 +110,11 @@ def mean(input, axis, keep_dims=False):
     (truncating), so ``Mean([-7, 0, 0]) == -2``."""
     x = np.asarray(input)
     axes = _reduction_axes(x.ndim, axis)
-    total = np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype)
+    total = eigen_reduce.row_sums(x, axes)
+    if total is not None:
+        total = total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    else:
+        total = np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype)
     count = 1
     for a in axes:
         count *= x.shape[a]

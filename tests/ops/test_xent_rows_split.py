@@ -36,8 +36,13 @@ def _one_call(op, x, y):
 
 
 def _op(op, x, y):
-    fn = nn.sparse_softmax_cross_entropy_with_logits if op == "sparse" else nn.softmax_cross_entropy_with_logits
-    return fn(features=x, labels=y)
+    """The row kernels through ``nn._run_xent`` (the float64 ops' path; float32 ops take
+    ``ref.ops.eigen_softmax``, tested in test_eigen_softmax.py)."""
+    loss, backprop = np.empty(x.shape[0], x.dtype), np.empty(x.shape, x.dtype)
+    kernels = (nn._sparse_xent_rows, nn._sparse_xent_rows_numpy) if op == "sparse" else \
+        (nn._xent_rows, nn._xent_rows_numpy)
+    nn._run_xent(*kernels, x, y, loss, backprop, x.dtype.type(0))
+    return loss, backprop
 
 
 @pytest.mark.parametrize("op,n,c,dtype", ROWS)
