@@ -229,9 +229,6 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         to_float32 = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
         precise = _m.cast(logits, dtypes.float32) if to_float32 else logits
         labels = _m.cast(labels, precise.dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"logits and labels must be broadcastable: logits_size={logits.shape} "
-                             f"labels_size={labels.shape}")
         input_rank = a.rank(precise)
         shape = logits.shape
         if axis != -1:
