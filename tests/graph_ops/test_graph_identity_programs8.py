@@ -1,0 +1,69 @@
+"""Builders that public TF1 tutorials run near-verbatim (tests/programs/
+test_tf1_user_programs5.py: hunkim's "DeepLearningZeroToAll" labs, MorvanZhou's
+Tensorflow-Tutorial) found apart from TF: ``softmax_cross_entropy_with_logits_v2``
+with labels whose outer dimensions differ from the logits' but flatten to the
+same matrix (``[labels]`` of shape ``[1, 4, 7]`` against ``[4, 7]`` logits; TF
+judges only the flattened pair, in the op's shape function). Each row makes
+TF's GraphDef node for node and TF's values; the error rows TF's error kind."""
+import numpy as np
+import pytest
+
+import ref  # noqa: F401
+from ref.graph_ops import nn_ops as _under_test  # noqa: F401
+from _graphdef import assert_same_graph, fetched_values, tf_v1
+
+LOGITS = np.random.RandomState(1).randn(4, 7).astype(np.float32)
+ONE_HOT = np.eye(7, dtype=np.float32)[[0, 3, 6, 3]]
+
+
+def _xent(logits, labels):
+    def snippet(t):
+        return t.nn.softmax_cross_entropy_with_logits_v2(logits=t.constant(logits), labels=t.constant(labels))
+    return snippet
+
+
+def _xent_listed(t):
+    labels = t.reshape(t.one_hot(t.constant([[0], [3], [6], [3]]), 7), [-1, 7])
+    return t.reduce_mean(t.nn.softmax_cross_entropy_with_logits_v2(logits=t.constant(LOGITS),
+                                                                   labels=t.stop_gradient([labels])))
+
+
+def _xent_listed_unknown(t):
+    logits = t.placeholder_with_default(LOGITS, [None, 7])
+    labels = t.placeholder_with_default(ONE_HOT, [None, 7])
+    return t.nn.softmax_cross_entropy_with_logits(logits=logits, labels=[labels])
+
+
+SNIPPETS = {
+    "xent_v2_listed_labels": _xent_listed,
+    "xent_listed_unknown_batch": _xent_listed_unknown,
+    "xent_v2_3d_logits_2d_labels": _xent(LOGITS.reshape(2, 2, 7), ONE_HOT),
+    "xent_v2_broadcast_row": _xent(LOGITS, ONE_HOT[:1]),
+}
+
+ERRORS = {
+    "xent_v2_classes_differ": _xent(LOGITS, ONE_HOT[:, :5]),
+    "xent_v2_rows_differ": _xent(LOGITS, ONE_HOT[:3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_graph_def(name):
+    assert_same_graph(SNIPPETS[name])
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_values(name):
+    got, want = fetched_values(ref, SNIPPETS[name]), fetched_values(tf_v1(), SNIPPETS[name])
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_static_errors(name):
+    kinds = []
+    for lib in (ref, tf_v1()):
+        with pytest.raises(Exception) as err:
+            fetched_values(lib, ERRORS[name])
+        kinds.append(type(err.value).__name__)
+    assert kinds[0] == kinds[1] == "ValueError"
