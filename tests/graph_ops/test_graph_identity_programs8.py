@@ -3,7 +3,10 @@ test_tf1_user_programs5.py: hunkim's "DeepLearningZeroToAll" labs, MorvanZhou's
 Tensorflow-Tutorial) found apart from TF: ``softmax_cross_entropy_with_logits_v2``
 with labels whose outer dimensions differ from the logits' but flatten to the
 same matrix (``[labels]`` of shape ``[1, 4, 7]`` against ``[4, 7]`` logits; TF
-judges only the flattened pair, in the op's shape function). Each row makes
+judges only the flattened pair, in the op's shape function); the compat.v1
+losses ``softmax_cross_entropy_with_logits``, ``sparse_...`` and ``sigmoid_...``
+called by position as old tutorials call them (``(pred, y)``: TF 2.21 reads
+``labels, logits`` in that order, no TF1 sentinel argument). Each row makes
 TF's GraphDef node for node and TF's values; the error rows TF's error kind."""
 import numpy as np
 import pytest
@@ -34,14 +37,33 @@ def _xent_listed_unknown(t):
     return t.nn.softmax_cross_entropy_with_logits(logits=logits, labels=[labels])
 
 
+def _positional(t):
+    logits = t.Variable(LOGITS)
+    onehot = t.constant(ONE_HOT)
+    soft = t.nn.softmax_cross_entropy_with_logits(onehot, logits)
+    sparse = t.nn.sparse_softmax_cross_entropy_with_logits(t.constant([0, 3, 6, 3]), logits, "sparse")
+    sig = t.nn.sigmoid_cross_entropy_with_logits(onehot, logits, "sig")
+    swapped = t.nn.softmax_cross_entropy_with_logits(logits, onehot)  # labels=logits: stopped, no gradient
+    total = t.reduce_sum(soft) + t.reduce_sum(sparse) + t.reduce_sum(sig) + t.reduce_sum(swapped)
+    return [soft, sparse, sig, swapped, t.gradients(total, logits)[0]]
+
+
 SNIPPETS = {
+    "xent_losses_positional": _positional,
     "xent_v2_listed_labels": _xent_listed,
     "xent_listed_unknown_batch": _xent_listed_unknown,
     "xent_v2_3d_logits_2d_labels": _xent(LOGITS.reshape(2, 2, 7), ONE_HOT),
     "xent_v2_broadcast_row": _xent(LOGITS, ONE_HOT[:1]),
 }
 
+def _swapped_minimize(t):
+    logits = t.matmul(t.constant(ONE_HOT), t.Variable(np.eye(7, dtype=np.float32)))
+    cost = t.reduce_mean(t.nn.softmax_cross_entropy_with_logits(logits, t.constant(ONE_HOT)))  # old (logits, labels)
+    return t.train.GradientDescentOptimizer(0.1).minimize(cost)
+
+
 ERRORS = {
+    "xent_positional_old_order_minimize": _swapped_minimize,
     "xent_v2_classes_differ": _xent(LOGITS, ONE_HOT[:, :5]),
     "xent_v2_rows_differ": _xent(LOGITS, ONE_HOT[:3]),
 }
@@ -55,8 +77,11 @@ def test_graph_def(name):
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_values(name):
     got, want = fetched_values(ref, SNIPPETS[name]), fetched_values(tf_v1(), SNIPPETS[name])
-    assert np.shape(got) == np.shape(want)
-    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    got, want = (list(v) if isinstance(v, list) else [v] for v in (got, want))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))

@@ -4,7 +4,8 @@ public TF1 tutorials run near-verbatim under ``ref`` and TensorFlow this session
 written for this suite in their style. Each row is a program that stopped or
 disagreed with TensorFlow before its fix: labels wrapped in a list for
 ``softmax_cross_entropy_with_logits_v2`` (``[1, ?, 7]`` against ``[?, 7]``
-logits). Each is compared with TensorFlow 2.21's ``tf.compat.v1`` as
+logits); the compat.v1 losses called by position, labels first (TF 2.21 has no
+TF1 sentinel argument). Each is compared with TensorFlow 2.21's ``tf.compat.v1`` as
 ``test_tf1_user_programs4.py`` compares its set: GraphDef node for node,
 initial values bit for bit, losses and final variables within rtol 1e-5, and
 the ``extra`` each program returns."""
@@ -20,7 +21,7 @@ RTOL, ATOL = 1e-5, 1e-6
 
 TOLERANCE = {}
 
-PROGRAMS = ["zoo_onehot"]
+PROGRAMS = ["zoo_onehot", "positional_losses"]
 
 
 def _result(name, which, tmp_root):
