@@ -6,7 +6,12 @@ same matrix (``[labels]`` of shape ``[1, 4, 7]`` against ``[4, 7]`` logits; TF
 judges only the flattened pair, in the op's shape function); the compat.v1
 losses ``softmax_cross_entropy_with_logits``, ``sparse_...`` and ``sigmoid_...``
 called by position as old tutorials call them (``(pred, y)``: TF 2.21 reads
-``labels, logits`` in that order, no TF1 sentinel argument). Each row makes
+``labels, logits`` in that order, no TF1 sentinel argument); and builders whose
+positional order or keyword names were not TF 2.21's compat.v1 ones
+(``confusion_matrix(..., num_classes, dtype, name, weights)``, ``top_k(...,
+sorted, index_type, name)``, ``resize_bilinear/bicubic/nearest_neighbor(...,
+align_corners, name, half_pixel_centers)``, ``nn.avg_pool2d(value=...)``,
+``create_partitioned_variables(shape=...)``). Each row makes
 TF's GraphDef node for node and TF's values; the error rows TF's error kind."""
 import numpy as np
 import pytest
@@ -48,7 +53,30 @@ def _positional(t):
     return [soft, sparse, sig, swapped, t.gradients(total, logits)[0]]
 
 
+IMAGE = np.random.RandomState(2).rand(1, 3, 5, 2).astype(np.float32)
+
+
+def _positional_orders(t):
+    labels, predictions = t.constant([0, 1, 3, 3]), t.constant([0, 2, 3, 1])
+    cm = t.confusion_matrix(labels, predictions, 4, t.float32, "cm")
+    cm_math = t.math.confusion_matrix(labels, predictions, None, t.int64, "cm2", t.constant([1, 2, 3, 4], t.int64))
+    values, indices = t.nn.top_k(t.constant(LOGITS), 3, True, t.int64, "best")
+    image = t.constant(IMAGE)
+    resized = [t.image.resize_bilinear(image, [4, 6], False, "rb"),
+               t.image.resize_bicubic(image, [5, 3], True, "rc"),
+               t.image.resize_nearest_neighbor(image, [6, 10], False, "rn", True)]
+    pooled = t.nn.avg_pool2d(value=image, ksize=2, strides=1, padding="SAME")
+    return [cm, cm_math, values, indices, pooled] + resized
+
+
+def _partitioned(t):
+    parts = t.create_partitioned_variables(shape=[4, 3], slicing=[2, 1], initializer=t.ones_initializer())
+    return [t.identity(p) for p in parts]
+
+
 SNIPPETS = {
+    "builders_positional_orders": _positional_orders,
+    "create_partitioned_variables_shape": _partitioned,
     "xent_losses_positional": _positional,
     "xent_v2_listed_labels": _xent_listed,
     "xent_listed_unknown_batch": _xent_listed_unknown,
@@ -92,3 +120,10 @@ def test_static_errors(name):
             fetched_values(lib, ERRORS[name])
         kinds.append(type(err.value).__name__)
     assert kinds[0] == kinds[1] == "ValueError"
+
+
+def test_dimension_value_keyword():
+    from ref.types.shapes import Dimension, dimension_value
+    tf = tf_v1()
+    assert [dimension_value(dimension=d) for d in (Dimension(3), Dimension(None), 5)] == \
+        [tf.compat.dimension_value(dimension=d) for d in (tf.Dimension(3), tf.Dimension(None), 5)] == [3, None, 5]
