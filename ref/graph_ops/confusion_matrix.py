@@ -39,7 +39,7 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name
         return labels, predictions
 
 
-def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
+def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, name=None, weights=None):
     """The ``[num_classes, num_classes]`` matrix counting (or summing ``weights``
     over) each ``(label, prediction)`` pair: rows are labels, columns predictions.
 

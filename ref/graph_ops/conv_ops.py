@@ -458,9 +458,10 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return max_pool(input, ksize, strides, padding, data_format=data_format, name=name or "MaxPool2d")
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """``tf.compat.v1.nn.avg_pool2d``: TF1 exports it as ``avg_pool`` itself (name scope "AvgPool")."""
-    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+def avg_pool2d(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """``tf.compat.v1.nn.avg_pool2d``: TF1 exports it as ``avg_pool`` itself (its
+    arguments, ``value`` or ``input``; name scope "AvgPool")."""
+    return avg_pool(value, ksize, strides, padding, data_format=data_format, name=name, input=input)
 
 
 def _rank_of(input, data_format):

@@ -96,17 +96,17 @@ def _size_tensor(size):
     return size
 
 
-def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
     return apply_op("ResizeBilinear", images=convert_to_tensor(images), size=_size_tensor(size),
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
 
 
-def resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False, name=None):
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
     return apply_op("ResizeNearestNeighbor", images=convert_to_tensor(images), size=_size_tensor(size),
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
 
 
-def resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
     return apply_op("ResizeBicubic", images=convert_to_tensor(images), size=_size_tensor(size),
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
 

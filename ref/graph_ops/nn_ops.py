@@ -229,9 +229,6 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         to_float32 = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
         precise = _m.cast(logits, dtypes.float32) if to_float32 else logits
         labels = _m.cast(labels, precise.dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"logits and labels must be broadcastable: logits_size={logits.shape} "
-                             f"labels_size={labels.shape}")
         input_rank = a.rank(precise)
         shape = logits.shape
         if axis != -1:
@@ -249,28 +246,28 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         return _m.cast(cost, logits.dtype.base_dtype) if to_float32 else cost
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+def _ensure_xent_args(name, labels, logits):
+    """TF 2.21's check: both given (its compat.v1 losses take labels, logits by
+    position, TF1's sentinel first argument is gone)."""
+    if labels is None or logits is None:
+        raise ValueError(f"Both `labels` and `logits` must be provided for {name}"
+                         f"Received: labels={labels} and logits={logits}")
+
+
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
     """TF1's form of :func:`softmax_cross_entropy_with_logits_v2`: labels are
     wrapped in stop_gradient."""
-    if _sentinel is not None:
-        raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments "
-                         "(labels=..., logits=..., ...).")
-    if labels is None or logits is None:
-        raise ValueError("Both labels and logits must be provided.")
+    _ensure_xent_args("softmax_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
         labels = _a().stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=_axis_arg(axis, dim),
                                                 name=scope)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """-log_softmax(logits)[labels] per example (``SparseSoftmaxCrossEntropyWithLogits``);
     labels must have rank(logits) - 1 (ValueError naming both shapes)."""
-    if _sentinel is not None:
-        raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named arguments "
-                         "(labels=..., logits=..., ...).")
-    if labels is None or logits is None:
-        raise ValueError("Both labels and logits must be provided.")
+    _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", labels, logits)
     a = _a()
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
@@ -309,14 +306,10 @@ def sparse_softmax_cross_entropy_with_logits_v2(labels, logits, name=None):
     return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name=name)
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x, labels z, built
     from ops as TF does (``where(x >= 0, ...)``, ``Log1p(Exp(...))``)."""
-    if _sentinel is not None:
-        raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
-                         "(labels=..., logits=..., ...).")
-    if labels is None or logits is None:
-        raise ValueError("Both labels and logits must be provided.")
+    _ensure_xent_args("sigmoid_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, dtype_hint=logits.dtype.base_dtype, name="labels")

@@ -63,7 +63,7 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
 lrn = local_response_normalization
 
 
-def top_k(input, k=1, sorted=True, name=None, index_type=dtypes.int32):
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
     """(values, indices) of the k largest entries of the last dimension
     (``TopKV2``; equal values: the lower index first)."""
     # k converted by the op (``TopKV2/k``, int32 for a Python int), as TF's wrapper.

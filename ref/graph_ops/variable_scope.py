@@ -811,18 +811,18 @@ def variable_creator_scope(variable_creator):
         graph._variable_creator_stack = old
 
 
-def create_partitioned_variables(shapes, slicing, initializer, dtype=dtypes.float32, trainable=True,
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32, trainable=True,
                                  collections=None, name=None, reuse=None):
-    """Deprecated: a list of variables, slices of one ``shapes``-shaped variable
+    """Deprecated: a list of variables, slices of one ``shape``-shaped variable
     cut ``slicing[i]`` times along each axis."""
-    if len(shapes) != len(slicing):
+    if len(shape) != len(slicing):
         raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the length: "
-                         f"shape: {shapes}, slicing: {slicing}")
-    if len(shapes) < 1:
-        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shapes}")
+                         f"shape: {shape}, slicing: {slicing}")
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
     partitioner = lambda **unused: list(slicing)  # noqa: E731
     with variable_scope(name, "PartitionedVariable", reuse=reuse):
         pv = get_variable_scope()._get_partitioned_variable(
-            default_variable_store(), None, shape=shapes, dtype=dtype, initializer=initializer,
+            default_variable_store(), None, shape=shape, dtype=dtype, initializer=initializer,
             trainable=trainable, partitioner=partitioner, collections=collections)
     return list(pv)

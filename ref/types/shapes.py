@@ -206,9 +206,9 @@ def as_dimension(value) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
 
 
-def dimension_value(dim):
+def dimension_value(dimension):
     """A dim as a plain int or None, whichever mode gave it (TF's ``tf.compat.dimension_value``)."""
-    return dim._value if isinstance(dim, Dimension) else dim
+    return dimension._value if isinstance(dimension, Dimension) else dimension
 
 
 def dimension_at_index(shape, index) -> Dimension:

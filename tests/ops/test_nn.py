@@ -248,7 +248,13 @@ NN_GRAPH_ERRORS = [
     ("sigmoid-shapes", lambda n, g: n.sigmoid_cross_entropy_with_logits(
         labels=g.constant(np.zeros((2, 3), np.float32)), logits=g.constant(np.zeros((2, 4), np.float32))),
      ValueError, r"\(2, 4\) vs \(2, 3\)|\[2,4\] vs \[2,3\]|same shape"),
-    ("sentinel", lambda n, g: n.softmax_cross_entropy_with_logits(g.constant([1.0])), ValueError, "named arguments"),
+    # TF 2.21's compat.v1 losses take (labels, logits) by position: one argument misses logits
+    ("labels-only", lambda n, g: n.softmax_cross_entropy_with_logits(g.constant([1.0])), ValueError,
+     "Both `labels` and `logits` must be provided for softmax_cross_entropy_with_logitsReceived"),
+    ("sparse-labels-only", lambda n, g: n.sparse_softmax_cross_entropy_with_logits(g.constant([1])), ValueError,
+     "Both `labels` and `logits` must be provided for sparse_softmax_cross_entropy_with_logits"),
+    ("sigmoid-logits-only", lambda n, g: n.sigmoid_cross_entropy_with_logits(logits=g.constant([1.0])), ValueError,
+     "Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"),
     ("bias-size", lambda n, g: n.bias_add(g.constant(np.zeros((2, 3), np.float32)), g.constant(np.zeros(4, np.float32))),
      ValueError, "3 and 4"),
     # TF turns keep_prob into rate = 1 - keep_prob first; the range check names `rate`
