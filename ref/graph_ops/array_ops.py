@@ -686,7 +686,8 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     if isinstance(tensor, IndexedSlices):
         tensor = convert_to_tensor(tensor)
     with name_scope(name, "zeros_like", [tensor]) as scope:
-        tensor = convert_to_tensor(tensor, name="tensor")
+        if not (isinstance(tensor, Tensor) or hasattr(tensor, "_handle")):  # TF: a variable is read only if needed
+            tensor = convert_to_tensor(tensor, name="tensor")
         if optimize and tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
             return zeros(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:

@@ -37,8 +37,65 @@ def hessians_unknown_two_xs(tf):
     tf.hessians(tf.reduce_sum(tf.sin(x) * w * w), [x, w])
 
 
+# -- resource variables handed to builders: read where TF reads them --------------------
+
+def _rv(tf):
+    return tf.get_variable("e", [4, 3], use_resource=True)
+
+
+def rv_reduce(tf):  # TF's reductions convert inside the op's scope: "Sum/ReadVariableOp"
+    e = _rv(tf)
+    tf.reduce_sum(e)
+    tf.reduce_mean(e, 0)
+    tf.reduce_all(tf.cast(e, tf.bool))
+
+
+def rv_gather_indices(tf):  # ResourceGather's indices convert in its scope ("Gather/indices")
+    e = _rv(tf)
+    _grad(tf, tf.gather(e, [0, 1]), [e])
+
+
+def rv_zeros_like(tf):  # a variable of known shape is not read by zeros_like
+    e = _rv(tf)
+    tf.zeros_like(e)
+    tf.ones_like(e)
+
+
+def rv_add_n(tf):  # add_n converts its inputs before AddN's scope; one input comes back as is
+    e = _rv(tf)
+    tf.add_n([e, e])
+    tf.add_n([e])
+    tf.add_n([e], name="named")
+    tf.add_n([1.0, 2.0])
+
+
+def rv_group_updates(tf):  # tf.group of an update's result depends on the update, not on a read
+    e = _rv(tf)
+    tf.group(e.assign(tf.zeros([4, 3])), e.assign_add(tf.ones([4, 3])), e)
+
+
+def _opt_resource(name, make):
+    def snippet(tf):
+        e = _rv(tf)
+        i = _x(tf, [None], "i", tf.int32)
+        make(tf).minimize(tf.reduce_sum(tf.gather(e, i)) + tf.reduce_sum(e))
+    return snippet
+
+
+OPTIMIZERS = {
+    "adam": lambda tf: tf.train.AdamOptimizer(0.1),
+    "momentum": lambda tf: tf.train.MomentumOptimizer(0.1, 0.9),
+    "adagrad_da": lambda tf: tf.train.AdagradDAOptimizer(0.1, tf.train.get_or_create_global_step()),
+    "rmsprop_centered": lambda tf: tf.train.RMSPropOptimizer(0.1, momentum=0.9, centered=True),
+    "ftrl": lambda tf: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.1),
+}
+
+
 ROWS = {
     "hessians_known": hessians_known, "hessians_unknown_two_xs": hessians_unknown_two_xs,
+    "rv_reduce": rv_reduce, "rv_gather_indices": rv_gather_indices, "rv_zeros_like": rv_zeros_like,
+    "rv_add_n": rv_add_n, "rv_group_updates": rv_group_updates,
+    **{f"resource_{k}": _opt_resource(k, v) for k, v in OPTIMIZERS.items()},
 }
 
 
