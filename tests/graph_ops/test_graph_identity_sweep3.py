@@ -91,11 +91,52 @@ OPTIMIZERS = {
 }
 
 
+# -- tf.data iterators: colocation as TF's, the one-shot factory named _make_dataset_<hash> --
+
+def iterator_from_structure(tf):
+    d = tf.data.Dataset.from_tensor_slices({"a": np.zeros([4, 2], np.float32), "b": np.arange(4)})
+    it = tf.data.Iterator.from_structure(tf.data.get_output_types(d), tf.data.get_output_shapes(d))
+    it.make_initializer(d)
+    it.get_next()
+
+
+def one_shot_map_batch(tf):
+    d = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).map(lambda v: v * 2).batch(3)
+    tf.data.make_one_shot_iterator(d).get_next()
+
+
+def one_shot_interleave(tf):
+    d = tf.data.Dataset.range(3).interleave(lambda v: tf.data.Dataset.from_tensors(v).repeat(2), cycle_length=2)
+    tf.data.make_one_shot_iterator(d).get_next()
+
+
+# -- feature columns whose lookup tables are named by a uuid4 (masked, TF draws one per table) --
+
+def _features(tf):
+    fc = tf.feature_column
+    c = fc.categorical_column_with_vocabulary_list("c", ["x", "y", "z"])
+    feats = {"c": _x(tf, [None, 1], "c", tf.string), "n": _x(tf, [None, 1], "n")}
+    return fc, c, feats
+
+
+def fc_embedding_vocabulary(tf):
+    fc, c, feats = _features(tf)
+    fc.input_layer(feats, [fc.embedding_column(c, 3), fc.indicator_column(c)])
+
+
+def fc_linear_model_vocabulary(tf):
+    fc, c, feats = _features(tf)
+    fc.linear_model(feats, [c, fc.bucketized_column(fc.numeric_column("n"), [0.0, 1.0])])
+
+
 ROWS = {
     "hessians_known": hessians_known, "hessians_unknown_two_xs": hessians_unknown_two_xs,
     "rv_reduce": rv_reduce, "rv_gather_indices": rv_gather_indices, "rv_zeros_like": rv_zeros_like,
     "rv_add_n": rv_add_n, "rv_group_updates": rv_group_updates,
     **{f"resource_{k}": _opt_resource(k, v) for k, v in OPTIMIZERS.items()},
+    "iterator_from_structure": iterator_from_structure, "one_shot_map_batch": one_shot_map_batch,
+    "one_shot_interleave": one_shot_interleave, "fc_embedding_vocabulary": fc_embedding_vocabulary,
+    "fc_linear_model_vocabulary": fc_linear_model_vocabulary,
 }
 
 
