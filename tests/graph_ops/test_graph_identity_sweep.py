@@ -241,8 +241,7 @@ CASES += [(f, f.__name__, why) for f, why in [
     (one_shot_iterator, None),
     (truncatemod, None),
     (batch_scatter_update, None),
-    (ctc_unique_labels, "over rows of unknown count TF's map_fn is a TF1 while loop over TensorArrays "
-                        "(TensorArrayV3, TensorArrayUnstack); ref's map_fn builds another graph"),
+    (ctc_unique_labels, None),
     (angle_of_real, None),
     (as_string, None),
     (single_tensor_concat, None),

@@ -149,6 +149,18 @@ def conv3d_transpose_grad(tf):
     _grad(tf, tf.nn.conv3d_transpose(x, f, [2, 4, 8, 8, 2], [1, 2, 2, 2, 1]), [x, f])
 
 
+# -- map_fn over elements of unknown count: one Shape for the length (TF's), so Multinomial.sample --
+
+def map_fn_unknown_count(tf):
+    x = _x(tf)
+    _grad(tf, tf.map_fn(lambda r: r * 2.0, x), [x])
+    tf.map_fn(lambda r: r[0] + r[1], (x, x))
+
+
+def multinomial_sample(tf):
+    tf.distributions.Multinomial(5.0, logits=_x(tf, [None, 3], "l")).sample(2, seed=3)
+
+
 ROWS = {
     "hessians_known": hessians_known, "hessians_unknown_two_xs": hessians_unknown_two_xs,
     "rv_reduce": rv_reduce, "rv_gather_indices": rv_gather_indices, "rv_zeros_like": rv_zeros_like,
@@ -158,7 +170,8 @@ ROWS = {
     "one_shot_interleave": one_shot_interleave, "fc_embedding_vocabulary": fc_embedding_vocabulary,
     "fc_linear_model_vocabulary": fc_linear_model_vocabulary,
     "bn_inference_nchw": bn_inference_nchw, "fused_bn_inference_nchw": fused_bn_inference_nchw,
-    "conv3d_transpose_grad": conv3d_transpose_grad,
+    "conv3d_transpose_grad": conv3d_transpose_grad, "map_fn_unknown_count": map_fn_unknown_count,
+    "multinomial_sample": multinomial_sample,
 }
 
 
