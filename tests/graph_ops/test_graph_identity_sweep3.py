@@ -154,7 +154,7 @@ def conv3d_transpose_grad(tf):
 def map_fn_unknown_count(tf):
     x = _x(tf)
     _grad(tf, tf.map_fn(lambda r: r * 2.0, x), [x])
-    tf.map_fn(lambda r: r[0] + r[1], (x, x))
+    tf.map_fn(lambda r: r[0] + r[1], (x, x), dtype=tf.float32)
 
 
 def multinomial_sample(tf):
