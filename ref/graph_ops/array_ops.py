@@ -659,7 +659,9 @@ def _filled(shape, value, dtype, name, default_name):
             except (TypeError, ValueError):
                 shape = convert_to_tensor(shape, dtype=dtypes.int32)
             else:
-                if np.prod(dims) < 1000:  # small: a constant (TF's _constant_if_small)
+                # small: a constant (TF's _constant_if_small); a scalar shape (``ones(3)``) is not: TF's
+                # constant() cannot iterate it, so TF converts TensorShape(3) and fills
+                if np.prod(dims) < 1000 and np.ndim(shape) != 0:
                     return constant(value, dtype=dtype, shape=dims, name=scope)
                 big = max(dims, default=0) >= 2**31  # TF converts the TensorShape: int64 if needed
                 shape = constant(np.array(dims, np.int64 if big else np.int32), name="shape_as_tensor")

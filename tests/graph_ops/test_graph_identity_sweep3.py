@@ -161,6 +161,21 @@ def multinomial_sample(tf):
     tf.distributions.Multinomial(5.0, logits=_x(tf, [None, 3], "l")).sample(2, seed=3)
 
 
+# -- Einsum's gradient of a trace ("ii->" differentiates as "i->ii", a diagonal), ones(int) as TF --
+
+def einsum_trace_grad(tf):
+    x = _x(tf, [3, 3])
+    y = _x(tf, [None, 3, 3], "y")
+    _grad(tf, tf.einsum("ii->", x) + tf.reduce_sum(tf.einsum("ii->i", x)), [x])
+    _grad(tf, tf.einsum("bii->b", y), [y])
+
+
+def filled_scalar_shapes(tf):
+    tf.zeros(3)
+    tf.ones(np.int64(2), tf.int32)
+    tf.zeros([3])
+
+
 ROWS = {
     "hessians_known": hessians_known, "hessians_unknown_two_xs": hessians_unknown_two_xs,
     "rv_reduce": rv_reduce, "rv_gather_indices": rv_gather_indices, "rv_zeros_like": rv_zeros_like,
@@ -171,7 +186,8 @@ ROWS = {
     "fc_linear_model_vocabulary": fc_linear_model_vocabulary,
     "bn_inference_nchw": bn_inference_nchw, "fused_bn_inference_nchw": fused_bn_inference_nchw,
     "conv3d_transpose_grad": conv3d_transpose_grad, "map_fn_unknown_count": map_fn_unknown_count,
-    "multinomial_sample": multinomial_sample,
+    "multinomial_sample": multinomial_sample, "einsum_trace_grad": einsum_trace_grad,
+    "filled_scalar_shapes": filled_scalar_shapes,
 }
 
 
@@ -208,8 +224,25 @@ def _conv3d_transpose_grad(tf):
         x: rng.standard_normal([1, 2, 2, 2, 3]).astype(np.float32), f: rng.standard_normal([2, 2, 2, 2, 3]).astype(np.float32)}
 
 
-@pytest.mark.parametrize("snippet", [_hessian_unknown_size, _fused_bn_nchw_grad, _conv3d_transpose_grad],
-                         ids=["hessians_unknown_size", "fused_bn_nchw_inference_grad", "conv3d_transpose_grads"])
+def _einsum_diagonal(tf):
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    m = tf.placeholder(tf.float32, [2, 3, 3], name="m")
+    return [tf.gradients(tf.einsum("bii->", m * m), [m])[0], tf.gradients(tf.einsum("ii->i", x[:, :2] * 3.0), [x])[0]], {
+        x: np.arange(6, dtype=np.float32).reshape(3, 2).T.copy(), m: np.arange(18, dtype=np.float32).reshape(2, 3, 3)}
+
+
+@pytest.mark.parametrize("equation, x", [("i->ii", np.arange(1, 4, dtype=np.float32)),
+                                         ("bi->bii", np.arange(6, dtype=np.float32).reshape(2, 3))])
+def test_einsum_kernel_repeated_output_label_is_a_diagonal(equation, x):
+    import ref
+    want = np.stack([np.diag(r) for r in x]) if x.ndim == 2 else np.diag(x)
+    np.testing.assert_array_equal(ref.raw_ops.Einsum(inputs=[x], equation=equation), want)
+
+
+@pytest.mark.parametrize("snippet", [_hessian_unknown_size, _fused_bn_nchw_grad, _conv3d_transpose_grad,
+                                     _einsum_diagonal],
+                         ids=["hessians_unknown_size", "fused_bn_nchw_inference_grad", "conv3d_transpose_grads",
+                              "einsum_repeated_output_label"])
 def test_values_are_tensorflows(snippet):
     import ref
     got, want = fed_values(ref, snippet), fed_values(tf_v1(), snippet)
