@@ -9,6 +9,8 @@ a variable needs an initializable iterator.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 
 from ref.data import dataset_ops
@@ -36,8 +38,8 @@ class Iterator(dataset_ops.StructureProperties):
         flat_t, flat_s = nest.flatten(output_types), nest.flatten(output_shapes)
         self._structure = structure if structure is not None else nest.pack_sequence_as(
             output_types, [TensorSpec(s, t) for t, s in zip(flat_t, flat_s)])
-        with colocate_with(iterator_resource.op):
-            self._string_handle = apply_op("IteratorToStringHandle", resource_handle=iterator_resource)
+        # colocated only where the caller colocates (TF's one-shot and initializable iterators: with the dataset)
+        self._string_handle = apply_op("IteratorToStringHandle", resource_handle=iterator_resource)
         self._get_next_calls = 0
 
     @staticmethod
@@ -78,7 +80,7 @@ class Iterator(dataset_ops.StructureProperties):
             if not w.shape.is_compatible_with(h.shape):
                 raise TypeError(f"Expected output shapes compatible with {self.output_shapes} but got dataset "
                                 f"with output shapes {dataset.output_shapes}.")
-        with name_scope(name, "make_initializer") as scope:
+        with name_scope(name, "make_initializer") as scope, colocate_with(self._iterator_resource.op):
             return apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=self._iterator_resource,
                             name=scope)
 
@@ -141,6 +143,16 @@ def _copy_by_value(fg, tensor, memo):
     return memo[tensor]
 
 
+def _defun_name(base, fg):
+    """TF's name for a ``Defun``'s function: ``<base>_<hash>``, the hash 8 bytes of a
+    fingerprint of the body in URL-safe base64 (11 characters). TF's fingerprint covers
+    the serialized FunctionDef (whose nested functions carry process-wide uids, so it
+    differs between runs); ref's covers the body's op names, types and inputs."""
+    body = "\n".join(f"{op.name} {op.type} {' '.join(t.name for t in op.inputs)}" for op in fg.get_operations())
+    digest = hashlib.sha1(body.encode()).digest()[:8]
+    return f"{base}_{base64.urlsafe_b64encode(digest).decode().rstrip('=')}"
+
+
 def make_one_shot(dataset):
     # TF takes (graph seed, op seed) here for the factory function's graph seed:
     # with a graph seed set that uses up one op-seed slot of the graph's counter
@@ -149,11 +161,12 @@ def make_one_shot(dataset):
     fg = FuncGraph(f"_make_dataset_{next(_UIDS)}", outer)
     variant = _copy_by_value(fg, dataset._variant_tensor, {})
     fg.outputs = [variant]
+    fg.name = _defun_name("_make_dataset", fg)
     specs = nest.flatten(dataset._structure)
     with colocate_with(dataset._variant_tensor.op):
         res = apply_op("OneShotIterator", dataset_factory=fg, output_types=[s.op_dtype for s in specs],
                        output_shapes=[s.op_shape for s in specs], container="", shared_name="")
-    return Iterator(res, None, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
+        return Iterator(res, None, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
 
 
 def make_initializable(dataset, shared_name=None):
@@ -162,7 +175,7 @@ def make_initializable(dataset, shared_name=None):
         res = apply_op("IteratorV2", shared_name=shared_name or "", container="",
                        output_types=[s.op_dtype for s in specs], output_shapes=[s.op_shape for s in specs])
         init = apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=res)
-    return Iterator(res, init, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
+        return Iterator(res, init, dataset.output_types, dataset.output_shapes, structure=dataset._structure)
 
 
 dataset_ops._iterators.make_one_shot = make_one_shot

@@ -462,7 +462,8 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
     node_names = {op.name for op in fg.get_operations()}
     taken = {f.signature.name for f in library.function} | {v[0] for v in seen_funcs.values()}
     name = fg.name.replace("/", "_")
-    name = name if name.startswith("__inference_") else (name.strip("_") or "fn")  # TF keeps the "__" of traced functions
+    # TF keeps the "__" of traced functions and the "_" of a Defun's hash-named one ("_make_dataset_<hash>")
+    name = name if name.startswith(("__inference_", "_make_dataset_")) else (name.strip("_") or "fn")
     base, k = name, 1
     while name in taken:
         name = f"{base}_{k}"

@@ -134,13 +134,23 @@ def _fused_batch_norm_grad_rule(grad_op, with_reserve_3):
         is_training = op._get_attr("is_training")
         args = dict(y_backprop=grads[0], x=op.inputs[0], scale=op.inputs[1], epsilon=op._get_attr("epsilon"),
                     data_format=op._get_attr("data_format"), is_training=is_training)
+        fmt = args["data_format"]
+        fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+        channels_first = not is_training and fmt in ("NCHW", "NCDHW")
         if is_training:
             args.update(reserve_space_1=op.outputs[3], reserve_space_2=op.outputs[4])
         else:  # the population statistics the forward op normalised with
             args.update(reserve_space_1=op.inputs[3], reserve_space_2=op.inputs[4])
+            if channels_first:  # TF differentiates the inference form channels-last, then transposes back
+                to_last = [0, 2, 3, 1] if fmt == "NCHW" else [0, 2, 3, 4, 1]
+                args.update(x=array_ops.transpose(args["x"], to_last),
+                            y_backprop=array_ops.transpose(args["y_backprop"], to_last))
+            args["data_format"] = "NHWC" if fmt in ("NCHW", "NHWC") else "NDHWC"
         if with_reserve_3:
             args["reserve_space_3"] = op.outputs[5]
         dx, dscale, doffset, _, _ = apply_op(grad_op, **args)
+        if channels_first:
+            dx = array_ops.transpose(dx, [0, 3, 1, 2] if fmt == "NCHW" else [0, 4, 1, 2, 3])
         return dx, dscale, doffset, None, None
     return rule
 
@@ -245,6 +255,28 @@ def _conv3d_grad(op, grad):
     kw = _attrs3d(op, "dilations", "strides", "padding", "data_format")
     return [apply_op("Conv3DBackpropInputV2", input_sizes=shape_0, filter=op.inputs[1], out_backprop=grad, **kw),
             apply_op("Conv3DBackpropFilterV2", input=op.inputs[0], filter_sizes=shape_1, out_backprop=grad, **kw)]
+
+
+@RegisterGradient("Conv3DBackpropInputV2")
+def _conv3d_backprop_input_grad(op, grad):
+    """conv3d_transpose's gradient: none for the sizes; the filter's is Conv3DBackpropFilterV2
+    with ``grad`` as the input, ``out_backprop``'s a Conv3D of ``grad`` (TF's)."""
+    kw = _attrs3d(op, "dilations", "strides", "padding", "data_format")
+    return [None,
+            apply_op("Conv3DBackpropFilterV2", input=grad, filter_sizes=array_ops.shape(op.inputs[1]),
+                     out_backprop=op.inputs[2], **kw),
+            apply_op("Conv3D", input=grad, filter=op.inputs[1], **kw)]
+
+
+@RegisterGradient("Conv3DBackpropFilterV2")
+def _conv3d_backprop_filter_grad(op, grad):
+    """The input's gradient is Conv3DBackpropInputV2 of ``grad`` as the filter, ``out_backprop``'s
+    a Conv3D of the input with ``grad``; none for the sizes (TF's)."""
+    kw = _attrs3d(op, "dilations", "strides", "padding", "data_format")
+    return [apply_op("Conv3DBackpropInputV2", input_sizes=array_ops.shape(op.inputs[0]), filter=grad,
+                     out_backprop=op.inputs[2], **kw),
+            None,
+            apply_op("Conv3D", input=op.inputs[0], filter=grad, **kw)]
 
 
 @RegisterGradient("MaxPool3D")

@@ -659,7 +659,9 @@ def _filled(shape, value, dtype, name, default_name):
             except (TypeError, ValueError):
                 shape = convert_to_tensor(shape, dtype=dtypes.int32)
             else:
-                if np.prod(dims) < 1000:  # small: a constant (TF's _constant_if_small)
+                # small: a constant (TF's _constant_if_small); a scalar shape (``ones(3)``) is not: TF's
+                # constant() cannot iterate it, so TF converts TensorShape(3) and fills
+                if np.prod(dims) < 1000 and np.ndim(shape) != 0:
                     return constant(value, dtype=dtype, shape=dims, name=scope)
                 big = max(dims, default=0) >= 2**31  # TF converts the TensorShape: int64 if needed
                 shape = constant(np.array(dims, np.int64 if big else np.int32), name="shape_as_tensor")
@@ -686,7 +688,8 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     if isinstance(tensor, IndexedSlices):
         tensor = convert_to_tensor(tensor)
     with name_scope(name, "zeros_like", [tensor]) as scope:
-        tensor = convert_to_tensor(tensor, name="tensor")
+        if not (isinstance(tensor, Tensor) or hasattr(tensor, "_handle")):  # TF: a variable is read only if needed
+            tensor = convert_to_tensor(tensor, name="tensor")
         if optimize and tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
             return zeros(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:

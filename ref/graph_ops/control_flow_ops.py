@@ -117,7 +117,9 @@ def group(*inputs, **kwargs):
                 not isinstance(x, (IndexedSlices, SparseTensor)):
             raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{x}' with type "
                             f"'{type(x)}'.")
-        if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
+        if hasattr(x, "_handle") and hasattr(x, "op") and not isinstance(x, (Tensor, Operation)):
+            x = x.op  # TF's control_dependencies: a resource variable or an update's result is its op, not a read
+        elif hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
             x = x._as_graph_element()
         if isinstance(x, IndexedSlices):
             x = x.values

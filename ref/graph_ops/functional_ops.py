@@ -111,8 +111,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
                          "does not contain any Tensors.")
     with name_scope(name, "map", elems_flat), _CachingDevice():
         elems_flat = [convert_to_tensor(t, name="elem") for t in elems_flat]
-        n_static, _ = _length(elems_flat)
-        n = n_static.value or array_ops.shape(elems_flat[0])[0]
+        n_static, n = _length(elems_flat)  # one Shape op when the length is unknown (TF's)
+        if n_static.value == 0:  # TF: ``static or shape(...)[0]``, so a static 0 reads the shape too
+            n = array_ops.shape(elems_flat[0])[0]
         elems_ta = _unstacked(elems_flat, n)
         i0 = constant(0)
         if fn_output_signature is None:

@@ -112,6 +112,9 @@ def einsum(equation, *inputs, **kwargs):
             labels = [c for c in equation if c.isalpha()]
             once = sorted(c for c in set(labels) if labels.count(c) == 1)
             equation += "->" + ("..." if "..." in equation else "") + "".join(once)
+        out = [c for c in equation.partition("->")[2] if c.isalpha()]
+        if len(set(out)) != len(out):  # TF's builder refuses what its op allows (the diagonal, "i->ii")
+            raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
         return apply_op("Einsum", inputs=inputs, equation=equation, name="Einsum")  # TF: einsum/Einsum
 
 

@@ -465,8 +465,9 @@ def _reduction_dims(x, axis):
     the rank is known and positive, else ``range(0, Rank(x))``, as TF)."""
     if axis is not None:
         return axis
-    if x.shape.ndims:  # TF's fast path; a scalar (rank 0) takes the Range path too
-        return constant(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
+    ndims = getattr(getattr(x, "shape", None), "ndims", None)  # a list or NumPy array: TF's Rank path
+    if ndims:  # TF's fast path; a scalar (rank 0) takes the Range path too
+        return constant(np.arange(ndims, dtype=np.int32), name="Const")
     return range(0, _a().rank(x))
 
 
@@ -494,8 +495,9 @@ def _keep(keepdims, keep_dims, reduction_indices, axis):
 def _reducer(op_type, fname, doc, bool_input=False):
     def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         keep, axis = _keep(keepdims, keep_dims, reduction_indices, axis)
-        x = convert_to_tensor(input_tensor, dtype=dtypes.bool if bool_input else None, name="input_tensor")
-        out = apply_op(op_type, input=x, axis=_reduction_dims(x, axis), keep_dims=keep, name=name)
+        # converted inside the op's scope, as TF (a resource variable's read is "Sum/ReadVariableOp")
+        out = apply_op(op_type, input=input_tensor, axis=_reduction_dims(input_tensor, axis), keep_dims=keep,
+                       name=name)
         return _may_reduce_to_scalar(keep, axis, out)
 
     fn.__name__ = fn.__qualname__ = fname
@@ -554,10 +556,12 @@ def add_n(inputs, name=None):
     """inputs[0] + ... + inputs[N-1] (``AddN``; one input gives an ``Identity``)."""
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the same dtype and shape")
-    if any(isinstance(x, Tensor) for x in inputs):  # an IndexedSlices densifies in AddN's scope (TF's inputs_<i>)
-        inputs = [x if type(x).__name__ == "IndexedSlices" else convert_to_tensor(x) for x in inputs]
-    if len(inputs) == 1:
-        return apply_op("Identity", input=inputs[0], name=name)
+    # TF converts every input but an IndexedSlices before AddN's scope (a variable's read is not
+    # "AddN/ReadVariableOp"); an IndexedSlices densifies in AddN's scope (TF's inputs_<i>)
+    inputs = [x if type(x).__name__ == "IndexedSlices" else convert_to_tensor(x) for x in inputs]
+    if len(inputs) == 1:  # TF: the input itself; an Identity only when named
+        only = convert_to_tensor(inputs[0])
+        return apply_op("Identity", input=only, name=name) if name else only
     return apply_op("AddN", inputs=list(inputs), name=name)
 
 

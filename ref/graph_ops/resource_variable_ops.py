@@ -177,10 +177,10 @@ class ResourceVariable(Variable):
         return self._read_after(upd)
 
     def _gather(self, indices, scope):
-        indices = convert_to_tensor(indices)
+        # the indices convert inside the op's scope, as TF's ("Gather/indices")
         t = apply_op("ResourceGather", resource=self._handle, indices=indices, dtype=self._dtype, name=scope)
         if self._shape.ndims is not None:
-            t.set_shape(indices.shape.concatenate(self._shape[1:]))
+            t.set_shape(t.op.inputs[1].shape.concatenate(self._shape[1:]))
         return t
 
     def _gather_nd(self, indices, scope):

@@ -192,7 +192,8 @@ def parse_einsum(equation, ranks):
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    if len(set(out)) != len(out) or any(c not in "".join(out_terms) for c in out):
+    # a label repeated in the output puts the values on that diagonal (TF's, e.g. Einsum's gradient "i->ii")
+    if any(c not in "".join(out_terms) for c in out):
         raise ValueError(f"Invalid output subscripts in einsum equation {equation!r}")
     return out_terms, out
 
@@ -232,9 +233,15 @@ def einsum(inputs, equation):
         raise invalid_argument(f"Expecting exactly one '->' in einsum equation: {equation}")
     try:
         terms, out = parse_einsum(equation, [a.ndim for a in arrays])
-        result = np.einsum(",".join(terms) + "->" + out, *arrays)
+        unique = "".join(dict.fromkeys(out))
+        result = np.einsum(",".join(terms) + "->" + unique, *arrays)
     except ValueError as e:
         raise invalid_argument(f"Einsum {equation!r}: {e}") from None
+    if unique != out:  # zeros off the diagonals of the repeated labels; the values on them
+        sizes = dict(zip(unique, np.shape(result)))
+        full = np.zeros([sizes[c] for c in out], dtype=arrays[0].dtype)
+        np.einsum(f"{out}->{unique}", full)[...] = result  # a writeable view of the diagonal
+        return full
     return np.asarray(result, dtype=arrays[0].dtype)
 
 

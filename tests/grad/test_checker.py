@@ -123,7 +123,12 @@ CASES.update({
     "SpaceToBatchND": ([2, 3, 4, 2], _any, lambda x: tf.space_to_batch_nd(x, [2, 2], [[1, 0], [0, 2]]), False),
     "BatchToSpaceND": ([8, 2, 3, 1], _any, lambda x: tf.batch_to_space_nd(x, [2, 2], [[1, 0], [0, 1]]), False),
     "Conv3D": ([1, 3, 3, 2, 2], _any, lambda x: tf.nn.conv3d(x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3),
-                                                              [1, 1, 1, 1, 1], "SAME"), False),
+                                                              [1, 1, 1, 1, 1], "SAME"), True),
+    "Conv3DBackpropInputV2": ([1, 2, 2, 1, 3], _any, lambda x: tf.nn.conv3d_transpose(
+        x, np.linspace(-1, 1, 24).reshape(2, 2, 1, 2, 3), [1, 3, 3, 2, 2], [1, 2, 2, 2, 1], "SAME"), False),
+    "Conv3DBackpropFilterV2": ([1, 3, 3, 2, 2], _any, lambda x: apply_op(
+        "Conv3DBackpropFilterV2", input=x * x, filter_sizes=tf.constant([2, 2, 1, 2, 3]),
+        out_backprop=tf.constant(_any([1, 3, 3, 2, 3])), strides=[1, 1, 1, 1, 1], padding="SAME"), False),
     "ExtractImagePatches": ([2, 5, 4, 2], _any, lambda x: tf.extract_image_patches(
         x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"), False),
     "Dilation2D": ([1, 4, 5, 2], lambda s: RNG.permutation(40).reshape(s) / 8.0, lambda x: tf.nn.dilation2d(
@@ -598,9 +603,6 @@ KNOWN_GAPS = {
     "Barrier": "TF registers no gradient for it either (data_flow_ops.Barrier)",
     "BarrierInsertMany": "as Barrier", "BarrierTakeMany": "as Barrier", "BarrierClose": "as Barrier",
     "BarrierReadySize": "as Barrier", "BarrierIncompleteSize": "as Barrier",
-    "Conv3DBackpropInputV2": "TF's second-order Conv3D gradients (Conv3D / Conv3DBackpropFilterV2 of the "
-                             "gradient) are not written yet",
-    "Conv3DBackpropFilterV2": "as Conv3DBackpropInputV2",
 }
 
 

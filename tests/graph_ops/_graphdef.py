@@ -23,7 +23,11 @@ every attr of the op def; a GraphDef read back with a default filled in is the
 same graph), so a key missing on one side is compared with the op def's
 default. A function attr naming a traced function (``__inference_<name>_<n>``,
 a dataset op's ``f``) is compared without the final ``_<n>``, TF's
-process-wide uid counter.
+process-wide uid counter; a one-shot iterator's ``dataset_factory``
+(``_make_dataset_<hash>``, the hash a fingerprint of a body holding such uids) is
+compared without the hash; a ``shared_name`` ending in a uuid4 (a lookup table's,
+which TF draws anew per table, so two TF runs differ) is compared with the
+uuid masked.
 """
 import contextlib
 import os
@@ -37,6 +41,8 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 EXCLUDED_ATTRS = ("_has_manual_control_dependencies",)
 _FUNC_COUNTER = re.compile(r"_\d+$")
+_DEFUN_HASH = re.compile(r"^(_make_dataset)_[A-Za-z0-9_-]{11}$")
+_UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 REF_PRIVATE_ATTRS = ("_fsync", "_ref_shape")
 
 
@@ -149,9 +155,15 @@ def describe(node):
         if v.HasField("func") and _FUNC_COUNTER.search(v.func.name) and v.func.name.startswith("__inference_"):
             # a traced function's name ends in TF's process-wide uid counter
             attrs[k] = ("func", _FUNC_COUNTER.sub("", v.func.name), sorted(v.func.attr))
+        elif v.HasField("func") and _DEFUN_HASH.match(v.func.name):
+            # a Defun's function is named "<base>_<hash>"; TF's hash covers nested functions' uids
+            attrs[k] = ("defun", _DEFUN_HASH.match(v.func.name).group(1), sorted(v.func.attr))
     if node.attr["_gradient_op_type"].s.startswith(b"CustomGradient-"):
         # a custom gradient's rule name ends in a process-wide uid (TF's ops.uid(), ref's own)
         attrs["_gradient_op_type"] = ("custom_gradient", int(node.attr["_gradient_op_type"].s.rsplit(b"-", 1)[1]))
+    if "shared_name" in node.attr and _UUID.search(node.attr["shared_name"].s):
+        # a lookup table's shared_name ends in a uuid4 TF draws per table (two TF runs differ too)
+        attrs["shared_name"] = ("uuid", _UUID.sub(b"<uuid4>", node.attr["shared_name"].s))
     if node.op in _PY_FUNC_OPS and node.attr["token"].s.startswith(b"pyfunc_"):
         attrs["token"] = ("pyfunc", int(node.attr["token"].s.rsplit(b"_", 1)[1]))
     for k, v in _op_defaults(node.op).items():

@@ -82,6 +82,7 @@ def test_parse_einsum(equation, ranks, expected):
     ("ij,jk->ik", [(2, 3)], "Expecting 2 inputs"),
     ("ijk->i", [(2, 3)], "does not match the subscripts"),
     ("ij->ix", [(2, 3)], "Invalid output subscripts"),
+    ("ij->ijj", [(2, 3)], "Output subscripts contain a label appearing more than once"),
     ("ij,jk->ik", [(2, 3), (4, 5)], "Expected dimension"),
 ])
 def test_construction_errors(equation, shapes, match):
