@@ -28,7 +28,8 @@ from ref.grad import function_grad
 from ref.grad.function_grad import function_of, function_rule
 from ref.types.shapes import as_shape, dimension_value
 from ref.graph_ops.array_ops import zeros_like, fill, shape
-from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple
+from ref.graph_ops.control_flow_ops import identity, tuple as tf_tuple, while_loop
+from ref.graph_ops.tensor_array_ops import TensorArray
 from ref.graph_ops import array_ops, math_ops
 from ref.grad.control_flow_grad import wants_zeros, zeros_like_for_output
 from ref.grad.control_flow_state import maybe_create_control_flow_state
@@ -455,30 +456,32 @@ def stop_gradient(input, name=None):
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
-    """Hessians of ``sum(ys)`` with respect to each x (built from gradients of gradients).
-
-    ValueError where TF's raises: an x that ``ys`` does not depend on, or a
-    gradient that does not depend on x (``hessians(x, x)``: TF reshapes the None
-    second derivative, "None values not supported."). TF loops over the
-    elements of x in a ``while_loop``; ref unrolls the loop, so an x whose
-    size is unknown at graph construction is a ValueError too."""
+    """Hessians of ``sum(ys)`` with respect to each x, as TF builds them: the
+    first derivative flattened, then a ``while_loop`` over its elements that
+    writes the gradient of element j with respect to x into a TensorArray,
+    stacked and reshaped to ``shape(x) + shape(x)`` (so an x of unknown size
+    works). ValueError "None values not supported." where TF's: an x that ``ys``
+    does not depend on, or a gradient that does not depend on x."""
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
-    out = []
-    with name_scope(name, "hessians", xs):
-        for x, g in zip(xs, gradients(ys, xs)):
-            if g is None:
+    kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops, "gate_gradients": gate_gradients,
+              "aggregation_method": aggregation_method}
+    out = []  # no name scope: TF builds these ops under the caller's (``name`` is unused, as in TF)
+    for x, g in zip(xs, gradients(ys, xs, **kwargs)):
+        if g is None:
+            raise ValueError("None values not supported.")
+        flat = array_ops.reshape(g, [-1])
+        n = array_ops.size(x)
+
+        def body(j, result, flat=flat, x=x):
+            following = j + 1  # built first, as TF's tuple does
+            row = gradients(flat[j], x, **kwargs)[0]
+            if row is None:
                 raise ValueError("None values not supported.")
-            flat = array_ops.reshape(g, [-1])
-            n = dimension_value(flat.shape[0])
-            if n is None:
-                if gradients(flat, x)[0] is None:
-                    raise ValueError("None values not supported.")
-                raise ValueError(f"hessians: the size of {x.name} (shape {x.shape}) must be known at graph "
-                                 "construction (ref unrolls TF's while_loop over its elements)")
-            rows = [gradients(flat[i], x)[0] for i in range(n)]
-            if any(r is None for r in rows):
-                raise ValueError("None values not supported.")
-            out.append(array_ops.reshape(array_ops.stack(rows), x.shape.concatenate(x.shape)))
+            return following, result.write(j, row)
+        _, rows = while_loop(lambda j, _: j < n, body,
+                             [array_ops.constant(0, dtypes.int32), TensorArray(x.dtype, n)])
+        x_shape = array_ops.shape(x)
+        out.append(array_ops.reshape(rows.stack(), array_ops.concat((x_shape, x_shape), 0)))
     return out
 
 
