@@ -74,7 +74,17 @@ class Tensor:
     def __ne__(self, other):
         return self is not other
 
+    def _eager_value(self):
+        """The value now, in a graph that runs its ops at once (the scratch graph an
+        ``EagerPyFunc``'s function runs in: ``ref.session.eager_call`` sets its
+        ``_eager_evaluate``, as TF's eager tensors have values); else None."""
+        evaluate = getattr(self.graph, "_eager_evaluate", None)
+        return evaluate(self) if evaluate is not None else None
+
     def __bool__(self):
+        value = self._eager_value()
+        if value is not None:
+            return bool(value)
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
                         "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such "
                         "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
@@ -91,6 +101,9 @@ class Tensor:
                         "Please call `x.shape` rather than `len(x)` for shape information.")
 
     def __array__(self, dtype=None, copy=None):
+        value = self._eager_value()
+        if value is not None:
+            return value.astype(dtype) if dtype is not None else value
         raise TypeError(f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array.")
 
 

@@ -312,6 +312,25 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return packed
 
 
+def async_noop(name=None):
+    """TF's ``while_v2.async_noop``: a functional ``While`` on one bool, False, whose
+    cond returns it and whose body passes it on -- it never iterates, and TF runs
+    it as an asynchronous kernel, so ops waiting on it (a control input) start on
+    other threads. Returns the While op (not in the ``tf`` namespace, as in TF)."""
+    outer = get_default_graph()
+    with name_scope(name, "async_noop") as scope:
+        init = constant(False, name="cond_init_value")
+        args = [_Arg(dtypes.bool, TensorShape([]))]
+        cond_g, _, pred = _build_body(scope + "cond_graph", lambda phs: phs[0], args, outer)
+        cond_g.outputs = [pred]
+        body_g, _, out = _build_body(scope + "body_graph", lambda phs: phs[0], args, outer)
+        body_g.outputs = [out]
+        outs = apply_op("While", input=[init], cond=cond_g, body=body_g, n_loop_vars=1, n_cond_captures=0,
+                        maximum_iterations=None, parallel_iterations=10, output_specs=[(dtypes.bool, TensorShape([]))],
+                        accumulate=False, name=scope)
+    return (outs[0] if isinstance(outs, (list, _tuple)) else outs).op
+
+
 def _invariants_of_specs(loop_vars, shape_invariants):
     """TF's ``_shape_invariant_to_type_spec`` for TypeSpec invariants (a
     ``tf.TensorSpec`` or ``SparseTensorSpec``: an object with a ``value_type``):

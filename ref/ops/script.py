@@ -78,6 +78,32 @@ class EagerValue(np.ndarray):
         return v[()] if v.ndim == 0 else v.copy()
 
 
+# How an EagerPyFunc's function runs: TF runs it eagerly, so TF ops it calls compute values.
+# ref.session registers the runner (a scratch graph run at once); without one the function
+# is called as it is.
+_EAGER_RUNNER: list = [None]
+# TF's tape_cache: the EagerPyFunc tokens whose gradient a graph asks for keep the inputs of
+# their latest run here, until the gradient's own function takes them.
+RECORDING: set = set()
+RECORDED: dict = {}
+
+
+def set_eager_runner(runner) -> None:
+    """``runner(func, args)`` runs an EagerPyFunc's function from now on."""
+    _EAGER_RUNNER[0] = runner
+
+
+def take_recorded(token: str):
+    """The inputs the EagerPyFunc ``token`` kept of its latest run (None if none), no longer kept."""
+    with _LOCK:
+        return RECORDED.pop(token, None)
+
+
+def callback(token: str):
+    """The function registered under ``token`` (None if there is none)."""
+    return _CALLBACKS.get(token)
+
+
 def _call(input, token, Tout, eager=False):
     func = _CALLBACKS.get(token)
     if func is None:
@@ -85,7 +111,15 @@ def _call(input, token, Tout, eager=False):
         raise errors.InvalidArgumentError(None, None, message)
     try:
         args = [np.asarray(x) for x in input]
-        ret = func(*([a.view(EagerValue) for a in args] if eager else args))
+        if eager:
+            if token in RECORDING:
+                with _LOCK:
+                    RECORDED[token] = args
+            runner = _EAGER_RUNNER[0]
+            args = [a.view(EagerValue) for a in args]
+            ret = runner(func, args) if runner is not None else func(*args)
+        else:
+            ret = func(*args)
     except Exception as e:  # noqa: BLE001 - every Python error becomes TF's class for it
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         raise _error(e, f"{type(e).__name__}: {e}\n{tb}") from e

@@ -440,6 +440,8 @@ COVERED_ELSEWHERE = {
     "FakeQuantWithMinMaxArgs": "tests/ops/test_fake_quant.py", "FakeQuantWithMinMaxVars": "tests/ops/test_fake_quant.py",
     "FakeQuantWithMinMaxVarsPerChannel": "tests/ops/test_fake_quant.py",
     "PartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
+    # its function differentiated again on the forward run's inputs, against TF's tape, row per case
+    "EagerPyFunc": "tests/graph_ops/test_py_function.py",
     # its gradient (TF's segment-mean rule) against TF's values, row per case
     "IsotonicRegression": "tests/ops/test_isotonic_regression.py",
     "StatefulPartitionedCall": "tests/framework/test_importer_tf_function_calls.py",
@@ -576,8 +578,6 @@ NO_GRADIENT_IN_TF = {
 
 # Known gaps, reported rather than hidden: TF has gradients for these, ref does not yet.
 KNOWN_GAPS = {
-    "EagerPyFunc": "TF differentiates tf.py_function by replaying the function under a GradientTape of eager "
-                   "ops; ref runs the function on NumPy values and has no tape (tests/graph_ops/test_py_function.py)",
     "StatelessRandomGammaV2": "TF's _StatelessRandomGammaV2Grad (d sample / d alpha via RandomGammaGrad) is not written yet",
     "StatelessRandomGammaV3": "as StatelessRandomGammaV2",
     "StatelessShuffle": "TF registers no gradient for it either",

@@ -78,3 +78,38 @@ def test_hessian_of_a_cubic_still_computed():
         h, = ref.hessians(ref.reduce_sum(x * x * x), x)
         with ref.Session() as sess:
             np.testing.assert_allclose(sess.run(h), np.diag(6 * x0), rtol=1e-6)
+
+
+def _cubic(tf, x):
+    return tf.reduce_sum(x ** 3) + x[0, 0] * x[-1, -1]
+
+
+def _matmul_square(tf, x):
+    return tf.reduce_sum(tf.matmul(x, tf.transpose(x)) ** 2)
+
+
+# (case, f(tf, x) differentiated twice, x's static shape: None dims known only when run)
+HESSIAN_ROWS = [
+    ("cubic_known", _cubic, [2, 2]),
+    ("cubic_unknown_rows", _cubic, [None, 2]),
+    ("matmul_square_unknown_rank", _matmul_square, None),
+]
+
+
+@pytest.mark.parametrize("case,f,shape", HESSIAN_ROWS, ids=[r[0] for r in HESSIAN_ROWS])
+@pytest.mark.parametrize("v2", [False, True], ids=["tf1_loop", "functional_while"])
+def test_hessians_values_as_tf(case, f, shape, v2, monkeypatch):
+    """TF's while_loop over the gradient's elements: sizes known only at run time work."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    x0 = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
+
+    def run(lib):
+        with lib.Graph().as_default():
+            x = lib.placeholder(lib.float32, shape)
+            (h,) = lib.hessians(f(lib, x), x)
+            with lib.Session() as sess:
+                return sess.run(h, {x: x0})
+    want = run(tf)
+    if v2:
+        ref.enable_control_flow_v2()  # tests/conftest.py restores the mode
+    np.testing.assert_allclose(run(ref), want, rtol=1e-6)

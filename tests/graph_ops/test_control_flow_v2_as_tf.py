@@ -292,3 +292,20 @@ def test_singleton_results_as_tf(kind, strict, v2):
                 lib.Graph().as_default():
             kinds.append(_result_kind(lib, kind, strict))
     assert kinds[1] == kinds[0]
+
+
+@pytest.mark.parametrize("name", [None, "noop"])
+def test_async_noop_as_tf(name):
+    """while_v2.async_noop: a While that never iterates, run for its control edge (TF's AsyncNoopTest)."""
+    tf1 = tf_v1()
+    from tensorflow.python.ops import while_v2
+    got = []
+    for lib, build in ((ref, _under_test.async_noop), (tf1, while_v2.async_noop)):
+        with lib.Graph().as_default():
+            x = lib.constant(2)
+            op = build(name=name)
+            with lib.control_dependencies([op]):
+                y = x + 2
+            with lib.Session() as s:
+                got.append((op.type, op.name, [t.name for t in op.inputs], s.run(op), s.run(y)))
+    assert got[0] == got[1]

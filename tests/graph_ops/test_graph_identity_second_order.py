@@ -1,5 +1,5 @@
 """GraphDef identity with TensorFlow (``_graphdef.py``) for second-order
-gradients of nn kernels: max pooling with tensor ksize/strides
+gradients: ``tf.hessians`` (a TF1 while_loop of gradients into a TensorArray); nn kernels: max pooling with tensor ksize/strides
 (``MaxPoolGradV2``'s gradient builds ``MaxPoolGradGradV2``) and batch norm
 (``FusedBatchNormGradV3``'s gradient, TF's _FusedBatchNormGradGrad)."""
 import pytest
@@ -32,11 +32,19 @@ def _batch_norm_second_order(is_training, data_format):
     return snippet
 
 
+def hessians_of_known_and_unknown_sizes(tf):  # TF1's while_loop over the gradient's elements, a TensorArray
+    x = tf.placeholder(tf.float32, [3], name="x")
+    m = tf.placeholder(tf.float32, [None, 2], name="m")
+    y = tf.reduce_sum(x ** 3) + tf.reduce_sum(tf.matmul(m, tf.transpose(m)) ** 2)
+    tf.hessians(y, [x, m])
+
+
 TAPE = ("TF builds the rebuilt first-order gradient's derivative with a GradientTape in graph mode "
         "(rules run without '<op>_grad' scopes, in the tape's order); ref differentiates it with gradients()")
 
 ROWS = [
     pytest.param(max_pool_v2_second_order, id="max_pool_v2_second_order"),
+    pytest.param(hessians_of_known_and_unknown_sizes, id="hessians_of_known_and_unknown_sizes"),
     pytest.param(_batch_norm_second_order(True, "NHWC"), id="batch_norm_training_nhwc",
                  marks=pytest.mark.xfail(strict=True, reason=TAPE)),
     pytest.param(_batch_norm_second_order(False, "NCHW"), id="batch_norm_inference_nchw",

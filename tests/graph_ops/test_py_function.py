@@ -110,3 +110,116 @@ def test_get_gradient_function_as_tf(name):
             rule = lookup(out.op)
             got.append(None if rule is None else rule.__name__.lstrip("_").lower())
     assert (got[0] is None) == (got[1] is None)
+
+
+# The function runs eagerly (TF): the TF ops it calls compute values, built in a graph of their own.
+def _matmul_two(t):
+    return t.py_function(lambda a, x: [t.matmul(a, x), t.matmul(a, x) * 2.0],
+                         [t.ones((3, 3)), t.ones((3, 1))], [t.float32, t.float32])
+
+
+def _int_matmul(t):
+    return t.py_function(lambda a, x: t.matmul(a, x), [t.ones((3, 3), t.int32), t.ones((3, 1), t.int32)], t.int32)
+
+
+def _variable_read(t):
+    return t.py_function(lambda: t.Variable(3.0) * 2.0 + 1.0, [], t.float32)
+
+
+def _numpy_and_ops(t):
+    return t.py_function(lambda a: t.reduce_sum(a.numpy() * 2.0), [t.constant([1.5, 2.5])], t.float32)
+
+
+def _python_branch(t):
+    return t.py_function(lambda a: a * 2.0 if t.reduce_sum(a) > 0 else np.asarray(t.abs(a)) - 1.0,
+                         [t.constant([-1.5, 0.5])], t.float32)
+
+
+EAGER_ROWS = {"python_branch_and_asarray": _python_branch, "matmul_two_outputs": _matmul_two, "int_matmul": _int_matmul, "variable_read": _variable_read,
+              "numpy_then_ops": _numpy_and_ops}
+
+
+@pytest.mark.parametrize("name", sorted(EAGER_ROWS))
+def test_function_runs_its_tf_ops_eagerly_as_tf(name):
+    import ref
+    got = []
+    for lib in (ref, tf_v1()):
+        with lib.Graph().as_default() as g:
+            out = EAGER_ROWS[name](lib)
+            n_ops = len(g.get_operations())
+            with lib.Session() as s:
+                got.append((s.run(out), n_ops, len(g.get_operations())))
+    (r, rn, rn_after), (w, wn, wn_after) = got
+    np.testing.assert_array_equal(np.asarray(r), np.asarray(w))
+    assert rn == wn and rn_after == rn  # the function's ops never join the caller's graph
+
+
+def test_returning_a_variable_is_tfs_unknown_error():
+    import ref
+    for lib in (ref, tf_v1()):
+        with lib.Graph().as_default():
+            out = lib.py_function(lambda: lib.Variable(0.0), [], lib.float32)
+            with lib.Session() as s, pytest.raises(lib.errors.UnknownError, match="Attempting to return a variable"):
+                s.run(out)
+
+
+# tf.gradients through py_function (TF's _EagerPyFuncGrad): (inputs, function, Tout, what to differentiate)
+def _grad_square(t):
+    x = t.constant(3.0)
+    return t.gradients(t.py_function(lambda v: v ** 2, [x], t.float32), x)
+
+
+def _grad_two_outputs(t):
+    x, y = t.constant(3.0), t.constant(2.0)
+    fa, fb = t.py_function(lambda a, b: (a * b, a / b), [x, y], [t.float32, t.float32])
+    return t.gradients(fa + fb, [x, y])
+
+
+def _grad_one_output_unused(t):
+    x, y = t.constant([1.0, -2.0]), t.constant(2.0)
+    fa, _ = t.py_function(lambda a, b: (t.tanh(a) * b, a - b), [x, y], [t.float32, t.float32])
+    return t.gradients(t.reduce_sum(fa), [x, y])
+
+
+def _grad_complex(t):
+    c = t.constant(3.0 + 3.0j, t.complex128)
+    return t.gradients(t.py_function(lambda v: v ** 2, [c], t.complex128), c,
+                       grad_ys=t.constant(1.0 + 0j, t.complex128))
+
+
+def _grad_twice_run(t):  # each run of the gradient differentiates at that run's inputs
+    x = t.placeholder(t.float32, [], name="x")
+    return t.gradients(t.py_function(lambda v: t.sin(v) * v, [x], t.float32), x)
+
+
+def _log_huber(t, x, m):  # Python's `if` on a value the function computed with TF ops
+    if t.abs(x) <= m:
+        return x ** 2
+    return m ** 2 * (1 - 2 * t.log(m) + t.log(x ** 2))
+
+
+def _grad_python_branch(t):
+    x = t.placeholder(t.float32, [], name="x")
+    return t.gradients(t.py_function(lambda a, b: _log_huber(t, a, b), [x, t.constant(2.0)], t.float32), x)
+
+
+GRAD_ROWS = {"python_branch": _grad_python_branch, "square": _grad_square, "two_outputs": _grad_two_outputs, "one_output_unused": _grad_one_output_unused,
+             "complex": _grad_complex, "placeholder": _grad_twice_run}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_ROWS))
+def test_gradient_as_tf(name):
+    import ref
+    got = []
+    for lib in (ref, tf_v1()):
+        with lib.Graph().as_default() as g:
+            grads = GRAD_ROWS[name](lib)
+            # the gradient is one more EagerPyFunc, run after the forward one (a control input on it)
+            ops = [op for op in g.get_operations() if op.type == "EagerPyFunc"]
+            assert len(ops) == 2 and ops[0] in ops[1].control_inputs
+            with lib.Session() as s:
+                feeds = [{"x:0": v} for v in (0.5, -1.25, 3.0)] if name in ("placeholder", "python_branch") else [{}]
+                got.append([s.run(grads, f) for f in feeds])
+    for r, w in zip(*got):
+        for a, b in zip(r, w):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

@@ -71,7 +71,33 @@ def _tensor_loop(tf):  # a loop variable whose shape grows, and a maximum_iterat
     tf.identity(v, name="out")
 
 
-GRAPHS = [_nested_loops, _cond_in_loop, _loop_in_cond, _variable_in_loop, _tensor_loop]
+def _grad_loop_cond_loop(tf):  # TF's stack-based gradient of a loop in a cond in a loop, its branch untaken at i = 0
+    n = tf.placeholder(tf.int32, [], name="n")
+    x = tf.placeholder(tf.float32, [3], name="x")
+
+    def body(i, v):
+        def inner():
+            return tf.while_loop(lambda j, y: j < 3, lambda j, y: (j + 1, y + v * x), [0, tf.zeros_like(v)])[1]
+        return i + 1, tf.cond(i > 0, inner, lambda: v * 2.0)
+    y = tf.while_loop(lambda i, v: i < n, body, [0, x])[1]
+    tf.identity(tf.gradients(tf.reduce_sum(y * y), x)[0], name="out")
+
+
+def _grad_cond_loop_cond(tf):  # a cond in a loop in a cond; each inner branch taken in some iteration
+    n = tf.placeholder(tf.int32, [], name="n")
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+
+    def loop():
+        return tf.while_loop(lambda i, v: i < n,
+                             lambda i, v: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: v * x, lambda: v * 0.5 + x)),
+                             [0, x])[1]
+    y = tf.cond(p, loop, lambda: x * x)
+    tf.identity(tf.gradients(tf.reduce_sum(y), x)[0], name="out")
+
+
+GRAPHS = [_nested_loops, _cond_in_loop, _loop_in_cond, _variable_in_loop, _tensor_loop, _grad_loop_cond_loop,
+          _grad_cond_loop_cond]
 FEEDS = [{"n:0": 0}, {"n:0": 1}, {"n:0": 4}, {"n:0": 9, "p:0": False}]
 
 

@@ -71,6 +71,7 @@ SOURCES = {
     "tensorflow.python.ops.control_flow_assert": (_G + "control_flow_ops", _G + "check_ops"),
     "tensorflow.python.ops.control_flow_switch_case": (_G + "switch_case_ops",),
     "tensorflow.python.ops.cond_v2": (_G + "control_flow_ops", _G + "switch_case_ops"),
+    "tensorflow.python.ops.while_v2": (_G + "control_flow_ops",),
     "tensorflow.python.ops.variable_v1": (_G + "variables",),
     "tensorflow.python.ops.ref_variable": (_G + "variables",),
     "tensorflow.python.ops.gradients_impl": ("ref.grad", "ref.grad.gradients"),

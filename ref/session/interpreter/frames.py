@@ -18,7 +18,9 @@ dynamic control flow):
 * ``Switch`` sends its data to one output; the other gets :data:`DEAD`. An op
   with a dead input (data or control) does not run: its outputs are dead.
   Deadness stops at ``NextIteration``; a dead ``Exit`` value reaches the
-  parent frame only if its loop never sent a live one, once the loop is done;
+  parent frame only if its loop never sent a live one, once the loop is done
+  (all its Enters ran and nothing in it waits; as a last resort, once nothing
+  else can run);
 * ``ControlTrigger`` runs even when its control inputs are dead;
 * every new iteration checks the run's deadline and cancellation
   (:func:`ref.ops.blocking.check`);
@@ -220,16 +222,19 @@ def _link(plan):
     plan.feed_consumers = {t: (t, t in fetched, tuple((nodes[c], i) for c, i in plan.data_consumers.get(t, ())))
                            for t in plan.feeds}
     plan.source_nodes = [nodes[op] for op in plan.sources]
+    plan.enter_counts = collections.Counter(n.frame_name for n in nodes.values() if n.kind == _K_ENTER)
     plan.nodes = nodes
     return nodes
 
 
 class _Frame:
     __slots__ = ("parent", "parent_iter", "children", "invariants", "iterations", "dead_exits", "live_exits",
-                 "window", "open", "total", "done", "deferred")
+                 "window", "open", "total", "done", "deferred", "name", "entered")
 
-    def __init__(self, parent, parent_iter, window=None):
+    def __init__(self, parent, parent_iter, window=None, name=""):
         self.parent, self.parent_iter = parent, parent_iter  # parent None: the root frame
+        self.name = name  # the Enters' frame_name
+        self.entered = 0  # how many of its Enters have run (live or dead)
         self.children = {}  # (iteration, frame_name) -> _Frame
         self.invariants = []  # (consumer node, input index, value) of constant Enters
         self.iterations = 1
@@ -380,8 +385,9 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
         if kind == _K_ENTER:
             child = frame.children.get((it, node.frame_name))
             if child is None:
-                child = frame.children[(it, node.frame_name)] = _Frame(frame, it, node.window)
+                child = frame.children[(it, node.frame_name)] = _Frame(frame, it, node.window, node.frame_name)
                 order.append(child)
+            child.entered += 1
             if node.is_constant:
                 n = child.iterations
                 value = outputs[0]
@@ -423,6 +429,27 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
             for c in node.controls:
                 arrive(c, None, signal, frame, it)
 
+    def flush(f):
+        """Sends ``f``'s dead Exits (those that never sent a live value) to its parent frame."""
+        exits, f.dead_exits = f.dead_exits, []
+        sent = False
+        for node in dict.fromkeys(exits):
+            if node in f.live_exits:
+                continue
+            f.live_exits.add(node)
+            sent = True
+            for out in node.outs:
+                if out is None:
+                    continue
+                if f.parent is root and out[1]:
+                    results[out[0]] = DEAD
+                for c, i in out[2]:
+                    arrive(c, i, DEAD, f.parent, f.parent_iter)
+            for c in node.controls:
+                arrive(c, None, DEAD, f.parent, f.parent_iter)
+        return sent
+
+    enters = plan.enter_counts
     for tensor, value in feeds.items():
         _, fetched, consumers = plan.feed_consumers[tensor]
         if fetched:
@@ -502,29 +529,20 @@ def run(plan: FramePlan, feeds: dict, run_op, read, trace=None):
                 frame.total -= 1
                 if not frame.total and frame.parent is not root:
                     closed(frame.parent, frame.parent_iter)
-        # quiescent: loops that never sent a live value through an Exit send a dead one
+        # quiescent: a loop that is done (TF's DeleteFrame: every Enter ran, no instance of it waits)
+        # and never sent a live value through an Exit sends a dead one; loops still waiting keep theirs
         pending = False
         for f in order:
-            exits, f.dead_exits = f.dead_exits, []
-            for node in dict.fromkeys(exits):
-                if node in f.live_exits:
-                    continue
-                f.live_exits.add(node)
-                pending = True
-                for out in node.outs:
-                    if out is None:
-                        continue
-                    if f.parent is root and out[1]:
-                        results[out[0]] = DEAD
-                    for c, i in out[2]:
-                        arrive(c, i, DEAD, f.parent, f.parent_iter)
-                for c in node.controls:
-                    arrive(c, None, DEAD, f.parent, f.parent_iter)
+            if f.dead_exits and not f.total and not f.deferred and f.entered >= enters.get(f.name, 0):
+                pending = flush(f) or pending
         if not pending:  # nothing can run: iterations held back by parallel_iterations start after all
             for f in order:
                 if f.deferred:
                     advance(f, force=True)
                     pending = True
+        if not pending:  # still nothing: the loops that wait hear of their dead Exits too
+            for f in order:
+                pending = flush(f) or pending
         if not pending:
             break
     out = []
