@@ -119,6 +119,10 @@ SOURCES = {
 }
 SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
+    "tensorflow.python.distribute.distribute_lib": (_G + "distribute_lib",),
+    "tensorflow.python.distribute.mirrored_strategy": (_G + "distribute_lib",),
+    "tensorflow.python.distribute.reduce_util": (_G + "distribute_lib",),
+    "tensorflow.python.framework.tensor_conversion": ("ref.framework.op_def_library",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
     "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
@@ -144,6 +148,7 @@ SAME_NAME = {
     "tensorflow.python.ops.ragged": ("ref.graph_ops",),  # ragged_tensor, ragged_factory_ops, ...
     "tensorflow.python.training": ("ref.optimizers", "ref.training", "ref.checkpoint"),
     "tensorflow.python.framework": ("ref.framework",),
+    "tensorflow.python.training.experimental": ("ref.optimizers", "ref.session"),  # loss scaling
 }
 # Helper modules that ship with the tests: loaded from the TF source mirror.
 FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$"
@@ -310,6 +315,8 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
     "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
     "tensorflow.python.framework.constant_op": {"constant": "constant_v2"},
+    "tensorflow.python.framework.tensor_conversion": {"convert_to_tensor_v2": "convert_to_tensor",
+                                                      "convert_to_tensor_v2_with_dispatch": "convert_to_tensor"},
 }
 
 
@@ -731,6 +738,7 @@ def _make_context():
     m.function = function
     # TF resets its eager runtime's global context; ref has none (graph mode only), so nothing to reset
     m._reset_context = lambda: None
+    m.num_gpus = lambda: 0  # ref runs every kernel on the host (see _make_config)
     return m
 
 
@@ -741,10 +749,9 @@ def _make_def_function():
 
 
 def _make_config():
-    m = ShimModule("tensorflow.python.framework.config", ())
+    m = ShimModule("tensorflow.python.framework.config", ("ref.session.runtime_config",))
     # ref's kernels are deterministic; TF's switches for it change nothing here
-    for name in ("set_optimizer_experimental_options",
-                 "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
+    for name in ("enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
     from ref.platform import modes  # TF's op-determinism switch is ref's
     m.enable_op_determinism = modes.enable_op_determinism
