@@ -103,9 +103,9 @@ def in_cross_replica_context():
 
 
 def get_loss_reduction():
-    """The reduction a loss of this strategy uses: ``SUM`` for the default strategy, else ``MEAN``
-    (TF's rule for TF1 losses)."""
-    return ReduceOp.SUM if not has_strategy() else ReduceOp.MEAN
+    """The reduction a TF1 optimizer applies to a loss over the replicas: ``SUM`` (TF scales
+    the loss only for an Estimator's, which ref does not have)."""
+    return ReduceOp.SUM
 
 
 # -- contexts ---------------------------------------------------------------------------------
