@@ -123,6 +123,10 @@ SOURCES.update({
     "tensorflow.python.distribute.mirrored_strategy": (_G + "distribute_lib",),
     "tensorflow.python.distribute.reduce_util": (_G + "distribute_lib",),
     "tensorflow.python.framework.tensor_conversion": ("ref.framework.op_def_library",),
+    "tensorflow.python.trackable.resource": ("ref.checkpoint.trackable_base",),
+    "tensorflow.python.training.saving.saveable_object": ("ref.framework.saveable_object",),
+    "tensorflow.python.training.saving.saveable_object_util": ("ref.checkpoint.saveable_object_util",),
+    "tensorflow.python.checkpoint.checkpoint": ("ref.checkpoint.trackable",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
     "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
@@ -835,10 +839,9 @@ def _make_test_ops():
 
 SPECIAL = {
     "tensorflow.python.framework.test_ops": _make_test_ops,
-    # a base class saver_test derives from at import time; ref has no Trackable hierarchy
-    "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
-        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
-        "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
+    "tensorflow.python.trackable.base": lambda: ShimModule(
+        "tensorflow.python.trackable.base", ("ref.checkpoint.trackable_base",),
+        extra={"VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
                                                            extra={"GradientTape": _ref_tape()}),
@@ -847,6 +850,7 @@ SPECIAL = {
     "tensorflow.python.framework.test_util": _make_test_util,
     "tensorflow.python.platform.test": _make_test,
     "tensorflow.python.platform.googletest": _make_test,
+    "tensorflow.python.eager.test": _make_test,
     "tensorflow.python.eager.context": _make_context,
     "tensorflow.python.eager.def_function": _make_def_function,
     "tensorflow.python.tf2": lambda: ShimModule("tensorflow.python.tf2", (), extra={"enabled": lambda: False}),
