@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 
 from ref.types import dtypes, nest
 from ref.types.device_spec import DeviceSpec
@@ -291,3 +292,17 @@ class MirroredStrategy(Strategy):
             raise ValueError("ref's MirroredStrategy mirrors onto one device; got %s" % (devices,))
         self._cross_device_ops = cross_device_ops
         super().__init__(StrategyExtended(self, canonical))
+
+
+# -- the distribute coordinator's current worker context (TF's distribute_coordinator_context) --------
+_WORKER_CONTEXT = threading.local()
+
+
+def get_current_worker_context():
+    """The worker context this thread runs in (``ref.training.distribute_coordinator``), or None."""
+    return getattr(_WORKER_CONTEXT, "current", None)
+
+
+def set_current_worker_context(context):
+    """Makes ``context`` (or None) this thread's worker context (``_WorkerContext.__enter__``)."""
+    _WORKER_CONTEXT.current = context

@@ -124,6 +124,8 @@ SOURCES.update({
     "tensorflow.python.distribute.reduce_util": (_G + "distribute_lib",),
     "tensorflow.python.framework.tensor_conversion": ("ref.framework.op_def_library",),
     "tensorflow.python.trackable.resource": ("ref.checkpoint.trackable_base",),
+    "tensorflow.python.distribute.distribute_coordinator": ("ref.training.distribute_coordinator",),
+    "tensorflow.python.distribute.distribute_coordinator_context": (_G + "distribute_lib",),
     "tensorflow.python.training.saving.saveable_object": ("ref.framework.saveable_object",),
     "tensorflow.python.training.saving.saveable_object_util": ("ref.checkpoint.saveable_object_util",),
     "tensorflow.python.checkpoint.checkpoint": ("ref.checkpoint.trackable",),
