@@ -212,3 +212,28 @@ def _rewrite_switch(tf):
 def test_mixed_precision_switch_matches_tf():
     got, want = _both(_rewrite_switch)
     assert got == want
+
+
+def _session_flags(tf):
+    """Whether a Session made before / after enabling the rewrite counts as a
+    non-mixed-precision Session (the flag ``enable_mixed_precision_graph_rewrite`` warns on)."""
+    if tf is _ref():
+        from ref.session import mixed_precision_global_state as state
+    else:
+        from tensorflow.python.training.experimental import mixed_precision_global_state as state
+    out = []
+    for enable_first in (False, True):
+        state.set_non_mixed_precision_session_created(False)
+        if enable_first:
+            tf.train.experimental.enable_mixed_precision_graph_rewrite(tf.train.GradientDescentOptimizer(1.0))
+        with tf.Graph().as_default(), tf.Session():
+            pass
+        out.append((state.non_mixed_precision_session_created(), state.is_mixed_precision_graph_rewrite_enabled()))
+        if enable_first:
+            tf.train.experimental.disable_mixed_precision_graph_rewrite()
+    return out
+
+
+def test_session_creation_flag_matches_tf():
+    got, want = _both(_session_flags)
+    assert got == want == [(True, False), (False, True)]
