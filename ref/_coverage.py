@@ -8,7 +8,6 @@ NOT_PROVIDED = {
     "contrib": "the contributed modules, removed from TensorFlow itself in 2.0",
     "estimator": "the Estimator API",
     "lite": "TensorFlow Lite",
-    "distribute": "tf.distribute strategies (ref has the TF1 ClusterSpec/Server/replica_device_setter)",
     "autograph": "AutoGraph",
     "function": "tf.function (ref is graph mode only)",
     "xla": "XLA",

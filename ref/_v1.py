@@ -93,6 +93,7 @@ from ref.graph_ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
 from ref import debugging  # noqa: F401
 from ref import initializers, linalg, nn, math, test, raw_ops, summary, python_io, train  # noqa: F401
 from ref import layers  # noqa: F401  (tf.layers)
+from ref import distribute, mixed_precision  # noqa: F401  (tf.distribute, tf.compat.v1.mixed_precision)
 from ref import keras  # noqa: F401  (tf.keras, graph mode)
 from ref.graph_ops.ragged_tensor import RaggedTensor  # noqa: F401
 from ref import ragged  # noqa: F401  (tf.ragged)

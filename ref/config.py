@@ -12,12 +12,14 @@ from ref.platform import modes as _modes
 
 __all__ = ["LogicalDevice", "PhysicalDevice", "get_soft_device_placement", "get_visible_devices",
            "list_logical_devices", "list_physical_devices", "set_soft_device_placement", "set_visible_devices",
-           "experimental", "threading"]
+           "experimental", "optimizer", "threading"]
 
 threading = _Namespace(get_inter_op_parallelism_threads=_rc.get_inter_op_parallelism_threads,
                        get_intra_op_parallelism_threads=_rc.get_intra_op_parallelism_threads,
                        set_inter_op_parallelism_threads=_rc.set_inter_op_parallelism_threads,
                        set_intra_op_parallelism_threads=_rc.set_intra_op_parallelism_threads)
+optimizer = _Namespace(get_experimental_options=_rc.get_optimizer_experimental_options,
+                       set_experimental_options=_rc.set_optimizer_experimental_options)
 experimental = _Namespace(get_memory_growth=get_memory_growth, set_memory_growth=set_memory_growth,
                           get_visible_devices=get_visible_devices, set_visible_devices=set_visible_devices,
                           list_logical_devices=list_logical_devices, list_physical_devices=list_physical_devices,

@@ -57,6 +57,19 @@ from ref.training.hooks import (CheckpointSaverHook, CheckpointSaverListener, Fe
                                StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
 from ref.graph_ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1  # noqa: F401
 from ref.training.quantize_training import do_quantize_training_on_graphdef  # noqa: F401
+from ref.optimizers.loss_scale import DynamicLossScale, FixedLossScale, LossScale
+from ref.optimizers.loss_scale_optimizer import MixedPrecisionLossScaleOptimizer
+from ref.optimizers.mixed_precision import (disable_mixed_precision_graph_rewrite,
+                                            enable_mixed_precision_graph_rewrite)
+from types import SimpleNamespace as _Namespace
+
+# tf.compat.v1.train.experimental: TF1's loss scaling (also tf.compat.v1.mixed_precision)
+experimental = _Namespace(DynamicLossScale=DynamicLossScale, FixedLossScale=FixedLossScale, LossScale=LossScale,
+                          MixedPrecisionLossScaleOptimizer=MixedPrecisionLossScaleOptimizer,
+                          enable_mixed_precision_graph_rewrite=enable_mixed_precision_graph_rewrite,
+                          disable_mixed_precision_graph_rewrite=disable_mixed_precision_graph_rewrite)
+del DynamicLossScale, FixedLossScale, LossScale, MixedPrecisionLossScaleOptimizer
+del disable_mixed_precision_graph_rewrite, enable_mixed_precision_graph_rewrite
 
 from ref import _coverage  # noqa: E402
 

@@ -12,8 +12,11 @@ from ref.framework.op_def_library import apply_op
 from ref.graph_ops.resource_variable_ops import ResourceVariable
 from ref.graph_ops.variables import Variable
 from ref.graph_ops.partitioned import PartitionedVariable
+from ref.checkpoint.trackable_base import Trackable
 
-__all__ = ["SaveSpec", "SaveableObject", "op_list_to_dict", "saveable_objects_for_op", "validate_and_slice_inputs"]
+__all__ = ["SaveSpec", "SaveableObject", "op_list_to_dict", "saveable_objects_for_op", "validate_and_slice_inputs",
+           "trackable_has_serialize_to_tensor", "saveable_objects_from_trackable", "TrackableSaveable",
+           "SaveableCompatibilityConverter", "saveable_object_to_tensor_dict", "saveable_object_to_restore_fn"]
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
 
@@ -257,3 +260,142 @@ def validate_and_slice_inputs(names_to_saveables):
 
 def _all_saveable_objects(scope=None):
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope) + get_collection(GraphKeys.SAVEABLE_OBJECTS, scope)
+
+
+# ---------------------------------------------------------------------------
+# Trackables: TF2's _serialize_to_tensors and TF1's saveables, each from the other
+# ---------------------------------------------------------------------------
+
+SERIALIZE_TO_TENSORS_NAME = ".TENSORS"  # the local name of a converted _serialize_to_tensors
+_OBJECT_ATTRIBUTES = ".ATTRIBUTES/"
+
+
+def _escape_local_name(name):
+    return name.replace(".", "..").replace("/", ".S")
+
+
+def _extract_local_name(key):
+    """The part of a checkpoint key after ``.ATTRIBUTES/`` (the whole key if none)."""
+    i = key.find(_OBJECT_ATTRIBUTES)
+    return key if i < 0 else key[i + len(_OBJECT_ATTRIBUTES):]
+
+
+def _as_str(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def trackable_has_serialize_to_tensor(obj):
+    """Whether ``obj``'s class (or the object itself) defines ``_serialize_to_tensors``
+    nearer than a ``_gather_saveables_for_checkpoint`` or the Trackable base."""
+    if "_serialize_to_tensors" in getattr(obj, "__dict__", {}):
+        return True
+    for t in type(obj).mro():
+        if t is Trackable:
+            return False
+        if "_serialize_to_tensors" in t.__dict__:
+            return True
+        if "_gather_saveables_for_checkpoint" in t.__dict__:
+            return False
+    return False
+
+
+class TrackableSaveable(SaveableObject):
+    """The saveable of a Trackable's ``_serialize_to_tensors`` / ``_restore_from_tensors``."""
+
+    def __init__(self, obj, specs, name, local_names, prefix=""):
+        self._prefix = prefix
+        self._local_names = local_names
+        self._trackable = obj
+        super().__init__(obj, specs, name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        ret = self._trackable._restore_from_tensors(dict(zip(self._local_names, restored_tensors)))
+        return ret if ret is not None else apply_op("NoOp")
+
+    def get_proto_names_and_checkpoint_keys(self):
+        return [(self._prefix + n, spec.name) for n, spec in zip(self._local_names, self.specs)]
+
+
+def saveable_objects_from_trackable(obj, tf1_saver=False):
+    """``{local name: factory(name) -> SaveableObject}`` of a Trackable: its
+    ``_serialize_to_tensors`` as one ``TrackableSaveable`` (unless ``tf1_saver`` and
+    it gathers saveables itself), else its ``_gather_saveables_for_checkpoint()``."""
+    if tf1_saver:
+        factories = obj._gather_saveables_for_checkpoint()
+        if factories:
+            return factories
+    if not trackable_has_serialize_to_tensor(obj):
+        return obj._gather_saveables_for_checkpoint()
+
+    def create_saveable(name=""):
+        specs, local_names = [], []
+        for tensor_name, maybe in obj._serialize_to_tensors().items():
+            local_names.append(tensor_name)
+            spec_name = name + _escape_local_name(tensor_name)
+            for slice_spec, tensor in (maybe if isinstance(maybe, dict) else {"": maybe}).items():
+                if isinstance(tensor, SaveSpec):
+                    tensor.name, tensor.slice_spec = spec_name, slice_spec
+                    specs.append(tensor)
+                else:
+                    specs.append(SaveSpec(tensor, slice_spec, spec_name))
+        return TrackableSaveable(obj, specs, name, local_names)
+
+    return {SERIALIZE_TO_TENSORS_NAME: create_saveable}
+
+
+def saveable_object_to_tensor_dict(saveables):
+    """``{spec name: tensor}`` (``{name: {slice spec: tensor}}`` for slices) of the saveables;
+    a spec whose tensor is built lazily is given as the spec."""
+    out = {}
+    for saveable in saveables:
+        for spec in saveable.specs:
+            name, slice_spec = _as_str(spec.name), _as_str(spec.slice_spec)
+            tensor = spec if callable(spec._tensor) else spec._tensor
+            if slice_spec:
+                out.setdefault(name, {})[slice_spec] = tensor
+            else:
+                out[name] = tensor
+    return out
+
+
+def saveable_object_to_restore_fn(saveables):
+    """A ``_restore_from_tensors`` restoring each saveable from its specs' tensors."""
+    def restore_from_tensors(restored_tensors):
+        ops = {}
+        for saveable in saveables:
+            tensors = []
+            for spec in saveable.specs:
+                name = _extract_local_name(_as_str(spec.name))
+                slice_spec = _as_str(spec.slice_spec)
+                value = restored_tensors[name]
+                tensors.append(value[slice_spec] if slice_spec else value)
+            ops[saveable.name] = saveable.restore(tensors, None)
+        return ops
+    return restore_from_tensors
+
+
+class SaveableCompatibilityConverter(Trackable):
+    """A Trackable's TF1 saveables as ``_serialize_to_tensors``/``_restore_from_tensors``."""
+
+    def __init__(self, obj, saveables):
+        self._obj = obj
+        self._saveables = saveables
+
+    @property
+    def obj(self):
+        return self._obj
+
+    @property
+    def saveables(self):
+        return self._saveables
+
+    def _serialize_to_tensors(self):
+        return saveable_object_to_tensor_dict(self._saveables)
+
+    def _restore_from_tensors(self, restored_tensors):
+        """The restore ops; ValueError unless the tensors are exactly the specs' local names."""
+        expected = [_extract_local_name(_as_str(spec.name)) for s in self._saveables for spec in s.specs]
+        if set(expected) != set(restored_tensors.keys()):
+            raise ValueError(f"Could not restore object {self._obj} because not all expected tensors were in the "
+                             f"checkpoint.\n\tExpected: {expected}\n\tGot: {list(restored_tensors.keys())}")
+        return saveable_object_to_restore_fn(self._saveables)(restored_tensors)

@@ -70,13 +70,18 @@ def _is_optimizer(x) -> bool:
 
 
 def _is_trackable(x) -> bool:
-    return isinstance(x, Checkpoint) or _is_variable(x) or _is_optimizer(x)
+    return (isinstance(x, Checkpoint) or _is_variable(x) or _is_optimizer(x)
+            or callable(getattr(x, "_checkpoint_dependencies", None)))
 
 
 def _children(obj, graph):
-    """``[(local name, object)]``: the named dependencies of ``obj``."""
+    """``[(local name, object)]``: the named dependencies of ``obj`` (an object naming its own
+    with ``_checkpoint_dependencies(graph)``: a loss scale, a loss-scaling optimizer)."""
     if isinstance(obj, Checkpoint):
         return list(obj._dependencies.items())
+    own = getattr(obj, "_checkpoint_dependencies", None)
+    if callable(own):
+        return list(own(graph))
     if _is_optimizer(obj):
         return [(name, v) for (name, g), v in sorted(obj._non_slot_dict.items(), key=lambda kv: kv[0][0])
                 if v.graph is graph]

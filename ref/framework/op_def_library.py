@@ -376,10 +376,20 @@ def _dtype_of(value):
     return None
 
 
+_SHAPE_STRUCTURE_OPS = frozenset(("Shape", "Pack", "Cast", "ConcatV2", "StridedSlice"))
+_MAX_RANK = 254  # TF's TensorShape holds at most 254 dimensions: a longer vector is no shape
+
+
 def _partial_shape(tensor):
     """What graph construction knows of a 1-D integer tensor's elements read as
     a shape (``constant_value_as_shape``), when it knows any (else None)."""
     if not tensor.dtype.base_dtype.is_integer or tensor.shape.ndims != 1:
+        return None
+    # the caller found no constant value; only these ops' structure says more (any other
+    # tensor, or one too long to be a shape, would read as all-unknown dimensions, one per
+    # element: a long vector's millions of them cost minutes to build and say nothing)
+    length = tensor.shape.as_list()[0]
+    if tensor.op.type not in _SHAPE_STRUCTURE_OPS or (length is not None and length > _MAX_RANK):
         return None
     known = constant_value_as_shape(tensor, shape_inference_value)
     if known.ndims is None or all(d is None for d in known.as_list()):

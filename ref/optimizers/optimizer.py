@@ -70,7 +70,7 @@ from ref.framework.graph import (
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor, convert_to_tensor_or_indexed_slices
 from ref.grad.gradients import gradients
-from ref.graph_ops import array_ops, control_flow_ops, state_ops
+from ref.graph_ops import array_ops, control_flow_ops, distribute_lib, state_ops
 from ref.graph_ops.resource_variable_ops import ResourceVariable
 from ref.graph_ops.variables import Variable
 from ref.ops.training.functional import apply_leaves, hyper, leaves, pick, tree_map  # noqa: F401  (re-exported)
@@ -240,7 +240,11 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """An op applying the gradients (and incrementing ``global_step`` after the
         updates when given). TypeError if ``grads_and_vars`` is malformed, ValueError
-        if no variable has a gradient."""
+        if no variable has a gradient; RuntimeError in a strategy's cross-replica
+        context (a replica's update applies there: ref's strategies have one replica)."""
+        if distribute_lib.has_strategy() and distribute_lib.in_cross_replica_context():
+            raise RuntimeError("Use `_distributed_apply()` instead of `apply_gradients()` in a cross-replica "
+                               "context.")
         try:
             grads_and_vars = tuple(grads_and_vars)
         except TypeError:

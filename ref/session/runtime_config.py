@@ -106,3 +106,27 @@ def get_inter_op_parallelism_threads() -> int:
 
 def set_inter_op_parallelism_threads(num_threads) -> None:
     _STATE["inter"] = int(num_threads)
+
+
+# tf.config.optimizer's experimental options (Grappler's RewriterConfig): the toggles a
+# program set, over TF's two always-reported booleans; a name TF does not know is ignored, as in TF
+_OPTIMIZER_TOGGLES = ("layout_optimizer", "constant_folding", "shape_optimization", "remapping",
+                      "arithmetic_optimization", "dependency_optimization", "loop_optimization",
+                      "function_optimization", "debug_stripper", "scoped_allocator_optimization",
+                      "pin_to_host_optimization", "implementation_selector", "auto_mixed_precision",
+                      "auto_mixed_precision_onednn_bfloat16", "auto_mixed_precision_mkl", "use_plugin_optimizers")
+_OPTIMIZER_OPTIONS = {"disable_model_pruning": False, "disable_meta_optimizer": False}
+
+
+def get_optimizer_experimental_options() -> dict:
+    """``tf.config.optimizer.get_experimental_options()``: the options in effect."""
+    return dict(_OPTIMIZER_OPTIONS)
+
+
+def set_optimizer_experimental_options(options) -> None:
+    """``tf.config.optimizer.set_experimental_options``: booleans by name (``min_graph_nodes``: an int)."""
+    for name, value in options.items():
+        if name in _OPTIMIZER_TOGGLES or name in ("disable_model_pruning", "disable_meta_optimizer"):
+            _OPTIMIZER_OPTIONS[name] = bool(value)
+        elif name == "min_graph_nodes":
+            _OPTIMIZER_OPTIONS[name] = int(value)

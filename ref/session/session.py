@@ -30,7 +30,7 @@ from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
 from ref.session.devices import local_devices, place_plan
-from ref.session import runtime_config
+from ref.session import mixed_precision_global_state, runtime_config
 from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
 from ref.session.session_ops import TensorHandle, handle_op
@@ -268,6 +268,8 @@ class BaseSession:
         if config is not None and type(config).__name__ != "ConfigProto":
             raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
         target = target or ""
+        if not mixed_precision_global_state.is_mixed_precision_graph_rewrite_enabled():
+            mixed_precision_global_state.set_non_mixed_precision_session_created(True)
         self._graph = graph
         self._target = target
         self._config = config

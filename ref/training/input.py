@@ -92,9 +92,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
-        if string_tensor.shape.num_elements() == 0:
-            raise ValueError(not_null_err)
-        # TF checks at run time too (a fed or computed list may be empty)
+        # an empty tensor (even a constant one) fails at run time, in the queue runner, as in TF
         with control_dependencies([Assert(math_ops.greater(array_ops.size(string_tensor), 0), [not_null_err])]):
             string_tensor = identity(string_tensor)
         return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
@@ -269,10 +267,11 @@ def _merge_shapes(shape_list, enqueue_many):
     shape_list = [as_shape(s) for s in shape_list]
     if enqueue_many:
         shape_list = [s.with_rank_at_least(1)[1:] for s in shape_list]
-    merged = shape_list[0]
+    # TF checks that the lists' shapes are compatible (ValueError if not) and keeps the
+    # first list's: a dimension only a later list knows stays unknown in the queue
     for s in shape_list[1:]:
-        merged = merged.merge_with(s)
-    return merged.as_list()
+        shape_list[0].merge_with(s)
+    return shape_list[0].as_list()
 
 
 def _shapes(tensor_list_list, shapes, enqueue_many):

@@ -34,7 +34,7 @@ from ref.framework.graph import GraphKeys, get_default_graph
 from ref.training import hooks as _hooks
 from ref.training.session_manager import SessionManager
 from ref.checkpoint.saver import get_saver_or_default as _get_saver_or_default
-from ref.graph_ops import resources, variables
+from ref.graph_ops import distribute_lib, resources, variables
 from ref.graph_ops.array_ops import concat
 from ref.graph_ops.lookup_ops import tables_initializer
 from ref.graph_ops.control_flow_ops import group
@@ -631,6 +631,9 @@ class MonitoredSession(_MonitoredSession):
     (TF's API reference, ``tf.compat.v1.train.MonitoredSession``)."""
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        worker_context = distribute_lib.get_current_worker_context()
+        if not session_creator and worker_context:  # inside a distribute coordinator's worker: its creator
+            session_creator = worker_context.session_creator()
         super().__init__(session_creator, hooks, should_recover=True, stop_grace_period_secs=stop_grace_period_secs)
 
 
@@ -673,6 +676,14 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         save_checkpoint_steps = None
 
     scaffold = scaffold or Scaffold()
+    worker_context = distribute_lib.get_current_worker_context()
+    if worker_context:
+        return _session_with_worker_context(
+            worker_context, scaffold, checkpoint_dir=checkpoint_dir, hooks=hooks, chief_only_hooks=chief_only_hooks,
+            save_checkpoint_secs=save_checkpoint_secs, save_summaries_steps=save_summaries_steps,
+            save_summaries_secs=save_summaries_secs, config=config, stop_grace_period_secs=stop_grace_period_secs,
+            log_step_count_steps=log_step_count_steps, max_wait_secs=max_wait_secs,
+            save_checkpoint_steps=save_checkpoint_steps, summary_dir=summary_dir, save_graph_def=save_graph_def)
     if not is_chief:
         creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
         return MonitoredSession(session_creator=creator, hooks=hooks or [],
@@ -697,3 +708,57 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         all_hooks.extend(hooks)
     return MonitoredSession(session_creator=creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)
 
+
+_COLLECTIVE_STRATEGIES = ("CollectiveAllReduceStrategy", "CollectiveAllReduceStrategyV1",
+                          "MultiWorkerMirroredStrategy")
+
+
+def _session_with_worker_context(worker_context, scaffold, checkpoint_dir=None, hooks=None, chief_only_hooks=None,
+                                 save_checkpoint_secs=None, save_summaries_steps=None, save_summaries_secs=None,
+                                 config=None, stop_grace_period_secs=120, log_step_count_steps=100,
+                                 max_wait_secs=7200, save_checkpoint_steps=None, summary_dir=None,
+                                 save_graph_def=True):
+    """TF's MonitoredTrainingSession inside a distribute coordinator's worker: the strategy
+    says whether this task writes summaries and checkpoints. Under a collective strategy every
+    task runs the save ops (they may hold collectives), the others into ``tmp_<type>_<id>``.
+    As in TF, the checkpoint hook is added only where summaries are also configured."""
+    all_hooks = list(hooks or [])
+    if chief_only_hooks and worker_context.is_chief:
+        all_hooks.extend(chief_only_hooks)
+    tmpdir = None
+    if type(worker_context._strategy).__name__ in _COLLECTIVE_STRATEGIES:
+        tmpdir = ("tmp_%s_%d" % (worker_context.task_type, worker_context.task_id) if worker_context.task_type
+                  else "tmp")
+        if save_checkpoint_secs:
+            _log.warning("Collective ops may deadlock with `save_checkpoints_secs` please use "
+                         "`save_checkpoint_steps` instead. Clearing `save_checkpoint_secs` and setting "
+                         "`save_checkpoint_steps` to 1000 now.")
+            save_checkpoint_secs, save_checkpoint_steps = None, 1000
+        if save_summaries_secs:
+            _log.warning("Collective ops may run out of sync with`save_summaries_secs`, please use "
+                         "`save_summaries_steps` instead.")
+
+    def where(directory, enabled):
+        return directory if enabled else (os.path.join(directory, tmpdir) if tmpdir else None)
+
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
+        out = where(summary_dir, worker_context.should_save_summary)
+        if out:
+            all_hooks.append(_hooks.StepCounterHook(output_dir=out, every_n_steps=log_step_count_steps))
+    if ((save_summaries_steps and save_summaries_steps > 0) or
+            (save_summaries_secs and save_summaries_secs > 0)) and summary_dir:
+        out = where(summary_dir, worker_context.should_save_summary)
+        if out:
+            all_hooks.append(_hooks.SummarySaverHook(scaffold=scaffold, save_steps=save_summaries_steps,
+                                                     save_secs=save_summaries_secs, output_dir=out))
+        if ((save_checkpoint_secs and save_checkpoint_secs > 0) or
+                (save_checkpoint_steps and save_checkpoint_steps > 0)) and checkpoint_dir:
+            out = where(checkpoint_dir, worker_context.should_checkpoint)
+            if out:
+                all_hooks.append(_hooks.CheckpointSaverHook(out, save_steps=save_checkpoint_steps,
+                                                            save_secs=save_checkpoint_secs, scaffold=scaffold,
+                                                            save_graph_def=save_graph_def))
+    creator = worker_context.session_creator(scaffold, config=config, checkpoint_dir=checkpoint_dir,
+                                             max_wait_secs=max_wait_secs)
+    return MonitoredSession(session_creator=creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)

@@ -389,3 +389,62 @@ def test_pipeline_survives_meta_graph_round_trip(rtf):
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=GRACE)
     assert out == EXPECTED[_range_full_batches][:2]
+
+
+# -- the queue of a *_join takes the first tensor list's static shapes (TF only checks the others
+# are compatible), so a dimension only a later list knows stays unknown: lists of different run-time
+# lengths batch with dynamic_pad. Rows: (the tensor lists, batch op); the batches' static shapes
+# and the drained rows' multiset against TF.
+def _join_lists(tf):
+    n = tf.train.range_input_producer(4, num_epochs=1, shuffle=False).dequeue()
+    three = tf.train.limit_epochs(tf.constant(3), 2)
+    return [[n, tf.fill(tf.stack([n + 1]), n + 1)], [three, tf.fill(tf.stack([three]), three)]]
+
+
+JOIN_ROWS = {
+    "batch_join_dynamic_pad": lambda tf: tf.train.batch_join(_join_lists(tf), batch_size=2, dynamic_pad=True,
+                                                             allow_smaller_final_batch=True),
+    "maybe_batch_join_dynamic_pad": lambda tf: tf.train.maybe_batch_join(
+        _join_lists(tf), tf.constant(True), batch_size=3, dynamic_pad=True, allow_smaller_final_batch=True),
+}
+
+
+def _join_result(tf, row):
+    shapes = []
+
+    def build(tf):
+        out = JOIN_ROWS[row](tf)
+        shapes.extend(t.shape.as_list() for t in out)
+        return out
+
+    drained = _drain(tf, build)
+    # padding depends on which rows the threads batch together: compare the rows unpadded
+    rows = sorted((n, tuple(x for x in v if x)) for b in drained[:-1] for n, v in zip(*b))
+    return shapes, rows, drained[-1]
+
+
+@pytest.mark.parametrize("row", sorted(JOIN_ROWS))
+def test_join_queue_takes_first_list_shapes(row, rtf, tf1):
+    got, want = _join_result(rtf, row), _join_result(tf1, row)
+    assert got == want
+    assert [n for n, _ in got[1]] == [0, 1, 2, 3, 3, 3]
+
+
+def _empty_string_tensor(tf):
+    """A constant empty string tensor builds; its queue runner fails at run time (the
+    Coordinator gets TF's assertion) and the dequeue meets the closed queue."""
+    with tf.Graph().as_default():
+        dequeue = tf.train.string_input_producer(tf.constant([], dtype=tf.string)).dequeue()
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(dequeue)
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                coord.join(threads, stop_grace_period_secs=GRACE)
+    return str(info.value).split("\n")[0].split("[[")[0].strip()
+
+
+def test_empty_string_tensor_fails_at_run_time(rtf, tf1):
+    assert _empty_string_tensor(rtf) == _empty_string_tensor(tf1)

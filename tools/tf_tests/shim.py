@@ -120,6 +120,16 @@ SOURCES = {
 }
 SOURCES.update({
     "tensorflow.python.training.warm_starting_util": ("ref.checkpoint.warm_start",),
+    "tensorflow.python.distribute.distribute_lib": (_G + "distribute_lib",),
+    "tensorflow.python.distribute.mirrored_strategy": (_G + "distribute_lib",),
+    "tensorflow.python.distribute.reduce_util": (_G + "distribute_lib",),
+    "tensorflow.python.framework.tensor_conversion": ("ref.framework.op_def_library",),
+    "tensorflow.python.trackable.resource": ("ref.checkpoint.trackable_base",),
+    "tensorflow.python.distribute.distribute_coordinator": ("ref.training.distribute_coordinator",),
+    "tensorflow.python.distribute.distribute_coordinator_context": (_G + "distribute_lib",),
+    "tensorflow.python.training.saving.saveable_object": ("ref.framework.saveable_object",),
+    "tensorflow.python.training.saving.saveable_object_util": ("ref.checkpoint.saveable_object_util",),
+    "tensorflow.python.checkpoint.checkpoint": ("ref.checkpoint.trackable",),
     "tensorflow.python.ops.nn_ops": (_G + "nn_ops", _G + "conv_ops"),
     "tensorflow.python.ops.functional_ops": (_G + "functional_ops", "ref.grad.function_grad"),
     "tensorflow.python.ops.tensor_array_grad": ("ref.grad.tensor_array_grad",),
@@ -145,6 +155,7 @@ SAME_NAME = {
     "tensorflow.python.ops.ragged": ("ref.graph_ops",),  # ragged_tensor, ragged_factory_ops, ...
     "tensorflow.python.training": ("ref.optimizers", "ref.training", "ref.checkpoint"),
     "tensorflow.python.framework": ("ref.framework",),
+    "tensorflow.python.training.experimental": ("ref.optimizers", "ref.session"),  # loss scaling
 }
 # Helper modules that ship with the tests: loaded from the TF source mirror.
 FROM_MIRROR = re.compile(r"tensorflow\.python\.kernel_tests(\..*)?$|.*_test_base$|.*_test_utils?$"
@@ -311,6 +322,8 @@ ALIASES = {  # TF-internal names of functions ref has under their public name
                                                "_SwitchRefOrTensor": "switch_ref_or_tensor"},
     "tensorflow.python.ops.tensor_array_grad": {"_GetGradSource": "_grad_source"},
     "tensorflow.python.framework.constant_op": {"constant": "constant_v2"},
+    "tensorflow.python.framework.tensor_conversion": {"convert_to_tensor_v2": "convert_to_tensor",
+                                                      "convert_to_tensor_v2_with_dispatch": "convert_to_tensor"},
 }
 
 
@@ -732,6 +745,7 @@ def _make_context():
     m.function = function
     # TF resets its eager runtime's global context; ref has none (graph mode only), so nothing to reset
     m._reset_context = lambda: None
+    m.num_gpus = lambda: 0  # ref runs every kernel on the host (see _make_config)
     return m
 
 
@@ -742,10 +756,9 @@ def _make_def_function():
 
 
 def _make_config():
-    m = ShimModule("tensorflow.python.framework.config", ())
+    m = ShimModule("tensorflow.python.framework.config", ("ref.session.runtime_config",))
     # ref's kernels are deterministic; TF's switches for it change nothing here
-    for name in ("set_optimizer_experimental_options",
-                 "enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
+    for name in ("enable_tensor_float_32_execution", "set_soft_device_placement", "set_log_device_placement"):
         setattr(m, name, lambda *a, **k: None)
     from ref.platform import modes  # TF's op-determinism switch is ref's
     m.enable_op_determinism = modes.enable_op_determinism
@@ -829,10 +842,9 @@ def _make_test_ops():
 
 SPECIAL = {
     "tensorflow.python.framework.test_ops": _make_test_ops,
-    # a base class saver_test derives from at import time; ref has no Trackable hierarchy
-    "tensorflow.python.trackable.base": lambda: ShimModule("tensorflow.python.trackable.base", (), extra={
-        "Trackable": type("Trackable", (), {"__doc__": "stand-in: ref has no Trackable base class"}),
-        "VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
+    "tensorflow.python.trackable.base": lambda: ShimModule(
+        "tensorflow.python.trackable.base", ("ref.checkpoint.trackable_base",),
+        extra={"VARIABLE_VALUE_KEY": "VARIABLE_VALUE"}),
     "tensorflow.python.util.numpy_compat": _make_numpy_compat,
     "tensorflow.python.eager.backprop": lambda: ShimModule("tensorflow.python.eager.backprop", (),
                                                            extra={"GradientTape": _ref_tape()}),
@@ -841,6 +853,7 @@ SPECIAL = {
     "tensorflow.python.framework.test_util": _make_test_util,
     "tensorflow.python.platform.test": _make_test,
     "tensorflow.python.platform.googletest": _make_test,
+    "tensorflow.python.eager.test": _make_test,
     "tensorflow.python.eager.context": _make_context,
     "tensorflow.python.eager.def_function": _make_def_function,
     "tensorflow.python.tf2": lambda: ShimModule("tensorflow.python.tf2", (), extra={"enabled": lambda: False}),
