@@ -544,7 +544,7 @@ class Worker:
         def recv(key):
             return self._recv(step, key, run)
         env = dataflow.run(part.dataflow, feeds, part.state, part.remote_recvs, recv, publish, trace,
-                           self._where())
+                           self._where(), keep=part.fetches)
         store = part.state.store
         return [v if v is DEAD or v.__class__ is not Ref else store.read(v.key, t.op)
                 for v, t in ((env[t], t) for t in part.fetches)]
