@@ -18,7 +18,8 @@ its inputs are there. So does :func:`run`:
   ``run_op``: the same kernels and variable commits as a local Session); an op with
   a dead input (below an untaken ``Switch``) is dead itself, except ``Merge``;
 * a ``_Send`` to another task fires as soon as its value (and its control inputs)
-  is done: ``publish(key, value, is_dead)``;
+  is done, before the next op runs: ``publish(key, value, is_dead)`` (a gradient goes
+  to the ps while the worker computes the next one, as TF's executor sends at once);
 * a value is dropped once its last consumer ran (TF's executor releases an entry when
   its last input count is taken), unless the caller keeps it (the master's fetches): a
   variable read that was sent to another task then no longer refers to the stored
@@ -79,6 +80,12 @@ class DataflowGraph:
                 self.by_op.setdefault(c, []).append(n + j)
         self.sources = dict(sources)
         self.index = index
+        # ops that compute nothing and read no variable (NoOp, Identity of a value: a
+        # gradient's gate): run as soon as they are ready, ahead of the partition's order, so
+        # that a value another task waits for is sent when it is computed, not when every op
+        # before its gate in the partition's order has run. Their order changes no value.
+        self.prompt = [op.type == "NoOp" or (op.type == "Identity" and not op.inputs[0].dtype.is_ref_dtype)
+                       for op in self.ops]
         # each op's (and send's) distinct input tensors, and how many consumers each tensor has
         self.inputs = [tuple(set(op.inputs)) for op in self.ops] + [(t,) for _, t, _ in self.sends]
         self.uses = {t: len(c) for t, c in self.by_tensor.items()}
@@ -99,7 +106,8 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()
     keep = frozenset(keep)
     env = {}
     arrived = set()
-    ready = []
+    ready = []  # ops ready to run, a heap of their indices: the partition's order
+    sends = []  # sends ready to fire and prompt ops: before any other op (another task waits for them)
     cv = threading.Condition()
     inbox = []
 
@@ -110,7 +118,13 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()
         for c in consumers:
             need[c] -= 1
             if not need[c]:
-                heapq.heappush(ready, c)
+                push(c)
+
+    def push(c):
+        if c >= n or graph.prompt[c]:
+            sends.append(c)
+        else:
+            heapq.heappush(ready, c)
 
     def consumed(c):
         for t in graph.inputs[c]:
@@ -122,11 +136,11 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()
         for c in graph.by_op.get(op, ()):
             need[c] -= 1
             if not need[c]:
-                heapq.heappush(ready, c)
+                push(c)
 
     for c, k in enumerate(need):
         if not k:
-            heapq.heappush(ready, c)
+            push(c)
 
     def fetch(key, t):
         try:
@@ -148,8 +162,8 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()
     left = n + len(graph.sends)
     pending = len(recvs)
     while left:
-        while ready:
-            c = heapq.heappop(ready)
+        while ready or sends:
+            c = sends.pop() if sends else heapq.heappop(ready)
             left -= 1
             if c >= n:
                 key, t, _ = graph.sends[c - n]

@@ -44,6 +44,7 @@ _REQUEST = struct.Struct("<4sQdI")
 _OK = struct.Struct("<BQ")
 _ERROR = struct.Struct("<BIQ")
 _MAX_KEY = 1 << 16  # a rendezvous key is a few hundred bytes
+_WAITALL = getattr(socket, "MSG_WAITALL", 0)
 
 
 def enabled():
@@ -52,11 +53,15 @@ def enabled():
 
 
 def _read_exact(sock, n):
+    """``n`` bytes from ``sock``. ``MSG_WAITALL``: a blocking socket returns once all are
+    there, so a large tensor is one call that reacquires the GIL once, not one per chunk
+    the kernel happens to hold (each reacquire may wait out another thread's time slice);
+    a socket with a timeout may return fewer, and the loop asks for the rest."""
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
     while got < n:
-        k = sock.recv_into(view[got:], n - got)
+        k = sock.recv_into(view[got:], n - got, _WAITALL)
         if not k:
             raise ConnectionError("connection closed by the peer")
         got += k
