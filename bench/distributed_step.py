@@ -11,7 +11,9 @@ own server, whose session runs the steps (between-graph replication).
 
 Prints ms/step (median over R repeats of N steps, one worker), the ref/TF
 ratio, and steps/s of 2 workers training the same variable asynchronously
-against 1 worker. Not a test: numbers vary on shared machines, so both
+against 1 worker, then the CPU ms/step each worker process and the ps process used
+over the timed steps (from ``/proc``; the ps's divided by all workers' steps): on a
+loaded machine these say more than the wall clock. Not a test: numbers vary on shared machines, so both
 frameworks are measured side by side in one run. Design study: TF 2.21 took
 2.8 ms/step here.
 """
@@ -30,18 +32,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from ref.distributed.ports import free_ports  # noqa: E402 (ports below the ephemeral range)
 SIZE = 1000
 START_TIMEOUT = 120.0  # seconds for a ps to listen or a worker to finish starting
-
-
-def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 def _env():
@@ -101,8 +96,19 @@ def build_mlp(tf, np):
 MODELS = {"tiny": build_tiny, "mlp": build_mlp}
 
 
-def role_worker(framework, cluster, task, steps, repeats, barrier_dir, model="tiny"):
-    """Trains ``repeats`` x ``steps`` steps; prints one JSON line with the timings."""
+def process_cpu(pid):
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def role_worker(framework, cluster, task, steps, repeats, barrier_dir, model="tiny", ps_pid=0):
+    """Trains ``repeats`` x ``steps`` steps; prints one JSON line with the timings and the CPU
+    seconds this process and the ps (``ps_pid``) had used at the start and the end of them."""
     if framework == "tf":
         import tensorflow.compat.v1 as tf
         tf.disable_v2_behavior()
@@ -128,13 +134,15 @@ def role_worker(framework, cluster, task, steps, repeats, barrier_dir, model="ti
                 sess.run(train_op, feeds)
             barrier(barrier_dir, task, len(cluster["worker"]))
             times, windows = [], []
+            cpu = [(time.process_time(), process_cpu(ps_pid))]
             for _ in range(repeats):
                 start, t0 = time.time(), time.perf_counter()
                 for _ in range(steps):
                     sess.run(train_op, feeds)
                 times.append((time.perf_counter() - t0) / steps * 1e3)
                 windows.append((start, time.time()))
-    print("RESULT " + json.dumps({"ms": times, "windows": windows}), flush=True)
+            cpu.append((time.process_time(), process_cpu(ps_pid)))
+    print("RESULT " + json.dumps({"ms": times, "windows": windows, "cpu": cpu}), flush=True)
 
 
 # -- the driver --------------------------------------------------------------------------
@@ -155,11 +163,12 @@ def start_ps(framework, cluster):
     return proc
 
 
-def run_workers(framework, cluster, n, steps, repeats, model):
+def run_workers(framework, cluster, n, steps, repeats, model, ps_pid):
     barrier_dir = tempfile.mkdtemp(prefix="ref-bench-barrier-")
     procs = [subprocess.Popen([sys.executable, __file__, "--role", "worker", "--framework", framework,
                                "--cluster", json.dumps(cluster), "--task", str(i), "--steps", str(steps),
-                               "--repeats", str(repeats), "--barrier", barrier_dir, "--model", model], env=_env(),
+                               "--repeats", str(repeats), "--barrier", barrier_dir, "--model", model,
+                               "--ps-pid", str(ps_pid)], env=_env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
              for i in range(n)]
     results = []
@@ -174,14 +183,16 @@ def run_workers(framework, cluster, n, steps, repeats, model):
 
 
 def measure(framework, steps, repeats, model):
-    """(median ms/step with 1 worker, steps/s with 1 worker, steps/s with 2 workers)."""
+    """(median ms/step with 1 worker, steps/s with 1 worker, steps/s with 2 workers), and the CPU
+    ms/step of a worker and of the ps with 1 and 2 workers (``{n: (worker, ps)}``)."""
+    cpu = {}
     out = []
     for n in (1, 2):
         ports = free_ports(1 + n)
         cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
         ps = start_ps(framework, cluster)
         try:
-            results = run_workers(framework, cluster, n, steps, repeats, model)
+            results = run_workers(framework, cluster, n, steps, repeats, model, ps.pid)
         finally:
             ps.kill()
             ps.wait()
@@ -191,7 +202,13 @@ def measure(framework, steps, repeats, model):
         begin = min(r["windows"][0][0] for r in results)
         end = max(r["windows"][-1][1] for r in results)
         out.append(n * steps * repeats / (end - begin))
-    return out
+        worker_cpu = statistics.mean(r["cpu"][1][0] - r["cpu"][0][0] for r in results) / (steps * repeats)
+        ps_cpu = None
+        if all(r["cpu"][0][1] is not None and r["cpu"][1][1] is not None for r in results):
+            ps_cpu = (max(r["cpu"][1][1] for r in results) - min(r["cpu"][0][1] for r in results)) / (
+                n * steps * repeats)
+        cpu[n] = (worker_cpu * 1e3, None if ps_cpu is None else ps_cpu * 1e3)
+    return out, cpu
 
 
 def ref_available():
@@ -212,12 +229,13 @@ def main():
     p.add_argument("--cluster", help=argparse.SUPPRESS)
     p.add_argument("--task", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--barrier", help=argparse.SUPPRESS)
+    p.add_argument("--ps-pid", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.role == "tf-ps":
         return role_tf_ps(json.loads(args.cluster))
     if args.role == "worker":
         return role_worker(args.framework, json.loads(args.cluster), args.task, args.steps, args.repeats,
-                           args.barrier, args.model)
+                           args.barrier, args.model, args.ps_pid)
 
     print(f"distributed step ({args.model}): {MODELS[args.model].__doc__.splitlines()[0]} "
           f"{args.repeats} x {args.steps} steps")
@@ -233,13 +251,16 @@ def main():
             print("  tf:  TensorFlow not installed")
             continue
         try:
-            rows[framework] = measure(framework, args.steps, args.repeats, args.model)
+            rows[framework], cpu = measure(framework, args.steps, args.repeats, args.model)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             print(f"  {framework}: failed: {exc}")
             continue
         ms, one, two = rows[framework]
         print(f"  {framework:3s}  {ms:7.3f} ms/step   1 worker {one:7.1f} steps/s   2 workers {two:7.1f} steps/s"
               f"   (2 vs 1: {two / one:.2f}x)")
+        print("       CPU ms/step " + "   ".join(
+            f"{n} worker{'s' if n > 1 else ''}: worker {w:.1f} ps {'?' if p is None else f'{p:.1f}'}"
+            for n, (w, p) in sorted(cpu.items())))
     if len(rows) == 2:
         print(f"  ref/TF ms/step: {rows['ref'][0] / rows['tf'][0]:.2f}x")
 

@@ -18,7 +18,12 @@ its inputs are there. So does :func:`run`:
   ``run_op``: the same kernels and variable commits as a local Session); an op with
   a dead input (below an untaken ``Switch``) is dead itself, except ``Merge``;
 * a ``_Send`` to another task fires as soon as its value (and its control inputs)
-  is done: ``publish(key, value, is_dead)``.
+  is done, before the next op runs: ``publish(key, value, is_dead)`` (a gradient goes
+  to the ps while the worker computes the next one, as TF's executor sends at once);
+* a value is dropped once its last consumer ran (TF's executor releases an entry when
+  its last input count is taken), unless the caller keeps it (the master's fetches): a
+  variable read that was sent to another task then no longer refers to the stored
+  array, so the update later in the step runs in place on it.
 
 While loops whose frames span tasks are not run here (RegisterGraph refuses them).
 """
@@ -75,10 +80,20 @@ class DataflowGraph:
                 self.by_op.setdefault(c, []).append(n + j)
         self.sources = dict(sources)
         self.index = index
+        # ops that compute nothing and read no variable (NoOp, Identity of a value: a
+        # gradient's gate): run as soon as they are ready, ahead of the partition's order, so
+        # that a value another task waits for is sent when it is computed, not when every op
+        # before its gate in the partition's order has run. Their order changes no value.
+        self.prompt = [op.type == "NoOp" or (op.type == "Identity" and not op.inputs[0].dtype.is_ref_dtype)
+                       for op in self.ops]
+        # each op's (and send's) distinct input tensors, and how many consumers each tensor has
+        self.inputs = [tuple(set(op.inputs)) for op in self.ops] + [(t,) for _, t, _ in self.sends]
+        self.uses = {t: len(c) for t, c in self.by_tensor.items()}
 
 
-def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
-    """Runs every op of ``graph`` (a :class:`DataflowGraph`); returns ``{tensor: value}``.
+def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()):
+    """Runs every op of ``graph`` (a :class:`DataflowGraph`); returns ``{tensor: value}``
+    of the tensors in ``keep`` (each other value is dropped after its last consumer).
 
     ``feeds``: {placeholder tensor: value} known at the start; ``recvs``: {key: placeholder
     tensor} to ask for with ``recv(key) -> (value, is_dead)`` (called on other threads);
@@ -87,27 +102,45 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
     """
     n = len(graph.ops)
     need = list(graph.need)
+    uses = dict(graph.uses)
+    keep = frozenset(keep)
     env = {}
-    ready = []
+    arrived = set()
+    ready = []  # ops ready to run, a heap of their indices: the partition's order
+    sends = []  # sends ready to fire and prompt ops: before any other op (another task waits for them)
     cv = threading.Condition()
     inbox = []
 
     def available(t, value):
-        env[t] = value
-        for c in graph.by_tensor.get(t, ()):
+        consumers = graph.by_tensor.get(t, ())
+        if consumers or t in keep:
+            env[t] = value
+        for c in consumers:
             need[c] -= 1
             if not need[c]:
-                heapq.heappush(ready, c)
+                push(c)
+
+    def push(c):
+        if c >= n or graph.prompt[c]:
+            sends.append(c)
+        else:
+            heapq.heappush(ready, c)
+
+    def consumed(c):
+        for t in graph.inputs[c]:
+            uses[t] -= 1
+            if not uses[t] and t not in keep:
+                del env[t]
 
     def done(op):
         for c in graph.by_op.get(op, ()):
             need[c] -= 1
             if not need[c]:
-                heapq.heappush(ready, c)
+                push(c)
 
     for c, k in enumerate(need):
         if not k:
-            heapq.heappush(ready, c)
+            push(c)
 
     def fetch(key, t):
         try:
@@ -129,28 +162,17 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
     left = n + len(graph.sends)
     pending = len(recvs)
     while left:
-        while ready:
-            c = heapq.heappop(ready)
+        while ready or sends:
+            c = sends.pop() if sends else heapq.heappop(ready)
             left -= 1
             if c >= n:
                 key, t, _ = graph.sends[c - n]
-                value = env[t]
-                if value.__class__ is Ref:
-                    value = state.store.read(value.key, t.op)
-                publish(key, value, value is DEAD)
-                continue
-            op = graph.ops[c]
-            values = [env[t] for t in op.inputs]
-            start = time.time_ns() if trace is not None else 0
-            if op.type not in ("Merge", "RefMerge") and any(v is DEAD for v in values):
-                outputs = (DEAD,) * len(op.outputs)
+                _publish(publish, key, env[t], state, t)
             else:
-                outputs = run_op(op, values, state)
-            if trace is not None:
-                trace.append((op, start, time.time_ns(), list(outputs)))
-            for t, v in zip(op.outputs, outputs):
-                available(t, v)
-            done(op)
+                op = graph.ops[c]
+                _run(op, env, state, trace, available)
+                done(op)
+            consumed(c)
         if not left:
             break
         if not pending:
@@ -160,18 +182,43 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where=""):
         with cv:
             while not inbox:
                 blocking.wait(cv, "_Recv", lambda: f"{pending} value(s) from other tasks not received yet "
-                                                   f"({_waited(recvs, env)})")
+                                                   f"({_waited(recvs, arrived)})")
             items, inbox[:] = list(inbox), []
-        for t, value, error in items:
+        while items:
+            t, value, error = items.pop()
             pending -= 1
             if error is not None:
                 raise error
+            arrived.add(t)
             available(t, value)
             done(t.op)
+        value = None
     return env
 
 
-def _waited(recvs, env):
+def _publish(publish, key, value, state, t):
+    """One send to another task (a function: no reference to the value outlives it)."""
+    if value.__class__ is Ref:
+        value = state.store.read(value.key, t.op)
+    publish(key, value, value is DEAD)
+
+
+def _run(op, env, state, trace, available):
+    """Runs one op on its inputs' values; its outputs become available. A function, so that
+    no local reference to an input (a variable read) outlives the op."""
+    values = [env[t] for t in op.inputs]
+    start = time.time_ns() if trace is not None else 0
+    if op.type not in ("Merge", "RefMerge") and any(v is DEAD for v in values):
+        outputs = (DEAD,) * len(op.outputs)
+    else:
+        outputs = run_op(op, values, state)
+    if trace is not None:
+        trace.append((op, start, time.time_ns(), list(outputs)))
+    for t, v in zip(op.outputs, outputs):
+        available(t, v)
+
+
+def _waited(recvs, arrived):
     """The values still awaited, with the task each comes from (for a deadline's error)."""
-    left = [key.split(";") for key, t in recvs.items() if t not in env]
+    left = [key.split(";") for key, t in recvs.items() if t not in arrived]
     return "; ".join(f"{k[3]} from {k[0].split('/device:')[0]}" for k in left[:3] if len(k) == 5)

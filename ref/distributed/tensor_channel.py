@@ -12,8 +12,11 @@ tensor bytes take the faster path). In Python, grpcio moves a large message at a
 * a ref worker receiving from another task asks it once; where it has a channel and
   the port accepts a connection, every later ``RecvTensor`` to that task goes over a
   pooled connection: the request ``(step_id, rendezvous key, timeout)``, then the
-  serialized ``RecvTensorResponse`` the task's ``Worker.RecvTensor`` writes (the same
-  bytes gRPC would carry, :mod:`.tensor_coding`), or its error's code and message;
+  serialized ``RecvTensorResponse`` of the task's ``Worker.RecvTensor`` (the same bytes
+  gRPC would carry, :mod:`.tensor_coding`), or its error's code and message. The sender
+  writes the tensor's bytes from the array's own buffer into the socket (``sendmsg`` of
+  the message's parts: no copy in the sending process, as TF's own encoder avoids one);
+  the receiver reads them into one buffer that the array is then a view of;
 * a task without a channel (TensorFlow's, a secured server, ``REF_TENSOR_CHANNEL=0``
   on either side) or a port that does not answer: gRPC as before.
 
@@ -41,6 +44,7 @@ _REQUEST = struct.Struct("<4sQdI")
 _OK = struct.Struct("<BQ")
 _ERROR = struct.Struct("<BIQ")
 _MAX_KEY = 1 << 16  # a rendezvous key is a few hundred bytes
+_WAITALL = getattr(socket, "MSG_WAITALL", 0)
 
 
 def enabled():
@@ -49,15 +53,31 @@ def enabled():
 
 
 def _read_exact(sock, n):
+    """``n`` bytes from ``sock``. ``MSG_WAITALL``: a blocking socket returns once all are
+    there, so a large tensor is one call that reacquires the GIL once, not one per chunk
+    the kernel happens to hold (each reacquire may wait out another thread's time slice);
+    a socket with a timeout may return fewer, and the loop asks for the rest."""
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
     while got < n:
-        k = sock.recv_into(view[got:], n - got)
+        k = sock.recv_into(view[got:], n - got, _WAITALL)
         if not k:
             raise ConnectionError("connection closed by the peer")
         got += k
     return buf
+
+
+def _send_buffers(sock, buffers):
+    """Sends the buffers one after the other (``sendmsg``: no copy joins them); empties the list."""
+    views = [memoryview(b).cast("B") for b in buffers]
+    buffers.clear()
+    while views:
+        sent = sock.sendmsg(views)
+        while views and sent >= views[0].nbytes:
+            sent -= views.pop(0).nbytes
+        if sent:
+            views[0] = views[0][sent:]
 
 
 def _tune(sock):
@@ -73,7 +93,7 @@ class ChannelServer:
     ``advertised_host:port``. ``close()`` stops accepting and closes every connection."""
 
     def __init__(self, worker, host, advertised_host=None):
-        self._worker = worker
+        self._worker = worker  # its ``recv_tensor_parts(request, timeout)``: the message as buffers
         family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         self._listener = socket.socket(family, socket.SOCK_STREAM)
         self._listener.bind((host.strip("[]"), 0))
@@ -108,14 +128,17 @@ class ChannelServer:
                 key = bytes(_read_exact(conn, key_len)).decode("utf-8")
                 request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
                 try:
-                    data = self._worker.RecvTensor(request, timeout=None if timeout < 0 else timeout)
+                    parts = self._worker.recv_tensor_parts(request, timeout=None if timeout < 0 else timeout)
                 except Exception as exc:  # every failure goes back as a status, as over gRPC
                     code = exc.error_code if isinstance(exc, errors.OpError) else errors.INTERNAL
                     message = (str(exc) or type(exc).__name__).encode("utf-8")
                     conn.sendall(_ERROR.pack(1, code, len(message)) + message)
                     continue
-                conn.sendall(_OK.pack(0, len(data)))
-                conn.sendall(data)
+                # straight from the array's buffer into the socket; then the array is let go
+                # (while this thread refers to a variable's value, its update cannot be in place)
+                parts.insert(0, _OK.pack(0, sum(memoryview(p).nbytes for p in parts)))
+                _send_buffers(conn, parts)
+                del parts
         except (OSError, ConnectionError, struct.error):
             return
         finally:
@@ -178,13 +201,12 @@ class ChannelClient:
             sock.settimeout(None if timeout is None else timeout + 5.0)
             raw = key.encode("utf-8")
             sock.sendall(_REQUEST.pack(MAGIC, step_id, -1.0 if timeout is None else float(timeout), len(raw)) + raw)
-            kind = _read_exact(sock, 1)[0]
-            if kind == 0:
-                (length,) = struct.unpack("<Q", _read_exact(sock, 8))
-                data = _read_exact(sock, length)
+            head = _read_exact(sock, _OK.size)  # an error's header is longer: the rest follows
+            if head[0] == 0:
+                data = _read_exact(sock, _OK.unpack(head)[1])
                 error = None
             else:
-                code, length = struct.unpack("<IQ", _read_exact(sock, 12))
+                _, code, length = _ERROR.unpack(bytes(head) + bytes(_read_exact(sock, _ERROR.size - _OK.size)))
                 error = rpc.error_from_status(code, bytes(_read_exact(sock, length)).decode("utf-8", "replace"))
         except socket.timeout:
             if sock is not None:

@@ -8,7 +8,9 @@ copied into a protobuf message first. This module does the same in Python:
 * :func:`encode_recv_tensor_response` writes the message as one ``bytes``: the
   small header (``dtype``, ``tensor_shape``) is a serialized protobuf, and the
   array's buffer joins it through a ``memoryview`` (one copy, into the message
-  gRPC sends);
+  gRPC sends); :func:`encode_recv_tensor_response_parts` gives the same message as
+  buffers, the array's own among them, for a socket to send with no copy at all
+  (ref's tensor channel);
 * :func:`decode_recv_tensor_response` reads the message gRPC received without
   protobuf copying the content: the array is ``np.frombuffer`` over the received
   bytes (read-only; the interpreter copies before writing, and variable updates
@@ -31,7 +33,7 @@ from ref.types import dtypes
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.protos import tensor_pb2, tensor_shape_pb2, worker_pb2
 
-__all__ = ["encode_recv_tensor_response", "decode_recv_tensor_response"]
+__all__ = ["encode_recv_tensor_response", "encode_recv_tensor_response_parts", "decode_recv_tensor_response"]
 
 _LITTLE = sys.byteorder == "little"
 
@@ -97,6 +99,15 @@ def _raw_content(value, dtype):
 
 def encode_recv_tensor_response(value, dtype, is_dead=False, send_start_micros=0):
     """The serialized ``RecvTensorResponse`` for ``value`` (an array of ``dtype``)."""
+    return b"".join(encode_recv_tensor_response_parts(value, dtype, is_dead, send_start_micros))
+
+
+def encode_recv_tensor_response_parts(value, dtype, is_dead=False, send_start_micros=0):
+    """The serialized ``RecvTensorResponse`` for ``value`` as a list of buffers whose
+    concatenation is the message: the array's own buffer (a ``memoryview``) is one of them,
+    so a socket can send it without the message ever being copied together. The
+    memoryview refers to the array: a variable read being sent is not updated in place
+    until the caller drops the list."""
     dtype = dtypes.as_dtype(dtype).base_dtype
     tail = (b"\x10\x01" if is_dead else b"") + (b"\x18" + _varint(send_start_micros) if send_start_micros else b"")
     arr = None if is_dead else _raw_content(value, dtype)
@@ -106,7 +117,7 @@ def encode_recv_tensor_response(value, dtype, is_dead=False, send_start_micros=0
         else:
             tensor = make_tensor_proto(value, dtype=dtype)
         body = tensor.SerializeToString()
-        return b"".join((b"\x0a", _varint(len(body)), body, tail))
+        return [b"".join((b"\x0a", _varint(len(body)), body, tail))]
     header = tensor_pb2.TensorProto(dtype=int(dtype.as_datatype_enum))
     for d in arr.shape:
         header.tensor_shape.dim.add().size = int(d)
@@ -114,11 +125,11 @@ def encode_recv_tensor_response(value, dtype, is_dead=False, send_start_micros=0
     n = arr.nbytes
     content_tag = b"\x22" + _varint(n) if n else b""
     size = len(head) + len(content_tag) + n
-    parts = [b"\x0a", _varint(size), head, content_tag]
-    if n:
-        parts.append(memoryview(arr).cast("B"))
-    parts.append(tail)
-    return b"".join(parts)
+    first = b"".join((b"\x0a", _varint(size), head, content_tag))
+    if not n:
+        return [first + tail]
+    content = memoryview(arr).cast("B")
+    return [first, content, tail] if tail else [first, content]
 
 
 def decode_recv_tensor_response(data):

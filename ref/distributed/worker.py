@@ -51,12 +51,13 @@ import time
 import numpy as np
 
 from ref.types import dtypes, errors
+from ref.platform import allocator
 from ref.formats.tensor_util import make_ndarray, make_tensor_proto
 from ref.distributed import dataflow, grappler_nodes, rpc, tensor_channel
 from ref.distributed.partition import tf_rendezvous_key as rendezvous_key
 from ref.distributed.security import check_file_ops
 from ref.distributed.rendezvous import Rendezvous, parse_key
-from ref.distributed.tensor_coding import decode_recv_tensor_response, encode_recv_tensor_response
+from ref.distributed.tensor_coding import decode_recv_tensor_response, encode_recv_tensor_response_parts
 from ref.framework.graph import Graph
 from ref.framework.op_def_library import apply_op
 from ref.framework.importer import import_nodes
@@ -299,6 +300,7 @@ class Worker:
 
     def __init__(self, server_def):
         self.server_def = server_def
+        allocator.keep_freed_memory()  # a task's steps reuse freed pages, as a local Session's do
         self.task_name = f"/job:{server_def.job_name}/replica:{server_def.replica}/task:{server_def.task_index}"
         self.device_name = self.task_name + "/device:CPU:0"
         self.address = _address(server_def)
@@ -544,7 +546,7 @@ class Worker:
         def recv(key):
             return self._recv(step, key, run)
         env = dataflow.run(part.dataflow, feeds, part.state, part.remote_recvs, recv, publish, trace,
-                           self._where())
+                           self._where(), keep=part.fetches)
         store = part.state.store
         return [v if v is DEAD or v.__class__ is not Ref else store.read(v.key, t.op)
                 for v, t in ((env[t], t) for t in part.fetches)]
@@ -677,16 +679,20 @@ class Worker:
         """The value a ``_Send`` of step ``step_id`` put under ``rendezvous_key``, once sent:
         a serialized ``RecvTensorResponse`` whose ``tensor_content`` comes from the array's
         buffer (:mod:`.tensor_coding`). Waits at most ``timeout``; an ended step fails at once."""
+        return b"".join(self.recv_tensor_parts(request, timeout))
+
+    def recv_tensor_parts(self, request, timeout=None):
+        """``RecvTensor``'s message as buffers, the array's own buffer among them (what ref's
+        tensor channel sends as they are: no copy of the tensor in this process)."""
         self._check_open()
         start = time.time_ns() // 1000
         step = self._rendezvous.step(request.step_id)
         value, dead = step.recv(request.rendezvous_key, timeout, None, f" on {self._where()}")
         if dead:
-            dtype = dtypes.float32
-            return encode_recv_tensor_response(None, dtype, is_dead=True, send_start_micros=start)
+            return encode_recv_tensor_response_parts(None, dtypes.float32, is_dead=True, send_start_micros=start)
         arr = np.asarray(value)
         dtype = dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
-        return encode_recv_tensor_response(value, dtype, send_start_micros=start)
+        return encode_recv_tensor_response_parts(value, dtype, send_start_micros=start)
 
     def MarkRecvFinished(self, request, timeout=None):
         """Accepted: a ref worker keeps no per-request state for RecvTensor."""

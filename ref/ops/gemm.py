@@ -213,6 +213,9 @@ class _Pool:
             job = self.job
             if job is not None:
                 job.help()
+            # drop the job while asleep: its product may refer to a variable's buffer, which an
+            # in-place update donates only when nothing else refers to it (steps.owned)
+            job = None
 
     def run(self, job):
         self.job = job

@@ -6,6 +6,8 @@ which gives other bits and is not compared); every product must agree with a
 float64 oracle; the MatMul kernel must give what ``gemm.matmul`` gives."""
 import hashlib
 import threading
+import time
+import weakref
 import os
 import subprocess
 import sys
@@ -172,6 +174,38 @@ def test_a_stalled_helper_does_not_hold_up_the_product_nor_write_late():
     assert product.left.wait(10)
     caller.join(1)
     assert not [s for s in product.stored if s[0] == "helper"]  # its late copy was dropped
+
+
+class _HelpedProduct:
+    """A product whose caller waits until a helper thread took a block."""
+
+    def __init__(self):
+        self.helped = threading.Event()
+
+    def into_result(self, lo, hi):
+        self.helped.wait(10)
+
+    def scratch(self, lo, hi):
+        if threading.current_thread().name.startswith("ref-matmul"):
+            self.helped.set()
+        return lo
+
+    def store(self, lo, hi, scratch):
+        pass
+
+
+def test_a_sleeping_helper_holds_no_reference_to_the_last_product():
+    # a product may view a variable's buffer (an in-place training update in blocks); a
+    # helper that kept it after the job would keep that update from running in place next time
+    product = _HelpedProduct()
+    gone = weakref.ref(product)
+    gemm._Pool(1).run(gemm._Job(product, [0, 1, 2]))
+    assert product.helped.is_set()
+    del product
+    deadline = time.monotonic() + 10
+    while gone() is not None and time.monotonic() < deadline:  # the helper finishing its block
+        time.sleep(0.01)
+    assert gone() is None
 
 
 def test_limit_threads_keeps_the_bits_and_nests():
