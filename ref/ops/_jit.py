@@ -532,6 +532,8 @@ def _addressable(lazy) -> bool:
     return obj is lazy and lazy.options.get("cache") and getattr(lazy.sample, "__module__", None) in sys.modules
 
 
+WORKER_PREFIX = "ref-built"
+"""How :mod:`ref.ops.compile_worker`'s answers begin (``ref-built ok|failed <kernel>``)."""
 _WORKER = {}  # "proc": the compile worker (subprocess.Popen), "dead": it could not be used
 _WORKER_LOCK = threading.Lock()
 
@@ -550,8 +552,6 @@ def _worker():
 
 def _in_worker(lazy) -> bool:
     """Has the compile worker build ``lazy`` (waiting for it, the GIL released); whether it did."""
-    from ref.ops import compile_worker
-
     with _WORKER_LOCK:
         if _WORKER.get("dead"):
             return False
@@ -561,7 +561,7 @@ def _in_worker(lazy) -> bool:
             proc.stdin.flush()
             for line in proc.stdout:
                 parts = line.split()
-                if parts[:1] == [compile_worker.PREFIX]:
+                if parts[:1] == [WORKER_PREFIX]:
                     return parts[1] == "ok"
         except (OSError, ValueError):
             pass

@@ -22,14 +22,14 @@ import importlib
 import os
 import sys
 
-PREFIX = "ref-built"
+from ref.ops import _jit
+
+PREFIX = _jit.WORKER_PREFIX
 
 
 def find_kernel(kernel_module, name):
     """The kernel ``name`` of ``kernel_module`` (a LazyKernel, or a SizedKernel's serial
     build) once its module is imported; None if there is none."""
-    from ref.ops import _jit
-
     obj = getattr(importlib.import_module(kernel_module), name, None)
     if isinstance(obj, _jit.SizedKernel):
         obj = obj.serial
@@ -38,8 +38,6 @@ def find_kernel(kernel_module, name):
 
 def build(sample_module, kernel_module, name) -> bool:
     """Builds one kernel into Numba's on-disk cache by running its sample; whether it did."""
-    from ref.ops import _jit
-
     importlib.import_module(sample_module)
     lazy = find_kernel(kernel_module, name)
     if lazy is None or lazy.sample is None:
@@ -53,8 +51,6 @@ def main() -> int:
         os.nice(19)  # out of the way of the process whose steps wait for nothing here
     except (AttributeError, OSError):
         pass
-    from ref.ops import _jit
-
     _jit.NUMPY_MAX = 0  # every call inside a sample compiles (ready() is True, no forms)
     _jit.IN_WORKER = True
     parent = os.getppid()

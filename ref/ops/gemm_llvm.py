@@ -158,7 +158,9 @@ def cache_key(text, cpu=None, features=None, version=None) -> str:
 def _compile(text):
     """Object code of the IR ``text``: optimised at :data:`OPT` for the host CPU."""
     llvm, tm, _ = _llvm()
-    module = llvm.parse_assembly(text)
+    # a context of its own: LLVM's global one is Numba's too, and a kernel may be compiling
+    # there on another thread (prefetch builds while the program goes on)
+    module = llvm.parse_assembly(text, context=llvm.create_context())
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     module.verify()
@@ -251,6 +253,30 @@ def prepared(dtype, rows) -> bool:
                 _BUILDS[key] = thread
                 thread.start()
     return not thread.is_alive()
+
+
+PREFETCH_ORDER = (_gk.MR, _gk.MR_T, 4, 2, 8, 1, 3, 5, 7, 9, 10, 11)
+"""The row counts :func:`prefetch` builds, most used first: the row groups of C-ordered
+and transposed A, then the remainders of batch sizes and widths that are multiples of 8
+(256 % 12 = 4, 64 % 6 = 4, 1024 % 12 = 4, 512 % 12 = 8, 32 % 6 = 2), then the rest."""
+_PREFETCH = {}  # dtype name -> the thread of prefetch
+
+
+def prefetch(dtype=np.float32):
+    """Starts building (or loading from the disk cache) every row count's module of
+    ``dtype`` on a background thread, once a process, so that a first product finds
+    them built. LLVM's passes run without the GIL (``ctypes``); one module at a time
+    holds this module's lock, so a product that needs one meanwhile waits for at most
+    one module's build. Returns the thread."""
+    name = np.dtype(dtype).name
+    with _LOCK:
+        thread = _PREFETCH.get(name)
+        if thread is None:
+            thread = threading.Thread(target=_build_rows, args=(dtype, PREFETCH_ORDER), name="ref-gemm-prefetch",
+                                      daemon=True)
+            _PREFETCH[name] = thread
+            thread.start()
+    return thread
 
 
 def _build_rows(dtype, rows):
