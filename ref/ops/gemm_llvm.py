@@ -211,6 +211,69 @@ def macro(dtype, mr):
     return fn
 
 
+def libm_ir(name, dtype) -> str:
+    """The LLVM IR (text) of ``ref_libm_<f>(x, y, n)``: ``y[i] = f(x[i])`` for ``i < n``,
+    ``f`` the C math library's ``name`` for ``dtype`` (``expf`` for float32 ``exp``),
+    called once an element, as Numba's compiled kernels call it."""
+    from llvmlite import ir
+
+    dtype = np.dtype(dtype)
+    scalar = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
+    cname = name + ("f" if dtype == np.float32 else "")
+    i64 = ir.IntType(64)
+    ptr = scalar.as_pointer()
+    module = ir.Module(f"ref_libm_{cname}")
+    callee = ir.Function(module, ir.FunctionType(scalar, [scalar]), cname)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr, i64]), f"ref_libm_{cname}")
+    x, y, n = fn.args
+    entry = fn.append_basic_block("entry")
+    body = fn.append_basic_block("loop")
+    done = fn.append_basic_block("done")
+    builder = ir.IRBuilder(entry)
+    builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), body, done)
+    builder.position_at_end(body)
+    i = builder.phi(i64)
+    i.add_incoming(ir.Constant(i64, 0), entry)
+    builder.store(builder.call(callee, [builder.load(builder.gep(x, [i]))]), builder.gep(y, [i]))
+    nxt = builder.add(i, ir.Constant(i64, 1))
+    i.add_incoming(nxt, body)
+    builder.cbranch(builder.icmp_signed("<", nxt, n), body, done)
+    builder.position_at_end(done)
+    builder.ret_void()
+    return str(module)
+
+
+def libm(name, dtype):
+    """``f(x)``: a new array of libm's ``name`` of each element of the float32 or float64
+    array ``x`` (:func:`libm_ir`: compiled once, ~10 ms, or loaded from the disk cache),
+    the bits of ``ref.ops._jit.libm``'s element-by-element calls at ~5 ns an element
+    instead of ~200 -- a NumPy form's ``exp`` for inputs of any size."""
+    dtype = np.dtype(dtype)
+    key = ("libm", name, dtype.name)
+    fn = _STATE.get(key)
+    if fn is None:
+        with _LOCK:
+            fn = _STATE.get(key)
+            if fn is None:
+                llvm, _, engine = _llvm()
+                symbol = f"ref_libm_{name}{'f' if dtype == np.float32 else ''}"
+                engine.add_object_file(llvm.ObjectFileRef.from_data(_object(libm_ir(name, dtype))))
+                engine.finalize_object()
+                address = engine.get_function_address(symbol)
+                if not address:
+                    raise RuntimeError(f"{symbol}: no such symbol after loading its object")
+                loop = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(address)
+
+                def fn(x, loop=loop, dtype=dtype):
+                    src = np.ascontiguousarray(x, dtype)
+                    out = np.empty(src.shape, dtype)
+                    loop(src.ctypes.data, out.ctypes.data, src.size)
+                    return out
+
+                _STATE[key] = fn
+    return fn
+
+
 def built(dtype, mr) -> bool:
     """Whether :func:`macro` of ``(dtype, mr)`` is in this process already."""
     return (np.dtype(dtype).name, mr) in _STATE
