@@ -327,7 +327,7 @@ _PREFETCH = {}  # dtype name -> the thread of prefetch
 
 def prefetch(dtype=np.float32):
     """Starts building (or loading from the disk cache) every row count's module of
-    ``dtype`` on a background thread, once a process, so that a first product finds
+    ``dtype``, then :func:`libm`'s ``exp`` and ``log``, on a background thread, once a process, so that a first product finds
     them built. LLVM's passes run without the GIL (``ctypes``); one module at a time
     holds this module's lock, so a product that needs one meanwhile waits for at most
     one module's build. Returns the thread."""
@@ -335,17 +335,19 @@ def prefetch(dtype=np.float32):
     with _LOCK:
         thread = _PREFETCH.get(name)
         if thread is None:
-            thread = threading.Thread(target=_build_rows, args=(dtype, PREFETCH_ORDER), name="ref-gemm-prefetch",
-                                      daemon=True)
+            thread = threading.Thread(target=_build_rows, args=(dtype, PREFETCH_ORDER, True),
+                                      name="ref-gemm-prefetch", daemon=True)
             _PREFETCH[name] = thread
             thread.start()
     return thread
 
 
-def _build_rows(dtype, rows):
+def _build_rows(dtype, rows, libm_too=False):
     try:
         for r in rows:
             macro(dtype, r)
+        for name in ("exp", "log") if libm_too else ():
+            libm(name, dtype)  # (softmax cross entropy's form: a language model's first step)
     except Exception:  # noqa: BLE001 -- the caller's own build reports it
         pass
 

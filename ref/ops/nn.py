@@ -322,15 +322,23 @@ def _sparse_xent_rows(x, labels, loss, backprop, zero):
 def _row_max_sum_numpy(x, exp, zero):
     """:func:`_row_max_exp_sum` for all rows at once: the same comparisons (a NaN
     never replaces the running maximum), libm's ``exp``, the sum left to right."""
-    m = x[:, 0].copy()
-    for j in range(1, x.shape[1]):
-        col = x[:, j]
-        m = np.where(col > m, col, m)
+    if x.shape[1] <= 64:
+        m = x[:, 0].copy()
+        for j in range(1, x.shape[1]):
+            col = x[:, j]
+            m = np.where(col > m, col, m)
+    else:  # the same maximum without a pass per column: a NaN first keeps NaN, later NaNs
+        # never win (fmax), and a zero maximum is the row's first zero (later ones are not >)
+        m = np.fmax.reduce(x, axis=1)
+        m = np.where(np.isnan(x[:, 0]), x[:, 0], m)
+        zero_max = np.flatnonzero(m == 0)
+        if zero_max.size:
+            rows = x[zero_max]
+            m[zero_max] = rows[np.arange(zero_max.size), np.argmax(rows == 0, axis=1)]
     shifted = x - m[:, None]
     e = exp(shifted)
-    s = np.full(x.shape[0], zero)
-    for j in range(x.shape[1]):
-        s = s + e[:, j]
+    # left to right from +0, as the kernel: accumulate adds in order (+0 + e0 is e0: e is never -0)
+    s = np.add.accumulate(e, axis=1)[:, -1] if x.shape[1] else np.full(x.shape[0], zero)
     return shifted, e, s
 
 
