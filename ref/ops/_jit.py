@@ -37,6 +37,17 @@ for that compiler; and the first kernel whose budget runs out (one without a
 build of its own) first loads Numba itself on a background thread
 (:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
 
+**Out of the process.** Numba's compiler holds the GIL for most of a build, so a
+build thread slowed the steps beside it (on a loaded machine, twice: each hand-over
+of the GIL waits for the scheduler). By default (:data:`PROCESS`) the build thread
+of a kernel that a fresh process can find (its module's global, its sample
+registered at import: :func:`_addressable`) has :mod:`ref.ops.compile_worker`, one
+child process at the lowest CPU priority, compile it into Numba's on-disk cache,
+waits for the answer on a pipe, and then runs the sample itself, which only loads
+the kernel (milliseconds). The worker announces its first compile through
+``tf_logging`` ("compiling ref kernels in the background process"). Kernels made
+at run time (the optimizers' generated loops) still build on the thread.
+
 A kernel registered with ``any_size`` (a form about as fast as the kernel: a
 copy, max pooling, whole-array NumPy updates) runs its form at every input size
 until it is built. A kernel with no NumPy form but another path of the same
