@@ -37,6 +37,17 @@ for that compiler; and the first kernel whose budget runs out (one without a
 build of its own) first loads Numba itself on a background thread
 (:func:`_numba_loading`), keeping its form until that is done. ``REF_BACKGROUND_COMPILE=0`` compiles on the calling thread.
 
+**Out of the process.** Numba's compiler holds the GIL for most of a build, so a
+build thread slowed the steps beside it (on a loaded machine, twice: each hand-over
+of the GIL waits for the scheduler). By default (:data:`PROCESS`) the build thread
+of a kernel that a fresh process can find (its module's global, its sample
+registered at import: :func:`_addressable`) has :mod:`ref.ops.compile_worker`, one
+child process at the lowest CPU priority, compile it into Numba's on-disk cache,
+waits for the answer on a pipe, and then runs the sample itself, which only loads
+the kernel (milliseconds). The worker announces its first compile through
+``tf_logging`` ("compiling ref kernels in the background process"). Kernels made
+at run time (the optimizers' generated loops) still build on the thread.
+
 A kernel registered with ``any_size`` (a form about as fast as the kernel: a
 copy, max pooling, whole-array NumPy updates) runs its form at every input size
 until it is built. A kernel with no NumPy form but another path of the same
@@ -56,6 +67,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -83,6 +95,12 @@ NUMPY_BUDGET_LOADED_S = float(os.environ.get("REF_NUMPY_BUDGET_LOADED_S", 0.05))
 is then only this kernel's compilation, or its load from Numba's cache."""
 BACKGROUND = os.environ.get("REF_BACKGROUND_COMPILE", "1") != "0"
 """Whether kernels registered with :func:`compiles_in_background` build on a thread of their own."""
+PROCESS = os.environ.get("REF_BACKGROUND_COMPILE", "process") not in ("0", "thread")
+"""Whether that thread has the compiling done in a child process (:mod:`ref.ops.compile_worker`)
+and only loads the result from Numba's on-disk cache (``REF_BACKGROUND_COMPILE=thread``: the
+thread compiles itself)."""
+IN_WORKER = False
+"""True inside :mod:`ref.ops.compile_worker`'s process."""
 COMPILE_NOTICE_S = float(os.environ.get("REF_COMPILE_NOTICE_S", 1.0))
 """Seconds a compilation runs before its notice is printed (negative: never)."""
 _LAYER_CHOSEN = False
@@ -477,14 +495,17 @@ def _announce_background(name):
         if _BACKGROUND_ANNOUNCED:
             return
         _BACKGROUND_ANNOUNCED.append(name)
-    tf_logging.warning("compiling ref kernels in the background (%s); the exact NumPy forms run until "
-                       "they are built", name)
+    tf_logging.warning("compiling ref kernels in the background%s (%s); the exact NumPy forms run until "
+                       "they are built", " process" if IN_WORKER else "", name)
 
 
 def _after_fork():
     """A forked child has none of its parent's threads: a build or a load of Numba that
     was running in the parent never finishes in the child, and Numba's compiler lock it
     held stays held there -- a new lock, and the child builds in the foreground."""
+    global _WORKER_LOCK
+    _WORKER.pop("proc", None)  # the parent's worker answers the parent: a child starts its own
+    _WORKER_LOCK = threading.Lock()
     running = [t for t in _BUILDING + _PRELOAD if t.ident is not None]
     if running and "numba.core.compiler_lock" in sys.modules:
         sys.modules["numba.core.compiler_lock"].global_compiler_lock._lock = threading.RLock()
@@ -495,12 +516,68 @@ if hasattr(os, "register_at_fork"):
 
 
 def _build_in_background(lazy):
-    _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
     try:
-        with np.errstate(all="ignore"):
-            lazy.sample()
+        if PROCESS and not IN_WORKER and _addressable(lazy):
+            _in_worker(lazy)  # compiled there into Numba's cache: the sample below only loads it
+        run_sample(lazy)
     except BaseException:  # noqa: BLE001 -- the caller's own compilation reports it
         pass
+
+
+def run_sample(lazy):
+    """Runs ``lazy``'s sample (its background build): a compile there is announced
+    through ``tf_logging`` (the first of a process)."""
+    _NOTICE_THREAD.background = True  # the compile notice announces through tf_logging (above)
+    with np.errstate(all="ignore"):
+        lazy.sample()
+
+
+def _addressable(lazy) -> bool:
+    """Whether a fresh process finds ``lazy`` and its sample by importing modules: a
+    cached kernel that is its module's global of its own name, its sample a function
+    of a module whose import registers it."""
+    module = sys.modules.get(lazy.py_func.__module__)
+    obj = getattr(module, lazy.__name__, None)
+    if isinstance(obj, SizedKernel):
+        obj = obj.serial
+    return obj is lazy and lazy.options.get("cache") and getattr(lazy.sample, "__module__", None) in sys.modules
+
+
+WORKER_PREFIX = "ref-built"
+"""How :mod:`ref.ops.compile_worker`'s answers begin (``ref-built ok|failed <kernel>``)."""
+_WORKER = {}  # "proc": the compile worker (subprocess.Popen), "dead": it could not be used
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker():
+    proc = _WORKER.get("proc")
+    if proc is None or proc.poll() is not None:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ, REF_NUMPY_MAX="0")
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        proc = subprocess.Popen([sys.executable, "-m", "ref.ops.compile_worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=env)
+        _WORKER["proc"] = proc
+    return proc
+
+
+def _in_worker(lazy) -> bool:
+    """Has the compile worker build ``lazy`` (waiting for it, the GIL released); whether it did."""
+    with _WORKER_LOCK:
+        if _WORKER.get("dead"):
+            return False
+        try:
+            proc = _worker()
+            proc.stdin.write(f"{lazy.sample.__module__} {lazy.py_func.__module__} {lazy.__name__}\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                parts = line.split()
+                if parts[:1] == [WORKER_PREFIX]:
+                    return parts[1] == "ok"
+        except (OSError, ValueError):
+            pass
+        _WORKER["dead"] = True  # no worker to be had: the build threads compile themselves
+        return False
 
 
 def run_numpy_form(kernel, form, *args):

@@ -470,6 +470,27 @@ def _numba_driver() -> bool:
     return _jit.ready(gemm_kernel.gemm)
 
 
+PRODUCT_OPS = frozenset({"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Conv2D",
+                         "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative"})
+"""Op types whose float32 kernels multiply on ``ref``'s kernel (:func:`prefetch`)."""
+
+
+def prefetch(op_types):
+    """Before the first step of a graph with any of :data:`PRODUCT_OPS` among
+    ``op_types`` (a ``Session`` is made): the float32 llvmlite product modules build,
+    or load from their disk cache, on a background thread (``gemm_llvm.prefetch``),
+    so that a first product with an empty cache does not compile them itself. Not
+    with ``REF_MATMUL=numpy``, ``REF_GEMM_DRIVER=numba``, or the NumPy forms off
+    (``REF_NUMPY_MAX=0``: steady-state benchmarks, ``python -m ref warmup``)."""
+    if not _OWN_KERNEL or _NUMBA_DRIVER or _jit.NUMPY_MAX <= 0 or _WORKERS <= 0:
+        return
+    if any(t in PRODUCT_OPS for t in op_types):
+        try:
+            gemm_llvm.prefetch(np.float32)
+        except Exception:  # noqa: BLE001 -- no llvmlite build here: the first product reports it
+            pass
+
+
 class _NumpyProduct(_Product):
     """The blocks by NumPy's (single-threaded) BLAS (``REF_MATMUL=numpy``)."""
 

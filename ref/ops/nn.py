@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, eigen_softmax, gemm
+from ref.ops import _jit, eigen_softmax, gemm, gemm_llvm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -321,21 +321,41 @@ def _sparse_xent_rows(x, labels, loss, backprop, zero):
 def _row_max_sum_numpy(x, exp, zero):
     """:func:`_row_max_exp_sum` for all rows at once: the same comparisons (a NaN
     never replaces the running maximum), libm's ``exp``, the sum left to right."""
-    m = x[:, 0].copy()
-    for j in range(1, x.shape[1]):
-        col = x[:, j]
-        m = np.where(col > m, col, m)
+    if x.shape[1] <= 64:
+        m = x[:, 0].copy()
+        for j in range(1, x.shape[1]):
+            col = x[:, j]
+            m = np.where(col > m, col, m)
+    else:  # the same maximum without a pass per column: a NaN first keeps NaN, later NaNs
+        # never win (fmax), and a zero maximum is the row's first zero (later ones are not >)
+        m = np.fmax.reduce(x, axis=1)
+        m = np.where(np.isnan(x[:, 0]), x[:, 0], m)
+        zero_max = np.flatnonzero(m == 0)
+        if zero_max.size:
+            rows = x[zero_max]
+            m[zero_max] = rows[np.arange(zero_max.size), np.argmax(rows == 0, axis=1)]
     shifted = x - m[:, None]
     e = exp(shifted)
-    s = np.full(x.shape[0], zero)
-    for j in range(x.shape[1]):
-        s = s + e[:, j]
+    # left to right from +0, as the kernel: accumulate adds in order (+0 + e0 is e0: e is never -0)
+    s = np.add.accumulate(e, axis=1)[:, -1] if x.shape[1] else np.full(x.shape[0], zero)
     return shifted, e, s
+
+
+def _libm(name, x):
+    """libm's ``name`` over an array like ``x``: element by element through ``ctypes`` for
+    a small ``x`` (:data:`_jit.NUMPY_MAX`), else in one compiled loop
+    (``gemm_llvm.libm``: the same calls, the same bits); None if there is neither."""
+    if x.size > _jit.NUMPY_MAX:
+        try:
+            return gemm_llvm.libm(name, x.dtype)
+        except Exception:  # noqa: BLE001 -- no llvmlite build here: the kernel serves
+            return None
+    return _jit.libm(name, x.dtype)
 
 
 def _xent_rows_numpy(x, labels, loss, backprop, zero):
     """:func:`_xent_rows` in NumPy, the same operations in the same order (see ref.ops._jit)."""
-    exp, log = _jit.libm("exp", x.dtype), _jit.libm("log", x.dtype)
+    exp, log = _libm("exp", x), _libm("log", x)
     with np.errstate(all="ignore"):
         shifted, e, s = _row_max_sum_numpy(x, exp, zero)
         ls = log(s)
@@ -349,7 +369,7 @@ def _xent_rows_numpy(x, labels, loss, backprop, zero):
 
 def _sparse_xent_rows_numpy(x, labels, loss, backprop, zero):
     """:func:`_sparse_xent_rows` in NumPy, the same operations in the same order."""
-    exp, log = _jit.libm("exp", x.dtype), _jit.libm("log", x.dtype)
+    exp, log = _libm("exp", x), _libm("log", x)
     rows = np.arange(x.shape[0])
     with np.errstate(all="ignore"):
         shifted, e, s = _row_max_sum_numpy(x, exp, zero)
@@ -400,14 +420,19 @@ def _sample_xent(kernel, labels):
     return sample
 
 
-_jit.compiles_in_background(_xent_rows, _sample_xent(_xent_rows, np.zeros((2, 4), np.float32)))
-_jit.compiles_in_background(_sparse_xent_rows, _sample_xent(_sparse_xent_rows, np.zeros(2, np.int64)))
+# (any size: past NUMPY_MAX the form's exp and log are gemm_llvm.libm's loops, a 400 x 10,000
+# language-model softmax ~0.1 s -- not the seconds of the kernel's compile on a first step)
+_jit.compiles_in_background(_xent_rows, _sample_xent(_xent_rows, np.zeros((2, 4), np.float32)), any_size=True)
+_jit.compiles_in_background(_sparse_xent_rows, _sample_xent(_sparse_xent_rows, np.zeros(2, np.int64)),
+                            any_size=True)
 
 
 def _run_xent(kernel, form, x, labels, loss, backprop, zero):
-    """``kernel(x, ...)``, or its NumPy ``form`` for a small ``x`` while Numba is not
-    loaded; rows split among ``ref``'s matrix threads from ``XENT_SPLIT_ELEMENTS``."""
-    if _jit.numpy_tier(kernel, x.size) and _jit.libm("exp", x.dtype) is not None:
+    """``kernel(x, ...)``, or its NumPy ``form`` while Numba has not built it (float32:
+    any size, its build in the background; else up to ``_jit.NUMPY_MAX`` elements);
+    rows split among ``ref``'s matrix threads from ``XENT_SPLIT_ELEMENTS``."""
+    if (x.dtype == np.float32 or x.size <= _jit.NUMPY_MAX) and _jit.numpy_tier(kernel, x.size) \
+            and _libm("exp", x) is not None:
         return _jit.run_numpy_form(kernel, form, x, labels, loss, backprop, zero)
     n = x.shape[0]
     parts = min(gemm.workers(), n)

@@ -124,7 +124,8 @@ def _jobs(size, everything=False):
         a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
         yield f"MatMul {kind} (ref.ops.gemm_llvm: micro-kernels of 1..{gemm_kernel.MR_T} rows)", "gemm", (
             lambda a=a, d=dtype: [registry.call("MatMul", a=a, b=a, transpose_b=True)]
-            + [gemm_llvm.macro(d, mr) for mr in range(1, gemm_kernel.MR_T + 1)])
+            + [gemm_llvm.macro(d, mr) for mr in range(1, gemm_kernel.MR_T + 1)]
+            + [gemm_llvm.libm(name, d) for name in ("exp", "log")])  # (cross entropy's form)
         conv, pool = _conv_jobs(dtype)
         # (its products are the kernel's: in the same process as it, so that one compiles it)
         yield f"Conv2D and its backprops {kind} (ref.ops.conv)", "gemm", conv

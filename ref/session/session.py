@@ -300,6 +300,8 @@ class BaseSession:
         self._state = RunState() if shared is None else shared
         self._owns_state = shared is None
         allocator.keep_freed_memory()  # freed arrays' pages kept for the next step, as TF's allocator
+        if self._remote is None:  # the product kernels' modules build while the program goes on
+            gemm.prefetch(op.type for op in self._graph.get_operations())
         self._plans: dict[Any, Any] = {}
         self._plans_lock = threading.Lock()
         self._feed_info: dict[Any, Any] = {}

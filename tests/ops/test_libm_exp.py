@@ -91,7 +91,8 @@ def _rows(kind, n, c, dtype):
 
 
 ROW_CASES = [(kind, n, c, dtype) for kind in ("normal", "zero max", "nan", "inf", "tied max")
-             for n, c in ((1, 40), (5, 33), (9, 100), (4, 1000)) for dtype in (np.float32, np.float64)]
+             for n, c in ((1, 40), (5, 33), (9, 100), (4, 1000), (7, 3001))  # the last past NUMPY_MAX:
+             for dtype in (np.float32, np.float64)]                             # gemm_llvm.libm's loops
 
 
 @pytest.mark.parametrize("kind,n,c,dtype", ROW_CASES)
@@ -114,3 +115,30 @@ def test_xent_rows_are_their_libm_form(kind, n, c, dtype, sparse):
         np.testing.assert_array_equal(np.isnan(got), nan)
         bits = np.uint32 if dtype == np.float32 else np.uint64
         np.testing.assert_array_equal(np.where(nan, 0, got).view(bits), np.where(nan, 0, want).view(bits))
+
+
+LIBM_CASES = [(name, dtype, size) for name in ("exp", "log") for dtype in (np.float32, np.float64)
+              for size in (0, 1, 7, 1 << 15)]
+
+
+@pytest.mark.parametrize("name,dtype,size", LIBM_CASES)
+def test_compiled_libm_loop_is_libms_calls(name, dtype, size):
+    """``gemm_llvm.libm``: one compiled loop calling the C math library's function once an
+    element, the bits of the element-by-element ``ctypes`` calls (``_jit.libm``, which
+    the kernels' own calls equal), special values included."""
+    from ref.ops import gemm_llvm
+
+    if _jit.libm(name, dtype) is None:
+        pytest.skip("no C math library")
+    rng = np.random.default_rng(size)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.72, -103.97, 709.78, -745.2, 1e-40, 5e-324, 1.0])
+    x = np.concatenate([rng.standard_normal(size) * 40, special])[:size].astype(dtype)
+    if name == "log":
+        x = np.concatenate([np.abs(x[: size // 2]), x[size // 2:]])  # negative ones too: NaN
+    with np.errstate(all="ignore"):
+        got, want = gemm_llvm.libm(name, dtype)(x), _jit.libm(name, dtype)(x)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    assert got.dtype == dtype and got.shape == x.shape
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(np.where(nan, 0, got).view(bits), np.where(nan, 0, want).view(bits))
