@@ -436,3 +436,13 @@ def exp_rows(x):
 def logf(x):
     """The C library's ``logf`` on every element (Eigen's scalar path)."""
     return _apply(_log_loop, x, body=0)
+
+
+def _sample(loop):
+    return lambda: loop(np.linspace(-2, 2, 9).astype(_F) + _F(3), np.empty(9, _F), 8)
+
+
+# The NumPy forms serve every size while a loop builds in the background (a first step with
+# an empty cache pays the forms' ~10 array passes, not a compile).
+for _loop in _FORMS:
+    _jit.compiles_in_background(_loop, _sample(_loop), any_size=True)

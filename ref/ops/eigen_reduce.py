@@ -30,10 +30,11 @@ axis, reduced axes between kept ones) keep NumPy's order.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import os
 
+import numpy as np
+
+from ref.ops import _jit
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 PACKET = 8
@@ -219,3 +220,8 @@ def sum_rows(x):
         if numpy_tier(_rows, flat.size):
             return run_numpy_form(_rows, _rows_numpy, flat, n, out)
         return _rows(flat, n, out)
+
+
+# The NumPy forms serve every size while the loops build in the background.
+_jit.compiles_in_background(_rows, lambda: _rows(np.ones(40, _F), 40, np.empty(1, _F)), any_size=True)
+_jit.compiles_in_background(_one, lambda: _one(np.ones(40, _F), 0, 40), any_size=True)

@@ -54,7 +54,9 @@ def test_the_fused_kernels_are_warmed_up(monkeypatch):
         jobs[name]()
     assert fused._bias_relu_rows._dispatcher is not None
     assert fused._relu_bias_grad_rows._dispatcher is not None
-    assert fused._lstm_in._dispatcher is not None and fused._lstm_mid._dispatcher is not None
+    from ref.ops import eigen_math  # the float32 cell's sigmoids and tanhs: TF's Eigen functions
+
+    assert eigen_math._sigmoid_loop._dispatcher is not None and eigen_math._tanh_loop._dispatcher is not None
     assert fused._lstm_grad_rows._dispatcher is not None
 
 
