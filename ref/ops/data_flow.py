@@ -72,10 +72,12 @@ def _empty_like(arrays):
 class _Turn:
     """One pending enqueue, close or dequeue attempt."""
 
-    __slots__ = ("cancelled",)
+    __slots__ = ("cancelled", "elements", "done")
 
-    def __init__(self):
+    def __init__(self, elements=None):
         self.cancelled = False
+        self.elements = elements  # an enqueue's elements (None for a close or dequeue attempt)
+        self.done = 0  # how many of them are in the queue
 
 
 class FIFOQueue:
@@ -163,25 +165,42 @@ class FIFOQueue:
     # -- enqueue and close attempts, in arrival order ---------------------------------
     def _enqueue_elements(self, elements):
         with self._cv:
-            turn = self._join(self._enqueuers)
+            turn = self._join(self._enqueuers, elements)
             try:
-                done = 0
                 while True:
+                    if turn.done == len(elements):
+                        return  # a dequeue moved the last rows in (``_flush``)
                     if turn.cancelled:
                         raise errors.CancelledError(None, None, "Enqueue operation was cancelled")
                     if self._enqueuers[0] is turn:
                         if self._closed:
                             raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
-                        while done < len(elements) and not self._full():
-                            self._put(elements[done])
-                            done += 1
+                        self._advance(turn)
                         self._cv.notify_all()
-                        if done == len(elements):
+                        if turn.done == len(elements):
                             return
                     blocking.wait(self._cv, "Enqueue", lambda: f"{self._state()}: room for "
-                                  f"{len(elements) - done} more element(s)")
+                                  f"{len(elements) - turn.done} more element(s)")
             finally:
                 self._leave(self._enqueuers, turn)
+
+    def _advance(self, turn):
+        while turn.done < len(turn.elements) and not self._full():
+            self._put(turn.elements[turn.done])
+            turn.done += 1
+
+    def _flush(self):
+        """After a dequeue, moves the waiting enqueues' rows into the room it made, under the same
+        lock, as TF's QueueBase runs the pending attempts (FlushUnlocked): a full queue that a
+        blocked enqueue is waiting on is full again when the dequeue returns."""
+        while self._enqueuers and not self._closed and not self._full():
+            turn = self._enqueuers[0]
+            if turn.elements is None or turn.cancelled:
+                return
+            self._advance(turn)
+            if turn.done < len(turn.elements):
+                return
+            self._enqueuers.popleft()  # complete: its thread returns when it wakes
 
     def close_queue(self, cancel_pending_enqueues=False):
         """QueueCloseV2: later enqueues fail; dequeues drain what is left."""
@@ -253,7 +272,9 @@ class FIFOQueue:
                                     None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
                                                 f"elements (requested {need}, current size {size})")
                         else:
-                            got.extend(self._take(min(need, self._available())))
+                            while len(got) < n and self._available():
+                                got.extend(self._take(min(n - len(got), self._available())))
+                                self._flush()
                             self._cv.notify_all()
                             if len(got) == n:
                                 return got
@@ -280,14 +301,15 @@ class FIFOQueue:
         self._items.extendleft(reversed(elements))
 
     # -- bookkeeping ------------------------------------------------------------------
-    def _join(self, line):
-        turn = _Turn()
+    def _join(self, line, elements=None):
+        turn = _Turn(elements)
         turn.cancelled = self._torn_down
         line.append(turn)
         return turn
 
     def _leave(self, line, turn):
-        line.remove(turn)
+        if turn in line:  # ``_flush`` removes a completed enqueue itself
+            line.remove(turn)
         self._cv.notify_all()
 
     def close(self):

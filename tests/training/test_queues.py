@@ -288,6 +288,35 @@ def test_dequeue_many_larger_than_capacity(rtf, session):
     call.result()
 
 
+_REFILL_QUEUES = {
+    "FIFOQueue": lambda tf: tf.FIFOQueue(5, tf.int32, ((),)),
+    "PaddingFIFOQueue": lambda tf: tf.PaddingFIFOQueue(5, tf.int32, ((),)),
+    "RandomShuffleQueue": lambda tf: tf.RandomShuffleQueue(5, 0, tf.int32, ((),), seed=3),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_REFILL_QUEUES))
+def test_dequeue_refills_from_blocked_enqueue(kind, rtf, session):
+    """TF's QueueBase moves a blocked enqueue's rows into the room a dequeue makes before the dequeue
+    returns (TF's fifo_queue_test ``testBigEnqueueMany``): the size read right after stays at capacity
+    and the blocked enqueue finishes with its last row."""
+    q = _REFILL_QUEUES[kind](rtf)
+    enq, deq, size = q.enqueue_many(([1, 2, 3, 4, 5, 6, 7, 8, 9, 10],)), q.dequeue(), q.size()
+    call = _Call(lambda: session.run(enq))
+    got = [session.run(deq)]
+    assert session.run(size) == 5
+    got += [session.run(deq) for _ in range(3)]
+    assert session.run(size) == 5 and call.blocked()
+    got.append(session.run(deq))
+    call.result()
+    for i in range(5):
+        assert session.run(size) == 5 - i
+        got.append(session.run(deq))
+    assert sorted(got) == list(range(1, 11))
+    if kind != "RandomShuffleQueue":
+        assert got == list(range(1, 11))
+
+
 def test_close_preserves_pending_enqueues(rtf, session):
     """close() waits behind a blocked enqueue, which completes once there is room."""
     q = rtf.FIFOQueue(1, [rtf.int32], shapes=[[]])
