@@ -42,11 +42,21 @@ from ref.graph_ops.array_ops import transpose
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
-__all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
+__all__ = ["TestCase", "main", "get_temp_dir", "deterministic_ops", "create_local_cluster", "assert_equal_graph_def",
            "assert_meta_graph_protos_equal", "get_node_def_from_graph", "enable_control_flow_v2",
            "disable_control_flow_v2", "with_control_flow_v2", "NHWCToNCHW", "NCHWToNHWC"]
 
 _SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
+
+
+@contextlib.contextmanager
+def deterministic_ops():
+    """TF's ``test_util.deterministic_ops``: op determinism on inside the block, off after it."""
+    try:
+        modes.enable_op_determinism()
+        yield
+    finally:
+        modes.disable_op_determinism()
 
 
 def get_node_def_from_graph(node_name, graph_def):

@@ -512,3 +512,26 @@ def test_layout_helpers_as_tf(fn, shape):
     with ref.Graph().as_default(), ref.Session() as sess:
         got = sess.run(getattr(test_util, fn)(ref.constant(x)))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_deterministic_ops_as_tf(raises):
+    """``test_util.deterministic_ops()``: determinism on inside, off after (an exception too), as TF's."""
+    pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import config as tf_config
+    from tensorflow.python.framework import test_util as tf_test_util
+    from ref import test_util
+    from ref.platform import modes
+    seen = {}
+    for name, ctx, enabled in (("tf", tf_test_util.deterministic_ops, tf_config.is_op_determinism_enabled),
+                               ("ref", test_util.deterministic_ops, modes.is_op_determinism_enabled)):
+        inside = None
+        try:
+            with ctx():
+                inside = enabled()
+                if raises:
+                    raise KeyError("body")
+        except KeyError:
+            pass
+        seen[name] = (inside, enabled())
+    assert seen["ref"] == seen["tf"] == (True, False)
