@@ -354,6 +354,7 @@ class RandomShuffleQueue(FIFOQueue):
     def __init__(self, name, component_types, shapes, capacity, min_after_dequeue, seed, seed2):
         super().__init__(name, component_types, shapes, capacity)
         self.min_after_dequeue = min_after_dequeue
+        self.seeds = (seed, seed2)
         self._items = []
         self._word = SingleSample(seed, seed2)  # TF's generator: the same dequeue order for the same seeds
 
@@ -373,11 +374,16 @@ class RandomShuffleQueue(FIFOQueue):
     def _restore(self, elements):
         self._items.extend(elements)
 
-    def matches(self, op_type, component_types, shapes, capacity, min_after_dequeue=0, **extra):
-        super().matches(op_type, component_types, shapes, capacity)
+    def matches(self, op_type, component_types, shapes, capacity, min_after_dequeue=0, seed=0, seed2=0, **extra):
+        if op_type != self.op_type or capacity != self.capacity:
+            super().matches(op_type, component_types, shapes, capacity)
         if min_after_dequeue != self.min_after_dequeue:
             raise invalid_argument(f"Shared queue '{self.name}' has min_after_dequeue {self.min_after_dequeue} "
-                                   f"but requested min_after_dequeue was {min_after_dequeue}")
+                                   f"but requested min_after_dequeue was {min_after_dequeue}.")
+        if (seed or seed2) and (seed, seed2) != self.seeds:  # TF: a request with no seeds takes the queue's
+            raise invalid_argument(f"Shared queue '{self.name}' has random seeds ({self.seeds[0]}, {self.seeds[1]}) "
+                                   f"but requested seeds are ({seed}, {seed2}).")
+        super().matches(op_type, component_types, shapes, capacity)
 
 
 class PaddingFIFOQueue(FIFOQueue):
@@ -398,6 +404,11 @@ class PaddingFIFOQueue(FIFOQueue):
             if v.shape[0] != batch:
                 raise invalid_argument(f"All input tensors must have the same size in the 0th dimension. "
                                        f"Component {i} has {v.shape[0]}, and should have {batch}")
+        for i, v in enumerate(values):  # TF: [batch] + the component's partial shape
+            expected = TensorShape([batch]).concatenate(self.shapes[i])
+            if not expected.is_compatible_with(TensorShape(list(v.shape))):
+                raise invalid_argument(f"Shape mismatch in tuple component {i}. Expected "
+                                       f"{_shape_str(expected)}, got {_shape_str(v.shape)}")
             self._check_element_shape(i, v.shape[1:])
 
     def _batch(self, elements):
@@ -430,10 +441,10 @@ class PriorityQueue(FIFOQueue):
         self._order = itertools.count()
 
     def _check_element_shape(self, i, shape):
+        super()._check_element_shape(i, shape)  # TF validates the tuple's shapes first
         if i == 0 and tuple(shape) != ():
             raise invalid_argument(f"Expected the priority element to be a scalar, but received shape: "
                                    f"{_shape_str(shape)}")
-        super()._check_element_shape(i, shape)
 
     def _put(self, element):
         heapq.heappush(self._items, (int(element[0]), next(self._order), element))
@@ -509,7 +520,8 @@ def random_shuffle_queue_v2(component_types, shapes=(), capacity=-1, min_after_d
     return _lookup_or_create(
         ctx, "RandomShuffleQueueV2", container, shared_name,
         lambda name: RandomShuffleQueue(name, component_types, shapes, capacity, min_after_dequeue, seed, seed2),
-        component_types=component_types, shapes=shapes, capacity=capacity, min_after_dequeue=min_after_dequeue)
+        component_types=component_types, shapes=shapes, capacity=capacity, min_after_dequeue=min_after_dequeue,
+        seed=seed, seed2=seed2)
 
 
 @register_op("PriorityQueueV2", outputs=("handle",), attrs={**_QUEUE_ATTRS, "component_types": [],

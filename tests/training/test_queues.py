@@ -132,8 +132,34 @@ def _int64_and_bool(tf):
             q.dequeue_many(3)]
 
 
+def _padding_many_partial_shape(tf):
+    """EnqueueMany checks each component against [batch] + its partial shape (TF's message)."""
+    q = tf.PaddingFIFOQueue(5, [tf.int32, tf.int32], shapes=[[], [None, 3]])
+    a, b = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    many = q.enqueue_many([a, b])
+    return [(many, {a: [1, 2], b: np.zeros((2, 3, 4), np.int32)}, None),
+            (many, {a: [1, 2], b: np.zeros((2, 5, 3), np.int32)}, None), q.size()]
+
+
+def _priority_non_scalar(tf):
+    """A priority of shape [2] fails the tuple's shape check first ([] was specified for it)."""
+    q = tf.PriorityQueue(10, (tf.string,), (()))
+    p, v = tf.placeholder(tf.int64), tf.placeholder(tf.string)
+    e = q.enqueue((p, v))
+    return [(e, {p: np.array([0, 2], np.int64), v: ["a", "b"]}, None), (e, {p: 3, v: "c"}, None), q.size()]
+
+
+def _shared_shuffle_seeds(tf):
+    """A shared RandomShuffleQueue is matched against the seeds asked for (none asked: any)."""
+    a = tf.RandomShuffleQueue(10, 5, tf.float32, seed=12, shared_name="q_h")
+    b = tf.RandomShuffleQueue(10, 5, tf.float32, seed=21, shared_name="q_h")
+    c = tf.RandomShuffleQueue(10, 2, tf.float32, seed=21, shared_name="q_h")
+    return [a.queue_ref.op, b.queue_ref.op, c.queue_ref.op]
+
+
 PROGRAMS = [_fifo_order, _many_after_close, _close_twice, _runtime_shapes, _unspecified_shapes, _padding,
-            _padding_many, _names, _shuffle_drain, _int64_and_bool]
+            _padding_many, _names, _shuffle_drain, _int64_and_bool, _padding_many_partial_shape,
+            _priority_non_scalar, _shared_shuffle_seeds]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__.strip("_") for p in PROGRAMS])
