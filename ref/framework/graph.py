@@ -178,26 +178,30 @@ class Operation:
         object.__setattr__(self, "_control_flow_context", ctx)
 
     def _update_input(self, index, tensor):
-        """Input ``index`` reads ``tensor`` instead (a Switch or Enter output)."""
-        old = self._inputs[index]
-        consumers = self._graph._consumers
-        if self in consumers.get(old, ()):
-            consumers[old].remove(self)
-        consumers.setdefault(tensor, []).append(self)
-        object.__setattr__(self, "_inputs", self._inputs[:index] + (tensor,) + self._inputs[index + 1:])
-        self._graph._version += 1
+        """Input ``index`` reads ``tensor`` instead (a Switch or Enter output). Under the graph's
+        lock, as every mutation: a GraphDef taken by another thread sees the edge before or after."""
+        with self._graph._lock:
+            old = self._inputs[index]
+            consumers = self._graph._consumers
+            if self in consumers.get(old, ()):
+                consumers[old].remove(self)
+            consumers.setdefault(tensor, []).append(self)
+            object.__setattr__(self, "_inputs", self._inputs[:index] + (tensor,) + self._inputs[index + 1:])
+            self._graph._version += 1
 
     def _add_control_input(self, op):
         self._add_control_inputs([op])
 
     def _add_control_inputs(self, ops):
-        new = [c for c in ops if c not in self._control_inputs]
-        object.__setattr__(self, "_control_inputs", self._control_inputs + tuple(new))
-        self._graph._version += 1
+        with self._graph._lock:
+            new = [c for c in ops if c not in self._control_inputs]
+            object.__setattr__(self, "_control_inputs", self._control_inputs + tuple(new))
+            self._graph._version += 1
 
     def _remove_all_control_inputs(self):
-        object.__setattr__(self, "_control_inputs", ())
-        self._graph._version += 1
+        with self._graph._lock:
+            object.__setattr__(self, "_control_inputs", ())
+            self._graph._version += 1
 
     @property
     def op_def(self):
