@@ -29,7 +29,7 @@ from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
-from ref.session.devices import local_devices, place_plan
+from ref.session.devices import local_devices, place, place_plan
 from ref.session import runtime_config
 from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
@@ -808,11 +808,30 @@ class BaseSession:
     def _handle_op(self, kind, dtype):
         return handle_op(self, kind, dtype)
 
+    _place_pruned_graph = False  # InteractiveSession: TF's GraphOptions.place_pruned_graph
+
+    def _place_whole_graph(self):
+        """TF's DirectSession places every op of the graph before a run, not only the ones the run
+        needs (unless ``GraphOptions.place_pruned_graph``, which InteractiveSession sets): an op that
+        cannot be placed fails every run. Checked once per graph version, and only when an op asks
+        for a GPU (nothing else can fail to place here)."""
+        graph, config = self._graph, self._config
+        if self._place_pruned_graph or (config is not None and config.graph_options.place_pruned_graph):
+            return
+        version = graph._version
+        if getattr(self, "_placed_version", None) == version:
+            return
+        ops = graph.get_operations()
+        if any("GPU" in (op.device or "").upper() for op in ops):
+            place(ops, config)
+        self._placed_version = version
+
     def _plan(self, tensors, targets, feeds):
         """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
         key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
         plan = self._plans.get(key)
         if plan is None:
+            self._place_whole_graph()
             plan = Plan(tensors, targets, list(feeds), values_fed=True)
             place_plan(plan, self._config)  # tf.device('/gpu:0'): GPU steps, device-resident values
             with self._plans_lock:
@@ -872,6 +891,7 @@ class InteractiveSession(BaseSession):
     """A Session that installs itself as the default on construction (for shells)."""
 
     _active_session_count = 0  # open InteractiveSessions (TF logs an error when a second opens)
+    _place_pruned_graph = True
     _count_lock = threading.Lock()
 
     def __init__(self, target="", graph=None, config=None):
