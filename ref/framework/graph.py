@@ -671,11 +671,17 @@ class Graph:
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:
-        _default_stack().append(self)
+        stack = _default_stack()
+        stack.append(self)
         try:
             yield self
         finally:
-            _default_stack().pop()
+            # TF's DefaultStack: the stack may have been reset meanwhile (then nothing to undo); leaving
+            # out of order is TF's AssertionError, and pops no other graph's entry
+            if stack:
+                if stack[-1] is not self:
+                    raise AssertionError(f"Nesting violated for default stack of {type(self)} objects")
+                stack.pop()
 
     def create_op(self, op_type, inputs, attrs, name, output_specs, opdef, control_inputs=None):
         """Adds a frozen Operation (low level: ``apply_op`` is the checked builder)."""

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Self
 
 import numpy as np
 
+from ref import protos
 from ref.types import dtypes, errors
 from ref.types.device_spec import DeviceSpec
 from ref.platform import allocator, tf_logging
@@ -808,15 +809,13 @@ class BaseSession:
     def _handle_op(self, kind, dtype):
         return handle_op(self, kind, dtype)
 
-    _place_pruned_graph = False  # InteractiveSession: TF's GraphOptions.place_pruned_graph
-
     def _place_whole_graph(self):
         """TF's DirectSession places every op of the graph before a run, not only the ones the run
         needs (unless ``GraphOptions.place_pruned_graph``, which InteractiveSession sets): an op that
         cannot be placed fails every run. Checked once per graph version, and only when an op asks
         for a GPU (nothing else can fail to place here)."""
         graph, config = self._graph, self._config
-        if self._place_pruned_graph or (config is not None and config.graph_options.place_pruned_graph):
+        if config is not None and config.graph_options.place_pruned_graph:
             return
         version = graph._version
         if getattr(self, "_placed_version", None) == version:
@@ -891,10 +890,12 @@ class InteractiveSession(BaseSession):
     """A Session that installs itself as the default on construction (for shells)."""
 
     _active_session_count = 0  # open InteractiveSessions (TF logs an error when a second opens)
-    _place_pruned_graph = True
     _count_lock = threading.Lock()
 
     def __init__(self, target="", graph=None, config=None):
+        if not config:  # TF's: a config of its own, or the caller's, placing only what a run needs
+            config = protos.config_pb2.ConfigProto(gpu_options=protos.config_pb2.GPUOptions(allow_growth=True))
+        config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
         with InteractiveSession._count_lock:
             if InteractiveSession._active_session_count > 0:
@@ -904,10 +905,12 @@ class InteractiveSession(BaseSession):
                     "must explicitly call `InteractiveSession.close()` to release resources held by the other "
                     "session(s). Please use `tf.Session()` if you intend to productionize.")
             InteractiveSession._active_session_count += 1
-        self._graph_ctx = self._graph.as_default()
-        self._graph_ctx.__enter__()
         self._sess_ctx = default_session(self, enforce_nesting=False)
         self._sess_ctx.__enter__()
+        # TF enters the graph as the default only when one was given (None means the default already)
+        self._graph_ctx = self._graph.as_default() if graph is not None else None
+        if self._graph_ctx is not None:
+            self._graph_ctx.__enter__()
         self._explicitly_closed = False
 
     def close(self):
@@ -917,7 +920,8 @@ class InteractiveSession(BaseSession):
                 InteractiveSession._active_session_count -= 1
             self._explicitly_closed = True
             try:
+                if self._graph_ctx is not None:
+                    self._graph_ctx.__exit__(None, None, None)
                 self._sess_ctx.__exit__(None, None, None)
-                self._graph_ctx.__exit__(None, None, None)
             except (IndexError, AssertionError, RuntimeError):
                 pass
