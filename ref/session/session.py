@@ -844,8 +844,11 @@ _NO_FEEDS: Mapping[Any, Any] = types.MappingProxyType({})
 
 def _to_fetch_value(value):
     """A computed value as ``Session.run`` returns it: TF's C API hands back a NumPy
-    scalar for a 0-d tensor (``bytes`` for a string) and a fresh ndarray otherwise."""
+    scalar for a 0-d tensor (``bytes`` for a string) and a fresh ndarray otherwise; a quantized
+    type's values (held as TF's one-field structured dtype) come back as its plain integers."""
     if value.__class__ is np.ndarray:
+        if value.dtype.names is not None and len(value.dtype.names) == 1:
+            value = value.view(value.dtype[0])
         if value.ndim == 0:
             return value[()]
         return value if value.flags.writeable else value.copy()
