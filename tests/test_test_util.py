@@ -535,3 +535,17 @@ def test_deterministic_ops_as_tf(raises):
             pass
         seen[name] = (inside, enabled())
     assert seen["ref"] == seen["tf"] == (True, False)
+
+
+@pytest.mark.parametrize("version", [6, 9, 20])
+def test_set_producer_version_as_tf(version):
+    """``test_util.set_producer_version``: the graph's GraphDef versions say ``version``, as TF's."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from tensorflow.python.framework import test_util as tf_test_util
+    from ref import test_util
+    got = []
+    for lib, tu in ((tf, tf_test_util), (ref, test_util)):
+        g = lib.Graph()
+        tu.set_producer_version(g, version)
+        got.append((g.graph_def_versions.producer, g.as_graph_def().versions.producer, len(g.get_operations())))
+    assert got[0] == got[1]
