@@ -33,6 +33,7 @@ from ref.types.device_spec import canonical_name
 from ref.platform import modes
 from ref.framework.graph import clear_default_graph_stack, get_collection_proto_functions, reset_default_graph
 from ref.framework.random_seed import DEFAULT_GRAPH_SEED, set_random_seed
+from ref.framework.importer import import_graph_def
 from ref.framework.stack import get_default_session
 from ref.framework.tensor import Tensor
 from ref.session.session import Session
@@ -42,11 +43,31 @@ from ref.graph_ops.array_ops import transpose
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 config_pb2 = protos.config_pb2
-__all__ = ["TestCase", "main", "get_temp_dir", "create_local_cluster", "assert_equal_graph_def",
+__all__ = ["TestCase", "main", "get_temp_dir", "deterministic_ops", "set_producer_version", "create_local_cluster", "assert_equal_graph_def",
            "assert_meta_graph_protos_equal", "get_node_def_from_graph", "enable_control_flow_v2",
            "disable_control_flow_v2", "with_control_flow_v2", "NHWCToNCHW", "NCHWToNHWC"]
 
 _SHARDED_SAVE_TEMP = re.compile(rb"_temp_[0-9a-z]{32}/part")
+
+
+@contextlib.contextmanager
+def deterministic_ops():
+    """TF's ``test_util.deterministic_ops``: op determinism on inside the block, off after it."""
+    try:
+        modes.enable_op_determinism()
+        yield
+    finally:
+        modes.disable_op_determinism()
+
+
+def set_producer_version(graph, producer_version):
+    """TF's ``test_util.set_producer_version``: ``graph.graph_def_versions.producer`` becomes
+    ``producer_version``, by importing an empty GraphDef of that version (as TF does)."""
+    graph_def = protos.graph_pb2.GraphDef()
+    graph_def.versions.producer = producer_version
+    with graph.as_default():
+        import_graph_def(graph_def)
+    assert graph.graph_def_versions.producer == producer_version
 
 
 def get_node_def_from_graph(node_name, graph_def):

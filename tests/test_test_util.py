@@ -512,3 +512,40 @@ def test_layout_helpers_as_tf(fn, shape):
     with ref.Graph().as_default(), ref.Session() as sess:
         got = sess.run(getattr(test_util, fn)(ref.constant(x)))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_deterministic_ops_as_tf(raises):
+    """``test_util.deterministic_ops()``: determinism on inside, off after (an exception too), as TF's."""
+    pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import config as tf_config
+    from tensorflow.python.framework import test_util as tf_test_util
+    from ref import test_util
+    from ref.platform import modes
+    seen = {}
+    for name, ctx, enabled in (("tf", tf_test_util.deterministic_ops, tf_config.is_op_determinism_enabled),
+                               ("ref", test_util.deterministic_ops, modes.is_op_determinism_enabled)):
+        inside = None
+        try:
+            with ctx():
+                inside = enabled()
+                if raises:
+                    raise KeyError("body")
+        except KeyError:
+            pass
+        seen[name] = (inside, enabled())
+    assert seen["ref"] == seen["tf"] == (True, False)
+
+
+@pytest.mark.parametrize("version", [6, 9, 20])
+def test_set_producer_version_as_tf(version):
+    """``test_util.set_producer_version``: the graph's GraphDef versions say ``version``, as TF's."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    from tensorflow.python.framework import test_util as tf_test_util
+    from ref import test_util
+    got = []
+    for lib, tu in ((tf, tf_test_util), (ref, test_util)):
+        g = lib.Graph()
+        tu.set_producer_version(g, version)
+        got.append((g.graph_def_versions.producer, g.as_graph_def().versions.producer, len(g.get_operations())))
+    assert got[0] == got[1]

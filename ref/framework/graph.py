@@ -178,26 +178,30 @@ class Operation:
         object.__setattr__(self, "_control_flow_context", ctx)
 
     def _update_input(self, index, tensor):
-        """Input ``index`` reads ``tensor`` instead (a Switch or Enter output)."""
-        old = self._inputs[index]
-        consumers = self._graph._consumers
-        if self in consumers.get(old, ()):
-            consumers[old].remove(self)
-        consumers.setdefault(tensor, []).append(self)
-        object.__setattr__(self, "_inputs", self._inputs[:index] + (tensor,) + self._inputs[index + 1:])
-        self._graph._version += 1
+        """Input ``index`` reads ``tensor`` instead (a Switch or Enter output). Under the graph's
+        lock, as every mutation: a GraphDef taken by another thread sees the edge before or after."""
+        with self._graph._lock:
+            old = self._inputs[index]
+            consumers = self._graph._consumers
+            if self in consumers.get(old, ()):
+                consumers[old].remove(self)
+            consumers.setdefault(tensor, []).append(self)
+            object.__setattr__(self, "_inputs", self._inputs[:index] + (tensor,) + self._inputs[index + 1:])
+            self._graph._version += 1
 
     def _add_control_input(self, op):
         self._add_control_inputs([op])
 
     def _add_control_inputs(self, ops):
-        new = [c for c in ops if c not in self._control_inputs]
-        object.__setattr__(self, "_control_inputs", self._control_inputs + tuple(new))
-        self._graph._version += 1
+        with self._graph._lock:
+            new = [c for c in ops if c not in self._control_inputs]
+            object.__setattr__(self, "_control_inputs", self._control_inputs + tuple(new))
+            self._graph._version += 1
 
     def _remove_all_control_inputs(self):
-        object.__setattr__(self, "_control_inputs", ())
-        self._graph._version += 1
+        with self._graph._lock:
+            object.__setattr__(self, "_control_inputs", ())
+            self._graph._version += 1
 
     @property
     def op_def(self):
@@ -667,11 +671,17 @@ class Graph:
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:
-        _default_stack().append(self)
+        stack = _default_stack()
+        stack.append(self)
         try:
             yield self
         finally:
-            _default_stack().pop()
+            # TF's DefaultStack: the stack may have been reset meanwhile (then nothing to undo); leaving
+            # out of order is TF's AssertionError, and pops no other graph's entry
+            if stack:
+                if stack[-1] is not self:
+                    raise AssertionError(f"Nesting violated for default stack of {type(self)} objects")
+                stack.pop()
 
     def create_op(self, op_type, inputs, attrs, name, output_specs, opdef, control_inputs=None):
         """Adds a frozen Operation (low level: ``apply_op`` is the checked builder)."""

@@ -560,7 +560,13 @@ def _add_function(fg, library, seen_funcs, types=None, shapes=None, args=None, l
 
 
 def as_graph_def(graph, from_version=None, add_shapes=False):
-    """The GraphDef of ``graph`` (ops in creation order; functions in the library)."""
+    """The GraphDef of ``graph`` (ops in creation order; functions in the library), taken under the
+    graph's lock: ops other threads add or rewire meanwhile are wholly in or wholly out (TF's)."""
+    with graph._lock:
+        return _as_graph_def_locked(graph, from_version, add_shapes)
+
+
+def _as_graph_def_locked(graph, from_version, add_shapes):
     gd = graph_pb2.GraphDef()
     gd.versions.CopyFrom(graph.graph_def_versions)
     seen = {}

@@ -92,6 +92,14 @@ class SparseTensor:
         return sorted({op for t in (self._indices, self._values, self._dense_shape) for op in t.consumers()},
                       key=lambda op: op._id)
 
+    def _is_eager(self) -> bool:
+        """TF's: whether the components are eager tensors -- never in ref, which builds graphs only."""
+        return False
+
+    def _numpy(self):
+        """TF's dense value of an eager SparseTensor: a graph's has none (TF's ValueError)."""
+        raise ValueError("SparseTensor.numpy() is only supported in eager mode.")
+
     def eval(self, feed_dict=None, session=None):
         """The value in ``session`` (or the default session): a SparseTensorValue."""
         session = session or get_default_session()

@@ -4,9 +4,9 @@ labels, ``tf.nn.ctc_greedy_decoder`` and ``tf.nn.ctc_beam_search_decoder``
 (v1) and its ``_v2`` form."""
 from __future__ import annotations
 
-from ref.types import dtypes
-from ref.graph_ops import array_ops, math_ops, sparse_ops
-from ref.graph_ops.functional_ops import map_fn
+from ref.types import dtypes, nest
+from ref.graph_ops import array_ops, math_ops, math_extras, sparse_ops
+from ref.graph_ops.functional_ops import map_fn, scan
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.sparse_tensor import SparseTensor
@@ -198,3 +198,68 @@ def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_path
     ``merge_repeated=False``."""
     return ctc_beam_search_decoder(inputs, sequence_length, beam_width=beam_width, top_paths=top_paths,
                                    merge_repeated=False)
+
+
+# -- TF's forward-backward helpers (ctc_ops.py's private functions, in log space) --------------------
+
+def _log_mask(condition, dtype=dtypes.float32):
+    """0 where ``condition`` holds, -inf elsewhere: added to log-probabilities it drops the others."""
+    return math_ops.log(math_ops.cast(condition, dtype))
+
+
+def _sum_states(idx, states):
+    """``out[f, b, u] = logsumexp(states[f, b, s] for s with idx[b, s] == u)``: the label-state
+    log-probabilities ``states [frames, batch, L]`` summed per unique label (``idx [batch, L]``, each
+    state's position among its sequence's unique labels, as ``ctc_unique_labels`` gives)."""
+    with name_scope(None, "sum_states"):
+        idx = convert_to_tensor(idx, name="idx")
+        states = convert_to_tensor(states, name="states")
+        length = _get_dim(states, 2)
+        unique_ids = array_ops.expand_dims(math_ops.range(length, dtype=idx.dtype), 1)  # [U, 1]
+        member = math_ops.equal(array_ops.expand_dims(idx, 1), unique_ids)  # [batch, U, L]
+        return math_extras.reduce_logsumexp(array_ops.expand_dims(states, 2) + _log_mask(member, states.dtype),
+                                            axis=-1)
+
+
+def _state_to_olabel(labels, num_labels, states):
+    """Per output label, the log-sum of the CTC state log-probabilities ``states [frames, batch, 2L+2]``
+    (state 0 the start, 1..L the labels of ``labels [batch, L]``, the rest blanks): ``[frames, batch,
+    num_labels]`` with the blank (label 0) first."""
+    labels = convert_to_tensor(labels, name="labels")
+    states = convert_to_tensor(states, name="states")
+    first_blank = _get_dim(labels, 1) + 1
+    label_states, blank_states = states[:, :, 1:first_blank], states[:, :, first_blank:]
+    classes = math_ops.range(1, num_labels, dtype=labels.dtype)  # the non-blank labels
+    member = math_ops.equal(array_ops.expand_dims(labels, -1), classes)  # [batch, L, num_labels - 1]
+    per_label = math_extras.reduce_logsumexp(array_ops.expand_dims(label_states, 3) +
+                                             array_ops.expand_dims(_log_mask(member, states.dtype), 0), axis=2)
+    blank = math_extras.reduce_logsumexp(blank_states, axis=2, keepdims=True)
+    return array_ops.concat([blank, per_label], axis=-1)
+
+
+def _state_to_olabel_unique(labels, num_labels, states, unique):
+    """``_state_to_olabel`` given ``unique = ctc_unique_labels(labels)`` (TF uses it to sum each
+    sequence's repeated labels once; the sums are the same, which is how ref computes them)."""
+    unique_y, unique_idx = unique
+    del unique_y, unique_idx
+    return _state_to_olabel(labels, num_labels, states)
+
+
+def _scan(fn, elems, initial, reverse=False, inclusive=False, final_only=False):
+    """The accumulators ``a = fn(a, x)`` over the rows ``x`` of ``elems`` (nested tensors sliced along
+    dimension 0; from the last row with ``reverse``), starting at ``initial`` (nested too), stacked in
+    row order. ``inclusive`` adds ``initial`` as an extra first row (last with ``reverse``);
+    ``final_only`` returns the last accumulators alone."""
+    initial = nest.map_structure(convert_to_tensor, initial)
+    stacked = scan(fn, elems, initializer=initial, reverse=reverse)
+    if not (inclusive or final_only):
+        return stacked
+
+    def with_initial(rows, first):
+        first = array_ops.expand_dims(first, 0)
+        return array_ops.concat([rows, first] if reverse else [first, rows], axis=0)
+
+    full = nest.map_structure(with_initial, stacked, initial)
+    if final_only:
+        return nest.map_structure(lambda rows: rows[0] if reverse else rows[-1], full)
+    return full

@@ -224,6 +224,29 @@ class FIFOQueue(QueueBase):
         super().__init__(dtypes, shapes, names, ref)
 
 
+class GPUCompatibleFIFOQueue(QueueBase):
+    """TF's FIFOQueue whose queue op takes the device in scope (a GPU's too) instead of the CPU;
+    enqueues and dequeues one element at a time (``enqueue_many``/``dequeue_many`` raise
+    NotImplementedError, as TF's)."""
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        names = _as_name_list(names, dtypes)
+        with init_scope():
+            ref = apply_op("FIFOQueueV2", component_types=dtypes, shapes=shapes or [], capacity=capacity,
+                           shared_name=shared_name or "", name=name)
+        super().__init__(dtypes, shapes, names, ref)
+
+    def enqueue_many(self, vals, name=None):
+        raise NotImplementedError("GPUCompatibleFIFOQueue does not support enqueue_many or dequeue_many, only "
+                                  "enqueue and dequeue.")
+
+    def dequeue_many(self, n, name=None):
+        raise NotImplementedError("GPUCompatibleFIFOQueue does not support enqueue_many or dequeue_many, only "
+                                  "enqueue and dequeue.")
+
+
 class PaddingFIFOQueue(QueueBase):
     """A FIFOQueue whose component shapes may have unknown dimensions;
     ``dequeue_many`` pads them to the largest in the batch (0, or "" for strings)."""

@@ -72,10 +72,12 @@ def _empty_like(arrays):
 class _Turn:
     """One pending enqueue, close or dequeue attempt."""
 
-    __slots__ = ("cancelled",)
+    __slots__ = ("cancelled", "elements", "done")
 
-    def __init__(self):
+    def __init__(self, elements=None):
         self.cancelled = False
+        self.elements = elements  # an enqueue's elements (None for a close or dequeue attempt)
+        self.done = 0  # how many of them are in the queue
 
 
 class FIFOQueue:
@@ -163,25 +165,42 @@ class FIFOQueue:
     # -- enqueue and close attempts, in arrival order ---------------------------------
     def _enqueue_elements(self, elements):
         with self._cv:
-            turn = self._join(self._enqueuers)
+            turn = self._join(self._enqueuers, elements)
             try:
-                done = 0
                 while True:
+                    if turn.done == len(elements):
+                        return  # a dequeue moved the last rows in (``_flush``)
                     if turn.cancelled:
                         raise errors.CancelledError(None, None, "Enqueue operation was cancelled")
                     if self._enqueuers[0] is turn:
                         if self._closed:
                             raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
-                        while done < len(elements) and not self._full():
-                            self._put(elements[done])
-                            done += 1
+                        self._advance(turn)
                         self._cv.notify_all()
-                        if done == len(elements):
+                        if turn.done == len(elements):
                             return
                     blocking.wait(self._cv, "Enqueue", lambda: f"{self._state()}: room for "
-                                  f"{len(elements) - done} more element(s)")
+                                  f"{len(elements) - turn.done} more element(s)")
             finally:
                 self._leave(self._enqueuers, turn)
+
+    def _advance(self, turn):
+        while turn.done < len(turn.elements) and not self._full():
+            self._put(turn.elements[turn.done])
+            turn.done += 1
+
+    def _flush(self):
+        """After a dequeue, moves the waiting enqueues' rows into the room it made, under the same
+        lock, as TF's QueueBase runs the pending attempts (FlushUnlocked): a full queue that a
+        blocked enqueue is waiting on is full again when the dequeue returns."""
+        while self._enqueuers and not self._closed and not self._full():
+            turn = self._enqueuers[0]
+            if turn.elements is None or turn.cancelled:
+                return
+            self._advance(turn)
+            if turn.done < len(turn.elements):
+                return
+            self._enqueuers.popleft()  # complete: its thread returns when it wakes
 
     def close_queue(self, cancel_pending_enqueues=False):
         """QueueCloseV2: later enqueues fail; dequeues drain what is left."""
@@ -253,7 +272,9 @@ class FIFOQueue:
                                     None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
                                                 f"elements (requested {need}, current size {size})")
                         else:
-                            got.extend(self._take(min(need, self._available())))
+                            while len(got) < n and self._available():
+                                got.extend(self._take(min(n - len(got), self._available())))
+                                self._flush()
                             self._cv.notify_all()
                             if len(got) == n:
                                 return got
@@ -280,14 +301,15 @@ class FIFOQueue:
         self._items.extendleft(reversed(elements))
 
     # -- bookkeeping ------------------------------------------------------------------
-    def _join(self, line):
-        turn = _Turn()
+    def _join(self, line, elements=None):
+        turn = _Turn(elements)
         turn.cancelled = self._torn_down
         line.append(turn)
         return turn
 
     def _leave(self, line, turn):
-        line.remove(turn)
+        if turn in line:  # ``_flush`` removes a completed enqueue itself
+            line.remove(turn)
         self._cv.notify_all()
 
     def close(self):
@@ -332,6 +354,7 @@ class RandomShuffleQueue(FIFOQueue):
     def __init__(self, name, component_types, shapes, capacity, min_after_dequeue, seed, seed2):
         super().__init__(name, component_types, shapes, capacity)
         self.min_after_dequeue = min_after_dequeue
+        self.seeds = (seed, seed2)
         self._items = []
         self._word = SingleSample(seed, seed2)  # TF's generator: the same dequeue order for the same seeds
 
@@ -351,11 +374,16 @@ class RandomShuffleQueue(FIFOQueue):
     def _restore(self, elements):
         self._items.extend(elements)
 
-    def matches(self, op_type, component_types, shapes, capacity, min_after_dequeue=0, **extra):
-        super().matches(op_type, component_types, shapes, capacity)
+    def matches(self, op_type, component_types, shapes, capacity, min_after_dequeue=0, seed=0, seed2=0, **extra):
+        if op_type != self.op_type or capacity != self.capacity:
+            super().matches(op_type, component_types, shapes, capacity)
         if min_after_dequeue != self.min_after_dequeue:
             raise invalid_argument(f"Shared queue '{self.name}' has min_after_dequeue {self.min_after_dequeue} "
-                                   f"but requested min_after_dequeue was {min_after_dequeue}")
+                                   f"but requested min_after_dequeue was {min_after_dequeue}.")
+        if (seed or seed2) and (seed, seed2) != self.seeds:  # TF: a request with no seeds takes the queue's
+            raise invalid_argument(f"Shared queue '{self.name}' has random seeds ({self.seeds[0]}, {self.seeds[1]}) "
+                                   f"but requested seeds are ({seed}, {seed2}).")
+        super().matches(op_type, component_types, shapes, capacity)
 
 
 class PaddingFIFOQueue(FIFOQueue):
@@ -376,6 +404,11 @@ class PaddingFIFOQueue(FIFOQueue):
             if v.shape[0] != batch:
                 raise invalid_argument(f"All input tensors must have the same size in the 0th dimension. "
                                        f"Component {i} has {v.shape[0]}, and should have {batch}")
+        for i, v in enumerate(values):  # TF: [batch] + the component's partial shape
+            expected = TensorShape([batch]).concatenate(self.shapes[i])
+            if not expected.is_compatible_with(TensorShape(list(v.shape))):
+                raise invalid_argument(f"Shape mismatch in tuple component {i}. Expected "
+                                       f"{_shape_str(expected)}, got {_shape_str(v.shape)}")
             self._check_element_shape(i, v.shape[1:])
 
     def _batch(self, elements):
@@ -408,10 +441,10 @@ class PriorityQueue(FIFOQueue):
         self._order = itertools.count()
 
     def _check_element_shape(self, i, shape):
+        super()._check_element_shape(i, shape)  # TF validates the tuple's shapes first
         if i == 0 and tuple(shape) != ():
             raise invalid_argument(f"Expected the priority element to be a scalar, but received shape: "
                                    f"{_shape_str(shape)}")
-        super()._check_element_shape(i, shape)
 
     def _put(self, element):
         heapq.heappush(self._items, (int(element[0]), next(self._order), element))
@@ -487,7 +520,8 @@ def random_shuffle_queue_v2(component_types, shapes=(), capacity=-1, min_after_d
     return _lookup_or_create(
         ctx, "RandomShuffleQueueV2", container, shared_name,
         lambda name: RandomShuffleQueue(name, component_types, shapes, capacity, min_after_dequeue, seed, seed2),
-        component_types=component_types, shapes=shapes, capacity=capacity, min_after_dequeue=min_after_dequeue)
+        component_types=component_types, shapes=shapes, capacity=capacity, min_after_dequeue=min_after_dequeue,
+        seed=seed, seed2=seed2)
 
 
 @register_op("PriorityQueueV2", outputs=("handle",), attrs={**_QUEUE_ATTRS, "component_types": [],

@@ -184,6 +184,21 @@ def tile(input, multiples):
 # ---------------------------------------------------------------------------
 
 def _roll_shape(ins, attrs):
+    """TF's shape function: input rank >= 1, shift and axis rank <= 1, shift and axis shapes merge."""
+    name = attrs["_op_name"]
+    x, shift, axis = ins["input"].shape, ins["shift"].shape, ins["axis"].shape
+    if x.ndims is not None and x.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.ndims} for '{name}'")
+    for s in (shift, axis):
+        if s.ndims is not None and s.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims} for '{name}'")
+    if shift.ndims is not None and axis.ndims is not None:
+        if shift.ndims != axis.ndims:
+            raise ValueError(f"Shapes must be equal rank, but are {shift.ndims} and {axis.ndims} for '{name}'")
+        if shift.ndims == 1 and None not in (shift.as_list()[0], axis.as_list()[0]) and \
+                shift.as_list()[0] != axis.as_list()[0]:
+            raise ValueError(f"Dimension 0 in both shapes must be equal, but are {shift.as_list()[0]} and "
+                             f"{axis.as_list()[0]}. Shapes are {shift.as_list()} and {axis.as_list()}. for '{name}'")
     return [(ins["input"].dtype, ins["input"].shape)]
 
 

@@ -260,6 +260,13 @@ def _dynamic_stitch_shape(ins, attrs):
     for i, d in zip(indices, data):
         if i.shape.ndims is None or d.shape.ndims is None:
             continue
+        # TF's MergePrefix: data's shape starts with its indices' shape
+        if d.shape.ndims < i.shape.ndims:
+            raise ValueError(f"Shape must be at least rank {i.shape.ndims} but is rank {d.shape.ndims} for "
+                             f"'{attrs['_op_name']}'")
+        for k, (a, b) in enumerate(zip(d.shape.as_list(), i.shape.as_list())):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimensions must be equal, but are {a} and {b} for '{attrs['_op_name']}'")
         rest = TensorShape(d.shape.as_list()[i.shape.ndims:])
         try:
             inner = rest if inner is None else inner.merge_with(rest)

@@ -20,8 +20,8 @@ def __getattr__(name):
     """``protos.<name>_pb2``: each generated module is imported on first use, so
     that the layers below the graph can name protos without loading protobuf
     until a file is actually read or written (TF's ``LazyLoader`` idea)."""
+    if name in ("text_format", "json_format", "message", "any_pb2"):  # protobuf's own helpers, also on use
+        return _importlib.import_module(f"google.protobuf.{name}")
     if name.endswith("_pb2"):
         return _importlib.import_module(f"{__name__}.{name}")
-    if name in ("text_format", "json_format", "message"):  # protobuf's own helpers, also on use
-        return _importlib.import_module(f"google.protobuf.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

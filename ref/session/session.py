@@ -18,6 +18,7 @@ from typing import Any, Mapping, Self
 
 import numpy as np
 
+from ref import protos
 from ref.types import dtypes, errors
 from ref.types.device_spec import DeviceSpec
 from ref.platform import allocator, tf_logging
@@ -29,7 +30,7 @@ from ref.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ref.ops import blocking, fpenv as _fp, gemm
 from ref.graph_ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from ref.session.interpreter import Plan, RunState, evaluate, execute
-from ref.session.devices import local_devices, place_plan
+from ref.session.devices import local_devices, place, place_plan
 from ref.session import mixed_precision_global_state, runtime_config
 from ref.session.tracing import fill_cost_graph, fill_step_stats
 from ref.session.partial_run import PartialRun
@@ -812,11 +813,28 @@ class BaseSession:
     def _handle_op(self, kind, dtype):
         return handle_op(self, kind, dtype)
 
+    def _place_whole_graph(self):
+        """TF's DirectSession places every op of the graph before a run, not only the ones the run
+        needs (unless ``GraphOptions.place_pruned_graph``, which InteractiveSession sets): an op that
+        cannot be placed fails every run. Checked once per graph version, and only when an op asks
+        for a GPU (nothing else can fail to place here)."""
+        graph, config = self._graph, self._config
+        if config is not None and config.graph_options.place_pruned_graph:
+            return
+        version = graph._version
+        if getattr(self, "_placed_version", None) == version:
+            return
+        ops = graph.get_operations()
+        if any("GPU" in (op.device or "").upper() for op in ops):
+            place(ops, config)
+        self._placed_version = version
+
     def _plan(self, tensors, targets, feeds):
         """The cached Plan computing ``tensors`` and running ``targets`` with ``feeds`` fed."""
         key = (tuple(id(t) for t in tensors), tuple(id(o) for o in targets), tuple(id(t) for t in feeds))
         plan = self._plans.get(key)
         if plan is None:
+            self._place_whole_graph()
             plan = Plan(tensors, targets, list(feeds), values_fed=True)
             place_plan(plan, self._config)  # tf.device('/gpu:0'): GPU steps, device-resident values
             with self._plans_lock:
@@ -830,8 +848,11 @@ _NO_FEEDS: Mapping[Any, Any] = types.MappingProxyType({})
 
 def _to_fetch_value(value):
     """A computed value as ``Session.run`` returns it: TF's C API hands back a NumPy
-    scalar for a 0-d tensor (``bytes`` for a string) and a fresh ndarray otherwise."""
+    scalar for a 0-d tensor (``bytes`` for a string) and a fresh ndarray otherwise; a quantized
+    type's values (held as TF's one-field structured dtype) come back as its plain integers."""
     if value.__class__ is np.ndarray:
+        if value.dtype.names is not None and len(value.dtype.names) == 1:
+            value = value.view(value.dtype[0])
         if value.ndim == 0:
             return value[()]
         return value if value.flags.writeable else value.copy()
@@ -879,6 +900,9 @@ class InteractiveSession(BaseSession):
     _count_lock = threading.Lock()
 
     def __init__(self, target="", graph=None, config=None):
+        if not config:  # TF's: a config of its own, or the caller's, placing only what a run needs
+            config = protos.config_pb2.ConfigProto(gpu_options=protos.config_pb2.GPUOptions(allow_growth=True))
+        config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
         with InteractiveSession._count_lock:
             if InteractiveSession._active_session_count > 0:
@@ -888,10 +912,12 @@ class InteractiveSession(BaseSession):
                     "must explicitly call `InteractiveSession.close()` to release resources held by the other "
                     "session(s). Please use `tf.Session()` if you intend to productionize.")
             InteractiveSession._active_session_count += 1
-        self._graph_ctx = self._graph.as_default()
-        self._graph_ctx.__enter__()
         self._sess_ctx = default_session(self, enforce_nesting=False)
         self._sess_ctx.__enter__()
+        # TF enters the graph as the default only when one was given (None means the default already)
+        self._graph_ctx = self._graph.as_default() if graph is not None else None
+        if self._graph_ctx is not None:
+            self._graph_ctx.__enter__()
         self._explicitly_closed = False
 
     def close(self):
@@ -901,7 +927,8 @@ class InteractiveSession(BaseSession):
                 InteractiveSession._active_session_count -= 1
             self._explicitly_closed = True
             try:
+                if self._graph_ctx is not None:
+                    self._graph_ctx.__exit__(None, None, None)
                 self._sess_ctx.__exit__(None, None, None)
-                self._graph_ctx.__exit__(None, None, None)
             except (IndexError, AssertionError, RuntimeError):
                 pass

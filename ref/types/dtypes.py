@@ -9,6 +9,9 @@ import builtins as _builtins
 
 import numpy as np
 
+from ref import protos
+from ref.types import trace_type
+
 builtins_bool = _builtins.bool
 
 # bfloat16, the float8 types and int4/uint4 have no NumPy types of their own: as
@@ -16,7 +19,19 @@ builtins_bool = _builtins.bool
 import ml_dtypes as _ml_dtypes
 
 _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
-_np_bfloat16 = _ml_dtypes.bfloat16  # TF's module-level name for bfloat16's NumPy scalar type
+# TF's module-level names for the NumPy scalar types of the types NumPy lacks.
+_np_bfloat16 = _ml_dtypes.bfloat16
+_np_float8_e5m2, _np_float8_e4m3fn = _ml_dtypes.float8_e5m2, _ml_dtypes.float8_e4m3fn
+_np_float8_e4m3fnuz, _np_float8_e4m3b11fnuz = _ml_dtypes.float8_e4m3fnuz, _ml_dtypes.float8_e4m3b11fnuz
+_np_float8_e5m2fnuz, _np_float4_e2m1fn = _ml_dtypes.float8_e5m2fnuz, _ml_dtypes.float4_e2m1fn
+_np_int4, _np_uint4, _np_int2, _np_uint2 = _ml_dtypes.int4, _ml_dtypes.uint4, _ml_dtypes.int2, _ml_dtypes.uint2
+# The quantized types are, as in TF, one-field structured NumPy dtypes named after the type.
+_np_qint8 = np.dtype([("qint8", np.int8)])
+_np_quint8 = np.dtype([("quint8", np.uint8)])
+_np_qint16 = np.dtype([("qint16", np.int16)])
+_np_quint16 = np.dtype([("quint16", np.uint16)])
+_np_qint32 = np.dtype([("qint32", np.int32)])
+_QUANTIZED_ENUMS = frozenset({11, 12, 13, 15, 16})
 
 
 class DType:
@@ -45,8 +60,12 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        """The NumPy scalar type (``np.float32``); ``object`` for strings."""
-        return self.base_dtype._np.type if self.base_dtype._np is not None else None
+        """The NumPy scalar type (``np.float32``); ``object`` for strings; a quantized type's
+        one-field structured NumPy dtype (TF's ``_np_qint8``, ...)."""
+        b = self.base_dtype
+        if b._np is None:
+            return None
+        return b._np if b.is_quantized else b._np.type
 
     @property
     def np(self) -> np.dtype:
@@ -98,7 +117,7 @@ class DType:
 
     @property
     def is_quantized(self) -> bool:
-        return False
+        return self.base_dtype._enum in _QUANTIZED_ENUMS
 
     @property
     def min(self):
@@ -107,8 +126,8 @@ class DType:
             return float(_ml_dtypes.finfo(b.np).min)
         if b.is_integer:
             return int(_ml_dtypes.iinfo(b.np).min)
-        if b.is_bool:
-            return False
+        if b.is_quantized:
+            raise TypeError(f"Cannot find minimum value of {b.name} with quantized type {b.name}.")
         raise TypeError(f"Cannot find minimum value of {b.name}.")
 
     @property
@@ -118,8 +137,8 @@ class DType:
             return float(_ml_dtypes.finfo(b.np).max)
         if b.is_integer:
             return int(_ml_dtypes.iinfo(b.np).max)
-        if b.is_bool:
-            return True
+        if b.is_quantized:
+            raise TypeError(f"Cannot find maximum value of {b.name} with quantized type {b.name}.")
         raise TypeError(f"Cannot find maximum value of {b.name}.")
 
     @property
@@ -130,7 +149,9 @@ class DType:
         dtype raises ValueError, as TF.
         """
         b = self.base_dtype
-        if b in _INTEGERS or b.is_bool:
+        if b.is_bool:
+            return 0, True
+        if b in _INTEGERS:
             return 0, self.max
         if b in (float32, float64):
             return 0, 1
@@ -138,7 +159,9 @@ class DType:
 
     @property
     def size(self) -> int:
-        return 1 if self.base_dtype._np is None else self.base_dtype._np.itemsize
+        """Bytes per element (TF's ``DataTypeSize``): 0 for string, resource and variant."""
+        b = self.base_dtype
+        return 0 if b._np is None or b._enum == 7 else b._np.itemsize
 
     def is_compatible_with(self, other) -> bool:
         other = as_dtype(other)
@@ -152,12 +175,26 @@ class DType:
         """``self`` when every one of ``others`` equals it, else None."""
         return self if all(self == o for o in others) else None
 
+    # -- TF's serialization of a trace type (``trace_type.serialize``) --------------
+    @classmethod
+    def experimental_type_proto(cls):
+        return protos.types_pb2.SerializedDType
+
+    @classmethod
+    def experimental_from_proto(cls, proto) -> "DType":
+        return as_dtype(proto.datatype)
+
+    def experimental_as_proto(self):
+        return protos.types_pb2.SerializedDType(datatype=self._enum)
+
     # -- protocol -------------------------------------------------------------
     def __eq__(self, other):
         if other is None:
             return False
         if isinstance(other, DType):
             return self._enum == other._enum
+        if isinstance(other, type) and other in (int, str, bytes, complex):
+            return False  # Python types TF's as_dtype does not take (ref's as_dtype maps them for convenience)
         try:
             return self._enum == as_dtype(other)._enum
         except TypeError:
@@ -176,6 +213,8 @@ class DType:
         return as_dtype, (self._name,)
 
 
+trace_type.register_serializable(DType)
+
 _SPECS = [
     ("float32", 1, np.dtype(np.float32)),
     ("float64", 2, np.dtype(np.float64)),
@@ -187,12 +226,12 @@ _SPECS = [
     ("complex64", 8, np.dtype(np.complex64)),
     ("int64", 9, np.dtype(np.int64)),
     ("bool", 10, np.dtype(np.bool_)),
-    ("qint8", 11, None),
-    ("quint8", 12, None),
-    ("qint32", 13, None),
+    ("qint8", 11, _np_qint8),
+    ("quint8", 12, _np_quint8),
+    ("qint32", 13, _np_qint32),
     ("bfloat16", 14, _BFLOAT16_NP),
-    ("qint16", 15, None),
-    ("quint16", 16, None),
+    ("qint16", 15, _np_qint16),
+    ("quint16", 16, _np_quint16),
     ("uint16", 17, np.dtype(np.uint16)),
     ("complex128", 18, np.dtype(np.complex128)),
     ("float16", 19, np.dtype(np.float16)),
@@ -209,8 +248,9 @@ _SPECS = [
     ("uint4", 30, np.dtype(_ml_dtypes.uint4)),
     ("int2", 31, np.dtype(_ml_dtypes.int2)),
     ("uint2", 32, np.dtype(_ml_dtypes.uint2)),
+    ("float4_e2m1fn", 33, np.dtype(_ml_dtypes.float4_e2m1fn)),
 ]
-_FLOAT_ENUMS = frozenset({19, 14, 1, 2, 24, 25, 26, 27, 28})  # float16, bfloat16, float32/64, the float8s
+_FLOAT_ENUMS = frozenset({19, 14, 1, 2, 24, 25, 26, 27, 28, 33})  # float16, bfloat16, float32/64, float8s, float4
 _NARROW_INT_ENUMS = frozenset({29, 30, 31, 32})  # int4, uint4, int2, uint2
 
 _BY_ENUM: dict = {}
@@ -245,7 +285,7 @@ resource = _BY_NAME["resource"]
 variant = _BY_NAME["variant"]
 float8_e5m2, float8_e4m3fn = _BY_NAME["float8_e5m2"], _BY_NAME["float8_e4m3fn"]
 float8_e4m3fnuz, float8_e4m3b11fnuz = _BY_NAME["float8_e4m3fnuz"], _BY_NAME["float8_e4m3b11fnuz"]
-float8_e5m2fnuz = _BY_NAME["float8_e5m2fnuz"]
+float8_e5m2fnuz, float4_e2m1fn = _BY_NAME["float8_e5m2fnuz"], _BY_NAME["float4_e2m1fn"]
 int4, uint4, int2, uint2 = (_BY_NAME[n] for n in ("int4", "uint4", "int2", "uint2"))
 qint8, quint8, qint16, quint16, qint32 = (_BY_NAME[n] for n in ("qint8", "quint8", "qint16", "quint16", "qint32"))
 
@@ -257,6 +297,9 @@ REALS = FLOATS + _INTEGERS
 NUMBERS = REALS + COMPLEX
 # TF's set of the dtypes whose values NumPy holds (every one but resource, variant and the references).
 TF_VALUE_DTYPES = frozenset(d for d in _BY_ENUM.values() if not d.is_ref_dtype and d not in (resource, variant))
+
+# TF's table of every DataType enum number (the references too) to its name.
+_TYPE_TO_STRING = {e: d.name for e, d in sorted(_BY_ENUM.items())}
 
 _NP_TO_DTYPE = {}
 for _d in list(_BY_ENUM.values()):
@@ -288,8 +331,13 @@ def as_dtype(type_value) -> DType:
     else:
         try:
             npd = np.dtype(type_value)
-        except TypeError:
+        except (TypeError, ValueError):
             npd = None
+        if npd is None and hasattr(type_value, "dtype"):  # TF: an object with a NumPy ``dtype``
+            try:
+                npd = np.dtype(type_value.dtype)
+            except (TypeError, ValueError):
+                npd = None
         if npd is not None:
             if npd in _NP_TO_DTYPE:
                 return _NP_TO_DTYPE[npd]
@@ -308,4 +356,5 @@ __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "bfloat16",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bool", "string", "complex64", "complex128", "resource", "variant",
+    "qint8", "quint8", "qint16", "quint16", "qint32",
 ]

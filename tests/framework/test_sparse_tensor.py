@@ -331,3 +331,16 @@ def test_embedding_lookup_sparse_matches_tensorflow(combiner, weighted):
     assert got[0][0] == got[1][0]
     for a, b in zip(got[0][1], got[1][1]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_graph_sparse_tensor_is_not_eager_as_tf():
+    """A graph SparseTensor: ``_is_eager()`` False, ``_numpy()`` TF's ValueError."""
+    tf = pytest.importorskip("tensorflow").compat.v1
+    seen = []
+    for lib in (tf, ref):
+        with lib.Graph().as_default():
+            st = lib.SparseTensor(**SP)
+            with pytest.raises(ValueError) as e:
+                st._numpy()
+            seen.append((st._is_eager(), str(e.value)))
+    assert seen[0] == seen[1]

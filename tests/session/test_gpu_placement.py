@@ -77,3 +77,40 @@ def test_reference_edges_group_with_their_variable():
             up = ref.assign_add(v, [1.0, 2.0, 3.0], name="up")
     placed = place(g.get_operations(), ref.ConfigProto(allow_soft_placement=True))
     assert placed["up"] == placed["v"] == CPU0
+
+
+def _pruned_run(lib, interactive, cfg):
+    """A run that does not need the op pinned to a GPU: TF places the whole graph first (so it fails)
+    unless the session places the pruned graph (InteractiveSession, GraphOptions.place_pruned_graph)."""
+    g = lib.Graph()
+    with g.as_default():
+        with lib.device("/device:GPU:0"):
+            lib.constant(1.0, shape=[1, 2], name="on_gpu")
+        b = lib.constant(2.0, shape=[1, 2], name="b")
+    config = lib.ConfigProto(**cfg)
+    sess = (lib.InteractiveSession if interactive else lib.Session)(graph=g, config=config)
+    try:
+        return "ok", sess.run(b).tolist()
+    except Exception as e:  # noqa: BLE001 -- the kind is compared
+        return type(e).__name__
+    finally:
+        sess.close()
+
+
+PRUNED_CASES = [  # (InteractiveSession?, ConfigProto kwargs)
+    (False, {}),
+    (True, {}),
+    (False, {"graph_options": {"place_pruned_graph": True}}),
+    (False, {"allow_soft_placement": True}),
+]
+
+
+@pytest.mark.parametrize("interactive, cfg", PRUNED_CASES)
+def test_whole_graph_placed_before_a_run_as_tf(interactive, cfg):
+    tf = pytest.importorskip("tensorflow").compat.v1
+    tf_cfg = dict(cfg)
+    ref_cfg = dict(cfg)
+    if "graph_options" in cfg:
+        tf_cfg["graph_options"] = tf.GraphOptions(**cfg["graph_options"])
+        ref_cfg["graph_options"] = ref.GraphOptions(**cfg["graph_options"])
+    assert _pruned_run(ref, interactive, ref_cfg) == _pruned_run(tf, interactive, tf_cfg)

@@ -132,8 +132,34 @@ def _int64_and_bool(tf):
             q.dequeue_many(3)]
 
 
+def _padding_many_partial_shape(tf):
+    """EnqueueMany checks each component against [batch] + its partial shape (TF's message)."""
+    q = tf.PaddingFIFOQueue(5, [tf.int32, tf.int32], shapes=[[], [None, 3]])
+    a, b = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    many = q.enqueue_many([a, b])
+    return [(many, {a: [1, 2], b: np.zeros((2, 3, 4), np.int32)}, None),
+            (many, {a: [1, 2], b: np.zeros((2, 5, 3), np.int32)}, None), q.size()]
+
+
+def _priority_non_scalar(tf):
+    """A priority of shape [2] fails the tuple's shape check first ([] was specified for it)."""
+    q = tf.PriorityQueue(10, (tf.string,), (()))
+    p, v = tf.placeholder(tf.int64), tf.placeholder(tf.string)
+    e = q.enqueue((p, v))
+    return [(e, {p: np.array([0, 2], np.int64), v: ["a", "b"]}, None), (e, {p: 3, v: "c"}, None), q.size()]
+
+
+def _shared_shuffle_seeds(tf):
+    """A shared RandomShuffleQueue is matched against the seeds asked for (none asked: any)."""
+    a = tf.RandomShuffleQueue(10, 5, tf.float32, seed=12, shared_name="q_h")
+    b = tf.RandomShuffleQueue(10, 5, tf.float32, seed=21, shared_name="q_h")
+    c = tf.RandomShuffleQueue(10, 2, tf.float32, seed=21, shared_name="q_h")
+    return [a.queue_ref.op, b.queue_ref.op, c.queue_ref.op]
+
+
 PROGRAMS = [_fifo_order, _many_after_close, _close_twice, _runtime_shapes, _unspecified_shapes, _padding,
-            _padding_many, _names, _shuffle_drain, _int64_and_bool]
+            _padding_many, _names, _shuffle_drain, _int64_and_bool, _padding_many_partial_shape,
+            _priority_non_scalar, _shared_shuffle_seeds]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__.strip("_") for p in PROGRAMS])
@@ -286,6 +312,35 @@ def test_dequeue_many_larger_than_capacity(rtf, session):
     call = _Call(lambda: session.run(enq))
     assert session.run(q.dequeue_many(7)).tolist() == list(range(7))
     call.result()
+
+
+_REFILL_QUEUES = {
+    "FIFOQueue": lambda tf: tf.FIFOQueue(5, tf.int32, ((),)),
+    "PaddingFIFOQueue": lambda tf: tf.PaddingFIFOQueue(5, tf.int32, ((),)),
+    "RandomShuffleQueue": lambda tf: tf.RandomShuffleQueue(5, 0, tf.int32, ((),), seed=3),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_REFILL_QUEUES))
+def test_dequeue_refills_from_blocked_enqueue(kind, rtf, session):
+    """TF's QueueBase moves a blocked enqueue's rows into the room a dequeue makes before the dequeue
+    returns (TF's fifo_queue_test ``testBigEnqueueMany``): the size read right after stays at capacity
+    and the blocked enqueue finishes with its last row."""
+    q = _REFILL_QUEUES[kind](rtf)
+    enq, deq, size = q.enqueue_many(([1, 2, 3, 4, 5, 6, 7, 8, 9, 10],)), q.dequeue(), q.size()
+    call = _Call(lambda: session.run(enq))
+    got = [session.run(deq)]
+    assert session.run(size) == 5
+    got += [session.run(deq) for _ in range(3)]
+    assert session.run(size) == 5 and call.blocked()
+    got.append(session.run(deq))
+    call.result()
+    for i in range(5):
+        assert session.run(size) == 5 - i
+        got.append(session.run(deq))
+    assert sorted(got) == list(range(1, 11))
+    if kind != "RandomShuffleQueue":
+        assert got == list(range(1, 11))
 
 
 def test_close_preserves_pending_enqueues(rtf, session):

@@ -106,9 +106,8 @@ def test_device_spec_matches_tensorflow():
 
 
 def test_tf_value_dtypes_as_tf():
-    """``dtypes.TF_VALUE_DTYPES``: TF's set of the dtypes NumPy holds, by name
-    (TF 2.21 adds ``float4_e2m1fn``, which ref does not have)."""
+    """``dtypes.TF_VALUE_DTYPES``: TF's set of the dtypes NumPy holds, by name."""
     pytest.importorskip("tensorflow")
     from tensorflow.python.framework import dtypes as tf_dtypes
-    want = {d.name for d in tf_dtypes.TF_VALUE_DTYPES} - {"float4_e2m1fn"}
+    want = {d.name for d in tf_dtypes.TF_VALUE_DTYPES}
     assert {d.name for d in dtypes.TF_VALUE_DTYPES} == want

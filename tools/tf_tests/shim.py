@@ -43,6 +43,7 @@ SOURCES = {
                                         "ref.framework.stack", "ref.framework.op_def_library", "ref.grad.registry"),
     "tensorflow.python.framework.constant_op": ("ref.framework.op_def_library",),
     "tensorflow.python.framework.dtypes": ("ref.types.dtypes",),
+    "tensorflow.core.function.trace_type": ("ref.types.trace_type",),
     "tensorflow.python.framework.tensor_shape": ("ref.types.shapes",),
     "tensorflow.python.framework.errors": ("ref.types.errors",),
     "tensorflow.python.framework.errors_impl": ("ref.types.errors",),
