@@ -26,9 +26,9 @@ from ref.graph_ops.sparse_ops import sparse_segment_mean, sparse_segment_sqrt_n,
 
 __all__ += ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
 
-from ref.graph_ops.math_extras import reduce_logsumexp, reduce_std, reduce_variance  # noqa: F401,E402
+from ref.graph_ops.math_extras import cumulative_logsumexp, reduce_logsumexp, reduce_std, reduce_variance  # noqa: F401,E402
 
-__all__ += ["reduce_logsumexp", "reduce_std", "reduce_variance"]
+__all__ += ["cumulative_logsumexp", "reduce_logsumexp", "reduce_std", "reduce_variance"]
 
 from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_max, segment_mean,  # noqa: F401,E402
                                         segment_min, segment_prod, unsorted_segment_mean, unsorted_segment_sqrt_n,

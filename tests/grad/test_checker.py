@@ -257,6 +257,9 @@ CASES.update({
     "BesselI0e": ([3], _any, lambda x: tf.math.special.bessel_i0e(x), True),
     "BesselI1": ([3], _any, lambda x: tf.math.bessel_i1(x), True),
     "BesselI1e": ([3], _any, lambda x: tf.math.bessel_i1e(x), True),
+    "CumulativeLogsumexp": ([3, 4], _any, lambda x: tf.concat([
+        tf.math.cumulative_logsumexp(x, 1) * tf.constant(_any([4])), tf.math.cumulative_logsumexp(x, 0, reverse=True),
+        tf.math.cumulative_logsumexp(x, -1, exclusive=True, reverse=True)[:, :-1]], 1), True),
     "NextAfter": ([3], _any, lambda x: tf.math.nextafter(x, tf.constant([1.0, -1.0, 0.0], tf.float64)) * x, True),
     "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
         "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
