@@ -154,6 +154,7 @@ from ref.graph_ops.sort_ops import argsort, sort  # noqa: F401,E402
 from ref.graph_ops.repeat_ops import repeat  # noqa: F401,E402
 from ref.graph_ops.linalg_solve_ops import cholesky_solve, cross, matrix_determinant, matrix_solve  # noqa: F401,E402
 from ref.graph_ops.linalg_impl import matrix_solve_ls  # noqa: F401,E402
+from ref.graph_ops.linalg_matrix_functions import matrix_square_root  # noqa: F401,E402
 from ref import queue  # noqa: F401,E402  (tf.queue)
 from ref import version  # noqa: F401,E402,F811  (tf.version)
 from ref import config  # noqa: F401,E402  (tf.config)

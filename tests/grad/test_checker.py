@@ -260,6 +260,7 @@ CASES.update({
     "CumulativeLogsumexp": ([3, 4], _any, lambda x: tf.concat([
         tf.math.cumulative_logsumexp(x, 1) * tf.constant(_any([4])), tf.math.cumulative_logsumexp(x, 0, reverse=True),
         tf.math.cumulative_logsumexp(x, -1, exclusive=True, reverse=True)[:, :-1]], 1), True),
+    "MatrixSquareRoot": ([2, 3, 3], lambda s: _any(s) * 0.3 + 2.0 * np.eye(3), lambda x: tf.linalg.sqrtm(x), False),
     "NextAfter": ([3], _any, lambda x: tf.math.nextafter(x, tf.constant([1.0, -1.0, 0.0], tf.float64)) * x, True),
     "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
         "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
@@ -518,6 +519,7 @@ NO_GRADIENT_IN_TF = {
                                                             shape=[2, 3]),
     "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
     "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
+    "Fingerprint": lambda lib, raw, x: raw.Fingerprint(data=lib.reshape(x, [3, 1]), method="farmhash64"),
     "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
         input=[x, x], Tout=[lib.float64], f=_function_attr(lib, "Undefined"))[0],
     "Dilation2DBackpropInput": lambda lib, raw, x: raw.Dilation2DBackpropInput(
