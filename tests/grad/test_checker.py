@@ -261,6 +261,8 @@ CASES.update({
         tf.math.cumulative_logsumexp(x, 1) * tf.constant(_any([4])), tf.math.cumulative_logsumexp(x, 0, reverse=True),
         tf.math.cumulative_logsumexp(x, -1, exclusive=True, reverse=True)[:, :-1]], 1), True),
     "MatrixSquareRoot": ([2, 3, 3], lambda s: _any(s) * 0.3 + 2.0 * np.eye(3), lambda x: tf.linalg.sqrtm(x), False),
+    "ApproxTopK": ([2, 5], lambda s: RNG.permutation(10).reshape(s) * 0.25, lambda x: tf.math.approx_max_k(
+        tf.cast(x, tf.float32), 3)[0], False),
     "NextAfter": ([3], _any, lambda x: tf.math.nextafter(x, tf.constant([1.0, -1.0, 0.0], tf.float64)) * x, True),
     "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
         "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
@@ -404,7 +406,7 @@ def _through_resource_variable(x):
 
 
 # Rows with a coarser finite-difference step (values exactly representable).
-DELTA = {"Cast": 2.0 ** -10}
+DELTA = {"Cast": 2.0 ** -10, "ApproxTopK": 2.0 ** -10}  # float32 ops: steps exact in float32
 
 
 @pytest.mark.parametrize("op_type", sorted(CASES))

@@ -1,7 +1,8 @@
 """GraphDef identity with TensorFlow (``_graphdef.py``) for builders TF1 scripts
 reach that ``ref`` lacked before: ``tf.math.cumulative_logsumexp`` and its
 gradient, ``tf.histogram_fixed_width_bins``, ``tf.fingerprint``, ``tf.linalg.expm``
-(and its gradient through the while loop), ``tf.linalg.sqrtm`` and its gradient."""
+(and its gradient through the while loop), ``tf.linalg.sqrtm`` and its gradient,
+``tf.math.approx_max_k`` / ``approx_min_k`` and their gradient."""
 import pytest
 
 from ref.graph_ops import math_extras as _under_test  # noqa: F401
@@ -37,7 +38,15 @@ def matrix_square_root_and_gradient(tf):
     tf.gradients(tf.linalg.sqrtm(a) + tf.matrix_square_root(a, name="r"), [a])
 
 
+def approx_top_k_and_gradient(tf):
+    x = tf.placeholder(tf.float32, [2, 3, 6], name="x")
+    v, i = tf.math.approx_max_k(x, 2)
+    w, _ = tf.nn.approx_min_k(x, 1, reduction_dimension=1, recall_target=0.9, name="mink")
+    tf.gradients([v, w], [x])
+
+
 CASES = [
+    (approx_top_k_and_gradient, None),
     (matrix_exponentials, None),
     (matrix_exponential_gradient, None),
     (matrix_square_root_and_gradient, None),
