@@ -36,7 +36,7 @@ from ref.framework.op_def_library import (
     convert_to_tensor_or_indexed_slices,
     register_tensor_conversion_function,
 )
-from ref.framework.random_seed import set_random_seed
+from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.framework.importer import import_graph_def  # noqa: F401
 from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
