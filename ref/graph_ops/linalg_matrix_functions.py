@@ -11,6 +11,8 @@
   while loop. A non-finite norm gives NaNs.
 * ``sqrtm`` (``matrix_square_root``): ``MatrixSquareRoot``, the principal
   square root ``X`` with ``X @ X = A``.
+* ``logm``: ``MatrixLogarithm``, the principal logarithm of complex matrices
+  (no gradient, as in TF).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.graph_ops import array_ops, control_flow_ops, linalg_ops, linalg_solve_ops, math_ops
 from ref.types import dtypes
 
-__all__ = ["matrix_exponential", "expm", "matrix_square_root", "sqrtm"]
+__all__ = ["matrix_exponential", "expm", "matrix_square_root", "sqrtm", "logm"]
 
 # Pade coefficients b_0 .. b_{n-1} of the order-n approximant (Higham 2005).
 _PADE = {
@@ -130,3 +132,8 @@ def matrix_square_root(input, name=None):  # noqa: A002 - TF's name
 
 
 sqrtm = matrix_square_root
+
+
+def logm(input, name=None):  # noqa: A002 - TF's name
+    """The principal logarithm of each innermost complex square matrix (``MatrixLogarithm``)."""
+    return apply_op("MatrixLogarithm", input=input, name=name or "MatrixLogarithm")

@@ -409,6 +409,20 @@ def matrix_square_root(input):  # noqa: A002 - TF's name
     return out.astype(a.dtype)
 
 
+@register_op("MatrixLogarithm", inputs=("input",), type_attrs={"T": "input"},
+             allowed={"T": (dtypes.complex64, dtypes.complex128)}, shape=_square_shape)
+def matrix_logarithm(input):  # noqa: A002 - TF's name
+    """output = the principal logarithm L of each complex matrix A (exp(L) = A,
+    eigenvalues of L with imaginary parts in (-pi, pi]): V diag(log(w)) V^-1
+    from A's eigendecomposition (TF: Eigen's Schur-Parlett method; the same L
+    where A is diagonalizable)."""
+    a = _square_input(input)
+    if a.size == 0:
+        return np.array(a)
+    w, v = np.linalg.eig(a)
+    return np.matmul(v * np.log(w)[..., None, :], np.linalg.inv(v)).astype(a.dtype)
+
+
 @register_op("Cholesky", inputs=("input",), type_attrs={"T": "input"}, allowed={"T": _INV_TYPES}, shape=_square_shape)
 def cholesky(input):  # noqa: A002 - TF's name
     """The lower-triangular ``L`` with ``input = L @ adjoint(L)``, read from the

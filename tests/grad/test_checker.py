@@ -521,6 +521,8 @@ NO_GRADIENT_IN_TF = {
                                                             shape=[2, 3]),
     "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
     "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
+    "MatrixLogarithm": lambda lib, raw, x: lib.math.real(raw.MatrixLogarithm(input=lib.complex(
+        lib.reshape(lib.concat([x + 3.0, x], 0)[:4], [2, 2]), lib.zeros([2, 2], lib.float64)))),
     "Fingerprint": lambda lib, raw, x: raw.Fingerprint(data=lib.reshape(x, [3, 1]), method="farmhash64"),
     "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
         input=[x, x], Tout=[lib.float64], f=_function_attr(lib, "Undefined"))[0],

@@ -2,7 +2,8 @@
 ``tf.compat.v1`` graphs: each Pade branch of expm (1-norms below each
 threshold, and large enough to need squarings), batches of unknown shape,
 empty matrices, a non-finite matrix (NaNs); sqrtm of SPD, general and complex
-matrices and a real matrix with a negative eigenvalue (NaN)."""
+matrices and a real matrix with a negative eigenvalue (NaN); logm of complex
+matrices (a negative real eigenvalue: the principal branch, +i pi)."""
 import numpy as np
 import pytest
 
@@ -57,3 +58,17 @@ def test_sqrtm_is_tensorflows(rid, a, dtype, tol):
     want = _run(real.compat.v1, lambda tf, x: tf.linalg.sqrtm(x), a, dtype, False)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.nanmax(np.abs(want), initial=1.0))
+
+
+LOGM = [("complex128", (SPD + 1j * (M - M.T)).astype(np.complex128), np.complex128, 1e-12),
+        ("complex64-batch", np.stack([SPD, M + 4 * np.eye(3)]).astype(np.complex64), np.complex64, 1e-5),
+        ("negative-eigenvalue", np.complex128([[-2.0, 0.5], [0.0, 3.0]]), np.complex128, 1e-12)]
+
+
+@pytest.mark.parametrize("rid,a,dtype,tol", LOGM, ids=[r[0] for r in LOGM])
+def test_logm_is_tensorflows(rid, a, dtype, tol):
+    real = pytest.importorskip("tensorflow")
+    got = _run(ref, lambda tf, x: tf.linalg.logm(x), a, dtype, False)
+    want = _run(real.compat.v1, lambda tf, x: tf.linalg.logm(x), a, dtype, False)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
