@@ -36,7 +36,7 @@ from ref.framework.op_def_library import (
     convert_to_tensor_or_indexed_slices,
     register_tensor_conversion_function,
 )
-from ref.framework.random_seed import set_random_seed
+from ref.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from ref.framework.importer import import_graph_def  # noqa: F401
 from ref.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from ref.graph_ops.control_flow_ops import *  # noqa: F401,F403
@@ -155,6 +155,7 @@ from ref.graph_ops.sort_ops import argsort, sort  # noqa: F401,E402
 from ref.graph_ops.repeat_ops import repeat  # noqa: F401,E402
 from ref.graph_ops.linalg_solve_ops import cholesky_solve, cross, matrix_determinant, matrix_solve  # noqa: F401,E402
 from ref.graph_ops.linalg_impl import matrix_solve_ls  # noqa: F401,E402
+from ref.graph_ops.linalg_matrix_functions import matrix_square_root  # noqa: F401,E402
 from ref import queue  # noqa: F401,E402  (tf.queue)
 from ref import version  # noqa: F401,E402,F811  (tf.version)
 from ref import config  # noqa: F401,E402  (tf.config)

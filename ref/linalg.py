@@ -13,6 +13,7 @@ from ref.graph_ops.math_ops import tensordot  # noqa: F401
 from ref.graph_ops.math_trig import trace  # noqa: F401
 from ref.graph_ops.linalg_solve_ops import cholesky_solve, cross, det, logdet, matvec, slogdet, solve  # noqa: F401
 from ref.graph_ops.nn_ops import l2_normalize  # noqa: F401
+from ref.graph_ops.linalg_matrix_functions import expm, logm, sqrtm  # noqa: F401
 from ref.graph_ops.linalg_impl import (lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matrix_rank,  # noqa: F401
                                        normalize, pinv, tridiagonal_matmul, tridiagonal_solve)
 

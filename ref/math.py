@@ -17,18 +17,18 @@ from ref.graph_ops.complex_ops import angle, conj, imag, real  # noqa: F401,E402
 from ref.graph_ops.functional_ops import foldl, foldr, scan  # noqa: F401,E402
 
 from ref.graph_ops.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401,E402
-from ref.graph_ops.normalization_ops import top_k  # noqa: F401,E402
+from ref.graph_ops.normalization_ops import approx_max_k, approx_min_k, top_k  # noqa: F401,E402
 
 __all__ += ["angle", "conj", "imag", "real", "foldl", "foldr", "scan", "is_non_decreasing", "is_strictly_increasing",
-            "top_k"]
+            "top_k", "approx_max_k", "approx_min_k"]
 
 from ref.graph_ops.sparse_ops import sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: F401,E402
 
 __all__ += ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
 
-from ref.graph_ops.math_extras import reduce_logsumexp, reduce_std, reduce_variance  # noqa: F401,E402
+from ref.graph_ops.math_extras import cumulative_logsumexp, reduce_logsumexp, reduce_std, reduce_variance  # noqa: F401,E402
 
-__all__ += ["reduce_logsumexp", "reduce_std", "reduce_variance"]
+__all__ += ["cumulative_logsumexp", "reduce_logsumexp", "reduce_std", "reduce_variance"]
 
 from ref.graph_ops.math_special import (digamma, lgamma, polygamma, segment_max, segment_mean,  # noqa: F401,E402
                                         segment_min, segment_prod, unsorted_segment_mean, unsorted_segment_sqrt_n,

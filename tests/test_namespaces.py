@@ -66,6 +66,9 @@ def test_tf_namespace_aliases_cover_the_ops_ref_has(namespace):
     ("math.segment_sum", "segment_sum"), ("math.unsorted_segment_sum", "unsorted_segment_sum"),
     ("random.normal", "random_normal"), ("random.uniform", "random_uniform"), ("random.shuffle", "random_shuffle"),
     ("random.gamma", "random_gamma"), ("linalg.global_norm", "global_norm"),
+    ("get_seed", "random.get_seed"), ("debugging.assert_all_finite", "verify_tensor_all_finite"),
+    ("nn.approx_max_k", "math.approx_max_k"), ("nn.approx_min_k", "math.approx_min_k"),
+    ("linalg.sqrtm", "matrix_square_root"),
 ])
 def test_alias_is_the_same_function(alias, target):
     def get(path):

@@ -446,6 +446,32 @@ class DatasetV1(StructureProperties):
         return self._unary("FilterDataset", other_arguments=fn.captures, predicate=fn.graph,
                            Targuments=fn.targuments)
 
+    def take_while(self, predicate):
+        """The elements up to (without) the first for which ``predicate`` is false (``TakeWhileDataset``)."""
+        fn = _Traced(predicate, self._structure, "take_while")
+        out = _flat_specs(fn.structure)
+        if len(out) != 1 or out[0].dtype != dtypes.bool or out[0].shape.ndims not in (None, 0):
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its "
+                             f"return type is{fn.structure}.")
+        return self._unary("TakeWhileDataset", other_arguments=fn.captures, predicate=fn.graph,
+                           Targuments=fn.targuments)
+
+    def unique(self):
+        """The elements not seen before, in order (``UniqueDataset``; int32, int64 or string components)."""
+        for s in _flat_specs(self._structure):
+            if s.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+                raise TypeError(f"`tf.data.Dataset.unique` does not support type {s.dtype} -- only `tf.int32`, "
+                                f"`tf.int64`, and `tf.string` are supported.")
+        return self._unary("UniqueDataset")
+
+    def enumerate(self, start=0):
+        """(index, element) pairs, the index counting from ``start`` (int64): TF's zip
+        with ``range(start, int64 max)`` under a ``replicate_on_split`` rewrite."""
+        counter = DatasetV1.range(start, np.iinfo(np.int64).max)
+        counter = DatasetV1(apply_op("RewriteDataset", input_dataset=counter._variant_tensor,
+                                     rewrite_name="replicate_on_split", **counter._attrs()), counter._structure)
+        return DatasetV1.zip((counter, self))
+
     def _batched(self, batch_size, drop_remainder):
         dim = None
         if drop_remainder:
@@ -507,7 +533,10 @@ class DatasetV1(StructureProperties):
         out = nest.map_structure(lambda s: TensorSpec(s.shape[1:] if s.shape.ndims else TensorShape(None), s.dtype),
                                  self._structure)
         # TF first maps the elements to dense tensors (normalize_to_dense): a MapDataset
-        dense = self.map((lambda *x: x) if isinstance(self._structure, tuple) else (lambda x: x))
+        def normalize(*x):  # TF's normalize_to_dense: the function's name shows in the GraphDef
+            return x if isinstance(self._structure, tuple) else x[0]
+
+        dense = self.map(normalize)
         return dense._unary("UnbatchDataset", out)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):

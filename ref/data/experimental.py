@@ -2,6 +2,7 @@
 ``shuffle_and_repeat``, ``parallel_interleave``, ``AUTOTUNE``,
 ``make_saveable_from_iterator``; ``ignore_errors``, ``scan``, ``Counter``,
 ``group_by_window``, ``bucket_by_sequence_length``, ``get_single_element``,
+``unbatch``, ``unique``, ``take_while``, ``enumerate_dataset``,
 ``sample_from_datasets`` (TF's selector: ``RandomDataset`` words batched in
 pairs as the seed of a ``StatelessMultinomial`` draw), ``choose_from_datasets``.
 """
@@ -76,6 +77,26 @@ def ignore_errors(log_warning=False):
 def scan(initial_state, scan_func):
     """``scan_func(state, element) -> (new_state, output)`` along a dataset."""
     return lambda ds: ds.scan(initial_state, scan_func)
+
+
+def unbatch():
+    """Splits each element into its slices along the first dimension (``Dataset.unbatch``)."""
+    return lambda ds: ds.unbatch()
+
+
+def unique():
+    """Drops the elements seen before (``Dataset.unique``)."""
+    return lambda ds: ds.unique()
+
+
+def take_while(predicate):
+    """Stops at the first element for which ``predicate`` is false (``Dataset.take_while``)."""
+    return lambda ds: ds.take_while(predicate)
+
+
+def enumerate_dataset(start=0):
+    """(index, element) pairs counting from ``start`` (``Dataset.enumerate``)."""
+    return lambda ds: ds.enumerate(start)
 
 
 def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):

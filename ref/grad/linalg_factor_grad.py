@@ -12,6 +12,9 @@ m >= n, of the second kind otherwise; no rule with ``fast=False``),
   ``dT = -(dR X^T)`` restricted to the three diagonals.
 * ``Y = T R``: each diagonal's gradient sums ``conj(R shifted) * G`` over the
   columns; ``dR = T^H G``.
+* ``R = sqrtm(A)`` (``MatrixSquareRoot``): ``dA`` from ``R dR + dR R = G``,
+  solved as ``(I kron R^T + R kron I) vec(dR^T) = vec(G^T)`` with one
+  ``MatrixSolve`` of the m^2 x m^2 Kronecker sum (TF's construction).
 """
 from __future__ import annotations
 
@@ -123,3 +126,34 @@ def _tridiagonal_solve_grad(op, grad):
                         partial_pivoting=op.get_attr("partial_pivoting"),
                         perturb_singular=op.get_attr("perturb_singular"))
     return -_matmul_three_diagonals(grad_rhs, x), grad_rhs
+
+
+def _kronecker(b1, b2):
+    """The Kronecker products of two batches of square matrices (TF's reshapes:
+    [..., n, 1, n, 1] * [..., 1, m, 1, m] -> [..., n m, n m])."""
+    b1_shape, b2_shape = array_ops.shape(b1), array_ops.shape(b2)
+    b1_order, b2_order = b1_shape[-1], b2_shape[-1]
+    shape_slice = array_ops.slice(b1_shape, [0], [math_ops.subtract(array_ops.size(b1_shape), 2)])
+    b1_reshape_shape = array_ops.concat([shape_slice, [b1_order], [1], [b1_order], [1]], 0)
+    b2_reshape_shape = array_ops.concat([shape_slice, [1], [b2_order], [1], [b2_order]], 0)
+    b1_reshape = array_ops.reshape(b1, b1_reshape_shape)
+    b2_reshape = array_ops.reshape(b2, b2_reshape_shape)
+    order_prod = b1_order * b2_order
+    kprod_shape = array_ops.concat([shape_slice, [order_prod], [order_prod]], 0)
+    return array_ops.reshape(b1_reshape * b2_reshape, kprod_shape)
+
+
+@RegisterGradient("MatrixSquareRoot")
+def _matrix_square_root_grad(op, grad):
+    sqrtm = op.outputs[0]
+    shape = array_ops.shape(sqrtm)
+    order = shape[-1]
+    matrix_count = math_ops.reduce_prod(shape[0:-2])
+    eye = linalg_ops.eye(order, dtype=sqrtm.dtype)
+    eye_batch = array_ops.reshape(array_ops.tile(array_ops.reshape(eye, [-1]), [matrix_count]), shape)
+    ksum = math_ops.add(_kronecker(eye_batch, linalg_ops.matrix_transpose(sqrtm)), _kronecker(sqrtm, eye_batch))
+    shape_slice = array_ops.slice(shape, [0], [math_ops.subtract(array_ops.size(shape), 2)])
+    shape_vec_da = array_ops.concat([shape_slice, [order * order], [1]], 0)
+    vec_da = array_ops.reshape(linalg_ops.matrix_transpose(grad), shape_vec_da)
+    vec_dsqrtm = linalg_solve_ops.matrix_solve(ksum, vec_da)
+    return linalg_ops.matrix_transpose(array_ops.reshape(vec_dsqrtm, shape))

@@ -12,6 +12,7 @@ from ref.framework.op_def_library import constant, convert_to_tensor
 from ref.framework.graph import colocate_with, control_dependencies, device
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import math_ops, array_ops
+from ref.graph_ops.math_extras import cumulative_logsumexp
 
 
 def _m():
@@ -519,6 +520,21 @@ def _clip_by_value_grad(op, grad):
 def _cumsum_grad(op, grad):
     axis = op.inputs[1]
     return _m().cumsum(grad, axis, exclusive=op._get_attr("exclusive"), reverse=not op._get_attr("reverse")), None
+
+
+@RegisterGradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, grad):
+    """TF's form: the gradient split into its positive and negative parts, each
+    carried in log space by a cumulative logsumexp scanning the other way."""
+    m, a = _m(), _a()
+    x, axis = op.inputs
+    out = op.outputs[0]
+    exclusive, reverse = op._get_attr("exclusive"), op._get_attr("reverse")
+    log_pos = a.where_v2(m.greater(grad, 0), m.log(grad), grad.dtype.min)
+    log_neg = a.where_v2(m.less(grad, 0), m.log(-grad), grad.dtype.min)
+    from_pos = m.exp(cumulative_logsumexp(log_pos - out, axis, reverse=not reverse, exclusive=exclusive) + x)
+    from_neg = m.exp(cumulative_logsumexp(log_neg - out, axis, reverse=not reverse, exclusive=exclusive) + x)
+    return from_pos - from_neg, None
 
 
 @RegisterGradient("Cumprod")

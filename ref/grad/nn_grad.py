@@ -223,3 +223,30 @@ def _isotonic_regression_grad(op, grad_output, grad_segments):
         means = math_special.unsorted_segment_mean(g_i, s_i, num_segments=m.reduce_max(s_i) + 1)
         rows.append(a.reshape(a.gather(means, s_i), [-1]))
     return a.stack(rows, axis=0)
+
+
+@RegisterGradient("ApproxTopK")
+def _approx_top_k_grad(op, grad, _):
+    """TF's form: the gradient scattered (ScatterNd) to the input positions the
+    indices name, with iotas for the other dimensions (static shapes)."""
+    a = _a()
+    idx_shape = op.outputs[1].shape
+    lifted_idx_shape = idx_shape.as_list() + [1]
+    flat_shape_len = int(np.prod(idx_shape.as_list()))
+    rank = idx_shape.ndims
+    reduction_dim = op._get_attr("reduction_dimension")
+    if reduction_dim < 0:
+        reduction_dim += rank
+
+    def lifted(d):
+        if d == reduction_dim:
+            return a.reshape(op.outputs[1], lifted_idx_shape)
+        iota_shape = [1] * (rank + 1)
+        iota_shape[d] = idx_shape[d]
+        iota = a.reshape(_m().range(idx_shape[d]), iota_shape)
+        return a.broadcast_to(iota, lifted_idx_shape)
+
+    lifted_idx = a.concat([lifted(d) for d in range(rank)], axis=rank)
+    flat_idx = a.reshape(lifted_idx, [flat_shape_len, rank])
+    flat_grad = a.reshape(grad, [flat_shape_len])
+    return a.scatter_nd(flat_idx, flat_grad, op.inputs[0].shape)

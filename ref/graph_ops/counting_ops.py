@@ -2,16 +2,21 @@
 (TF's ``bincount_ops``: the output length computed in the graph, then
 ``DenseBincount``), ``tf.unique_with_counts`` (``UniqueWithCounts``),
 ``tf.searchsorted`` (rows of ``LowerBound``/``UpperBound``, as TF's
-``array_ops``), ``tf.unravel_index`` and ``tf.histogram_fixed_width``."""
+``array_ops``), ``tf.unravel_index``, ``tf.histogram_fixed_width`` and
+``tf.histogram_fixed_width_bins`` (TF's histogram_ops: scaled, floored and
+clipped in the graph), ``tf.fingerprint`` (``Fingerprint``)."""
 from __future__ import annotations
 
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
-from ref.graph_ops import array_ops, math_ops
+from ref.graph_ops import array_ops, clip_ops, math_ops
+from ref.graph_ops.control_flow_ops import with_dependencies
+from ref.graph_ops.logging_ops import Assert
 from ref.graph_ops.math_special import shape_internal
 from ref.types import dtypes
 
-__all__ = ["bincount", "unique_with_counts", "searchsorted", "unravel_index", "histogram_fixed_width"]
+__all__ = ["bincount", "unique_with_counts", "searchsorted", "unravel_index", "histogram_fixed_width",
+           "histogram_fixed_width_bins", "fingerprint"]
 
 
 def unique_with_counts(x, out_idx=dtypes.int32, name=None):
@@ -71,3 +76,29 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     with name_scope(name, "histogram_fixed_width", [values, value_range, nbins]) as scope:
         return apply_op("HistogramFixedWidth", values=values, value_range=value_range, nbins=nbins,
                         dtype=dtypes.as_dtype(dtype), name=scope)
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """The bin index (int32, ``values``' shape) of each of ``values`` among
+    ``nbins`` equal-width bins over ``value_range``: floor(nbins * (v - lo) / (hi - lo))
+    clipped to [0, nbins - 1]; ``dtype`` is accepted and unused, as in TF."""
+    with name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        shape = array_ops.shape(values)
+        values = array_ops.reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, name="value_range")
+        nbins = convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        check = Assert(math_ops.greater(nbins, 0), [f"nbins {nbins} must > 0"])
+        nbins = with_dependencies([check], nbins)
+        nbins_float = math_ops.cast(nbins, values.dtype)
+        scaled_values = math_ops.truediv(values - value_range[0], value_range[1] - value_range[0],
+                                         name="scaled_values")
+        indices = math_ops.floor(nbins_float * scaled_values, name="indices")
+        indices = math_ops.cast(clip_ops.clip_by_value(indices, 0, nbins_float - 1), dtypes.int32)
+        return array_ops.reshape(indices, shape)
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """An 8-byte (uint8) fingerprint of each row ``data[i]`` (``Fingerprint``):
+    farmhash64 of the row's bytes, stable across platforms and releases."""
+    return apply_op("Fingerprint", data=data, method=method, name=name or "Fingerprint")

@@ -1,5 +1,5 @@
 """``tf.linspace``/``tf.lin_space``, ``tf.norm`` (``tf.linalg.norm``),
-``tf.reduce_logsumexp`` and ``tf.math.reduce_variance``/``reduce_std``, built from
+``tf.reduce_logsumexp``, ``tf.math.cumulative_logsumexp`` and ``tf.math.reduce_variance``/``reduce_std``, built from
 elementary ops as TF's ``math_ops`` and ``linalg_ops`` do; ``bucketize`` (TF's
 ``math_ops._bucketize``: no tf.* name, the feature columns' ``Bucketize``)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ref.framework.tensor_util import constant_value
 from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.graph_ops import array_ops, complex_ops, math_ops
 
-__all__ = ["linspace", "lin_space", "norm", "reduce_logsumexp", "reduce_variance", "reduce_std"]
+__all__ = ["linspace", "lin_space", "norm", "reduce_logsumexp", "reduce_variance", "reduce_std", "cumulative_logsumexp"]
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -198,3 +198,11 @@ def bucketize(input, boundaries, name=None):
     ``boundaries`` are <= it (``Bucketize``; TF's ``math_ops._bucketize``)."""
     with name_scope(name, "Bucketize", [input]) as name:
         return apply_op("Bucketize", input=input, boundaries=[float(b) for b in boundaries], name=name)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along ``axis``, computed stably (``CumulativeLogsumexp``);
+    ``exclusive`` and ``reverse`` as ``tf.cumsum``."""
+    with name_scope(name, "CumulativeLogsumexp", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("CumulativeLogsumexp", x=x, axis=axis, exclusive=exclusive, reverse=reverse, name=scope)

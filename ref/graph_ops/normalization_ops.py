@@ -11,6 +11,7 @@ from ref.framework.op_def_library import apply_op, constant, convert_to_tensor
 from ref.types.shapes import dimension_value
 
 __all__ = ["batch_normalization", "fused_batch_norm", "local_response_normalization", "lrn", "top_k",
+           "approx_max_k", "approx_min_k",
            "sufficient_statistics", "normalize_moments", "weighted_moments", "batch_norm_with_global_normalization"]
 
 
@@ -68,6 +69,24 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
     (``TopKV2``; equal values: the lower index first)."""
     # k converted by the op (``TopKV2/k``, int32 for a Python int), as TF's wrapper.
     return apply_op("TopKV2", input=input, k=k, sorted=sorted, index_type=dtypes.as_dtype(index_type), name=name)
+
+
+def _approx_top_k(is_max_k):
+    def builder(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                aggregate_to_topk=True, name=None):
+        return apply_op("ApproxTopK", input=operand, k=k, reduction_dimension=reduction_dimension,
+                        recall_target=recall_target, is_max_k=is_max_k,
+                        reduction_input_size_override=reduction_input_size_override,
+                        aggregate_to_topk=aggregate_to_topk, name=name)
+    builder.__name__ = builder.__qualname__ = "approx_max_k" if is_max_k else "approx_min_k"
+    builder.__doc__ = (f"(values, indices) of the k {'largest' if is_max_k else 'smallest'} entries along "
+                       f"``reduction_dimension`` (``ApproxTopK``; TF's CPU kernel is exact and serves "
+                       f"only the max along the last dimension).")
+    return builder
+
+
+approx_max_k = _approx_top_k(True)
+approx_min_k = _approx_top_k(False)
 
 
 def _keep(keepdims, keep_dims):

@@ -395,6 +395,41 @@ def matrix_inverse(input, adjoint=False):  # noqa: A002 - TF's name
     return out.astype(a.dtype, copy=False)
 
 
+@register_op("MatrixSquareRoot", inputs=("input",), type_attrs={"T": "input"}, allowed={"T": _INV_TYPES},
+             shape=_square_shape)
+def matrix_square_root(input):  # noqa: A002 - TF's name
+    """output = the principal square root X of each matrix A (X @ X = A, the
+    eigenvalues of X in the right half plane): V diag(sqrt(w)) V^-1 from A's
+    eigendecomposition (TF: Eigen's Schur method; the same X where A is
+    diagonalizable). A real matrix with a negative real eigenvalue has no real
+    square root: NaN (where Eigen puts NaN in part of the matrix)."""
+    a = _square_input(input)
+    if a.size == 0:
+        return np.array(a)
+    work = a.astype(np.float32) if a.dtype == np.float16 else a
+    w, v = np.linalg.eig(work)
+    root = np.sqrt(w.astype(np.result_type(w.dtype, np.complex64)))
+    out = np.matmul(v * root[..., None, :], np.linalg.inv(v))
+    if not np.iscomplexobj(a):
+        bad = np.any((w.imag == 0) & (w.real < 0), axis=-1) if np.iscomplexobj(w) else np.any(w < 0, axis=-1)
+        out = np.where(bad[..., None, None], np.nan, out.real)
+    return out.astype(a.dtype)
+
+
+@register_op("MatrixLogarithm", inputs=("input",), type_attrs={"T": "input"},
+             allowed={"T": (dtypes.complex64, dtypes.complex128)}, shape=_square_shape)
+def matrix_logarithm(input):  # noqa: A002 - TF's name
+    """output = the principal logarithm L of each complex matrix A (exp(L) = A,
+    eigenvalues of L with imaginary parts in (-pi, pi]): V diag(log(w)) V^-1
+    from A's eigendecomposition (TF: Eigen's Schur-Parlett method; the same L
+    where A is diagonalizable)."""
+    a = _square_input(input)
+    if a.size == 0:
+        return np.array(a)
+    w, v = np.linalg.eig(a)
+    return np.matmul(v * np.log(w)[..., None, :], np.linalg.inv(v)).astype(a.dtype)
+
+
 @register_op("Cholesky", inputs=("input",), type_attrs={"T": "input"}, allowed={"T": _INV_TYPES}, shape=_square_shape)
 def cholesky(input):  # noqa: A002 - TF's name
     """The lower-triangular ``L`` with ``input = L @ adjoint(L)``, read from the

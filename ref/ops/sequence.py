@@ -1,5 +1,5 @@
 """Scans and sequences (TF's scan_ops and sequence_ops kernels): Cumsum,
-Cumprod (``exclusive``, ``reverse``) and Range.
+Cumprod, CumulativeLogsumexp (``exclusive``, ``reverse``) and Range.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from ref.types.shapes import TensorShape
 # Scans and sequences
 # ---------------------------------------------------------------------------
 
-def _scan(ufunc, x, axis, exclusive, reverse):
-    x = np.asarray(x)
+def _scan_axis(x, axis):
+    """The scan axis in [0, rank), or TF's InvalidArgumentError."""
     axis = np.asarray(axis)
     if axis.ndim:
         raise invalid_argument(f"ScanOp: axis must be a scalar, not [{','.join(str(d) for d in axis.shape)}]")
@@ -27,6 +27,12 @@ def _scan(ufunc, x, axis, exclusive, reverse):
     if not -x.ndim <= a < x.ndim:  # TF reports the axis after adding the rank to a negative one
         raise invalid_argument(f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got "
                                f"{a + x.ndim if a < 0 else a}")
+    return a % x.ndim
+
+
+def _scan(ufunc, x, axis, exclusive, reverse):
+    x = np.asarray(x)
+    a = _scan_axis(x, axis)
     if reverse:
         x = np.flip(x, a)
     out = ufunc.accumulate(x, axis=a, dtype=x.dtype)
@@ -53,6 +59,38 @@ def cumsum(x, axis, exclusive=False, reverse=False):
 def cumprod(x, axis, exclusive=False, reverse=False):
     """out[i] = x[0] * ... * x[i] along ``axis``; ``exclusive`` and ``reverse`` as Cumsum."""
     return _scan(np.multiply, x, axis, exclusive, reverse)
+
+
+def _logsumexp_pair(acc, t):
+    """TF's LogSumExp reducer: max(a, b) + log1p(exp(min(a, b) - max(a, b))),
+    or max(a, b) itself when that is below the dtype's lowest (-inf)."""
+    ma, mi = np.maximum(acc, t), np.minimum(acc, t)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = ma + np.log1p(np.exp(mi - ma))
+    return np.where(ma < np.finfo(ma.dtype).min, ma, out).astype(ma.dtype, copy=False)
+
+
+@register_op("CumulativeLogsumexp", inputs=("x", "axis"), outputs=("out",), attrs={"exclusive": False, "reverse": False},
+             type_attrs={"T": "x", "Tidx": "axis"}, allowed={"T": _F, "Tidx": _INDEX},
+             shape=lambda ins, attrs: [(ins["x"].dtype, ins["x"].shape)])
+def cumulative_logsumexp(x, axis, exclusive=False, reverse=False):
+    """out[i] = log(exp(x[0]) + ... + exp(x[i])) along ``axis``, accumulated in
+    order from -inf with TF's pairwise LogSumExp; ``exclusive`` and ``reverse``
+    as Cumsum (an exclusive scan starts at -inf)."""
+    x = np.asarray(x)
+    a = _scan_axis(x, axis)
+    v = np.moveaxis(np.flip(x, a) if reverse else x, a, 0)
+    out = np.empty_like(v)
+    acc = np.full(v.shape[1:], -np.inf, v.dtype)
+    for i in _builtins.range(v.shape[0]):
+        if exclusive:
+            out[i] = acc
+            acc = _logsumexp_pair(acc, v[i])
+        else:
+            acc = _logsumexp_pair(acc, v[i])
+            out[i] = acc
+    out = np.moveaxis(out, 0, a)
+    return np.flip(out, a) if reverse else out
 
 
 def _range_size(start, limit, delta):

@@ -1,8 +1,8 @@
 """String kernels: splitting, substrings, regular-expression replacement,
 ``DecodeCompressed``, ``StringLength`` / ``StringLower`` / ``StringUpper`` /
 ``StringStrip`` / ``ReduceJoin``, the hash buckets (``StringToHashBucket``, ``...Fast``,
-``...Strong``) that vocabulary tables use for out-of-vocabulary keys, and
-``AsString``.
+``...Strong``) that vocabulary tables use for out-of-vocabulary keys,
+``Fingerprint`` (farmhash64 of each row's bytes) and ``AsString``.
 
 * ``StringToHashBucketFast``: farmhash ``Fingerprint64(s) mod num_buckets``;
 * ``StringToHashBucket``: TensorFlow's own ``Hash64`` (MurmurHash64A, seed
@@ -63,6 +63,51 @@ def string_to_hash_bucket_fast(input, num_buckets):
     x = np.asarray(input, dtype=object)
     out = np.array([farmhash.fingerprint64(_bytes(s)) % num_buckets for s in x.reshape(-1)], dtype=np.int64)
     return out.reshape(x.shape)
+
+
+def _fingerprint_shape(ins, attrs):
+    data, method = ins["data"], ins["method"]
+    if data.shape.rank is not None and data.shape.rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {data.shape.rank} for "
+                         f"'{attrs['_op_name']}' (op: 'Fingerprint') with input shapes: {data.shape}, {method.shape}.")
+    size = None
+    if method.value is not None:
+        if _text(method.value) != "farmhash64":
+            raise ValueError(f"Unsupported method: {_text(method.value)}")
+        size = 8
+    batch = data.shape[0] if data.shape.rank is not None else None
+    return [(dtypes.uint8, TensorShape([batch, size]))]
+
+
+def _fp_bytes(v: int) -> bytes:
+    return v.to_bytes(8, "little")
+
+
+@register_op("Fingerprint", inputs=("data", "method"), outputs=("fingerprint",), type_attrs={"T": "data"},
+             shape=_fingerprint_shape)
+def fingerprint(data, method):
+    """fingerprint[i] = the 8 little-endian bytes of farmhash ``Fingerprint64``
+    of row ``data[i]``'s bytes (numbers: their memory, C order); string rows of
+    more than one string fingerprint the concatenated fingerprints of the strings."""
+    method = np.asarray(method)
+    if method.ndim:
+        raise invalid_argument(f"`method` should be a scalar string: [{','.join(map(str, method.shape))}]")
+    if _text(method) != "farmhash64":
+        raise invalid_argument(f"Unsupported fingerprint method: {_text(method)}")
+    x = np.asarray(data)
+    if x.ndim < 1:
+        raise invalid_argument("`data` should have at least one dimension: []")
+    rows = x.reshape(x.shape[0], -1) if x.shape[0] else x.reshape(0, 0)
+    if _dtype_of(x) == dtypes.string:
+        def row_bytes(row):
+            if row.shape[0] == 1:
+                return _bytes(row[0])
+            return b"".join(_fp_bytes(farmhash.fingerprint64(_bytes(s))) for s in row)
+    else:
+        def row_bytes(row):
+            return np.ascontiguousarray(row).tobytes()
+    out = b"".join(_fp_bytes(farmhash.fingerprint64(row_bytes(r))) for r in rows)
+    return np.frombuffer(out, np.uint8).reshape(x.shape[0], 8).copy()
 
 
 def _siphash24(k0, k1, data):

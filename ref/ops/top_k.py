@@ -1,10 +1,12 @@
 """TopKV2 and TopK: the k largest entries of the last dimension (TF's
-``topk_op.cc``)."""
+``topk_op.cc``); ApproxTopK, whose CPU kernel is that same exact top-k (TF
+registers it on CPU only for ``reduction_dimension=-1``, ``is_max_k=True``;
+other settings run only through XLA)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -70,3 +72,32 @@ def top_k_v2(input, k, sorted=True, index_type=dtypes.int32):
 def top_k(input, k, sorted=True):
     """TopKV2 with ``k`` as an attr (deprecated form)."""
     return _top_k(input, int(k), dtypes.int32, "TopK")
+
+
+def _approx_shape(ins, attrs):
+    s = ins["input"].shape
+    if s.ndims is None:
+        return [(ins["input"].dtype, unknown_shape()), (dtypes.int32, unknown_shape())]
+    dim = attrs["reduction_dimension"]
+    if not -s.ndims <= dim < s.ndims:
+        raise ValueError(f"Invalid reduction dimension {dim} for '{attrs['_op_name']}' with input shapes: {s}.")
+    dims = s.as_list()
+    dims[dim] = attrs["k"] if attrs["aggregate_to_topk"] else None
+    return [(ins["input"].dtype, TensorShape(dims)), (dtypes.int32, TensorShape(dims))]
+
+
+@register_op("ApproxTopK", inputs=("input",), outputs=("values", "indices"),
+             attrs={"k": REQUIRED, "reduction_dimension": -1, "recall_target": 0.95, "is_max_k": True,
+                    "reduction_input_size_override": -1, "aggregate_to_topk": True},
+             type_attrs={"T": "input"}, allowed={"T": (dtypes.float16, dtypes.bfloat16, dtypes.float32)},
+             shape=_approx_shape)
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """(values, indices) of the k largest entries along the last dimension: on
+    CPU exactly TopKV2 (sorted, the lower index first among equals); the recall
+    target and size override only steer TPU/XLA's approximation."""
+    if reduction_dimension != -1 or not is_max_k:
+        raise errors.NotFoundError(None, None, f"No registered 'ApproxTopK' OpKernel for 'CPU' devices compatible "
+                                               f"with reduction_dimension={reduction_dimension}, is_max_k={is_max_k} "
+                                               f"(TF runs it only through XLA)")
+    return _top_k(input, int(k), dtypes.int32, "ApproxTopK")

@@ -33,6 +33,7 @@ TYPE_ATTR_DEFAULTS = {
     "Conv3DBackpropInputV2": {"Tshape": "int32"},
     "Cumprod": {"Tidx": "int32"},
     "Cumsum": {"Tidx": "int32"},
+    "CumulativeLogsumexp": {"Tidx": "int32"},
     "DataFormatDimMap": {"T": "int32"},
     "DataFormatVecPermute": {"T": "int32"},
     "DeserializeSparse": {"Tserialized": "string"},

@@ -262,6 +262,12 @@ CASES.update({
     "BesselI0e": ([3], _any, lambda x: tf.math.special.bessel_i0e(x), True),
     "BesselI1": ([3], _any, lambda x: tf.math.bessel_i1(x), True),
     "BesselI1e": ([3], _any, lambda x: tf.math.bessel_i1e(x), True),
+    "CumulativeLogsumexp": ([3, 4], _any, lambda x: tf.concat([
+        tf.math.cumulative_logsumexp(x, 1) * tf.constant(_any([4])), tf.math.cumulative_logsumexp(x, 0, reverse=True),
+        tf.math.cumulative_logsumexp(x, -1, exclusive=True, reverse=True)[:, :-1]], 1), True),
+    "MatrixSquareRoot": ([2, 3, 3], lambda s: _any(s) * 0.3 + 2.0 * np.eye(3), lambda x: tf.linalg.sqrtm(x), False),
+    "ApproxTopK": ([2, 5], lambda s: RNG.permutation(10).reshape(s) * 0.25, lambda x: tf.math.approx_max_k(
+        tf.cast(x, tf.float32), 3)[0], False),
     "NextAfter": ([3], _any, lambda x: tf.math.nextafter(x, tf.constant([1.0, -1.0, 0.0], tf.float64)) * x, True),
     "MatrixSolveLs": ([4, 3], _any, lambda x: tf.concat([apply_op(
         "MatrixSolveLs", matrix=m, rhs=tf.constant(_any([m.shape.as_list()[0], 2])),
@@ -405,7 +411,7 @@ def _through_resource_variable(x):
 
 
 # Rows with a coarser finite-difference step (values exactly representable).
-DELTA = {"Cast": 2.0 ** -10}
+DELTA = {"Cast": 2.0 ** -10, "ApproxTopK": 2.0 ** -10}  # float32 ops: steps exact in float32
 
 
 @pytest.mark.parametrize("op_type", sorted(CASES))
@@ -522,6 +528,9 @@ NO_GRADIENT_IN_TF = {
                                                             shape=[2, 3]),
     "TruncateMod": lambda lib, raw, x: raw.TruncateMod(x=x, y=lib.constant(0.7, lib.float64)),
     "GuaranteeConst": lambda lib, raw, x: raw.GuaranteeConst(input=x),
+    "MatrixLogarithm": lambda lib, raw, x: lib.math.real(raw.MatrixLogarithm(input=lib.complex(
+        lib.reshape(lib.concat([x + 3.0, x], 0)[:4], [2, 2]), lib.zeros([2, 2], lib.float64)))),
+    "Fingerprint": lambda lib, raw, x: raw.Fingerprint(data=lib.reshape(x, [3, 1]), method="farmhash64"),
     "SymbolicGradient": lambda lib, raw, x: raw.SymbolicGradient(
         input=[x, x], Tout=[lib.float64], f=_function_attr(lib, "Undefined"))[0],
     "Dilation2DBackpropInput": lambda lib, raw, x: raw.Dilation2DBackpropInput(

@@ -264,6 +264,12 @@ def math_rows():
                 rows.append((f"{op}-e{int(excl)}r{int(rev)}", op, {"x": x, "axis": np.int32(1),
                                                                    "exclusive": excl, "reverse": rev}))
         rows.append((f"{op}-int", op, {"x": values(I32, (3, 5), "small", seed=42), "axis": np.int32(0)}))
+    for dt in (F32, F64, F16):  # -inf entries: TF's reducer keeps -inf where max(acc, x) is -inf
+        x = values(dt, (6, 20), seed=43)
+        x[0, 3], x[1, :4] = -np.inf, -np.inf
+        for excl, rev, ax in ((False, False, 1), (True, False, 1), (False, True, 0), (True, True, -1)):
+            rows.append((f"CumulativeLogsumexp-{np.dtype(dt).name}-e{int(excl)}r{int(rev)}a{ax}", "CumulativeLogsumexp",
+                         {"x": x, "axis": np.int64(ax), "exclusive": excl, "reverse": rev}))
     rows += [("Range-int", "Range", {"start": np.int32(3), "limit": np.int32(40), "delta": np.int32(7)}),
              ("Range-neg", "Range", {"start": np.int64(10), "limit": np.int64(-3), "delta": np.int64(-4)}),
              ("Range-float", "Range", {"start": np.float32(0.1), "limit": np.float32(50.0), "delta": np.float32(0.3)}),

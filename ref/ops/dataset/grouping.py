@@ -2,7 +2,9 @@
 (GroupByWindowDataset, behind ``group_by_window`` and
 ``bucket_by_sequence_length``), ScanDataset (``scan``, ``Counter``),
 sampling (RandomDataset, DirectedInterleaveDataset: ``sample_from_datasets``,
-``choose_from_datasets``), IgnoreErrorsDataset, RewriteDataset, and the ops
+``choose_from_datasets``), IgnoreErrorsDataset, RewriteDataset,
+TakeWhileDataset (``take_while``), UniqueDataset (``unique``: first
+occurrences, in input order), and the ops
 that consume a whole dataset in one run: ReduceDataset (``Dataset.reduce``)
 and DatasetToSingleElement (``get_single_element``).
 
@@ -56,6 +58,65 @@ class IgnoreErrorsDS(Dataset):
 def ignore_errors_dataset(input_dataset, output_types=None, output_shapes=None, log_warning=False):
     """handle = the elements of ``input_dataset`` that were computed without an error."""
     return IgnoreErrorsDS(input_dataset, log_warning)
+
+
+class TakeWhileDS(Dataset):
+    op_type = "TakeWhileDataset"
+
+    def __init__(self, input_dataset, fn):
+        input_dataset = check_dataset(input_dataset)
+        super().__init__(input_dataset.output_types, input_dataset.output_shapes)
+        self.input, self.fn = input_dataset, fn
+
+    def elements(self, env):
+        for elem in self.input.elements(env):
+            out = self.fn(env, elem)
+            if len(out) != 1 or np.asarray(out[0]).dtype != np.bool_ or np.ndim(out[0]) != 0:
+                raise invalid_argument("`predicate` must returns a scalar bool tensor.")
+            if not bool(out[0]):
+                return
+            yield elem
+
+
+@register_op("TakeWhileDataset", inputs=("input_dataset", "other_arguments"), outputs=("handle",),
+             list_inputs={"other_arguments": None},
+             attrs={**DATASET_ATTRS, "predicate": REQUIRED, "Targuments": None}, shape=dataset_shape, ctx=True,
+             stateful=True)
+def take_while_dataset(input_dataset, other_arguments, predicate, Targuments=None, output_types=None,
+                       output_shapes=None, metadata="", ctx=None):
+    """handle = the elements of ``input_dataset`` up to (without) the first for which ``predicate`` is false."""
+    return TakeWhileDS(input_dataset, _fn(predicate, other_arguments, ctx, "TakeWhileDataset"))
+
+
+class UniqueDS(Dataset):
+    op_type = "UniqueDataset"
+
+    def __init__(self, input_dataset):
+        input_dataset = check_dataset(input_dataset)
+        types = input_dataset.output_types
+        if len(types) != 1:
+            raise invalid_argument("UniqueDataset only supports inputs with a single component.")
+        if dtypes.as_dtype(types[0]) not in (dtypes.int32, dtypes.int64, dtypes.string):
+            raise invalid_argument("UniqueDataset only supports inputs with a single `tf.int32`, `tf.int64`, or "
+                                   "`tf.string` component.")
+        super().__init__(types, input_dataset.output_shapes)
+        self.input = input_dataset
+
+    def elements(self, env):
+        seen = set()
+        for elem in self.input.elements(env):
+            v = np.asarray(elem[0])
+            key = (v.shape, tuple(v.reshape(-1).tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield elem
+
+
+@register_op("UniqueDataset", inputs=("input_dataset",), outputs=("handle",), attrs=dict(DATASET_ATTRS),
+             shape=dataset_shape)
+def unique_dataset(input_dataset, output_types=None, output_shapes=None, metadata=""):
+    """handle = the elements of ``input_dataset`` not seen before (first occurrences, in order)."""
+    return UniqueDS(input_dataset)
 
 
 class RewriteDS(Dataset):
