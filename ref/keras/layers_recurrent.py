@@ -27,12 +27,44 @@ from ref.keras.engine import InputSpec, Layer
 __all__ = ["SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell"]
 
 
+_REGULARIZED = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer")
+_CONSTRAINED = ("kernel_constraint", "recurrent_constraint", "bias_constraint")
+_LSTM_CELL_ARGS = ("activation", "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+                   "bias_initializer", "unit_forget_bias") + _REGULARIZED + _CONSTRAINED + ("dropout",
+                                                                                           "recurrent_dropout")
+"""Keras' positional parameters after ``units``, in its order (``LSTMCell``; the other cells
+drop what they lack, ``GRUCell`` ends with ``reset_after``)."""
+
+
+def _without(names, *drop):
+    return tuple(n for n in names if n not in drop)
+
+
+def _by_name(cls, args, kwargs):
+    """``kwargs`` with the positional ``args`` named by ``cls._POSITIONAL`` (Keras' order)."""
+    if len(args) > len(cls._POSITIONAL):
+        raise TypeError(f"{cls.__name__}() takes at most {len(cls._POSITIONAL) + 1} positional arguments")
+    for name, value in zip(cls._POSITIONAL, args):
+        if name in kwargs:
+            raise TypeError(f"{cls.__name__}() got multiple values for argument '{name}'")
+        kwargs[name] = value
+    return kwargs
+
+
 class _Cell(Layer):
     _gates = 1
+    _POSITIONAL = _LSTM_CELL_ARGS
 
-    def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 unit_forget_bias=True, dropout=0.0, recurrent_dropout=0.0, **kwargs):
+    def __init__(self, units, *args, **kwargs):
+        kwargs = _by_name(type(self), args, kwargs)
+        self._init(units, **kwargs)
+
+    def _init(self, units, activation="tanh", recurrent_activation="hard_sigmoid", use_bias=True,
+              kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+              unit_forget_bias=True, dropout=0.0, recurrent_dropout=0.0, **kwargs):
+        unsupported = [k for k in _REGULARIZED + _CONSTRAINED + ("reset_after",) if kwargs.pop(k, None)]
+        if unsupported:
+            raise NotImplementedError(f"ref.keras {type(self).__name__}: {', '.join(unsupported)} not implemented")
         super().__init__(**kwargs)
         self.units = int(units)
         self.dropout = min(1.0, max(0.0, float(dropout)))
@@ -81,6 +113,8 @@ class _Cell(Layer):
 
 
 class SimpleRNNCell(_Cell):
+    _POSITIONAL = _without(_LSTM_CELL_ARGS, "recurrent_activation", "unit_forget_bias")
+
     def step(self, inputs, states, training=None):
         prev = states[0]
         dp_mask = self._dropout_mask("input", inputs, training, 1)
@@ -140,6 +174,7 @@ class LSTMCell(_Cell):
 
 class GRUCell(_Cell):
     _gates = 3
+    _POSITIONAL = _without(_LSTM_CELL_ARGS, "unit_forget_bias") + ("reset_after",)
 
     def step(self, inputs, states, training=None):
         """Keras' ``implementation=1`` with ``reset_after=False``: kernel, bias and recurrent kernel
@@ -178,17 +213,25 @@ def _in_train_phase(dropped, alternative, training):
     return control_flow_ops.cond(training, dropped, lambda: alternative)
 
 
+_LSTM_ARGS = _LSTM_CELL_ARGS[:10] + ("activity_regularizer",) + _CONSTRAINED + (
+    "dropout", "recurrent_dropout", "return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+"""``LSTM``'s positional parameters after ``units``, in Keras' order."""
+
+
 class _RNN(Layer):
     _cell_class = None
+    _POSITIONAL = _LSTM_ARGS
 
-    def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
-                 recurrent_initializer="orthogonal", bias_initializer="zeros", return_sequences=False,
-                 return_state=False, go_backwards=False, unroll=False, name=None, **kwargs):
+    def __init__(self, units, *args, **kwargs):
+        self._init(units, **_by_name(type(self), args, kwargs))
+
+    def _init(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
+              recurrent_initializer="orthogonal", bias_initializer="zeros", return_sequences=False,
+              return_state=False, go_backwards=False, unroll=False, name=None, **kwargs):
         cell_kwargs = {k: kwargs.pop(k) for k in ("recurrent_activation", "unit_forget_bias", "dropout",
                                                   "recurrent_dropout") if k in kwargs}
-        unsupported = [k for k in ("stateful", "time_major", "reset_after",
-                                   "kernel_regularizer", "recurrent_regularizer", "bias_regularizer")
-                       if kwargs.pop(k, None)] + (["unroll"] if unroll else [])
+        unsupported = [k for k in ("stateful", "time_major", "reset_after", "activity_regularizer")
+                       + _REGULARIZED + _CONSTRAINED if kwargs.pop(k, None)] + (["unroll"] if unroll else [])
         if unsupported:
             raise NotImplementedError(f"ref.keras {type(self).__name__}: {', '.join(unsupported)} not implemented")
         super().__init__(name=name, **kwargs)
@@ -305,6 +348,7 @@ class SimpleRNN(_RNN):
     """``h_t = activation(x_t . kernel + bias + h_{t-1} . recurrent_kernel)``."""
 
     _cell_class = SimpleRNNCell
+    _POSITIONAL = _without(_LSTM_ARGS, "recurrent_activation", "unit_forget_bias")
 
 
 class LSTM(_RNN):
@@ -318,3 +362,4 @@ class GRU(_RNN):
     """Update z, reset r; ``h = z h + (1 - z) tanh(x_h + (r h) . U_h)`` (``reset_after=False``)."""
 
     _cell_class = GRUCell
+    _POSITIONAL = _without(_LSTM_ARGS, "unit_forget_bias") + ("reset_after",)
