@@ -3,7 +3,7 @@ Keras' order (``LSTM(units, activation, recurrent_activation, use_bias, ...)``;
 ``SimpleRNN`` has no ``recurrent_activation``), checked against tf-keras's own
 signatures and by building each layer positionally under both libraries."""
 import inspect
-import os
+import types
 
 import pytest
 
@@ -14,10 +14,15 @@ CLASSES = ["LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell"]
 
 
 def _tf_layers():
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    tf = pytest.importorskip("tensorflow")
+    """The classes ``tf.compat.v1.keras.layers`` gives with v2 behaviour disabled (tf-keras's v1
+    LSTM/GRU), imported from tf-keras directly (whatever ``tf.keras`` resolved to)."""
+    pytest.importorskip("tensorflow")
     pytest.importorskip("tf_keras")
-    return tf.compat.v1.keras.layers
+    from tf_keras.src.layers.rnn import gru_v1, lstm_v1, simple_rnn
+
+    return types.SimpleNamespace(LSTM=lstm_v1.LSTM, LSTMCell=lstm_v1.LSTMCell, GRU=gru_v1.GRU,
+                                 GRUCell=gru_v1.GRUCell, SimpleRNN=simple_rnn.SimpleRNN,
+                                 SimpleRNNCell=simple_rnn.SimpleRNNCell)
 
 
 @pytest.mark.parametrize("name", CLASSES)
