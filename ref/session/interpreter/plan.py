@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 
-from ref.session.interpreter import frames
+from ref.session.interpreter import frames, grappler
 from ref.session.interpreter.concurrent import MAY_BLOCK, needs_concurrency
 
 # A worker's partition of a distributed step (its sends and receives): its steps run one at a
@@ -195,6 +195,7 @@ class Plan:
         slot = {}
         count = [0]
         fed = set(feed_tensors)
+        rank_memo = {}
 
         def new_slot():
             count[0] += 1
@@ -269,6 +270,9 @@ class Plan:
                 if folded is not None:
                     template.update(folded)
                     continue
+            rewritten = grappler.division_kernel(op, fed, rank_memo)  # after folding, as TF's order
+            if rewritten is not None:
+                step.kernel = rewritten
             steps.append(step)
         self.fetch_slots = [slot_of(t) for t in fetch_tensors]
         self.size = count[0]
