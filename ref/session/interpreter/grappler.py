@@ -1,4 +1,8 @@
-"""The one grappler rewrite that changes a result's bits, as TF's session makes it.
+"""The grappler rewrites that change a result's bits, as TF's session makes them.
+
+* ``Log(Softmax(x))`` runs as ``LogSoftmax(x)`` when the ``Log`` is the
+  ``Softmax``'s only reader in the run (:func:`log_of_softmax`).
+* ``ones / y`` runs as ``Reciprocal(y)`` (:func:`division_kernel`):
 
 TF's constant folding (``ConstantFolding::SimplifyArithmeticOperations``) runs
 ``x / y`` -- ``x`` a constant of ones, ``y`` of the quotient's shape -- as
@@ -16,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.ops import eigen_recip
+from ref.ops import nn as nn_ops
 
 # ops whose output rank is fixed whatever their inputs' (shape functions with WithRank)
 _FIXED_RANK = frozenset({"MatMul", "Conv2D", "Conv3D", "DepthwiseConv2dNative", "Conv2DBackpropInput",
@@ -71,3 +76,29 @@ def division_kernel(op, fed, memo):
     if any(d != 1 and d != yd for d, yd in zip(value.shape, y_dims)):
         return None
     return _ones_over
+
+
+def _identity(logits):
+    return logits
+
+
+def _log_softmax_of(x):
+    return nn_ops.log_softmax(x)
+
+
+def log_of_softmax(op, in_plan, fed, preserved):
+    """``(softmax_kernel, log_kernel)`` when TF's arithmetic optimizer
+    (``LogSoftmaxStage``) runs ``Log(Softmax(x))`` as ``LogSoftmax(Identity(x))``:
+    the ``Softmax`` neither fetched nor fed and the ``Log`` its only reader among
+    the ops the run needs (a training step's gradient reads it too; an
+    evaluation of the loss alone does not). None otherwise."""
+    if op._type != "Log":
+        return None
+    t = op._inputs[0]
+    sm = t.op
+    if sm._type != "Softmax" or t in fed or sm in preserved:
+        return None
+    readers = sum(1 for c in sm.graph._consumers_of(t) if c in in_plan for i in c._inputs if i is t)
+    if readers != 1:
+        return None
+    return _identity, _log_softmax_of

@@ -196,6 +196,7 @@ class Plan:
         count = [0]
         fed = set(feed_tensors)
         rank_memo = {}
+        preserved = {t.op for t in fetch_tensors} | set(target_ops)
 
         def new_slot():
             count[0] += 1
@@ -273,6 +274,11 @@ class Plan:
             rewritten = grappler.division_kernel(op, fed, rank_memo)  # after folding, as TF's order
             if rewritten is not None:
                 step.kernel = rewritten
+            log_softmax = grappler.log_of_softmax(op, in_plan, fed, preserved)
+            if log_softmax is not None:
+                sm_step = next((st for st in reversed(steps) if st.op is op._inputs[0].op), None)
+                if sm_step is not None:
+                    sm_step.kernel, step.kernel = log_softmax
             steps.append(step)
         self.fetch_slots = [slot_of(t) for t in fetch_tensors]
         self.size = count[0]
