@@ -38,10 +38,7 @@ def tmp_root(tmp_path_factory):
 
 # GraphDef differences too large to fix here; everything else about these
 # programs (initial values, trajectories) is compared and matches.
-GRAPH_XFAIL = {
-    "data": "OneShotIterator's dataset_factory: TF names the Defun '_make_dataset_<hash>', the hash of its "
-            "serialized FunctionDef; ref names it '_make_dataset_<n>' (all other nodes and attrs match)",
-}
+GRAPH_XFAIL = {}  # (none left: the one-shot iterator's factory is named as TF names it)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=GRAPH_XFAIL[n]))

@@ -21,8 +21,7 @@ import importlib
 import pytest
 
 import ref  # noqa: F401  (cross-layer programs)
-from _corpus import (assert_close, assert_same_graph_def, assert_same_initial, assert_same_trajectory, differences,
-                     graph_def, program_result, tf_v1)
+from _corpus import assert_close, assert_same_graph_def, assert_same_initial, assert_same_trajectory, program_result
 
 STEPS = 8
 RTOL, ATOL = 1e-5, 1e-6
@@ -32,9 +31,6 @@ PROGRAMS = ["tfrecord_parse", "text_padded_zip", "interleave", "image_aug", "str
             "validate_shape", "metrics_stream", "sparse_feed", "moe_partition", "cond_switch", "dilated_s2d",
             "ema_hooks"]
 
-# One-shot iterators: TF names the dataset_factory Defun '_make_dataset_<hash>' (a hash of its serialized
-# FunctionDef), ref '_make_dataset_<n>'; every other node and attr must match.
-ONE_SHOT = {"tfrecord_parse", "interleave", "image_aug", "strings_ops"}
 
 
 def _result(name, which, tmp_root):
@@ -48,12 +44,9 @@ def tmp_root(tmp_path_factory):
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_graph_def(name):
-    module = importlib.import_module(f"_prog_{name}")
-    if name not in ONE_SHOT:
-        assert_same_graph_def(module)
-        return
-    diff = differences(graph_def(ref, module.build), graph_def(tf_v1(), module.build))
-    assert len(diff) == 1 and "OneShotIterator: attrs ['dataset_factory']" in diff[0], diff
+    # (one-shot iterators included: both name the dataset factory '_make_dataset_<hash>', and the
+    # comparison leaves the hash, which TF draws per process, out)
+    assert_same_graph_def(importlib.import_module(f"_prog_{name}"))
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
