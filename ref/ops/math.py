@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_math, gemm
+from ref.ops import eigen_gemv, eigen_math, eigen_reduce, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -551,7 +551,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fals
     a, b = np.asarray(a), np.asarray(b)
     if a.shape[1 - transpose_a] != b.shape[transpose_b]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
-    return gemm.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    if (a.shape[0] == 1 or b.shape[1] == 1) and a.dtype == b.dtype == np.float32:
+        # TF's order (Eigen's matrix-vector products)
+        out = eigen_gemv.vector_product(a, b, transpose_a, transpose_b, eigen_reduce.pool_threads())
+        if out is not None:
+            return out
+    return gemm.matmul(a, b)
 
 
 def _batch_matmul_shape(ins, attrs):
