@@ -115,7 +115,53 @@ def _predux8(c):
     return (q[:, 0] + q[:, 2]) + (q[:, 1] + q[:, 3])
 
 
+@njit(inline="always")
+def _pred4(a, b, c, d):
+    return (a + c) + (b + d)
+
+
+@njit(nogil=True)
+def _rows(lm, v, single_last, out):
+    """:func:`_rowmajor_numpy`, row by row (``single_last``: the last row is a row alone)."""
+    r, k = lm.shape
+    full = 8 * (k // 8)
+    half = 4 * (k // 4)
+    c = np.zeros(8, np.float32)
+    for i in range(r):
+        for t in range(8):
+            c[t] = 0.0
+        for j in range(0, full, 8):
+            for t in range(8):
+                c[t] = c[t] + lm[i, j + t] * v[j + t]
+        cc = _pred4(c[0] + c[4], c[1] + c[5], c[2] + c[6], c[3] + c[7])
+        start = full
+        if single_last and i == r - 1:
+            h0 = np.float32(0.0)
+            h1 = np.float32(0.0)
+            h2 = np.float32(0.0)
+            h3 = np.float32(0.0)
+            if half > full:
+                h0 = h0 + lm[i, full] * v[full]
+                h1 = h1 + lm[i, full + 1] * v[full + 1]
+                h2 = h2 + lm[i, full + 2] * v[full + 2]
+                h3 = h3 + lm[i, full + 3] * v[full + 3]
+            cc = cc + _pred4(h0, h1, h2, h3)
+            start = half
+        for j in range(start, k):
+            cc = cc + lm[i, j] * v[j]
+        out[i] = np.float32(0.0) + cc
+    return out
+
+
 def _rowmajor(lm, v, single):
+    r = lm.shape[0]
+    out = np.empty(r, _F)
+    if numpy_tier(_rows, lm.size):
+        return run_numpy_form(_rows, _rowmajor_numpy, lm, v, single)
+    return _rows(np.ascontiguousarray(lm, _F), v, bool(single[-1]), out)
+
+
+def _rowmajor_numpy(lm, v, single):
     """Each ``lm[i] . v`` (``lm``: ``[r, k]``) in the row-major GEMV's order: lanes of 8
     over the whole packets, ``predux``, then (rows in ``single`` only) a half packet of 4
     and its ``predux``, then the values left one by one; the result added to 0."""
@@ -238,6 +284,8 @@ def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1):
     return res.reshape(m, n)
 
 
-# The NumPy form serves every size while the loop builds in the background.
+# The NumPy forms serve every size while the loops build in the background.
 _jit.compiles_in_background(
     _gemv, lambda: _gemv(np.ones(20, _F), np.ones((20, 3), _F), 16, np.empty(3, _F)), any_size=True)
+_jit.compiles_in_background(
+    _rows, lambda: _rows(np.ones((3, 20), _F), np.ones(20, _F), True, np.empty(3, _F)), any_size=True)

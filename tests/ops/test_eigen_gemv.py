@@ -141,3 +141,14 @@ def test_vectorised_inner_product_by_hand():
         res = _r(res + p[j])
     got = eigen_gemv.vector_product(a, bt.T, transpose_b=True)
     assert got.shape == (1, 1) and got.view(np.int32)[0, 0] == np.float32(_r(0.0 + res)).view(np.int32)
+
+
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled loop")
+@pytest.mark.parametrize("r, k", [(1, 3), (2, 8), (3, 13), (5, 29), (8, 100), (7, 1001)])
+def test_numpy_form_is_the_compiled_rows(r, k):
+    lm, v = _x((r, k)), _x((k,))
+    single = np.zeros(r, bool)
+    single[-1] = r % 2 == 1
+    one = eigen_gemv._rows(lm, v, bool(single[-1]), np.empty(r, np.float32))
+    two = eigen_gemv._rowmajor_numpy(lm, v, single)
+    np.testing.assert_array_equal(one.view(np.int32), two.view(np.int32))
