@@ -34,6 +34,9 @@ packets, ``predux`` (halves added lane by lane, then ``(q0 + q2) + (q1 + q3)``),
 then the values left one by one; a row alone first adds a half packet of 4 (and
 its ``predux``) when 4 or more values are left. The result is added to 0.
 
+``BatchMatMulV2`` takes the same route for each matrix (``SequentialMatMulKernel``,
+one block each when the batch holds more than one).
+
 (Measured against tensorflow-cpu 2.21 with oneDNN off: every element equal,
 all four transpositions, ``k`` from 2 to 30000, ``m`` or ``n`` up to 20000;
 ``tests/ops/test_eigen_gemv.py``.) ``k == 1`` and products with no side of 1
@@ -252,14 +255,17 @@ def output_blocks(m, k, n, threads):
     return out
 
 
-def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1):
+def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1, blocks=True):
     """``a @ b`` for float32 ``a`` ``[m, k]`` and ``b`` ``[k, n]`` (views of the stored
     operands when transposed) with ``m == 1`` or ``n == 1``, in TF's order (module
-    docstring); None for the cases left to :mod:`ref.ops.gemm` (``m == n == 1``, ``k < 2``)."""
+    docstring; ``blocks=False``: one block, as TF's ``BatchMatMul`` computes each
+    matrix of a batch of several); None where ``k < 2`` (:mod:`ref.ops.gemm`'s)."""
     m, k = a.shape
     n = b.shape[1]
     if k < 2:
         return None
+    if m == 0 or n == 0:
+        return np.zeros((m, n), _F)
     if n == 1:  # the output column: L = a, v = b
         lm, v, colmajor, stride = a, b[:, 0], transpose_a, m
     else:  # the output row: L = b^T, v = a
@@ -268,7 +274,7 @@ def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1):
     r = lm.shape[0]
     res = np.empty(r, _F)
     with np.errstate(all="ignore"):
-        for row, col, nrows, ncols in output_blocks(m, k, n, threads):
+        for row, col, nrows, ncols in output_blocks(m, k, n, threads) if blocks else [(0, 0, m, n)]:
             lo, cnt = (row, nrows) if n == 1 else (col, ncols)
             part = lm[lo:lo + cnt]
             if nrows + k + ncols < LAZY_SIZE:  # coefficient by coefficient

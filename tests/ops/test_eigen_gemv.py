@@ -21,6 +21,7 @@ SHAPES = [
     (65, 300, 1), (129, 200, 1), (7, 784, 1), (16, 1000, 1), (1000, 784, 1), (20000, 5, 1), (2000, 8001, 1),
     (1, 3, 5), (1, 2, 9), (1, 20, 10), (1, 100, 33), (1, 127, 40), (1, 128, 40), (1, 784, 10), (1, 784, 256),
     (1, 1000, 7), (1, 30000, 3), (1, 300, 7999), (1, 300, 8000), (1, 200, 10000), (1, 3000, 3000),
+    (1, 5, 0), (0, 40, 1), (1, 1, 7), (9, 1, 1),
     (1, 16, 1), (1, 17, 1), (1, 24, 1), (1, 33, 1), (1, 47, 1), (1, 300, 1), (1, 20000, 1),
 ]
 TRANSPOSES = [(False, False), (False, True), (True, False), (True, True)]
@@ -152,3 +153,22 @@ def test_numpy_form_is_the_compiled_rows(r, k):
     one = eigen_gemv._rows(lm, v, bool(single[-1]), np.empty(r, np.float32))
     two = eigen_gemv._rowmajor_numpy(lm, v, single)
     np.testing.assert_array_equal(one.view(np.int32), two.view(np.int32))
+
+
+# (x shape, y shape, adj_x, adj_y): one row or one column per matrix, batches of one and more
+BATCHES = [
+    ((1, 1, 300), (1, 300, 40), False, False), ((3, 1, 300), (3, 300, 40), False, False),
+    ((4, 200, 100), (4, 100, 1), False, False), ((1, 200, 100), (1, 100, 1), False, False),
+    ((2, 3, 100, 1), (1, 100, 40), True, False), ((5, 17, 64), (64, 1), False, False),
+    ((2, 1, 700), (2, 9000, 700), False, True), ((6, 65, 300), (6, 1, 300), False, True),
+]
+
+
+@pytest.mark.parametrize("xs, ys, ax, ay", BATCHES, ids=[f"{x}@{y}-{a}-{b}" for x, y, a, b in BATCHES])
+def test_batch_matmul_equals_tensorflow(xs, ys, ax, ay):
+    tf = pytest.importorskip("tensorflow")
+    x, y = _x(xs), _x(ys)
+    want = tf.raw_ops.BatchMatMulV2(x=x, y=y, adj_x=ax, adj_y=ay).numpy()
+    got = raw_ops.BatchMatMulV2(x=x, y=y, adj_x=ax, adj_y=ay)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
