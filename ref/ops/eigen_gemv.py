@@ -279,8 +279,11 @@ def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1, blocks
             part = lm[lo:lo + cnt]
             if nrows + k + ncols < LAZY_SIZE:  # coefficient by coefficient
                 res[lo:lo + cnt] = _inner(part, v, not transpose_a and transpose_b)
-            elif nrows == ncols == 1:  # an inner product
-                res[lo:lo + cnt] = _F(0) + _inner(part, v, not transpose_a and transpose_b)
+            elif nrows == ncols == 1:  # an inner product, added to 0
+                if transpose_b and not transpose_a:
+                    res[lo:lo + cnt] = _F(0) + _inner(part, v, True)
+                else:  # in order; from 0 rather than the first product: the same once added to 0
+                    res[lo:lo + cnt] = _F(0) + _colmajor(part.T, v, k)
             elif colmajor:
                 res[lo:lo + cnt] = _colmajor(part.T, v, block_cols(k, stride))
             else:
