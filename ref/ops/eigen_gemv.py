@@ -293,6 +293,24 @@ def vector_product(a, b, transpose_a=False, transpose_b=False, threads=1, blocks
     return res.reshape(m, n)
 
 
+def batch_product(x, y, adj_x, adj_y, threads):
+    """``BatchMatMulV2`` of float32 ``x`` ``[..., m, k]`` and ``y`` ``[..., k, n]`` (views
+    of the stored operands when adjoint) in TF's order where ``m == 1`` or ``n == 1``
+    (:func:`vector_product` for each matrix: TF's output blocks for a batch of one,
+    one block each otherwise); None where ``k < 2`` or neither side is 1."""
+    m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
+    if k < 2 or (m != 1 and n != 1):
+        return None
+    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    xb = np.broadcast_to(x, batch + x.shape[-2:])
+    yb = np.broadcast_to(y, batch + y.shape[-2:])
+    out = np.empty(batch + (m, n), _F)
+    one = int(np.prod(batch)) == 1
+    for i in np.ndindex(*batch):
+        out[i] = vector_product(xb[i], yb[i], adj_x, adj_y, threads, blocks=one)
+    return out
+
+
 # The NumPy forms serve every size while the loops build in the background.
 _jit.compiles_in_background(
     _gemv, lambda: _gemv(np.ones(20, _F), np.ones((20, 3), _F), 16, np.empty(3, _F)), any_size=True)

@@ -595,19 +595,11 @@ def batch_matmul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False):
     y = _adjoint(y) if adj_y else y
     if x.shape[-1] != y.shape[-2]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: {list(y.shape)}")
-    m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
-    if x.dtype == y.dtype == np.float32 and (m == 1 or n == 1) and k >= 2:
-        # TF's order (Eigen's matrix-vector products), each matrix alone
-        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-        xb = np.broadcast_to(x, batch + x.shape[-2:])
-        yb = np.broadcast_to(y, batch + y.shape[-2:])
-        out = np.empty(batch + (m, n), x.dtype)
-        one = int(np.prod(batch)) == 1
-        threads = eigen_reduce.pool_threads()
-        for i in np.ndindex(*batch):
-            out[i] = eigen_gemv.vector_product(xb[i], yb[i], adj_x, adj_y, threads, blocks=one)
-        return out
-    if x.dtype == y.dtype and gemm.uses_kernel(m, k, n, x.dtype):
+    if x.dtype == y.dtype == np.float32:  # one row or column: TF's order (Eigen's matrix-vector products)
+        out = eigen_gemv.batch_product(x, y, adj_x, adj_y, eigen_reduce.pool_threads())
+        if out is not None:
+            return out
+    if x.dtype == y.dtype and gemm.uses_kernel(x.shape[-2], x.shape[-1], y.shape[-1], x.dtype):
         # large matrices: one product of ref's kernel per batch element (gemm.matmul)
         batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
         xb = np.broadcast_to(x, batch + x.shape[-2:])
