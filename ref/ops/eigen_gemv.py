@@ -35,7 +35,9 @@ then the values left one by one; a row alone first adds a half packet of 4 (and
 its ``predux``) when 4 or more values are left. The result is added to 0.
 
 ``BatchMatMulV2`` takes the same route for each matrix (``SequentialMatMulKernel``,
-one block each when the batch holds more than one).
+one block each when the batch holds more than one); a batch of several small
+matrices (``m * k * n <= 128 * 128``, ``k + m + n < 20``) is Eigen's
+coefficient-based product whatever its sides (:func:`batch_product`).
 
 (Measured against tensorflow-cpu 2.21 with oneDNN off: every element equal,
 all four transpositions, ``k`` from 2 to 30000, ``m`` or ``n`` up to 20000;
@@ -297,17 +299,24 @@ def batch_product(x, y, adj_x, adj_y, threads):
     """``BatchMatMulV2`` of float32 ``x`` ``[..., m, k]`` and ``y`` ``[..., k, n]`` (views
     of the stored operands when adjoint) in TF's order where ``m == 1`` or ``n == 1``
     (:func:`vector_product` for each matrix: TF's output blocks for a batch of one,
-    one block each otherwise); None where ``k < 2`` or neither side is 1."""
+    one block each otherwise), and for batches of several matrices with ``k + m + n <
+    20`` (inner products, coefficient by coefficient); None for the others and ``k < 2``."""
     m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
-    if k < 2 or (m != 1 and n != 1):
-        return None
     batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    one = int(np.prod(batch)) == 1
+    lazy = not one and m + k + n < LAZY_SIZE and k >= 2
+    if k < 2 or (m != 1 and n != 1 and not lazy):
+        return None
     xb = np.broadcast_to(x, batch + x.shape[-2:])
     yb = np.broadcast_to(y, batch + y.shape[-2:])
     out = np.empty(batch + (m, n), _F)
-    one = int(np.prod(batch)) == 1
-    for i in np.ndindex(*batch):
-        out[i] = vector_product(xb[i], yb[i], adj_x, adj_y, threads, blocks=one)
+    with np.errstate(all="ignore"):
+        for i in np.ndindex(*batch):
+            if m != 1 and n != 1:  # coefficient by coefficient
+                for j in range(n):
+                    out[i][:, j] = _inner(xb[i], np.ascontiguousarray(yb[i][:, j]), not adj_x and adj_y)
+            else:
+                out[i] = vector_product(xb[i], yb[i], adj_x, adj_y, threads, blocks=one)
     return out
 
 

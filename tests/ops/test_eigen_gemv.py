@@ -161,7 +161,10 @@ BATCHES = [
     ((4, 200, 100), (4, 100, 1), False, False), ((1, 200, 100), (1, 100, 1), False, False),
     ((2, 3, 100, 1), (1, 100, 40), True, False), ((5, 17, 64), (64, 1), False, False),
     ((2, 1, 700), (2, 9000, 700), False, True), ((6, 65, 300), (6, 1, 300), False, True),
-    ((1, 300), (300, 40), False, False), ((65, 300), (300, 1), False, False), ((3, 4, 5), (3, 5, 6), False, False),
+    ((1, 300), (300, 40), False, False), ((65, 300), (300, 1), False, False),
+    # batches of small matrices (k + m + n < 20): Eigen's coefficient-based product
+    ((3, 4, 5), (3, 5, 6), False, False), ((2, 9, 8), (2, 2, 8), False, True), ((2, 8, 9), (2, 8, 2), True, False),
+    ((4, 2, 8), (4, 3, 2), True, True),
 ]
 
 
