@@ -1,4 +1,4 @@
-"""Large matrix products on ``ref``'s own kernel and threads.
+"""Matrix products on ``ref``'s own kernel and threads.
 
 **The kernel** (:mod:`ref.ops.gemm_kernel`, built by llvmlite in
 :mod:`ref.ops.gemm_llvm`: no Numba compilation, ~0.1 s per micro-kernel size
@@ -15,6 +15,21 @@ or inner length, or :data:`KERNEL_MIN_COLUMNS` columns (lanes left idle)
 are NumPy's BLAS in blocks on ref's threads, BLAS itself on one thread.
 ``REF_MATMUL=numpy`` sends every product to NumPy (the behaviour before this
 kernel, for comparisons).
+
+**TF's bits.** ``MatMul`` of float32 with one row or one column (``m == 1`` or
+``n == 1``, ``k >= 2``) does not come here: :mod:`ref.ops.eigen_gemv` computes it
+in the order of TF's Eigen dense products, bit for bit. Every other product
+keeps this module's order (one FMA chain per element, or OpenBLAS's), which is
+not TF's in general: TF runs those through Eigen's tensor contraction with
+oneDNN's JIT sgemm as the inner kernel (``TENSORFLOW_USE_MKLDNN_CONTRACTION_KERNEL``),
+which chooses FMA kernels and blockings from the CPU, and Eigen's thread pool
+may shard ``k`` (``shardByInnerDim``, from the pool size and the L3 cache),
+summing the shards' partial products. Measured against tensorflow-cpu 2.21 on a
+2-CPU AVX-512 machine (fraction of elements equal): products with ``k`` up to a
+few hundred match (one FMA chain in order: ``64x128x64``, ``128x300x100``,
+``256x512x10``, ``30x20x10`` all 1.00); ``16x400x16`` is exactly two FMA chains
+over ``k``'s halves, summed (0.12 here); ``32x784x10`` and ``64x784x256`` (0.06)
+follow neither one chain nor two.
 
 **Threads.** NumPy's OpenBLAS runs a product on as many threads as the machine
 has cores, and its threads spin while they wait: on a machine whose cores are

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_math, eigen_recip, gemm
+from ref.ops import eigen_gemv, eigen_math, eigen_recip, eigen_reduce, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -555,7 +555,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fals
     a, b = np.asarray(a), np.asarray(b)
     if a.shape[1 - transpose_a] != b.shape[transpose_b]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}")
-    return gemm.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    if (a.shape[0] == 1 or b.shape[1] == 1) and a.dtype == b.dtype == np.float32:
+        # TF's order (Eigen's matrix-vector products)
+        out = eigen_gemv.vector_product(a, b, transpose_a, transpose_b, eigen_reduce.pool_threads())
+        if out is not None:
+            return out
+    return gemm.matmul(a, b)
 
 
 def _batch_matmul_shape(ins, attrs):
@@ -593,6 +599,10 @@ def batch_matmul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False):
     y = _adjoint(y) if adj_y else y
     if x.shape[-1] != y.shape[-2]:
         raise invalid_argument(f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: {list(y.shape)}")
+    if x.dtype == y.dtype == np.float32:  # one row or column: TF's order (Eigen's matrix-vector products)
+        out = eigen_gemv.batch_product(x, y, adj_x, adj_y, eigen_reduce.pool_threads())
+        if out is not None:
+            return out
     if x.dtype == y.dtype and gemm.uses_kernel(x.shape[-2], x.shape[-1], y.shape[-1], x.dtype):
         # large matrices: one product of ref's kernel per batch element (gemm.matmul)
         batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])

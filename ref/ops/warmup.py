@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from ref.ops import _jit, eigen_math, eigen_reduce, fused, gemm_kernel, gemm_llvm, nn, registry
+from ref.ops import _jit, eigen_gemv, eigen_math, eigen_reduce, fused, gemm_kernel, gemm_llvm, nn, registry
 
 _HYPER = {"lr_power": -0.5, "global_step": 1}
 COMMON_OPTIMIZERS = ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp")
@@ -122,10 +122,15 @@ def _jobs(size, everything=False):
             lambda x=x: registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x,
                                       labels=np.array([0, 1, 2, 0], np.int64)))
         if dtype == np.float32:
-            yield "Eigen's exp/log/tanh/sigmoid and row sums (ref.ops.eigen_math, eigen_reduce)", "eigen", (
-                lambda: [eigen_math._sample(loop)() for loop in eigen_math._FORMS]
-                + [eigen_reduce.sum_rows(np.ones((2, 40), np.float32)),
-                   eigen_reduce._one(np.ones(40, np.float32), 0, 40)])
+            yield "Eigen's exp/log/tanh/sigmoid, row sums and GEMV (ref.ops.eigen_math, eigen_reduce, eigen_gemv)", \
+                "eigen", (
+                    lambda: [eigen_math._sample(loop)() for loop in eigen_math._FORMS]
+                    + [eigen_reduce.sum_rows(np.ones((2, 40), np.float32)),
+                       eigen_reduce._one(np.ones(40, np.float32), 0, 40),
+                       eigen_gemv._gemv(np.ones(20, np.float32), np.ones((20, 3), np.float32), 16,
+                                        np.empty(3, np.float32)),
+                       eigen_gemv._rows(np.ones((3, 20), np.float32), np.ones(20, np.float32), True,
+                                        np.empty(3, np.float32))])
         a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
         yield f"MatMul {kind} (ref.ops.gemm_llvm: micro-kernels of 1..{gemm_kernel.MR_T} rows)", "gemm", (
             lambda a=a, d=dtype: [registry.call("MatMul", a=a, b=a, transpose_b=True)]
