@@ -39,106 +39,146 @@ from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 PACKET = 8
 LEAF = PACKET * 1024
-"""Values of a row above which it is split in two (``LeafSize<float>`` packets)."""
+"""Values of a float32 row above which it is split in two (``LeafSize<float>`` packets)."""
 
 _F = np.float32
+_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+"""AVX packet lanes (``Packet8f``, ``Packet4d``) of the dtypes this module reduces."""
 
 
 @njit(inline="always")
-def _leaf(x, first, n, p):
-    """Eigen's non-tree inner reduction of ``x[first:first + n]`` (``p``: a [4, 8] scratch)."""
+def _op(a, b, mul):
+    return a * b if mul else a + b
+
+
+@njit(inline="always")
+def _leaf(x, first, n, p, mul):
+    """Eigen's non-tree inner reduction of ``x[first:first + n]`` (``p``: a [4, lanes]
+    scratch; ``mul``: products, else sums)."""
+    lanes = p.shape[1]
+    one = 1.0 if mul else 0.0
     for k in range(4):
-        for lane in range(8):
-            p[k, lane] = 0.0
+        for lane in range(lanes):
+            p[k, lane] = one
+    s = p[0, 0]  # the identity, in x's type
     start = 0
-    if n >= 32:
-        v4 = (n // 32) * 32
-        for j in range(0, v4, 32):
+    if n >= 4 * lanes:
+        v4 = (n // (4 * lanes)) * (4 * lanes)
+        for j in range(0, v4, 4 * lanes):
             for k in range(4):
-                for lane in range(8):
-                    p[k, lane] = p[k, lane] + x[first + j + 8 * k + lane]
+                for lane in range(lanes):
+                    p[k, lane] = _op(p[k, lane], x[first + j + lanes * k + lane], mul)
         for k in range(1, 4):
-            for lane in range(8):
-                p[0, lane] = p[0, lane] + p[k, lane]
+            for lane in range(lanes):
+                p[0, lane] = _op(p[0, lane], p[k, lane], mul)
         start = v4
-    if start <= n - 8:
-        v = (n // 8) * 8
-        for j in range(start, v, 8):
-            for lane in range(8):
-                p[0, lane] = p[0, lane] + x[first + j + lane]
+    if start <= n - lanes:
+        v = (n // lanes) * lanes
+        for j in range(start, v, lanes):
+            for lane in range(lanes):
+                p[0, lane] = _op(p[0, lane], x[first + j + lane], mul)
         start = v
-    s = np.float32(0.0)
     for j in range(start, n):
-        s = s + x[first + j]
-    q0 = p[0, 0] + p[0, 4]
-    q1 = p[0, 1] + p[0, 5]
-    q2 = p[0, 2] + p[0, 6]
-    q3 = p[0, 3] + p[0, 7]
-    return s + ((q0 + q2) + (q1 + q3))
+        s = _op(s, x[first + j], mul)
+    half = lanes // 2
+    while half >= 1:  # predux: the packet's halves lane by lane, down to one lane
+        for lane in range(half):
+            p[0, lane] = _op(p[0, lane], p[0, lane + half], mul)
+        half //= 2
+    return _op(s, p[0, 0], mul)
 
 
 @njit(nogil=True)
 def _rows(x, n, out):
-    """out[r] = the leaf sum of row r of the flat ``x`` (rows of ``n`` values, n <= LEAF)."""
+    """out[r] = the leaf sum of row r of the flat float32 ``x`` (rows of ``n`` values, n <= LEAF)."""
     p = np.empty((4, 8), x.dtype)
     for r in range(out.size):
-        out[r] = _leaf(x, r * n, n, p)
+        out[r] = _leaf(x, r * n, n, p, False)
+    return out
+
+
+@njit(nogil=True)
+def _leaves(x, n, lanes, mul, out):
+    """out[r] = the leaf reduction of row r of the flat ``x``, any dtype and reducer."""
+    p = np.empty((4, lanes), x.dtype)
+    for r in range(out.size):
+        out[r] = _leaf(x, r * n, n, p, mul)
     return out
 
 
 @njit(nogil=True)
 def _one(x, first, n):
     p = np.empty((4, 8), x.dtype)
-    return _leaf(x, first, n, p)
+    return _leaf(x, first, n, p, False)
 
 
-def _rows_numpy(x, n, out):
-    """:func:`_rows` as NumPy passes over all rows at once (the same additions in the same order)."""
+def _rows_numpy(x, n, out, mul=False):
+    """:func:`_leaves` as NumPy passes over all rows at once (the same operations in the same order)."""
+    dt = x.dtype
+    lanes = _LANES[dt]
+    op = np.multiply if mul else np.add
     rows = x.reshape(-1, n)
-    p = np.zeros((rows.shape[0], 4, 8), _F)
+    p = np.full((rows.shape[0], 4, lanes), 1 if mul else 0, dt)
     start = 0
-    if n >= 32:
-        v4 = (n // 32) * 32
-        for j in range(0, v4, 32):
-            p += rows[:, j:j + 32].reshape(-1, 4, 8)
-        p[:, 0] += p[:, 1]
-        p[:, 0] += p[:, 2]
-        p[:, 0] += p[:, 3]
+    if n >= 4 * lanes:
+        v4 = (n // (4 * lanes)) * (4 * lanes)
+        for j in range(0, v4, 4 * lanes):
+            op(p, rows[:, j:j + 4 * lanes].reshape(-1, 4, lanes), out=p)
+        for k in (1, 2, 3):
+            op(p[:, 0], p[:, k], out=p[:, 0])
         start = v4
     acc = p[:, 0]
-    if start <= n - 8:
-        v = (n // 8) * 8
-        for j in range(start, v, 8):
-            acc += rows[:, j:j + 8]
+    if start <= n - lanes:
+        v = (n // lanes) * lanes
+        for j in range(start, v, lanes):
+            op(acc, rows[:, j:j + lanes], out=acc)
         start = v
-    s = np.zeros(rows.shape[0], _F)
+    s = np.full(rows.shape[0], 1 if mul else 0, dt)
     for j in range(start, n):
-        s += rows[:, j]
-    q = acc[:, :4] + acc[:, 4:]
-    out[:] = s + ((q[:, 0] + q[:, 2]) + (q[:, 1] + q[:, 3]))
+        op(s, rows[:, j], out=s)
+    while acc.shape[1] > 1:
+        h = acc.shape[1] // 2
+        acc = op(acc[:, :h], acc[:, h:])
+    out[:] = op(s, acc[:, 0])
     return out
 
 
-def _leaf_sum(flat, first, n):
-    if numpy_tier(_one, n):
-        return run_numpy_form(_one, lambda: _rows_numpy(flat[first:first + n], n, np.empty(1, _F))[0])
-    return _one(flat, first, n)
+def _leaf_rows(flat, n, mul, out):
+    """Leaf reductions of the rows of ``n`` values of ``flat`` into ``out``."""
+    if flat.dtype == _F and not mul:
+        if numpy_tier(_rows, flat.size):
+            return run_numpy_form(_rows, _rows_numpy, flat, n, out)
+        return _rows(flat, n, out)
+    if numpy_tier(_leaves, flat.size):
+        return run_numpy_form(_leaves, _rows_numpy, flat, n, out, mul)
+    return _leaves(flat, n, _LANES[flat.dtype], mul, out)
 
 
-def _tree(flat, first, n):
-    """Eigen's tree reduction of ``flat[first:first + n]``."""
-    if n <= LEAF:
-        return _leaf_sum(flat, first, n)
-    split = PACKET * -(-(first + -(-n // 2)) // PACKET)
+def _tree(flat, first, n, mul=False):
+    """Eigen's tree reduction of ``flat[first:first + n]`` (a leaf of 1024 packets); none for
+    products (``ProdReducer`` is declared exactly associative)."""
+    lanes = _LANES[flat.dtype]
+    if n <= lanes * 1024 or mul:
+        return _leaf_rows(flat[first:first + n], n, mul, np.empty(1, flat.dtype))[0]
+    split = lanes * -(-(first + -(-n // 2)) // lanes)
     left = min(split - first, n)
-    total = _tree(flat, first, left)
+    total = _tree(flat, first, left, mul)
     if left < n:
-        total = _F(total + _tree(flat, split, n - left))
+        right = _tree(flat, split, n - left, mul)
+        total = total * right if mul else total + right
     return total
 
 
 _COST_PER_VALUE = 4 * 11 / 64 + 10 / 8
 """Eigen's cost model's cycles for one value of a float32 full sum (``TensorCostModel``)."""
+
+
+def value_cost(dtype, ops=0):
+    """Eigen's cost model's cycles a value of a full reduction of ``dtype``: its load from
+    L2 (11/64 a byte), the reducer's default cost (10) and ``ops`` element-wise
+    operations of cost 1 on it, the two last over a packet."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize * 11 / 64 + (10 + ops) / _LANES[dtype]
 
 
 def pool_threads() -> int:
@@ -153,19 +193,130 @@ def pool_threads() -> int:
         return os.cpu_count() or 1
 
 
-def _full(flat):
-    """Eigen's ``FullReducer`` on a thread pool of :func:`pool_threads` threads."""
+def full(flat, mul=False, cost=None):
+    """Eigen's ``FullReducer`` of the flat ``flat`` on a thread pool of :func:`pool_threads`
+    threads (``cost``: cycles a value, :func:`value_cost` by default)."""
     n = flat.size
-    t = int((n * _COST_PER_VALUE - 100000) / 100000 + 0.9)
+    cost = value_cost(flat.dtype) if cost is None else cost
+    t = int((n * cost - 100000) / 100000 + 0.9)
     t = min(pool_threads(), max(1, t))
     if t == 1:
-        return _tree(flat, 0, n)
+        return _tree(flat, 0, n, mul)
     block = n // t
     blocks = n // block
-    total = _tree(flat, blocks * block, n - blocks * block) if blocks * block < n else _F(0)
+    if blocks * block < n:
+        total = _tree(flat, blocks * block, n - blocks * block, mul)
+    else:
+        total = flat.dtype.type(1 if mul else 0)
     for i in range(blocks):
-        total = _F(total + _tree(flat, i * block, block))
+        part = _tree(flat, i * block, block, mul)
+        total = total * part if mul else total + part
     return total
+
+
+_full = full
+
+
+@njit(inline="always")
+def _column(x, first, stride, r, mul, scratch):
+    scratch[0] = 1.0 if mul else 0.0
+    s = scratch[0]
+    for j in range(r):
+        s = _op(s, x[first + j * stride], mul)
+    return s
+
+
+@njit(nogil=True)
+def _middle(x, k1n, r, k2n, lanes, mul, out):
+    """``x`` a flat [k1n, r, k2n] -> out[k1n * k2n], reduced over its middle axis: output
+    packets inside one row of k2n by ``InnerMostDimPreserver`` (four accumulators of
+    rows j % 4 from 16 rows on), other outputs column by column."""
+    n = k1n * k2n
+    acc = np.empty((4, lanes), x.dtype)
+    one_ = np.empty(1, x.dtype)
+    one = 1.0 if mul else 0.0
+    o = 0
+    while o + lanes <= n:
+        k1 = o // k2n
+        k2 = o - k1 * k2n
+        base = k1 * r * k2n + k2
+        if k2 + lanes - 1 < k2n:
+            for k in range(4):
+                for lane in range(lanes):
+                    acc[k, lane] = one
+            r4 = (r // 4) * 4 if r >= 16 else 0
+            for j in range(0, r4, 4):
+                for k in range(4):
+                    row = base + (j + k) * k2n
+                    for lane in range(lanes):
+                        acc[k, lane] = _op(acc[k, lane], x[row + lane], mul)
+            if r4:
+                for k in range(1, 4):
+                    for lane in range(lanes):
+                        acc[0, lane] = _op(acc[0, lane], acc[k, lane], mul)
+            for j in range(r4, r):
+                row = base + j * k2n
+                for lane in range(lanes):
+                    acc[0, lane] = _op(acc[0, lane], x[row + lane], mul)
+            for lane in range(lanes):
+                out[o + lane] = acc[0, lane]
+        else:
+            for i in range(lanes):
+                k1 = (o + i) // k2n
+                out[o + i] = _column(x, k1 * r * k2n + (o + i - k1 * k2n), k2n, r, mul, one_)
+        o += lanes
+    for i in range(o, n):
+        k1 = i // k2n
+        out[i] = _column(x, k1 * r * k2n + (i - k1 * k2n), k2n, r, mul, one_)
+    return out
+
+
+def _middle_numpy(x, k1n, r, k2n, lanes, mul, out):
+    """:func:`_middle` as NumPy passes over whole rows (the same operations in the same order)."""
+    op = np.multiply if mul else np.add
+    v = x.reshape(k1n, r, k2n)
+    seq = np.full((k1n, k2n), 1 if mul else 0, x.dtype)
+    for j in range(r):
+        op(seq, v[:, j], out=seq)
+    r4 = (r // 4) * 4 if r >= 16 else 0
+    if r4:
+        acc = np.full((4, k1n, k2n), 1 if mul else 0, x.dtype)
+        for j in range(0, r4, 4):
+            op(acc, v[:, j:j + 4].transpose(1, 0, 2), out=acc)
+        a0 = acc[0]
+        for k in (1, 2, 3):
+            op(a0, acc[k], out=a0)
+        for j in range(r4, r):
+            op(a0, v[:, j], out=a0)
+    else:
+        a0 = seq
+    n = k1n * k2n
+    o = np.arange(n)
+    packet = (o // lanes) * lanes
+    whole = (packet + lanes <= n) & (packet % k2n + lanes - 1 < k2n)
+    out[:] = np.where(whole, a0.reshape(-1), seq.reshape(-1))
+    return out
+
+
+@njit(nogil=True)
+def _outer(x, r1, k, r2, mul, out):
+    """``x`` a flat [r1, k, r2] -> out[k] reduced over axes 0 and 2 (``GenericDimReducer``:
+    for each j2, for each j0, in that order)."""
+    for c in range(k):
+        s = _column(x, 0, 1, 0, mul, out[c:c + 1])  # the identity, in x's type
+        for j2 in range(r2):
+            for j0 in range(r1):
+                s = _op(s, x[(j0 * k + c) * r2 + j2], mul)
+        out[c] = s
+    return out
+
+
+def _outer_numpy(x, r1, k, r2, mul, out):
+    """:func:`_outer` with NumPy's accumulate (strictly sequential) over the values in its order."""
+    op = np.multiply if mul else np.add
+    seq = x.reshape(r1, k, r2).transpose(2, 0, 1).reshape(r2 * r1, k)
+    out[:] = op.accumulate(seq, axis=0)[-1]
+    return out
 
 
 def _simplified(shape, axes):
@@ -185,43 +336,82 @@ def _simplified(shape, axes):
     return dims, kinds
 
 
-def row_sums(x, axes):
-    """The Eigen-order sums of float32 ``x`` over ``axes`` (sorted, canonical) as a flat
-    array of the kept elements in C order, or None where TF reduces in another
-    layout (this module's docstring)."""
-    if x.dtype != _F or x.size == 0:
+def reduce(x, axes, mul=False):
+    """The Eigen-order sums (products with ``mul``) of float32/float64 ``x`` over ``axes``
+    (sorted, canonical) as a flat array of the kept elements in C order, in the
+    layout TF's ``ReductionHelper`` gives (this module's docstring); None for
+    other dtypes, empty inputs and no reduced axis."""
+    if x.dtype not in _LANES or x.size == 0:
         return None
     dims, kinds = _simplified(x.shape, set(axes))
     if not dims:  # every kept and reduced dimension of size 1
-        return np.ascontiguousarray(x, _F).reshape(-1)[:1].copy() if axes else None
-    if kinds == [True]:
-        rows, n = 1, dims[0]
-    elif kinds == [False, True]:
-        rows, n = dims
-    else:
+        return np.ascontiguousarray(x).reshape(-1)[:1].copy() if axes else None
+    if True not in kinds:
         return None
-    if rows == 1:
-        return np.array([_full(np.ascontiguousarray(x).reshape(-1))], _F)
-    return sum_rows(np.ascontiguousarray(x).reshape(rows, n))
+    flat = np.ascontiguousarray(x).reshape(-1)
+    with np.errstate(all="ignore"):
+        if kinds == [True]:
+            return np.array([full(flat, mul)], x.dtype)
+        if kinds == [False, True]:
+            return reduce_rows(flat.reshape(dims), mul)
+        if kinds in ([True, False], [False, True, False]):
+            k1n, r, k2n = ([1] + dims) if len(dims) == 2 else dims
+            return _run(_middle, _middle_numpy, flat, k1n, r, k2n, _LANES[x.dtype], mul,
+                        np.empty(k1n * k2n, x.dtype))
+        if kinds == [True, False, True]:
+            return _run(_outer, _outer_numpy, flat, *dims, mul, np.empty(dims[1], x.dtype))
+        # TF transposes the kept dimensions first and reduces the rows of the copy
+        kept = [i for i, k in enumerate(kinds) if not k]
+        red = [i for i, k in enumerate(kinds) if k]
+        moved = flat.reshape(dims).transpose(kept + red)
+        rows = int(np.prod([dims[i] for i in kept]))
+        return reduce_rows(np.ascontiguousarray(moved).reshape(rows, -1), mul)
+
+
+def _run(loop, form, flat, *args):
+    if numpy_tier(loop, flat.size):
+        return run_numpy_form(loop, form, flat, *args)
+    return loop(flat, *args)
+
+
+def row_sums(x, axes):
+    """:func:`reduce`'s sums (TF's ``Sum``, ``Mean``'s numerator)."""
+    return reduce(x, axes)
+
+
+def reduce_rows(x, mul=False):
+    """The Eigen-order sum (product with ``mul``) of each row of a float32/float64 matrix
+    (``InnerMostDimReducer``: a reduction along the last axis of a matrix; no thread
+    blocks, even for one row)."""
+    rows, n = x.shape
+    if n == 0:
+        return np.full(rows, 1 if mul else 0, x.dtype)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    if n > _LANES[x.dtype] * 1024 and not mul:
+        return np.array([_tree(flat, r * n, n, mul) for r in range(rows)], x.dtype)
+    with np.errstate(all="ignore"):
+        return _leaf_rows(flat, n, mul, np.empty(rows, x.dtype))
 
 
 def sum_rows(x):
-    """The Eigen-order sum of each row of a float32 matrix (``InnerMostDimReducer``: a
-    reduction along the last axis of a matrix, as TF's softmax and cross-entropy
-    kernels make; no thread blocks, even for one row)."""
-    rows, n = x.shape
-    if n == 0:
-        return np.zeros(rows, _F)
-    flat = np.ascontiguousarray(x, _F).reshape(-1)
-    if n > LEAF:
-        return np.array([_tree(flat, r * n, n) for r in range(rows)], _F)
-    out = np.empty(rows, _F)
-    with np.errstate(all="ignore"):
-        if numpy_tier(_rows, flat.size):
-            return run_numpy_form(_rows, _rows_numpy, flat, n, out)
-        return _rows(flat, n, out)
+    """:func:`reduce_rows`' sums of a float32 matrix (as TF's softmax and cross-entropy
+    kernels reduce)."""
+    return reduce_rows(np.asarray(x, _F))
+
+
+def _sample():
+    """Small calls of every loop, for each dtype and reducer (their background builds)."""
+    for dt in (np.float32, np.float64):
+        for mul in (False, True):
+            x = np.ones(40, dt)
+            _leaves(x, 40, _LANES[np.dtype(dt)], mul, np.empty(1, dt))
+            _middle(x, 2, 4, 5, _LANES[np.dtype(dt)], mul, np.empty(10, dt))
+            _outer(x, 2, 4, 5, mul, np.empty(4, dt))
 
 
 # The NumPy forms serve every size while the loops build in the background.
 _jit.compiles_in_background(_rows, lambda: _rows(np.ones(40, _F), 40, np.empty(1, _F)), any_size=True)
 _jit.compiles_in_background(_one, lambda: _one(np.ones(40, _F), 0, 40), any_size=True)
+_jit.compiles_in_background(_leaves, _sample, any_size=True)
+_jit.compiles_in_background(_middle, _sample, any_size=True)
+_jit.compiles_in_background(_outer, _sample, any_size=True)

@@ -1,7 +1,7 @@
 """Reductions (TF's reduction_ops kernels): Sum, Prod, Mean, Max, Min, All, Any
-over ``axis`` (``keep_dims``), and ArgMax/ArgMin. float32 sums over trailing
-axes (every axis included) add in Eigen's order, as TF's kernel
-(:mod:`ref.ops.eigen_reduce`); other sums reduce in NumPy's pairwise order in
+over ``axis`` (``keep_dims``), and ArgMax/ArgMin. float32/float64 sums and
+products add (multiply) in Eigen's order, as TF's kernel
+(:mod:`ref.ops.eigen_reduce`); other dtypes reduce in NumPy's order in
 the input's dtype; integer Mean divides as C++ does.
 """
 from __future__ import annotations
@@ -72,8 +72,8 @@ def _reduce(ufunc, input, axis, keep_dims, **kw):
 
 @_reduction("Sum", _NUM)
 def sum(input, axis, keep_dims=False):  # noqa: A001 - TF's name
-    """output = the sum of ``input`` over ``axis`` (Eigen's order for float32 over trailing
-    axes, :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
+    """output = the sum of ``input`` over ``axis`` (Eigen's order for float32/float64,
+    :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
     x = np.asarray(input)
     axes = _reduction_axes(x.ndim, axis)
     total = eigen_reduce.row_sums(x, axes)
@@ -88,8 +88,14 @@ def _kept_shape(shape, axes, keep_dims):
 
 @_reduction("Prod", _NUM)
 def prod(input, axis, keep_dims=False):
-    """output = the product of ``input`` over ``axis``."""
-    return _reduce(np.multiply, input, axis, keep_dims, dtype=np.asarray(input).dtype)
+    """output = the product of ``input`` over ``axis`` (Eigen's order for float32/float64,
+    :mod:`ref.ops.eigen_reduce`; else NumPy's order, in input's dtype)."""
+    x = np.asarray(input)
+    axes = _reduction_axes(x.ndim, axis)
+    total = eigen_reduce.reduce(x, axes, mul=True)
+    if total is not None:
+        return total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    return np.asarray(np.multiply.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype))
 
 
 @_reduction("EuclideanNorm", _NUM)

@@ -125,7 +125,7 @@ def _jobs(size, everything=False):
             yield "Eigen's exp/log/tanh/sigmoid and row sums (ref.ops.eigen_math, eigen_reduce)", "eigen", (
                 lambda: [eigen_math._sample(loop)() for loop in eigen_math._FORMS]
                 + [eigen_reduce.sum_rows(np.ones((2, 40), np.float32)),
-                   eigen_reduce._one(np.ones(40, np.float32), 0, 40)])
+                   eigen_reduce._one(np.ones(40, np.float32), 0, 40), eigen_reduce._sample()])
         a = rng.standard_normal((96, 64)).astype(dtype)  # above gemm.SERIAL_WORK: the kernel
         yield f"MatMul {kind} (ref.ops.gemm_llvm: micro-kernels of 1..{gemm_kernel.MR_T} rows)", "gemm", (
             lambda a=a, d=dtype: [registry.call("MatMul", a=a, b=a, transpose_b=True)]
