@@ -173,12 +173,14 @@ _COST_PER_VALUE = 4 * 11 / 64 + 10 / 8
 """Eigen's cost model's cycles for one value of a float32 full sum (``TensorCostModel``)."""
 
 
-def value_cost(dtype, ops=0):
-    """Eigen's cost model's cycles a value of a full reduction of ``dtype``: its load from
-    L2 (11/64 a byte), the reducer's default cost (10) and ``ops`` element-wise
-    operations of cost 1 on it, the two last over a packet."""
+def value_cost(dtype, ops=0, loads=1):
+    """Eigen's cost model's cycles a value of a full reduction of ``dtype``: ``loads`` loads
+    from L2 (11/64 a byte; an expression's every leaf counts), the reducer's default
+    cost (10) and ``ops`` element-wise operations of cost 1 on it, the two last over a
+    packet (L2Loss's ``square() * 0.5``: ops=2; EuclideanNorm's ``in * in.conjugate()``:
+    two leaves, one product)."""
     dtype = np.dtype(dtype)
-    return dtype.itemsize * 11 / 64 + (10 + ops) / _LANES[dtype]
+    return loads * dtype.itemsize * 11 / 64 + (10 + ops) / _LANES[dtype]
 
 
 def pool_threads() -> int:
@@ -336,11 +338,12 @@ def _simplified(shape, axes):
     return dims, kinds
 
 
-def reduce(x, axes, mul=False):
+def reduce(x, axes, mul=False, cost=None):
     """The Eigen-order sums (products with ``mul``) of float32/float64 ``x`` over ``axes``
     (sorted, canonical) as a flat array of the kept elements in C order, in the
     layout TF's ``ReductionHelper`` gives (this module's docstring); None for
-    other dtypes, empty inputs and no reduced axis."""
+    other dtypes, empty inputs and no reduced axis. ``cost``: a full reduction's
+    cycles a value (:func:`value_cost`; more where ``x`` stands for an expression)."""
     if x.dtype not in _LANES or x.size == 0:
         return None
     dims, kinds = _simplified(x.shape, set(axes))
@@ -351,7 +354,7 @@ def reduce(x, axes, mul=False):
     flat = np.ascontiguousarray(x).reshape(-1)
     with np.errstate(all="ignore"):
         if kinds == [True]:
-            return np.array([full(flat, mul)], x.dtype)
+            return np.array([full(flat, mul, cost)], x.dtype)
         if kinds == [False, True]:
             return reduce_rows(flat.reshape(dims), mul)
         if kinds in ([True, False], [False, True, False]):

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, eigen_softmax, gemm, gemm_llvm
+from ref.ops import _jit, eigen_reduce, eigen_softmax, gemm, gemm_llvm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -666,10 +666,13 @@ def bias_add_grad(out_backprop, data_format="NHWC"):
 @register_op("L2Loss", inputs=("t",), type_attrs={"T": "t"}, allowed={"T": _F},
              shape=lambda ins, attrs: [(ins["t"].dtype, TensorShape([]))])
 def l2_loss(t):
-    """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2)."""
+    """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2; float32/float64 summed as
+    Eigen's full reduction of that two-operation expression, :mod:`ref.ops.eigen_reduce`)."""
     x = np.asarray(t)
     y = np.multiply(x, x, out=np.empty(x.shape, x.dtype))
     np.multiply(y, _c(0.5, x), out=y)  # the same two roundings, one temporary (the LM's [200, 10000] clip)
+    if x.dtype in (np.float32, np.float64) and y.size:
+        return np.asarray(eigen_reduce.full(y.reshape(-1), cost=eigen_reduce.value_cost(x.dtype, 2)))
     return np.asarray(np.add.reduce(y, axis=None, dtype=x.dtype))
 
 

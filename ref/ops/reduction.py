@@ -100,10 +100,19 @@ def prod(input, axis, keep_dims=False):
 
 @_reduction("EuclideanNorm", _NUM)
 def euclidean_norm(input, axis, keep_dims=False):
-    """output = sqrt(sum(x * conj(x))) over ``axis``, in input's dtype (integers truncate)."""
+    """output = sqrt(sum(x * conj(x))) over ``axis``, in input's dtype (integers truncate;
+    float32/float64 sum in Eigen's order, :mod:`ref.ops.eigen_reduce`, as TF's
+    ``(in * in.conjugate()).reduce(...).sqrt()``)."""
     x = np.asarray(input)
     sq = np.multiply(x, np.conj(x)) if x.dtype.kind == "c" else np.multiply(x, x)
-    total = _reduce(np.add, sq, axis, keep_dims, dtype=x.dtype)
+    axes = _reduction_axes(x.ndim, axis)
+    total = None
+    if x.dtype in (np.float32, np.float64):
+        total = eigen_reduce.reduce(sq, axes, cost=eigen_reduce.value_cost(x.dtype, 1, loads=2))
+    if total is not None:
+        total = total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    else:
+        total = _reduce(np.add, sq, axis, keep_dims, dtype=x.dtype)
     with np.errstate(invalid="ignore"):
         if x.dtype.kind in "iu":
             return np.asarray(np.sqrt(total.astype(np.float64))).astype(x.dtype)

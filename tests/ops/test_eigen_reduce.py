@@ -172,3 +172,39 @@ def test_double_predux_by_hand():
     s = (0.0 + v[16] + v[17]) + v[18]
     want = s + ((p0[0] + p0[2]) + (p0[1] + p0[3]))
     assert raw_ops.Sum(input=v, axis=np.int32(0)) == want
+
+
+# (op, shape, axis): L2Loss and EuclideanNorm reduce an expression (x * x * 0.5, x * x), whose
+# element-wise operations count in a full reduction's cost (threads) -- rows around both thresholds
+EXPRESSIONS = [("L2Loss", (100,), None), ("L2Loss", (91000,), None), ("L2Loss", (300, 70), None),
+               ("L2Loss", (50001,), None), ("L2Loss", (200001,), None), ("L2Loss", (7,), None),
+               ("EuclideanNorm", (1000,), 0), ("EuclideanNorm", (91000,), 0), ("EuclideanNorm", (128, 10), 0),
+               ("EuclideanNorm", (128, 10), 1), ("EuclideanNorm", (3, 40, 13), (0, 2)),
+               ("EuclideanNorm", (300, 70), (0, 1)), ("EuclideanNorm", (200001,), 0),
+               ("EuclideanNorm", (45000,), 0), ("L2Loss", (45000,), None)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op, shape, axis", EXPRESSIONS, ids=[f"{o}-{s}-{a}" for o, s, a in EXPRESSIONS])
+def test_expression_reductions_equal_tensorflow(dtype, op, shape, axis):
+    tf = pytest.importorskip("tensorflow")
+    x = _x(shape, dtype)
+    if op == "L2Loss":
+        want, got = tf.raw_ops.L2Loss(t=x).numpy(), raw_ops.L2Loss(t=x)
+    else:
+        ax = np.asarray(axis, np.int32)
+        want, got = tf.raw_ops.EuclideanNorm(input=x, axis=ax).numpy(), raw_ops.EuclideanNorm(input=x, axis=ax)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
+
+
+def test_l2_loss_by_hand():
+    """L2Loss of 10 float32 values: y = (x * x) * 0.5, one packet of 8 and two values from 0,
+    s + ((q0 + q2) + (q1 + q3)), q_i = y_i + y_{i+4}."""
+    x = _x((10,))
+    f = np.float32
+    y = (x * x) * f(0.5)
+    q = y[:4] + y[4:8]
+    s = f(f(0) + y[8]) + y[9]
+    want = f(s + f(f(q[0] + q[2]) + f(q[1] + q[3])))
+    assert raw_ops.L2Loss(t=x).view(np.int32) == want.view(np.int32)
