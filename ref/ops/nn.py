@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, eigen_reduce, eigen_softmax, gemm, gemm_llvm
+from ref.ops import _jit, eigen_reduce, eigen_redux, eigen_softmax, gemm, gemm_llvm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -652,13 +652,15 @@ def _bias_add_grad_shape(ins, attrs):
 @register_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
              type_attrs={"T": "out_backprop"}, allowed={"T": dtypes.NUMBERS}, shape=_bias_add_grad_shape)
 def bias_add_grad(out_backprop, data_format="NHWC"):
-    """output[c] = sum of out_backprop over every axis but the channel axis."""
+    """output[c] = sum of out_backprop over every axis but the channel axis (the last, and a
+    matrix's in either format: TF's ``ReduceOuterDimensions`` order for float types,
+    :mod:`ref.ops.eigen_redux`; NCHW over more dimensions in NumPy's order)."""
     g = np.asarray(out_backprop)
-    if g.ndim == 2:  # [batch, channels]: the channel axis is 1 in either format
-        return np.add.reduce(g, axis=0, dtype=g.dtype)
     if g.ndim < 2:
         raise invalid_argument(f"Input tensor must be at least 2D: {list(g.shape)}")
-    c = _channel_axis(g.ndim, data_format)
+    c = 1 if g.ndim == 2 else _channel_axis(g.ndim, data_format)
+    if c == g.ndim - 1 and g.dtype.kind == "f" and g.size:
+        return eigen_redux.reduce_outer_dims(np.ascontiguousarray(g).reshape(-1, g.shape[-1]))
     axes = tuple(a for a in range(g.ndim) if a != c)
     return np.add.reduce(g, axis=axes, dtype=g.dtype)
 
