@@ -65,6 +65,27 @@ def _rows_in_order(x):
     return np.add.accumulate(x, axis=0)[-1] + x.dtype.type(0)  # (0 + -0 is +0, as from 0)
 
 
+def _plan(outer, inner, itemsize, threads):
+    """``(blocks, rows a block, runs)`` of :func:`reduce_outer_dims`' blocked branch."""
+    min_block = -(-2000 // inner)
+    blocks = min(threads, outer, -(-(outer * inner) // min_block))
+    per = -(-outer // blocks)
+    cost = per * inner * itemsize * _LOAD + per * inner
+    return blocks, per, parallel_for_runs(blocks, cost, threads)
+
+
+def row_after_row(outer, inner, dtype, threads=None):
+    """Whether :func:`reduce_outer_dims` of an ``[outer, inner]`` float32/float64 matrix is its
+    rows summed one after the other from 0 (one run, or more channels than ``32 *
+    threads``): a fused ``ReluGrad`` + ``BiasAddGrad`` sweep gives its bits then."""
+    threads = pool_threads() if threads is None else threads
+    if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return False
+    if outer <= 1 or inner > threads * 32:
+        return True
+    return len(_plan(outer, inner, np.dtype(dtype).itemsize, threads)[2]) == 1
+
+
 def reduce_outer_dims(x2, threads=None):
     """TF's ``ReduceOuterDimensions`` sum of the ``[outer, inner]`` matrix ``x2`` over its rows."""
     threads = pool_threads() if threads is None else threads
@@ -77,12 +98,9 @@ def reduce_outer_dims(x2, threads=None):
     with np.errstate(all="ignore"):
         if inner > threads * 32:
             return _rows_in_order(x).astype(dtype)
-        min_block = -(-2000 // inner)
-        blocks = min(threads, outer, -(-(outer * inner) // min_block))
-        per = -(-outer // blocks)
-        cost = per * inner * dtype.itemsize * _LOAD + per * inner
+        blocks, per, runs = _plan(outer, inner, dtype.itemsize, threads)
         bufs = np.zeros((blocks, inner), acc)
-        for start, limit in parallel_for_runs(blocks, cost, threads):
+        for start, limit in runs:
             bufs[start] = _rows_in_order(x[start * per:min(outer, limit * per)])
         total = bufs[0]
         for i in range(1, blocks):

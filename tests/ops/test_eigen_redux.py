@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ref import raw_ops
-from ref.ops import eigen_redux
+from ref.ops import eigen_redux, fused, nn
 
 _RNG = np.random.RandomState(5)
 
@@ -87,3 +87,23 @@ def test_order_by_hand():
     want = halves[0] + halves[1]
     got = eigen_redux.reduce_outer_dims(x, threads=2)
     np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("shape, threads, sequential", [
+    ((128, 10), 2, True), ((20000, 10), 2, False), ((32, 784), 2, True), ((1, 5), 8, True), ((50000, 40), 2, False)])
+def test_row_after_row_says_when_blocks_do_not_matter(shape, threads, sequential):
+    x = _x(shape)
+    assert eigen_redux.row_after_row(*shape, np.float32, threads) is sequential
+    if sequential:  # then the sum is row after row from 0
+        want = np.zeros(shape[1], np.float32)
+        for row in x:
+            want = want + row
+        np.testing.assert_array_equal(eigen_redux.reduce_outer_dims(x, threads=threads), want)
+
+
+def test_fused_relu_bias_grad_keeps_tensorflows_blocks():
+    tf = pytest.importorskip("tensorflow")
+    g, f = _x((20000, 10)), _x((20000, 10))
+    back, bias = fused.relu_bias_grads(nn.relu_grad, nn.bias_add_grad, g, f)
+    want = tf.raw_ops.BiasAddGrad(out_backprop=tf.raw_ops.ReluGrad(gradients=g, features=f)).numpy()
+    np.testing.assert_array_equal(bias, want)
