@@ -1,32 +1,50 @@
-"""TF's float32 ``Sum``/``Mean`` over trailing axes, in Eigen's order.
+"""TF's float32/float64 ``Sum``/``Mean``/``Prod`` (and the sums of ``L2Loss``,
+``EuclideanNorm``) in Eigen's order.
 
 TF's reduction kernels first drop dimensions of size 1 and merge neighbouring
-dimensions that are both reduced or both kept (``ReductionHelper``). When what
-is left is ``[reduced]`` (every axis) or ``[kept, reduced]`` (trailing axes),
-Eigen reduces each row of ``n`` values with ``InnerMostDimReducer`` (TF's x86-64
-build: AVX packets of :data:`PACKET` float32 lanes, no FMA):
+dimensions that are both reduced or both kept (``ReductionHelper``), then take
+one of these paths (TF's x86-64 build: AVX packets of :data:`PACKET` float32 or
+4 float64 lanes, no FMA; products as sums with ``*`` and identity 1):
 
-* rows longer than ``8 * 1024`` (``PACKET * LeafSize<float>()``) split at the
-  first packet boundary (counted from the tensor's start) at or after their
-  middle, and the two halves' sums are added;
-* otherwise, with ``p0..p3`` packets of zeros: while 32 values are left, add the
-  next four packets into ``p0, p1, p2, p3`` (lane by lane); then
-  ``p0 = ((p0 + p1) + p2) + p3``; add each further whole packet into ``p0``;
-  sum the last ``n % 8`` values one by one from 0 into ``s``; the row's sum is
-  ``s + predux(p0)``, ``predux`` adding the packet's halves lane by lane
-  (``q_i = p_i + p_{i+4}``) and then ``(q0 + q2) + (q1 + q3)``.
+* ``[kept, reduced]`` (trailing axes) and ``[reduced]``: each row of ``n`` values
+  by ``InnerMostDimReducer``:
+
+  - sums (not products: ``ProdReducer`` is declared exactly associative) of rows
+    longer than ``lanes * 1024`` (``LeafSize``) split at the first packet
+    boundary (counted from the tensor's start) at or after their middle, and
+    the two halves' results are added;
+  - otherwise, with ``p0..p3`` packets of identities: while ``4 * lanes`` values
+    are left, combine the next four packets into ``p0, p1, p2, p3`` (lane by
+    lane); then ``p0 = ((p0 + p1) + p2) + p3``; combine each further whole
+    packet into ``p0``; the last ``n % lanes`` values one by one from the
+    identity into ``s``; the row's result is ``s + predux(p0)``, ``predux``
+    halving the packet lane by lane (``q_i = p_i + p_{i+lanes/2}``) down to
+    one lane (float32: ``(q0 + q2) + (q1 + q3)``; float64: ``q0 + q1``);
+
+* ``[reduced, kept]`` and ``[kept, reduced, kept]`` (a leading or middle axis):
+  outputs in packets of ``lanes`` (counted over the flat output) that lie in one
+  row of the innermost kept dimension by ``InnerMostDimPreserver``: from 16
+  reduced rows on, four accumulators take rows ``j % 4`` up to the last multiple
+  of 4, are combined ``((a0 + a1) + a2) + a3`` and the remaining rows are
+  added to that; fewer rows, one after the other; every other output (the
+  last ``n % lanes``, packets straddling a row) by ``GenericDimReducer``: its
+  values one after the other from the identity;
+* ``[reduced, kept, reduced]``: each output by ``GenericDimReducer``: for each
+  index of the last reduced dimension, for each of the first, in that order;
+* more dimensions: TF transposes the kept dimensions first and reduces the
+  rows of the copy as ``[kept, reduced]``.
 
 A full reduction (``[reduced]``) is first cut by ``FullReducer`` into as many
 blocks as Eigen's cost model gives threads: ``t = int((n * c - 100000) / 100000
-+ 0.9)`` clamped to ``[1, T]``, with ``c = 4 * 11 / 64 + 10 / 8`` cycles a value
-(a float's load from L2, and the reducer's default cost of 10 over a packet)
-and ``T`` the size of TF's intra-op thread pool (:func:`pool_threads`). With
-``t > 1``, each of ``n // (n // t)`` blocks of ``n // t`` values is reduced as a
-row, the values left over too, and the total is ``((rest + block_0) +
-block_1) + ...``. ``Mean`` is the sum divided by the float32 count. (Measured against
-tensorflow-cpu 2.21: every output equal, up to 3M values and rows of every
-length; ``tests/ops/test_eigen_reduce.py``.) Other layouts (a leading reduced
-axis, reduced axes between kept ones) keep NumPy's order.
++ 0.9)`` clamped to ``[1, T]``, with ``c`` (:func:`value_cost`) the cycles a
+value: its loads at 11/64 a byte plus the reducer's default cost of 10 and
+any element-wise operations, over a packet; ``T`` the size of TF's intra-op
+thread pool (:func:`pool_threads`). With ``t > 1``, each of ``n // (n // t)``
+blocks of ``n // t`` values is reduced as a row, the values left over too,
+and the total is ``((rest + block_0) + block_1) + ...``. ``Mean`` is the sum
+divided by the count in the input's type. (Measured against tensorflow-cpu
+2.21: every output equal; ``tests/ops/test_eigen_reduce.py``.) Other dtypes keep
+NumPy's order.
 """
 from __future__ import annotations
 
@@ -228,48 +246,50 @@ def _column(x, first, stride, r, mul, scratch):
     return s
 
 
+@njit(inline="always")
+def _row_into(acc, k, x, row, k2n, mul):
+    """acc[k] = acc[k] (+ or *) x[row:row + k2n], the branch taken once a row."""
+    if mul:
+        for c in range(k2n):
+            acc[k, c] = acc[k, c] * x[row + c]
+    else:
+        for c in range(k2n):
+            acc[k, c] = acc[k, c] + x[row + c]
+
+
 @njit(nogil=True)
 def _middle(x, k1n, r, k2n, lanes, mul, out):
     """``x`` a flat [k1n, r, k2n] -> out[k1n * k2n], reduced over its middle axis: output
     packets inside one row of k2n by ``InnerMostDimPreserver`` (four accumulators of
-    rows j % 4 from 16 rows on), other outputs column by column."""
+    rows j % 4 from 16 rows on), other outputs column by column. (Row by row over
+    every column, then the other outputs again: the same operations a column
+    meets, in its order, through contiguous rows.)"""
     n = k1n * k2n
-    acc = np.empty((4, lanes), x.dtype)
     one_ = np.empty(1, x.dtype)
     one = 1.0 if mul else 0.0
-    o = 0
-    while o + lanes <= n:
-        k1 = o // k2n
-        k2 = o - k1 * k2n
-        base = k1 * r * k2n + k2
-        if k2 + lanes - 1 < k2n:
-            for k in range(4):
-                for lane in range(lanes):
-                    acc[k, lane] = one
-            r4 = (r // 4) * 4 if r >= 16 else 0
-            for j in range(0, r4, 4):
-                for k in range(4):
-                    row = base + (j + k) * k2n
-                    for lane in range(lanes):
-                        acc[k, lane] = _op(acc[k, lane], x[row + lane], mul)
-            if r4:
-                for k in range(1, 4):
-                    for lane in range(lanes):
-                        acc[0, lane] = _op(acc[0, lane], acc[k, lane], mul)
-            for j in range(r4, r):
-                row = base + j * k2n
-                for lane in range(lanes):
-                    acc[0, lane] = _op(acc[0, lane], x[row + lane], mul)
-            for lane in range(lanes):
-                out[o + lane] = acc[0, lane]
-        else:
-            for i in range(lanes):
-                k1 = (o + i) // k2n
-                out[o + i] = _column(x, k1 * r * k2n + (o + i - k1 * k2n), k2n, r, mul, one_)
-        o += lanes
-    for i in range(o, n):
-        k1 = i // k2n
-        out[i] = _column(x, k1 * r * k2n + (i - k1 * k2n), k2n, r, mul, one_)
+    acc = np.empty((4, k2n), x.dtype)
+    r4 = (r // 4) * 4 if r >= 16 else 0
+    for k1 in range(k1n):
+        for k in range(4):
+            for c in range(k2n):
+                acc[k, c] = one
+        base = k1 * r * k2n
+        for j in range(r4):
+            _row_into(acc, j % 4, x, base + j * k2n, k2n, mul)
+        if r4:
+            for k in range(1, 4):
+                for c in range(k2n):
+                    acc[0, c] = _op(acc[0, c], acc[k, c], mul)
+        for j in range(r4, r):
+            _row_into(acc, 0, x, base + j * k2n, k2n, mul)
+        for c in range(k2n):
+            out[k1 * k2n + c] = acc[0, c]
+    # outputs outside whole packets (straddling a row, or the last n % lanes): column by column
+    for o in range(n):
+        packet = (o // lanes) * lanes
+        if packet + lanes > n or packet % k2n + lanes - 1 >= k2n:
+            k1 = o // k2n
+            out[o] = _column(x, k1 * r * k2n + (o - k1 * k2n), k2n, r, mul, one_)
     return out
 
 
@@ -277,10 +297,8 @@ def _middle_numpy(x, k1n, r, k2n, lanes, mul, out):
     """:func:`_middle` as NumPy passes over whole rows (the same operations in the same order)."""
     op = np.multiply if mul else np.add
     v = x.reshape(k1n, r, k2n)
-    seq = np.full((k1n, k2n), 1 if mul else 0, x.dtype)
-    for j in range(r):
-        op(seq, v[:, j], out=seq)
     r4 = (r // 4) * 4 if r >= 16 else 0
+    a0 = np.full((k1n, k2n), 1 if mul else 0, x.dtype)
     if r4:
         acc = np.full((4, k1n, k2n), 1 if mul else 0, x.dtype)
         for j in range(0, r4, 4):
@@ -288,15 +306,19 @@ def _middle_numpy(x, k1n, r, k2n, lanes, mul, out):
         a0 = acc[0]
         for k in (1, 2, 3):
             op(a0, acc[k], out=a0)
-        for j in range(r4, r):
-            op(a0, v[:, j], out=a0)
-    else:
-        a0 = seq
+    for j in range(r4, r):
+        op(a0, v[:, j], out=a0)
+    out[:] = a0.reshape(-1)
     n = k1n * k2n
     o = np.arange(n)
     packet = (o // lanes) * lanes
-    whole = (packet + lanes <= n) & (packet % k2n + lanes - 1 < k2n)
-    out[:] = np.where(whole, a0.reshape(-1), seq.reshape(-1))
+    other = o[(packet + lanes > n) | (packet % k2n + lanes - 1 >= k2n)]
+    if other.size:  # outside whole packets: column by column, from the identity
+        cols = v[other // k2n, :, other % k2n]  # [len(other), r]
+        seq = np.full(other.size, 1 if mul else 0, x.dtype)
+        for j in range(r):
+            op(seq, cols[:, j], out=seq)
+        out[other] = seq
     return out
 
 
@@ -359,8 +381,10 @@ def reduce(x, axes, mul=False, cost=None):
             return reduce_rows(flat.reshape(dims), mul)
         if kinds in ([True, False], [False, True, False]):
             k1n, r, k2n = ([1] + dims) if len(dims) == 2 else dims
-            return _run(_middle, _middle_numpy, flat, k1n, r, k2n, _LANES[x.dtype], mul,
-                        np.empty(k1n * k2n, x.dtype))
+            args = (k1n, r, k2n, _LANES[x.dtype], mul, np.empty(k1n * k2n, x.dtype))
+            if k2n >= 512:  # wide rows: NumPy's passes over them beat the loop
+                return _middle_numpy(flat, *args)
+            return _run(_middle, _middle_numpy, flat, *args)
         if kinds == [True, False, True]:
             return _run(_outer, _outer_numpy, flat, *dims, mul, np.empty(dims[1], x.dtype))
         # TF transposes the kept dimensions first and reduces the rows of the copy

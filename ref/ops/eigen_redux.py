@@ -59,10 +59,16 @@ def parallel_for_runs(n, cost, threads):
 
 
 def _rows_in_order(x):
-    """Each column of ``x`` summed row by row from 0 (NumPy's accumulate is sequential)."""
+    """Each column of the C-contiguous ``x`` summed row by row from 0: NumPy's reduction over
+    the rows of two or more columns adds row after row (its inner loop runs along a
+    row); one column, NumPy's accumulate (sequential)."""
     if x.shape[0] == 0:
         return np.zeros(x.shape[1], x.dtype)
-    return np.add.accumulate(x, axis=0)[-1] + x.dtype.type(0)  # (0 + -0 is +0, as from 0)
+    if x.shape[1] >= 2:
+        total = np.add.reduce(x, axis=0)
+    else:
+        total = np.add.accumulate(x, axis=0)[-1]
+    return total + x.dtype.type(0)  # (0 + -0 is +0, as from 0)
 
 
 def _plan(outer, inner, itemsize, threads):
@@ -94,7 +100,7 @@ def reduce_outer_dims(x2, threads=None):
     outer, inner = x2.shape
     if outer == 1:
         return x2.reshape(-1).copy()
-    x = np.asarray(x2, acc)
+    x = np.ascontiguousarray(x2, acc)
     with np.errstate(all="ignore"):
         if inner > threads * 32:
             return _rows_in_order(x).astype(dtype)
