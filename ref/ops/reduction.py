@@ -75,11 +75,22 @@ def sum(input, axis, keep_dims=False):  # noqa: A001 - TF's name
     """output = the sum of ``input`` over ``axis`` (Eigen's order for float32/float64,
     :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(sum, x, axis, keep_dims)
     axes = _reduction_axes(x.ndim, axis)
     total = eigen_reduce.row_sums(x, axes)
     if total is not None:
         return total.reshape(_kept_shape(x.shape, axes, keep_dims))
     return np.asarray(np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype))
+
+
+_BF16 = dtypes.bfloat16.np
+
+
+def _in_float(fn, x, axis, keep_dims):
+    """``fn`` of bfloat16 ``x`` computed in float32 and rounded back once (TF's bfloat16
+    ``Sum``, ``Mean`` and ``EuclideanNorm`` reduce through ``cast<float>``)."""
+    return np.asarray(fn(x.astype(np.float32), axis, keep_dims)).astype(_BF16)
 
 
 def _kept_shape(shape, axes, keep_dims):
@@ -104,6 +115,8 @@ def euclidean_norm(input, axis, keep_dims=False):
     float32/float64 sum in Eigen's order, :mod:`ref.ops.eigen_reduce`, as TF's
     ``(in * in.conjugate()).reduce(...).sqrt()``)."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(euclidean_norm, x, axis, keep_dims)
     sq = np.multiply(x, np.conj(x)) if x.dtype.kind == "c" else np.multiply(x, x)
     axes = _reduction_axes(x.ndim, axis)
     total = None
@@ -122,8 +135,10 @@ def euclidean_norm(input, axis, keep_dims=False):
 @_reduction("Mean", _NUM)
 def mean(input, axis, keep_dims=False):
     """output = sum / count over ``axis``; integer inputs divide as C++ does
-    (truncating), so ``Mean([-7, 0, 0]) == -2``."""
+    (truncating), so ``Mean([-7, 0, 0]) == -2``; bfloat16 in float32."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(mean, x, axis, keep_dims)
     axes = _reduction_axes(x.ndim, axis)
     total = eigen_reduce.row_sums(x, axes)
     if total is not None:

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ref import raw_ops
+from ref.types import dtypes
 from ref.ops import eigen_reduce
 
 _RNG = np.random.RandomState(11)
@@ -208,3 +209,42 @@ def test_l2_loss_by_hand():
     s = f(f(0) + y[8]) + y[9]
     want = f(s + f(f(q[0] + q[2]) + f(q[1] + q[3])))
     assert raw_ops.L2Loss(t=x).view(np.int32) == want.view(np.int32)
+
+
+BF16_ROWS = [("Sum", (100,), 0), ("Mean", (100,), 0), ("Sum", (128, 10), 0), ("Mean", (128, 10), 1),
+             ("Sum", (3, 40, 13), (0, 2)), ("Mean", (3, 40, 13), 1), ("EuclideanNorm", (128, 10), 0),
+             ("EuclideanNorm", (1000,), 0)]
+
+
+@pytest.mark.parametrize("op, shape, axis", BF16_ROWS, ids=[f"{o}-{s}-{a}" for o, s, a in BF16_ROWS])
+def test_bfloat16_reduces_in_float_as_tensorflow(op, shape, axis):
+    tf = pytest.importorskip("tensorflow")
+    x = _x(shape).astype(dtypes.bfloat16.np)
+    ax = np.asarray(axis, np.int32)
+    want = getattr(tf.raw_ops, op)(input=x, axis=ax).numpy()
+    got = getattr(raw_ops, op)(input=x, axis=ax)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint16), np.atleast_1d(want).view(np.uint16))
+
+
+_NAN = np.nan
+EXTREMES = [[1, _NAN, 3], [-0.0, 0.0], [0.0, -0.0], [_NAN] * 3 + [1.0] * 20, [1.0] * 20 + [_NAN],
+            [-np.inf, _NAN, np.inf], [np.inf, -0.0] * 9]
+
+
+@pytest.mark.parametrize("op", ["Max", "Min", "ArgMax", "ArgMin"])
+@pytest.mark.parametrize("values", EXTREMES, ids=[str(v[:3]) + str(len(v)) for v in EXTREMES])
+def test_max_min_nan_and_signed_zero_as_tensorflow(op, values):
+    """Max/Min/ArgMax/ArgMin keep TF's NaN (propagated by Max/Min, never picked by ArgMax/ArgMin)
+    and signed-zero (the first of equal values) results, in and beyond one packet."""
+    tf = pytest.importorskip("tensorflow")
+    x = np.asarray(values, np.float32)
+    if op.startswith("Arg"):
+        want = getattr(tf.raw_ops, op)(input=x, dimension=0).numpy()
+        got = getattr(raw_ops, op)(input=x, dimension=np.int32(0))
+        assert int(got) == int(want)
+    else:
+        want = getattr(tf.raw_ops, op)(input=x, axis=[0]).numpy()
+        got = getattr(raw_ops, op)(input=x, axis=np.int32([0]))
+        assert np.atleast_1d(got).view(np.uint32)[0] == np.atleast_1d(want).view(np.uint32)[0] or (
+            np.isnan(got) and np.isnan(want))
