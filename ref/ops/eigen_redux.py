@@ -1,6 +1,6 @@
-"""TF's ``redux_functor.h`` on the CPU: ``ReduceOuterDimensions``, the sum over every
-leading axis that ``BiasAddGrad`` (``NHWC``; a matrix in either format) makes, in
-TF's order.
+"""TF's ``redux_functor.h`` on the CPU, in TF's order: ``ReduceOuterDimensions``, the
+sum over every leading axis that ``BiasAddGrad`` makes for ``NHWC``, and
+``ReduceMiddleDimensions``, its ``NCHW`` sum (:func:`reduce_middle_dims`).
 
 The input is viewed as ``[outer, inner]`` (``inner``: the channels). With one
 row it is copied. With more than ``32 * T`` channels (``T``: TF's intra-op
@@ -13,14 +13,15 @@ them all in one call when its cost model gives one thread, and else in runs of
 ``block_size`` blocks (``CalculateParallelForBlock``); each run sums its rows
 row by row from 0 into the buffer of its first block, and the buffers are then
 added in order, ``((buf0 + buf1) + buf2) + ...`` (a buffer no run wrote is
-zeros). half and bfloat16 sum in float32 (TF's ``AccumulatorType``).
+zeros). half and bfloat16 sum in float32 (TF's ``AccumulatorType``; ``NCHW``
+reduces each row piece in half, which this module leaves to NumPy).
 (Measured against tensorflow-cpu 2.21: ``tests/ops/test_eigen_redux.py``.)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ref.ops.eigen_reduce import pool_threads
+from ref.ops.eigen_reduce import _tree, pool_threads
 
 _LOAD = 11 / 64
 """Eigen's cost model's cycles to load a byte (from L2)."""
@@ -112,3 +113,46 @@ def reduce_outer_dims(x2, threads=None):
         for i in range(1, blocks):
             total = total + bufs[i]
     return total.astype(dtype)
+
+
+def reduce_middle_dims(x3, threads=None):
+    """TF's ``ReduceMiddleDimensions`` sum of ``x3`` (``[outer, middle, inner]``: NCHW's
+    ``[N, C, H*W]``) over its first and last axes: the flat input cut into ``b`` blocks
+    of ``ceil(size / b)`` values (``b = min(T, outer * middle, ceil(size / ceil(2000 /
+    inner)))``), Eigen's ``parallelFor`` runs over them; a run reduces each piece of
+    an ``inner`` row in its range (:func:`ref.ops.eigen_reduce.full`'s tree, from the
+    piece's start) and adds it to its channel in the buffer of its first block; the
+    buffers are then added in order."""
+    threads = pool_threads() if threads is None else threads
+    dtype = x3.dtype
+    acc = np.float32 if dtype.itemsize < 4 else dtype
+    outer, middle, inner = x3.shape
+    if outer * inner == 1:
+        return x3.reshape(-1).copy()
+    flat = np.ascontiguousarray(x3, acc).reshape(-1)
+    total = flat.size
+    min_block = -(-2000 // inner)
+    blocks = min(threads, outer * middle, -(-total // min_block))
+    per = -(-total // blocks)
+    cost = per * inner * dtype.itemsize * _LOAD + per * inner
+    bufs = np.zeros((blocks, middle), acc)
+
+    def piece(a, b):
+        return _tree(np.ascontiguousarray(flat[a:b]), 0, b - a) if b > a else flat.dtype.type(0)
+
+    with np.errstate(all="ignore"):
+        for start, limit in parallel_for_runs(blocks, cost, threads):
+            first, last = start * per, min(total, limit * per)
+            lo, hi = -(-first // inner) * inner, (last // inner) * inner
+            buf = bufs[start]
+            c = first // inner % middle
+            buf[c] = buf[c] + piece(first, lo)
+            c = lo // inner % middle
+            for i in range(lo, hi, inner):
+                buf[c] = buf[c] + piece(i, i + inner)
+                c = (c + 1) % middle
+            buf[c] = buf[c] + piece(hi, last)
+        out = bufs[0]
+        for i in range(1, blocks):
+            out = out + bufs[i]
+    return out.astype(dtype)

@@ -652,14 +652,17 @@ def _bias_add_grad_shape(ins, attrs):
 @register_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
              type_attrs={"T": "out_backprop"}, allowed={"T": dtypes.NUMBERS}, shape=_bias_add_grad_shape)
 def bias_add_grad(out_backprop, data_format="NHWC"):
-    """output[c] = sum of out_backprop over every axis but the channel axis (the last, and a
-    matrix's in either format: TF's ``ReduceOuterDimensions`` order for float types,
-    :mod:`ref.ops.eigen_redux`; NCHW over more dimensions in NumPy's order)."""
+    """output[c] = sum of out_backprop over every axis but the channel axis, in TF's order
+    for float types (:mod:`ref.ops.eigen_redux`): NHWC's ``ReduceOuterDimensions``,
+    NCHW's ``ReduceMiddleDimensions`` (float32/float64; half there in NumPy's order)."""
     g = np.asarray(out_backprop)
     if g.ndim < 2:
         raise invalid_argument(f"Input tensor must be at least 2D: {list(g.shape)}")
-    c = 1 if g.ndim == 2 else _channel_axis(g.ndim, data_format)
-    if c == g.ndim - 1 and g.dtype.kind == "f" and g.size:
+    nchw = data_format in ("NCHW", b"NCHW")
+    c = 1 if nchw else g.ndim - 1
+    if g.size and nchw and g.dtype in (np.float32, np.float64):
+        return eigen_redux.reduce_middle_dims(g.reshape(g.shape[0], g.shape[1], -1))
+    if g.size and not nchw and g.dtype.kind == "f":
         return eigen_redux.reduce_outer_dims(np.ascontiguousarray(g).reshape(-1, g.shape[-1]))
     axes = tuple(a for a in range(g.ndim) if a != c)
     return np.add.reduce(g, axis=axes, dtype=g.dtype)

@@ -1,7 +1,7 @@
 """``ref.ops.eigen_redux``: ``BiasAddGrad`` (NHWC, and matrices) in TF's
 ``ReduceOuterDimensions`` order, bit for bit against ``tf.raw_ops``: one row,
 channels above ``32 * threads`` (row by row), row blocks run in one call or in
-parallel runs, half summed in float; on another intra-op pool size (a TF
+parallel runs, half summed in float; NCHW's ``ReduceMiddleDimensions``; on another intra-op pool size (a TF
 process of its own); ``parallel_for_runs`` and the order by hand."""
 import json
 import subprocess
@@ -34,12 +34,19 @@ def test_bias_add_grad_equals_tensorflow(dtype, shape):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
-@pytest.mark.parametrize("shape", [(3, 10), (40, 6)])
-def test_nchw_matrix_is_the_outer_reduction(shape):
+NCHW = [(3, 10), (40, 6), (2000, 7), (2, 3, 4, 5), (8, 16, 7, 7), (32, 64, 10, 10), (4, 3, 100, 100),
+        (1, 5, 30, 30), (64, 10, 3), (100, 20, 50), (2, 3, 4, 5, 6)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", NCHW, ids=[str(s) for s in NCHW])
+def test_nchw_equals_tensorflow(dtype, shape):
+    """NCHW: ReduceMiddleDimensions' blocks of the flat input, each row piece a tree reduction."""
     tf = pytest.importorskip("tensorflow")
-    x = _x(shape)
+    x = _x(shape, dtype)
     want = tf.raw_ops.BiasAddGrad(out_backprop=x, data_format="NCHW").numpy()
-    np.testing.assert_array_equal(raw_ops.BiasAddGrad(out_backprop=x, data_format="NCHW"), want)
+    got = raw_ops.BiasAddGrad(out_backprop=x, data_format="NCHW")
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
 _CHILD = """
