@@ -6,7 +6,9 @@ plan (``ref.session.interpreter.compile_plan``) runs these in place of
 * ``ReluGrad`` and the ``BiasAddGrad`` of its result:
   ``backprops = gradients * (features > 0)`` and
   ``bias_grad[c] = sum over rows of backprops[:, c]``, in one sweep of the rows
-  (a matrix, or an NHWC tensor as its ``[N*H*W, C]`` rows: a conv layer's);
+  (a matrix, or an NHWC tensor as its ``[N*H*W, C]`` rows: a conv layer's), where
+  TF's ``BiasAddGrad`` also sums the rows one after the other
+  (:func:`ref.ops.eigen_redux.row_after_row`; large inputs it sums in blocks);
 * an LSTM cell's gates (``BasicLSTMCell``, ``LSTMCell`` without peepholes or
   clipping): ``c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
   ``h' = tanh(c') * sigmoid(o)`` -- the ten ``AddV2``/``Sigmoid``/``Mul``/``Tanh``
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.ops import _jit, conv, eigen_math, fpenv, patch_products
+from ref.ops import _jit, conv, eigen_math, eigen_redux, fpenv, patch_products
 from ref.ops._jit import njit, numpy_tier, run_numpy_form
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -168,7 +170,9 @@ def relu_bias_grads(relu_grad, bias_add_grad, gradients, features, data_format="
     if gradients.__class__ is np.ndarray and gradients.ndim >= 2 and gradients.shape[-1] > 1 \
             and (gradients.ndim == 2 or data_format in ("NHWC", b"NHWC")) \
             and features.__class__ is np.ndarray and features.shape == gradients.shape \
-            and features.dtype == gradients.dtype:
+            and features.dtype == gradients.dtype \
+            and eigen_redux.row_after_row(gradients.size // gradients.shape[-1], gradients.shape[-1],
+                                          gradients.dtype):  # (TF's blocks of rows otherwise)
         g, f = _matrix(gradients, gradients.shape[-1]), _matrix(features, gradients.shape[-1])
     if g is None or f is None:
         return unfused()

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, eigen_softmax, gemm, gemm_llvm
+from ref.ops import _jit, eigen_reduce, eigen_redux, eigen_softmax, gemm, gemm_llvm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -652,13 +652,18 @@ def _bias_add_grad_shape(ins, attrs):
 @register_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
              type_attrs={"T": "out_backprop"}, allowed={"T": dtypes.NUMBERS}, shape=_bias_add_grad_shape)
 def bias_add_grad(out_backprop, data_format="NHWC"):
-    """output[c] = sum of out_backprop over every axis but the channel axis."""
+    """output[c] = sum of out_backprop over every axis but the channel axis, in TF's order
+    for float types (:mod:`ref.ops.eigen_redux`): NHWC's ``ReduceOuterDimensions``,
+    NCHW's ``ReduceMiddleDimensions`` (float32/float64; half there in NumPy's order)."""
     g = np.asarray(out_backprop)
-    if g.ndim == 2:  # [batch, channels]: the channel axis is 1 in either format
-        return np.add.reduce(g, axis=0, dtype=g.dtype)
     if g.ndim < 2:
         raise invalid_argument(f"Input tensor must be at least 2D: {list(g.shape)}")
-    c = _channel_axis(g.ndim, data_format)
+    nchw = data_format in ("NCHW", b"NCHW")
+    c = 1 if nchw else g.ndim - 1
+    if g.size and nchw and g.dtype in (np.float32, np.float64):
+        return eigen_redux.reduce_middle_dims(g.reshape(g.shape[0], g.shape[1], -1))
+    if g.size and not nchw and g.dtype.kind == "f":
+        return eigen_redux.reduce_outer_dims(np.ascontiguousarray(g).reshape(-1, g.shape[-1]))
     axes = tuple(a for a in range(g.ndim) if a != c)
     return np.add.reduce(g, axis=axes, dtype=g.dtype)
 
@@ -666,10 +671,13 @@ def bias_add_grad(out_backprop, data_format="NHWC"):
 @register_op("L2Loss", inputs=("t",), type_attrs={"T": "t"}, allowed={"T": _F},
              shape=lambda ins, attrs: [(ins["t"].dtype, TensorShape([]))])
 def l2_loss(t):
-    """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2)."""
+    """output = sum(t * t * 0.5) (TF's form of sum(t ** 2) / 2; float32/float64 summed as
+    Eigen's full reduction of that two-operation expression, :mod:`ref.ops.eigen_reduce`)."""
     x = np.asarray(t)
     y = np.multiply(x, x, out=np.empty(x.shape, x.dtype))
     np.multiply(y, _c(0.5, x), out=y)  # the same two roundings, one temporary (the LM's [200, 10000] clip)
+    if x.dtype in (np.float32, np.float64) and y.size:
+        return np.asarray(eigen_reduce.full(y.reshape(-1), cost=eigen_reduce.value_cost(x.dtype, 2)))
     return np.asarray(np.add.reduce(y, axis=None, dtype=x.dtype))
 
 

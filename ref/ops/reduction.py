@@ -1,7 +1,7 @@
 """Reductions (TF's reduction_ops kernels): Sum, Prod, Mean, Max, Min, All, Any
-over ``axis`` (``keep_dims``), and ArgMax/ArgMin. float32 sums over trailing
-axes (every axis included) add in Eigen's order, as TF's kernel
-(:mod:`ref.ops.eigen_reduce`); other sums reduce in NumPy's pairwise order in
+over ``axis`` (``keep_dims``), and ArgMax/ArgMin. float32/float64 sums and
+products add (multiply) in Eigen's order, as TF's kernel
+(:mod:`ref.ops.eigen_reduce`); other dtypes reduce in NumPy's order in
 the input's dtype; integer Mean divides as C++ does.
 """
 from __future__ import annotations
@@ -72,14 +72,25 @@ def _reduce(ufunc, input, axis, keep_dims, **kw):
 
 @_reduction("Sum", _NUM)
 def sum(input, axis, keep_dims=False):  # noqa: A001 - TF's name
-    """output = the sum of ``input`` over ``axis`` (Eigen's order for float32 over trailing
-    axes, :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
+    """output = the sum of ``input`` over ``axis`` (Eigen's order for float32/float64,
+    :mod:`ref.ops.eigen_reduce`; else NumPy's pairwise order, in input's dtype)."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(sum, x, axis, keep_dims)
     axes = _reduction_axes(x.ndim, axis)
     total = eigen_reduce.row_sums(x, axes)
     if total is not None:
         return total.reshape(_kept_shape(x.shape, axes, keep_dims))
     return np.asarray(np.add.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype))
+
+
+_BF16 = dtypes.bfloat16.np
+
+
+def _in_float(fn, x, axis, keep_dims):
+    """``fn`` of bfloat16 ``x`` computed in float32 and rounded back once (TF's bfloat16
+    ``Sum``, ``Mean`` and ``EuclideanNorm`` reduce through ``cast<float>``)."""
+    return np.asarray(fn(x.astype(np.float32), axis, keep_dims)).astype(_BF16)
 
 
 def _kept_shape(shape, axes, keep_dims):
@@ -88,16 +99,33 @@ def _kept_shape(shape, axes, keep_dims):
 
 @_reduction("Prod", _NUM)
 def prod(input, axis, keep_dims=False):
-    """output = the product of ``input`` over ``axis``."""
-    return _reduce(np.multiply, input, axis, keep_dims, dtype=np.asarray(input).dtype)
+    """output = the product of ``input`` over ``axis`` (Eigen's order for float32/float64,
+    :mod:`ref.ops.eigen_reduce`; else NumPy's order, in input's dtype)."""
+    x = np.asarray(input)
+    axes = _reduction_axes(x.ndim, axis)
+    total = eigen_reduce.reduce(x, axes, mul=True)
+    if total is not None:
+        return total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    return np.asarray(np.multiply.reduce(x, axis=axes, keepdims=bool(keep_dims), dtype=x.dtype))
 
 
 @_reduction("EuclideanNorm", _NUM)
 def euclidean_norm(input, axis, keep_dims=False):
-    """output = sqrt(sum(x * conj(x))) over ``axis``, in input's dtype (integers truncate)."""
+    """output = sqrt(sum(x * conj(x))) over ``axis``, in input's dtype (integers truncate;
+    float32/float64 sum in Eigen's order, :mod:`ref.ops.eigen_reduce`, as TF's
+    ``(in * in.conjugate()).reduce(...).sqrt()``)."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(euclidean_norm, x, axis, keep_dims)
     sq = np.multiply(x, np.conj(x)) if x.dtype.kind == "c" else np.multiply(x, x)
-    total = _reduce(np.add, sq, axis, keep_dims, dtype=x.dtype)
+    axes = _reduction_axes(x.ndim, axis)
+    total = None
+    if x.dtype in (np.float32, np.float64):
+        total = eigen_reduce.reduce(sq, axes, cost=eigen_reduce.value_cost(x.dtype, 1, loads=2))
+    if total is not None:
+        total = total.reshape(_kept_shape(x.shape, axes, keep_dims))
+    else:
+        total = _reduce(np.add, sq, axis, keep_dims, dtype=x.dtype)
     with np.errstate(invalid="ignore"):
         if x.dtype.kind in "iu":
             return np.asarray(np.sqrt(total.astype(np.float64))).astype(x.dtype)
@@ -107,8 +135,10 @@ def euclidean_norm(input, axis, keep_dims=False):
 @_reduction("Mean", _NUM)
 def mean(input, axis, keep_dims=False):
     """output = sum / count over ``axis``; integer inputs divide as C++ does
-    (truncating), so ``Mean([-7, 0, 0]) == -2``."""
+    (truncating), so ``Mean([-7, 0, 0]) == -2``; bfloat16 in float32."""
     x = np.asarray(input)
+    if x.dtype == _BF16:
+        return _in_float(mean, x, axis, keep_dims)
     axes = _reduction_axes(x.ndim, axis)
     total = eigen_reduce.row_sums(x, axes)
     if total is not None:

@@ -122,11 +122,11 @@ def _jobs(size, everything=False):
             lambda x=x: registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x,
                                       labels=np.array([0, 1, 2, 0], np.int64)))
         if dtype == np.float32:
-            yield "Eigen's exp/log/tanh/sigmoid, row sums and GEMV (ref.ops.eigen_math, eigen_reduce, eigen_gemv)", \
+            yield "Eigen's exp/log/tanh/sigmoid, reductions and GEMV (ref.ops.eigen_math, eigen_reduce, eigen_gemv)", \
                 "eigen", (
                     lambda: [eigen_math._sample(loop)() for loop in eigen_math._FORMS]
                     + [eigen_reduce.sum_rows(np.ones((2, 40), np.float32)),
-                       eigen_reduce._one(np.ones(40, np.float32), 0, 40),
+                       eigen_reduce._one(np.ones(40, np.float32), 0, 40), eigen_reduce._sample(),
                        eigen_gemv._gemv(np.ones(20, np.float32), np.ones((20, 3), np.float32), 16,
                                         np.empty(3, np.float32)),
                        eigen_gemv._rows(np.ones((3, 20), np.float32), np.ones(20, np.float32), True,

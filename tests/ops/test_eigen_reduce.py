@@ -1,16 +1,19 @@
-"""``ref.ops.eigen_reduce``: float32 ``Sum``/``Mean`` over trailing axes in Eigen's order,
-bit for bit against ``tf.raw_ops`` (rows shorter and longer than a packet, than
-four packets and than a leaf; full reductions up to the tree's second level;
-size-1 dimensions dropped as TF's ReductionHelper drops them; full reductions around
-the cost model's one-or-more-threads threshold), the compiled
-rows against their NumPy form, and the layouts left to NumPy still reducing
-as NumPy does."""
+"""``ref.ops.eigen_reduce``: float32/float64 ``Sum``/``Mean``/``Prod`` in Eigen's order,
+bit for bit against ``tf.raw_ops``: over trailing axes (rows shorter and longer
+than a packet, than four packets and than a leaf; full reductions up to the
+tree's second level; size-1 dimensions dropped as TF's ReductionHelper drops
+them; full reductions around the cost model's one-or-more-threads threshold),
+over leading and middle axes (``InnerMostDimPreserver``'s packets, fewer and
+more than 16 reduced rows, packets straddling a kept row), over the first and
+third of three (``GenericDimReducer``) and over more dimensions (TF's transpose
+first); the compiled loops against their NumPy forms; the orders by hand."""
 import os
 
 import numpy as np
 import pytest
 
 from ref import raw_ops
+from ref.types import dtypes
 from ref.ops import eigen_reduce
 
 _RNG = np.random.RandomState(11)
@@ -25,24 +28,59 @@ ROWS = [
     ((4, 5, 6), 2, True), ((3, 4, 5, 6), (2, 3), False), ((10, 20, 30), None, False), ((2, 3, 1000), -1, False),
     ((128, 1), 0, False), ((1, 77), 1, False), ((5, 1, 40), (1, 2), False), ((1, 1), None, False),
 ]
-# layouts Eigen reduces otherwise (a leading reduced axis, reduced axes between kept ones): NumPy's order
-OTHER = [((128, 10), 0), ((4, 5, 6), 1), ((4, 5, 6), (0, 2))]
+# leading / middle axes ([reduced, kept], [kept, reduced, kept]), axes 0 and 2 of three, more dims
+LAYOUTS = [
+    ((128, 10), 0, False), ((1000, 5), 0, False), ((15, 9), 0, False), ((16, 9), 0, True), ((17, 33), 0, False),
+    ((400, 1000), 0, False), ((3, 8), 0, False), ((64, 100), 0, True), ((4, 20, 6), 1, False),
+    ((3, 17, 10), 1, False), ((2, 100, 9), 1, True), ((7, 16, 8), 1, False), ((5, 40, 13), 1, False),
+    ((4, 5, 6), (0, 2), False), ((5, 33, 12), (0, 2), True), ((3, 40, 3), (0, 2), False),
+    ((3, 4, 5, 6), (0, 2), False), ((3, 4, 5, 6), (1, 3), True), ((2, 3, 4, 5, 6), (0, 2, 4), False),
+    ((20, 9000), 0, False), ((1, 128, 1, 10), (0, 1), False), ((128, 1, 10), (0, 1), False),
+]
+DTYPES = [np.float32, np.float64]
 
 
-def _x(shape):
-    return np.asarray(_RNG.randn(*shape) * 3, np.float32)
+def _x(shape, dtype=np.float32, op="Sum"):
+    if op == "Prod":  # products near 1, neither overflowing nor vanishing
+        return np.asarray(_RNG.randn(*shape) * 0.3 + 1, dtype)
+    return np.asarray(_RNG.randn(*shape) * 3, dtype)
+
+
+def _tf_equal(op, shape, axis, keep, dtype):
+    tf = pytest.importorskip("tensorflow")
+    x = _x(shape, dtype, op)
+    ax = np.arange(len(shape), dtype=np.int32) if axis is None else np.asarray(axis, np.int32)
+    want = getattr(tf.raw_ops, op)(input=x, axis=ax, keep_dims=keep).numpy()
+    got = getattr(raw_ops, op)(input=x, axis=ax, keep_dims=keep)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
 
 
 @pytest.mark.parametrize("op", ["Sum", "Mean"])
 @pytest.mark.parametrize("shape, axis, keep", ROWS, ids=[f"{s}-{a}-{k}" for s, a, k in ROWS])
 def test_equals_tensorflow(op, shape, axis, keep):
-    tf = pytest.importorskip("tensorflow")
-    x = _x(shape)
-    ax = np.arange(len(shape), dtype=np.int32) if axis is None else np.asarray(axis, np.int32)
-    want = getattr(tf.raw_ops, op)(input=x, axis=ax, keep_dims=keep).numpy()
-    got = getattr(raw_ops, op)(input=x, axis=ax, keep_dims=keep)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    _tf_equal(op, shape, axis, keep, np.float32)
+
+
+# float64 and Prod over trailing axes: the rows that reach each branch (packets of 4 doubles,
+# leaves of 4096 doubles; products never split into a tree)
+ROWS_SHORT = [r for r in ROWS if np.prod(r[0]) <= 400000]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Prod"])
+@pytest.mark.parametrize("shape, axis, keep", ROWS_SHORT, ids=[f"{s}-{a}-{k}" for s, a, k in ROWS_SHORT])
+def test_rows_equal_tensorflow(dtype, op, shape, axis, keep):
+    if dtype == np.float32 and op != "Prod":
+        pytest.skip("test_equals_tensorflow")
+    _tf_equal(op, shape, axis, keep, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Prod"])
+@pytest.mark.parametrize("shape, axis, keep", LAYOUTS, ids=[f"{s}-{a}-{k}" for s, a, k in LAYOUTS])
+def test_layouts_equal_tensorflow(dtype, op, shape, axis, keep):
+    _tf_equal(op, shape, axis, keep, dtype)
 
 
 @pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled rows")
@@ -72,9 +110,141 @@ def test_the_order_is_the_documented_one():
     assert raw_ops.Sum(input=v, axis=np.int32(0)).view(np.int32) == want.view(np.int32)
 
 
-@pytest.mark.parametrize("shape, axis", OTHER)
-def test_other_layouts_reduce_as_numpy(shape, axis):
-    x = _x(shape)
-    want = np.add.reduce(x, axis=axis, dtype=np.float32)
-    got = raw_ops.Sum(input=x, axis=np.asarray(axis, np.int32))
-    np.testing.assert_array_equal(got, want)
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled loops")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mul", [False, True])
+@pytest.mark.parametrize("k1, r, k2", [(1, 128, 10), (1, 15, 9), (3, 17, 10), (2, 100, 9), (5, 40, 13), (1, 3, 8)])
+def test_numpy_forms_are_the_compiled_loops(dtype, mul, k1, r, k2):
+    x = _x((k1 * r * k2,), dtype, "Prod" if mul else "Sum")
+    lanes = eigen_reduce._LANES[np.dtype(dtype)]
+    pairs = [(eigen_reduce._middle, eigen_reduce._middle_numpy, (k1, r, k2, lanes, mul), k1 * k2),
+             (eigen_reduce._outer, eigen_reduce._outer_numpy, (k1, r, k2, mul), r),
+             (eigen_reduce._leaves, eigen_reduce._rows_numpy, (r * k2, lanes, mul), k1)]
+    for loop, form, args, size in pairs:
+        if loop is eigen_reduce._leaves:
+            a = loop(x, *args, np.empty(size, dtype))
+            b = form(x, r * k2, np.empty(size, dtype), mul)
+        else:
+            a = loop(x, *args, np.empty(size, dtype))
+            b = form(x, *args, np.empty(size, dtype))
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def test_leading_axis_order_by_hand():
+    """reduce_sum(x, 0) of [18, 9] float32: columns 0..7 (one packet) by four accumulators of
+    rows j % 4 up to row 16, added 0 += 1, += 2, += 3, then rows 16, 17 into the first;
+    column 8 (no whole packet) row by row from 0."""
+    x = _x((18, 9))
+    f = np.float32
+    acc = [np.zeros(8, f) for _ in range(4)]
+    for j in range(16):
+        acc[j % 4] = acc[j % 4] + x[j, :8]
+    a = ((acc[0] + acc[1]) + acc[2]) + acc[3]
+    a = (a + x[16, :8]) + x[17, :8]
+    s = f(0)
+    for j in range(18):
+        s = f(s + x[j, 8])
+    want = np.concatenate([a, [s]])
+    got = raw_ops.Sum(input=x, axis=np.int32(0))
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+
+
+def test_outer_axes_order_by_hand():
+    """reduce_sum(x, [0, 2]) of [3, 2, 4]: for each kept k, for j2 in 0..3, for j0 in 0..2."""
+    x = _x((3, 2, 4))
+    f = np.float32
+    want = np.zeros(2, f)
+    for k in range(2):
+        s = f(0)
+        for j2 in range(4):
+            for j0 in range(3):
+                s = f(s + x[j0, k, j2])
+        want[k] = s
+    got = raw_ops.Sum(input=x, axis=np.int32([0, 2]))
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+
+
+def test_double_predux_by_hand():
+    """A float64 row of 19: four packets of 4 into p0..p3, p0 += p1, p2, p3, three values
+    from 0, then s + ((p0 + p2) + (p1 + p3))."""
+    v = _x((19,), np.float64)
+    p = [v[4 * k:4 * k + 4] for k in range(4)]
+    p0 = ((p[0] + p[1]) + p[2]) + p[3]
+    s = (0.0 + v[16] + v[17]) + v[18]
+    want = s + ((p0[0] + p0[2]) + (p0[1] + p0[3]))
+    assert raw_ops.Sum(input=v, axis=np.int32(0)) == want
+
+
+# (op, shape, axis): L2Loss and EuclideanNorm reduce an expression (x * x * 0.5, x * x), whose
+# element-wise operations count in a full reduction's cost (threads) -- rows around both thresholds
+EXPRESSIONS = [("L2Loss", (100,), None), ("L2Loss", (91000,), None), ("L2Loss", (300, 70), None),
+               ("L2Loss", (50001,), None), ("L2Loss", (200001,), None), ("L2Loss", (7,), None),
+               ("EuclideanNorm", (1000,), 0), ("EuclideanNorm", (91000,), 0), ("EuclideanNorm", (128, 10), 0),
+               ("EuclideanNorm", (128, 10), 1), ("EuclideanNorm", (3, 40, 13), (0, 2)),
+               ("EuclideanNorm", (300, 70), (0, 1)), ("EuclideanNorm", (200001,), 0),
+               ("EuclideanNorm", (45000,), 0), ("L2Loss", (45000,), None)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op, shape, axis", EXPRESSIONS, ids=[f"{o}-{s}-{a}" for o, s, a in EXPRESSIONS])
+def test_expression_reductions_equal_tensorflow(dtype, op, shape, axis):
+    tf = pytest.importorskip("tensorflow")
+    x = _x(shape, dtype)
+    if op == "L2Loss":
+        want, got = tf.raw_ops.L2Loss(t=x).numpy(), raw_ops.L2Loss(t=x)
+    else:
+        ax = np.asarray(axis, np.int32)
+        want, got = tf.raw_ops.EuclideanNorm(input=x, axis=ax).numpy(), raw_ops.EuclideanNorm(input=x, axis=ax)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
+
+
+def test_l2_loss_by_hand():
+    """L2Loss of 10 float32 values: y = (x * x) * 0.5, one packet of 8 and two values from 0,
+    s + ((q0 + q2) + (q1 + q3)), q_i = y_i + y_{i+4}."""
+    x = _x((10,))
+    f = np.float32
+    y = (x * x) * f(0.5)
+    q = y[:4] + y[4:8]
+    s = f(f(0) + y[8]) + y[9]
+    want = f(s + f(f(q[0] + q[2]) + f(q[1] + q[3])))
+    assert raw_ops.L2Loss(t=x).view(np.int32) == want.view(np.int32)
+
+
+BF16_ROWS = [("Sum", (100,), 0), ("Mean", (100,), 0), ("Sum", (128, 10), 0), ("Mean", (128, 10), 1),
+             ("Sum", (3, 40, 13), (0, 2)), ("Mean", (3, 40, 13), 1), ("EuclideanNorm", (128, 10), 0),
+             ("EuclideanNorm", (1000,), 0)]
+
+
+@pytest.mark.parametrize("op, shape, axis", BF16_ROWS, ids=[f"{o}-{s}-{a}" for o, s, a in BF16_ROWS])
+def test_bfloat16_reduces_in_float_as_tensorflow(op, shape, axis):
+    tf = pytest.importorskip("tensorflow")
+    x = _x(shape).astype(dtypes.bfloat16.np)
+    ax = np.asarray(axis, np.int32)
+    want = getattr(tf.raw_ops, op)(input=x, axis=ax).numpy()
+    got = getattr(raw_ops, op)(input=x, axis=ax)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint16), np.atleast_1d(want).view(np.uint16))
+
+
+_NAN = np.nan
+EXTREMES = [[1, _NAN, 3], [-0.0, 0.0], [0.0, -0.0], [_NAN] * 3 + [1.0] * 20, [1.0] * 20 + [_NAN],
+            [-np.inf, _NAN, np.inf], [np.inf, -0.0] * 9]
+
+
+@pytest.mark.parametrize("op", ["Max", "Min", "ArgMax", "ArgMin"])
+@pytest.mark.parametrize("values", EXTREMES, ids=[str(v[:3]) + str(len(v)) for v in EXTREMES])
+def test_max_min_nan_and_signed_zero_as_tensorflow(op, values):
+    """Max/Min/ArgMax/ArgMin keep TF's NaN (propagated by Max/Min, never picked by ArgMax/ArgMin)
+    and signed-zero (the first of equal values) results, in and beyond one packet."""
+    tf = pytest.importorskip("tensorflow")
+    x = np.asarray(values, np.float32)
+    if op.startswith("Arg"):
+        want = getattr(tf.raw_ops, op)(input=x, dimension=0).numpy()
+        got = getattr(raw_ops, op)(input=x, dimension=np.int32(0))
+        assert int(got) == int(want)
+    else:
+        want = getattr(tf.raw_ops, op)(input=x, axis=[0]).numpy()
+        got = getattr(raw_ops, op)(input=x, axis=np.int32([0]))
+        assert np.atleast_1d(got).view(np.uint32)[0] == np.atleast_1d(want).view(np.uint32)[0] or (
+            np.isnan(got) and np.isnan(want))
