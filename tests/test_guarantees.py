@@ -28,7 +28,7 @@ def test_every_named_test_exists():
 
 def test_every_section_names_a_test():
     sections = re.split(r"\n[^\n]+\n-{3,}\n", PAGE.read_text())[1:]
-    assert len(sections) == 5  # crash safety, corruption, untrusted input, threads, determinism
+    assert len(sections) == 6  # crash safety, corruption, untrusted input, threads, determinism, TF's bits
     for text in sections:
         for para in text.split("\n\n"):
             if para.startswith("**"):
