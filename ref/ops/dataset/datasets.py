@@ -178,11 +178,16 @@ class FilterDS(Dataset):
 
     def elements(self, env):
         for elem in self.input.elements(env):
-            out = self.fn(env, elem)
-            if len(out) != 1 or np.asarray(out[0]).dtype != np.bool_ or np.ndim(out[0]) != 0:
-                raise invalid_argument("Filter predicate `f` must return a scalar bool.")
-            if bool(out[0]):
+            if predicate(self.fn, env, elem, "Filter predicate `f` must return a scalar bool."):
                 yield elem
+
+
+def predicate(fn, env, elem, message):
+    """``fn``'s value on ``elem``, which must be one scalar bool (else InvalidArgumentError ``message``)."""
+    out = fn(env, elem)
+    if len(out) != 1 or np.asarray(out[0]).dtype != np.bool_ or np.ndim(out[0]) != 0:
+        raise invalid_argument(message)
+    return bool(out[0])
 
 
 @_register("FilterDataset", inputs=("input_dataset", "other_arguments"), list_inputs={"other_arguments": None},

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ref.ops.dataset.datasets import predicate
 from ref.ops.dataset.base import (DATASET_ATTRS, Dataset, ElementError, Env, Function, check_dataset,
                                   dataset_shape, scalar)
 from ref.ops.philox import SingleSample
@@ -70,10 +71,7 @@ class TakeWhileDS(Dataset):
 
     def elements(self, env):
         for elem in self.input.elements(env):
-            out = self.fn(env, elem)
-            if len(out) != 1 or np.asarray(out[0]).dtype != np.bool_ or np.ndim(out[0]) != 0:
-                raise invalid_argument("`predicate` must returns a scalar bool tensor.")
-            if not bool(out[0]):
+            if not predicate(self.fn, env, elem, "`predicate` must returns a scalar bool tensor."):
                 return
             yield elem
 
