@@ -584,10 +584,22 @@ def _as_graph_def_locked(graph, from_version, add_shapes):
             elif op._outputs:  # as TF: an op without outputs gets no _output_shapes
                 main.attr["_output_shapes"].CopyFrom(attr_value_proto([t.shape for t in op._outputs], gd.library, seen))
         for nd in nds:
+            _sort_control_inputs(nd)
             gd.node.add().CopyFrom(nd)
     for source in LIBRARY_SOURCES:
         source(graph, gd.library)
     return gd
+
+
+def _sort_control_inputs(nd):
+    """A GraphDef lists each node's control inputs sorted by the source's name, after its data inputs
+    (TF's ``Graph::ToGraphDef``: "sort the control inputs for more predictable serialization"); an op's
+    own ``node_def`` keeps them in the order they were added, as TF's."""
+    controls = [i for i in nd.input if i.startswith("^")]
+    if len(controls) > 1:
+        data = [i for i in nd.input if not i.startswith("^")]
+        del nd.input[:]
+        nd.input.extend(data + sorted(controls, key=lambda i: i[1:].encode()))
 
 
 # The framework's Graph and Operation get their proto forms from here.

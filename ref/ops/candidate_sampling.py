@@ -39,7 +39,6 @@ from ref.types.shapes import TensorShape
 
 _U32, _U64 = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
 _F32 = struct.Struct("<f")
-_U64_AS_F64 = struct.Struct("<Q"), struct.Struct("<d")
 _ONE_EXPONENT = 1023 << 52
 _SEEDS = {"seed": 0, "seed2": 0}
 _NEAR = 2.0 ** -46
@@ -47,55 +46,7 @@ _NEAR = 2.0 ** -46
 ULP or two of the exact value) may fall on two sides of a rounding boundary."""
 
 
-class SimplePhilox:
-    """TF's ``SimplePhilox`` over a reserved counter: 32-bit words in order."""
-
-    _BATCH = 256
-
-    def __init__(self, key, counter):
-        self.key, self.counter = key, counter
-        self._words, self._next = (), 0
-
-    def rand32(self):
-        if self._next >= len(self._words):
-            self._words = philox.words(self.key, self.counter, 0, self._BATCH).reshape(-1).tolist()
-            self.counter = (self.counter + self._BATCH) & ((1 << 128) - 1)
-            self._next = 0
-        w = self._words[self._next]
-        self._next += 1
-        return w
-
-    def rand64(self):
-        lo = self.rand32()
-        return lo | (self.rand32() << 32)
-
-    def rand_float(self):
-        return float(philox.uint32_to_float(np.uint32(self.rand32())))
-
-    def rand_double(self):
-        """philox.uint64_to_double on Python ints: [0, 1) from the low 20 bits of
-        the first word above all of the second, as a double in [1, 2) minus 1."""
-        x0 = self.rand32()
-        bits = ((x0 & 0xFFFFF) << 32) | self.rand32() | _ONE_EXPONENT
-        pack, unpack = _U64_AS_F64
-        return unpack.unpack(pack.pack(bits))[0] - 1.0
-
-    def _exact_uniform(self, n, draw, mask):
-        if n == 0:
-            return 0
-        if n & (n - 1) == 0:
-            return draw() & (n - 1)
-        rem = (mask % n) + 1
-        while True:
-            r = draw()
-            if r >= rem:
-                return r % n
-
-    def uniform(self, n):
-        return self._exact_uniform(n, self.rand32, _U32)
-
-    def uniform64(self, n):
-        return self._exact_uniform(n, self.rand64, _U64)
+SimplePhilox = philox.SimplePhilox
 
 
 def _f32(x):

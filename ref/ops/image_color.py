@@ -280,27 +280,6 @@ def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_
 
 # -- sample_distorted_bounding_box -------------------------------------------------------------
 
-class _Words:
-    """TF's ``SimplePhilox`` over a reserved counter: 32-bit words one at a time."""
-
-    def __init__(self, key, counter):
-        self.key, self.counter, self.buf, self.pos = key, counter, np.empty(0, np.uint32), 0
-
-    def rand32(self):
-        if self.pos >= self.buf.size:
-            self.buf = philox.words(self.key, self.counter, 0, 16).reshape(-1)
-            self.counter = (self.counter + 16) & ((1 << 128) - 1)
-            self.pos = 0
-        self.pos += 1
-        return int(self.buf[self.pos - 1])
-
-    def rand_float(self):
-        return philox.uint32_to_float(np.uint32(self.rand32()))
-
-    def uniform(self, n):
-        return self.rand32() % n
-
-
 def _lrintf(x):
     return int(np.rint(_F(x)))
 
@@ -402,7 +381,7 @@ def sample_distorted_bounding_box_v2(image_size, bounding_boxes, min_object_cove
     amin, amax = (_F(v) for v in area_range)
     rmin, rmax = (_F(v) for v in aspect_ratio_range)
     gen = ctx.philox
-    rng = _Words(gen.key, gen.reserve((4 * max_attempts + 3) // 4))
+    rng = philox.SimplePhilox(gen.key, gen.reserve((4 * max_attempts + 3) // 4))
     crop = None
     for _ in range(max_attempts):
         aspect = _F(_F(rng.rand_float() * _F(rmax - rmin)) + rmin)

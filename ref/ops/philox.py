@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 import threading
 
 import numpy as np
@@ -486,3 +487,65 @@ class Remaining:
             self._left = len(self._vals)
         self._left -= 1
         return float(self._vals[self._left])
+
+
+_U32 = 0xFFFFFFFF
+_U64_AS_F64 = struct.Struct("<Q"), struct.Struct("<d")
+_ONE_EXPONENT = 1023 << 52
+
+
+class SimplePhilox:
+    """TF's ``SimplePhilox`` over a reserved counter: 32-bit words in order.
+
+    ``uniform(n)`` is TF's ``ExactUniformInt``: a power of two masks the low bits,
+    any other ``n`` rejects words below ``(2^32 - 1) % n + 1`` and takes ``r % n``.
+    Every kernel drawing through TF's SimplePhilox (candidate samplers, random
+    crops, bounding boxes, multinomial's rows) draws through this class."""
+
+    _BATCH = 256
+
+    def __init__(self, key, counter):
+        self.key, self.counter = key, counter
+        self._words, self._next = (), 0
+
+    def rand32(self):
+        if self._next >= len(self._words):
+            self._words = words(self.key, self.counter, 0, self._BATCH).reshape(-1).tolist()
+            self.counter = (self.counter + self._BATCH) & ((1 << 128) - 1)
+            self._next = 0
+        w = self._words[self._next]
+        self._next += 1
+        return w
+
+    def rand64(self):
+        lo = self.rand32()
+        return lo | (self.rand32() << 32)
+
+    def rand_float(self):
+        return float(uint32_to_float(np.uint32(self.rand32())))
+
+    def rand_double(self):
+        """philox.uint64_to_double on Python ints: [0, 1) from the low 20 bits of
+        the first word above all of the second, as a double in [1, 2) minus 1."""
+        x0 = self.rand32()
+        bits = ((x0 & 0xFFFFF) << 32) | self.rand32() | _ONE_EXPONENT
+        pack, unpack = _U64_AS_F64
+        return unpack.unpack(pack.pack(bits))[0] - 1.0
+
+    def _exact_uniform(self, n, draw, mask):
+        if n == 0:  # TF consumes a word anyway
+            draw()
+            return 0
+        if n & (n - 1) == 0:
+            return draw() & (n - 1)
+        rem = (mask % n) + 1  # rejects [0, rem): what would skew r % n towards 0
+        while True:
+            r = draw()
+            if r >= rem:
+                return r % n
+
+    def uniform(self, n):
+        return self._exact_uniform(n, self.rand32, _U32)
+
+    def uniform64(self, n):
+        return self._exact_uniform(n, self.rand64, _U64)

@@ -3,7 +3,7 @@ behaviour: reference variables, TF1 control flow, no tensor equality, set for
 the snippet only) and compare the two GraphDefs node for node.
 
 A snippet is ``snippet(tf) -> None``; it builds into a fresh default graph.
-A node is compared by name, op, data inputs in order, control inputs as a set,
+A node is compared by name, op, data inputs in order, control inputs in order (a GraphDef sorts them by name),
 and its attrs; nodes are compared in creation order (so op ids, hence op seeds
 of random ops without an op seed, agree). Tensor attrs are compared by dtype,
 shape and values (TF may write the same tensor as ``tensor_content`` or as a
@@ -147,9 +147,9 @@ def _attr(value):
 
 
 def describe(node):
-    """(name, op, data inputs, control inputs, {attr: value}) of one NodeDef."""
+    """(name, op, data inputs, control inputs (in the GraphDef's order), {attr: value}) of one NodeDef."""
     data = [i for i in node.input if not i.startswith("^")]
-    control = sorted(i for i in node.input if i.startswith("^"))
+    control = [i for i in node.input if i.startswith("^")]  # in order: a GraphDef sorts them by name
     attrs = {k: _attr(v) for k, v in node.attr.items() if k not in EXCLUDED_ATTRS + REF_PRIVATE_ATTRS}
     for k, v in node.attr.items():
         if v.HasField("func") and _FUNC_COUNTER.search(v.func.name) and v.func.name.startswith("__inference_"):

@@ -27,11 +27,11 @@ def _tf():
 
 
 def _nodes(graph_def):
-    """(name, op, data inputs, control inputs as a set) per node, in order."""
+    """(name, op, data inputs, control inputs in the GraphDef's order: sorted by name) per node, in order."""
     out = []
     for n in graph_def.node:
         data = [i for i in n.input if not i.startswith("^")]
-        ctrl = frozenset(i for i in n.input if i.startswith("^"))
+        ctrl = [i for i in n.input if i.startswith("^")]
         out.append((n.name, n.op, data, ctrl))
     return out
 

@@ -1,7 +1,7 @@
 """GraphDef identity with TensorFlow: each row builds one snippet of a public
 TF1 builder family under ``ref`` and under TF 2.21's ``tf.compat.v1`` (TF1
 behaviour) and compares the GraphDefs node for node (``_graphdef.py``: names,
-op types, attrs, data inputs in order, control inputs as a set, creation
+op types, attrs, data inputs in order, control inputs in order (a GraphDef sorts them by name), creation
 order -- so op ids, and the op seeds of random ops without one, agree).
 
 A row that is not identical yet is an ``xfail(strict=True)`` naming what

@@ -7,7 +7,7 @@ from typical arguments (placeholders of partly unknown shape), with
 and under TF 2.21's ``tf.compat.v1`` (TF1 behaviour). Each row is one builder
 (or gradient rule) the sweep found different and that now builds TF's graph
 (``_graphdef.py``: names, op types, attrs, data inputs in order, control inputs
-as a set, creation order). A row still different is ``xfail(strict=True)``
+in order (a GraphDef sorts them by name), creation order). A row still different is ``xfail(strict=True)``
 naming why.
 """
 import numpy as np

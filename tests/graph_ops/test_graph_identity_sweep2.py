@@ -6,7 +6,7 @@ shapes, with ``tf.gradients`` of a scalar of their output where
 differentiable, under ref and under TF 2.21's ``tf.compat.v1`` (TF1
 behaviour). Each row is one builder (or gradient rule) the sweep found
 different and that now builds TF's graph (``_graphdef.py``: names, op types,
-attrs, data inputs in order, control inputs as a set, creation order).
+attrs, data inputs in order, control inputs in order (a GraphDef sorts them by name), creation order).
 """
 import numpy as np
 import pytest

@@ -185,3 +185,38 @@ def test_random_shuffle_queue_dequeues_in_tensorflows_order(tf):
     got = _shuffle_queue_program(ref)
     assert got == expected
     assert sorted(got[0:4] + got[4] + got[5]) == list(range(20))  # every element exactly once
+
+
+# -- SimplePhilox.uniform: TF's ExactUniformInt over the word stream -------------------------
+
+def _stream(words):
+    from ref.ops import philox as _p
+    s = _p.SimplePhilox(key=0, counter=0)
+    s._words, s._next = list(words), 0
+    return s
+
+
+# (n, words drawn in order, expected value, words consumed)
+EXACT_UNIFORM_ROWS = [
+    (8, [0xFFFFFFFF], 7, 1),                         # a power of two masks the low bits
+    (1, [12345], 0, 1),
+    (0, [99, 5], 0, 1),                              # n == 0 still consumes one word
+    (3, [0, 10], 10 % 3, 2),                         # (2^32-1) % 3 + 1 == 1: the word 0 is rejected
+    (6, [3, 4, 7], 4, 2),                            # rem = (2^32-1) % 6 + 1 == 4: 3 rejected, 4 taken
+    (10, [5, 6, 123456789], 6, 2),                   # rem = 6: 5 rejected
+    (1000, [295, 296], 296 % 1000, 2),               # rem = 296
+]
+
+
+@pytest.mark.parametrize("n, words, want, used", EXACT_UNIFORM_ROWS)
+def test_simple_philox_exact_uniform(n, words, want, used):
+    assert (0xFFFFFFFF % n + 1 if n and n & (n - 1) else None) in (None, 1, 4, 6, 296)
+    s = _stream(words)
+    assert s.uniform(n) == want
+    assert s._next == used
+
+
+def test_one_simple_philox_for_every_kernel():
+    from ref.ops import candidate_sampling, image_color, philox as _p
+    assert candidate_sampling.SimplePhilox is _p.SimplePhilox
+    assert not hasattr(image_color, "_Words")
