@@ -20,7 +20,7 @@ from ref.platform import tf_logging
 from ref.events.writer import FileWriter
 from ref.keras import backend
 
-__all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "ModelCheckpoint", "LearningRateScheduler",
+__all__ = ["Callback", "CallbackList", "BaseLogger", "History", "EarlyStopping", "ModelCheckpoint", "LearningRateScheduler",
            "LambdaCallback", "TensorBoard"]
 
 
@@ -86,6 +86,45 @@ class LambdaCallback(Callback):
                 setattr(self, hook, fn)
 
 
+class BaseLogger(Callback):
+    """Averages the batches' logs over an epoch, as Keras' ``BaseLogger`` (``fit`` puts one first):
+    each value not in ``stateful_metrics`` is summed weighted by the batch's ``size`` in Python floats
+    (float64) and divided by the samples seen; a stateful metric keeps its last batch's value. ``fit``
+    marks every metric but the loss stateful, so the epoch's ``loss`` is this float64 mean of the
+    float32 batch losses (``evaluate`` sums in float32)."""
+
+    def __init__(self, stateful_metrics=None):
+        super().__init__()
+        self.stateful_metrics = set(stateful_metrics or [])
+        self.seen, self.totals = 0, {}
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.seen, self.totals = 0, {}
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs or {}
+        size = logs.get("size", 0)
+        self.seen += size * logs.get("num_steps", 1)
+        for k, v in logs.items():
+            if k in self.stateful_metrics:
+                self.totals[k] = v
+            else:
+                self.totals[k] = self.totals.get(k, 0) + v * size
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is None:
+            return
+        for k in self.params.get("metrics", ()):
+            if k in self.totals:
+                logs[k] = self.totals[k] if k in self.stateful_metrics else self.totals[k] / self.seen
+
+
+def _python_values(logs):
+    """Keras hands callbacks their logs with NumPy scalars as Python numbers (``.item()``)."""
+    return {k: v.item() if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0 else v
+            for k, v in logs.items()}
+
+
 class History(Callback):
     """Records each epoch's logs: ``history`` ({name: [value per epoch]}), ``epoch`` (the epoch numbers)."""
 
@@ -112,6 +151,10 @@ class CallbackList:
             cb.set_params(params)
 
     def call(self, hook, *args):
+        """Every callback's ``hook``; a trailing logs dict goes to all of them as one dict of Python
+        numbers (what one callback writes into it, as BaseLogger's epoch means, the next ones see)."""
+        if args and isinstance(args[-1], dict):
+            args = args[:-1] + (_python_values(args[-1]),)
         for cb in self.callbacks:
             getattr(cb, hook)(*args)
 

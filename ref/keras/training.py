@@ -292,7 +292,8 @@ class Trainer:
         names = list(self.metrics_names) + (["val_" + k for k in self.metrics_names] if val is not None else [])
         params = {"batch_size": batch_size, "epochs": epochs, "steps": None, "samples": n, "verbose": verbose,
                   "do_validation": val is not None, "metrics": names}
-        hooks = callbacks_mod.CallbackList(_as_list(callbacks) + [history], self, params)  # History last, as Keras
+        logger = callbacks_mod.BaseLogger(stateful_metrics=self.metrics_names[1:])  # all but the loss, as Keras
+        hooks = callbacks_mod.CallbackList([logger] + _as_list(callbacks) + [history], self, params)  # History last
         self.history, self.stop_training = history, False
         self._make_train_op()
         hooks.call("on_train_begin", {})

@@ -176,3 +176,41 @@ def test_tensorboard_epoch_scalars_match_tf(tmp_path, write_graph):
     assert [r[:2] for r in got[0]] == [r[:2] for r in want[0]]
     np.testing.assert_allclose([r[2] for r in got[0]], [r[2] for r in want[0]], rtol=2e-5, atol=1e-6)
     assert got[1] == want[1] == write_graph
+
+
+def _epoch_losses_and_batches(tf):
+    batches = []
+    model = _model(tf)
+    model.compile(tf.keras.optimizers.SGD(0.2), "sparse_categorical_crossentropy", metrics=["acc"])
+    keep = tf.keras.callbacks.LambdaCallback(on_batch_end=lambda b, logs: batches.append(dict(logs)))
+    hist = model.fit(X, LABELS, batch_size=10, epochs=2, verbose=0, shuffle=False, callbacks=[keep])
+    return hist.history, batches
+
+
+def test_fit_history_is_base_loggers_float64_mean():
+    """Keras' BaseLogger: the epoch's loss is the size-weighted mean of the batch losses summed as
+    Python floats; the metrics (stateful) keep the last batch's value; callbacks see Python numbers."""
+    with ref.Graph().as_default():
+        history, batches = _epoch_losses_and_batches(ref)
+    assert all(type(v) is float for vs in history.values() for v in vs)
+    assert all(type(b["loss"]) is float and type(b["acc"]) is float for b in batches)
+    per_epoch = len(batches) // 2
+    for epoch in range(2):
+        rows = batches[epoch * per_epoch:(epoch + 1) * per_epoch]
+        total = 0
+        for b in rows:
+            total += b["loss"] * b["size"]
+        assert history["loss"][epoch] == total / sum(b["size"] for b in rows)
+        assert history["acc"][epoch] == rows[-1]["acc"]
+
+
+def test_fit_history_types_as_tf():
+    tf = tf_v1()
+    with ref.Graph().as_default():
+        got = _epoch_losses_and_batches(ref)
+    with tf1_behaviour(), tf.Graph().as_default():
+        want = _epoch_losses_and_batches(tf)
+    assert {k: [type(v) for v in vs] for k, vs in got[0].items()} == {k: [type(v) for v in vs] for k, vs in want[0].items()}
+    assert [{k: type(v) for k, v in b.items()} for b in got[1]] == [{k: type(v) for k, v in b.items()} for b in want[1]]
+    for key in want[0]:
+        np.testing.assert_allclose(got[0][key], want[0][key], rtol=2e-6, err_msg=key)
