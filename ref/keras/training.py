@@ -25,6 +25,7 @@ import numpy as np
 from ref.framework.graph import control_dependencies, get_default_graph, name_scope
 from ref.framework.op_def_library import constant
 from ref.graph_ops import array_ops, control_flow_ops, math_ops
+from ref.platform import tf_logging
 from ref.keras import backend, callbacks as callbacks_mod, losses as losses_mod, metrics as metrics_mod, optimizers
 from ref.keras.callbacks import History
 from ref.keras.metrics import binary_accuracy, categorical_accuracy, sparse_categorical_accuracy
@@ -60,6 +61,18 @@ def _as_list(x):
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _validates(validation_freq, epoch):
+    """Keras' ``should_run_validation``: ``epoch`` (1-based) is validated after."""
+    if isinstance(validation_freq, int):
+        if validation_freq < 1:
+            raise ValueError("`validation_freq` can not be less than 1.")
+        return epoch % validation_freq == 0
+    if not hasattr(validation_freq, "__contains__"):
+        raise ValueError(f"`validation_freq` must be an Integer or `collections.abc.Container` (e.g. list, tuple, "
+                         f"etc.) Found: {validation_freq}")
+    return epoch in validation_freq
 
 
 def _class_weighted(sample_weights, targets, class_weight):
@@ -273,8 +286,18 @@ class Trainer:
         for obj in getattr(self, "_metric_objects", []):
             obj.reset_states()
 
-    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_data=None,
-            shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0, **kwargs):
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_freq=1, max_queue_size=10, workers=1,
+            use_multiprocessing=False, **kwargs):
+        """Keras' v1 ``fit`` on arrays: ``validation_split`` holds out the last fraction of the samples
+        (after sample and class weights are set, before any shuffling); ``validation_freq`` an int (every
+        n-th epoch) or the epochs (1-based) to validate after; ``nb_epoch`` is the old ``epochs``."""
+        if "nb_epoch" in kwargs:
+            tf_logging.warning("The `nb_epoch` argument in `fit` has been renamed `epochs`.")
+            epochs = kwargs.pop("nb_epoch")
+        if kwargs:
+            raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
         if not self._compiled:
             raise RuntimeError("You must compile your model before training/testing. Use `model.compile(optimizer, "
                                "loss)`.")
@@ -284,10 +307,16 @@ class Trainer:
         if class_weight is not None:
             ys = ys[:len(self._targets)] + [_class_weighted(w, t, class_weight) for w, t in
                                              zip(ys[len(self._targets):], ys)]
-        n = len(xs[0])
         val = None
-        if validation_data is not None:
+        if validation_data:
             val = self._standardize(*validation_data[:3])
+        elif validation_split and 0.0 < validation_split < 1.0:
+            split_at = int(len(xs[0]) * (1.0 - validation_split))
+            val = [a[split_at:] for a in xs], [a[split_at:] for a in ys]
+            xs, ys = [a[:split_at] for a in xs], [a[:split_at] for a in ys]
+        elif validation_steps:
+            raise ValueError("`validation_steps` should not be specified if `validation_data` is None.")
+        n = len(xs[0])
         history = History()
         names = list(self.metrics_names) + (["val_" + k for k in self.metrics_names] if val is not None else [])
         params = {"batch_size": batch_size, "epochs": epochs, "steps": None, "samples": n, "verbose": verbose,
@@ -306,7 +335,7 @@ class Trainer:
             self.reset_metrics()
             results = self._run_batches(xs, ys, batch_size, True, index_array, hooks)
             logs.update(zip(self.metrics_names, results))
-            if val is not None:
+            if val is not None and _validates(validation_freq, epoch + 1):
                 val_index = np.arange(len(val[0][0]))
                 np.random.shuffle(val_index)  # Keras' validation loop shuffles too (its default), drawing from NumPy
                 self.reset_metrics()

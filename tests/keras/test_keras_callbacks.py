@@ -74,6 +74,12 @@ ROWS = [
      {"class_weight": {0: 1.5, 1: 0.5}, "sample_weight": np.linspace(0.5, 1.5, len(X)).astype(np.float32)}, ONEHOT),
     ("checkpoint_weights", lambda tf, calls, d: [tf.keras.callbacks.ModelCheckpoint(
         os.path.join(d, "w-{epoch:02d}-{loss:.2f}"), save_weights_only=True)], {}, LABELS),
+    ("validation_split", lambda tf, calls, d: [_recorder(tf, calls)], {"validation_split": 0.25}, LABELS),
+    ("validation_split_weighted", lambda tf, calls, d: [],
+     {"validation_split": 0.3, "sample_weight": np.linspace(0.5, 1.5, len(X)).astype(np.float32)}, LABELS),
+    ("validation_freq", lambda tf, calls, d: [_recorder(tf, calls)],
+     {"validation_data": (X[:9], LABELS[:9]), "validation_freq": 2}, LABELS),
+    ("validation_freq_epochs", lambda tf, calls, d: [], {"validation_split": 0.2, "validation_freq": [1, 4]}, LABELS),
     ("checkpoint_best", lambda tf, calls, d: [tf.keras.callbacks.ModelCheckpoint(
         os.path.join(d, "best"), monitor="val_loss", save_best_only=True, save_weights_only=True)],
      {"validation_data": (X[:9], LABELS[:9])}, LABELS),
@@ -214,3 +220,17 @@ def test_fit_history_types_as_tf():
     assert [{k: type(v) for k, v in b.items()} for b in got[1]] == [{k: type(v) for k, v in b.items()} for b in want[1]]
     for key in want[0]:
         np.testing.assert_allclose(got[0][key], want[0][key], rtol=2e-6, err_msg=key)
+
+
+@pytest.mark.parametrize("kwargs", [{"nb_epochs": 2}, {"validation_split": 0.2, "valdiation_freq": 2}])
+def test_fit_unknown_keyword_is_a_type_error_as_tf(kwargs):
+    tf = tf_v1()
+    errors = []
+    for lib, ctx in ((ref, ref.Graph().as_default()), (tf, tf.Graph().as_default())):
+        with (tf1_behaviour() if lib is tf else ref.Graph().as_default()), ctx:
+            model = _model(lib)
+            model.compile(lib.keras.optimizers.SGD(0.2), "sparse_categorical_crossentropy")
+            with pytest.raises(TypeError) as info:
+                model.fit(X, LABELS, epochs=1, verbose=0, **kwargs)
+            errors.append(str(info.value))
+    assert errors[0] == errors[1]
