@@ -35,6 +35,7 @@ TF's ``cwise_ops.h``, ``softplus_op.h``, ``relu_op_functor.h``,
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -224,6 +225,7 @@ def _const(value, dtype):
     return np.asarray(value, dtype=_F).astype(dtype)  # a C++ static_cast<T>(double) via float
 
 
+@functools.lru_cache(maxsize=None)
 def softplus_threshold(dtype):
     """``numext::log(NumTraits<T>::epsilon()) + T(2)`` in T: ``logf`` of Eigen's epsilon
     of T rounded to T, plus 2 rounded to T. Eigen's epsilons: 2^-23 (float32), 2^-7
@@ -231,7 +233,8 @@ def softplus_threshold(dtype):
     float16's thresholds are -7.01 and 7.01."""
     dtype = np.dtype(dtype)
     eps = _F(2.0 ** -23) if dtype == _F else _F(2.0 ** -13) if dtype == np.float16 else _F(2.0 ** -7)
-    log_eps = eigen_math.logf(np.asarray([eps], _F))[0]
+    logf = _jit.libm("log", _F)
+    log_eps = (logf or np.log)(np.asarray([eps], _F))[0]  # (no C library: NumPy's log, the same here)
     return (np.asarray(log_eps, _F).astype(dtype) + np.asarray(2, dtype)).astype(dtype)
 
 
