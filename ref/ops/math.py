@@ -11,7 +11,8 @@ Where TF's arithmetic is plain IEEE (``+ - * /``, ``sqrt``, comparisons,
 ``floor``, casts, ``AddN``'s summation order, ``Range``'s ``start + i*delta``)
 the kernels give TF's bits. TF's float32 ``Exp``, ``Log``, ``Tanh`` and
 ``Sigmoid`` are Eigen's vectorised approximations, reproduced bit for bit in
-:mod:`ref.ops.eigen_math`; its other transcendental functions (``Erf``,
+:mod:`ref.ops.eigen_math`, and ``Expm1``, ``Log1p``, ``Erf`` and ``SigmoidGrad``
+in :mod:`ref.ops.eigen_unary`; its other transcendental functions (``Erfc``,
 ``Rsqrt``...) are NumPy's here, and TF's float reductions (``Sum``, ``Mean``, ``MatMul``) sum
 in Eigen's blocked order; those kernels use NumPy's (deterministic, pairwise)
 arithmetic and ``tests/ops/tf_budgets.py`` records how many ULPs they are
