@@ -281,16 +281,15 @@ def sigmoid_grad(y, dy):
     on packets (8 float32/float16/bfloat16 elements, 4 float64), ``(dy * y) * (1 - y)`` on
     the last ``n % packet`` elements."""
     y, dy = np.asarray(y), np.asarray(dy)
+    shape = y.shape
+    y, dy = np.ascontiguousarray(y).reshape(-1), np.ascontiguousarray(dy).reshape(-1)  # TF's flat order
     one = np.asarray(1, y.dtype)
     packet = _PACKET_OF.get(y.dtype, PACKET)
-    out = np.multiply(dy, np.multiply(y, np.subtract(one, y)))
-    n = out.size
-    tail = n % packet
-    if tail:
-        flat = out.reshape(-1)
-        yt, dt = y.reshape(-1)[n - tail:], dy.reshape(-1)[n - tail:]
-        flat[n - tail:] = np.multiply(np.multiply(dt, yt), np.subtract(one, yt))
-    return out
+    body = y.size - y.size % packet
+    out = np.empty(y.shape, y.dtype)
+    np.multiply(dy[:body], np.multiply(y[:body], np.subtract(one, y[:body])), out=out[:body])
+    np.multiply(np.multiply(dy[body:], y[body:]), np.subtract(one, y[body:]), out=out[body:])
+    return out.reshape(shape)
 
 
 def _sample(loop):

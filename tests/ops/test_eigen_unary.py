@@ -265,3 +265,16 @@ def test_sigmoid_grad_orders(dtype, packet, n):
     body = n - n % packet
     _same_bits((dy * (y * (one - y)))[:body], got[:body])
     _same_bits(((dy * y) * (one - y))[body:], got[body:])
+
+
+@pytest.mark.parametrize("shape, order", [((), "C"), ((3, 5), "F"), ((4, 5), "C"), ((2, 3, 3), "F")])
+def test_sigmoid_grad_flat_order(shape, order):
+    """Packets and tail by position in C order (TF's flat tensor), whatever the array's layout."""
+    n = int(np.prod(shape))
+    y, dy = _order_sensitive(np.float32, n)
+    one = np.float32(1)
+    want = np.concatenate([(dy * (y * (one - y)))[:n - n % 8], ((dy * y) * (one - y))[n - n % 8:]])
+    y, dy = (np.asarray(v.reshape(shape), order=order) for v in (y, dy))
+    got = raw_ops.SigmoidGrad(y=y, dy=dy)
+    assert got.shape == shape
+    _same_bits(want, np.asarray(got).reshape(-1))
