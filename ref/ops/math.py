@@ -11,7 +11,8 @@ Where TF's arithmetic is plain IEEE (``+ - * /``, ``sqrt``, comparisons,
 ``floor``, casts, ``AddN``'s summation order, ``Range``'s ``start + i*delta``)
 the kernels give TF's bits. TF's float32 ``Exp``, ``Log``, ``Tanh`` and
 ``Sigmoid`` are Eigen's vectorised approximations, reproduced bit for bit in
-:mod:`ref.ops.eigen_math`; its other transcendental functions (``Erf``,
+:mod:`ref.ops.eigen_math`, and ``Expm1``, ``Log1p``, ``Erf`` and ``SigmoidGrad``
+in :mod:`ref.ops.eigen_unary`; its other transcendental functions (``Erfc``,
 ``Rsqrt``...) are NumPy's here, and TF's float reductions (``Sum``, ``Mean``, ``MatMul``) sum
 in Eigen's blocked order; those kernels use NumPy's (deterministic, pairwise)
 arithmetic and ``tests/ops/tf_budgets.py`` records how many ULPs they are
@@ -25,7 +26,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_gemv, eigen_math, eigen_reduce, gemm
+from ref.ops import eigen_gemv, eigen_math, eigen_reduce, eigen_unary, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -224,7 +225,10 @@ def exp(x):
 
 @_unary("Expm1", _FC)
 def expm1(x):
-    """y = e ** x - 1, accurate near 0."""
+    """y = e ** x - 1, accurate near 0 (float32, float16, bfloat16: Eigen's ``generic_expm1``,
+    :mod:`ref.ops.eigen_unary`)."""
+    if _eigen(x):
+        return eigen_unary.expm1(x)
     return np.expm1(x)
 
 
@@ -244,7 +248,10 @@ def log(x):
 
 @_unary("Log1p", _FC)
 def log1p(x):
-    """y = ln(1 + x), accurate near 0."""
+    """y = ln(1 + x), accurate near 0 (float32, float16, bfloat16: Eigen's ``generic_log1p``,
+    :mod:`ref.ops.eigen_unary`)."""
+    if _eigen(x):
+        return eigen_unary.log1p(x)
     return np.log1p(x)
 
 
@@ -347,10 +354,13 @@ def tanh(x):
 @_unary("Sigmoid", _FC)
 def sigmoid(x):
     """y = 1 / (1 + exp(-x)): float32 as Eigen's ``scalar_logistic_op<float>``
-    (:mod:`ref.ops.eigen_math`); other dtypes computed so in x's dtype."""
+    (:mod:`ref.ops.eigen_math`), float16/bfloat16 as its generic ``e / (1 + e)``,
+    ``e = exp(x)`` (:mod:`ref.ops.eigen_unary`); other dtypes computed so in x's dtype."""
     x = np.asarray(x)
     if x.dtype == np.float32:
         return eigen_math.sigmoid(x)
+    if _eigen(x):
+        return eigen_unary.sigmoid_half(x)
     one = np.ones((), x.dtype)
     with np.errstate(over="ignore"):
         e = np.negative(x, out=np.empty_like(x))  # an array even for 0-d x
@@ -368,8 +378,11 @@ def _erf_loop(x, out):
 
 @_unary("Erf", _F)
 def erf(x):
-    """y = 2/sqrt(pi) * integral_0^x exp(-t**2) dt (C's ``erf`` in double, rounded to x's dtype)."""
+    """y = 2/sqrt(pi) * integral_0^x exp(-t**2) dt (float32, float16, bfloat16: Eigen's rational
+    ``generic_fast_erf<float>``, :mod:`ref.ops.eigen_unary`; float64: C's ``erf``)."""
     x = np.asarray(x)
+    if _eigen(x):
+        return eigen_unary.erf(x)
     flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
     return _erf_loop(flat, np.empty_like(flat)).astype(x.dtype).reshape(x.shape)
 
@@ -814,7 +827,12 @@ def _c(value, like):
 
 @_grad_op("SigmoidGrad")
 def sigmoid_grad(y, dy):
-    """z = dy * y * (1 - y), with y = sigmoid(x)."""
+    """z = dy * y * (1 - y), with y = sigmoid(x): for real floats of one shape in TF's two
+    orders, ``dy * (y * (1 - y))`` on Eigen's packets and ``(dy * y) * (1 - y)`` on the
+    last ``n % packet`` elements (:func:`ref.ops.eigen_unary.sigmoid_grad`)."""
+    y, dy = np.asarray(y), np.asarray(dy)
+    if y.shape == dy.shape and (y.dtype.kind == "f" or _eigen(y)):
+        return eigen_unary.sigmoid_grad(y, dy)
     return np.multiply(np.multiply(dy, y), np.subtract(_c(1, y), y))
 
 

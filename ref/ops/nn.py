@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import _jit, eigen_reduce, eigen_redux, eigen_softmax, gemm, gemm_llvm
+from ref.ops import _jit, eigen_reduce, eigen_redux, eigen_softmax, eigen_unary, gemm, gemm_llvm
 from ref.ops._jit import njit
 from ref.ops.libm_exp import exp as _exp
 from ref.ops.registry import broadcast_shapes, invalid_argument, register_op, unary_shape
@@ -28,8 +28,9 @@ _F = dtypes.FLOATS
 _REAL = dtypes.REALS
 _INDEX = (dtypes.int32, dtypes.int64)
 
-SELU_SCALE = 1.0507009873554804934193349852946
-SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # scale * alpha, as TF folds it
+SELU_SCALE = eigen_unary.SELU_SCALE
+SELU_SCALE_ALPHA = eigen_unary.SELU_SCALE_ALPHA
+_EIGEN_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
 
 
 def _c(value, like):
@@ -90,8 +91,11 @@ def relu6(features):
 @_activation("Elu")
 def elu(features):
     """activations = exp(x) - 1 where x < 0, else x. TF computes ``exp(x) - 1``
-    (not ``expm1``), so ``Elu(-1e-30) == 0`` in float32."""
+    (not ``expm1``), so ``Elu(-1e-30) == 0`` in float32 (float32, float16, bfloat16:
+    Eigen's ``exp``, :func:`ref.ops.eigen_unary.elu`)."""
     x = np.asarray(features)
+    if x.dtype in _EIGEN_FLOATS:
+        return eigen_unary.elu(x)
     with np.errstate(over="ignore"):
         return np.where(x < 0, np.subtract(np.exp(x), _c(1, x)), x)
 
@@ -99,8 +103,11 @@ def elu(features):
 @_activation("Selu")
 def selu(features):
     """activations = scale_alpha * (exp(x) - 1) where x < 0, else scale * x
-    (scale = 1.0507009873554805, scale_alpha = scale * 1.6732632423543772)."""
+    (scale = 1.0507009873554805, scale_alpha = scale * 1.6732632423543772; float32, float16,
+    bfloat16: Eigen's ``exp``, :func:`ref.ops.eigen_unary.selu`)."""
     x = np.asarray(features)
+    if x.dtype in _EIGEN_FLOATS:
+        return eigen_unary.selu(x)
     with np.errstate(over="ignore"):
         neg = np.multiply(_c(SELU_SCALE_ALPHA, x), np.subtract(np.exp(x), _c(1, x)))
     return np.where(x < 0, neg, np.multiply(x, _c(SELU_SCALE, x)))
@@ -109,8 +116,11 @@ def selu(features):
 @_activation("Softplus")
 def softplus(features):
     """activations = log1p(exp(x)), TF's thresholded form: with
-    ``t = log(eps) + 2`` it is x where x > -t, exp(x) where x < t."""
+    ``t = log(eps) + 2`` it is x where x > -t, exp(x) where x < t (float32, float16,
+    bfloat16: Eigen's ``exp`` and ``log1p``, :func:`ref.ops.eigen_unary.softplus`)."""
     x = np.asarray(features)
+    if x.dtype in _EIGEN_FLOATS:
+        return eigen_unary.softplus(x)
     threshold = _c(math.log(np.finfo(x.dtype).eps) + 2, x)
     with np.errstate(over="ignore"):
         e = np.exp(x)
