@@ -191,9 +191,10 @@ def _leaf_rows(flat, n, mul, out):
 
 
 @njit(inline="always")
-def _tree_walk(x, first, n, p, frames, vals):
+def _tree_walk(x, first, n, p, frames, vals, base):
     """Eigen's tree sum of ``x[first:first + n]`` (leaves of 1024 packets of ``p.shape[1]``
-    lanes, each split at the first packet boundary at or after its middle) without
+    lanes, each split at the first packet boundary at or after its middle, counted
+    from the tensor's start, which is ``base`` values before ``x[0]``) without
     recursion: ``frames`` a stack of (first, n, stage), ``vals`` the sums still to add."""
     lanes = p.shape[1]
     leaf = lanes * 1024
@@ -208,7 +209,7 @@ def _tree_walk(x, first, n, p, frames, vals):
             vals[nv] = _leaf(x, f, m, p, False)
             nv += 1
             continue
-        split = lanes * -(-(f + -(-m // 2)) // lanes)
+        split = lanes * -(-(base + f + -(-m // 2)) // lanes) - base
         left = min(split - f, m)
         if stage == 0:  # the left half first, then come back
             frames[top, 0], frames[top, 1], frames[top, 2] = f, m, 1
@@ -232,7 +233,7 @@ def tree_sum(x, first, n, lanes):
     p = np.empty((4, lanes), x.dtype)
     frames = np.empty((128, 3), np.int64)
     vals = np.empty(128, x.dtype)
-    return _tree_walk(x, first, n, p, frames, vals)
+    return _tree_walk(x, first, n, p, frames, vals, 0)
 
 
 @njit(nogil=True)
@@ -242,7 +243,7 @@ def _tree_rows(x, n, lanes, out):
     frames = np.empty((128, 3), np.int64)
     vals = np.empty(128, x.dtype)
     for r in range(out.size):
-        out[r] = _tree_walk(x, r * n, n, p, frames, vals)
+        out[r] = _tree_walk(x, r * n, n, p, frames, vals, 0)
     return out
 
 
