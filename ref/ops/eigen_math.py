@@ -97,7 +97,8 @@ _TANH_B = (_F(8.015776984e-7), _F(3.326951409e-4), _F(2.597254514e-2), _F(4.6735
 _SIG_HI = _F(16.6355324)
 _SIG_Q2, _SIG_Q3 = _F(0.49999141693115234375), _F(0.16666877269744873046875)
 _SIG_Q4, _SIG_Q5 = _F(4.1898667812347412109375e-2), _F(8.33471305668354034423828125e-3)
-_INF = _F(np.inf)
+_INF, _NAN = _F(np.inf), _F(np.nan)
+_SUB_SCALE = _F(2.0 ** 25)  # a subnormal times this is normal (exactly)
 _BIG = _F(2.0 ** 23)  # from here on every float32 is an integer
 
 
@@ -114,7 +115,7 @@ def _floor(t):
 @njit(inline="always")
 def _pow2(k):
     """2^k as float32 for -126 <= k <= 127 (exact): the exponent field k + 127."""
-    return _from_bits((k + 127) << 23)
+    return _from_bits((k + np.int32(127)) << np.int32(23))
 
 
 @njit(inline="always")
@@ -129,19 +130,25 @@ def _ldexp_fast(y, m):
 
 @njit(inline="always")
 def _ldexp_generic(y, m):
-    """pldexp_generic: ((y * 2^b) * 2^b) * 2^b * 2^(e - 3b), e = m clamped to +-278, b = floor(e / 4)."""
-    if m != m:
-        return y + m
-    e = int(min(max(m, _F(-278.0)), _F(278.0)))
-    b = e >> 2
+    """pldexp_generic: ((y * 2^b) * 2^b) * 2^b * 2^(e - 3b), e = m clamped to +-278, b = floor(e / 4);
+    ``y + m`` for a NaN ``m``. (Selects, no branches: a loop of it vectorises.)"""
+    nan = m != m
+    e = m if not nan else _ZERO
+    e = e if e >= _F(-278.0) else _F(-278.0)
+    e = e if e <= _F(278.0) else _F(278.0)
+    k = np.int32(e)
+    b = k >> 2
     c = _pow2(b)
     out = ((y * c) * c) * c
-    return out * _pow2(e - 3 * b)
+    out = out * _pow2(k - np.int32(3) * b)
+    return y + m if nan else out
 
 
 @njit(inline="always")
 def exp_packet(x0):
-    """Eigen's ``pexp_float`` on one lane (see the module docstring)."""
+    """Eigen's ``pexp_float`` on one lane (see the module docstring). Both of Eigen's ldexp
+    forms are computed and one selected, with no branch, so that a loop over lanes
+    vectorises (the same bits: a select of the lane's own result)."""
     x = _EXP_HI if x0 > _EXP_HI else x0
     m = _floor(x * _LOG2E + _HALF)
     r = m * _C1 + x
@@ -153,43 +160,36 @@ def exp_packet(x0):
     p_low = r + _ONE
     y = r * p_odd + p_even
     y = r2 * y + p_low
-    if abs(x) <= _LDEXP_SAFE:
-        out = _ldexp_fast(y, m)
-    else:
-        if x0 < _EXP_LO:
-            return _ZERO
-        out = _ldexp_generic(y, m)
-    return x0 if x0 > out else out
+    fast = _ldexp_fast(y, m)
+    slow = _ldexp_generic(y, m)
+    out = fast if abs(x) <= _LDEXP_SAFE else slow
+    out = x0 if x0 > out else out
+    return _ZERO if x0 < _EXP_LO else out
 
 
 @njit(inline="always")
 def log_packet(x0):
-    """Eigen's ``plog_float`` on one lane."""
-    if x0 == _ZERO:
-        return -_INF
-    if not x0 >= _ZERO:
-        return _F(np.nan)
-    if x0 == _INF:
-        return _INF
-    bits = _to_bits(x0)
+    """Eigen's ``plog_float`` on one lane. Branch-free (the special inputs selected at the
+    end), so that a loop over lanes vectorises: a subnormal is scaled by 2^25 first
+    (exact), which gives C's ``frexp`` of it from the bits."""
+    sub = ((_to_bits(x0) >> 23) & 0xFF) == 0
+    xs = x0 * (_SUB_SCALE if sub else _ONE)
+    bits = _to_bits(xs)
     field = (bits >> 23) & 0xFF
-    if field == 0:  # a subnormal: frexp by the C library
-        f, k = math.frexp(x0)
-        x = _F(f)
-        e = _F(k)
-    else:  # f in [1/2, 1) with x0's mantissa; e = exponent + 1
-        x = _from_bits((bits & 0x807FFFFF) | 0x3F000000)
-        e = _F(field - 126)
-    if x < _SQRTHF:
-        e = e - _ONE
-        x = (x - _ONE) + x
-    else:
-        x = x - _ONE
+    # f in [1/2, 1) with x0's mantissa; e = exponent + 1
+    x = _from_bits((bits & np.int32(-2139095041)) | np.int32(0x3F000000))  # 0x807FFFFF
+    e = _F(field - (np.int32(151) if sub else np.int32(126)))
+    low = x < _SQRTHF
+    e = e - _ONE if low else e
+    x = (x - _ONE) + x if low else x - _ONE
     p = (_LOG_P[0] * x + _LOG_P[1]) * x + _LOG_P[2]
     p = x * p
     q = ((_LOG_Q[0] * x + _LOG_Q[1]) * x + _LOG_Q[2]) * x + _LOG_Q[3]
     x = p / q
-    return e * _LN2 + x
+    out = e * _LN2 + x
+    out = _INF if x0 == _INF else out
+    out = out if x0 >= _ZERO else _NAN
+    return -_INF if x0 == _ZERO else out
 
 
 @njit(inline="always")
@@ -207,9 +207,8 @@ def tanh_lane(a):
 
 @njit(inline="always")
 def sigmoid_packet(x0):
-    """``scalar_logistic_op<float>::packetOp`` on one lane."""
-    if x0 < _EXP_LO:
-        return _ZERO
+    """``scalar_logistic_op<float>::packetOp`` on one lane (branch-free: 0 below -104 selected
+    at the end)."""
     x = _SIG_HI if x0 > _SIG_HI else x0
     x = x * _HALF
     m = _floor(x * _LOG2E + _HALF)
@@ -223,7 +222,7 @@ def sigmoid_packet(x0):
     p = r2 * p + p_low
     e = _ldexp_fast(p, m)
     e = e * e
-    return e / (_ONE + e)
+    return _ZERO if x0 < _EXP_LO else e / (_ONE + e)
 
 
 @njit(inline="always")

@@ -69,41 +69,59 @@ def _op(a, b, mul):
     return a * b if mul else a + b
 
 
+@njit(nogil=True)
+def _runs(y, runs, q, mul):
+    """q[t] = q[t] (+ or *) y[j * w + t] for each run j of ``w = q.size`` values, in order (a
+    function of its own and a view per run: LLVM vectorises it over t)."""
+    w = q.size
+    if mul:
+        for j in range(runs):
+            run = y[j * w:j * w + w]
+            for t in range(w):
+                q[t] = q[t] * run[t]
+    else:
+        for j in range(runs):
+            run = y[j * w:j * w + w]
+            for t in range(w):
+                q[t] = q[t] + run[t]
+
+
 @njit(inline="always")
 def _leaf(x, first, n, p, mul):
     """Eigen's non-tree inner reduction of ``x[first:first + n]`` (``p``: a [4, lanes]
-    scratch; ``mul``: products, else sums)."""
+    scratch; ``mul``: products, else sums). The four packets are one flat run of
+    ``4 * lanes`` accumulators, each combined with its own value of the next run, so
+    the loop vectorises (lane by lane, the same operations in the same order)."""
     lanes = p.shape[1]
+    w = 4 * lanes
+    q = p.reshape(w)
+    y = x[first:first + n]  # indices from 0: no negative-index wrap in the loops
     one = 1.0 if mul else 0.0
-    for k in range(4):
-        for lane in range(lanes):
-            p[k, lane] = one
-    s = p[0, 0]  # the identity, in x's type
+    for t in range(w):
+        q[t] = one
+    s = q[0]  # the identity, in x's type
     start = 0
-    if n >= 4 * lanes:
-        v4 = (n // (4 * lanes)) * (4 * lanes)
-        for j in range(0, v4, 4 * lanes):
-            for k in range(4):
-                for lane in range(lanes):
-                    p[k, lane] = _op(p[k, lane], x[first + j + lanes * k + lane], mul)
+    if n >= w:
+        v4 = (n // w) * w
+        _runs(y, v4 // w, q, mul)
         for k in range(1, 4):
             for lane in range(lanes):
-                p[0, lane] = _op(p[0, lane], p[k, lane], mul)
+                q[lane] = _op(q[lane], q[lanes * k + lane], mul)
         start = v4
     if start <= n - lanes:
         v = (n // lanes) * lanes
         for j in range(start, v, lanes):
             for lane in range(lanes):
-                p[0, lane] = _op(p[0, lane], x[first + j + lane], mul)
+                q[lane] = _op(q[lane], y[j + lane], mul)
         start = v
     for j in range(start, n):
-        s = _op(s, x[first + j], mul)
+        s = _op(s, y[j], mul)
     half = lanes // 2
     while half >= 1:  # predux: the packet's halves lane by lane, down to one lane
         for lane in range(half):
-            p[0, lane] = _op(p[0, lane], p[0, lane + half], mul)
+            q[lane] = _op(q[lane], q[lane + half], mul)
         half //= 2
-    return _op(s, p[0, 0], mul)
+    return _op(s, q[0], mul)
 
 
 @njit(nogil=True)
@@ -172,19 +190,91 @@ def _leaf_rows(flat, n, mul, out):
     return _leaves(flat, n, _LANES[flat.dtype], mul, out)
 
 
+@njit(inline="always")
+def _tree_walk(x, first, n, p, frames, vals, base):
+    """Eigen's tree sum of ``x[first:first + n]`` (leaves of 1024 packets of ``p.shape[1]``
+    lanes, each split at the first packet boundary at or after its middle, counted
+    from the tensor's start, which is ``base`` values before ``x[0]``) without
+    recursion: ``frames`` a stack of (first, n, stage), ``vals`` the sums still to add."""
+    lanes = p.shape[1]
+    leaf = lanes * 1024
+    if n <= leaf:
+        return _leaf(x, first, n, p, False)
+    frames[0, 0], frames[0, 1], frames[0, 2] = first, n, 0
+    top, nv = 1, 0
+    while top > 0:
+        top -= 1
+        f, m, stage = frames[top, 0], frames[top, 1], frames[top, 2]
+        if m <= leaf:
+            vals[nv] = _leaf(x, f, m, p, False)
+            nv += 1
+            continue
+        split = lanes * -(-(base + f + -(-m // 2)) // lanes) - base
+        left = min(split - f, m)
+        if stage == 0:  # the left half first, then come back
+            frames[top, 0], frames[top, 1], frames[top, 2] = f, m, 1
+            frames[top + 1, 0], frames[top + 1, 1], frames[top + 1, 2] = f, left, 0
+            top += 2
+        elif stage == 1:
+            if left < m:  # then the right half, then come back to add them
+                frames[top, 0], frames[top, 1], frames[top, 2] = f, m, 2
+                frames[top + 1, 0], frames[top + 1, 1], frames[top + 1, 2] = split, m - left, 0
+                top += 2
+        else:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+    return vals[0]
+
+
+@njit(nogil=True)
+def tree_sum(x, first, n, lanes):
+    """Eigen's tree sum of ``x[first:first + n]`` (``x`` flat float32 or float64, ``lanes``
+    its packet): :func:`_tree`'s compiled loop."""
+    p = np.empty((4, lanes), x.dtype)
+    frames = np.empty((128, 3), np.int64)
+    vals = np.empty(128, x.dtype)
+    return _tree_walk(x, first, n, p, frames, vals, 0)
+
+
+@njit(nogil=True)
+def _tree_rows(x, n, lanes, out):
+    """out[r] = the tree sum of row r of the flat ``x`` (rows of ``n`` values)."""
+    p = np.empty((4, lanes), x.dtype)
+    frames = np.empty((128, 3), np.int64)
+    vals = np.empty(128, x.dtype)
+    for r in range(out.size):
+        out[r] = _tree_walk(x, r * n, n, p, frames, vals, 0)
+    return out
+
+
+def _tree_numpy(flat, first, n, mul=False):
+    """:func:`_tree` by recursion, its leaves by :func:`_leaf_rows` (the compiled tree's form)."""
+    lanes = _LANES[flat.dtype]
+    if n <= lanes * 1024 or mul:
+        return _leaf_rows(flat[first:first + n], n, mul, np.empty(1, flat.dtype))[0]
+    split = lanes * -(-(first + -(-n // 2)) // lanes)
+    left = min(split - first, n)
+    total = _tree_numpy(flat, first, left, mul)
+    if left < n:
+        right = _tree_numpy(flat, split, n - left, mul)
+        total = total * right if mul else total + right
+    return total
+
+
+def _tree_rows_numpy(flat, n, lanes, out):
+    out[:] = [_tree_numpy(flat, r * n, n) for r in range(out.size)]
+    return out
+
+
 def _tree(flat, first, n, mul=False):
     """Eigen's tree reduction of ``flat[first:first + n]`` (a leaf of 1024 packets); none for
     products (``ProdReducer`` is declared exactly associative)."""
     lanes = _LANES[flat.dtype]
     if n <= lanes * 1024 or mul:
         return _leaf_rows(flat[first:first + n], n, mul, np.empty(1, flat.dtype))[0]
-    split = lanes * -(-(first + -(-n // 2)) // lanes)
-    left = min(split - first, n)
-    total = _tree(flat, first, left, mul)
-    if left < n:
-        right = _tree(flat, split, n - left, mul)
-        total = total * right if mul else total + right
-    return total
+    if numpy_tier(tree_sum, n):
+        return run_numpy_form(tree_sum, _tree_numpy, flat, first, n)
+    return flat.dtype.type(tree_sum(flat, first, n, lanes))  # a NumPy scalar of x's type, as the form's
 
 
 _COST_PER_VALUE = 4 * 11 / 64 + 10 / 8
@@ -415,7 +505,8 @@ def reduce_rows(x, mul=False):
         return np.full(rows, 1 if mul else 0, x.dtype)
     flat = np.ascontiguousarray(x).reshape(-1)
     if n > _LANES[x.dtype] * 1024 and not mul:
-        return np.array([_tree(flat, r * n, n, mul) for r in range(rows)], x.dtype)
+        with np.errstate(all="ignore"):
+            return _run(_tree_rows, _tree_rows_numpy, flat, n, _LANES[x.dtype], np.empty(rows, x.dtype))
     with np.errstate(all="ignore"):
         return _leaf_rows(flat, n, mul, np.empty(rows, x.dtype))
 
@@ -434,6 +525,9 @@ def _sample():
             _leaves(x, 40, _LANES[np.dtype(dt)], mul, np.empty(1, dt))
             _middle(x, 2, 4, 5, _LANES[np.dtype(dt)], mul, np.empty(10, dt))
             _outer(x, 2, 4, 5, mul, np.empty(4, dt))
+        y = np.ones(9000, dt)
+        tree_sum(y, 0, 9000, _LANES[np.dtype(dt)])
+        _tree_rows(y, 9000, _LANES[np.dtype(dt)], np.empty(1, dt))
 
 
 # The NumPy forms serve every size while the loops build in the background.
@@ -442,3 +536,5 @@ _jit.compiles_in_background(_one, lambda: _one(np.ones(40, _F), 0, 40), any_size
 _jit.compiles_in_background(_leaves, _sample, any_size=True)
 _jit.compiles_in_background(_middle, _sample, any_size=True)
 _jit.compiles_in_background(_outer, _sample, any_size=True)
+_jit.compiles_in_background(tree_sum, _sample, any_size=True)
+_jit.compiles_in_background(_tree_rows, _sample, any_size=True)

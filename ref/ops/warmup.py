@@ -36,8 +36,8 @@ import time
 
 import numpy as np
 
-from ref.ops import (_jit, eigen_gemv, eigen_math, eigen_reduce, eigen_unary, fused, gemm_kernel, gemm_llvm, nn,
-                     registry)
+from ref.ops import (_jit, eigen_gemv, eigen_math, eigen_reduce, eigen_softmax, eigen_unary, fused, gemm_kernel,
+                     gemm_llvm, nn, registry)
 
 _HYPER = {"lr_power": -0.5, "global_step": 1}
 COMMON_OPTIMIZERS = ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp")
@@ -123,10 +123,10 @@ def _jobs(size, everything=False):
             lambda x=x: registry.call("SparseSoftmaxCrossEntropyWithLogits", features=x,
                                       labels=np.array([0, 1, 2, 0], np.int64)))
         if dtype == np.float32:
-            yield "Eigen's exp/log/tanh/sigmoid/expm1/log1p/erf, reductions and GEMV (ref.ops.eigen_math, " \
-                "eigen_unary, eigen_reduce, eigen_gemv)", "eigen", (
+            yield "Eigen's exp/log/tanh/sigmoid/expm1/log1p/erf, reductions, sparse cross entropy's rows and " \
+                "GEMV (ref.ops.eigen_math, eigen_unary, eigen_reduce, eigen_softmax, eigen_gemv)", "eigen", (
                     lambda: [eigen_math._sample(loop)() for loop in eigen_math._FORMS]
-                    + [eigen_unary._sample(loop)() for loop in eigen_unary._FORMS]
+                    + [eigen_unary._sample(loop)() for loop in eigen_unary._FORMS] + [eigen_softmax._sample()]
                     + [eigen_reduce.sum_rows(np.ones((2, 40), np.float32)),
                        eigen_reduce._one(np.ones(40, np.float32), 0, 40), eigen_reduce._sample(),
                        eigen_gemv._gemv(np.ones(20, np.float32), np.ones((20, 3), np.float32), 16,

@@ -89,6 +89,22 @@ def test_numpy_form_is_the_loop(op, xs, flush):
         _same_bits(a, b)
 
 
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled loops")
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("n", [8, 9, 15, 64, 1000, 4099])
+def test_branch_free_loops_are_the_forms_on_every_kind_of_float(op, n):
+    """The vectorised loops (Eigen's special cases as selects, subnormals scaled by 2^25 for
+    frexp) on random bit patterns: every exponent, subnormals, zeros, infinities, NaNs."""
+    rng = np.random.RandomState(n)
+    flat = rng.randint(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    loop = _LOOPS[op]
+    body = n - n % 8
+    with np.errstate(all="ignore"):
+        a = loop(flat, np.empty_like(flat), body)
+        b = eigen_math._FORMS[loop](flat, np.empty_like(flat), body)
+    _same_bits(a, b)
+
+
 class _nothing:
     def __enter__(self):
         return self

@@ -92,6 +92,36 @@ def test_numpy_form_is_the_compiled_rows(rows, n):
     np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
 
 
+@pytest.mark.skipif(os.environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled tree")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("first, n", [(0, 8193), (0, 8200), (3, 10000), (5, 16385), (8, 40001), (1, 100003),
+                                      (0, 4097), (7, 12289), (0, 1 << 17)])
+def test_compiled_tree_is_the_recursion(dtype, first, n):
+    """tree_sum (a stack of frames) and _tree_rows equal the recursive form: leaves split at
+    the first packet boundary at or after the middle, counted from the tensor's start."""
+    x = _x((first + 3 * n,), dtype)
+    lanes = eigen_reduce._LANES[np.dtype(dtype)]
+    a = eigen_reduce.tree_sum(x, first, n, lanes)
+    b = eigen_reduce._tree_numpy(x, first, n)
+    assert np.asarray(a, dtype).tobytes() == np.asarray(b, dtype).tobytes()
+    assert type(eigen_reduce._tree(x, first, n)) is np.dtype(dtype).type  # compiled or not: a NumPy scalar
+    rows = x[first:first + 3 * n]
+    a = eigen_reduce._tree_rows(rows, n, lanes, np.empty(3, dtype))
+    b = eigen_reduce._tree_rows_numpy(rows, n, lanes, np.empty(3, dtype))
+    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def test_tree_by_hand():
+    """A row of 3 * 8192 + 8 float32: split at 12296 (the packet boundary at or after the
+    middle, 12292), the left half [0, 12296) again at 6152, the right half [12296, 24584)
+    at 18440; the sum is (leaf + leaf) + (leaf + leaf)."""
+    x = _x((3 * 8192 + 8,))
+    leaf = lambda a, b: eigen_reduce._rows_numpy(x[a:b], b - a, np.empty(1, np.float32))[0]
+    want = np.float32(np.float32(leaf(0, 6152) + leaf(6152, 12296)) + np.float32(leaf(12296, 18440) + leaf(18440, 24584)))
+    got = eigen_reduce.reduce_rows(x.reshape(1, -1))[0]
+    assert got.view(np.int32) == want.view(np.int32)
+
+
 def test_the_order_is_the_documented_one():
     """One row of 45 values by hand: four packets into p0..p3, p0 += p1, p2, p3, one more
     packet, five values from 0, then s + ((q0 + q2) + (q1 + q3)), q_i = p_i + p_{i+4}."""

@@ -75,3 +75,44 @@ def test_softmax_is_the_documented_expression():
     e = eigen_math.exp(b)
     want = e * (np.float32(1) / eigen_reduce.sum_rows(e))[:, None]
     np.testing.assert_array_equal(_bits(raw_ops.Softmax(logits=x)), _bits(want))
+
+
+def _special_logits(shape, kind):
+    x = _logits(shape)
+    rows = _RNG.rand(shape[0]) < 0.5
+    if kind == "nan":
+        x[rows, _RNG.randint(0, shape[1], shape[0])[rows]] = np.nan
+    elif kind == "inf":
+        x[rows, _RNG.randint(0, shape[1], shape[0])[rows]] = np.inf
+        x[~rows, _RNG.randint(0, shape[1], shape[0])[~rows]] = -np.inf
+    elif kind == "zeros":  # the maximum a zero of either sign
+        x = -np.abs(x)
+        x[:, ::3] = np.where(_RNG.rand(shape[0], len(range(0, shape[1], 3))) < 0.5, -0.0, 0.0)
+    elif kind == "wide":  # exp underflows, subnormal sums
+        x = x * 40
+    return x
+
+
+@pytest.mark.skipif(__import__("os").environ.get("REF_DISABLE_JIT") == "1", reason="compares the compiled rows")
+@pytest.mark.parametrize("kind", ["normal", "nan", "inf", "zeros", "wide"])
+@pytest.mark.parametrize("shape", SHAPES + [(3, 16), (7, 8193), (33, 47), (9, 31)], ids=str)
+def test_one_pass_rows_are_the_expressions(shape, kind):
+    """_sparse_rows (max, exp, Eigen-order sum, logf, division per row) == the module's
+    expressions one NumPy pass each, whole and in row blocks (the matrix's last
+    size % 8 values and each row's tree split counted from the matrix's start)."""
+    from ref.ops import eigen_softmax
+    x = _special_logits(shape, kind)
+    k = _RNG.randint(0, shape[1], shape[0]).astype(np.int64)
+    want = eigen_softmax._sparse_pieces(x, k)
+    rows = shape[0]
+    with np.errstate(all="ignore"):
+        got = eigen_softmax._sparse_rows(x, k, 0, x.size, np.empty(rows, np.float32), np.empty(shape, np.float32))
+        cut = rows // 2 + 1 if rows > 1 else rows
+        blocks = eigen_softmax._SparseBlocks(x, k, np.empty(rows, np.float32), np.empty(shape, np.float32))
+        blocks.into_result(0, cut)
+        if cut < rows:
+            blocks.store(cut, rows, blocks.scratch(cut, rows))
+    for g in (got, (blocks.loss, blocks.backprop)):
+        for a, b in zip(g, want):
+            nan = np.isnan(a) & np.isnan(b)
+            assert ((_bits(a) == _bits(b)) | nan).all(), (shape, kind)
