@@ -446,3 +446,21 @@ def _sample(loop):
 # an empty cache pays the forms' ~10 array passes, not a compile).
 for _loop in _FORMS:
     _jit.compiles_in_background(_loop, _sample(_loop), any_size=True)
+
+
+def log1p(x):
+    """TF's float32 ``Log1p``: Eigen's ``generic_plog1p`` on whole packets --
+    ``u = x + 1``; ``x`` itself where ``u == 1`` or ``log(u) == u`` (inf), else
+    ``x * (log(u) / (u - 1))`` with ``log`` :func:`log`'s packets -- and C's
+    ``log1pf`` on the last ``size % PACKET`` elements."""
+    x = np.asarray(x)
+    flat = np.ascontiguousarray(x, dtype=_F).reshape(-1)
+    body = flat.size - flat.size % PACKET
+    out = np.empty_like(flat)
+    with np.errstate(all="ignore"):
+        xb = flat[:body]
+        u = xb + _ONE
+        lu = log(u)  # a whole number of packets: no scalar tail
+        out[:body] = np.where((u == _ONE) | (u == lu), xb, xb * (lu / (u - _ONE)))
+        out[body:] = _libm_tail("log1p")(flat[body:])
+    return out.reshape(x.shape)

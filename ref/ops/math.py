@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_gemv, eigen_math, eigen_reduce, gemm
+from ref.ops import eigen_gemv, eigen_math, eigen_recip, eigen_reduce, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -244,7 +244,9 @@ def log(x):
 
 @_unary("Log1p", _FC)
 def log1p(x):
-    """y = ln(1 + x), accurate near 0."""
+    """y = ln(1 + x), accurate near 0 (float32: Eigen's packets, as TF's kernel)."""
+    if np.asarray(x).dtype == np.float32:
+        return eigen_math.log1p(x)
     return np.log1p(x)
 
 
@@ -274,6 +276,8 @@ def sign(x):
 def reciprocal(x):
     """y = 1 / x."""
     x = np.asarray(x)
+    if x.dtype == np.float32:  # Eigen's rcpps estimate and one Newton step, as TF's kernel
+        return eigen_recip.reciprocal(x)
     if x.dtype.type in _RECIPROCAL_EXACT:  # 1 / x correctly rounded, as true_divide's (a third of its cost)
         return np.reciprocal(x)
     return np.true_divide(x.dtype.type(1), x)
