@@ -199,8 +199,10 @@ def sqrt(x):
 
 @_unary("Rsqrt", _FC)
 def rsqrt(x):
-    """y = 1 / sqrt(x)."""
+    """y = 1 / sqrt(x) (float32: Eigen's rsqrtps estimate and one Newton step, as TF's kernel)."""
     x = np.asarray(x)
+    if x.dtype == np.float32:
+        return eigen_recip.rsqrt(x)
     return np.true_divide(np.ones((), x.dtype), np.sqrt(x))
 
 

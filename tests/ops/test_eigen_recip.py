@@ -1,13 +1,23 @@
-"""``ref.ops.eigen_recip``: TF's float32 ``Reciprocal`` bit for bit.
+"""``ref.ops.eigen_recip``: TF's float32 ``Reciprocal`` and ``Rsqrt`` bit for bit.
 
-Each row is an input family run through ``ref.raw_ops.Reciprocal`` and, when
-TF is installed, through ``tf.raw_ops.Reciprocal`` (oneDNN plays no part in
-it): the bits must be equal (any NaN for a NaN). Sizes that are not a multiple
-of the packet (8) check the scalar tail. Without TF: the packet part within 2
-ULPs of NumPy's correctly rounded ``1 / x``, the tail equal to it, and the
-specials (zeros, infinities, NaN) as IEEE gives them (``rcpps`` itself reads
-and writes subnormals as zero, so those are TF's rows' business). The TF rows run ref
-inside ``fpenv.flush_denormals`` (TF's FTZ/DAZ)."""
+Each row is an input family run through ``ref.raw_ops.Reciprocal``/``Rsqrt``
+and, when TF is installed, through ``tf.raw_ops`` (oneDNN plays no part in
+them): the bits must be equal (any NaN for a NaN). Sizes that are not a
+multiple of the packet (8) check the scalar tail. The TF rows run ref inside
+``fpenv.flush_denormals`` (TF's FTZ/DAZ).
+
+Without TF: the CPU's bare estimate within its documented bound
+(``1.5 * 2**-12`` relative), the Newton step recomputed by hand from that
+estimate in NumPy (every rounding spelt out), the tail equal to the correctly
+rounded ``1 / x`` and ``1 / sqrt(x)``, the specials (zeros, infinities, NaN,
+subnormals outside ``flush_denormals``) as IEEE gives them; and the loops build
+with no Numba in the process.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -21,17 +31,24 @@ _SPECIAL = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 1.17e-38, 
 INPUTS = {
     "unit_range": (_RNG.rand(4096) * 4 + 0.25).astype(np.float32),
     "normal_wide": (_RNG.randn(1003) * 100).astype(np.float32),
+    "every_exponent": np.exp2(np.arange(-126, 128, 0.37)).astype(np.float32),
     "sigmoid_denominators": (1 + np.exp(-_RNG.randn(101, 7) * 3)).astype(np.float32),
+    "variances_plus_eps": (_RNG.rand(3, 37) ** 4 + 1e-3).astype(np.float32),
     "specials_in_packets": np.concatenate([_SPECIAL, np.ones(4, np.float32)]),
     "tail_only": np.array([3.0, 7.0, -0.3], np.float32),
     "every_mantissa_top_bits": ((np.arange(4096, dtype=np.int32) << 11) | np.int32(127 << 23)).view(np.float32),
+    "odd_exponent_mantissas": ((np.arange(4096, dtype=np.int32) << 11) | np.int32(128 << 23)).view(np.float32),
 }
+OPS = {"Reciprocal": (eigen_recip.reciprocal, lambda x: np.float32(1) / x),
+       "Rsqrt": (eigen_recip.rsqrt, lambda x: np.float32(1) / np.sqrt(x))}
+needs_x86 = pytest.mark.skipif(not eigen_recip.AVAILABLE, reason="rcpps/rsqrtps are x86-64 instructions")
 
 
 def _bits_equal(a, b):
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
     nan = np.isnan(a)
-    return a.shape == b.shape and np.array_equal(nan, np.isnan(b)) and np.array_equal(a[~nan].view(np.int32), b[~nan].view(np.int32))
+    return a.shape == b.shape and np.array_equal(nan, np.isnan(b)) and \
+        np.array_equal(a[~nan].view(np.int32), b[~nan].view(np.int32))
 
 
 def _ulps(a, b):
@@ -39,37 +56,111 @@ def _ulps(a, b):
     return np.abs(ai - bi)
 
 
+@pytest.mark.parametrize("op", sorted(OPS))
 @pytest.mark.parametrize("name", sorted(INPUTS))
-def test_reciprocal_is_tf(name):
+def test_equals_tensorflow(op, name):
     tf = pytest.importorskip("tensorflow")
     x = INPUTS[name]
-    want = tf.raw_ops.Reciprocal(x=tf.constant(x)).numpy()
+    want = getattr(tf.raw_ops, op)(x=tf.constant(x)).numpy()
     with fpenv.flush_denormals():
-        got = raw_ops.Reciprocal(x=x)
+        got = getattr(raw_ops, op)(x=x)
     assert _bits_equal(got, want)
 
 
+@needs_x86
+@pytest.mark.parametrize("kind", ["rcp", "rsqrt"])
 @pytest.mark.parametrize("name", sorted(INPUTS))
-def test_reciprocal_against_division(name):
+def test_estimate_within_documented_bound(kind, name):
+    x = INPUTS[name].reshape(-1)
+    x = x[np.isfinite(x) & (x > np.float32(2.0 ** -126)) & (x < np.float32(2.0 ** 126))]  # normal in, normal out
+    r = eigen_recip.estimate(kind, x).astype(np.float64)
+    exact = 1 / x.astype(np.float64) if kind == "rcp" else 1 / np.sqrt(x.astype(np.float64))
+    assert np.abs(r / exact - 1).max(initial=0) <= eigen_recip.ESTIMATE_REL_ERROR
+    assert np.any(r != exact.astype(np.float32)) or x.size < 64  # an estimate, not the quotient
+
+
+def _newton_by_hand(kind, x, r):
+    """Eigen's Newton step from the estimate ``r``, each operation a rounded float32 NumPy one."""
+    f = np.float32
+    with np.errstate(all="ignore"):
+        if kind == "rcp":
+            t = f(1) - x * r
+            return np.where(np.isnan(t), r, r * t + r)
+        h = (x * r) * r + f(-1)
+        y = (r * f(-0.5)) * h + r
+        return np.where(np.isnan(y), r, y)
+
+
+@needs_x86
+@pytest.mark.parametrize("kind", ["rcp", "rsqrt"])
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_packets_are_the_newton_step_of_the_estimate(kind, name):
+    fn, exact = OPS["Reciprocal" if kind == "rcp" else "Rsqrt"]
+    x = INPUTS[name].reshape(-1)
+    got = fn(x)
+    body = x.size - x.size % eigen_recip.PACKET
+    normal = ~((np.abs(x) < np.float32(2.0 ** -126)) & (x != 0))  # subnormals are divided (below)
+    xb, gb = x[:body][normal[:body]], got[:body][normal[:body]]
+    assert _bits_equal(gb, _newton_by_hand(kind, xb, eigen_recip.estimate(kind, xb)))
+    with np.errstate(all="ignore"):
+        assert _bits_equal(got[body:], exact(x[body:]))  # the scalar functor on the tail
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_against_correctly_rounded(op, name):
+    fn, exact_of = OPS[op]
     x = INPUTS[name]
-    got = eigen_recip.reciprocal(x).reshape(-1)
+    got = fn(x).reshape(-1)
     flat = x.reshape(-1)
     with np.errstate(all="ignore"):
-        exact = np.float32(1) / flat
+        exact = exact_of(flat)
     body = flat.size - flat.size % eigen_recip.PACKET
     assert _bits_equal(got[body:], exact[body:])
-    finite = np.isfinite(exact[:body]) & (np.abs(exact[:body]) >= np.float32(2.0 ** -126)) & (np.abs(flat[:body]) > np.float32(2.0 ** -125))
-    assert _ulps(got[:body][finite], exact[:body][finite]).max(initial=0) <= 2
     tiny = np.float32(2.0 ** -126)
-    special = (np.abs(flat[:body]) < tiny) | ~np.isfinite(flat[:body])  # zeros, subnormals (divided), inf, NaN
-    assert _bits_equal(got[:body][special], exact[:body][special])
+    finite = np.isfinite(exact[:body]) & (np.abs(exact[:body]) >= tiny) & (np.abs(flat[:body]) > 2 * tiny)
+    assert _ulps(got[:body][finite], exact[:body][finite]).max(initial=0) <= 2
+    special = (np.abs(flat[:body]) < tiny) | ~np.isfinite(flat[:body]) | (flat[:body] < 0) * (op == "Rsqrt")
+    assert _bits_equal(got[:body][special], exact[:body][special])  # zeros, subnormals, inf, NaN, sqrt(<0)
 
 
-def test_graph_reciprocal_keeps_shape_and_dtype():
+@needs_x86
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_flush_denormals_reads_subnormals_as_zero(op):
+    fn, _ = OPS[op]
+    x = np.array([1e-40, -1e-40, 1e-45, -3e-39, 2.0, 4.0, 1e-41, 5e-39], np.float32)
+    with fpenv.flush_denormals():
+        got = fn(x)
+    zero = np.where(np.signbit(x), np.float32(-0.0), np.float32(0.0))
+    want = fn(zero)
+    want[[4, 5]] = fn(np.full(8, 2.0, np.float32))[0], fn(np.full(8, 4.0, np.float32))[0]
+    assert _bits_equal(got, want)
+
+
+def test_graph_ops_keep_shape_and_dtype():
     import ref
     x = INPUTS["sigmoid_denominators"]
     p = ref.placeholder(ref.float32, [None, 7])
     with ref.Session() as s:
-        got = s.run(ref.reciprocal(p), {p: x})
-    assert got.dtype == np.float32 and got.shape == x.shape
-    assert _bits_equal(got, eigen_recip.reciprocal(x))
+        r, q = s.run([ref.reciprocal(p), ref.rsqrt(p)], {p: x})
+    for got, fn in ((r, eigen_recip.reciprocal), (q, eigen_recip.rsqrt)):
+        assert got.dtype == np.float32 and got.shape == x.shape
+        assert _bits_equal(got, fn(x))
+
+
+NO_NUMBA = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from ref.ops import eigen_recip
+    x = np.linspace(0.5, 9, 37, dtype=np.float32)
+    eigen_recip.reciprocal(x), eigen_recip.rsqrt(x)
+    print("numba" in sys.modules)
+""")
+
+
+def test_loops_build_without_numba(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}  # an empty object cache too
+    out = subprocess.run([sys.executable, "-c", NO_NUMBA], env=env, capture_output=True, text=True, timeout=300,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
