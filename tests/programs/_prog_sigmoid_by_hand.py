@@ -3,7 +3,8 @@
 with the logistic function spelled ``1 / (1 + exp(-x))`` (after a ``MatMul``
 TF's grappler runs that division as ``Reciprocal``), the sigmoid
 cross-entropy summed by hand, its derivative chained manually and applied with
-``assign_sub``; ``argmax`` accuracy as ``extra``."""
+``assign_sub``; the first predictions and logits and the final ``argmax`` accuracy
+as ``extra``."""
 import numpy as np
 
 from _corpus import variable_values
@@ -35,7 +36,7 @@ def build(tf):
     train = [tf.assign_sub(W, lr * d_W), tf.assign_sub(b, lr * d_b)]
     prediction = tf.argmax(y_pred, 1)
     accuracy = tf.reduce_mean(tf.cast(tf.equal(prediction, tf.argmax(target, 1)), tf.float32))
-    return {"X": X, "y": y, "loss": loss, "train": train, "accuracy": accuracy, "y_pred": y_pred}
+    return {"X": X, "y": y, "loss": loss, "train": train, "accuracy": accuracy, "y_pred": y_pred, "layer": layer}
 
 
 def train(tf, steps, workdir):
@@ -44,12 +45,12 @@ def train(tf, steps, workdir):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         initial = variable_values(tf, sess)
-        first_pred = sess.run(h["y_pred"], feed)
+        first_pred, first_layer = sess.run([h["y_pred"], h["layer"]], feed)
         losses = []
         for _ in range(steps):
             sess.run(h["train"], feed)
             loss, acc = sess.run([h["loss"], h["accuracy"]], feed)
             losses.append(float(loss))
-        extra = [first_pred.tolist(), float(acc)]
+        extra = [first_pred.tolist(), float(acc), first_layer.tolist()]
         final = variable_values(tf, sess)
     return {"initial": initial, "losses": losses, "final": final, "extra": extra}

@@ -58,10 +58,17 @@ def test_extra(name, tmp_root):
     assert_close(got, want, *TOLERANCE.get(name, (RTOL, ATOL)))
 
 
-def test_hand_written_sigmoid_is_tf_bit_for_bit(tmp_root):
-    """The first predictions of ``sigmoid_by_hand`` (a forward ``MatMul`` and the
-    hand-written logistic, ``Reciprocal`` in TF) equal TF's exactly."""
+@pytest.mark.parametrize("which", ["tf", "ref"])
+def test_hand_written_sigmoid_is_a_reciprocal(which, tmp_root):
+    """The first predictions of ``sigmoid_by_hand`` are, bit for bit, ``Reciprocal(1 +
+    exp(-layer))`` of that run's own logits (TF's grappler rewrite; ref's plan as TF's),
+    not the correctly rounded quotient. (Each run's own logits: the ``MatMul`` before
+    them is not TF's bits in ref.)"""
     import numpy as np
-    want = np.asarray(_result("sigmoid_by_hand", "tf", tmp_root)["extra"][0], np.float32)
-    got = np.asarray(_result("sigmoid_by_hand", "ref", tmp_root)["extra"][0], np.float32)
-    assert np.array_equal(got, want)
+    from ref import raw_ops
+    from ref.ops import eigen_recip
+    extra = _result("sigmoid_by_hand", which, tmp_root)["extra"]
+    pred, layer = np.asarray(extra[0], np.float32), np.asarray(extra[2], np.float32)
+    y = raw_ops.AddV2(x=np.float32(1), y=raw_ops.Exp(x=raw_ops.Neg(x=layer)))
+    assert np.array_equal(pred, eigen_recip.reciprocal(y))
+    assert not np.array_equal(pred, np.float32(1) / y)
