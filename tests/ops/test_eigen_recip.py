@@ -164,3 +164,40 @@ def test_loops_build_without_numba(tmp_path):
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False"]
+
+
+FIRST_STEP = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import ref as tf
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 4, 4, 3).astype(np.float32)
+    labels = rng.randint(0, 10, 64)
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [None, 4, 4, 3])
+        y = tf.placeholder(tf.int64, [None])
+        h = tf.layers.batch_normalization(p, training=True, fused=True)
+        m, v = tf.nn.moments(h, [0, 1, 2])
+        h = tf.nn.batch_normalization(h, m, v, None, None, 1e-3)
+        logits = tf.layers.dense(tf.reshape(h, [-1, 48]), 10)
+        probs = tf.nn.softmax(logits)
+        inv = tf.reciprocal(tf.reduce_sum(probs, 1) + 1.)
+        loss = -tf.reduce_mean(tf.log(tf.gather(tf.reshape(probs, [-1]), tf.range(64) * 10 + tf.cast(y, tf.int32))))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss + tf.reduce_sum(inv))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run([train, loss, probs], {p: x, y: labels})
+    print("numba" in sys.modules)
+""")
+
+
+def test_first_step_with_softmax_and_batch_norm_loads_no_numba(tmp_path):
+    """A first training step with ``Softmax``, ``Reciprocal``, ``FusedBatchNorm`` and
+    ``tf.nn.batch_normalization``'s ``Rsqrt`` (and their gradients) loads no Numba."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    for k in ("REF_NUMPY_MAX", "REF_NUMPY_BUDGET_S"):
+        env.pop(k, None)
+    out = subprocess.run([sys.executable, "-c", FIRST_STEP], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
