@@ -201,3 +201,48 @@ def test_first_step_with_softmax_and_batch_norm_loads_no_numba(tmp_path):
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False"]
+
+
+# -- the gradients: TF's functors' packet and scalar forms --------------------------------
+
+GRADS = {"SqrtGrad": lambda y: np.sqrt(y), "RsqrtGrad": lambda y: 1 / np.sqrt(y),
+         "ReciprocalGrad": lambda y: 1 / y, "InvGrad": lambda y: 1 / y}
+EXACT_GRADS = {"SqrtGrad": lambda y, d: 0.5 * d / y, "RsqrtGrad": lambda y, d: -0.5 * d * y ** 3,
+               "ReciprocalGrad": lambda y, d: -d * y * y, "InvGrad": lambda y, d: -d * y * y}
+
+
+def _grad_inputs(op, dtype, n):
+    rng = np.random.RandomState(n)
+    y = GRADS[op]((rng.rand(n) * 4 + 0.1).astype(dtype)).astype(dtype)
+    dy = rng.randn(n).astype(dtype)
+    dy[::7] = 0
+    y[::11] = np.inf  # times a zero dy: 0, not NaN
+    return y, dy
+
+
+@pytest.mark.parametrize("n", [10003, 64, 5])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", sorted(GRADS))
+def test_gradients_equal_tensorflow(op, dtype, n):
+    tf = pytest.importorskip("tensorflow")
+    y, dy = _grad_inputs(op, dtype, n)
+    want = getattr(tf.raw_ops, op)(y=tf.constant(y), dy=tf.constant(dy)).numpy()
+    with fpenv.flush_denormals():
+        got = getattr(raw_ops, op)(y=y, dy=dy)
+    assert got.dtype == want.dtype and np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert np.array_equal(got[ok].view(f"i{want.itemsize}"), want[ok].view(f"i{want.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", sorted(GRADS))
+def test_gradients_against_exact_formula(op, dtype):
+    y, dy = _grad_inputs(op, dtype, 1003)
+    with np.errstate(all="ignore"):
+        got = getattr(raw_ops, op)(y=y, dy=dy)
+        exact = EXACT_GRADS[op](y.astype(np.longdouble), dy.astype(np.longdouble)).astype(dtype)
+    zero = dy == 0
+    assert np.array_equal(got[zero].view(f"i{got.itemsize}"), np.zeros(zero.sum(), f"i{got.itemsize}"))  # +0
+    fin = ~zero & np.isfinite(exact)
+    gi, ei = (v[fin].view(f"i{got.itemsize}").astype(np.int64) for v in (got, exact))
+    assert np.abs(gi - ei).max() <= 3
