@@ -19,7 +19,9 @@ rounded and then a sum rounded:
     y = (r * -0.5) * h + r   # NaN (a NaN, 0 * inf, a < 0): r itself
 
 The last ``size % 8`` elements of the flat tensor take the scalar functors:
-``1 / a`` and ``1 / sqrt(a)``, correctly rounded.
+``1 / a`` and ``1 / sqrt(a)``, correctly rounded. float16 and bfloat16 packets
+are widened to float32, take the same packet form and are rounded once
+(:func:`half`).
 
 The estimate's exact bits are a table in the CPU (Intel's and AMD's differ),
 so no NumPy formula gives them: ref asks the CPU. The loops are built with
@@ -56,7 +58,6 @@ ESTIMATE_REL_ERROR = 1.5 * 2.0 ** -12
 AVAILABLE = platform.machine().lower() in ("x86_64", "amd64")
 """Whether the CPU has ``rcpps``/``rsqrtps`` (x86-64); otherwise the functions divide exactly."""
 
-_KINDS = ("rcp", "rsqrt", "rcp_estimate", "rsqrt_estimate")
 _LOOPS = {}
 
 
@@ -164,6 +165,21 @@ def rsqrt(x):
     whole packets of 8, ``1 / sqrt(a)`` on the rest)."""
     size = np.size(x)
     return _apply("rsqrt", x, size - size % PACKET)
+
+
+def half(fn, x, tail):
+    """``fn`` (:func:`reciprocal` or :func:`rsqrt`) of a float16/bfloat16 array as TF's
+    kernel: Eigen's half packets widen to float32, take ``fn``'s packet form and round
+    once (``F16_PACKET_FUNCTION``/``BF16_PACKET_FUNCTION``); the last ``size % 8``
+    elements take ``tail`` (the scalar functor in the half type)."""
+    x = np.asarray(x)
+    flat = x.reshape(-1)
+    body = flat.size - flat.size % PACKET
+    out = np.empty(flat.shape, x.dtype)
+    out[:body] = fn(flat[:body].astype(_F)).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        out[body:] = tail(flat[body:])
+    return out.reshape(x.shape)
 
 
 def estimate(kind, x):

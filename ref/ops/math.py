@@ -203,6 +203,8 @@ def rsqrt(x):
     x = np.asarray(x)
     if x.dtype == np.float32:
         return eigen_recip.rsqrt(x)
+    if x.dtype in _HALVES:  # Eigen's half packets: float32's prsqrt, rounded once
+        return eigen_recip.half(eigen_recip.rsqrt, x, lambda t: np.true_divide(np.ones((), t.dtype), np.sqrt(t)))
     return np.true_divide(np.ones((), x.dtype), np.sqrt(x))
 
 
@@ -212,6 +214,7 @@ def _eigen(x) -> bool:
     return getattr(x, "dtype", None) in _EIGEN_FLOATS
 
 
+_HALVES = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
 _EIGEN_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
 
 
@@ -280,6 +283,8 @@ def reciprocal(x):
     x = np.asarray(x)
     if x.dtype == np.float32:  # Eigen's rcpps estimate and one Newton step, as TF's kernel
         return eigen_recip.reciprocal(x)
+    if x.dtype in _HALVES:  # Eigen's half packets: float32's preciprocal, rounded once
+        return eigen_recip.half(eigen_recip.reciprocal, x, lambda t: np.true_divide(np.ones((), t.dtype), t))
     if x.dtype.type in _RECIPROCAL_EXACT:  # 1 / x correctly rounded, as true_divide's (a third of its cost)
         return np.reciprocal(x)
     return np.true_divide(x.dtype.type(1), x)

@@ -67,6 +67,28 @@ def test_equals_tensorflow(op, name):
     assert _bits_equal(got, want)
 
 
+HALF_NAMES = ["unit_range", "normal_wide", "variances_plus_eps", "tail_only", "every_mantissa_top_bits"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("name", HALF_NAMES)
+def test_halves_equal_tensorflow(op, dtype, name):
+    """float16/bfloat16: TF widens whole packets to float32, runs the float32 packet
+    form and rounds once; the tail is the scalar functor in the half type."""
+    tf = pytest.importorskip("tensorflow")
+    from ref.types import dtypes
+    dt = dtypes.as_dtype(dtype).as_numpy_dtype
+    x = INPUTS[name].astype(dt)
+    want = getattr(tf.raw_ops, op)(x=tf.constant(x)).numpy()
+    with fpenv.flush_denormals():
+        got = getattr(raw_ops, op)(x=x)
+    assert got.dtype == want.dtype
+    nan = np.isnan(want.astype(np.float32))
+    assert np.array_equal(nan, np.isnan(got.astype(np.float32)))
+    assert np.array_equal(got[~nan].view(np.int16), want[~nan].view(np.int16))
+
+
 @needs_x86
 @pytest.mark.parametrize("kind", ["rcp", "rsqrt"])
 @pytest.mark.parametrize("name", sorted(INPUTS))
