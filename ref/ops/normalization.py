@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_recip, eigen_reduce
+from ref.ops import eigen_recip, eigen_reduce, eigen_redux
 from ref.ops.registry import invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -55,6 +55,14 @@ def _sum_rows(m):
     ``.sum(reduce_dims)``: Eigen's reduction over the leading axis (``ref.ops.eigen_reduce``)."""
     got = eigen_reduce.reduce(m, (0,))
     return np.add.reduce(m, axis=0, dtype=np.float32) if got is None else got
+
+
+def _redux_sum(m):
+    """Column sums of the [rest, depth] float32 ``m`` as TF's gradient kernels' ``redux_sum``
+    (``ReduceOuterDimensions``: blocks of rows per thread, ``ref.ops.eigen_redux``)."""
+    if m.shape[0] == 0:
+        return np.zeros(m.shape[1], np.float32)
+    return eigen_redux.reduce_outer_dims(m)
 
 
 def _check_fbn(x, scale, offset, mean, variance, is_training, exponential_avg_factor, data_format, op):
@@ -187,15 +195,16 @@ def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_
     eps = _f32(epsilon)
     coef0 = eigen_recip.rsqrt(var + eps)  # Eigen's prsqrt over [depth] (see the module's docstring)
     centered = xm - mean
-    offset_backprop = np.add.reduce(dy, axis=0, dtype=np.float32)
+    sums = _redux_sum
+    offset_backprop = sums(dy)
     if is_training:  # TF: sum(dy * (centered * coef0)); inference: sum(dy * centered) * coef0
-        scale_backprop = np.add.reduce(dy * (centered * coef0), axis=0, dtype=np.float32)
+        scale_backprop = sums(dy * (centered * coef0))
     else:
-        scale_backprop = np.add.reduce(dy * centered, axis=0, dtype=np.float32) * coef0
+        scale_backprop = sums(dy * centered) * coef0
     if is_training:
         rest = xm.shape[0]
         dy_mean = offset_backprop * np.float32(np.float32(1) / np.float32(rest))
-        dyx_mean = np.add.reduce(dy * centered, axis=0, dtype=np.float32) / np.float32(rest)
+        dyx_mean = sums(dy * centered) / np.float32(rest)
         coef1 = scale * coef0
         coef2 = coef0 * coef0 * dyx_mean
         dx = coef1 * ((dy - dy_mean) - centered * coef2)

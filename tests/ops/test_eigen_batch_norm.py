@@ -3,7 +3,8 @@
 TF's CPU ``FusedBatchNorm*`` computes ``scaling_factor = ((var + eps).rsqrt() *
 scale).eval()`` over ``[depth]`` with Eigen's ``prsqrt`` (``rsqrtps`` and a
 Newton step, ``ref.ops.eigen_recip``), the training statistics with Eigen's
-reduction over the leading axis (``ref.ops.eigen_reduce``); its inference
+reduction over the leading axis (``ref.ops.eigen_reduce``); its gradients sum
+with ``ReduceOuterDimensions``' blocks (``ref.ops.eigen_redux``) and the inference
 gradient scales ``sum(dy * (x - mean))`` by ``rsqrt(var + eps)`` after the sum.
 ``tf.nn.batch_normalization`` is ``Rsqrt`` of ``variance + epsilon`` times the
 scale (the same ``prsqrt``).
@@ -22,7 +23,8 @@ from ref.ops import eigen_recip, eigen_reduce, fpenv
 
 SHAPES = {"depth32": ([4, 5, 5, 32], "NHWC"), "depth20": ([8, 3, 3, 20], "NHWC"),
           "depth5": ([2, 3, 3, 5], "NHWC"), "nchw_depth24": ([2, 24, 4, 4], "NCHW"),
-          "depth64": ([16, 7, 7, 64], "NHWC")}
+          "depth64": ([16, 7, 7, 64], "NHWC"), "depth36": ([32, 8, 8, 36], "NHWC"),
+          "mnist_like_depth3": ([64, 28, 28, 3], "NHWC")}
 
 
 def _case(name):
