@@ -45,6 +45,21 @@ def test_softmax_equals_tensorflow(op, shape):
         np.testing.assert_array_equal(_bits(got), _bits(want))
 
 
+# TF evaluates Softmax's exp(logits - max) in tiles of the [batch, classes] tensor when it is
+# large, each tile with a scalar tail of expf: a handful of elements 1 ULP off, the rest equal
+TILED = [(256, 33), (1000, 17), (128, 100)]
+
+
+@pytest.mark.parametrize("shape", TILED, ids=str)
+def test_softmax_of_larger_batches_against_tensorflow(shape):
+    tf = pytest.importorskip("tensorflow")
+    x = np.asarray(np.random.RandomState(shape[0]).randn(*shape) * 4, np.float32)
+    want = tf.raw_ops.Softmax(logits=x).numpy()
+    got = raw_ops.Softmax(logits=x)
+    _within_ulps(got, want, 2)
+    assert np.mean(_bits(got) == _bits(want)) >= 0.999
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("labels", ["soft", "onehot"])
 def test_xent_equals_tensorflow(shape, labels):
