@@ -30,8 +30,10 @@ llvmlite straight (the intrinsics ``llvm.x86.sse.rcp.ps`` and
 the eight-lane AVX form), compiled once and cached on disk with
 :mod:`ref.ops.gemm_llvm`'s objects (~10 ms the first time, then loaded in
 milliseconds), and called through ``ctypes``: no Numba, so a first step with a
-``Softmax`` or a batch normalisation loads none. On a CPU that is not x86-64
-(or without llvmlite) there is no such instruction to ask: both functions
+``Softmax`` or a batch normalisation loads none. (What a process pays once is
+llvmlite's import and target set-up, ~0.3 s, which a graph with a ``MatMul``
+pays anyway, on ``gemm_llvm``'s prefetch thread.) On a CPU that is not x86-64
+there is no such instruction to ask: both functions
 divide exactly instead (``1 / a``, ``1 / sqrt(a)``), within 2 ULPs of TF's
 x86 numbers rather than equal to them (:data:`AVAILABLE` says which).
 
