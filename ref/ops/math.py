@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_gemv, eigen_math, eigen_reduce, eigen_unary, gemm
+from ref.ops import eigen_gemv, eigen_math, eigen_recip, eigen_reduce, eigen_unary, gemm
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -200,8 +200,12 @@ def sqrt(x):
 
 @_unary("Rsqrt", _FC)
 def rsqrt(x):
-    """y = 1 / sqrt(x)."""
+    """y = 1 / sqrt(x) (float32: Eigen's rsqrtps estimate and one Newton step, as TF's kernel)."""
     x = np.asarray(x)
+    if x.dtype == np.float32:
+        return eigen_recip.rsqrt(x)
+    if x.dtype in _HALVES:  # Eigen's half packets: float32's prsqrt, rounded once
+        return eigen_recip.half(eigen_recip.rsqrt, x, lambda t: np.true_divide(np.ones((), t.dtype), np.sqrt(t)))
     return np.true_divide(np.ones((), x.dtype), np.sqrt(x))
 
 
@@ -211,6 +215,7 @@ def _eigen(x) -> bool:
     return getattr(x, "dtype", None) in _EIGEN_FLOATS
 
 
+_HALVES = frozenset({np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
 _EIGEN_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype)})
 
 
@@ -281,6 +286,10 @@ def sign(x):
 def reciprocal(x):
     """y = 1 / x."""
     x = np.asarray(x)
+    if x.dtype == np.float32:  # Eigen's rcpps estimate and one Newton step, as TF's kernel
+        return eigen_recip.reciprocal(x)
+    if x.dtype in _HALVES:  # Eigen's half packets: float32's preciprocal, rounded once
+        return eigen_recip.half(eigen_recip.reciprocal, x, lambda t: np.true_divide(np.ones((), t.dtype), t))
     if x.dtype.type in _RECIPROCAL_EXACT:  # 1 / x correctly rounded, as true_divide's (a third of its cost)
         return np.reciprocal(x)
     return np.true_divide(x.dtype.type(1), x)
@@ -842,22 +851,62 @@ def tanh_grad(y, dy):
     return np.multiply(dy, np.subtract(_c(1, y), np.multiply(y, y)))
 
 
+_GRAD_PACKET = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+"""Eigen's AVX packet sizes: TF's gradient functors take their packet form on the
+whole packets of the flat tensor and their scalar form on the rest."""
+
+
+def _no_nan(value, dy):
+    """TF's ``mul_no_nan``: +0 where ``dy == 0`` (whatever ``value`` is), else ``value``."""
+    return np.where(dy == 0, np.zeros((), value.dtype), value)
+
+
+def _packets_and_tail(packet_form, scalar_form, y, dy):
+    """``packet_form`` on the first whole packets of the flat ``y``/``dy`` (same shape)
+    and ``scalar_form`` on the rest, as TF's element-wise CPU kernels for float32/64."""
+    y, dy = np.asarray(y), np.asarray(dy)
+    lanes = _GRAD_PACKET.get(y.dtype) if y.shape == dy.shape and y.dtype == dy.dtype else None
+    if lanes is None:
+        return None
+    fy, fd = y.reshape(-1), dy.reshape(-1)
+    body = fy.size - fy.size % lanes
+    out = np.empty(fy.shape, y.dtype)
+    with np.errstate(all="ignore"):
+        out[:body] = _no_nan(packet_form(fy[:body], fd[:body]), fd[:body])
+        out[body:] = _no_nan(scalar_form(fy[body:], fd[body:]), fd[body:])
+    return out.reshape(y.shape)
+
+
 @_grad_op("SqrtGrad")
 def sqrt_grad(y, dy):
-    """z = 0.5 * dy / y, with y = sqrt(x)."""
+    """z = 0.5 * dy / y, with y = sqrt(x). float32/64 as TF's functor: ``(0.5 / y) * dy``
+    on whole packets, ``(0.5 * dy) / y`` on the rest, 0 where ``dy == 0``."""
+    got = _packets_and_tail(lambda y, d: (_c(0.5, y) / y) * d, lambda y, d: (_c(0.5, y) * d) / y, y, dy)
+    if got is not None:
+        return got
     return np.true_divide(np.multiply(_c(0.5, y), dy), np.conj(y))
 
 
 @_grad_op("RsqrtGrad")
 def rsqrt_grad(y, dy):
-    """z = -0.5 * dy * y**3 (as ``(-0.5 * dy) * ((y * y) * y)``), with y = rsqrt(x)."""
+    """z = -0.5 * dy * y**3, with y = rsqrt(x). float32/64 as TF's functor:
+    ``(-0.5 * (y * y)) * (y * dy)`` on whole packets, ``(-0.5 * (dy * y)) * (y * y)`` on
+    the rest, 0 where ``dy == 0``; otherwise ``(-0.5 * dy) * ((y * y) * y)``."""
+    got = _packets_and_tail(lambda y, d: (_c(-0.5, y) * (y * y)) * (y * d),
+                            lambda y, d: (_c(-0.5, y) * (d * y)) * (y * y), y, dy)
+    if got is not None:
+        return got
     yc = np.conj(y)
     return np.multiply(np.multiply(_c(-0.5, y), dy), np.multiply(np.multiply(yc, yc), yc))
 
 
 @_grad_op("ReciprocalGrad")
 def reciprocal_grad(y, dy):
-    """z = -dy * y * y, with y = 1/x."""
+    """z = -dy * y * y, with y = 1/x. float32/64 as TF's functor: ``-(y * y) * dy``,
+    0 where ``dy == 0``; otherwise ``(-dy * y) * y``."""
+    got = _packets_and_tail(lambda y, d: -(y * y) * d, lambda y, d: -(y * y) * d, y, dy)
+    if got is not None:
+        return got
     yc = np.conj(y)
     return np.multiply(np.multiply(np.negative(dy), yc), yc)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ref.types import dtypes
+from ref.ops import eigen_recip, eigen_reduce, eigen_redux
 from ref.ops.registry import invalid_argument, register_op, require_rank
 from ref.types.shapes import TensorShape, unknown_shape
 
@@ -49,6 +50,21 @@ def _f32(v):
     return np.float32(v)
 
 
+def _sum_rows(m):
+    """Column sums of the [rest, depth] float32 ``m`` as TF's forward kernel's
+    ``.sum(reduce_dims)``: Eigen's reduction over the leading axis (``ref.ops.eigen_reduce``)."""
+    got = eigen_reduce.reduce(m, (0,))
+    return np.add.reduce(m, axis=0, dtype=np.float32) if got is None else got
+
+
+def _redux_sum(m):
+    """Column sums of the [rest, depth] float32 ``m`` as TF's gradient kernels' ``redux_sum``
+    (``ReduceOuterDimensions``: blocks of rows per thread, ``ref.ops.eigen_redux``)."""
+    if m.shape[0] == 0:
+        return np.zeros(m.shape[1], np.float32)
+    return eigen_redux.reduce_outer_dims(m)
+
+
 def _check_fbn(x, scale, offset, mean, variance, is_training, exponential_avg_factor, data_format, op):
     if _s(data_format) not in _FORMATS:
         raise invalid_argument(f"{op}: invalid data format {_s(data_format)}")
@@ -77,9 +93,9 @@ def _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg
     rest = m.shape[0]
     if is_training:
         inv = np.float32(np.float32(1.0) / np.float32(rest)) if rest else np.float32(np.inf)
-        batch_mean = np.add.reduce(m, axis=0, dtype=np.float32) * inv
+        batch_mean = _sum_rows(m) * inv
         centered = m - batch_mean
-        batch_var = np.add.reduce(centered * centered, axis=0, dtype=np.float32) * inv
+        batch_var = _sum_rows(centered * centered) * inv
         adjust = np.float32(rest) / np.float32(max(rest - 1, 1))
         if f == np.float32(1):
             new_mean, new_var = batch_mean, batch_var * adjust
@@ -92,7 +108,7 @@ def _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg
         centered = m - mean
         batch_var = variance
         new_mean, new_var, saved_mean, saved_var = mean, variance, mean, variance
-    factor = (1 / np.sqrt(batch_var + eps)).astype(np.float32) * scale
+    factor = eigen_recip.rsqrt(batch_var + eps) * scale  # TF's .eval() of [depth]: Eigen's prsqrt packets
     y = centered * factor + offset
     return (_back(y, moved, c, x0.dtype), new_mean.astype(np.float32), new_var.astype(np.float32),
             np.array(saved_mean, np.float32), np.array(saved_var, np.float32))
@@ -177,14 +193,18 @@ def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_
         if v.shape != (depth,):
             raise invalid_argument(f"{op}: {name} must have {depth} elements, got shape {list(v.shape)}")
     eps = _f32(epsilon)
-    coef0 = (1 / np.sqrt(var + eps)).astype(np.float32)
+    coef0 = eigen_recip.rsqrt(var + eps)  # Eigen's prsqrt over [depth] (see the module's docstring)
     centered = xm - mean
-    offset_backprop = np.add.reduce(dy, axis=0, dtype=np.float32)
-    scale_backprop = np.add.reduce(dy * (centered * coef0), axis=0, dtype=np.float32)
+    sums = _redux_sum
+    offset_backprop = sums(dy)
+    if is_training:  # TF: sum(dy * (centered * coef0)); inference: sum(dy * centered) * coef0
+        scale_backprop = sums(dy * (centered * coef0))
+    else:
+        scale_backprop = sums(dy * centered) * coef0
     if is_training:
         rest = xm.shape[0]
         dy_mean = offset_backprop * np.float32(np.float32(1) / np.float32(rest))
-        dyx_mean = np.add.reduce(dy * centered, axis=0, dtype=np.float32) / np.float32(rest)
+        dyx_mean = sums(dy * centered) / np.float32(rest)
         coef1 = scale * coef0
         coef2 = coef0 * coef0 * dyx_mean
         dx = coef1 * ((dy - dy_mean) - centered * coef2)

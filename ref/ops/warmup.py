@@ -12,7 +12,8 @@ set-up command runs this once.
 By default: the float32 kernels a first step of the common models compiles
 (measured with an empty cache on ``bench/models.py``'s MLP, LeNet, VGG, LSTM,
 word2vec and logistic regression): the matrix-product kernel (``gemm_llvm``'s
-object code, every micro-kernel size), the convolution's
+object code, every micro-kernel size, and ``eigen_recip``'s ``rcpps``/``rsqrtps``
+loops), the convolution's
 im2col/col2im loops and chunked patch products (``ref.ops.patch_products``), max pooling and its gradient, the fused bias-add/relu
 kernels and the LSTM cell, softmax cross entropy (dense and sparse), the random
 samplers, and the dense updates of the common optimizers (gradient descent,
@@ -36,8 +37,8 @@ import time
 
 import numpy as np
 
-from ref.ops import (_jit, eigen_gemv, eigen_math, eigen_reduce, eigen_softmax, eigen_unary, fused, gemm_kernel,
-                     gemm_llvm, nn, registry)
+from ref.ops import (_jit, eigen_gemv, eigen_math, eigen_recip, eigen_reduce, eigen_softmax, eigen_unary, fused,
+                     gemm_kernel, gemm_llvm, nn, registry)
 
 _HYPER = {"lr_power": -0.5, "global_step": 1}
 COMMON_OPTIMIZERS = ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp")
@@ -137,7 +138,9 @@ def _jobs(size, everything=False):
         yield f"MatMul {kind} (ref.ops.gemm_llvm: micro-kernels of 1..{gemm_kernel.MR_T} rows)", "gemm", (
             lambda a=a, d=dtype: [registry.call("MatMul", a=a, b=a, transpose_b=True)]
             + [gemm_llvm.macro(d, mr) for mr in range(1, gemm_kernel.MR_T + 1)]
-            + [gemm_llvm.libm(name, d) for name in ("exp", "log")])  # (cross entropy's form)
+            + [gemm_llvm.libm(name, d) for name in ("exp", "log")]  # (cross entropy's form)
+            + ([eigen_recip.reciprocal(np.ones(8, d)), eigen_recip.rsqrt(np.ones(8, d))]  # rcpps/rsqrtps loops
+               if d == np.float32 and eigen_recip.AVAILABLE else []))
         conv, pool = _conv_jobs(dtype)
         # (its products are the kernel's: in the same process as it, so that one compiles it)
         yield f"Conv2D and its backprops {kind} (ref.ops.conv)", "gemm", conv

@@ -1,5 +1,5 @@
 """The per-call fast paths of small element-wise kernels (ref/ops/math.py):
-``Reciprocal`` on float32/float64 (NumPy's reciprocal), ``AddN`` on a list of
+``Reciprocal`` on float64 and short float32 tensors (NumPy's reciprocal), ``AddN`` on a list of
 same-shape arrays and ``Select``'s element-wise case give the bits of their
 independent oracles -- an exactly computed quotient rounded once, TF's
 summation order spelled out, NumPy's where -- and the other inputs (Python
@@ -38,8 +38,10 @@ def _exact_reciprocal(v, dtype):
         return dtype(q)  # float32: a second rounding, harmless (53 >= 2 * 24 + 2 bits)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(), (7,), (3, 5)])
+# float32 tensors of 8 or more elements take Eigen's rcpps-and-Newton packets
+# (tests/ops/test_eigen_recip.py); fewer are all scalar tail, the exact quotient.
+@pytest.mark.parametrize("dtype, shape", [(np.float32, ()), (np.float32, (7,)),
+                                          (np.float64, ()), (np.float64, (7,)), (np.float64, (3, 5))])
 def test_reciprocal_is_the_rounded_exact_quotient(dtype, shape):
     rng = np.random.default_rng(0)
     x = np.array(rng.standard_normal(shape) * 10.0 ** rng.integers(-30, 30, shape), dtype)

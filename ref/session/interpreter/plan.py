@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 
-from ref.session.interpreter import frames
+from ref.session.interpreter import frames, grappler
 from ref.session.interpreter.concurrent import MAY_BLOCK, needs_concurrency
 
 # A worker's partition of a distributed step (its sends and receives): its steps run one at a
@@ -195,6 +195,8 @@ class Plan:
         slot = {}
         count = [0]
         fed = set(feed_tensors)
+        rank_memo = {}
+        preserved = {t.op for t in fetch_tensors} | set(target_ops)
 
         def new_slot():
             count[0] += 1
@@ -269,6 +271,14 @@ class Plan:
                 if folded is not None:
                     template.update(folded)
                     continue
+            rewritten = grappler.division_kernel(op, fed, rank_memo)  # after folding, as TF's order
+            if rewritten is not None:
+                step.kernel = rewritten
+            log_softmax = grappler.log_of_softmax(op, in_plan, fed, preserved)
+            if log_softmax is not None:
+                sm_step = next((st for st in reversed(steps) if st.op is op._inputs[0].op), None)
+                if sm_step is not None:
+                    sm_step.kernel, step.kernel = log_softmax
             steps.append(step)
         self.fetch_slots = [slot_of(t) for t in fetch_tensors]
         self.size = count[0]
