@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ref import raw_ops
-from ref.ops import eigen_gemm, eigen_reduce
+from ref.ops import eigen_gemm
 
 _RNG = np.random.RandomState(11)
 
@@ -166,7 +166,3 @@ def test_add_blocks_order():
     assert list(got[:8]) == [1] * 8 and got[8] == 2
     got3 = eigen_gemm._add_blocks(blocks[:3]).reshape(-1)
     assert list(got3) == [0] * 9  # (2^24 + 1) - 2^24
-
-
-def test_pool_threads_follow_tf():
-    assert eigen_reduce.pool_threads() >= 1
