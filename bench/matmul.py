@@ -4,7 +4,8 @@ and TensorFlow's ``MatMul`` on the same operands, side by side in one process.
     python bench/matmul.py [--rounds R] [--dtype float32|float64] [--threads N]
 
 Shapes are those of an MLP step (784-256-256-10, batch 128: forward products
-and the two gradients of each) and of an im2col convolution. Each round times
+and the two gradients of each) and of an im2col convolution (``tforder``: ``ref.ops.eigen_gemm``, float32 ``MatMul``'s
+path on AVX2 CPUs, TF's order, and its time over ref's kernel). Each round times
 one call of each contender in turn; a row prints the best time of each over
 the rounds, its GFLOP/s, and ref/NumPy, ref/TF. ``--threads`` sets ref's
 threads (``REF_MATMUL_THREADS``) and TF's intra-op threads; NumPy's BLAS runs
@@ -61,7 +62,7 @@ def main():
         os.environ["REF_MATMUL_THREADS"] = str(args.threads)
     import numpy as np
 
-    from ref.ops import gemm
+    from ref.ops import eigen_gemm, eigen_reduce, gemm
 
     dtype = np.dtype(args.dtype)
     try:
@@ -76,13 +77,15 @@ def main():
           f"{_openblas_core()}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')})"
           + (f", tensorflow {tf.__version__}" if tf else ""))
     print(f"{'shape':20s} {'ref us':>8s} {'GF/s':>6s} {'numpy us':>9s} {'GF/s':>6s} {'tf us':>8s} {'GF/s':>6s}"
-          f" {'ref/numpy':>9s} {'ref/tf':>7s}")
+          f" {'ref/numpy':>9s} {'ref/tf':>7s} {'tforder us':>10s} {'/ref':>5s}")
     rng = np.random.RandomState(0)
     for name, m, k, n, ta, tb in SHAPES:
         a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
         b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
         av, bv = (a.T if ta else a), (b.T if tb else b)
         cases = {"ref": lambda: gemm.matmul(av, bv), "numpy": lambda: np.matmul(av, bv)}
+        if dtype == np.float32 and eigen_gemm.applies():  # MatMul's float32 path on AVX2 CPUs: TF's order
+            cases["tforder"] = lambda: eigen_gemm.product(av, bv, eigen_reduce.pool_threads())
         if tf_matmul is not None:
             ta_, tb_ = tf.constant(a), tf.constant(b)
             cases["tf"] = lambda: tf_matmul(a=ta_, b=tb_, transpose_a=ta, transpose_b=tb).numpy()
@@ -100,7 +103,9 @@ def main():
             return f"{best[key] * 1e6:8.0f} {flops / best[key] / 1e9:6.0f}" if key in best else f"{'-':>8s} {'-':>6s}"
 
         ratio_tf = f"{best['ref'] / best['tf']:7.2f}" if "tf" in best else f"{'-':>7s}"
-        print(f"{name:20s} {cell('ref')} {cell('numpy'):>15s} {cell('tf')} {best['ref'] / best['numpy']:9.2f} {ratio_tf}")
+        order = f"{best['tforder'] * 1e6:10.0f} {best['tforder'] / best['ref']:5.2f}" if "tforder" in best else ""
+        print(f"{name:20s} {cell('ref')} {cell('numpy'):>15s} {cell('tf')} {best['ref'] / best['numpy']:9.2f} {ratio_tf}"
+              f" {order}")
 
 
 if __name__ == "__main__":

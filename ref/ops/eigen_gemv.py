@@ -42,9 +42,9 @@ coefficient-based product whatever its sides (:func:`batch_product`).
 (Measured against tensorflow-cpu 2.21 with oneDNN off: every element equal,
 all four transpositions, ``k`` from 2 to 30000, ``m`` or ``n`` up to 20000;
 ``tests/ops/test_eigen_gemv.py``.) ``k == 1`` and products with no side of 1
-are :mod:`ref.ops.gemm`'s: TF runs those through the tensor contraction with
-oneDNN's JIT sgemm as its inner kernel (``TENSORFLOW_USE_MKLDNN_CONTRACTION_KERNEL``:
-FMA where the CPU has it, the CPU's own blocking), which ``ref`` does not model.
+go through TF's tensor contraction with oneDNN's JIT sgemm as its inner kernel
+(``TENSORFLOW_USE_MKLDNN_CONTRACTION_KERNEL``): :mod:`ref.ops.eigen_gemm` on AVX2
+CPUs, :mod:`ref.ops.gemm` elsewhere.
 """
 from __future__ import annotations
 

@@ -18,18 +18,45 @@ kernel, for comparisons).
 
 **TF's bits.** ``MatMul`` of float32 with one row or one column (``m == 1`` or
 ``n == 1``, ``k >= 2``) does not come here: :mod:`ref.ops.eigen_gemv` computes it
-in the order of TF's Eigen dense products, bit for bit. Every other product
-keeps this module's order (one FMA chain per element, or OpenBLAS's), which is
-not TF's in general: TF runs those through Eigen's tensor contraction with
-oneDNN's JIT sgemm as the inner kernel (``TENSORFLOW_USE_MKLDNN_CONTRACTION_KERNEL``),
-which chooses FMA kernels and blockings from the CPU, and Eigen's thread pool
-may shard ``k`` (``shardByInnerDim``, from the pool size and the L3 cache),
-summing the shards' partial products. Measured against tensorflow-cpu 2.21 on a
-2-CPU AVX-512 machine (fraction of elements equal): products with ``k`` up to a
-few hundred match (one FMA chain in order: ``64x128x64``, ``128x300x100``,
-``256x512x10``, ``30x20x10`` all 1.00); ``16x400x16`` is exactly two FMA chains
-over ``k``'s halves, summed (0.12 here); ``32x784x10`` and ``64x784x256`` (0.06)
-follow neither one chain nor two.
+in the order of TF's Eigen dense products, bit for bit. Nor, on an x86-64 CPU with
+AVX2 and no AVX-512, does any other float32 ``MatMul``: :mod:`ref.ops.eigen_gemm`
+follows TF's Eigen tensor contraction over oneDNN's AVX2 nocopy ``sgemm``
+(``TENSORFLOW_USE_MKLDNN_CONTRACTION_KERNEL``), which is not one chain per element:
+
+* Eigen (TF's build: AVX, no FMA, ``mr = 16``) chooses threads with its cost model
+  on TF's intra-op pool, may shard ``k`` over threads (each shard computed apart,
+  then summed), and blocks ``k`` by ``kc`` from the L1 size (TF evens the slices
+  out and rounds them to 8); each output block adds its slices in order;
+* oneDNN cuts each slice into pieces of at most 256 (halving under 512 left) and
+  adds them in order (``beta = 1``), each piece summed from 0;
+* its JIT kernel holds 16 columns by 6 rows: one FMA chain per element in a 16-wide
+  tile of 4-6 rows; two chains (even, odd steps), added, for 8-wide tiles and
+  3-row tiles; two chains of unfused multiply-adds for 1-2-row tiles.
+
+Measured against tensorflow-cpu 2.21 (``TF_ENABLE_ONEDNN_OPTS=0``) on a 2-CPU
+AMD EPYC (AVX2; 32K/512K/32M caches), fraction of elements equal, before (this
+module: NumPy's OpenBLAS for small products, one FMA chain for large ones) and
+after (``ref.ops.eigen_gemm``; all four transpositions alike):
+
+=============  ======  =====    ==============  ======  =====
+m x k x n      before  after    m x k x n       before  after
+=============  ======  =====    ==============  ======  =====
+30x20x10       0.92    1.00     16x400x16       0.42    1.00
+8x64x8         0.81    1.00     32x784x10       0.12    1.00
+20x64x20       0.39    1.00     100x600x30      0.12    1.00
+48x64x24       0.72    1.00     64x5000x64      0.02    1.00
+64x128x64      1.00    1.00     128x784x256     0.06    1.00
+128x256x128    0.99    1.00     1024x1024x1024  0.05    1.00
+=============  ======  =====    ==============  ======  =====
+
+(A one-chain order matches TF only where ``k`` fits one oneDNN piece and every
+tile is 16 wide with 4-6 rows.) With oneDNN on (``TF_ENABLE_ONEDNN_OPTS=1``, TF's
+default) ``MatMul`` is oneDNN's matmul primitive: 8-11% of elements equal to
+the model (``128x784x256``, ``32x784x10``). On an AVX-512 CPU oneDNN runs its AVX-512 kernels (48x8 tiles, other
+blockings), not modelled: there float32 ``MatMul`` stays here (an earlier
+measurement on a 2-CPU AVX-512 machine: ``16x400x16`` two FMA chains over ``k``'s
+halves, 0.12 equal to one chain; ``32x784x10`` 0.06), as does every product
+under ``REF_EIGEN_GEMM=0``, float64, and the products inside convolutions.
 
 **Threads.** NumPy's OpenBLAS runs a product on as many threads as the machine
 has cores, and its threads spin while they wait: on a machine whose cores are

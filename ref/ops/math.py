@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from ref.types import dtypes
-from ref.ops import eigen_gemv, eigen_math, eigen_recip, eigen_reduce, eigen_unary, gemm
+from ref.ops import eigen_gemm, eigen_gemv, eigen_math, eigen_recip, eigen_reduce, eigen_unary, gemm
+from ref.ops import fpenv as _fpenv
 from ref.ops._jit import njit
 from ref.ops.registry import REQUIRED, broadcast_rule, broadcast_shapes, invalid_argument, register_op, unary_shape
 from ref.types.shapes import TensorShape, unknown_shape
@@ -577,6 +578,12 @@ def matmul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fals
     if (a.shape[0] == 1 or b.shape[1] == 1) and a.dtype == b.dtype == np.float32:
         # TF's order (Eigen's matrix-vector products)
         out = eigen_gemv.vector_product(a, b, transpose_a, transpose_b, eigen_reduce.pool_threads())
+        if out is not None:
+            return out
+    if a.dtype == b.dtype == np.float32 and a.shape[1] and a.shape[0] and b.shape[1] \
+            and not _fpenv.active() and eigen_gemm.applies():
+        # TF's order (Eigen's contraction over oneDNN's AVX2 kernels)
+        out = eigen_gemm.product(a, b, eigen_reduce.pool_threads())
         if out is not None:
             return out
     return gemm.matmul(a, b)

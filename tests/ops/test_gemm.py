@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ref.raw_ops as raw
-from ref.ops import gemm, gemm_kernel
+from ref.ops import eigen_gemm, eigen_reduce, gemm, gemm_kernel
 
 SHAPES = [(128, 784, 256), (784, 128, 256), (128, 256, 10), (64, 3000, 64), (33, 129, 65), (1000, 500, 300),
           (7, 5, 3), (4096, 64, 17), (20000, 25, 64)]
@@ -112,10 +112,16 @@ def test_blocks_follow_threads_and_packed_b(m, k, n, tb, dtype, threads):
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4 * np.sqrt(k))
 
 
-def test_matmul_kernel_uses_it():
+def test_matmul_kernel_uses_it(monkeypatch):
+    """Where TF's order is not modelled (``REF_EIGEN_GEMM=0``, AVX-512 CPUs) MatMul is
+    this module's product; where it is, ``ref.ops.eigen_gemm``'s."""
     a, b = _operands(128, 784, 256, False, True, np.float32, 3)
+    monkeypatch.setenv("REF_EIGEN_GEMM", "0")
     got = raw.MatMul(a=a, b=np.ascontiguousarray(b.T), transpose_b=True)
     assert got.tobytes() == gemm.matmul(a, b).tobytes()
+    monkeypatch.setenv("REF_EIGEN_GEMM", "1")
+    got = raw.MatMul(a=a, b=np.ascontiguousarray(b.T), transpose_b=True)
+    assert got.tobytes() == eigen_gemm.product(a, b, eigen_reduce.pool_threads()).tobytes()
 
 
 def test_small_and_integer_products_are_numpys():
