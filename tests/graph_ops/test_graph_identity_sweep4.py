@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from ref.graph_ops import nn_ops as _under_test  # noqa: F401
-from _graphdef import assert_same_graph
+from _graphdef import assert_same_graph, fed_values, ref_and_tf_values, tf_v1
 
 
 def _x(tf, shape=(None, 3), name="x", dtype=None):
@@ -202,6 +202,14 @@ def nn_separable_depthwise(tf):
     w = tf.nn.depthwise_conv2d(x, d, [1, 1, 1, 1], "SAME", rate=[2, 2])
     _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z) + tf.reduce_sum(w), [x, d, p])
 
+def nn_depthwise_rate_unknown_shapes(tf):  # TF's with_space_to_batch: Shape-read spatial dims, VALID rates
+    x = _x(tf, [None, None, None, 3]); d = _x(tf, [3, 3, 3, 2], "d"); p = _x(tf, [1, 1, 6, 4], "p")
+    y = tf.nn.depthwise_conv2d(x, d, [1, 1, 1, 1], "VALID", rate=[2, 3])
+    z = tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME", rate=[2, 2])
+    u = tf.nn.depthwise_conv2d(_x(tf, [2, 7, 5, 3], "k"), d, [1, 1, 1, 1], "SAME", rate=[2, 2])
+    _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z) + tf.reduce_sum(u), [x, d, p])
+
+
 def nn_atrous(tf):
     x = _x(tf, [None, 8, 8, 3]); f = _x(tf, [3, 3, 3, 2], "f")
     y = tf.nn.atrous_conv2d(x, f, 2, "SAME") + tf.nn.atrous_conv2d(x, f, 1, "SAME")
@@ -235,13 +243,15 @@ def nn_embedding_partitions(tf):
     z = tf.nn.embedding_lookup(p, i, max_norm=1.0)
     _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z), p)
 
-def nn_embedding_sparse(tf):
+def nn_embedding_sparse(tf):  # fed ids: TF's shape refiner would run a constant SparseTensor's Unique
     p = [tf.get_variable(f"p{i}", [3, 4]) for i in range(2)]
-    sp = tf.SparseTensor(tf.constant([[0, 0], [0, 1], [1, 0]], tf.int64), tf.constant([1, 4, 2], tf.int64), [2, 2])
-    w = tf.SparseTensor(tf.constant([[0, 0], [0, 1], [1, 0]], tf.int64), tf.constant([1., 2., 3.]), [2, 2])
+    idx = _x(tf, [None, 2], "idx", tf.int64)
+    sp = tf.SparseTensor(idx, _x(tf, [None], "ids", tf.int64), [2, 2])
+    w = tf.SparseTensor(idx, _x(tf, [None], "w"), [2, 2])
     y = tf.nn.embedding_lookup_sparse(p, sp, None, combiner="mean") + tf.nn.embedding_lookup_sparse(p, sp, w, combiner="sqrtn")
     tf.nn.safe_embedding_lookup_sparse(p, sp, w)
     _grad(tf, y, p)
+
 
 def nn_sampled_softmax(tf):
     x = _x(tf, [None, 4]); w = tf.get_variable("w", [10, 4]); b = tf.get_variable("b", [10])
@@ -318,6 +328,12 @@ def layers_separable(tf):
     z = tf.layers.separable_conv1d(s, 4, 3)
     _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z), [x, s] + tf.trainable_variables())
 
+def layers_separable_dilated(tf):
+    x = _x(tf, [None, 9, 9, 3])
+    y = tf.layers.separable_conv2d(x, 4, 3, dilation_rate=2, padding="same")
+    _grad(tf, y, [x] + tf.trainable_variables())
+
+
 def layers_conv_transpose(tf):
     x = _x(tf, [None, 4, 4, 3]); z = _x(tf, [None, 2, 2, 2, 3], "z")
     y = tf.layers.conv2d_transpose(x, 2, 3, strides=2, padding="same")
@@ -363,6 +379,7 @@ def layers_dense_3d_and_dropout(tf):
     x = _x(tf, [None, 5, 4])
     y = tf.layers.dense(x, 3, activation=tf.nn.elu, kernel_initializer=tf.glorot_normal_initializer(seed=1))
     z = tf.layers.dropout(y, 0.3, noise_shape=[None, 1, 3], seed=2, training=True)
+    z = tf.layers.dropout(z, 0.5, noise_shape=[1, 1, 3], training=tf.placeholder(tf.bool, [], name="t"))
     f = tf.layers.flatten(z)
     _gv(tf, f, x)
 
@@ -507,6 +524,11 @@ def sparse_ops(tf):
     tf.sparse_placeholder(tf.float32, name="sp")
     _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(r) + tf.reduce_sum(a.values) + tf.reduce_sum(t.values), [v, d])
 
+def sparse_reduce_sum_unknown_shape(tf):  # reduced_shape's DynamicStitch when the dense shape is fed
+    sp = tf.sparse_placeholder(tf.float32, name="sp")
+    _grad(tf, tf.sparse_reduce_sum(sp, 1) + tf.sparse_reduce_sum(sp, -1, keepdims=True), [sp.values])
+
+
 def sparse_to_dense_and_segment(tf):
     i = _x(tf, [None], "i", tf.int32); v = _x(tf, [None], "v")
     tf.sparse_to_dense(i, [10], v, 0.0, validate_indices=False)
@@ -541,21 +563,9 @@ def train_fixed_length_reader(tf):
 
 
 NOT_YET = {
-    "nn_separable_depthwise": "depthwise_conv2d with rate > 1: TF wraps the conv in with_space_to_batch "
-                              "(SpaceToBatchND/BatchToSpaceND); ref sets the op's dilations",
-    "nn_embedding_sparse": "embedding_lookup_sparse: TF folds the static shapes of the gathered rows "
-                           "(Shape_1 a Const) in the lookup and in its Reshape gradient",
     "nn_ctc_loss_v2": "ctc_loss_v2 on dense labels: TF builds ctc_loss_dense's forward-backward graph; "
                       "ref converts the labels to sparse and calls CTCLoss",
     "layers_conv_transpose": "ref has no tf.layers.conv3d_transpose",
-    "layers_bn_adjust_and_frozen": "fused batch norm without center/scale: TF's constant offset "
-                                   "and scale are Const/Const_1 (offset first)",
-    "layers_dense_regularized": "activity regularizer: TF divides the loss by the batch size",
-    "layers_dense_3d_and_dropout": "tf.layers.dropout with None in noise_shape: TF fills it from the "
-                                   "input's shape",
-    "metrics_at_k": "precision_at_k with class_id: TF's _select_class_id graph",
-    "sparse_ops": "SparseReduceSum gradient: TF folds reduced_shape of a constant shape",
-    "train_fixed_length_reader": "match_filenames_once: TF names the pattern MatchingFiles/pattern",
 }
 
 ROWS = {k: v for k, v in list(globals().items())
@@ -569,3 +579,54 @@ ROWS.update({f"losses_{k}": _loss_rows(f) for k, f in LOSSES.items()})
     for name, f in ROWS.items()])
 def test_graph_is_tensorflows(snippet):
     assert_same_graph(snippet)
+
+
+# -- values of what ref now builds differently ------------------------------------------
+
+def _dilated_depthwise(tf):
+    rng = np.random.default_rng(5)
+    x = tf.placeholder(tf.float32, [None, None, None, 3], name="x")
+    d = tf.constant(rng.standard_normal([3, 3, 3, 2]).astype(np.float32))
+    p = tf.constant(rng.standard_normal([1, 1, 6, 4]).astype(np.float32))
+    y = [tf.nn.depthwise_conv2d(x, d, [1, 1, 1, 1], "VALID", rate=[2, 3]),
+         tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME", rate=[2, 2]),
+         tf.nn.depthwise_conv2d(x, d, [1, 1, 1, 1], "SAME", rate=[3, 2])]
+    return y + tf.gradients(tf.add_n([tf.reduce_sum(t * t) for t in y]), [x]), {
+        x: rng.standard_normal([2, 9, 7, 3]).astype(np.float32)}
+
+
+def _activity_regularizer(tf):  # the loss divided by the batch size, as TF's Keras-based layers
+    x = tf.placeholder_with_default(np.arange(20, dtype=np.float32).reshape(5, 4) / 7.0, [None, 4])
+    tf.layers.dense(x, 3, kernel_initializer=tf.constant_initializer(0.5),
+                    activity_regularizer=lambda a: 0.01 * tf.reduce_sum(a * a))
+    return tf.losses.get_regularization_loss()
+
+
+def _sparse_reduce_sum_grad(tf):
+    sp = tf.sparse_placeholder(tf.float32, name="sp")
+    w = tf.constant(np.arange(1, 13, dtype=np.float32).reshape(3, 4))
+    y = tf.reduce_sum(tf.sparse_reduce_sum(sp, 1) * w[:, 0]) + tf.reduce_sum(tf.sparse_reduce_sum(sp, -2, keepdims=True) * w[0])
+    value = tf.SparseTensorValue([[0, 1], [1, 3], [2, 0], [2, 2]], np.array([1., 2., 3., 4.], np.float32), [3, 4])
+    return tf.gradients(y, [sp.values]), {sp: value}
+
+
+def _noise_shape_dropout_keeps_whole_rows(tf):  # rate 1 - tiny: every kept row is kept whole, per the noise shape
+    x = tf.placeholder(tf.float32, [None, 5, 3], name="x")
+    y = tf.layers.dropout(x, 0.5, noise_shape=[None, 1, 3], seed=7, training=True)
+    kept = tf.cast(tf.not_equal(y, 0.0), tf.float32)
+    return tf.reduce_max(kept, 1) - tf.reduce_min(kept, 1), {x: np.ones([4, 5, 3], np.float32)}
+
+
+def test_activity_regularizer_loss_is_tensorflows():
+    got, want = ref_and_tf_values(_activity_regularizer)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("snippet", [_dilated_depthwise, _sparse_reduce_sum_grad, _noise_shape_dropout_keeps_whole_rows],
+                         ids=["dilated_depthwise_and_separable", "sparse_reduce_sum_grad",
+                              "dropout_noise_shape_from_input"])
+def test_values_are_tensorflows(snippet):
+    import ref
+    got, want = fed_values(ref, snippet), fed_values(tf_v1(), snippet)
+    for g, w in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want]):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
