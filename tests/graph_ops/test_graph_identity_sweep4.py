@@ -340,6 +340,14 @@ def layers_conv_transpose(tf):
     w = tf.layers.conv3d_transpose(z, 2, 2, strides=(2, 2, 2), name="c3t")
     _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(w), [x, z] + tf.trainable_variables())
 
+def layers_conv3d_transpose_same_and_object(tf):
+    z = _x(tf, [None, None, 3, 2, 3], "z")
+    tf.layers.conv3d_transpose(z, 4, [3, 2, 3], strides=(1, 2, 2), padding="same", activation=tf.nn.relu, use_bias=False)
+    layer = tf.layers.Conv3DTranspose(2, 2, name="obj")
+    layer(z)
+    _grad(tf, layer(z), [z] + layer.trainable_variables)
+
+
 def layers_conv_transpose_valid(tf):
     x = _x(tf, [None, None, None, 3])
     _gv(tf, tf.layers.conv2d_transpose(x, 2, [3, 2], strides=(2, 1), padding="valid", activation=tf.nn.tanh), x)
@@ -565,7 +573,6 @@ def train_fixed_length_reader(tf):
 NOT_YET = {
     "nn_ctc_loss_v2": "ctc_loss_v2 on dense labels: TF builds ctc_loss_dense's forward-backward graph; "
                       "ref converts the labels to sparse and calls CTCLoss",
-    "layers_conv_transpose": "ref has no tf.layers.conv3d_transpose",
 }
 
 ROWS = {k: v for k, v in list(globals().items())
@@ -615,6 +622,21 @@ def _noise_shape_dropout_keeps_whole_rows(tf):  # rate 1 - tiny: every kept row 
     y = tf.layers.dropout(x, 0.5, noise_shape=[None, 1, 3], seed=7, training=True)
     kept = tf.cast(tf.not_equal(y, 0.0), tf.float32)
     return tf.reduce_max(kept, 1) - tf.reduce_min(kept, 1), {x: np.ones([4, 5, 3], np.float32)}
+
+
+def _conv3d_transpose_layer(tf):
+    rng = np.random.default_rng(6)
+    z = tf.placeholder_with_default(rng.standard_normal([2, 2, 3, 2, 3]).astype(np.float32), [None, None, 3, 2, 3])
+    k = tf.constant_initializer(rng.standard_normal([3, 2, 3, 4, 3]).astype(np.float32))
+    y = tf.layers.conv3d_transpose(z, 4, [3, 2, 3], strides=(2, 1, 2), kernel_initializer=k,
+                                   bias_initializer=tf.constant_initializer(0.25))
+    return [y, tf.gradients(tf.reduce_sum(y * y), [z])[0]]
+
+
+def test_conv3d_transpose_layer_values_are_tensorflows():
+    got, want = ref_and_tf_values(_conv3d_transpose_layer)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
 
 
 def test_activity_regularizer_loss_is_tensorflows():
