@@ -569,6 +569,34 @@ def train_fixed_length_reader(tf):
     tf.decode_raw(v, tf.uint8); tf.TFRecordReader().read_up_to(q, 3); tf.WholeFileReader().read(q)
     tf.train.match_filenames_once("*.txt")
 
+def nn_conv1d_transpose_and_conv1d(tf):
+    x = _x(tf, [None, 6, 3]); f = _x(tf, [3, 2, 3], "f"); g = _x(tf, [3, 3, 2], "g")
+    y = tf.nn.conv1d_transpose(x, f, [2, 12, 2], 2, padding="SAME")
+    z = tf.nn.conv1d(x, g, 1, "VALID")
+    _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z), [x, f, g])
+def nn_dilation2d_and_erosion(tf):
+    x = _x(tf, [None, 6, 6, 3]); f = _x(tf, [2, 2, 3], "f")
+    y = tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    z = tf.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    _grad(tf, tf.reduce_sum(y) + tf.reduce_sum(z), [x, f])
+def img_resize_aspect_grad(tf):
+    x = _x(tf, [2, 8, 6, 3])
+    y = tf.image.resize_images(x, [4, 4], preserve_aspect_ratio=True, method=tf.image.ResizeMethod.BICUBIC)
+    _grad(tf, y, [x])
+def data_padded_batch_dict(tf):
+    d = tf.data.Dataset.range(5).map(lambda v: {"a": tf.fill([v], 1.0), "b": v})
+    d = d.padded_batch(2, padded_shapes={"a": [6], "b": []}).repeat(2)
+    tf.data.make_one_shot_iterator(d).get_next()
+def nn_softmax_family_grad(tf):
+    x = _x(tf, [None, 4])
+    y = tf.nn.softmax(x, axis=0) + tf.nn.log_softmax(x) + tf.nn.softplus(x) + tf.nn.softsign(x) + tf.nn.relu6(x) + tf.nn.leaky_relu(x, 0.1) + tf.nn.selu(x) + tf.nn.crelu(x)[:, :4]
+    _grad(tf, y, [x])
+def sparse_softmax_and_slice_grad(tf):
+    i = _x(tf, [None, 2], "i", tf.int64); v = _x(tf, [None], "v")
+    sp = tf.SparseTensor(i, v, tf.constant([4, 5], tf.int64))
+    a = tf.sparse_softmax(sp); b = tf.sparse.slice(sp, [0, 0], [2, 3]); c = tf.sparse_add(sp, tf.sparse_reorder(sp))
+    _grad(tf, tf.reduce_sum(a.values) + tf.reduce_sum(b.values) + tf.reduce_sum(c.values), [v])
+
 
 NOT_YET = {
     "nn_ctc_loss_v2": "ctc_loss_v2 on dense labels: TF builds ctc_loss_dense's forward-backward graph; "
@@ -637,6 +665,18 @@ def test_conv3d_transpose_layer_values_are_tensorflows():
     got, want = ref_and_tf_values(_conv3d_transpose_layer)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def _padded_batch_of_dicts(tf):
+    d = tf.data.Dataset.range(5).map(lambda v: {"a": tf.fill([v], 1.5), "b": v})
+    return tf.data.make_one_shot_iterator(d.padded_batch(2, padded_shapes={"a": [6], "b": []})).get_next()
+
+
+def test_padded_batch_of_dicts_is_tensorflows():  # padded_shapes given as a dict, flattened by key
+    got, want = ref_and_tf_values(_padded_batch_of_dicts)
+    assert sorted(got) == sorted(want)
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k])
 
 
 def test_activity_regularizer_loss_is_tensorflows():
