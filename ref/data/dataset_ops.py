@@ -744,6 +744,8 @@ def _flatten_shapes(shapes):
     if isinstance(shapes, TensorShape) or (isinstance(shapes, list) and all(
             isinstance(d, (int, np.integer, type(None), Tensor, Dimension)) for d in shapes)):
         return [shapes]
+    if isinstance(shapes, dict):  # flattened as nest orders a dict (by key), each value a shape or a structure
+        return [s for k in sorted(shapes) for s in _flatten_shapes(shapes[k])]
     return [s for x in (shapes if isinstance(shapes, (tuple, list)) else nest.flatten(shapes))
             for s in _flatten_shapes(x)]
 

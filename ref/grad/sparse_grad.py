@@ -7,6 +7,7 @@ from ref.types import dtypes
 from ref.framework.indexed_slices import IndexedSlices
 from ref.framework.op_def_library import apply_op
 from ref.framework.sparse_tensor import SparseTensor
+from ref.grad.math_grad import _reduced_shape
 from ref.grad.registry import NotDifferentiable, RegisterGradient
 from ref.graph_ops import array_ops, math_ops, sparse_extras, sparse_ops
 
@@ -46,14 +47,13 @@ def _sparse_tensor_dense_add_grad(op, grad):
 
 @RegisterGradient("SparseReduceSum")
 def _sparse_reduce_sum_grad(op, out_grad):
-    """Each entry gets the gradient of the output cell it was summed into."""
+    """Each entry gets the gradient of the output cell it was summed into. As TF's
+    ``_SparseReduceSumGrad``: the kept-dims shape is ``reduced_shape`` (a constant
+    when the dense shape and the axes are), the scale ``sp_shape // cast(kept)``."""
     sp_indices, _, sp_shape, axes = op.inputs
-    rank = array_ops.size(sp_shape)
-    axes = math_ops.floormod(math_ops.add(math_ops.cast(axes, dtypes.int32), rank), rank)
-    kept = array_ops.dynamic_stitch([math_ops.range(rank), axes],
-                                    [sp_shape, array_ops.fill(array_ops.shape(axes), math_ops.cast(1, dtypes.int64))])
+    kept = _reduced_shape(sp_shape, axes)
     grad = array_ops.reshape(out_grad, kept)
-    scale = math_ops.floordiv(sp_shape, kept)
+    scale = math_ops.floordiv(sp_shape, math_ops.cast(kept, dtypes.int64))
     return None, array_ops.gather_nd(grad, math_ops.floordiv(sp_indices, scale)), None, None
 
 

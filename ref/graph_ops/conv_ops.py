@@ -16,6 +16,7 @@ from ref.framework.op_def_library import apply_op, convert_to_tensor
 from ref.framework.tensor_util import constant_value
 from ref.types import dtypes
 from ref.types.shapes import dimension_value
+from ref.graph_ops.with_space_to_batch import _base_paddings, space_to_batch_call
 
 __all__ = ["conv2d", "conv2d_transpose", "conv1d", "depthwise_conv2d", "depthwise_conv2d_native", "max_pool",
            "avg_pool", "conv2d_backprop_input", "conv2d_backprop_filter",
@@ -284,24 +285,40 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, s
                     data_format=data_format, dilations=list(dilations), name=name)
 
 
-def _space_to_batch_prelude(filter, rate):
-    """What TF's ``with_space_to_batch`` builds before its op: the filter's
-    ``Shape`` (a constant when static) and the ``dilation_rate`` constant; True
-    when every rate is 1 (TF then calls the op directly)."""
-    array_ops.shape(filter)
+def _with_space_to_batch(input, filter, rate, padding, conv):
+    """TF's ``with_space_to_batch`` as ``depthwise_conv2d`` and ``separable_conv2d``
+    call it: the filter's ``Shape`` (a constant when static) and the
+    ``dilation_rate`` constant first; with every rate 1, ``conv(input, padding)``;
+    else ``conv(converted, "VALID")`` between SpaceToBatchND and BatchToSpaceND
+    over dims 1 and 2 (TF passes no data format here), SAME's base paddings read
+    from the filter's spatial shape."""
+    filter_shape = array_ops.shape(filter)
     rate_t = convert_to_tensor(rate, dtype=dtypes.int32, name="dilation_rate")
     value = constant_value(rate_t)
     if value is not None and np.any(value < 1):
         raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={value}")
-    return value is not None and bool(np.all(value == 1))
+    if value is not None and bool(np.all(value == 1)):
+        return conv(input, padding)
+    padding, _ = convert_padding(padding)
+    if padding == "SAME":
+        shape_value = constant_value(filter_shape)
+        rate_v = value if value is not None else rate_t
+        if shape_value is not None:
+            base = _base_paddings(shape_value, 2, rate_v)
+        else:  # read from the filter after the input's spatial shape, as TF
+            def base():
+                return _base_paddings(array_ops.shape(filter), 2, rate_v)
+    elif padding == "VALID":
+        base = np.zeros([2, 2], np.int32)
+    else:
+        raise ValueError(f"Invalid padding method {padding!r}")
+    return space_to_batch_call(input, base, rate_t, [1, 2], lambda converted: conv(converted, "VALID"))
 
 
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None, dilations=None):
-    """Depthwise 2-D convolution under the name scope "depthwise". With every
-    ``rate`` (or ``dilations``) 1 the graph is TF's (its space-to-batch prelude,
-    then the native op); a larger rate, which TF builds as SpaceToBatchND /
-    native op / BatchToSpaceND, is passed as the native op's ``dilations``
-    here: the same values, a different graph."""
+    """Depthwise 2-D convolution under the name scope "depthwise": TF's graph,
+    the native op inside ``with_space_to_batch`` (SpaceToBatchND / native op /
+    BatchToSpaceND for a ``rate`` above 1)."""
     rate = _pick("dilations", dilations, "rate", rate)
     with name_scope(name, "depthwise", [input, filter]) as name:
         input = convert_to_tensor(input, name="tensor_in")
@@ -309,15 +326,11 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
         rate = [1, 1] if rate is None else [int(r) for r in rate]
         if len(rate) != 2:
             raise ValueError(f"rate must be of length 2, got {rate}")
-        if _space_to_batch_prelude(filter, rate):
-            return depthwise_conv2d_native(input, filter, strides, padding, data_format=_fmt(data_format),
-                                           name=name)
-        if any(int(s) != 1 for s in strides):
+        if any(r != 1 for r in rate) and any(int(s) != 1 for s in strides):
             raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
         data_format = _fmt(data_format)
-        return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format,
-                                       dilations=get_sequence(rate, 2, _channel_index(data_format), "dilations"),
-                                       name=name)
+        return _with_space_to_batch(input, filter, rate, padding, lambda x, pad: depthwise_conv2d_native(
+            x, filter, strides, pad, data_format=data_format, name=name))
 
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,
@@ -534,9 +547,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         data_format = _fmt(data_format)
         rate = [1, 1] if rate is None else [int(r) for r in rate]
         c = _channel_index(data_format)
-        ones = _space_to_batch_prelude(depthwise_filter, rate)  # TF's graph when every rate is 1
-        depthwise = depthwise_conv2d_native(input, depthwise_filter, get_sequence(strides, 2, c, "strides"), padding,
-                                            data_format=data_format,
-                                            dilations=[1, 1, 1, 1] if ones else get_sequence(rate, 2, c, "dilations"),
-                                            name="depthwise")
+        depthwise = _with_space_to_batch(input, depthwise_filter, rate, padding, lambda x, pad: depthwise_conv2d_native(
+            x, depthwise_filter, get_sequence(strides, 2, c, "strides"), pad, data_format=data_format,
+            name="depthwise"))
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format, name=name)

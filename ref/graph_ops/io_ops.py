@@ -12,9 +12,10 @@ __all__ = ["read_file", "write_file", "matching_files", "match_filenames_once", 
 
 
 def matching_files(pattern, name=None):
-    """The sorted file names matching the glob ``pattern`` (``MatchingFiles``)."""
-    return apply_op("MatchingFiles", pattern=convert_to_tensor(pattern, dtype=dtypes.string),
-                    name=name or "MatchingFiles")
+    """The sorted file names matching the glob ``pattern`` (``MatchingFiles``);
+    a Python pattern converts inside the op's scope ("MatchingFiles/pattern"), as
+    TF's generated wrapper converts it."""
+    return apply_op("MatchingFiles", pattern=pattern, name=name or "MatchingFiles")
 
 
 def read_file(filename, name=None):

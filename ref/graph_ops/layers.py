@@ -99,9 +99,16 @@ def _smart_cond(training, true_fn, false_fn):
 
 
 def _activity(outputs, activity_regularizer):
+    """The activity regularizer's loss of ``outputs``, divided by the batch size
+    (``shape(outputs)[0]`` cast to the loss's dtype), as TF's Keras-based layers
+    make it batch-agnostic, into REGULARIZATION_LOSSES."""
     if activity_regularizer is not None:
         with name_scope("ActivityRegularizer"):
             loss = activity_regularizer(outputs)
+            if loss is not None:
+                loss = convert_to_tensor(loss)
+                batch_size = math_ops.cast(array_ops.shape(outputs)[0], loss.dtype)
+                loss = math_ops.truediv(loss, batch_size)
         if loss is not None:
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return outputs
@@ -346,9 +353,19 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
         inputs = convert_to_tensor(inputs, name="inputs")
         if isinstance(rate, (int, float)) and rate == 0:
             return control_flow_ops.identity(inputs)
-        return _smart_cond(training,
-                           lambda: nn_ops.dropout(inputs, noise_shape=noise_shape, seed=seed, rate=rate),
-                           lambda: control_flow_ops.identity(inputs))
+        def dropped():
+            return nn_ops.dropout(inputs, noise_shape=_noise_shape(inputs, noise_shape), seed=seed, rate=rate)
+
+        return _smart_cond(training, dropped, lambda: control_flow_ops.identity(inputs))
+
+
+def _noise_shape(inputs, noise_shape):
+    """Keras's Dropout noise shape: each None entry read from the input's run-time
+    shape (one ``Shape``, sliced per None), the list converted to one tensor."""
+    if noise_shape is None:
+        return None
+    dynamic = array_ops.shape(inputs)
+    return convert_to_tensor([dynamic[i] if d is None else d for i, d in enumerate(noise_shape)])
 
 
 def flatten(inputs, name=None, data_format="channels_last"):
@@ -468,9 +485,12 @@ def _add_updates(updates):
 
 
 def _fused(inputs, gamma, beta, moving_mean, moving_variance, ax, epsilon, momentum, training, depth, param_dtype):
+    """The fused path; without scale or center the layer feeds constant ones and
+    zeros, made as TF's Keras layer makes them: ``constant(0.0, shape)`` for the
+    offset first ("Const"), then ``constant(1.0, shape)`` for the scale."""
     fmt = "NCHW" if ax == 1 else "NHWC"
-    g = gamma if gamma is not None else array_ops.ones([depth], dtype=param_dtype)
-    b = beta if beta is not None else array_ops.zeros([depth], dtype=param_dtype)
+    b = beta if beta is not None else constant(0.0, dtype=param_dtype, shape=[depth])
+    g = gamma if gamma is not None else constant(1.0, dtype=param_dtype, shape=[depth])
 
     def train():
         return normalization_ops.fused_batch_norm(inputs, g, b, mean=moving_mean, variance=moving_variance,

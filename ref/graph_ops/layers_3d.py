@@ -1,4 +1,5 @@
-"""TF1 3-D layers (``tf.layers.conv3d`` / ``Conv3D``, ``max_pooling3d`` /
+"""TF1 3-D layers (``tf.layers.conv3d`` / ``Conv3D``, ``conv3d_transpose`` /
+``Conv3DTranspose``, ``max_pooling3d`` /
 ``MaxPooling3D``, ``average_pooling3d`` / ``AveragePooling3D``) as TF's
 Keras-based legacy layers build them: a ``kernel`` [kd, kh, kw, in, filters]
 and a ``bias`` under the layer's variable scope, one ``Conv3D`` op named
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 from ref.framework.graph import name_scope
 from ref.framework.op_def_library import convert_to_tensor
-from ref.graph_ops import array_ops, conv3d_ops, init_ops, nn_ops
-from ref.graph_ops.layers import (_activity, _data_format, _in_channels, _layer_class, _layer_scope, _padding,
-                                  _tuple, _variable)
+from ref.graph_ops import array_ops, conv3d_ops, conv_ops, init_ops, nn_ops
+from ref.graph_ops.layers import (_activity, _data_format, _deconv_output_length, _in_channels, _layer_class,
+                                  _layer_scope, _padding, _tuple, _variable)
 
-__all__ = ["conv3d", "max_pooling3d", "average_pooling3d", "Conv3D", "MaxPooling3D", "AveragePooling3D"]
+__all__ = ["conv3d", "conv3d_transpose", "max_pooling3d", "average_pooling3d", "Conv3D", "Conv3DTranspose",
+           "MaxPooling3D", "AveragePooling3D"]
 
 
 def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
@@ -48,6 +50,53 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
         return _activity(outputs, activity_regularizer)
 
 
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None):
+    """Transposed 3-D convolution layer as tf_keras' Conv3DTranspose builds it:
+    kernel [kd, kh, kw, filters, in_channels]; the output shape read from the
+    input's run-time shape (batch, depth, height, width sliced from one
+    ``Shape``, each spatial length ``in * stride`` for "same", plus
+    ``max(k - stride, 0)`` for "valid"), ``Pack``-ed, ``Conv3DBackpropInputV2``
+    named "conv3d_transpose", the static shape set, then bias and activation."""
+    kernel_size = _tuple(kernel_size, 3, "kernel_size")
+    strides = _tuple(strides, 3, "strides")
+    fmt, _ = _data_format(data_format)
+    last = fmt == "channels_last"
+    pad = _padding(padding)
+    with _layer_scope(name, "conv3d_transpose", [inputs], reuse):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        if inputs.shape.ndims is not None and inputs.shape.ndims != 5:
+            raise ValueError(f"Inputs should have rank 5. Received input shape: {inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        in_channels = _in_channels(inputs, -1 if last else 1)
+        kernel = _variable("kernel", list(kernel_size) + [filters, in_channels], dtype, kernel_initializer,
+                           kernel_regularizer, kernel_constraint, trainable)
+        bias = _variable("bias", [filters], dtype, bias_initializer, bias_regularizer, bias_constraint,
+                         trainable) if use_bias else None
+        axes = (1, 2, 3) if last else (2, 3, 4)
+        shape = array_ops.shape(inputs)
+        batch_size = shape[0]
+        lengths = [shape[a] for a in axes]
+        out = [_deconv_output_length(n, k, pad, st) for n, k, st in zip(lengths, kernel_size, strides)]
+        dims = [batch_size, *out, filters] if last else [batch_size, filters, *out]
+        wrap = (lambda v: (1, *v, 1)) if last else (lambda v: (1, 1, *v))
+        outputs = conv_ops.conv3d_transpose_v2(inputs, kernel, array_ops.stack(dims), wrap(strides), padding=pad,
+                                               data_format="NDHWC" if last else "NCDHW")
+        if inputs.shape.ndims:
+            static = inputs.shape.as_list()
+            spatial = [None if static[a] is None else _deconv_output_length(static[a], k, pad, st)
+                       for a, k, st in zip(axes, kernel_size, strides)]
+            outputs.set_shape([static[0], *spatial, filters] if last else [static[0], filters, *spatial])
+        if bias is not None:
+            outputs = nn_ops.bias_add(outputs, bias, data_format="NHWC" if last else "NCHW")
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
 def _pool3d(fn, inputs, pool_size, strides, padding, data_format, name, default_name):
     pool_size = _tuple(pool_size, 3, "pool_size")
     strides = _tuple(strides, 3, "strides")
@@ -73,6 +122,7 @@ def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="
 
 
 Conv3D = _layer_class("Conv3D", conv3d, "conv3d", ("filters", "kernel_size"))
+Conv3DTranspose = _layer_class("Conv3DTranspose", conv3d_transpose, "conv3d_transpose", ("filters", "kernel_size"))
 MaxPooling3D = _layer_class("MaxPooling3D", max_pooling3d, "max_pooling3d", ("pool_size", "strides"), False)
 AveragePooling3D = _layer_class("AveragePooling3D", average_pooling3d, "average_pooling3d",
                                 ("pool_size", "strides"), False)

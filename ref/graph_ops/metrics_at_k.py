@@ -62,13 +62,26 @@ def _maybe_expand_labels(labels, predictions):
                     lambda: array_ops.expand_dims(labels, -1, name=scope), lambda: labels)
 
 
+def _last_dim_collapsed(ids_shape):
+    """``ids_shape`` with its last dim set to 1, built as TF builds it:
+    ``math_ops.reduced_shape(ids_shape, reshape(size(ids_shape) - 1, [1]))``, whose
+    axes are never a constant TF can read, so always its DynamicStitch of
+    ``range(rank)`` and the wrapped axes over ``ids_shape`` and ones."""
+    axes = array_ops.reshape(array_ops.size(ids_shape) - 1, [1])
+    rank = array_ops.size(ids_shape, out_type=axes.dtype)
+    axes = (axes + rank) % rank
+    axes_shape = array_ops.shape(axes)
+    indices = [math_ops.range(rank), axes]
+    return array_ops.dynamic_stitch(indices, [ids_shape, array_ops.ones(axes_shape, dtype=ids_shape.dtype)])
+
+
 def _select_class_id(ids, selected_id):
     """The entries of ``ids`` equal to ``selected_id``, as a SparseTensor of ``ids``' shape."""
     ids = convert_to_tensor_or_sparse_tensor(ids)
     if isinstance(ids, SparseTensor):
         return sparse_ops.sparse_retain(ids, math_ops.equal(ids.values, selected_id))
     ids_shape = array_ops.shape(ids, out_type=dtypes.int64)
-    filled_shape = array_ops.concat((ids_shape[:-1], [1]), 0)
+    filled_shape = _last_dim_collapsed(ids_shape)
     filled = array_ops.fill(filled_shape, math_ops.cast(selected_id, dtypes.int64))
     result = set_intersection(filled, ids)
     return SparseTensor(result.indices, result.values, ids_shape)

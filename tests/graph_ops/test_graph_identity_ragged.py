@@ -63,8 +63,10 @@ def embedding_lookup_numpy_params(tf):
 CASES = [
     (embedding_lookup_numpy_params, None),
     (embedding_lookup_sparse_sparse, None),
-    (safe_embedding_lookup_sparse_sparse, "the SparseTensor path predates the ragged one: TF 2.21 casts the "
-                                          "reshaped dense shape and prunes with one mask (ids >= 0 AND weights)"),
+    (safe_embedding_lookup_sparse_sparse, "constant ids: TF's shape refiner runs their Unique / "
+                                          "ParallelDynamicStitch subgraph, so the looked-up rows' shape is static "
+                                          "(Shape_1 a Const); ref's shape functions evaluate no subgraph "
+                                          "(with fed ids the graphs agree: sweep4's nn_embedding_sparse)"),
     (ragged_constant, None),
     (ragged_from_row_splits, None),
     (ragged_to_sparse_and_tensor, None),
