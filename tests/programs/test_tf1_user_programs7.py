@@ -26,7 +26,7 @@ RTOL, ATOL = 1e-5, 1e-6
 TOLERANCE = {"conv3d_video": (1e-4, 1e-5)}
 
 PROGRAMS = ["closed_form", "kernel_svm", "conv3d_video", "char_rnn_clip", "segnet_unpool", "activations_zoo",
-            "raw_rnn_foldl", "vocab_unique", "grad_ys_session"]
+            "raw_rnn_foldl", "vocab_unique", "grad_ys_session", "norm_stats"]
 
 
 def _result(name, which, tmp_root):
