@@ -85,6 +85,12 @@ def _folded_value(tensor, foldable, cache_name):
             final = value is not None
         elif op.type == "VariableShape" and foldable is _SHAPE_FOLDABLE:
             value, final = _variable_shape_value(op), True
+        elif (foldable is _SHAPE_FOLDABLE and op.type == "StridedSlice"
+              and op.inputs[0].op.type in ("Shape", "ShapeN") and (dim := _scalar_dim(t)) is not None):
+            # shape(x)[i] of a known dimension i of a partly known shape: TF's
+            # EvaluateConstantTensor infers it from shapes (TryInferFromShapes)
+            # before evaluating what is built on it (shape(x)[1] * 2, say)
+            value, final = np.array(dim, dtype=op._get_attr("T").np), True
         elif op.type not in foldable:
             value, final = None, True
         else:
@@ -177,7 +183,7 @@ def constant_value_as_shape(tensor, fold=None) -> TensorShape:
         if op.type == "Shape":
             return op.inputs[0].shape
         if op.type == "Pack":
-            return TensorShape([None if (c := _scalar_dim(i)) is None or int(c) < 0 else int(c)
+            return TensorShape([None if (c := _scalar_dim(i, fold)) is None or int(c) < 0 else int(c)
                                 for i in op.inputs])
         if op.type == "Cast" and op._get_attr("DstT") in (dtypes.int32, dtypes.int64):
             return constant_value_as_shape(op.inputs[0], fold)
@@ -194,11 +200,13 @@ def constant_value_as_shape(tensor, fold=None) -> TensorShape:
     return unknown_shape()
 
 
-def _scalar_dim(tensor):
-    """A scalar's constant value, or -- as TF's shape refiner infers it -- the
-    known dimension that ``shape(x)[i]`` (a ``StridedSlice`` of a ``Shape`` or
-    ``ShapeN`` output taking one element) reads."""
-    v = constant_value(tensor)
+def _scalar_dim(tensor, fold=None):
+    """A scalar's value by ``fold`` (default ``constant_value``), or -- as TF's
+    shape refiner infers it -- the known dimension that ``shape(x)[i]`` (a
+    ``StridedSlice`` of a ``Shape`` or ``ShapeN`` output taking one element)
+    reads. ``shape_inference_value`` as ``fold`` also evaluates arithmetic on
+    such dimensions (``shape(x)[1] * 2``), as TF's EvaluateConstantTensor does."""
+    v = (fold or constant_value)(tensor)
     if v is not None or not isinstance(tensor, Tensor) or tensor.op.type != "StridedSlice":
         return v
     op = tensor.op

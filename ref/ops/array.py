@@ -137,9 +137,14 @@ def _resolve_reshape(input_shape, requested):
 
 def _reshape_shape(ins, attrs):
     """TF's reshape shape function: infer the one unknown output dim from the
-    known elements, or copy the input's one unknown dim when the known parts agree."""
+    known elements, or copy the input's one unknown dim when the known parts agree.
+    The requested shape is what is known of the shape input (TF's
+    ``MakeShapeFromShapeTensor``): its value, else its partially known elements
+    (``tf.stack([tf.shape(x)[0], tf.shape(x)[1] * 2])``)."""
     tensor, shp = ins["tensor"], ins["shape"]
     requested = _ints(shp.value)
+    if requested is None and shp.partial is not None and shp.partial.ndims is not None:
+        requested = [-1 if d is None else d for d in shp.partial.as_list()]
     if requested is None:
         n = shp.shape[0] if shp.shape.ndims == 1 else None
         return _same_dtype(ins, attrs, unknown_shape(n))

@@ -181,6 +181,15 @@ LAYER_ROWS = {
         t.constant(VOL))],
     "layers_pool3d_after_conv3d": lambda t: _loss_and_grads(t, t.layers.average_pooling3d(
         t.layers.conv3d(t.constant(VOL), 2, 3), 2, 2, name="pool")),
+    # conv3d_transpose: the output shape from the input's dynamic shape (mul, add of max(k - s, 0))
+    "layers_conv3d_transpose_valid": lambda t: _loss_and_grads(t, t.layers.conv3d_transpose(
+        t.constant(VOL), 2, (2, 3, 1), strides=(2, 1, 2), activation=t.nn.relu)),
+    "layers_conv3d_transpose_same_nobias": lambda t: _loss_and_grads(t, t.layers.conv3d_transpose(
+        t.constant(VOL), 3, 2, strides=2, padding="same", use_bias=False, name="up")),
+    "layers_conv3d_transpose_unknown_batch": lambda t: _loss_and_grads(t, t.layers.conv3d_transpose(
+        t.placeholder_with_default(VOL, [None, 5, None, 6, 3]), 2, 3, strides=(1, 2, 1))),
+    "layers_Conv3DTranspose_object_reused": lambda t: (lambda layer: _loss_and_grads(
+        t, layer(t.constant(VOL)) + layer(t.constant(VOL[::-1]))))(t.layers.Conv3DTranspose(2, 2, strides=2)),
 }
 
 
