@@ -67,6 +67,8 @@ SOURCES = {
     "tensorflow.python.ops.list_ops": (_G + "tensor_array_ops",),  # ref keeps the TensorList builders there
     "tensorflow.python.ops.math_ops": (_G + "math_ops", _G + "math_extras"),
     "tensorflow.python.ops.data_flow_ops": (_G + "data_flow_ops", _G + "staging_ops"),  # TF: one module
+    "tensorflow.python.ops.metrics": (_G + "metrics_impl",),  # TF's tf.metrics module (not tf.losses')
+    "tensorflow.python.ops.metrics_impl": (_G + "metrics_impl",),
     "tensorflow.python.ops.cond": (_G + "control_flow_ops", _G + "control_flow_v1"),
     "tensorflow.python.ops.while_loop": (_G + "while_v1", _G + "control_flow_ops"),
     "tensorflow.python.ops.control_flow_ops": (_G + "control_flow_ops", _G + "control_flow_v1", _G + "while_v1"),
