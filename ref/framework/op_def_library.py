@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import keyword
+import re
 import warnings
 import weakref
 
@@ -397,6 +398,11 @@ def _partial_shape(tensor):
     return known
 
 
+def _snake(op_type):
+    """The name of TF's generated wrapper of an op type: ``DynamicStitch`` -> ``dynamic_stitch``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op_type).lower()
+
+
 def apply_op(op_type, name=None, **kwargs):
     """Adds one ``op_type`` op to the default graph from its registry declaration.
 
@@ -544,8 +550,15 @@ def apply_op(op_type, name=None, **kwargs):
                                  + ", ".join(f'"{c}"' for c in choices) + ".")
         if opdef.stateful and "container" in opdef.attrs and not attrs.get("container") and graph._container:
             attrs["container"] = graph._container  # TF: a stateful op takes tf.container's name
+        first_of = {}
         for in_name, count_attr in opdef.list_inputs.items():
             if count_attr:
+                if count_attr in first_of and list_sizes[in_name] != list_sizes[first_of[count_attr]]:
+                    # TF's generated wrapper checks the lists sharing a length attr, naming itself
+                    raise ValueError(f"List argument '{in_name}' to '{_snake(op_type)}' Op with length "
+                                     f"{list_sizes[in_name]} must match length {list_sizes[first_of[count_attr]]} "
+                                     f"of argument '{first_of[count_attr]}'.")
+                first_of.setdefault(count_attr, in_name)
                 attrs[count_attr] = list_sizes[in_name]
         if list_sizes:
             attrs["_list_sizes"] = list_sizes

@@ -348,3 +348,13 @@ def _dilation2d_grad(op, grad):
     kw = {n: op._get_attr(n) for n in ("strides", "rates", "padding")}
     return [apply_op("Dilation2DBackpropInput", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw),
             apply_op("Dilation2DBackpropFilter", input=op.inputs[0], filter=op.inputs[1], out_backprop=grad, **kw)]
+
+
+@RegisterGradient("NthElement")
+def _nth_element_grad(op, grad):
+    """TF's rule: the gradient goes to every input entry equal to the selected value, split evenly
+    among the ties: dx = (x == y[..., None]) / count(x == y) * grad[..., None]; none for ``n``."""
+    a, m = array_ops, math_ops
+    indicators = m.cast(m.equal(a.expand_dims(op.outputs[0], -1), op.inputs[0]), grad.dtype)
+    num_selected = a.expand_dims(m.reduce_sum(indicators, -1), -1)
+    return [m.divide(indicators, num_selected) * a.expand_dims(grad, -1), None]

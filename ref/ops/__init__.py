@@ -13,7 +13,7 @@ FAMILIES = ("core", "control", "math", "reduction", "sequence", "array", "slicin
             "concat_split", "pad_tile", "space_depth", "segment_reduction", "special_math", "special_incomplete", "trig", "linalg_solve", "linalg_factor", "bitwise", "fake_quant", "sparse_softmax", "nms", "fft", "search", "edit_distance", "ctc",
             "nn", "random", "stateless_random", "state",
             "summary", "linalg", "matrix_diag",
-            "io", "data_flow", "barrier", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
+            "io", "data_flow", "barrier", "staging", "accumulator", "logging", "complex", "list_ops", "script", "files", "conv",
             "depthwise_conv", "conv3d", "morphology",
             "pooling", "normalization", "top_k", "candidate_sampling", "sparse", "sparse_serialization", "sparse_reduction",
             "sparse_segment", "sparse_cross", "ragged", "readers", "parsing", "user_ops", "sdca", "quantize", "sets", "lookup",

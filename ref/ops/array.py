@@ -368,16 +368,40 @@ def reverse_v2(tensor, axis):
     return np.flip(tensor, axes).copy() if axes else np.array(tensor)
 
 
+def _reverse_sequence_shape(ins, attrs):
+    """TF's shape function: seq_lengths a vector; with the input's rank known, both dims inside it and
+    seq_lengths' length merged into the batch dimension (ValueError "Dimensions must be equal")."""
+    x, lens = ins["input"].shape, ins["seq_lengths"].shape
+    where = f"for '{attrs.get('_op_name')}' (op: 'ReverseSequence') with input shapes: {x}, {lens}."
+    if lens.ndims is not None and lens.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {lens.ndims} {where}")
+    if x.ndims is None:
+        return _same_dtype(ins, attrs, x)
+    batch_dim, seq_dim = attrs.get("batch_dim", 0), attrs["seq_dim"]
+    for what, d in (("batch_dim", batch_dim), ("seq_dim", seq_dim)):
+        if d >= x.ndims:
+            raise ValueError(f"{what} must be < input rank: {d} vs. {x.ndims} {where}")
+    dims = x.as_list()
+    n = None if lens.ndims is None else lens.as_list()[0]
+    if dims[batch_dim] is not None and n is not None and dims[batch_dim] != n:
+        raise ValueError(f"Dimensions must be equal, but are {dims[batch_dim]} and {n} {where}")
+    dims[batch_dim] = dims[batch_dim] if dims[batch_dim] is not None else n
+    return _same_dtype(ins, attrs, TensorShape(dims))
+
+
 @register_op("ReverseSequence", inputs=("input", "seq_lengths"), attrs={"seq_dim": REQUIRED, "batch_dim": 0},
              type_attrs={"T": "input", "Tlen": "seq_lengths"}, allowed={"Tlen": _INDEX},
-             shape=lambda ins, attrs: _same_dtype(ins, attrs, ins["input"].shape))
+             shape=_reverse_sequence_shape)
 def reverse_sequence(input, seq_lengths, seq_dim, batch_dim=0):  # noqa: A002 - TF's name
     """For each ``b``, the first ``seq_lengths[b]`` entries of
     ``input[b]`` along ``seq_dim`` reversed, the rest kept (``ReverseSequence``)."""
     x = np.asarray(input)
     r = x.ndim
-    if not (0 <= batch_dim < r and 0 <= seq_dim < r) or batch_dim == seq_dim:
-        raise invalid_argument(f"Invalid batch_dim {batch_dim} / seq_dim {seq_dim} for an input of rank {r}")
+    if batch_dim == seq_dim:  # TF's kernel checks, in its order
+        raise invalid_argument(f"batch_dim == seq_dim == {seq_dim}")
+    for what, d in (("seq_dim", seq_dim), ("batch_dim", batch_dim)):
+        if not 0 <= d < r:
+            raise invalid_argument(f"{what} must be < input rank ( {d} vs. {r})")
     lengths = np.asarray(seq_lengths).reshape(-1)
     if lengths.size != x.shape[batch_dim]:
         raise invalid_argument(f"Length of seq_lengths != input.dims({batch_dim}), ({lengths.size} vs. "
@@ -792,12 +816,12 @@ def _bitcast_shape(ins, attrs):
     if a > b:
         return [(dst, s.concatenate([a // b]))]
     last = s.as_list()[-1] if s.ndims else None
+    where = f"for '{attrs.get('_op_name')}' (op: 'Bitcast') with input shapes: {s}."
     if s.ndims == 0:
-        raise ValueError(f"Cannot bitcast from {src.name} to {dst.name}: input rank must be >= 1 for "
-                         f"'{attrs.get('_op_name')}'")
-    if last is not None and last != b // a:
-        raise ValueError(f"Cannot bitcast from {src.name} to {dst.name}: size of the last input dimension "
-                         f"{last} does not match the size ratio {b // a} for '{attrs.get('_op_name')}'")
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 {where}")
+    if last is not None and last != b // a:  # TF names the dtypes by their DataType enum numbers
+        raise ValueError(f"Cannot bitcast from {src.as_datatype_enum} to {dst.as_datatype_enum} due to shape. "
+                         f"{last} does not match {b // a} {where}")
     return [(dst, TensorShape(s.as_list()[:-1]))]
 
 

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ref.types import dtypes
+from ref.types import dtypes, errors
 from ref.ops.registry import REQUIRED, invalid_argument, register_op
 from ref.types.shapes import TensorShape, unknown_shape
 from ref.ops.array import _ints
 
 
+def _check_ranks(hs, ts, error, truth_first=False):
+    """TF's check: each sparse tensor of rank >= 2 (its shape vector's length); the shape function
+    checks the hypothesis first, the kernel the truth first."""
+    checks = [(hs, "Input Hypothesis SparseTensors must have rank at least 2, but hypothesis_shape rank is: "),
+              (ts, "Input SparseTensors must have rank at least 2, but truth_shape rank is: ")]
+    for shape, message in checks[::-1] if truth_first else checks:
+        if shape is not None and len(shape) < 2:
+            raise error(f"{message}{len(shape)}")
+
+
 def _edit_distance_shape(ins, attrs):
     hs, ts = _ints(ins["hypothesis_shape"].value), _ints(ins["truth_shape"].value)
+    _check_ranks(hs, ts, lambda m: ValueError(f"{m} for '{attrs['_op_name']}' (op: 'EditDistance')"))
     if hs is not None and ts is not None:
         if len(hs) != len(ts):
             raise ValueError(f"Inconsistent ranks in hypothesis and truth: {len(hs)} vs {len(ts)} for "
@@ -53,16 +64,28 @@ def edit_distance(hypothesis_indices, hypothesis_values, hypothesis_shape, truth
     by the truth's length when ``normalize`` (inf for an empty truth against a
     non-empty hypothesis); 0 where both are empty."""
     hs, ts = np.asarray(hypothesis_shape).tolist(), np.asarray(truth_shape).tolist()
+    _check_ranks(hs, ts, invalid_argument, truth_first=True)
     if len(hs) != len(ts):
         raise invalid_argument(f"hypothesis_shape and truth_shape must have the same rank, got {len(hs)} and "
                                f"{len(ts)}")
     hyp = _groups(hypothesis_indices, hypothesis_values, hs, "hypothesis")
     truth = _groups(truth_indices, truth_values, ts, "truth")
-    out = np.zeros([max(a, b) for a, b in zip(hs[:-1], ts[:-1])], np.float32)
-    for loc in set(hyp) | set(truth):
+    out_shape = [max(a, b) for a, b in zip(hs[:-1], ts[:-1])]
+    for d in out_shape:
+        if d < 0:
+            raise invalid_argument(f"Dimension {d} must be >= 0")
+    out = np.zeros(out_shape, np.float32)
+    strides = [int(np.prod(out_shape[i + 1:], dtype=np.int64)) for i in range(len(out_shape))]
+    for loc in list(hyp) + [k for k in truth if k not in hyp]:
+        # TF writes at the group's inner product with the output's strides, checked against the buffer
+        flat = sum(int(i) * s for i, s in zip(loc, strides))
+        if not 0 <= flat < out.size:
+            raise errors.InternalError(None, None, f"Got an inner product {flat} which would require writing to "
+                                                   f"outside of the buffer for the output tensor (max elements "
+                                                   f"{out.size})")
         h, t = hyp.get(loc, []), truth.get(loc, [])
         d = float(_levenshtein(h, t))
         if normalize:
             d = d / len(t) if t else np.inf
-        out[loc] = d
+        out.reshape(-1)[flat] = d
     return out

@@ -101,3 +101,48 @@ def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=
                                                f"with reduction_dimension={reduction_dimension}, is_max_k={is_max_k} "
                                                f"(TF runs it only through XLA)")
     return _top_k(input, int(k), dtypes.int32, "ApproxTopK")
+
+
+def _nth_element_shape(ins, attrs):
+    """TF's shape function: input at least rank 1, n a scalar (MakeDimForScalarInput: a known n must be
+    non-negative), a known last dimension greater than a known n; the output drops the last dimension."""
+    s, n = ins["input"].shape, ins["n"]
+    name = attrs.get("_op_name")
+    where = f"for '{name}' with input shapes: {s}, {n.shape}"
+    if s.ndims is not None and s.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {s.ndims} {where}.")
+    if n.shape.ndims is not None and n.shape.ndims != 0:
+        raise ValueError(f"Input must be scalar but has rank {n.shape.ndims} {where}.")
+    k = None if n.value is None else int(np.asarray(n.value))
+    if k is not None and k < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {k} {where}.")
+    if s.ndims is None:
+        return [(ins["input"].dtype, unknown_shape())]
+    if k is not None and s[-1] is not None and s[-1] <= k:
+        raise ValueError(f"Input must have last dimension > n = {k} but is {s[-1]} {where}.")
+    return [(ins["input"].dtype, s[:-1])]
+
+
+@register_op("NthElement", inputs=("input", "n"), outputs=("values",), attrs={"reverse": False},
+             type_attrs={"T": "input"}, input_types={"n": dtypes.int32}, allowed={"T": dtypes.REALS},
+             shape=_nth_element_shape)
+def nth_element(input, n, reverse=False):  # noqa: A002 -- TF's argument name
+    """values[...] = the n-th smallest of input[..., :] (0-based; the n-th largest with ``reverse``,
+    which TF computes as the (last_dim - n - 1)-th smallest): TF's nth_element_op.cc, a
+    std::nth_element per row. The kernel's checks, in its order: n scalar, n >= 0, input rank >= 1,
+    last dimension > n."""
+    n = np.asarray(n)
+    if n.ndim != 0:
+        raise invalid_argument(f"N must be scalar but has rank {n.ndim}")
+    k = int(n)
+    if k < 0:
+        raise invalid_argument(f"n must be non-negative but is {k}")
+    x = np.asarray(input)
+    if x.ndim < 1:
+        raise invalid_argument(f"Input must be at least rank 1 but is rank {x.ndim}")
+    last = x.shape[-1]
+    if last <= k:
+        raise invalid_argument(f"Input must have last dimension > n = {k}")
+    if reverse:
+        k = last - k - 1
+    return np.partition(x, k, axis=-1)[..., k].astype(x.dtype, copy=False)

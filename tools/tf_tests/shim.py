@@ -66,6 +66,9 @@ SOURCES = {
     "tensorflow.python.ops.array_ops_stack": (_G + "array_ops",),
     "tensorflow.python.ops.list_ops": (_G + "tensor_array_ops",),  # ref keeps the TensorList builders there
     "tensorflow.python.ops.math_ops": (_G + "math_ops", _G + "math_extras"),
+    "tensorflow.python.ops.data_flow_ops": (_G + "data_flow_ops", _G + "staging_ops"),  # TF: one module
+    "tensorflow.python.ops.metrics": (_G + "metrics_impl",),  # TF's tf.metrics module (not tf.losses')
+    "tensorflow.python.ops.metrics_impl": (_G + "metrics_impl",),
     "tensorflow.python.ops.cond": (_G + "control_flow_ops", _G + "control_flow_v1"),
     "tensorflow.python.ops.while_loop": (_G + "while_v1", _G + "control_flow_ops"),
     "tensorflow.python.ops.control_flow_ops": (_G + "control_flow_ops", _G + "control_flow_v1", _G + "while_v1"),
@@ -279,6 +282,10 @@ class ShimModule(types.ModuleType):
         if alias is not None:
             return getattr(self, alias)
         child = f"{self.__name__}.{attr}"
+        if attr.startswith("gen_") and attr.endswith("_ops") and self.__name__.startswith("tensorflow.python.ops."):
+            value = importlib.import_module(f"tensorflow.python.ops.{attr}")  # TF's ops modules hold their gen module
+            setattr(self, attr, value)
+            return value
         if child in _tf_modules():  # a TF module under this package: import it (a shim too)
             value = importlib.import_module(child)
             setattr(self, attr, value)
