@@ -556,9 +556,19 @@ class MasterSession:
                 raise errors.DeadlineExceededError(
                     None, None, f"RunStep ran out of its deadline before stage {parts[level[0]].stage} on "
                     f"{', '.join(parts[i].task for i in level)}")
+            # one partition runs on this thread (the local task's, whose RunGraph is a call in this
+            # process): a step then hands off to a pool thread only for the other tasks' RunGraphs
+            inline = next((i for i in level if parts[i].task == self.master.task_name), level[-1])
             calls = {self.master._pool.submit(self._run_graph(plan, i, step_id, values, stats is not None), left): i
-                     for i in level}
+                     for i in level if i != inline}
             results, failed, ended = {}, [], False
+            try:
+                results[inline] = self._run_graph(plan, inline, step_id, values, stats is not None)(left)
+            except errors.OpError as e:
+                failed.append(e)
+                if calls and not _derived(e):
+                    ended = True
+                    self._end_step(plan, step_id)
             pending = set(calls)
             while pending:
                 done, pending = futures.wait(pending, return_when=futures.FIRST_EXCEPTION)
