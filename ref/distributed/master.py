@@ -706,9 +706,11 @@ def _task_key(task):
 
 def _derived(error):
     """Whether a partition's ``error`` only reflects another task's failure: its wait for
-    a tensor from that task (RecvTensor) failed, or its step was ended (CleanupGraph)."""
+    a tensor from that task (RecvTensor) failed or timed out on the sending task (the value
+    "was never sent": that task's partition is what failed), or its step was ended (CleanupGraph)."""
     return (isinstance(error, errors.CancelledError) or "WorkerService/RecvTensor" in error.message
-            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message)
+            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message
+            or ("RecvTensor" in error.message and "which was never sent" in error.message))
 
 
 def _quietly(fn, request, timeout):
