@@ -11,7 +11,8 @@ its inputs are there. So does :func:`run`:
   (imported as a placeholder) is done when its value arrives, a client-terminated
   one (fed by the master) at once;
 * every ``_Recv`` from another task is asked for at the start, each on its own
-  thread (``recv(key)`` blocks: a ``RecvTensor`` call, or the local rendezvous);
+  thread (``recv(key)`` blocks: a ``RecvTensor`` call, or the local rendezvous), or a
+  batch of them from one task on one thread (``recv_many``: ref's tensor channel);
   arrivals go into an inbox the run waits on (``ref.ops.blocking.wait``: bounded by
   the run's deadline, ended by its cancellation);
 * ready ops run one at a time in the partition's order (the interpreter's
@@ -91,14 +92,17 @@ class DataflowGraph:
         self.uses = {t: len(c) for t, c in self.by_tensor.items()}
 
 
-def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()):
+def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=(), recv_many=None):
     """Runs every op of ``graph`` (a :class:`DataflowGraph`); returns ``{tensor: value}``
     of the tensors in ``keep`` (each other value is dropped after its last consumer).
 
     ``feeds``: {placeholder tensor: value} known at the start; ``recvs``: {key: placeholder
     tensor} to ask for with ``recv(key) -> (value, is_dead)`` (called on other threads);
     ``publish(key, value, is_dead)`` for each send to another task. With a ``trace`` list,
-    appends ``(op, start_ns, end_ns, outputs)`` for each op run.
+    appends ``(op, start_ns, end_ns, outputs)`` for each op run. ``recv_many(keys)``, when
+    given, batches the asks: it returns ``[(keys of a batch, produce)]``, each ``produce()``
+    yielding ``(key, value, is_dead)`` of its keys as they arrive (one thread per batch);
+    the keys in no batch are asked with ``recv``.
     """
     n = len(graph.ops)
     need = list(graph.need)
@@ -154,8 +158,29 @@ def run(graph, feeds, state, recvs, recv, publish, trace=None, where="", keep=()
             inbox.append(item)
             cv.notify_all()
 
+    def fetch_many(keys, produce):
+        try:
+            for key, value, dead in produce():
+                with cv:
+                    inbox.append((recvs[key], DEAD if dead else value, None))
+                    cv.notify_all()
+                value = None
+            return
+        except errors.OpError as e:
+            item = (recvs[keys[0]], None, e)
+        except Exception as e:  # a transport failure becomes the run's error
+            item = (recvs[keys[0]], None, errors.InternalError(None, None, f"RecvTensor for {keys[0]}: {e}"))
+        with cv:
+            inbox.append(item)
+            cv.notify_all()
+
+    batched = set()
+    for keys, produce in (recv_many(list(recvs)) if recv_many is not None and recvs else ()):
+        batched.update(keys)
+        _RECV_POOL.submit(fetch_many, keys, produce)
     for key, t in recvs.items():
-        _RECV_POOL.submit(fetch, key, t)
+        if key not in batched:
+            _RECV_POOL.submit(fetch, key, t)
     for t, value in feeds.items():
         available(t, value)
         done(t.op)

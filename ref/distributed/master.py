@@ -556,22 +556,42 @@ class MasterSession:
                 raise errors.DeadlineExceededError(
                     None, None, f"RunStep ran out of its deadline before stage {parts[level[0]].stage} on "
                     f"{', '.join(parts[i].task for i in level)}")
-            calls = {self.master._pool.submit(self._run_graph(plan, i, step_id, values, stats is not None), left): i
-                     for i in level}
-            results, failed, ended = {}, [], False
-            pending = set(calls)
-            while pending:
-                done, pending = futures.wait(pending, return_when=futures.FIRST_EXCEPTION)
-                for f in done:
-                    try:
-                        results[calls[f]] = f.result()
-                    except errors.OpError as e:
-                        failed.append(e)
-                        if pending and not ended and not _derived(e):
-                            # the others may wait on this partition's tensors (a wait that failed
-                            # on its own leaves them to find their own errors, which say more)
-                            ended = True
-                            self._end_step(plan, step_id)
+            # one partition runs on this thread (the local task's, whose RunGraph is a call in this
+            # process): a step then hands off to a pool thread only for the other tasks' RunGraphs
+            inline = next((i for i in level if parts[i].task == self.master.task_name), level[-1])
+            ended, lock = [], threading.Lock()
+
+            def failing(error):
+                """The first error of a partition that failed on its own ends the step on every
+                task at once (``CleanupGraph``): the others may wait on its tensors, the partition
+                on this thread among them. A wait that failed on its own leaves the others to
+                find their own errors, which say more."""
+                if not isinstance(error, errors.OpError) or _derived(error):
+                    return
+                with lock:
+                    if ended:
+                        return
+                    ended.append(error)
+                self._end_step(plan, step_id)
+            calls = {}
+            for i in level:
+                if i != inline:
+                    f = calls[i] = self.master._pool.submit(
+                        self._run_graph(plan, i, step_id, values, stats is not None), left)
+                    f.add_done_callback(lambda f: failing(f.exception()))
+            results, failed = {}, []
+            try:
+                results[inline] = self._run_graph(plan, inline, step_id, values, stats is not None)(left)
+            except errors.OpError as e:
+                failed.append(e)
+                if calls:
+                    failing(e)
+            futures.wait(calls.values())
+            for i, f in calls.items():
+                try:
+                    results[i] = f.result()
+                except errors.OpError as e:
+                    failed.append(e)
             if failed:
                 # a restarted task (found by the RunGraph to it) says more than the errors of
                 # the tasks that waited on it; else the first error of a partition that did not
@@ -686,9 +706,11 @@ def _task_key(task):
 
 def _derived(error):
     """Whether a partition's ``error`` only reflects another task's failure: its wait for
-    a tensor from that task (RecvTensor) failed, or its step was ended (CleanupGraph)."""
+    a tensor from that task (RecvTensor) failed or timed out on the sending task (the value
+    "was never sent": that task's partition is what failed), or its step was ended (CleanupGraph)."""
     return (isinstance(error, errors.CancelledError) or "WorkerService/RecvTensor" in error.message
-            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message)
+            or "(CleanupGraph)" in error.message or "from other tasks not received" in error.message
+            or ("RecvTensor" in error.message and "which was never sent" in error.message))
 
 
 def _quietly(fn, request, timeout):

@@ -55,20 +55,32 @@ class StepRendezvous:
                 self.cond.notify_all()
 
     def recv(self, key, timeout=None, cancelled=None, where=""):
-        """``(value, is_dead)`` of ``key``, once sent, taken out of the table as TF's
-        rendezvous does (each key is received once; the step no longer holds the
-        value, so a variable sent to another task can then be updated in place).
-        DeadlineExceededError after
-        ``timeout`` seconds naming the key; the step's error when it is aborted;
-        ``cancelled()`` (checked every half second) returning an error ends it too."""
+        """See :meth:`recv_any`; ``(value, is_dead)`` of the one ``key``."""
+        return self.recv_any((key,), timeout, cancelled, where)[1:]
+
+    def recv_any(self, keys, timeout=None, cancelled=None, where=""):
+        """``(key, value, is_dead)`` of the first of ``keys`` (a sequence) sent, once sent
+        (several there: the one sent first), taken out of the table as TF's rendezvous does
+        (each key is received once; the step no longer holds the value, so a variable sent
+        to another task can then be updated in place). One waiter so serves a batch of keys
+        in the order their values arrive (ref's tensor channel answers all of a step's keys
+        of one task in one request). DeadlineExceededError after ``timeout`` seconds naming
+        the keys; the step's error when it is aborted; ``cancelled()`` (checked every half
+        second) returning an error ends it too."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        wanted = frozenset(keys) if len(keys) > 1 else None
         with self.cond:
-            while key not in self.items and self.error is None:
+            while self.error is None:
+                key = (keys[0] if keys[0] in self.items else None) if len(keys) == 1 else \
+                    next((k for k in self.items if k in wanted), None)
+                if key is not None:
+                    break
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise errors.DeadlineExceededError(
                         None, None, f"RecvTensor{where}: step {self.step_id} waited {timeout:.3g} s for rendezvous "
-                                    f"key {key}, which was never sent")
+                                    f"key {' or '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}, "
+                                    "which was never sent")
                 if cancelled is not None:
                     err = cancelled()
                     if err is not None:
@@ -76,7 +88,7 @@ class StepRendezvous:
                 self.cond.wait(_POLL if left is None else min(left, _POLL))
             if self.error is not None:
                 raise self.error
-            return self.items.pop(key)
+            return (key,) + self.items.pop(key)
 
     def abort(self, error):
         with self.cond:

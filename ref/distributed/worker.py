@@ -254,6 +254,15 @@ class _PartialRun:
     error = None
 
 
+def _response_parts(value, dead, start):
+    """A ``RecvTensorResponse`` of ``value`` (sent at ``start`` µs) as buffers, the array's among them."""
+    if dead:
+        return encode_recv_tensor_response_parts(None, dtypes.float32, is_dead=True, send_start_micros=start)
+    arr = np.asarray(value)
+    dtype = dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
+    return encode_recv_tensor_response_parts(value, dtype, send_start_micros=start)
+
+
 def _check_device(n, task_name):
     """InvalidArgumentError when node ``n`` is placed on another task."""
     if not n.device:
@@ -545,8 +554,10 @@ class Worker:
 
         def recv(key):
             return self._recv(step, key, run)
+        def recv_many(keys):
+            return self._recv_batches(step, keys, run)
         env = dataflow.run(part.dataflow, feeds, part.state, part.remote_recvs, recv, publish, trace,
-                           self._where(), keep=part.fetches)
+                           self._where(), keep=part.fetches, recv_many=recv_many)
         store = part.state.store
         return [v if v is DEAD or v.__class__ is not Ref else store.read(v.key, t.op)
                 for v, t in ((env[t], t) for t in part.fetches)]
@@ -577,6 +588,39 @@ class Worker:
             data = self._peer(task).RecvTensor(req, timeout=left)
         value, _, dead, _ = decode_recv_tensor_response(data)
         return value, dead
+
+    def _recv_batches(self, step, keys, run):
+        """The batches of ``keys`` to ask for in one request each: those from one task that has
+        a tensor channel, when there are several (``[(keys, produce)]``, see :func:`.dataflow.run`).
+        The rest are asked one by one (``_recv``): gRPC (TensorFlow's tasks), this task's own."""
+        by_task = {}
+        for key in keys:
+            by_task.setdefault(parse_key(key)[0].split("/device:")[0], []).append(key)
+        batches = []
+        for task, group in by_task.items():
+            if len(group) < 2 or _same_task(task, self.task_name):
+                continue
+            left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+            channel = self._channel(task, left)
+            if channel is not None:
+                batches.append((group, self._batch(step, task, channel, group, run)))
+        return batches
+
+    def _batch(self, step, task, channel, keys, run):
+        def produce():
+            left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+            try:
+                for key, data in channel.recv_tensors(step.step_id, keys, left):
+                    value, _, dead, _ = decode_recv_tensor_response(data)
+                    data = None
+                    yield key, value, dead
+            except errors.UnavailableError:
+                with self._lock:  # the next step asks the task again (it may have restarted)
+                    if self._channels.get(task) is channel:
+                        del self._channels[task]
+                channel.close()
+                raise
+        return produce
 
     def _channel(self, task, left):
         """The tensor channel to ``task`` (:mod:`.tensor_channel`), or None: gRPC. Asked once
@@ -688,11 +732,26 @@ class Worker:
         start = time.time_ns() // 1000
         step = self._rendezvous.step(request.step_id)
         value, dead = step.recv(request.rendezvous_key, timeout, None, f" on {self._where()}")
-        if dead:
-            return encode_recv_tensor_response_parts(None, dtypes.float32, is_dead=True, send_start_micros=start)
-        arr = np.asarray(value)
-        dtype = dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
-        return encode_recv_tensor_response_parts(value, dtype, send_start_micros=start)
+        return _response_parts(value, dead, start)
+
+    def recv_tensors_parts(self, step_id, keys, timeout=None):
+        """Yields ``(index in keys, RecvTensor's message as buffers)`` for each of ``keys`` of
+        step ``step_id`` in the order their values are sent (ref's tensor channel answers a
+        batch of keys so, :mod:`.tensor_channel`); ``timeout`` bounds the wait for them all."""
+        self._check_open()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        step = self._rendezvous.step(step_id)
+        index = {k: i for i, k in enumerate(keys)}
+        left = list(index)
+        while left:
+            start = time.time_ns() // 1000
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            key, value, dead = step.recv_any(left, wait, None, f" on {self._where()}")
+            left.remove(key)
+            parts = _response_parts(value, dead, start)
+            value = None  # the parts alone refer to the array: gone once sent
+            yield index[key], parts
+            parts = None
 
     def MarkRecvFinished(self, request, timeout=None):
         """Accepted: a ref worker keeps no per-request state for RecvTensor."""

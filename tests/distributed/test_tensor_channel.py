@@ -234,3 +234,78 @@ def test_a_cluster_trains_to_the_local_numbers(ps_channel):
     np.testing.assert_allclose(losses, want_losses, rtol=1e-6)
     for got, want in zip(variables, want_vars):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+# -- several keys of a step in one request (RTC2) --------------------------------------------
+
+def _key(name):
+    return f"/job:ps/replica:0/task:0/device:CPU:0;0000000000000001;/job:worker/replica:0/task:0/device:CPU:0;{name};0:0"
+
+
+@pytest.fixture()
+def real_worker():
+    from ref.distributed.worker import Worker
+    from ref.protos import tensorflow_server_pb2
+    worker = Worker(tensorflow_server_pb2.ServerDef(job_name="ps", task_index=0))
+    server = _under_test.ChannelServer(worker, "127.0.0.1")
+    client = _under_test.ChannelClient(server.address, "/job:ps/replica:0/task:0 at 127.0.0.1:1")
+    yield worker, client
+    client.close()
+    server.close()
+    worker.close()
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]], ids=str)
+def test_a_batch_is_answered_in_the_order_the_values_are_sent(real_worker, order):
+    # a gradient batch: the ps asks for all of a step's gradients at once, the worker sends
+    # them last layer first; each answer comes as its value is sent, not in the asked order
+    worker, client = real_worker
+    values = [VALUES[i][1] for i in (0, 2, 7, 4)]
+    keys = [_key(f"g{i}") for i in range(4)]
+    step = worker._rendezvous.step(7)
+
+    def send():
+        for i in order:
+            time.sleep(0.05)
+            step.send(keys[i], values[i])
+    sender = threading.Thread(target=send)
+    sender.start()
+    got = [(key, decode_recv_tensor_response(data)) for key, data in client.recv_tensors(7, keys, timeout=BOUND)]
+    sender.join(BOUND)
+    assert [k for k, _ in got] == [keys[i] for i in order]
+    for key, (value, _, dead, _) in got:
+        assert not dead
+        np.testing.assert_array_equal(value, values[keys.index(key)])
+    assert len(client._idle) == 1  # one connection served the batch and went back to the pool
+
+
+def test_a_batch_carries_dead_values_and_the_connection_is_reused(real_worker):
+    worker, client = real_worker
+    keys = [_key("a"), _key("b")]
+    for step_id in (1, 2):  # the second batch goes over the connection the first one returned
+        step = worker._rendezvous.step(step_id)
+        step.send(keys[1], None, True)
+        step.send(keys[0], np.float32(step_id))
+        got = {k: decode_recv_tensor_response(d) for k, d in client.recv_tensors(step_id, keys, timeout=BOUND)}
+        assert got[keys[1]][2] is True and got[keys[0]][2] is False and got[keys[0]][0] == step_id
+    assert len(client._idle) == 1
+
+
+@pytest.mark.parametrize("how", ["cleanup", "deadline"])
+def test_a_batch_that_fails_raises_the_tasks_error_after_its_answers(real_worker, how):
+    # the values sent before the failure arrive; then the step's error (or the deadline) with its
+    # class; the connection stays usable for the next request
+    worker, client = real_worker
+    keys = [_key("x"), _key("y")]
+    worker._rendezvous.step(3).send(keys[1], np.arange(3.0))
+    if how == "cleanup":
+        threading.Timer(0.2, worker._rendezvous.cleanup, (3,)).start()
+    got = []
+    with pytest.raises(errors.AbortedError if how == "cleanup" else errors.DeadlineExceededError,
+                       match="CleanupGraph" if how == "cleanup" else "never sent"):
+        for key, data in client.recv_tensors(3, keys, timeout=BOUND if how == "cleanup" else 0.3):
+            got.append(key)
+    assert got == [keys[1]]
+    worker._rendezvous.step(4).send(keys[0], np.ones(2))
+    assert [k for k, _ in client.recv_tensors(4, keys[:1], timeout=BOUND)] == keys[:1]
+    assert len(client._idle) == 1
