@@ -158,8 +158,7 @@ SNIPPETS = [simple, nested, maximum_iterations, maximum_iterations_single, paral
             gather_from_loop_output]
 
 
-NOT_YET = {gather_unknown_rows_in_body: "ref's GatherV2 gradient leaves its values' row count unknown "
-                                       "(TF infers [2, 3]), so the accumulator starts from run-time zeros"}
+NOT_YET = {}  # gather_unknown_rows_in_body was here until shapes computed from shape(x)[i] kept their known dims
 
 
 @pytest.mark.parametrize("snippet", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[s]))
