@@ -262,11 +262,13 @@ def lstm_cell(unfused, c, i, j, f, forget_bias, o):
 
 
 @njit(nogil=True)
-def _lstm_grad_rows(a, b, yt, carry, has_carry, carry_first, p, r, y, tanh_gate, p_d, r_d, pos, out, d, one):
+def _lstm_grad_rows(a, b, yt, carry, has_carry, carry_first, p, r, y, tanh_gate, p_d, r_d, pos, out, d, one, tail):
     """The cell's gradient, element by element (each op's IEEE operations in its order):
     ``d = [carry +] TanhGrad(yt, a * b)`` and, for each gate ``q``,
     ``out[:, pos[q]]`` = ``SigmoidGrad`` or ``TanhGrad`` of ``y[q]`` and ``p[q] * r[q]``
-    (``d`` in place of ``p[q]`` / ``r[q]`` where ``p_d[q]`` / ``r_d[q]``)."""
+    (``d`` in place of ``p[q]`` / ``r[q]`` where ``p_d[q]`` / ``r_d[q]``). SigmoidGrad is
+    ``m * (v * (1 - v))`` on whole packets and ``(m * v) * (1 - v)`` from flat position
+    ``tail`` on (:func:`ref.ops.eigen_unary.sigmoid_grad`)."""
     rows, u = a.shape
     for i in range(rows):
         for k in range(u):
@@ -281,7 +283,12 @@ def _lstm_grad_rows(a, b, yt, carry, has_carry, carry_first, p, r, y, tanh_gate,
                 w = g if r_d[q] else r[q][i, k]
                 m = x * w
                 v = y[q][i, k]
-                out[i, pos[q] * u + k] = m * (one - v * v) if tanh_gate[q] else (m * v) * (one - v)
+                if tanh_gate[q]:
+                    out[i, pos[q] * u + k] = m * (one - v * v)
+                elif i * u + k < tail:
+                    out[i, pos[q] * u + k] = m * (v * (one - v))
+                else:
+                    out[i, pos[q] * u + k] = (m * v) * (one - v)
 
 
 def lstm_cell_grads(unfused, axis, a, b, yt, carry, carry_first, gates):
@@ -310,7 +317,7 @@ def lstm_cell_grads(unfused, axis, a, b, yt, carry, carry_first, gates):
     flags = np.array([[g[0], g[1] is None, g[2] is None] for g in gates], np.bool_)
     _lstm_grad_rows(a, b, yt, a if carry is None else carry, carry is not None, bool(carry_first), p, r, y,
                     flags[:, 0].copy(), flags[:, 1].copy(), flags[:, 2].copy(), np.arange(4, dtype=np.int64), out, d,
-                    x0.dtype.type(1))
+                    x0.dtype.type(1), x0.size - x0.size % (8 if x0.dtype == np.float32 else 4))
     return out, d
 
 
