@@ -217,15 +217,18 @@ def limit_threads(n):
             _LOCAL.workers = before
 
 
-def blocks(m, n, k):
+def blocks(m, n, k, threads=None):
     """``(axis, bounds)``: how an ``[m, k] @ [k, n]`` product is cut (axis 0: rows
     of the result, 1: columns; ``bounds`` the block edges), from the shapes and the
-    threads this thread's products run on (:func:`workers`: at most
-    :data:`BLOCKS_PER_WORKER` blocks each; one thread: one block). The bits never
-    depend on the cut: each element is one chain, whatever block holds it."""
+    threads this thread's products run on (``threads``, default :func:`workers`: at
+    most :data:`BLOCKS_PER_WORKER` blocks each; one thread: one block). The bits of
+    ref's kernel never depend on the cut: each element is one chain, whatever block
+    holds it. NumPy's BLAS may pick other kernels for other block sizes (OpenBLAS on
+    AMD Zen does), so its products are cut as for :data:`MAX_BLOCKS` threads whatever
+    the thread count."""
     axis = 0 if m >= n else 1
     size = m if axis == 0 else n
-    threads = workers()
+    threads = workers() if threads is None else threads
     count = int(min(MAX_BLOCKS, m * n * k // MIN_BLOCK_WORK, size // 16,  # 16 rows/columns: a BLAS tile
                     BLOCKS_PER_WORKER * threads if threads > 1 else 1))
     if axis == 0 and k * n >= PACKED_B_ELEMENTS:  # each block of rows packs all of B: few, tall blocks
@@ -639,7 +642,7 @@ def matmul(a, b, out=None):
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), a.dtype)
-    axis, edges = blocks(m, n, k)
+    axis, edges = blocks(m, n, k, None if kernel else MAX_BLOCKS)
     if edges is None:
         axis, edges = 0, [0, m]
     if kernel:
