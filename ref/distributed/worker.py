@@ -276,6 +276,11 @@ def _check_device(n, task_name):
                             "another task")
 
 
+def _time_left(run):
+    """Seconds to ``run``'s deadline (at least a millisecond), None without one."""
+    return None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+
+
 def _same_task(a, b):
     return _task_fields(a) == _task_fields(b)
 
@@ -570,7 +575,7 @@ class Worker:
 
         def cancelled():
             return None if run.cancelled is None else errors.CancelledError(None, None, run.cancelled)
-        left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+        left = _time_left(run)
         if _same_task(task, self.task_name):
             return step.recv(key, left, cancelled, f" on {self._where()}")
         channel = self._channel(task, left)
@@ -578,10 +583,7 @@ class Worker:
             try:
                 data = channel.recv_tensor(step.step_id, key, left)
             except errors.UnavailableError:
-                with self._lock:  # the next step asks the task again (it may have restarted)
-                    if self._channels.get(task) is channel:
-                        del self._channels[task]
-                channel.close()
+                self._drop_channel(task, channel)
                 raise
         else:
             req = worker_pb2.RecvTensorRequest(step_id=step.step_id, rendezvous_key=key)
@@ -600,7 +602,7 @@ class Worker:
         for task, group in by_task.items():
             if len(group) < 2 or _same_task(task, self.task_name):
                 continue
-            left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+            left = _time_left(run)
             channel = self._channel(task, left)
             if channel is not None:
                 batches.append((group, self._batch(step, task, channel, group, run)))
@@ -608,19 +610,23 @@ class Worker:
 
     def _batch(self, step, task, channel, keys, run):
         def produce():
-            left = None if run.deadline is None else max(run.deadline - time.monotonic(), 0.001)
+            left = _time_left(run)
             try:
                 for key, data in channel.recv_tensors(step.step_id, keys, left):
                     value, _, dead, _ = decode_recv_tensor_response(data)
                     data = None
                     yield key, value, dead
             except errors.UnavailableError:
-                with self._lock:  # the next step asks the task again (it may have restarted)
-                    if self._channels.get(task) is channel:
-                        del self._channels[task]
-                channel.close()
+                self._drop_channel(task, channel)
                 raise
         return produce
+
+    def _drop_channel(self, task, channel):
+        """Forgets a channel that failed: the next step asks the task again (it may have restarted)."""
+        with self._lock:
+            if self._channels.get(task) is channel:
+                del self._channels[task]
+        channel.close()
 
     def _channel(self, task, left):
         """The tensor channel to ``task`` (:mod:`.tensor_channel`), or None: gRPC. Asked once
