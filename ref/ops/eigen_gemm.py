@@ -247,29 +247,33 @@ def _edges(size, block):
     return list(range(0, size, block)) + [size]
 
 
+def _dnnl_pieces(size, block, base):
+    """``(start, end)`` of oneDNN's pieces of each of Eigen's blocks of ``block`` along ``size``
+    (:func:`dnnl_split` of each block by ``base``, ``base * 1.5`` the most it leaves whole)."""
+    edges = _edges(size, block)
+    for e0, e1 in zip(edges[:-1], edges[1:]):
+        d = dnnl_split(e1 - e0, base, base + base // 2)
+        for d0, d1 in zip(d[:-1], d[1:]):
+            yield e0 + d0, e0 + d1
+
+
 def widths(cols, mc):
     """Per column (Eigen's ``m``): 16 or 8, the JIT kernel's width over it."""
     out = np.empty(cols, np.int64)
-    for e0, e1 in zip(_edges(cols, mc)[:-1], _edges(cols, mc)[1:]):
-        d = dnnl_split(e1 - e0, BM, BM + BM // 2)
-        for d0, d1 in zip(d[:-1], d[1:]):
-            s, end = e0 + d0, e0 + d1
-            full = s + (end - s) // 16 * 16
-            out[s:full] = 16
-            out[full:end] = 16 if end - full > 8 else 8
+    for s, end in _dnnl_pieces(cols, mc, BM):
+        full = s + (end - s) // 16 * 16
+        out[s:full] = 16
+        out[full:end] = 16 if end - full > 8 else 8
     return out
 
 
 def heights(rows, nc):
     """Per row (Eigen's ``n``): 6 in whole groups, else the remainder 1-5 it is in."""
     out = np.empty(rows, np.int64)
-    for e0, e1 in zip(_edges(rows, nc)[:-1], _edges(rows, nc)[1:]):
-        d = dnnl_split(e1 - e0, BN, BN + BN // 2)
-        for d0, d1 in zip(d[:-1], d[1:]):
-            s, end = e0 + d0, e0 + d1
-            full = s + (end - s) // 6 * 6
-            out[s:full] = 6
-            out[full:end] = end - full
+    for s, end in _dnnl_pieces(rows, nc, BN):
+        full = s + (end - s) // 6 * 6
+        out[s:full] = 6
+        out[full:end] = end - full
     return out
 
 
